@@ -1,0 +1,49 @@
+use serde::{Deserialize, Serialize};
+
+use super::Seq;
+use crate::ids::ConversationId;
+use crate::time::Timestamp;
+
+/// A conversation between one person and the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    /// Its id.
+    pub id: ConversationId,
+    /// The person it belongs to.
+    pub user_name: String,
+    /// Display title (model-generated after the first message).
+    pub title: String,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// Last change (new turn, rename, compression).
+    pub updated_at: Timestamp,
+    /// Summary of every row with `seq <= compressed_through_seq`, if compressed.
+    pub compressed_context: Option<String>,
+    /// When the summary was made.
+    pub compressed_at: Option<Timestamp>,
+    /// The exact boundary: the last summarized row's `seq`.
+    pub compressed_through_seq: Option<Seq>,
+}
+
+impl Conversation {
+    /// The `seq` after which rows go to the model verbatim (0 when never compressed).
+    #[must_use]
+    pub fn history_boundary(&self) -> Seq {
+        self.compressed_through_seq.unwrap_or(0)
+    }
+}
+
+/// The three compression columns, written together in one atomic step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompressionUpdate {
+    /// The new summary (it already merges the previous one).
+    pub compressed_context: String,
+    /// When it was made.
+    pub compressed_at: Timestamp,
+    /// The last summarized row. Must be greater than the current boundary and name a
+    /// stored row of the conversation.
+    pub compressed_through_seq: Seq,
+    /// The boundary the summary was computed from; the update is refused if another
+    /// compression moved it meanwhile.
+    pub expected_previous_seq: Option<Seq>,
+}

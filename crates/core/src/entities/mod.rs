@@ -1,0 +1,34 @@
+//! The stored entities of DESIGN.md §2.
+//!
+//! Every conversation has one strictly increasing `seq` counter shared by its turns,
+//! messages, tool calls and think blocks, so rows are ordered exactly even when
+//! timestamps tie.
+
+mod conversation;
+mod message;
+mod row;
+mod search;
+mod think_block;
+mod tool_call;
+mod turn;
+
+pub use conversation::{CompressionUpdate, Conversation};
+pub use message::{Message, NewMessage, Role};
+pub use row::HistoryRow;
+pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
+pub use think_block::{NewThinkBlock, ThinkBlock};
+pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
+pub use turn::{Turn, TurnStatus};
+
+/// A conversation's position counter value: messages, tool calls, think blocks and
+/// turns all draw from the same per-conversation sequence starting at 1.
+pub type Seq = i64;
+
+/// Parses one of a closed set of lowercase status words.
+fn parse_word<T: Copy>(text: &str, table: &[(&str, T)], what: &str) -> Result<T, String> {
+    table
+        .iter()
+        .find(|(word, _)| *word == text)
+        .map(|(_, value)| *value)
+        .ok_or_else(|| format!("unknown {what} '{text}'"))
+}

@@ -1,0 +1,74 @@
+use serde::{Deserialize, Serialize};
+
+use super::Seq;
+use crate::ids::ConversationId;
+use crate::time::Timestamp;
+
+/// Which conversations a search covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchScope {
+    /// One conversation.
+    Conversation(ConversationId),
+    /// Every conversation of one user (never another user's).
+    User(String),
+    /// Everything stored (host administration only).
+    All,
+}
+
+/// A full-text query. `text` is plain words: it is escaped before it reaches FTS5, so
+/// quotes, `*`, `-`, `:`, `NEAR` or parentheses are matched as words, never as syntax.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchQuery {
+    /// Words to find (all of them must occur).
+    pub text: String,
+    /// Which conversations.
+    pub scope: SearchScope,
+    /// Only rows written at or after this instant.
+    pub since: Option<Timestamp>,
+    /// At most this many hits.
+    pub limit: u32,
+}
+
+/// What kind of row matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchHitKind {
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
+    /// A tool call's name or arguments.
+    ToolCall,
+    /// A tool call's result.
+    ToolResult,
+}
+
+impl SearchHitKind {
+    /// The label shown to people and to the model.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::User => "USER",
+            Self::Assistant => "ASSISTANT",
+            Self::ToolCall => "TOOL CALL",
+            Self::ToolResult => "TOOL RESULT",
+        }
+    }
+}
+
+/// One full-text match, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// The conversation it is in.
+    pub conversation_id: ConversationId,
+    /// That conversation's title.
+    pub conversation_title: String,
+    /// The matching row's position.
+    pub seq: Seq,
+    /// What matched.
+    pub kind: SearchHitKind,
+    /// The matched text (message content, `Name(args)`, or the result).
+    pub text: String,
+    /// When the row was written.
+    pub created_at: Timestamp,
+}

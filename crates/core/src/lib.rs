@@ -1,0 +1,24 @@
+//! # smallebot-core
+//!
+//! The domain of SmallEBot, free of I/O: the entities stored for every conversation
+//! ([`entities`]), their time-ordered typed ids ([`ids`]), the repository traits the
+//! pipeline talks to ([`repository`]) and pure domain rules ([`rules`]).
+//!
+//! Nothing here depends on sqlx, tokio or reqwest; the infrastructure crate implements
+//! the repository traits on SQLite and the application crate drives them.
+//!
+//! ```
+//! use smallebot_core::ids::ConversationId;
+//! let a = ConversationId::new();
+//! let b = ConversationId::new();
+//! assert!(a < b, "UUID v7 ids are time ordered");
+//! ```
+
+pub mod entities;
+pub mod error;
+pub mod ids;
+pub mod repository;
+pub mod rules;
+pub mod time;
+
+pub use error::RepositoryError;

@@ -1,0 +1,142 @@
+//! The repository traits the pipeline talks to. The infrastructure crate implements
+//! them on SQLite; tests may implement them in memory.
+
+use async_trait::async_trait;
+
+use crate::entities::{
+    CompressionUpdate, Conversation, HistoryRow, Message, NewMessage, NewThinkBlock, NewToolCall,
+    SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall, ToolCallCompletion, Turn, TurnStatus,
+};
+use crate::error::RepositoryError;
+use crate::ids::{ConversationId, MessageId, TurnId};
+
+/// Shorthand for repository results.
+pub type RepoResult<T> = Result<T, RepositoryError>;
+
+/// Conversations: create, list, read, rename, delete, compress.
+#[async_trait]
+pub trait ConversationRepository: Send + Sync {
+    /// Creates a conversation for `user_name` with a provisional title.
+    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation>;
+
+    /// Lists conversations, most recently updated first; only `user_name`'s when given.
+    async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>>;
+
+    /// Reads one conversation.
+    async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>>;
+
+    /// Changes the title.
+    async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()>;
+
+    /// Deletes a conversation with every child row and its full-text entries.
+    /// Returns whether it existed.
+    async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool>;
+
+    /// Writes `compressed_context`, `compressed_at` and `compressed_through_seq` in one
+    /// transaction, or nothing at all: the boundary must move forward, name a stored
+    /// row, and match `expected_previous_seq`.
+    async fn set_compression(
+        &self,
+        id: ConversationId,
+        update: &CompressionUpdate,
+    ) -> RepoResult<Conversation>;
+}
+
+/// Turns: their lifecycle, edit and regenerate.
+#[async_trait]
+pub trait TurnRepository: Send + Sync {
+    /// Starts a turn (status `running`), allocating its `seq`.
+    async fn start_turn(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+    ) -> RepoResult<Turn>;
+
+    /// Ends a turn with a final status and, for failures, the error text.
+    async fn finish_turn(
+        &self,
+        turn_id: TurnId,
+        status: TurnStatus,
+        error: Option<&str>,
+    ) -> RepoResult<Turn>;
+
+    /// Reads one turn.
+    async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>>;
+
+    /// The turns of a conversation in order.
+    async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>>;
+
+    /// Marks every `running` turn `interrupted` (run at start-up). Returns how many.
+    async fn mark_running_turns_interrupted(&self) -> RepoResult<u64>;
+
+    /// Edit: in one transaction, discards the output of the edited message's turn and
+    /// every later turn, starts a new turn with the new user message (marked edited)
+    /// and marks the old message replaced by it. Refused for a message already
+    /// summarized by compression.
+    async fn edit_user_message(
+        &self,
+        message_id: MessageId,
+        new_content: &str,
+        token_count: i64,
+    ) -> RepoResult<(Turn, Message)>;
+
+    /// Regenerate: in one transaction, discards a turn's output (everything but its
+    /// user message) and every later turn, and sets the turn `running` again. Returns
+    /// the turn and its user message.
+    async fn reset_turn_for_regeneration(&self, turn_id: TurnId) -> RepoResult<(Turn, Message)>;
+}
+
+/// The rows of a conversation's timeline.
+#[async_trait]
+pub trait HistoryRepository: Send + Sync {
+    /// Appends a message with the next `seq`.
+    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message>;
+
+    /// Inserts a started tool call (status `running`) with the next `seq`.
+    async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall>;
+
+    /// Completes the tool call `call_id` of `turn_id`.
+    async fn complete_tool_call(
+        &self,
+        turn_id: TurnId,
+        call_id: &str,
+        completion: &ToolCallCompletion,
+    ) -> RepoResult<ToolCall>;
+
+    /// Appends a reasoning block with the next `seq`.
+    async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock>;
+
+    /// Every row with `seq > after_seq`, in `seq` order (replaced messages included;
+    /// callers that build model input skip them).
+    async fn rows_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<Vec<HistoryRow>>;
+
+    /// Sum of the stored `token_count` of rows with `seq > after_seq` that go to the
+    /// model (replaced messages and think blocks excluded).
+    async fn token_sum_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<i64>;
+}
+
+/// Full-text search over messages and tool calls.
+#[async_trait]
+pub trait SearchRepository: Send + Sync {
+    /// Matches newest first, at most `query.limit`.
+    async fn search(&self, query: &SearchQuery) -> RepoResult<Vec<SearchHit>>;
+}
+
+/// Everything the pipeline needs from storage, as one trait object.
+pub trait Store:
+    ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
+{
+}
+
+impl<T> Store for T where
+    T: ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
+{
+}
