@@ -1,0 +1,347 @@
+//! What the test model answers: [`ScriptedResponse`] and its parts.
+//!
+//! A scripted response is written once and rendered either as an SSE stream (when the
+//! request says `"stream": true`) or as one `chat.completion` JSON object.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Default number of characters per streamed text, reasoning or argument piece.
+pub const DEFAULT_CHUNK_SIZE: usize = 8;
+
+/// One tool call the model makes: id, function name and the JSON arguments as text.
+///
+/// When streamed, the first delta of a call carries `index`, `id`, `type: "function"`,
+/// `function.name` and `function.arguments: ""`; the arguments then arrive in pieces of
+/// the response's [`ScriptedResponse::chunk_size`] characters, each delta carrying only
+/// `index` and `function.arguments`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallSpec {
+    /// The call id, e.g. `call_1`.
+    pub id: String,
+    /// The function name, e.g. `GetCurrentTime`.
+    pub name: String,
+    /// The arguments exactly as the model sends them (normally a JSON object as text).
+    pub arguments: String,
+    /// Whether the first delta (the one with id and name) also carries the first piece of
+    /// the arguments instead of an empty string.
+    pub first_piece_in_header: bool,
+}
+
+impl ToolCallSpec {
+    /// A tool call with the given id, function name and arguments text.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            first_piece_in_header: false,
+        }
+    }
+
+    /// Send the first piece of the arguments in the same delta as the id and name.
+    #[must_use]
+    pub fn first_piece_in_header(mut self) -> Self {
+        self.first_piece_in_header = true;
+        self
+    }
+}
+
+/// Token counts reported in the `usage` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// `usage.prompt_tokens`.
+    pub prompt_tokens: u64,
+    /// `usage.completion_tokens`.
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// The `usage` JSON object, with `total_tokens` the sum of both counts.
+    pub fn to_json(self) -> Value {
+        json!({
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        })
+    }
+}
+
+/// A successful assistant answer: reasoning, text and tool calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// Reasoning text (`reasoning_content`), streamed before the text.
+    pub reasoning: Option<String>,
+    /// Answer text (`content`), streamed after the reasoning.
+    pub text: String,
+    /// Tool calls, streamed after the text.
+    pub tool_calls: Vec<ToolCallSpec>,
+    /// Interleave the argument deltas of several tool calls (round robin).
+    pub interleaved: bool,
+    /// Characters per streamed piece (at least 1).
+    pub chunk_size: usize,
+    /// `finish_reason`; `None` means `"tool_calls"` when there are tool calls, else `"stop"`.
+    pub finish_reason: Option<String>,
+    /// Scripted usage; `None` means an estimate of about four characters per token.
+    pub usage: Option<Usage>,
+}
+
+impl Completion {
+    /// The finish reason that will be sent.
+    pub fn effective_finish_reason(&self) -> String {
+        match &self.finish_reason {
+            Some(reason) => reason.clone(),
+            None if self.tool_calls.is_empty() => "stop".to_owned(),
+            None => "tool_calls".to_owned(),
+        }
+    }
+}
+
+/// How a response is shaped on the wire: an answer or an HTTP error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseKind {
+    /// HTTP 200 with a completion (streamed or not).
+    Completion(Completion),
+    /// An HTTP error status with a JSON body.
+    HttpError {
+        /// The status code, e.g. 429.
+        status: u16,
+        /// The JSON body, normally `{"error": {...}}`.
+        body: Value,
+    },
+}
+
+/// How a stream ends early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// After this many SSE events the connection is dropped mid-body (an incomplete
+    /// chunked body, as when a proxy or the provider dies).
+    Abort(usize),
+    /// After this many SSE events the body ends cleanly, but without `data: [DONE]`.
+    End(usize),
+}
+
+/// One scripted answer of the test model, built with the constructors and builder
+/// methods below. Builder methods about completions do nothing on HTTP errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedResponse {
+    /// The answer or error.
+    pub kind: ResponseKind,
+    /// Extra response headers (name, value).
+    pub headers: Vec<(String, String)>,
+    /// Delay before the status line and headers are sent.
+    pub delay_headers: Duration,
+    /// Delay before the first chunk (streaming) or before the response (otherwise).
+    pub delay_before: Duration,
+    /// Delay between two SSE events (streaming only).
+    pub delay_between: Duration,
+    /// End the stream early.
+    pub cut: Option<Cut>,
+    /// Insert `data: {not json` as the SSE event at this position (0-based).
+    pub malformed_at: Option<usize>,
+}
+
+impl ScriptedResponse {
+    fn completion(completion: Completion) -> Self {
+        Self {
+            kind: ResponseKind::Completion(completion),
+            headers: Vec::new(),
+            delay_headers: Duration::ZERO,
+            delay_before: Duration::ZERO,
+            delay_between: Duration::ZERO,
+            cut: None,
+            malformed_at: None,
+        }
+    }
+
+    /// An answer consisting of `text`, finishing with `"stop"`.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::completion(Completion {
+            reasoning: None,
+            text: text.into(),
+            tool_calls: Vec::new(),
+            interleaved: false,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            finish_reason: None,
+            usage: None,
+        })
+    }
+
+    /// An answer consisting of tool calls only, finishing with `"tool_calls"`.
+    pub fn tool_calls(calls: impl IntoIterator<Item = ToolCallSpec>) -> Self {
+        Self::text("").with_tool_calls(calls)
+    }
+
+    /// An HTTP error with the given status and JSON body.
+    pub fn http_error(status: u16, body: Value) -> Self {
+        Self {
+            kind: ResponseKind::HttpError { status, body },
+            ..Self::text("")
+        }
+    }
+
+    /// HTTP 429 with `Retry-After: {retry_after_secs}` and an OpenAI rate-limit error body.
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        Self::http_error(
+            429,
+            error_body(
+                &format!("Rate limit reached. Please try again in {retry_after_secs}s."),
+                "requests",
+                None,
+                Some("rate_limit_exceeded"),
+            ),
+        )
+        .with_header("retry-after", retry_after_secs.to_string())
+    }
+
+    /// A server error (any status, normally 5xx) with an OpenAI-style error body.
+    pub fn server_error(status: u16) -> Self {
+        Self::http_error(
+            status,
+            error_body(
+                "The server had an error while processing your request. Sorry about that!",
+                "server_error",
+                None,
+                None,
+            ),
+        )
+    }
+
+    /// HTTP 400 `context_length_exceeded`, as OpenAI answers a prompt that is too long.
+    pub fn context_length_exceeded() -> Self {
+        Self::http_error(
+            400,
+            error_body(
+                "This model's maximum context length is 128000 tokens. However, your messages \
+                 resulted in 131072 tokens. Please reduce the length of the messages.",
+                "invalid_request_error",
+                Some("messages"),
+                Some("context_length_exceeded"),
+            ),
+        )
+    }
+
+    fn map_completion(mut self, f: impl FnOnce(&mut Completion)) -> Self {
+        if let ResponseKind::Completion(completion) = &mut self.kind {
+            f(completion);
+        }
+        self
+    }
+
+    /// Stream `reasoning` as `reasoning_content` deltas before the text (non-streaming:
+    /// `message.reasoning_content`).
+    #[must_use]
+    pub fn with_reasoning(self, reasoning: impl Into<String>) -> Self {
+        let reasoning = reasoning.into();
+        self.map_completion(|c| c.reasoning = Some(reasoning))
+    }
+
+    /// Add tool calls after the text (text and tool calls in one response).
+    #[must_use]
+    pub fn with_tool_calls(self, calls: impl IntoIterator<Item = ToolCallSpec>) -> Self {
+        self.map_completion(|c| c.tool_calls.extend(calls))
+    }
+
+    /// Interleave the argument deltas of several tool calls: all headers first, then
+    /// call 0 piece, call 1 piece, call 0 piece, ...
+    #[must_use]
+    pub fn interleaved(self) -> Self {
+        self.map_completion(|c| c.interleaved = true)
+    }
+
+    /// Characters per streamed text, reasoning or arguments piece (0 counts as 1).
+    #[must_use]
+    pub fn chunk_size(self, chars: usize) -> Self {
+        self.map_completion(|c| c.chunk_size = chars.max(1))
+    }
+
+    /// Override the `finish_reason` (e.g. `"length"`).
+    #[must_use]
+    pub fn finish_reason(self, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        self.map_completion(|c| c.finish_reason = Some(reason))
+    }
+
+    /// Report these token counts in `usage` (`total_tokens` is their sum).
+    #[must_use]
+    pub fn usage(self, prompt_tokens: u64, completion_tokens: u64) -> Self {
+        self.map_completion(|c| {
+            c.usage = Some(Usage {
+                prompt_tokens,
+                completion_tokens,
+            });
+        })
+    }
+
+    /// Add a response header. An invalid name or value makes the server answer 500 with
+    /// an explanation instead.
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Wait this long before sending the status line and headers (any response).
+    #[must_use]
+    pub fn delay_headers(mut self, delay: Duration) -> Self {
+        self.delay_headers = delay;
+        self
+    }
+
+    /// Wait this long before the first chunk. Streaming: headers go out at once, then
+    /// the body stays silent for `delay` (use hours to simulate a hung stream for idle
+    /// timeouts). Non-streaming and errors: the whole response waits.
+    #[must_use]
+    pub fn delay_before(mut self, delay: Duration) -> Self {
+        self.delay_before = delay;
+        self
+    }
+
+    /// Wait this long between two SSE events (streaming only).
+    #[must_use]
+    pub fn delay_between(mut self, delay: Duration) -> Self {
+        self.delay_between = delay;
+        self
+    }
+
+    /// Drop the connection after `events` SSE events, mid-body, never sending
+    /// `data: [DONE]`. Non-streaming: the JSON body is cut in the middle.
+    #[must_use]
+    pub fn cut_after_chunks(mut self, events: usize) -> Self {
+        self.cut = Some(Cut::Abort(events));
+        self
+    }
+
+    /// End the body cleanly after `events` SSE events, without `data: [DONE]`.
+    /// Non-streaming: the JSON body is cut in the middle.
+    #[must_use]
+    pub fn end_after_chunks(mut self, events: usize) -> Self {
+        self.cut = Some(Cut::End(events));
+        self
+    }
+
+    /// Insert the malformed event `data: {not json` at SSE position `position` (0-based;
+    /// the other events are all still sent). Non-streaming: the body is `{not json`.
+    #[must_use]
+    pub fn malformed_chunk_at(mut self, position: usize) -> Self {
+        self.malformed_at = Some(position);
+        self
+    }
+}
+
+/// An OpenAI-style error body: `{"error": {message, type, param, code}}`.
+pub fn error_body(message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> Value {
+    json!({
+        "error": {
+            "message": message,
+            "type": kind,
+            "param": param,
+            "code": code,
+        }
+    })
+}

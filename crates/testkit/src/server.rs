@@ -1,0 +1,267 @@
+//! The HTTP server: [`TestModel`], its script queue, responder and request log.
+
+use std::collections::VecDeque;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::Response;
+use axum::routing::post;
+use bytes::Bytes;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::error::TestkitError;
+use crate::record::RecordedRequest;
+use crate::respond::{render, testkit_error};
+use crate::script::ScriptedResponse;
+
+/// A function that scripts the answer to a request when the queue is empty.
+type Responder = Arc<dyn Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync>;
+
+/// The mutable part of the server, behind one lock.
+#[derive(Default)]
+struct Script {
+    queue: VecDeque<ScriptedResponse>,
+    responder: Option<Responder>,
+    requests: Vec<RecordedRequest>,
+}
+
+/// What the handler and the [`TestModel`] handle share.
+struct Shared {
+    script: Mutex<Script>,
+    /// Number of recorded requests, for [`TestModel::wait_for_requests`].
+    arrived: watch::Sender<usize>,
+    /// `true` once the server is shutting down; streams and delays stop at once.
+    shutdown: watch::Sender<bool>,
+}
+
+impl Shared {
+    fn script(&self) -> MutexGuard<'_, Script> {
+        self.script.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A scripted OpenAI-compatible chat completions server on 127.0.0.1.
+///
+/// Answers `POST /v1/chat/completions` (and `POST /chat/completions`) from a FIFO queue
+/// of [`ScriptedResponse`]s, then from the function given to
+/// [`respond_with`](Self::respond_with); with neither, it answers HTTP 500
+/// "smallebot-testkit: no scripted response left for request #N". Every request is
+/// recorded. Dropping the handle stops the server.
+pub struct TestModel {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for TestModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestModel")
+            .field("addr", &self.addr)
+            .field("requests", &self.request_count())
+            .field("pending", &self.pending())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestModel {
+    /// Bind 127.0.0.1 on a random port and start serving on the current tokio runtime.
+    pub async fn start() -> Result<Self, TestkitError> {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .map_err(TestkitError::Bind)?;
+        let addr = listener.local_addr().map_err(TestkitError::Bind)?;
+        let shared = Arc::new(Shared {
+            script: Mutex::new(Script::default()),
+            arrived: watch::Sender::new(0),
+            shutdown: watch::Sender::new(false),
+        });
+        let router = Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .route("/chat/completions", post(chat))
+            .fallback(not_found)
+            .with_state(Arc::clone(&shared));
+        let mut stop = shared.shutdown.subscribe();
+        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|stopped| *stopped).await;
+        });
+        let task = tokio::spawn(async move {
+            // An accept error ends the server; requests then fail visibly in the test.
+            let _ = serve.await;
+        });
+        Ok(Self {
+            addr,
+            shared,
+            task: Some(task),
+        })
+    }
+
+    /// The socket address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The OpenAI base URL, `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Queue a response; queued responses answer requests in FIFO order.
+    pub fn push(&self, response: ScriptedResponse) {
+        self.shared.script().queue.push_back(response);
+    }
+
+    /// Queue several responses in order.
+    pub fn push_all(&self, responses: impl IntoIterator<Item = ScriptedResponse>) {
+        self.shared.script().queue.extend(responses);
+    }
+
+    /// Answer requests with `responder` whenever the queue is empty (replaces any earlier
+    /// responder).
+    pub fn respond_with(
+        &self,
+        responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) {
+        self.shared.script().responder = Some(Arc::new(responder));
+    }
+
+    /// How many queued responses have not been used yet.
+    pub fn pending(&self) -> usize {
+        self.shared.script().queue.len()
+    }
+
+    /// All requests received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.script().requests.clone()
+    }
+
+    /// How many requests have been received so far.
+    pub fn request_count(&self) -> usize {
+        *self.shared.arrived.borrow()
+    }
+
+    /// Wait until at least `count` requests have arrived, then return all of them.
+    pub async fn wait_for_requests(
+        &self,
+        count: usize,
+        timeout: Duration,
+    ) -> Result<Vec<RecordedRequest>, TestkitError> {
+        let mut arrived = self.shared.arrived.subscribe();
+        let waited = tokio::time::timeout(timeout, arrived.wait_for(|n| *n >= count)).await;
+        match waited {
+            Ok(Ok(_)) => Ok(self.requests()),
+            _ => Err(TestkitError::Timeout {
+                expected: count,
+                arrived: self.request_count(),
+                timeout,
+            }),
+        }
+    }
+
+    /// Stop the server: in-flight streams and delays end at once (streams are cut),
+    /// then wait (at most five seconds) for the server task to finish.
+    pub async fn shutdown(mut self) {
+        self.shared.shutdown.send_replace(true);
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(5), &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for TestModel {
+    fn drop(&mut self) {
+        self.shared.shutdown.send_replace(true);
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// The chat completions handler: record, pick the scripted response, render it.
+async fn chat(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let parsed = serde_json::from_slice::<Value>(&body);
+    let request = RecordedRequest {
+        index: 0,
+        path: uri.path().to_owned(),
+        body: parsed.as_ref().map_or(Value::Null, Clone::clone),
+        authorization: headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        headers: headers
+            .iter()
+            .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_owned())))
+            .collect(),
+    };
+    let (request, queued, responder) = {
+        let mut script = shared.script();
+        let request = RecordedRequest {
+            index: script.requests.len(),
+            ..request
+        };
+        script.requests.push(request.clone());
+        shared.arrived.send_replace(script.requests.len());
+        if let Err(error) = parsed {
+            let message = format!(
+                "smallebot-testkit: the body of request #{} is not JSON: {error}",
+                request.index
+            );
+            return testkit_error(StatusCode::BAD_REQUEST, message);
+        }
+        let queued = script.queue.pop_front();
+        let responder = if queued.is_none() {
+            script.responder.clone()
+        } else {
+            None
+        };
+        (request, queued, responder)
+    };
+    let scripted = match (queued, responder) {
+        (Some(scripted), _) => scripted,
+        (None, Some(responder)) => {
+            match std::panic::catch_unwind(AssertUnwindSafe(|| responder(&request))) {
+                Ok(scripted) => scripted,
+                Err(_) => {
+                    let message = format!(
+                        "smallebot-testkit: the responder panicked on request #{}",
+                        request.index
+                    );
+                    return testkit_error(StatusCode::INTERNAL_SERVER_ERROR, message);
+                }
+            }
+        }
+        (None, None) => {
+            let message = format!(
+                "smallebot-testkit: no scripted response left for request #{} (0-based arrival \
+                 index; the queue is empty and no responder is set). Last user message: {:?}",
+                request.index,
+                request.last_user_text().unwrap_or_default()
+            );
+            return testkit_error(StatusCode::INTERNAL_SERVER_ERROR, message);
+        }
+    };
+    render(scripted, &request, shared.shutdown.subscribe()).await
+}
+
+async fn not_found(uri: Uri) -> Response {
+    let message = format!(
+        "smallebot-testkit: no route for {}; only POST /v1/chat/completions is served",
+        uri.path()
+    );
+    testkit_error(StatusCode::NOT_FOUND, message)
+}
