@@ -19,6 +19,7 @@ pub mod error;
 pub mod ids;
 pub mod repository;
 pub mod rules;
+pub mod tasks;
 pub mod time;
 
 pub use error::RepositoryError;

@@ -1,0 +1,43 @@
+//! The conversation task list ("the plan"), pure part (DESIGN.md §6).
+//!
+//! - [`model`]: the serde model of `.agents/tasks/<conversation>.json`, reading the
+//!   seed's smaller format too.
+//! - [`graph`]: dependency cycle checks.
+//! - [`ops`]: add / start / complete / uncomplete / block / delete with dependency
+//!   checks; a refused operation changes nothing.
+//! - [`results`]: the task tools' names and their exact result strings (seed 003).
+//! - [`recording`]: appending finished tool calls to the active task.
+//! - [`files`]: which files a finished tool call generated.
+//! - [`display`]: the plan as text.
+//!
+//! ```
+//! use smallebot_core::tasks::{TaskList, format_plan};
+//! let mut list = TaskList::default();
+//! list.add("Load data", "", &[]).unwrap();
+//! list.add("Report", "", &["1".to_owned()]).unwrap();
+//! assert!(list.start("2").is_err(), "task 1 is not done yet");
+//! list.start("1").unwrap();
+//! assert_eq!(
+//!     format_plan(&list),
+//!     "Plan:\nProgress: 0/2 (0.0%)\n  1: [→] Load data\n  2: [ ] Report (depends on: [1])"
+//! );
+//! ```
+
+pub mod display;
+pub mod files;
+pub mod graph;
+pub mod model;
+pub mod ops;
+pub mod recording;
+pub mod results;
+
+pub use display::format_plan;
+pub use files::detect_generated_files;
+pub use model::{Task, TaskList, TaskStatus, ToolHistoryEntry};
+pub use ops::TaskError;
+pub use recording::{RESULT_LIMIT_CHARS, TRUNCATED_SUFFIX, record_tool_call, truncate_result};
+pub use results::{
+    ADD_TASK, COMPLETE_TASK, CORRUPT_TASK_FILE, DELETE_TASK, LIST_TASKS, NO_CONVERSATION_CONTEXT,
+    START_TASK, TASK_TOOL_NAMES, UNCOMPLETE_TASK, added_result, error_result, is_task_tool,
+    list_result, ok_result, ok_task_result,
+};
