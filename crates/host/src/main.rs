@@ -1,2 +1,36 @@
-//! placeholder
-fn main() {}
+//! # smallebot
+//!
+//! The SmallEBot command line and composition root: it resolves the home directory,
+//! opens the SQLite store (applying migrations, with a backup), wires the crates together
+//! by hand and runs one command. See `smallebot --help`.
+
+mod cli;
+mod commands;
+mod error;
+mod home;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.exit_code()
+        }
+    }
+}

@@ -1,1 +1,31 @@
-//! placeholder
+//! # smallebot-infrastructure
+//!
+//! SQLite storage for SmallEBot on sqlx: [`SqliteStore`] implements every repository
+//! trait of `smallebot-core` (conversations, turns, messages, tool calls, think blocks,
+//! full-text search), with WAL, foreign keys and a busy timeout.
+//!
+//! The schema lives in the workspace's `migrations/` folder and is embedded in the
+//! binary. [`migrate_database`] applies pending migrations, first copying an existing
+//! database to `<db>.bak-<version>`; [`migration_status`] lists applied and pending ones
+//! without changing anything. Opening a file that is not an SQLite database, or one whose
+//! schema is newer than this build knows, fails with a [`StoreError`] that names the path
+//! and leaves the file untouched.
+
+mod conversations;
+mod database;
+mod error;
+mod fts_query;
+mod history;
+mod migrate;
+mod rows;
+mod search;
+mod turns;
+mod tx;
+
+pub use database::SqliteStore;
+pub use error::StoreError;
+pub use fts_query::escape_fts_query;
+pub use migrate::{
+    MigrationReport, MigrationStatus, SchemaVersion, migrate_database, migrate_database_to,
+    migration_status,
+};

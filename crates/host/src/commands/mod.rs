@@ -1,0 +1,37 @@
+//! One module per command; `run` dispatches.
+
+mod conversations;
+mod migrate;
+
+use smallebot_infrastructure::SqliteStore;
+
+use crate::cli::{Cli, Command};
+use crate::error::HostError;
+use crate::home::Home;
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> Result<(), HostError> {
+    let home = Home::new(cli.home);
+    match cli.command {
+        Command::Migrate { status } => migrate::run(&home, status).await,
+        Command::Conversations(command) => {
+            let store = open_store(&home).await?;
+            let result = conversations::run(&store, command).await;
+            store.close().await;
+            result
+        }
+    }
+}
+
+/// Opens the home's database, applying pending migrations (with a backup first).
+pub async fn open_store(home: &Home) -> Result<SqliteStore, HostError> {
+    let (store, report) = SqliteStore::open_and_report(&home.database()).await?;
+    if let Some(backup) = &report.backup {
+        eprintln!(
+            "upgraded the database schema ({} migration(s)); the previous version is kept at {}",
+            report.applied.len(),
+            backup.display()
+        );
+    }
+    Ok(store)
+}

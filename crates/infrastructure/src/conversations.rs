@@ -1,0 +1,166 @@
+//! `ConversationRepository` on SQLite.
+
+use async_trait::async_trait;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{CompressionUpdate, Conversation};
+use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::{ConversationRepository, RepoResult};
+use smallebot_core::time::format_timestamp;
+
+use crate::database::SqliteStore;
+use crate::rows;
+use crate::tx::{now, storage};
+
+impl SqliteStore {
+    pub(crate) async fn fetch_conversation(
+        conn: &mut sqlx::SqliteConnection,
+        id: ConversationId,
+    ) -> RepoResult<Option<Conversation>> {
+        let row = sqlx::query(
+            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
+             compressed_at, compressed_through_seq FROM conversations WHERE id = ?1",
+        )
+        .bind(id.to_string())
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(storage("reading a conversation"))?;
+        row.as_ref().map(rows::conversation).transpose()
+    }
+}
+
+#[async_trait]
+impl ConversationRepository for SqliteStore {
+    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
+        let (at, at_text) = now();
+        let conversation = Conversation {
+            id: ConversationId::new(),
+            user_name: user_name.to_owned(),
+            title: title.to_owned(),
+            created_at: at,
+            updated_at: at,
+            compressed_context: None,
+            compressed_at: None,
+            compressed_through_seq: None,
+        };
+        sqlx::query(
+            "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?4)",
+        )
+        .bind(conversation.id.to_string())
+        .bind(user_name)
+        .bind(title)
+        .bind(&at_text)
+        .execute(self.pool())
+        .await
+        .map_err(storage("creating a conversation"))?;
+        Ok(conversation)
+    }
+
+    async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
+        let found = sqlx::query(
+            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
+             compressed_at, compressed_through_seq FROM conversations \
+             WHERE ?1 IS NULL OR user_name = ?1 ORDER BY updated_at DESC, id DESC",
+        )
+        .bind(user_name)
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage("listing conversations"))?;
+        found.iter().map(rows::conversation).collect()
+    }
+
+    async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
+        let mut conn = self
+            .pool()
+            .acquire()
+            .await
+            .map_err(storage("reading a conversation"))?;
+        Self::fetch_conversation(&mut conn, id).await
+    }
+
+    async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
+        let (_, at_text) = now();
+        let done =
+            sqlx::query("UPDATE conversations SET title = ?1, updated_at = ?2 WHERE id = ?3")
+                .bind(title)
+                .bind(at_text)
+                .bind(id.to_string())
+                .execute(self.pool())
+                .await
+                .map_err(storage("renaming a conversation"))?;
+        if done.rows_affected() == 0 {
+            return Err(RepositoryError::not_found("conversation", id));
+        }
+        Ok(())
+    }
+
+    async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
+        let done = sqlx::query("DELETE FROM conversations WHERE id = ?1")
+            .bind(id.to_string())
+            .execute(self.pool())
+            .await
+            .map_err(storage("deleting a conversation"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn set_compression(
+        &self,
+        id: ConversationId,
+        update: &CompressionUpdate,
+    ) -> RepoResult<Conversation> {
+        let mut tx = self.write_tx("compressing a conversation").await?;
+        let current = Self::fetch_conversation(&mut tx, id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("conversation", id))?;
+        if current.compressed_through_seq != update.expected_previous_seq {
+            return Err(RepositoryError::Conflict(format!(
+                "the compression boundary of conversation {id} is {:?}, not the expected {:?}: \
+                 another compression ran meanwhile",
+                current.compressed_through_seq, update.expected_previous_seq
+            )));
+        }
+        if update.compressed_through_seq <= current.history_boundary() {
+            return Err(RepositoryError::Conflict(format!(
+                "the compression boundary must move forward (from {} to {})",
+                current.history_boundary(),
+                update.compressed_through_seq
+            )));
+        }
+        let exists: i64 = sqlx::query_scalar(
+            "SELECT (SELECT COUNT(*) FROM messages WHERE conversation_id = ?1 AND seq = ?2) \
+                  + (SELECT COUNT(*) FROM tool_calls WHERE conversation_id = ?1 AND seq = ?2) \
+                  + (SELECT COUNT(*) FROM think_blocks WHERE conversation_id = ?1 AND seq = ?2)",
+        )
+        .bind(id.to_string())
+        .bind(update.compressed_through_seq)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(storage("checking a compression boundary"))?;
+        if exists == 0 {
+            return Err(RepositoryError::Conflict(format!(
+                "no row with seq {} in conversation {id}",
+                update.compressed_through_seq
+            )));
+        }
+        let (_, at_text) = now();
+        sqlx::query(
+            "UPDATE conversations SET compressed_context = ?1, compressed_at = ?2, \
+             compressed_through_seq = ?3, updated_at = ?4 WHERE id = ?5",
+        )
+        .bind(&update.compressed_context)
+        .bind(format_timestamp(&update.compressed_at))
+        .bind(update.compressed_through_seq)
+        .bind(at_text)
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await
+        .map_err(storage("writing the compression fields"))?;
+        let updated = Self::fetch_conversation(&mut tx, id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("conversation", id))?;
+        tx.commit()
+            .await
+            .map_err(storage("committing a compression"))?;
+        Ok(updated)
+    }
+}

@@ -1,0 +1,162 @@
+//! Opening the SQLite database.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use crate::error::StoreError;
+use crate::migrate::{MigrationReport, migrate_database};
+
+/// How long a connection waits for another writer before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections in the pool (SQLite serializes writers; readers run in parallel in WAL).
+const MAX_CONNECTIONS: u32 = 8;
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// The SQLite store: implements every repository trait of `smallebot-core`.
+///
+/// Cloning is cheap (it shares one connection pool).
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database at `path` and applies pending
+    /// migrations, backing up an existing database first.
+    ///
+    /// # Errors
+    /// See [`StoreError`]: a file that is not a database or has a newer schema is
+    /// refused untouched.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self::open_and_report(path).await?.0)
+    }
+
+    /// Like [`SqliteStore::open`], also returning what the migration step did.
+    ///
+    /// # Errors
+    /// See [`StoreError`].
+    pub async fn open_and_report(path: &Path) -> Result<(Self, MigrationReport), StoreError> {
+        let report = migrate_database(path).await?;
+        let pool = connect_read_write(path).await?;
+        Ok((
+            Self {
+                pool,
+                path: path.to_path_buf(),
+            },
+            report,
+        ))
+    }
+
+    /// The connection pool (for tooling and tests that inspect the database).
+    #[must_use]
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes every connection (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Refuses a file that exists, is not empty and does not start with the SQLite header.
+pub(crate) fn check_sqlite_header(path: &Path) -> Result<bool, StoreError> {
+    use std::io::Read;
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "cannot read",
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut header = [0u8; 16];
+    let mut filled = 0;
+    while filled < header.len() {
+        match file.read(&mut header[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "cannot read",
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    if filled == 0 {
+        return Ok(false); // an empty file is a new database
+    }
+    if filled < header.len() || &header != SQLITE_HEADER {
+        return Err(StoreError::NotADatabase {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(true)
+}
+
+fn base_options(path: &Path) -> Result<SqliteConnectOptions, StoreError> {
+    let url = format!("sqlite://{}", path.display());
+    SqliteConnectOptions::from_str(&url)
+        .map(|o| {
+            o.filename(path)
+                .busy_timeout(BUSY_TIMEOUT)
+                .foreign_keys(true)
+        })
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// A single read-only connection that changes nothing in the file (no WAL switch).
+pub(crate) async fn connect_read_only(path: &Path) -> Result<SqlitePool, StoreError> {
+    let options = base_options(path)?.read_only(true).create_if_missing(false);
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// The read-write pool: WAL, `foreign_keys=ON`, busy timeout, created if missing.
+pub(crate) async fn connect_read_write(path: &Path) -> Result<SqlitePool, StoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+            action: "cannot create the directory of",
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let options = base_options(path)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal);
+    SqlitePoolOptions::new()
+        .max_connections(MAX_CONNECTIONS)
+        .connect_with(options)
+        .await
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
+}

@@ -1,0 +1,84 @@
+//! Errors of opening and migrating a database.
+
+use std::path::PathBuf;
+
+/// Why a database could not be opened or migrated. Nothing was changed in the file
+/// unless the message says so.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file exists but is not an SQLite database.
+    #[error(
+        "{path} is not an SQLite database (its header is wrong); the file was left untouched. \
+         Point --database/--home at a SmallEBot database or move the file away."
+    )]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The database was written by a newer SmallEBot.
+    #[error(
+        "{path} has schema version {found}, newer than this build knows (latest {known}); \
+         nothing was changed. Upgrade smallebot to open it."
+    )]
+    SchemaTooNew {
+        /// The file.
+        path: PathBuf,
+        /// The highest version recorded in the database.
+        found: i64,
+        /// The highest version this build embeds.
+        known: i64,
+    },
+    /// A previous migration was interrupted half way.
+    #[error(
+        "{path}: migration {version} was left unfinished by an earlier run; restore the \
+         backup {path}.bak-* made before it, or repair the database by hand"
+    )]
+    DirtyMigration {
+        /// The file.
+        path: PathBuf,
+        /// The unfinished migration.
+        version: i64,
+    },
+    /// SQLite refused to open or read the file.
+    #[error("cannot open database {path}: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// Copying the database before a migration failed; the migration did not run.
+    #[error("cannot back up {path} to {backup} before migrating (nothing was changed): {source}")]
+    Backup {
+        /// The database.
+        path: PathBuf,
+        /// The intended copy.
+        backup: PathBuf,
+        /// What SQLite said.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// A migration failed; the backup made before it is named.
+    #[error("migrating {path} failed (backup: {backup}): {source}")]
+    Migrate {
+        /// The database.
+        path: PathBuf,
+        /// The copy made before migrating, or "none" for a new database.
+        backup: String,
+        /// What sqlx said.
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+    /// A file-system operation failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was attempted.
+        action: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,129 @@
+//! Decoding stored rows into entities.
+
+use std::str::FromStr;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    Conversation, Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnStatus,
+};
+use smallebot_core::time::{Timestamp, parse_timestamp};
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
+    RepositoryError::Corrupt(format!("{what}: {detail}"))
+}
+
+fn text(row: &SqliteRow, column: &str) -> Result<String, RepositoryError> {
+    row.try_get::<String, _>(column)
+        .map_err(|e| corrupt(column, e))
+}
+
+fn opt_text(row: &SqliteRow, column: &str) -> Result<Option<String>, RepositoryError> {
+    row.try_get::<Option<String>, _>(column)
+        .map_err(|e| corrupt(column, e))
+}
+
+fn int(row: &SqliteRow, column: &str) -> Result<i64, RepositoryError> {
+    row.try_get::<i64, _>(column)
+        .map_err(|e| corrupt(column, e))
+}
+
+fn id<T: FromStr>(row: &SqliteRow, column: &str) -> Result<T, RepositoryError>
+where
+    T::Err: std::fmt::Display,
+{
+    let raw = text(row, column)?;
+    raw.parse::<T>().map_err(|e| corrupt(column, e))
+}
+
+fn opt_id<T: FromStr>(row: &SqliteRow, column: &str) -> Result<Option<T>, RepositoryError>
+where
+    T::Err: std::fmt::Display,
+{
+    opt_text(row, column)?
+        .map(|raw| raw.parse::<T>().map_err(|e| corrupt(column, e)))
+        .transpose()
+}
+
+fn time(row: &SqliteRow, column: &str) -> Result<Timestamp, RepositoryError> {
+    let raw = text(row, column)?;
+    parse_timestamp(&raw).map_err(|e| corrupt(column, format!("'{raw}': {e}")))
+}
+
+fn opt_time(row: &SqliteRow, column: &str) -> Result<Option<Timestamp>, RepositoryError> {
+    opt_text(row, column)?
+        .map(|raw| parse_timestamp(&raw).map_err(|e| corrupt(column, format!("'{raw}': {e}"))))
+        .transpose()
+}
+
+pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryError> {
+    Ok(Conversation {
+        id: id(row, "id")?,
+        user_name: text(row, "user_name")?,
+        title: text(row, "title")?,
+        created_at: time(row, "created_at")?,
+        updated_at: time(row, "updated_at")?,
+        compressed_context: opt_text(row, "compressed_context")?,
+        compressed_at: opt_time(row, "compressed_at")?,
+        compressed_through_seq: row
+            .try_get::<Option<i64>, _>("compressed_through_seq")
+            .map_err(|e| corrupt("compressed_through_seq", e))?,
+    })
+}
+
+pub(crate) fn turn(row: &SqliteRow) -> Result<Turn, RepositoryError> {
+    Ok(Turn {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        seq: int(row, "seq")?,
+        thinking_mode: int(row, "thinking_mode")? != 0,
+        status: TurnStatus::parse(&text(row, "status")?).map_err(|e| corrupt("status", e))?,
+        error: opt_text(row, "error")?,
+        created_at: time(row, "created_at")?,
+        completed_at: opt_time(row, "completed_at")?,
+    })
+}
+
+pub(crate) fn message(row: &SqliteRow) -> Result<Message, RepositoryError> {
+    Ok(Message {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        role: Role::parse(&text(row, "role")?).map_err(|e| corrupt("role", e))?,
+        content: text(row, "content")?,
+        token_count: int(row, "token_count")?,
+        created_at: time(row, "created_at")?,
+        replaced_by: opt_id(row, "replaced_by")?,
+        is_edited: int(row, "is_edited")? != 0,
+    })
+}
+
+pub(crate) fn tool_call(row: &SqliteRow) -> Result<ToolCall, RepositoryError> {
+    Ok(ToolCall {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        call_id: text(row, "call_id")?,
+        tool_name: text(row, "tool_name")?,
+        arguments: text(row, "arguments")?,
+        result: opt_text(row, "result")?,
+        status: ToolCallStatus::parse(&text(row, "status")?).map_err(|e| corrupt("status", e))?,
+        token_count: int(row, "token_count")?,
+        started_at: time(row, "started_at")?,
+        completed_at: opt_time(row, "completed_at")?,
+    })
+}
+
+pub(crate) fn think_block(row: &SqliteRow) -> Result<ThinkBlock, RepositoryError> {
+    Ok(ThinkBlock {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        content: text(row, "content")?,
+        created_at: time(row, "created_at")?,
+    })
+}

@@ -1,0 +1,331 @@
+//! `TurnRepository` on SQLite: turn lifecycle, edit and regenerate.
+
+use async_trait::async_trait;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Message, Role, Turn, TurnStatus};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::{RepoResult, TurnRepository};
+use sqlx::SqliteConnection;
+
+use crate::database::SqliteStore;
+use crate::rows;
+use crate::tx::{next_seq, now, storage};
+
+async fn fetch_turn(conn: &mut SqliteConnection, id: TurnId) -> RepoResult<Option<Turn>> {
+    let row = sqlx::query(
+        "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at \
+         FROM turns WHERE id = ?1",
+    )
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("reading a turn"))?;
+    row.as_ref().map(rows::turn).transpose()
+}
+
+async fn fetch_message(conn: &mut SqliteConnection, id: MessageId) -> RepoResult<Option<Message>> {
+    let row = sqlx::query(
+        "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+         replaced_by, is_edited FROM messages WHERE id = ?1",
+    )
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("reading a message"))?;
+    row.as_ref().map(rows::message).transpose()
+}
+
+/// Refuses to change rows that compression already summarized.
+async fn ensure_not_summarized(
+    conn: &mut SqliteConnection,
+    conversation_id: ConversationId,
+    seq: i64,
+    what: &str,
+) -> RepoResult<()> {
+    let conversation = SqliteStore::fetch_conversation(conn, conversation_id)
+        .await?
+        .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
+    if seq <= conversation.history_boundary() {
+        return Err(RepositoryError::Conflict(format!(
+            "{what} is already summarized by context compression and can no longer be changed"
+        )));
+    }
+    Ok(())
+}
+
+/// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
+/// `keep_message`.
+async fn discard_after(
+    conn: &mut SqliteConnection,
+    turn: &Turn,
+    keep_message: MessageId,
+) -> RepoResult<()> {
+    let conversation = turn.conversation_id.to_string();
+    sqlx::query("DELETE FROM turns WHERE conversation_id = ?1 AND seq > ?2")
+        .bind(&conversation)
+        .bind(turn.seq)
+        .execute(&mut *conn)
+        .await
+        .map_err(storage("discarding later turns"))?;
+    let turn_id = turn.id.to_string();
+    sqlx::query("DELETE FROM messages WHERE turn_id = ?1 AND id <> ?2")
+        .bind(&turn_id)
+        .bind(keep_message.to_string())
+        .execute(&mut *conn)
+        .await
+        .map_err(storage("discarding a turn's messages"))?;
+    sqlx::query("DELETE FROM tool_calls WHERE turn_id = ?1")
+        .bind(&turn_id)
+        .execute(&mut *conn)
+        .await
+        .map_err(storage("discarding a turn's tool calls"))?;
+    sqlx::query("DELETE FROM think_blocks WHERE turn_id = ?1")
+        .bind(&turn_id)
+        .execute(&mut *conn)
+        .await
+        .map_err(storage("discarding a turn's reasoning"))?;
+    Ok(())
+}
+
+#[async_trait]
+impl TurnRepository for SqliteStore {
+    async fn start_turn(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+    ) -> RepoResult<Turn> {
+        let mut tx = self.write_tx("starting a turn").await?;
+        let turn = insert_turn(&mut tx, conversation_id, thinking_mode).await?;
+        tx.commit().await.map_err(storage("starting a turn"))?;
+        Ok(turn)
+    }
+
+    async fn finish_turn(
+        &self,
+        turn_id: TurnId,
+        status: TurnStatus,
+        error: Option<&str>,
+    ) -> RepoResult<Turn> {
+        let (_, at_text) = now();
+        let done = sqlx::query(
+            "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3 WHERE id = ?4",
+        )
+        .bind(status.as_str())
+        .bind(error)
+        .bind(at_text)
+        .bind(turn_id.to_string())
+        .execute(self.pool())
+        .await
+        .map_err(storage("finishing a turn"))?;
+        if done.rows_affected() == 0 {
+            return Err(RepositoryError::not_found("turn", turn_id));
+        }
+        self.get_turn(turn_id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("turn", turn_id))
+    }
+
+    async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>> {
+        let mut conn = self
+            .pool()
+            .acquire()
+            .await
+            .map_err(storage("reading a turn"))?;
+        fetch_turn(&mut conn, turn_id).await
+    }
+
+    async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>> {
+        let found = sqlx::query(
+            "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, \
+             completed_at FROM turns WHERE conversation_id = ?1 ORDER BY seq",
+        )
+        .bind(conversation_id.to_string())
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage("listing turns"))?;
+        found.iter().map(rows::turn).collect()
+    }
+
+    async fn mark_running_turns_interrupted(&self) -> RepoResult<u64> {
+        let (_, at_text) = now();
+        let done = sqlx::query(
+            "UPDATE turns SET status = 'interrupted', completed_at = ?1, \
+             error = 'the process stopped while this turn was running' WHERE status = 'running'",
+        )
+        .bind(at_text)
+        .execute(self.pool())
+        .await
+        .map_err(storage("marking running turns interrupted"))?;
+        Ok(done.rows_affected())
+    }
+
+    async fn edit_user_message(
+        &self,
+        message_id: MessageId,
+        new_content: &str,
+        token_count: i64,
+    ) -> RepoResult<(Turn, Message)> {
+        let mut tx = self.write_tx("editing a message").await?;
+        let old = fetch_message(&mut tx, message_id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("message", message_id))?;
+        if old.role != Role::User || old.replaced_by.is_some() {
+            return Err(RepositoryError::Conflict(format!(
+                "message {message_id} is not a current user message; only the person's latest \
+                 version of a message can be edited"
+            )));
+        }
+        ensure_not_summarized(&mut tx, old.conversation_id, old.seq, "this message").await?;
+        let old_turn = fetch_turn(&mut tx, old.turn_id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
+        discard_after(&mut tx, &old_turn, old.id).await?;
+        let turn = insert_turn(&mut tx, old.conversation_id, old_turn.thinking_mode).await?;
+        let message = insert_message(
+            &mut tx,
+            turn.conversation_id,
+            turn.id,
+            Role::User,
+            new_content,
+            token_count,
+            true,
+        )
+        .await?;
+        sqlx::query("UPDATE messages SET replaced_by = ?1 WHERE id = ?2")
+            .bind(message.id.to_string())
+            .bind(old.id.to_string())
+            .execute(&mut *tx)
+            .await
+            .map_err(storage("marking a message replaced"))?;
+        tx.commit().await.map_err(storage("editing a message"))?;
+        Ok((turn, message))
+    }
+
+    async fn reset_turn_for_regeneration(&self, turn_id: TurnId) -> RepoResult<(Turn, Message)> {
+        let mut tx = self.write_tx("regenerating a turn").await?;
+        let turn = fetch_turn(&mut tx, turn_id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
+        let row = sqlx::query(
+            "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+             replaced_by, is_edited FROM messages \
+             WHERE turn_id = ?1 AND role = 'user' AND replaced_by IS NULL ORDER BY seq LIMIT 1",
+        )
+        .bind(turn_id.to_string())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(storage("reading a turn's user message"))?;
+        let user_message = row
+            .as_ref()
+            .map(rows::message)
+            .transpose()?
+            .ok_or_else(|| {
+                RepositoryError::Conflict(format!("turn {turn_id} has no current user message"))
+            })?;
+        let last_seq: Option<i64> = sqlx::query_scalar(
+            "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
+             UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
+             UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
+        )
+        .bind(turn_id.to_string())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(storage("reading a turn's rows"))?;
+        ensure_not_summarized(
+            &mut tx,
+            turn.conversation_id,
+            last_seq.unwrap_or(user_message.seq),
+            "this turn",
+        )
+        .await?;
+        discard_after(&mut tx, &turn, user_message.id).await?;
+        sqlx::query(
+            "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL WHERE id = ?1",
+        )
+        .bind(turn_id.to_string())
+        .execute(&mut *tx)
+        .await
+        .map_err(storage("restarting a turn"))?;
+        let turn = fetch_turn(&mut tx, turn_id)
+            .await?
+            .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
+        tx.commit().await.map_err(storage("regenerating a turn"))?;
+        Ok((turn, user_message))
+    }
+}
+
+/// Inserts a running turn with the next `seq` (inside a write transaction).
+pub(crate) async fn insert_turn(
+    conn: &mut SqliteConnection,
+    conversation_id: ConversationId,
+    thinking_mode: bool,
+) -> RepoResult<Turn> {
+    let (at, at_text) = now();
+    let seq = next_seq(conn, conversation_id, &at_text).await?;
+    let turn = Turn {
+        id: TurnId::new(),
+        conversation_id,
+        seq,
+        thinking_mode,
+        status: TurnStatus::Running,
+        error: None,
+        created_at: at,
+        completed_at: None,
+    };
+    sqlx::query(
+        "INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at) \
+         VALUES (?1, ?2, ?3, ?4, 'running', ?5)",
+    )
+    .bind(turn.id.to_string())
+    .bind(conversation_id.to_string())
+    .bind(seq)
+    .bind(i64::from(thinking_mode))
+    .bind(at_text)
+    .execute(&mut *conn)
+    .await
+    .map_err(storage("starting a turn"))?;
+    Ok(turn)
+}
+
+/// Inserts a message with the next `seq` (inside a write transaction).
+pub(crate) async fn insert_message(
+    conn: &mut SqliteConnection,
+    conversation_id: ConversationId,
+    turn_id: TurnId,
+    role: Role,
+    content: &str,
+    token_count: i64,
+    is_edited: bool,
+) -> RepoResult<Message> {
+    let (at, at_text) = now();
+    let seq = next_seq(conn, conversation_id, &at_text).await?;
+    let message = Message {
+        id: MessageId::new(),
+        conversation_id,
+        turn_id,
+        seq,
+        role,
+        content: content.to_owned(),
+        token_count,
+        created_at: at,
+        replaced_by: None,
+        is_edited,
+    };
+    sqlx::query(
+        "INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+         created_at, is_edited) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )
+    .bind(message.id.to_string())
+    .bind(conversation_id.to_string())
+    .bind(turn_id.to_string())
+    .bind(seq)
+    .bind(role.as_str())
+    .bind(content)
+    .bind(token_count)
+    .bind(at_text)
+    .bind(i64::from(is_edited))
+    .execute(&mut *conn)
+    .await
+    .map_err(storage("appending a message"))?;
+    Ok(message)
+}

@@ -1,0 +1,58 @@
+//! Small helpers shared by the repository implementations.
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::Seq;
+use smallebot_core::ids::ConversationId;
+use smallebot_core::time::{Timestamp, format_timestamp};
+use sqlx::{Sqlite, SqliteConnection, Transaction};
+
+use crate::database::SqliteStore;
+
+/// Maps an sqlx error to a repository error that says what was being done.
+pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
+    move |err| RepositoryError::Storage {
+        action,
+        message: err.to_string(),
+    }
+}
+
+/// Now, truncated to the stored millisecond precision, and its stored text.
+pub(crate) fn now() -> (Timestamp, String) {
+    use chrono::SubsecRound;
+    let at = chrono::Utc::now().trunc_subsecs(3);
+    let text = format_timestamp(&at);
+    (at, text)
+}
+
+impl SqliteStore {
+    /// A write transaction that takes the write lock up front (`BEGIN IMMEDIATE`), so
+    /// concurrent writers queue on the busy timeout instead of failing on upgrade.
+    pub(crate) async fn write_tx(
+        &self,
+        action: &'static str,
+    ) -> Result<Transaction<'static, Sqlite>, RepositoryError> {
+        self.pool()
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(storage(action))
+    }
+}
+
+/// Allocates the next `seq` of a conversation (call inside a write transaction) and
+/// touches its `updated_at`.
+pub(crate) async fn next_seq(
+    conn: &mut SqliteConnection,
+    conversation_id: ConversationId,
+    now: &str,
+) -> Result<Seq, RepositoryError> {
+    let seq: Option<i64> = sqlx::query_scalar(
+        "UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 \
+         WHERE id = ?2 RETURNING last_seq",
+    )
+    .bind(now)
+    .bind(conversation_id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("allocating the next seq"))?;
+    seq.ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))
+}

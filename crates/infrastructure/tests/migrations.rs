@@ -1,0 +1,143 @@
+//! Migrations on real files: create, re-run, upgrade with backup, refuse bad files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use smallebot_core::entities::{SearchQuery, SearchScope};
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::{ConversationRepository, SearchRepository};
+use smallebot_infrastructure::{
+    SqliteStore, StoreError, migrate_database, migrate_database_to, migration_status,
+};
+
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[tokio::test]
+async fn creates_the_schema_then_reports_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nested/dir/new.db");
+    let status = migration_status(&db).await.unwrap();
+    assert!(status.applied.is_empty());
+    assert!(status.pending.len() >= 2);
+    assert!(!db.exists(), "status changes nothing");
+
+    let first = migrate_database(&db).await.unwrap();
+    assert_eq!(first.applied.len(), status.pending.len());
+    assert_eq!(first.backup, None, "a new database needs no backup");
+    let second = migrate_database(&db).await.unwrap();
+    assert!(second.applied.is_empty());
+    assert_eq!(second.backup, None);
+    let status = migration_status(&db).await.unwrap();
+    assert!(status.pending.is_empty());
+    assert_eq!(status.applied.len(), first.applied.len());
+}
+
+#[tokio::test]
+async fn upgrades_an_old_database_keeping_data_and_a_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("old.db");
+    // A database at schema version 1 only, with a conversation and a message in it.
+    let report = migrate_database_to(&db, 1).await.unwrap();
+    assert_eq!(report.applied.len(), 1);
+    let conversation = ConversationId::new();
+    let turn = TurnId::new();
+    {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO conversations (id, user_name, title, created_at, updated_at, last_seq) VALUES (?1, 'alice', 'Old one', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 2)")
+            .bind(conversation.to_string()).execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO turns (id, conversation_id, seq, status, created_at) VALUES (?1, ?2, 1, 'completed', '2025-01-01T00:00:00.000Z')")
+            .bind(turn.to_string()).bind(conversation.to_string()).execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, created_at) VALUES ('m1', ?1, ?2, 2, 'user', 'remember the armadillo', 4, '2025-01-01T00:00:00.000Z')")
+            .bind(conversation.to_string()).bind(turn.to_string()).execute(&pool).await.unwrap();
+        pool.close().await;
+    }
+    let status = migration_status(&db).await.unwrap();
+    assert_eq!(status.applied.len(), 1);
+    assert!(!status.pending.is_empty());
+
+    let (store, report) = SqliteStore::open_and_report(&db).await.unwrap();
+    assert_eq!(report.applied.len(), status.pending.len());
+    let backup = report.backup.expect("a backup of the old database");
+    assert_eq!(backup, dir.path().join("old.db.bak-1"));
+    assert!(backup.exists());
+    // The backup is the old schema with the old data.
+    let old = migration_status(&backup).await.unwrap();
+    assert_eq!(old.applied.len(), 1);
+
+    // Data kept, and indexed by the new full-text migration.
+    let kept = store.get_conversation(conversation).await.unwrap().unwrap();
+    assert_eq!(kept.title, "Old one");
+    let hits = store
+        .search(&SearchQuery {
+            text: "armadillo".into(),
+            scope: SearchScope::All,
+            since: None,
+            limit: 5,
+        })
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    // New rows continue the sequence.
+    let t = smallebot_core::repository::TurnRepository::start_turn(&store, conversation, false)
+        .await
+        .unwrap();
+    assert_eq!(t.seq, 3);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn refuses_a_file_that_is_not_a_database_and_leaves_it_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("notes.txt");
+    std::fs::write(&db, "these are my notes, not a database\n".repeat(100)).unwrap();
+    let before = bytes(&db);
+    for result in [
+        migrate_database(&db).await.map(|_| ()),
+        migration_status(&db).await.map(|_| ()),
+        SqliteStore::open(&db).await.map(|_| ()),
+    ] {
+        let err = result.unwrap_err();
+        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err}");
+        assert!(err.to_string().contains(&db.display().to_string()), "{err}");
+    }
+    assert_eq!(bytes(&db), before);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no -wal, -shm or backup files were created"
+    );
+}
+
+#[tokio::test]
+async fn refuses_a_newer_schema_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("future.db");
+    migrate_database(&db).await.unwrap();
+    {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (9999, 'from the future', 1, x'00', 0)")
+            .execute(&pool).await.unwrap();
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+    let before = bytes(&db);
+    let err = SqliteStore::open(&db).await.unwrap_err();
+    match &err {
+        StoreError::SchemaTooNew { found, .. } => assert_eq!(*found, 9999),
+        other => panic!("unexpected {other}"),
+    }
+    assert!(err.to_string().contains("newer"), "{err}");
+    assert!(migration_status(&db).await.is_err());
+    assert_eq!(bytes(&db), before);
+    assert!(!dir.path().join("future.db.bak-9999").exists());
+}

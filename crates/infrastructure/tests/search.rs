@@ -1,0 +1,159 @@
+//! Full-text search: newest first, scoped, never an SQL error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use smallebot_core::entities::{SearchHitKind, SearchQuery, SearchScope};
+use smallebot_core::repository::SearchRepository;
+
+fn query(text: &str, scope: SearchScope) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        scope,
+        since: None,
+        limit: 10,
+    }
+}
+
+#[tokio::test]
+async fn finds_words_in_messages_and_tool_results_newest_first() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let t1 = user_turn(&f.store, &c, "where is the pelican config").await;
+    tool(
+        &f.store,
+        &c,
+        &t1,
+        "c1",
+        r#"{"command":"find . -name pelican.toml"}"#,
+        "./etc/pelican.toml",
+    )
+    .await;
+    assistant(&f.store, &c, &t1, "The pelican config is in etc").await;
+
+    let hits = f
+        .store
+        .search(&query("pelican", SearchScope::Conversation(c.id)))
+        .await
+        .unwrap();
+    let kinds: Vec<SearchHitKind> = hits.iter().map(|h| h.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            SearchHitKind::Assistant,
+            SearchHitKind::ToolResult,
+            SearchHitKind::ToolCall,
+            SearchHitKind::User
+        ]
+    );
+    assert!(hits.windows(2).all(|w| w[0].seq >= w[1].seq));
+    assert_eq!(hits[1].text, "./etc/pelican.toml");
+    assert!(hits[2].text.starts_with("ExecuteCommand("));
+    assert_eq!(hits[0].conversation_title, "New conversation");
+
+    let limited = f
+        .store
+        .search(&SearchQuery {
+            limit: 2,
+            ..query("pelican", SearchScope::All)
+        })
+        .await
+        .unwrap();
+    assert_eq!(limited.len(), 2);
+    assert_eq!(limited[0].kind, SearchHitKind::Assistant);
+}
+
+#[tokio::test]
+async fn user_scope_never_returns_another_users_rows() {
+    let f = fixture().await;
+    let a = conversation(&f.store, "alice").await;
+    let b = conversation(&f.store, "bob").await;
+    user_turn(&f.store, &a, "secret walrus plan").await;
+    user_turn(&f.store, &b, "bob walrus notes").await;
+    let alice = f
+        .store
+        .search(&query("walrus", SearchScope::User("alice".into())))
+        .await
+        .unwrap();
+    assert_eq!(alice.len(), 1);
+    assert_eq!(alice[0].conversation_id, a.id);
+    let everyone = f
+        .store
+        .search(&query("walrus", SearchScope::All))
+        .await
+        .unwrap();
+    assert_eq!(everyone.len(), 2);
+}
+
+#[tokio::test]
+async fn since_filters_old_rows() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    user_turn(&f.store, &c, "ancient otter").await;
+    sqlx::query("UPDATE search_rows SET created_at = '2020-01-01T00:00:00.000Z'")
+        .execute(f.store.pool())
+        .await
+        .unwrap();
+    user_turn(&f.store, &c, "fresh otter").await;
+    let recent = f
+        .store
+        .search(&SearchQuery {
+            since: Some(chrono::Utc::now() - chrono::Duration::days(7)),
+            ..query("otter", SearchScope::All)
+        })
+        .await
+        .unwrap();
+    assert_eq!(recent.len(), 1);
+    assert_eq!(recent[0].text, "fresh otter");
+}
+
+#[tokio::test]
+async fn fts_syntax_in_queries_never_errors() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    user_turn(&f.store, &c, "error: \"quoted\" a-b NEAR c AND (x) prefix*").await;
+    for text in [
+        "\"",
+        "\"quoted\"",
+        "*",
+        "prefix*",
+        "-",
+        "a-b",
+        ":",
+        "error:",
+        "(",
+        "(x)",
+        ")",
+        "NEAR",
+        "NEAR(a b)",
+        "AND",
+        "a AND",
+        "OR NOT",
+        "^start",
+        "col:val",
+        "{a b}",
+        "'",
+        "''",
+        "\\",
+        "NEAR/3",
+        "+",
+        "quoted\"",
+        "",
+    ] {
+        let result = f.store.search(&query(text, SearchScope::All)).await;
+        assert!(result.is_ok(), "query {text:?} failed: {:?}", result.err());
+    }
+    let hits = f
+        .store
+        .search(&query("\"quoted\"", SearchScope::All))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    let hits = f
+        .store
+        .search(&query("AND", SearchScope::All))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "AND is searched as a word");
+}

@@ -1,0 +1,35 @@
+//! `cargo xtask migrate`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use smallebot_infrastructure::{migrate_database, migration_status};
+
+/// Arguments of `cargo xtask migrate`.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// The database file (default: `smallebot.db` in the home directory).
+    #[arg(long)]
+    database: Option<PathBuf>,
+    /// The home directory whose `smallebot.db` is migrated.
+    #[arg(long, env = "SMALLEBOT_HOME", default_value = "./.agents")]
+    home: PathBuf,
+    /// Only list applied and pending migrations; change nothing.
+    #[arg(long)]
+    status: bool,
+}
+
+/// Applies or lists migrations, printing what happened.
+pub async fn run(args: MigrateArgs) -> Result<(), String> {
+    let path = args
+        .database
+        .unwrap_or_else(|| args.home.join("smallebot.db"));
+    if args.status {
+        let status = migration_status(&path).await.map_err(|e| e.to_string())?;
+        println!("{}\n{status}", path.display());
+    } else {
+        let report = migrate_database(&path).await.map_err(|e| e.to_string())?;
+        println!("{}: {report}", path.display());
+    }
+    Ok(())
+}
