@@ -29,11 +29,48 @@ pub struct Cli {
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Chat interactively: streaming answers, tool calls as they run, slash commands
+    /// (/help). Continues your most recent conversation unless told otherwise.
+    Chat {
+        /// Continue this conversation.
+        #[arg(long, conflicts_with = "new")]
+        conversation: Option<String>,
+        /// Start a new conversation.
+        #[arg(long)]
+        new: bool,
+        /// Whose conversations (default: agent.json userName, else $USER).
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// Send one message, print the answer (or every event as JSON lines) and exit.
+    /// Exit code 0 when the turn completed, 1 when it failed, 2 when no model is configured.
+    Run {
+        /// The message to send.
+        prompt: String,
+        /// Continue this conversation instead of starting a new one.
+        #[arg(long)]
+        conversation: Option<String>,
+        /// Print every event as one JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// Whose conversation (default: agent.json userName, else $USER).
+        #[arg(long)]
+        user: Option<String>,
+    },
     /// Apply pending database migrations (the other commands do this too, at start).
     Migrate {
         /// Only list applied and pending migrations; change nothing.
         #[arg(long)]
         status: bool,
+    },
+    /// Summarize a conversation's older turns now (the recent turns stay verbatim;
+    /// nothing is deleted).
+    Compact {
+        /// The conversation id.
+        id: String,
+        /// What the summary should focus on.
+        #[arg(long)]
+        focus: Option<String>,
     },
     /// List, show or delete stored conversations.
     #[command(subcommand)]

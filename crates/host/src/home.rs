@@ -20,6 +20,14 @@ impl Home {
         &self.root
     }
 
+    /// The compression prompt.
+    pub fn compact_skill(&self) -> PathBuf {
+        self.root
+            .join("sys.skills")
+            .join("compact")
+            .join("SKILL.md")
+    }
+
     /// The SQLite database.
     pub fn database(&self) -> PathBuf {
         self.root.join("smallebot.db")

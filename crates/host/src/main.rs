@@ -4,11 +4,13 @@
 //! opens the SQLite store (applying migrations, with a backup), wires the crates together
 //! by hand and runs one command. See `smallebot --help`.
 
+mod chat;
 mod cli;
 mod commands;
 mod error;
 mod home;
 mod render;
+mod wiring;
 
 use std::process::ExitCode;
 

@@ -1,6 +1,7 @@
 //! Pure domain rules: functions without I/O, each with table-driven unit tests.
 
 pub mod command_policy;
+pub mod compression_scope;
 pub mod shell_lexer;
 mod shell_quoting;
 mod shell_redirect;

@@ -1,7 +1,9 @@
 //! One module per command; `run` dispatches.
 
+mod compact;
 mod conversations;
 mod migrate;
+pub mod run;
 
 use smallebot_infrastructure::SqliteStore;
 
@@ -14,6 +16,39 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
     let home = Home::new(cli.home);
     match cli.command {
         Command::Migrate { status } => migrate::run(&home, status).await,
+        Command::Compact { id, focus } => compact::run(&home, &id, focus.as_deref()).await,
+        Command::Chat {
+            conversation,
+            new,
+            user,
+        } => {
+            crate::chat::run(
+                &home,
+                crate::chat::ChatArgs {
+                    conversation,
+                    new,
+                    user,
+                },
+            )
+            .await
+        }
+        Command::Run {
+            prompt,
+            conversation,
+            json,
+            user,
+        } => {
+            run::run(
+                &home,
+                run::RunArgs {
+                    prompt,
+                    conversation,
+                    json,
+                    user,
+                },
+            )
+            .await
+        }
         Command::Conversations(command) => {
             let store = open_store(&home).await?;
             let result = conversations::run(&store, command).await;

@@ -1,0 +1,200 @@
+//! Assembling streamed chunks into one response.
+
+use std::collections::BTreeMap;
+
+use smallebot_application::ports::{ModelDelta, ModelResponse, ModelToolCall, ModelUsage};
+
+use super::wire::Chunk;
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Collects text, reasoning, tool calls (whose pieces may arrive split and interleaved,
+/// matched by `index`) and usage from a stream of chunks.
+#[derive(Debug, Default)]
+pub struct StreamAccumulator {
+    text: String,
+    reasoning: String,
+    calls: BTreeMap<usize, PartialCall>,
+    usage: Option<ModelUsage>,
+    finished: bool,
+}
+
+impl StreamAccumulator {
+    /// Takes one chunk; returns the text/reasoning deltas to show.
+    pub fn push(&mut self, chunk: &Chunk) -> Vec<ModelDelta> {
+        let mut deltas = Vec::new();
+        if let Some(usage) = chunk.usage {
+            self.usage = Some(ModelUsage {
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+            });
+        }
+        for choice in &chunk.choices {
+            if choice.finish_reason.is_some() {
+                self.finished = true;
+            }
+            let Some(delta) = &choice.delta else { continue };
+            for reasoning in [&delta.reasoning_content, &delta.reasoning]
+                .into_iter()
+                .flatten()
+            {
+                if !reasoning.is_empty() {
+                    self.reasoning.push_str(reasoning);
+                    deltas.push(ModelDelta::Reasoning(reasoning.clone()));
+                }
+            }
+            if let Some(text) = delta.content.as_ref().filter(|t| !t.is_empty()) {
+                self.text.push_str(text);
+                deltas.push(ModelDelta::Text(text.clone()));
+            }
+            for piece in delta.tool_calls.iter().flatten() {
+                let index = piece.index.unwrap_or_else(|| {
+                    // No index: a piece with a new id starts a call, others continue the last.
+                    let last = self.calls.keys().next_back().copied();
+                    match (&piece.id, last) {
+                        (Some(id), Some(l)) if self.calls.get(&l).is_some_and(|c| &c.id != id) => {
+                            l + 1
+                        }
+                        (_, Some(l)) => l,
+                        (_, None) => 0,
+                    }
+                });
+                let call = self.calls.entry(index).or_default();
+                if let Some(id) = piece.id.as_ref().filter(|id| !id.is_empty()) {
+                    call.id.clone_from(id);
+                }
+                if let Some(function) = &piece.function {
+                    if let Some(name) = &function.name {
+                        call.name.push_str(name);
+                    }
+                    if let Some(arguments) = &function.arguments {
+                        call.arguments.push_str(arguments);
+                    }
+                }
+            }
+        }
+        deltas
+    }
+
+    /// Whether a `finish_reason` arrived (the model finished its answer).
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Text streamed so far.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The whole response.
+    #[must_use]
+    pub fn into_response(self) -> ModelResponse {
+        ModelResponse {
+            text: self.text,
+            reasoning: self.reasoning,
+            tool_calls: self
+                .calls
+                .into_values()
+                .filter(|c| !c.name.is_empty())
+                .map(|c| ModelToolCall {
+                    call_id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                })
+                .collect(),
+            usage: self.usage,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn chunk(value: serde_json::Value) -> Chunk {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn interleaved_tool_call_pieces_are_matched_by_index() {
+        let mut acc = StreamAccumulator::default();
+        let pieces = [
+            json!({"choices":[{"delta":{"role":"assistant","content":"Let me "}}]}),
+            json!({"choices":[{"delta":{"content":"check."}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"Get","arguments":""}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"Read","arguments":"{\"pa"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"x\":"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"th\":\"f\"}"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}),
+            json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}),
+        ];
+        let mut shown = Vec::new();
+        for p in pieces {
+            shown.extend(acc.push(&chunk(p)));
+        }
+        assert!(acc.finished());
+        assert_eq!(
+            shown,
+            [
+                ModelDelta::Text("Let me ".into()),
+                ModelDelta::Text("check.".into())
+            ]
+        );
+        let response = acc.into_response();
+        assert_eq!(response.text, "Let me check.");
+        assert_eq!(
+            response.tool_calls,
+            [
+                ModelToolCall {
+                    call_id: "a".into(),
+                    name: "Get".into(),
+                    arguments: "{\"x\":1}".into()
+                },
+                ModelToolCall {
+                    call_id: "b".into(),
+                    name: "Read".into(),
+                    arguments: "{\"path\":\"f\"}".into()
+                },
+            ]
+        );
+        assert_eq!(
+            response.usage,
+            Some(ModelUsage {
+                prompt_tokens: 10,
+                completion_tokens: 5
+            })
+        );
+    }
+
+    #[test]
+    fn reasoning_from_either_field_and_missing_indexes() {
+        let mut acc = StreamAccumulator::default();
+        for p in [
+            json!({"choices":[{"delta":{"reasoning_content":"think "}}]}),
+            json!({"choices":[{"delta":{"reasoning":"more"}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"id":"x","function":{"name":"A","arguments":"{}"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"id":"y","function":{"name":"B","arguments":"{"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"}"}}]}}]}),
+        ] {
+            acc.push(&chunk(p));
+        }
+        assert!(!acc.finished());
+        let r = acc.into_response();
+        assert_eq!(r.reasoning, "think more");
+        let names: Vec<_> = r
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(names, [("A", "{}"), ("B", "{}")]);
+    }
+}

@@ -1,0 +1,111 @@
+//! async-openai errors → model errors that say what failed and what to do.
+
+use async_openai::error::OpenAIError;
+use smallebot_application::ports::{ModelError, ModelErrorKind};
+
+/// Whether an API error means the request is too long for the model.
+fn is_context_overflow(code: Option<&str>, message: &str) -> bool {
+    let lower = message.to_lowercase();
+    code == Some("context_length_exceeded")
+        || lower.contains("maximum context length")
+        || lower.contains("context length exceeded")
+        || lower.contains("context window")
+        || lower.contains("too many tokens")
+}
+
+/// Maps a failed request to a [`ModelError`] for the endpoint at `base_url`.
+pub(crate) fn map_error(err: OpenAIError, base_url: &str, attempts: u32) -> ModelError {
+    match err {
+        OpenAIError::ApiError(response) => {
+            let status = response.status_code.as_u16();
+            let api = response.api_error;
+            if is_context_overflow(api.code.as_deref(), &api.message) {
+                return ModelError::new(
+                    ModelErrorKind::ContextLengthExceeded,
+                    format!(
+                        "the request is longer than the model's context window: {}",
+                        api.message
+                    ),
+                );
+            }
+            match status {
+                429 => ModelError::new(
+                    ModelErrorKind::RateLimited,
+                    format!(
+                        "rate limited by {base_url} (429) after {attempts} attempts: {}",
+                        api.message
+                    ),
+                ),
+                401 | 403 => ModelError::new(
+                    ModelErrorKind::Rejected,
+                    format!(
+                        "{base_url} refused the credentials ({status}): {}. Check the API key \
+                         (OPENAI_API_KEY or the apiKeyEnv variable of models.json).",
+                        api.message
+                    ),
+                ),
+                s if s >= 500 => ModelError::new(
+                    ModelErrorKind::Server,
+                    format!(
+                        "{base_url} failed with {status} after {attempts} attempts: {}",
+                        api.message
+                    ),
+                ),
+                _ => ModelError::new(
+                    ModelErrorKind::Rejected,
+                    format!(
+                        "{base_url} rejected the request ({status}): {}",
+                        api.message
+                    ),
+                ),
+            }
+        }
+        OpenAIError::Reqwest(e) if e.is_connect() => ModelError::new(
+            ModelErrorKind::Network,
+            format!(
+                "cannot connect to {base_url} after {attempts} attempts: {e}. Is the server running?"
+            ),
+        ),
+        OpenAIError::Reqwest(e) => ModelError::new(
+            ModelErrorKind::Network,
+            format!("connection to {base_url} failed: {e}"),
+        ),
+        OpenAIError::JSONDeserialize(e, content) => {
+            let snippet: String = content.chars().take(200).collect();
+            ModelError::new(
+                ModelErrorKind::Protocol,
+                format!("{base_url} sent a malformed response ({e}): {snippet}"),
+            )
+        }
+        OpenAIError::StreamError(e) => ModelError::new(
+            ModelErrorKind::Network,
+            format!("the response stream from {base_url} was cut: {e}"),
+        ),
+        other => ModelError::new(
+            ModelErrorKind::Protocol,
+            format!("request to {base_url} failed: {other}"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_context_overflow;
+
+    #[test]
+    fn recognises_context_overflow_messages() {
+        let cases = [
+            (Some("context_length_exceeded"), "whatever", true),
+            (
+                None,
+                "This model's maximum context length is 8192 tokens",
+                true,
+            ),
+            (None, "prompt exceeds context window", true),
+            (None, "Invalid API key", false),
+        ];
+        for (code, message, expected) in cases {
+            assert_eq!(is_context_overflow(code, message), expected, "{message}");
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The OpenAI-compatible chat model client (OpenAI, Ollama, vLLM, llama.cpp server, …)
+//! on async-openai's bring-your-own-types API, so provider extensions such as
+//! `reasoning_content` deltas come through.
+//!
+//! Streaming with `stream_options.include_usage`; retries with exponential backoff and
+//! jitter on 429/5xx/connection errors honouring `Retry-After`, at most 4 attempts
+//! ([`retry`]); a stream idle timeout; cancellation by dropping the future.
+
+mod accumulate;
+mod errors;
+mod model;
+pub mod retry;
+pub mod wire;
+
+pub use accumulate::StreamAccumulator;
+pub use model::{ChatEndpoint, ClientSettings, OpenAiChatModel};

@@ -1,0 +1,151 @@
+//! The retry policy under async-openai: exponential backoff with jitter on 429, 5xx and
+//! connection errors, honouring `Retry-After`, at most [`RetryPolicy::max_attempts`].
+//!
+//! It retries only before a response body is read, so a stream that was cut after text
+//! arrived is never replayed (that would duplicate the text); the turn fails instead
+//! and keeps the partial text.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use async_openai::error::OpenAIError;
+use async_openai::middleware::{HttpRequestFactory, ReqwestService};
+use rand::Rng;
+use reqwest::Response;
+use tower::{Service, ServiceExt};
+
+/// When and how long to wait between attempts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetryPolicy {
+    /// Attempts in all (the first one included).
+    pub max_attempts: u32,
+    /// Delay before the second attempt; doubled each time.
+    pub base_delay: Duration,
+    /// Longest computed backoff.
+    pub max_delay: Duration,
+    /// Longest `Retry-After` honoured (longer waits fail instead of hanging the turn).
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(20),
+            max_retry_after: Duration::from_secs(120),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The backoff before attempt `attempt + 1` (attempt counts from 1): base × 2^(n-1),
+    /// capped, with ±25 % jitter so clients that failed together do not retry together.
+    #[must_use]
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let exp = self
+            .base_delay
+            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
+            .min(self.max_delay);
+        let jitter = rand::rng().random_range(0.75..1.25);
+        exp.mul_f64(jitter)
+    }
+}
+
+/// Whether a response deserves another attempt, and the server's requested wait.
+fn retryable(result: &Result<Response, OpenAIError>) -> (bool, Option<Duration>) {
+    match result {
+        Ok(response) => {
+            let status = response.status();
+            let retry = status.as_u16() == 429 || status.is_server_error();
+            let after = response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64);
+            (retry, after)
+        }
+        Err(OpenAIError::Reqwest(err)) => (err.is_connect() || err.is_timeout(), None),
+        Err(_) => (false, None),
+    }
+}
+
+/// A tower service: reqwest underneath, this retry policy on top.
+#[derive(Debug, Clone)]
+pub struct RetryService {
+    inner: ReqwestService,
+    policy: RetryPolicy,
+}
+
+impl RetryService {
+    /// Wraps a reqwest client.
+    #[must_use]
+    pub fn new(client: reqwest::Client, policy: RetryPolicy) -> Self {
+        Self {
+            inner: ReqwestService::new(client),
+            policy,
+        }
+    }
+}
+
+type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response, OpenAIError>> + Send>>;
+
+impl Service<HttpRequestFactory> for RetryService {
+    type Response = Response;
+    type Error = OpenAIError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: HttpRequestFactory) -> Self::Future {
+        let inner = self.inner.clone();
+        let policy = self.policy;
+        Box::pin(async move {
+            let mut attempt = 1;
+            loop {
+                let result = inner.clone().oneshot(request.clone()).await;
+                let (retry, retry_after) = retryable(&result);
+                if !retry || attempt >= policy.max_attempts {
+                    return result;
+                }
+                let delay = match retry_after {
+                    Some(after) if after > policy.max_retry_after => return result,
+                    Some(after) => after,
+                    None => policy.backoff(attempt),
+                };
+                tracing::warn!(attempt, ?delay, "model request failed; retrying");
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_with_bounded_jitter_and_a_cap() {
+        let policy = RetryPolicy {
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(500),
+            ..RetryPolicy::default()
+        };
+        for (attempt, nominal) in [(1, 100u64), (2, 200), (3, 400), (4, 500), (10, 500)] {
+            for _ in 0..20 {
+                let d = policy.backoff(attempt).as_millis() as u64;
+                assert!(
+                    d >= nominal * 3 / 4 && d <= nominal * 5 / 4,
+                    "attempt {attempt}: {d}"
+                );
+            }
+        }
+    }
+}

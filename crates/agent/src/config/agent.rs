@@ -1,0 +1,206 @@
+//! `agent.json`: the agent's behaviour settings ([`AgentSettings`]).
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::ConfigError;
+use super::json::{parse, read_optional};
+
+/// The name of the agent settings file inside the home directory.
+pub const AGENT_FILE: &str = "agent.json";
+
+/// How earlier tool calls are written into the history sent to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolHistoryFormat {
+    /// Native OpenAI `tool_calls` plus `tool` result messages (`"native"`, the default).
+    #[default]
+    Native,
+    /// Summary lines `[Tool: Name(args)] → result` appended to the assistant message
+    /// (`"inline"`), for endpoints that handle native tool history badly.
+    Inline,
+}
+
+/// Settings from `<home>/agent.json` (camelCase keys), already range-checked.
+///
+/// A missing file gives [`AgentSettings::default`]; a missing key gives that key's
+/// default. Out-of-range values are corrected by the rules documented on each field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSettings {
+    /// `toolResultMaxLength`: chars of a tool result sent to the model (default 500;
+    /// below 100 → 500, above 10000 → 10000).
+    pub tool_result_max_length: usize,
+    /// `compressionThreshold`: fraction of the context window at which history is
+    /// compressed (default 0.8; below 0.5 or non-finite → 0.8, above 0.95 → 0.95).
+    pub compression_threshold: f64,
+    /// `keepRecentTurns`: turns kept verbatim by compression (default 2; at least 1, so
+    /// the current turn is always kept).
+    pub keep_recent_turns: usize,
+    /// `maxToolSteps`: model/tool round trips allowed in one turn (default 50; 1..=500).
+    pub max_tool_steps: usize,
+    /// `toolHistoryFormat`: `"native"` (default) or `"inline"`.
+    pub tool_history_format: ToolHistoryFormat,
+    /// `streamIdleTimeoutSeconds`: how long a model stream may send nothing before the
+    /// call fails (default 120 s; at least 1 s).
+    pub stream_idle_timeout: Duration,
+    /// `userName`: the default user of new conversations (default none: the host falls
+    /// back to `USER` or `"local"`). Blank counts as none.
+    pub user_name: Option<String>,
+    /// `systemPrompt`: extra base instructions for the system prompt (default none).
+    /// Blank counts as none.
+    pub system_prompt: Option<String>,
+}
+
+impl AgentSettings {
+    /// Default of [`AgentSettings::tool_result_max_length`].
+    pub const DEFAULT_TOOL_RESULT_MAX_LENGTH: usize = 500;
+    /// Smallest accepted `toolResultMaxLength`; smaller values mean the default.
+    pub const MIN_TOOL_RESULT_MAX_LENGTH: usize = 100;
+    /// Largest `toolResultMaxLength`; larger values are clamped to it.
+    pub const MAX_TOOL_RESULT_MAX_LENGTH: usize = 10_000;
+    /// Default of [`AgentSettings::compression_threshold`].
+    pub const DEFAULT_COMPRESSION_THRESHOLD: f64 = 0.8;
+    /// Smallest accepted `compressionThreshold`; smaller values mean the default.
+    pub const MIN_COMPRESSION_THRESHOLD: f64 = 0.5;
+    /// Largest `compressionThreshold`; larger values are clamped to it.
+    pub const MAX_COMPRESSION_THRESHOLD: f64 = 0.95;
+    /// Default of [`AgentSettings::keep_recent_turns`].
+    pub const DEFAULT_KEEP_RECENT_TURNS: usize = 2;
+    /// Default of [`AgentSettings::max_tool_steps`].
+    pub const DEFAULT_MAX_TOOL_STEPS: usize = 50;
+    /// Largest `maxToolSteps`; larger values are clamped to it.
+    pub const MAX_MAX_TOOL_STEPS: usize = 500;
+    /// Default of [`AgentSettings::stream_idle_timeout`], in seconds.
+    pub const DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS: u64 = 120;
+
+    /// Loads `<home>/agent.json`; defaults when the file does not exist.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`] when the file exists but cannot be read, and the errors of
+    /// [`AgentSettings::from_json`].
+    pub fn load(home: &Path) -> Result<Self, ConfigError> {
+        let file = home.join(AGENT_FILE);
+        match read_optional(&file)? {
+            Some(text) => Self::from_json(&text, &file),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Parses the content of an `agent.json` (`file` is only used in errors).
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] (with line and column) for invalid JSON, a value of the
+    /// wrong type, or an unknown `toolHistoryFormat`. Unknown keys are ignored.
+    pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
+        let raw: RawAgentFile = parse(text, file)?;
+        Ok(raw.into_settings())
+    }
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            tool_result_max_length: Self::DEFAULT_TOOL_RESULT_MAX_LENGTH,
+            compression_threshold: Self::DEFAULT_COMPRESSION_THRESHOLD,
+            keep_recent_turns: Self::DEFAULT_KEEP_RECENT_TURNS,
+            max_tool_steps: Self::DEFAULT_MAX_TOOL_STEPS,
+            tool_history_format: ToolHistoryFormat::default(),
+            stream_idle_timeout: Duration::from_secs(Self::DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS),
+            user_name: None,
+            system_prompt: None,
+        }
+    }
+}
+
+/// `agent.json` as written: every key optional, integers signed so that a negative
+/// value is corrected by the range rules instead of failing as a type error.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAgentFile {
+    tool_result_max_length: Option<i64>,
+    compression_threshold: Option<f64>,
+    keep_recent_turns: Option<i64>,
+    max_tool_steps: Option<i64>,
+    tool_history_format: Option<ToolHistoryFormat>,
+    stream_idle_timeout_seconds: Option<i64>,
+    user_name: Option<String>,
+    system_prompt: Option<String>,
+}
+
+impl RawAgentFile {
+    fn into_settings(self) -> AgentSettings {
+        let defaults = AgentSettings::default();
+        AgentSettings {
+            tool_result_max_length: self
+                .tool_result_max_length
+                .map_or(defaults.tool_result_max_length, tool_result_max_length),
+            compression_threshold: self
+                .compression_threshold
+                .map_or(defaults.compression_threshold, compression_threshold),
+            keep_recent_turns: self
+                .keep_recent_turns
+                .map_or(defaults.keep_recent_turns, |n| clamp(n, 1, usize::MAX)),
+            max_tool_steps: self.max_tool_steps.map_or(defaults.max_tool_steps, |n| {
+                clamp(n, 1, AgentSettings::MAX_MAX_TOOL_STEPS)
+            }),
+            tool_history_format: self.tool_history_format.unwrap_or_default(),
+            stream_idle_timeout: self
+                .stream_idle_timeout_seconds
+                .map_or(defaults.stream_idle_timeout, |s| {
+                    Duration::from_secs(u64::try_from(s.max(1)).unwrap_or(1))
+                }),
+            user_name: non_blank(self.user_name),
+            system_prompt: non_blank(self.system_prompt),
+        }
+    }
+}
+
+/// `toolResultMaxLength` rule: below the minimum → default, above the maximum → maximum.
+fn tool_result_max_length(value: i64) -> usize {
+    let min = AgentSettings::MIN_TOOL_RESULT_MAX_LENGTH;
+    match usize::try_from(value) {
+        Ok(n) if n >= min => n.min(AgentSettings::MAX_TOOL_RESULT_MAX_LENGTH),
+        _ => AgentSettings::DEFAULT_TOOL_RESULT_MAX_LENGTH,
+    }
+}
+
+/// `compressionThreshold` rule: below the minimum or non-finite → default, above the
+/// maximum → maximum.
+fn compression_threshold(value: f64) -> f64 {
+    if !value.is_finite() || value < AgentSettings::MIN_COMPRESSION_THRESHOLD {
+        AgentSettings::DEFAULT_COMPRESSION_THRESHOLD
+    } else {
+        value.min(AgentSettings::MAX_COMPRESSION_THRESHOLD)
+    }
+}
+
+/// Clamps a signed value into `min..=max`.
+fn clamp(value: i64, min: usize, max: usize) -> usize {
+    usize::try_from(value).map_or(min, |n| n.clamp(min, max))
+}
+
+/// `None` for a missing or whitespace-only string.
+fn non_blank(value: Option<String>) -> Option<String> {
+    value.filter(|s| !s.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamp_handles_negative_and_huge_values() {
+        assert_eq!(clamp(-3, 1, 500), 1);
+        assert_eq!(clamp(0, 1, 500), 1);
+        assert_eq!(clamp(7, 1, 500), 7);
+        assert_eq!(clamp(i64::MAX, 1, 500), 500);
+    }
+
+    #[test]
+    fn non_finite_threshold_is_the_default() {
+        assert!((compression_threshold(f64::NAN) - 0.8).abs() < f64::EPSILON);
+        assert!((compression_threshold(f64::INFINITY) - 0.8).abs() < f64::EPSILON);
+    }
+}

@@ -1,0 +1,260 @@
+//! `models.json`: the model endpoints ([`ModelsConfig`], [`ModelSettings`]).
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+
+use super::ConfigError;
+use super::json::{parse, read_optional};
+use crate::tokenizer::SUPPORTED_ENCODINGS;
+
+/// The name of the models file inside the home directory.
+pub const MODELS_FILE: &str = "models.json";
+
+/// One model endpoint from `models.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSettings {
+    /// `id`: the name this model is selected by (`default`, `SMALLEBOT_MODEL`).
+    pub id: String,
+    /// `baseUrl`: the OpenAI-compatible API root, e.g. `http://localhost:11434/v1`.
+    pub base_url: String,
+    /// `apiKeyEnv`: the environment variable holding the API key (none: no key sent).
+    pub api_key_env: Option<String>,
+    /// `model`: the model name sent in requests, e.g. `qwen3:8b`.
+    pub model: String,
+    /// `contextWindow`: the context size in tokens (default 128000, at least 1024).
+    pub context_window: u64,
+    /// `tokenizer`: the tiktoken encoding for counts, `"o200k_base"` (default) or
+    /// `"cl100k_base"`.
+    pub tokenizer: String,
+    /// `supportsThinking`: whether the model streams reasoning (default false).
+    pub supports_thinking: bool,
+}
+
+impl ModelSettings {
+    /// Default of [`ModelSettings::context_window`].
+    pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+    /// Smallest [`ModelSettings::context_window`]; smaller values are raised to it.
+    pub const MIN_CONTEXT_WINDOW: u64 = 1024;
+    /// Default of [`ModelSettings::tokenizer`].
+    pub const DEFAULT_TOKENIZER: &'static str = "o200k_base";
+}
+
+/// The content of `<home>/models.json`, validated.
+///
+/// ```json
+/// { "default": "local", "compactionModel": "small",
+///   "models": [ { "id": "local", "baseUrl": "http://localhost:11434/v1",
+///                 "apiKeyEnv": "OLLAMA_KEY", "model": "qwen3:8b",
+///                 "contextWindow": 32768, "tokenizer": "o200k_base",
+///                 "supportsThinking": false } ] }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelsConfig {
+    /// `default`: the id of the chat model; names a model in [`ModelsConfig::models`].
+    /// May be left out of the file only when it lists exactly one model.
+    pub default: String,
+    /// `compactionModel`: the id of the model that writes summaries (none: the chat
+    /// model); names a model in [`ModelsConfig::models`].
+    pub compaction_model: Option<String>,
+    /// `models`: at least one model, ids unique.
+    pub models: Vec<ModelSettings>,
+}
+
+impl ModelsConfig {
+    /// Loads `<home>/models.json`; `Ok(None)` when the file does not exist.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`] when the file exists but cannot be read, and the errors of
+    /// [`ModelsConfig::from_json`].
+    pub fn load(home: &Path) -> Result<Option<Self>, ConfigError> {
+        let file = home.join(MODELS_FILE);
+        read_optional(&file)?
+            .map(|text| Self::from_json(&text, &file))
+            .transpose()
+    }
+
+    /// Parses and validates the content of a `models.json` (`file` is used in errors).
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] (line and column) for invalid JSON, wrong types, a
+    /// missing required key (`models`, `id`, `baseUrl`, `model`) or an unknown
+    /// `tokenizer`; [`ConfigError::Rule`] for an empty model list, an empty or
+    /// duplicate id, or a `default` / `compactionModel` naming no listed model.
+    pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
+        let raw: RawModelsFile = parse(text, file)?;
+        raw.validate(file)
+    }
+
+    /// The model with this id, if listed.
+    #[must_use]
+    pub fn model(&self, id: &str) -> Option<&ModelSettings> {
+        self.models.iter().find(|m| m.id == id)
+    }
+
+    /// The listed ids, comma-separated, for messages.
+    #[must_use]
+    pub fn ids(&self) -> String {
+        list_ids(&self.models)
+    }
+}
+
+fn list_ids(models: &[ModelSettings]) -> String {
+    let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
+    ids.join(", ")
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawModelsFile {
+    default: Option<String>,
+    compaction_model: Option<String>,
+    models: Vec<RawModel>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawModel {
+    id: String,
+    base_url: String,
+    api_key_env: Option<String>,
+    model: String,
+    context_window: Option<u64>,
+    tokenizer: Option<EncodingName>,
+    supports_thinking: Option<bool>,
+}
+
+impl RawModelsFile {
+    fn validate(self, file: &Path) -> Result<ModelsConfig, ConfigError> {
+        let rule = |message: String| ConfigError::Rule {
+            file: file.to_path_buf(),
+            message,
+        };
+        if self.models.is_empty() {
+            return Err(rule(
+                "\"models\" is empty: list at least one model (id, baseUrl, model)".into(),
+            ));
+        }
+        let models: Vec<ModelSettings> = self
+            .models
+            .into_iter()
+            .map(|raw| raw.into_settings(file))
+            .collect::<Result<_, _>>()?;
+        let mut seen = HashSet::new();
+        if let Some(dup) = models.iter().find(|m| !seen.insert(m.id.as_str())) {
+            return Err(rule(format!(
+                "model id `{}` is listed twice: give each model its own id",
+                dup.id
+            )));
+        }
+        let named = |key: &str, id: &str| -> Result<(), ConfigError> {
+            if models.iter().any(|m| m.id == id) {
+                Ok(())
+            } else {
+                Err(rule(format!(
+                    "\"{key}\" is `{id}`, but no model has that id: use one of {}",
+                    list_ids(&models)
+                )))
+            }
+        };
+        let default = match (self.default, models.as_slice()) {
+            (Some(id), _) => id,
+            (None, [only]) => only.id.clone(),
+            (None, _) => {
+                return Err(rule(format!(
+                    "\"default\" is missing: set it to the id of the chat model, one of {}",
+                    list_ids(&models)
+                )));
+            }
+        };
+        named("default", &default)?;
+        if let Some(id) = &self.compaction_model {
+            named("compactionModel", id)?;
+        }
+        Ok(ModelsConfig {
+            default,
+            compaction_model: self.compaction_model,
+            models,
+        })
+    }
+}
+
+impl RawModel {
+    fn into_settings(self, file: &Path) -> Result<ModelSettings, ConfigError> {
+        let rule = |message: String| ConfigError::Rule {
+            file: PathBuf::from(file),
+            message,
+        };
+        if self.id.trim().is_empty() {
+            return Err(rule("a model has an empty \"id\": give it a name".into()));
+        }
+        for (key, value) in [("baseUrl", &self.base_url), ("model", &self.model)] {
+            if value.trim().is_empty() {
+                return Err(rule(format!(
+                    "model `{}` has an empty \"{key}\": fill it in",
+                    self.id
+                )));
+            }
+        }
+        let context_window = self
+            .context_window
+            .unwrap_or(ModelSettings::DEFAULT_CONTEXT_WINDOW);
+        if context_window < ModelSettings::MIN_CONTEXT_WINDOW {
+            tracing::warn!(
+                file = %file.display(),
+                model = %self.id,
+                context_window,
+                "contextWindow is below the minimum; using {}",
+                ModelSettings::MIN_CONTEXT_WINDOW
+            );
+        }
+        Ok(ModelSettings {
+            api_key_env: self.api_key_env.filter(|v| !v.trim().is_empty()),
+            context_window: context_window.max(ModelSettings::MIN_CONTEXT_WINDOW),
+            tokenizer: self.tokenizer.map_or_else(
+                || ModelSettings::DEFAULT_TOKENIZER.to_owned(),
+                |name| name.0,
+            ),
+            supports_thinking: self.supports_thinking.unwrap_or(false),
+            id: self.id,
+            base_url: self.base_url,
+            model: self.model,
+        })
+    }
+}
+
+/// A tokenizer name checked against [`SUPPORTED_ENCODINGS`] while parsing, so that an
+/// unknown name is reported at its line and column.
+#[derive(Debug)]
+struct EncodingName(String);
+
+impl<'de> Deserialize<'de> for EncodingName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(EncodingNameVisitor)
+    }
+}
+
+struct EncodingNameVisitor;
+
+impl Visitor<'_> for EncodingNameVisitor {
+    type Value = EncodingName;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "one of the tokenizers {}",
+            SUPPORTED_ENCODINGS.join(", ")
+        )
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<EncodingName, E> {
+        if SUPPORTED_ENCODINGS.contains(&value) {
+            Ok(EncodingName(value.to_owned()))
+        } else {
+            Err(E::invalid_value(de::Unexpected::Str(value), &self))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! `HistoryBuilder`: the application's `ContextAssembler` on the tokenizer.
+
+use std::sync::{Arc, Mutex};
+
+use smallebot_application::ports::{
+    ContextAssembler, ContextEstimate, ModelRequest, PromptInput, RequestPurpose, ToolSchema,
+};
+use smallebot_core::entities::{Conversation, Role};
+use smallebot_core::rules::truncation::truncate_tool_result;
+
+use super::messages::build_messages;
+use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
+use super::tokens::{MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
+use crate::config::ToolHistoryFormat;
+use crate::tokenizer::Tokenizer;
+
+/// What the builder needs to know.
+#[derive(Debug, Clone)]
+pub struct HistorySettings {
+    /// Base instructions (the built-in text, plus agent.json's `systemPrompt`).
+    pub base_instructions: String,
+    /// Rules of the shell tool for the system prompt, if it is offered.
+    pub terminal_rules: Option<String>,
+    /// Tool results are cut to this many characters.
+    pub tool_result_max_length: usize,
+    /// How earlier turns' tool calls are sent.
+    pub tool_history_format: ToolHistoryFormat,
+    /// The chat model's context window.
+    pub context_window: u64,
+}
+
+/// Builds chat requests from stored rows and counts tokens the same way.
+#[derive(Debug)]
+pub struct HistoryBuilder {
+    settings: HistorySettings,
+    tokenizer: Arc<Tokenizer>,
+    /// Tokens of the last tool schema list seen (schemas rarely change).
+    schema_cache: Mutex<Option<(Vec<ToolSchema>, i64)>>,
+}
+
+impl HistoryBuilder {
+    /// A builder counting with `tokenizer`.
+    #[must_use]
+    pub fn new(settings: HistorySettings, tokenizer: Arc<Tokenizer>) -> Self {
+        Self {
+            settings,
+            tokenizer,
+            schema_cache: Mutex::new(None),
+        }
+    }
+
+    /// The system prompt for a conversation with the given plan.
+    #[must_use]
+    pub fn system_prompt(&self, conversation: &Conversation, plan: Option<&str>) -> String {
+        assemble_system_prompt(&SystemPromptSections {
+            base: &self.settings.base_instructions,
+            summary: conversation.compressed_context.as_deref(),
+            plan,
+            terminal_rules: self.settings.terminal_rules.as_deref(),
+        })
+    }
+
+    fn schema_tokens(&self, tools: &[ToolSchema]) -> i64 {
+        if let Ok(mut cache) = self.schema_cache.lock() {
+            if let Some((cached, tokens)) = cache.as_ref()
+                && cached.as_slice() == tools
+            {
+                return *tokens;
+            }
+            let tokens = schema_tokens(&self.tokenizer, tools);
+            *cache = Some((tools.to_vec(), tokens));
+            return tokens;
+        }
+        schema_tokens(&self.tokenizer, tools)
+    }
+}
+
+impl ContextAssembler for HistoryBuilder {
+    fn build_request(&self, input: &PromptInput<'_>) -> ModelRequest {
+        ModelRequest {
+            purpose: RequestPurpose::Chat,
+            system: self.system_prompt(input.conversation, input.plan),
+            messages: build_messages(
+                input.rows,
+                input.current_turn,
+                self.settings.tool_history_format,
+                self.settings.tool_result_max_length,
+            ),
+            tools: input.tools.to_vec(),
+            thinking: input.thinking,
+        }
+    }
+
+    fn estimate(
+        &self,
+        conversation: &Conversation,
+        stored_tokens: i64,
+        plan: Option<&str>,
+        tools: &[ToolSchema],
+        new_message: Option<&str>,
+    ) -> ContextEstimate {
+        let system =
+            MESSAGE_OVERHEAD + count(&self.tokenizer, &self.system_prompt(conversation, plan));
+        let new = new_message.map_or(0, |m| self.message_tokens(Role::User, m));
+        let used =
+            REQUEST_OVERHEAD + system + self.schema_tokens(tools) + stored_tokens.max(0) + new;
+        ContextEstimate {
+            used: u64::try_from(used).unwrap_or(0),
+            window: self.settings.context_window,
+        }
+    }
+
+    fn message_tokens(&self, _role: Role, content: &str) -> i64 {
+        MESSAGE_OVERHEAD + count(&self.tokenizer, content)
+    }
+
+    fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64 {
+        let call =
+            MESSAGE_OVERHEAD + count(&self.tokenizer, name) + count(&self.tokenizer, arguments);
+        let answer = result.map_or(0, |r| {
+            MESSAGE_OVERHEAD
+                + count(
+                    &self.tokenizer,
+                    &truncate_tool_result(r, self.settings.tool_result_max_length),
+                )
+        });
+        call + answer
+    }
+
+    fn context_window(&self) -> u64 {
+        self.settings.context_window
+    }
+}

@@ -1,0 +1,19 @@
+//! The history builder (DESIGN.md §4): stored rows → a chat request, and the token
+//! accounting that matches it exactly.
+//!
+//! Sent history = system prompt + the rows after the compression boundary in `seq`
+//! order. Tool calls go as native `tool_calls` + `tool` messages, or (for earlier turns,
+//! with `toolHistoryFormat: "inline"`) as the seed's lines `[Tool: Name(args)] → result`
+//! appended to the assistant message. Results are cut to `toolResultMaxLength`
+//! characters, keeping head and tail. Token counts are stored per row when written, so
+//! the estimate is a sum that never re-tokenizes the history.
+
+mod builder;
+mod messages;
+mod system_prompt;
+mod tokens;
+
+pub use builder::{HistoryBuilder, HistorySettings};
+pub use messages::{INTERRUPTED_TOOL_RESULT, build_messages};
+pub use system_prompt::{BASE_INSTRUCTIONS, SystemPromptSections, assemble_system_prompt};
+pub use tokens::{MESSAGE_OVERHEAD, REQUEST_OVERHEAD, request_tokens};

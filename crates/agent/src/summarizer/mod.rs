@@ -1,0 +1,94 @@
+//! The compression summarizer: the application's `Summarizer` port on the model, with
+//! the prompt from `.agents/sys.skills/compact/SKILL.md` (read on every compression, so
+//! edits apply at once).
+//!
+//! If the input does not fit the (compaction) model's window, tool results are dropped
+//! from the middle outwards first; if it still does not fit, the rows are summarized in
+//! chunks, each merged into the summary of the previous ones.
+
+mod fit;
+mod prompt;
+mod transcript;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use smallebot_application::ports::{
+    ChatModel, ModelError, ModelMessage, ModelRequest, RequestPurpose, Summarizer, SummaryInput,
+};
+
+pub use fit::{FitPlan, plan_fit};
+pub use prompt::{DEFAULT_COMPACT_PROMPT, load_compact_prompt, summary_request_text};
+pub use transcript::{Entry, EntryKind, transcript_entries};
+
+use crate::tokenizer::Tokenizer;
+
+/// What the summarizer needs to know.
+#[derive(Debug, Clone)]
+pub struct SummarizerSettings {
+    /// `<home>/sys.skills/compact/SKILL.md`.
+    pub skill_path: PathBuf,
+    /// Tool results in the input are cut to this many characters.
+    pub tool_result_max_length: usize,
+    /// The compaction model's context window.
+    pub context_window: u64,
+}
+
+/// Summarizes with the model (purpose `Summary`, so a configured compaction model answers).
+pub struct ModelSummarizer {
+    model: Arc<dyn ChatModel>,
+    tokenizer: Arc<Tokenizer>,
+    settings: SummarizerSettings,
+}
+
+impl ModelSummarizer {
+    /// A summarizer on `model`.
+    #[must_use]
+    pub fn new(
+        model: Arc<dyn ChatModel>,
+        tokenizer: Arc<Tokenizer>,
+        settings: SummarizerSettings,
+    ) -> Self {
+        Self {
+            model,
+            tokenizer,
+            settings,
+        }
+    }
+
+    async fn ask(&self, system: &str, user: String) -> Result<String, ModelError> {
+        let request = ModelRequest {
+            purpose: RequestPurpose::Summary,
+            system: system.to_owned(),
+            messages: vec![ModelMessage::User { content: user }],
+            tools: Vec::new(),
+            thinking: false,
+        };
+        let response = self.model.complete(&request, &|_| {}).await?;
+        Ok(response.text.trim().to_owned())
+    }
+}
+
+#[async_trait]
+impl Summarizer for ModelSummarizer {
+    async fn summarize(&self, input: &SummaryInput<'_>) -> Result<String, ModelError> {
+        let system = load_compact_prompt(&self.settings.skill_path);
+        let count = |text: &str| self.tokenizer.count(text) as u64;
+        let mut entries = transcript_entries(input.rows, self.settings.tool_result_max_length);
+        for entry in &mut entries {
+            entry.tokens = count(&entry.text);
+        }
+        // Room for the framing, the previous summary and the answer.
+        let reserve = count(&system) + 200 + self.settings.context_window / 4;
+        let budget = self.settings.context_window.saturating_sub(reserve);
+        let previous_tokens = input.previous_summary.map_or(0, count);
+        let plan = plan_fit(&mut entries, budget, previous_tokens);
+        let mut summary = input.previous_summary.map(str::to_owned);
+        for chunk in plan.chunks {
+            let text = summary_request_text(summary.as_deref(), &entries[chunk], input.focus);
+            summary = Some(self.ask(&system, text).await?);
+        }
+        Ok(summary.unwrap_or_default())
+    }
+}

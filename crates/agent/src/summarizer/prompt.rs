@@ -1,0 +1,104 @@
+//! The summary prompt (SKILL.md) and the request text.
+
+use std::path::Path;
+
+use super::transcript::Entry;
+
+/// Used when SKILL.md is missing or unreadable (the same rules as the shipped file).
+pub const DEFAULT_COMPACT_PROMPT: &str = "You are compressing the older part of a conversation \
+between a person and an AI agent. The agent will see only your summary plus the most recent \
+turns. Merge the previous summary if one is given. Keep exact file paths, names, commands, \
+values and error messages verbatim. Record what is done and what is not, and the person's \
+latest request. Write the sections: ## Summary, ## Decisions, ## Files, ## State, ## Context.";
+
+/// The prompt of `SKILL.md` without its front matter, or the default when the file is
+/// missing, unreadable or empty.
+#[must_use]
+pub fn load_compact_prompt(path: &Path) -> String {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return DEFAULT_COMPACT_PROMPT.to_owned();
+    };
+    let body = strip_front_matter(&text).trim();
+    if body.is_empty() {
+        DEFAULT_COMPACT_PROMPT.to_owned()
+    } else {
+        body.to_owned()
+    }
+}
+
+fn strip_front_matter(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---") else {
+        return text;
+    };
+    match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            after.strip_prefix('\n').unwrap_or(after)
+        }
+        None => text,
+    }
+}
+
+/// The user message of one summary request.
+#[must_use]
+pub fn summary_request_text(
+    previous: Option<&str>,
+    entries: &[Entry],
+    focus: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    if let Some(previous) = previous.filter(|p| !p.trim().is_empty()) {
+        out.push_str("## Previous summary (merge it; drop nothing that still matters)\n");
+        out.push_str(previous.trim());
+        out.push_str("\n\n");
+    }
+    out.push_str("## Conversation to summarize\n");
+    for entry in entries {
+        out.push_str(&entry.text);
+        out.push('\n');
+    }
+    if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
+        out.push_str("\n## Focus\nThe person asked this summary to focus on: ");
+        out.push_str(focus);
+        out.push('\n');
+    }
+    out.push_str("\nWrite the new summary now, in the sections described.");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_is_stripped_and_missing_files_use_the_default() {
+        let cases = [
+            ("---\nname: compact\n---\n# Body\ntext", "# Body\ntext"),
+            ("no front matter", "no front matter"),
+            ("---\nunterminated", "---\nunterminated"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(strip_front_matter(input).trim(), expected);
+        }
+        assert_eq!(
+            load_compact_prompt(Path::new("/definitely/missing/SKILL.md")),
+            DEFAULT_COMPACT_PROMPT
+        );
+    }
+
+    #[test]
+    fn request_text_has_previous_summary_rows_and_focus() {
+        let entries = vec![Entry {
+            kind: super::super::EntryKind::User,
+            text: "USER: hi".into(),
+            tokens: 1,
+        }];
+        let text = summary_request_text(Some("old facts"), &entries, Some("the API"));
+        assert!(text.contains("## Previous summary"));
+        assert!(text.contains("old facts"));
+        assert!(text.contains("USER: hi"));
+        assert!(text.contains("focus on: the API"));
+        let bare = summary_request_text(None, &entries, None);
+        assert!(!bare.contains("Previous summary") && !bare.contains("Focus"));
+    }
+}

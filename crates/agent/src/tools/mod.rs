@@ -1,0 +1,10 @@
+//! Tools the model may call: the [`Tool`] trait, the [`ToolRegistry`] that implements the
+//! application's `ToolExecutor`, argument helpers, and the built-in tools.
+
+mod args;
+mod registry;
+mod time;
+
+pub use args::{ArgError, Args};
+pub use registry::{Tool, ToolRegistry};
+pub use time::GetCurrentTime;

@@ -1,0 +1,262 @@
+//! The end-to-end harness: a real SQLite store in a temp dir, the real tokenizer,
+//! history builder and OpenAI client, pointed at a scripted testkit server.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use smallebot_agent::client::retry::RetryPolicy;
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+use smallebot_agent::config::ToolHistoryFormat;
+use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
+use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry};
+use smallebot_application::pipeline::ServiceParts;
+use smallebot_application::ports::ChatModel;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::{ConversationService, EventSubscription, PipelineSettings, TurnEvent};
+use smallebot_core::entities::{Conversation, HistoryRow};
+use smallebot_core::repository::HistoryRepository;
+use smallebot_infrastructure::SqliteStore;
+use smallebot_testkit::{RecordedRequest, TestModel};
+use tempfile::TempDir;
+
+pub struct Options {
+    pub tool_result_max_length: usize,
+    pub format: ToolHistoryFormat,
+    pub context_window: u64,
+    pub max_tool_steps: usize,
+    pub idle_timeout: Duration,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub compression_threshold: f64,
+    pub keep_recent_turns: usize,
+    pub compression_timeout: Duration,
+    pub compaction_window: Option<u64>,
+    pub skill_path: Option<std::path::PathBuf>,
+    pub compaction_model: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            tool_result_max_length: 500,
+            format: ToolHistoryFormat::Native,
+            context_window: 128_000,
+            max_tool_steps: 50,
+            idle_timeout: Duration::from_secs(10),
+            tools: vec![Arc::new(GetCurrentTime), Arc::new(Echo), Arc::new(Sleepy)],
+            compression_threshold: 0.8,
+            keep_recent_turns: 2,
+            compression_timeout: Duration::from_secs(30),
+            compaction_window: None,
+            skill_path: None,
+            compaction_model: None,
+        }
+    }
+}
+
+pub struct Harness {
+    pub dir: TempDir,
+    pub server: TestModel,
+    pub store: SqliteStore,
+    pub service: Arc<ConversationService>,
+    pub tokenizer: Arc<Tokenizer>,
+    pub events: EventSubscription,
+}
+
+pub async fn harness(options: Options) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let store = SqliteStore::open(&dir.path().join("smallebot.db"))
+        .await
+        .unwrap();
+    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
+    let assembler = HistoryBuilder::new(
+        HistorySettings {
+            base_instructions: BASE_INSTRUCTIONS.to_owned(),
+            terminal_rules: None,
+            tool_result_max_length: options.tool_result_max_length,
+            tool_history_format: options.format,
+            context_window: options.context_window,
+        },
+        Arc::clone(&tokenizer),
+    );
+    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
+        ChatEndpoint {
+            base_url: server.base_url(),
+            api_key: Some("test-key".into()),
+            model: "test-model".into(),
+        },
+        options.compaction_model.clone().map(|model| ChatEndpoint {
+            base_url: server.base_url(),
+            api_key: Some("test-key".into()),
+            model,
+        }),
+        ClientSettings {
+            idle_timeout: options.idle_timeout,
+            retry: RetryPolicy {
+                base_delay: Duration::from_millis(20),
+                ..RetryPolicy::default()
+            },
+        },
+    ));
+    let summarizer = ModelSummarizer::new(
+        Arc::clone(&model),
+        Arc::clone(&tokenizer),
+        SummarizerSettings {
+            skill_path: options
+                .skill_path
+                .clone()
+                .unwrap_or_else(|| dir.path().join("SKILL.md")),
+            tool_result_max_length: options.tool_result_max_length,
+            context_window: options.compaction_window.unwrap_or(options.context_window),
+        },
+    );
+    let mut registry = ToolRegistry::new();
+    for tool in options.tools {
+        registry = registry.with(tool);
+    }
+    let service = Arc::new(ConversationService::new(ServiceParts {
+        store: Arc::new(store.clone()),
+        model,
+        assembler: Arc::new(assembler),
+        tools: Arc::new(registry),
+        plan: None,
+        summarizer: Arc::new(summarizer),
+        settings: PipelineSettings {
+            max_tool_steps: options.max_tool_steps,
+            compression_threshold: options.compression_threshold,
+            keep_recent_turns: options.keep_recent_turns,
+            compression_timeout: options.compression_timeout,
+        },
+    }));
+    let events = service.subscribe();
+    Harness {
+        dir,
+        server,
+        store,
+        service,
+        tokenizer,
+        events,
+    }
+}
+
+impl Harness {
+    pub async fn conversation(&self) -> Conversation {
+        self.service.create_conversation("tester").await.unwrap()
+    }
+
+    pub async fn rows(&self, c: &Conversation) -> Vec<HistoryRow> {
+        self.store.rows_after(c.id, 0).await.unwrap()
+    }
+
+    /// Every event received so far.
+    pub fn drain_events(&mut self) -> Vec<TurnEvent> {
+        let mut out = Vec::new();
+        while let Some(e) = self.events.try_recv() {
+            out.push(e);
+        }
+        out
+    }
+}
+
+/// Messages of a recorded request (system first).
+pub fn messages(r: &RecordedRequest) -> Vec<Value> {
+    r.body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// How often `text` appears as the content of a user message.
+pub fn user_count(r: &RecordedRequest, text: &str) -> usize {
+    messages(r)
+        .iter()
+        .filter(|m| m["role"] == "user" && m["content"] == text)
+        .count()
+}
+
+/// The tool result messages of a request: (tool_call_id, content).
+pub fn tool_messages(r: &RecordedRequest) -> Vec<(String, String)> {
+    messages(r)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
+                m["content"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Returns its `text` argument (or `repeat` copies of it) as the result.
+pub struct Echo;
+
+#[async_trait]
+impl Tool for Echo {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "Echo".into(),
+            description: "Returns text.".into(),
+            parameters: json!({"type":"object","properties":{"text":{"type":"string"},"repeat":{"type":"integer"}},"required":["text"]}),
+        }
+    }
+
+    async fn call(&self, args: &Args, _ctx: &ToolContext) -> ToolOutcome {
+        let text = match args.string("text") {
+            Ok(t) => t.to_owned(),
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        let repeat = args.opt_u64("repeat").ok().flatten().unwrap_or(1) as usize;
+        ToolOutcome::ok(text.repeat(repeat))
+    }
+}
+
+/// Sleeps `ms` milliseconds, then answers `done <ms>`.
+pub struct Sleepy;
+
+#[async_trait]
+impl Tool for Sleepy {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "Sleepy".into(),
+            description: "Sleeps.".into(),
+            parameters: json!({"type":"object","properties":{"ms":{"type":"integer"}}}),
+        }
+    }
+
+    async fn call(&self, args: &Args, ctx: &ToolContext) -> ToolOutcome {
+        let ms = args.opt_u64("ms").ok().flatten().unwrap_or(0);
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(ms)) => ToolOutcome::ok(format!("done {ms}")),
+            () = ctx.cancel.cancelled() => ToolOutcome {
+                content: "cancelled".into(),
+                status: smallebot_core::entities::ToolCallStatus::Cancelled,
+            },
+        }
+    }
+}
+
+/// Whether a recorded request is a compression summary request.
+pub fn is_summary_request(r: &RecordedRequest) -> bool {
+    r.last_user_text().is_some_and(|t| {
+        t.starts_with("## Previous summary") || t.starts_with("## Conversation to summarize")
+    })
+}
+
+/// The system prompt of a recorded request.
+pub fn system_prompt(r: &RecordedRequest) -> String {
+    r.body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Words that make a message cost roughly `n` tokens.
+pub fn filler(tag: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{tag}w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,39 @@
+//! Settings of the pipeline and of one send.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+/// How the pipeline behaves (from `agent.json`, resolved by the host).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineSettings {
+    /// Most model steps in one turn (each step may call tools).
+    pub max_tool_steps: usize,
+    /// Compress when the estimate reaches this share of the context window.
+    pub compression_threshold: f64,
+    /// Turns kept verbatim by compression (the running turn counts).
+    pub keep_recent_turns: usize,
+    /// Longest a summary may take before the compression is given up.
+    pub compression_timeout: Duration,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        Self {
+            max_tool_steps: 50,
+            compression_threshold: 0.8,
+            keep_recent_turns: 2,
+            compression_timeout: Duration::from_secs(180),
+        }
+    }
+}
+
+/// Options of one send.
+#[derive(Debug, Clone, Default)]
+pub struct SendOptions {
+    /// Ask the model to reason (stored on the turn).
+    pub thinking: bool,
+    /// Cancels the turn when triggered (also reachable via
+    /// [`crate::ConversationService::cancel`]).
+    pub cancel: Option<CancellationToken>,
+}

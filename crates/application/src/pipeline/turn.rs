@@ -1,0 +1,450 @@
+//! One turn: the tool loop, persisted as it happens.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::future::join_all;
+use smallebot_core::entities::{
+    NewMessage, NewThinkBlock, NewToolCall, Role, ToolCallCompletion, ToolCallStatus, Turn,
+    TurnStatus,
+};
+use smallebot_core::ids::TurnId;
+use smallebot_core::rules::compression_scope::first_row_that_fits;
+use tokio_util::sync::CancellationToken;
+
+use super::service::ConversationService;
+use super::tool_ids::ToolCallIds;
+use crate::error::PipelineError;
+use crate::events::{CompressionTrigger, TurnEvent};
+use crate::ports::{
+    ModelDelta, ModelError, ModelErrorKind, ModelResponse, ModelToolCall, PromptInput, ToolContext,
+    ToolInvocation, ToolOutcome, ToolSchema,
+};
+use crate::scope::with_conversation;
+
+/// How long a tool may keep running after its turn was cancelled before it is dropped.
+const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// The turn.
+    pub turn_id: TurnId,
+    /// Completed, cancelled or failed.
+    pub status: TurnStatus,
+    /// The answer text of the last model step (partial when cancelled or failed).
+    pub text: String,
+    /// The error of a failed turn.
+    pub error: Option<String>,
+}
+
+/// Text and reasoning streamed so far in one model step.
+#[derive(Debug, Default)]
+struct Partial {
+    text: String,
+    reasoning: String,
+}
+
+/// The state of one running turn.
+pub(crate) struct TurnRun<'a> {
+    service: &'a ConversationService,
+    turn: Turn,
+    cancel: CancellationToken,
+    call_ids: ToolCallIds,
+    reported_prompt_tokens: Option<u64>,
+    steps_done: usize,
+}
+
+enum StepResult {
+    Response(ModelResponse),
+    Failed(ModelError, Partial),
+    Cancelled(Partial),
+}
+
+impl<'a> TurnRun<'a> {
+    pub(crate) fn new(
+        service: &'a ConversationService,
+        turn: Turn,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            service,
+            turn,
+            cancel,
+            call_ids: ToolCallIds::default(),
+            reported_prompt_tokens: None,
+            steps_done: 0,
+        }
+    }
+
+    fn emit(&self, event: TurnEvent) {
+        self.service.emit(event);
+    }
+
+    /// Runs the turn to its end inside the conversation's task-local scope.
+    pub(crate) async fn run(mut self) -> Result<TurnOutcome, PipelineError> {
+        let conversation_id = self.turn.conversation_id;
+        self.emit(TurnEvent::TurnStarted {
+            conversation_id,
+            turn_id: self.turn.id,
+        });
+        let turn_id = self.turn.id;
+        let store = std::sync::Arc::clone(&self.service.store);
+        let result = with_conversation(conversation_id, self.tool_loop()).await;
+        if let Err(err) = &result {
+            // Storage failed mid-turn: record the failure if storage still answers.
+            let message = format!("the turn stopped: {err}");
+            if store
+                .finish_turn(turn_id, TurnStatus::Failed, Some(&message))
+                .await
+                .is_ok()
+            {
+                self.service.emit(TurnEvent::TurnFailed {
+                    conversation_id,
+                    turn_id,
+                    error: message,
+                });
+            }
+        }
+        result
+    }
+
+    async fn tool_loop(&mut self) -> Result<TurnOutcome, PipelineError> {
+        let schemas = self.service.tools.schemas();
+        let max_steps = self.service.settings.max_tool_steps.max(1);
+        let mut overflow_retried = false;
+        while self.steps_done < max_steps {
+            if self.cancel.is_cancelled() {
+                return self
+                    .finish(TurnStatus::Cancelled, String::new(), None)
+                    .await;
+            }
+            let response = match self.model_step(&schemas).await? {
+                StepResult::Response(response) => response,
+                StepResult::Failed(error, partial)
+                    if error.kind == ModelErrorKind::ContextLengthExceeded
+                        && partial.text.is_empty() =>
+                {
+                    if overflow_retried {
+                        let message = format!(
+                            "the conversation does not fit the model's context window even after \
+                             compression ({error}); start a new conversation or use a model with \
+                             a larger contextWindow"
+                        );
+                        return self
+                            .finish(TurnStatus::Failed, String::new(), Some(message))
+                            .await;
+                    }
+                    overflow_retried = true;
+                    let conversation = self.service.conversation(self.turn.conversation_id).await?;
+                    self.service
+                        .compress(&conversation, CompressionTrigger::Overflow, None, None)
+                        .await?;
+                    continue;
+                }
+                StepResult::Failed(error, partial) => {
+                    let text = self.keep_partial(partial).await?;
+                    return self
+                        .finish(TurnStatus::Failed, text, Some(error.message))
+                        .await;
+                }
+                StepResult::Cancelled(partial) => {
+                    let text = self.keep_partial(partial).await?;
+                    return self.finish(TurnStatus::Cancelled, text, None).await;
+                }
+            };
+            self.steps_done += 1;
+            self.reported_prompt_tokens = response.usage.map(|u| u.prompt_tokens);
+            self.store_reasoning(&response.reasoning).await?;
+            // An assistant message per step: it marks where the step's tool calls begin.
+            if !response.text.is_empty() || !response.tool_calls.is_empty() {
+                self.store_assistant_text(&response.text).await?;
+            }
+            if response.tool_calls.is_empty() {
+                return self
+                    .finish(TurnStatus::Completed, response.text, None)
+                    .await;
+            }
+            self.run_tools(&response.tool_calls).await?;
+            if self.cancel.is_cancelled() {
+                return self
+                    .finish(TurnStatus::Cancelled, response.text, None)
+                    .await;
+            }
+        }
+        let error = format!(
+            "the model was still calling tools after {max_steps} steps (maxToolSteps in \
+             agent.json); the turn was stopped. Ask it to continue, or raise maxToolSteps."
+        );
+        self.finish(TurnStatus::Failed, String::new(), Some(error))
+            .await
+    }
+
+    /// Builds the request from storage and runs one model call.
+    async fn model_step(&mut self, schemas: &[ToolSchema]) -> Result<StepResult, PipelineError> {
+        let service = self.service;
+        let conversation_id = self.turn.conversation_id;
+        let mut conversation = service.conversation(conversation_id).await?;
+        if self.steps_done > 0 {
+            // Between tool steps: compress when this turn pushed the context over.
+            let estimate = service.estimate_now(&conversation, None).await?;
+            if estimate.ratio() >= service.settings.compression_threshold {
+                service
+                    .compress(&conversation, CompressionTrigger::MidTurn, None, None)
+                    .await?;
+                conversation = service.conversation(conversation_id).await?;
+            }
+        }
+        let boundary = conversation.history_boundary();
+        let rows = service.store.rows_after(conversation_id, boundary).await?;
+        let plan = match &service.plan {
+            Some(plan) => plan.plan_text(conversation_id).await,
+            None => None,
+        };
+        let stored = service
+            .store
+            .token_sum_after(conversation_id, boundary)
+            .await?;
+        let full =
+            service
+                .assembler
+                .estimate(&conversation, stored, plan.as_deref(), schemas, None);
+        // If even after compression the request does not fit, leave out the oldest
+        // turns for this one request (they stay stored and summarizable).
+        let window = i64::try_from(full.window).unwrap_or(i64::MAX);
+        let overhead = i64::try_from(full.used).unwrap_or(i64::MAX) - stored;
+        let start = first_row_that_fits(&rows, window - overhead, self.turn.id);
+        let dropped: i64 = rows[..start].iter().map(|r| r.token_count()).sum();
+        let used = full
+            .used
+            .saturating_sub(u64::try_from(dropped).unwrap_or(0));
+        let request = service.assembler.build_request(&PromptInput {
+            conversation: &conversation,
+            rows: &rows[start..],
+            current_turn: self.turn.id,
+            plan: plan.as_deref(),
+            tools: schemas,
+            thinking: self.turn.thinking_mode,
+        });
+        self.emit(TurnEvent::ContextUsage {
+            conversation_id,
+            used,
+            window: full.window,
+            ratio: if full.window == 0 {
+                0.0
+            } else {
+                used as f64 / full.window as f64
+            },
+            reported: self.reported_prompt_tokens,
+        });
+
+        let partial = Mutex::new(Partial::default());
+        let turn_id = self.turn.id;
+        let on_delta = |delta: ModelDelta| {
+            let event = match delta {
+                ModelDelta::Text(text) => {
+                    if let Ok(mut p) = partial.lock() {
+                        p.text.push_str(&text);
+                    }
+                    TurnEvent::TextDelta {
+                        conversation_id,
+                        turn_id,
+                        text,
+                    }
+                }
+                ModelDelta::Reasoning(text) => {
+                    if let Ok(mut p) = partial.lock() {
+                        p.reasoning.push_str(&text);
+                    }
+                    TurnEvent::ReasoningDelta {
+                        conversation_id,
+                        turn_id,
+                        text,
+                    }
+                }
+            };
+            service.emit(event);
+        };
+        let result = tokio::select! {
+            result = service.model.complete(&request, &on_delta) => Some(result),
+            () = self.cancel.cancelled() => None,
+        };
+        let partial = partial.into_inner().unwrap_or_default();
+        Ok(match result {
+            Some(Ok(response)) => StepResult::Response(response),
+            Some(Err(error)) => StepResult::Failed(error, partial),
+            None => StepResult::Cancelled(partial),
+        })
+    }
+
+    async fn keep_partial(&self, partial: Partial) -> Result<String, PipelineError> {
+        self.store_reasoning(&partial.reasoning).await?;
+        if !partial.text.is_empty() {
+            self.store_assistant_text(&partial.text).await?;
+        }
+        Ok(partial.text)
+    }
+
+    async fn store_reasoning(&self, reasoning: &str) -> Result<(), PipelineError> {
+        if reasoning.trim().is_empty() {
+            return Ok(());
+        }
+        self.service
+            .store
+            .append_think_block(&NewThinkBlock {
+                conversation_id: self.turn.conversation_id,
+                turn_id: self.turn.id,
+                content: reasoning.to_owned(),
+            })
+            .await?;
+        Ok(())
+    }
+
+    async fn store_assistant_text(&self, text: &str) -> Result<(), PipelineError> {
+        self.service
+            .store
+            .append_message(&NewMessage {
+                conversation_id: self.turn.conversation_id,
+                turn_id: self.turn.id,
+                role: Role::Assistant,
+                content: text.to_owned(),
+                token_count: self.service.assembler.message_tokens(Role::Assistant, text),
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// Stores every requested call as running, runs them concurrently, and stores each
+    /// result as it finishes, matched by call id.
+    async fn run_tools(&mut self, calls: &[ModelToolCall]) -> Result<(), PipelineError> {
+        let mut invocations = Vec::with_capacity(calls.len());
+        for call in calls {
+            let call_id = self.call_ids.assign(self.turn.id, &call.call_id);
+            let service = self.service;
+            service
+                .store
+                .append_tool_call(&NewToolCall {
+                    conversation_id: self.turn.conversation_id,
+                    turn_id: self.turn.id,
+                    call_id: call_id.clone(),
+                    tool_name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    token_count: service.assembler.tool_call_tokens(
+                        &call.name,
+                        &call.arguments,
+                        None,
+                    ),
+                })
+                .await?;
+            self.emit(TurnEvent::ToolCallStarted {
+                conversation_id: self.turn.conversation_id,
+                turn_id: self.turn.id,
+                call_id: call_id.clone(),
+                tool_name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            invocations.push(ToolInvocation {
+                call_id,
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+        let context = ToolContext {
+            conversation_id: self.turn.conversation_id,
+            turn_id: self.turn.id,
+            cancel: self.cancel.clone(),
+        };
+        let results = join_all(invocations.iter().map(|inv| self.run_tool(inv, &context))).await;
+        results.into_iter().collect()
+    }
+
+    async fn run_tool(
+        &self,
+        invocation: &ToolInvocation,
+        context: &ToolContext,
+    ) -> Result<(), PipelineError> {
+        let service = self.service;
+        let cancel = self.cancel.clone();
+        let outcome = tokio::select! {
+            outcome = service.tools.execute(invocation, context) => outcome,
+            () = async move {
+                cancel.cancelled().await;
+                tokio::time::sleep(TOOL_CANCEL_GRACE).await;
+            } => ToolOutcome {
+                content: "Cancelled: the turn was cancelled before this tool finished.".into(),
+                status: ToolCallStatus::Cancelled,
+            },
+        };
+        let stored = service
+            .store
+            .complete_tool_call(
+                self.turn.id,
+                &invocation.call_id,
+                &ToolCallCompletion {
+                    token_count: service.assembler.tool_call_tokens(
+                        &invocation.name,
+                        &invocation.arguments,
+                        Some(&outcome.content),
+                    ),
+                    result: outcome.content.clone(),
+                    status: outcome.status,
+                },
+            )
+            .await?;
+        self.emit(TurnEvent::ToolCallCompleted {
+            conversation_id: self.turn.conversation_id,
+            turn_id: self.turn.id,
+            call_id: invocation.call_id.clone(),
+            tool_name: invocation.name.clone(),
+            status: outcome.status,
+            result: outcome.content,
+        });
+        if let Some(plan) = &service.plan
+            && let Some(plan_text) = plan
+                .tool_call_finished(self.turn.conversation_id, &stored)
+                .await
+        {
+            self.emit(TurnEvent::TaskListChanged {
+                conversation_id: self.turn.conversation_id,
+                plan: plan_text,
+            });
+        }
+        Ok(())
+    }
+
+    async fn finish(
+        &self,
+        status: TurnStatus,
+        text: String,
+        error: Option<String>,
+    ) -> Result<TurnOutcome, PipelineError> {
+        let conversation_id = self.turn.conversation_id;
+        let turn_id = self.turn.id;
+        self.service
+            .store
+            .finish_turn(turn_id, status, error.as_deref())
+            .await?;
+        self.emit(match (&status, &error) {
+            (TurnStatus::Completed, _) => TurnEvent::TurnCompleted {
+                conversation_id,
+                turn_id,
+                text: text.clone(),
+            },
+            (TurnStatus::Cancelled, _) => TurnEvent::TurnCancelled {
+                conversation_id,
+                turn_id,
+            },
+            (_, error) => TurnEvent::TurnFailed {
+                conversation_id,
+                turn_id,
+                error: error.clone().unwrap_or_else(|| "the turn failed".into()),
+            },
+        });
+        Ok(TurnOutcome {
+            turn_id,
+            status,
+            text,
+            error,
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! The traits the pipeline talks to; other crates implement them.
+//!
+//! - [`ChatModel`]: one model call (streamed), implemented on an OpenAI-compatible
+//!   endpoint by the agent crate.
+//! - [`ContextAssembler`]: turns stored rows into a [`ModelRequest`] and counts tokens
+//!   exactly the way the request is built.
+//! - [`ToolExecutor`]: the tools the model may call.
+//! - [`Summarizer`]: writes compression summaries.
+//! - [`TaskPlan`]: the conversation's task list, shown in the prompt and fed with
+//!   finished tool calls.
+
+mod context;
+mod model;
+mod summarizer;
+mod tasks;
+mod tools;
+
+pub use context::{ContextAssembler, ContextEstimate, PromptInput};
+pub use model::{
+    ChatModel, DeltaSink, ModelDelta, ModelError, ModelErrorKind, ModelMessage, ModelRequest,
+    ModelResponse, ModelToolCall, ModelUsage, RequestPurpose,
+};
+pub use summarizer::{Summarizer, SummaryInput};
+pub use tasks::TaskPlan;
+pub use tools::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema};

@@ -1,0 +1,156 @@
+//! The model port: a provider-neutral chat request and one streamed call.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use super::tools::ToolSchema;
+
+/// What a request is for (the client may pick another model for summaries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestPurpose {
+    /// A step of a conversation turn.
+    Chat,
+    /// A conversation title.
+    Title,
+    /// A compression summary.
+    Summary,
+}
+
+/// A tool call as the model requested it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelToolCall {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments as JSON text (exactly as streamed; may be invalid JSON).
+    pub arguments: String,
+}
+
+/// One message of a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ModelMessage {
+    /// The person.
+    User {
+        /// Text.
+        content: String,
+    },
+    /// The model, possibly with tool calls.
+    Assistant {
+        /// Text (may be empty when only tools were called).
+        content: String,
+        /// Tool calls made in this step.
+        tool_calls: Vec<ModelToolCall>,
+    },
+    /// A tool result, answering the call with the same id.
+    Tool {
+        /// The call this answers.
+        call_id: String,
+        /// The result as sent (already truncated).
+        content: String,
+    },
+}
+
+/// A chat request, provider neutral.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequest {
+    /// What it is for.
+    pub purpose: RequestPurpose,
+    /// The system prompt.
+    pub system: String,
+    /// The conversation, in order.
+    pub messages: Vec<ModelMessage>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSchema>,
+    /// Whether reasoning was requested for this turn.
+    pub thinking: bool,
+}
+
+/// Token usage the provider reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+}
+
+/// What one model call produced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelResponse {
+    /// Answer text.
+    pub text: String,
+    /// Reasoning text, if the provider streamed any.
+    pub reasoning: String,
+    /// Tool calls, in the order the model listed them.
+    pub tool_calls: Vec<ModelToolCall>,
+    /// Reported usage.
+    pub usage: Option<ModelUsage>,
+}
+
+/// A piece of a streaming response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelDelta {
+    /// Answer text.
+    Text(String),
+    /// Reasoning text.
+    Reasoning(String),
+}
+
+/// Receives streamed pieces as they arrive.
+pub type DeltaSink<'a> = &'a (dyn Fn(ModelDelta) + Send + Sync);
+
+/// What kind of failure a model call had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelErrorKind {
+    /// The request does not fit the model's context window.
+    ContextLengthExceeded,
+    /// Rate limited after every retry.
+    RateLimited,
+    /// The provider failed (5xx) after every retry.
+    Server,
+    /// The provider refused the request (4xx other than the above).
+    Rejected,
+    /// The connection failed or was cut.
+    Network,
+    /// No data arrived within the idle timeout.
+    Timeout,
+    /// The response did not follow the protocol (malformed chunk, stream ended early).
+    Protocol,
+}
+
+/// A failed model call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ModelError {
+    /// What kind of failure.
+    pub kind: ModelErrorKind,
+    /// A message for people: what failed and what to do.
+    pub message: String,
+}
+
+impl ModelError {
+    /// Builds an error.
+    pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// One model call, streamed. Retries, timeouts and protocol details are the
+/// implementation's business; cancellation is by dropping the future.
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// Sends `request`, calling `on_delta` for each streamed piece, and returns the
+    /// whole response.
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: DeltaSink<'_>,
+    ) -> Result<ModelResponse, ModelError>;
+}

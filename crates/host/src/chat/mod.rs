@@ -1,0 +1,81 @@
+//! `smallebot chat`: the interactive REPL.
+
+mod repl;
+mod slash;
+
+use std::io::IsTerminal;
+
+use smallebot_core::ids::ConversationId;
+use tokio::io::BufReader;
+use tokio::sync::mpsc;
+
+pub use repl::Repl;
+
+use crate::error::HostError;
+use crate::home::Home;
+use crate::render::{EventPrinter, Style};
+use crate::wiring;
+
+/// Arguments of `chat`.
+pub struct ChatArgs {
+    /// Continue this conversation.
+    pub conversation: Option<String>,
+    /// Start a new conversation (default: continue the most recent one).
+    pub new: bool,
+    /// Conversation owner.
+    pub user: Option<String>,
+}
+
+/// Runs the REPL on stdin/stdout until the person leaves.
+pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
+    let app = wiring::build(home, args.user.as_deref()).await?;
+    let service = std::sync::Arc::clone(&app.service);
+    let conversation = match (&args.conversation, args.new) {
+        (Some(id), _) => {
+            let id: ConversationId = id.parse()?;
+            service
+                .store()
+                .get_conversation(id)
+                .await?
+                .ok_or_else(|| HostError::NotFound(format!("conversation {id} not found")))?
+        }
+        (None, false) => match service
+            .store()
+            .list_conversations(Some(&app.user))
+            .await?
+            .into_iter()
+            .next()
+        {
+            Some(latest) => latest,
+            None => service.create_conversation(&app.user).await?,
+        },
+        (None, true) => service.create_conversation(&app.user).await?,
+    };
+    let (interrupt_tx, interrupts) = mpsc::unbounded_channel();
+    let ctrl_c = tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if interrupt_tx.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    let style = Style {
+        ansi: std::io::stdout().is_terminal(),
+    };
+    println!(
+        "SmallEBot — {} ({}) — /help for commands",
+        conversation.title, conversation.id
+    );
+    let printer = EventPrinter::new(std::io::stdout(), false, style);
+    let mut repl = Repl::new(
+        service,
+        app.user.clone(),
+        conversation.id,
+        printer,
+        interrupts,
+    );
+    let result = repl.run(BufReader::new(tokio::io::stdin())).await;
+    ctrl_c.abort();
+    app.store.close().await;
+    result
+}

@@ -1,0 +1,257 @@
+//! The chat loop: read a line, run a turn while streaming its events, repeat.
+//!
+//! Input is not read while a turn (or a compression) runs, so nothing typed is lost
+//! or sent into a busy conversation.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use smallebot_application::{ConversationService, SendOptions};
+use smallebot_core::ids::ConversationId;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
+use tokio::sync::mpsc;
+
+use super::slash::{HELP, Slash, parse_slash};
+use crate::error::HostError;
+use crate::render::{EventPrinter, conversation_line, tokens};
+
+/// The REPL's state.
+pub struct Repl<W: Write> {
+    service: Arc<ConversationService>,
+    user: String,
+    conversation: ConversationId,
+    printer: EventPrinter<W>,
+    interrupts: mpsc::UnboundedReceiver<()>,
+}
+
+enum Next {
+    Continue,
+    Quit,
+}
+
+impl<W: Write> Repl<W> {
+    /// A REPL on `conversation`; `interrupts` delivers Ctrl+C presses.
+    pub fn new(
+        service: Arc<ConversationService>,
+        user: String,
+        conversation: ConversationId,
+        printer: EventPrinter<W>,
+        interrupts: mpsc::UnboundedReceiver<()>,
+    ) -> Self {
+        Self {
+            service,
+            user,
+            conversation,
+            printer,
+            interrupts,
+        }
+    }
+
+    fn say(&mut self, text: &str) -> Result<(), HostError> {
+        writeln!(self.printer.out(), "{text}")?;
+        Ok(())
+    }
+
+    /// Runs until /quit, end of input, or two Ctrl+C at the prompt.
+    ///
+    /// # Errors
+    /// Terminal I/O failures and storage failures.
+    pub async fn run<R: AsyncBufRead + Unpin>(&mut self, input: R) -> Result<(), HostError> {
+        let mut lines: Lines<R> = input.lines();
+        let mut exit_armed = false;
+        loop {
+            write!(self.printer.out(), "› ")?;
+            self.printer.out().flush()?;
+            let line = tokio::select! {
+                line = lines.next_line() => line?,
+                Some(()) = self.interrupts.recv() => {
+                    if exit_armed {
+                        self.say("")?;
+                        return Ok(());
+                    }
+                    exit_armed = true;
+                    self.say("\n(press Ctrl+C again to exit, or type /quit)")?;
+                    continue;
+                }
+            };
+            exit_armed = false;
+            let Some(line) = line else {
+                self.say("")?;
+                return Ok(());
+            };
+            let next = match parse_slash(&line) {
+                Some(Ok(command)) => self.command(command).await?,
+                Some(Err(message)) => {
+                    self.say(&message)?;
+                    Next::Continue
+                }
+                None if line.trim().is_empty() => Next::Continue,
+                None => {
+                    self.turn(line).await?;
+                    Next::Continue
+                }
+            };
+            if let Next::Quit = next {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn command(&mut self, command: Slash) -> Result<Next, HostError> {
+        match command {
+            Slash::Quit => return Ok(Next::Quit),
+            Slash::Help => self.say(HELP)?,
+            Slash::New => {
+                let c = self.service.create_conversation(&self.user).await?;
+                self.conversation = c.id;
+                self.say(&format!("new conversation {}", c.id))?;
+            }
+            Slash::List => {
+                let list = self
+                    .service
+                    .store()
+                    .list_conversations(Some(&self.user))
+                    .await?;
+                for c in &list {
+                    let mark = if c.id == self.conversation { "*" } else { " " };
+                    let line = format!("{mark} {}", conversation_line(c));
+                    self.say(&line)?;
+                }
+            }
+            Slash::Switch(prefix) => {
+                let list = self
+                    .service
+                    .store()
+                    .list_conversations(Some(&self.user))
+                    .await?;
+                let matches: Vec<_> = list
+                    .iter()
+                    .filter(|c| c.id.to_string().starts_with(prefix.as_str()))
+                    .collect();
+                match matches.as_slice() {
+                    [one] => {
+                        self.conversation = one.id;
+                        let text = format!("switched to {} — {}", one.id, one.title);
+                        self.say(&text)?;
+                    }
+                    [] => self.say(&format!(
+                        "no conversation of yours starts with '{prefix}' (see /list)"
+                    ))?,
+                    _ => self.say(&format!(
+                        "'{prefix}' matches {} conversations; type more of the id",
+                        matches.len()
+                    ))?,
+                }
+            }
+            Slash::Compact(focus) => self.compact(focus).await?,
+            Slash::Usage => {
+                let estimate = self.service.context_estimate(self.conversation).await?;
+                let text = format!(
+                    "context: {} of {} tokens ({:.1}%), compression at {:.0}%",
+                    tokens(estimate.used),
+                    tokens(estimate.window),
+                    estimate.ratio() * 100.0,
+                    self.service.settings().compression_threshold * 100.0
+                );
+                self.say(&text)?;
+            }
+        }
+        Ok(Next::Continue)
+    }
+
+    async fn turn(&mut self, text: String) -> Result<(), HostError> {
+        let conversation = self.conversation;
+        let service = Arc::clone(&self.service);
+        let task = async move {
+            service
+                .send(conversation, &text, SendOptions::default())
+                .await
+        };
+        match self.drive(task).await? {
+            Ok(_) => {
+                // Title the conversation in the background after its first turn.
+                let service = Arc::clone(&self.service);
+                tokio::spawn(async move { service.generate_title(conversation).await });
+            }
+            Err(err) => self.say(&format!("error: {err}"))?,
+        }
+        Ok(())
+    }
+
+    async fn compact(&mut self, focus: Option<String>) -> Result<(), HostError> {
+        let conversation = self.conversation;
+        let service = Arc::clone(&self.service);
+        let task = async move { service.compact(conversation, focus.as_deref()).await };
+        match self.drive(task).await? {
+            Ok(report) if !report.ok => self.say(&report.detail)?,
+            Ok(_) => {}
+            Err(err) => self.say(&format!("error: {err}"))?,
+        }
+        Ok(())
+    }
+
+    /// Runs `task` while printing this conversation's events; Ctrl+C cancels the turn.
+    /// Input is not read meanwhile. A spinner turns while a compression runs.
+    async fn drive<T: Send + 'static>(
+        &mut self,
+        task: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Result<T, HostError> {
+        let conversation = self.conversation;
+        let mut events = self.service.subscribe();
+        let mut handle = tokio::spawn(task);
+        let mut spinner = Spinner::default();
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
+        let result = loop {
+            tokio::select! {
+                Some(event) = events.recv() => {
+                    if event.conversation_id() == conversation {
+                        spinner.observe(&event);
+                        self.printer.print(&event)?;
+                    }
+                }
+                joined = &mut handle => {
+                    while let Some(event) = events.try_recv() {
+                        if event.conversation_id() == conversation {
+                            self.printer.print(&event)?;
+                        }
+                    }
+                    break joined;
+                }
+                Some(()) = self.interrupts.recv() => {
+                    self.service.cancel(conversation);
+                }
+                _ = tick.tick(), if spinner.active && self.printer.ansi() => {
+                    let frame = spinner.next_frame();
+                    write!(self.printer.out(), "\r{frame} Compressing context...")?;
+                    self.printer.out().flush()?;
+                }
+            }
+        };
+        result.map_err(|e| HostError::TurnNotCompleted(format!("the task failed: {e}")))
+    }
+}
+
+/// The "Compressing context..." spinner's state.
+#[derive(Debug, Default)]
+struct Spinner {
+    active: bool,
+    frame: usize,
+}
+
+impl Spinner {
+    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+    fn observe(&mut self, event: &smallebot_application::TurnEvent) {
+        use smallebot_application::TurnEvent;
+        match event {
+            TurnEvent::CompressionStarted { .. } => self.active = true,
+            TurnEvent::CompressionCompleted { .. } => self.active = false,
+            _ => {}
+        }
+    }
+
+    fn next_frame(&mut self) -> char {
+        self.frame = (self.frame + 1) % Self::FRAMES.len();
+        Self::FRAMES[self.frame]
+    }
+}

@@ -1,0 +1,91 @@
+//! Slash commands of the chat REPL.
+
+/// A parsed slash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Slash {
+    /// Start a new conversation.
+    New,
+    /// List this user's conversations.
+    List,
+    /// Switch to another conversation (id or unique id prefix).
+    Switch(String),
+    /// Show context usage.
+    Usage,
+    /// Compress the context now, optionally focused.
+    Compact(Option<String>),
+    /// Show help.
+    Help,
+    /// Leave.
+    Quit,
+}
+
+/// The help text.
+pub const HELP: &str = "\
+Commands:
+  /new           start a new conversation
+  /list          list your conversations
+  /switch ID     switch to a conversation (full id or a unique prefix)
+  /usage         show how full the context window is
+  /compact [F]   summarize older turns now (optionally focusing on F)
+  /help          show this help
+  /quit          leave (Ctrl+D works too)
+While a turn runs, Ctrl+C cancels it (the partial answer is kept).
+At the prompt, Ctrl+C twice exits.";
+
+/// Parses a line starting with `/`; `None` for ordinary messages, `Some(Err)` for an
+/// unknown or malformed command (with a message saying what to type instead).
+pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
+    let line = line.trim();
+    let rest = line.strip_prefix('/')?;
+    let mut parts = rest.splitn(2, char::is_whitespace);
+    let name = parts.next().unwrap_or("").to_lowercase();
+    let arg = parts.next().map(str::trim).unwrap_or("");
+    Some(match (name.as_str(), arg) {
+        ("new", "") => Ok(Slash::New),
+        ("list", "") => Ok(Slash::List),
+        ("switch", "") => Err("usage: /switch ID".into()),
+        ("switch", id) => Ok(Slash::Switch(id.to_owned())),
+        ("usage", "") => Ok(Slash::Usage),
+        ("compact", "") => Ok(Slash::Compact(None)),
+        ("compact", focus) => Ok(Slash::Compact(Some(focus.to_owned()))),
+        ("help" | "?", _) => Ok(Slash::Help),
+        ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
+        (known @ ("new" | "list" | "usage"), _) => Err(format!("/{known} takes no argument")),
+        (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commands_and_explains_mistakes() {
+        let cases: &[(&str, Option<Result<Slash, &str>>)] = &[
+            ("hello", None),
+            ("  /new ", Some(Ok(Slash::New))),
+            ("/list", Some(Ok(Slash::List))),
+            ("/switch abc123", Some(Ok(Slash::Switch("abc123".into())))),
+            ("/switch", Some(Err("usage: /switch ID"))),
+            ("/usage", Some(Ok(Slash::Usage))),
+            ("/compact", Some(Ok(Slash::Compact(None)))),
+            (
+                "/compact focus on the API",
+                Some(Ok(Slash::Compact(Some("focus on the API".into())))),
+            ),
+            ("/HELP", Some(Ok(Slash::Help))),
+            ("/quit", Some(Ok(Slash::Quit))),
+            ("/exit", Some(Ok(Slash::Quit))),
+            ("/new now", Some(Err("/new takes no argument"))),
+            (
+                "/frobnicate",
+                Some(Err("unknown command /frobnicate; type /help for the list")),
+            ),
+        ];
+        for (line, expected) in cases {
+            let got = parse_slash(line);
+            let expected = expected.clone().map(|r| r.map_err(str::to_owned));
+            assert_eq!(got, expected, "{line:?}");
+        }
+    }
+}
