@@ -1,92 +1,133 @@
-//! Token counting with tiktoken-rs, built once per [`Tokenizer`] (lazily, or ahead of
-//! time with [`Tokenizer::warm_up`] on a background thread), never per call.
+//! Token counts with tiktoken ([`Tokenizer`]).
+//!
+//! Building a tiktoken encoder takes ~150 ms, so a [`Tokenizer`] builds its encoder
+//! once, lazily (or ahead of time with [`Tokenizer::warm_up`] on a background thread),
+//! and keeps it. There is no process-wide cache: the host creates one `Tokenizer` per
+//! encoding and shares it in an `Arc`.
 
+use std::fmt;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tiktoken_rs::CoreBPE;
 
-/// The encoding name is not one this build knows.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tokenizer '{0}': use \"o200k_base\" or \"cl100k_base\" in models.json")]
-pub struct TokenizerError(pub String);
+/// The encodings a [`Tokenizer`] (and the `tokenizer` key of `models.json`) accepts.
+pub const SUPPORTED_ENCODINGS: &[&str] = &["o200k_base", "cl100k_base"];
 
-/// Counts tokens of text; shared by the host through an `Arc`.
-pub struct Tokenizer {
-    encoding: String,
-    bpe: OnceLock<Option<CoreBPE>>,
-    calls: AtomicU64,
-    warned: AtomicBool,
+/// Why a [`Tokenizer`] could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenizerError {
+    /// The encoding name is not one of [`SUPPORTED_ENCODINGS`].
+    #[error("unknown tokenizer encoding `{name}`: use \"o200k_base\" or \"cl100k_base\"")]
+    UnknownEncoding {
+        /// The name that was given.
+        name: String,
+    },
 }
 
-impl std::fmt::Debug for Tokenizer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tokenizer")
-            .field("encoding", &self.encoding)
-            .field("calls", &self.count_calls())
-            .finish_non_exhaustive()
-    }
+/// Counts tokens of text with one tiktoken encoding.
+///
+/// `Send + Sync`: share it between threads in an `Arc`.
+pub struct Tokenizer {
+    /// The encoding name, one of [`SUPPORTED_ENCODINGS`].
+    encoding: &'static str,
+    /// The encoder, built once; `None` when building failed (counts are approximated).
+    bpe: OnceLock<Option<CoreBPE>>,
+    /// How many times [`Tokenizer::count`] ran.
+    calls: AtomicU64,
 }
 
 impl Tokenizer {
-    /// A tokenizer for `encoding` (`o200k_base` or `cl100k_base`); the encoder is built
-    /// on first use or by [`Tokenizer::warm_up`].
+    /// A tokenizer for `encoding` (`"o200k_base"` or `"cl100k_base"`). Cheap: the
+    /// encoder is built on first use or by [`Tokenizer::warm_up`].
     ///
     /// # Errors
-    /// An unknown encoding name.
+    /// [`TokenizerError::UnknownEncoding`] for any other name.
     pub fn new(encoding: &str) -> Result<Self, TokenizerError> {
-        match encoding {
-            "o200k_base" | "cl100k_base" => Ok(Self {
-                encoding: encoding.to_owned(),
-                bpe: OnceLock::new(),
-                calls: AtomicU64::new(0),
-                warned: AtomicBool::new(false),
-            }),
-            other => Err(TokenizerError(other.to_owned())),
-        }
+        let encoding = SUPPORTED_ENCODINGS
+            .iter()
+            .copied()
+            .find(|name| *name == encoding)
+            .ok_or_else(|| TokenizerError::UnknownEncoding {
+                name: encoding.to_owned(),
+            })?;
+        Ok(Self {
+            encoding,
+            bpe: OnceLock::new(),
+            calls: AtomicU64::new(0),
+        })
     }
 
-    fn bpe(&self) -> Option<&CoreBPE> {
-        self.bpe
-            .get_or_init(|| {
-                let built = match self.encoding.as_str() {
-                    "cl100k_base" => tiktoken_rs::cl100k_base(),
-                    _ => tiktoken_rs::o200k_base(),
-                };
-                built.ok()
-            })
-            .as_ref()
-    }
-
-    /// Builds the encoder now (~150 ms), so the first count is fast.
+    /// Builds the encoder now, if not built yet (~150 ms). The host calls this on a
+    /// background thread at start-up: `std::thread::spawn(move || tokenizer.warm_up())`
+    /// with the tokenizer in an `Arc`.
     pub fn warm_up(&self) {
-        let _ = self.bpe();
+        self.encoder();
     }
 
-    /// Tokens of `text`. If the encoder cannot be built, an approximation
-    /// (characters / 4, rounded up) is used and a warning logged once.
+    /// The number of tokens in `text` (`encode_ordinary`: special tokens count as
+    /// plain text). Builds the encoder on first use unless [`Tokenizer::warm_up`] did.
+    ///
+    /// Never panics: if the encoder could not be built, the count is the approximation
+    /// `chars / 4`, rounded up (a warning is logged once).
     pub fn count(&self, text: &str) -> usize {
         self.calls.fetch_add(1, Ordering::Relaxed);
-        match self.bpe() {
+        if text.is_empty() {
+            return 0;
+        }
+        match self.encoder() {
             Some(bpe) => bpe.encode_ordinary(text).len(),
-            None => {
-                if !self.warned.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(encoding = %self.encoding, "tokenizer unavailable; approximating token counts");
-                }
-                text.chars().count().div_ceil(4)
-            }
+            None => approximate_count(text),
         }
     }
 
-    /// How many times [`Tokenizer::count`] ran.
+    /// How many times [`Tokenizer::count`] ran on this tokenizer.
     pub fn count_calls(&self) -> u64 {
         self.calls.load(Ordering::Relaxed)
     }
 
-    /// The encoding name.
+    /// The encoding name, e.g. `"o200k_base"`.
     pub fn encoding(&self) -> &str {
-        &self.encoding
+        self.encoding
     }
+
+    fn encoder(&self) -> Option<&CoreBPE> {
+        self.bpe.get_or_init(|| build(self.encoding)).as_ref()
+    }
+}
+
+impl fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("encoding", &self.encoding)
+            .field("built", &self.bpe.get().is_some())
+            .field("count_calls", &self.count_calls())
+            .finish()
+    }
+}
+
+/// Builds the encoder; `None` (with a warning) if tiktoken fails.
+fn build(encoding: &str) -> Option<CoreBPE> {
+    let built = match encoding {
+        "cl100k_base" => tiktoken_rs::cl100k_base(),
+        _ => tiktoken_rs::o200k_base(),
+    };
+    match built {
+        Ok(bpe) => Some(bpe),
+        Err(error) => {
+            tracing::warn!(
+                encoding,
+                %error,
+                "cannot build the tokenizer; token counts are approximated as chars / 4"
+            );
+            None
+        }
+    }
+}
+
+/// The fallback count: chars / 4, rounded up.
+fn approximate_count(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
 }
 
 #[cfg(test)]
@@ -94,28 +135,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_are_stable_and_calls_are_counted() {
-        fn assert_send_sync<T: Send + Sync>() {}
-        assert_send_sync::<Tokenizer>();
-        let t = Tokenizer::new("o200k_base").unwrap();
-        t.warm_up();
-        assert_eq!(t.count_calls(), 0);
-        for text in ["hello world", "日本語のテキスト", "emoji 🎉🎉 ok"] {
-            let n = t.count(text);
-            assert!(n > 0, "{text}");
-            assert_eq!(t.count(text), n);
-        }
-        assert_eq!(t.count(""), 0);
-        assert_eq!(t.count_calls(), 7);
-        assert_eq!(
-            Tokenizer::new("cl100k_base").unwrap().count("hello world"),
-            2
-        );
-        assert!(
-            Tokenizer::new("bogus")
-                .unwrap_err()
-                .to_string()
-                .contains("'bogus'")
-        );
+    fn approximation_is_chars_over_four_rounded_up() {
+        assert_eq!(approximate_count(""), 0);
+        assert_eq!(approximate_count("a"), 1);
+        assert_eq!(approximate_count("abcd"), 1);
+        assert_eq!(approximate_count("abcde"), 2);
+        assert_eq!(approximate_count("你好世界!"), 2);
+    }
+
+    #[test]
+    fn failed_encoder_falls_back_without_panicking() {
+        let tokenizer = Tokenizer {
+            encoding: "o200k_base",
+            bpe: OnceLock::from(None),
+            calls: AtomicU64::new(0),
+        };
+        assert_eq!(tokenizer.count("hello world"), 3);
+        assert_eq!(tokenizer.count_calls(), 1);
     }
 }

@@ -1,15 +1,25 @@
-//! Configuration files of the home directory (DESIGN.md §9): `agent.json` and
-//! `models.json`, plus the environment quick start (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
-//! `SMALLEBOT_MODEL`). A missing file means defaults; a file that exists but is invalid
-//! is an error naming the file and the position — never a silent fallback.
+//! Configuration files in the home directory (`--home DIR` > `SMALLEBOT_HOME` >
+//! `./.agents`).
+//!
+//! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps, …).
+//! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
+//!   compaction [`Endpoint`]s by [`resolve_models`].
+//!
+//! A missing file means defaults. A file that exists but is invalid is a [`ConfigError`]
+//! naming the file and, for parse errors, the line and column — never a silent
+//! fallback. Unknown keys are ignored (forward compatibility); wrong types are not.
+//! Nothing here reads the process environment: lookups are passed in.
 
 mod agent;
 mod error;
 mod json;
 mod models;
+mod resolve;
 
-pub use agent::{AgentSettings, ToolHistoryFormat};
+pub use agent::{AGENT_FILE, AgentSettings, ToolHistoryFormat};
 pub use error::ConfigError;
-pub use models::{
-    Endpoint, HOW_TO_CONFIGURE, ModelSettings, ModelsConfig, ResolvedModels, resolve_models,
+pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
+pub use resolve::{
+    DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,
+    ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels, resolve_models,
 };

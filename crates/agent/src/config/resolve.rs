@@ -1,0 +1,165 @@
+//! Choosing the chat and compaction endpoints from `models.json` or the environment.
+
+use std::fmt;
+use std::path::Path;
+
+use super::ConfigError;
+use super::models::{MODELS_FILE, ModelSettings, ModelsConfig};
+
+/// Environment variable: the API key of the quick-start endpoint.
+pub const ENV_OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+/// Environment variable: the API root of the quick-start endpoint.
+pub const ENV_OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+/// Environment variable: the chat model id in `models.json`, or the model name of the
+/// quick-start endpoint.
+pub const ENV_SMALLEBOT_MODEL: &str = "SMALLEBOT_MODEL";
+/// The API root of the quick-start endpoint when `OPENAI_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// The model of the quick-start endpoint when `SMALLEBOT_MODEL` is not set.
+pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
+/// The model id of the quick-start endpoint.
+pub const ENV_MODEL_ID: &str = "env";
+
+/// Help shown when no endpoint is configured (the host prints it and exits with 2).
+pub const HOW_TO_CONFIGURE: &str = "\
+No model endpoint is configured. Configure one of these ways:
+
+  1. Environment (OpenAI or any OpenAI-compatible server):
+       export OPENAI_API_KEY=sk-...
+       optional: OPENAI_BASE_URL (default https://api.openai.com/v1),
+                 SMALLEBOT_MODEL (default gpt-4o-mini)
+     For a local Ollama:
+       OPENAI_BASE_URL=http://localhost:11434/v1 SMALLEBOT_MODEL=qwen3:8b smallebot chat
+
+  2. A models file, <home>/models.json (home: --home DIR, SMALLEBOT_HOME, or ./.agents):
+       { \"default\": \"local\",
+         \"models\": [ { \"id\": \"local\", \"baseUrl\": \"http://localhost:11434/v1\",
+                       \"model\": \"qwen3:8b\", \"contextWindow\": 32768 } ] }
+     Add \"apiKeyEnv\": \"NAME_OF_VARIABLE\" to a model that needs an API key.
+
+  3. No model at all: run the offline demo with `cargo xtask demo`.
+";
+
+/// A model endpoint ready to call: its settings and its API key.
+///
+/// `Debug` shows whether a key is present, never the key itself.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The model's settings.
+    pub settings: ModelSettings,
+    /// The API key (read from the variable named by `apiKeyEnv`); none: send no key.
+    pub api_key: Option<String>,
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("settings", &self.settings)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// The endpoints the host uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedModels {
+    /// The model the conversation runs on.
+    pub chat: Endpoint,
+    /// The model that writes compression summaries (the chat model unless
+    /// `compactionModel` names another).
+    pub compaction: Endpoint,
+}
+
+/// Resolves the chat and compaction endpoints.
+///
+/// `env` looks up an environment variable (the host passes
+/// `|k| std::env::var(k).ok()`; tests pass a map); empty values count as unset.
+///
+/// - `<home>/models.json` exists: the chat model is `SMALLEBOT_MODEL` if set, else
+///   `default`; the compaction model is `compactionModel` if set, else the chat model.
+/// - no `models.json`, but `OPENAI_BASE_URL` or `OPENAI_API_KEY` is set: one model with
+///   id `"env"`, base URL `OPENAI_BASE_URL` or [`DEFAULT_BASE_URL`], model
+///   `SMALLEBOT_MODEL` or [`DEFAULT_MODEL`], key `OPENAI_API_KEY`, 128000 tokens,
+///   `o200k_base`; it is also the compaction model.
+/// - neither: `Ok(None)` (print [`HOW_TO_CONFIGURE`]).
+///
+/// # Errors
+/// The errors of [`ModelsConfig::load`]; [`ConfigError::Rule`] when `SMALLEBOT_MODEL`
+/// names no model in `models.json`; [`ConfigError::MissingEnv`] when a chosen model's
+/// `apiKeyEnv` variable is not set.
+pub fn resolve_models(
+    home: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ResolvedModels>, ConfigError> {
+    let lookup = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    match ModelsConfig::load(home)? {
+        Some(config) => from_file(&config, &home.join(MODELS_FILE), &lookup).map(Some),
+        None => Ok(from_env(&lookup)),
+    }
+}
+
+fn from_file(
+    config: &ModelsConfig,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ResolvedModels, ConfigError> {
+    let chat_id = env(ENV_SMALLEBOT_MODEL).unwrap_or_else(|| config.default.clone());
+    let chat = config.model(&chat_id).ok_or_else(|| ConfigError::Rule {
+        file: file.to_path_buf(),
+        message: format!(
+            "{ENV_SMALLEBOT_MODEL}={chat_id} names no model in this file: \
+             set it to one of {} or unset it",
+            config.ids()
+        ),
+    })?;
+    let compaction = match &config.compaction_model {
+        // `ModelsConfig::from_json` checked that the id is listed.
+        Some(id) => config.model(id).unwrap_or(chat),
+        None => chat,
+    };
+    Ok(ResolvedModels {
+        chat: endpoint(chat, env)?,
+        compaction: endpoint(compaction, env)?,
+    })
+}
+
+fn endpoint(
+    settings: &ModelSettings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Endpoint, ConfigError> {
+    let api_key = match &settings.api_key_env {
+        Some(variable) => Some(env(variable).ok_or_else(|| ConfigError::MissingEnv {
+            variable: variable.clone(),
+            model_id: settings.id.clone(),
+        })?),
+        None => None,
+    };
+    Ok(Endpoint {
+        settings: settings.clone(),
+        api_key,
+    })
+}
+
+fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
+    let base_url = env(ENV_OPENAI_BASE_URL);
+    let api_key = env(ENV_OPENAI_API_KEY);
+    if base_url.is_none() && api_key.is_none() {
+        return None;
+    }
+    let endpoint = Endpoint {
+        settings: ModelSettings {
+            id: ENV_MODEL_ID.to_owned(),
+            base_url: base_url.unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
+            api_key_env: api_key.as_ref().map(|_| ENV_OPENAI_API_KEY.to_owned()),
+            model: env(ENV_SMALLEBOT_MODEL).unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
+            context_window: ModelSettings::DEFAULT_CONTEXT_WINDOW,
+            tokenizer: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
+            supports_thinking: false,
+        },
+        api_key,
+    };
+    Some(ResolvedModels {
+        chat: endpoint.clone(),
+        compaction: endpoint,
+    })
+}

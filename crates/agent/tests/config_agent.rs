@@ -1,0 +1,225 @@
+//! `agent.json`: defaults, range rules and errors with file and position.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use smallebot_agent::config::{AgentSettings, ConfigError, ToolHistoryFormat};
+
+const FILE: &str = "/home/me/.agents/agent.json";
+
+fn parse(text: &str) -> Result<AgentSettings, ConfigError> {
+    AgentSettings::from_json(text, Path::new(FILE))
+}
+
+fn settings(text: &str) -> AgentSettings {
+    parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+#[test]
+fn tool_result_max_length_rules() {
+    let cases = [
+        (100, 100),
+        (500, 500),
+        (10_000, 10_000),
+        (99, 500),
+        (50, 500),
+        (0, 500),
+        (-7, 500),
+        (10_001, 10_000),
+        (20_000, 10_000),
+    ];
+    for (given, expected) in cases {
+        let s = settings(&format!("{{\"toolResultMaxLength\": {given}}}"));
+        assert_eq!(s.tool_result_max_length, expected, "given {given}");
+    }
+}
+
+#[test]
+fn compression_threshold_rules() {
+    let cases = [
+        ("0.3", 0.8),
+        ("0.5", 0.5),
+        ("0.7", 0.7),
+        ("0.95", 0.95),
+        ("0.99", 0.95),
+        ("2", 0.95),
+        ("-1", 0.8),
+    ];
+    for (given, expected) in cases {
+        let s = settings(&format!("{{\"compressionThreshold\": {given}}}"));
+        assert!(
+            (s.compression_threshold - expected).abs() < 1e-12,
+            "given {given}: {}",
+            s.compression_threshold
+        );
+    }
+}
+
+/// Reads one numeric setting.
+type Field = fn(&AgentSettings) -> u64;
+
+#[test]
+fn turn_step_and_timeout_rules() {
+    let cases: [(&str, Field, u64); 9] = [
+        (
+            r#"{"keepRecentTurns": 0}"#,
+            |s| s.keep_recent_turns as u64,
+            1,
+        ),
+        (
+            r#"{"keepRecentTurns": 5}"#,
+            |s| s.keep_recent_turns as u64,
+            5,
+        ),
+        (r#"{"maxToolSteps": 0}"#, |s| s.max_tool_steps as u64, 1),
+        (r#"{"maxToolSteps": 80}"#, |s| s.max_tool_steps as u64, 80),
+        (r#"{"maxToolSteps": 900}"#, |s| s.max_tool_steps as u64, 500),
+        (
+            r#"{"streamIdleTimeoutSeconds": 0}"#,
+            |s| s.stream_idle_timeout.as_secs(),
+            1,
+        ),
+        (
+            r#"{"streamIdleTimeoutSeconds": -5}"#,
+            |s| s.stream_idle_timeout.as_secs(),
+            1,
+        ),
+        (
+            r#"{"streamIdleTimeoutSeconds": 30}"#,
+            |s| s.stream_idle_timeout.as_secs(),
+            30,
+        ),
+        (r#"{}"#, |s| s.stream_idle_timeout.as_secs(), 120),
+    ];
+    for (text, field, expected) in cases {
+        assert_eq!(field(&settings(text)), expected, "{text}");
+    }
+}
+
+#[test]
+fn defaults() {
+    let s = AgentSettings::default();
+    assert_eq!(s.tool_result_max_length, 500);
+    assert!((s.compression_threshold - 0.8).abs() < 1e-12);
+    assert_eq!(s.keep_recent_turns, 2);
+    assert_eq!(s.max_tool_steps, 50);
+    assert_eq!(s.tool_history_format, ToolHistoryFormat::Native);
+    assert_eq!(s.stream_idle_timeout, Duration::from_secs(120));
+    assert_eq!(s.user_name, None);
+    assert_eq!(s.system_prompt, None);
+    assert_eq!(settings("{}"), s);
+}
+
+#[test]
+fn all_keys_are_read() {
+    let s = settings(
+        r#"{ "toolResultMaxLength": 2000, "compressionThreshold": 0.9,
+             "keepRecentTurns": 3, "maxToolSteps": 20, "toolHistoryFormat": "inline",
+             "streamIdleTimeoutSeconds": 45, "userName": "ada",
+             "systemPrompt": "Be brief.", "someFutureKey": {"x": [1, 2]} }"#,
+    );
+    assert_eq!(
+        s,
+        AgentSettings {
+            tool_result_max_length: 2000,
+            compression_threshold: 0.9,
+            keep_recent_turns: 3,
+            max_tool_steps: 20,
+            tool_history_format: ToolHistoryFormat::Inline,
+            stream_idle_timeout: Duration::from_secs(45),
+            user_name: Some("ada".into()),
+            system_prompt: Some("Be brief.".into()),
+        }
+    );
+}
+
+#[test]
+fn blank_strings_and_nulls_mean_unset() {
+    let s = settings(r#"{"userName": "  ", "systemPrompt": "", "maxToolSteps": null}"#);
+    assert_eq!(s.user_name, None);
+    assert_eq!(s.system_prompt, None);
+    assert_eq!(s.max_tool_steps, 50);
+}
+
+#[test]
+fn missing_file_gives_defaults_and_present_file_is_read() {
+    let home = tempfile::tempdir().unwrap();
+    assert_eq!(
+        AgentSettings::load(home.path()).unwrap(),
+        AgentSettings::default()
+    );
+    std::fs::write(
+        home.path().join("agent.json"),
+        r#"{"toolResultMaxLength": 50}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        AgentSettings::load(home.path())
+            .unwrap()
+            .tool_result_max_length,
+        500
+    );
+    std::fs::write(
+        home.path().join("agent.json"),
+        r#"{"toolResultMaxLength": 1234}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        AgentSettings::load(home.path())
+            .unwrap()
+            .tool_result_max_length,
+        1234
+    );
+}
+
+/// Asserts `err` is `Invalid` at `line`:`column` and its Display names the file there.
+fn assert_invalid_at(err: &ConfigError, file: &str, line: usize, column: usize) {
+    match err {
+        ConfigError::Invalid {
+            line: l, column: c, ..
+        } => assert_eq!((*l, *c), (line, column), "{err}"),
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with(&format!("{file}:{line}:{column}: ")),
+        "{shown}"
+    );
+}
+
+#[test]
+fn invalid_json_names_file_and_position() {
+    let err = parse("{\n  \"toolResultMaxLength\": 600,\n    }\n").unwrap_err();
+    assert_invalid_at(&err, FILE, 3, 5);
+}
+
+#[test]
+fn invalid_file_on_disk_is_an_error_not_defaults() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("agent.json");
+    std::fs::write(&file, "{\n  \"maxToolSteps\": 3,\n    }\n").unwrap();
+    let err = AgentSettings::load(home.path()).unwrap_err();
+    assert_invalid_at(&err, &file.display().to_string(), 3, 5);
+}
+
+#[test]
+fn wrong_type_is_an_error_with_position() {
+    let err = parse("{\n  \"toolResultMaxLength\": \"big\"\n}").unwrap_err();
+    assert_invalid_at(&err, FILE, 2, 30);
+    assert!(err.to_string().contains("invalid type"), "{err}");
+    assert!(parse(r#"{"compressionThreshold": "high"}"#).is_err());
+    assert!(parse(r#"{"userName": 7}"#).is_err());
+    assert!(parse(r#"[1, 2]"#).is_err());
+}
+
+#[test]
+fn unknown_tool_history_format_is_an_error() {
+    let err = parse("{\n \"toolHistoryFormat\": \"xml\"\n}").unwrap_err();
+    assert_invalid_at(&err, FILE, 2, 27);
+    let shown = err.to_string();
+    assert!(
+        shown.contains("xml") && shown.contains("native") && shown.contains("inline"),
+        "{shown}"
+    );
+}
