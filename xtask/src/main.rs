@@ -2,7 +2,12 @@
 //!
 //! - `cargo xtask migrate [--database PATH | --home DIR] [--status]`: apply (or list)
 //!   database migrations.
+//! - `cargo xtask demo [--chat]`: the host against the scripted testkit model, offline.
+//! - `cargo xtask bench [--only overhead,estimate,compression,search]`: performance
+//!   figures beside their baselines.
 
+mod bench;
+mod demo;
 mod migrate;
 
 use std::process::ExitCode;
@@ -21,6 +26,10 @@ struct Cli {
 enum Task {
     /// Apply pending database migrations (or list them with --status).
     Migrate(migrate::MigrateArgs),
+    /// Run the host against a scripted model, offline (one turn, or --chat).
+    Demo(demo::DemoArgs),
+    /// Print the performance figures beside their baselines.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +46,8 @@ fn main() -> ExitCode {
     };
     let result = match cli.task {
         Task::Migrate(args) => runtime.block_on(migrate::run(args)),
+        Task::Demo(args) => runtime.block_on(demo::run(args)),
+        Task::Bench(args) => runtime.block_on(bench::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -217,6 +217,19 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<i64> {
+        // At the compression boundary (every turn's case) the running total answers in O(1).
+        let at_boundary: Option<i64> = sqlx::query_scalar(
+            "SELECT context_tokens FROM conversations \
+             WHERE id = ?1 AND COALESCE(compressed_through_seq, 0) = ?2",
+        )
+        .bind(conversation_id.to_string())
+        .bind(after_seq)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(storage("reading the context token total"))?;
+        if let Some(total) = at_boundary {
+            return Ok(total);
+        }
         sqlx::query_scalar(
             "SELECT (SELECT COALESCE(SUM(token_count), 0) FROM messages \
                      WHERE conversation_id = ?1 AND seq > ?2 AND replaced_by IS NULL) \

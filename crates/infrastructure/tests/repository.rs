@@ -501,3 +501,84 @@ async fn tool_results_are_completed_by_call_id() {
         .unwrap_err();
     assert!(matches!(missing, RepositoryError::NotFound { .. }));
 }
+
+/// The running total at the boundary always equals the SUM it replaces.
+#[tokio::test]
+async fn the_context_token_total_follows_every_change() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let sum = |store: &smallebot_infrastructure::SqliteStore, id| {
+        let store = store.clone();
+        async move {
+            let total: i64 =
+                sqlx::query_scalar("SELECT context_tokens FROM conversations WHERE id = ?1")
+                    .bind(id)
+                    .fetch_one(store.pool())
+                    .await
+                    .unwrap();
+            total
+        }
+    };
+    let expected = |rows: &[HistoryRow], boundary: i64| -> i64 {
+        rows.iter()
+            .filter(|r| r.seq() > boundary)
+            .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+            .map(HistoryRow::token_count)
+            .sum()
+    };
+    let t1 = user_turn(&f.store, &c, "one").await;
+    assistant(&f.store, &c, &t1, "answer").await;
+    tool(&f.store, &c, &t1, "x", "{}", "result").await;
+    let t2 = user_turn(&f.store, &c, "two").await;
+    assistant(&f.store, &c, &t2, "answer two").await;
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    assert_eq!(sum(&f.store, c.id.to_string()).await, expected(&rows, 0));
+    assert_eq!(
+        f.store.token_sum_after(c.id, 0).await.unwrap(),
+        expected(&rows, 0)
+    );
+
+    // Compression moves the boundary: the total is recomputed.
+    let boundary = rows[2].seq();
+    f.store
+        .set_compression(
+            c.id,
+            &CompressionUpdate {
+                compressed_context: "s".into(),
+                compressed_at: Utc::now(),
+                compressed_through_seq: boundary,
+                expected_previous_seq: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        f.store.token_sum_after(c.id, boundary).await.unwrap(),
+        expected(&rows, boundary)
+    );
+    assert_eq!(
+        f.store.token_sum_after(c.id, 0).await.unwrap(),
+        expected(&rows, 0),
+        "other seqs still sum"
+    );
+
+    // Edit (replace + delete) and a later append keep it exact.
+    let HistoryRow::Message(two) = rows
+        .iter()
+        .find(|r| matches!(r, HistoryRow::Message(m) if m.content == "two"))
+        .unwrap()
+    else {
+        panic!()
+    };
+    f.store
+        .edit_user_message(two.id, "two, edited", 9)
+        .await
+        .unwrap();
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    assert_eq!(
+        f.store.token_sum_after(c.id, boundary).await.unwrap(),
+        expected(&rows, boundary)
+    );
+    // Deleting everything: the conversation is gone, nothing to check but no error.
+    assert!(f.store.delete_conversation(c.id).await.unwrap());
+}

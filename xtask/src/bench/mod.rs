@@ -1,0 +1,105 @@
+//! `cargo xtask bench`: the performance figures of DESIGN.md §12, each printed beside a
+//! baseline measured in the same run, as ratios.
+
+mod compression;
+mod estimate;
+mod fixture;
+mod harness;
+mod overhead;
+mod search;
+
+use clap::Args;
+
+/// Arguments of `cargo xtask bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Rows stored for the search benchmark.
+    #[arg(long, default_value_t = 1_000_000)]
+    search_rows: usize,
+    /// Run only these benchmarks (overhead, estimate, search, compression).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Measure the debug build as it is instead of re-running in release.
+    #[arg(long)]
+    debug: bool,
+}
+
+/// Timings of a debug build say little: re-run this command from a release build.
+fn rerun_in_release() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    println!("building xtask in release for measurement (pass --debug to skip)…");
+    let status = std::process::Command::new(cargo)
+        .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
+        .args(&args)
+        .arg("--debug")
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the release benchmark run exited with {status}"))
+    }
+}
+
+/// One printed figure.
+pub struct Figure {
+    /// What was measured.
+    pub name: String,
+    /// The measurement.
+    pub value: String,
+    /// The baseline it is compared with.
+    pub baseline: String,
+    /// How the two compare.
+    pub ratio: String,
+    /// The target of DESIGN.md §12 and whether it is met.
+    pub target: String,
+}
+
+fn print(figures: &[Figure]) {
+    for f in figures {
+        println!("{}", f.name);
+        println!("    value     {}", f.value);
+        println!("    baseline  {}", f.baseline);
+        println!("    ratio     {}", f.ratio);
+        println!("    target    {}", f.target);
+    }
+}
+
+/// Formats milliseconds.
+pub fn ms(d: std::time::Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// The median of some durations.
+pub fn median(mut samples: Vec<std::time::Duration>) -> std::time::Duration {
+    samples.sort();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+/// Runs the benchmarks.
+pub async fn run(args: BenchArgs) -> Result<(), String> {
+    if cfg!(debug_assertions) && !args.debug {
+        return rerun_in_release();
+    }
+    let wants = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    println!("SmallEBot benchmarks ({profile} build); each figure beside its baseline\n");
+    if wants("overhead") {
+        print(&overhead::run().await?);
+    }
+    if wants("estimate") {
+        print(&estimate::run().await?);
+    }
+    if wants("compression") {
+        print(&compression::run().await?);
+    }
+    if wants("search") {
+        print(&search::run(args.search_rows).await?);
+    }
+    Ok(())
+}
