@@ -2,6 +2,8 @@
 
 mod repl;
 mod slash;
+#[cfg(test)]
+mod tests;
 
 use std::io::IsTerminal;
 

@@ -1,0 +1,177 @@
+//! The REPL driven with scripted input against the testkit model.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+use smallebot_agent::config::ToolHistoryFormat;
+use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
+use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::pipeline::ServiceParts;
+use smallebot_application::ports::ChatModel;
+use smallebot_application::{ConversationService, PipelineSettings, SendOptions};
+use smallebot_infrastructure::SqliteStore;
+use smallebot_testkit::{ScriptedResponse, TestModel};
+use tokio::sync::mpsc;
+
+use super::Repl;
+use crate::render::{EventPrinter, Style};
+
+async fn service(dir: &std::path::Path, server: &TestModel) -> Arc<ConversationService> {
+    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
+    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
+    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
+        ChatEndpoint {
+            base_url: server.base_url(),
+            api_key: None,
+            model: "m".into(),
+        },
+        None,
+        ClientSettings::default(),
+    ));
+    let summarizer = ModelSummarizer::new(
+        Arc::clone(&model),
+        Arc::clone(&tokenizer),
+        SummarizerSettings {
+            skill_path: dir.join("SKILL.md"),
+            tool_result_max_length: 500,
+            context_window: 100_000,
+        },
+    );
+    Arc::new(ConversationService::new(ServiceParts {
+        store: Arc::new(store),
+        model,
+        assembler: Arc::new(HistoryBuilder::new(
+            HistorySettings {
+                base_instructions: BASE_INSTRUCTIONS.into(),
+                terminal_rules: None,
+                tool_result_max_length: 500,
+                tool_history_format: ToolHistoryFormat::Native,
+                context_window: 100_000,
+            },
+            tokenizer,
+        )),
+        tools: Arc::new(ToolRegistry::new()),
+        plan: None,
+        summarizer: Arc::new(summarizer),
+        settings: PipelineSettings::default(),
+    }))
+}
+
+#[tokio::test]
+async fn compact_shows_the_indicator_and_input_waits_until_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let service = service(dir.path(), &server).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    for i in 0..4 {
+        server.push(ScriptedResponse::text(format!("answer {i}")));
+        service
+            .send(c.id, &format!("turn {i}"), SendOptions::default())
+            .await
+            .unwrap();
+    }
+    // A slow summary, then the answer to the line typed after /compact.
+    server.push(ScriptedResponse::text("SUMMARY").delay_before(Duration::from_millis(400)));
+    server.push(ScriptedResponse::text("hello back"));
+    let (_tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(&service),
+            "tester".into(),
+            c.id,
+            printer,
+            interrupts,
+        );
+        repl.run(&b"/compact focus on greetings\nhello\n/quit\n"[..])
+            .await
+            .unwrap();
+    }
+    let out = String::from_utf8(out).unwrap();
+    let indicator = out.find("Compressing context...").expect(&out);
+    let compressed = out.find("context compressed").expect(&out);
+    let answer = out.find("hello back").expect(&out);
+    assert!(indicator < compressed && compressed < answer, "{out}");
+    // The model saw "hello" only after the summary request was answered.
+    let requests = server.requests();
+    let summary = requests
+        .iter()
+        .position(|r| {
+            r.last_user_text()
+                .unwrap()
+                .contains("## Conversation to summarize")
+        })
+        .unwrap();
+    let hello = requests
+        .iter()
+        .position(|r| r.last_user_text().as_deref() == Some("hello"))
+        .unwrap();
+    assert!(summary < hello);
+    assert!(
+        requests[summary]
+            .last_user_text()
+            .unwrap()
+            .contains("focus on greetings")
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let service = service(dir.path(), &server).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    server.push(
+        ScriptedResponse::text("a b c d e f g h i j")
+            .chunk_size(2)
+            .delay_between(Duration::from_millis(150)),
+    );
+    let (tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    let (input_tx, input_rx) = tokio::io::duplex(1024);
+    let feeder = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        let mut input_tx = input_tx;
+        input_tx.write_all(b"count slowly\n").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        tx.send(()).unwrap(); // cancels the turn
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        tx.send(()).unwrap(); // first at the prompt: a hint
+        tx.send(()).unwrap(); // second: exit
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        drop(input_tx);
+    });
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(&service),
+            "tester".into(),
+            c.id,
+            printer,
+            interrupts,
+        );
+        tokio::time::timeout(
+            Duration::from_secs(4),
+            repl.run(tokio::io::BufReader::new(input_rx)),
+        )
+        .await
+        .expect("two Ctrl+C at the prompt exit")
+        .unwrap();
+    }
+    feeder.abort();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("(cancelled — partial answer kept)"), "{out}");
+    assert!(out.contains("press Ctrl+C again to exit"), "{out}");
+    let turns =
+        smallebot_core::repository::TurnRepository::list_turns(service.store().as_ref(), c.id)
+            .await
+            .unwrap();
+    assert_eq!(
+        turns[0].status,
+        smallebot_core::entities::TurnStatus::Cancelled
+    );
+}

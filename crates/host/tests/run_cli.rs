@@ -1,0 +1,254 @@
+//! `smallebot run`, `compact` and restart recovery through the real binary against the
+//! scripted testkit model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use smallebot_testkit::scenarios::demo_scenario;
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
+
+fn command(home: &Path, base_url: Option<&str>) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
+    c.arg("--home")
+        .arg(home)
+        .env_remove("SMALLEBOT_HOME")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("SMALLEBOT_MODEL")
+        .env("USER", "tester")
+        .stdin(Stdio::null());
+    if let Some(url) = base_url {
+        c.env("OPENAI_BASE_URL", url)
+            .env("SMALLEBOT_MODEL", "scripted");
+    }
+    c
+}
+
+async fn run(home: &Path, base_url: Option<&str>, args: &[&str]) -> Output {
+    command(home, base_url).args(args).output().await.unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect()
+}
+
+async fn first_conversation_id(home: &Path) -> String {
+    let out = run(home, None, &["conversations", "list"]).await;
+    text(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn run_json_prints_one_event_per_line_ending_in_turn_completed() {
+    let home = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    demo_scenario(&server);
+    let out = run(
+        home.path(),
+        Some(&server.base_url()),
+        &["run", "--json", "What time is it?"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events = json_lines(&out);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"TurnStarted"));
+    assert!(types.contains(&"ToolCallStarted") && types.contains(&"ToolCallCompleted"));
+    assert!(types.contains(&"ContextUsage"));
+    assert_eq!(types.last(), Some(&"TurnCompleted"));
+    let tool = events
+        .iter()
+        .find(|e| e["type"] == "ToolCallStarted")
+        .unwrap();
+    assert_eq!(tool["tool_name"], "GetCurrentTime");
+    // A title was asked for after the turn and stored.
+    let listed = text(
+        &run(home.path(), None, &["conversations", "list"])
+            .await
+            .stdout,
+    );
+    assert!(listed.contains("Time check"), "{listed}");
+}
+
+#[tokio::test]
+async fn without_an_endpoint_run_exits_2_and_says_how_to_configure_one() {
+    let home = tempfile::tempdir().unwrap();
+    let out = run(home.path(), None, &["run", "hi"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("no model endpoint is configured"), "{err}");
+    assert!(
+        err.contains("OPENAI_API_KEY")
+            && err.contains("models.json")
+            && err.contains("cargo xtask demo"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_agent_json_is_an_error_naming_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("agent.json"),
+        "{\n  \"toolResultMaxLength\": oops\n}",
+    )
+    .unwrap();
+    let out = run(home.path(), Some("http://127.0.0.1:9/v1"), &["run", "hi"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("agent.json:2:"), "{err}");
+}
+
+#[tokio::test]
+async fn a_killed_turn_is_interrupted_after_restart_and_its_message_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    server.push(ScriptedResponse::text("never arrives").delay_headers(Duration::from_secs(60)));
+    let mut child = command(home.path(), Some(&server.base_url()))
+        .args(["run", "remember the walrus"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    server
+        .wait_for_requests(1, Duration::from_secs(30))
+        .await
+        .unwrap();
+    child.kill().await.unwrap();
+    let id = first_conversation_id(home.path()).await;
+    server.push(ScriptedResponse::text("back again"));
+    let out = run(
+        home.path(),
+        Some(&server.base_url()),
+        &["run", "--conversation", &id, "are you back?"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("interrupted"));
+    let shown = text(
+        &run(home.path(), None, &["conversations", "show", &id])
+            .await
+            .stdout,
+    );
+    assert!(shown.contains("turn 1 · interrupted"), "{shown}");
+    assert!(shown.contains("USER: remember the walrus"), "{shown}");
+    assert!(shown.contains("ASSISTANT: back again"), "{shown}");
+}
+
+fn is_summary(r: &RecordedRequest) -> bool {
+    r.last_user_text()
+        .is_some_and(|t| t.contains("## Conversation to summarize"))
+}
+
+#[tokio::test]
+async fn compact_from_the_shell_and_compression_events_in_run_json() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("models.json"),
+        r#"{"default": "tiny", "models": [{"id": "tiny", "baseUrl": "BASE", "model": "scripted", "contextWindow": 2000}]}"#,
+    )
+    .unwrap();
+    let server = TestModel::start().await.unwrap();
+    let models = std::fs::read_to_string(home.path().join("models.json"))
+        .unwrap()
+        .replace("BASE", &server.base_url());
+    std::fs::write(home.path().join("models.json"), models).unwrap();
+    server.respond_with(|req| {
+        if is_summary(req) {
+            ScriptedResponse::text("SUMMARY of the early turns")
+        } else if req
+            .last_user_text()
+            .is_some_and(|t| t.starts_with("Generate a short title"))
+        {
+            ScriptedResponse::text("Long chat")
+        } else {
+            ScriptedResponse::text("ok")
+        }
+    });
+    let long = "words ".repeat(120);
+    let first = run(home.path(), None, &["run", &format!("first {long}")]).await;
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let id = first_conversation_id(home.path()).await;
+    let out = run(home.path(), None, &["compact", &id]).await;
+    assert!(!out.status.success(), "nothing to summarize yet");
+    assert!(
+        text(&out.stderr).contains("nothing to summarize"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let mut saw_events = false;
+    for i in 0..12 {
+        let out = run(
+            home.path(),
+            None,
+            &[
+                "run",
+                "--json",
+                "--conversation",
+                &id,
+                &format!("turn {i} {long}"),
+            ],
+        )
+        .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let types: Vec<String> = json_lines(&out)
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect();
+        if types.iter().any(|t| t == "CompressionStarted") {
+            assert!(types.iter().any(|t| t == "CompressionCompleted"));
+            saw_events = true;
+            break;
+        }
+    }
+    assert!(saw_events, "an automatic compression printed its events");
+
+    for i in 0..3 {
+        run(
+            home.path(),
+            None,
+            &["run", "--conversation", &id, &format!("more {i}")],
+        )
+        .await;
+    }
+    let out = run(
+        home.path(),
+        None,
+        &["compact", &id, "--focus", "the API design"],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{} {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("summarized"));
+    let summary_request = server.requests().into_iter().rfind(is_summary).unwrap();
+    assert!(
+        summary_request
+            .last_user_text()
+            .unwrap()
+            .contains("the API design")
+    );
+    let shown = text(
+        &run(home.path(), None, &["conversations", "show", &id])
+            .await
+            .stdout,
+    );
+    assert!(shown.contains("[summarized] USER: first"), "{shown}");
+}
