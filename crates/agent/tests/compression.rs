@@ -152,6 +152,28 @@ async fn before_a_turn_older_turns_are_summarized_and_the_recent_ones_kept_verba
     }
     // Nothing was deleted.
     assert_eq!(user_texts(&rows).len(), sent.len());
+    // The estimate after compression is what the next request really costs: system
+    // prompt with the summary + rows after the boundary + schemas.
+    let after_compression: Vec<u64> = events
+        .iter()
+        .skip_while(|e| !matches!(e, TurnEvent::CompressionCompleted { .. }))
+        .filter_map(|e| match e {
+            TurnEvent::ContextUsage {
+                used,
+                reported: None,
+                ..
+            } => Some(*used),
+            _ => None,
+        })
+        .collect();
+    let actual = independent_count(&h.tokenizer, next);
+    let diff = (after_compression[0] as f64 - actual as f64).abs() / actual as f64;
+    assert!(
+        diff <= 0.02,
+        "estimate {} vs sent {actual}",
+        after_compression[0]
+    );
+    assert!(after_compression[0] < before);
 }
 
 #[tokio::test]

@@ -6,30 +6,10 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_application::{SendOptions, TurnEvent};
 use smallebot_core::entities::{NewMessage, Role};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, ToolCallSpec};
-
-/// Counts a recorded request body from scratch: every message's text, tool call names
-/// and arguments, the tool schemas, with the usual per-message framing.
-fn independent_count(tokenizer: &Tokenizer, request: &RecordedRequest) -> u64 {
-    let count = |s: &str| tokenizer.count(s) as u64;
-    let mut total = 3;
-    for m in messages(request) {
-        total += 4 + m["content"].as_str().map_or(0, count);
-        for call in m["tool_calls"].as_array().into_iter().flatten() {
-            total += 4
-                + count(call["function"]["name"].as_str().unwrap())
-                + count(call["function"]["arguments"].as_str().unwrap());
-        }
-    }
-    if let Some(tools) = request.body.get("tools").filter(|t| !t.is_null()) {
-        total += count(&serde_json::to_string(tools).unwrap());
-    }
-    total
-}
+use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]
 async fn the_estimate_equals_an_independent_count_of_the_request_within_two_percent() {
@@ -56,16 +36,38 @@ async fn the_estimate_equals_an_independent_count_of_the_request_within_two_perc
             .await
             .unwrap();
     }
-    let usages: Vec<u64> = h
-        .drain_events()
+    let events = h.drain_events();
+    let reported = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                TurnEvent::ContextUsage {
+                    reported: Some(_),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(
+        reported,
+        h.server.requests().len(),
+        "the provider's count is shown beside each estimate"
+    );
+    let usages: Vec<u64> = events
         .into_iter()
         .filter_map(|e| match e {
-            TurnEvent::ContextUsage { used, .. } => Some(used),
+            TurnEvent::ContextUsage {
+                used,
+                reported: None,
+                ..
+            } => Some(used),
             _ => None,
         })
         .collect();
     let requests = h.server.requests();
     assert_eq!(usages.len(), requests.len());
+
     for (used, request) in usages.iter().zip(&requests) {
         let actual = independent_count(&h.tokenizer, request);
         let diff = (*used as f64 - actual as f64).abs() / actual as f64;

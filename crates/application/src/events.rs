@@ -111,7 +111,8 @@ pub enum TurnEvent {
         window: u64,
         /// `used / window`.
         ratio: f64,
-        /// Prompt tokens the provider reported for the previous request, if any.
+        /// Prompt tokens the provider reported for this same request (sent again
+        /// once the response arrived), if it reports usage.
         reported: Option<u64>,
     },
     /// The conversation's task list (plan) changed.

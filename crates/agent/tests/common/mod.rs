@@ -260,3 +260,22 @@ pub fn filler(tag: &str, n: usize) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// Counts a recorded request body from scratch: every message's text, tool call names
+/// and arguments, the tool schemas, with the usual per-message framing.
+pub fn independent_count(tokenizer: &Tokenizer, request: &RecordedRequest) -> u64 {
+    let count = |s: &str| tokenizer.count(s) as u64;
+    let mut total = 3;
+    for m in messages(request) {
+        total += 4 + m["content"].as_str().map_or(0, count);
+        for call in m["tool_calls"].as_array().into_iter().flatten() {
+            total += 4
+                + count(call["function"]["name"].as_str().unwrap())
+                + count(call["function"]["arguments"].as_str().unwrap());
+        }
+    }
+    if let Some(tools) = request.body.get("tools").filter(|t| !t.is_null()) {
+        total += count(&serde_json::to_string(tools).unwrap());
+    }
+    total
+}

@@ -51,7 +51,7 @@ pub(crate) struct TurnRun<'a> {
     turn: Turn,
     cancel: CancellationToken,
     call_ids: ToolCallIds,
-    reported_prompt_tokens: Option<u64>,
+    last_estimate: Option<(u64, u64)>,
     steps_done: usize,
 }
 
@@ -72,7 +72,7 @@ impl<'a> TurnRun<'a> {
             turn,
             cancel,
             call_ids: ToolCallIds::default(),
-            reported_prompt_tokens: None,
+            last_estimate: None,
             steps_done: 0,
         }
     }
@@ -154,7 +154,20 @@ impl<'a> TurnRun<'a> {
                 }
             };
             self.steps_done += 1;
-            self.reported_prompt_tokens = response.usage.map(|u| u.prompt_tokens);
+            if let (Some(usage), Some((used, window))) = (response.usage, self.last_estimate) {
+                // Show the provider's count beside the estimate of the same request.
+                self.emit(TurnEvent::ContextUsage {
+                    conversation_id: self.turn.conversation_id,
+                    used,
+                    window,
+                    ratio: if window == 0 {
+                        0.0
+                    } else {
+                        used as f64 / window as f64
+                    },
+                    reported: Some(usage.prompt_tokens),
+                });
+            }
             self.store_reasoning(&response.reasoning).await?;
             // An assistant message per step: it marks where the step's tool calls begin.
             if !response.text.is_empty() || !response.tool_calls.is_empty() {
@@ -226,6 +239,7 @@ impl<'a> TurnRun<'a> {
             tools: schemas,
             thinking: self.turn.thinking_mode,
         });
+        self.last_estimate = Some((used, full.window));
         self.emit(TurnEvent::ContextUsage {
             conversation_id,
             used,
@@ -235,7 +249,7 @@ impl<'a> TurnRun<'a> {
             } else {
                 used as f64 / full.window as f64
             },
-            reported: self.reported_prompt_tokens,
+            reported: None,
         });
 
         let partial = Mutex::new(Partial::default());

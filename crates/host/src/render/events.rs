@@ -50,7 +50,7 @@ pub struct EventPrinter<W: Write> {
     json: bool,
     style: Style,
     in_reasoning: bool,
-    last_usage: Option<(u64, u64, f64)>,
+    last_usage: Option<(u64, u64, f64, Option<u64>)>,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -166,17 +166,21 @@ impl<W: Write> EventPrinter<W> {
                 used,
                 window,
                 ratio,
+                reported,
                 ..
-            } => self.last_usage = Some((*used, *window, *ratio)),
+            } => self.last_usage = Some((*used, *window, *ratio, *reported)),
             TurnEvent::TaskListChanged { plan, .. } => {
                 writeln!(self.out, "{}", style.dim(plan))?;
             }
             TurnEvent::TurnCompleted { .. } => {
                 self.end_reasoning()?;
                 writeln!(self.out)?;
-                if let Some((used, window, ratio)) = self.last_usage {
+                if let Some((used, window, ratio, reported)) = self.last_usage {
+                    let provider = reported
+                        .map(|r| format!(" · provider counted {}", tokens(r)))
+                        .unwrap_or_default();
                     let line = format!(
-                        "[context {} / {} tokens, {:.1}%]",
+                        "[context {} / {} tokens, {:.1}%{provider}]",
                         tokens(used),
                         tokens(window),
                         ratio * 100.0
