@@ -66,6 +66,11 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
     let mut current_turn: Option<TurnId> = None;
     let mut number = 0;
     for row in rows {
+        // Empty assistant messages only mark where a step's tool calls begin.
+        if matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant && m.content.is_empty())
+        {
+            continue;
+        }
         if current_turn != Some(row.turn_id()) {
             current_turn = Some(row.turn_id());
             number += 1;
