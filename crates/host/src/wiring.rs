@@ -87,6 +87,9 @@ pub async fn build(home: &Home, user_flag: Option<&str>) -> Result<App, HostErro
         },
     );
     let tools = ToolRegistry::new().with(Arc::new(GetCurrentTime));
+    let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
+        .into_iter()
+        .fold(tools, ToolRegistry::with);
     let service = ConversationService::new(ServiceParts {
         store: Arc::new(store.clone()),
         model,

@@ -4,7 +4,9 @@
 mod args;
 mod registry;
 mod time;
+mod workspace;
 
 pub use args::{ArgError, Args};
 pub use registry::{Tool, ToolRegistry};
 pub use time::GetCurrentTime;
+pub use workspace::*;

@@ -1,0 +1,166 @@
+//! `ListFiles`: the files and directories under a workspace directory, recursively.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use serde_json::json;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use tokio_util::sync::CancellationToken;
+
+use super::resolve::{Workspace, WorkspaceError};
+use super::run::{failure, run_blocking};
+use crate::tools::{Args, Tool};
+
+/// The most entries one `ListFiles` call returns.
+pub const LIST_MAX_ENTRIES: usize = 1000;
+
+/// Lists a workspace directory recursively (`path`, default the root), breadth first so
+/// the top levels come before deep ones when the listing is cut.
+#[derive(Debug, Clone)]
+pub struct ListFiles {
+    workspace: Workspace,
+}
+
+impl ListFiles {
+    /// The tool over `workspace`.
+    #[must_use]
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+}
+
+#[async_trait]
+impl Tool for ListFiles {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "ListFiles".into(),
+            description: format!(
+                "List files and directories in the workspace, recursively (directories end \
+                 with '/', files show their size, symbolic links are not followed). At most \
+                 {LIST_MAX_ENTRIES} entries; list a subdirectory to see more."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Directory relative to the workspace root (default: the root)."
+                    }
+                },
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        let path = match args.opt_string("path") {
+            Ok(path) => path.unwrap_or("").to_owned(),
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        let workspace = self.workspace.clone();
+        let cancel = context.cancel.clone();
+        run_blocking(context, move || list(&workspace, &path, &cancel)).await
+    }
+}
+
+/// One listed entry: its path relative to the workspace root and how it is shown.
+struct Entry {
+    key: Vec<String>,
+    line: String,
+}
+
+fn list(workspace: &Workspace, path: &str, cancel: &CancellationToken) -> ToolOutcome {
+    let resolved = match workspace.resolve_existing(path) {
+        Ok(resolved) => resolved,
+        Err(error) => return failure(error),
+    };
+    let shown = resolved.display().to_owned();
+    let real = resolved.path();
+    match std::fs::metadata(&real) {
+        Ok(metadata) if !metadata.is_dir() => {
+            return ToolOutcome::ok(format!(
+                "'{shown}' is a file ({} bytes), not a directory; call ReadFile to read it.",
+                metadata.len()
+            ));
+        }
+        Ok(_) => {}
+        Err(error) => return failure(WorkspaceError::io("list", &shown, error)),
+    }
+    let prefix = if resolved.is_root() {
+        String::new()
+    } else {
+        format!("{shown}/")
+    };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut unreadable: Vec<String> = Vec::new();
+    let mut queue: VecDeque<(PathBuf, String)> = VecDeque::from([(real, prefix)]);
+    let mut cut = false;
+    'walk: while let Some((dir, prefix)) = queue.pop_front() {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut children: Vec<_> = match std::fs::read_dir(&dir) {
+            Ok(read) => read.filter_map(Result::ok).collect(),
+            Err(error) => {
+                if prefix.is_empty() {
+                    return failure(WorkspaceError::io("list", &shown, error));
+                }
+                unreadable.push(format!("{prefix} ({error})"));
+                continue;
+            }
+        };
+        children.sort_by_key(std::fs::DirEntry::file_name);
+        for child in children {
+            if entries.len() >= LIST_MAX_ENTRIES {
+                cut = true;
+                break 'walk;
+            }
+            let name = child.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            let key = relative.split('/').map(str::to_owned).collect();
+            let line = match child.file_type() {
+                Ok(kind) if kind.is_dir() => {
+                    queue.push_back((child.path(), format!("{relative}/")));
+                    format!("{relative}/")
+                }
+                Ok(kind) if kind.is_symlink() => match std::fs::read_link(child.path()) {
+                    Ok(target) => format!("{relative} -> {} (symbolic link)", target.display()),
+                    Err(_) => format!("{relative} (symbolic link)"),
+                },
+                Ok(kind) if kind.is_file() => match child.metadata() {
+                    Ok(metadata) => format!("{relative} ({} bytes)", metadata.len()),
+                    Err(_) => relative,
+                },
+                _ => format!("{relative} (special file)"),
+            };
+            entries.push(Entry { key, line });
+        }
+    }
+    if entries.is_empty() && unreadable.is_empty() {
+        return ToolOutcome::ok(format!("The directory '{shown}' is empty."));
+    }
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut out = format!(
+        "Contents of '{shown}' ({} entries; directories end with '/', paths are relative to \
+         the workspace root):\n",
+        entries.len()
+    );
+    for entry in &entries {
+        out.push_str(&entry.line);
+        out.push('\n');
+    }
+    for dir in &unreadable {
+        out.push_str(&format!("[could not list {dir}]\n"));
+    }
+    if cut {
+        out.push_str(&format!(
+            "[listing stopped at {LIST_MAX_ENTRIES} entries; call ListFiles with a \
+             subdirectory path to see more]\n"
+        ));
+    }
+    if cancel.is_cancelled() {
+        out.push_str("[listing stopped: the turn was cancelled]\n");
+    }
+    ToolOutcome::ok(out)
+}

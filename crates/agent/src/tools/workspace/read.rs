@@ -1,0 +1,213 @@
+//! `ReadFile`: a window of lines of a text file, at most 1 MiB per call.
+
+use std::fs::File;
+use std::io::{Read, Seek};
+
+use async_trait::async_trait;
+use serde_json::json;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+
+use super::resolve::{Workspace, WorkspaceError};
+use super::run::{failure, run_blocking};
+use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};
+use crate::tools::{Args, Tool};
+
+/// The most one `ReadFile` result holds, note included (the stored-result cap).
+pub const READ_MAX_BYTES: usize = 1024 * 1024;
+
+/// Room kept under [`READ_MAX_BYTES`] for the continuation note.
+const NOTE_RESERVE: usize = 1024;
+
+/// Once the window is full, how many more bytes are scanned to count the file's lines.
+const COUNT_BUDGET: u64 = 256 * 1024 * 1024;
+
+/// Reads a text file of the workspace: `path`, `offset` (lines to skip), `limit` (lines).
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    workspace: Workspace,
+}
+
+impl ReadFile {
+    /// The tool over `workspace`.
+    #[must_use]
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+}
+
+#[async_trait]
+impl Tool for ReadFile {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "ReadFile".into(),
+            description: "Read a text file in the workspace. Returns at most 1 MiB per call; \
+                          use offset and limit (in lines) to page through longer files. \
+                          Binary files are refused."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "File path relative to the workspace root, e.g. 'notes/todo.md'."
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Number of lines to skip from the start (default 0)."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Maximum number of lines to return (default: as many as fit in 1 MiB)."
+                    }
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        let (path, offset, limit) = match (
+            args.string("path"),
+            args.opt_u64("offset"),
+            args.opt_u64("limit"),
+        ) {
+            (Ok(path), Ok(offset), Ok(limit)) => (path.to_owned(), offset, limit),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                return ToolOutcome::error(e.to_string());
+            }
+        };
+        if limit == Some(0) {
+            return ToolOutcome::error(
+                "Error: ReadFile: 'limit' must be at least 1 (or left out to read as much as fits)",
+            );
+        }
+        let workspace = self.workspace.clone();
+        run_blocking(context, move || {
+            read(
+                &workspace,
+                &path,
+                offset.unwrap_or(0),
+                limit.unwrap_or(u64::MAX),
+            )
+        })
+        .await
+    }
+}
+
+fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutcome {
+    let resolved = match workspace.resolve_existing(path) {
+        Ok(resolved) => resolved,
+        Err(error) => return failure(error),
+    };
+    let shown_path = resolved.display().to_owned();
+    let real = resolved.path();
+    let io = |error| failure(WorkspaceError::io("read", &shown_path, error));
+    let metadata = match std::fs::metadata(&real) {
+        Ok(metadata) => metadata,
+        Err(error) => return io(error),
+    };
+    if metadata.is_dir() {
+        return ToolOutcome::error(format!(
+            "Error: '{shown_path}' is a directory; call ListFiles with this path to see its \
+             contents, or ReadFile with a file inside it"
+        ));
+    }
+    if !metadata.is_file() {
+        return ToolOutcome::error(format!(
+            "Error: '{shown_path}' is not a regular file (a device, socket or pipe); \
+             ReadFile reads regular text files only"
+        ));
+    }
+    let mut file = match File::open(&real) {
+        Ok(file) => file,
+        Err(error) => return io(error),
+    };
+    let mut sample = Vec::with_capacity(SNIFF_BYTES);
+    if let Err(error) = (&mut file)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut sample)
+    {
+        return io(error);
+    }
+    if looks_binary(&sample) {
+        return ToolOutcome::error(format!(
+            "Error: '{shown_path}' looks like a binary file ({} bytes, contains NUL bytes); \
+             ReadFile reads text files only",
+            metadata.len()
+        ));
+    }
+    // Invalid UTF-8 shows as U+FFFD (up to 3 bytes for 1): if that overflows the cap,
+    // read again with a third of it.
+    let cap = READ_MAX_BYTES - NOTE_RESERVE;
+    let mut page = Page::default();
+    let mut text = String::new();
+    for window_cap in [cap, cap / 3] {
+        let window = Window {
+            offset,
+            limit,
+            cap: window_cap,
+            count_budget: COUNT_BUDGET,
+        };
+        page = match file.rewind().and_then(|()| read_window(&file, window)) {
+            Ok(page) => page,
+            Err(error) => return io(error),
+        };
+        text = String::from_utf8_lossy(&page.text).into_owned();
+        if text.len() <= cap {
+            break;
+        }
+    }
+    if page.total == 0 {
+        return ToolOutcome::ok(format!("(the file '{shown_path}' is empty: 0 bytes)"));
+    }
+    if page.shown == 0 {
+        return ToolOutcome::error(format!(
+            "Error: offset {offset} is past the end of '{shown_path}', which has {} lines; use \
+             an offset below {}",
+            total_text(page.total, page.total_exact),
+            page.total
+        ));
+    }
+    let last = offset + page.shown;
+    let total = total_text(page.total, page.total_exact);
+    let note = if page.cut_line {
+        Some(format!(
+            "[truncated: line {last} is longer than one call can return (1 MiB); showing \
+             its first {} bytes. Call ReadFile with offset={last} to continue with the next \
+             line]",
+            page.text.len()
+        ))
+    } else if last < page.total || !page.total_exact {
+        Some(format!(
+            "[truncated: showing lines {}–{last} of {total}; call ReadFile with offset={last} \
+             to continue]",
+            offset + 1
+        ))
+    } else if offset > 0 {
+        Some(format!(
+            "[showing lines {}–{last} of {total}: end of file]",
+            offset + 1
+        ))
+    } else {
+        None
+    };
+    if let Some(note) = note {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
+    ToolOutcome::ok(text)
+}
+
+/// The line count, or "more than N" when counting stopped early.
+fn total_text(total: u64, exact: bool) -> String {
+    if exact {
+        total.to_string()
+    } else {
+        format!("more than {total}")
+    }
+}

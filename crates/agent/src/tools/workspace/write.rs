@@ -1,0 +1,260 @@
+//! `WriteFile`, `AppendFile` and `CreateDirectory`: changes inside the workspace.
+
+use std::io::Write;
+use std::path::Path;
+
+use async_trait::async_trait;
+use serde_json::json;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+
+use super::resolve::{Resolved, Workspace, WorkspaceError};
+use super::run::{failure, run_blocking};
+use crate::tools::{Args, Tool};
+
+/// How a file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Replace,
+    Append,
+}
+
+/// Writes a whole file (`path`, `content`), creating parent directories as needed.
+#[derive(Debug, Clone)]
+pub struct WriteFile {
+    workspace: Workspace,
+}
+
+impl WriteFile {
+    /// The tool over `workspace`.
+    #[must_use]
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+}
+
+/// Appends to a file (`path`, `content`), creating it and its parents as needed.
+#[derive(Debug, Clone)]
+pub struct AppendFile {
+    workspace: Workspace,
+}
+
+impl AppendFile {
+    /// The tool over `workspace`.
+    #[must_use]
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+}
+
+/// Creates a directory and its parents (`path`), like `mkdir -p`.
+#[derive(Debug, Clone)]
+pub struct CreateDirectory {
+    workspace: Workspace,
+}
+
+impl CreateDirectory {
+    /// The tool over `workspace`.
+    #[must_use]
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+}
+
+fn path_and_content_schema(name: &str, description: &str, content: &str) -> ToolSchema {
+    ToolSchema {
+        name: name.into(),
+        description: description.into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "File path relative to the workspace root, e.g. 'notes/todo.md'."
+                },
+                "content": {"type": "string", "description": content}
+            },
+            "required": ["path", "content"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+async fn write_call(
+    workspace: &Workspace,
+    args: &Args,
+    context: &ToolContext,
+    mode: Mode,
+) -> ToolOutcome {
+    let (path, content) = match (args.string("path"), args.string("content")) {
+        (Ok(path), Ok(content)) => (path.to_owned(), content.to_owned()),
+        (Err(e), _) | (_, Err(e)) => return ToolOutcome::error(e.to_string()),
+    };
+    let workspace = workspace.clone();
+    run_blocking(context, move || write(&workspace, &path, &content, mode)).await
+}
+
+#[async_trait]
+impl Tool for WriteFile {
+    fn schema(&self) -> ToolSchema {
+        path_and_content_schema(
+            "WriteFile",
+            "Write a text file in the workspace, replacing it if it exists. Parent \
+             directories are created as needed.",
+            "The complete new content of the file.",
+        )
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        write_call(&self.workspace, args, context, Mode::Replace).await
+    }
+}
+
+#[async_trait]
+impl Tool for AppendFile {
+    fn schema(&self) -> ToolSchema {
+        path_and_content_schema(
+            "AppendFile",
+            "Append text to the end of a file in the workspace, creating the file (and its \
+             parent directories) if it does not exist. No newline is added.",
+            "The text to append.",
+        )
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        write_call(&self.workspace, args, context, Mode::Append).await
+    }
+}
+
+/// Refuses a target that is the root, a directory or not a regular file.
+fn check_file_target(resolved: &Resolved) -> Result<(), ToolOutcome> {
+    let shown = resolved.display();
+    if resolved.is_root() {
+        return Err(ToolOutcome::error(
+            "Error: the path is the workspace root itself; give a file path, e.g. 'notes/todo.md'",
+        ));
+    }
+    if !resolved.exists() {
+        return Ok(());
+    }
+    match std::fs::metadata(resolved.path()) {
+        Ok(metadata) if metadata.is_dir() => Err(ToolOutcome::error(format!(
+            "Error: '{shown}' is a directory; give the path of a file inside it, e.g. \
+             '{shown}/notes.md'"
+        ))),
+        Ok(metadata) if !metadata.is_file() => Err(ToolOutcome::error(format!(
+            "Error: '{shown}' is not a regular file (a device, socket or pipe); write to a \
+             regular file instead"
+        ))),
+        Ok(_) => Ok(()),
+        Err(error) => Err(failure(WorkspaceError::io("examine", shown, error))),
+    }
+}
+
+fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOutcome {
+    let resolved = match workspace.resolve(path) {
+        Ok(resolved) => resolved,
+        Err(error) => return failure(error),
+    };
+    if let Err(outcome) = check_file_target(&resolved) {
+        return outcome;
+    }
+    let shown = resolved.display();
+    let real = resolved.path();
+    let io = |action, error| failure(WorkspaceError::io(action, shown, error));
+    let before = if resolved.exists() {
+        match std::fs::metadata(&real) {
+            Ok(metadata) => Some(metadata.len()),
+            Err(error) => return io("examine", error),
+        }
+    } else {
+        if let Some(parent) = real.parent()
+            && let Err(error) = std::fs::create_dir_all(parent)
+        {
+            return io("create the parent directories of", error);
+        }
+        None
+    };
+    let written = match mode {
+        Mode::Replace => std::fs::write(&real, content),
+        Mode::Append => append(&real, content),
+    };
+    if let Err(error) = written {
+        return io("write", error);
+    }
+    let bytes = content.len();
+    ToolOutcome::ok(match (mode, before) {
+        (Mode::Replace, None) => format!("Wrote {bytes} bytes to '{shown}' (new file)."),
+        (Mode::Replace, Some(old)) => {
+            format!("Wrote {bytes} bytes to '{shown}' (replaced the previous {old} bytes).")
+        }
+        (Mode::Append, None) => format!("Appended {bytes} bytes to '{shown}' (new file)."),
+        (Mode::Append, Some(old)) => format!(
+            "Appended {bytes} bytes to '{shown}' (now {} bytes).",
+            old + bytes as u64
+        ),
+    })
+}
+
+fn append(path: &Path, content: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
+    file.write_all(content.as_bytes())?;
+    file.flush()
+}
+
+#[async_trait]
+impl Tool for CreateDirectory {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: "CreateDirectory".into(),
+            description: "Create a directory in the workspace, with any missing parents \
+                          (like mkdir -p). Succeeds if it already exists."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Directory path relative to the workspace root, e.g. 'notes/2024'."
+                    }
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        let path = match args.string("path") {
+            Ok(path) => path.to_owned(),
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        let workspace = self.workspace.clone();
+        run_blocking(context, move || create_directory(&workspace, &path)).await
+    }
+}
+
+fn create_directory(workspace: &Workspace, path: &str) -> ToolOutcome {
+    let resolved = match workspace.resolve(path) {
+        Ok(resolved) => resolved,
+        Err(error) => return failure(error),
+    };
+    let shown = resolved.display();
+    let real = resolved.path();
+    if resolved.exists() {
+        return if real.is_dir() {
+            ToolOutcome::ok(format!("Directory '{shown}' already exists."))
+        } else {
+            ToolOutcome::error(format!(
+                "Error: '{shown}' already exists and is a file, not a directory; choose \
+                 another name"
+            ))
+        };
+    }
+    match std::fs::create_dir_all(&real) {
+        Ok(()) => ToolOutcome::ok(format!("Created directory '{shown}'.")),
+        Err(error) => failure(WorkspaceError::io("create the directory", shown, error)),
+    }
+}
