@@ -1,5 +1,6 @@
 //! The composition root: every crate wired by hand (no container, no globals).
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
@@ -7,12 +8,15 @@ use smallebot_agent::config::{AgentSettings, Endpoint, resolve_models};
 use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
 use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
 use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::config::{ConfigError, TERMINAL_FILE, TerminalSettings, terminal_rules_text};
+use smallebot_agent::tools::{CommandConfirmer, DenyAll, ExecuteCommand, Workspace};
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_application::pipeline::ServiceParts;
 use smallebot_application::ports::ChatModel;
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_infrastructure::SqliteStore;
 
+use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
 use crate::error::HostError;
 use crate::home::Home;
@@ -44,9 +48,45 @@ pub fn user_name(flag: Option<&str>, settings: &AgentSettings) -> String {
         .unwrap_or_else(|| "local".to_owned())
 }
 
-/// Loads configuration, opens the store and builds the pipeline.
+/// Loads configuration, opens the store and builds the pipeline; commands that need
+/// confirmation are asked by [`default_confirmer`].
 pub async fn build(home: &Home, user_flag: Option<&str>) -> Result<App, HostError> {
+    build_with_confirmer(home, user_flag, default_confirmer()).await
+}
+
+/// Asks on the terminal when standard input is one (`smallebot run`), else denies.
+pub fn default_confirmer() -> Arc<dyn CommandConfirmer> {
+    if std::io::stdin().is_terminal() {
+        Arc::new(StdinConfirmer::new())
+    } else {
+        Arc::new(DenyAll)
+    }
+}
+
+/// `ExecuteCommand` with terminal.json's settings, in `<home>/workspace`.
+fn shell_tool(
+    home: &Home,
+    terminal: TerminalSettings,
+    confirmer: Arc<dyn CommandConfirmer>,
+) -> Result<ExecuteCommand, HostError> {
+    let workspace = Workspace::new(home.root().join("workspace"));
+    ExecuteCommand::new(terminal, workspace, confirmer).map_err(|error| {
+        HostError::Config(ConfigError::Rule {
+            file: home.root().join(TERMINAL_FILE),
+            message: error.to_string(),
+        })
+    })
+}
+
+/// As [`build`], with `confirmer` asking the person before a command runs when
+/// terminal.json sets `requireCommandConfirmation`.
+pub async fn build_with_confirmer(
+    home: &Home,
+    user_flag: Option<&str>,
+    confirmer: Arc<dyn CommandConfirmer>,
+) -> Result<App, HostError> {
     let settings = AgentSettings::load(home.root())?;
+    let terminal = TerminalSettings::load(home.root())?;
     let models = resolve_models(home.root(), &|key| std::env::var(key).ok())?
         .ok_or(HostError::NoEndpoint)?;
     let store = open_store(home).await?;
@@ -62,7 +102,7 @@ pub async fn build(home: &Home, user_flag: Option<&str>) -> Result<App, HostErro
     let assembler = HistoryBuilder::new(
         HistorySettings {
             base_instructions,
-            terminal_rules: None,
+            terminal_rules: Some(terminal_rules_text(&terminal)),
             tool_result_max_length: settings.tool_result_max_length,
             tool_history_format: settings.tool_history_format,
             context_window: models.chat.settings.context_window,
@@ -87,6 +127,7 @@ pub async fn build(home: &Home, user_flag: Option<&str>) -> Result<App, HostErro
         },
     );
     let tools = ToolRegistry::new().with(Arc::new(GetCurrentTime));
+    let tools = tools.with(Arc::new(shell_tool(home, terminal, confirmer)?));
     let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
         .into_iter()
         .fold(tools, ToolRegistry::with);

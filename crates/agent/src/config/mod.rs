@@ -15,6 +15,7 @@ mod error;
 mod json;
 mod models;
 mod resolve;
+mod terminal;
 
 pub use agent::{AGENT_FILE, AgentSettings, ToolHistoryFormat};
 pub use error::ConfigError;
@@ -23,3 +24,4 @@ pub use resolve::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,
     ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels, resolve_models,
 };
+pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};

@@ -3,10 +3,12 @@
 
 mod args;
 mod registry;
+mod shell;
 mod time;
 mod workspace;
 
 pub use args::{ArgError, Args};
 pub use registry::{Tool, ToolRegistry};
+pub use shell::*;
 pub use time::GetCurrentTime;
 pub use workspace::*;

@@ -1,5 +1,6 @@
 //! `smallebot chat`: the interactive REPL.
 
+mod confirm;
 mod repl;
 mod slash;
 #[cfg(test)]
@@ -11,6 +12,7 @@ use smallebot_core::ids::ConversationId;
 use tokio::io::BufReader;
 use tokio::sync::mpsc;
 
+pub use confirm::{StdinConfirmer, TerminalConfirmer};
 pub use repl::Repl;
 
 use crate::error::HostError;
@@ -30,7 +32,10 @@ pub struct ChatArgs {
 
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
-    let app = wiring::build(home, args.user.as_deref()).await?;
+    let (confirmer, confirmations) = TerminalConfirmer::channel();
+    let app =
+        wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
+            .await?;
     let service = std::sync::Arc::clone(&app.service);
     let conversation = match (&args.conversation, args.new) {
         (Some(id), _) => {
@@ -75,7 +80,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         conversation.id,
         printer,
         interrupts,
-    );
+    )
+    .with_confirmations(confirmations);
     let result = repl.run(BufReader::new(tokio::io::stdin())).await;
     ctrl_c.abort();
     app.store.close().await;

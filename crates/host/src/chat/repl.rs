@@ -1,7 +1,8 @@
 //! The chat loop: read a line, run a turn while streaming its events, repeat.
 //!
 //! Input is not read while a turn (or a compression) runs, so nothing typed is lost
-//! or sent into a busy conversation.
+//! or sent into a busy conversation — except one answer line when a command needs the
+//! person's confirmation (see [`super::confirm`]).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use smallebot_core::ids::ConversationId;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 use tokio::sync::mpsc;
 
+use super::confirm::{Asked, ConfirmRequest, ask};
 use super::slash::{HELP, Slash, parse_slash};
 use crate::error::HostError;
 use crate::render::{EventPrinter, conversation_line, tokens};
@@ -22,6 +24,7 @@ pub struct Repl<W: Write> {
     conversation: ConversationId,
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
+    confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
 }
 
 enum Next {
@@ -44,7 +47,16 @@ impl<W: Write> Repl<W> {
             conversation,
             printer,
             interrupts,
+            confirmations: None,
         }
+    }
+
+    /// Answers command confirmations from `requests` (see `TerminalConfirmer`) while a
+    /// turn runs, reading the answer from the REPL's input.
+    #[must_use]
+    pub fn with_confirmations(mut self, requests: mpsc::Receiver<ConfirmRequest>) -> Self {
+        self.confirmations = Some(requests);
+        self
     }
 
     fn say(&mut self, text: &str) -> Result<(), HostError> {
@@ -80,14 +92,14 @@ impl<W: Write> Repl<W> {
                 return Ok(());
             };
             let next = match parse_slash(&line) {
-                Some(Ok(command)) => self.command(command).await?,
+                Some(Ok(command)) => self.command(command, &mut lines).await?,
                 Some(Err(message)) => {
                     self.say(&message)?;
                     Next::Continue
                 }
                 None if line.trim().is_empty() => Next::Continue,
                 None => {
-                    self.turn(line).await?;
+                    self.turn(line, &mut lines).await?;
                     Next::Continue
                 }
             };
@@ -97,7 +109,11 @@ impl<W: Write> Repl<W> {
         }
     }
 
-    async fn command(&mut self, command: Slash) -> Result<Next, HostError> {
+    async fn command<R: AsyncBufRead + Unpin>(
+        &mut self,
+        command: Slash,
+        lines: &mut Lines<R>,
+    ) -> Result<Next, HostError> {
         match command {
             Slash::Quit => return Ok(Next::Quit),
             Slash::Help => self.say(HELP)?,
@@ -143,7 +159,7 @@ impl<W: Write> Repl<W> {
                     ))?,
                 }
             }
-            Slash::Compact(focus) => self.compact(focus).await?,
+            Slash::Compact(focus) => self.compact(focus, lines).await?,
             Slash::Usage => {
                 let estimate = self.service.context_estimate(self.conversation).await?;
                 let text = format!(
@@ -159,7 +175,11 @@ impl<W: Write> Repl<W> {
         Ok(Next::Continue)
     }
 
-    async fn turn(&mut self, text: String) -> Result<(), HostError> {
+    async fn turn<R: AsyncBufRead + Unpin>(
+        &mut self,
+        text: String,
+        lines: &mut Lines<R>,
+    ) -> Result<(), HostError> {
         let conversation = self.conversation;
         let service = Arc::clone(&self.service);
         let task = async move {
@@ -167,7 +187,7 @@ impl<W: Write> Repl<W> {
                 .send(conversation, &text, SendOptions::default())
                 .await
         };
-        match self.drive(task).await? {
+        match self.drive(task, lines).await? {
             Ok(_) => {
                 // Title the conversation in the background after its first turn.
                 let service = Arc::clone(&self.service);
@@ -178,11 +198,15 @@ impl<W: Write> Repl<W> {
         Ok(())
     }
 
-    async fn compact(&mut self, focus: Option<String>) -> Result<(), HostError> {
+    async fn compact<R: AsyncBufRead + Unpin>(
+        &mut self,
+        focus: Option<String>,
+        lines: &mut Lines<R>,
+    ) -> Result<(), HostError> {
         let conversation = self.conversation;
         let service = Arc::clone(&self.service);
         let task = async move { service.compact(conversation, focus.as_deref()).await };
-        match self.drive(task).await? {
+        match self.drive(task, lines).await? {
             Ok(report) if !report.ok => self.say(&report.detail)?,
             Ok(_) => {}
             Err(err) => self.say(&format!("error: {err}"))?,
@@ -191,10 +215,12 @@ impl<W: Write> Repl<W> {
     }
 
     /// Runs `task` while printing this conversation's events; Ctrl+C cancels the turn.
-    /// Input is not read meanwhile. A spinner turns while a compression runs.
-    async fn drive<T: Send + 'static>(
+    /// Input is not read meanwhile, except to answer a command confirmation. A spinner
+    /// turns while a compression runs.
+    async fn drive<T: Send + 'static, R: AsyncBufRead + Unpin>(
         &mut self,
         task: impl std::future::Future<Output = T> + Send + 'static,
+        lines: &mut Lines<R>,
     ) -> Result<T, HostError> {
         let conversation = self.conversation;
         let mut events = self.service.subscribe();
@@ -220,6 +246,12 @@ impl<W: Write> Repl<W> {
                 Some(()) = self.interrupts.recv() => {
                     self.service.cancel(conversation);
                 }
+                Some(request) = next_confirmation(&mut self.confirmations) => {
+                    let asked = ask(request, lines, self.printer.out(), &mut self.interrupts).await?;
+                    if asked == Asked::Interrupted {
+                        self.service.cancel(conversation);
+                    }
+                }
                 _ = tick.tick(), if spinner.active && self.printer.ansi() => {
                     let frame = spinner.next_frame();
                     write!(self.printer.out(), "\r{frame} Compressing context...")?;
@@ -228,6 +260,16 @@ impl<W: Write> Repl<W> {
             }
         };
         result.map_err(|e| HostError::TurnNotCompleted(format!("the task failed: {e}")))
+    }
+}
+
+/// The next confirmation request; never ready when there is no channel.
+async fn next_confirmation(
+    requests: &mut Option<mpsc::Receiver<ConfirmRequest>>,
+) -> Option<ConfirmRequest> {
+    match requests {
+        Some(requests) => requests.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -1,0 +1,247 @@
+//! `ExecuteCommand(command, workingDirectory?)`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::json;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::rules::command_policy::{CommandPolicy, CommandVerdict, PolicyError};
+
+use super::confirm::CommandConfirmer;
+use super::process::{Ending, Finished, run_shell};
+use crate::config::TerminalSettings;
+use crate::tools::{Args, Tool, Workspace, WorkspaceError};
+
+/// The tool's name.
+const NAME: &str = "ExecuteCommand";
+
+/// Runs a shell command in the workspace (DESIGN.md §8).
+///
+/// In order: the blacklist (a match → status `Denied`, naming the rule), the working
+/// directory (must resolve inside the workspace), confirmation when
+/// `requireCommandConfirmation` is set and the exact command is not whitelisted (no →
+/// `Denied`), then `/bin/sh -c` with the time limit.
+///
+/// Result text: the output (stdout and stderr interleaved, capped keeping head and
+/// tail), then one status line. A command that exits non-zero is a normal result (status
+/// `Ok`) showing `[exit code: N]` — the model reads the code and the error lines. A
+/// timeout is status `Error` with what was captured; a cancelled turn is `Cancelled`.
+pub struct ExecuteCommand {
+    policy: CommandPolicy,
+    settings: TerminalSettings,
+    workspace: Workspace,
+    confirmer: Arc<dyn CommandConfirmer>,
+}
+
+impl ExecuteCommand {
+    /// The tool with `settings` from `terminal.json`, confined to `workspace`, asking
+    /// `confirmer` when confirmation is required.
+    ///
+    /// # Errors
+    /// A blacklist rule that does not parse.
+    pub fn new(
+        settings: TerminalSettings,
+        workspace: Workspace,
+        confirmer: Arc<dyn CommandConfirmer>,
+    ) -> Result<Self, PolicyError> {
+        Ok(Self {
+            policy: settings.policy()?,
+            settings,
+            workspace,
+            confirmer,
+        })
+    }
+
+    /// The directory to run in: the workspace root, or `workingDirectory` inside it.
+    async fn directory(&self, input: Option<&str>) -> Result<PathBuf, ToolOutcome> {
+        let workspace = self.workspace.clone();
+        let input = input.unwrap_or("").to_owned();
+        let resolved = tokio::task::spawn_blocking(move || {
+            let resolved = workspace.resolve_existing(&input)?;
+            Ok::<_, WorkspaceError>((resolved.path(), resolved.display().to_owned()))
+        })
+        .await;
+        match resolved {
+            Ok(Ok((path, _))) if path.is_dir() => Ok(path),
+            Ok(Ok((_, display))) => Err(ToolOutcome::error(format!(
+                "Error: workingDirectory '{display}' is a file, not a directory; give a \
+                 directory inside the workspace, or leave it out to use the workspace root"
+            ))),
+            Ok(Err(error)) => Err(ToolOutcome {
+                content: format!("Error: workingDirectory: {error}"),
+                status: if error.is_refusal() {
+                    ToolCallStatus::Denied
+                } else {
+                    ToolCallStatus::Error
+                },
+            }),
+            Err(error) => Err(ToolOutcome::error(format!(
+                "Error: could not resolve workingDirectory ({error}); try again"
+            ))),
+        }
+    }
+
+    /// Whether the person allows `command`; `None` when the turn was cancelled meanwhile.
+    async fn confirmed(&self, command: &str, context: &ToolContext) -> Option<bool> {
+        tokio::select! {
+            allowed = self.confirmer.confirm(command, self.settings.confirmation_timeout) => Some(allowed),
+            () = context.cancel.cancelled() => None,
+        }
+    }
+}
+
+/// The outcome of a cancelled call.
+fn cancelled(detail: &str) -> ToolOutcome {
+    ToolOutcome {
+        content: format!("[cancelled {detail}]"),
+        status: ToolCallStatus::Cancelled,
+    }
+}
+
+/// The result text and status of a finished run.
+fn report(finished: Finished) -> ToolOutcome {
+    let (line, status) = match finished.ending {
+        Ending::Exited(status) => (exit_line(status), ToolCallStatus::Ok),
+        Ending::TimedOut(after) => (
+            format!(
+                "[timed out after {}; the process group was killed]",
+                seconds(after)
+            ),
+            ToolCallStatus::Error,
+        ),
+        Ending::Cancelled => (
+            "[cancelled; the process group was killed]".to_owned(),
+            ToolCallStatus::Cancelled,
+        ),
+    };
+    let mut content = finished.output;
+    if content.is_empty() {
+        content.push_str("(no output)");
+    }
+    if !content.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str(&line);
+    ToolOutcome { content, status }
+}
+
+/// `[exit code: N]`, or the signal that ended the shell.
+fn exit_line(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("[exit code: {code}]");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("[killed by signal {signal}]");
+        }
+    }
+    format!("[{status}]")
+}
+
+/// `60 s`, or `1.5 s` for a fractional duration.
+fn seconds(duration: Duration) -> String {
+    if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+#[async_trait]
+impl Tool for ExecuteCommand {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: NAME.into(),
+            description: format!(
+                "Run a shell command line with /bin/sh -c in the workspace and return its \
+                 output (stdout and stderr together, at most {} characters, keeping the \
+                 beginning and the end) and exit code. Time limit {}; background \
+                 processes are stopped when the command ends; no standard input. Some \
+                 commands are refused (see the terminal rules).",
+                self.settings.max_output_chars,
+                seconds(self.settings.command_timeout)
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "description": "The command line, e.g. `ls -la` or `cargo test 2>&1 | tail -n 50`."
+                    },
+                    "workingDirectory": {
+                        "type": "string",
+                        "description": "Directory to run in, relative to the workspace root (default: the root)."
+                    }
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        let (command, directory) =
+            match (args.string("command"), args.opt_string("workingDirectory")) {
+                (Ok(command), Ok(directory)) => (command, directory),
+                (Err(error), _) | (_, Err(error)) => return ToolOutcome::error(error.to_string()),
+            };
+        if command.trim().is_empty() {
+            return ToolOutcome::error(format!(
+                "Error: {NAME}: parameter 'command' is empty; give the command line to run"
+            ));
+        }
+        let whitelisted = match self.policy.check(command) {
+            CommandVerdict::Allowed { whitelisted } => whitelisted,
+            denied @ CommandVerdict::Denied { .. } => {
+                return ToolOutcome {
+                    content: format!("Error: {denied}"),
+                    status: ToolCallStatus::Denied,
+                };
+            }
+        };
+        let dir = match self.directory(directory).await {
+            Ok(dir) => dir,
+            Err(outcome) => return outcome,
+        };
+        if self.settings.require_command_confirmation && !whitelisted {
+            match self.confirmed(command, context).await {
+                Some(true) => {}
+                Some(false) => {
+                    return ToolOutcome {
+                        content: format!(
+                            "Error: the user did not allow this command (declined, or no \
+                             answer within {}); it was not run. Do not retry it unchanged: \
+                             ask the user how to proceed.",
+                            seconds(self.settings.confirmation_timeout)
+                        ),
+                        status: ToolCallStatus::Denied,
+                    };
+                }
+                None => return cancelled("while waiting for the user's confirmation"),
+            }
+        }
+        if context.cancel.is_cancelled() {
+            return cancelled("before the command started");
+        }
+        match run_shell(
+            command,
+            &dir,
+            self.settings.command_timeout,
+            self.settings.max_output_chars,
+            &context.cancel,
+        )
+        .await
+        {
+            Ok(finished) => report(finished),
+            Err(error) => ToolOutcome::error(format!(
+                "Error: could not run /bin/sh ({error}); check that /bin/sh exists and the \
+                 workspace directory is accessible"
+            )),
+        }
+    }
+}

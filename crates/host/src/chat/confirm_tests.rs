@@ -1,0 +1,220 @@
+//! Confirmation: the yes/no rule, the confirmer's own deadline, and the REPL answering a
+//! real `ExecuteCommand` question from scripted input (yes, no, no answer).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+use smallebot_agent::config::{TerminalSettings, ToolHistoryFormat};
+use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
+use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
+use smallebot_application::pipeline::ServiceParts;
+use smallebot_application::ports::ChatModel;
+use smallebot_application::{ConversationService, PipelineSettings};
+use smallebot_infrastructure::SqliteStore;
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use tokio::io::AsyncWriteExt;
+
+use super::*;
+use crate::chat::Repl;
+use crate::render::{EventPrinter, Style};
+
+#[test]
+fn only_y_or_yes_allows() {
+    for yes in ["y", "Y", "yes", " YES \r"] {
+        assert!(is_yes(yes), "{yes:?}");
+    }
+    for no in ["", "n", "no", "yy", "sure", "y es"] {
+        assert!(!is_yes(no), "{no:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_confirmer_denies_when_nobody_answers() {
+    let (confirmer, mut requests) = TerminalConfirmer::channel();
+    let asked =
+        tokio::spawn(async move { confirmer.confirm("ls", Duration::from_millis(100)).await });
+    let request = requests.recv().await.unwrap();
+    assert_eq!(request.command, "ls");
+    assert!(!asked.await.unwrap());
+    // The REPL can see that nobody waits any more.
+    assert!(request.reply.is_closed());
+}
+
+/// A service whose only tool is `ExecuteCommand` requiring confirmation (timeout
+/// `confirm_within`) through a [`TerminalConfirmer`]; returns its request receiver.
+async fn service(
+    dir: &std::path::Path,
+    server: &TestModel,
+    confirm_within: Duration,
+) -> (Arc<ConversationService>, mpsc::Receiver<ConfirmRequest>) {
+    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
+    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
+    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
+        ChatEndpoint {
+            base_url: server.base_url(),
+            api_key: None,
+            model: "m".into(),
+        },
+        None,
+        ClientSettings::default(),
+    ));
+    let summarizer = ModelSummarizer::new(
+        Arc::clone(&model),
+        Arc::clone(&tokenizer),
+        SummarizerSettings {
+            skill_path: dir.join("SKILL.md"),
+            tool_result_max_length: 500,
+            context_window: 100_000,
+        },
+    );
+    let (confirmer, requests) = TerminalConfirmer::channel();
+    let terminal = TerminalSettings {
+        require_command_confirmation: true,
+        confirmation_timeout: confirm_within,
+        ..TerminalSettings::default()
+    };
+    let shell = ExecuteCommand::new(
+        terminal,
+        Workspace::new(dir.join("workspace")),
+        Arc::new(confirmer),
+    )
+    .unwrap();
+    let service = Arc::new(ConversationService::new(ServiceParts {
+        store: Arc::new(store),
+        model,
+        assembler: Arc::new(HistoryBuilder::new(
+            HistorySettings {
+                base_instructions: BASE_INSTRUCTIONS.into(),
+                terminal_rules: None,
+                tool_result_max_length: 500,
+                tool_history_format: ToolHistoryFormat::Native,
+                context_window: 100_000,
+            },
+            tokenizer,
+        )),
+        tools: Arc::new(ToolRegistry::new().with(Arc::new(shell))),
+        plan: None,
+        summarizer: Arc::new(summarizer),
+        settings: PipelineSettings::default(),
+    }));
+    (service, requests)
+}
+
+/// Scripts "run `touch made && echo made-it`", then an answer; titles get a fallback.
+fn script(server: &TestModel) {
+    server.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
+        "call_1",
+        "ExecuteCommand",
+        r#"{"command":"touch made && echo made-it"}"#,
+    )]));
+    server.push(ScriptedResponse::text("finished"));
+    server.respond_with(|_| ScriptedResponse::text("A title"));
+}
+
+/// The tool result the model received in its second request.
+fn tool_result(server: &TestModel) -> String {
+    let requests = server.requests();
+    let message = requests[1]
+        .messages()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap();
+    message_text(&message)
+}
+
+/// Runs the REPL on `input` (all of it available at once) and returns what it printed.
+async fn chat(
+    service: &Arc<ConversationService>,
+    requests: mpsc::Receiver<ConfirmRequest>,
+    input: impl tokio::io::AsyncRead + Unpin,
+) -> String {
+    let c = service.create_conversation("tester").await.unwrap();
+    let (_interrupt_tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(service),
+            "tester".into(),
+            c.id,
+            printer,
+            interrupts,
+        )
+        .with_confirmations(requests);
+        tokio::time::timeout(
+            Duration::from_secs(20),
+            repl.run(tokio::io::BufReader::new(input)),
+        )
+        .await
+        .expect("the REPL finishes")
+        .unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
+#[tokio::test]
+async fn answering_y_runs_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    script(&server);
+    let (service, requests) = service(dir.path(), &server, Duration::from_secs(30)).await;
+    let out = chat(&service, requests, &b"make the file\ny\n/quit\n"[..]).await;
+    assert!(
+        out.contains(
+            "wants to run a command:\n  $ touch made && echo made-it\nAllow? [y/N] (30 s) "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("→ allowed"), "{out}");
+    assert!(out.contains("finished"), "{out}");
+    assert!(dir.path().join("workspace/made").exists());
+    assert_eq!(tool_result(&server), "made-it\n[exit code: 0]");
+}
+
+#[tokio::test]
+async fn answering_n_denies_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    script(&server);
+    let (service, requests) = service(dir.path(), &server, Duration::from_secs(30)).await;
+    let out = chat(&service, requests, &b"make the file\nn\n/quit\n"[..]).await;
+    assert!(out.contains("Allow? [y/N]"), "{out}");
+    assert!(out.contains("→ denied"), "{out}");
+    assert!(!dir.path().join("workspace/made").exists());
+    assert!(
+        tool_result(&server).contains("the user did not allow this command"),
+        "{}",
+        tool_result(&server)
+    );
+}
+
+#[tokio::test]
+async fn no_answer_within_the_timeout_denies_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    script(&server);
+    let (service, requests) = service(dir.path(), &server, Duration::from_secs(1)).await;
+    let (mut input_tx, input_rx) = tokio::io::duplex(1024);
+    let feeder = tokio::spawn(async move {
+        input_tx.write_all(b"make the file\n").await.unwrap();
+        // Say nothing while the question waits, then leave.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        input_tx.write_all(b"/quit\n").await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let started = Instant::now();
+    let out = chat(&service, requests, input_rx).await;
+    feeder.abort();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(out.contains("→ denied (no answer within 1 s)"), "{out}");
+    assert!(!dir.path().join("workspace/made").exists());
+    assert!(
+        tool_result(&server).contains("no answer within 1 s"),
+        "{}",
+        tool_result(&server)
+    );
+}
