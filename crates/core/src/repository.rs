@@ -114,6 +114,18 @@ pub trait HistoryRepository: Send + Sync {
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>>;
 
+    /// The messages and tool calls nearest to `seq`, in `seq` order: up to `before` rows
+    /// with a lower `seq`, the row at `seq` (if it is one), and up to `after` rows with a
+    /// higher `seq`. Think blocks are skipped (they are not searchable); replaced messages
+    /// are included. Shows a search hit in context without reading the whole timeline.
+    async fn rows_around(
+        &self,
+        conversation_id: ConversationId,
+        seq: Seq,
+        before: u32,
+        after: u32,
+    ) -> RepoResult<Vec<HistoryRow>>;
+
     /// Sum of the stored `token_count` of rows with `seq > after_seq` that go to the
     /// model (replaced messages and think blocks excluded).
     async fn token_sum_after(

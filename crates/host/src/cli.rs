@@ -72,7 +72,7 @@ pub enum Command {
         #[arg(long)]
         focus: Option<String>,
     },
-    /// List, show or delete stored conversations.
+    /// List, show, search or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
 }
@@ -96,5 +96,22 @@ pub enum ConversationsCommand {
     Delete {
         /// The conversation id.
         id: String,
+    },
+    /// Full-text search over stored messages, tool calls and tool results, newest first,
+    /// each match with one row before and after (times in UTC). Searches every user's
+    /// conversations unless --user is given (this command is for the machine's owner).
+    Search {
+        /// The words to find (all must occur; punctuation is matched literally).
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// Only this user's conversations.
+        #[arg(long)]
+        user: Option<String>,
+        /// Only rows from the last N days (1–36500).
+        #[arg(long)]
+        days: Option<u64>,
+        /// Most matches to show (default 10, clamped to 1–50).
+        #[arg(long)]
+        limit: Option<u64>,
     },
 }

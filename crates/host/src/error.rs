@@ -24,6 +24,9 @@ pub enum HostError {
     /// The named thing does not exist.
     #[error("{0}")]
     NotFound(String),
+    /// A command-line argument is out of range; the message says what is accepted.
+    #[error("{0}")]
+    InvalidArgument(String),
     /// A configuration file is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),

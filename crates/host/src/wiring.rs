@@ -127,6 +127,15 @@ pub async fn build_with_confirmer(
         },
     );
     let tools = ToolRegistry::new().with(Arc::new(GetCurrentTime));
+    let history_store: Arc<dyn smallebot_core::repository::Store> = Arc::new(store.clone());
+    let tools = tools
+        .with(Arc::new(smallebot_agent::tools::SearchHistory::new(
+            Arc::clone(&history_store),
+        )))
+        .with(Arc::new(smallebot_agent::tools::ReadConversationData::new(
+            history_store,
+            settings.tool_result_max_length,
+        )));
     let tools = tools.with(Arc::new(shell_tool(home, terminal, confirmer)?));
     let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
         .into_iter()

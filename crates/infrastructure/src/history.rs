@@ -19,6 +19,29 @@ pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
 /// Appended to a stored result cut at [`MAX_STORED_RESULT_BYTES`].
 const STORED_RESULT_MARKER: &str = "\n... [result cut at 1 MiB when stored]";
 
+/// The messages nearest to a `seq` (?2): up to ?3 before, the one at it, up to ?4 after.
+const MESSAGES_AROUND: &str = "\
+    SELECT * FROM (SELECT id, conversation_id, turn_id, seq, role, content, token_count, \
+      created_at, replaced_by, is_edited FROM messages \
+      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3) \
+    UNION ALL SELECT id, conversation_id, turn_id, seq, role, content, token_count, \
+      created_at, replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq = ?2 \
+    UNION ALL SELECT * FROM (SELECT id, conversation_id, turn_id, seq, role, content, \
+      token_count, created_at, replaced_by, is_edited FROM messages \
+      WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?4)";
+
+/// The tool calls nearest to a `seq`, like [`MESSAGES_AROUND`].
+const CALLS_AROUND: &str = "\
+    SELECT * FROM (SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, \
+      result, status, token_count, started_at, completed_at FROM tool_calls \
+      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3) \
+    UNION ALL SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
+      status, token_count, started_at, completed_at FROM tool_calls \
+      WHERE conversation_id = ?1 AND seq = ?2 \
+    UNION ALL SELECT * FROM (SELECT id, conversation_id, turn_id, seq, call_id, tool_name, \
+      arguments, result, status, token_count, started_at, completed_at FROM tool_calls \
+      WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?4)";
+
 /// Cuts `text` to at most `max` bytes on a character boundary, adding the marker.
 fn cap_stored_result(text: &str) -> String {
     if text.len() <= MAX_STORED_RESULT_BYTES {
@@ -210,6 +233,55 @@ impl HistoryRepository for SqliteStore {
         }
         rows_out.sort_by_key(HistoryRow::seq);
         Ok(rows_out)
+    }
+
+    async fn rows_around(
+        &self,
+        conversation_id: ConversationId,
+        seq: Seq,
+        before: u32,
+        after: u32,
+    ) -> RepoResult<Vec<HistoryRow>> {
+        let id = conversation_id.to_string();
+        let mut conn = self
+            .pool()
+            .acquire()
+            .await
+            .map_err(storage("reading history"))?;
+        let mut found = Vec::new();
+        for (sql, is_message) in [(MESSAGES_AROUND, true), (CALLS_AROUND, false)] {
+            let rows = sqlx::query(sql)
+                .bind(&id)
+                .bind(seq)
+                .bind(i64::from(before))
+                .bind(i64::from(after))
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(storage("reading rows around a search hit"))?;
+            for row in &rows {
+                found.push(if is_message {
+                    HistoryRow::Message(rows::message(row)?)
+                } else {
+                    HistoryRow::ToolCall(rows::tool_call(row)?)
+                });
+            }
+        }
+        found.sort_by_key(HistoryRow::seq);
+        let lower = found.iter().filter(|r| r.seq() < seq).count();
+        let skip = lower.saturating_sub(before as usize);
+        let keep_higher = after as usize;
+        let mut higher = 0;
+        Ok(found
+            .into_iter()
+            .skip(skip)
+            .filter(|r| {
+                if r.seq() <= seq {
+                    return true;
+                }
+                higher += 1;
+                higher <= keep_higher
+            })
+            .collect())
     }
 
     async fn token_sum_after(

@@ -2,12 +2,14 @@
 //! application's `ToolExecutor`, argument helpers, and the built-in tools.
 
 mod args;
+mod history;
 mod registry;
 mod shell;
 mod time;
 mod workspace;
 
 pub use args::{ArgError, Args};
+pub use history::*;
 pub use registry::{Tool, ToolRegistry};
 pub use shell::*;
 pub use time::GetCurrentTime;

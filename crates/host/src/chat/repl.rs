@@ -7,7 +7,9 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use smallebot_agent::tools;
 use smallebot_application::{ConversationService, SendOptions};
+use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 use tokio::sync::mpsc;
@@ -160,6 +162,17 @@ impl<W: Write> Repl<W> {
                 }
             }
             Slash::Compact(focus) => self.compact(focus, lines).await?,
+            Slash::Search(text) => {
+                let query = SearchQuery {
+                    text,
+                    scope: SearchScope::User(self.user.clone()),
+                    since: None,
+                    limit: tools::DEFAULT_MAX_RESULTS,
+                };
+                let store = Arc::clone(self.service.store());
+                let found = tools::search_and_format(store.as_ref(), &query).await?;
+                self.say(&found)?;
+            }
             Slash::Usage => {
                 let estimate = self.service.context_estimate(self.conversation).await?;
                 let text = format!(

@@ -13,6 +13,8 @@ pub enum Slash {
     Usage,
     /// Compress the context now, optionally focused.
     Compact(Option<String>),
+    /// Search all of this user's conversations.
+    Search(String),
     /// Show help.
     Help,
     /// Leave.
@@ -27,6 +29,7 @@ Commands:
   /switch ID     switch to a conversation (full id or a unique prefix)
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
+  /search QUERY  search all your conversations (messages and tool calls)
   /help          show this help
   /quit          leave (Ctrl+D works too)
 While a turn runs, Ctrl+C cancels it (the partial answer is kept).
@@ -48,6 +51,8 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("usage", "") => Ok(Slash::Usage),
         ("compact", "") => Ok(Slash::Compact(None)),
         ("compact", focus) => Ok(Slash::Compact(Some(focus.to_owned()))),
+        ("search", "") => Err("usage: /search QUERY".into()),
+        ("search", words) => Ok(Slash::Search(words.to_owned())),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (known @ ("new" | "list" | "usage"), _) => Err(format!("/{known} takes no argument")),
@@ -73,6 +78,11 @@ mod tests {
                 "/compact focus on the API",
                 Some(Ok(Slash::Compact(Some("focus on the API".into())))),
             ),
+            (
+                "/search  disk \"full\" -x ",
+                Some(Ok(Slash::Search("disk \"full\" -x".into()))),
+            ),
+            ("/search", Some(Err("usage: /search QUERY"))),
             ("/HELP", Some(Ok(Slash::Help))),
             ("/quit", Some(Ok(Slash::Quit))),
             ("/exit", Some(Ok(Slash::Quit))),

@@ -1,5 +1,7 @@
-//! `smallebot conversations list|show|delete`.
+//! `smallebot conversations list|show|delete|search`.
 
+use smallebot_agent::tools;
+use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
@@ -36,6 +38,24 @@ pub async fn run(store: &SqliteStore, command: ConversationsCommand) -> Result<(
                 return Err(HostError::NotFound(format!("conversation {id} not found")));
             }
             println!("deleted conversation {id}");
+        }
+        ConversationsCommand::Search {
+            query,
+            user,
+            days,
+            limit,
+        } => {
+            let since = days
+                .map(|d| tools::since_days_ago(d, chrono::Utc::now()))
+                .transpose()
+                .map_err(HostError::InvalidArgument)?;
+            let query = SearchQuery {
+                text: query.join(" "),
+                scope: user.map_or(SearchScope::All, SearchScope::User),
+                since,
+                limit: tools::clamp_max_results(limit),
+            };
+            println!("{}", tools::search_and_format(store, &query).await?);
         }
     }
     Ok(())

@@ -1,0 +1,15 @@
+//! History tools: `SearchHistory` (full-text search over stored history, shown with one
+//! row of context) and `ReadConversationData` (the current conversation's timeline as
+//! JSON). The match loading and formatting in [`matches`] is shared with the host's
+//! `smallebot conversations search` and the chat REPL's `/search`.
+
+mod matches;
+mod search;
+mod timeline;
+
+pub use matches::{
+    DEFAULT_MAX_RESULTS, MAX_DAYS, MAX_RESULTS, MatchLine, SNIPPET_MAX_CHARS, SearchMatch,
+    clamp_max_results, find_matches, format_matches, search_and_format, since_days_ago,
+};
+pub use search::SearchHistory;
+pub use timeline::ReadConversationData;

@@ -1,0 +1,156 @@
+//! `SearchHistory`: full-text search over the stored history of this conversation or of
+//! every conversation of its user.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::json;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::scope::current_conversation;
+use smallebot_core::entities::{SearchQuery, SearchScope};
+use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::Store;
+
+use super::matches::{
+    DEFAULT_MAX_RESULTS, MAX_DAYS, MAX_RESULTS, clamp_max_results, search_and_format,
+    since_days_ago,
+};
+use crate::tools::args::{ArgError, Args};
+use crate::tools::registry::Tool;
+
+const NAME: &str = "SearchHistory";
+
+/// Searches user and assistant messages and tool calls (name, arguments, result) of
+/// the current conversation (`scope: "conversation"`, the default) or of every
+/// conversation of the same user (`"all"`; never another user's). Newest first, each
+/// match with one row before and after (see [`super::format_matches`]).
+///
+/// Arguments: `query` (required, plain words, all must occur; search syntax is matched
+/// literally), `days` (1..=36500, only rows from the last N days; other values are an
+/// error), `maxResults` (default 10, clamped to 1..=50), `scope`.
+pub struct SearchHistory {
+    store: Arc<dyn Store>,
+}
+
+impl SearchHistory {
+    /// The tool over `store`.
+    #[must_use]
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+
+    fn arg_error(message: impl std::fmt::Display) -> ToolOutcome {
+        ToolOutcome::error(ArgError(format!("{NAME}: {message}")).to_string())
+    }
+
+    async fn scope(
+        &self,
+        args: &Args,
+        conversation: ConversationId,
+    ) -> Result<SearchScope, ToolOutcome> {
+        let word = args
+            .opt_string("scope")
+            .map_err(|e| ToolOutcome::error(e.to_string()))?;
+        match word.map(|w| w.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("" | "conversation") => Ok(SearchScope::Conversation(conversation)),
+            Some("all") => match self.store.get_conversation(conversation).await {
+                Ok(Some(c)) => Ok(SearchScope::User(c.user_name)),
+                Ok(None) => Err(ToolOutcome::error(format!(
+                    "Error: {NAME}: the current conversation {conversation} no longer exists, \
+                     so its user is unknown."
+                ))),
+                Err(e) => Err(ToolOutcome::error(format!(
+                    "Error: {NAME}: reading the current conversation failed: {e}"
+                ))),
+            },
+            Some(other) => Err(Self::arg_error(format!(
+                "parameter 'scope' must be \"conversation\" (this conversation, the default) \
+                 or \"all\" (all of your conversations), got \"{other}\""
+            ))),
+        }
+    }
+
+    async fn run(&self, args: &Args) -> Result<String, ToolOutcome> {
+        let Some(conversation) = current_conversation() else {
+            return Err(ToolOutcome::error(format!(
+                "Error: {NAME} has no conversation context: it only works inside a \
+                 conversation turn."
+            )));
+        };
+        let to_outcome = |e: ArgError| ToolOutcome::error(e.to_string());
+        let text = args.string("query").map_err(to_outcome)?;
+        if text.trim().is_empty() {
+            return Err(Self::arg_error(
+                "parameter 'query' is empty; give the words to search for",
+            ));
+        }
+        let since = match args.opt_u64("days").map_err(to_outcome)? {
+            Some(days) => Some(since_days_ago(days, chrono::Utc::now()).map_err(Self::arg_error)?),
+            None => None,
+        };
+        let limit = clamp_max_results(args.opt_u64("maxResults").map_err(to_outcome)?);
+        let scope = self.scope(args, conversation).await?;
+        let query = SearchQuery {
+            text: text.to_owned(),
+            scope,
+            since,
+            limit,
+        };
+        search_and_format(self.store.as_ref(), &query)
+            .await
+            .map_err(|e| ToolOutcome::error(format!("Error: {NAME}: searching failed: {e}")))
+    }
+}
+
+#[async_trait]
+impl Tool for SearchHistory {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: NAME.into(),
+            description: format!(
+                "Search the stored history (user and assistant messages, tool calls and tool \
+                 results, including parts already summarized) for words, newest first. Each \
+                 match shows the conversation title, the time (UTC), the matching row marked \
+                 with → and one row before and after, each cut to 300 characters. \
+                 scope \"conversation\" (default) searches this conversation, \"all\" every \
+                 conversation of this user. Returns at most maxResults matches (default \
+                 {DEFAULT_MAX_RESULTS}, 1–{MAX_RESULTS})."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "description": "Words to find (all must occur); punctuation and search operators are matched literally."
+                    },
+                    "days": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_DAYS,
+                        "description": "Only rows from the last N days (omit for all time)."
+                    },
+                    "maxResults": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_RESULTS,
+                        "description": "Most matches to return (default 10; clamped to 1–50)."
+                    },
+                    "scope": {
+                        "type": "string",
+                        "enum": ["conversation", "all"],
+                        "description": "\"conversation\" (default): this conversation; \"all\": all of your conversations."
+                    }
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        match self.run(args).await {
+            Ok(text) => ToolOutcome::ok(text),
+            Err(outcome) => outcome,
+        }
+    }
+}

@@ -1,0 +1,567 @@
+//! `SearchHistory` and `ReadConversationData` over a real SQLite store.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use smallebot_agent::tools::{ReadConversationData, SearchHistory, ToolRegistry};
+use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
+use smallebot_application::scope::with_conversation;
+use smallebot_core::entities::{
+    CompressionUpdate, Conversation, NewMessage, NewThinkBlock, NewToolCall, Role,
+    ToolCallCompletion, ToolCallStatus, Turn,
+};
+use smallebot_core::repository::{
+    ConversationRepository, HistoryRepository, Store, TurnRepository,
+};
+use smallebot_core::rules::truncation::truncate_tool_result;
+use smallebot_infrastructure::SqliteStore;
+use tempfile::TempDir;
+
+struct Fixture {
+    _dir: TempDir,
+    store: SqliteStore,
+    tools: ToolRegistry,
+}
+
+const MAX_RESULT: usize = 200;
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("smallebot.db"))
+        .await
+        .unwrap();
+    let shared: Arc<dyn Store> = Arc::new(store.clone());
+    let tools = ToolRegistry::new()
+        .with(Arc::new(SearchHistory::new(Arc::clone(&shared))))
+        .with(Arc::new(ReadConversationData::new(shared, MAX_RESULT)));
+    Fixture {
+        _dir: dir,
+        store,
+        tools,
+    }
+}
+
+impl Fixture {
+    async fn conversation(&self, user: &str, title: &str) -> Conversation {
+        self.store.create_conversation(user, title).await.unwrap()
+    }
+
+    async fn user(&self, c: &Conversation, text: &str) -> Turn {
+        let turn = self.store.start_turn(c.id, false).await.unwrap();
+        self.message(c, &turn, Role::User, text).await;
+        turn
+    }
+
+    async fn message(&self, c: &Conversation, turn: &Turn, role: Role, text: &str) -> i64 {
+        self.store
+            .append_message(&NewMessage {
+                conversation_id: c.id,
+                turn_id: turn.id,
+                role,
+                content: text.into(),
+                token_count: 1,
+            })
+            .await
+            .unwrap()
+            .seq
+    }
+
+    async fn think(&self, c: &Conversation, turn: &Turn, text: &str) {
+        self.store
+            .append_think_block(&NewThinkBlock {
+                conversation_id: c.id,
+                turn_id: turn.id,
+                content: text.into(),
+            })
+            .await
+            .unwrap();
+    }
+
+    async fn tool(
+        &self,
+        c: &Conversation,
+        turn: &Turn,
+        call_id: &str,
+        (name, args): (&str, &str),
+        result: &str,
+    ) {
+        self.store
+            .append_tool_call(&NewToolCall {
+                conversation_id: c.id,
+                turn_id: turn.id,
+                call_id: call_id.into(),
+                tool_name: name.into(),
+                arguments: args.into(),
+                token_count: 1,
+            })
+            .await
+            .unwrap();
+        self.store
+            .complete_tool_call(
+                turn.id,
+                call_id,
+                &ToolCallCompletion {
+                    result: result.into(),
+                    status: ToolCallStatus::Ok,
+                    token_count: 1,
+                },
+            )
+            .await
+            .unwrap();
+    }
+
+    async fn sql(&self, sql: &'static str) {
+        sqlx::query(sql).execute(self.store.pool()).await.unwrap();
+    }
+
+    /// Calls `tool` with `arguments` inside `c`'s turn scope (or outside any turn).
+    async fn call_in(&self, c: Option<&Conversation>, tool: &str, arguments: &str) -> ToolOutcome {
+        let invocation = ToolInvocation {
+            call_id: "call_x".into(),
+            name: tool.into(),
+            arguments: arguments.into(),
+        };
+        let context = ToolContext {
+            conversation_id: c.map_or_else(Default::default, |c| c.id),
+            turn_id: Default::default(),
+            cancel: tokio_util::sync::CancellationToken::new(),
+        };
+        match c {
+            Some(c) => with_conversation(c.id, self.tools.execute(&invocation, &context)).await,
+            None => self.tools.execute(&invocation, &context).await,
+        }
+    }
+
+    async fn search(&self, c: &Conversation, arguments: Value) -> ToolOutcome {
+        self.call_in(Some(c), "SearchHistory", &arguments.to_string())
+            .await
+    }
+}
+
+fn ok(outcome: ToolOutcome) -> String {
+    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
+    outcome.content
+}
+
+fn error(outcome: ToolOutcome) -> String {
+    assert_eq!(outcome.status, ToolCallStatus::Error, "{}", outcome.content);
+    assert!(
+        outcome.content.starts_with("Error: "),
+        "{}",
+        outcome.content
+    );
+    outcome.content
+}
+
+fn match_count(text: &str) -> usize {
+    text.matches("## Match ").count()
+}
+
+#[tokio::test]
+async fn finds_messages_tool_arguments_and_results_newest_first_with_context() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Pelican setup").await;
+    let t = f.user(&c, "where is the pelican config").await;
+    f.think(&c, &t, "I should look for pelican files").await;
+    f.tool(
+        &c,
+        &t,
+        "c1",
+        (
+            "ExecuteCommand",
+            r#"{"command":"find . -name pelican.toml"}"#,
+        ),
+        "./etc/pelican.toml",
+    )
+    .await;
+    f.think(&c, &t, "found the pelican file").await;
+    f.message(&c, &t, Role::Assistant, "The pelican config is in etc")
+        .await;
+    // Earlier searches quote the query; they are never shown as hits.
+    f.tool(
+        &c,
+        &t,
+        "c2",
+        ("SearchHistory", r#"{"query":"pelican"}"#),
+        "## Match 1 — Pelican setup | …\n→ USER: pelican",
+    )
+    .await;
+    f.sql("UPDATE search_rows SET created_at = '2026-01-02T03:04:05.000Z'")
+        .await;
+
+    let text = ok(f.search(&c, json!({"query": "pelican"})).await);
+    let call = r#"TOOL CALL: ExecuteCommand({"command":"find . -name pelican.toml"})"#;
+    let expected = format!(
+        "## Match 1 — Pelican setup | 2026-01-02 03:04\n\
+         TOOL RESULT: ./etc/pelican.toml\n\
+         → ASSISTANT: The pelican config is in etc\n\
+         TOOL CALL: SearchHistory({{\"query\":\"pelican\"}})\n\
+         \n\
+         ## Match 2 — Pelican setup | 2026-01-02 03:04\n\
+         {call}\n\
+         → TOOL RESULT: ./etc/pelican.toml\n\
+         ASSISTANT: The pelican config is in etc\n\
+         \n\
+         ## Match 3 — Pelican setup | 2026-01-02 03:04\n\
+         USER: where is the pelican config\n\
+         → {call}\n\
+         TOOL RESULT: ./etc/pelican.toml\n\
+         \n\
+         ## Match 4 — Pelican setup | 2026-01-02 03:04\n\
+         → USER: where is the pelican config\n\
+         {call}"
+    );
+    assert_eq!(text, expected);
+
+    // Words only in the arguments, only in the result.
+    let args_only = ok(f.search(&c, json!({"query": "toml find"})).await);
+    assert_eq!(match_count(&args_only), 1, "{args_only}");
+    assert!(args_only.contains(&format!("→ {call}")));
+    let result_only = ok(f.search(&c, json!({"query": "etc/pelican.toml"})).await);
+    assert!(
+        result_only.contains("→ TOOL RESULT: ./etc/pelican.toml"),
+        "{result_only}"
+    );
+}
+
+#[tokio::test]
+async fn newest_first_across_turns_and_long_texts_are_cut() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Otters").await;
+    for n in 1..=3 {
+        f.user(&c, &format!("otter note {n} {}", "é".repeat(400)))
+            .await;
+    }
+    let text = ok(f.search(&c, json!({"query": "otter"})).await);
+    let order: Vec<usize> = ["otter note 3", "otter note 2", "otter note 1"]
+        .iter()
+        .map(|needle| text.find(&format!("→ USER: {needle}")).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    for line in text.lines().filter(|l| l.contains("otter note")) {
+        let body = line.trim_start_matches("→ ").trim_start_matches("USER: ");
+        assert_eq!(body.chars().count(), 301, "{line}");
+        assert!(body.ends_with('…'));
+    }
+}
+
+#[tokio::test]
+async fn days_excludes_old_rows_and_bad_days_are_errors() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Otters").await;
+    f.user(&c, "ancient otter").await;
+    f.sql("UPDATE search_rows SET created_at = '2020-01-01T00:00:00.000Z'")
+        .await;
+    f.sql("UPDATE messages SET created_at = '2020-01-01T00:00:00.000Z'")
+        .await;
+    f.user(&c, "fresh otter").await;
+
+    let recent = ok(f.search(&c, json!({"query": "otter", "days": 7})).await);
+    assert_eq!(match_count(&recent), 1, "{recent}");
+    assert!(recent.contains("→ USER: fresh otter"));
+    let all = ok(f.search(&c, json!({"query": "otter"})).await);
+    assert_eq!(match_count(&all), 2);
+    assert!(all.contains("| 2020-01-01 00:00\n"), "{all}");
+
+    for days in [
+        json!(0),
+        json!(-3),
+        json!(36_501),
+        json!(1.5),
+        json!("soon"),
+    ] {
+        let text = error(f.search(&c, json!({"query": "otter", "days": days})).await);
+        assert!(text.contains("days"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn max_results_is_clamped() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Walruses").await;
+    for n in 0..60 {
+        f.user(&c, &format!("walrus {n}")).await;
+    }
+    let count = |text: String| match_count(&text);
+    let q = |n: Value| json!({"query": "walrus", "maxResults": n});
+    assert_eq!(
+        count(ok(f.search(&c, json!({"query": "walrus"})).await)),
+        10
+    );
+    assert_eq!(count(ok(f.search(&c, q(json!(0))).await)), 1);
+    assert_eq!(count(ok(f.search(&c, q(json!(3))).await)), 3);
+    assert_eq!(count(ok(f.search(&c, q(json!(500))).await)), 50);
+    assert_eq!(count(ok(f.search(&c, q(json!("7"))).await)), 7);
+    let text = error(f.search(&c, q(json!("lots"))).await);
+    assert!(text.contains("maxResults"), "{text}");
+}
+
+#[tokio::test]
+async fn scope_all_covers_this_users_conversations_only() {
+    let f = fixture().await;
+    let here = f.conversation("alice", "Alice here").await;
+    let other = f.conversation("alice", "Alice other").await;
+    let bob = f.conversation("bob", "Bob secrets").await;
+    f.user(&here, "walrus in this one").await;
+    f.user(&other, "walrus elsewhere").await;
+    f.user(&bob, "walrus of bob").await;
+
+    let all = ok(f
+        .search(&here, json!({"query": "walrus", "scope": "all"}))
+        .await);
+    assert_eq!(match_count(&all), 2, "{all}");
+    assert!(all.contains("— Alice other |") && all.contains("— Alice here |"));
+    assert!(!all.contains("Bob") && !all.contains("of bob"), "{all}");
+    let from_bob = ok(f
+        .search(&bob, json!({"query": "walrus", "scope": "ALL"}))
+        .await);
+    assert_eq!(match_count(&from_bob), 1);
+    assert!(from_bob.contains("walrus of bob"));
+
+    let this = ok(f.search(&here, json!({"query": "walrus"})).await);
+    assert_eq!(match_count(&this), 1);
+    let explicit = ok(f
+        .search(&here, json!({"query": "walrus", "scope": "conversation"}))
+        .await);
+    assert_eq!(this, explicit);
+
+    let wrong = error(
+        f.search(&here, json!({"query": "walrus", "scope": "everyone"}))
+            .await,
+    );
+    assert!(
+        wrong.contains("\"conversation\"") && wrong.contains("\"all\""),
+        "{wrong}"
+    );
+    error(
+        f.search(&here, json!({"query": "walrus", "scope": 3}))
+            .await,
+    );
+}
+
+#[tokio::test]
+async fn no_matches_answers_exactly() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Empty").await;
+    f.user(&c, "nothing to see").await;
+    assert_eq!(
+        ok(f.search(&c, json!({"query": "zebra"})).await),
+        "No matches found for 'zebra'."
+    );
+    assert_eq!(
+        ok(f.search(&c, json!({"query": "* - :"})).await),
+        "No matches found for '* - :'."
+    );
+}
+
+#[tokio::test]
+async fn fts_syntax_in_queries_never_errors() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Syntax").await;
+    f.user(&c, "error: \"quoted\" a-b NEAR c AND (x) prefix* OR y")
+        .await;
+    for query in [
+        "\"",
+        "\"quoted\"",
+        "*",
+        "prefix*",
+        "-",
+        "a-b",
+        ":",
+        "error:",
+        "(",
+        "(x)",
+        ")",
+        "NEAR",
+        "NEAR(a b)",
+        "AND",
+        "a AND",
+        "OR",
+        "OR NOT",
+        "c OR y",
+        "^x",
+        "col:val",
+        "{a}",
+        "'",
+        "\\",
+        "NEAR/3",
+        "\" OR 1=1 --",
+        "quoted\" AND \"",
+    ] {
+        let text = ok(f.search(&c, json!({ "query": query })).await);
+        assert!(
+            text.starts_with("## Match") || text == format!("No matches found for '{query}'."),
+            "{query:?}: {text}"
+        );
+    }
+    let quoted = ok(f.search(&c, json!({"query": "\"quoted\" NEAR"})).await);
+    assert_eq!(match_count(&quoted), 1, "{quoted}");
+}
+
+#[tokio::test]
+async fn outside_a_turn_there_is_no_conversation_context() {
+    let f = fixture().await;
+    for (tool, args) in [
+        ("SearchHistory", r#"{"query":"x"}"#),
+        ("ReadConversationData", "{}"),
+    ] {
+        let text = error(f.call_in(None, tool, args).await);
+        assert!(text.contains("no conversation context"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn missing_or_mistyped_arguments_are_errors() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Args").await;
+    let cases = [
+        ("{}", "missing required parameter 'query'"),
+        (r#"{"query":5}"#, "'query' must be a string"),
+        (r#"{"query":"   "}"#, "'query' is empty"),
+        (r#"{"query":"x","maxResults":-1}"#, "maxResults"),
+        (r#"{"query":"x","scope":"mine"}"#, "scope"),
+        ("{not json", "not valid JSON"),
+        ("[1]", "must be a JSON object"),
+    ];
+    for (args, needle) in cases {
+        let text = error(f.call_in(Some(&c), "SearchHistory", args).await);
+        assert!(text.contains(needle), "{args}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn rows_on_both_sides_of_the_compression_boundary_are_found() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Long").await;
+    let t1 = f.user(&c, "old heron sighting").await;
+    let boundary = f.message(&c, &t1, Role::Assistant, "noted the heron").await;
+    f.user(&c, "new heron sighting").await;
+    f.store
+        .set_compression(
+            c.id,
+            &CompressionUpdate {
+                compressed_context: "The user reported a heron.".into(),
+                compressed_at: chrono::Utc::now(),
+                compressed_through_seq: boundary,
+                expected_previous_seq: None,
+            },
+        )
+        .await
+        .unwrap();
+    let text = ok(f.search(&c, json!({"query": "heron sighting"})).await);
+    assert_eq!(match_count(&text), 2, "{text}");
+    assert!(text.contains("→ USER: old heron sighting"));
+    assert!(text.contains("→ USER: new heron sighting"));
+}
+
+#[tokio::test]
+async fn read_conversation_data_returns_the_timeline_with_counts() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Timeline").await;
+    let first = f.store.start_turn(c.id, false).await.unwrap();
+    f.message(&c, &first, Role::User, "first draft").await;
+    let old = f.store.rows_after(c.id, 0).await.unwrap();
+    let old_id = match &old[0] {
+        smallebot_core::entities::HistoryRow::Message(m) => m.id,
+        other => panic!("unexpected {other:?}"),
+    };
+    let (turn, _) = f
+        .store
+        .edit_user_message(old_id, "second draft", 1)
+        .await
+        .unwrap();
+    f.think(&c, &turn, "let me check").await;
+    let long = format!("{}{}", "a".repeat(1000), "z".repeat(1000));
+    f.tool(
+        &c,
+        &turn,
+        "c1",
+        ("ExecuteCommand", r#"{"command":"ls"}"#),
+        &long,
+    )
+    .await;
+    f.tool(
+        &c,
+        &turn,
+        "c2",
+        ("ExecuteCommand", r#"{"command":"pwd"}"#),
+        "/w",
+    )
+    .await;
+    f.tool(&c, &turn, "c3", ("GetCurrentTime", "{}"), "noon")
+        .await;
+    f.message(&c, &turn, Role::Assistant, "done").await;
+
+    let text = ok(f.call_in(Some(&c), "ReadConversationData", "{}").await);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["conversationId"], c.id.to_string());
+    assert_eq!(doc["title"], "Timeline");
+    let messages = doc["messages"].as_array().unwrap();
+    let contents: Vec<&str> = messages
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["second draft", "done"]);
+    assert_eq!(messages[0]["role"], "user");
+    assert_eq!(messages[0]["edited"], true);
+    let calls = doc["toolCalls"].as_array().unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[0]["tool"], "ExecuteCommand");
+    assert_eq!(calls[0]["callId"], "c1");
+    assert_eq!(calls[0]["arguments"], r#"{"command":"ls"}"#);
+    assert_eq!(calls[0]["status"], "ok");
+    assert_eq!(
+        calls[0]["result"],
+        truncate_tool_result(&long, MAX_RESULT).as_ref()
+    );
+    assert!(calls[0]["result"].as_str().unwrap().contains("[truncated]"));
+    assert_eq!(calls[1]["result"], "/w");
+    assert_eq!(doc["reasoning"][0]["content"], "let me check");
+    assert_eq!(
+        doc["toolCounts"],
+        json!({"ExecuteCommand": 2, "GetCurrentTime": 1})
+    );
+    // Every list is in seq order and the seqs interleave into one timeline.
+    let seqs = |key: &str| -> Vec<i64> {
+        doc[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["seq"].as_i64().unwrap())
+            .collect()
+    };
+    let mut all: Vec<i64> = ["messages", "toolCalls", "reasoning"]
+        .iter()
+        .flat_map(|k| seqs(k))
+        .collect();
+    assert!(seqs("toolCalls").windows(2).all(|w| w[0] < w[1]));
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 6);
+}
+
+#[tokio::test]
+async fn earlier_searches_never_crowd_out_real_matches() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Echoes").await;
+    let t = f.user(&c, "the first walrus").await;
+    f.user(&c, "the second walrus").await;
+    for n in 0..40 {
+        f.tool(
+            &c,
+            &t,
+            &format!("s{n}"),
+            ("SearchHistory", r#"{"query":"walrus"}"#),
+            "→ USER: the first walrus",
+        )
+        .await;
+    }
+    let text = ok(f
+        .search(&c, json!({"query": "walrus", "maxResults": 2}))
+        .await);
+    assert_eq!(match_count(&text), 2, "{text}");
+    assert!(text.contains("→ USER: the second walrus"));
+    assert!(text.contains("→ USER: the first walrus"));
+    assert!(!text.contains("→ TOOL"), "{text}");
+}
