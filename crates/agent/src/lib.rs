@@ -8,5 +8,6 @@ pub mod client;
 pub mod config;
 pub mod history;
 pub mod summarizer;
+pub mod tasks_plan;
 pub mod tokenizer;
 pub mod tools;

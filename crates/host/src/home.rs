@@ -32,4 +32,14 @@ impl Home {
     pub fn database(&self) -> PathBuf {
         self.root.join("smallebot.db")
     }
+
+    /// The conversations' task lists (`<conversation id>.json` each).
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.root.join("tasks")
+    }
+
+    /// The workspace the file and shell tools work in.
+    pub fn workspace_dir(&self) -> PathBuf {
+        self.root.join("workspace")
+    }
 }

@@ -29,6 +29,8 @@ pub struct App {
     pub store: SqliteStore,
     /// The person conversations belong to.
     pub user: String,
+    /// The conversations' task lists as plans (for `/tasks`).
+    pub plan: Arc<dyn smallebot_application::ports::TaskPlan>,
 }
 
 fn chat_endpoint(endpoint: &Endpoint) -> ChatEndpoint {
@@ -140,12 +142,21 @@ pub async fn build_with_confirmer(
     let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
         .into_iter()
         .fold(tools, ToolRegistry::with);
+    let task_store: Arc<dyn smallebot_core::tasks::TaskStore> = Arc::new(
+        smallebot_infrastructure::FileTaskStore::new(home.tasks_dir()),
+    );
+    let tools = smallebot_agent::tools::task_tools(&task_store)
+        .into_iter()
+        .fold(tools, ToolRegistry::with);
+    let plan: Arc<dyn smallebot_application::ports::TaskPlan> = Arc::new(
+        smallebot_agent::tasks_plan::TaskPlanService::new(task_store, &home.workspace_dir()),
+    );
     let service = ConversationService::new(ServiceParts {
         store: Arc::new(store.clone()),
         model,
         assembler: Arc::new(assembler),
         tools: Arc::new(tools),
-        plan: None,
+        plan: Some(Arc::clone(&plan)),
         summarizer: Arc::new(summarizer),
         settings: PipelineSettings {
             max_tool_steps: settings.max_tool_steps,
@@ -165,5 +176,6 @@ pub async fn build_with_confirmer(
         service: Arc::new(service),
         store,
         user,
+        plan,
     })
 }

@@ -10,6 +10,9 @@
 //! without changing anything. Opening a file that is not an SQLite database, or one whose
 //! schema is newer than this build knows, fails with a [`StoreError`] that names the path
 //! and leaves the file untouched.
+//!
+//! [`FileTaskStore`] keeps each conversation's task list as a JSON file (atomic writes,
+//! corrupt files preserved).
 
 mod conversations;
 mod database;
@@ -19,6 +22,7 @@ mod history;
 mod migrate;
 mod rows;
 mod search;
+mod task_store;
 mod turns;
 mod tx;
 
@@ -29,3 +33,4 @@ pub use migrate::{
     MigrationReport, MigrationStatus, SchemaVersion, migrate_database, migrate_database_to,
     migration_status,
 };
+pub use task_store::FileTaskStore;

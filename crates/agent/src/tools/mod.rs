@@ -5,6 +5,7 @@ mod args;
 mod history;
 mod registry;
 mod shell;
+mod tasks;
 mod time;
 mod workspace;
 
@@ -12,5 +13,6 @@ pub use args::{ArgError, Args};
 pub use history::*;
 pub use registry::{Tool, ToolRegistry};
 pub use shell::*;
+pub use tasks::*;
 pub use time::GetCurrentTime;
 pub use workspace::*;

@@ -9,6 +9,7 @@
 //! - [`recording`]: appending finished tool calls to the active task.
 //! - [`files`]: which files a finished tool call generated.
 //! - [`display`]: the plan as text.
+//! - [`store`]: the port where task lists are kept.
 //!
 //! ```
 //! use smallebot_core::tasks::{TaskList, format_plan};
@@ -30,6 +31,7 @@ pub mod model;
 pub mod ops;
 pub mod recording;
 pub mod results;
+pub mod store;
 
 pub use display::format_plan;
 pub use files::detect_generated_files;
@@ -41,3 +43,4 @@ pub use results::{
     START_TASK, TASK_TOOL_NAMES, UNCOMPLETE_TASK, added_result, error_result, is_task_tool,
     list_result, ok_result, ok_task_result,
 };
+pub use store::{TaskEdit, TaskStore, TaskStoreError, TaskUpdate};

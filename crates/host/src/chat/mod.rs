@@ -81,7 +81,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         printer,
         interrupts,
     )
-    .with_confirmations(confirmations);
+    .with_confirmations(confirmations)
+    .with_plan(std::sync::Arc::clone(&app.plan));
     let result = repl.run(BufReader::new(tokio::io::stdin())).await;
     ctrl_c.abort();
     app.store.close().await;

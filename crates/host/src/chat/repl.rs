@@ -27,6 +27,7 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
+    plan: Option<Arc<dyn smallebot_application::ports::TaskPlan>>,
 }
 
 enum Next {
@@ -50,6 +51,7 @@ impl<W: Write> Repl<W> {
             printer,
             interrupts,
             confirmations: None,
+            plan: None,
         }
     }
 
@@ -58,6 +60,13 @@ impl<W: Write> Repl<W> {
     #[must_use]
     pub fn with_confirmations(mut self, requests: mpsc::Receiver<ConfirmRequest>) -> Self {
         self.confirmations = Some(requests);
+        self
+    }
+
+    /// Shows conversations' task lists with `/tasks`.
+    #[must_use]
+    pub fn with_plan(mut self, plan: Arc<dyn smallebot_application::ports::TaskPlan>) -> Self {
+        self.plan = Some(plan);
         self
     }
 
@@ -172,6 +181,13 @@ impl<W: Write> Repl<W> {
                 let store = Arc::clone(self.service.store());
                 let found = tools::search_and_format(store.as_ref(), &query).await?;
                 self.say(&found)?;
+            }
+            Slash::Tasks => {
+                let plan = match &self.plan {
+                    Some(plan) => plan.plan_text(self.conversation).await,
+                    None => None,
+                };
+                self.say(plan.as_deref().unwrap_or("No tasks yet."))?;
             }
             Slash::Usage => {
                 let estimate = self.service.context_estimate(self.conversation).await?;

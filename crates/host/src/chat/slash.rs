@@ -13,6 +13,8 @@ pub enum Slash {
     Usage,
     /// Compress the context now, optionally focused.
     Compact(Option<String>),
+    /// Show the conversation's task list (the plan).
+    Tasks,
     /// Search all of this user's conversations.
     Search(String),
     /// Show help.
@@ -29,6 +31,7 @@ Commands:
   /switch ID     switch to a conversation (full id or a unique prefix)
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
+  /tasks         show this conversation's task list (the plan)
   /search QUERY  search all your conversations (messages and tool calls)
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -51,11 +54,14 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("usage", "") => Ok(Slash::Usage),
         ("compact", "") => Ok(Slash::Compact(None)),
         ("compact", focus) => Ok(Slash::Compact(Some(focus.to_owned()))),
+        ("tasks", "") => Ok(Slash::Tasks),
         ("search", "") => Err("usage: /search QUERY".into()),
         ("search", words) => Ok(Slash::Search(words.to_owned())),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage"), _) => Err(format!("/{known} takes no argument")),
+        (known @ ("new" | "list" | "usage" | "tasks"), _) => {
+            Err(format!("/{known} takes no argument"))
+        }
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
 }
@@ -83,6 +89,8 @@ mod tests {
                 Some(Ok(Slash::Search("disk \"full\" -x".into()))),
             ),
             ("/search", Some(Err("usage: /search QUERY"))),
+            ("/tasks", Some(Ok(Slash::Tasks))),
+            ("/tasks all", Some(Err("/tasks takes no argument"))),
             ("/HELP", Some(Ok(Slash::Help))),
             ("/quit", Some(Ok(Slash::Quit))),
             ("/exit", Some(Ok(Slash::Quit))),

@@ -4,14 +4,19 @@ use smallebot_agent::tools;
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::tasks::{TaskStore, format_plan};
 use smallebot_infrastructure::SqliteStore;
 
 use crate::cli::ConversationsCommand;
 use crate::error::HostError;
 use crate::render::{conversation_line, render_timeline};
 
-/// Runs one `conversations` subcommand.
-pub async fn run(store: &SqliteStore, command: ConversationsCommand) -> Result<(), HostError> {
+/// Runs one `conversations` subcommand; `tasks` holds the conversations' task lists.
+pub async fn run(
+    store: &SqliteStore,
+    tasks: &dyn TaskStore,
+    command: ConversationsCommand,
+) -> Result<(), HostError> {
     match command {
         ConversationsCommand::List { user } => {
             let conversations = store.list_conversations(user.as_deref()).await?;
@@ -31,6 +36,11 @@ pub async fn run(store: &SqliteStore, command: ConversationsCommand) -> Result<(
             let turns = store.list_turns(id).await?;
             let rows = store.rows_after(id, 0).await?;
             print!("{}", render_timeline(&conversation, &turns, &rows));
+            match tasks.load(id).await {
+                Ok(list) if !list.tasks.is_empty() => println!("\n{}", format_plan(&list)),
+                Ok(_) => {}
+                Err(error) => eprintln!("the task list cannot be shown: {error}"),
+            }
         }
         ConversationsCommand::Delete { id } => {
             let id: ConversationId = id.parse()?;
@@ -38,6 +48,9 @@ pub async fn run(store: &SqliteStore, command: ConversationsCommand) -> Result<(
                 return Err(HostError::NotFound(format!("conversation {id} not found")));
             }
             println!("deleted conversation {id}");
+            if let Err(error) = tasks.delete(id).await {
+                eprintln!("its task list could not be deleted: {error}");
+            }
         }
         ConversationsCommand::Search {
             query,

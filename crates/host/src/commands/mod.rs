@@ -51,7 +51,8 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         }
         Command::Conversations(command) => {
             let store = open_store(&home).await?;
-            let result = conversations::run(&store, command).await;
+            let tasks = smallebot_infrastructure::FileTaskStore::new(home.tasks_dir());
+            let result = conversations::run(&store, &tasks, command).await;
             store.close().await;
             result
         }

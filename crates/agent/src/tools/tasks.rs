@@ -1,0 +1,350 @@
+//! The task list tools (seed 003, DESIGN.md §6): `ListTasks`, `AddTask`, `StartTask`,
+//! `CompleteTask`, `UncompleteTask`, `DeleteTask`.
+//!
+//! The conversation is the one of the running turn
+//! ([`smallebot_application::scope::current_conversation`]); outside a turn every tool
+//! answers [`NO_CONVERSATION_CONTEXT`]. Results are the exact strings of
+//! [`smallebot_core::tasks::results`]; a refused change writes nothing.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::scope::current_conversation;
+use smallebot_core::ids::ConversationId;
+use smallebot_core::tasks::{
+    ADD_TASK, COMPLETE_TASK, CORRUPT_TASK_FILE, DELETE_TASK, LIST_TASKS, NO_CONVERSATION_CONTEXT,
+    START_TASK, TaskEdit, TaskStore, TaskStoreError, UNCOMPLETE_TASK, added_result, error_result,
+    list_result, ok_result, ok_task_result,
+};
+
+use super::args::{ArgError, Args};
+use super::registry::Tool;
+
+/// All six task tools over one store, in the order they are offered to the model.
+#[must_use]
+pub fn task_tools(store: &Arc<dyn TaskStore>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(ListTasks::new(Arc::clone(store))),
+        Arc::new(AddTask::new(Arc::clone(store))),
+        Arc::new(StartTask::new(Arc::clone(store))),
+        Arc::new(CompleteTask::new(Arc::clone(store))),
+        Arc::new(UncompleteTask::new(Arc::clone(store))),
+        Arc::new(DeleteTask::new(Arc::clone(store))),
+    ]
+}
+
+macro_rules! task_tool {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        pub struct $name {
+            store: Arc<dyn TaskStore>,
+        }
+
+        impl $name {
+            /// The tool over the conversations' task lists in `store`.
+            #[must_use]
+            pub fn new(store: Arc<dyn TaskStore>) -> Self {
+                Self { store }
+            }
+        }
+    };
+}
+
+task_tool!(
+    /// `ListTasks()`: the task list as `{"tasks":[…]}`.
+    ListTasks
+);
+task_tool!(
+    /// `AddTask(title, description?, dependsOn?)`: adds a pending task, returns it.
+    AddTask
+);
+task_tool!(
+    /// `StartTask(taskId)`: marks a task in progress; tool calls are recorded on it.
+    StartTask
+);
+task_tool!(
+    /// `CompleteTask(taskId, notes?)`: marks a task done.
+    CompleteTask
+);
+task_tool!(
+    /// `UncompleteTask(taskId)`: puts a task back to pending.
+    UncompleteTask
+);
+task_tool!(
+    /// `DeleteTask(taskId)`: removes a task nobody depends on.
+    DeleteTask
+);
+
+const TASK_ID_DESCRIPTION: &str = "The task's id as returned by AddTask or ListTasks, e.g. \"1\".";
+
+fn task_id_schema(name: &str, description: &str) -> ToolSchema {
+    ToolSchema {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"taskId": {"type": "string", "description": TASK_ID_DESCRIPTION}},
+            "required": ["taskId"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The `taskId` argument; a number is accepted too (`1` means `"1"`).
+fn task_id(args: &Args) -> Result<String, ArgError> {
+    match args.as_map().get("taskId") {
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        _ => args.string("taskId").map(|id| id.trim().to_owned()),
+    }
+}
+
+/// The running turn's conversation, or the seed's "no conversation context" answer.
+fn turn_conversation() -> Result<ConversationId, ToolOutcome> {
+    current_conversation().ok_or_else(|| ToolOutcome::error(NO_CONVERSATION_CONTEXT))
+}
+
+/// Runs `edit` on the conversation's list and turns the answer into an outcome.
+async fn edit_list(
+    store: &dyn TaskStore,
+    conversation: ConversationId,
+    edit: TaskEdit,
+) -> ToolOutcome {
+    match store.update(conversation, edit).await {
+        Ok(update) => ToolOutcome::ok(update.output),
+        Err(error) => store_error(&error),
+    }
+}
+
+/// The answer for a store failure: the seed's strings where it has one.
+fn store_error(error: &TaskStoreError) -> ToolOutcome {
+    match error {
+        TaskStoreError::Rejected(refused) => ToolOutcome::error(error_result(refused)),
+        TaskStoreError::Corrupt { .. } => {
+            tracing::warn!(%error, "task tool met a corrupt task file");
+            ToolOutcome::error(CORRUPT_TASK_FILE)
+        }
+        TaskStoreError::Io { .. } => {
+            tracing::warn!(%error, "task tool could not read or write the task file");
+            ToolOutcome::error(format!("Error: the task list is unavailable: {error}"))
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for ListTasks {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: LIST_TASKS.into(),
+            description: "List this conversation's task list — the plan — as JSON \
+                {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
+                in_progress, done, blocked), done, dependsOn (ids that must be done first), \
+                notes, toolHistory (the tool calls recorded while it was in progress) and \
+                files (the files those calls wrote). The current plan is also shown in the \
+                system prompt under '# Task List'."
+                .into(),
+            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        }
+    }
+
+    async fn call(&self, _args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        match self.store.load(conversation).await {
+            Ok(list) => ToolOutcome::ok(list_result(&list)),
+            Err(error) => store_error(&error),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for AddTask {
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: ADD_TASK.into(),
+            description: "Add a task to this conversation's task list. The task list is the \
+                plan: for work that takes several steps, add one task per step first, then \
+                work through them with StartTask and CompleteTask. Returns the new task (ids \
+                are \"1\", \"2\", …). dependsOn names tasks that must be done before this one \
+                can start; they must exist and must not form a cycle."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "description": "Short title of the step, e.g. \"Load the CSV data\"."},
+                    "description": {"type": "string", "description": "Optional details: what to do and what done looks like."},
+                    "dependsOn": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Optional ids of existing tasks that must be done before this one starts."
+                    }
+                },
+                "required": ["title"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        let parsed = args.string("title").and_then(|title| {
+            let description = args.opt_string("description")?.unwrap_or_default();
+            let depends_on = args.opt_strings("dependsOn")?;
+            Ok((title.to_owned(), description.to_owned(), depends_on))
+        });
+        let (title, description, depends_on) = match parsed {
+            Ok(parsed) => parsed,
+            Err(error) => return ToolOutcome::error(error.to_string()),
+        };
+        edit_list(
+            self.store.as_ref(),
+            conversation,
+            Box::new(move |list| {
+                Ok(added_result(&list.add(
+                    &title,
+                    &description,
+                    &depends_on,
+                )?))
+            }),
+        )
+        .await
+    }
+}
+
+#[async_trait]
+impl Tool for StartTask {
+    fn schema(&self) -> ToolSchema {
+        task_id_schema(
+            START_TASK,
+            "Mark a task in progress. Call it before working on a task: while the task is in \
+             progress, every tool call you make in this conversation (except the task tools) \
+             is recorded on it automatically, with the files the call wrote. Refused while \
+             any of its dependencies is not done (the error names them). Returns \
+             {\"ok\":true,\"task\":…}.",
+        )
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        match task_id(args) {
+            Ok(id) => {
+                edit_list(
+                    self.store.as_ref(),
+                    conversation,
+                    Box::new(move |list| Ok(ok_task_result(&list.start(&id)?))),
+                )
+                .await
+            }
+            Err(error) => ToolOutcome::error(error.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for CompleteTask {
+    fn schema(&self) -> ToolSchema {
+        let mut schema = task_id_schema(
+            COMPLETE_TASK,
+            "Mark a task done when its work is finished, optionally with notes on the outcome \
+             (what was found, produced or decided; shown in the plan). Returns \
+             {\"ok\":true,\"task\":…}, or {\"ok\":false,\"error\":\"Task not found\"}.",
+        );
+        schema.parameters["properties"]["notes"] = json!({
+            "type": "string",
+            "description": "Optional short notes on the outcome, e.g. \"Loaded 1000 rows\"."
+        });
+        schema
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        let parsed = task_id(args).and_then(|id| {
+            let notes = args.opt_string("notes")?.map(str::to_owned);
+            Ok((id, notes))
+        });
+        match parsed {
+            Ok((id, notes)) => {
+                edit_list(
+                    self.store.as_ref(),
+                    conversation,
+                    Box::new(move |list| Ok(ok_task_result(&list.complete(&id, notes)?))),
+                )
+                .await
+            }
+            Err(error) => ToolOutcome::error(error.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for UncompleteTask {
+    fn schema(&self) -> ToolSchema {
+        task_id_schema(
+            UNCOMPLETE_TASK,
+            "Put a task back to pending (not done), e.g. when its result turned out to be \
+             wrong and it must be redone. Returns {\"ok\":true,\"task\":…}.",
+        )
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        match task_id(args) {
+            Ok(id) => {
+                edit_list(
+                    self.store.as_ref(),
+                    conversation,
+                    Box::new(move |list| Ok(ok_task_result(&list.uncomplete(&id)?))),
+                )
+                .await
+            }
+            Err(error) => ToolOutcome::error(error.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for DeleteTask {
+    fn schema(&self) -> ToolSchema {
+        task_id_schema(
+            DELETE_TASK,
+            "Remove a task from the task list. Refused while other tasks depend on it (the \
+             error names them; delete those first). Returns {\"ok\":true}.",
+        )
+    }
+
+    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation() {
+            Ok(id) => id,
+            Err(outcome) => return outcome,
+        };
+        match task_id(args) {
+            Ok(id) => {
+                edit_list(
+                    self.store.as_ref(),
+                    conversation,
+                    Box::new(move |list| {
+                        list.delete(&id)?;
+                        Ok(ok_result())
+                    }),
+                )
+                .await
+            }
+            Err(error) => ToolOutcome::error(error.to_string()),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The task store port: where a conversation's [`TaskList`] is kept (DESIGN.md §6).
+//!
+//! The infrastructure crate implements it on `.agents/tasks/<conversation>.json`.
+//! Contract every implementation keeps:
+//!
+//! - A conversation without a file has an empty list.
+//! - [`TaskStore::update`] runs load → edit → write as one step per conversation
+//!   (concurrent updates of one conversation never lose each other's changes), writes
+//!   atomically, writes nothing when the edit is refused, and writes nothing when the
+//!   edit left the list unchanged.
+//! - A corrupt file is never overwritten. [`TaskStore::load`] reports it and leaves it
+//!   in place (reading has no side effects: the system prompt is assembled before any
+//!   tool runs, and the task tools must still see the corruption to report it).
+//!   [`TaskStore::update`] moves it aside to `<name>.corrupt-<UTC time>`, reports it,
+//!   and writes nothing; the update after that starts from an empty list.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+
+use super::model::TaskList;
+use super::ops::TaskError;
+use crate::ids::ConversationId;
+
+/// An edit of a task list: changes it in place and returns the text a tool answers
+/// with, or refuses with a [`TaskError`] (and then must leave the list unchanged).
+pub type TaskEdit = Box<dyn FnOnce(&mut TaskList) -> Result<String, TaskError> + Send>;
+
+/// What [`TaskStore::update`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskUpdate {
+    /// The text the edit returned.
+    pub output: String,
+    /// The list after the edit.
+    pub list: TaskList,
+    /// Whether the file was written (false when the edit changed nothing).
+    pub written: bool,
+}
+
+/// Why the task store could not serve a request.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskStoreError {
+    /// The file is not a valid task list. It was not overwritten.
+    #[error(
+        "task file {path} is corrupt or invalid ({reason}); {}",
+        match preserved_as {
+            Some(kept) => format!(
+                "it was kept as {} and the next change starts a new task list",
+                kept.display()
+            ),
+            None => "it was left untouched; the next change moves it aside".to_owned(),
+        }
+    )]
+    Corrupt {
+        /// The task file.
+        path: PathBuf,
+        /// Where the corrupt bytes are now: `None` when they were left in place (load).
+        preserved_as: Option<PathBuf>,
+        /// What the parser said.
+        reason: String,
+    },
+    /// Reading, writing, renaming or deleting a file failed.
+    #[error("cannot {action} {path}: {source}; check that the directory exists and is writable")]
+    Io {
+        /// What was being done, e.g. "write".
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The edit was refused; nothing was written.
+    #[error(transparent)]
+    Rejected(#[from] TaskError),
+}
+
+/// Where conversations' task lists are kept.
+#[async_trait]
+pub trait TaskStore: Send + Sync {
+    /// The conversation's task list; empty when it has none.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Corrupt`] (file left in place) or [`TaskStoreError::Io`].
+    async fn load(&self, conversation_id: ConversationId) -> Result<TaskList, TaskStoreError>;
+
+    /// Loads the list, applies `edit` and writes the result atomically, serialized with
+    /// every other update of the conversation. Nothing is written when `edit` refuses
+    /// or changes nothing.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Rejected`] with the edit's error; [`TaskStoreError::Corrupt`]
+    /// after moving a corrupt file aside; [`TaskStoreError::Io`].
+    async fn update(
+        &self,
+        conversation_id: ConversationId,
+        edit: TaskEdit,
+    ) -> Result<TaskUpdate, TaskStoreError>;
+
+    /// Deletes the conversation's task list (no error when it has none). Files kept
+    /// as `.corrupt-*` stay.
+    ///
+    /// # Errors
+    /// [`TaskStoreError::Io`].
+    async fn delete(&self, conversation_id: ConversationId) -> Result<(), TaskStoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_errors_say_where_the_bytes_are() {
+        let left = TaskStoreError::Corrupt {
+            path: "/t/a.json".into(),
+            preserved_as: None,
+            reason: "expected value at line 1 column 1".into(),
+        };
+        assert_eq!(
+            left.to_string(),
+            "task file /t/a.json is corrupt or invalid (expected value at line 1 column 1); \
+             it was left untouched; the next change moves it aside"
+        );
+        let kept = TaskStoreError::Corrupt {
+            path: "/t/a.json".into(),
+            preserved_as: Some("/t/a.json.corrupt-20261122T031500Z".into()),
+            reason: "x".into(),
+        };
+        assert!(
+            kept.to_string()
+                .ends_with("kept as /t/a.json.corrupt-20261122T031500Z and the next change starts a new task list"),
+            "{kept}"
+        );
+        let rejected = TaskStoreError::from(TaskError::NotFound);
+        assert_eq!(rejected.to_string(), "Task not found");
+    }
+}
