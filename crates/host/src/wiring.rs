@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
 use smallebot_agent::config::{AgentSettings, Endpoint, resolve_models};
+use smallebot_agent::config::{ConfigError, TERMINAL_FILE, TerminalSettings, terminal_rules_text};
 use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
 use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
 use smallebot_agent::tokenizer::Tokenizer;
-use smallebot_agent::config::{ConfigError, TERMINAL_FILE, TerminalSettings, terminal_rules_text};
 use smallebot_agent::tools::{CommandConfirmer, DenyAll, ExecuteCommand, Workspace};
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_application::pipeline::ServiceParts;
@@ -129,6 +129,10 @@ pub async fn build_with_confirmer(
         },
     );
     let tools = ToolRegistry::new().with(Arc::new(GetCurrentTime));
+    let tools = tools.with(Arc::new(shell_tool(home, terminal, confirmer)?));
+    let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
+        .into_iter()
+        .fold(tools, ToolRegistry::with);
     let history_store: Arc<dyn smallebot_core::repository::Store> = Arc::new(store.clone());
     let tools = tools
         .with(Arc::new(smallebot_agent::tools::SearchHistory::new(
@@ -138,10 +142,6 @@ pub async fn build_with_confirmer(
             history_store,
             settings.tool_result_max_length,
         )));
-    let tools = tools.with(Arc::new(shell_tool(home, terminal, confirmer)?));
-    let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
-        .into_iter()
-        .fold(tools, ToolRegistry::with);
     let task_store: Arc<dyn smallebot_core::tasks::TaskStore> = Arc::new(
         smallebot_infrastructure::FileTaskStore::new(home.tasks_dir()),
     );
