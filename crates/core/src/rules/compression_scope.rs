@@ -85,10 +85,12 @@ mod tests {
         (rows, turns)
     }
 
+    /// (turn index, seq) per row, turns to keep, expected (end, through_seq, turns).
+    type Case = (&'static [(usize, Seq)], usize, Option<(usize, Seq, usize)>);
+
     #[test]
     fn keeps_the_last_turns_and_summarizes_the_rest() {
-        // (turn index, seq) per row; expected (end, through_seq, turns) or None.
-        let cases: &[(&[(usize, Seq)], usize, Option<(usize, Seq, usize)>)] = &[
+        let cases: &[Case] = &[
             (&[], 2, None),
             (&[(0, 2), (0, 3)], 2, None),
             (&[(0, 2), (0, 3), (1, 5)], 2, None),
@@ -167,7 +169,16 @@ mod fit_tests {
             })
         };
         let rows = vec![row(0, 1, 50), row(0, 2, 50), row(1, 3, 30), row(2, 4, 40)];
-        let cases = [(1000, 0), (120, 2), (100, 2), (70, 3), (40, 3), (10, 3)];
+        let cases = [
+            (1000, 0),
+            (170, 0),
+            (169, 2),
+            (100, 2),
+            (70, 2),
+            (69, 3),
+            (40, 3),
+            (10, 3),
+        ];
         for (available, expected) in cases {
             assert_eq!(
                 first_row_that_fits(&rows, available, turns[2]),
