@@ -170,7 +170,12 @@ impl<W: Write> EventPrinter<W> {
                 ..
             } => self.last_usage = Some((*used, *window, *ratio, *reported)),
             TurnEvent::TaskListChanged { plan, .. } => {
-                writeln!(self.out, "{}", style.dim(plan))?;
+                // One line while working; /tasks shows the whole plan.
+                let progress = plan
+                    .lines()
+                    .find(|l| l.starts_with("Progress:"))
+                    .unwrap_or("changed");
+                writeln!(self.out, "  {}", style.dim(&format!("plan: {progress}")))?;
             }
             TurnEvent::TurnCompleted { .. } => {
                 self.end_reasoning()?;
@@ -203,5 +208,36 @@ impl<W: Write> EventPrinter<W> {
             TurnEvent::TurnStarted { .. } | TurnEvent::TitleChanged { .. } => {}
         }
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smallebot_core::ids::ConversationId;
+
+    #[test]
+    fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
+        let event = TurnEvent::TaskListChanged {
+            conversation_id: ConversationId::new(),
+            plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
+        };
+        let mut out = Vec::new();
+        EventPrinter::new(&mut out, false, Style { ansi: false })
+            .print(&event)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  plan: Progress: 1/3 (33.3%)\n"
+        );
+        let mut out = Vec::new();
+        EventPrinter::new(&mut out, true, Style { ansi: false })
+            .print(&event)
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            json["plan"],
+            "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b"
+        );
     }
 }
