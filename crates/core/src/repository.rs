@@ -52,6 +52,16 @@ pub trait TurnRepository: Send + Sync {
         thinking_mode: bool,
     ) -> RepoResult<Turn>;
 
+    /// Starts a turn and stores its user message in one transaction (the message is
+    /// never lost, the turn never without its message).
+    async fn start_turn_with_message(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+    ) -> RepoResult<(Turn, Message)>;
+
     /// Ends a turn with a final status and, for failures, the error text.
     async fn finish_turn(
         &self,

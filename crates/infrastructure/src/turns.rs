@@ -100,6 +100,29 @@ impl TurnRepository for SqliteStore {
         Ok(turn)
     }
 
+    async fn start_turn_with_message(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+    ) -> RepoResult<(Turn, Message)> {
+        let mut tx = self.write_tx("starting a turn").await?;
+        let turn = insert_turn(&mut tx, conversation_id, thinking_mode).await?;
+        let message = insert_message(
+            &mut tx,
+            conversation_id,
+            turn.id,
+            Role::User,
+            content,
+            token_count,
+            false,
+        )
+        .await?;
+        tx.commit().await.map_err(storage("starting a turn"))?;
+        Ok((turn, message))
+    }
+
     async fn finish_turn(
         &self,
         turn_id: TurnId,

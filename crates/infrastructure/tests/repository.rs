@@ -582,3 +582,28 @@ async fn the_context_token_total_follows_every_change() {
     // Deleting everything: the conversation is gone, nothing to check but no error.
     assert!(f.store.delete_conversation(c.id).await.unwrap());
 }
+
+#[tokio::test]
+async fn a_turn_starts_with_its_message_or_not_at_all() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let (turn, message) = f
+        .store
+        .start_turn_with_message(c.id, false, "hello", 3)
+        .await
+        .unwrap();
+    assert_eq!(turn.seq, 1, "a conversation's first turn has seq 1");
+    assert_eq!(
+        (message.turn_id, message.seq, message.role),
+        (turn.id, 2, Role::User)
+    );
+    let missing = smallebot_core::ids::ConversationId::new();
+    let err = f
+        .store
+        .start_turn_with_message(missing, false, "lost?", 1)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM turns").await, 1);
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM messages").await, 1);
+}

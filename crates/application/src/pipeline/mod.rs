@@ -6,7 +6,9 @@ mod service;
 mod settings;
 mod title;
 mod tool_ids;
+mod tool_step;
 mod turn;
+mod view;
 
 pub use compress::CompressionReport;
 pub use service::{ConversationService, ServiceParts};

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, HistoryRow, NewMessage, Role};
+use smallebot_core::entities::{Conversation, HistoryRow, Role};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::Store;
 
@@ -180,20 +180,17 @@ impl ConversationService {
             )
             .await?;
         }
-        let first_turn = self.store.list_turns(conversation_id).await?.is_empty();
-        let turn = self
+        let (turn, _) = self
             .store
-            .start_turn(conversation_id, options.thinking)
-            .await?;
-        self.store
-            .append_message(&NewMessage {
+            .start_turn_with_message(
                 conversation_id,
-                turn_id: turn.id,
-                role: Role::User,
-                content: text.to_owned(),
-                token_count: self.assembler.message_tokens(Role::User, text),
-            })
+                options.thinking,
+                text,
+                self.assembler.message_tokens(Role::User, text),
+            )
             .await?;
+        // A conversation's sequence starts at 1: its first turn has seq 1.
+        let first_turn = turn.seq == 1;
         if first_turn && conversation.title == NEW_CONVERSATION_TITLE {
             let title = fallback_title(text);
             self.store

@@ -1,29 +1,21 @@
 //! One turn: the tool loop, persisted as it happens.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
-use futures::future::join_all;
-use smallebot_core::entities::{
-    NewMessage, NewThinkBlock, NewToolCall, Role, ToolCallCompletion, ToolCallStatus, Turn,
-    TurnStatus,
-};
+use smallebot_core::entities::{HistoryRow, NewMessage, NewThinkBlock, Role, Turn, TurnStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
 use tokio_util::sync::CancellationToken;
 
 use super::service::ConversationService;
 use super::tool_ids::ToolCallIds;
+use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, TurnEvent};
 use crate::ports::{
-    ModelDelta, ModelError, ModelErrorKind, ModelResponse, ModelToolCall, PromptInput, ToolContext,
-    ToolInvocation, ToolOutcome, ToolSchema,
+    ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
 };
 use crate::scope::with_conversation;
-
-/// How long a tool may keep running after its turn was cancelled before it is dropped.
-const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,12 +39,14 @@ struct Partial {
 
 /// The state of one running turn.
 pub(crate) struct TurnRun<'a> {
-    service: &'a ConversationService,
-    turn: Turn,
-    cancel: CancellationToken,
-    call_ids: ToolCallIds,
-    last_estimate: Option<(u64, u64)>,
-    steps_done: usize,
+    pub(super) service: &'a ConversationService,
+    pub(super) turn: Turn,
+    pub(super) cancel: CancellationToken,
+    pub(super) call_ids: ToolCallIds,
+    pub(super) last_estimate: Option<(u64, u64)>,
+    pub(super) steps_done: usize,
+    /// The conversation as this turn sees it; `None` until loaded or after a compression.
+    pub(super) view: Mutex<Option<TurnView>>,
 }
 
 enum StepResult {
@@ -74,11 +68,31 @@ impl<'a> TurnRun<'a> {
             call_ids: ToolCallIds::default(),
             last_estimate: None,
             steps_done: 0,
+            view: Mutex::new(None),
         }
     }
 
-    fn emit(&self, event: TurnEvent) {
+    pub(super) fn emit(&self, event: TurnEvent) {
         self.service.emit(event);
+    }
+
+    fn take_view(&self) -> Option<TurnView> {
+        self.view.lock().ok().and_then(|mut v| v.take())
+    }
+
+    fn put_view(&self, view: TurnView) {
+        if let Ok(mut slot) = self.view.lock() {
+            *slot = Some(view);
+        }
+    }
+
+    /// Keeps the view in step with a row this turn wrote.
+    pub(super) fn update_view(&self, change: impl FnOnce(&mut TurnView)) {
+        if let Ok(mut slot) = self.view.lock()
+            && let Some(view) = slot.as_mut()
+        {
+            change(view);
+        }
     }
 
     /// Runs the turn to its end inside the conversation's task-local scope.
@@ -140,6 +154,7 @@ impl<'a> TurnRun<'a> {
                     self.service
                         .compress(&conversation, CompressionTrigger::Overflow, None, None)
                         .await?;
+                    self.take_view();
                     continue;
                 }
                 StepResult::Failed(error, partial) => {
@@ -193,52 +208,56 @@ impl<'a> TurnRun<'a> {
             .await
     }
 
-    /// Builds the request from storage and runs one model call.
+    /// Builds the request from the turn's view of the conversation (loaded once, kept
+    /// in step with what the turn writes) and runs one model call.
     async fn model_step(&mut self, schemas: &[ToolSchema]) -> Result<StepResult, PipelineError> {
         let service = self.service;
         let conversation_id = self.turn.conversation_id;
-        let mut conversation = service.conversation(conversation_id).await?;
-        if self.steps_done > 0 {
-            // Between tool steps: compress when this turn pushed the context over.
-            let estimate = service.estimate_now(&conversation, None).await?;
-            if estimate.ratio() >= service.settings.compression_threshold {
-                service
-                    .compress(&conversation, CompressionTrigger::MidTurn, None, None)
-                    .await?;
-                conversation = service.conversation(conversation_id).await?;
-            }
-        }
-        let boundary = conversation.history_boundary();
-        let rows = service.store.rows_after(conversation_id, boundary).await?;
         let plan = match &service.plan {
             Some(plan) => plan.plan_text(conversation_id).await,
             None => None,
         };
-        let stored = service
-            .store
-            .token_sum_after(conversation_id, boundary)
-            .await?;
-        let full =
+        let mut view = match self.take_view() {
+            Some(view) => view,
+            None => TurnView::load(service, conversation_id).await?,
+        };
+        let estimate_of = |view: &TurnView| {
+            service.assembler.estimate(
+                &view.conversation,
+                view.stored_tokens(),
+                plan.as_deref(),
+                schemas,
+                None,
+            )
+        };
+        let mut full = estimate_of(&view);
+        if self.steps_done > 0 && full.ratio() >= service.settings.compression_threshold {
+            // Between tool steps: this turn pushed the context over; compress.
             service
-                .assembler
-                .estimate(&conversation, stored, plan.as_deref(), schemas, None);
+                .compress(&view.conversation, CompressionTrigger::MidTurn, None, None)
+                .await?;
+            view = TurnView::load(service, conversation_id).await?;
+            full = estimate_of(&view);
+        }
         // If even after compression the request does not fit, leave out the oldest
         // turns for this one request (they stay stored and summarizable).
+        let stored = view.stored_tokens();
         let window = i64::try_from(full.window).unwrap_or(i64::MAX);
         let overhead = i64::try_from(full.used).unwrap_or(i64::MAX) - stored;
-        let start = first_row_that_fits(&rows, window - overhead, self.turn.id);
-        let dropped: i64 = rows[..start].iter().map(|r| r.token_count()).sum();
+        let start = first_row_that_fits(&view.rows, window - overhead, self.turn.id);
+        let dropped: i64 = view.rows[..start].iter().map(|r| r.token_count()).sum();
         let used = full
             .used
             .saturating_sub(u64::try_from(dropped).unwrap_or(0));
         let request = service.assembler.build_request(&PromptInput {
-            conversation: &conversation,
-            rows: &rows[start..],
+            conversation: &view.conversation,
+            rows: &view.rows[start..],
             current_turn: self.turn.id,
             plan: plan.as_deref(),
             tools: schemas,
             thinking: self.turn.thinking_mode,
         });
+        self.put_view(view);
         self.last_estimate = Some((used, full.window));
         self.emit(TurnEvent::ContextUsage {
             conversation_id,
@@ -303,7 +322,8 @@ impl<'a> TurnRun<'a> {
         if reasoning.trim().is_empty() {
             return Ok(());
         }
-        self.service
+        let block = self
+            .service
             .store
             .append_think_block(&NewThinkBlock {
                 conversation_id: self.turn.conversation_id,
@@ -311,11 +331,13 @@ impl<'a> TurnRun<'a> {
                 content: reasoning.to_owned(),
             })
             .await?;
+        self.update_view(|v| v.push(HistoryRow::ThinkBlock(block)));
         Ok(())
     }
 
     async fn store_assistant_text(&self, text: &str) -> Result<(), PipelineError> {
-        self.service
+        let message = self
+            .service
             .store
             .append_message(&NewMessage {
                 conversation_id: self.turn.conversation_id,
@@ -325,104 +347,7 @@ impl<'a> TurnRun<'a> {
                 token_count: self.service.assembler.message_tokens(Role::Assistant, text),
             })
             .await?;
-        Ok(())
-    }
-
-    /// Stores every requested call as running, runs them concurrently, and stores each
-    /// result as it finishes, matched by call id.
-    async fn run_tools(&mut self, calls: &[ModelToolCall]) -> Result<(), PipelineError> {
-        let mut invocations = Vec::with_capacity(calls.len());
-        for call in calls {
-            let call_id = self.call_ids.assign(self.turn.id, &call.call_id);
-            let service = self.service;
-            service
-                .store
-                .append_tool_call(&NewToolCall {
-                    conversation_id: self.turn.conversation_id,
-                    turn_id: self.turn.id,
-                    call_id: call_id.clone(),
-                    tool_name: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                    token_count: service.assembler.tool_call_tokens(
-                        &call.name,
-                        &call.arguments,
-                        None,
-                    ),
-                })
-                .await?;
-            self.emit(TurnEvent::ToolCallStarted {
-                conversation_id: self.turn.conversation_id,
-                turn_id: self.turn.id,
-                call_id: call_id.clone(),
-                tool_name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            invocations.push(ToolInvocation {
-                call_id,
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-        }
-        let context = ToolContext {
-            conversation_id: self.turn.conversation_id,
-            turn_id: self.turn.id,
-            cancel: self.cancel.clone(),
-        };
-        let results = join_all(invocations.iter().map(|inv| self.run_tool(inv, &context))).await;
-        results.into_iter().collect()
-    }
-
-    async fn run_tool(
-        &self,
-        invocation: &ToolInvocation,
-        context: &ToolContext,
-    ) -> Result<(), PipelineError> {
-        let service = self.service;
-        let cancel = self.cancel.clone();
-        let outcome = tokio::select! {
-            outcome = service.tools.execute(invocation, context) => outcome,
-            () = async move {
-                cancel.cancelled().await;
-                tokio::time::sleep(TOOL_CANCEL_GRACE).await;
-            } => ToolOutcome {
-                content: "Cancelled: the turn was cancelled before this tool finished.".into(),
-                status: ToolCallStatus::Cancelled,
-            },
-        };
-        let stored = service
-            .store
-            .complete_tool_call(
-                self.turn.id,
-                &invocation.call_id,
-                &ToolCallCompletion {
-                    token_count: service.assembler.tool_call_tokens(
-                        &invocation.name,
-                        &invocation.arguments,
-                        Some(&outcome.content),
-                    ),
-                    result: outcome.content.clone(),
-                    status: outcome.status,
-                },
-            )
-            .await?;
-        self.emit(TurnEvent::ToolCallCompleted {
-            conversation_id: self.turn.conversation_id,
-            turn_id: self.turn.id,
-            call_id: invocation.call_id.clone(),
-            tool_name: invocation.name.clone(),
-            status: outcome.status,
-            result: outcome.content,
-        });
-        if let Some(plan) = &service.plan
-            && let Some(plan_text) = plan
-                .tool_call_finished(self.turn.conversation_id, &stored)
-                .await
-        {
-            self.emit(TurnEvent::TaskListChanged {
-                conversation_id: self.turn.conversation_id,
-                plan: plan_text,
-            });
-        }
+        self.update_view(|v| v.push(HistoryRow::Message(message)));
         Ok(())
     }
 

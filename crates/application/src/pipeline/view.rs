@@ -1,0 +1,58 @@
+//! The running turn's view of its conversation: the conversation and its rows after
+//! the compression boundary, kept in step with what the turn itself writes, so a model
+//! step needs no reload from storage. Only one turn runs per conversation, so nothing
+//! else writes these rows meanwhile; a compression drops the view and it is reloaded.
+
+use smallebot_core::entities::{Conversation, HistoryRow, ToolCall};
+use smallebot_core::ids::ConversationId;
+
+use super::service::ConversationService;
+use crate::error::PipelineError;
+
+/// A conversation and its rows after the boundary.
+#[derive(Debug, Clone)]
+pub(crate) struct TurnView {
+    pub(crate) conversation: Conversation,
+    pub(crate) rows: Vec<HistoryRow>,
+}
+
+impl TurnView {
+    /// Loads the conversation and the rows after its boundary.
+    pub(crate) async fn load(
+        service: &ConversationService,
+        conversation_id: ConversationId,
+    ) -> Result<Self, PipelineError> {
+        let conversation = service.conversation(conversation_id).await?;
+        let rows = service
+            .store
+            .rows_after(conversation_id, conversation.history_boundary())
+            .await?;
+        Ok(Self { conversation, rows })
+    }
+
+    /// The sum of the stored token counts that go to the model (replaced messages and
+    /// reasoning count nothing) — the same sum storage keeps in `context_tokens`.
+    pub(crate) fn stored_tokens(&self) -> i64 {
+        self.rows
+            .iter()
+            .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+            .map(HistoryRow::token_count)
+            .sum()
+    }
+
+    /// A row the turn has just written.
+    pub(crate) fn push(&mut self, row: HistoryRow) {
+        self.rows.push(row);
+    }
+
+    /// A tool call the turn has just completed (it replaces the running one).
+    pub(crate) fn complete(&mut self, call: ToolCall) {
+        let found = self.rows.iter_mut().find(|r| {
+            matches!(r, HistoryRow::ToolCall(t) if t.turn_id == call.turn_id && t.call_id == call.call_id)
+        });
+        match found {
+            Some(row) => *row = HistoryRow::ToolCall(call),
+            None => self.rows.push(HistoryRow::ToolCall(call)),
+        }
+    }
+}
