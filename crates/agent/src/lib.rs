@@ -4,6 +4,7 @@
 //! that turns stored rows into an OpenAI chat request, the OpenAI-compatible model client
 //! (streaming, retries, idle timeout), and the built-in tools.
 
+pub mod assembly;
 pub mod client;
 pub mod config;
 pub mod history;

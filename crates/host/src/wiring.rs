@@ -3,18 +3,22 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::client::{ChatEndpoint, ClientSettings};
 use smallebot_agent::config::{AgentSettings, Endpoint, resolve_models};
 use smallebot_agent::config::{ConfigError, TERMINAL_FILE, TerminalSettings, terminal_rules_text};
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::history::{BASE_INSTRUCTIONS, HistorySettings};
+use smallebot_agent::tasks_plan::TaskPlanService;
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{CommandConfirmer, DenyAll, ExecuteCommand, Workspace};
-use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::ChatModel;
+use smallebot_agent::tools::{
+    GetCurrentTime, ReadConversationData, SearchHistory, ToolRegistry, task_tools, workspace_tools,
+};
+use smallebot_application::ports::TaskPlan;
 use smallebot_application::{ConversationService, PipelineSettings};
-use smallebot_infrastructure::SqliteStore;
+use smallebot_core::repository::Store;
+use smallebot_core::tasks::TaskStore;
+use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
@@ -30,7 +34,7 @@ pub struct App {
     /// The person conversations belong to.
     pub user: String,
     /// The conversations' task lists as plans (for `/tasks`).
-    pub plan: Arc<dyn smallebot_application::ports::TaskPlan>,
+    pub plan: Arc<dyn TaskPlan>,
 }
 
 fn chat_endpoint(endpoint: &Endpoint) -> ChatEndpoint {
@@ -71,7 +75,7 @@ fn shell_tool(
     terminal: TerminalSettings,
     confirmer: Arc<dyn CommandConfirmer>,
 ) -> Result<ExecuteCommand, HostError> {
-    let workspace = Workspace::new(home.root().join("workspace"));
+    let workspace = Workspace::new(home.workspace_dir());
     ExecuteCommand::new(terminal, workspace, confirmer).map_err(|error| {
         HostError::Config(ConfigError::Rule {
             file: home.root().join(TERMINAL_FILE),
@@ -97,74 +101,57 @@ pub async fn build_with_confirmer(
     let warm = Arc::clone(&tokenizer);
     std::thread::spawn(move || warm.warm_up());
 
+    let history_store: Arc<dyn Store> = Arc::new(store.clone());
+    let task_store: Arc<dyn TaskStore> = Arc::new(FileTaskStore::new(home.tasks_dir()));
+    let plan: Arc<dyn TaskPlan> = Arc::new(TaskPlanService::new(
+        Arc::clone(&task_store),
+        &home.workspace_dir(),
+    ));
+    let tools = ToolRegistry::new()
+        .with(Arc::new(GetCurrentTime))
+        .with(Arc::new(shell_tool(home, terminal.clone(), confirmer)?))
+        .with(Arc::new(SearchHistory::new(Arc::clone(&history_store))))
+        .with(Arc::new(ReadConversationData::new(
+            Arc::clone(&history_store),
+            settings.tool_result_max_length,
+        )));
+    let tools = workspace_tools(home.workspace_dir())
+        .into_iter()
+        .chain(task_tools(&task_store))
+        .fold(tools, ToolRegistry::with);
+
     let base_instructions = match &settings.system_prompt {
         Some(extra) => format!("{BASE_INSTRUCTIONS}\n\n{extra}"),
         None => BASE_INSTRUCTIONS.to_owned(),
     };
-    let assembler = HistoryBuilder::new(
-        HistorySettings {
+    let agent = AgentAssembly::new(history_store, chat_endpoint(&models.chat))
+        .compaction(
+            chat_endpoint(&models.compaction),
+            models.compaction.settings.context_window,
+        )
+        .client(ClientSettings {
+            idle_timeout: settings.stream_idle_timeout,
+            ..ClientSettings::default()
+        })
+        .history(HistorySettings {
             base_instructions,
             terminal_rules: Some(terminal_rules_text(&terminal)),
             tool_result_max_length: settings.tool_result_max_length,
             tool_history_format: settings.tool_history_format,
             context_window: models.chat.settings.context_window,
-        },
-        Arc::clone(&tokenizer),
-    );
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        chat_endpoint(&models.chat),
-        Some(chat_endpoint(&models.compaction)),
-        ClientSettings {
-            idle_timeout: settings.stream_idle_timeout,
-            ..ClientSettings::default()
-        },
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: home.compact_skill(),
-            tool_result_max_length: settings.tool_result_max_length,
-            context_window: models.compaction.settings.context_window,
-        },
-    );
-    let tools = ToolRegistry::new().with(Arc::new(GetCurrentTime));
-    let tools = tools.with(Arc::new(shell_tool(home, terminal, confirmer)?));
-    let tools = smallebot_agent::tools::workspace_tools(home.root().join("workspace"))
-        .into_iter()
-        .fold(tools, ToolRegistry::with);
-    let history_store: Arc<dyn smallebot_core::repository::Store> = Arc::new(store.clone());
-    let tools = tools
-        .with(Arc::new(smallebot_agent::tools::SearchHistory::new(
-            Arc::clone(&history_store),
-        )))
-        .with(Arc::new(smallebot_agent::tools::ReadConversationData::new(
-            history_store,
-            settings.tool_result_max_length,
-        )));
-    let task_store: Arc<dyn smallebot_core::tasks::TaskStore> = Arc::new(
-        smallebot_infrastructure::FileTaskStore::new(home.tasks_dir()),
-    );
-    let tools = smallebot_agent::tools::task_tools(&task_store)
-        .into_iter()
-        .fold(tools, ToolRegistry::with);
-    let plan: Arc<dyn smallebot_application::ports::TaskPlan> = Arc::new(
-        smallebot_agent::tasks_plan::TaskPlanService::new(task_store, &home.workspace_dir()),
-    );
-    let service = ConversationService::new(ServiceParts {
-        store: Arc::new(store.clone()),
-        model,
-        assembler: Arc::new(assembler),
-        tools: Arc::new(tools),
-        plan: Some(Arc::clone(&plan)),
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings {
+        })
+        .skill_path(home.compact_skill())
+        .tokenizer(tokenizer)
+        .tools(tools)
+        .plan(Arc::clone(&plan))
+        .pipeline(PipelineSettings {
             max_tool_steps: settings.max_tool_steps,
             compression_threshold: settings.compression_threshold,
             keep_recent_turns: settings.keep_recent_turns,
             ..PipelineSettings::default()
-        },
-    });
+        })
+        .build()?;
+    let service = agent.service;
     let interrupted = service.recover_interrupted_turns().await?;
     if interrupted > 0 {
         eprintln!(

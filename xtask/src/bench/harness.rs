@@ -3,14 +3,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
-use smallebot_agent::config::ToolHistoryFormat;
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::client::ChatEndpoint;
+use smallebot_agent::history::{HistoryBuilder, HistorySettings};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::ChatModel;
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::TestModel;
@@ -35,48 +32,26 @@ pub async fn bench(dir: &Path, context_window: u64) -> Result<Bench, String> {
     let store = SqliteStore::open(&dir.join("bench.db"))
         .await
         .map_err(|e| e.to_string())?;
-    let tokenizer = Arc::new(Tokenizer::new("o200k_base").map_err(|e| e.to_string())?);
-    tokenizer.warm_up();
-    let builder = Arc::new(HistoryBuilder::new(
-        HistorySettings {
-            base_instructions: BASE_INSTRUCTIONS.to_owned(),
-            terminal_rules: None,
-            tool_result_max_length: 500,
-            tool_history_format: ToolHistoryFormat::Native,
+    let endpoint = ChatEndpoint {
+        base_url: server.base_url(),
+        api_key: None,
+        model: "bench".into(),
+    };
+    let agent = AgentAssembly::new(Arc::new(store.clone()), endpoint)
+        .history(HistorySettings {
             context_window,
-        },
-        Arc::clone(&tokenizer),
-    ));
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: None,
-            model: "bench".into(),
-        },
-        None,
-        ClientSettings::default(),
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: dir.join("SKILL.md"),
-            tool_result_max_length: 500,
-            context_window,
-        },
-    );
-    let service = Arc::new(ConversationService::new(ServiceParts {
-        store: Arc::new(store.clone()),
-        model,
-        assembler: Arc::clone(&builder) as _,
-        tools: Arc::new(ToolRegistry::new().with(Arc::new(GetCurrentTime))),
-        plan: None,
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings {
+            ..HistorySettings::default()
+        })
+        .skill_path(dir.join("SKILL.md"))
+        .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)))
+        .pipeline(PipelineSettings {
             compression_threshold: 0.95,
             ..PipelineSettings::default()
-        },
-    }));
+        })
+        .build()
+        .map_err(|e| e.to_string())?;
+    agent.tokenizer.warm_up();
+    let (service, builder, tokenizer) = (Arc::new(agent.service), agent.history, agent.tokenizer);
     Ok(Bench {
         server,
         store,

@@ -29,6 +29,20 @@ pub struct HistorySettings {
     pub context_window: u64,
 }
 
+impl Default for HistorySettings {
+    /// The built-in base instructions, no terminal rules, agent.json's defaults and a
+    /// 128k-token window.
+    fn default() -> Self {
+        Self {
+            base_instructions: super::system_prompt::BASE_INSTRUCTIONS.to_owned(),
+            terminal_rules: None,
+            tool_result_max_length: 500,
+            tool_history_format: ToolHistoryFormat::Native,
+            context_window: 128_000,
+        }
+    }
+}
+
 /// Builds chat requests from stored rows and counts tokens the same way.
 #[derive(Debug)]
 pub struct HistoryBuilder {

@@ -7,15 +7,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::retry::RetryPolicy;
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+use smallebot_agent::client::{ChatEndpoint, ClientSettings};
 use smallebot_agent::config::ToolHistoryFormat;
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry};
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::ChatModel;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
 use smallebot_application::{ConversationService, EventSubscription, PipelineSettings, TurnEvent};
 use smallebot_core::entities::{Conversation, HistoryRow};
@@ -73,66 +71,51 @@ pub async fn harness(options: Options) -> Harness {
     let store = SqliteStore::open(&dir.path().join("smallebot.db"))
         .await
         .unwrap();
-    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
-    let assembler = HistoryBuilder::new(
-        HistorySettings {
-            base_instructions: BASE_INSTRUCTIONS.to_owned(),
-            terminal_rules: None,
-            tool_result_max_length: options.tool_result_max_length,
-            tool_history_format: options.format,
-            context_window: options.context_window,
-        },
-        Arc::clone(&tokenizer),
-    );
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: Some("test-key".into()),
-            model: "test-model".into(),
-        },
-        options.compaction_model.clone().map(|model| ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: Some("test-key".into()),
-            model,
-        }),
-        ClientSettings {
+    let endpoint = |model: &str| ChatEndpoint {
+        base_url: server.base_url(),
+        api_key: Some("test-key".into()),
+        model: model.into(),
+    };
+    let compaction = endpoint(options.compaction_model.as_deref().unwrap_or("test-model"));
+    let registry = options
+        .tools
+        .into_iter()
+        .fold(ToolRegistry::new(), ToolRegistry::with);
+    let agent = AgentAssembly::new(Arc::new(store.clone()), endpoint("test-model"))
+        .compaction(
+            compaction,
+            options.compaction_window.unwrap_or(options.context_window),
+        )
+        .client(ClientSettings {
             idle_timeout: options.idle_timeout,
             retry: RetryPolicy {
                 base_delay: Duration::from_millis(20),
                 ..RetryPolicy::default()
             },
-        },
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: options
+        })
+        .history(HistorySettings {
+            tool_result_max_length: options.tool_result_max_length,
+            tool_history_format: options.format,
+            context_window: options.context_window,
+            ..HistorySettings::default()
+        })
+        .skill_path(
+            options
                 .skill_path
                 .clone()
                 .unwrap_or_else(|| dir.path().join("SKILL.md")),
-            tool_result_max_length: options.tool_result_max_length,
-            context_window: options.compaction_window.unwrap_or(options.context_window),
-        },
-    );
-    let mut registry = ToolRegistry::new();
-    for tool in options.tools {
-        registry = registry.with(tool);
-    }
-    let service = Arc::new(ConversationService::new(ServiceParts {
-        store: Arc::new(store.clone()),
-        model,
-        assembler: Arc::new(assembler),
-        tools: Arc::new(registry),
-        plan: None,
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings {
+        )
+        .tools(registry)
+        .pipeline(PipelineSettings {
             max_tool_steps: options.max_tool_steps,
             compression_threshold: options.compression_threshold,
             keep_recent_turns: options.keep_recent_turns,
             compression_timeout: options.compression_timeout,
-        },
-    }));
+        })
+        .build()
+        .unwrap();
+    let tokenizer = agent.tokenizer;
+    let service = Arc::new(agent.service);
     let events = service.subscribe();
     Harness {
         dir,

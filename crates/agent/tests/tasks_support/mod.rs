@@ -9,17 +9,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::retry::RetryPolicy;
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
-use smallebot_agent::config::ToolHistoryFormat;
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
+use smallebot_agent::client::{ChatEndpoint, ClientSettings};
+use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tasks_plan::TaskPlanService;
-use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry, task_tools};
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::{ChatModel, ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::{ConversationService, EventSubscription, PipelineSettings};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::{ConversationService, EventSubscription};
 use smallebot_core::entities::HistoryRow;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::HistoryRepository;
@@ -49,63 +46,43 @@ pub async fn harness() -> Harness {
     let store = SqliteStore::open(&dir.path().join("smallebot.db"))
         .await
         .unwrap();
-    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
-    let assembler = HistoryBuilder::new(
-        HistorySettings {
-            base_instructions: BASE_INSTRUCTIONS.to_owned(),
-            terminal_rules: None,
-            tool_result_max_length: 10_000,
-            tool_history_format: ToolHistoryFormat::Native,
-            context_window: 128_000,
-        },
-        Arc::clone(&tokenizer),
-    );
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: Some("test-key".into()),
-            model: "test-model".into(),
-        },
-        None,
-        ClientSettings {
-            idle_timeout: Duration::from_secs(10),
-            retry: RetryPolicy {
-                base_delay: Duration::from_millis(20),
-                ..RetryPolicy::default()
-            },
-        },
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: dir.path().join("SKILL.md"),
-            tool_result_max_length: 10_000,
-            context_window: 128_000,
-        },
-    );
     let tasks = Arc::new(FileTaskStore::new(dir.path().join("tasks")));
     let task_store: Arc<dyn TaskStore> = tasks.clone();
-    let mut registry = ToolRegistry::new()
+    let registry = ToolRegistry::new()
         .with(Arc::new(GetCurrentTime))
         .with(Arc::new(Sleepy))
         .with(Arc::new(FakeWriteFile {
             root: workspace.clone(),
         }))
         .with(Arc::new(FakeShell));
-    for tool in task_tools(&task_store) {
-        registry = registry.with(tool);
-    }
+    let registry = task_tools(&task_store)
+        .into_iter()
+        .fold(registry, ToolRegistry::with);
     let plan = TaskPlanService::new(task_store, &workspace);
-    let service = Arc::new(ConversationService::new(ServiceParts {
-        store: Arc::new(store.clone()),
-        model,
-        assembler: Arc::new(assembler),
-        tools: Arc::new(registry),
-        plan: Some(Arc::new(plan)),
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings::default(),
-    }));
+    let endpoint = ChatEndpoint {
+        base_url: server.base_url(),
+        api_key: Some("test-key".into()),
+        model: "test-model".into(),
+    };
+    let service = AgentAssembly::new(Arc::new(store.clone()), endpoint)
+        .client(ClientSettings {
+            idle_timeout: Duration::from_secs(10),
+            retry: RetryPolicy {
+                base_delay: Duration::from_millis(20),
+                ..RetryPolicy::default()
+            },
+        })
+        .history(HistorySettings {
+            tool_result_max_length: 10_000,
+            ..HistorySettings::default()
+        })
+        .skill_path(dir.path().join("SKILL.md"))
+        .tools(registry)
+        .plan(Arc::new(plan))
+        .build()
+        .unwrap()
+        .service;
+    let service = Arc::new(service);
     let events = service.subscribe();
     Harness {
         server,

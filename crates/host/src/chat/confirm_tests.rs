@@ -4,21 +4,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
-use smallebot_agent::config::{TerminalSettings, ToolHistoryFormat};
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
-use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::ChatModel;
-use smallebot_application::{ConversationService, PipelineSettings};
-use smallebot_infrastructure::SqliteStore;
+use smallebot_application::ConversationService;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
 use tokio::io::AsyncWriteExt;
 
 use super::*;
 use crate::chat::Repl;
+use crate::chat::test_support::service_with;
 use crate::render::{EventPrinter, Style};
 
 #[test]
@@ -50,26 +44,6 @@ async fn service(
     server: &TestModel,
     confirm_within: Duration,
 ) -> (Arc<ConversationService>, mpsc::Receiver<ConfirmRequest>) {
-    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
-    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: None,
-            model: "m".into(),
-        },
-        None,
-        ClientSettings::default(),
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: dir.join("SKILL.md"),
-            tool_result_max_length: 500,
-            context_window: 100_000,
-        },
-    );
     let (confirmer, requests) = TerminalConfirmer::channel();
     let terminal = TerminalSettings {
         require_command_confirmation: true,
@@ -82,24 +56,8 @@ async fn service(
         Arc::new(confirmer),
     )
     .unwrap();
-    let service = Arc::new(ConversationService::new(ServiceParts {
-        store: Arc::new(store),
-        model,
-        assembler: Arc::new(HistoryBuilder::new(
-            HistorySettings {
-                base_instructions: BASE_INSTRUCTIONS.into(),
-                terminal_rules: None,
-                tool_result_max_length: 500,
-                tool_history_format: ToolHistoryFormat::Native,
-                context_window: 100_000,
-            },
-            tokenizer,
-        )),
-        tools: Arc::new(ToolRegistry::new().with(Arc::new(shell))),
-        plan: None,
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings::default(),
-    }));
+    let tools = ToolRegistry::new().with(Arc::new(shell));
+    let service = service_with(dir, server, tools).await;
     (service, requests)
 }
 

@@ -4,6 +4,8 @@ mod confirm;
 mod repl;
 mod slash;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 use std::io::IsTerminal;

@@ -3,61 +3,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, OpenAiChatModel};
-use smallebot_agent::config::ToolHistoryFormat;
-use smallebot_agent::history::{BASE_INSTRUCTIONS, HistoryBuilder, HistorySettings};
-use smallebot_agent::summarizer::{ModelSummarizer, SummarizerSettings};
-use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::ToolRegistry;
-use smallebot_application::pipeline::ServiceParts;
-use smallebot_application::ports::ChatModel;
-use smallebot_application::{ConversationService, PipelineSettings, SendOptions};
-use smallebot_infrastructure::SqliteStore;
+use smallebot_application::{ConversationService, SendOptions};
 use smallebot_testkit::{ScriptedResponse, TestModel};
 use tokio::sync::mpsc;
 
 use super::Repl;
+use super::test_support::service_with;
 use crate::render::{EventPrinter, Style};
 
 async fn service(dir: &std::path::Path, server: &TestModel) -> Arc<ConversationService> {
-    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
-    let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
-    let model: Arc<dyn ChatModel> = Arc::new(OpenAiChatModel::new(
-        ChatEndpoint {
-            base_url: server.base_url(),
-            api_key: None,
-            model: "m".into(),
-        },
-        None,
-        ClientSettings::default(),
-    ));
-    let summarizer = ModelSummarizer::new(
-        Arc::clone(&model),
-        Arc::clone(&tokenizer),
-        SummarizerSettings {
-            skill_path: dir.join("SKILL.md"),
-            tool_result_max_length: 500,
-            context_window: 100_000,
-        },
-    );
-    Arc::new(ConversationService::new(ServiceParts {
-        store: Arc::new(store),
-        model,
-        assembler: Arc::new(HistoryBuilder::new(
-            HistorySettings {
-                base_instructions: BASE_INSTRUCTIONS.into(),
-                terminal_rules: None,
-                tool_result_max_length: 500,
-                tool_history_format: ToolHistoryFormat::Native,
-                context_window: 100_000,
-            },
-            tokenizer,
-        )),
-        tools: Arc::new(ToolRegistry::new()),
-        plan: None,
-        summarizer: Arc::new(summarizer),
-        settings: PipelineSettings::default(),
-    }))
+    service_with(dir, server, ToolRegistry::new()).await
 }
 
 #[tokio::test]
