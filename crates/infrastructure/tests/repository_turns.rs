@@ -1,0 +1,170 @@
+//! Turns: interrupted recovery, edit, regenerate, the first turn with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use chrono::Utc;
+use common::*;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};
+use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+#[tokio::test]
+async fn running_turns_become_interrupted() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let running = user_turn(&f.store, &c, "in flight").await;
+    let done = user_turn(&f.store, &c, "done").await;
+    f.store
+        .finish_turn(done.id, TurnStatus::Completed, None)
+        .await
+        .unwrap();
+    assert_eq!(f.store.mark_running_turns_interrupted().await.unwrap(), 1);
+    let t = f.store.get_turn(running.id).await.unwrap().unwrap();
+    assert_eq!(t.status, TurnStatus::Interrupted);
+    assert_eq!(
+        f.store.get_turn(done.id).await.unwrap().unwrap().status,
+        TurnStatus::Completed
+    );
+    // The user message is still there.
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    assert!(matches!(&rows[0], HistoryRow::Message(m) if m.content == "in flight"));
+}
+
+#[tokio::test]
+async fn edit_discards_later_turns_and_marks_the_old_message_replaced() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let t1 = user_turn(&f.store, &c, "keep").await;
+    assistant(&f.store, &c, &t1, "kept answer").await;
+    let t2 = user_turn(&f.store, &c, "typo").await;
+    tool(&f.store, &c, &t2, "x", "{}", "r").await;
+    assistant(&f.store, &c, &t2, "answer to typo").await;
+    let t3 = user_turn(&f.store, &c, "later").await;
+    assistant(&f.store, &c, &t3, "later answer").await;
+
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    let HistoryRow::Message(typo) = &rows[2] else {
+        panic!("expected message")
+    };
+    let (turn, edited) = f
+        .store
+        .edit_user_message(typo.id, "fixed", 2)
+        .await
+        .unwrap();
+    assert!(edited.is_edited);
+    assert_eq!(edited.turn_id, turn.id);
+    assert_eq!(turn.status, TurnStatus::Running);
+
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    let texts: Vec<String> = rows
+        .iter()
+        .map(|r| match r {
+            HistoryRow::Message(m) => format!(
+                "{}:{}:{}",
+                m.role.as_str(),
+                m.content,
+                m.replaced_by.is_some()
+            ),
+            other => format!("other {}", other.seq()),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "user:keep:false",
+            "assistant:kept answer:false",
+            "user:typo:true",
+            "user:fixed:false"
+        ]
+    );
+    assert_eq!(f.store.list_turns(c.id).await.unwrap().len(), 3);
+    // The replaced message is excluded from the token sum.
+    assert_eq!(f.store.token_sum_after(c.id, 0).await.unwrap(), 3 + 5 + 2);
+    // Editing the replaced message again is refused.
+    assert!(
+        f.store
+            .edit_user_message(typo.id, "again", 1)
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn regenerate_discards_the_turn_output_and_later_turns() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let t1 = user_turn(&f.store, &c, "question").await;
+    tool(&f.store, &c, &t1, "x", "{}", "r").await;
+    assistant(&f.store, &c, &t1, "bad answer").await;
+    f.store
+        .finish_turn(t1.id, TurnStatus::Completed, None)
+        .await
+        .unwrap();
+    let t2 = user_turn(&f.store, &c, "later").await;
+    assistant(&f.store, &c, &t2, "later answer").await;
+
+    let (turn, user) = f.store.reset_turn_for_regeneration(t1.id).await.unwrap();
+    assert_eq!(turn.status, TurnStatus::Running);
+    assert_eq!(user.content, "question");
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(f.store.list_turns(c.id).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn summarized_rows_cannot_be_edited_or_regenerated() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let t1 = user_turn(&f.store, &c, "old").await;
+    assistant(&f.store, &c, &t1, "old answer").await;
+    let rows = f.store.rows_after(c.id, 0).await.unwrap();
+    f.store
+        .set_compression(
+            c.id,
+            &CompressionUpdate {
+                compressed_context: "s".into(),
+                compressed_at: Utc::now(),
+                compressed_through_seq: rows[1].seq(),
+                expected_previous_seq: None,
+            },
+        )
+        .await
+        .unwrap();
+    let HistoryRow::Message(old) = &rows[0] else {
+        panic!()
+    };
+    let err = f
+        .store
+        .edit_user_message(old.id, "new", 1)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("summarized"), "{err}");
+    assert!(f.store.reset_turn_for_regeneration(t1.id).await.is_err());
+    assert_eq!(f.store.rows_after(c.id, 0).await.unwrap(), rows);
+}
+
+#[tokio::test]
+async fn a_turn_starts_with_its_message_or_not_at_all() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let (turn, message) = f
+        .store
+        .start_turn_with_message(c.id, false, "hello", 3)
+        .await
+        .unwrap();
+    assert_eq!(turn.seq, 1, "a conversation's first turn has seq 1");
+    assert_eq!(
+        (message.turn_id, message.seq, message.role),
+        (turn.id, 2, Role::User)
+    );
+    let missing = smallebot_core::ids::ConversationId::new();
+    let err = f
+        .store
+        .start_turn_with_message(missing, false, "lost?", 1)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM turns").await, 1);
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM messages").await, 1);
+}
