@@ -2,7 +2,9 @@
 //!
 //! The model side of SmallEBot: configuration files, the tokenizer, the history builder
 //! that turns stored rows into an OpenAI chat request, the OpenAI-compatible model client
-//! (streaming, retries, idle timeout), and the built-in tools.
+//! (streaming, retries, idle timeout), the compression summarizer, the task-list plan
+//! service and the built-in tools. [`assembly::AgentAssembly`] wires them into a
+//! `smallebot_application::ConversationService` in one call.
 
 pub mod assembly;
 pub mod client;
