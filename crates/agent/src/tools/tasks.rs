@@ -15,8 +15,8 @@ use smallebot_application::scope::current_conversation;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{
     ADD_TASK, COMPLETE_TASK, CORRUPT_TASK_FILE, DELETE_TASK, LIST_TASKS, NO_CONVERSATION_CONTEXT,
-    START_TASK, TaskEdit, TaskStore, TaskStoreError, UNCOMPLETE_TASK, added_result, error_result,
-    list_result, ok_result, ok_task_result,
+    START_TASK, TaskEdit, TaskError, TaskList, TaskStore, TaskStoreError, UNCOMPLETE_TASK,
+    added_result, error_result, list_result, ok_result, ok_task_result,
 };
 
 use super::args::{ArgError, Args};
@@ -114,6 +114,23 @@ async fn edit_list(
     match store.update(conversation, edit).await {
         Ok(update) => ToolOutcome::ok(update.output),
         Err(error) => store_error(&error),
+    }
+}
+
+/// The shape of the tools that change one task: the conversation of the turn, the
+/// `taskId` argument, then `edit` on the list (nothing is written when it refuses).
+async fn edit_task(
+    store: &dyn TaskStore,
+    args: &Args,
+    edit: impl FnOnce(&mut TaskList, &str) -> Result<String, TaskError> + Send + 'static,
+) -> ToolOutcome {
+    let conversation = match turn_conversation() {
+        Ok(id) => id,
+        Err(outcome) => return outcome,
+    };
+    match task_id(args) {
+        Ok(id) => edit_list(store, conversation, Box::new(move |list| edit(list, &id))).await,
+        Err(error) => ToolOutcome::error(error.to_string()),
     }
 }
 
@@ -231,21 +248,10 @@ impl Tool for StartTask {
     }
 
     async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
-            Ok(id) => id,
-            Err(outcome) => return outcome,
-        };
-        match task_id(args) {
-            Ok(id) => {
-                edit_list(
-                    self.store.as_ref(),
-                    conversation,
-                    Box::new(move |list| Ok(ok_task_result(&list.start(&id)?))),
-                )
-                .await
-            }
-            Err(error) => ToolOutcome::error(error.to_string()),
-        }
+        edit_task(self.store.as_ref(), args, |list, id| {
+            Ok(ok_task_result(&list.start(id)?))
+        })
+        .await
     }
 }
 
@@ -266,25 +272,18 @@ impl Tool for CompleteTask {
     }
 
     async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
-            Ok(id) => id,
-            Err(outcome) => return outcome,
-        };
-        let parsed = task_id(args).and_then(|id| {
-            let notes = args.opt_string("notes")?.map(str::to_owned);
-            Ok((id, notes))
-        });
-        match parsed {
-            Ok((id, notes)) => {
-                edit_list(
-                    self.store.as_ref(),
-                    conversation,
-                    Box::new(move |list| Ok(ok_task_result(&list.complete(&id, notes)?))),
-                )
-                .await
-            }
-            Err(error) => ToolOutcome::error(error.to_string()),
+        // Outside a turn every task tool answers the no-context error first.
+        if let Err(outcome) = turn_conversation() {
+            return outcome;
         }
+        let notes = match args.opt_string("notes") {
+            Ok(notes) => notes.map(str::to_owned),
+            Err(error) => return ToolOutcome::error(error.to_string()),
+        };
+        edit_task(self.store.as_ref(), args, move |list, id| {
+            Ok(ok_task_result(&list.complete(id, notes)?))
+        })
+        .await
     }
 }
 
@@ -299,21 +298,10 @@ impl Tool for UncompleteTask {
     }
 
     async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
-            Ok(id) => id,
-            Err(outcome) => return outcome,
-        };
-        match task_id(args) {
-            Ok(id) => {
-                edit_list(
-                    self.store.as_ref(),
-                    conversation,
-                    Box::new(move |list| Ok(ok_task_result(&list.uncomplete(&id)?))),
-                )
-                .await
-            }
-            Err(error) => ToolOutcome::error(error.to_string()),
-        }
+        edit_task(self.store.as_ref(), args, |list, id| {
+            Ok(ok_task_result(&list.uncomplete(id)?))
+        })
+        .await
     }
 }
 
@@ -328,23 +316,10 @@ impl Tool for DeleteTask {
     }
 
     async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
-            Ok(id) => id,
-            Err(outcome) => return outcome,
-        };
-        match task_id(args) {
-            Ok(id) => {
-                edit_list(
-                    self.store.as_ref(),
-                    conversation,
-                    Box::new(move |list| {
-                        list.delete(&id)?;
-                        Ok(ok_result())
-                    }),
-                )
-                .await
-            }
-            Err(error) => ToolOutcome::error(error.to_string()),
-        }
+        edit_task(self.store.as_ref(), args, |list, id| {
+            list.delete(id)?;
+            Ok(ok_result())
+        })
+        .await
     }
 }

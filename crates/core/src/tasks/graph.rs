@@ -64,27 +64,9 @@ impl TaskList {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::tasks::model::{Task, TaskStatus};
+    use crate::tasks::model::TaskStatus;
 
-    fn ids(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
-    }
-
-    /// Tasks "1".."n" with the given dependencies.
-    fn list_of(spec: &[(&[&str], TaskStatus)]) -> TaskList {
-        let tasks = spec
-            .iter()
-            .enumerate()
-            .map(|(i, (deps, status))| {
-                let mut task = Task::new((i + 1).to_string(), format!("t{}", i + 1), "");
-                task.depends_on = ids(deps);
-                task.set_status(*status);
-                task
-            })
-            .collect();
-        TaskList { tasks }
-    }
+    use crate::tasks::test_fixtures::{ids, list_of};
 
     use TaskStatus::Pending;
 

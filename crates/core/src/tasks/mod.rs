@@ -44,3 +44,6 @@ pub use results::{
     list_result, ok_result, ok_task_result,
 };
 pub use store::{TaskEdit, TaskStore, TaskStoreError, TaskUpdate};
+
+#[cfg(test)]
+mod test_fixtures;

@@ -223,24 +223,7 @@ impl TaskList {
 mod tests {
     use super::*;
 
-    fn ids(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
-    }
-
-    /// Tasks "1".."n" with the given dependencies and statuses.
-    fn list_of(spec: &[(&[&str], TaskStatus)]) -> TaskList {
-        let tasks = spec
-            .iter()
-            .enumerate()
-            .map(|(i, (deps, status))| {
-                let mut task = Task::new((i + 1).to_string(), format!("t{}", i + 1), "");
-                task.depends_on = ids(deps);
-                task.set_status(*status);
-                task
-            })
-            .collect();
-        TaskList { tasks }
-    }
+    use crate::tasks::test_fixtures::{ids, list_of};
 
     use TaskStatus::{Blocked, Done, InProgress, Pending};
 
