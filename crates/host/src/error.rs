@@ -37,7 +37,7 @@ pub enum HostError {
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
     /// No model endpoint is configured.
-    #[error("no model endpoint is configured.\n{HOW_TO_CONFIGURE}")]
+    #[error("{HOW_TO_CONFIGURE}")]
     NoEndpoint,
     /// The turn did not complete (failed or cancelled); already reported.
     #[error("{0}")]

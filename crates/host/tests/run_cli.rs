@@ -89,7 +89,15 @@ async fn without_an_endpoint_run_exits_2_and_says_how_to_configure_one() {
     let out = run(home.path(), None, &["run", "hi"]).await;
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("no model endpoint is configured"), "{err}");
+    assert!(
+        err.contains("error: No model endpoint is configured."),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("No model endpoint is configured").count(),
+        1,
+        "said once: {err}"
+    );
     assert!(
         err.contains("OPENAI_API_KEY")
             && err.contains("models.json")
