@@ -13,7 +13,7 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, TurnEvent};
 use crate::ports::{
-    ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
+    ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
 };
 use crate::scope::with_conversation;
 
@@ -43,7 +43,7 @@ pub(crate) struct TurnRun<'a> {
     pub(super) turn: Turn,
     pub(super) cancel: CancellationToken,
     pub(super) call_ids: ToolCallIds,
-    pub(super) last_estimate: Option<(u64, u64)>,
+    pub(super) last_estimate: Option<ContextEstimate>,
     pub(super) steps_done: usize,
     /// The conversation as this turn sees it; `None` until loaded or after a compression.
     pub(super) view: Mutex<Option<TurnView>>,
@@ -74,6 +74,18 @@ impl<'a> TurnRun<'a> {
 
     pub(super) fn emit(&self, event: TurnEvent) {
         self.service.emit(event);
+    }
+
+    /// How full the window is for the request of this step (and, once the response
+    /// came, what the provider counted for it).
+    fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
+        self.emit(TurnEvent::ContextUsage {
+            conversation_id: self.turn.conversation_id,
+            used: estimate.used,
+            window: estimate.window,
+            ratio: estimate.ratio(),
+            reported,
+        });
     }
 
     fn take_view(&self) -> Option<TurnView> {
@@ -169,19 +181,9 @@ impl<'a> TurnRun<'a> {
                 }
             };
             self.steps_done += 1;
-            if let (Some(usage), Some((used, window))) = (response.usage, self.last_estimate) {
+            if let (Some(usage), Some(estimate)) = (response.usage, self.last_estimate) {
                 // Show the provider's count beside the estimate of the same request.
-                self.emit(TurnEvent::ContextUsage {
-                    conversation_id: self.turn.conversation_id,
-                    used,
-                    window,
-                    ratio: if window == 0 {
-                        0.0
-                    } else {
-                        used as f64 / window as f64
-                    },
-                    reported: Some(usage.prompt_tokens),
-                });
+                self.emit_usage(estimate, Some(usage.prompt_tokens));
             }
             self.store_reasoning(&response.reasoning).await?;
             // An assistant message per step: it marks where the step's tool calls begin.
@@ -258,18 +260,12 @@ impl<'a> TurnRun<'a> {
             thinking: self.turn.thinking_mode,
         });
         self.put_view(view);
-        self.last_estimate = Some((used, full.window));
-        self.emit(TurnEvent::ContextUsage {
-            conversation_id,
+        let estimate = ContextEstimate {
             used,
             window: full.window,
-            ratio: if full.window == 0 {
-                0.0
-            } else {
-                used as f64 / full.window as f64
-            },
-            reported: None,
-        });
+        };
+        self.last_estimate = Some(estimate);
+        self.emit_usage(estimate, None);
 
         let partial = Mutex::new(Partial::default());
         let turn_id = self.turn.id;
