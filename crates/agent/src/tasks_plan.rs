@@ -2,57 +2,42 @@
 //!
 //! - The plan text (re-injected into the system prompt every model step) is
 //!   [`format_plan`] of the conversation's list, or nothing when it has no tasks.
-//! - A finished task tool call (other than `ListTasks`) that succeeded changed the
-//!   list: the new plan is returned so the pipeline emits `TaskListChanged`.
+//! - What a finished call means for the list is what its tool declares
+//!   ([`ToolEffects`]), never guessed from its name: a successful call of a tool that
+//!   edits the task list changed it, and the new plan is returned so the pipeline emits
+//!   `TaskListChanged`; a tool that only reads the list changes nothing.
 //! - Any other finished call is recorded on the task in progress, if there is one:
-//!   tool, arguments, result cut at 200 characters, timestamp, and the files it wrote
-//!   ([`detect_generated_files`], relative paths resolved against the workspace root).
-//!   The pipeline hands over each call with its own result (matched by call id), so
-//!   parallel calls finishing in any order are recorded with the right results.
+//!   tool, arguments, result cut at 200 characters, timestamp, and — when it succeeded —
+//!   the files its tool says it wrote. The pipeline hands over each call with its own
+//!   result (matched by call id), so parallel calls finishing in any order are recorded
+//!   with the right results.
 //! - Store failures are logged and ignored: the plan never fails a turn.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use smallebot_application::ports::TaskPlan;
+use smallebot_application::ports::{PlanAccess, TaskPlan, ToolEffects};
 use smallebot_core::entities::{ToolCall, ToolCallStatus};
 use smallebot_core::ids::ConversationId;
-use smallebot_core::tasks::{
-    LIST_TASKS, TaskList, TaskStore, detect_generated_files, format_plan, is_task_tool,
-    record_tool_call,
-};
+use smallebot_core::tasks::{TaskList, TaskStore, format_plan, record_tool_call};
 
 /// The conversation task list as the pipeline's plan.
 pub struct TaskPlanService {
     store: Arc<dyn TaskStore>,
-    workspace_root: String,
 }
 
 impl TaskPlanService {
-    /// A plan over `store`; relative paths in tool arguments (and `workingDirectory`)
-    /// are resolved against `workspace_root`, made absolute here.
+    /// A plan over `store`.
     #[must_use]
-    pub fn new(store: Arc<dyn TaskStore>, workspace_root: &Path) -> Self {
-        let root: PathBuf =
-            std::path::absolute(workspace_root).unwrap_or_else(|_| workspace_root.to_owned());
-        Self {
-            store,
-            workspace_root: root.to_string_lossy().into_owned(),
-        }
+    pub fn new(store: Arc<dyn TaskStore>) -> Self {
+        Self { store }
     }
 
     /// The store the plan reads and writes.
     #[must_use]
     pub fn store(&self) -> &Arc<dyn TaskStore> {
         &self.store
-    }
-
-    /// The absolute workspace root used to resolve relative paths.
-    #[must_use]
-    pub fn workspace_root(&self) -> &str {
-        &self.workspace_root
     }
 
     /// The list, or `None` (logged) when it cannot be read.
@@ -66,17 +51,21 @@ impl TaskPlanService {
         }
     }
 
-    /// Records a non-task tool call on the task in progress; the new plan if recorded.
-    async fn record(&self, conversation_id: ConversationId, call: &ToolCall) -> Option<String> {
+    /// Records a call on the task in progress; the new plan if recorded.
+    async fn record(
+        &self,
+        conversation_id: ConversationId,
+        call: &ToolCall,
+        written_paths: &[String],
+    ) -> Option<String> {
         // Most calls happen with no task in progress: find that out without the lock.
         self.load(conversation_id).await?.active_index()?;
         let args = parse_arguments(&call.arguments);
-        let files = detect_generated_files(
-            &call.tool_name,
-            &args,
-            &self.workspace_root,
-            call.status == ToolCallStatus::Ok,
-        );
+        let files = if call.status == ToolCallStatus::Ok {
+            written_paths.to_vec()
+        } else {
+            Vec::new()
+        };
         let tool = call.tool_name.clone();
         let result = call.result.clone().unwrap_or_default();
         let at = call.completed_at.unwrap_or_else(chrono::Utc::now);
@@ -120,14 +109,18 @@ impl TaskPlan for TaskPlanService {
         &self,
         conversation_id: ConversationId,
         call: &ToolCall,
+        effects: &ToolEffects,
     ) -> Option<String> {
-        if is_task_tool(&call.tool_name) {
-            if call.tool_name == LIST_TASKS || call.status != ToolCallStatus::Ok {
-                return None; // nothing changed
+        match effects.traits.plan {
+            PlanAccess::Edits if call.status == ToolCallStatus::Ok => {
+                self.load(conversation_id).await.map(|l| format_plan(&l))
             }
-            return self.load(conversation_id).await.map(|l| format_plan(&l));
+            PlanAccess::Edits | PlanAccess::Reads => None, // nothing changed
+            _ => {
+                self.record(conversation_id, call, &effects.written_paths)
+                    .await
+            }
         }
-        self.record(conversation_id, call).await
     }
 
     async fn conversation_deleted(&self, conversation_id: ConversationId) {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::*;
 use compression_support::*;
 use smallebot_application::events::CompressionTrigger;
-use smallebot_application::{SendOptions, TurnEvent};
+use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, TurnStatus};
 use smallebot_core::repository::HistoryRepository;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
@@ -51,7 +51,7 @@ async fn before_a_turn_older_turns_are_summarized_and_the_recent_ones_kept_verba
     assert!(after < before, "the estimate drops: {before} → {after}");
     assert!(events.iter().any(|e| matches!(
         e,
-        TurnEvent::CompressionStarted {
+        EventKind::CompressionStarted {
             trigger: CompressionTrigger::BeforeTurn,
             ..
         }
@@ -112,9 +112,9 @@ async fn before_a_turn_older_turns_are_summarized_and_the_recent_ones_kept_verba
     // prompt with the summary + rows after the boundary + schemas.
     let after_compression: Vec<u64> = events
         .iter()
-        .skip_while(|e| !matches!(e, TurnEvent::CompressionCompleted { .. }))
+        .skip_while(|e| !matches!(e, EventKind::CompressionCompleted { .. }))
         .filter_map(|e| match e {
-            TurnEvent::ContextUsage {
+            EventKind::ContextUsage {
                 used,
                 reported: None,
                 ..

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use smallebot_application::{SendOptions, TurnEvent};
+use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{NewMessage, Role};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
@@ -42,7 +42,7 @@ async fn the_estimate_equals_an_independent_count_of_the_request_within_two_perc
         .filter(|e| {
             matches!(
                 e,
-                TurnEvent::ContextUsage {
+                EventKind::ContextUsage {
                     reported: Some(_),
                     ..
                 }
@@ -57,7 +57,7 @@ async fn the_estimate_equals_an_independent_count_of_the_request_within_two_perc
     let usages: Vec<u64> = events
         .into_iter()
         .filter_map(|e| match e {
-            TurnEvent::ContextUsage {
+            EventKind::ContextUsage {
                 used,
                 reported: None,
                 ..

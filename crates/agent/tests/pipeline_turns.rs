@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::*;
 use smallebot_agent::config::ToolHistoryFormat;
-use smallebot_application::{PipelineError, SendOptions, TurnEvent};
+use smallebot_application::{EventKind, PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, ToolCallStatus, TurnStatus};
 use smallebot_core::repository::TurnRepository;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
@@ -90,10 +90,10 @@ async fn a_turn_with_a_tool_call_is_stored_in_order_and_sent_natively() {
     let kinds: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
-            TurnEvent::TurnStarted { .. } => Some("started"),
-            TurnEvent::ToolCallStarted { .. } => Some("tool_started"),
-            TurnEvent::ToolCallCompleted { .. } => Some("tool_completed"),
-            TurnEvent::TurnCompleted { .. } => Some("completed"),
+            EventKind::TurnStarted => Some("started"),
+            EventKind::ToolCallStarted { .. } => Some("tool_started"),
+            EventKind::ToolCallCompleted { .. } => Some("tool_completed"),
+            EventKind::TurnCompleted { .. } => Some("completed"),
             _ => None,
         })
         .collect();
@@ -104,7 +104,7 @@ async fn a_turn_with_a_tool_call_is_stored_in_order_and_sent_natively() {
     let text: String = events
         .iter()
         .filter_map(|e| match e {
-            TurnEvent::TextDelta { text, .. } => Some(text.as_str()),
+            EventKind::TextDelta { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();
@@ -272,20 +272,21 @@ async fn invalid_tool_arguments_become_an_error_result_and_the_turn_goes_on() {
 
 #[tokio::test]
 async fn cancel_mid_stream_keeps_partial_text() {
-    let mut h = harness(Options::default()).await;
+    let h = harness(Options::default()).await;
     h.server.push(
         ScriptedResponse::text("one two three four five six seven eight nine ten")
             .chunk_size(4)
             .delay_between(Duration::from_millis(100)),
     );
     let c = h.conversation().await;
+    let mut events = h.service.subscribe(c.id);
     let service = std::sync::Arc::clone(&h.service);
     let task =
         tokio::spawn(async move { service.send(c.id, "count", SendOptions::default()).await });
     // Wait for some text, then cancel.
     loop {
-        match h.events.recv().await.unwrap() {
-            TurnEvent::TextDelta { .. } => break,
+        match events.recv().await.unwrap().kind {
+            EventKind::TextDelta { .. } => break,
             _ => continue,
         }
     }

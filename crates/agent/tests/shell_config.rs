@@ -11,7 +11,7 @@ use std::time::Duration;
 use smallebot_agent::config::{ConfigError, TerminalSettings, terminal_rules_text};
 use smallebot_agent::tools::DenyAll;
 use smallebot_core::entities::ToolCallStatus;
-use smallebot_core::rules::command_policy::DEFAULT_COMMAND_BLACKLIST;
+use smallebot_core::shell::DEFAULT_COMMAND_BLACKLIST;
 
 use shell_support::Shell;
 

@@ -6,15 +6,18 @@ mod common;
 mod tasks_support;
 
 use serde_json::{Value, json};
-use smallebot_application::{SendOptions, TurnEvent};
+use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{HistoryRow, TurnStatus};
 use smallebot_core::tasks::{TaskStatus, TaskStore};
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 use tasks_support::{harness, result_of, step, task_json, task_list_section};
 
+/// Writes `b.txt` (in the `sub` working directory) and prints 300 characters.
+const SHELL_COMMAND: &str = "echo hi > b.txt 2>/dev/null; printf '%300s' | tr ' ' h";
+
 #[tokio::test]
 async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
-    let mut h = harness().await;
+    let h = harness().await;
     h.server.push_all([
         step("c1", "ListTasks", json!({})),
         step(
@@ -40,7 +43,7 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
         step(
             "c8",
             "ExecuteCommand",
-            json!({"command": "echo hi > b.txt 2>/dev/null", "workingDirectory": "sub"}),
+            json!({"command": SHELL_COMMAND, "workingDirectory": "sub"}),
         ),
         step("c9", "GetCurrentTime", json!({})),
         step(
@@ -55,10 +58,10 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
         step("c15", "ListTasks", json!({})),
         ScriptedResponse::text("Notes are written."),
     ]);
-    let c = h.service.create_conversation("tester").await.unwrap();
+    let c = h.conversation().await;
     let outcome = h
         .service
-        .send(c.id, "Write the notes", SendOptions::default())
+        .send(c, "Write the notes", SendOptions::default())
         .await
         .unwrap();
     assert_eq!(outcome.status, TurnStatus::Completed, "{:?}", outcome.error);
@@ -76,7 +79,7 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
         (4, "c4", r#"{"ok":false,"error":"Task 2 cannot start: dependencies not done: 1; complete them first"}"#.into()),
         (4, "c5", not_found.into()),
         (5, "c6", ok_task(started.replace(r#""files":[]"#, r#""files":[],"startOrder":1"#))),
-        (6, "c7", "Wrote 5 bytes to notes/a.md".into()),
+        (6, "c7", "Wrote 5 bytes to 'notes/a.md' (new file).".into()),
         (12, "c13", r#"{"ok":false,"error":"Task 1 cannot be deleted: task(s) 2 depend on it; delete them first"}"#.into()),
         (13, "c14", r#"{"ok":true}"#.into()),
     ];
@@ -149,7 +152,7 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
     }
 
     // Acceptance 8: three calls in order, truncated results, the files they wrote.
-    let list = h.tasks.load(c.id).await.unwrap();
+    let list = h.tasks.load(c).await.unwrap();
     let task = &list.tasks[0];
     assert_eq!(task.status, TaskStatus::Done);
     let history: Vec<(&str, &Value)> = task
@@ -166,13 +169,16 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
             ),
             (
                 "ExecuteCommand",
-                &json!({"command": "echo hi > b.txt 2>/dev/null", "workingDirectory": "sub"})
+                &json!({"command": SHELL_COMMAND, "workingDirectory": "sub"})
             ),
             ("GetCurrentTime", &json!({})),
         ]
     );
-    assert_eq!(task.tool_history[0].result, "Wrote 5 bytes to notes/a.md");
-    let long = format!("exit code 0\n{}", "h".repeat(300));
+    assert_eq!(
+        task.tool_history[0].result,
+        "Wrote 5 bytes to 'notes/a.md' (new file)."
+    );
+    let long = format!("{}\n[exit code: 0]", "h".repeat(300));
     let cut: String = long.chars().take(200).collect();
     assert_eq!(task.tool_history[1].result, format!("{cut}...[truncated]"));
     assert!(task.tool_history[2].result.contains("UTC"));
@@ -189,8 +195,8 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
     // TaskListChanged after every change: 2 adds, start, 3 recorded calls, complete,
     // uncomplete, complete, delete — none for ListTasks or refused calls.
     let mut changes = Vec::new();
-    while let Some(event) = h.events.try_recv() {
-        if let TurnEvent::TaskListChanged { plan, .. } = event {
+    for event in h.drain_events() {
+        if let EventKind::TaskListChanged { plan, .. } = event {
             changes.push(plan);
         }
     }
@@ -206,13 +212,13 @@ async fn the_plan_is_in_the_system_prompt_of_every_later_turn() {
         ScriptedResponse::text("Planned."),
         ScriptedResponse::text("Still planned."),
     ]);
-    let c = h.service.create_conversation("tester").await.unwrap();
+    let c = h.conversation().await;
     h.service
-        .send(c.id, "Plan it", SendOptions::default())
+        .send(c, "Plan it", SendOptions::default())
         .await
         .unwrap();
     h.service
-        .send(c.id, "And now?", SendOptions::default())
+        .send(c, "And now?", SendOptions::default())
         .await
         .unwrap();
     let requests = h.server.requests();
@@ -226,9 +232,9 @@ async fn the_plan_is_in_the_system_prompt_of_every_later_turn() {
         "second turn"
     );
 
-    h.service.delete_conversation(c.id).await.unwrap();
+    h.service.delete_conversation(c).await.unwrap();
     assert!(
-        !h.tasks.path_of(c.id).exists(),
+        !h.tasks.path_of(c).exists(),
         "deleting the conversation deletes its tasks"
     );
 }
@@ -247,13 +253,13 @@ async fn parallel_calls_finishing_in_reverse_order_keep_their_own_results() {
         ]),
         ScriptedResponse::text("Both done."),
     ]);
-    let c = h.service.create_conversation("tester").await.unwrap();
+    let c = h.conversation().await;
     h.service
-        .send(c.id, "Wait twice", SendOptions::default())
+        .send(c, "Wait twice", SendOptions::default())
         .await
         .unwrap();
 
-    let list = h.tasks.load(c.id).await.unwrap();
+    let list = h.tasks.load(c).await.unwrap();
     let recorded: Vec<(Value, &str)> = list.tasks[0]
         .tool_history
         .iter()
@@ -267,7 +273,7 @@ async fn parallel_calls_finishing_in_reverse_order_keep_their_own_results() {
         ],
         "recorded as they finished, each with its own result"
     );
-    let rows = h.store_rows(c.id).await;
+    let rows = h.store_rows(c).await;
     let stored: Vec<(String, String)> = rows
         .iter()
         .filter_map(|r| match r {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use serde_json::json;
 use smallebot_agent::tools::{ToolRegistry, task_tools};
 use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
-use smallebot_application::scope::with_conversation;
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::tasks::{CORRUPT_TASK_FILE, NO_CONVERSATION_CONTEXT, TaskStore};
@@ -39,24 +38,31 @@ fn fixture() -> Fixture {
 }
 
 impl Fixture {
-    /// Calls a tool inside the conversation's task-local scope, as a turn does.
+    /// Calls a tool as a turn of the conversation does.
     async fn call(&self, name: &str, args: serde_json::Value) -> ToolOutcome {
-        with_conversation(self.conversation, self.call_outside(name, args)).await
+        let context =
+            ToolContext::in_turn(self.conversation, TurnId::new(), CancellationToken::new());
+        self.call_with(name, args, &context).await
     }
 
-    /// Calls a tool with no conversation in scope.
+    /// Calls a tool outside any conversation.
     async fn call_outside(&self, name: &str, args: serde_json::Value) -> ToolOutcome {
-        let context = ToolContext {
-            conversation_id: self.conversation,
-            turn_id: TurnId::new(),
-            cancel: CancellationToken::new(),
-        };
+        self.call_with(name, args, &ToolContext::outside_conversation())
+            .await
+    }
+
+    async fn call_with(
+        &self,
+        name: &str,
+        args: serde_json::Value,
+        context: &ToolContext,
+    ) -> ToolOutcome {
         let invocation = ToolInvocation {
             call_id: "call_1".into(),
             name: name.into(),
             arguments: args.to_string(),
         };
-        self.registry.execute(&invocation, &context).await
+        self.registry.execute(&invocation, context).await
     }
 
     fn path(&self) -> std::path::PathBuf {

@@ -99,7 +99,12 @@ async fn missing_or_mistyped_arguments_are_errors() {
 #[tokio::test]
 async fn schemas_are_pascal_case_objects() {
     let fx = Fixture::new();
-    let names: Vec<_> = fx.registry.schemas().into_iter().map(|s| s.name).collect();
+    let names: Vec<_> = fx
+        .registry
+        .schemas()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
     assert_eq!(
         names,
         [

@@ -1,23 +1,44 @@
 //! The application's error type.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::ids::ConversationId;
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 
 /// Why a pipeline operation could not run. Model failures during a turn are not
 /// errors of `send`: the turn is stored as failed and reported as a [`crate::TurnOutcome`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PipelineError {
-    /// A turn is already running in this conversation.
+    /// A turn (or a compression) is already running in this conversation.
     #[error(
         "conversation {0} is busy: a turn is still running. Wait for it to finish or cancel it first."
     )]
     Busy(ConversationId),
-    /// The named entity does not exist.
-    #[error("{0}")]
-    NotFound(String),
-    /// The request was refused (e.g. empty message).
-    #[error("{0}")]
-    Invalid(String),
+    /// The conversation does not exist.
+    #[error("conversation {0} not found")]
+    ConversationNotFound(ConversationId),
+    /// The message is not a user message after the compression boundary of the
+    /// conversation (unknown, of another conversation, or already summarized).
+    #[error("message {message_id} is not an editable message of conversation {conversation_id}")]
+    MessageNotEditable {
+        /// The conversation.
+        conversation_id: ConversationId,
+        /// The message asked for.
+        message_id: MessageId,
+    },
+    /// The turn does not exist in the conversation.
+    #[error("turn {turn_id} not found in conversation {conversation_id}")]
+    TurnNotFound {
+        /// The conversation.
+        conversation_id: ConversationId,
+        /// The turn asked for.
+        turn_id: TurnId,
+    },
+    /// The message to send (or the edited text) is empty.
+    #[error("the message is empty: type something to send")]
+    EmptyMessage,
+    /// The registry of running turns is unusable (a thread panicked while holding it).
+    #[error("the registry of running turns is broken (a thread panicked); restart the program")]
+    Poisoned,
     /// Storage failed.
     #[error(transparent)]
     Repository(#[from] RepositoryError),

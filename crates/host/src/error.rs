@@ -2,11 +2,13 @@
 
 use std::process::ExitCode;
 
-use smallebot_agent::config::{ConfigError, HOW_TO_CONFIGURE};
-use smallebot_agent::tokenizer::TokenizerError;
+use smallebot_agent::assembly::AssemblyError;
+use smallebot_agent::config::HOW_TO_CONFIGURE;
 use smallebot_application::PipelineError;
+use smallebot_application::pipeline::CompressionSkipped;
 use smallebot_core::RepositoryError;
-use smallebot_core::ids::InvalidId;
+use smallebot_core::entities::TurnStatus;
+use smallebot_core::ids::{ConversationId, InvalidId};
 use smallebot_infrastructure::StoreError;
 
 /// Why a command failed.
@@ -21,30 +23,60 @@ pub enum HostError {
     /// An id argument is malformed.
     #[error(transparent)]
     InvalidId(#[from] InvalidId),
-    /// The named thing does not exist.
-    #[error("{0}")]
-    NotFound(String),
+    /// The conversation does not exist.
+    #[error("conversation {0} not found")]
+    ConversationNotFound(ConversationId),
     /// A command-line argument is out of range; the message says what is accepted.
     #[error("{0}")]
     InvalidArgument(String),
-    /// A configuration file is invalid.
+    /// The configuration could not be turned into an agent (invalid file, unknown
+    /// tokenizer, a blacklist rule that does not parse).
     #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The tokenizer named in models.json is unknown.
-    #[error(transparent)]
-    Tokenizer(#[from] TokenizerError),
+    Assembly(AssemblyError),
     /// The pipeline refused the request.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
     /// No model endpoint is configured.
     #[error("{HOW_TO_CONFIGURE}")]
     NoEndpoint,
-    /// The turn did not complete (failed or cancelled); already reported.
-    #[error("{0}")]
-    TurnNotCompleted(String),
+    /// The turn ended without completing (failed or cancelled); already reported.
+    #[error("the turn ended {} (conversation {conversation_id})", .status.as_str())]
+    TurnNotCompleted {
+        /// The conversation.
+        conversation_id: ConversationId,
+        /// How the turn ended.
+        status: TurnStatus,
+    },
+    /// `compact` changed nothing.
+    #[error("nothing changed: {0}")]
+    NothingCompacted(String),
+    /// A background task of the host panicked or was aborted.
+    #[error("{what} stopped unexpectedly: {source}")]
+    TaskJoin {
+        /// Which task.
+        what: &'static str,
+        /// Why it stopped.
+        #[source]
+        source: tokio::task::JoinError,
+    },
     /// Reading input or writing output failed.
     #[error("terminal I/O failed: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl From<AssemblyError> for HostError {
+    fn from(error: AssemblyError) -> Self {
+        match error {
+            AssemblyError::NoEndpoint => Self::NoEndpoint,
+            other => Self::Assembly(other),
+        }
+    }
+}
+
+impl From<CompressionSkipped> for HostError {
+    fn from(skipped: CompressionSkipped) -> Self {
+        Self::NothingCompacted(skipped.to_string())
+    }
 }
 
 impl HostError {

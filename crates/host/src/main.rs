@@ -8,7 +8,6 @@ mod chat;
 mod cli;
 mod commands;
 mod error;
-mod home;
 mod render;
 mod wiring;
 

@@ -1,4 +1,4 @@
-//! [`FileTaskStore`]: task lists as JSON files, one per conversation (DESIGN.md §6).
+//! [`FileTaskStore`]: task lists as JSON files, one per conversation (docs/design.md §6).
 //!
 //! `<dir>/<conversation id as 32 hex>.json`, the directory created on the first write.
 //! Writes go to a temporary file in the same directory, which is flushed to disk

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: the performance figures of DESIGN.md §12, each printed beside a
+//! `cargo xtask bench`: the performance figures of docs/design.md §13, each printed beside a
 //! baseline measured in the same run, as ratios.
 
 mod compression;
@@ -52,7 +52,7 @@ pub struct Figure {
     pub baseline: String,
     /// How the two compare.
     pub ratio: String,
-    /// The target of DESIGN.md §12 and whether it is met.
+    /// The target of docs/design.md §13 and whether it is met.
     pub target: String,
 }
 

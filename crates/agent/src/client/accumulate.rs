@@ -87,12 +87,6 @@ impl StreamAccumulator {
         self.finished
     }
 
-    /// Text streamed so far.
-    #[must_use]
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The whole response.
     #[must_use]
     pub fn into_response(self) -> ModelResponse {

@@ -9,8 +9,10 @@
 mod accumulate;
 mod errors;
 mod model;
-pub mod retry;
-pub mod wire;
+mod retry;
+mod unconfigured;
+pub(crate) mod wire;
 
-pub use accumulate::StreamAccumulator;
 pub use model::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+pub use retry::RetryPolicy;
+pub use unconfigured::UnconfiguredModel;

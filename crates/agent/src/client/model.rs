@@ -27,6 +27,25 @@ pub struct ChatEndpoint {
     pub model: String,
 }
 
+impl ChatEndpoint {
+    /// `model` at `base_url`, without an API key.
+    #[must_use]
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            api_key: None,
+            model: model.into(),
+        }
+    }
+
+    /// The same endpoint with a bearer key.
+    #[must_use]
+    pub fn with_api_key(mut self, api_key: impl Into<String>) -> Self {
+        self.api_key = Some(api_key.into());
+        self
+    }
+}
+
 /// Timeouts and retries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientSettings {

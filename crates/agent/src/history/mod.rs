@@ -1,4 +1,4 @@
-//! The history builder (DESIGN.md §4): stored rows → a chat request, and the token
+//! The history builder (docs/design.md §4): stored rows → a chat request, and the token
 //! accounting that matches it exactly.
 //!
 //! Sent history = system prompt + the rows after the compression boundary in `seq`

@@ -10,9 +10,20 @@ mod time;
 mod workspace;
 
 pub use args::{ArgError, Args};
-pub use history::*;
+pub use history::{
+    DEFAULT_MAX_RESULTS, MAX_DAYS, MAX_RESULTS, MatchLine, ReadConversationData, SNIPPET_MAX_CHARS,
+    SearchHistory, SearchMatch, clamp_max_results, find_matches, format_matches, search_and_format,
+    since_days_ago,
+};
 pub use registry::{Tool, ToolRegistry};
-pub use shell::*;
-pub use tasks::*;
+pub use shell::{CommandConfirmer, DenyAll, ExecuteCommand};
+pub use tasks::{
+    AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
+};
 pub use time::GetCurrentTime;
-pub use workspace::*;
+pub use workspace::{
+    AppendFile, CreateDirectory, GREP_DEFAULT_RESULTS, GREP_LINE_CHARS, GREP_MAX_FILE_BYTES,
+    GREP_MAX_FILES, GREP_MAX_RESULTS, GREP_REGEX_SIZE_LIMIT, GrepContent, LIST_MAX_ENTRIES,
+    ListFiles, READ_MAX_BYTES, ReadFile, Resolved, Workspace, WorkspaceError, WriteFile,
+    workspace_tools,
+};

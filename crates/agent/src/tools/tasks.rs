@@ -1,22 +1,21 @@
-//! The task list tools (seed 003, DESIGN.md §6): `ListTasks`, `AddTask`, `StartTask`,
+//! The task list tools (docs/design.md §6): `ListTasks`, `AddTask`, `StartTask`,
 //! `CompleteTask`, `UncompleteTask`, `DeleteTask`.
 //!
-//! The conversation is the one of the running turn
-//! ([`smallebot_application::scope::current_conversation`]); outside a turn every tool
-//! answers [`NO_CONVERSATION_CONTEXT`]. Results are the exact strings of
-//! [`smallebot_core::tasks::results`]; a refused change writes nothing.
+//! The conversation is the call's `ToolContext::conversation_id`; outside a
+//! conversation every tool answers [`NO_CONVERSATION_CONTEXT`]. Results are the exact
+//! strings of [`smallebot_core::tasks::results`]; a refused change writes nothing.
+//! `ListTasks` declares that it reads the task list, the others that they edit it, so
+//! plan tracking does not record their calls on the task in progress.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::scope::current_conversation;
+use smallebot_application::ports::{PlanAccess, ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{
-    ADD_TASK, COMPLETE_TASK, CORRUPT_TASK_FILE, DELETE_TASK, LIST_TASKS, NO_CONVERSATION_CONTEXT,
-    START_TASK, TaskEdit, TaskError, TaskList, TaskStore, TaskStoreError, UNCOMPLETE_TASK,
-    added_result, error_result, list_result, ok_result, ok_task_result,
+    CORRUPT_TASK_FILE, NO_CONVERSATION_CONTEXT, TaskEdit, TaskError, TaskList, TaskStore,
+    TaskStoreError, added_result, error_result, list_result, ok_result, ok_task_result,
 };
 
 use super::args::{ArgError, Args};
@@ -36,13 +35,18 @@ pub fn task_tools(store: &Arc<dyn TaskStore>) -> Vec<Arc<dyn Tool>> {
 }
 
 macro_rules! task_tool {
-    ($(#[$meta:meta])* $name:ident) => {
+    ($(#[$meta:meta])* $name:ident, $access:expr) => {
         $(#[$meta])*
         pub struct $name {
             store: Arc<dyn TaskStore>,
         }
 
         impl $name {
+            /// The name the model calls it by.
+            pub const NAME: &'static str = stringify!($name);
+            /// How it touches the task list.
+            const TRAITS: ToolTraits = ToolTraits::plan($access);
+
             /// The tool over the conversations' task lists in `store`.
             #[must_use]
             pub fn new(store: Arc<dyn TaskStore>) -> Self {
@@ -54,27 +58,33 @@ macro_rules! task_tool {
 
 task_tool!(
     /// `ListTasks()`: the task list as `{"tasks":[…]}`.
-    ListTasks
+    ListTasks,
+    PlanAccess::Reads
 );
 task_tool!(
     /// `AddTask(title, description?, dependsOn?)`: adds a pending task, returns it.
-    AddTask
+    AddTask,
+    PlanAccess::Edits
 );
 task_tool!(
     /// `StartTask(taskId)`: marks a task in progress; tool calls are recorded on it.
-    StartTask
+    StartTask,
+    PlanAccess::Edits
 );
 task_tool!(
     /// `CompleteTask(taskId, notes?)`: marks a task done.
-    CompleteTask
+    CompleteTask,
+    PlanAccess::Edits
 );
 task_tool!(
     /// `UncompleteTask(taskId)`: puts a task back to pending.
-    UncompleteTask
+    UncompleteTask,
+    PlanAccess::Edits
 );
 task_tool!(
     /// `DeleteTask(taskId)`: removes a task nobody depends on.
-    DeleteTask
+    DeleteTask,
+    PlanAccess::Edits
 );
 
 const TASK_ID_DESCRIPTION: &str = "The task's id as returned by AddTask or ListTasks, e.g. \"1\".";
@@ -100,9 +110,11 @@ fn task_id(args: &Args) -> Result<String, ArgError> {
     }
 }
 
-/// The running turn's conversation, or the seed's "no conversation context" answer.
-fn turn_conversation() -> Result<ConversationId, ToolOutcome> {
-    current_conversation().ok_or_else(|| ToolOutcome::error(NO_CONVERSATION_CONTEXT))
+/// The call's conversation, or the original app's "no conversation context" answer.
+fn turn_conversation(context: &ToolContext) -> Result<ConversationId, ToolOutcome> {
+    context
+        .conversation_id
+        .ok_or_else(|| ToolOutcome::error(NO_CONVERSATION_CONTEXT))
 }
 
 /// Runs `edit` on the conversation's list and turns the answer into an outcome.
@@ -122,9 +134,10 @@ async fn edit_list(
 async fn edit_task(
     store: &dyn TaskStore,
     args: &Args,
+    context: &ToolContext,
     edit: impl FnOnce(&mut TaskList, &str) -> Result<String, TaskError> + Send + 'static,
 ) -> ToolOutcome {
-    let conversation = match turn_conversation() {
+    let conversation = match turn_conversation(context) {
         Ok(id) => id,
         Err(outcome) => return outcome,
     };
@@ -134,7 +147,7 @@ async fn edit_task(
     }
 }
 
-/// The answer for a store failure: the seed's strings where it has one.
+/// The answer for a store failure: the original app's strings where it has one.
 fn store_error(error: &TaskStoreError) -> ToolOutcome {
     match error {
         TaskStoreError::Rejected(refused) => ToolOutcome::error(error_result(refused)),
@@ -151,9 +164,17 @@ fn store_error(error: &TaskStoreError) -> ToolOutcome {
 
 #[async_trait]
 impl Tool for ListTasks {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: LIST_TASKS.into(),
+            name: Self::NAME.into(),
             description: "List this conversation's task list — the plan — as JSON \
                 {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
                 in_progress, done, blocked), done, dependsOn (ids that must be done first), \
@@ -165,8 +186,8 @@ impl Tool for ListTasks {
         }
     }
 
-    async fn call(&self, _args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
+    async fn call(&self, _args: &Args, context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation(context) {
             Ok(id) => id,
             Err(outcome) => return outcome,
         };
@@ -179,9 +200,17 @@ impl Tool for ListTasks {
 
 #[async_trait]
 impl Tool for AddTask {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: ADD_TASK.into(),
+            name: Self::NAME.into(),
             description: "Add a task to this conversation's task list. The task list is the \
                 plan: for work that takes several steps, add one task per step first, then \
                 work through them with StartTask and CompleteTask. Returns the new task (ids \
@@ -205,8 +234,8 @@ impl Tool for AddTask {
         }
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        let conversation = match turn_conversation() {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        let conversation = match turn_conversation(context) {
             Ok(id) => id,
             Err(outcome) => return outcome,
         };
@@ -236,9 +265,17 @@ impl Tool for AddTask {
 
 #[async_trait]
 impl Tool for StartTask {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         task_id_schema(
-            START_TASK,
+            Self::NAME,
             "Mark a task in progress. Call it before working on a task: while the task is in \
              progress, every tool call you make in this conversation (except the task tools) \
              is recorded on it automatically, with the files the call wrote. Refused while \
@@ -247,8 +284,8 @@ impl Tool for StartTask {
         )
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, |list, id| {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args, context, |list, id| {
             Ok(ok_task_result(&list.start(id)?))
         })
         .await
@@ -257,9 +294,17 @@ impl Tool for StartTask {
 
 #[async_trait]
 impl Tool for CompleteTask {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         let mut schema = task_id_schema(
-            COMPLETE_TASK,
+            Self::NAME,
             "Mark a task done when its work is finished, optionally with notes on the outcome \
              (what was found, produced or decided; shown in the plan). Returns \
              {\"ok\":true,\"task\":…}, or {\"ok\":false,\"error\":\"Task not found\"}.",
@@ -271,16 +316,16 @@ impl Tool for CompleteTask {
         schema
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
         // Outside a turn every task tool answers the no-context error first.
-        if let Err(outcome) = turn_conversation() {
+        if let Err(outcome) = turn_conversation(context) {
             return outcome;
         }
         let notes = match args.opt_string("notes") {
             Ok(notes) => notes.map(str::to_owned),
             Err(error) => return ToolOutcome::error(error.to_string()),
         };
-        edit_task(self.store.as_ref(), args, move |list, id| {
+        edit_task(self.store.as_ref(), args, context, move |list, id| {
             Ok(ok_task_result(&list.complete(id, notes)?))
         })
         .await
@@ -289,16 +334,24 @@ impl Tool for CompleteTask {
 
 #[async_trait]
 impl Tool for UncompleteTask {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         task_id_schema(
-            UNCOMPLETE_TASK,
+            Self::NAME,
             "Put a task back to pending (not done), e.g. when its result turned out to be \
              wrong and it must be redone. Returns {\"ok\":true,\"task\":…}.",
         )
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, |list, id| {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args, context, |list, id| {
             Ok(ok_task_result(&list.uncomplete(id)?))
         })
         .await
@@ -307,16 +360,24 @@ impl Tool for UncompleteTask {
 
 #[async_trait]
 impl Tool for DeleteTask {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        Self::TRAITS
+    }
+
     fn schema(&self) -> ToolSchema {
         task_id_schema(
-            DELETE_TASK,
+            Self::NAME,
             "Remove a task from the task list. Refused while other tasks depend on it (the \
              error names them; delete those first). Returns {\"ok\":true}.",
         )
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, |list, id| {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args, context, |list, id| {
             list.delete(id)?;
             Ok(ok_result())
         })

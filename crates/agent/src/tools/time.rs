@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
 use super::args::Args;
 use super::registry::Tool;
@@ -13,9 +13,17 @@ pub struct GetCurrentTime;
 
 #[async_trait]
 impl Tool for GetCurrentTime {
+    fn name(&self) -> &str {
+        "GetCurrentTime"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "GetCurrentTime".into(),
+            name: self.name().into(),
             description: "Get the current local date and time (with weekday and UTC offset)."
                 .into(),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),

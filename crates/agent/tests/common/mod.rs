@@ -8,14 +8,15 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::retry::RetryPolicy;
-use smallebot_agent::client::{ChatEndpoint, ClientSettings};
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, RetryPolicy};
 use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry};
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::{ConversationService, EventSubscription, PipelineSettings, TurnEvent};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_application::{
+    ConversationService, Event, EventKind, EventSubscription, PipelineSettings,
+};
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::HistoryRepository;
 use smallebot_infrastructure::SqliteStore;
@@ -62,7 +63,8 @@ pub struct Harness {
     pub store: SqliteStore,
     pub service: Arc<ConversationService>,
     pub tokenizer: Arc<Tokenizer>,
-    pub events: EventSubscription,
+    /// One subscription per conversation made with [`Harness::conversation`].
+    pub events: std::sync::Mutex<Vec<EventSubscription>>,
 }
 
 pub async fn harness(options: Options) -> Harness {
@@ -116,7 +118,7 @@ pub async fn harness(options: Options) -> Harness {
         .unwrap();
     let tokenizer = agent.tokenizer;
     let service = Arc::new(agent.service);
-    let events = service.subscribe();
+    let events = std::sync::Mutex::new(Vec::new());
     Harness {
         dir,
         server,
@@ -128,21 +130,61 @@ pub async fn harness(options: Options) -> Harness {
 }
 
 impl Harness {
+    /// A new conversation, followed by the harness's event log.
     pub async fn conversation(&self) -> Conversation {
-        self.service.create_conversation("tester").await.unwrap()
+        let c = self.service.create_conversation("tester").await.unwrap();
+        self.events
+            .lock()
+            .unwrap()
+            .push(self.service.subscribe(c.id));
+        c
     }
 
     pub async fn rows(&self, c: &Conversation) -> Vec<HistoryRow> {
         self.store.rows_after(c.id, 0).await.unwrap()
     }
 
-    /// Every event received so far.
-    pub fn drain_events(&mut self) -> Vec<TurnEvent> {
+    /// Every event received so far (conversation by conversation), after checking
+    /// the envelope of each: see [`check_envelopes`].
+    pub fn drain_events(&mut self) -> Vec<EventKind> {
         let mut out = Vec::new();
-        while let Some(e) = self.events.try_recv() {
-            out.push(e);
+        for subscription in self.events.lock().unwrap().iter_mut() {
+            let mut events = Vec::new();
+            while let Some(e) = subscription.try_recv() {
+                events.push(e);
+            }
+            check_envelopes(subscription.conversation_id(), &events);
+            out.extend(events.into_iter().map(|e| e.kind));
         }
         out
+    }
+}
+
+/// Invariants of every event stream: each event is of the subscribed conversation;
+/// `seq` goes up by exactly one (no gap, no repeat); every event between a
+/// `TurnStarted` and the event that ends that turn carries that turn's id.
+pub fn check_envelopes(conversation: smallebot_core::ids::ConversationId, events: &[Event]) {
+    let mut current_turn = None;
+    for pair in events.windows(2) {
+        assert_eq!(pair[1].seq, pair[0].seq + 1, "seq gap or repeat: {pair:?}");
+    }
+    for event in events {
+        assert_eq!(event.conversation_id, conversation, "{event:?}");
+        if event.kind == EventKind::TurnStarted {
+            assert!(event.turn_id.is_some(), "{event:?}");
+            current_turn = event.turn_id;
+        } else if let Some(turn) = current_turn
+            && !matches!(event.kind, EventKind::TitleChanged { .. })
+        {
+            assert_eq!(
+                event.turn_id,
+                Some(turn),
+                "an event inside a turn: {event:?}"
+            );
+        }
+        if event.kind.ends_turn() {
+            current_turn = None;
+        }
     }
 }
 
@@ -178,9 +220,17 @@ pub struct Echo;
 
 #[async_trait]
 impl Tool for Echo {
+    fn name(&self) -> &str {
+        "Echo"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "Echo".into(),
+            name: self.name().into(),
             description: "Returns text.".into(),
             parameters: json!({"type":"object","properties":{"text":{"type":"string"},"repeat":{"type":"integer"}},"required":["text"]}),
         }
@@ -201,9 +251,17 @@ pub struct Sleepy;
 
 #[async_trait]
 impl Tool for Sleepy {
+    fn name(&self) -> &str {
+        "Sleepy"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "Sleepy".into(),
+            name: self.name().into(),
             description: "Sleeps.".into(),
             parameters: json!({"type":"object","properties":{"ms":{"type":"integer"}}}),
         }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use smallebot_application::TurnEvent;
+use smallebot_application::EventKind;
 use smallebot_application::events::CompressionTrigger;
 use smallebot_core::entities::{Conversation, HistoryRow, Role};
 use smallebot_core::repository::ConversationRepository;
@@ -28,11 +28,11 @@ pub fn responder(
     }
 }
 
-pub fn compressions(events: &[TurnEvent]) -> Vec<(CompressionTrigger, bool, u64, u64)> {
+pub fn compressions(events: &[EventKind]) -> Vec<(CompressionTrigger, bool, u64, u64)> {
     events
         .iter()
         .filter_map(|e| match e {
-            TurnEvent::CompressionCompleted {
+            EventKind::CompressionCompleted {
                 trigger,
                 ok,
                 tokens_before,

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use serde_json::Value;
 use smallebot_agent::tools::{ReadConversationData, SearchHistory, ToolRegistry};
 use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
-use smallebot_application::scope::with_conversation;
 use smallebot_core::entities::{
     Conversation, NewMessage, NewThinkBlock, NewToolCall, Role, ToolCallCompletion, ToolCallStatus,
     Turn,
@@ -128,15 +127,15 @@ impl Fixture {
             name: tool.into(),
             arguments: arguments.into(),
         };
-        let context = ToolContext {
-            conversation_id: c.map_or_else(Default::default, |c| c.id),
-            turn_id: Default::default(),
-            cancel: tokio_util::sync::CancellationToken::new(),
+        let context = match c {
+            Some(c) => ToolContext::in_turn(
+                c.id,
+                Default::default(),
+                tokio_util::sync::CancellationToken::new(),
+            ),
+            None => ToolContext::outside_conversation(),
         };
-        match c {
-            Some(c) => with_conversation(c.id, self.tools.execute(&invocation, &context)).await,
-            None => self.tools.execute(&invocation, &context).await,
-        }
+        self.tools.execute(&invocation, &context).await
     }
 
     pub async fn search(&self, c: &Conversation, arguments: Value) -> ToolOutcome {

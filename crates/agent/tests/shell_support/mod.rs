@@ -103,11 +103,7 @@ impl Shell {
 }
 
 pub fn context(cancel: CancellationToken) -> ToolContext {
-    ToolContext {
-        conversation_id: ConversationId::new(),
-        turn_id: TurnId::new(),
-        cancel,
-    }
+    ToolContext::in_turn(ConversationId::new(), TurnId::new(), cancel)
 }
 
 /// The `pgid=N` the test commands print (`echo pgid=$$`).

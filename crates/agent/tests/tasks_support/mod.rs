@@ -1,31 +1,25 @@
-//! The task-list end-to-end harness: the host's wiring (SQLite store, real tokenizer,
-//! history builder, OpenAI client against the testkit, tool registry with the task
-//! tools, `TaskPlanService` as the plan), plus stand-in file and shell tools.
+//! The task-list end-to-end harness: the command line's own assembly
+//! ([`AgentAssembly::from_home`]: real workspace tools, real `ExecuteCommand`, task tools
+//! over a file task store, `TaskPlanService` as the plan) on a real SQLite store, against
+//! the testkit, plus a `Sleepy` tool.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::retry::RetryPolicy;
-use smallebot_agent::client::{ChatEndpoint, ClientSettings};
-use smallebot_agent::history::HistorySettings;
-use smallebot_agent::tasks_plan::TaskPlanService;
-use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry, task_tools};
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::{ConversationService, EventSubscription};
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, RetryPolicy};
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::{ConversationService, EventKind, EventSubscription};
 use smallebot_core::entities::HistoryRow;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::HistoryRepository;
-use smallebot_core::tasks::TaskStore;
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tempfile::TempDir;
 
-use crate::common::{Sleepy, system_prompt, tool_messages};
+use crate::common::{Sleepy, check_envelopes, system_prompt, tool_messages};
 
 pub struct Harness {
     pub _dir: TempDir,
@@ -34,37 +28,32 @@ pub struct Harness {
     pub service: Arc<ConversationService>,
     pub tasks: Arc<FileTaskStore>,
     pub workspace: String,
-    pub events: EventSubscription,
+    events: std::sync::Mutex<Vec<EventSubscription>>,
 }
 
-/// The host's wiring (crates/host/src/wiring.rs) with the task tools and plan.
+/// The command line's assembly of a home directory (agent.json raises
+/// `toolResultMaxLength` so results reach the model whole), with the endpoint pointed
+/// at the testkit and no environment variables read.
 pub async fn harness() -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("workspace");
-    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::create_dir_all(workspace.join("sub")).unwrap();
+    std::fs::write(
+        dir.path().join("agent.json"),
+        r#"{"toolResultMaxLength": 10000}"#,
+    )
+    .unwrap();
     let server = TestModel::start().await.unwrap();
     let store = SqliteStore::open(&dir.path().join("smallebot.db"))
         .await
         .unwrap();
     let tasks = Arc::new(FileTaskStore::new(dir.path().join("tasks")));
-    let task_store: Arc<dyn TaskStore> = tasks.clone();
-    let registry = ToolRegistry::new()
-        .with(Arc::new(GetCurrentTime))
-        .with(Arc::new(Sleepy))
-        .with(Arc::new(FakeWriteFile {
-            root: workspace.clone(),
-        }))
-        .with(Arc::new(FakeShell));
-    let registry = task_tools(&task_store)
-        .into_iter()
-        .fold(registry, ToolRegistry::with);
-    let plan = TaskPlanService::new(task_store, &workspace);
-    let endpoint = ChatEndpoint {
-        base_url: server.base_url(),
-        api_key: Some("test-key".into()),
-        model: "test-model".into(),
-    };
-    let service = AgentAssembly::new(Arc::new(store.clone()), endpoint)
+    let endpoint = ChatEndpoint::new(server.base_url(), "test-model").with_api_key("test-key");
+    let service = AgentAssembly::from_home_with_env(dir.path(), &|_| None)
+        .unwrap()
+        .store(Arc::new(store.clone()))
+        .task_store(tasks.clone())
+        .endpoint(endpoint)
         .client(ClientSettings {
             idle_timeout: Duration::from_secs(10),
             retry: RetryPolicy {
@@ -72,69 +61,45 @@ pub async fn harness() -> Harness {
                 ..RetryPolicy::default()
             },
         })
-        .history(HistorySettings {
-            tool_result_max_length: 10_000,
-            ..HistorySettings::default()
-        })
-        .skill_path(dir.path().join("SKILL.md"))
-        .tools(registry)
-        .plan(Arc::new(plan))
+        .tools(ToolRegistry::new().with(Arc::new(Sleepy)))
         .build()
         .unwrap()
         .service;
-    let service = Arc::new(service);
-    let events = service.subscribe();
+    let workspace = std::path::absolute(&workspace).unwrap();
     Harness {
         server,
         store,
-        service,
+        service: Arc::new(service),
         tasks,
         workspace: workspace.to_string_lossy().into_owned(),
-        events,
+        events: std::sync::Mutex::new(Vec::new()),
         _dir: dir,
     }
 }
 
-/// `WriteFile(path, content)` under the workspace root (stands in for the real one).
-pub struct FakeWriteFile {
-    root: PathBuf,
-}
+impl Harness {
+    /// A new conversation whose events the harness keeps.
+    pub async fn conversation(&self) -> ConversationId {
+        let c = self.service.create_conversation("tester").await.unwrap();
+        self.events
+            .lock()
+            .unwrap()
+            .push(self.service.subscribe(c.id));
+        c.id
+    }
 
-#[async_trait]
-impl Tool for FakeWriteFile {
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: "WriteFile".into(),
-            description: "Writes a file.".into(),
-            parameters: json!({"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}}}),
+    /// Every event so far, envelopes checked.
+    pub fn drain_events(&self) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        for subscription in self.events.lock().unwrap().iter_mut() {
+            let mut events = Vec::new();
+            while let Some(e) = subscription.try_recv() {
+                events.push(e);
+            }
+            check_envelopes(subscription.conversation_id(), &events);
+            out.extend(events.into_iter().map(|e| e.kind));
         }
-    }
-
-    async fn call(&self, args: &Args, _ctx: &ToolContext) -> ToolOutcome {
-        let path = args.string("path").unwrap();
-        let content = args.string("content").unwrap();
-        let target = self.root.join(path);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::write(&target, content).unwrap();
-        ToolOutcome::ok(format!("Wrote {} bytes to {path}", content.len()))
-    }
-}
-
-/// `ExecuteCommand(command, workingDirectory?)` answering 300 characters, running nothing.
-pub struct FakeShell;
-
-#[async_trait]
-impl Tool for FakeShell {
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: "ExecuteCommand".into(),
-            description: "Runs a command.".into(),
-            parameters: json!({"type":"object","properties":{"command":{"type":"string"},"workingDirectory":{"type":"string"}}}),
-        }
-    }
-
-    async fn call(&self, _args: &Args, _ctx: &ToolContext) -> ToolOutcome {
-        ToolOutcome::ok(format!("exit code 0\n{}", "h".repeat(300)))
+        out
     }
 }
 

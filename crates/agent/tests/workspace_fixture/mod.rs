@@ -61,11 +61,11 @@ impl Fixture {
     }
 
     pub fn context() -> ToolContext {
-        ToolContext {
-            conversation_id: ConversationId::new(),
-            turn_id: TurnId::new(),
-            cancel: CancellationToken::new(),
-        }
+        ToolContext::in_turn(
+            ConversationId::new(),
+            TurnId::new(),
+            CancellationToken::new(),
+        )
     }
 
     /// Calls `tool` with arguments given as JSON text.

@@ -46,10 +46,7 @@ impl ActiveTurns {
         conversation_id: ConversationId,
         cancel: Option<CancellationToken>,
     ) -> Result<ActiveGuard, PipelineError> {
-        let mut map = self
-            .registry
-            .lock()
-            .map_err(|_| PipelineError::Invalid("internal lock poisoned".into()))?;
+        let mut map = self.registry.lock().map_err(|_| PipelineError::Poisoned)?;
         if map.contains_key(&conversation_id) {
             return Err(PipelineError::Busy(conversation_id));
         }

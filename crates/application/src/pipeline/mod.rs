@@ -1,7 +1,18 @@
-//! The conversation pipeline (DESIGN.md §3).
+//! The conversation pipeline (docs/design.md §3).
+//!
+//! - [`ConversationService`] (`service.rs`) orchestrates: busy check, estimate, store
+//!   the turn, run it, titles, edit, regenerate, manual compression, delete.
+//! - `turn.rs` + `tool_step.rs`: one running turn (`TurnRun`), the tool loop.
+//! - `compressor.rs`: the `Compressor`, context compression and its report.
+//! - `context.rs`: the `PipelineContext` the turn and the compressor are given (the
+//!   ports, settings and the event bus) — they never see the service.
+//! - `view.rs`: the turn's in-memory view of its conversation.
+//!
+//! Imports run one way: `service → {turn, tool_step, compressor} → {view, context}`.
 
 mod active;
-mod compress;
+mod compressor;
+mod context;
 mod service;
 mod settings;
 mod title;
@@ -10,8 +21,8 @@ mod tool_step;
 mod turn;
 mod view;
 
-pub use compress::CompressionReport;
-pub use service::{ConversationService, ServiceParts};
+pub use compressor::{CompressionReport, CompressionSkipped};
+pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts};
 pub use settings::{PipelineSettings, SendOptions};
-pub use title::fallback_title;
+pub use title::{TITLE_INSTRUCTION, fallback_title};
 pub use turn::TurnOutcome;

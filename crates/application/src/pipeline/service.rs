@@ -2,16 +2,19 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, HistoryRow, Role};
+use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::Store;
+use tokio_util::sync::CancellationToken;
 
 use super::active::ActiveTurns;
+use super::compressor::{CompressionReport, CompressionRequest, Compressor};
+use super::context::PipelineContext;
 use super::settings::{PipelineSettings, SendOptions};
 use super::title::{fallback_title, model_title};
 use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
-use crate::events::{CompressionTrigger, EventBus, EventSubscription, TurnEvent};
+use crate::events::{CompressionTrigger, EventKind, EventSubscription};
 use crate::ports::{
     ChatModel, ContextAssembler, ContextEstimate, Summarizer, TaskPlan, ToolExecutor,
 };
@@ -37,51 +40,60 @@ pub struct ServiceParts {
     pub settings: PipelineSettings,
 }
 
-/// Runs conversations: sends, edits, regenerations, cancellation, events.
+/// Runs conversations: sends, edits, regenerations, compression, cancellation,
+/// events. It only orchestrates: a turn runs in [`TurnRun`] and a compression in the
+/// [`Compressor`], both given the [`PipelineContext`] they need.
 pub struct ConversationService {
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) model: Arc<dyn ChatModel>,
-    pub(crate) assembler: Arc<dyn ContextAssembler>,
-    pub(crate) tools: Arc<dyn ToolExecutor>,
-    pub(crate) plan: Option<Arc<dyn TaskPlan>>,
-    pub(crate) summarizer: Arc<dyn Summarizer>,
-    pub(crate) settings: PipelineSettings,
-    pub(crate) events: EventBus,
-    pub(crate) active: ActiveTurns,
+    context: PipelineContext,
+    compressor: Compressor,
+    active: ActiveTurns,
 }
 
 impl ConversationService {
     /// Builds the service.
     #[must_use]
     pub fn new(parts: ServiceParts) -> Self {
+        let compressor = Compressor::new(
+            parts.summarizer,
+            parts.settings.keep_recent_turns,
+            parts.settings.compression_timeout,
+        );
         Self {
-            store: parts.store,
-            model: parts.model,
-            assembler: parts.assembler,
-            tools: parts.tools,
-            plan: parts.plan,
-            summarizer: parts.summarizer,
-            settings: parts.settings,
-            events: EventBus::new(),
+            context: PipelineContext {
+                store: parts.store,
+                model: parts.model,
+                assembler: parts.assembler,
+                tools: parts.tools,
+                plan: parts.plan,
+                settings: parts.settings,
+                events: crate::events::EventBus::new(),
+            },
+            compressor,
             active: ActiveTurns::default(),
         }
     }
 
-    /// Receives every event from now on.
-    pub fn subscribe(&self) -> EventSubscription {
-        self.events.subscribe()
+    /// Follows one conversation: every event it emits from now on, numbered by `seq`.
+    pub fn subscribe(&self, conversation_id: ConversationId) -> EventSubscription {
+        self.context.events.subscribe(conversation_id)
     }
 
     /// The settings in use.
     #[must_use]
     pub fn settings(&self) -> &PipelineSettings {
-        &self.settings
+        &self.context.settings
     }
 
     /// The store (for reads such as listing and showing conversations).
     #[must_use]
     pub fn store(&self) -> &Arc<dyn Store> {
-        &self.store
+        &self.context.store
+    }
+
+    /// The conversations' task lists, when task tools are wired.
+    #[must_use]
+    pub fn plan(&self) -> Option<&Arc<dyn TaskPlan>> {
+        self.context.plan.as_ref()
     }
 
     /// Marks turns left `running` by a previous process `interrupted` (call at start).
@@ -89,7 +101,7 @@ impl ConversationService {
     /// # Errors
     /// Storage failures.
     pub async fn recover_interrupted_turns(&self) -> Result<u64, PipelineError> {
-        Ok(self.store.mark_running_turns_interrupted().await?)
+        Ok(self.context.store.mark_running_turns_interrupted().await?)
     }
 
     /// Creates an empty conversation for `user_name`.
@@ -101,6 +113,7 @@ impl ConversationService {
         user_name: &str,
     ) -> Result<Conversation, PipelineError> {
         Ok(self
+            .context
             .store
             .create_conversation(user_name, NEW_CONVERSATION_TITLE)
             .await?)
@@ -115,12 +128,15 @@ impl ConversationService {
         conversation_id: ConversationId,
     ) -> Result<(), PipelineError> {
         let _guard = self.active.begin(conversation_id, None)?;
-        if !self.store.delete_conversation(conversation_id).await? {
-            return Err(PipelineError::NotFound(format!(
-                "conversation {conversation_id} not found"
-            )));
+        if !self
+            .context
+            .store
+            .delete_conversation(conversation_id)
+            .await?
+        {
+            return Err(PipelineError::ConversationNotFound(conversation_id));
         }
-        if let Some(plan) = &self.plan {
+        if let Some(plan) = &self.context.plan {
             plan.conversation_deleted(conversation_id).await;
         }
         Ok(())
@@ -137,20 +153,6 @@ impl ConversationService {
         self.active.is_busy(conversation_id)
     }
 
-    pub(crate) async fn conversation(
-        &self,
-        id: ConversationId,
-    ) -> Result<Conversation, PipelineError> {
-        self.store
-            .get_conversation(id)
-            .await?
-            .ok_or_else(|| PipelineError::NotFound(format!("conversation {id} not found")))
-    }
-
-    pub(crate) fn emit(&self, event: TurnEvent) {
-        self.events.emit(event);
-    }
-
     /// Sends a user message and runs the turn to its end. The turn and the message are
     /// stored before the model is called. Model failures end the turn as failed (see
     /// the outcome), not as an error of this call.
@@ -164,52 +166,49 @@ impl ConversationService {
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
         if text.trim().is_empty() {
-            return Err(PipelineError::Invalid(
-                "the message is empty: type something to send".into(),
-            ));
+            return Err(PipelineError::EmptyMessage);
         }
+        let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
-        let conversation = self.conversation(conversation_id).await?;
-        let estimate = self.estimate_now(&conversation, Some(text)).await?;
-        if estimate.ratio() >= self.settings.compression_threshold {
-            self.compress(
-                &conversation,
-                CompressionTrigger::BeforeTurn,
-                None,
-                Some(text),
-            )
-            .await?;
+        let conversation = context.conversation(conversation_id).await?;
+        let estimate = context.estimate(&conversation, Some(text)).await?;
+        if estimate.ratio() >= context.settings.compression_threshold {
+            let request = CompressionRequest {
+                trigger: CompressionTrigger::BeforeTurn,
+                turn_id: None,
+                focus: None,
+                new_message: Some(text),
+            };
+            self.compressor
+                .compress(context, &conversation, request)
+                .await?;
         }
-        let (turn, _) = self
+        let (turn, _) = context
             .store
             .start_turn_with_message(
                 conversation_id,
                 options.thinking,
                 text,
-                self.assembler.message_tokens(Role::User, text),
+                context.assembler.message_tokens(Role::User, text),
             )
             .await?;
         // A conversation's sequence starts at 1: its first turn has seq 1.
-        let first_turn = turn.seq == 1;
-        if first_turn && conversation.title == NEW_CONVERSATION_TITLE {
+        if turn.seq == 1 && conversation.title == NEW_CONVERSATION_TITLE {
             let title = fallback_title(text);
-            self.store
+            context
+                .store
                 .rename_conversation(conversation_id, &title)
                 .await?;
-            self.emit(TurnEvent::TitleChanged {
-                conversation_id,
-                title,
-            });
+            context.emit(conversation_id, None, EventKind::TitleChanged { title });
         }
-        TurnRun::new(self, turn, guard.cancel_token().clone())
-            .run()
-            .await
+        self.run_turn(turn, guard.cancel_token().clone()).await
     }
 
     /// Asks the model for a title when the conversation still has the fallback title
-    /// made from its first message (call after the first turn; hosts run it in the
-    /// background). Returns the new title; `None` when nothing changed (already titled,
-    /// no messages, or the model failed — the fallback stays).
+    /// made from its first message. Call it once, after the first turn (when
+    /// [`TurnOutcome::first_turn`] is set; hosts run it in the background). Returns the
+    /// new title; `None` when nothing changed (already titled, no messages, or the
+    /// model failed — the fallback stays).
     ///
     /// # Errors
     /// Unknown conversation, storage failures.
@@ -217,8 +216,9 @@ impl ConversationService {
         &self,
         conversation_id: ConversationId,
     ) -> Result<Option<String>, PipelineError> {
-        let conversation = self.conversation(conversation_id).await?;
-        let rows = self.store.rows_after(conversation_id, 0).await?;
+        let context = &self.context;
+        let conversation = context.conversation(conversation_id).await?;
+        let rows = context.store.rows_after(conversation_id, 0).await?;
         let Some(first) = rows.iter().find_map(|r| match r {
             HistoryRow::Message(m) if m.role == Role::User => Some(m.content.clone()),
             _ => None,
@@ -228,16 +228,20 @@ impl ConversationService {
         if conversation.title != fallback_title(&first) {
             return Ok(None);
         }
-        let Some(title) = model_title(self.model.as_ref(), &first).await else {
+        let Some(title) = model_title(context.model.as_ref(), &first).await else {
             return Ok(None);
         };
-        self.store
+        context
+            .store
             .rename_conversation(conversation_id, &title)
             .await?;
-        self.emit(TurnEvent::TitleChanged {
+        context.emit(
             conversation_id,
-            title: title.clone(),
-        });
+            None,
+            EventKind::TitleChanged {
+                title: title.clone(),
+            },
+        );
         Ok(Some(title))
     }
 
@@ -250,8 +254,31 @@ impl ConversationService {
         &self,
         conversation_id: ConversationId,
     ) -> Result<ContextEstimate, PipelineError> {
-        let conversation = self.conversation(conversation_id).await?;
-        self.estimate_now(&conversation, None).await
+        let conversation = self.context.conversation(conversation_id).await?;
+        self.context.estimate(&conversation, None).await
+    }
+
+    /// Compresses on request (`/compact [focus]`, `smallebot compact ID`). Refused while
+    /// a turn runs; says so when there is nothing to summarize.
+    ///
+    /// # Errors
+    /// Busy, unknown conversation, storage failures.
+    pub async fn compact(
+        &self,
+        conversation_id: ConversationId,
+        focus: Option<&str>,
+    ) -> Result<CompressionReport, PipelineError> {
+        let _guard = self.active.begin(conversation_id, None)?;
+        let conversation = self.context.conversation(conversation_id).await?;
+        let request = CompressionRequest {
+            trigger: CompressionTrigger::Manual,
+            turn_id: None,
+            focus,
+            new_message: None,
+        };
+        self.compressor
+            .compress(&self.context, &conversation, request)
+            .await
     }
 
     /// Edits a user message: its turn's output and every later turn are discarded, the
@@ -267,11 +294,12 @@ impl ConversationService {
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
         if new_text.trim().is_empty() {
-            return Err(PipelineError::Invalid("the edited message is empty".into()));
+            return Err(PipelineError::EmptyMessage);
         }
         let guard = self.active.begin(conversation_id, options.cancel)?;
-        let conversation = self.conversation(conversation_id).await?;
-        let rows = self
+        let context = &self.context;
+        let conversation = context.conversation(conversation_id).await?;
+        let rows = context
             .store
             .rows_after(conversation_id, conversation.history_boundary())
             .await?;
@@ -279,18 +307,17 @@ impl ConversationService {
             .iter()
             .any(|r| matches!(r, HistoryRow::Message(m) if m.id == message_id));
         if !belongs {
-            return Err(PipelineError::NotFound(format!(
-                "message {message_id} is not an editable message of conversation {conversation_id}"
-            )));
+            return Err(PipelineError::MessageNotEditable {
+                conversation_id,
+                message_id,
+            });
         }
-        let tokens = self.assembler.message_tokens(Role::User, new_text);
-        let (turn, _) = self
+        let tokens = context.assembler.message_tokens(Role::User, new_text);
+        let (turn, _) = context
             .store
             .edit_user_message(message_id, new_text, tokens)
             .await?;
-        TurnRun::new(self, turn, guard.cancel_token().clone())
-            .run()
-            .await
+        self.run_turn(turn, guard.cancel_token().clone()).await
     }
 
     /// Regenerates a turn's answer: its output and every later turn are discarded and
@@ -305,18 +332,25 @@ impl ConversationService {
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
         let guard = self.active.begin(conversation_id, options.cancel)?;
-        let existing = self
-            .store
+        let store = &self.context.store;
+        let existing = store
             .get_turn(turn_id)
             .await?
             .filter(|t| t.conversation_id == conversation_id)
-            .ok_or_else(|| {
-                PipelineError::NotFound(format!(
-                    "turn {turn_id} not found in conversation {conversation_id}"
-                ))
+            .ok_or(PipelineError::TurnNotFound {
+                conversation_id,
+                turn_id,
             })?;
-        let (turn, _) = self.store.reset_turn_for_regeneration(existing.id).await?;
-        TurnRun::new(self, turn, guard.cancel_token().clone())
+        let (turn, _) = store.reset_turn_for_regeneration(existing.id).await?;
+        self.run_turn(turn, guard.cancel_token().clone()).await
+    }
+
+    async fn run_turn(
+        &self,
+        turn: Turn,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, PipelineError> {
+        TurnRun::new(&self.context, &self.compressor, turn, cancel)
             .run()
             .await
     }

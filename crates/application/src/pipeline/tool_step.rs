@@ -8,7 +8,7 @@ use smallebot_core::entities::{HistoryRow, NewToolCall, ToolCallCompletion, Tool
 
 use super::turn::TurnRun;
 use crate::error::PipelineError;
-use crate::events::TurnEvent;
+use crate::events::EventKind;
 use crate::ports::{ModelToolCall, ToolContext, ToolInvocation, ToolOutcome};
 
 /// How long a tool may keep running after its turn was cancelled before it is dropped.
@@ -21,8 +21,8 @@ impl TurnRun<'_> {
         let mut invocations = Vec::with_capacity(calls.len());
         for call in calls {
             let call_id = self.call_ids.assign(self.turn.id, &call.call_id);
-            let service = self.service;
-            let started = service
+            let context = self.context;
+            let started = context
                 .store
                 .append_tool_call(&NewToolCall {
                     conversation_id: self.turn.conversation_id,
@@ -30,7 +30,7 @@ impl TurnRun<'_> {
                     call_id: call_id.clone(),
                     tool_name: call.name.clone(),
                     arguments: call.arguments.clone(),
-                    token_count: service.assembler.tool_call_tokens(
+                    token_count: context.assembler.tool_call_tokens(
                         &call.name,
                         &call.arguments,
                         None,
@@ -38,9 +38,7 @@ impl TurnRun<'_> {
                 })
                 .await?;
             self.update_view(|v| v.push(HistoryRow::ToolCall(started)));
-            self.emit(TurnEvent::ToolCallStarted {
-                conversation_id: self.turn.conversation_id,
-                turn_id: self.turn.id,
+            self.emit(EventKind::ToolCallStarted {
                 call_id: call_id.clone(),
                 tool_name: call.name.clone(),
                 arguments: call.arguments.clone(),
@@ -51,24 +49,26 @@ impl TurnRun<'_> {
                 arguments: call.arguments.clone(),
             });
         }
-        let context = ToolContext {
-            conversation_id: self.turn.conversation_id,
-            turn_id: self.turn.id,
-            cancel: self.cancel.clone(),
-        };
-        let results = join_all(invocations.iter().map(|inv| self.run_tool(inv, &context))).await;
+        let tool_context =
+            ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
+        let results = join_all(
+            invocations
+                .iter()
+                .map(|inv| self.run_tool(inv, &tool_context)),
+        )
+        .await;
         results.into_iter().collect()
     }
 
     async fn run_tool(
         &self,
         invocation: &ToolInvocation,
-        context: &ToolContext,
+        tool_context: &ToolContext,
     ) -> Result<(), PipelineError> {
-        let service = self.service;
+        let context = self.context;
         let cancel = self.cancel.clone();
         let outcome = tokio::select! {
-            outcome = service.tools.execute(invocation, context) => outcome,
+            outcome = context.tools.execute(invocation, tool_context) => outcome,
             () = async move {
                 cancel.cancelled().await;
                 tokio::time::sleep(TOOL_CANCEL_GRACE).await;
@@ -77,13 +77,13 @@ impl TurnRun<'_> {
                 status: ToolCallStatus::Cancelled,
             },
         };
-        let stored = service
+        let stored = context
             .store
             .complete_tool_call(
                 self.turn.id,
                 &invocation.call_id,
                 &ToolCallCompletion {
-                    token_count: service.assembler.tool_call_tokens(
+                    token_count: context.assembler.tool_call_tokens(
                         &invocation.name,
                         &invocation.arguments,
                         Some(&outcome.content),
@@ -94,23 +94,20 @@ impl TurnRun<'_> {
             )
             .await?;
         self.update_view(|v| v.complete(stored.clone()));
-        self.emit(TurnEvent::ToolCallCompleted {
-            conversation_id: self.turn.conversation_id,
-            turn_id: self.turn.id,
+        self.emit(EventKind::ToolCallCompleted {
             call_id: invocation.call_id.clone(),
             tool_name: invocation.name.clone(),
             status: outcome.status,
             result: outcome.content,
         });
-        if let Some(plan) = &service.plan
-            && let Some(plan_text) = plan
-                .tool_call_finished(self.turn.conversation_id, &stored)
+        if let Some(plan) = &context.plan {
+            let effects = context.tools.effects(invocation).unwrap_or_default();
+            if let Some(plan_text) = plan
+                .tool_call_finished(self.turn.conversation_id, &stored, &effects)
                 .await
-        {
-            self.emit(TurnEvent::TaskListChanged {
-                conversation_id: self.turn.conversation_id,
-                plan: plan_text,
-            });
+            {
+                self.emit(EventKind::TaskListChanged { plan: plan_text });
+            }
         }
         Ok(())
     }

@@ -7,21 +7,24 @@ use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
 use tokio_util::sync::CancellationToken;
 
-use super::service::ConversationService;
+use super::compressor::{CompressionRequest, Compressor};
+use super::context::PipelineContext;
 use super::tool_ids::ToolCallIds;
 use super::view::TurnView;
 use crate::error::PipelineError;
-use crate::events::{CompressionTrigger, TurnEvent};
+use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
     ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
 };
-use crate::scope::with_conversation;
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TurnOutcome {
     /// The turn.
     pub turn_id: TurnId,
+    /// Whether it is the conversation's first turn (the one a model title is made for).
+    pub first_turn: bool,
     /// Completed, cancelled or failed.
     pub status: TurnStatus,
     /// The answer text of the last model step (partial when cancelled or failed).
@@ -39,7 +42,8 @@ struct Partial {
 
 /// The state of one running turn.
 pub(crate) struct TurnRun<'a> {
-    pub(super) service: &'a ConversationService,
+    pub(super) context: &'a PipelineContext,
+    pub(super) compressor: &'a Compressor,
     pub(super) turn: Turn,
     pub(super) cancel: CancellationToken,
     pub(super) call_ids: ToolCallIds,
@@ -57,12 +61,14 @@ enum StepResult {
 
 impl<'a> TurnRun<'a> {
     pub(crate) fn new(
-        service: &'a ConversationService,
+        context: &'a PipelineContext,
+        compressor: &'a Compressor,
         turn: Turn,
         cancel: CancellationToken,
     ) -> Self {
         Self {
-            service,
+            context,
+            compressor,
             turn,
             cancel,
             call_ids: ToolCallIds::default(),
@@ -72,15 +78,31 @@ impl<'a> TurnRun<'a> {
         }
     }
 
-    pub(super) fn emit(&self, event: TurnEvent) {
-        self.service.emit(event);
+    /// Sends an event of this turn.
+    pub(super) fn emit(&self, kind: EventKind) {
+        self.context
+            .emit(self.turn.conversation_id, Some(self.turn.id), kind);
+    }
+
+    /// Compresses the conversation for this turn.
+    async fn compress(&self, trigger: CompressionTrigger) -> Result<(), PipelineError> {
+        let conversation = self.context.conversation(self.turn.conversation_id).await?;
+        let request = CompressionRequest {
+            trigger,
+            turn_id: Some(self.turn.id),
+            focus: None,
+            new_message: None,
+        };
+        self.compressor
+            .compress(self.context, &conversation, request)
+            .await?;
+        Ok(())
     }
 
     /// How full the window is for the request of this step (and, once the response
     /// came, what the provider counted for it).
     fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
-        self.emit(TurnEvent::ContextUsage {
-            conversation_id: self.turn.conversation_id,
+        self.emit(EventKind::ContextUsage {
             used: estimate.used,
             window: estimate.window,
             ratio: estimate.ratio(),
@@ -107,37 +129,30 @@ impl<'a> TurnRun<'a> {
         }
     }
 
-    /// Runs the turn to its end inside the conversation's task-local scope.
+    /// Runs the turn to its end.
     pub(crate) async fn run(mut self) -> Result<TurnOutcome, PipelineError> {
-        let conversation_id = self.turn.conversation_id;
-        self.emit(TurnEvent::TurnStarted {
-            conversation_id,
-            turn_id: self.turn.id,
-        });
-        let turn_id = self.turn.id;
-        let store = std::sync::Arc::clone(&self.service.store);
-        let result = with_conversation(conversation_id, self.tool_loop()).await;
+        self.emit(EventKind::TurnStarted);
+        let result = self.tool_loop().await;
         if let Err(err) = &result {
             // Storage failed mid-turn: record the failure if storage still answers.
             let message = format!("the turn stopped: {err}");
-            if store
-                .finish_turn(turn_id, TurnStatus::Failed, Some(&message))
+            if self
+                .context
+                .store
+                .finish_turn(self.turn.id, TurnStatus::Failed, Some(&message))
                 .await
                 .is_ok()
             {
-                self.service.emit(TurnEvent::TurnFailed {
-                    conversation_id,
-                    turn_id,
-                    error: message,
-                });
+                self.emit(EventKind::TurnFailed { error: message });
             }
         }
         result
     }
 
     async fn tool_loop(&mut self) -> Result<TurnOutcome, PipelineError> {
-        let schemas = self.service.tools.schemas();
-        let max_steps = self.service.settings.max_tool_steps.max(1);
+        let context = self.context;
+        let schemas = context.tools.schemas();
+        let max_steps = context.settings.max_tool_steps.max(1);
         let mut overflow_retried = false;
         while self.steps_done < max_steps {
             if self.cancel.is_cancelled() {
@@ -145,7 +160,7 @@ impl<'a> TurnRun<'a> {
                     .finish(TurnStatus::Cancelled, String::new(), None)
                     .await;
             }
-            let response = match self.model_step(&schemas).await? {
+            let response = match self.model_step(schemas).await? {
                 StepResult::Response(response) => response,
                 StepResult::Failed(error, partial)
                     if error.kind == ModelErrorKind::ContextLengthExceeded
@@ -162,10 +177,7 @@ impl<'a> TurnRun<'a> {
                             .await;
                     }
                     overflow_retried = true;
-                    let conversation = self.service.conversation(self.turn.conversation_id).await?;
-                    self.service
-                        .compress(&conversation, CompressionTrigger::Overflow, None, None)
-                        .await?;
+                    self.compress(CompressionTrigger::Overflow).await?;
                     self.take_view();
                     continue;
                 }
@@ -213,18 +225,15 @@ impl<'a> TurnRun<'a> {
     /// Builds the request from the turn's view of the conversation (loaded once, kept
     /// in step with what the turn writes) and runs one model call.
     async fn model_step(&mut self, schemas: &[ToolSchema]) -> Result<StepResult, PipelineError> {
-        let service = self.service;
+        let context = self.context;
         let conversation_id = self.turn.conversation_id;
-        let plan = match &service.plan {
-            Some(plan) => plan.plan_text(conversation_id).await,
-            None => None,
-        };
+        let plan = context.plan_text(conversation_id).await;
         let mut view = match self.take_view() {
             Some(view) => view,
-            None => TurnView::load(service, conversation_id).await?,
+            None => TurnView::load(context, conversation_id).await?,
         };
         let estimate_of = |view: &TurnView| {
-            service.assembler.estimate(
+            context.assembler.estimate(
                 &view.conversation,
                 view.stored_tokens(),
                 plan.as_deref(),
@@ -233,12 +242,18 @@ impl<'a> TurnRun<'a> {
             )
         };
         let mut full = estimate_of(&view);
-        if self.steps_done > 0 && full.ratio() >= service.settings.compression_threshold {
+        if self.steps_done > 0 && full.ratio() >= context.settings.compression_threshold {
             // Between tool steps: this turn pushed the context over; compress.
-            service
-                .compress(&view.conversation, CompressionTrigger::MidTurn, None, None)
+            let request = CompressionRequest {
+                trigger: CompressionTrigger::MidTurn,
+                turn_id: Some(self.turn.id),
+                focus: None,
+                new_message: None,
+            };
+            self.compressor
+                .compress(context, &view.conversation, request)
                 .await?;
-            view = TurnView::load(service, conversation_id).await?;
+            view = TurnView::load(context, conversation_id).await?;
             full = estimate_of(&view);
         }
         // If even after compression the request does not fit, leave out the oldest
@@ -251,7 +266,7 @@ impl<'a> TurnRun<'a> {
         let used = full
             .used
             .saturating_sub(u64::try_from(dropped).unwrap_or(0));
-        let request = service.assembler.build_request(&PromptInput {
+        let request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
             current_turn: self.turn.id,
@@ -268,34 +283,26 @@ impl<'a> TurnRun<'a> {
         self.emit_usage(estimate, None);
 
         let partial = Mutex::new(Partial::default());
-        let turn_id = self.turn.id;
+        let turn_id = Some(self.turn.id);
         let on_delta = |delta: ModelDelta| {
-            let event = match delta {
+            let kind = match delta {
                 ModelDelta::Text(text) => {
                     if let Ok(mut p) = partial.lock() {
                         p.text.push_str(&text);
                     }
-                    TurnEvent::TextDelta {
-                        conversation_id,
-                        turn_id,
-                        text,
-                    }
+                    EventKind::TextDelta { text }
                 }
                 ModelDelta::Reasoning(text) => {
                     if let Ok(mut p) = partial.lock() {
                         p.reasoning.push_str(&text);
                     }
-                    TurnEvent::ReasoningDelta {
-                        conversation_id,
-                        turn_id,
-                        text,
-                    }
+                    EventKind::ReasoningDelta { text }
                 }
             };
-            service.emit(event);
+            context.emit(conversation_id, turn_id, kind);
         };
         let result = tokio::select! {
-            result = service.model.complete(&request, &on_delta) => Some(result),
+            result = context.model.complete(&request, &on_delta) => Some(result),
             () = self.cancel.cancelled() => None,
         };
         let partial = partial.into_inner().unwrap_or_default();
@@ -319,7 +326,7 @@ impl<'a> TurnRun<'a> {
             return Ok(());
         }
         let block = self
-            .service
+            .context
             .store
             .append_think_block(&NewThinkBlock {
                 conversation_id: self.turn.conversation_id,
@@ -333,14 +340,14 @@ impl<'a> TurnRun<'a> {
 
     async fn store_assistant_text(&self, text: &str) -> Result<(), PipelineError> {
         let message = self
-            .service
+            .context
             .store
             .append_message(&NewMessage {
                 conversation_id: self.turn.conversation_id,
                 turn_id: self.turn.id,
                 role: Role::Assistant,
                 content: text.to_owned(),
-                token_count: self.service.assembler.message_tokens(Role::Assistant, text),
+                token_count: self.context.assembler.message_tokens(Role::Assistant, text),
             })
             .await?;
         self.update_view(|v| v.push(HistoryRow::Message(message)));
@@ -353,30 +360,22 @@ impl<'a> TurnRun<'a> {
         text: String,
         error: Option<String>,
     ) -> Result<TurnOutcome, PipelineError> {
-        let conversation_id = self.turn.conversation_id;
         let turn_id = self.turn.id;
-        self.service
+        self.context
             .store
             .finish_turn(turn_id, status, error.as_deref())
             .await?;
         self.emit(match (&status, &error) {
-            (TurnStatus::Completed, _) => TurnEvent::TurnCompleted {
-                conversation_id,
-                turn_id,
-                text: text.clone(),
-            },
-            (TurnStatus::Cancelled, _) => TurnEvent::TurnCancelled {
-                conversation_id,
-                turn_id,
-            },
-            (_, error) => TurnEvent::TurnFailed {
-                conversation_id,
-                turn_id,
+            (TurnStatus::Completed, _) => EventKind::TurnCompleted { text: text.clone() },
+            (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
+            (_, error) => EventKind::TurnFailed {
                 error: error.clone().unwrap_or_else(|| "the turn failed".into()),
             },
         });
         Ok(TurnOutcome {
             turn_id,
+            // A conversation's sequence starts at 1: its first turn has seq 1.
+            first_turn: self.turn.seq == 1,
             status,
             text,
             error,

@@ -6,7 +6,7 @@
 use smallebot_core::entities::{Conversation, HistoryRow, ToolCall};
 use smallebot_core::ids::ConversationId;
 
-use super::service::ConversationService;
+use super::context::PipelineContext;
 use crate::error::PipelineError;
 
 /// A conversation and its rows after the boundary.
@@ -19,11 +19,11 @@ pub(crate) struct TurnView {
 impl TurnView {
     /// Loads the conversation and the rows after its boundary.
     pub(crate) async fn load(
-        service: &ConversationService,
+        context: &PipelineContext,
         conversation_id: ConversationId,
     ) -> Result<Self, PipelineError> {
-        let conversation = service.conversation(conversation_id).await?;
-        let rows = service
+        let conversation = context.conversation(conversation_id).await?;
+        let rows = context
             .store
             .rows_after(conversation_id, conversation.history_boundary())
             .await?;

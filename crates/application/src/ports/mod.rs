@@ -22,4 +22,7 @@ pub use model::{
 };
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
-pub use tools::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema};
+pub use tools::{
+    PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
+    ToolTraits,
+};

@@ -8,6 +8,7 @@ use super::tools::ToolSchema;
 /// What a request is for (the client may pick another model for summaries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RequestPurpose {
     /// A step of a conversation turn.
     Chat,
@@ -31,6 +32,8 @@ pub struct ModelToolCall {
 /// One message of a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
+// Not `#[non_exhaustive]`: every model client must handle every message kind, so a
+// new kind is meant to break their `match` rather than be skipped by a wildcard.
 pub enum ModelMessage {
     /// The person.
     User {
@@ -92,6 +95,7 @@ pub struct ModelResponse {
 
 /// A piece of a streaming response.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ModelDelta {
     /// Answer text.
     Text(String),
@@ -105,6 +109,7 @@ pub type DeltaSink<'a> = &'a (dyn Fn(ModelDelta) + Send + Sync);
 /// What kind of failure a model call had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ModelErrorKind {
     /// The request does not fit the model's context window.
     ContextLengthExceeded,

@@ -29,15 +29,107 @@ pub struct ToolInvocation {
     pub arguments: String,
 }
 
-/// Where a call runs.
-#[derive(Debug, Clone)]
+/// Where a call runs: the one source of the conversation a tool works for.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ToolContext {
-    /// The conversation (also available through [`crate::scope::current_conversation`]).
-    pub conversation_id: ConversationId,
-    /// The turn.
-    pub turn_id: TurnId,
+    /// The conversation, or `None` when a tool is called outside any conversation
+    /// (tools that need one answer with their "no conversation context" error).
+    pub conversation_id: Option<ConversationId>,
+    /// The turn, inside a conversation.
+    pub turn_id: Option<TurnId>,
     /// Cancelled when the turn is cancelled; long-running tools must stop promptly.
     pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// A call made by `turn_id` of `conversation_id`, stopped by `cancel`.
+    #[must_use]
+    pub fn in_turn(
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            conversation_id: Some(conversation_id),
+            turn_id: Some(turn_id),
+            cancel,
+        }
+    }
+
+    /// A call made outside any conversation.
+    #[must_use]
+    pub fn outside_conversation() -> Self {
+        Self::default()
+    }
+}
+
+/// How a tool touches the conversation's task list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum PlanAccess {
+    /// Not at all: its calls are recorded on the task in progress.
+    #[default]
+    None,
+    /// It reads the list (not recorded, changes nothing).
+    Reads,
+    /// It edits the list (not recorded; a successful call changes the plan).
+    Edits,
+}
+
+/// What a tool declares about itself, so callers never guess from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ToolTraits {
+    /// Whether a call may change anything outside the conversation's history (files,
+    /// processes, the task list).
+    pub mutating: bool,
+    /// How it touches the task list.
+    pub plan: PlanAccess,
+}
+
+impl ToolTraits {
+    /// A tool that only reads.
+    pub const READ_ONLY: Self = Self {
+        mutating: false,
+        plan: PlanAccess::None,
+    };
+    /// A tool that may change files or run processes.
+    pub const MUTATING: Self = Self {
+        mutating: true,
+        plan: PlanAccess::None,
+    };
+
+    /// A tool with the given task-list access (editing it is mutating).
+    #[must_use]
+    pub const fn plan(plan: PlanAccess) -> Self {
+        Self {
+            mutating: matches!(plan, PlanAccess::Edits),
+            plan,
+        }
+    }
+}
+
+/// What one call does, as its tool declares it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ToolEffects {
+    /// The tool's traits.
+    pub traits: ToolTraits,
+    /// The files the call writes if it succeeds (absolute, normalized), as far as the
+    /// tool can tell from its arguments.
+    pub written_paths: Vec<String>,
+}
+
+impl ToolEffects {
+    /// Effects of a call.
+    #[must_use]
+    pub fn new(traits: ToolTraits, written_paths: Vec<String>) -> Self {
+        Self {
+            traits,
+            written_paths,
+        }
+    }
 }
 
 /// A finished call.
@@ -70,8 +162,11 @@ impl ToolOutcome {
 /// The tools the model may call.
 #[async_trait]
 pub trait ToolExecutor: Send + Sync {
-    /// Schemas of every tool, in a stable order.
-    fn schemas(&self) -> Vec<ToolSchema>;
+    /// Schemas of every tool, in a stable order (built once, not per call).
+    fn schemas(&self) -> &[ToolSchema];
+
+    /// What `invocation` does, as its tool declares it (`None`: no such tool).
+    fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects>;
 
     /// Runs one call. Never panics: unknown tools, invalid arguments and failures are
     /// outcomes with status `error`.

@@ -1,4 +1,4 @@
-//! The stored entities of DESIGN.md §2.
+//! The stored entities (docs/design.md §2).
 //!
 //! Every conversation has one strictly increasing `seq` counter shared by its turns,
 //! messages, tool calls and think blocks, so rows are ordered exactly even when

@@ -1,13 +1,15 @@
-//! The conversation task list ("the plan"), pure part (DESIGN.md §6).
+//! The conversation task list ("the plan"), pure part (docs/design.md §6).
 //!
 //! - [`model`]: the serde model of `.agents/tasks/<conversation>.json`, reading the
-//!   seed's smaller format too.
+//!   original SmallEBot app's smaller format too.
 //! - [`graph`]: dependency cycle checks.
 //! - [`ops`]: add / start / complete / uncomplete / block / delete with dependency
 //!   checks; a refused operation changes nothing.
-//! - [`results`]: the task tools' names and their exact result strings (seed 003).
+//! - [`results`]: the task tools' exact result strings.
 //! - [`recording`]: appending finished tool calls to the active task.
-//! - [`files`]: which files a finished tool call generated.
+//!
+//! Which files a call wrote is declared by its tool (see [`crate::shell::written_files`]
+//! for shell command lines); this module never looks at tool names.
 //! - [`display`]: the plan as text.
 //! - [`store`]: the port where task lists are kept.
 //!
@@ -25,7 +27,6 @@
 //! ```
 
 pub mod display;
-pub mod files;
 pub mod graph;
 pub mod model;
 pub mod ops;
@@ -34,14 +35,12 @@ pub mod results;
 pub mod store;
 
 pub use display::format_plan;
-pub use files::detect_generated_files;
 pub use model::{Task, TaskList, TaskStatus, ToolHistoryEntry};
 pub use ops::TaskError;
 pub use recording::{RESULT_LIMIT_CHARS, TRUNCATED_SUFFIX, record_tool_call, truncate_result};
 pub use results::{
-    ADD_TASK, COMPLETE_TASK, CORRUPT_TASK_FILE, DELETE_TASK, LIST_TASKS, NO_CONVERSATION_CONTEXT,
-    START_TASK, TASK_TOOL_NAMES, UNCOMPLETE_TASK, added_result, error_result, is_task_tool,
-    list_result, ok_result, ok_task_result,
+    CORRUPT_TASK_FILE, NO_CONVERSATION_CONTEXT, added_result, error_result, list_result, ok_result,
+    ok_task_result,
 };
 pub use store::{TaskEdit, TaskStore, TaskStoreError, TaskUpdate};
 

@@ -1,4 +1,4 @@
-//! The serde model of a conversation's task file (DESIGN.md §6).
+//! The serde model of a conversation's task file (docs/design.md §6).
 //!
 //! The file is `{"tasks":[{"id","title","description","done","status","dependsOn",
 //! "notes","toolHistory","files"}]}` with camelCase keys. The smaller seed format

@@ -1,13 +1,13 @@
-//! Automatic tool history: every finished tool call of the conversation (task tools
-//! excepted) is appended to the active in-progress task.
+//! Automatic tool history: every finished tool call of the conversation is appended to
+//! the active in-progress task.
 //!
-//! Matching a result to its call by call id happens in the caller; this module receives
-//! a finished call.
+//! The caller decides which calls are recorded (not the task tools' own: their tools
+//! declare that they read or edit the list) and matches each result to its call by call
+//! id; this module receives a finished call.
 
 use serde_json::Value;
 
 use super::model::{TaskList, ToolHistoryEntry};
-use super::results::is_task_tool;
 use crate::time::{Timestamp, format_timestamp};
 
 /// Results longer than this many characters are cut.
@@ -30,8 +30,7 @@ pub fn truncate_result(result: &str) -> String {
 /// recently started in-progress task) and adds `files` to its files, skipping ones it
 /// already lists.
 ///
-/// Returns whether a task received the call: `false` for task tools and when no task is
-/// in progress.
+/// Returns whether a task received the call: `false` when no task is in progress.
 pub fn record_tool_call(
     list: &mut TaskList,
     tool: &str,
@@ -40,9 +39,6 @@ pub fn record_tool_call(
     timestamp: &Timestamp,
     files: &[String],
 ) -> bool {
-    if is_task_tool(tool) {
-        return false;
-    }
     let Some(index) = list.active_index() else {
         return false;
     };
@@ -64,7 +60,7 @@ pub fn record_tool_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::files::detect_generated_files;
+    use crate::shell::{resolve_written_path, written_files};
     use crate::tasks::model::TaskStatus;
     use chrono::{TimeZone, Utc};
     use serde_json::json;
@@ -102,27 +98,28 @@ mod tests {
     }
 
     #[test]
-    fn nothing_is_recorded_without_an_in_progress_task_or_for_task_tools() {
+    fn nothing_is_recorded_without_an_in_progress_task() {
         let mut list = TaskList::default();
         list.add("a", "", &[]).unwrap();
         assert!(!record_tool_call(
             &mut list,
-            "ReadFile",
+            "Read",
             &json!({}),
             "x",
             &at(0),
             &[]
         ));
-        list.start("1").unwrap();
+        list.add("b", "", &[]).unwrap();
+        list.complete("2", None).unwrap();
         assert!(!record_tool_call(
             &mut list,
-            "ListTasks",
+            "Read",
             &json!({}),
             "x",
             &at(0),
             &[]
         ));
-        assert!(list.tasks[0].tool_history.is_empty());
+        assert!(list.tasks.iter().all(|t| t.tool_history.is_empty()));
     }
 
     #[test]
@@ -134,7 +131,7 @@ mod tests {
         list.start("1").unwrap();
         assert!(record_tool_call(
             &mut list,
-            "ReadFile",
+            "Read",
             &json!({}),
             "x",
             &at(0),
@@ -156,35 +153,38 @@ mod tests {
         let mut list = TaskList::default();
         list.add("Write outputs", "", &[]).unwrap();
         list.start("1").unwrap();
+        // (tool, arguments, result, files the tool says the call wrote)
+        let shell = "echo hi > b.txt 2>/dev/null && cat b.txt | tee -a out/a.txt";
         let calls = [
             (
-                "WriteFile",
+                "Write",
                 json!({"path": "out/a.txt", "content": "x"}),
                 "Wrote 1 byte".to_owned(),
-                true,
+                resolve_written_path("/ws", "out/a.txt")
+                    .into_iter()
+                    .collect(),
             ),
             (
-                "ExecuteCommand",
-                json!({"command": "echo hi > b.txt 2>/dev/null && cat b.txt | tee -a out/a.txt"}),
+                "Shell",
+                json!({ "command": shell }),
                 "h".repeat(300),
-                true,
+                written_files(shell, "/ws"),
             ),
             (
-                "ExecuteCommand",
+                "Shell",
                 json!({"command": "touch never.txt; exit 1"}),
                 "exit code 1".to_owned(),
-                false,
+                Vec::new(), // failed: the caller passes no files
             ),
         ];
-        for (second, (tool, args, result, ok)) in (0..).zip(&calls) {
-            let files = detect_generated_files(tool, args, "/ws", *ok);
+        for (second, (tool, args, result, files)) in (0..).zip(&calls) {
             assert!(record_tool_call(
                 &mut list,
                 tool,
                 args,
                 result,
                 &at(second),
-                &files
+                files
             ));
         }
         let task = list.complete("1", Some("done".into())).unwrap();
@@ -198,9 +198,9 @@ mod tests {
         assert_eq!(
             history,
             [
-                ("WriteFile", "Wrote 1 byte", "2026-01-20T10:30:00.000Z"),
-                ("ExecuteCommand", long.as_str(), "2026-01-20T10:30:01.000Z"),
-                ("ExecuteCommand", "exit code 1", "2026-01-20T10:30:02.000Z"),
+                ("Write", "Wrote 1 byte", "2026-01-20T10:30:00.000Z"),
+                ("Shell", long.as_str(), "2026-01-20T10:30:01.000Z"),
+                ("Shell", "exit code 1", "2026-01-20T10:30:02.000Z"),
             ]
         );
         assert_eq!(task.tool_history[0].args, calls[0].1);

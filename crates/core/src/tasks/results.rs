@@ -1,4 +1,6 @@
-//! The task tools' names and the exact result strings they return (seed 003).
+//! The exact result strings of the task tools (the original SmallEBot app's strings,
+//! kept for compatibility). The tools themselves, and their names, live in the agent
+//! crate.
 
 use serde::Serialize;
 
@@ -11,35 +13,6 @@ pub const NO_CONVERSATION_CONTEXT: &str =
 
 /// Returned by every task tool when the conversation's task file cannot be parsed.
 pub const CORRUPT_TASK_FILE: &str = "Error: Task file is corrupt or invalid.";
-
-/// `ListTasks()`: the tasks as `{"tasks":[…]}`.
-pub const LIST_TASKS: &str = "ListTasks";
-/// `AddTask(title, description?, dependsOn?)`: the new task object.
-pub const ADD_TASK: &str = "AddTask";
-/// `StartTask(taskId)`: `{"ok":true,"task":…}`.
-pub const START_TASK: &str = "StartTask";
-/// `CompleteTask(taskId)`: `{"ok":true,"task":…}`.
-pub const COMPLETE_TASK: &str = "CompleteTask";
-/// `UncompleteTask(taskId)`: `{"ok":true,"task":…}`.
-pub const UNCOMPLETE_TASK: &str = "UncompleteTask";
-/// `DeleteTask(taskId)`: `{"ok":true}`.
-pub const DELETE_TASK: &str = "DeleteTask";
-
-/// The names of all task tools; their calls are not recorded in tool history.
-pub const TASK_TOOL_NAMES: [&str; 6] = [
-    LIST_TASKS,
-    ADD_TASK,
-    START_TASK,
-    COMPLETE_TASK,
-    UNCOMPLETE_TASK,
-    DELETE_TASK,
-];
-
-/// Whether `name` is one of [`TASK_TOOL_NAMES`].
-#[must_use]
-pub fn is_task_tool(name: &str) -> bool {
-    TASK_TOOL_NAMES.contains(&name)
-}
 
 /// `ListTasks` result: `{"tasks":[…]}`.
 #[must_use]
@@ -140,28 +113,11 @@ mod tests {
     }
 
     #[test]
-    fn constants_are_the_seed_strings() {
+    fn constants_are_the_original_strings() {
         assert_eq!(
             NO_CONVERSATION_CONTEXT,
             "Error: Task list is not available (no conversation context)."
         );
         assert_eq!(CORRUPT_TASK_FILE, "Error: Task file is corrupt or invalid.");
-    }
-
-    #[test]
-    fn recognises_task_tools_only() {
-        let cases = [
-            ("ListTasks", true),
-            ("AddTask", true),
-            ("StartTask", true),
-            ("CompleteTask", true),
-            ("UncompleteTask", true),
-            ("DeleteTask", true),
-            ("ExecuteCommand", false),
-            ("listtasks", false),
-        ];
-        for (name, expected) in cases {
-            assert_eq!(is_task_tool(name), expected, "{name}");
-        }
     }
 }

@@ -1,4 +1,4 @@
-//! The task store port: where a conversation's [`TaskList`] is kept (DESIGN.md §6).
+//! The task store port: where a conversation's [`TaskList`] is kept (docs/design.md §6).
 //!
 //! The infrastructure crate implements it on `.agents/tasks/<conversation>.json`.
 //! Contract every implementation keeps:

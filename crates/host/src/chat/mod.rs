@@ -17,8 +17,9 @@ use tokio::sync::mpsc;
 pub use confirm::{StdinConfirmer, TerminalConfirmer};
 pub use repl::Repl;
 
+use smallebot_agent::assembly::Home;
+
 use crate::error::HostError;
-use crate::home::Home;
 use crate::render::{EventPrinter, Style};
 use crate::wiring;
 
@@ -46,7 +47,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
                 .store()
                 .get_conversation(id)
                 .await?
-                .ok_or_else(|| HostError::NotFound(format!("conversation {id} not found")))?
+                .ok_or(HostError::ConversationNotFound(id))?
         }
         (None, false) => match service
             .store()
@@ -83,8 +84,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         printer,
         interrupts,
     )
-    .with_confirmations(confirmations)
-    .with_plan(std::sync::Arc::clone(&app.plan));
+    .with_confirmations(confirmations);
     let result = repl.run(BufReader::new(tokio::io::stdin())).await;
     ctrl_c.abort();
     app.store.close().await;

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use smallebot_agent::tools;
-use smallebot_application::{ConversationService, SendOptions};
+use smallebot_application::{ConversationService, EventKind, SendOptions};
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
@@ -27,7 +27,6 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
-    plan: Option<Arc<dyn smallebot_application::ports::TaskPlan>>,
 }
 
 enum Next {
@@ -51,7 +50,6 @@ impl<W: Write> Repl<W> {
             printer,
             interrupts,
             confirmations: None,
-            plan: None,
         }
     }
 
@@ -60,13 +58,6 @@ impl<W: Write> Repl<W> {
     #[must_use]
     pub fn with_confirmations(mut self, requests: mpsc::Receiver<ConfirmRequest>) -> Self {
         self.confirmations = Some(requests);
-        self
-    }
-
-    /// Shows conversations' task lists with `/tasks`.
-    #[must_use]
-    pub fn with_plan(mut self, plan: Arc<dyn smallebot_application::ports::TaskPlan>) -> Self {
-        self.plan = Some(plan);
         self
     }
 
@@ -183,7 +174,7 @@ impl<W: Write> Repl<W> {
                 self.say(&found)?;
             }
             Slash::Tasks => {
-                let plan = match &self.plan {
+                let plan = match self.service.plan() {
                     Some(plan) => plan.plan_text(self.conversation).await,
                     None => None,
                 };
@@ -217,11 +208,12 @@ impl<W: Write> Repl<W> {
                 .await
         };
         match self.drive(task, lines).await? {
-            Ok(_) => {
-                // Title the conversation in the background after its first turn.
+            Ok(outcome) if outcome.first_turn => {
+                // Title the conversation in the background, once, after its first turn.
                 let service = Arc::clone(&self.service);
                 tokio::spawn(async move { service.generate_title(conversation).await });
             }
+            Ok(_) => {}
             Err(err) => self.say(&format!("error: {err}"))?,
         }
         Ok(())
@@ -252,23 +244,19 @@ impl<W: Write> Repl<W> {
         lines: &mut Lines<R>,
     ) -> Result<T, HostError> {
         let conversation = self.conversation;
-        let mut events = self.service.subscribe();
+        let mut events = self.service.subscribe(conversation);
         let mut handle = tokio::spawn(task);
         let mut spinner = Spinner::default();
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
         let result = loop {
             tokio::select! {
                 Some(event) = events.recv() => {
-                    if event.conversation_id() == conversation {
-                        spinner.observe(&event);
-                        self.printer.print(&event)?;
-                    }
+                    spinner.observe(&event.kind);
+                    self.printer.print(&event)?;
                 }
                 joined = &mut handle => {
                     while let Some(event) = events.try_recv() {
-                        if event.conversation_id() == conversation {
-                            self.printer.print(&event)?;
-                        }
+                        self.printer.print(&event)?;
                     }
                     break joined;
                 }
@@ -288,7 +276,10 @@ impl<W: Write> Repl<W> {
                 }
             }
         };
-        result.map_err(|e| HostError::TurnNotCompleted(format!("the task failed: {e}")))
+        result.map_err(|source| HostError::TaskJoin {
+            what: "the turn",
+            source,
+        })
     }
 }
 
@@ -312,11 +303,10 @@ struct Spinner {
 impl Spinner {
     const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-    fn observe(&mut self, event: &smallebot_application::TurnEvent) {
-        use smallebot_application::TurnEvent;
+    fn observe(&mut self, event: &EventKind) {
         match event {
-            TurnEvent::CompressionStarted { .. } => self.active = true,
-            TurnEvent::CompressionCompleted { .. } => self.active = false,
+            EventKind::CompressionStarted { .. } => self.active = true,
+            EventKind::CompressionCompleted { .. } => self.active = false,
             _ => {}
         }
     }

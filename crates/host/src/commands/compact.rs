@@ -1,9 +1,9 @@
 //! `smallebot compact ID [--focus TEXT]`.
 
+use smallebot_agent::assembly::Home;
 use smallebot_core::ids::ConversationId;
 
 use crate::error::HostError;
-use crate::home::Home;
 use crate::render::tokens;
 use crate::wiring;
 
@@ -24,9 +24,6 @@ pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostE
         );
         Ok(())
     } else {
-        Err(HostError::TurnNotCompleted(format!(
-            "nothing changed: {}",
-            report.detail
-        )))
+        Err(HostError::NothingCompacted(report.detail))
     }
 }

@@ -1,56 +1,31 @@
 //! `smallebot conversations list|show|delete|search`.
 
+use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
+use smallebot_application::PipelineError;
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 use smallebot_core::tasks::{TaskStore, format_plan};
-use smallebot_infrastructure::SqliteStore;
+use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 use crate::cli::ConversationsCommand;
+use crate::commands::open_store;
 use crate::error::HostError;
 use crate::render::{conversation_line, render_timeline};
+use crate::wiring;
 
-/// Runs one `conversations` subcommand; `tasks` holds the conversations' task lists.
-pub async fn run(
-    store: &SqliteStore,
-    tasks: &dyn TaskStore,
-    command: ConversationsCommand,
-) -> Result<(), HostError> {
+/// Runs one `conversations` subcommand.
+pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostError> {
     match command {
+        ConversationsCommand::Delete { id } => delete(home, id.parse()?).await,
         ConversationsCommand::List { user } => {
-            let conversations = store.list_conversations(user.as_deref()).await?;
-            if conversations.is_empty() {
-                println!("no conversations yet");
-            }
-            for c in &conversations {
-                println!("{}", conversation_line(c));
-            }
+            with_store(home, async |store| list(store, user.as_deref()).await).await
         }
         ConversationsCommand::Show { id } => {
             let id: ConversationId = id.parse()?;
-            let conversation = store
-                .get_conversation(id)
-                .await?
-                .ok_or_else(|| HostError::NotFound(format!("conversation {id} not found")))?;
-            let turns = store.list_turns(id).await?;
-            let rows = store.rows_after(id, 0).await?;
-            print!("{}", render_timeline(&conversation, &turns, &rows));
-            match tasks.load(id).await {
-                Ok(list) if !list.tasks.is_empty() => println!("\n{}", format_plan(&list)),
-                Ok(_) => {}
-                Err(error) => eprintln!("the task list cannot be shown: {error}"),
-            }
-        }
-        ConversationsCommand::Delete { id } => {
-            let id: ConversationId = id.parse()?;
-            if !store.delete_conversation(id).await? {
-                return Err(HostError::NotFound(format!("conversation {id} not found")));
-            }
-            println!("deleted conversation {id}");
-            if let Err(error) = tasks.delete(id).await {
-                eprintln!("its task list could not be deleted: {error}");
-            }
+            let tasks = FileTaskStore::new(home.tasks_dir());
+            with_store(home, async |store| show(store, &tasks, id).await).await
         }
         ConversationsCommand::Search {
             query,
@@ -68,8 +43,69 @@ pub async fn run(
                 since,
                 limit: tools::clamp_max_results(limit),
             };
-            println!("{}", tools::search_and_format(store, &query).await?);
+            with_store(home, async |store| {
+                println!("{}", tools::search_and_format(store, &query).await?);
+                Ok(())
+            })
+            .await
         }
     }
+}
+
+/// Opens the store, runs `work` on it, closes it.
+async fn with_store(
+    home: &Home,
+    work: impl AsyncFnOnce(&SqliteStore) -> Result<(), HostError>,
+) -> Result<(), HostError> {
+    let store = open_store(home).await?;
+    let result = work(&store).await;
+    store.close().await;
+    result
+}
+
+async fn list(store: &SqliteStore, user: Option<&str>) -> Result<(), HostError> {
+    let conversations = store.list_conversations(user).await?;
+    if conversations.is_empty() {
+        println!("no conversations yet");
+    }
+    for c in &conversations {
+        println!("{}", conversation_line(c));
+    }
     Ok(())
+}
+
+async fn show(
+    store: &SqliteStore,
+    tasks: &dyn TaskStore,
+    id: ConversationId,
+) -> Result<(), HostError> {
+    let conversation = store
+        .get_conversation(id)
+        .await?
+        .ok_or(HostError::ConversationNotFound(id))?;
+    let turns = store.list_turns(id).await?;
+    let rows = store.rows_after(id, 0).await?;
+    print!("{}", render_timeline(&conversation, &turns, &rows));
+    match tasks.load(id).await {
+        Ok(list) if !list.tasks.is_empty() => println!("\n{}", format_plan(&list)),
+        Ok(_) => {}
+        Err(error) => eprintln!("the task list cannot be shown: {error}"),
+    }
+    Ok(())
+}
+
+/// Deletes a conversation through the service, so the busy check applies (a running
+/// turn is not pulled away) and its task list goes with it.
+async fn delete(home: &Home, id: ConversationId) -> Result<(), HostError> {
+    let app = wiring::build_without_model(home).await?;
+    let deleted = app.service.delete_conversation(id).await;
+    app.store.close().await;
+    match deleted {
+        Ok(()) => {
+            println!("deleted conversation {id}");
+            Ok(())
+        }
+        Err(PipelineError::ConversationNotFound(id)) => Err(HostError::ConversationNotFound(id)),
+        Err(other) => Err(other.into()),
+    }
 }

@@ -1,9 +1,9 @@
 //! `smallebot migrate [--status]`.
 
+use smallebot_agent::assembly::Home;
 use smallebot_infrastructure::{migrate_database, migration_status};
 
 use crate::error::HostError;
-use crate::home::Home;
 
 /// Applies pending migrations to the home's database, or lists them with `--status`.
 pub async fn run(home: &Home, status_only: bool) -> Result<(), HostError> {

@@ -5,11 +5,11 @@ mod conversations;
 mod migrate;
 pub mod run;
 
+use smallebot_agent::assembly::Home;
 use smallebot_infrastructure::SqliteStore;
 
 use crate::cli::{Cli, Command};
 use crate::error::HostError;
-use crate::home::Home;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), HostError> {
@@ -49,13 +49,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             )
             .await
         }
-        Command::Conversations(command) => {
-            let store = open_store(&home).await?;
-            let tasks = smallebot_infrastructure::FileTaskStore::new(home.tasks_dir());
-            let result = conversations::run(&store, &tasks, command).await;
-            store.close().await;
-            result
-        }
+        Command::Conversations(command) => conversations::run(&home, command).await,
     }
 }
 

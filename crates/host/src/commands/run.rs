@@ -3,12 +3,12 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
+use smallebot_agent::assembly::Home;
 use smallebot_application::SendOptions;
 use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::ConversationId;
 
 use crate::error::HostError;
-use crate::home::Home;
 use crate::render::{EventPrinter, Style};
 use crate::wiring;
 
@@ -32,7 +32,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         Some(id) => id.parse()?,
         None => service.create_conversation(&app.user).await?.id,
     };
-    let mut events = service.subscribe();
+    let mut events = service.subscribe(conversation_id);
     let style = Style {
         ansi: std::io::stdout().is_terminal(),
     };
@@ -51,7 +51,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
                 while let Some(event) = events.try_recv() {
                     printer.print(&event)?;
                 }
-                break joined.map_err(|e| HostError::TurnNotCompleted(format!("the turn task failed: {e}")))??;
+                break joined.map_err(|source| HostError::TaskJoin { what: "the turn", source })??;
             }
             _ = tokio::signal::ctrl_c() => {
                 service.cancel(conversation_id);
@@ -59,16 +59,16 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         }
     };
     drop(printer);
-    if outcome.status == TurnStatus::Completed {
+    if outcome.status == TurnStatus::Completed && outcome.first_turn {
         // A title from the model for a new conversation (stored silently).
         let _ = service.generate_title(conversation_id).await;
     }
     app.store.close().await;
     match outcome.status {
         TurnStatus::Completed => Ok(()),
-        status => Err(HostError::TurnNotCompleted(format!(
-            "the turn ended {} (conversation {conversation_id})",
-            status.as_str()
-        ))),
+        status => Err(HostError::TurnNotCompleted {
+            conversation_id,
+            status,
+        }),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use smallebot_application::TurnEvent;
+use smallebot_application::{Event, EventKind};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
@@ -87,26 +87,26 @@ impl<W: Write> EventPrinter<W> {
     ///
     /// # Errors
     /// Writing failed.
-    pub fn print(&mut self, event: &TurnEvent) -> std::io::Result<()> {
+    pub fn print(&mut self, event: &Event) -> std::io::Result<()> {
         if self.json {
             let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
         let style = self.style;
-        match event {
-            TurnEvent::ReasoningDelta { text, .. } => {
+        match &event.kind {
+            EventKind::ReasoningDelta { text } => {
                 if !self.in_reasoning {
                     self.in_reasoning = true;
                     write!(self.out, "{}", style.dim("thinking: "))?;
                 }
                 write!(self.out, "{}", style.dim(text))?;
             }
-            TurnEvent::TextDelta { text, .. } => {
+            EventKind::TextDelta { text } => {
                 self.end_reasoning()?;
                 write!(self.out, "{text}")?;
             }
-            TurnEvent::ToolCallStarted {
+            EventKind::ToolCallStarted {
                 tool_name,
                 arguments,
                 ..
@@ -115,7 +115,7 @@ impl<W: Write> EventPrinter<W> {
                 let args = truncate_with_marker(arguments, SHOWN_RESULT_CHARS, "…");
                 writeln!(self.out, "\n{} {}({args})", style.bold("⚙"), tool_name)?;
             }
-            TurnEvent::ToolCallCompleted {
+            EventKind::ToolCallCompleted {
                 tool_name,
                 status,
                 result,
@@ -140,11 +140,11 @@ impl<W: Write> EventPrinter<W> {
                     style.dim(&format!("{tool_name} [{}] {shown}{more}", status.as_str()))
                 )?;
             }
-            TurnEvent::CompressionStarted { .. } => {
+            EventKind::CompressionStarted { .. } => {
                 self.end_reasoning()?;
                 writeln!(self.out, "{}", style.dim("Compressing context..."))?;
             }
-            TurnEvent::CompressionCompleted {
+            EventKind::CompressionCompleted {
                 ok,
                 detail,
                 tokens_before,
@@ -162,14 +162,14 @@ impl<W: Write> EventPrinter<W> {
                 };
                 writeln!(self.out, "{}", style.dim(&line))?;
             }
-            TurnEvent::ContextUsage {
+            EventKind::ContextUsage {
                 used,
                 window,
                 ratio,
                 reported,
                 ..
             } => self.last_usage = Some((*used, *window, *ratio, *reported)),
-            TurnEvent::TaskListChanged { plan, .. } => {
+            EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
                 let progress = plan
                     .lines()
@@ -177,7 +177,7 @@ impl<W: Write> EventPrinter<W> {
                     .unwrap_or("changed");
                 writeln!(self.out, "  {}", style.dim(&format!("plan: {progress}")))?;
             }
-            TurnEvent::TurnCompleted { .. } => {
+            EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
                 writeln!(self.out)?;
                 if let Some((used, window, ratio, reported)) = self.last_usage {
@@ -193,7 +193,7 @@ impl<W: Write> EventPrinter<W> {
                     writeln!(self.out, "{}", style.dim(&line))?;
                 }
             }
-            TurnEvent::TurnCancelled { .. } => {
+            EventKind::TurnCancelled => {
                 self.end_reasoning()?;
                 writeln!(
                     self.out,
@@ -201,11 +201,12 @@ impl<W: Write> EventPrinter<W> {
                     style.dim("(cancelled — partial answer kept)")
                 )?;
             }
-            TurnEvent::TurnFailed { error, .. } => {
+            EventKind::TurnFailed { error, .. } => {
                 self.end_reasoning()?;
                 writeln!(self.out, "\nerror: {error}")?;
             }
-            TurnEvent::TurnStarted { .. } | TurnEvent::TitleChanged { .. } => {}
+            // TurnStarted, TitleChanged and kinds added later print nothing.
+            _ => {}
         }
         self.out.flush()
     }
@@ -218,10 +219,14 @@ mod tests {
 
     #[test]
     fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
-        let event = TurnEvent::TaskListChanged {
-            conversation_id: ConversationId::new(),
-            plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
-        };
+        let event = Event::new(
+            ConversationId::new(),
+            None,
+            1,
+            EventKind::TaskListChanged {
+                plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
+            },
+        );
         let mut out = Vec::new();
         EventPrinter::new(&mut out, false, Style { ansi: false })
             .print(&event)

@@ -30,7 +30,7 @@ pub const MAX_RESULTS: u32 = 50;
 pub const MAX_DAYS: u64 = 36_500;
 
 /// Tools whose calls are never shown as hits (they quote earlier searches).
-const SELF_QUOTING_TOOLS: &[&str] = &["SearchHistory", "ReadConversationData"];
+const SELF_QUOTING_TOOLS: &[&str] = &[super::search::NAME, super::timeline::NAME];
 /// Extra hits fetched beyond the limit, to make up for skipped self-quoting hits.
 const FETCH_SLACK: u32 = 20;
 /// Never fetch more hits than this for one search.

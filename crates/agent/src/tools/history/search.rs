@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::scope::current_conversation;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
@@ -18,7 +17,7 @@ use super::matches::{
 use crate::tools::args::{ArgError, Args};
 use crate::tools::registry::Tool;
 
-const NAME: &str = "SearchHistory";
+pub(super) const NAME: &str = "SearchHistory";
 
 /// Searches user and assistant messages and tool calls (name, arguments, result) of
 /// the current conversation (`scope: "conversation"`, the default) or of every
@@ -70,8 +69,8 @@ impl SearchHistory {
         }
     }
 
-    async fn run(&self, args: &Args) -> Result<String, ToolOutcome> {
-        let Some(conversation) = current_conversation() else {
+    async fn run(&self, args: &Args, context: &ToolContext) -> Result<String, ToolOutcome> {
+        let Some(conversation) = context.conversation_id else {
             return Err(ToolOutcome::error(format!(
                 "Error: {NAME} has no conversation context: it only works inside a \
                  conversation turn."
@@ -104,6 +103,14 @@ impl SearchHistory {
 
 #[async_trait]
 impl Tool for SearchHistory {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: NAME.into(),
@@ -147,8 +154,8 @@ impl Tool for SearchHistory {
         }
     }
 
-    async fn call(&self, args: &Args, _context: &ToolContext) -> ToolOutcome {
-        match self.run(args).await {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        match self.run(args, context).await {
             Ok(text) => ToolOutcome::ok(text),
             Err(outcome) => outcome,
         }

@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
-use smallebot_application::scope::current_conversation;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::Store;
 use smallebot_core::rules::truncation::truncate_tool_result;
@@ -15,7 +14,7 @@ use smallebot_core::time::format_timestamp;
 use crate::tools::args::Args;
 use crate::tools::registry::Tool;
 
-const NAME: &str = "ReadConversationData";
+pub(super) const NAME: &str = "ReadConversationData";
 
 /// Returns the current conversation's timeline as one JSON object:
 ///
@@ -98,8 +97,8 @@ impl ReadConversationData {
         })
     }
 
-    async fn run(&self) -> Result<String, String> {
-        let id = current_conversation().ok_or_else(|| {
+    async fn run(&self, context: &ToolContext) -> Result<String, String> {
+        let id = context.conversation_id.ok_or_else(|| {
             format!("Error: {NAME} has no conversation context: it only works inside a conversation turn.")
         })?;
         let failed = |e| format!("Error: {NAME}: reading the conversation failed: {e}");
@@ -116,6 +115,14 @@ impl ReadConversationData {
 
 #[async_trait]
 impl Tool for ReadConversationData {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: NAME.into(),
@@ -128,8 +135,8 @@ impl Tool for ReadConversationData {
         }
     }
 
-    async fn call(&self, _args: &Args, _context: &ToolContext) -> ToolOutcome {
-        match self.run().await {
+    async fn call(&self, _args: &Args, context: &ToolContext) -> ToolOutcome {
+        match self.run(context).await {
             Ok(text) => ToolOutcome::ok(text),
             Err(text) => ToolOutcome::error(text),
         }

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::ToolCallStatus;
-use smallebot_core::rules::command_policy::{CommandPolicy, CommandVerdict, PolicyError};
+use smallebot_core::shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::confirm::CommandConfirmer;
 use super::process::{Ending, Finished, run_shell};
@@ -18,7 +18,7 @@ use crate::tools::{Args, Tool, Workspace, WorkspaceError};
 /// The tool's name.
 const NAME: &str = "ExecuteCommand";
 
-/// Runs a shell command in the workspace (DESIGN.md §8).
+/// Runs a shell command in the workspace (docs/design.md §8).
 ///
 /// In order: the blacklist (a match → status `Denied`, naming the rule), the working
 /// directory (must resolve inside the workspace), confirmation when
@@ -154,6 +154,28 @@ fn seconds(duration: Duration) -> String {
 
 #[async_trait]
 impl Tool for ExecuteCommand {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::MUTATING
+    }
+
+    /// Output redirections, `tee`, `touch`, `cp`/`mv` targets, `mkdir`, files opened for
+    /// writing by inline Python, … of the command line, run in `workingDirectory`.
+    fn written_paths(&self, args: &Args) -> Vec<String> {
+        let Ok(command) = args.string("command") else {
+            return Vec::new();
+        };
+        let root = self.workspace.absolute_root();
+        let directory = match args.opt_string("workingDirectory") {
+            Ok(Some(dir)) => smallebot_core::shell::resolve_written_path(&root, dir),
+            _ => None,
+        };
+        smallebot_core::shell::written_files(command, directory.as_deref().unwrap_or(&root))
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: NAME.into(),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use regex::{Regex, RegexBuilder};
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::rules::truncation::truncate_with_marker;
 use tokio_util::sync::CancellationToken;
 
@@ -44,9 +44,17 @@ impl GrepContent {
 
 #[async_trait]
 impl Tool for GrepContent {
+    fn name(&self) -> &str {
+        "GrepContent"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "GrepContent".into(),
+            name: self.name().into(),
             description: format!(
                 "Search the text files of the workspace for lines matching a regular \
                  expression (Rust regex syntax; prefix with (?i) to ignore case). Prints \

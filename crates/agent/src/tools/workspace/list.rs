@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use tokio_util::sync::CancellationToken;
 
 use super::resolve::{Workspace, WorkspaceError};
@@ -32,9 +32,17 @@ impl ListFiles {
 
 #[async_trait]
 impl Tool for ListFiles {
+    fn name(&self) -> &str {
+        "ListFiles"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "ListFiles".into(),
+            name: self.name().into(),
             description: format!(
                 "List files and directories in the workspace, recursively (directories end \
                  with '/', files show their size, symbolic links are not followed). At most \

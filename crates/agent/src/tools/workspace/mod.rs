@@ -1,5 +1,5 @@
 //! The workspace file tools: `ReadFile`, `WriteFile`, `AppendFile`, `ListFiles`,
-//! `CreateDirectory` and `GrepContent`, confined to one directory (DESIGN.md §8).
+//! `CreateDirectory` and `GrepContent`, confined to one directory (docs/design.md §8).
 //!
 //! Every path is checked by [`Workspace`] (lexical rule, then canonicalization with
 //! symlinks followed) before the file system is touched.

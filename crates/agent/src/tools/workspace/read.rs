@@ -5,7 +5,7 @@ use std::io::{Read, Seek};
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
@@ -37,9 +37,17 @@ impl ReadFile {
 
 #[async_trait]
 impl Tool for ReadFile {
+    fn name(&self) -> &str {
+        "ReadFile"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READ_ONLY
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "ReadFile".into(),
+            name: self.name().into(),
             description: "Read a text file in the workspace. Returns at most 1 MiB per call; \
                           use offset and limit (in lines) to page through longer files. \
                           Binary files are refused."

@@ -199,6 +199,24 @@ impl Workspace {
         &self.root
     }
 
+    /// The root made absolute (lexically, without touching the file system), as text.
+    #[must_use]
+    pub fn absolute_root(&self) -> String {
+        std::path::absolute(&self.root)
+            .unwrap_or_else(|_| self.root.clone())
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// What a file tool called with the path argument `path` writes: the path resolved
+    /// lexically against the absolute root (nothing for an empty or device path).
+    #[must_use]
+    pub fn written_path(&self, path: &str) -> Vec<String> {
+        smallebot_core::shell::resolve_written_path(&self.absolute_root(), path)
+            .into_iter()
+            .collect()
+    }
+
     /// Creates the root if needed and returns it canonicalized.
     ///
     /// # Errors

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
@@ -93,11 +93,30 @@ async fn write_call(
     run_blocking(context, move || write(&workspace, &path, &content, mode)).await
 }
 
+/// What a call of a path tool writes: its `path` argument in the workspace.
+fn path_argument(workspace: &Workspace, args: &Args) -> Vec<String> {
+    args.string("path")
+        .map(|path| workspace.written_path(path))
+        .unwrap_or_default()
+}
+
 #[async_trait]
 impl Tool for WriteFile {
+    fn name(&self) -> &str {
+        "WriteFile"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::MUTATING
+    }
+
+    fn written_paths(&self, args: &Args) -> Vec<String> {
+        path_argument(&self.workspace, args)
+    }
+
     fn schema(&self) -> ToolSchema {
         path_and_content_schema(
-            "WriteFile",
+            self.name(),
             "Write a text file in the workspace, replacing it if it exists. Parent \
              directories are created as needed.",
             "The complete new content of the file.",
@@ -111,9 +130,21 @@ impl Tool for WriteFile {
 
 #[async_trait]
 impl Tool for AppendFile {
+    fn name(&self) -> &str {
+        "AppendFile"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::MUTATING
+    }
+
+    fn written_paths(&self, args: &Args) -> Vec<String> {
+        path_argument(&self.workspace, args)
+    }
+
     fn schema(&self) -> ToolSchema {
         path_and_content_schema(
-            "AppendFile",
+            self.name(),
             "Append text to the end of a file in the workspace, creating the file (and its \
              parent directories) if it does not exist. No newline is added.",
             "The text to append.",
@@ -206,9 +237,21 @@ fn append(path: &Path, content: &str) -> std::io::Result<()> {
 
 #[async_trait]
 impl Tool for CreateDirectory {
+    fn name(&self) -> &str {
+        "CreateDirectory"
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::MUTATING
+    }
+
+    fn written_paths(&self, args: &Args) -> Vec<String> {
+        path_argument(&self.workspace, args)
+    }
+
     fn schema(&self) -> ToolSchema {
         ToolSchema {
-            name: "CreateDirectory".into(),
+            name: self.name().into(),
             description: "Create a directory in the workspace, with any missing parents \
                           (like mkdir -p). Succeeds if it already exists."
                 .into(),

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use super::expand::assignment;
 use super::glob::has_glob_chars;
+use crate::shell::syntax::assignment;
+use crate::shell::wrappers::basename;
 
 /// Long options mapped to a short flag: (program, long name, shortest accepted
 /// abbreviation, flag). GNU tools accept unambiguous abbreviations (`--rec`).
@@ -136,11 +137,6 @@ fn short_alias(program: &str, flag: char) -> char {
         .iter()
         .find(|(p, from, _)| *p == program && *from == flag)
         .map_or(flag, |&(_, _, to)| to)
-}
-
-/// The last `/`-separated part of a program path (`/bin/rm` → `rm`).
-pub(super) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
 }
 
 /// Normalizes an argument: `NAME=value` has its value normalized as a path, anything

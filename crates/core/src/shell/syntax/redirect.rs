@@ -1,7 +1,7 @@
-//! Redirections for the [`shell_lexer`](super::shell_lexer): the operator, an optional
-//! fd number, the target word, and here-document bodies read after the next newline.
+//! Redirections for the [`lexer`](super::lexer): the operator, an optional fd number,
+//! the target word, and here-document bodies read after the next newline.
 
-use super::shell_lexer::{Lexer, ParseError, Redirect, RedirectOp, Token};
+use super::lexer::{Lexer, ParseError, Redirect, RedirectOp, Token};
 
 /// A here-document waiting for its body: the token index, delimiter and `<<-` flag.
 pub(super) struct PendingHereDoc {

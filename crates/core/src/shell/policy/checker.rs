@@ -1,20 +1,18 @@
 //! Walks a command line and every script nested in it, matching each simple command
 //! (at every wrapper level) and each pipeline against the blacklist rules.
 
-use super::expand::{ShellState, assignment, expand_word, expand_words, substitute};
-use super::invocation::{Arg, Invocation, RedirectTarget, basename, normalize_path};
+use super::expand::{ShellState, expand_word, expand_words, substitute};
+use super::invocation::{Arg, Invocation, RedirectTarget, normalize_path};
 use super::pattern::{Rule, RuleKind, command_matches, is_fork_bomb, pipeline_matches};
-use super::wrappers::{Nested, unwrap_command};
-use crate::rules::shell_lexer::{RedirectOp, SubstitutionKind};
-use crate::rules::shell_syntax::{Pipeline, SimpleCommand, parse_script};
-
-/// How deep nested scripts (`sh -c`, `eval`, `$(…)`) are followed before refusing.
-pub(super) const MAX_DEPTH: usize = 16;
+use crate::shell::syntax::{
+    Pipeline, RedirectOp, SimpleCommand, SubstitutionKind, assignment, parse_script,
+};
+use crate::shell::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
 
 /// The rule text reported for a command that cannot be parsed.
 pub(super) const UNPARSABLE_RULE: &str = "(the command must be valid shell syntax)";
 
-/// The rule text reported for scripts nested deeper than [`MAX_DEPTH`].
+/// The rule text reported for scripts nested deeper than [`MAX_SCRIPT_DEPTH`].
 pub(super) const TOO_DEEP_RULE: &str = "(nesting limit)";
 
 /// Why a command is refused: the rule and what matched it.
@@ -46,7 +44,7 @@ impl Checker<'_> {
         state: &mut ShellState,
         depth: usize,
     ) -> Result<Vec<Vec<Stage>>, Violation> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCRIPT_DEPTH {
             return Err(too_deep());
         }
         let script = parse_script(source).map_err(|error| Violation {
@@ -132,7 +130,7 @@ impl Checker<'_> {
         state: &ShellState,
         depth: usize,
     ) -> Result<(Stage, Vec<String>), Violation> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCRIPT_DEPTH {
             return Err(too_deep());
         }
         let unwrapped = unwrap_command(words, stdin);
@@ -247,12 +245,12 @@ fn redirect_targets(command: &SimpleCommand, state: &ShellState) -> Vec<Redirect
         .collect()
 }
 
-/// The violation for scripts nested deeper than [`MAX_DEPTH`].
+/// The violation for scripts nested deeper than [`MAX_SCRIPT_DEPTH`].
 fn too_deep() -> Violation {
     Violation {
         rule: TOO_DEEP_RULE.to_owned(),
         matched: format!(
-            "scripts nested more than {MAX_DEPTH} levels deep (sh -c, eval, $(…)) cannot be \
+            "scripts nested more than {MAX_SCRIPT_DEPTH} levels deep (sh -c, eval, $(…)) cannot be \
              checked; run the inner command directly"
         ),
     }

@@ -44,11 +44,13 @@ fn chains() {
     }
 }
 
+/// (command, stdin, nested scripts or commands)
+type NestedCase = (&'static str, Option<&'static str>, Vec<Nested<String>>);
+
 #[test]
 fn nested_scripts() {
-    // (command, stdin, nested scripts or commands)
-    let script = |s: &str| Nested::Script(s.to_owned());
-    let cases: &[(&str, Option<&str>, Vec<Nested>)] = &[
+    let script = |s: &str| Nested::<String>::Script(s.to_owned());
+    let cases: &[NestedCase] = &[
         ("sh -c 'rm -rf /'", None, vec![script("rm -rf /")]),
         ("bash -lc 'sudo ls' x", None, vec![script("sudo ls")]),
         ("bash -o pipefail -c 'a | b'", None, vec![script("a | b")]),
@@ -87,4 +89,31 @@ fn nested_scripts() {
 fn xargs_appends_known_stdin() {
     let unwrapped = unwrap_command(&words("xargs rm -rf"), Some("/ \n"));
     assert_eq!(unwrapped.chain.last().unwrap().join(" "), "rm -rf /");
+}
+
+#[test]
+fn parsed_words_keep_their_literal_flag() {
+    // (command, the innermost level's words with whether each is literal)
+    let cases: &[(&str, &[(&str, bool)])] = &[
+        (
+            "sudo tee \"$OUT\" a.txt",
+            &[("tee", true), ("$OUT", false), ("a.txt", true)],
+        ),
+        ("env -S 'tee a.txt'", &[("tee", true), ("a.txt", true)]),
+        ("env -S \"tee $F\"", &[("tee", false), ("$F", false)]),
+        ("xargs touch", &[("touch", true)]),
+        ("xargs", &[("echo", false)]),
+    ];
+    for &(command, expected) in cases {
+        let commands = crate::shell::syntax::parse_simple_commands(command).unwrap();
+        let unwrapped = unwrap_command(&commands[0].words, None);
+        let got: Vec<(&str, bool)> = unwrapped
+            .chain
+            .last()
+            .unwrap()
+            .iter()
+            .map(|word| (word.text.as_str(), word.is_literal()))
+            .collect();
+        assert_eq!(got, expected, "{command}");
+    }
 }

@@ -171,6 +171,47 @@ fn substitutions_are_recorded() {
 }
 
 #[test]
+fn splits_words_and_operators() {
+    let tokens = tokenize("echo 'a  b' && ls").unwrap();
+    assert!(matches!(&tokens[1], Token::Word(w) if w.text == "a  b"));
+    assert_eq!(tokens[2], Token::Operator(Operator::And));
+}
+
+#[test]
+fn literal_words() {
+    // (word, whether its text is the value the program sees)
+    let cases: &[(&str, bool)] = &[
+        ("a.txt", true),
+        ("'$x'", true),
+        ("\"my file\"", true),
+        ("\\*.txt", true),
+        ("'*.txt'", true),
+        ("\"*.txt\"", true),
+        ("$'a\\tb'", true),
+        ("a$", true),
+        ("$x", false),
+        ("$1", false),
+        ("\"$HOME/x\"", false),
+        ("${x}", false),
+        ("$((1+2))", false),
+        ("*.txt", false),
+        ("a?", false),
+        ("[ab]", false),
+        ("`pwd`/x", false),
+        ("$(pwd)/x", false),
+        ("<(ls)", false),
+    ];
+    for &(source, literal) in cases {
+        let tokens = tokenize(&format!("cmd {source}")).unwrap();
+        assert!(
+            matches!(&tokens[1], Token::Word(w) if w.is_literal() == literal),
+            "{source:?}: {:?}",
+            tokens[1]
+        );
+    }
+}
+
+#[test]
 fn quoted_flag() {
     let cases: &[(&str, bool)] = &[
         ("plain", false),

@@ -3,17 +3,19 @@
 //!
 //! # How a command is checked
 //!
-//! The command line is parsed like `sh` would ([`shell_syntax`](super::shell_syntax)):
-//! quotes and escapes are removed, and it is split into simple commands at `;`, `&&`,
-//! `||`, `|`, `&`, newlines, `( … )` and `{ …; }`. Each simple command is then:
+//! The command line is parsed like `sh` would, by the parser it shares with
+//! written-file detection ([`shell`](crate::shell)): quotes and escapes are removed, and
+//! it is split into simple commands at `;`, `&&`, `||`, `|`, `&`, newlines, `( … )` and
+//! `{ …; }`. Each simple command is then:
 //!
 //! 1. expanded as far as possible without running anything: brace expansion
 //!    (`{rm,-rf,/}`), variables assigned earlier in the line (`X=rm; $X -rf /`),
 //!    `$HOME` as `~`, `$IFS` as a space;
 //! 2. stripped of leading `NAME=value` assignments and unwrapped level by level
 //!    through wrappers (`env`, `sudo`, `doas`, `nice`, `nohup`, `time`, `command`,
-//!    `exec`, `timeout`, `stdbuf`, `xargs`, `busybox`, …); every level is checked, so
-//!    `sudo ls` matches the rule `sudo` and `sudo rm -rf /` also matches `rm -r /`;
+//!    `exec`, `timeout`, `stdbuf`, `xargs`, `busybox`, …; written-file detection
+//!    unwraps the same list); every level is checked, so `sudo ls` matches the rule
+//!    `sudo` and `sudo rm -rf /` also matches `rm -r /`;
 //! 3. normalized: the program's basename, lowercased (`/bin/rm`, `"rm"`, `\rm` → `rm`),
 //!    the set of short flags (`-rf`, `-fr`, `-r -f`, and for `rm` `-R`, `--recursive`,
 //!    `--force`), long flags, and the other arguments with paths normalized lexically
@@ -69,7 +71,6 @@ mod expand;
 mod glob;
 mod invocation;
 mod pattern;
-mod wrappers;
 
 use std::fmt;
 
@@ -279,7 +280,7 @@ impl CommandPolicy {
     /// Checks a command line: the blacklist first, then the whitelist.
     ///
     /// ```
-    /// use smallebot_core::rules::command_policy::{CommandPolicy, CommandVerdict};
+    /// use smallebot_core::shell::{CommandPolicy, CommandVerdict};
     /// let policy = CommandPolicy::with_defaults();
     /// assert!(policy.check("cargo test").is_allowed());
     /// assert!(matches!(

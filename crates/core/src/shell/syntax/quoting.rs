@@ -1,7 +1,7 @@
-//! Quoting and `$` forms for the [`shell_lexer`](super::shell_lexer): the parts of a
-//! word inside `'…'`, `"…"`, `$'…'`, backticks, `$(…)`, `$((…))` and `${…}`.
+//! Quoting and `$` forms for the [`lexer`](super::lexer): the parts of a word inside
+//! `'…'`, `"…"`, `$'…'`, backticks, `$(…)`, `$((…))` and `${…}`.
 
-use super::shell_lexer::{Lexer, MAX_NESTING, ParseError, Substitution, SubstitutionKind, Word};
+use super::lexer::{Lexer, MAX_NESTING, ParseError, Substitution, SubstitutionKind, Word};
 
 /// Reads the rest of a `'…'` quote (the opening quote was consumed).
 pub(super) fn single_quoted(lexer: &mut Lexer, text: &mut String) -> Result<(), ParseError> {
@@ -97,6 +97,7 @@ pub(super) fn dollar(
         Some('(') if lexer.peek_at(1) == Some('(') => {
             skip_balanced(lexer, '(', ')', "$((")?;
             word.text.extend(&lexer.chars[start..lexer.pos]);
+            word.expands = true;
             Ok(())
         }
         Some('(') => {
@@ -109,8 +110,17 @@ pub(super) fn dollar(
             });
             Ok(())
         }
-        Some('{') => braced_parameter(lexer, word, start),
-        _ => {
+        Some('{') => {
+            word.expands = true;
+            braced_parameter(lexer, word, start)
+        }
+        next => {
+            // `$name`, `$1` and the special parameters expand; a `$` before anything
+            // else is itself.
+            word.expands |= next.is_some_and(|c| {
+                c.is_ascii_alphanumeric()
+                    || matches!(c, '_' | '@' | '*' | '#' | '?' | '$' | '!' | '-')
+            });
             word.text.push('$');
             Ok(())
         }

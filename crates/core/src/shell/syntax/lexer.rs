@@ -8,14 +8,16 @@
 //! here-document bodies. Quotes are removed from word text. Command substitutions
 //! (`$(…)`, backticks) and process substitutions (`<(…)`, `>(…)`) stay in the word
 //! text as written and their inner scripts are recorded in [`Word::substitutions`];
-//! `${…}` and `$((…))` are kept as written.
+//! `${…}` and `$((…))` are kept as written. [`Word::expands`] notes parameter and
+//! arithmetic expansions and unquoted glob characters, so [`Word::is_literal`] can say
+//! whether the text is the value the program will see.
 
-use super::shell_quoting as quoting;
-use super::shell_redirect::PendingHereDoc;
+use super::quoting;
+use super::redirect::PendingHereDoc;
 
 /// Why a script could not be tokenized.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     /// A `'` or `"` quote is never closed.
     #[error("unterminated {quote} quote; close the quote")]
     UnterminatedQuote {
@@ -43,11 +45,11 @@ pub enum ParseError {
 }
 
 /// How deep `$( $( … ) )` may nest.
-pub const MAX_NESTING: usize = 24;
+pub(super) const MAX_NESTING: usize = 24;
 
 /// A redirection operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RedirectOp {
+pub(crate) enum RedirectOp {
     /// `<`
     Input,
     /// `>` or `>|`
@@ -76,7 +78,7 @@ pub enum RedirectOp {
 impl RedirectOp {
     /// Whether the redirection may write to its target (a file or a device).
     #[must_use]
-    pub fn writes(self) -> bool {
+    pub(crate) fn writes(self) -> bool {
         matches!(
             self,
             Self::Output
@@ -91,7 +93,7 @@ impl RedirectOp {
 
 /// Which kind of substitution a [`Substitution`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubstitutionKind {
+pub(crate) enum SubstitutionKind {
     /// `$(…)` or `` `…` ``: the output becomes text in the word.
     Command,
     /// `<(…)`: the word names a file to read the script's output from.
@@ -102,7 +104,7 @@ pub enum SubstitutionKind {
 
 /// A script nested in a word, run by the shell before the command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Substitution {
+pub(crate) struct Substitution {
     /// Which kind of substitution.
     pub kind: SubstitutionKind,
     /// The inner script, as written (backtick escapes removed).
@@ -111,18 +113,33 @@ pub struct Substitution {
 
 /// One shell word with its quotes removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Word {
+pub(crate) struct Word {
     /// The text with quotes and escapes removed; substitutions kept as written.
     pub text: String,
     /// Whether any part was quoted or escaped (no field splitting, no brace expansion).
     pub quoted: bool,
+    /// Whether the shell changes part of the text when the command runs: a `$`
+    /// parameter or arithmetic expansion (`$x`, `${x}`, `$((…))`, also inside double
+    /// quotes) or an unquoted glob character (`*`, `?`, `[`). Substitutions are in
+    /// [`substitutions`](Self::substitutions).
+    pub expands: bool,
     /// The scripts of substitutions inside the word, in order.
     pub substitutions: Vec<Substitution>,
 }
 
+impl Word {
+    /// Whether the text is exactly the value the program receives: no substitution,
+    /// no `$` expansion and no unquoted glob character (quotes and escapes are fine,
+    /// and so is `$'…'`).
+    #[must_use]
+    pub(crate) fn is_literal(&self) -> bool {
+        !self.expands && self.substitutions.is_empty()
+    }
+}
+
 /// A redirection with its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Redirect {
+pub(crate) struct Redirect {
     /// The explicit file descriptor (`2` in `2>file`), if any.
     pub fd: Option<u32>,
     /// The operator.
@@ -135,7 +152,7 @@ pub struct Redirect {
 
 /// A control operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operator {
+pub(crate) enum Operator {
     /// `;` (also `;;` and `;&` in `case`)
     Semicolon,
     /// `&&`
@@ -156,7 +173,7 @@ pub enum Operator {
 
 /// One token of a script.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Token {
+pub(crate) enum Token {
     /// A word.
     Word(Word),
     /// A control operator.
@@ -170,14 +187,7 @@ pub enum Token {
 /// # Errors
 /// A [`ParseError`] for unterminated quotes or substitutions, a redirection without a
 /// target, or nesting deeper than [`MAX_NESTING`].
-///
-/// ```
-/// use smallebot_core::rules::shell_lexer::{tokenize, Operator, Token};
-/// let tokens = tokenize("echo 'a  b' && ls").unwrap();
-/// assert!(matches!(&tokens[1], Token::Word(w) if w.text == "a  b"));
-/// assert_eq!(tokens[2], Token::Operator(Operator::And));
-/// ```
-pub fn tokenize(script: &str) -> Result<Vec<Token>, ParseError> {
+pub(crate) fn tokenize(script: &str) -> Result<Vec<Token>, ParseError> {
     let mut lexer = Lexer {
         chars: script.chars().collect(),
         pos: 0,
@@ -341,6 +351,7 @@ impl Lexer {
                 '$' => quoting::dollar(self, &mut word, false)?,
                 other => {
                     self.pos += 1;
+                    word.expands |= matches!(other, '*' | '?' | '[');
                     word.text.push(other);
                 }
             }
@@ -365,5 +376,5 @@ impl Lexer {
 }
 
 #[cfg(test)]
-#[path = "shell_lexer_tests.rs"]
+#[path = "lexer_tests.rs"]
 mod tests;

@@ -9,8 +9,7 @@
 
 use std::mem;
 
-pub use super::shell_lexer::ParseError;
-use super::shell_lexer::{Operator, Redirect, Token, Word, tokenize};
+use super::lexer::{Operator, ParseError, Redirect, Token, Word, tokenize};
 
 /// Reserved words skipped when they start a command.
 const RESERVED_WORDS: &[&str] = &[
@@ -20,7 +19,7 @@ const RESERVED_WORDS: &[&str] = &[
 
 /// One simple command: its words (program first) and its redirections.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SimpleCommand {
+pub(crate) struct SimpleCommand {
     /// The words, leading `NAME=value` assignments included.
     pub words: Vec<Word>,
     /// The redirections, in order.
@@ -30,20 +29,20 @@ pub struct SimpleCommand {
 impl SimpleCommand {
     /// Whether the command has neither words nor redirections.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.words.is_empty() && self.redirects.is_empty()
     }
 
-    /// The words' texts (quotes removed), for display and tests.
-    #[must_use]
-    pub fn texts(&self) -> Vec<&str> {
+    /// The words' texts (quotes removed), for tests.
+    #[cfg(test)]
+    pub(crate) fn texts(&self) -> Vec<&str> {
         self.words.iter().map(|word| word.text.as_str()).collect()
     }
 }
 
 /// Simple commands joined by `|`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pipeline {
+pub(crate) struct Pipeline {
     /// The stages, left to right.
     pub stages: Vec<SimpleCommand>,
     /// Whether the pipeline runs in the background (`&`).
@@ -52,7 +51,7 @@ pub struct Pipeline {
 
 /// A shell function definition and the pipelines of its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FunctionDefinition {
+pub(crate) struct FunctionDefinition {
     /// The function's name.
     pub name: String,
     /// The pipelines in its body.
@@ -61,7 +60,7 @@ pub struct FunctionDefinition {
 
 /// A parsed script.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Script {
+pub(crate) struct Script {
     /// Every pipeline, in order, nested ones included.
     pub pipelines: Vec<Pipeline>,
     /// The function definitions.
@@ -72,14 +71,7 @@ pub struct Script {
 ///
 /// # Errors
 /// The [`ParseError`] of the tokenizer.
-///
-/// ```
-/// use smallebot_core::rules::shell_syntax::parse_script;
-/// let script = parse_script("cd x && ls | wc -l").unwrap();
-/// assert_eq!(script.pipelines.len(), 2);
-/// assert_eq!(script.pipelines[1].stages.len(), 2);
-/// ```
-pub fn parse_script(source: &str) -> Result<Script, ParseError> {
+pub(crate) fn parse_script(source: &str) -> Result<Script, ParseError> {
     let tokens = tokenize(source)?;
     let mut builder = Builder::default();
     let mut tokens = tokens.into_iter().peekable();
@@ -111,14 +103,7 @@ pub fn parse_script(source: &str) -> Result<Script, ParseError> {
 ///
 /// # Errors
 /// The [`ParseError`] of the tokenizer.
-///
-/// ```
-/// use smallebot_core::rules::shell_syntax::parse_simple_commands;
-/// let commands = parse_simple_commands("FOO=1 make -j4; (cd a && ls)").unwrap();
-/// assert_eq!(commands[0].texts(), ["FOO=1", "make", "-j4"]);
-/// assert_eq!(commands.len(), 3);
-/// ```
-pub fn parse_simple_commands(source: &str) -> Result<Vec<SimpleCommand>, ParseError> {
+pub(crate) fn parse_simple_commands(source: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     let script = parse_script(source)?;
     Ok(script
         .pipelines
@@ -228,99 +213,5 @@ impl Builder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each pipeline as stages of word texts joined by spaces.
-    fn shape(source: &str) -> Vec<Vec<String>> {
-        parse_script(source)
-            .unwrap()
-            .pipelines
-            .iter()
-            .map(|p| p.stages.iter().map(|s| s.texts().join(" ")).collect())
-            .collect()
-    }
-
-    #[test]
-    fn pipelines_and_separators() {
-        // (script, pipelines as stages)
-        let cases: &[(&str, &[&[&str]])] = &[
-            ("ls", &[&["ls"]]),
-            ("ls -la | wc -l", &[&["ls -la", "wc -l"]]),
-            (
-                "a; b && c || d & e",
-                &[&["a"], &["b"], &["c"], &["d"], &["e"]],
-            ),
-            ("a\nb", &[&["a"], &["b"]]),
-            ("(cd x; ls) | cat", &[&["cd x"], &["ls"], &["cat"]]),
-            ("{ rm x; }", &[&["rm x"]]),
-            ("if true; then rm -rf /; fi", &[&["true"], &["rm -rf /"]]),
-            ("while :; do echo do; done", &[&[":"], &["echo do"]]),
-            (
-                "for f in a b; do echo $f; done",
-                &[&["f in a b"], &["echo $f"]],
-            ),
-            ("! grep x f", &[&["grep x f"]]),
-            ("echo '{' }", &[&["echo { }"]]),
-            ("", &[]),
-            ("  ;; ", &[]),
-        ];
-        for &(source, expected) in cases {
-            let expected: Vec<Vec<String>> = expected
-                .iter()
-                .map(|p| p.iter().map(|s| (*s).to_owned()).collect())
-                .collect();
-            assert_eq!(shape(source), expected, "{source:?}");
-        }
-    }
-
-    #[test]
-    fn background_flag() {
-        let script = parse_script("sleep 1 | cat & ls").unwrap();
-        let flags: Vec<bool> = script.pipelines.iter().map(|p| p.background).collect();
-        assert_eq!(flags, [true, false]);
-    }
-
-    #[test]
-    fn function_definitions() {
-        // (script, function name, body pipelines as stage texts)
-        let cases: &[(&str, &str, &[&[&str]])] = &[
-            (":(){ :|:& };:", ":", &[&[":", ":"]]),
-            ("bomb(){ bomb|bomb& };bomb", "bomb", &[&["bomb", "bomb"]]),
-            ("f() ( ls; pwd )", "f", &[&["ls"], &["pwd"]]),
-            ("function g { echo hi; }", "g", &[&["echo hi"]]),
-            ("function h() { h | h & }", "h", &[&["h", "h"]]),
-        ];
-        for &(source, name, body) in cases {
-            let script = parse_script(source).unwrap();
-            let function = &script.functions[0];
-            assert_eq!(function.name, name, "{source}");
-            let got: Vec<Vec<String>> = function
-                .body
-                .iter()
-                .map(|p| p.stages.iter().map(|s| s.texts().join(" ")).collect())
-                .collect();
-            assert_eq!(
-                got,
-                body.iter().map(|p| p.to_vec()).collect::<Vec<_>>(),
-                "{source}"
-            );
-        }
-    }
-
-    #[test]
-    fn simple_commands_keep_assignments_and_redirects() {
-        let commands = parse_simple_commands("A=1 B=2 cmd x > out 2>&1").unwrap();
-        assert_eq!(commands.len(), 1);
-        assert_eq!(commands[0].texts(), ["A=1", "B=2", "cmd", "x"]);
-        assert_eq!(commands[0].redirects.len(), 2);
-        let only_redirect = parse_simple_commands("> /dev/sda").unwrap();
-        assert!(only_redirect[0].words.is_empty());
-    }
-
-    #[test]
-    fn errors_come_from_the_tokenizer() {
-        assert!(parse_simple_commands("echo 'x").is_err());
-        assert!(parse_script("echo $(ls").is_err());
-    }
-}
+#[path = "parser_tests.rs"]
+mod tests;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::rules::shell_lexer::Word;
+use crate::shell::syntax::Word;
 
 /// The most words one brace expansion may produce.
 const MAX_BRACE_WORDS: usize = 256;
@@ -24,17 +24,6 @@ pub(super) struct ShellState {
     pub(super) vars: BTreeMap<String, String>,
     /// The directory `cd` moved to, normalized.
     pub(super) cwd: Option<String>,
-}
-
-/// Splits `NAME=value` into its parts when `NAME` is a valid variable name.
-pub(super) fn assignment(word: &str) -> Option<(&str, &str)> {
-    let (name, value) = word.split_once('=')?;
-    let mut chars = name.chars();
-    let valid = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then_some((name, value))
 }
 
 /// Expands words into the words the shell would pass (see the module docs).
@@ -231,7 +220,7 @@ fn find_brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::shell_lexer::{Token, tokenize};
+    use crate::shell::syntax::{Token, tokenize};
 
     fn words(source: &str, state: &ShellState) -> Vec<String> {
         let words: Vec<Word> = tokenize(source)
@@ -278,22 +267,6 @@ mod tests {
         ];
         for &(source, expected) in cases {
             assert_eq!(words(source, &state), expected, "{source:?}");
-        }
-    }
-
-    #[test]
-    fn assignment_cases() {
-        let cases: &[(&str, Option<(&str, &str)>)] = &[
-            ("FOO=bar", Some(("FOO", "bar"))),
-            ("_x1=", Some(("_x1", ""))),
-            ("1x=y", None),
-            ("a-b=c", None),
-            ("=x", None),
-            ("plain", None),
-            ("of=/dev/sda", Some(("of", "/dev/sda"))),
-        ];
-        for &(word, expected) in cases {
-            assert_eq!(assignment(word), expected, "{word}");
         }
     }
 }

@@ -1,0 +1,145 @@
+//! [`AgentAssembly::from_home`]: the assembly the command line uses, read from a home
+//! directory's configuration files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use smallebot_application::PipelineSettings;
+use smallebot_core::repository::Store;
+
+use super::{AgentAssembly, AssemblyError, Home};
+use crate::client::{ChatEndpoint, ClientSettings};
+use crate::config::{
+    AgentSettings, Endpoint, TERMINAL_FILE, TerminalSettings, resolve_models, terminal_rules_text,
+};
+use crate::history::{BASE_INSTRUCTIONS, HistorySettings};
+use crate::tools::{
+    CommandConfirmer, ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory,
+    ToolRegistry, Workspace, workspace_tools,
+};
+
+/// What the built-in tools are made from (kept until `build`, so the confirmer and the
+/// store can still be chosen).
+pub(super) struct HomeTools {
+    home: Home,
+    terminal: TerminalSettings,
+    tool_result_max_length: usize,
+}
+
+impl HomeTools {
+    /// `GetCurrentTime`, the six workspace tools, `ExecuteCommand`, `SearchHistory` and
+    /// `ReadConversationData`.
+    pub(super) fn registry(
+        &self,
+        store: &Arc<dyn Store>,
+        confirmer: Arc<dyn CommandConfirmer>,
+    ) -> Result<ToolRegistry, AssemblyError> {
+        let workspace = Workspace::new(self.home.workspace_dir());
+        let shell =
+            ExecuteCommand::new(self.terminal.clone(), workspace, confirmer).map_err(|source| {
+                AssemblyError::BlacklistRule {
+                    file: self.home.root().join(TERMINAL_FILE),
+                    source,
+                }
+            })?;
+        let registry = ToolRegistry::new()
+            .with(Arc::new(GetCurrentTime))
+            .with(Arc::new(shell))
+            .with(Arc::new(SearchHistory::new(Arc::clone(store))))
+            .with(Arc::new(ReadConversationData::new(
+                Arc::clone(store),
+                self.tool_result_max_length,
+            )));
+        Ok(workspace_tools(self.home.workspace_dir())
+            .into_iter()
+            .fold(registry, ToolRegistry::with))
+    }
+}
+
+fn chat_endpoint(endpoint: &Endpoint) -> ChatEndpoint {
+    ChatEndpoint {
+        base_url: endpoint.settings.base_url.clone(),
+        api_key: endpoint.api_key.clone(),
+        model: endpoint.settings.model.clone(),
+    }
+}
+
+impl AgentAssembly {
+    /// Everything the home directory `home` configures: settings from
+    /// agent.json, models from models.json or the `OPENAI_*` / `SMALLEBOT_MODEL`
+    /// environment variables, terminal.json's shell settings, the built-in tools over
+    /// `<home>/workspace`, and `<home>/sys.skills/compact/SKILL.md` as the compression
+    /// prompt. Give it a store with [`AgentAssembly::store`]; add
+    /// [`AgentAssembly::task_store`] for the task tools and the plan.
+    ///
+    /// No endpoint configured is not an error here (a caller may give one with
+    /// [`AgentAssembly::endpoint`]); [`AgentAssembly::build`] reports it.
+    ///
+    /// # Errors
+    /// A configuration file that exists but is invalid (the error names the file and
+    /// the position), or a models.json model whose key variable is not set.
+    pub fn from_home(home: impl AsRef<Path>) -> Result<Self, AssemblyError> {
+        Self::from_home_with_env(home, &|key| std::env::var(key).ok())
+    }
+
+    /// As [`AgentAssembly::from_home`], looking environment variables up with `env`.
+    ///
+    /// # Errors
+    /// As [`AgentAssembly::from_home`].
+    pub fn from_home_with_env(
+        home: impl AsRef<Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, AssemblyError> {
+        let home = Home::new(home.as_ref());
+        let settings = AgentSettings::load(home.root())?;
+        let terminal = TerminalSettings::load(home.root())?;
+        let models = resolve_models(home.root(), env)?;
+        let base_instructions = match &settings.system_prompt {
+            Some(extra) => format!("{BASE_INSTRUCTIONS}\n\n{extra}"),
+            None => BASE_INSTRUCTIONS.to_owned(),
+        };
+        let context_window = models
+            .as_ref()
+            .map_or(HistorySettings::default().context_window, |m| {
+                m.chat.settings.context_window
+            });
+        let mut assembly = Self::with_parts(None, None);
+        if let Some(models) = &models {
+            assembly.chat = Some(chat_endpoint(&models.chat));
+            assembly.compaction = Some((
+                chat_endpoint(&models.compaction),
+                models.compaction.settings.context_window,
+            ));
+            models
+                .chat
+                .settings
+                .tokenizer
+                .clone_into(&mut assembly.tokenizer_name);
+        }
+        assembly.client = ClientSettings {
+            idle_timeout: settings.stream_idle_timeout,
+            ..ClientSettings::default()
+        };
+        assembly.history = HistorySettings {
+            base_instructions,
+            terminal_rules: Some(terminal_rules_text(&terminal)),
+            tool_result_max_length: settings.tool_result_max_length,
+            tool_history_format: settings.tool_history_format,
+            context_window,
+        };
+        assembly.skill_path = home.compact_skill();
+        assembly.pipeline = PipelineSettings {
+            max_tool_steps: settings.max_tool_steps,
+            compression_threshold: settings.compression_threshold,
+            keep_recent_turns: settings.keep_recent_turns,
+            ..PipelineSettings::default()
+        };
+        assembly.user_name = settings.user_name.clone();
+        assembly.home_tools = Some(HomeTools {
+            home,
+            terminal,
+            tool_result_max_length: settings.tool_result_max_length,
+        });
+        Ok(assembly)
+    }
+}

@@ -1,0 +1,283 @@
+//! [`AgentAssembly`]: the one builder from a home directory (or from parts) to a working
+//! [`ConversationService`]. The host, the tests, the benchmarks and programs that embed
+//! SmallEBot all build their agent with it.
+//!
+//! [`AgentAssembly::from_home`] reads `agent.json`, `models.json` and `terminal.json`
+//! and sets up everything the command line has: the OpenAI-compatible client (and the
+//! compaction model), the history builder and tokenizer, the summarizer with the home's
+//! `SKILL.md`, and the built-in tools (time, workspace files, `ExecuteCommand`, history
+//! search). With a task store it adds the task tools and the plan. Each part can be
+//! overridden before [`AgentAssembly::build`].
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # async fn demo(store: Arc<dyn smallebot_core::repository::Store>) -> Result<(), Box<dyn std::error::Error>> {
+//! use smallebot_agent::assembly::AgentAssembly;
+//! use smallebot_agent::client::ChatEndpoint;
+//!
+//! let agent = AgentAssembly::from_home(".agents")?
+//!     .store(store)
+//!     .endpoint(ChatEndpoint::new("http://localhost:11434/v1", "qwen3:8b"))
+//!     .build()?;
+//! let conversation = agent.service.create_conversation("me").await?;
+//! agent.service.send(conversation.id, "What time is it?", Default::default()).await?;
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod home;
+mod home_config;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use smallebot_application::pipeline::ServiceParts;
+use smallebot_application::ports::{ChatModel, TaskPlan};
+use smallebot_application::{ConversationService, PipelineSettings};
+use smallebot_core::repository::Store;
+use smallebot_core::tasks::TaskStore;
+
+pub use error::AssemblyError;
+pub use home::Home;
+use home_config::HomeTools;
+
+use crate::client::{ChatEndpoint, ClientSettings, OpenAiChatModel, UnconfiguredModel};
+use crate::config::ModelSettings;
+use crate::history::{HistoryBuilder, HistorySettings};
+use crate::summarizer::{ModelSummarizer, SummarizerSettings};
+use crate::tasks_plan::TaskPlanService;
+use crate::tokenizer::Tokenizer;
+use crate::tools::{CommandConfirmer, DenyAll, ToolRegistry, task_tools};
+
+/// The parts of an agent; everything but the store and the chat model has a default or
+/// comes from the home directory.
+pub struct AgentAssembly {
+    store: Option<Arc<dyn Store>>,
+    chat: Option<ChatEndpoint>,
+    compaction: Option<(ChatEndpoint, u64)>,
+    client: ClientSettings,
+    history: HistorySettings,
+    skill_path: PathBuf,
+    tokenizer: Option<Arc<Tokenizer>>,
+    tokenizer_name: String,
+    home_tools: Option<HomeTools>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    tools: ToolRegistry,
+    task_store: Option<Arc<dyn TaskStore>>,
+    plan: Option<Arc<dyn TaskPlan>>,
+    pipeline: PipelineSettings,
+    user_name: Option<String>,
+    without_model: bool,
+}
+
+/// A built agent.
+#[non_exhaustive]
+pub struct Agent {
+    /// The pipeline.
+    pub service: ConversationService,
+    /// The history builder (request building and the estimate).
+    pub history: Arc<HistoryBuilder>,
+    /// The tokenizer every count goes through.
+    pub tokenizer: Arc<Tokenizer>,
+    /// agent.json's `userName`, if set.
+    pub user_name: Option<String>,
+}
+
+impl AgentAssembly {
+    /// An agent on `store` talking to `chat`, with default settings, no tools, no task
+    /// list and the compact skill at `.agents/sys.skills/compact/SKILL.md`.
+    #[must_use]
+    pub fn new(store: Arc<dyn Store>, chat: ChatEndpoint) -> Self {
+        Self::with_parts(Some(store), Some(chat))
+    }
+
+    /// Defaults everywhere, `chat` as the chat model.
+    fn with_parts(store: Option<Arc<dyn Store>>, chat: Option<ChatEndpoint>) -> Self {
+        Self {
+            store,
+            chat,
+            compaction: None,
+            client: ClientSettings::default(),
+            history: HistorySettings::default(),
+            skill_path: PathBuf::from(".agents/sys.skills/compact/SKILL.md"),
+            tokenizer: None,
+            tokenizer_name: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
+            home_tools: None,
+            confirmer: Arc::new(DenyAll),
+            tools: ToolRegistry::new(),
+            task_store: None,
+            plan: None,
+            pipeline: PipelineSettings::default(),
+            user_name: None,
+            without_model: false,
+        }
+    }
+
+    /// Where conversations are stored (required; [`AgentAssembly::new`] sets it).
+    #[must_use]
+    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Whether a chat model is configured or given ([`AgentAssembly::build`] needs one).
+    #[must_use]
+    pub fn has_endpoint(&self) -> bool {
+        self.chat.is_some()
+    }
+
+    /// The chat model (replaces the one from models.json or the environment).
+    #[must_use]
+    pub fn endpoint(mut self, chat: ChatEndpoint) -> Self {
+        self.chat = Some(chat);
+        self
+    }
+
+    /// Summaries go to this model, whose context window is `context_window`.
+    #[must_use]
+    pub fn compaction(mut self, endpoint: ChatEndpoint, context_window: u64) -> Self {
+        self.compaction = Some((endpoint, context_window));
+        self
+    }
+
+    /// Builds even when no chat model is configured: model calls then fail, saying how
+    /// to configure one. For storage-only work (deleting a conversation) that must not
+    /// need an endpoint.
+    #[must_use]
+    pub fn without_model(mut self) -> Self {
+        self.without_model = true;
+        self
+    }
+
+    /// Timeouts and retries of the model client.
+    #[must_use]
+    pub fn client(mut self, settings: ClientSettings) -> Self {
+        self.client = settings;
+        self
+    }
+
+    /// How requests are built (also the chat model's context window).
+    #[must_use]
+    pub fn history(mut self, settings: HistorySettings) -> Self {
+        self.history = settings;
+        self
+    }
+
+    /// Where the compression prompt is read from.
+    #[must_use]
+    pub fn skill_path(mut self, path: PathBuf) -> Self {
+        self.skill_path = path;
+        self
+    }
+
+    /// The tokenizer (default: the one models.json names, else `o200k_base`).
+    #[must_use]
+    pub fn tokenizer(mut self, tokenizer: Arc<Tokenizer>) -> Self {
+        self.tokenizer = Some(tokenizer);
+        self
+    }
+
+    /// Who answers `ExecuteCommand` confirmations (default: deny every command that
+    /// needs one).
+    #[must_use]
+    pub fn confirmer(mut self, confirmer: Arc<dyn CommandConfirmer>) -> Self {
+        self.confirmer = confirmer;
+        self
+    }
+
+    /// More tools; a tool with the name of a built-in one replaces it.
+    #[must_use]
+    pub fn tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Keeps the conversations' task lists in `store`: adds the six task tools and the
+    /// plan (re-injected into the prompt, recording tool calls on the task in progress).
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// A plan of your own instead of the one over the task store.
+    #[must_use]
+    pub fn plan(mut self, plan: Arc<dyn TaskPlan>) -> Self {
+        self.plan = Some(plan);
+        self
+    }
+
+    /// Pipeline behaviour (tool steps, compression threshold, …).
+    #[must_use]
+    pub fn pipeline(mut self, settings: PipelineSettings) -> Self {
+        self.pipeline = settings;
+        self
+    }
+
+    /// Wires everything.
+    ///
+    /// # Errors
+    /// [`AssemblyError::NoStore`] without a store;
+    /// [`AssemblyError::NoEndpoint`] when no chat model is configured or given; the
+    /// tokenizer error when the named tokenizer is unknown; a blacklist rule of
+    /// terminal.json that does not parse.
+    pub fn build(self) -> Result<Agent, AssemblyError> {
+        let store = self.store.ok_or(AssemblyError::NoStore)?;
+        if self.chat.is_none() && !self.without_model {
+            return Err(AssemblyError::NoEndpoint);
+        }
+        let tokenizer = match self.tokenizer {
+            Some(tokenizer) => tokenizer,
+            None => Arc::new(Tokenizer::new(&self.tokenizer_name)?),
+        };
+        let mut tools = match &self.home_tools {
+            Some(home_tools) => home_tools.registry(&store, Arc::clone(&self.confirmer))?,
+            None => ToolRegistry::new(),
+        };
+        let mut plan = self.plan;
+        if let Some(task_store) = &self.task_store {
+            tools = task_tools(task_store)
+                .into_iter()
+                .fold(tools, ToolRegistry::with);
+            if plan.is_none() {
+                plan = Some(Arc::new(TaskPlanService::new(Arc::clone(task_store))));
+            }
+        }
+        let tools = self.tools.into_tools().fold(tools, ToolRegistry::with);
+        let compaction_window = self
+            .compaction
+            .as_ref()
+            .map_or(self.history.context_window, |(_, window)| *window);
+        let summary_settings = SummarizerSettings {
+            skill_path: self.skill_path,
+            tool_result_max_length: self.history.tool_result_max_length,
+            context_window: compaction_window,
+        };
+        let model: Arc<dyn ChatModel> = match self.chat {
+            Some(chat) => Arc::new(OpenAiChatModel::new(
+                chat,
+                self.compaction.map(|(endpoint, _)| endpoint),
+                self.client,
+            )),
+            None => Arc::new(UnconfiguredModel),
+        };
+        let summarizer =
+            ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
+        let history = Arc::new(HistoryBuilder::new(self.history, Arc::clone(&tokenizer)));
+        let service = ConversationService::new(ServiceParts {
+            store,
+            model,
+            assembler: Arc::clone(&history) as _,
+            tools: Arc::new(tools),
+            plan,
+            summarizer: Arc::new(summarizer),
+            settings: self.pipeline,
+        });
+        Ok(Agent {
+            service,
+            history,
+            tokenizer,
+            user_name: self.user_name,
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! Events of a conversation, delivered to the subscribers of that conversation.
+//!
+//! Every event is an [`Event`] envelope: the conversation and turn ids, carried once,
+//! a `seq` that counts the conversation's events in this process from 1 without gaps
+//! (so a consumer knows when it missed one), and the [`EventKind`] that says what
+//! happened. Subscriptions are per conversation ([`EventBus::subscribe`]): a consumer
+//! never filters other conversations' traffic.
+//!
+//! ```
+//! use smallebot_application::events::{EventBus, EventKind};
+//! use smallebot_core::ids::{ConversationId, TurnId};
+//!
+//! let bus = EventBus::new();
+//! let conversation = ConversationId::new();
+//! let mut mine = bus.subscribe(conversation);
+//! bus.emit(conversation, Some(TurnId::new()), EventKind::TurnStarted);
+//! bus.emit(ConversationId::new(), None, EventKind::TurnStarted); // someone else's
+//! let event = mine.try_recv().unwrap();
+//! assert_eq!((event.seq, event.kind), (1, EventKind::TurnStarted));
+//! assert!(mine.try_recv().is_none());
+//! ```
+
+mod bus;
+mod kind;
+
+use serde::Serialize;
+use smallebot_core::ids::{ConversationId, TurnId};
+
+pub use bus::{EventBus, EventSubscription};
+pub use kind::{CompressionTrigger, EventKind};
+
+/// One event of a conversation. As JSON (`smallebot run --json`, one per line):
+/// `{"conversation_id":…,"turn_id":…,"seq":3,"type":"TextDelta","text":"Hi"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Event {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// The turn, for events that belong to one (not for titles or manual compressions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// The conversation's event counter in this process: 1, 2, 3, … without gaps.
+    pub seq: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// An event as a bus numbers it (buses and tests make them; consumers read them).
+    #[must_use]
+    pub fn new(
+        conversation_id: ConversationId,
+        turn_id: Option<TurnId>,
+        seq: u64,
+        kind: EventKind,
+    ) -> Self {
+        Self {
+            conversation_id,
+            turn_id,
+            seq,
+            kind,
+        }
+    }
+}

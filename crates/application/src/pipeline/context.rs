@@ -1,0 +1,79 @@
+//! [`PipelineContext`]: what a turn and a compression need, as one explicit value.
+//!
+//! The service owns it; a running turn and the compressor borrow it. Nothing in it
+//! refers back to the service, so the pipeline's modules form no cycle:
+//! `service → {turn, compressor} → context`.
+
+use std::sync::Arc;
+
+use smallebot_core::entities::Conversation;
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::Store;
+
+use super::settings::PipelineSettings;
+use crate::error::PipelineError;
+use crate::events::{EventBus, EventKind};
+use crate::ports::{ChatModel, ContextAssembler, ContextEstimate, TaskPlan, ToolExecutor};
+
+/// The ports, settings and event bus of the pipeline.
+pub(crate) struct PipelineContext {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) model: Arc<dyn ChatModel>,
+    pub(crate) assembler: Arc<dyn ContextAssembler>,
+    pub(crate) tools: Arc<dyn ToolExecutor>,
+    pub(crate) plan: Option<Arc<dyn TaskPlan>>,
+    pub(crate) settings: PipelineSettings,
+    pub(crate) events: EventBus,
+}
+
+impl PipelineContext {
+    /// The stored conversation, or `ConversationNotFound`.
+    pub(crate) async fn conversation(
+        &self,
+        id: ConversationId,
+    ) -> Result<Conversation, PipelineError> {
+        self.store
+            .get_conversation(id)
+            .await?
+            .ok_or(PipelineError::ConversationNotFound(id))
+    }
+
+    /// The plan as displayed, if the conversation has one.
+    pub(crate) async fn plan_text(&self, conversation_id: ConversationId) -> Option<String> {
+        match &self.plan {
+            Some(plan) => plan.plan_text(conversation_id).await,
+            None => None,
+        }
+    }
+
+    /// The estimate for the next request of `conversation` as stored now (stored counts
+    /// after its boundary, system prompt, plan, tool schemas), plus `new_message`.
+    pub(crate) async fn estimate(
+        &self,
+        conversation: &Conversation,
+        new_message: Option<&str>,
+    ) -> Result<ContextEstimate, PipelineError> {
+        let stored = self
+            .store
+            .token_sum_after(conversation.id, conversation.history_boundary())
+            .await?;
+        let plan = self.plan_text(conversation.id).await;
+        Ok(self.assembler.estimate(
+            conversation,
+            stored,
+            plan.as_deref(),
+            self.tools.schemas(),
+            new_message,
+        ))
+    }
+
+    /// Sends an event to the conversation's subscribers.
+    pub(crate) fn emit(
+        &self,
+        conversation_id: ConversationId,
+        turn_id: Option<TurnId>,
+        kind: EventKind,
+    ) {
+        self.events.emit(conversation_id, turn_id, kind);
+    }
+}
