@@ -98,3 +98,60 @@ async fn titles_fall_back_to_the_first_message_then_come_from_the_model() {
     assert_eq!(h.service.generate_title(c.id).await.unwrap(), None);
     assert_eq!(h.server.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn unknown_ids_and_empty_text_are_typed_errors() {
+    use smallebot_application::PipelineError;
+    use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+
+    let h = harness(Options::default()).await;
+    h.server.respond_with(|_| ScriptedResponse::text("ok"));
+    let c = h.conversation().await;
+    let missing = ConversationId::new();
+    let options = SendOptions::default;
+    let cases = [
+        (
+            h.service.send(missing, "hi", options()).await.err(),
+            "ConversationNotFound",
+        ),
+        (
+            h.service.send(c.id, "  ", options()).await.err(),
+            "EmptyMessage",
+        ),
+        (
+            h.service
+                .edit_message(c.id, MessageId::new(), "x", options())
+                .await
+                .err(),
+            "MessageNotEditable",
+        ),
+        (
+            h.service
+                .regenerate(c.id, TurnId::new(), options())
+                .await
+                .err(),
+            "TurnNotFound",
+        ),
+        (
+            h.service.delete_conversation(missing).await.err(),
+            "ConversationNotFound",
+        ),
+    ];
+    for (error, expected) in cases {
+        let error = error.expect(expected);
+        let matched = match &error {
+            PipelineError::ConversationNotFound(id) => {
+                *id == missing && expected == "ConversationNotFound"
+            }
+            PipelineError::EmptyMessage => expected == "EmptyMessage",
+            PipelineError::MessageNotEditable {
+                conversation_id, ..
+            } => *conversation_id == c.id && expected == "MessageNotEditable",
+            PipelineError::TurnNotFound {
+                conversation_id, ..
+            } => *conversation_id == c.id && expected == "TurnNotFound",
+            _ => false,
+        };
+        assert!(matched, "{expected}: {error:?} ({error})");
+    }
+}

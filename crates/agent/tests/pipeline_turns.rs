@@ -329,6 +329,14 @@ async fn a_second_send_while_a_turn_runs_is_busy_and_other_conversations_run_in_
         matches!(busy, Err(PipelineError::Busy(id)) if id == a.id),
         "{busy:?}"
     );
+    // Deleting and compacting wait for the turn too.
+    let delete = s3.delete_conversation(a.id).await;
+    assert!(matches!(delete, Err(PipelineError::Busy(_))), "{delete:?}");
+    let compact = s3.compact(a.id, None).await;
+    assert!(
+        matches!(compact, Err(PipelineError::Busy(_))),
+        "{compact:?}"
+    );
     let first = first.await.unwrap().unwrap();
     let other = other.await.unwrap().unwrap();
     assert_eq!(first.status, TurnStatus::Completed);

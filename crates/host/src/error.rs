@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use smallebot_agent::assembly::AssemblyError;
 use smallebot_agent::config::HOW_TO_CONFIGURE;
+use smallebot_agent::tools::InvalidDays;
 use smallebot_application::PipelineError;
 use smallebot_application::pipeline::CompressionSkipped;
 use smallebot_core::RepositoryError;
@@ -26,9 +27,9 @@ pub enum HostError {
     /// The conversation does not exist.
     #[error("conversation {0} not found")]
     ConversationNotFound(ConversationId),
-    /// A command-line argument is out of range; the message says what is accepted.
-    #[error("{0}")]
-    InvalidArgument(String),
+    /// `--days` is out of range.
+    #[error("--{0}")]
+    InvalidDays(#[from] InvalidDays),
     /// The configuration could not be turned into an agent (invalid file, unknown
     /// tokenizer, a blacklist rule that does not parse).
     #[error(transparent)]

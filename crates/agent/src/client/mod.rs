@@ -4,7 +4,7 @@
 //!
 //! Streaming with `stream_options.include_usage`; retries with exponential backoff and
 //! jitter on 429/5xx/connection errors honouring `Retry-After`, at most 4 attempts
-//! ([`retry`]); a stream idle timeout; cancellation by dropping the future.
+//! ([`RetryPolicy`]); a stream idle timeout; cancellation by dropping the future.
 
 mod accumulate;
 mod errors;

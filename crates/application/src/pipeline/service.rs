@@ -16,7 +16,7 @@ use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind, EventSubscription};
 use crate::ports::{
-    ChatModel, ContextAssembler, ContextEstimate, Summarizer, TaskPlan, ToolExecutor,
+    ChatModel, ContextAssembler, ContextEstimate, Summarizer, TaskPlan, ToolExecutor, ToolSchema,
 };
 
 /// Title of a conversation before its first message.
@@ -41,8 +41,8 @@ pub struct ServiceParts {
 }
 
 /// Runs conversations: sends, edits, regenerations, compression, cancellation,
-/// events. It only orchestrates: a turn runs in [`TurnRun`] and a compression in the
-/// [`Compressor`], both given the [`PipelineContext`] they need.
+/// events. It only orchestrates: a turn runs in `TurnRun` and a compression in the
+/// `Compressor`, both given the `PipelineContext` they need.
 pub struct ConversationService {
     context: PipelineContext,
     compressor: Compressor,
@@ -88,6 +88,12 @@ impl ConversationService {
     #[must_use]
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.context.store
+    }
+
+    /// The tools offered to the model, as the model sees them.
+    #[must_use]
+    pub fn tools(&self) -> &[ToolSchema] {
+        self.context.tools.schemas()
     }
 
     /// The conversations' task lists, when task tools are wired.

@@ -30,7 +30,7 @@ impl Role {
     ///
     /// # Errors
     /// Names the unknown word.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, super::UnknownWord> {
         super::parse_word(text, ROLE_WORDS, "role")
     }
 }

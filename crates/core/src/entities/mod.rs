@@ -24,11 +24,28 @@ pub use turn::{Turn, TurnStatus};
 /// turns all draw from the same per-conversation sequence starting at 1.
 pub type Seq = i64;
 
+/// A stored word that names no known status or role.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} '{word}'")]
+pub struct UnknownWord {
+    /// What the word should have named (`turn status`, `role`, …).
+    pub kind: &'static str,
+    /// The word found.
+    pub word: String,
+}
+
 /// Parses one of a closed set of lowercase status words.
-fn parse_word<T: Copy>(text: &str, table: &[(&str, T)], what: &str) -> Result<T, String> {
+fn parse_word<T: Copy>(
+    text: &str,
+    table: &[(&str, T)],
+    kind: &'static str,
+) -> Result<T, UnknownWord> {
     table
         .iter()
         .find(|(word, _)| *word == text)
         .map(|(_, value)| *value)
-        .ok_or_else(|| format!("unknown {what} '{text}'"))
+        .ok_or_else(|| UnknownWord {
+            kind,
+            word: text.to_owned(),
+        })
 }

@@ -42,7 +42,7 @@ impl ToolCallStatus {
     ///
     /// # Errors
     /// Names the unknown word.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, super::UnknownWord> {
         super::parse_word(text, TOOL_STATUS_WORDS, "tool call status")
     }
 }

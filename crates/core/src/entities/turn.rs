@@ -42,7 +42,7 @@ impl TurnStatus {
     ///
     /// # Errors
     /// Names the unknown word.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, super::UnknownWord> {
         super::parse_word(text, TURN_STATUS_WORDS, "turn status")
     }
 }
@@ -78,6 +78,9 @@ mod tests {
             assert_eq!(status.as_str(), *word);
             assert_eq!(TurnStatus::parse(word).unwrap(), *status);
         }
-        assert!(TurnStatus::parse("done").unwrap_err().contains("'done'"));
+        assert_eq!(
+            TurnStatus::parse("done").unwrap_err().to_string(),
+            "unknown turn status 'done'"
+        );
     }
 }

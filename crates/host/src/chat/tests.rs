@@ -131,3 +131,52 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
         smallebot_core::entities::TurnStatus::Cancelled
     );
 }
+
+#[tokio::test]
+async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let is_title = |r: &smallebot_testkit::RecordedRequest| {
+        r.last_user_text()
+            .is_some_and(|t| t.starts_with(smallebot_application::pipeline::TITLE_INSTRUCTION))
+    };
+    // Titles come back empty, so the fallback title stays and a chat loop that asked
+    // after every turn would ask again each time.
+    server.respond_with(move |r| {
+        if is_title(r) {
+            ScriptedResponse::text("")
+        } else {
+            ScriptedResponse::text("ok")
+        }
+    });
+    let service = service(dir.path(), &server).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    let (_tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(&service),
+            "tester".into(),
+            c.id,
+            printer,
+            interrupts,
+        );
+        repl.run(&b"first\nsecond\nthird\n/quit\n"[..])
+            .await
+            .unwrap();
+    }
+    // The title request runs in the background: wait for it, then let any other
+    // background work settle.
+    for _ in 0..100 {
+        if server.requests().iter().any(is_title) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let requests = server.requests();
+    let titles = requests.iter().filter(|r| is_title(r)).count();
+    assert_eq!(titles, 1, "{} requests", requests.len());
+    assert_eq!(requests.len(), 4, "three turns and one title");
+}

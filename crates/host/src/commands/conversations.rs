@@ -36,7 +36,7 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
             let since = days
                 .map(|d| tools::since_days_ago(d, chrono::Utc::now()))
                 .transpose()
-                .map_err(HostError::InvalidArgument)?;
+                .map_err(HostError::InvalidDays)?;
             let query = SearchQuery {
                 text: query.join(" "),
                 scope: user.map_or(SearchScope::All, SearchScope::User),

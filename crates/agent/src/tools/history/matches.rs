@@ -65,20 +65,26 @@ pub fn clamp_max_results(requested: Option<u64>) -> u32 {
     })
 }
 
+/// A `days` search window outside `1..=MAX_DAYS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("days must be between 1 and {MAX_DAYS} (omit it to search all time), got {days}")]
+pub struct InvalidDays {
+    /// The value given.
+    pub days: u64,
+}
+
 /// The instant `days` days before `now`, for [`SearchQuery::since`].
 ///
 /// # Errors
-/// A message (without the "Error: " prefix) when `days` is outside `1..=MAX_DAYS`.
-pub fn since_days_ago(days: u64, now: Timestamp) -> Result<Timestamp, String> {
-    let invalid = || {
-        format!("days must be between 1 and {MAX_DAYS} (omit it to search all time), got {days}")
-    };
+/// [`InvalidDays`] when `days` is outside `1..=MAX_DAYS`.
+pub fn since_days_ago(days: u64, now: Timestamp) -> Result<Timestamp, InvalidDays> {
+    let invalid = InvalidDays { days };
     if !(1..=MAX_DAYS).contains(&days) {
-        return Err(invalid());
+        return Err(invalid);
     }
-    let days = i64::try_from(days).map_err(|_| invalid())?;
+    let days = i64::try_from(days).map_err(|_| invalid)?;
     now.checked_sub_signed(chrono::Duration::days(days))
-        .ok_or_else(invalid)
+        .ok_or(invalid)
 }
 
 /// The searchable rows of one stored row: a message is one, a tool call two (call and
@@ -267,10 +273,9 @@ mod tests {
             since_days_ago(2, now).unwrap(),
             chrono::Utc.with_ymd_and_hms(2026, 3, 8, 12, 0, 0).unwrap()
         );
-        assert!(
-            since_days_ago(0, now)
-                .unwrap_err()
-                .contains("between 1 and")
+        assert_eq!(
+            since_days_ago(0, now).unwrap_err().to_string(),
+            "days must be between 1 and 36500 (omit it to search all time), got 0"
         );
         assert!(since_days_ago(MAX_DAYS + 1, now).is_err());
         assert!(since_days_ago(u64::MAX, now).is_err());

@@ -1,0 +1,139 @@
+//! Rules about the shape of the code that a compiler does not check:
+//!
+//! - one shell lexer in the tree (the command policy and the written-file detection
+//!   both read its result);
+//! - a tool's name is written in one place only, the tool's own file: nothing else
+//!   (plan tracking, the host, core) may match tools by a name literal.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::client::ChatEndpoint;
+use smallebot_infrastructure::{FileTaskStore, SqliteStore};
+
+/// The library and binary crates whose sources are checked (the testkit plays the
+/// model, which names tools, so it is not one of them).
+const PRODUCT_CRATES: [&str; 5] = ["core", "infrastructure", "application", "agent", "host"];
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether a file holds only tests (`tests.rs`, `*_tests.rs`, test support).
+fn is_test_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    name.ends_with("tests.rs") || name.starts_with("test_")
+}
+
+/// The product code of every `.rs` file under `crates/*/src` of the product crates:
+/// (path, code) with comment lines, test files and the trailing `#[cfg(test)]` module
+/// left out (test data may name tools; the rules are about what the program does).
+fn product_sources() -> Vec<(String, String)> {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for name in PRODUCT_CRATES {
+        rust_files(&root.join("crates").join(name).join("src"), &mut files);
+    }
+    files
+        .into_iter()
+        .filter(|path| !is_test_file(path))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let test_module = lines.windows(2).position(|pair| {
+                pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
+            });
+            let code: Vec<&str> = lines[..test_module.unwrap_or(lines.len())]
+                .iter()
+                .copied()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect();
+            let relative = path.strip_prefix(&root).unwrap().display().to_string();
+            (relative, code.join("\n"))
+        })
+        .collect()
+}
+
+#[test]
+fn there_is_one_shell_lexer() {
+    let sources = product_sources();
+    for definition in [
+        "struct Lexer",
+        "fn tokenize(",
+        "struct PendingHereDoc",
+        "enum Redirect",
+    ] {
+        let defining: Vec<&str> = sources
+            .iter()
+            .filter(|(_, code)| code.contains(definition))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert_eq!(
+            defining.len(),
+            1,
+            "`{definition}` should be defined once, in crates/core/src/shell/syntax: {defining:?}"
+        );
+        assert!(
+            defining[0].starts_with("crates/core/src/shell/syntax/"),
+            "{definition}: {defining:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tool_name_is_written_only_in_its_own_tool() {
+    let home = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&home.path().join("smallebot.db"))
+        .await
+        .unwrap();
+    let agent = AgentAssembly::from_home_with_env(home.path(), &|_| None)
+        .unwrap()
+        .store(Arc::new(store.clone()))
+        .task_store(Arc::new(FileTaskStore::new(home.path().join("tasks"))))
+        .endpoint(ChatEndpoint::new("http://127.0.0.1:9", "unused"))
+        .build()
+        .unwrap();
+    let names: Vec<String> = agent
+        .service
+        .tools()
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert!(names.len() >= 15, "every built-in tool: {names:?}");
+    let sources = product_sources();
+    for name in &names {
+        let literal = format!("\"{name}\"");
+        let holders: Vec<&str> = sources
+            .iter()
+            .filter(|(_, code)| code.contains(&literal))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert!(
+            holders.len() <= 1
+                && holders
+                    .iter()
+                    .all(|p| p.starts_with("crates/agent/src/tools/")),
+            "the name {literal} must appear only in the tool that owns it, found in {holders:?}"
+        );
+    }
+    store.close().await;
+}
