@@ -137,3 +137,57 @@ async fn a_tool_name_is_written_only_in_its_own_tool() {
     }
     store.close().await;
 }
+
+#[test]
+fn the_pipeline_modules_import_each_other_without_a_cycle() {
+    let dir = workspace_root().join("crates/application/src/pipeline");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let module = |path: &Path| path.file_stem().unwrap().to_str().unwrap().to_owned();
+    let modules: Vec<String> = files.iter().map(|p| module(p)).collect();
+    // module → the sibling modules it imports with `use super::name`
+    let imports: Vec<(String, Vec<String>)> = files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let used = modules
+                .iter()
+                .filter(|m| text.contains(&format!("use super::{m}::")))
+                .cloned()
+                .collect();
+            (module(path), used)
+        })
+        .collect();
+    // Depth-first search for a path back to the start.
+    fn reaches(
+        from: &str,
+        target: &str,
+        imports: &[(String, Vec<String>)],
+        seen: &mut Vec<String>,
+    ) -> bool {
+        let Some((_, used)) = imports.iter().find(|(m, _)| m == from) else {
+            return false;
+        };
+        used.iter().any(|next| {
+            if next == target {
+                return true;
+            }
+            if seen.contains(next) {
+                return false;
+            }
+            seen.push(next.clone());
+            reaches(next, target, imports, seen)
+        })
+    }
+    assert!(
+        imports
+            .iter()
+            .any(|(m, used)| m == "service" && !used.is_empty())
+    );
+    for (module, _) in &imports {
+        assert!(
+            !reaches(module, module, &imports, &mut Vec::new()),
+            "pipeline/{module}.rs imports itself through its siblings: {imports:?}"
+        );
+    }
+}
