@@ -16,6 +16,7 @@ pub const SUPPORTED_ENCODINGS: &[&str] = &["o200k_base", "cl100k_base"];
 
 /// Why a [`Tokenizer`] could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TokenizerError {
     /// The encoding name is not one of [`SUPPORTED_ENCODINGS`].
     #[error("unknown tokenizer encoding `{name}`: use \"o200k_base\" or \"cl100k_base\"")]

@@ -2,6 +2,7 @@
 
 /// What can go wrong when reading or writing stored conversations.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RepositoryError {
     /// The named entity does not exist.
     #[error("{entity} {id} not found")]

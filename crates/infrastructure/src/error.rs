@@ -5,6 +5,7 @@ use std::path::PathBuf;
 /// Why a database could not be opened or migrated. Nothing was changed in the file
 /// unless the message says so.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The file exists but is not an SQLite database.
     #[error(

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 /// What can go wrong when starting or waiting on a [`crate::TestModel`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TestkitError {
     /// The listener could not be bound on 127.0.0.1.
     #[error("smallebot-testkit: could not bind a listener on 127.0.0.1:0: {0}")]

@@ -104,6 +104,7 @@ impl Completion {
 
 /// How a response is shaped on the wire: an answer or an HTTP error.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResponseKind {
     /// HTTP 200 with a completion (streamed or not).
     Completion(Completion),
@@ -118,6 +119,7 @@ pub enum ResponseKind {
 
 /// How a stream ends early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Cut {
     /// After this many SSE events the connection is dropped mid-body (an incomplete
     /// chunked body, as when a proxy or the provider dies).

@@ -14,6 +14,7 @@ pub const AGENT_FILE: &str = "agent.json";
 /// How earlier tool calls are written into the history sent to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ToolHistoryFormat {
     /// Native OpenAI `tool_calls` plus `tool` result messages (`"native"`, the default).
     #[default]

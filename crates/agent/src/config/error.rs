@@ -6,6 +6,7 @@ use std::path::PathBuf;
 ///
 /// Every variant names what failed and says what to do about it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file is not valid JSON, or a value has the wrong type or an unknown value.
     #[error("{}:{line}:{column}: {message}", file.display())]

@@ -5,6 +5,7 @@ use smallebot_core::rules::truncation::truncate_tool_result;
 
 /// What an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EntryKind {
     /// A user message.
     User,

@@ -155,7 +155,7 @@ fn store_error(error: &TaskStoreError) -> ToolOutcome {
             tracing::warn!(%error, "task tool met a corrupt task file");
             ToolOutcome::error(CORRUPT_TASK_FILE)
         }
-        TaskStoreError::Io { .. } => {
+        _ => {
             tracing::warn!(%error, "task tool could not read or write the task file");
             ToolOutcome::error(format!("Error: the task list is unavailable: {error}"))
         }

@@ -7,6 +7,7 @@ use crate::time::Timestamp;
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+// Not `#[non_exhaustive]`: a new role must be handled wherever messages are sent or shown.
 pub enum Role {
     /// The person.
     User,

@@ -7,6 +7,9 @@ use crate::time::Timestamp;
 /// One row of a conversation's timeline, in `seq` order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+// Not `#[non_exhaustive]`: a new kind of row must be handled by every reader of the
+// history (request building, summaries, search display), so it is meant to break
+// their `match` rather than fall into a wildcard.
 pub enum HistoryRow {
     /// A user or assistant message.
     Message(Message),

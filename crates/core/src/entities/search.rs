@@ -6,6 +6,8 @@ use crate::time::Timestamp;
 
 /// Which conversations a search covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// Not `#[non_exhaustive]`: a backend that fell back to a wildcard for an unknown scope could search
+// other users' conversations; every backend must handle every scope.
 pub enum SearchScope {
     /// One conversation.
     Conversation(ConversationId),
@@ -32,6 +34,7 @@ pub struct SearchQuery {
 /// What kind of row matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SearchHitKind {
     /// A user message.
     User,

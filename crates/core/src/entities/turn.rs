@@ -7,6 +7,7 @@ use crate::time::Timestamp;
 /// Where a turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum TurnStatus {
     /// The model is working on it.
     Running,

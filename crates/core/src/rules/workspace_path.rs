@@ -62,6 +62,7 @@ impl fmt::Display for NormalizedPath {
 /// Why a path given to a workspace tool was refused. Each message says what is wrong
 /// and what to give instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PathRuleError {
     /// The path contains a NUL byte.
     #[error("path contains a NUL byte; remove it and give a plain relative path")]

@@ -11,6 +11,7 @@ use super::model::{Task, TaskList, TaskStatus};
 
 /// Why a task operation was refused. The messages are returned to the model verbatim.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum TaskError {
     /// No task has the given id (the seed's exact message).
     #[error("Task not found")]

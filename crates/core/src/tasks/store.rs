@@ -39,6 +39,7 @@ pub struct TaskUpdate {
 
 /// Why the task store could not serve a request.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TaskStoreError {
     /// The file is not a valid task list. It was not overwritten.
     #[error(

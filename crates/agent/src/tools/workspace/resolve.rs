@@ -22,6 +22,7 @@ use smallebot_core::rules::workspace_path::{PathRuleError, check_relative_path};
 /// Why a workspace path could not be used. Each message says what is wrong and what to
 /// do instead; tools prefix it with `Error: `.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorkspaceError {
     /// The path was refused by the lexical check.
     #[error("{0}")]

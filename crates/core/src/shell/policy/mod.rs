@@ -171,6 +171,7 @@ pub fn default_blacklist() -> Vec<String> {
 
 /// A blacklist or whitelist entry that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// A blacklist rule does not parse as a command, a pipeline or a fork bomb.
     #[error("blacklist rule `{rule}` is invalid: {reason}; fix or remove it in terminal.json")]
@@ -184,6 +185,8 @@ pub enum PolicyError {
 
 /// The outcome of checking a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// Not `#[non_exhaustive]`: every caller must decide what a new verdict means; a wildcard could run
+// a command the policy meant to stop.
 pub enum CommandVerdict {
     /// The command must not run.
     Denied {
