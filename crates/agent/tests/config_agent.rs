@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use smallebot_agent::config::{AgentSettings, ConfigError, ToolHistoryFormat};
+use smallebot_agent::config::{AgentSettings, ConfigError, ReasoningEffort, ToolHistoryFormat};
 
 const FILE: &str = "/home/me/.agents/agent.json";
 
@@ -108,6 +108,8 @@ fn defaults() {
     assert_eq!(s.stream_idle_timeout, Duration::from_secs(120));
     assert_eq!(s.user_name, None);
     assert_eq!(s.system_prompt, None);
+    assert_eq!((s.request_max_retries, s.stream_max_retries), (4, 5));
+    assert_eq!(s.reasoning_effort, ReasoningEffort::Medium);
     assert_eq!(settings("{}"), s);
 }
 
@@ -117,7 +119,8 @@ fn all_keys_are_read() {
         r#"{ "toolResultMaxLength": 2000, "compressionThreshold": 0.9,
              "keepRecentTurns": 3, "maxToolSteps": 20, "toolHistoryFormat": "inline",
              "streamIdleTimeoutSeconds": 45, "userName": "ada",
-             "systemPrompt": "Be brief.", "someFutureKey": {"x": [1, 2]} }"#,
+             "systemPrompt": "Be brief.", "someFutureKey": {"x": [1, 2]},
+             "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low" }"#,
     );
     assert_eq!(
         s,
@@ -130,8 +133,29 @@ fn all_keys_are_read() {
             stream_idle_timeout: Duration::from_secs(45),
             user_name: Some("ada".into()),
             system_prompt: Some("Be brief.".into()),
+            request_max_retries: 0,
+            stream_max_retries: 20,
+            reasoning_effort: ReasoningEffort::Low,
         }
     );
+}
+
+#[test]
+fn retry_counts_out_of_range_and_unknown_efforts_are_errors() {
+    for (text, expected) in [
+        (
+            r#"{"requestMaxRetries": 21}"#,
+            "/home/me/.agents/agent.json: requestMaxRetries must be between 0 and 20, got 21",
+        ),
+        (
+            r#"{"streamMaxRetries": -1}"#,
+            "/home/me/.agents/agent.json: streamMaxRetries must be between 0 and 20, got -1",
+        ),
+    ] {
+        assert_eq!(parse(text).unwrap_err().to_string(), expected, "{text}");
+    }
+    let effort = parse(r#"{"reasoningEffort": "max"}"#).unwrap_err();
+    assert!(matches!(effort, ConfigError::Invalid { .. }), "{effort:?}");
 }
 
 #[test]

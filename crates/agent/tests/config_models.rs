@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use smallebot_agent::config::{
-    ConfigError, HOW_TO_CONFIGURE, ModelSettings, ModelsConfig, ResolvedModels, resolve_models,
+    ConfigError, HOW_TO_CONFIGURE, ModelSettings, ModelsConfig, ReasoningEffort, ResolvedModels,
+    resolve_models,
 };
 
 const FILE: &str = "/h/models.json";
@@ -20,7 +21,7 @@ const TWO_MODELS: &str = r#"{
   "models": [
     { "id": "local", "baseUrl": "http://localhost:11434/v1", "apiKeyEnv": "OLLAMA_KEY",
       "model": "qwen3:8b", "contextWindow": 32768, "tokenizer": "cl100k_base",
-      "supportsThinking": true, "futureKey": 1 },
+      "supportsThinking": true, "reasoningEffort": "high", "futureKey": 1 },
     { "id": "small", "baseUrl": "http://localhost:8080/v1", "model": "tiny" }
   ]
 }"#;
@@ -40,6 +41,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             context_window: 32768,
             tokenizer: "cl100k_base".into(),
             supports_thinking: true,
+            reasoning_effort: Some(ReasoningEffort::High),
         }
     );
     let small = config.model("small").unwrap();

@@ -52,6 +52,42 @@ pub struct AgentSettings {
     /// `systemPrompt`: extra base instructions for the system prompt (default none).
     /// Blank counts as none.
     pub system_prompt: Option<String>,
+    /// `requestMaxRetries`: retries of a request that fails before its response body
+    /// starts (429, 5xx, connection errors; default 4, 0..=20).
+    pub request_max_retries: u32,
+    /// `streamMaxRetries`: retries of a request whose response stream broke after it
+    /// started (cut, malformed chunk, idle past the timeout, no finish reason; default 5,
+    /// 0..=20).
+    pub stream_max_retries: u32,
+    /// `reasoningEffort`: what models with `supportsThinking` are asked for
+    /// (`"low"`, `"medium"` (default) or `"high"`; models.json may set it per model).
+    pub reasoning_effort: ReasoningEffort,
+}
+
+/// How hard a thinking model should reason (`reasoning_effort` in the request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ReasoningEffort {
+    /// `"low"`
+    Low,
+    /// `"medium"` (the default)
+    #[default]
+    Medium,
+    /// `"high"`
+    High,
+}
+
+impl ReasoningEffort {
+    /// The word sent as `reasoning_effort`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
 }
 
 impl AgentSettings {
@@ -73,8 +109,15 @@ impl AgentSettings {
     pub const DEFAULT_MAX_TOOL_STEPS: usize = 50;
     /// Largest `maxToolSteps`; larger values are clamped to it.
     pub const MAX_MAX_TOOL_STEPS: usize = 500;
-    /// Default of [`AgentSettings::stream_idle_timeout`], in seconds.
+    /// Default of [`AgentSettings::stream_idle_timeout`], in seconds (long enough for a
+    /// slow local model to produce its first token on a large prompt).
     pub const DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS: u64 = 120;
+    /// Default of [`AgentSettings::request_max_retries`].
+    pub const DEFAULT_REQUEST_MAX_RETRIES: u32 = 4;
+    /// Default of [`AgentSettings::stream_max_retries`].
+    pub const DEFAULT_STREAM_MAX_RETRIES: u32 = 5;
+    /// Largest accepted `requestMaxRetries` / `streamMaxRetries`.
+    pub const MAX_RETRIES: u32 = 20;
 
     /// Loads `<home>/agent.json`; defaults when the file does not exist.
     ///
@@ -96,7 +139,30 @@ impl AgentSettings {
     /// wrong type, or an unknown `toolHistoryFormat`. Unknown keys are ignored.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
         let raw: RawAgentFile = parse(text, file)?;
-        Ok(raw.into_settings())
+        let retries = |key: &str, value: Option<i64>, default: u32| match value {
+            None => Ok(default),
+            Some(n) => u32::try_from(n)
+                .ok()
+                .filter(|n| *n <= Self::MAX_RETRIES)
+                .ok_or_else(|| ConfigError::Rule {
+                    file: file.to_path_buf(),
+                    message: format!("{key} must be between 0 and {}, got {n}", Self::MAX_RETRIES),
+                }),
+        };
+        let request_max_retries = retries(
+            "requestMaxRetries",
+            raw.request_max_retries,
+            Self::DEFAULT_REQUEST_MAX_RETRIES,
+        )?;
+        let stream_max_retries = retries(
+            "streamMaxRetries",
+            raw.stream_max_retries,
+            Self::DEFAULT_STREAM_MAX_RETRIES,
+        )?;
+        let mut settings = raw.into_settings();
+        settings.request_max_retries = request_max_retries;
+        settings.stream_max_retries = stream_max_retries;
+        Ok(settings)
     }
 }
 
@@ -111,6 +177,9 @@ impl Default for AgentSettings {
             stream_idle_timeout: Duration::from_secs(Self::DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS),
             user_name: None,
             system_prompt: None,
+            request_max_retries: Self::DEFAULT_REQUEST_MAX_RETRIES,
+            stream_max_retries: Self::DEFAULT_STREAM_MAX_RETRIES,
+            reasoning_effort: ReasoningEffort::default(),
         }
     }
 }
@@ -128,6 +197,9 @@ struct RawAgentFile {
     stream_idle_timeout_seconds: Option<i64>,
     user_name: Option<String>,
     system_prompt: Option<String>,
+    request_max_retries: Option<i64>,
+    stream_max_retries: Option<i64>,
+    reasoning_effort: Option<ReasoningEffort>,
 }
 
 impl RawAgentFile {
@@ -154,6 +226,9 @@ impl RawAgentFile {
                 }),
             user_name: non_blank(self.user_name),
             system_prompt: non_blank(self.system_prompt),
+            request_max_retries: defaults.request_max_retries,
+            stream_max_retries: defaults.stream_max_retries,
+            reasoning_effort: self.reasoning_effort.unwrap_or_default(),
         }
     }
 }

@@ -17,7 +17,7 @@ mod models;
 mod resolve;
 mod terminal;
 
-pub use agent::{AGENT_FILE, AgentSettings, ToolHistoryFormat};
+pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use error::ConfigError;
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
 pub use resolve::{

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use super::ConfigError;
+use super::agent::ReasoningEffort;
 use super::json::{parse, read_optional};
 use crate::tokenizer::SUPPORTED_ENCODINGS;
 
@@ -30,8 +31,12 @@ pub struct ModelSettings {
     /// `tokenizer`: the tiktoken encoding for counts, `"o200k_base"` (default) or
     /// `"cl100k_base"`.
     pub tokenizer: String,
-    /// `supportsThinking`: whether the model streams reasoning (default false).
+    /// `supportsThinking`: whether the model reasons when asked (default false); such
+    /// a model is sent `reasoning_effort`.
     pub supports_thinking: bool,
+    /// `reasoningEffort`: this model's effort (`"low"`, `"medium"`, `"high"`); none:
+    /// agent.json's `reasoningEffort`.
+    pub reasoning_effort: Option<ReasoningEffort>,
 }
 
 impl ModelSettings {
@@ -125,6 +130,7 @@ struct RawModel {
     context_window: Option<u64>,
     tokenizer: Option<EncodingName>,
     supports_thinking: Option<bool>,
+    reasoning_effort: Option<ReasoningEffort>,
 }
 
 impl RawModelsFile {
@@ -219,6 +225,7 @@ impl RawModel {
                 |name| name.0,
             ),
             supports_thinking: self.supports_thinking.unwrap_or(false),
+            reasoning_effort: self.reasoning_effort,
             id: self.id,
             base_url: self.base_url,
             model: self.model,

@@ -155,6 +155,7 @@ fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
             context_window: ModelSettings::DEFAULT_CONTEXT_WINDOW,
             tokenizer: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
             supports_thinking: false,
+            reasoning_effort: None,
         },
         api_key,
     };
