@@ -10,6 +10,7 @@ pub mod assembly;
 pub mod client;
 pub mod config;
 pub mod history;
+pub mod processes;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;

@@ -15,6 +15,14 @@ async fn read_conversation_data_returns_the_timeline_with_counts() {
     let c = f.conversation("alice", "Timeline").await;
     let first = f.store.start_turn(c.id, false).await.unwrap();
     f.message(&c, &first, Role::User, "first draft").await;
+    f.store
+        .finish_turn(
+            first.id,
+            smallebot_core::entities::TurnStatus::Completed,
+            None,
+        )
+        .await
+        .unwrap();
     let old = f.store.rows_after(c.id, 0).await.unwrap();
     let old_id = match &old[0] {
         HistoryRow::Message(m) => m.id,
@@ -22,7 +30,12 @@ async fn read_conversation_data_returns_the_timeline_with_counts() {
     };
     let (turn, _) = f
         .store
-        .edit_user_message(old_id, "second draft", 1)
+        .edit_user_message(
+            old_id,
+            "second draft",
+            1,
+            &smallebot_agent::processes::this_process(),
+        )
         .await
         .unwrap();
     f.think(&c, &turn, "let me check").await;

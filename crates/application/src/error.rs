@@ -13,6 +13,21 @@ pub enum PipelineError {
         "conversation {0} is busy: a turn is still running. Wait for it to finish or cancel it first."
     )]
     Busy(ConversationId),
+    /// A turn of the conversation is running in this or another process (its lease is
+    /// alive).
+    #[error(
+        "conversation {conversation_id} is busy: turn {turn_id} is running{}. Wait for it to \
+         finish or cancel it where it runs.",
+        .owner.as_ref().map(|o| format!(" in {o}")).unwrap_or_default()
+    )]
+    TurnRunning {
+        /// The conversation.
+        conversation_id: ConversationId,
+        /// The running turn.
+        turn_id: TurnId,
+        /// Who runs it (`process <pid> on <host>`), when known.
+        owner: Option<String>,
+    },
     /// The conversation does not exist.
     #[error("conversation {0} not found")]
     ConversationNotFound(ConversationId),

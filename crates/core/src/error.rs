@@ -24,9 +24,19 @@ pub enum RepositoryError {
         /// The backend's message.
         message: String,
     },
+    /// A turn of the conversation is running (in this or another process); nothing
+    /// was changed.
+    #[error("turn {} of conversation {} is running ({})", .0.id, .0.conversation_id, lease_text(.0))]
+    TurnRunning(Box<crate::entities::Turn>),
     /// A stored value could not be read back (corrupt row).
     #[error("stored data is invalid: {0}")]
     Corrupt(String),
+}
+
+fn lease_text(turn: &crate::entities::Turn) -> String {
+    turn.lease
+        .as_ref()
+        .map_or_else(|| "owner unknown".to_owned(), |l| l.owner.to_string())
 }
 
 impl RepositoryError {

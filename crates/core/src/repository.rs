@@ -4,11 +4,13 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    CompressionUpdate, Conversation, HistoryRow, Message, NewMessage, NewThinkBlock, NewToolCall,
-    SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall, ToolCallCompletion, Turn, TurnStatus,
+    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, Message, NewMessage, NewThinkBlock,
+    NewToolCall, SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall, ToolCallCompletion, Turn,
+    TurnStatus,
 };
 use crate::error::RepositoryError;
 use crate::ids::{ConversationId, MessageId, TurnId};
+use crate::time::Timestamp;
 
 /// Shorthand for repository results.
 pub type RepoResult<T> = Result<T, RepositoryError>;
@@ -52,15 +54,31 @@ pub trait TurnRepository: Send + Sync {
         thinking_mode: bool,
     ) -> RepoResult<Turn>;
 
-    /// Starts a turn and stores its user message in one transaction (the message is
-    /// never lost, the turn never without its message).
+    /// Starts a turn leased to `owner` and stores its user message in one transaction
+    /// (the message is never lost, the turn never without its message). Refused with
+    /// [`RepositoryError::TurnRunning`] — nothing stored — while another turn of the
+    /// conversation is `running`, whatever process runs it.
     async fn start_turn_with_message(
         &self,
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
         token_count: i64,
+        owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)>;
+
+    /// Renews a running turn's lease; false when the turn no longer runs.
+    async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool>;
+
+    /// Every `running` turn of every conversation, with its lease.
+    async fn running_turns(&self) -> RepoResult<Vec<Turn>>;
+
+    /// The conversation's `running` turn, if any.
+    async fn running_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>>;
+
+    /// Marks a turn that is still `running` `interrupted` (its owner is gone); false
+    /// when it had already ended.
+    async fn interrupt_turn(&self, turn_id: TurnId) -> RepoResult<bool>;
 
     /// Ends a turn with a final status and, for failures, the error text.
     async fn finish_turn(
@@ -76,24 +94,27 @@ pub trait TurnRepository: Send + Sync {
     /// The turns of a conversation in order.
     async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>>;
 
-    /// Marks every `running` turn `interrupted` (run at start-up). Returns how many.
-    async fn mark_running_turns_interrupted(&self) -> RepoResult<u64>;
-
     /// Edit: in one transaction, discards the output of the edited message's turn and
     /// every later turn, starts a new turn with the new user message (marked edited)
     /// and marks the old message replaced by it. Refused for a message already
-    /// summarized by compression.
+    /// summarized by compression, and (like a new turn) while a turn of the
+    /// conversation runs.
     async fn edit_user_message(
         &self,
         message_id: MessageId,
         new_content: &str,
         token_count: i64,
+        owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)>;
 
     /// Regenerate: in one transaction, discards a turn's output (everything but its
     /// user message) and every later turn, and sets the turn `running` again. Returns
-    /// the turn and its user message.
-    async fn reset_turn_for_regeneration(&self, turn_id: TurnId) -> RepoResult<(Turn, Message)>;
+    /// the turn and its user message. Refused while a turn of the conversation runs.
+    async fn reset_turn_for_regeneration(
+        &self,
+        turn_id: TurnId,
+        owner: &LeaseOwner,
+    ) -> RepoResult<(Turn, Message)>;
 }
 
 /// The rows of a conversation's timeline.

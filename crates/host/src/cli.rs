@@ -9,7 +9,14 @@ use clap::{Parser, Subcommand};
 /// Every conversation, turn, message, tool call and reasoning block is stored in SQLite
 /// under the home directory (`smallebot.db`).
 #[derive(Debug, Parser)]
-#[command(name = "smallebot", version, about, long_about = None)]
+#[command(
+    name = "smallebot",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 done; 1 error; 2 no model endpoint configured; \
+                  3 the conversation is busy (a turn is running, here or in another process)."
+)]
 pub struct Cli {
     /// Home directory holding agent.json, models.json, terminal.json, smallebot.db,
     /// tasks/ and workspace/.

@@ -12,6 +12,10 @@ use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::{ConversationId, InvalidId};
 use smallebot_infrastructure::StoreError;
 
+/// The exit code when the conversation already has a running turn (here or in
+/// another process).
+pub const BUSY_EXIT_CODE: u8 = 3;
+
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -85,6 +89,9 @@ impl HostError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::NoEndpoint => ExitCode::from(2),
+            Self::Pipeline(PipelineError::Busy(_) | PipelineError::TurnRunning { .. }) => {
+                ExitCode::from(BUSY_EXIT_CODE)
+            }
             _ => ExitCode::FAILURE,
         }
     }

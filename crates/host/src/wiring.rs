@@ -61,13 +61,20 @@ pub async fn build_with_confirmer(
         return Err(HostError::NoEndpoint);
     }
     let app = assemble(home, user_flag, assembly.confirmer(confirmer)).await?;
+    recover(&app).await?;
+    Ok(app)
+}
+
+/// Marks turns whose process stopped `interrupted` (turns other live processes run are
+/// left alone) and says so.
+pub async fn recover(app: &App) -> Result<(), HostError> {
     let interrupted = app.service.recover_interrupted_turns().await?;
     if interrupted > 0 {
         eprintln!(
-            "{interrupted} turn(s) were interrupted when the previous run stopped; they are marked interrupted"
+            "{interrupted} turn(s) were interrupted when the process running them stopped; they are marked interrupted"
         );
     }
-    Ok(app)
+    Ok(())
 }
 
 /// The service for work that needs no model (deleting a conversation): configuration

@@ -136,7 +136,19 @@ async fn a_killed_turn_is_interrupted_after_restart_and_its_message_kept() {
         .await
         .unwrap();
     child.kill().await.unwrap();
-    let id = first_conversation_id(home.path()).await;
+    child.wait().await.unwrap();
+    // The next start (here a listing) finds the dead process's turn and marks it.
+    let listed = run(home.path(), None, &["conversations", "list"]).await;
+    assert!(
+        text(&listed.stderr).contains("1 turn(s) were interrupted"),
+        "{}",
+        text(&listed.stderr)
+    );
+    let id = text(&listed.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
     server.push(ScriptedResponse::text("back again"));
     let out = run(
         home.path(),
@@ -145,7 +157,6 @@ async fn a_killed_turn_is_interrupted_after_restart_and_its_message_kept() {
     )
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("interrupted"));
     let shown = text(
         &run(home.path(), None, &["conversations", "show", &id])
             .await

@@ -70,11 +70,7 @@ impl ConversationRepository for SqliteStore {
     }
 
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
-        let mut conn = self
-            .pool()
-            .acquire()
-            .await
-            .map_err(storage("reading a conversation"))?;
+        let mut conn = self.reader("reading a conversation").await?;
         Self::fetch_conversation(&mut conn, id).await
     }
 

@@ -9,6 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use crate::error::StoreError;
 use crate::migrate::{MigrationReport, migrate_database};
+use crate::tx::WriteConnection;
 
 /// How long a connection waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -19,10 +20,13 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 /// The SQLite store: implements every repository trait of `smallebot-core`.
 ///
-/// Cloning is cheap (it shares one connection pool).
+/// Writes go through one connection, one at a time (SQLite admits one writer at a
+/// time anyway); reads use that connection when it is free, else the pool. Cloning is
+/// cheap (clones share the connections).
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    writer: WriteConnection,
     path: PathBuf,
 }
 
@@ -43,10 +47,19 @@ impl SqliteStore {
     /// See [`StoreError`].
     pub async fn open_and_report(path: &Path) -> Result<(Self, MigrationReport), StoreError> {
         let report = migrate_database(path).await?;
-        let pool = connect_read_write(path).await?;
+        let options = read_write_options(path)?;
+        let pool = connect_pool(path, &options).await?;
+        let writer =
+            WriteConnection::connect(options)
+                .await
+                .map_err(|source| StoreError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
         Ok((
             Self {
                 pool,
+                writer,
                 path: path.to_path_buf(),
             },
             report,
@@ -59,6 +72,11 @@ impl SqliteStore {
         &self.pool
     }
 
+    /// The write connection.
+    pub(crate) fn writer(&self) -> &WriteConnection {
+        &self.writer
+    }
+
     /// The database file.
     #[must_use]
     pub fn path(&self) -> &Path {
@@ -67,6 +85,7 @@ impl SqliteStore {
 
     /// Closes every connection (checkpointing the WAL).
     pub async fn close(&self) {
+        self.writer.close().await;
         self.pool.close().await;
     }
 }
@@ -138,8 +157,25 @@ pub(crate) async fn connect_read_only(path: &Path) -> Result<SqlitePool, StoreEr
         })
 }
 
+/// The read-write connection options: WAL, `foreign_keys=ON`, busy timeout, created
+/// if missing.
+fn read_write_options(path: &Path) -> Result<SqliteConnectOptions, StoreError> {
+    Ok(base_options(path)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal))
+}
+
 /// The read-write pool: WAL, `foreign_keys=ON`, busy timeout, created if missing.
 pub(crate) async fn connect_read_write(path: &Path) -> Result<SqlitePool, StoreError> {
+    connect_pool(path, &read_write_options(path)?).await
+}
+
+/// The read-write pool with `options`, creating the database's directory if missing.
+async fn connect_pool(
+    path: &Path,
+    options: &SqliteConnectOptions,
+) -> Result<SqlitePool, StoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
             action: "cannot create the directory of",
@@ -147,13 +183,13 @@ pub(crate) async fn connect_read_write(path: &Path) -> Result<SqlitePool, StoreE
             source,
         })?;
     }
-    let options = base_options(path)?
-        .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Normal);
     SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
-        .connect_with(options)
+        // A local SQLite connection cannot drop like a network one; pinging it before
+        // every use only cost a round trip to its thread (it is still tested when
+        // returned to the pool).
+        .test_before_acquire(false)
+        .connect_with(options.clone())
         .await
         .map_err(|source| StoreError::Open {
             path: path.to_path_buf(),

@@ -1,4 +1,10 @@
 //! `HistoryRepository` on SQLite: appending rows with an atomic `seq`, reading them back.
+//!
+//! Each append is one transaction sent as one batch to the write connection (see
+//! `tx/writer.rs`): allocate the conversation's next `seq`, insert the row with it,
+//! commit.
+
+mod bulk;
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
@@ -6,13 +12,55 @@ use smallebot_core::entities::{
     HistoryRow, Message, NewMessage, NewThinkBlock, NewToolCall, Seq, ThinkBlock, ToolCall,
     ToolCallCompletion, ToolCallStatus,
 };
-use smallebot_core::ids::{ConversationId, ThinkBlockId, ToolCallId, TurnId};
+use smallebot_core::ids::{ConversationId, MessageId, ThinkBlockId, ToolCallId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::turns::insert_message;
-use crate::tx::{next_seq, now, storage};
+use crate::tx::{now, storage};
+
+/// Appends a message: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 role, ?6 content,
+/// ?7 token count. Returns the allocated `seq` (no row: no such conversation).
+const APPEND_MESSAGE: &str = "BEGIN IMMEDIATE; \
+    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
+    INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+      created_at, is_edited) \
+    SELECT ?3, id, ?4, last_seq, ?5, ?6, ?7, ?1, 0 FROM conversations WHERE id = ?2 \
+    RETURNING seq; \
+    COMMIT";
+
+/// Appends a running tool call: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 call id,
+/// ?6 tool name, ?7 arguments, ?8 token count. Returns the allocated `seq`.
+const APPEND_TOOL_CALL: &str = "BEGIN IMMEDIATE; \
+    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
+    INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, arguments, \
+      status, token_count, started_at) \
+    SELECT ?3, id, ?4, last_seq, ?5, ?6, ?7, 'running', ?8, ?1 FROM conversations WHERE id = ?2 \
+    RETURNING seq; \
+    COMMIT";
+
+/// Appends a think block: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 content.
+/// Returns the allocated `seq`.
+const APPEND_THINK_BLOCK: &str = "BEGIN IMMEDIATE; \
+    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
+    INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
+    SELECT ?3, id, ?4, last_seq, ?5, ?1 FROM conversations WHERE id = ?2 \
+    RETURNING seq; \
+    COMMIT";
+
+/// The `seq` an append batch returned, or not-found when the conversation is missing.
+fn allocated_seq(
+    rows: &[sqlx::sqlite::SqliteRow],
+    conversation_id: ConversationId,
+) -> RepoResult<Seq> {
+    use sqlx::Row;
+    match rows.first() {
+        Some(row) => row
+            .try_get::<i64, _>(0)
+            .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}"))),
+        None => Err(RepositoryError::not_found("conversation", conversation_id)),
+    }
+}
 
 /// Stored tool results are capped at 1 MiB.
 pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
@@ -57,30 +105,69 @@ fn cap_stored_result(text: &str) -> String {
 #[async_trait]
 impl HistoryRepository for SqliteStore {
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        let mut tx = self.write_tx("appending a message").await?;
-        let stored = insert_message(
-            &mut tx,
-            message.conversation_id,
-            message.turn_id,
-            message.role,
-            &message.content,
-            message.token_count,
-            false,
-        )
-        .await?;
-        tx.commit().await.map_err(storage("appending a message"))?;
-        Ok(stored)
+        const ACTION: &str = "appending a message";
+        let (at, at_text) = now();
+        let id = MessageId::new();
+        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
+        let rows = writer
+            .batch(
+                sqlx::query(APPEND_MESSAGE)
+                    .bind(at_text)
+                    .bind(message.conversation_id.to_string())
+                    .bind(id.to_string())
+                    .bind(message.turn_id.to_string())
+                    .bind(message.role.as_str())
+                    .bind(&message.content)
+                    .bind(message.token_count),
+            )
+            .await
+            .map_err(storage(ACTION))?;
+        Ok(Message {
+            id,
+            conversation_id: message.conversation_id,
+            turn_id: message.turn_id,
+            seq: allocated_seq(&rows, message.conversation_id)?,
+            role: message.role,
+            content: message.content.clone(),
+            token_count: message.token_count,
+            created_at: at,
+            replaced_by: None,
+            is_edited: false,
+        })
     }
 
     async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
-        let mut tx = self.write_tx("recording a tool call").await?;
+        const ACTION: &str = "recording a tool call";
         let (at, at_text) = now();
-        let seq = next_seq(&mut tx, call.conversation_id, &at_text).await?;
-        let stored = ToolCall {
-            id: ToolCallId::new(),
+        let id = ToolCallId::new();
+        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
+        let rows = writer
+            .batch(
+                sqlx::query(APPEND_TOOL_CALL)
+                    .bind(at_text)
+                    .bind(call.conversation_id.to_string())
+                    .bind(id.to_string())
+                    .bind(call.turn_id.to_string())
+                    .bind(&call.call_id)
+                    .bind(&call.tool_name)
+                    .bind(&call.arguments)
+                    .bind(call.token_count),
+            )
+            .await
+            .map_err(|err| match &err {
+                sqlx::Error::Database(db) if db.is_unique_violation() => {
+                    RepositoryError::Conflict(format!(
+                        "tool call id '{}' is already used in this turn",
+                        call.call_id
+                    ))
+                }
+                _ => storage(ACTION)(err),
+            })?;
+        Ok(ToolCall {
+            id,
             conversation_id: call.conversation_id,
             turn_id: call.turn_id,
-            seq,
+            seq: allocated_seq(&rows, call.conversation_id)?,
             call_id: call.call_id.clone(),
             tool_name: call.tool_name.clone(),
             arguments: call.arguments.clone(),
@@ -89,36 +176,7 @@ impl HistoryRepository for SqliteStore {
             token_count: call.token_count,
             started_at: at,
             completed_at: None,
-        };
-        sqlx::query(
-            "INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
-             arguments, status, token_count, started_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)",
-        )
-        .bind(stored.id.to_string())
-        .bind(call.conversation_id.to_string())
-        .bind(call.turn_id.to_string())
-        .bind(seq)
-        .bind(&call.call_id)
-        .bind(&call.tool_name)
-        .bind(&call.arguments)
-        .bind(call.token_count)
-        .bind(at_text)
-        .execute(&mut *tx)
-        .await
-        .map_err(|err| match &err {
-            sqlx::Error::Database(db) if db.is_unique_violation() => {
-                RepositoryError::Conflict(format!(
-                    "tool call id '{}' is already used in this turn",
-                    call.call_id
-                ))
-            }
-            _ => storage("recording a tool call")(err),
-        })?;
-        tx.commit()
-            .await
-            .map_err(storage("recording a tool call"))?;
-        Ok(stored)
+        })
     }
 
     async fn complete_tool_call(
@@ -128,6 +186,11 @@ impl HistoryRepository for SqliteStore {
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
         let (_, at_text) = now();
+        let mut writer = self
+            .writer()
+            .lock()
+            .await
+            .map_err(storage("completing a tool call"))?;
         let row = sqlx::query(
             "UPDATE tool_calls SET result = ?1, status = ?2, token_count = ?3, completed_at = ?4 \
              WHERE turn_id = ?5 AND call_id = ?6 \
@@ -140,7 +203,7 @@ impl HistoryRepository for SqliteStore {
         .bind(at_text)
         .bind(turn_id.to_string())
         .bind(call_id)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *writer)
         .await
         .map_err(storage("completing a tool call"))?;
         match row {
@@ -153,32 +216,29 @@ impl HistoryRepository for SqliteStore {
     }
 
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
-        let mut tx = self.write_tx("recording reasoning").await?;
+        const ACTION: &str = "recording reasoning";
         let (at, at_text) = now();
-        let seq = next_seq(&mut tx, block.conversation_id, &at_text).await?;
-        let stored = ThinkBlock {
-            id: ThinkBlockId::new(),
+        let id = ThinkBlockId::new();
+        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
+        let rows = writer
+            .batch(
+                sqlx::query(APPEND_THINK_BLOCK)
+                    .bind(at_text)
+                    .bind(block.conversation_id.to_string())
+                    .bind(id.to_string())
+                    .bind(block.turn_id.to_string())
+                    .bind(&block.content),
+            )
+            .await
+            .map_err(storage(ACTION))?;
+        Ok(ThinkBlock {
+            id,
             conversation_id: block.conversation_id,
             turn_id: block.turn_id,
-            seq,
+            seq: allocated_seq(&rows, block.conversation_id)?,
             content: block.content.clone(),
             created_at: at,
-        };
-        sqlx::query(
-            "INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        .bind(stored.id.to_string())
-        .bind(block.conversation_id.to_string())
-        .bind(block.turn_id.to_string())
-        .bind(seq)
-        .bind(&block.content)
-        .bind(at_text)
-        .execute(&mut *tx)
-        .await
-        .map_err(storage("recording reasoning"))?;
-        tx.commit().await.map_err(storage("recording reasoning"))?;
-        Ok(stored)
+        })
     }
 
     async fn rows_after(
@@ -186,53 +246,8 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        let id = conversation_id.to_string();
-        let mut conn = self
-            .pool()
-            .acquire()
-            .await
-            .map_err(storage("reading history"))?;
-        let messages = sqlx::query(
-            "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
-             replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq > ?2 \
-             ORDER BY seq",
-        )
-        .bind(&id)
-        .bind(after_seq)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(storage("reading messages"))?;
-        let calls = sqlx::query(
-            "SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
-             status, token_count, started_at, completed_at FROM tool_calls \
-             WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq",
-        )
-        .bind(&id)
-        .bind(after_seq)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(storage("reading tool calls"))?;
-        let blocks = sqlx::query(
-            "SELECT id, conversation_id, turn_id, seq, content, created_at FROM think_blocks \
-             WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq",
-        )
-        .bind(&id)
-        .bind(after_seq)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(storage("reading reasoning"))?;
-        let mut rows_out = Vec::with_capacity(messages.len() + calls.len() + blocks.len());
-        for row in &messages {
-            rows_out.push(HistoryRow::Message(rows::message(row)?));
-        }
-        for row in &calls {
-            rows_out.push(HistoryRow::ToolCall(rows::tool_call(row)?));
-        }
-        for row in &blocks {
-            rows_out.push(HistoryRow::ThinkBlock(rows::think_block(row)?));
-        }
-        rows_out.sort_by_key(HistoryRow::seq);
-        Ok(rows_out)
+        let mut conn = self.reader("reading history").await?;
+        bulk::rows_after(&mut conn, conversation_id, after_seq).await
     }
 
     async fn rows_around(
@@ -243,11 +258,7 @@ impl HistoryRepository for SqliteStore {
         after: u32,
     ) -> RepoResult<Vec<HistoryRow>> {
         let id = conversation_id.to_string();
-        let mut conn = self
-            .pool()
-            .acquire()
-            .await
-            .map_err(storage("reading history"))?;
+        let mut conn = self.reader("reading history").await?;
         let mut found = Vec::new();
         for (sql, is_message) in [(MESSAGES_AROUND, true), (CALLS_AROUND, false)] {
             let rows = sqlx::query(sql)
@@ -289,6 +300,7 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<i64> {
+        let mut conn = self.reader("reading the context token total").await?;
         // At the compression boundary (every turn's case) the running total answers in O(1).
         let at_boundary: Option<i64> = sqlx::query_scalar(
             "SELECT context_tokens FROM conversations \
@@ -296,7 +308,7 @@ impl HistoryRepository for SqliteStore {
         )
         .bind(conversation_id.to_string())
         .bind(after_seq)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *conn)
         .await
         .map_err(storage("reading the context token total"))?;
         if let Some(total) = at_boundary {
@@ -310,7 +322,7 @@ impl HistoryRepository for SqliteStore {
         )
         .bind(conversation_id.to_string())
         .bind(after_seq)
-        .fetch_one(self.pool())
+        .fetch_one(&mut *conn)
         .await
         .map_err(storage("summing token counts"))
     }

@@ -19,6 +19,7 @@ mod database;
 mod error;
 mod fts_query;
 mod history;
+mod leases;
 mod migrate;
 mod rows;
 mod search;

@@ -4,7 +4,8 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnStatus,
+    Conversation, LeaseOwner, Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease,
+    TurnStatus,
 };
 use smallebot_core::time::{Timestamp, parse_timestamp};
 use sqlx::Row;
@@ -82,7 +83,31 @@ pub(crate) fn turn(row: &SqliteRow) -> Result<Turn, RepositoryError> {
         error: opt_text(row, "error")?,
         created_at: time(row, "created_at")?,
         completed_at: opt_time(row, "completed_at")?,
+        lease: lease(row)?,
     })
+}
+
+/// The lease columns of a turn row: all set while it runs under a lease, else none.
+fn lease(row: &SqliteRow) -> Result<Option<TurnLease>, RepositoryError> {
+    let pid = row
+        .try_get::<Option<i64>, _>("owner_pid")
+        .map_err(|e| corrupt("owner_pid", e))?;
+    let (Some(pid), Some(host), Some(started_at), Some(heartbeat_at)) = (
+        pid,
+        opt_text(row, "owner_host")?,
+        opt_time(row, "owner_started_at")?,
+        opt_time(row, "heartbeat_at")?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(TurnLease {
+        owner: LeaseOwner {
+            pid: u32::try_from(pid).map_err(|e| corrupt("owner_pid", e))?,
+            host,
+            started_at,
+        },
+        heartbeat_at,
+    }))
 }
 
 pub(crate) fn message(row: &SqliteRow) -> Result<Message, RepositoryError> {

@@ -2,19 +2,24 @@
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Message, Role, Turn, TurnStatus};
+use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnStatus};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
+use smallebot_core::time::{Timestamp, format_timestamp};
 use sqlx::SqliteConnection;
 
 use crate::database::SqliteStore;
+use crate::leases::{self, ensure_no_running_turn, insert_turn};
 use crate::rows;
 use crate::tx::{next_seq, now, storage};
 
-async fn fetch_turn(conn: &mut SqliteConnection, id: TurnId) -> RepoResult<Option<Turn>> {
+pub(crate) async fn fetch_turn(
+    conn: &mut SqliteConnection,
+    id: TurnId,
+) -> RepoResult<Option<Turn>> {
     let row = sqlx::query(
-        "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at \
-         FROM turns WHERE id = ?1",
+        "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at FROM turns WHERE id = ?1",
     )
     .bind(id.to_string())
     .fetch_optional(&mut *conn)
@@ -95,7 +100,7 @@ impl TurnRepository for SqliteStore {
         thinking_mode: bool,
     ) -> RepoResult<Turn> {
         let mut tx = self.write_tx("starting a turn").await?;
-        let turn = insert_turn(&mut tx, conversation_id, thinking_mode).await?;
+        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, None).await?;
         tx.commit().await.map_err(storage("starting a turn"))?;
         Ok(turn)
     }
@@ -106,9 +111,11 @@ impl TurnRepository for SqliteStore {
         thinking_mode: bool,
         content: &str,
         token_count: i64,
+        owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
         let mut tx = self.write_tx("starting a turn").await?;
-        let turn = insert_turn(&mut tx, conversation_id, thinking_mode).await?;
+        ensure_no_running_turn(&mut tx, conversation_id).await?;
+        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, Some(owner)).await?;
         let message = insert_message(
             &mut tx,
             conversation_id,
@@ -131,7 +138,8 @@ impl TurnRepository for SqliteStore {
     ) -> RepoResult<Turn> {
         let (_, at_text) = now();
         let done = sqlx::query(
-            "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3 WHERE id = ?4",
+            "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
+             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4",
         )
         .bind(status.as_str())
         .bind(error)
@@ -160,7 +168,8 @@ impl TurnRepository for SqliteStore {
     async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>> {
         let found = sqlx::query(
             "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, \
-             completed_at FROM turns WHERE conversation_id = ?1 ORDER BY seq",
+             completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at \
+             FROM turns WHERE conversation_id = ?1 ORDER BY seq",
         )
         .bind(conversation_id.to_string())
         .fetch_all(self.pool())
@@ -169,17 +178,23 @@ impl TurnRepository for SqliteStore {
         found.iter().map(rows::turn).collect()
     }
 
-    async fn mark_running_turns_interrupted(&self) -> RepoResult<u64> {
-        let (_, at_text) = now();
-        let done = sqlx::query(
-            "UPDATE turns SET status = 'interrupted', completed_at = ?1, \
-             error = 'the process stopped while this turn was running' WHERE status = 'running'",
-        )
-        .bind(at_text)
-        .execute(self.pool())
-        .await
-        .map_err(storage("marking running turns interrupted"))?;
-        Ok(done.rows_affected())
+    async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
+        leases::heartbeat(self, turn_id, at).await
+    }
+
+    async fn running_turns(&self) -> RepoResult<Vec<Turn>> {
+        leases::running_turns(self, None).await
+    }
+
+    async fn running_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>> {
+        Ok(leases::running_turns(self, Some(conversation_id))
+            .await?
+            .into_iter()
+            .next())
+    }
+
+    async fn interrupt_turn(&self, turn_id: TurnId) -> RepoResult<bool> {
+        leases::interrupt_turn(self, turn_id).await
     }
 
     async fn edit_user_message(
@@ -187,6 +202,7 @@ impl TurnRepository for SqliteStore {
         message_id: MessageId,
         new_content: &str,
         token_count: i64,
+        owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
         let mut tx = self.write_tx("editing a message").await?;
         let old = fetch_message(&mut tx, message_id)
@@ -199,11 +215,18 @@ impl TurnRepository for SqliteStore {
             )));
         }
         ensure_not_summarized(&mut tx, old.conversation_id, old.seq, "this message").await?;
+        ensure_no_running_turn(&mut tx, old.conversation_id).await?;
         let old_turn = fetch_turn(&mut tx, old.turn_id)
             .await?
             .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
         discard_after(&mut tx, &old_turn, old.id).await?;
-        let turn = insert_turn(&mut tx, old.conversation_id, old_turn.thinking_mode).await?;
+        let turn = insert_turn(
+            &mut tx,
+            old.conversation_id,
+            old_turn.thinking_mode,
+            Some(owner),
+        )
+        .await?;
         let message = insert_message(
             &mut tx,
             turn.conversation_id,
@@ -224,11 +247,16 @@ impl TurnRepository for SqliteStore {
         Ok((turn, message))
     }
 
-    async fn reset_turn_for_regeneration(&self, turn_id: TurnId) -> RepoResult<(Turn, Message)> {
+    async fn reset_turn_for_regeneration(
+        &self,
+        turn_id: TurnId,
+        owner: &LeaseOwner,
+    ) -> RepoResult<(Turn, Message)> {
         let mut tx = self.write_tx("regenerating a turn").await?;
         let turn = fetch_turn(&mut tx, turn_id)
             .await?
             .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
+        ensure_no_running_turn(&mut tx, turn.conversation_id).await?;
         let row = sqlx::query(
             "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
              replaced_by, is_edited FROM messages \
@@ -262,10 +290,17 @@ impl TurnRepository for SqliteStore {
         )
         .await?;
         discard_after(&mut tx, &turn, user_message.id).await?;
+        let (_, at_text) = now();
         sqlx::query(
-            "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL WHERE id = ?1",
+            "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL, \
+             owner_pid = ?2, owner_host = ?3, owner_started_at = ?4, heartbeat_at = ?5 \
+             WHERE id = ?1",
         )
         .bind(turn_id.to_string())
+        .bind(i64::from(owner.pid))
+        .bind(&owner.host)
+        .bind(format_timestamp(&owner.started_at))
+        .bind(at_text)
         .execute(&mut *tx)
         .await
         .map_err(storage("restarting a turn"))?;
@@ -275,39 +310,6 @@ impl TurnRepository for SqliteStore {
         tx.commit().await.map_err(storage("regenerating a turn"))?;
         Ok((turn, user_message))
     }
-}
-
-/// Inserts a running turn with the next `seq` (inside a write transaction).
-pub(crate) async fn insert_turn(
-    conn: &mut SqliteConnection,
-    conversation_id: ConversationId,
-    thinking_mode: bool,
-) -> RepoResult<Turn> {
-    let (at, at_text) = now();
-    let seq = next_seq(conn, conversation_id, &at_text).await?;
-    let turn = Turn {
-        id: TurnId::new(),
-        conversation_id,
-        seq,
-        thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: at,
-        completed_at: None,
-    };
-    sqlx::query(
-        "INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at) \
-         VALUES (?1, ?2, ?3, ?4, 'running', ?5)",
-    )
-    .bind(turn.id.to_string())
-    .bind(conversation_id.to_string())
-    .bind(seq)
-    .bind(i64::from(thinking_mode))
-    .bind(at_text)
-    .execute(&mut *conn)
-    .await
-    .map_err(storage("starting a turn"))?;
-    Ok(turn)
 }
 
 /// Inserts a message with the next `seq` (inside a write transaction).

@@ -1,12 +1,16 @@
-//! Small helpers shared by the repository implementations.
+//! Small helpers shared by the repository implementations, and the write transaction.
+
+mod writer;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::Seq;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::time::{Timestamp, format_timestamp};
-use sqlx::{Sqlite, SqliteConnection, Transaction};
+use sqlx::SqliteConnection;
 
 use crate::database::SqliteStore;
+
+pub(crate) use writer::{Connection, WriteConnection, WriteTx};
 
 /// Maps an sqlx error to a repository error that says what was being done.
 pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
@@ -26,15 +30,27 @@ pub(crate) fn now() -> (Timestamp, String) {
 
 impl SqliteStore {
     /// A write transaction that takes the write lock up front (`BEGIN IMMEDIATE`), so
-    /// concurrent writers queue on the busy timeout instead of failing on upgrade.
-    pub(crate) async fn write_tx(
-        &self,
-        action: &'static str,
-    ) -> Result<Transaction<'static, Sqlite>, RepositoryError> {
-        self.pool()
-            .begin_with("BEGIN IMMEDIATE")
+    /// concurrent writers queue on the busy timeout instead of failing on upgrade. It
+    /// runs on the store's write connection; dropped without
+    /// [`commit`](WriteTx::commit), it is rolled back.
+    pub(crate) async fn write_tx(&self, action: &'static str) -> Result<WriteTx, RepositoryError> {
+        WriteTx::begin(self.writer().lock().await.map_err(storage(action))?)
             .await
             .map_err(storage(action))
+    }
+
+    /// A connection for a short read: the write connection when no write is using it
+    /// (its page cache is warm and it costs no pool round trips), else one of the pool.
+    pub(crate) async fn reader(&self, action: &'static str) -> Result<Connection, RepositoryError> {
+        match self.writer().try_lock().await {
+            Some(writer) => Ok(Connection::Writer(writer)),
+            None => self
+                .pool()
+                .acquire()
+                .await
+                .map(Connection::Pool)
+                .map_err(storage(action)),
+        }
     }
 }
 

@@ -304,7 +304,7 @@ async fn the_context_token_total_follows_every_change() {
         panic!()
     };
     f.store
-        .edit_user_message(two.id, "two, edited", 9)
+        .edit_user_message(two.id, "two, edited", 9, &owner())
         .await
         .unwrap();
     let rows = f.store.rows_after(c.id, 0).await.unwrap();

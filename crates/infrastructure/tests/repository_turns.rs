@@ -10,16 +10,24 @@ use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 
 #[tokio::test]
-async fn running_turns_become_interrupted() {
+async fn a_running_turn_is_listed_and_can_be_interrupted_once() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
-    let running = user_turn(&f.store, &c, "in flight").await;
     let done = user_turn(&f.store, &c, "done").await;
-    f.store
-        .finish_turn(done.id, TurnStatus::Completed, None)
-        .await
-        .unwrap();
-    assert_eq!(f.store.mark_running_turns_interrupted().await.unwrap(), 1);
+    let running = running_user_turn(&f.store, &c, "in flight").await;
+    let listed = f.store.running_turns().await.unwrap();
+    assert_eq!(
+        listed.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [running.id]
+    );
+    assert_eq!(
+        f.store.running_turn(c.id).await.unwrap().map(|t| t.id),
+        Some(running.id)
+    );
+    assert!(f.store.interrupt_turn(running.id).await.unwrap());
+    assert!(!f.store.interrupt_turn(running.id).await.unwrap());
+    assert!(!f.store.interrupt_turn(done.id).await.unwrap());
+    assert!(f.store.running_turns().await.unwrap().is_empty());
     let t = f.store.get_turn(running.id).await.unwrap().unwrap();
     assert_eq!(t.status, TurnStatus::Interrupted);
     assert_eq!(
@@ -28,7 +36,10 @@ async fn running_turns_become_interrupted() {
     );
     // The user message is still there.
     let rows = f.store.rows_after(c.id, 0).await.unwrap();
-    assert!(matches!(&rows[0], HistoryRow::Message(m) if m.content == "in flight"));
+    assert!(
+        rows.iter()
+            .any(|r| matches!(r, HistoryRow::Message(m) if m.content == "in flight"))
+    );
 }
 
 #[tokio::test]
@@ -49,7 +60,7 @@ async fn edit_discards_later_turns_and_marks_the_old_message_replaced() {
     };
     let (turn, edited) = f
         .store
-        .edit_user_message(typo.id, "fixed", 2)
+        .edit_user_message(typo.id, "fixed", 2, &owner())
         .await
         .unwrap();
     assert!(edited.is_edited);
@@ -84,7 +95,7 @@ async fn edit_discards_later_turns_and_marks_the_old_message_replaced() {
     // Editing the replaced message again is refused.
     assert!(
         f.store
-            .edit_user_message(typo.id, "again", 1)
+            .edit_user_message(typo.id, "again", 1, &owner())
             .await
             .is_err()
     );
@@ -104,7 +115,11 @@ async fn regenerate_discards_the_turn_output_and_later_turns() {
     let t2 = user_turn(&f.store, &c, "later").await;
     assistant(&f.store, &c, &t2, "later answer").await;
 
-    let (turn, user) = f.store.reset_turn_for_regeneration(t1.id).await.unwrap();
+    let (turn, user) = f
+        .store
+        .reset_turn_for_regeneration(t1.id, &owner())
+        .await
+        .unwrap();
     assert_eq!(turn.status, TurnStatus::Running);
     assert_eq!(user.content, "question");
     let rows = f.store.rows_after(c.id, 0).await.unwrap();
@@ -136,11 +151,16 @@ async fn summarized_rows_cannot_be_edited_or_regenerated() {
     };
     let err = f
         .store
-        .edit_user_message(old.id, "new", 1)
+        .edit_user_message(old.id, "new", 1, &owner())
         .await
         .unwrap_err();
     assert!(err.to_string().contains("summarized"), "{err}");
-    assert!(f.store.reset_turn_for_regeneration(t1.id).await.is_err());
+    assert!(
+        f.store
+            .reset_turn_for_regeneration(t1.id, &owner())
+            .await
+            .is_err()
+    );
     assert_eq!(f.store.rows_after(c.id, 0).await.unwrap(), rows);
 }
 
@@ -150,7 +170,7 @@ async fn a_turn_starts_with_its_message_or_not_at_all() {
     let c = conversation(&f.store, "alice").await;
     let (turn, message) = f
         .store
-        .start_turn_with_message(c.id, false, "hello", 3)
+        .start_turn_with_message(c.id, false, "hello", 3, &owner())
         .await
         .unwrap();
     assert_eq!(turn.seq, 1, "a conversation's first turn has seq 1");
@@ -161,10 +181,75 @@ async fn a_turn_starts_with_its_message_or_not_at_all() {
     let missing = smallebot_core::ids::ConversationId::new();
     let err = f
         .store
-        .start_turn_with_message(missing, false, "lost?", 1)
+        .start_turn_with_message(missing, false, "lost?", 1, &owner())
         .await
         .unwrap_err();
     assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
     assert_eq!(count(&f.store, "SELECT COUNT(*) FROM turns").await, 1);
     assert_eq!(count(&f.store, "SELECT COUNT(*) FROM messages").await, 1);
+}
+
+#[tokio::test]
+async fn one_running_turn_per_conversation_and_its_lease() {
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let me = owner();
+    let (first, _) = f
+        .store
+        .start_turn_with_message(c.id, false, "first", 1, &me)
+        .await
+        .unwrap();
+    let lease = first.lease.clone().unwrap();
+    assert_eq!(lease.owner, me);
+    assert_eq!(
+        f.store.get_turn(first.id).await.unwrap().unwrap().lease,
+        Some(lease)
+    );
+
+    // A second start is refused with the running turn, and stores nothing.
+    let err = f
+        .store
+        .start_turn_with_message(c.id, false, "second", 1, &me)
+        .await
+        .unwrap_err();
+    let RepositoryError::TurnRunning(running) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(running.id, first.id);
+    assert!(err.to_string().contains("test-host"), "{err}");
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM messages").await, 1);
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM turns").await, 1);
+    // Other conversations are not affected.
+    let other = conversation(&f.store, "alice").await;
+    f.store
+        .start_turn_with_message(other.id, false, "elsewhere", 1, &me)
+        .await
+        .unwrap();
+
+    let later = Utc::now() + chrono::Duration::seconds(30);
+    assert!(f.store.heartbeat(first.id, later).await.unwrap());
+    let beat = f
+        .store
+        .get_turn(first.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .lease
+        .unwrap();
+    assert_eq!(
+        smallebot_core::time::format_timestamp(&beat.heartbeat_at),
+        smallebot_core::time::format_timestamp(&later)
+    );
+    // Finishing ends the lease; then the next turn may start.
+    let done = f
+        .store
+        .finish_turn(first.id, TurnStatus::Completed, None)
+        .await
+        .unwrap();
+    assert_eq!(done.lease, None);
+    assert!(!f.store.heartbeat(first.id, later).await.unwrap());
+    f.store
+        .start_turn_with_message(c.id, false, "second", 1, &me)
+        .await
+        .unwrap();
 }

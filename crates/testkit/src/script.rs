@@ -75,8 +75,11 @@ impl Usage {
 /// A successful assistant answer: reasoning, text and tool calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
-    /// Reasoning text (`reasoning_content`), streamed before the text.
+    /// Reasoning text, streamed before the text.
     pub reasoning: Option<String>,
+    /// The field the reasoning is sent in: `reasoning_content` (DeepSeek, vLLM,
+    /// llama.cpp) by default, or `reasoning` (OpenRouter, some Ollama versions).
+    pub reasoning_field: &'static str,
     /// Answer text (`content`), streamed after the reasoning.
     pub text: String,
     /// Tool calls, streamed after the text.
@@ -165,6 +168,7 @@ impl ScriptedResponse {
     pub fn text(text: impl Into<String>) -> Self {
         Self::completion(Completion {
             reasoning: None,
+            reasoning_field: "reasoning_content",
             text: text.into(),
             tool_calls: Vec::new(),
             interleaved: false,
@@ -241,6 +245,12 @@ impl ScriptedResponse {
     pub fn with_reasoning(self, reasoning: impl Into<String>) -> Self {
         let reasoning = reasoning.into();
         self.map_completion(|c| c.reasoning = Some(reasoning))
+    }
+
+    /// Send the reasoning in the `reasoning` field instead of `reasoning_content`.
+    #[must_use]
+    pub fn reasoning_in_field_reasoning(self) -> Self {
+        self.map_completion(|c| c.reasoning_field = "reasoning")
     }
 
     /// Add tool calls after the text (text and tool calls in one response).

@@ -58,7 +58,7 @@ pub(crate) fn completion_object(completion: &Completion, ctx: &RenderContext) ->
         Value::String(completion.text.clone())
     };
     if let Some(reasoning) = &completion.reasoning {
-        message["reasoning_content"] = Value::String(reasoning.clone());
+        message[completion.reasoning_field] = Value::String(reasoning.clone());
     }
     if !completion.tool_calls.is_empty() {
         let calls: Vec<Value> = completion
@@ -136,7 +136,7 @@ fn deltas(completion: &Completion) -> Vec<Value> {
         out.extend(
             split(reasoning, size)
                 .into_iter()
-                .map(|p| json!({"reasoning_content": p})),
+                .map(|p| json!({ completion.reasoning_field: p })),
         );
     }
     out.extend(

@@ -32,11 +32,7 @@ pub async fn bench(dir: &Path, context_window: u64) -> Result<Bench, String> {
     let store = SqliteStore::open(&dir.join("bench.db"))
         .await
         .map_err(|e| e.to_string())?;
-    let endpoint = ChatEndpoint {
-        base_url: server.base_url(),
-        api_key: None,
-        model: "bench".into(),
-    };
+    let endpoint = ChatEndpoint::new(server.base_url(), "bench");
     let agent = AgentAssembly::new(Arc::new(store.clone()), endpoint)
         .history(HistorySettings {
             context_window,

@@ -8,9 +8,10 @@ use smallebot_application::PipelineSettings;
 use smallebot_core::repository::Store;
 
 use super::{AgentAssembly, AssemblyError, Home};
-use crate::client::{ChatEndpoint, ClientSettings};
+use crate::client::{ChatEndpoint, ClientSettings, RetryPolicy};
 use crate::config::{
-    AgentSettings, Endpoint, TERMINAL_FILE, TerminalSettings, resolve_models, terminal_rules_text,
+    AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
+    terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings};
 use crate::tools::{
@@ -56,11 +57,22 @@ impl HomeTools {
     }
 }
 
-fn chat_endpoint(endpoint: &Endpoint) -> ChatEndpoint {
+/// The client's view of a configured model: a model that reasons when asked gets its
+/// `reasoningEffort` (or agent.json's) with every request.
+fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
+    let settings = &endpoint.settings;
     ChatEndpoint {
-        base_url: endpoint.settings.base_url.clone(),
+        base_url: settings.base_url.clone(),
         api_key: endpoint.api_key.clone(),
-        model: endpoint.settings.model.clone(),
+        model: settings.model.clone(),
+        api_key_env: settings.api_key_env.clone(),
+        reasoning_effort: settings.supports_thinking.then(|| {
+            settings
+                .reasoning_effort
+                .unwrap_or(effort)
+                .as_str()
+                .to_owned()
+        }),
     }
 }
 
@@ -105,9 +117,10 @@ impl AgentAssembly {
             });
         let mut assembly = Self::with_parts(None, None);
         if let Some(models) = &models {
-            assembly.chat = Some(chat_endpoint(&models.chat));
+            let effort = settings.reasoning_effort;
+            assembly.chat = Some(chat_endpoint(&models.chat, effort));
             assembly.compaction = Some((
-                chat_endpoint(&models.compaction),
+                chat_endpoint(&models.compaction, effort),
                 models.compaction.settings.context_window,
             ));
             models
@@ -118,7 +131,11 @@ impl AgentAssembly {
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,
-            ..ClientSettings::default()
+            retry: RetryPolicy {
+                max_attempts: settings.request_max_retries.saturating_add(1),
+                ..RetryPolicy::default()
+            },
+            stream_max_retries: settings.stream_max_retries,
         };
         assembly.history = HistorySettings {
             base_instructions,

@@ -31,7 +31,7 @@ mod home_config;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use smallebot_application::pipeline::ServiceParts;
+use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, TaskPlan};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_core::repository::Store;
@@ -44,6 +44,7 @@ use home_config::HomeTools;
 use crate::client::{ChatEndpoint, ClientSettings, OpenAiChatModel, UnconfiguredModel};
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
+use crate::processes::{LocalProcesses, this_process};
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
@@ -68,6 +69,7 @@ pub struct AgentAssembly {
     pipeline: PipelineSettings,
     user_name: Option<String>,
     without_model: bool,
+    lease: Option<LeaseSettings>,
 }
 
 /// A built agent.
@@ -110,6 +112,7 @@ impl AgentAssembly {
             pipeline: PipelineSettings::default(),
             user_name: None,
             without_model: false,
+            lease: None,
         }
     }
 
@@ -207,6 +210,14 @@ impl AgentAssembly {
         self
     }
 
+    /// Who owns the turns this agent runs and how leases are kept (default: this
+    /// process, checked with [`LocalProcesses`], default timings).
+    #[must_use]
+    pub fn lease(mut self, lease: LeaseSettings) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
     /// Pipeline behaviour (tool steps, compression threshold, …).
     #[must_use]
     pub fn pipeline(mut self, settings: PipelineSettings) -> Self {
@@ -272,6 +283,9 @@ impl AgentAssembly {
             plan,
             summarizer: Arc::new(summarizer),
             settings: self.pipeline,
+            lease: self
+                .lease
+                .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses))),
         });
         Ok(Agent {
             service,

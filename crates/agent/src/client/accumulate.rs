@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use smallebot_application::ports::{ModelDelta, ModelResponse, ModelToolCall, ModelUsage};
 
+use super::think::ThinkSplitter;
 use super::wire::Chunk;
 
 #[derive(Debug, Default)]
@@ -22,6 +23,7 @@ pub struct StreamAccumulator {
     calls: BTreeMap<usize, PartialCall>,
     usage: Option<ModelUsage>,
     finished: bool,
+    think: ThinkSplitter,
 }
 
 impl StreamAccumulator {
@@ -49,8 +51,10 @@ impl StreamAccumulator {
                 }
             }
             if let Some(text) = delta.content.as_ref().filter(|t| !t.is_empty()) {
-                self.text.push_str(text);
-                deltas.push(ModelDelta::Text(text.clone()));
+                for piece in self.think.push(text) {
+                    self.take(&piece);
+                    deltas.push(piece);
+                }
             }
             for piece in delta.tool_calls.iter().flatten() {
                 let index = piece.index.unwrap_or_else(|| {
@@ -79,6 +83,24 @@ impl StreamAccumulator {
             }
         }
         deltas
+    }
+
+    /// Adds a text or reasoning piece to the response.
+    fn take(&mut self, delta: &ModelDelta) {
+        match delta {
+            ModelDelta::Text(text) => self.text.push_str(text),
+            ModelDelta::Reasoning(reasoning) => self.reasoning.push_str(reasoning),
+            _ => {}
+        }
+    }
+
+    /// The text held back by the think-tag splitter (call once the stream ended).
+    pub fn flush(&mut self) -> Vec<ModelDelta> {
+        let rest = self.think.finish();
+        for piece in &rest {
+            self.take(piece);
+        }
+        rest
     }
 
     /// Whether a `finish_reason` arrived (the model finished its answer).

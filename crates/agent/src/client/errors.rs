@@ -3,6 +3,8 @@
 use async_openai::error::OpenAIError;
 use smallebot_application::ports::{ModelError, ModelErrorKind};
 
+use super::model::ChatEndpoint;
+
 /// Whether an API error means the request is too long for the model.
 fn is_context_overflow(code: Option<&str>, message: &str) -> bool {
     let lower = message.to_lowercase();
@@ -13,8 +15,9 @@ fn is_context_overflow(code: Option<&str>, message: &str) -> bool {
         || lower.contains("too many tokens")
 }
 
-/// Maps a failed request to a [`ModelError`] for the endpoint at `base_url`.
-pub(crate) fn map_error(err: OpenAIError, base_url: &str, attempts: u32) -> ModelError {
+/// Maps a failed request to a [`ModelError`] for `endpoint`.
+pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32) -> ModelError {
+    let base_url = endpoint.base_url.as_str();
     match err {
         OpenAIError::ApiError(response) => {
             let status = response.status_code.as_u16();
@@ -39,9 +42,23 @@ pub(crate) fn map_error(err: OpenAIError, base_url: &str, attempts: u32) -> Mode
                 401 | 403 => ModelError::new(
                     ModelErrorKind::Rejected,
                     format!(
-                        "{base_url} refused the credentials ({status}): {}. Check the API key \
-                         (OPENAI_API_KEY or the apiKeyEnv variable of models.json).",
-                        api.message
+                        "{base_url} refused the credentials ({status}): {}. Check the API key in \
+                         {}.",
+                        api.message,
+                        endpoint.api_key_env.as_deref().map_or_else(
+                            || "OPENAI_API_KEY (or the apiKeyEnv variable of models.json)"
+                                .to_owned(),
+                            |var| format!("the environment variable {var}")
+                        )
+                    ),
+                ),
+                404 => ModelError::new(
+                    ModelErrorKind::Rejected,
+                    format!(
+                        "{base_url} has no model `{}` or no chat completions endpoint (404): {}. \
+                         Check `model` and `baseUrl` in models.json (or SMALLEBOT_MODEL and \
+                         OPENAI_BASE_URL).",
+                        endpoint.model, api.message
                     ),
                 ),
                 s if s >= 500 => ModelError::new(

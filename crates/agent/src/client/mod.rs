@@ -3,13 +3,18 @@
 //! `reasoning_content` deltas come through.
 //!
 //! Streaming with `stream_options.include_usage`; retries with exponential backoff and
-//! jitter on 429/5xx/connection errors honouring `Retry-After`, at most 4 attempts
-//! ([`RetryPolicy`]); a stream idle timeout; cancellation by dropping the future.
+//! jitter on 429/5xx/connection errors honouring `Retry-After` ([`RetryPolicy`]), and of
+//! whole requests whose stream broke after it started (`ClientSettings::stream_max_retries`);
+//! a stream idle timeout; reasoning from `reasoning_content`, `reasoning` or a leading
+//! `<think>` block; cancellation by dropping the future.
 
 mod accumulate;
+mod attempt;
+pub(crate) mod body;
 mod errors;
 mod model;
 mod retry;
+mod think;
 mod unconfigured;
 pub(crate) mod wire;
 

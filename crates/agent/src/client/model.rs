@@ -5,16 +5,13 @@ use std::time::Duration;
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_trait::async_trait;
-use futures::StreamExt;
-use serde_json::Value;
 use smallebot_application::ports::{
-    ChatModel, DeltaSink, ModelError, ModelErrorKind, ModelRequest, ModelResponse, RequestPurpose,
+    ChatModel, DeltaSink, ModelDelta, ModelError, ModelRequest, ModelResponse, RequestPurpose,
+    RetryNotice,
 };
 
-use super::accumulate::StreamAccumulator;
-use super::errors::map_error;
+use super::attempt::stream_once;
 use super::retry::{RetryPolicy, RetryService};
-use super::wire::{Chunk, request_json};
 
 /// Where requests go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +22,10 @@ pub struct ChatEndpoint {
     pub api_key: Option<String>,
     /// Model name sent in each request.
     pub model: String,
+    /// The environment variable the key came from (named in "check your key" errors).
+    pub api_key_env: Option<String>,
+    /// `reasoning_effort` sent with every request, for models that reason when asked.
+    pub reasoning_effort: Option<String>,
 }
 
 impl ChatEndpoint {
@@ -35,6 +36,8 @@ impl ChatEndpoint {
             base_url: base_url.into(),
             api_key: None,
             model: model.into(),
+            api_key_env: None,
+            reasoning_effort: None,
         }
     }
 
@@ -49,10 +52,13 @@ impl ChatEndpoint {
 /// Timeouts and retries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientSettings {
-    /// Fail when no data arrives for this long (waiting for the response included).
+    /// An attempt fails when no data arrives for this long (waiting for the response
+    /// included).
     pub idle_timeout: Duration,
-    /// When to retry.
+    /// Retries before the body, and the backoff of every retry.
     pub retry: RetryPolicy,
+    /// Retries of a request whose stream broke after it started.
+    pub stream_max_retries: u32,
 }
 
 impl Default for ClientSettings {
@@ -60,14 +66,16 @@ impl Default for ClientSettings {
         Self {
             idle_timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
+            stream_max_retries: 5,
         }
     }
 }
 
+/// One endpoint and the client that talks to it.
 #[derive(Debug)]
-struct Target {
-    client: Client<OpenAIConfig>,
-    endpoint: ChatEndpoint,
+pub(crate) struct Target {
+    pub(crate) client: Client<OpenAIConfig>,
+    pub(crate) endpoint: ChatEndpoint,
 }
 
 impl Target {
@@ -121,54 +129,48 @@ impl OpenAiChatModel {
 
 #[async_trait]
 impl ChatModel for OpenAiChatModel {
+    /// Streams one call. A stream that breaks after the response started (cut,
+    /// malformed chunk, idle past the timeout, ended without a finish reason) fails
+    /// that attempt only: the consumer is told to discard what it streamed
+    /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
+    /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
+    /// are retried underneath by the [`RetryPolicy`]; errors no retry can fix are not.
     async fn complete(
         &self,
         request: &ModelRequest,
         on_delta: DeltaSink<'_>,
     ) -> Result<ModelResponse, ModelError> {
         let target = self.target(request.purpose);
-        let base = target.endpoint.base_url.as_str();
-        let attempts = self.settings.retry.max_attempts;
-        let idle = self.settings.idle_timeout;
-        let timeout_error = || {
-            ModelError::new(
-                ModelErrorKind::Timeout,
-                format!(
-                    "{base} sent nothing for {}s (stream idle timeout, streamIdleTimeoutSeconds \
-                     in agent.json)",
-                    idle.as_secs()
-                ),
-            )
-        };
-        let body = request_json(&target.endpoint.model, request);
-        let chat = target.client.chat();
-        let started = chat.create_stream_byot::<Value, Chunk>(body);
-        let mut stream = match tokio::time::timeout(idle, started).await {
-            Err(_) => return Err(timeout_error()),
-            Ok(Err(err)) => return Err(map_error(err, base, attempts)),
-            Ok(Ok(stream)) => stream,
-        };
-        let mut accumulator = StreamAccumulator::default();
+        let max = self.settings.stream_max_retries.saturating_add(1);
+        let mut attempt = 1;
         loop {
-            match tokio::time::timeout(idle, stream.next()).await {
-                Err(_) => return Err(timeout_error()),
-                Ok(None) => break,
-                Ok(Some(Err(err))) => return Err(map_error(err, base, attempts)),
-                Ok(Some(Ok(chunk))) => {
-                    for delta in accumulator.push(&chunk) {
-                        on_delta(delta);
-                    }
-                }
+            let failure = match stream_once(target, &self.settings, request, on_delta).await {
+                Ok(response) => return Ok(response),
+                Err(failure) => failure,
+            };
+            if !failure.retryable {
+                return Err(failure.error);
             }
+            if attempt >= max {
+                return Err(ModelError::new(
+                    failure.error.kind,
+                    format!(
+                        "{} — gave up after {attempt} attempt(s) (streamMaxRetries in agent.json)",
+                        failure.error.message
+                    ),
+                ));
+            }
+            let delay = self.settings.retry.backoff(attempt);
+            attempt += 1;
+            let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+            on_delta(ModelDelta::Retrying(RetryNotice::new(
+                attempt,
+                max,
+                failure.reason,
+                delay_ms,
+            )));
+            // Dropping this future (cancel) ends the wait at once.
+            tokio::time::sleep(delay).await;
         }
-        if !accumulator.finished() {
-            return Err(ModelError::new(
-                ModelErrorKind::Protocol,
-                format!(
-                    "the response stream from {base} ended before the model finished its answer"
-                ),
-            ));
-        }
-        Ok(accumulator.into_response())
     }
 }

@@ -1,9 +1,9 @@
 //! The retry policy under async-openai: exponential backoff with jitter on 429, 5xx and
 //! connection errors, honouring `Retry-After`, at most [`RetryPolicy::max_attempts`].
 //!
-//! It retries only before a response body is read, so a stream that was cut after text
-//! arrived is never replayed (that would duplicate the text); the turn fails instead
-//! and keeps the partial text.
+//! It retries only before a response body is read. A stream that breaks after it
+//! started is retried one level up, per attempt (`attempt.rs`), where the consumer is
+//! told to discard what the failed attempt streamed.
 
 use std::future::Future;
 use std::pin::Pin;

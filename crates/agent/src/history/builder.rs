@@ -50,6 +50,9 @@ pub struct HistoryBuilder {
     tokenizer: Arc<Tokenizer>,
     /// Tokens of the last tool schema list seen (schemas rarely change).
     schema_cache: Mutex<Option<(Vec<ToolSchema>, i64)>>,
+    /// Tokens of the last system prompt counted (it changes only with the summary or
+    /// the plan, and is estimated before every model step).
+    system_cache: Mutex<Option<(String, i64)>>,
 }
 
 impl HistoryBuilder {
@@ -60,6 +63,7 @@ impl HistoryBuilder {
             settings,
             tokenizer,
             schema_cache: Mutex::new(None),
+            system_cache: Mutex::new(None),
         }
     }
 
@@ -87,6 +91,21 @@ impl HistoryBuilder {
         }
         schema_tokens(&self.tokenizer, tools)
     }
+
+    /// Tokens of the system prompt `text`, counted once per distinct text.
+    fn system_tokens(&self, text: String) -> i64 {
+        if let Ok(mut cache) = self.system_cache.lock() {
+            if let Some((cached, tokens)) = cache.as_ref()
+                && *cached == text
+            {
+                return *tokens;
+            }
+            let tokens = count(&self.tokenizer, &text);
+            *cache = Some((text, tokens));
+            return tokens;
+        }
+        count(&self.tokenizer, &text)
+    }
 }
 
 impl ContextAssembler for HistoryBuilder {
@@ -113,8 +132,7 @@ impl ContextAssembler for HistoryBuilder {
         tools: &[ToolSchema],
         new_message: Option<&str>,
     ) -> ContextEstimate {
-        let system =
-            MESSAGE_OVERHEAD + count(&self.tokenizer, &self.system_prompt(conversation, plan));
+        let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation, plan));
         let new = new_message.map_or(0, |m| self.message_tokens(Role::User, m));
         let used =
             REQUEST_OVERHEAD + system + self.schema_tokens(tools) + stored_tokens.max(0) + new;

@@ -23,7 +23,7 @@ pub(crate) fn schema_tokens(tokenizer: &Tokenizer, tools: &[ToolSchema]) -> i64 
     if tools.is_empty() {
         return 0;
     }
-    let json = serde_json::to_string(&crate::client::wire::tools_json(tools)).unwrap_or_default();
+    let json = serde_json::to_string(&crate::client::body::Tools(tools)).unwrap_or_default();
     count(tokenizer, &json)
 }
 

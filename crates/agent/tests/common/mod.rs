@@ -36,6 +36,8 @@ pub struct Options {
     pub compaction_window: Option<u64>,
     pub skill_path: Option<std::path::PathBuf>,
     pub compaction_model: Option<String>,
+    pub stream_max_retries: u32,
+    pub retry_base_delay: Duration,
 }
 
 impl Default for Options {
@@ -53,6 +55,8 @@ impl Default for Options {
             compaction_window: None,
             skill_path: None,
             compaction_model: None,
+            stream_max_retries: 5,
+            retry_base_delay: Duration::from_millis(20),
         }
     }
 }
@@ -73,11 +77,8 @@ pub async fn harness(options: Options) -> Harness {
     let store = SqliteStore::open(&dir.path().join("smallebot.db"))
         .await
         .unwrap();
-    let endpoint = |model: &str| ChatEndpoint {
-        base_url: server.base_url(),
-        api_key: Some("test-key".into()),
-        model: model.into(),
-    };
+    let endpoint =
+        |model: &str| ChatEndpoint::new(server.base_url(), model).with_api_key("test-key");
     let compaction = endpoint(options.compaction_model.as_deref().unwrap_or("test-model"));
     let registry = options
         .tools
@@ -91,9 +92,10 @@ pub async fn harness(options: Options) -> Harness {
         .client(ClientSettings {
             idle_timeout: options.idle_timeout,
             retry: RetryPolicy {
-                base_delay: Duration::from_millis(20),
+                base_delay: options.retry_base_delay,
                 ..RetryPolicy::default()
             },
+            stream_max_retries: options.stream_max_retries,
         })
         .history(HistorySettings {
             tool_result_max_length: options.tool_result_max_length,

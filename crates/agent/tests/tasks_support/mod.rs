@@ -60,6 +60,7 @@ pub async fn harness() -> Harness {
                 base_delay: Duration::from_millis(20),
                 ..RetryPolicy::default()
             },
+            stream_max_retries: 5,
         })
         .tools(ToolRegistry::new().with(Arc::new(Sleepy)))
         .build()

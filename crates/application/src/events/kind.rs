@@ -36,6 +36,18 @@ pub enum EventKind {
         /// The new reasoning.
         text: String,
     },
+    /// The model call failed while streaming and is sent again: clear the text and
+    /// reasoning shown since the step began — they are never stored or used.
+    Retrying {
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// The most attempts this call may make.
+        max: u32,
+        /// What went wrong (`stream cut`, `server error 503`, …).
+        reason: String,
+        /// Milliseconds until the attempt starts.
+        delay_ms: u64,
+    },
     /// The model asked for a tool call; it is stored as running.
     ToolCallStarted {
         /// The model's id for the call.

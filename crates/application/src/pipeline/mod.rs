@@ -13,6 +13,7 @@
 mod active;
 mod compressor;
 mod context;
+mod lease;
 mod service;
 mod settings;
 mod title;
@@ -22,6 +23,7 @@ mod turn;
 mod view;
 
 pub use compressor::{CompressionReport, CompressionSkipped};
+pub use lease::LeaseSettings;
 pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts};
 pub use settings::{PipelineSettings, SendOptions};
 pub use title::{TITLE_INSTRUCTION, fallback_title};

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::active::ActiveTurns;
 use super::compressor::{CompressionReport, CompressionRequest, Compressor};
 use super::context::PipelineContext;
+use super::lease::{self, LeaseSettings};
 use super::settings::{PipelineSettings, SendOptions};
 use super::title::{fallback_title, model_title};
 use super::turn::{TurnOutcome, TurnRun};
@@ -38,6 +39,8 @@ pub struct ServiceParts {
     pub summarizer: Arc<dyn Summarizer>,
     /// Behaviour.
     pub settings: PipelineSettings,
+    /// Who owns the turns this service runs, and how leases are kept.
+    pub lease: LeaseSettings,
 }
 
 /// Runs conversations: sends, edits, regenerations, compression, cancellation,
@@ -47,6 +50,7 @@ pub struct ConversationService {
     context: PipelineContext,
     compressor: Compressor,
     active: ActiveTurns,
+    lease: LeaseSettings,
 }
 
 impl ConversationService {
@@ -70,6 +74,7 @@ impl ConversationService {
             },
             compressor,
             active: ActiveTurns::default(),
+            lease: parts.lease,
         }
     }
 
@@ -107,7 +112,7 @@ impl ConversationService {
     /// # Errors
     /// Storage failures.
     pub async fn recover_interrupted_turns(&self) -> Result<u64, PipelineError> {
-        Ok(self.context.store.mark_running_turns_interrupted().await?)
+        lease::recover(self.context.store.as_ref(), &self.lease).await
     }
 
     /// Creates an empty conversation for `user_name`.
@@ -134,6 +139,7 @@ impl ConversationService {
         conversation_id: ConversationId,
     ) -> Result<(), PipelineError> {
         let _guard = self.active.begin(conversation_id, None)?;
+        lease::ensure_idle(self.context.store.as_ref(), &self.lease, conversation_id).await?;
         if !self
             .context
             .store
@@ -177,6 +183,7 @@ impl ConversationService {
         let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
+        lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
         let estimate = context.estimate(&conversation, Some(text)).await?;
         if estimate.ratio() >= context.settings.compression_threshold {
             let request = CompressionRequest {
@@ -189,15 +196,18 @@ impl ConversationService {
                 .compress(context, &conversation, request)
                 .await?;
         }
-        let (turn, _) = context
-            .store
-            .start_turn_with_message(
+        let tokens = context.assembler.message_tokens(Role::User, text);
+        let owner = &self.lease.owner;
+        let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
+            context.store.start_turn_with_message(
                 conversation_id,
                 options.thinking,
                 text,
-                context.assembler.message_tokens(Role::User, text),
+                tokens,
+                owner,
             )
-            .await?;
+        })
+        .await?;
         // A conversation's sequence starts at 1: its first turn has seq 1.
         if turn.seq == 1 && conversation.title == NEW_CONVERSATION_TITLE {
             let title = fallback_title(text);
@@ -275,6 +285,7 @@ impl ConversationService {
         focus: Option<&str>,
     ) -> Result<CompressionReport, PipelineError> {
         let _guard = self.active.begin(conversation_id, None)?;
+        lease::ensure_idle(self.context.store.as_ref(), &self.lease, conversation_id).await?;
         let conversation = self.context.conversation(conversation_id).await?;
         let request = CompressionRequest {
             trigger: CompressionTrigger::Manual,
@@ -319,10 +330,13 @@ impl ConversationService {
             });
         }
         let tokens = context.assembler.message_tokens(Role::User, new_text);
-        let (turn, _) = context
-            .store
-            .edit_user_message(message_id, new_text, tokens)
-            .await?;
+        let owner = &self.lease.owner;
+        let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
+            context
+                .store
+                .edit_user_message(message_id, new_text, tokens, owner)
+        })
+        .await?;
         self.run_turn(turn, guard.cancel_token().clone()).await
     }
 
@@ -347,7 +361,11 @@ impl ConversationService {
                 conversation_id,
                 turn_id,
             })?;
-        let (turn, _) = store.reset_turn_for_regeneration(existing.id).await?;
+        let owner = &self.lease.owner;
+        let (turn, _) = lease::claim(store.as_ref(), &self.lease, || {
+            store.reset_turn_for_regeneration(existing.id, owner)
+        })
+        .await?;
         self.run_turn(turn, guard.cancel_token().clone()).await
     }
 
@@ -356,8 +374,12 @@ impl ConversationService {
         turn: Turn,
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, PipelineError> {
-        TurnRun::new(&self.context, &self.compressor, turn, cancel)
-            .run()
-            .await
+        let store = self.context.store.as_ref();
+        let heartbeat = lease::keep_alive(store, turn.id, self.lease.heartbeat_every);
+        let run = TurnRun::new(&self.context, &self.compressor, turn, cancel).run();
+        tokio::select! {
+            outcome = run => outcome,
+            never = heartbeat => match never {},
+        }
     }
 }

@@ -181,10 +181,11 @@ impl<'a> TurnRun<'a> {
                     self.take_view();
                     continue;
                 }
-                StepResult::Failed(error, partial) => {
-                    let text = self.keep_partial(partial).await?;
+                StepResult::Failed(error, _partial) => {
+                    // A failed attempt's text is half an answer: shown while it streamed,
+                    // never stored as if it were one. The error is stored on the turn.
                     return self
-                        .finish(TurnStatus::Failed, text, Some(error.message))
+                        .finish(TurnStatus::Failed, String::new(), Some(error.message))
                         .await;
                 }
                 StepResult::Cancelled(partial) => {
@@ -297,6 +298,18 @@ impl<'a> TurnRun<'a> {
                         p.reasoning.push_str(&text);
                     }
                     EventKind::ReasoningDelta { text }
+                }
+                ModelDelta::Retrying(notice) => {
+                    // What the failed attempt streamed is void: never stored.
+                    if let Ok(mut p) = partial.lock() {
+                        *p = Partial::default();
+                    }
+                    EventKind::Retrying {
+                        attempt: notice.attempt,
+                        max: notice.max,
+                        reason: notice.reason,
+                        delay_ms: notice.delay_ms,
+                    }
                 }
             };
             context.emit(conversation_id, turn_id, kind);

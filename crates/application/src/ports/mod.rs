@@ -8,9 +8,11 @@
 //! - [`Summarizer`]: writes compression summaries.
 //! - [`TaskPlan`]: the conversation's task list, shown in the prompt and fed with
 //!   finished tool calls.
+//! - [`ProcessProbe`]: whether a turn's owning process still exists (turn leases).
 
 mod context;
 mod model;
+mod process;
 mod summarizer;
 mod tasks;
 mod tools;
@@ -18,8 +20,9 @@ mod tools;
 pub use context::{ContextAssembler, ContextEstimate, PromptInput};
 pub use model::{
     ChatModel, DeltaSink, ModelDelta, ModelError, ModelErrorKind, ModelMessage, ModelRequest,
-    ModelResponse, ModelToolCall, ModelUsage, RequestPurpose,
+    ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
 };
+pub use process::{ProcessProbe, UnknownProcesses};
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
 pub use tools::{

@@ -101,6 +101,36 @@ pub enum ModelDelta {
     Text(String),
     /// Reasoning text.
     Reasoning(String),
+    /// The attempt streaming so far failed and the request is sent again: everything
+    /// streamed since the call began (or since the last `Retrying`) is void.
+    Retrying(RetryNotice),
+}
+
+/// Why and when a model call is tried again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RetryNotice {
+    /// The attempt about to start (2 for the first retry).
+    pub attempt: u32,
+    /// The most attempts this call may make.
+    pub max: u32,
+    /// What went wrong, briefly (`stream cut`, `server error 503`, …).
+    pub reason: String,
+    /// How long until the next attempt, in milliseconds.
+    pub delay_ms: u64,
+}
+
+impl RetryNotice {
+    /// A notice for `attempt` of `max`, after `reason`, in `delay_ms`.
+    #[must_use]
+    pub fn new(attempt: u32, max: u32, reason: impl Into<String>, delay_ms: u64) -> Self {
+        Self {
+            attempt,
+            max,
+            reason: reason.into(),
+            delay_ms,
+        }
+    }
 }
 
 /// Receives streamed pieces as they arrive.

@@ -5,6 +5,7 @@
 //! timestamps tie.
 
 mod conversation;
+mod lease;
 mod message;
 mod row;
 mod search;
@@ -13,6 +14,7 @@ mod tool_call;
 mod turn;
 
 pub use conversation::{CompressionUpdate, Conversation};
+pub use lease::{LeaseOwner, TurnLease};
 pub use message::{Message, NewMessage, Role};
 pub use row::HistoryRow;
 pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};

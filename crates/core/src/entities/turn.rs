@@ -67,6 +67,9 @@ pub struct Turn {
     pub created_at: Timestamp,
     /// When it ended.
     pub completed_at: Option<Timestamp>,
+    /// Who runs it, while it runs (`None` once it ended, or for turns stored before
+    /// leases existed).
+    pub lease: Option<super::TurnLease>,
 }
 
 #[cfg(test)]

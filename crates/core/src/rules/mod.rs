@@ -3,5 +3,6 @@
 //! The shell command policy lives with the shell parser in [`crate::shell`].
 
 pub mod compression_scope;
+pub mod lease;
 pub mod truncation;
 pub mod workspace_path;

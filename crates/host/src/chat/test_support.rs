@@ -17,11 +17,7 @@ pub(crate) async fn service_with(
     tools: ToolRegistry,
 ) -> Arc<ConversationService> {
     let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
-    let endpoint = ChatEndpoint {
-        base_url: server.base_url(),
-        api_key: None,
-        model: "m".into(),
-    };
+    let endpoint = ChatEndpoint::new(server.base_url(), "m");
     let agent = AgentAssembly::new(Arc::new(store), endpoint)
         .skill_path(dir.join("SKILL.md"))
         .tools(tools)

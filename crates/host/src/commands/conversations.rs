@@ -10,7 +10,6 @@ use smallebot_core::tasks::{TaskStore, format_plan};
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 use crate::cli::ConversationsCommand;
-use crate::commands::open_store;
 use crate::error::HostError;
 use crate::render::{conversation_line, render_timeline};
 use crate::wiring;
@@ -52,14 +51,18 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
     }
 }
 
-/// Opens the store, runs `work` on it, closes it.
+/// Opens the store, marks turns abandoned by a stopped process `interrupted` (so what
+/// is shown is true), runs `work` on it, closes it.
 async fn with_store(
     home: &Home,
     work: impl AsyncFnOnce(&SqliteStore) -> Result<(), HostError>,
 ) -> Result<(), HostError> {
-    let store = open_store(home).await?;
-    let result = work(&store).await;
-    store.close().await;
+    let app = wiring::build_without_model(home).await?;
+    let result = match wiring::recover(&app).await {
+        Ok(()) => work(&app.store).await,
+        Err(error) => Err(error),
+    };
+    app.store.close().await;
     result
 }
 

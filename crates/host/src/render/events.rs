@@ -102,6 +102,19 @@ impl<W: Write> EventPrinter<W> {
                 }
                 write!(self.out, "{}", style.dim(text))?;
             }
+            EventKind::Retrying {
+                attempt,
+                max,
+                reason,
+                delay_ms,
+            } => {
+                self.end_reasoning()?;
+                let line = format!(
+                    "[retrying ({attempt}/{max}) in {:.1} s: {reason} — the partial answer above is discarded]",
+                    *delay_ms as f64 / 1000.0
+                );
+                writeln!(self.out, "\n{}", style.dim(&line))?;
+            }
             EventKind::TextDelta { text } => {
                 self.end_reasoning()?;
                 write!(self.out, "{text}")?;

@@ -29,7 +29,21 @@ pub async fn conversation(store: &SqliteStore, user: &str) -> Conversation {
         .unwrap()
 }
 
+/// A turn with its user message, finished (`completed`) so the next one may start.
 pub async fn user_turn(store: &SqliteStore, c: &Conversation, text: &str) -> Turn {
+    let turn = running_user_turn(store, c, text).await;
+    store
+        .finish_turn(
+            turn.id,
+            smallebot_core::entities::TurnStatus::Completed,
+            None,
+        )
+        .await
+        .unwrap()
+}
+
+/// A turn with its user message, still `running` (and without a lease).
+pub async fn running_user_turn(store: &SqliteStore, c: &Conversation, text: &str) -> Turn {
     let turn = store.start_turn(c.id, false).await.unwrap();
     store
         .append_message(&NewMessage {
@@ -95,4 +109,14 @@ pub async fn count(store: &SqliteStore, sql: &'static str) -> i64 {
         .fetch_one(store.pool())
         .await
         .unwrap()
+}
+
+/// The lease owner tests run turns as.
+pub fn owner() -> smallebot_core::entities::LeaseOwner {
+    smallebot_core::entities::LeaseOwner {
+        pid: std::process::id(),
+        host: "test-host".into(),
+        // Stored with milliseconds.
+        started_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 3),
+    }
 }

@@ -1,0 +1,133 @@
+//! One attempt of a streamed model call, and whether its failure is worth another.
+
+use futures::StreamExt;
+use smallebot_application::ports::{
+    DeltaSink, ModelError, ModelErrorKind, ModelRequest, ModelResponse,
+};
+
+use super::accumulate::StreamAccumulator;
+use super::body::RequestBody;
+use super::errors::map_error;
+use super::model::{ClientSettings, Target};
+use super::wire::Chunk;
+
+/// Why an attempt failed, and whether sending the request again can help.
+pub(crate) struct AttemptFailure {
+    /// The error, for people.
+    pub(crate) error: ModelError,
+    /// Whether another attempt may succeed.
+    pub(crate) retryable: bool,
+    /// The fault in a few words (shown in the `Retrying` event).
+    pub(crate) reason: &'static str,
+}
+
+impl AttemptFailure {
+    fn retry(error: ModelError, reason: &'static str) -> Self {
+        Self {
+            error,
+            retryable: true,
+            reason,
+        }
+    }
+
+    /// A failure before the body: the retry layer underneath already retried what
+    /// deserved it; only a timeout waiting for the response is worth a new attempt.
+    fn before_body(error: ModelError) -> Self {
+        Self {
+            retryable: false,
+            reason: "request failed",
+            error,
+        }
+    }
+}
+
+/// Sends `request` once and streams the answer into `on_delta`. The response is whole
+/// only when the stream ended with a finish reason.
+pub(crate) async fn stream_once(
+    target: &Target,
+    settings: &ClientSettings,
+    request: &ModelRequest,
+    on_delta: DeltaSink<'_>,
+) -> Result<ModelResponse, AttemptFailure> {
+    let base = target.endpoint.base_url.as_str();
+    let attempts = settings.retry.max_attempts;
+    let idle = settings.idle_timeout;
+    let stalled = || {
+        AttemptFailure::retry(
+            ModelError::new(
+                ModelErrorKind::Timeout,
+                format!(
+                    "{base} sent nothing for {}s (stream idle timeout, streamIdleTimeoutSeconds \
+                     in agent.json)",
+                    idle.as_secs()
+                ),
+            ),
+            "stream stalled",
+        )
+    };
+    let body = RequestBody {
+        model: &target.endpoint.model,
+        request,
+        reasoning_effort: target.endpoint.reasoning_effort.as_deref(),
+    };
+    let chat = target.client.chat();
+    let started = chat.create_stream_byot::<_, Chunk>(body);
+    let mut stream = match tokio::time::timeout(idle, started).await {
+        Err(_) => return Err(stalled()),
+        Ok(Err(err)) => {
+            return Err(AttemptFailure::before_body(map_error(
+                err,
+                &target.endpoint,
+                attempts,
+            )));
+        }
+        Ok(Ok(stream)) => stream,
+    };
+    let mut accumulator = StreamAccumulator::default();
+    loop {
+        match tokio::time::timeout(idle, stream.next()).await {
+            Err(_) => return Err(stalled()),
+            Ok(None) => break,
+            Ok(Some(Err(err))) => {
+                return Err(mid_stream(map_error(err, &target.endpoint, attempts)));
+            }
+            Ok(Some(Ok(chunk))) => {
+                for delta in accumulator.push(&chunk) {
+                    on_delta(delta);
+                }
+            }
+        }
+    }
+    if !accumulator.finished() {
+        return Err(AttemptFailure::retry(
+            ModelError::new(
+                ModelErrorKind::Protocol,
+                format!(
+                    "the response stream from {base} ended before the model finished its answer"
+                ),
+            ),
+            "stream ended early",
+        ));
+    }
+    for delta in accumulator.flush() {
+        on_delta(delta);
+    }
+    Ok(accumulator.into_response())
+}
+
+/// A failure after the response started: retried unless no retry can fix it (the
+/// request is too long, or refused).
+fn mid_stream(error: ModelError) -> AttemptFailure {
+    let (retryable, reason) = match error.kind {
+        ModelErrorKind::ContextLengthExceeded | ModelErrorKind::Rejected => (false, "refused"),
+        ModelErrorKind::Protocol => (true, "malformed chunk"),
+        ModelErrorKind::Timeout => (true, "stream stalled"),
+        ModelErrorKind::Server | ModelErrorKind::RateLimited => (true, "provider error"),
+        _ => (true, "stream cut"),
+    };
+    AttemptFailure {
+        error,
+        retryable,
+        reason,
+    }
+}

@@ -1,0 +1,156 @@
+//! Turn leases through the real binary: one running turn per conversation across
+//! processes, and recovery that leaves other live processes' turns alone.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use smallebot_testkit::{ScriptedResponse, TestModel};
+
+fn command(home: &Path, base_url: &str) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
+    c.arg("--home")
+        .arg(home)
+        .env_remove("SMALLEBOT_HOME")
+        .env_remove("OPENAI_API_KEY")
+        .env("OPENAI_BASE_URL", base_url)
+        .env("SMALLEBOT_MODEL", "scripted")
+        .env("USER", "tester")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+async fn run(home: &Path, base_url: &str, args: &[&str]) -> Output {
+    command(home, base_url).args(args).output().await.unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+async fn conversation_ids(home: &Path, base_url: &str) -> Vec<String> {
+    let out = run(home, base_url, &["conversations", "list"]).await;
+    text(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn six_processes_on_one_conversation_run_one_turn_and_the_rest_are_busy() {
+    let home = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let url = server.base_url();
+    server.push_all([
+        ScriptedResponse::text("hello back"),
+        ScriptedResponse::text("Greetings"),
+    ]);
+    let first = run(home.path(), &url, &["run", "hello"]).await;
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let id = conversation_ids(home.path(), &url).await.remove(0);
+    // Whoever gets the turn waits a while for its answer; nobody else gets one.
+    server.respond_with(|_| {
+        ScriptedResponse::text("the one answer").delay_headers(Duration::from_millis(1500))
+    });
+    let runs: Vec<_> = (0..6)
+        .map(|i| {
+            command(home.path(), &url)
+                .args(["run", "--conversation", &id, &format!("question {i}")])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut outputs = Vec::new();
+    for child in runs {
+        outputs.push(child.wait_with_output().await.unwrap());
+    }
+    let done: Vec<&Output> = outputs.iter().filter(|o| o.status.success()).collect();
+    let busy: Vec<&Output> = outputs
+        .iter()
+        .filter(|o| o.status.code() == Some(3))
+        .collect();
+    assert_eq!(
+        (done.len(), busy.len()),
+        (1, 5),
+        "{:#?}",
+        outputs.iter().map(|o| text(&o.stderr)).collect::<Vec<_>>()
+    );
+    for refused in &busy {
+        let err = text(&refused.stderr);
+        assert!(err.contains("is busy: turn "), "{err}");
+        assert!(err.contains("is running in process "), "{err}");
+    }
+    // The stored history alternates: question, answer, question, answer.
+    let shown = text(
+        &run(home.path(), &url, &["conversations", "show", &id])
+            .await
+            .stdout,
+    );
+    let roles: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            if l.starts_with("USER:") {
+                Some("user")
+            } else if l.starts_with("ASSISTANT:") {
+                Some("assistant")
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"], "{shown}");
+    assert_eq!(shown.matches("· completed").count(), 2, "{shown}");
+    let asked: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|r| r.last_user_text().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        asked.len(),
+        2 + 1,
+        "one title request, two turns: {asked:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_second_process_leaves_the_first_ones_running_turn_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let url = server.base_url();
+    server.respond_with(|r| {
+        let slow = r.last_user_text().is_some_and(|t| t.contains("slow"));
+        let delay = if slow { 1500 } else { 0 };
+        ScriptedResponse::text("answer").delay_headers(Duration::from_millis(delay))
+    });
+    let slow = command(home.path(), &url)
+        .args(["run", "--json", "a slow question"])
+        .spawn()
+        .unwrap();
+    server
+        .wait_for_requests(1, Duration::from_secs(30))
+        .await
+        .unwrap();
+    // Starts while the first turn runs: recovery must not mark it.
+    let quick = run(home.path(), &url, &["run", "a quick one"]).await;
+    assert!(quick.status.success(), "{}", text(&quick.stderr));
+    assert!(
+        !text(&quick.stderr).contains("interrupted"),
+        "{}",
+        text(&quick.stderr)
+    );
+    let slow = slow.wait_with_output().await.unwrap();
+    assert!(slow.status.success(), "{}", text(&slow.stderr));
+    for id in conversation_ids(home.path(), &url).await {
+        let shown = text(
+            &run(home.path(), &url, &["conversations", "show", &id])
+                .await
+                .stdout,
+        );
+        assert!(shown.contains("· completed"), "{shown}");
+        assert!(!shown.contains("interrupted"), "{shown}");
+    }
+}
