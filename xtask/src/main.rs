@@ -5,8 +5,11 @@
 //! - `cargo xtask demo [--chat]`: the host against the scripted testkit model, offline.
 //! - `cargo xtask bench [--only overhead,estimate,compression,search]`: performance
 //!   figures beside their baselines.
+//! - `cargo xtask chaos [--turns N] [--seed S]`: the real binary under injected provider
+//!   faults; prints completed/failed turns, retries by reason and store checks.
 
 mod bench;
+mod chaos;
 mod demo;
 mod migrate;
 
@@ -30,6 +33,8 @@ enum Task {
     Demo(demo::DemoArgs),
     /// Print the performance figures beside their baselines.
     Bench(bench::BenchArgs),
+    /// Soak the real binary under injected provider faults and check what was stored.
+    Chaos(chaos::ChaosArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
         Task::Migrate(args) => runtime.block_on(migrate::run(args)),
         Task::Demo(args) => runtime.block_on(demo::run(args)),
         Task::Bench(args) => runtime.block_on(bench::run(args)),
+        Task::Chaos(args) => runtime.block_on(chaos::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
