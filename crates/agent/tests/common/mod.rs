@@ -149,17 +149,23 @@ impl Harness {
     /// Every event received so far (conversation by conversation), after checking
     /// the envelope of each: see [`check_envelopes`].
     pub fn drain_events(&mut self) -> Vec<EventKind> {
-        let mut out = Vec::new();
-        for subscription in self.events.lock().unwrap().iter_mut() {
-            let mut events = Vec::new();
-            while let Some(e) = subscription.try_recv() {
-                events.push(e);
-            }
-            check_envelopes(subscription.conversation_id(), &events);
-            out.extend(events.into_iter().map(|e| e.kind));
-        }
-        out
+        drain_checked(&self.events)
     }
+}
+
+/// Every event queued on `subscriptions` (conversation by conversation), envelopes
+/// checked with [`check_envelopes`].
+pub fn drain_checked(subscriptions: &std::sync::Mutex<Vec<EventSubscription>>) -> Vec<EventKind> {
+    let mut out = Vec::new();
+    for subscription in subscriptions.lock().unwrap().iter_mut() {
+        let mut events = Vec::new();
+        while let Some(e) = subscription.try_recv() {
+            events.push(e);
+        }
+        check_envelopes(subscription.conversation_id(), &events);
+        out.extend(events.into_iter().map(|e| e.kind));
+    }
+    out
 }
 
 /// Invariants of every event stream: each event is of the subscribed conversation;

@@ -19,7 +19,7 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tempfile::TempDir;
 
-use crate::common::{Sleepy, check_envelopes, system_prompt, tool_messages};
+use crate::common::{Sleepy, drain_checked, system_prompt, tool_messages};
 
 pub struct Harness {
     pub _dir: TempDir,
@@ -91,16 +91,7 @@ impl Harness {
 
     /// Every event so far, envelopes checked.
     pub fn drain_events(&self) -> Vec<EventKind> {
-        let mut out = Vec::new();
-        for subscription in self.events.lock().unwrap().iter_mut() {
-            let mut events = Vec::new();
-            while let Some(e) = subscription.try_recv() {
-                events.push(e);
-            }
-            check_envelopes(subscription.conversation_id(), &events);
-            out.extend(events.into_iter().map(|e| e.kind));
-        }
-        out
+        drain_checked(&self.events)
     }
 }
 

@@ -16,6 +16,28 @@ async fn service(dir: &std::path::Path, server: &TestModel) -> Arc<ConversationS
     service_with(dir, server, ToolRegistry::new()).await
 }
 
+/// Runs the REPL on `conversation` with `input` (no Ctrl+C); returns what it printed.
+async fn run_repl(
+    service: &Arc<ConversationService>,
+    conversation: smallebot_core::ids::ConversationId,
+    input: &[u8],
+) -> String {
+    let (_tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(service),
+            "tester".into(),
+            conversation,
+            printer,
+            interrupts,
+        );
+        repl.run(input).await.unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
 #[tokio::test]
 async fn compact_shows_the_indicator_and_input_waits_until_it_ends() {
     let dir = tempfile::tempdir().unwrap();
@@ -32,22 +54,12 @@ async fn compact_shows_the_indicator_and_input_waits_until_it_ends() {
     // A slow summary, then the answer to the line typed after /compact.
     server.push(ScriptedResponse::text("SUMMARY").delay_before(Duration::from_millis(400)));
     server.push(ScriptedResponse::text("hello back"));
-    let (_tx, interrupts) = mpsc::unbounded_channel();
-    let mut out = Vec::new();
-    {
-        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
-        let mut repl = Repl::new(
-            Arc::clone(&service),
-            "tester".into(),
-            c.id,
-            printer,
-            interrupts,
-        );
-        repl.run(&b"/compact focus on greetings\nhello\n/quit\n"[..])
-            .await
-            .unwrap();
-    }
-    let out = String::from_utf8(out).unwrap();
+    let out = run_repl(
+        &service,
+        c.id,
+        b"/compact focus on greetings\nhello\n/quit\n",
+    )
+    .await;
     let indicator = out.find("Compressing context...").expect(&out);
     let compressed = out.find("context compressed").expect(&out);
     let answer = out.find("hello back").expect(&out);
@@ -151,21 +163,7 @@ async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
     });
     let service = service(dir.path(), &server).await;
     let c = service.create_conversation("tester").await.unwrap();
-    let (_tx, interrupts) = mpsc::unbounded_channel();
-    let mut out = Vec::new();
-    {
-        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
-        let mut repl = Repl::new(
-            Arc::clone(&service),
-            "tester".into(),
-            c.id,
-            printer,
-            interrupts,
-        );
-        repl.run(&b"first\nsecond\nthird\n/quit\n"[..])
-            .await
-            .unwrap();
-    }
+    run_repl(&service, c.id, b"first\nsecond\nthird\n/quit\n").await;
     // The title request runs in the background: wait for it, then let any other
     // background work settle.
     for _ in 0..100 {
