@@ -1,10 +1,13 @@
 //! `HistoryRepository` on SQLite: appending rows with an atomic `seq`, reading them back.
 //!
-//! Each append is one transaction sent as one batch to the write connection (see
-//! `tx/writer.rs`): allocate the conversation's next `seq`, insert the row with it,
-//! commit.
+//! Every write runs on the store's write connection (`tx/writer.rs`); an append is one
+//! statement there (`append.rs`), the rows after a `seq` are read in one round trip
+//! (`bulk.rs`).
 
+mod append;
 mod bulk;
+
+pub(crate) use append::{INSERT_MESSAGE, SEQ_TRIGGERS, allocated_seq, message_insert};
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
@@ -15,52 +18,10 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{ConversationId, MessageId, ThinkBlockId, ToolCallId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 
+use self::append::{APPEND_MESSAGE, APPEND_THINK_BLOCK, APPEND_TOOL_CALL};
 use crate::database::SqliteStore;
 use crate::rows;
 use crate::tx::{now, storage};
-
-/// Appends a message: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 role, ?6 content,
-/// ?7 token count. Returns the allocated `seq` (no row: no such conversation).
-const APPEND_MESSAGE: &str = "BEGIN IMMEDIATE; \
-    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
-    INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
-      created_at, is_edited) \
-    SELECT ?3, id, ?4, last_seq, ?5, ?6, ?7, ?1, 0 FROM conversations WHERE id = ?2 \
-    RETURNING seq; \
-    COMMIT";
-
-/// Appends a running tool call: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 call id,
-/// ?6 tool name, ?7 arguments, ?8 token count. Returns the allocated `seq`.
-const APPEND_TOOL_CALL: &str = "BEGIN IMMEDIATE; \
-    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
-    INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, arguments, \
-      status, token_count, started_at) \
-    SELECT ?3, id, ?4, last_seq, ?5, ?6, ?7, 'running', ?8, ?1 FROM conversations WHERE id = ?2 \
-    RETURNING seq; \
-    COMMIT";
-
-/// Appends a think block: ?1 now, ?2 conversation, ?3 id, ?4 turn, ?5 content.
-/// Returns the allocated `seq`.
-const APPEND_THINK_BLOCK: &str = "BEGIN IMMEDIATE; \
-    UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 WHERE id = ?2; \
-    INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-    SELECT ?3, id, ?4, last_seq, ?5, ?1 FROM conversations WHERE id = ?2 \
-    RETURNING seq; \
-    COMMIT";
-
-/// The `seq` an append batch returned, or not-found when the conversation is missing.
-fn allocated_seq(
-    rows: &[sqlx::sqlite::SqliteRow],
-    conversation_id: ConversationId,
-) -> RepoResult<Seq> {
-    use sqlx::Row;
-    match rows.first() {
-        Some(row) => row
-            .try_get::<i64, _>(0)
-            .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}"))),
-        None => Err(RepositoryError::not_found("conversation", conversation_id)),
-    }
-}
 
 /// Stored tool results are capped at 1 MiB.
 pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
@@ -109,17 +70,8 @@ impl HistoryRepository for SqliteStore {
         let (at, at_text) = now();
         let id = MessageId::new();
         let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = writer
-            .batch(
-                sqlx::query(APPEND_MESSAGE)
-                    .bind(at_text)
-                    .bind(message.conversation_id.to_string())
-                    .bind(id.to_string())
-                    .bind(message.turn_id.to_string())
-                    .bind(message.role.as_str())
-                    .bind(&message.content)
-                    .bind(message.token_count),
-            )
+        let rows = message_insert(APPEND_MESSAGE, at_text, id, message, false)
+            .fetch_all(&mut *writer)
             .await
             .map_err(storage(ACTION))?;
         Ok(Message {
@@ -141,18 +93,16 @@ impl HistoryRepository for SqliteStore {
         let (at, at_text) = now();
         let id = ToolCallId::new();
         let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = writer
-            .batch(
-                sqlx::query(APPEND_TOOL_CALL)
-                    .bind(at_text)
-                    .bind(call.conversation_id.to_string())
-                    .bind(id.to_string())
-                    .bind(call.turn_id.to_string())
-                    .bind(&call.call_id)
-                    .bind(&call.tool_name)
-                    .bind(&call.arguments)
-                    .bind(call.token_count),
-            )
+        let rows = sqlx::query(APPEND_TOOL_CALL)
+            .bind(at_text)
+            .bind(call.conversation_id.to_string())
+            .bind(id.to_string())
+            .bind(call.turn_id.to_string())
+            .bind(&call.call_id)
+            .bind(&call.tool_name)
+            .bind(&call.arguments)
+            .bind(call.token_count)
+            .fetch_all(&mut *writer)
             .await
             .map_err(|err| match &err {
                 sqlx::Error::Database(db) if db.is_unique_violation() => {
@@ -220,15 +170,13 @@ impl HistoryRepository for SqliteStore {
         let (at, at_text) = now();
         let id = ThinkBlockId::new();
         let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = writer
-            .batch(
-                sqlx::query(APPEND_THINK_BLOCK)
-                    .bind(at_text)
-                    .bind(block.conversation_id.to_string())
-                    .bind(id.to_string())
-                    .bind(block.turn_id.to_string())
-                    .bind(&block.content),
-            )
+        let rows = sqlx::query(APPEND_THINK_BLOCK)
+            .bind(at_text)
+            .bind(block.conversation_id.to_string())
+            .bind(id.to_string())
+            .bind(block.turn_id.to_string())
+            .bind(&block.content)
+            .fetch_all(&mut *writer)
             .await
             .map_err(storage(ACTION))?;
         Ok(ThinkBlock {

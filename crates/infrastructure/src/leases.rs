@@ -10,7 +10,7 @@ use sqlx::SqliteConnection;
 
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::tx::{next_seq, now, storage};
+use crate::tx::{now, storage};
 
 /// Refuses with [`RepositoryError::TurnRunning`] while the conversation has a running
 /// turn (inside a write transaction, so the check and the insert that follows are one
@@ -43,9 +43,29 @@ pub(crate) async fn insert_turn(
     owner: Option<&LeaseOwner>,
 ) -> RepoResult<Turn> {
     let (at, at_text) = now();
-    let seq = next_seq(conn, conversation_id, &at_text).await?;
+    let id = TurnId::new();
+    // The conversation's next `seq`, and the turn with it, in one round trip.
+    let rows = sqlx::query(
+        "UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?4 WHERE id = ?2; \
+         INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at) \
+         SELECT ?1, id, last_seq, ?3, 'running', ?4, ?5, ?6, ?7, ?8 FROM conversations \
+         WHERE id = ?2 RETURNING seq",
+    )
+    .bind(id.to_string())
+    .bind(conversation_id.to_string())
+    .bind(i64::from(thinking_mode))
+    .bind(&at_text)
+    .bind(owner.map(|o| i64::from(o.pid)))
+    .bind(owner.map(|o| o.host.as_str()))
+    .bind(owner.map(|o| format_timestamp(&o.started_at)))
+    .bind(owner.map(|_| at_text.as_str()))
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(storage("starting a turn"))?;
+    let seq = crate::history::allocated_seq(&rows, conversation_id)?;
     let turn = Turn {
-        id: TurnId::new(),
+        id,
         conversation_id,
         seq,
         thinking_mode,
@@ -58,23 +78,6 @@ pub(crate) async fn insert_turn(
             heartbeat_at: at,
         }),
     };
-    sqlx::query(
-        "INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at) \
-         VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9)",
-    )
-    .bind(turn.id.to_string())
-    .bind(conversation_id.to_string())
-    .bind(seq)
-    .bind(i64::from(thinking_mode))
-    .bind(&at_text)
-    .bind(owner.map(|o| i64::from(o.pid)))
-    .bind(owner.map(|o| o.host.as_str()))
-    .bind(owner.map(|o| format_timestamp(&o.started_at)))
-    .bind(owner.map(|_| at_text.as_str()))
-    .execute(&mut *conn)
-    .await
-    .map_err(storage("starting a turn"))?;
     Ok(turn)
 }
 
@@ -99,13 +102,14 @@ pub(crate) async fn running_turns(
     store: &SqliteStore,
     conversation_id: Option<ConversationId>,
 ) -> RepoResult<Vec<Turn>> {
+    let mut conn = store.reader("listing running turns").await?;
     let found = sqlx::query(
         "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
          owner_pid, owner_host, owner_started_at, heartbeat_at FROM turns \
          WHERE status = 'running' AND (?1 IS NULL OR conversation_id = ?1) ORDER BY created_at",
     )
     .bind(conversation_id.map(|id| id.to_string()))
-    .fetch_all(store.pool())
+    .fetch_all(&mut *conn)
     .await
     .map_err(storage("listing running turns"))?;
     found.iter().map(rows::turn).collect()

@@ -2,16 +2,17 @@
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnStatus};
+use smallebot_core::entities::{LeaseOwner, Message, NewMessage, Role, Turn, TurnStatus};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::{Timestamp, format_timestamp};
 use sqlx::SqliteConnection;
 
 use crate::database::SqliteStore;
+use crate::history;
 use crate::leases::{self, ensure_no_running_turn, insert_turn};
 use crate::rows;
-use crate::tx::{next_seq, now, storage};
+use crate::tx::{now, storage};
 
 pub(crate) async fn fetch_turn(
     conn: &mut SqliteConnection,
@@ -137,31 +138,32 @@ impl TurnRepository for SqliteStore {
         error: Option<&str>,
     ) -> RepoResult<Turn> {
         let (_, at_text) = now();
-        let done = sqlx::query(
+        let mut writer = self
+            .writer()
+            .lock()
+            .await
+            .map_err(storage("finishing a turn"))?;
+        let row = sqlx::query(
             "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
-             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4",
+             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
+             RETURNING id, conversation_id, seq, thinking_mode, status, error, created_at, \
+             completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at",
         )
         .bind(status.as_str())
         .bind(error)
         .bind(at_text)
         .bind(turn_id.to_string())
-        .execute(self.pool())
+        .fetch_optional(&mut *writer)
         .await
         .map_err(storage("finishing a turn"))?;
-        if done.rows_affected() == 0 {
-            return Err(RepositoryError::not_found("turn", turn_id));
+        match row {
+            Some(row) => rows::turn(&row),
+            None => Err(RepositoryError::not_found("turn", turn_id)),
         }
-        self.get_turn(turn_id)
-            .await?
-            .ok_or_else(|| RepositoryError::not_found("turn", turn_id))
     }
 
     async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>> {
-        let mut conn = self
-            .pool()
-            .acquire()
-            .await
-            .map_err(storage("reading a turn"))?;
+        let mut conn = self.reader("reading a turn").await?;
         fetch_turn(&mut conn, turn_id).await
     }
 
@@ -323,34 +325,28 @@ pub(crate) async fn insert_message(
     is_edited: bool,
 ) -> RepoResult<Message> {
     let (at, at_text) = now();
-    let seq = next_seq(conn, conversation_id, &at_text).await?;
-    let message = Message {
-        id: MessageId::new(),
+    let new = NewMessage {
         conversation_id,
         turn_id,
-        seq,
         role,
         content: content.to_owned(),
+        token_count,
+    };
+    let id = MessageId::new();
+    let rows = history::message_insert(history::INSERT_MESSAGE, at_text, id, &new, is_edited)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(storage("appending a message"))?;
+    Ok(Message {
+        id,
+        conversation_id,
+        turn_id,
+        seq: history::allocated_seq(&rows, conversation_id)?,
+        role,
+        content: new.content,
         token_count,
         created_at: at,
         replaced_by: None,
         is_edited,
-    };
-    sqlx::query(
-        "INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
-         created_at, is_edited) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )
-    .bind(message.id.to_string())
-    .bind(conversation_id.to_string())
-    .bind(turn_id.to_string())
-    .bind(seq)
-    .bind(role.as_str())
-    .bind(content)
-    .bind(token_count)
-    .bind(at_text)
-    .bind(i64::from(is_edited))
-    .execute(&mut *conn)
-    .await
-    .map_err(storage("appending a message"))?;
-    Ok(message)
+    })
 }

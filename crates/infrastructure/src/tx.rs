@@ -3,14 +3,11 @@
 mod writer;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::Seq;
-use smallebot_core::ids::ConversationId;
 use smallebot_core::time::{Timestamp, format_timestamp};
-use sqlx::SqliteConnection;
 
 use crate::database::SqliteStore;
 
-pub(crate) use writer::{Connection, WriteConnection, WriteTx};
+pub(crate) use writer::{ReadConnection, WriteConnection, WriteTx};
 
 /// Maps an sqlx error to a repository error that says what was being done.
 pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
@@ -31,8 +28,9 @@ pub(crate) fn now() -> (Timestamp, String) {
 impl SqliteStore {
     /// A write transaction that takes the write lock up front (`BEGIN IMMEDIATE`), so
     /// concurrent writers queue on the busy timeout instead of failing on upgrade. It
-    /// runs on the store's write connection; dropped without
-    /// [`commit`](WriteTx::commit), it is rolled back.
+    /// runs on the store's write connection (so never wait for another write of this
+    /// store while holding it); dropped without [`commit`](WriteTx::commit), it is
+    /// rolled back.
     pub(crate) async fn write_tx(&self, action: &'static str) -> Result<WriteTx, RepositoryError> {
         WriteTx::begin(self.writer().lock().await.map_err(storage(action))?)
             .await
@@ -41,34 +39,20 @@ impl SqliteStore {
 
     /// A connection for a short read: the write connection when no write is using it
     /// (its page cache is warm and it costs no pool round trips), else one of the pool.
-    pub(crate) async fn reader(&self, action: &'static str) -> Result<Connection, RepositoryError> {
+    /// Hold it for the read only: while it is the write connection, this store's
+    /// writes wait for it.
+    pub(crate) async fn reader(
+        &self,
+        action: &'static str,
+    ) -> Result<ReadConnection, RepositoryError> {
         match self.writer().try_lock().await {
-            Some(writer) => Ok(Connection::Writer(writer)),
+            Some(writer) => Ok(ReadConnection::Writer(writer)),
             None => self
                 .pool()
                 .acquire()
                 .await
-                .map(Connection::Pool)
+                .map(ReadConnection::Pool)
                 .map_err(storage(action)),
         }
     }
-}
-
-/// Allocates the next `seq` of a conversation (call inside a write transaction) and
-/// touches its `updated_at`.
-pub(crate) async fn next_seq(
-    conn: &mut SqliteConnection,
-    conversation_id: ConversationId,
-    now: &str,
-) -> Result<Seq, RepositoryError> {
-    let seq: Option<i64> = sqlx::query_scalar(
-        "UPDATE conversations SET last_seq = last_seq + 1, updated_at = ?1 \
-         WHERE id = ?2 RETURNING last_seq",
-    )
-    .bind(now)
-    .bind(conversation_id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("allocating the next seq"))?;
-    seq.ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))
 }

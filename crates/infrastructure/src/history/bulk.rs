@@ -40,7 +40,7 @@ pub(super) async fn rows_after(
                 row.try_get::<String, _>(i)
                     .map_err(|e| corrupt("history rows", e))
             };
-            decode(&column(0)?, &column(1)?, &column(2)?)
+            decode(conversation_id, &column(0)?, &column(1)?, &column(2)?)
         }
         Err(sqlx::Error::Database(db)) if db.message().contains("too big") => {
             one_by_one(conn, &id, after_seq).await
@@ -98,51 +98,52 @@ async fn one_by_one(
 }
 
 /// Messages, tool calls and think blocks of conversation ?1 after `seq` ?2, each as a
-/// JSON array of column arrays (columns in the order of the tuples below).
+/// JSON array of column arrays (columns in the order of the tuples below; the
+/// conversation is the one asked for).
 const ROWS_AFTER: &str = "SELECT \
-    (SELECT json_group_array(json_array(id, conversation_id, turn_id, seq, role, content, \
-       token_count, created_at, replaced_by, is_edited)) \
+    (SELECT json_group_array(json_array(id, turn_id, seq, role, content, token_count, \
+       created_at, replaced_by, is_edited)) \
      FROM messages WHERE conversation_id = ?1 AND seq > ?2), \
-    (SELECT json_group_array(json_array(id, conversation_id, turn_id, seq, call_id, tool_name, \
-       arguments, result, status, token_count, started_at, completed_at)) \
+    (SELECT json_group_array(json_array(id, turn_id, seq, call_id, tool_name, arguments, \
+       result, status, token_count, started_at, completed_at)) \
      FROM tool_calls WHERE conversation_id = ?1 AND seq > ?2), \
-    (SELECT json_group_array(json_array(id, conversation_id, turn_id, seq, content, created_at)) \
+    (SELECT json_group_array(json_array(id, turn_id, seq, content, created_at)) \
      FROM think_blocks WHERE conversation_id = ?1 AND seq > ?2)";
 
-/// `id, conversation_id, turn_id, seq, role, content, token_count, created_at,
-/// replaced_by, is_edited`
-type MessageColumns = (
-    String,
-    String,
+// Ids, timestamps and words are borrowed from the JSON text (they never need JSON
+// escapes); free text is owned.
+
+/// `id, turn_id, seq, role, content, token_count, created_at, replaced_by, is_edited`
+type MessageColumns<'a> = (
+    &'a str,
+    &'a str,
+    i64,
+    &'a str,
     String,
     i64,
-    String,
-    String,
-    i64,
-    String,
-    Option<String>,
+    &'a str,
+    Option<&'a str>,
     i64,
 );
 
-/// `id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, status,
-/// token_count, started_at, completed_at`
-type ToolCallColumns = (
-    String,
-    String,
-    String,
+/// `id, turn_id, seq, call_id, tool_name, arguments, result, status, token_count,
+/// started_at, completed_at`
+type ToolCallColumns<'a> = (
+    &'a str,
+    &'a str,
     i64,
     String,
     String,
     String,
     Option<String>,
-    String,
+    &'a str,
     i64,
-    String,
-    Option<String>,
+    &'a str,
+    Option<&'a str>,
 );
 
-/// `id, conversation_id, turn_id, seq, content, created_at`
-type ThinkBlockColumns = (String, String, String, i64, String, String);
+/// `id, turn_id, seq, content, created_at`
+type ThinkBlockColumns<'a> = (&'a str, &'a str, i64, String, &'a str);
 
 fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
     RepositoryError::Corrupt(format!("{what}: {detail}"))
@@ -159,75 +160,186 @@ fn time(raw: &str, column: &str) -> Result<Timestamp, RepositoryError> {
     parse_timestamp(raw).map_err(|e| corrupt(column, format!("'{raw}': {e}")))
 }
 
-fn message(c: MessageColumns) -> Result<HistoryRow, RepositoryError> {
+fn message(
+    conversation_id: ConversationId,
+    c: MessageColumns<'_>,
+) -> Result<HistoryRow, RepositoryError> {
     Ok(HistoryRow::Message(Message {
-        id: id(&c.0, "id")?,
-        conversation_id: id(&c.1, "conversation_id")?,
-        turn_id: id(&c.2, "turn_id")?,
-        seq: c.3,
-        role: Role::parse(&c.4).map_err(|e| corrupt("role", e))?,
-        content: c.5,
-        token_count: c.6,
-        created_at: time(&c.7, "created_at")?,
-        replaced_by: c.8.as_deref().map(|r| id(r, "replaced_by")).transpose()?,
-        is_edited: c.9 != 0,
-    }))
-}
-
-fn tool_call(c: ToolCallColumns) -> Result<HistoryRow, RepositoryError> {
-    Ok(HistoryRow::ToolCall(ToolCall {
-        id: id(&c.0, "id")?,
-        conversation_id: id(&c.1, "conversation_id")?,
-        turn_id: id(&c.2, "turn_id")?,
-        seq: c.3,
-        call_id: c.4,
-        tool_name: c.5,
-        arguments: c.6,
-        result: c.7,
-        status: ToolCallStatus::parse(&c.8).map_err(|e| corrupt("status", e))?,
-        token_count: c.9,
-        started_at: time(&c.10, "started_at")?,
-        completed_at: c
-            .11
-            .as_deref()
-            .map(|t| time(t, "completed_at"))
-            .transpose()?,
-    }))
-}
-
-fn think_block(c: ThinkBlockColumns) -> Result<HistoryRow, RepositoryError> {
-    Ok(HistoryRow::ThinkBlock(ThinkBlock {
-        id: id(&c.0, "id")?,
-        conversation_id: id(&c.1, "conversation_id")?,
-        turn_id: id(&c.2, "turn_id")?,
-        seq: c.3,
+        id: id(c.0, "id")?,
+        conversation_id,
+        turn_id: id(c.1, "turn_id")?,
+        seq: c.2,
+        role: Role::parse(c.3).map_err(|e| corrupt("role", e))?,
         content: c.4,
-        created_at: time(&c.5, "created_at")?,
+        token_count: c.5,
+        created_at: time(c.6, "created_at")?,
+        replaced_by: c.7.map(|r| id(r, "replaced_by")).transpose()?,
+        is_edited: c.8 != 0,
     }))
 }
 
-/// Decodes the three arrays of [`ROWS_AFTER`] into rows in `seq` order.
+fn tool_call(
+    conversation_id: ConversationId,
+    c: ToolCallColumns<'_>,
+) -> Result<HistoryRow, RepositoryError> {
+    Ok(HistoryRow::ToolCall(ToolCall {
+        id: id(c.0, "id")?,
+        conversation_id,
+        turn_id: id(c.1, "turn_id")?,
+        seq: c.2,
+        call_id: c.3,
+        tool_name: c.4,
+        arguments: c.5,
+        result: c.6,
+        status: ToolCallStatus::parse(c.7).map_err(|e| corrupt("status", e))?,
+        token_count: c.8,
+        started_at: time(c.9, "started_at")?,
+        completed_at: c.10.map(|t| time(t, "completed_at")).transpose()?,
+    }))
+}
+
+fn think_block(
+    conversation_id: ConversationId,
+    c: ThinkBlockColumns<'_>,
+) -> Result<HistoryRow, RepositoryError> {
+    Ok(HistoryRow::ThinkBlock(ThinkBlock {
+        id: id(c.0, "id")?,
+        conversation_id,
+        turn_id: id(c.1, "turn_id")?,
+        seq: c.2,
+        content: c.3,
+        created_at: time(c.4, "created_at")?,
+    }))
+}
+
+/// Decodes the three arrays of [`ROWS_AFTER`] into `conversation_id`'s rows in `seq`
+/// order.
 fn decode(
+    conversation_id: ConversationId,
     messages: &str,
     tool_calls: &str,
     think_blocks: &str,
 ) -> Result<Vec<HistoryRow>, RepositoryError> {
-    let messages: Vec<MessageColumns> =
+    let messages: Vec<MessageColumns<'_>> =
         serde_json::from_str(messages).map_err(|e| corrupt("messages", e))?;
-    let tool_calls: Vec<ToolCallColumns> =
+    let tool_calls: Vec<ToolCallColumns<'_>> =
         serde_json::from_str(tool_calls).map_err(|e| corrupt("tool_calls", e))?;
-    let think_blocks: Vec<ThinkBlockColumns> =
+    let think_blocks: Vec<ThinkBlockColumns<'_>> =
         serde_json::from_str(think_blocks).map_err(|e| corrupt("think_blocks", e))?;
     let mut rows = Vec::with_capacity(messages.len() + tool_calls.len() + think_blocks.len());
     for columns in messages {
-        rows.push(message(columns)?);
+        rows.push(message(conversation_id, columns)?);
     }
     for columns in tool_calls {
-        rows.push(tool_call(columns)?);
+        rows.push(tool_call(conversation_id, columns)?);
     }
     for columns in think_blocks {
-        rows.push(think_block(columns)?);
+        rows.push(think_block(conversation_id, columns)?);
     }
     rows.sort_by_key(HistoryRow::seq);
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smallebot_core::entities::{
+        LeaseOwner, NewMessage, NewThinkBlock, NewToolCall, ToolCallCompletion, TurnStatus,
+    };
+    use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+    use crate::database::SqliteStore;
+
+    const AWKWARD: &str =
+        "quotes \" and \\ backslashes, tabs\t, newlines\n, é, 🦀, \u{1} and </think>";
+
+    #[tokio::test]
+    async fn packed_rows_decode_exactly_like_rows_read_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db")).await.unwrap();
+        let c = store.create_conversation("u", "t").await.unwrap();
+        let first = store.start_turn(c.id, true).await.unwrap();
+        let message = |turn_id, role, content: &str| NewMessage {
+            conversation_id: c.id,
+            turn_id,
+            role,
+            content: content.to_owned(),
+            token_count: 5,
+        };
+        let typo = store
+            .append_message(&message(first.id, Role::User, "typo"))
+            .await
+            .unwrap();
+        store
+            .finish_turn(first.id, TurnStatus::Completed, None)
+            .await
+            .unwrap();
+        let owner = LeaseOwner {
+            pid: 1,
+            host: "h".into(),
+            started_at: chrono::Utc::now(),
+        };
+        let (turn, _) = store
+            .edit_user_message(typo.id, AWKWARD, 7, &owner)
+            .await
+            .unwrap();
+        store
+            .append_think_block(&NewThinkBlock {
+                conversation_id: c.id,
+                turn_id: turn.id,
+                content: AWKWARD.into(),
+            })
+            .await
+            .unwrap();
+        store
+            .append_message(&message(turn.id, Role::Assistant, ""))
+            .await
+            .unwrap();
+        for (call_id, result) in [("a", Some(AWKWARD)), ("b\"\\", None)] {
+            store
+                .append_tool_call(&NewToolCall {
+                    conversation_id: c.id,
+                    turn_id: turn.id,
+                    call_id: call_id.into(),
+                    tool_name: "Read\"File".into(),
+                    arguments: "{\"path\":\"a\\\\b\"}".into(),
+                    token_count: 9,
+                })
+                .await
+                .unwrap();
+            if let Some(result) = result {
+                store
+                    .complete_tool_call(
+                        turn.id,
+                        call_id,
+                        &ToolCallCompletion {
+                            result: result.into(),
+                            status: ToolCallStatus::Error,
+                            token_count: 11,
+                        },
+                    )
+                    .await
+                    .unwrap();
+            }
+        }
+        store
+            .append_message(&message(turn.id, Role::Assistant, AWKWARD))
+            .await
+            .unwrap();
+        let mut conn = store.pool().acquire().await.unwrap();
+        let all = one_by_one(&mut conn, &c.id.to_string(), 0).await.unwrap();
+        assert_eq!(all.len(), 7);
+        assert!(
+            all.iter()
+                .any(|r| matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+        );
+        for after in [0, 1, 3, 100] {
+            let packed = rows_after(&mut conn, c.id, after).await.unwrap();
+            let plain = one_by_one(&mut conn, &c.id.to_string(), after)
+                .await
+                .unwrap();
+            assert_eq!(packed, plain, "after seq {after}");
+        }
+        assert!(rows_after(&mut conn, c.id, 100).await.unwrap().is_empty());
+    }
 }

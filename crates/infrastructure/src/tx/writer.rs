@@ -5,7 +5,8 @@
 //! cost: sqlx runs each SQLite connection on its own thread, so every statement is a
 //! round trip between threads, and acquiring and releasing a pool connection adds
 //! more. On the write connection a transaction is `BEGIN IMMEDIATE` … `COMMIT` sent as
-//! plain statements, and a whole small write can be one round trip ([`WriterGuard::batch`]).
+//! plain statements, and an append is a single statement (`history/append.rs`, with
+//! the connection's [`SEQ_TRIGGERS`]).
 //!
 //! A transaction left open — its future dropped mid-way, or an error before `COMMIT` —
 //! is rolled back before the connection is used again: at once by a task spawned on
@@ -16,10 +17,18 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use sqlx::pool::PoolConnection;
-use sqlx::query::Query;
-use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteRow};
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection as _, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
+
+use crate::history::SEQ_TRIGGERS;
+
+/// Opens a write connection: `options`, plus the connection's [`SEQ_TRIGGERS`].
+async fn open(options: &SqliteConnectOptions) -> Result<SqliteConnection, sqlx::Error> {
+    let mut conn = SqliteConnection::connect_with(options).await?;
+    sqlx::raw_sql(SEQ_TRIGGERS).execute(&mut conn).await?;
+    Ok(conn)
+}
 
 /// The open connection and whether a transaction may be open on it.
 #[derive(Debug)]
@@ -39,7 +48,7 @@ impl Live {
             Err(err) if no_transaction(&err) => {}
             Err(err) => {
                 tracing::warn!(%err, "ROLLBACK failed; reopening the write connection");
-                let fresh = SqliteConnection::connect_with(options).await?;
+                let fresh = open(options).await?;
                 let broken = std::mem::replace(&mut self.conn, fresh);
                 let _ = broken.close().await;
             }
@@ -63,17 +72,17 @@ struct State {
 /// The write connection, shared by every clone of the store.
 #[derive(Debug, Clone)]
 pub(crate) struct WriteConnection {
-    options: SqliteConnectOptions,
+    options: Arc<SqliteConnectOptions>,
     state: Arc<Mutex<State>>,
 }
 
 impl WriteConnection {
     /// Opens the connection with `options`.
     pub(crate) async fn connect(options: SqliteConnectOptions) -> Result<Self, sqlx::Error> {
-        let conn = SqliteConnection::connect_with(&options).await?;
+        let conn = open(&options).await?;
         let live = Some(Live { conn, in_tx: false });
         Ok(Self {
-            options,
+            options: Arc::new(options),
             state: Arc::new(Mutex::new(State { live })),
         })
     }
@@ -119,30 +128,6 @@ impl WriteConnection {
 pub(crate) struct WriterGuard {
     live: OwnedMappedMutexGuard<State, Live>,
     owner: WriteConnection,
-}
-
-impl WriterGuard {
-    /// Runs `query` — statements that begin with `BEGIN IMMEDIATE` and end with
-    /// `COMMIT` — in one round trip, returning the rows they return. On failure the
-    /// transaction is rolled back before the error is returned.
-    pub(crate) async fn batch(
-        &mut self,
-        query: Query<'_, Sqlite, SqliteArguments>,
-    ) -> Result<Vec<SqliteRow>, sqlx::Error> {
-        self.live.in_tx = true;
-        match query.fetch_all(&mut self.live.conn).await {
-            Ok(rows) => {
-                self.live.in_tx = false;
-                Ok(rows)
-            }
-            Err(err) => {
-                if let Err(rollback) = self.live.roll_back(&self.owner.options).await {
-                    tracing::warn!(%rollback, "cannot roll back a failed write");
-                }
-                Err(err)
-            }
-        }
-    }
 }
 
 impl Deref for WriterGuard {
@@ -222,14 +207,14 @@ impl DerefMut for WriteTx {
 
 /// A connection for a read: the write connection or one of the pool.
 #[derive(Debug)]
-pub(crate) enum Connection {
+pub(crate) enum ReadConnection {
     /// The write connection, unused by writes meanwhile.
     Writer(WriterGuard),
     /// A pool connection.
     Pool(PoolConnection<Sqlite>),
 }
 
-impl Deref for Connection {
+impl Deref for ReadConnection {
     type Target = SqliteConnection;
 
     fn deref(&self) -> &SqliteConnection {
@@ -240,11 +225,99 @@ impl Deref for Connection {
     }
 }
 
-impl DerefMut for Connection {
+impl DerefMut for ReadConnection {
     fn deref_mut(&mut self) -> &mut SqliteConnection {
         match self {
             Self::Writer(writer) => writer,
             Self::Pool(conn) => conn,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use smallebot_core::RepositoryError;
+    use smallebot_core::entities::{NewMessage, NewToolCall, Role};
+    use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+    use crate::database::SqliteStore;
+
+    async fn store() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db")).await.unwrap();
+        (dir, store)
+    }
+
+    /// Takes and releases the write lock from a pool connection: fails (after the busy
+    /// timeout) while a transaction is left open on the write connection.
+    async fn write_lock_is_free(store: &SqliteStore) {
+        let mut conn = store.pool().acquire().await.unwrap();
+        sqlx::raw_sql("BEGIN IMMEDIATE; COMMIT")
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_transaction_dropped_without_commit_is_rolled_back() {
+        let (_dir, store) = store().await;
+        let c = store.create_conversation("u", "t").await.unwrap();
+        {
+            let mut tx = store.write_tx("test").await.unwrap();
+            sqlx::query("UPDATE conversations SET title = 'changed'")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+        }
+        write_lock_is_free(&store).await;
+        let read = store.get_conversation(c.id).await.unwrap().unwrap();
+        assert_eq!(read.title, "t");
+        let committed = store.write_tx("test").await.unwrap();
+        committed.commit().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failed_append_changes_nothing_and_frees_the_connection() {
+        let (_dir, store) = store().await;
+        let c = store.create_conversation("u", "t").await.unwrap();
+        let turn = store.start_turn(c.id, false).await.unwrap();
+        let call = NewToolCall {
+            conversation_id: c.id,
+            turn_id: turn.id,
+            call_id: "same".into(),
+            tool_name: "T".into(),
+            arguments: "{}".into(),
+            token_count: 1,
+        };
+        let first = store.append_tool_call(&call).await.unwrap();
+        let again = store.append_tool_call(&call).await.unwrap_err();
+        assert!(matches!(again, RepositoryError::Conflict(_)), "{again}");
+        write_lock_is_free(&store).await;
+        // The failed append's seq was rolled back with it.
+        let next = store
+            .append_message(&NewMessage {
+                conversation_id: c.id,
+                turn_id: turn.id,
+                role: Role::Assistant,
+                content: "after".into(),
+                token_count: 1,
+            })
+            .await
+            .unwrap();
+        assert_eq!(next.seq, first.seq + 1);
+        let missing = store
+            .append_message(&NewMessage {
+                conversation_id: smallebot_core::ids::ConversationId::new(),
+                turn_id: turn.id,
+                role: Role::Assistant,
+                content: "nowhere".into(),
+                token_count: 1,
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(missing, RepositoryError::NotFound { .. }),
+            "{missing}"
+        );
     }
 }
