@@ -154,3 +154,74 @@ async fn a_second_process_leaves_the_first_ones_running_turn_alone() {
         assert!(!shown.contains("interrupted"), "{shown}");
     }
 }
+
+#[tokio::test]
+async fn killing_one_of_two_running_processes_interrupts_only_its_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let url = server.base_url();
+    server.respond_with(|r| {
+        let text = r.last_user_text().unwrap_or_default();
+        let delay = if text.contains("victim") {
+            60_000
+        } else if text.contains("survivor") {
+            2_000
+        } else {
+            0
+        };
+        ScriptedResponse::text("answer").delay_headers(Duration::from_millis(delay))
+    });
+    let mut victim = command(home.path(), &url)
+        .args(["run", "the victim"])
+        .spawn()
+        .unwrap();
+    server
+        .wait_for_requests(1, Duration::from_secs(30))
+        .await
+        .unwrap();
+    let survivor = command(home.path(), &url)
+        .args(["run", "the survivor"])
+        .spawn()
+        .unwrap();
+    server
+        .wait_for_requests(2, Duration::from_secs(30))
+        .await
+        .unwrap();
+    victim.kill().await.unwrap(); // SIGKILL
+    victim.wait().await.unwrap();
+    // The next start marks the dead process's turn, and only that one.
+    let next = run(home.path(), &url, &["conversations", "list"]).await;
+    assert!(
+        text(&next.stderr).contains("1 turn(s) were interrupted"),
+        "{}",
+        text(&next.stderr)
+    );
+    let survivor = survivor.wait_with_output().await.unwrap();
+    assert!(survivor.status.success(), "{}", text(&survivor.stderr));
+    let mut statuses = Vec::new();
+    for id in conversation_ids(home.path(), &url).await {
+        let shown = text(
+            &run(home.path(), &url, &["conversations", "show", &id])
+                .await
+                .stdout,
+        );
+        let status = if shown.contains("· interrupted") {
+            "interrupted"
+        } else if shown.contains("· completed") {
+            "completed"
+        } else {
+            "other"
+        };
+        let who = if shown.contains("the victim") {
+            "victim"
+        } else {
+            "survivor"
+        };
+        statuses.push((who, status));
+    }
+    statuses.sort_unstable();
+    assert_eq!(
+        statuses,
+        [("survivor", "completed"), ("victim", "interrupted")]
+    );
+}
