@@ -4,9 +4,9 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, Message, NewMessage, NewThinkBlock,
-    NewToolCall, SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall, ToolCallCompletion, Turn,
-    TurnStatus,
+    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, Message, NewMessage, NewStep,
+    NewThinkBlock, NewToolCall, RecordedStep, SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall,
+    ToolCallCompletion, Turn, TurnStatus,
 };
 use crate::error::RepositoryError;
 use crate::ids::{ConversationId, MessageId, TurnId};
@@ -87,6 +87,13 @@ pub trait TurnRepository: Send + Sync {
         status: TurnStatus,
         error: Option<&str>,
     ) -> RepoResult<Turn>;
+
+    /// Stores what one model step produced — reasoning, assistant message, requested
+    /// tool calls (`running`) and, when set, the end of the turn — in one transaction,
+    /// each row with the conversation's next `seq`. Refused with
+    /// [`RepositoryError::Conflict`] when a call id is already used in the turn
+    /// (nothing stored).
+    async fn record_step(&self, step: &NewStep) -> RepoResult<RecordedStep>;
 
     /// Reads one turn.
     async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>>;

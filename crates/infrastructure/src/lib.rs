@@ -23,6 +23,8 @@ mod leases;
 mod migrate;
 mod rows;
 mod search;
+mod search_index;
+mod steps;
 mod task_store;
 mod turns;
 mod tx;

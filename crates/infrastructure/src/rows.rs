@@ -11,7 +11,8 @@ use smallebot_core::time::{Timestamp, parse_timestamp};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
-fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
+/// A stored value that does not decode: what it was and why.
+pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
     RepositoryError::Corrupt(format!("{what}: {detail}"))
 }
 

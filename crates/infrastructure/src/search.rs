@@ -34,6 +34,8 @@ impl SearchRepository for SqliteStore {
             SearchScope::User(name) => (None, Some(name.clone())),
             SearchScope::All => (None, None),
         };
+        // Rows stored since the last turn ended (or by a turn still running) first.
+        self.index_pending().await?;
         let found = sqlx::query(
             "SELECT r.conversation_id, c.title, r.seq, r.kind, f.body, r.created_at \
              FROM search_fts f \

@@ -2,16 +2,21 @@
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Message, NewMessage, Role, Turn, TurnStatus};
+use smallebot_core::entities::{
+    LeaseOwner, Message, NewMessage, NewStep, RecordedStep, Role, Turn, TurnStatus,
+};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::{Timestamp, format_timestamp};
 use sqlx::SqliteConnection;
 
+mod start;
+
 use crate::database::SqliteStore;
 use crate::history;
 use crate::leases::{self, ensure_no_running_turn, insert_turn};
 use crate::rows;
+use crate::search_index::index_pending_sql;
 use crate::tx::{now, storage};
 
 pub(crate) async fn fetch_turn(
@@ -93,6 +98,18 @@ async fn discard_after(
     Ok(())
 }
 
+/// Ends a turn (?1 status, ?2 error, ?3 now, ?4 turn) and indexes the text stored
+/// since the last indexing, in one transaction, in one round trip.
+const FINISH_TURN: &str = concat!(
+    "BEGIN IMMEDIATE; \
+     UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
+       owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
+       RETURNING id, conversation_id, seq, thinking_mode, status, error, created_at, \
+       completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at; ",
+    index_pending_sql!("1"),
+    "COMMIT"
+);
+
 #[async_trait]
 impl TurnRepository for SqliteStore {
     async fn start_turn(
@@ -114,21 +131,15 @@ impl TurnRepository for SqliteStore {
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
-        let mut tx = self.write_tx("starting a turn").await?;
-        ensure_no_running_turn(&mut tx, conversation_id).await?;
-        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, Some(owner)).await?;
-        let message = insert_message(
-            &mut tx,
+        start::start_turn_with_message(
+            self,
             conversation_id,
-            turn.id,
-            Role::User,
+            thinking_mode,
             content,
             token_count,
-            false,
+            owner,
         )
-        .await?;
-        tx.commit().await.map_err(storage("starting a turn"))?;
-        Ok((turn, message))
+        .await
     }
 
     async fn finish_turn(
@@ -137,29 +148,26 @@ impl TurnRepository for SqliteStore {
         status: TurnStatus,
         error: Option<&str>,
     ) -> RepoResult<Turn> {
+        const ACTION: &str = "finishing a turn";
         let (_, at_text) = now();
-        let mut writer = self
-            .writer()
-            .lock()
+        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
+        let query = sqlx::query(FINISH_TURN)
+            .bind(status.as_str())
+            .bind(error)
+            .bind(at_text)
+            .bind(turn_id.to_string());
+        let returned = writer
+            .transaction_in_one_trip(query)
             .await
-            .map_err(storage("finishing a turn"))?;
-        let row = sqlx::query(
-            "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
-             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
-             RETURNING id, conversation_id, seq, thinking_mode, status, error, created_at, \
-             completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at",
-        )
-        .bind(status.as_str())
-        .bind(error)
-        .bind(at_text)
-        .bind(turn_id.to_string())
-        .fetch_optional(&mut *writer)
-        .await
-        .map_err(storage("finishing a turn"))?;
-        match row {
-            Some(row) => rows::turn(&row),
+            .map_err(storage(ACTION))?;
+        match returned.first() {
+            Some(row) => rows::turn(row),
             None => Err(RepositoryError::not_found("turn", turn_id)),
         }
+    }
+
+    async fn record_step(&self, step: &NewStep) -> RepoResult<RecordedStep> {
+        crate::steps::record_step(self, step).await
     }
 
     async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>> {

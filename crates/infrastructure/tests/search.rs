@@ -157,3 +157,101 @@ async fn fts_syntax_in_queries_never_errors() {
         .unwrap();
     assert_eq!(hits.len(), 1, "AND is searched as a word");
 }
+
+/// Text goes into the full-text index in batches: when its turn ends, and before any
+/// search — so a search finds everything stored, also what a running turn wrote.
+#[tokio::test]
+async fn text_is_indexed_when_its_turn_ends_and_before_every_search() {
+    use smallebot_core::entities::{
+        NewStep, StepMessage, StepToolCall, ToolCallCompletion, ToolCallStatus, TurnEnd, TurnStatus,
+    };
+    use smallebot_core::repository::{HistoryRepository, TurnRepository};
+
+    let f = fixture().await;
+    let c = conversation(&f.store, "alice").await;
+    let indexed = || count(&f.store, "SELECT COUNT(*) FROM search_fts");
+    let (turn, _) = f
+        .store
+        .start_turn_with_message(c.id, false, "find the armadillo", 3, &owner())
+        .await
+        .unwrap();
+    let step = |message: &str, calls: Vec<StepToolCall>, end: Option<TurnEnd>| NewStep {
+        conversation_id: c.id,
+        turn_id: turn.id,
+        reasoning: None,
+        message: Some(StepMessage {
+            content: message.into(),
+            token_count: 1,
+        }),
+        tool_calls: calls,
+        end,
+    };
+    let call = StepToolCall {
+        call_id: "c1".into(),
+        tool_name: "Grep".into(),
+        arguments: r#"{"pattern":"armadillo"}"#.into(),
+        token_count: 5,
+    };
+    f.store
+        .record_step(&step("", vec![call], None))
+        .await
+        .unwrap();
+    // Pending: recorded, not indexed yet; the empty step message is not recorded.
+    assert_eq!(indexed().await, 0);
+    assert_eq!(count(&f.store, "SELECT COUNT(*) FROM search_rows").await, 2);
+
+    let hits = f
+        .store
+        .search(&query("armadillo", SearchScope::Conversation(c.id)))
+        .await
+        .unwrap();
+    let kinds: Vec<SearchHitKind> = hits.iter().map(|h| h.kind).collect();
+    assert_eq!(kinds, [SearchHitKind::ToolCall, SearchHitKind::User]);
+    assert_eq!(indexed().await, 2);
+
+    f.store
+        .complete_tool_call(
+            turn.id,
+            "c1",
+            &ToolCallCompletion {
+                result: "armadillo.txt: one armadillo".into(),
+                status: ToolCallStatus::Ok,
+                token_count: 4,
+            },
+        )
+        .await
+        .unwrap();
+    let end = TurnEnd {
+        status: TurnStatus::Completed,
+        error: None,
+    };
+    f.store
+        .record_step(&step(
+            "The armadillo is in armadillo.txt",
+            vec![],
+            Some(end),
+        ))
+        .await
+        .unwrap();
+    // The turn ended: its result and answer were indexed with it, no search needed.
+    assert_eq!(indexed().await, 4);
+
+    // A turn ended by `finish_turn` is indexed too.
+    let (second, _) = f
+        .store
+        .start_turn_with_message(c.id, false, "and the pangolin?", 3, &owner())
+        .await
+        .unwrap();
+    assert_eq!(indexed().await, 4);
+    f.store
+        .finish_turn(second.id, TurnStatus::Cancelled, None)
+        .await
+        .unwrap();
+    assert_eq!(indexed().await, 5);
+    let hits = f
+        .store
+        .search(&query("armadillo", SearchScope::All))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 4, "{hits:?}");
+}

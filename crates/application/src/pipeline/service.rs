@@ -183,9 +183,12 @@ impl ConversationService {
         let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
-        lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
         let estimate = context.estimate(&conversation, Some(text)).await?;
-        if estimate.ratio() >= context.settings.compression_threshold {
+        let compress = estimate.ratio() >= context.settings.compression_threshold;
+        if compress {
+            // Never summarize under another process's running turn. (Without a
+            // compression, starting the turn below makes the same check.)
+            lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
             let request = CompressionRequest {
                 trigger: CompressionTrigger::BeforeTurn,
                 turn_id: None,
@@ -217,7 +220,10 @@ impl ConversationService {
                 .await?;
             context.emit(conversation_id, None, EventKind::TitleChanged { title });
         }
-        self.run_turn(turn, guard.cancel_token().clone()).await
+        // Unless a compression changed it, the conversation read above is current.
+        let known = (!compress).then_some(conversation);
+        self.run_turn(turn, guard.cancel_token().clone(), known)
+            .await
     }
 
     /// Asks the model for a title when the conversation still has the fallback title
@@ -337,7 +343,8 @@ impl ConversationService {
                 .edit_user_message(message_id, new_text, tokens, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone()).await
+        self.run_turn(turn, guard.cancel_token().clone(), None)
+            .await
     }
 
     /// Regenerates a turn's answer: its output and every later turn are discarded and
@@ -366,17 +373,26 @@ impl ConversationService {
             store.reset_turn_for_regeneration(existing.id, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone()).await
+        self.run_turn(turn, guard.cancel_token().clone(), None)
+            .await
     }
 
     async fn run_turn(
         &self,
         turn: Turn,
         cancel: CancellationToken,
+        known_conversation: Option<Conversation>,
     ) -> Result<TurnOutcome, PipelineError> {
         let store = self.context.store.as_ref();
         let heartbeat = lease::keep_alive(store, turn.id, self.lease.heartbeat_every);
-        let run = TurnRun::new(&self.context, &self.compressor, turn, cancel).run();
+        let run = TurnRun::new(
+            &self.context,
+            &self.compressor,
+            turn,
+            cancel,
+            known_conversation,
+        )
+        .run();
         tokio::select! {
             outcome = run => outcome,
             never = heartbeat => match never {},

@@ -1,54 +1,26 @@
-//! The tool part of a model step: store the requested calls, run them concurrently,
-//! store each result by its call id as it finishes.
+//! The tool part of a model step: run the requested calls (stored with the step)
+//! concurrently, store each result by its call id as it finishes.
 
 use std::time::Duration;
 
 use futures::future::join_all;
-use smallebot_core::entities::{HistoryRow, NewToolCall, ToolCallCompletion, ToolCallStatus};
+use smallebot_core::entities::{ToolCallCompletion, ToolCallStatus};
 
 use super::turn::TurnRun;
 use crate::error::PipelineError;
 use crate::events::EventKind;
-use crate::ports::{ModelToolCall, ToolContext, ToolInvocation, ToolOutcome};
+use crate::ports::{ToolContext, ToolInvocation, ToolOutcome};
 
 /// How long a tool may keep running after its turn was cancelled before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 
 impl TurnRun<'_> {
-    /// Stores every requested call as running, runs them concurrently, and stores each
+    /// Runs the step's calls (stored as running already) concurrently, and stores each
     /// result as it finishes, matched by call id.
-    pub(super) async fn run_tools(&mut self, calls: &[ModelToolCall]) -> Result<(), PipelineError> {
-        let mut invocations = Vec::with_capacity(calls.len());
-        for call in calls {
-            let call_id = self.call_ids.assign(self.turn.id, &call.call_id);
-            let context = self.context;
-            let started = context
-                .store
-                .append_tool_call(&NewToolCall {
-                    conversation_id: self.turn.conversation_id,
-                    turn_id: self.turn.id,
-                    call_id: call_id.clone(),
-                    tool_name: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                    token_count: context.assembler.tool_call_tokens(
-                        &call.name,
-                        &call.arguments,
-                        None,
-                    ),
-                })
-                .await?;
-            self.update_view(|v| v.push(HistoryRow::ToolCall(started)));
-            self.emit(EventKind::ToolCallStarted {
-                call_id: call_id.clone(),
-                tool_name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            invocations.push(ToolInvocation {
-                call_id,
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-        }
+    pub(super) async fn run_tools(
+        &mut self,
+        invocations: Vec<ToolInvocation>,
+    ) -> Result<(), PipelineError> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
         let results = join_all(

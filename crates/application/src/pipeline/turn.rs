@@ -2,7 +2,9 @@
 
 use std::sync::Mutex;
 
-use smallebot_core::entities::{HistoryRow, NewMessage, NewThinkBlock, Role, Turn, TurnStatus};
+use smallebot_core::entities::{
+    Conversation, HistoryRow, NewStep, Role, StepMessage, StepToolCall, Turn, TurnEnd, TurnStatus,
+};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
 use tokio_util::sync::CancellationToken;
@@ -14,7 +16,8 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
+    ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, ModelToolCall,
+    PromptInput, ToolInvocation, ToolSchema,
 };
 
 /// How a turn ended.
@@ -51,6 +54,9 @@ pub(crate) struct TurnRun<'a> {
     pub(super) steps_done: usize,
     /// The conversation as this turn sees it; `None` until loaded or after a compression.
     pub(super) view: Mutex<Option<TurnView>>,
+    /// The conversation as read just before the turn started, if nothing changed it
+    /// since (its first view then needs only the rows).
+    pub(super) known_conversation: Option<Conversation>,
 }
 
 enum StepResult {
@@ -65,6 +71,7 @@ impl<'a> TurnRun<'a> {
         compressor: &'a Compressor,
         turn: Turn,
         cancel: CancellationToken,
+        known_conversation: Option<Conversation>,
     ) -> Self {
         Self {
             context,
@@ -75,6 +82,7 @@ impl<'a> TurnRun<'a> {
             last_estimate: None,
             steps_done: 0,
             view: Mutex::new(None),
+            known_conversation,
         }
     }
 
@@ -188,27 +196,33 @@ impl<'a> TurnRun<'a> {
                         .finish(TurnStatus::Failed, String::new(), Some(error.message))
                         .await;
                 }
-                StepResult::Cancelled(partial) => {
-                    let text = self.keep_partial(partial).await?;
-                    return self.finish(TurnStatus::Cancelled, text, None).await;
-                }
+                StepResult::Cancelled(partial) => return self.cancel_keeping(partial).await,
             };
             self.steps_done += 1;
             if let (Some(usage), Some(estimate)) = (response.usage, self.last_estimate) {
                 // Show the provider's count beside the estimate of the same request.
                 self.emit_usage(estimate, Some(usage.prompt_tokens));
             }
-            self.store_reasoning(&response.reasoning).await?;
-            // An assistant message per step: it marks where the step's tool calls begin.
-            if !response.text.is_empty() || !response.tool_calls.is_empty() {
-                self.store_assistant_text(&response.text).await?;
-            }
             if response.tool_calls.is_empty() {
-                return self
-                    .finish(TurnStatus::Completed, response.text, None)
-                    .await;
+                // The answer and the end of the turn are stored together.
+                let end = TurnEnd {
+                    status: TurnStatus::Completed,
+                    error: None,
+                };
+                self.record_step(&response.reasoning, &response.text, &[], Some(end))
+                    .await?;
+                return Ok(self.ended(TurnStatus::Completed, response.text, None));
             }
-            self.run_tools(&response.tool_calls).await?;
+            // An assistant message per step: it marks where the step's tool calls begin.
+            let invocations = self
+                .record_step(
+                    &response.reasoning,
+                    &response.text,
+                    &response.tool_calls,
+                    None,
+                )
+                .await?;
+            self.run_tools(invocations).await?;
             if self.cancel.is_cancelled() {
                 return self
                     .finish(TurnStatus::Cancelled, response.text, None)
@@ -231,7 +245,10 @@ impl<'a> TurnRun<'a> {
         let plan = context.plan_text(conversation_id).await;
         let mut view = match self.take_view() {
             Some(view) => view,
-            None => TurnView::load(context, conversation_id).await?,
+            None => match self.known_conversation.take() {
+                Some(conversation) => TurnView::load_rows(context, conversation).await?,
+                None => TurnView::load(context, conversation_id).await?,
+            },
         };
         let estimate_of = |view: &TurnView| {
             context.assembler.estimate(
@@ -326,58 +343,87 @@ impl<'a> TurnRun<'a> {
         })
     }
 
-    async fn keep_partial(&self, partial: Partial) -> Result<String, PipelineError> {
-        self.store_reasoning(&partial.reasoning).await?;
-        if !partial.text.is_empty() {
-            self.store_assistant_text(&partial.text).await?;
-        }
-        Ok(partial.text)
-    }
-
-    async fn store_reasoning(&self, reasoning: &str) -> Result<(), PipelineError> {
-        if reasoning.trim().is_empty() {
-            return Ok(());
-        }
-        let block = self
-            .context
-            .store
-            .append_think_block(&NewThinkBlock {
-                conversation_id: self.turn.conversation_id,
-                turn_id: self.turn.id,
-                content: reasoning.to_owned(),
-            })
+    /// Stores what a cancelled step streamed (reasoning, text) and ends the turn
+    /// `cancelled`, in one transaction.
+    async fn cancel_keeping(&mut self, partial: Partial) -> Result<TurnOutcome, PipelineError> {
+        let end = TurnEnd {
+            status: TurnStatus::Cancelled,
+            error: None,
+        };
+        self.record_step(&partial.reasoning, &partial.text, &[], Some(end))
             .await?;
-        self.update_view(|v| v.push(HistoryRow::ThinkBlock(block)));
-        Ok(())
+        Ok(self.ended(TurnStatus::Cancelled, partial.text, None))
     }
 
-    async fn store_assistant_text(&self, text: &str) -> Result<(), PipelineError> {
-        let message = self
-            .context
-            .store
-            .append_message(&NewMessage {
-                conversation_id: self.turn.conversation_id,
-                turn_id: self.turn.id,
-                role: Role::Assistant,
+    /// Stores what one step produced — its reasoning when there is any, its text (an
+    /// assistant message, also when empty if it asked for tools), the requested calls
+    /// as running, and `end` when it ends the turn — in one transaction, and returns
+    /// the calls to run under their stored ids.
+    async fn record_step(
+        &mut self,
+        reasoning: &str,
+        text: &str,
+        calls: &[ModelToolCall],
+        end: Option<TurnEnd>,
+    ) -> Result<Vec<ToolInvocation>, PipelineError> {
+        let assembler = &self.context.assembler;
+        let invocations: Vec<ToolInvocation> = calls
+            .iter()
+            .map(|call| ToolInvocation {
+                call_id: self.call_ids.assign(self.turn.id, &call.call_id),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            })
+            .collect();
+        let step = NewStep {
+            conversation_id: self.turn.conversation_id,
+            turn_id: self.turn.id,
+            reasoning: (!reasoning.trim().is_empty()).then(|| reasoning.to_owned()),
+            message: (!text.is_empty() || !calls.is_empty()).then(|| StepMessage {
                 content: text.to_owned(),
-                token_count: self.context.assembler.message_tokens(Role::Assistant, text),
-            })
-            .await?;
-        self.update_view(|v| v.push(HistoryRow::Message(message)));
-        Ok(())
+                token_count: assembler.message_tokens(Role::Assistant, text),
+            }),
+            tool_calls: invocations
+                .iter()
+                .map(|inv| StepToolCall {
+                    call_id: inv.call_id.clone(),
+                    tool_name: inv.name.clone(),
+                    arguments: inv.arguments.clone(),
+                    token_count: assembler.tool_call_tokens(&inv.name, &inv.arguments, None),
+                })
+                .collect(),
+            end,
+        };
+        let recorded = self.context.store.record_step(&step).await?;
+        self.update_view(|v| v.extend(&recorded.rows));
+        for row in &recorded.rows {
+            if let HistoryRow::ToolCall(call) = row {
+                self.emit(EventKind::ToolCallStarted {
+                    call_id: call.call_id.clone(),
+                    tool_name: call.tool_name.clone(),
+                    arguments: call.arguments.clone(),
+                });
+            }
+        }
+        Ok(invocations)
     }
 
+    /// Ends the turn with `status` (and the error of a failed one).
     async fn finish(
         &self,
         status: TurnStatus,
         text: String,
         error: Option<String>,
     ) -> Result<TurnOutcome, PipelineError> {
-        let turn_id = self.turn.id;
         self.context
             .store
-            .finish_turn(turn_id, status, error.as_deref())
+            .finish_turn(self.turn.id, status, error.as_deref())
             .await?;
+        Ok(self.ended(status, text, error))
+    }
+
+    /// Announces the end of the turn, stored already, and describes it.
+    fn ended(&self, status: TurnStatus, text: String, error: Option<String>) -> TurnOutcome {
         self.emit(match (&status, &error) {
             (TurnStatus::Completed, _) => EventKind::TurnCompleted { text: text.clone() },
             (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
@@ -385,13 +431,13 @@ impl<'a> TurnRun<'a> {
                 error: error.clone().unwrap_or_else(|| "the turn failed".into()),
             },
         });
-        Ok(TurnOutcome {
-            turn_id,
+        TurnOutcome {
+            turn_id: self.turn.id,
             // A conversation's sequence starts at 1: its first turn has seq 1.
             first_turn: self.turn.seq == 1,
             status,
             text,
             error,
-        })
+        }
     }
 }

@@ -23,6 +23,15 @@ impl TurnView {
         conversation_id: ConversationId,
     ) -> Result<Self, PipelineError> {
         let conversation = context.conversation(conversation_id).await?;
+        Self::load_rows(context, conversation).await
+    }
+
+    /// Loads the rows after the boundary of `conversation`, just read from storage.
+    pub(crate) async fn load_rows(
+        context: &PipelineContext,
+        conversation: Conversation,
+    ) -> Result<Self, PipelineError> {
+        let conversation_id = conversation.id;
         let rows = context
             .store
             .rows_after(conversation_id, conversation.history_boundary())
@@ -40,9 +49,9 @@ impl TurnView {
             .sum()
     }
 
-    /// A row the turn has just written.
-    pub(crate) fn push(&mut self, row: HistoryRow) {
-        self.rows.push(row);
+    /// Rows the turn has just written.
+    pub(crate) fn extend(&mut self, rows: &[HistoryRow]) {
+        self.rows.extend_from_slice(rows);
     }
 
     /// A tool call the turn has just completed (it replaces the running one).

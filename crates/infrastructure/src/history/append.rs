@@ -19,7 +19,7 @@ use sqlx::Sqlite;
 use sqlx::query::Query;
 use sqlx::sqlite::{SqliteArguments, SqliteRow};
 
-/// Connection-local triggers of the write connection: a row inserted with a `seq`
+/// Connection-local triggers of the write connection: a row (or turn) inserted with a `seq`
 /// advances its conversation's `last_seq` (never backwards) and `updated_at`. `TEMP`:
 /// they are not part of the database file, so other connections, processes and builds
 /// are unaffected. Should an append ever run without them, `last_seq` would not move
@@ -35,6 +35,10 @@ pub(crate) const SEQ_TRIGGERS: &str = "\
         updated_at = new.started_at WHERE id = new.conversation_id; \
     END; \
     CREATE TEMP TRIGGER IF NOT EXISTS seq_of_think_block AFTER INSERT ON main.think_blocks BEGIN \
+      UPDATE conversations SET last_seq = max(last_seq, new.seq), \
+        updated_at = new.created_at WHERE id = new.conversation_id; \
+    END; \
+    CREATE TEMP TRIGGER IF NOT EXISTS seq_of_turn AFTER INSERT ON main.turns BEGIN \
       UPDATE conversations SET last_seq = max(last_seq, new.seq), \
         updated_at = new.created_at WHERE id = new.conversation_id; \
     END;";

@@ -6,7 +6,10 @@
 //! round trip between threads, and acquiring and releasing a pool connection adds
 //! more. On the write connection a transaction is `BEGIN IMMEDIATE` … `COMMIT` sent as
 //! plain statements, and an append is a single statement (`history/append.rs`, with
-//! the connection's [`SEQ_TRIGGERS`]).
+//! the connection's [`SEQ_TRIGGERS`]). A transaction whose statements need no answer in
+//! between is sent as one multi-statement query
+//! ([`WriterGuard::transaction_in_one_trip`]): one round trip instead of one per
+//! statement.
 //!
 //! A transaction left open — its future dropped mid-way, or an error before `COMMIT` —
 //! is rolled back before the connection is used again: at once by a task spawned on
@@ -17,7 +20,8 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use sqlx::pool::PoolConnection;
-use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::query::Query;
+use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteRow};
 use sqlx::{Connection as _, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
@@ -141,6 +145,23 @@ impl Deref for WriterGuard {
 impl DerefMut for WriterGuard {
     fn deref_mut(&mut self) -> &mut SqliteConnection {
         &mut self.live.conn
+    }
+}
+
+impl WriterGuard {
+    /// Runs a whole transaction written as one multi-statement query
+    /// (`BEGIN IMMEDIATE; …; COMMIT`) in one round trip to sqlx's SQLite thread, and
+    /// returns the rows of all its statements. Should a statement fail, the statements
+    /// after it (`COMMIT` too) do not run and the transaction is rolled back like any
+    /// transaction left open.
+    pub(crate) async fn transaction_in_one_trip(
+        &mut self,
+        query: Query<'_, Sqlite, SqliteArguments>,
+    ) -> Result<Vec<SqliteRow>, sqlx::Error> {
+        self.live.in_tx = true;
+        let rows = query.fetch_all(&mut self.live.conn).await?;
+        self.live.in_tx = false;
+        Ok(rows)
     }
 }
 
