@@ -1,0 +1,99 @@
+//! [`ApiError`]: a failed request as an HTTP status and a JSON `{"error": …}` body.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use smallebot_application::PipelineError;
+use smallebot_core::RepositoryError;
+
+/// A request that failed, and why.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    /// `404` for an id the caller cannot see.
+    pub(crate) fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        Self {
+            status: StatusCode::NOT_FOUND,
+            message: format!("{what} {id} not found"),
+        }
+    }
+
+    /// `500` for a failure of the server itself.
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        let message = message.into();
+        tracing::error!(%message, "request failed");
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message,
+        }
+    }
+
+    /// The status this error answers with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl From<PipelineError> for ApiError {
+    fn from(err: PipelineError) -> Self {
+        let status = match &err {
+            PipelineError::Busy(_) | PipelineError::TurnRunning { .. } => StatusCode::CONFLICT,
+            PipelineError::ConversationNotFound(_)
+            | PipelineError::TurnNotFound { .. }
+            | PipelineError::Repository(RepositoryError::NotFound { .. }) => StatusCode::NOT_FOUND,
+            PipelineError::EmptyMessage | PipelineError::MessageNotEditable { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            PipelineError::Repository(RepositoryError::TurnRunning(_)) => StatusCode::CONFLICT,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(%err, "request failed");
+        }
+        Self {
+            status,
+            message: err.to_string(),
+        }
+    }
+}
+
+impl From<RepositoryError> for ApiError {
+    fn from(err: RepositoryError) -> Self {
+        PipelineError::from(err).into()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    /// `413` for a body over the limit; every other unreadable body (not JSON, wrong
+    /// fields, wrong content type) is a `400` that says what was wrong.
+    fn from(rejection: JsonRejection) -> Self {
+        let status = match rejection.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        Self {
+            status,
+            message: format!("bad request body: {}", rejection.body_text()),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Json(serde_json::json!({ "error": self.message }));
+        (self.status, body).into_response()
+    }
+}

@@ -1,0 +1,56 @@
+//! # smallebot-web
+//!
+//! SmallEBot's web interface, as a library: [`router`] builds an axum [`Router`] over a
+//! [`ConversationService`](smallebot_application::ConversationService), so the host
+//! serves it and another program can mount it under its own prefix.
+//!
+//! Built so far (the page, users and tokens, search, models, edit/regenerate/compact
+//! routes come next):
+//!
+//! | route | what |
+//! | --- | --- |
+//! | `GET /healthz` | `ok` |
+//! | `GET /api/conversations` | the user's conversations, newest first |
+//! | `POST /api/conversations` | a new conversation (`201`) |
+//! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized rows marked |
+//! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
+//! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
+//! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
+//! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id` |
+//!
+//! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `404` (unknown id),
+//! `409` (busy) or `500` (storage). Request bodies are limited to 1 MiB.
+
+mod error;
+mod routes;
+mod state;
+
+pub use error::ApiError;
+pub use state::WebState;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+/// The largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The web interface's routes over `state`.
+pub fn router(state: WebState) -> Router {
+    use routes::{conversations, events, health, turns};
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route(
+            "/api/conversations",
+            get(conversations::list).post(conversations::create),
+        )
+        .route(
+            "/api/conversations/{id}",
+            get(conversations::timeline).delete(conversations::delete),
+        )
+        .route("/api/conversations/{id}/messages", post(turns::send))
+        .route("/api/conversations/{id}/cancel", post(turns::cancel))
+        .route("/api/conversations/{id}/events", get(events::stream))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}

@@ -1,0 +1,81 @@
+//! Conversations: list, create, read with the timeline, delete.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use smallebot_core::entities::{Conversation, HistoryRow};
+
+use super::own_conversation;
+use crate::error::ApiError;
+use crate::state::WebState;
+
+/// `GET /api/conversations`: the caller's conversations, newest first.
+pub(crate) async fn list(
+    State(state): State<WebState>,
+) -> Result<Json<Vec<Conversation>>, ApiError> {
+    let all = state
+        .service
+        .store()
+        .list_conversations(Some(&state.user_name))
+        .await?;
+    Ok(Json(all))
+}
+
+/// `POST /api/conversations`: a new, empty conversation.
+pub(crate) async fn create(
+    State(state): State<WebState>,
+) -> Result<(StatusCode, Json<Conversation>), ApiError> {
+    let created = state.service.create_conversation(&state.user_name).await?;
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// A row of the timeline, marked when compression has summarized it.
+#[derive(Serialize)]
+pub(crate) struct TimelineRow {
+    /// Whether the row is covered by the conversation's summary.
+    summarized: bool,
+    #[serde(flatten)]
+    row: HistoryRow,
+}
+
+/// The conversation with every stored row.
+#[derive(Serialize)]
+pub(crate) struct Timeline {
+    conversation: Conversation,
+    rows: Vec<TimelineRow>,
+    /// Whether a turn runs now.
+    busy: bool,
+}
+
+/// `GET /api/conversations/{id}`: the conversation and its timeline.
+pub(crate) async fn timeline(
+    State(state): State<WebState>,
+    Path(id): Path<String>,
+) -> Result<Json<Timeline>, ApiError> {
+    let conversation = own_conversation(&state, &id).await?;
+    let boundary = conversation.history_boundary();
+    let rows = state.service.store().rows_after(conversation.id, 0).await?;
+    let busy = state.service.is_busy(conversation.id);
+    Ok(Json(Timeline {
+        rows: rows
+            .into_iter()
+            .map(|row| TimelineRow {
+                summarized: row.seq() <= boundary,
+                row,
+            })
+            .collect(),
+        conversation,
+        busy,
+    }))
+}
+
+/// `DELETE /api/conversations/{id}`: deletes it and everything in it.
+pub(crate) async fn delete(
+    State(state): State<WebState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let conversation = own_conversation(&state, &id).await?;
+    state.service.delete_conversation(conversation.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

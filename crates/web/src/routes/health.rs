@@ -1,0 +1,6 @@
+//! `GET /healthz`.
+
+/// Answers `ok` while the server runs.
+pub(crate) async fn healthz() -> &'static str {
+    "ok"
+}

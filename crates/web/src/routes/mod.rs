@@ -1,0 +1,26 @@
+//! The route handlers, one file per resource.
+
+pub(crate) mod conversations;
+pub(crate) mod events;
+pub(crate) mod health;
+pub(crate) mod turns;
+
+use smallebot_core::entities::Conversation;
+use smallebot_core::ids::ConversationId;
+
+use crate::error::ApiError;
+use crate::state::WebState;
+
+/// The caller's conversation `raw_id`; `404` for an unknown id or another user's.
+pub(crate) async fn own_conversation(
+    state: &WebState,
+    raw_id: &str,
+) -> Result<Conversation, ApiError> {
+    let id: ConversationId = raw_id
+        .parse()
+        .map_err(|_| ApiError::not_found("conversation", raw_id))?;
+    match state.service.store().get_conversation(id).await? {
+        Some(c) if *c.user_name == *state.user_name => Ok(c),
+        _ => Err(ApiError::not_found("conversation", raw_id)),
+    }
+}
