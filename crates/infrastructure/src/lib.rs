@@ -36,4 +36,5 @@ pub use migrate::{
     MigrationReport, MigrationStatus, SchemaVersion, migrate_database, migrate_database_to,
     migration_status,
 };
+pub use search_index::INDEX_BATCH_ROWS;
 pub use task_store::FileTaskStore;

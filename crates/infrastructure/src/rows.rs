@@ -71,6 +71,7 @@ pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryEr
         compressed_through_seq: row
             .try_get::<Option<i64>, _>("compressed_through_seq")
             .map_err(|e| corrupt("compressed_through_seq", e))?,
+        context_tokens: int(row, "context_tokens")?,
     })
 }
 

@@ -2,20 +2,34 @@
 //!
 //! The triggers of the schema record every piece of searchable text in `search_rows`;
 //! the rows above `search_index_state.indexed_through` are not in `search_fts` yet.
-//! FTS5 writes an index segment per transaction that changes it, so indexing a turn's
-//! rows together costs about what indexing one of them did. The store indexes what is
-//! pending when a turn ends (in the same transaction) and before every search, so a
-//! search always sees everything stored.
+//! FTS5 writes an index segment per transaction that changes it, so indexing many rows
+//! together costs about what indexing one of them did. The store indexes what is
+//! pending before every search, so a search always sees everything stored, and when a
+//! turn ends with at least [`INDEX_BATCH_ROWS`] rows pending (in the transaction that
+//! ends it), so the batch a search may have to index stays small.
 
 use smallebot_core::repository::RepoResult;
 
 use crate::database::SqliteStore;
 use crate::tx::storage;
 
+/// How many search rows may wait for the index before the end of a turn indexes them
+/// (the literal in [`batch_full_sql`]).
+pub const INDEX_BATCH_ROWS: i64 = 256;
+
+/// The SQL condition "at least [`INDEX_BATCH_ROWS`] rows are pending".
+macro_rules! batch_full_sql {
+    () => {
+        "(SELECT COUNT(*) FROM search_rows \
+          WHERE id > (SELECT indexed_through FROM search_index_state)) >= 256"
+    };
+}
+pub(crate) use batch_full_sql;
+
 /// The statements that index every pending search row, each guarded by the SQL
 /// condition `$when` (so a multi-statement transaction can index conditionally).
 macro_rules! index_pending_sql {
-    ($when:literal) => {
+    ($when:expr) => {
         concat!(
             "INSERT INTO search_fts (rowid, body) \
                SELECT r.id, CASE r.kind \
@@ -51,5 +65,14 @@ impl SqliteStore {
             .await
             .map_err(storage(ACTION))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_batch_condition_uses_the_batch_size() {
+        let condition: &str = batch_full_sql!();
+        assert!(condition.ends_with(&format!(">= {}", super::INDEX_BATCH_ROWS)));
     }
 }

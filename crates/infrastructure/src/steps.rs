@@ -21,7 +21,7 @@ use sqlx::sqlite::SqliteRow;
 
 use crate::database::SqliteStore;
 use crate::rows::{self, corrupt};
-use crate::search_index::index_pending_sql;
+use crate::search_index::{batch_full_sql, index_pending_sql};
 use crate::tx::{now, storage};
 
 /// The step's transaction. Its one parameter, ?1, is the step as a JSON object:
@@ -35,7 +35,8 @@ use crate::tx::{now, storage};
 /// The write connection's `TEMP` triggers advance `last_seq` after each insert, so
 /// the reasoning, the message and the calls take consecutive `seq`s in that order;
 /// the calls' base `seq` is read once (`MATERIALIZED`) before any of them is inserted.
-/// A step that ends the turn also adds the turn's text to the search index.
+/// A step that ends the turn also indexes the pending search rows when they are a full
+/// batch (`search_index.rs`).
 const RECORD_STEP: &str = concat!(
     "BEGIN IMMEDIATE; \
     INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
@@ -64,7 +65,10 @@ const RECORD_STEP: &str = concat!(
       WHERE id = ?1 ->> 'turn' AND ?1 ->> 'status' IS NOT NULL \
       RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
       created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at; ",
-    index_pending_sql!("?1 ->> 'status' IS NOT NULL"),
+    index_pending_sql!(concat!(
+        "?1 ->> 'status' IS NOT NULL AND ",
+        batch_full_sql!()
+    )),
     "COMMIT"
 );
 

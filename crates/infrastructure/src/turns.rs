@@ -16,7 +16,7 @@ use crate::database::SqliteStore;
 use crate::history;
 use crate::leases::{self, ensure_no_running_turn, insert_turn};
 use crate::rows;
-use crate::search_index::index_pending_sql;
+use crate::search_index::{batch_full_sql, index_pending_sql};
 use crate::tx::{now, storage};
 
 pub(crate) async fn fetch_turn(
@@ -98,15 +98,15 @@ async fn discard_after(
     Ok(())
 }
 
-/// Ends a turn (?1 status, ?2 error, ?3 now, ?4 turn) and indexes the text stored
-/// since the last indexing, in one transaction, in one round trip.
+/// Ends a turn (?1 status, ?2 error, ?3 now, ?4 turn) and, when they are a full batch,
+/// indexes the pending search rows, in one transaction, in one round trip.
 const FINISH_TURN: &str = concat!(
     "BEGIN IMMEDIATE; \
      UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
        owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
        RETURNING id, conversation_id, seq, thinking_mode, status, error, created_at, \
        completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at; ",
-    index_pending_sql!("1"),
+    index_pending_sql!(batch_full_sql!()),
     "COMMIT"
 );
 

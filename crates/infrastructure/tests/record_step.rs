@@ -11,7 +11,9 @@ use smallebot_core::entities::{
     TurnEnd, TurnStatus,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
-use smallebot_core::repository::{HistoryRepository, SearchRepository, TurnRepository};
+use smallebot_core::repository::{
+    ConversationRepository, HistoryRepository, SearchRepository, TurnRepository,
+};
 
 fn call(call_id: &str, arguments: &str) -> StepToolCall {
     StepToolCall {
@@ -67,6 +69,14 @@ async fn a_step_stores_reasoning_message_and_calls_in_order() {
         panic!("{stored:?}")
     };
     assert_eq!((message.role, message.token_count), (Role::Assistant, 4));
+    // The conversation as read carries the running total of what goes to the model:
+    // user message 2 + step message 4 + two calls 7 each (reasoning counts nothing).
+    let read = f.store.get_conversation(c.id).await.unwrap().unwrap();
+    assert_eq!(read.context_tokens, 2 + 4 + 7 + 7);
+    assert_eq!(
+        read.context_tokens,
+        f.store.token_sum_after(c.id, 0).await.unwrap()
+    );
     // The next append continues after the step.
     let after = f
         .store

@@ -6,8 +6,8 @@ mod common;
 use chrono::Utc;
 use common::*;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{CompressionUpdate, NewThinkBlock};
-use smallebot_core::repository::{ConversationRepository, HistoryRepository};
+use smallebot_core::entities::{CompressionUpdate, NewThinkBlock, SearchQuery, SearchScope};
+use smallebot_core::repository::{ConversationRepository, HistoryRepository, SearchRepository};
 
 #[tokio::test]
 async fn deleting_a_conversation_removes_every_child_and_its_index_rows() {
@@ -36,6 +36,18 @@ async fn deleting_a_conversation_removes_every_child_and_its_index_rows() {
         })
         .await
         .unwrap();
+    // A search indexes everything pending, so the deletion has index entries to remove.
+    let found = f
+        .store
+        .search(&SearchQuery {
+            text: "zebra".into(),
+            scope: SearchScope::All,
+            since: None,
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 4, "{found:?}");
     assert!(f.store.delete_conversation(c.id).await.unwrap());
     assert!(!f.store.delete_conversation(c.id).await.unwrap());
     assert!(f.store.get_conversation(c.id).await.unwrap().is_none());

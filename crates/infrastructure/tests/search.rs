@@ -158,14 +158,16 @@ async fn fts_syntax_in_queries_never_errors() {
     assert_eq!(hits.len(), 1, "AND is searched as a word");
 }
 
-/// Text goes into the full-text index in batches: when its turn ends, and before any
-/// search — so a search finds everything stored, also what a running turn wrote.
+/// Text goes into the full-text index in batches: before any search — so a search finds
+/// everything stored, also what a running turn wrote — and when a turn ends with a full
+/// batch pending.
 #[tokio::test]
-async fn text_is_indexed_when_its_turn_ends_and_before_every_search() {
+async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     use smallebot_core::entities::{
         NewStep, StepMessage, StepToolCall, ToolCallCompletion, ToolCallStatus, TurnEnd, TurnStatus,
     };
     use smallebot_core::repository::{HistoryRepository, TurnRepository};
+    use smallebot_infrastructure::INDEX_BATCH_ROWS;
 
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
@@ -186,14 +188,14 @@ async fn text_is_indexed_when_its_turn_ends_and_before_every_search() {
         tool_calls: calls,
         end,
     };
-    let call = StepToolCall {
-        call_id: "c1".into(),
+    let call = |id: &str| StepToolCall {
+        call_id: id.into(),
         tool_name: "Grep".into(),
         arguments: r#"{"pattern":"armadillo"}"#.into(),
         token_count: 5,
     };
     f.store
-        .record_step(&step("", vec![call], None))
+        .record_step(&step("", vec![call("c1")], None))
         .await
         .unwrap();
     // Pending: recorded, not indexed yet; the empty step message is not recorded.
@@ -221,37 +223,49 @@ async fn text_is_indexed_when_its_turn_ends_and_before_every_search() {
         )
         .await
         .unwrap();
-    let end = TurnEnd {
-        status: TurnStatus::Completed,
-        error: None,
+    // Far from a full batch: the end of the turn leaves the two new rows pending.
+    let end = |status| {
+        Some(TurnEnd {
+            status,
+            error: None,
+        })
     };
     f.store
         .record_step(&step(
             "The armadillo is in armadillo.txt",
             vec![],
-            Some(end),
+            end(TurnStatus::Completed),
         ))
         .await
         .unwrap();
-    // The turn ended: its result and answer were indexed with it, no search needed.
-    assert_eq!(indexed().await, 4);
+    assert_eq!(indexed().await, 2);
 
-    // A turn ended by `finish_turn` is indexed too.
+    // A turn that leaves a full batch pending indexes it as it ends.
     let (second, _) = f
         .store
         .start_turn_with_message(c.id, false, "and the pangolin?", 3, &owner())
         .await
         .unwrap();
-    assert_eq!(indexed().await, 4);
+    let batch = usize::try_from(INDEX_BATCH_ROWS).unwrap();
+    let calls: Vec<StepToolCall> = (0..batch).map(|i| call(&format!("p{i}"))).collect();
+    let many = NewStep {
+        turn_id: second.id,
+        ..step("", calls, None)
+    };
+    f.store.record_step(&many).await.unwrap();
+    assert_eq!(indexed().await, 2);
     f.store
         .finish_turn(second.id, TurnStatus::Cancelled, None)
         .await
         .unwrap();
-    assert_eq!(indexed().await, 5);
+    let all = count(&f.store, "SELECT COUNT(*) FROM search_rows").await;
+    assert_eq!(all, 5 + INDEX_BATCH_ROWS);
+    assert_eq!(indexed().await, all);
+
     let hits = f
         .store
-        .search(&query("armadillo", SearchScope::All))
+        .search(&query("one armadillo", SearchScope::All))
         .await
         .unwrap();
-    assert_eq!(hits.len(), 4, "{hits:?}");
+    assert_eq!(hits.len(), 1, "{hits:?}");
 }

@@ -57,14 +57,34 @@ impl PipelineContext {
             .store
             .token_sum_after(conversation.id, conversation.history_boundary())
             .await?;
+        Ok(self.estimate_with(conversation, stored, new_message).await)
+    }
+
+    /// [`estimate`](Self::estimate) for a conversation just read from storage: its
+    /// running total (`context_tokens`) is the stored count, so no further read.
+    pub(crate) async fn estimate_fresh(
+        &self,
+        conversation: &Conversation,
+        new_message: Option<&str>,
+    ) -> ContextEstimate {
+        self.estimate_with(conversation, conversation.context_tokens, new_message)
+            .await
+    }
+
+    async fn estimate_with(
+        &self,
+        conversation: &Conversation,
+        stored: i64,
+        new_message: Option<&str>,
+    ) -> ContextEstimate {
         let plan = self.plan_text(conversation.id).await;
-        Ok(self.assembler.estimate(
+        self.assembler.estimate(
             conversation,
             stored,
             plan.as_deref(),
             self.tools.schemas(),
             new_message,
-        ))
+        )
     }
 
     /// Sends an event to the conversation's subscribers.

@@ -183,7 +183,7 @@ impl ConversationService {
         let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
-        let estimate = context.estimate(&conversation, Some(text)).await?;
+        let estimate = context.estimate_fresh(&conversation, Some(text)).await;
         let compress = estimate.ratio() >= context.settings.compression_threshold;
         if compress {
             // Never summarize under another process's running turn. (Without a
@@ -277,7 +277,7 @@ impl ConversationService {
         conversation_id: ConversationId,
     ) -> Result<ContextEstimate, PipelineError> {
         let conversation = self.context.conversation(conversation_id).await?;
-        self.context.estimate(&conversation, None).await
+        Ok(self.context.estimate_fresh(&conversation, None).await)
     }
 
     /// Compresses on request (`/compact [focus]`, `smallebot compact ID`). Refused while

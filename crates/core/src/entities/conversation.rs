@@ -23,6 +23,10 @@ pub struct Conversation {
     pub compressed_at: Option<Timestamp>,
     /// The exact boundary: the last summarized row's `seq`.
     pub compressed_through_seq: Option<Seq>,
+    /// The stored token counts of the rows after the boundary that go to the model, as
+    /// storage keeps them up to date (what `token_sum_after` answers at the boundary).
+    #[serde(default)]
+    pub context_tokens: i64,
 }
 
 impl Conversation {
