@@ -1,4 +1,5 @@
-//! `cargo xtask demo [--chat]`: the host against the scripted testkit model, offline.
+//! `cargo xtask demo [--chat | --serve]`: the host against the scripted testkit model,
+//! offline.
 
 use std::process::Command;
 use std::time::Duration;
@@ -10,8 +11,15 @@ use smallebot_testkit::{TestModel, scenarios::demo_responder};
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Chat interactively with the demo model instead of running one turn.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "serve")]
     chat: bool,
+    /// Serve the HTTP API on 127.0.0.1:8080 (or --addr) with the demo model, until
+    /// Ctrl+C.
+    #[arg(long)]
+    serve: bool,
+    /// Where `--serve` listens.
+    #[arg(long, default_value = "127.0.0.1:8080", requires = "serve")]
+    addr: std::net::SocketAddr,
     /// Keep the demo's home directory (default: a temporary one).
     #[arg(long)]
     home: Option<std::path::PathBuf>,
@@ -42,6 +50,8 @@ pub async fn run(args: DemoArgs) -> Result<(), String> {
         .env_remove("SMALLEBOT_HOME");
     if args.chat {
         command.args(["chat", "--new"]);
+    } else if args.serve {
+        command.args(["serve", "--addr", &args.addr.to_string()]);
     } else {
         command.args(["run", "What time is it?"]);
     }
@@ -52,7 +62,7 @@ pub async fn run(args: DemoArgs) -> Result<(), String> {
     if !status.success() {
         return Err(format!("smallebot exited with {status}"));
     }
-    if !args.chat {
+    if !args.chat && !args.serve {
         println!(
             "\nThat was one full turn: the model called GetCurrentTime, got the result and answered.\n\
              Chat with the demo model: cargo xtask demo --chat\n\

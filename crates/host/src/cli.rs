@@ -79,6 +79,18 @@ pub enum Command {
         #[arg(long)]
         focus: Option<String>,
     },
+    /// Serve the HTTP API and live event streams (see docs/http-api.md) until Ctrl+C.
+    /// Listens on loopback only: there are no users or tokens yet, so any other
+    /// address is refused. Commands that need confirmation are denied (the web app
+    /// cannot ask yet).
+    Serve {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// Whose conversations (default: agent.json userName, else $USER).
+        #[arg(long)]
+        user: Option<String>,
+    },
     /// List, show, search or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),

@@ -65,6 +65,24 @@ pub enum HostError {
         source: tokio::task::JoinError,
     },
     /// Reading input or writing output failed.
+    /// `serve` was asked to listen beyond loopback.
+    #[error(
+        "refusing to listen on {0}: without users and tokens the server only listens on \
+         loopback (127.0.0.1 or ::1)"
+    )]
+    NotLoopback(std::net::SocketAddr),
+
+    /// `serve` could not bind its address.
+    #[error(
+        "cannot listen on {addr}: {source}. Is another server using it? Pick another with --addr."
+    )]
+    Listen {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+
     #[error("terminal I/O failed: {0}")]
     Io(#[from] std::io::Error),
 }

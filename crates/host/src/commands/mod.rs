@@ -4,6 +4,7 @@ mod compact;
 mod conversations;
 mod migrate;
 pub mod run;
+mod serve;
 
 use smallebot_agent::assembly::Home;
 use smallebot_infrastructure::SqliteStore;
@@ -49,6 +50,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             )
             .await
         }
+        Command::Serve { addr, user } => serve::run(&home, addr, user.as_deref()).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
     }
 }

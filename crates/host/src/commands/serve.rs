@@ -1,0 +1,41 @@
+//! `smallebot serve [--addr 127.0.0.1:8080]`: the HTTP API and live event streams of
+//! `smallebot-web`, until Ctrl+C.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use smallebot_agent::assembly::Home;
+use smallebot_agent::tools::DenyAll;
+use smallebot_web::{WebState, router};
+
+use crate::error::HostError;
+use crate::wiring;
+
+/// Serves `home`'s conversations of `user` on `addr` (loopback only).
+pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<(), HostError> {
+    if !addr.ip().is_loopback() {
+        return Err(HostError::NotLoopback(addr));
+    }
+    // No page can ask for a confirmation yet: commands that need one are denied.
+    let app = wiring::build_with_confirmer(home, user, Arc::new(DenyAll)).await?;
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(source) => {
+            app.store.close().await;
+            return Err(HostError::Listen { addr, source });
+        }
+    };
+    let bound = listener.local_addr().unwrap_or(addr);
+    println!(
+        "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; Ctrl+C stops)",
+        app.user
+    );
+    let routes = router(WebState::new(Arc::clone(&app.service), &app.user));
+    let served = tokio::select! {
+        served = axum::serve(listener, routes) => served,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    };
+    // Turns still running stop here; the next start marks them interrupted.
+    app.store.close().await;
+    served.map_err(|source| HostError::Listen { addr, source })
+}

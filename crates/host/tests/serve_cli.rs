@@ -1,0 +1,121 @@
+//! `smallebot serve` through the real binary: it listens on loopback, answers the API
+//! with the configured model, refuses other addresses, and stops on a signal.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use smallebot_testkit::{ScriptedResponse, TestModel};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+fn command(home: &Path, base_url: &str) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
+    c.arg("--home")
+        .arg(home)
+        .env_remove("SMALLEBOT_HOME")
+        .env_remove("OPENAI_API_KEY")
+        .env("OPENAI_BASE_URL", base_url)
+        .env("SMALLEBOT_MODEL", "scripted")
+        .env("USER", "tester")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
+}
+
+#[tokio::test]
+async fn serve_answers_the_api_on_loopback() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    model.push_all([
+        ScriptedResponse::text("served answer"),
+        ScriptedResponse::text("A title"),
+    ]);
+    let mut child = command(home.path(), &model.base_url())
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("a banner within 30 s")
+        .unwrap()
+        .expect("serve prints where it listens");
+    assert!(banner.contains("tester's conversations"), "{banner}");
+    let base = banner
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+
+    let http = reqwest::Client::new();
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+    let created: Value = http
+        .post(format!("{base}/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["user_name"], "tester");
+    let id = created["id"].as_str().unwrap();
+    let started = http
+        .post(format!("{base}/api/conversations/{id}/messages"))
+        .json(&serde_json::json!({"text": "hello server"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
+    // The answer is stored by the pipeline behind the server.
+    let mut answered = false;
+    for _ in 0..100 {
+        let timeline: Value = http
+            .get(format!("{base}/api/conversations/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if timeline["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["content"] == "served answer")
+        {
+            answered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(answered, "the answer was stored");
+    assert_eq!(
+        model.requests()[0].last_user_text().unwrap(),
+        "hello server"
+    );
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}
+
+#[tokio::test]
+async fn serve_refuses_addresses_beyond_loopback() {
+    let home = tempfile::tempdir().unwrap();
+    let out = command(home.path(), "http://127.0.0.1:9")
+        .args(["serve", "--addr", "0.0.0.0:8080"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to listen on 0.0.0.0:8080"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("loopback"), "{stderr}");
+}
