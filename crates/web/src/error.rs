@@ -23,6 +23,14 @@ impl ApiError {
         }
     }
 
+    /// `400` with what was wrong with the request.
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
     /// `500` for a failure of the server itself.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         let message = message.into();

@@ -16,7 +16,7 @@
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
-//! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id` |
+//! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `404` (unknown id),
 //! `409` (busy) or `500` (storage). Request bodies are limited to 1 MiB.
@@ -31,6 +31,10 @@ pub use state::WebState;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+
+/// How many undelivered events one event stream may have before it is told to reload
+/// (a client that stopped reading never holds a turn up or grows the server's memory).
+pub const STREAM_QUEUE_EVENTS: usize = 2048;
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

@@ -22,8 +22,71 @@ struct Server {
     _dir: tempfile::TempDir,
 }
 
+/// One frame of an event stream: its id, its event name, its data.
+#[derive(Debug)]
+struct Frame {
+    id: Option<u64>,
+    name: Option<String>,
+    data: Value,
+}
+
+/// Reads an event stream frame by frame.
+struct SseReader {
+    bytes: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    buffer: String,
+}
+
+impl SseReader {
+    /// The next frame with data; `None` when the stream ended.
+    async fn next(&mut self) -> Option<Frame> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    frame
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name).map(str::to_owned))
+                };
+                if let Some(data) = field("data: ") {
+                    return Some(Frame {
+                        id: field("id: ").map(|id| id.parse().unwrap()),
+                        name: field("event: "),
+                        data: serde_json::from_str(&data).unwrap(),
+                    });
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(20), self.bytes.next())
+                .await
+                .expect("a frame within 20 s")?
+                .unwrap();
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Frames up to and including the one that ends a turn.
+    async fn until_turn_ends(&mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        while let Some(frame) = self.next().await {
+            let ends = matches!(
+                frame.data["type"].as_str(),
+                Some("TurnCompleted" | "TurnFailed" | "TurnCancelled")
+            );
+            frames.push(frame);
+            if ends {
+                return frames;
+            }
+        }
+        panic!("the stream ended before the turn: {frames:?}");
+    }
+}
+
 impl Server {
     async fn start() -> Self {
+        Self::start_with(|state| state).await
+    }
+
+    async fn start_with(configure: impl FnOnce(WebState) -> WebState) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let model = TestModel::start().await.unwrap();
         let store = SqliteStore::open(&dir.path().join("web.db")).await.unwrap();
@@ -33,7 +96,7 @@ impl Server {
                 .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)))
                 .build()
                 .unwrap();
-        let app = router(WebState::new(Arc::new(agent.service), "alice"));
+        let app = router(configure(WebState::new(Arc::new(agent.service), "alice")));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await });
@@ -70,47 +133,19 @@ impl Server {
             .unwrap()
     }
 
-    /// Opens the event stream and returns the events (as JSON, with their SSE ids)
-    /// up to and including the one that ends the turn.
-    async fn events_until_turn_ends(
-        &self,
-        id: &str,
-    ) -> impl std::future::Future<Output = Vec<(u64, Value)>> + use<> {
-        let response = self
+    /// Opens the conversation's event stream (resuming after `last` when given).
+    async fn open_events(&self, id: &str, last: Option<u64>) -> SseReader {
+        let mut request = self
             .http
-            .get(self.url(&format!("/api/conversations/{id}/events")))
-            .send()
-            .await
-            .unwrap();
+            .get(self.url(&format!("/api/conversations/{id}/events")));
+        if let Some(last) = last {
+            request = request.header("last-event-id", last.to_string());
+        }
+        let response = request.send().await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
-        let mut bytes = response.bytes_stream();
-        async move {
-            let mut buffer = String::new();
-            let mut events = Vec::new();
-            loop {
-                let chunk = tokio::time::timeout(Duration::from_secs(10), bytes.next())
-                    .await
-                    .expect("an event within 10 s")
-                    .expect("the stream stays open")
-                    .unwrap();
-                buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-                while let Some(end) = buffer.find("\n\n") {
-                    let frame: String = buffer.drain(..end + 2).collect();
-                    let id = frame.lines().find_map(|l| l.strip_prefix("id: "));
-                    let data = frame.lines().find_map(|l| l.strip_prefix("data: "));
-                    if let (Some(id), Some(data)) = (id, data) {
-                        let event: Value = serde_json::from_str(data).unwrap();
-                        let ends = matches!(
-                            event["type"].as_str(),
-                            Some("TurnCompleted" | "TurnFailed" | "TurnCancelled")
-                        );
-                        events.push((id.parse().unwrap(), event));
-                        if ends {
-                            return events;
-                        }
-                    }
-                }
-            }
+        SseReader {
+            bytes: Box::pin(response.bytes_stream()),
+            buffer: String::new(),
         }
     }
 }
@@ -135,16 +170,16 @@ async fn a_conversation_from_creation_to_deletion() {
         ScriptedResponse::text("It is **now**."),
         ScriptedResponse::text("Time question"),
     ]);
-    let stream = s.events_until_turn_ends(&id).await;
+    let mut stream = s.open_events(&id, None).await;
     let started = s.send(&id, json!({"text": "what time is it?"})).await;
     assert_eq!(started.status(), StatusCode::ACCEPTED);
     let turn_id = started.json::<Value>().await.unwrap()["turn_id"].clone();
     assert!(turn_id.is_string(), "{turn_id}");
 
-    let events = stream.await;
+    let events = stream.until_turn_ends().await;
     let kinds: Vec<&str> = events
         .iter()
-        .filter_map(|(_, e)| e["type"].as_str())
+        .filter_map(|f| f.data["type"].as_str())
         .collect();
     for expected in [
         "TurnStarted",
@@ -156,16 +191,17 @@ async fn a_conversation_from_creation_to_deletion() {
     }
     assert_eq!(kinds.last(), Some(&"TurnCompleted"));
     // One conversation's events, with increasing sequence numbers as SSE ids.
-    assert!(events.windows(2).all(|w| w[0].0 < w[1].0), "{events:?}");
+    assert!(events.windows(2).all(|w| w[0].id < w[1].id), "{events:?}");
+    assert!(events.iter().all(|f| f.data["seq"] == json!(f.id.unwrap())));
     assert!(
         events
             .iter()
-            .all(|(_, e)| e["conversation_id"] == json!(id))
+            .all(|f| f.data["conversation_id"] == json!(id))
     );
     assert!(
         events
             .iter()
-            .all(|(_, e)| e["turn_id"].is_null() || e["turn_id"] == turn_id)
+            .all(|f| f.data["turn_id"].is_null() || f.data["turn_id"] == turn_id)
     );
 
     let timeline: Value = s
@@ -225,7 +261,7 @@ async fn a_second_turn_while_one_runs_is_refused_with_409_and_cancel_stops_it() 
             .chunk_size(2)
             .delay_between(Duration::from_millis(200)),
     );
-    let stream = s.events_until_turn_ends(&id).await;
+    let mut stream = s.open_events(&id, None).await;
     assert_eq!(
         s.send(&id, json!({"text": "first"})).await.status(),
         StatusCode::ACCEPTED
@@ -253,8 +289,8 @@ async fn a_second_turn_while_one_runs_is_refused_with_409_and_cancel_stops_it() 
         .await
         .unwrap();
     assert_eq!(cancelled["cancelled"], true);
-    let events = stream.await;
-    assert_eq!(events.last().unwrap().1["type"], "TurnCancelled");
+    let events = stream.until_turn_ends().await;
+    assert_eq!(events.last().unwrap().data["type"], "TurnCancelled");
 }
 
 #[tokio::test]
@@ -292,4 +328,101 @@ async fn bad_requests_get_400_404_or_413_with_what_was_wrong() {
     assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
     // Nothing was stored by any of them.
     assert!(s.model.requests().is_empty());
+}
+
+#[tokio::test]
+async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
+    let s = Server::start().await;
+    let id = s.create().await;
+    s.model.push(
+        ScriptedResponse::text("one two three four five six seven eight")
+            .chunk_size(4)
+            .delay_between(Duration::from_millis(60)),
+    );
+    let mut first = s.open_events(&id, None).await;
+    let mut second = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "count"})).await.status(),
+        StatusCode::ACCEPTED
+    );
+    // Read three events, then drop the connection as a flaky network would.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(first.next().await.unwrap());
+    }
+    drop(first);
+    let last = seen.last().unwrap().id.unwrap();
+    // A page opened now, mid-turn, starts with the turn's events so far.
+    let mut page = s.open_events(&id, None).await;
+    let replayed = page.next().await.unwrap();
+    assert_eq!(replayed.data["type"], "TurnStarted");
+    // Reconnecting with Last-Event-ID continues exactly after it.
+    let mut resumed = s.open_events(&id, Some(last)).await;
+    let rest = resumed.until_turn_ends().await;
+    assert_eq!(rest[0].id, Some(last + 1));
+    let mut ids: Vec<u64> = seen.iter().chain(&rest).map(|f| f.id.unwrap()).collect();
+    let all = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "no event twice");
+    assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "no gap: {ids:?}");
+    // Another tab saw the same stream.
+    let other: Vec<u64> = second
+        .until_turn_ends()
+        .await
+        .iter()
+        .map(|f| f.id.unwrap())
+        .collect();
+    assert_eq!(other, ids);
+    let text: String = seen
+        .iter()
+        .chain(&rest)
+        .filter(|f| f.data["type"] == "TextDelta")
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "one two three four five six seven eight");
+
+    // An id the server no longer keeps (here: from before a restart) gets `reload`.
+    let mut stale = s.open_events(&id, Some(1_000_000)).await;
+    let frame = stale.next().await.unwrap();
+    assert_eq!(frame.name.as_deref(), Some("reload"));
+    assert_eq!(frame.data["type"], "Reload");
+    assert!(stale.next().await.is_none(), "the stream ends after reload");
+    let bad = s
+        .http
+        .get(s.url(&format!("/api/conversations/{id}/events")))
+        .header("last-event-id", "yesterday")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload() {
+    let s = Server::start_with(|state| state.stream_queue(16)).await;
+    let id = s.create().await;
+    // Twenty thousand one-character deltas: far more than socket buffers hold.
+    let answer: String = "abcdefghij".repeat(2_000);
+    s.model
+        .push(ScriptedResponse::text(answer.clone()).chunk_size(1));
+    let mut stalled = s.open_events(&id, None).await;
+    let mut reader = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "a long one"})).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let frames = reader.until_turn_ends().await;
+    assert_eq!(frames.last().unwrap().data["text"], json!(answer));
+    // The stalled client, reading at last, finds the end of what was buffered for it:
+    // a `reload` event, then the end of the stream.
+    let mut last = None;
+    while let Some(frame) = stalled.next().await {
+        last = Some(frame);
+    }
+    let last = last.unwrap();
+    assert_eq!(last.name.as_deref(), Some("reload"), "{last:?}");
+    assert!(
+        last.data["reason"].as_str().unwrap().contains("behind"),
+        "{last:?}"
+    );
 }

@@ -1,23 +1,116 @@
-//! The per-conversation event bus.
+//! The per-conversation event bus: live delivery, a replay of the running turn's
+//! events for subscribers that (re)connect, and bounded queues for remote readers.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::mpsc;
 
 use super::{Event, EventKind};
 
-/// One conversation's counter and subscribers.
+/// How many of a conversation's latest events the bus keeps for replay: those since
+/// its latest turn started, at most this many (the oldest go first).
+pub const REPLAY_EVENTS: usize = 4096;
+
+/// Which past events a new subscription receives before the live ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Replay {
+    /// None: events from now on.
+    Nothing,
+    /// The kept events of the latest turn, if it is still running (a page opened in
+    /// the middle of a turn shows its partial answer and running tool cards).
+    RunningTurn,
+    /// The events after this `seq` (a client reconnecting with the last id it saw).
+    /// When some of them are no longer kept, the subscription says so
+    /// ([`EventSubscription::missed_events`]): reload the conversation instead.
+    After(u64),
+}
+
+/// How a subscription's queue is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Capacity {
+    /// Never drops the subscriber (in-process readers that keep up by construction).
+    Unbounded,
+    /// At most this many undelivered events; a subscriber that falls further behind is
+    /// dropped ([`EventSubscription::lagged`]) and the turn goes on.
+    Bounded(usize),
+}
+
+/// One subscriber's sending end.
+#[derive(Debug)]
+enum Sender {
+    Unbounded(mpsc::UnboundedSender<Event>),
+    Bounded(mpsc::Sender<Event>, Arc<AtomicBool>),
+}
+
+impl Sender {
+    /// Delivers `event`; false when the subscriber is gone or was dropped as lagging.
+    fn deliver(&self, event: Event) -> bool {
+        match self {
+            Self::Unbounded(sender) => sender.send(event).is_ok(),
+            Self::Bounded(sender, lagged) => match sender.try_send(event) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    lagged.store(true, Ordering::Relaxed);
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            },
+        }
+    }
+}
+
+/// One conversation's counter, kept events and subscribers.
 #[derive(Debug, Default)]
 struct Channel {
     last_seq: u64,
-    subscribers: Vec<mpsc::UnboundedSender<Event>>,
+    /// The events since the latest `TurnStarted` (or all, before any), capped.
+    kept: VecDeque<Event>,
+    /// Whether the latest turn is still running.
+    turn_running: bool,
+    subscribers: Vec<Sender>,
 }
 
-/// Delivers each conversation's events, in order, to that conversation's live
-/// subscribers. Dropped subscribers are forgotten. Never blocks the pipeline
-/// (unbounded queues: a turn must not wait for a slow reader).
+impl Channel {
+    fn keep(&mut self, event: &Event) {
+        if matches!(event.kind, EventKind::TurnStarted) {
+            self.kept.clear();
+            self.turn_running = true;
+        } else if event.kind.ends_turn() {
+            self.turn_running = false;
+        }
+        if self.kept.len() == REPLAY_EVENTS {
+            self.kept.pop_front();
+        }
+        self.kept.push_back(event.clone());
+    }
+
+    /// The kept events `replay` asks for, and whether some it asks for are gone.
+    fn replay(&self, replay: Replay) -> (Vec<Event>, bool) {
+        match replay {
+            Replay::Nothing => (Vec::new(), false),
+            Replay::RunningTurn if self.turn_running => {
+                (self.kept.iter().cloned().collect(), false)
+            }
+            Replay::RunningTurn => (Vec::new(), false),
+            Replay::After(seq) if seq > self.last_seq => (Vec::new(), true),
+            Replay::After(seq) => {
+                let oldest_kept = self.kept.front().map_or(self.last_seq + 1, |e| e.seq);
+                let missed = seq + 1 < oldest_kept;
+                let events = self.kept.iter().filter(|e| e.seq > seq).cloned().collect();
+                (events, missed)
+            }
+        }
+    }
+}
+
+/// Delivers each conversation's events, in order, to that conversation's
+/// subscribers. Dropped subscribers are forgotten. Never blocks the pipeline: queues
+/// are unbounded or drop their subscriber when full.
 #[derive(Debug, Default)]
 pub struct EventBus {
     channels: Mutex<HashMap<ConversationId, Channel>>,
@@ -27,7 +120,15 @@ pub struct EventBus {
 #[derive(Debug)]
 pub struct EventSubscription {
     conversation_id: ConversationId,
-    receiver: mpsc::UnboundedReceiver<Event>,
+    receiver: Receiver,
+    missed: bool,
+    lagged: Arc<AtomicBool>,
+}
+
+#[derive(Debug)]
+enum Receiver {
+    Unbounded(mpsc::UnboundedReceiver<Event>),
+    Bounded(mpsc::Receiver<Event>),
 }
 
 impl EventSubscription {
@@ -37,14 +138,34 @@ impl EventSubscription {
         self.conversation_id
     }
 
-    /// The next event; `None` when the bus is gone.
+    /// The next event; `None` when the bus is gone or this subscriber was dropped for
+    /// lagging ([`lagged`](Self::lagged)).
     pub async fn recv(&mut self) -> Option<Event> {
-        self.receiver.recv().await
+        match &mut self.receiver {
+            Receiver::Unbounded(r) => r.recv().await,
+            Receiver::Bounded(r) => r.recv().await,
+        }
     }
 
     /// The next event if one is already queued.
     pub fn try_recv(&mut self) -> Option<Event> {
-        self.receiver.try_recv().ok()
+        match &mut self.receiver {
+            Receiver::Unbounded(r) => r.try_recv().ok(),
+            Receiver::Bounded(r) => r.try_recv().ok(),
+        }
+    }
+
+    /// Whether events the subscription asked to replay were no longer kept (so what it
+    /// receives has a gap: reload the conversation's stored state instead).
+    #[must_use]
+    pub fn missed_events(&self) -> bool {
+        self.missed
+    }
+
+    /// Whether the subscriber fell too far behind and was dropped (its queue was full).
+    #[must_use]
+    pub fn lagged(&self) -> bool {
+        self.lagged.load(Ordering::Relaxed)
     }
 }
 
@@ -55,24 +176,59 @@ impl EventBus {
         Self::default()
     }
 
-    /// Follows `conversation_id`: every event it emits from now on.
+    /// Follows `conversation_id`: every event it emits from now on, unbounded.
     pub fn subscribe(&self, conversation_id: ConversationId) -> EventSubscription {
-        let (sender, receiver) = mpsc::unbounded_channel();
-        if let Ok(mut channels) = self.channels.lock() {
-            channels
-                .entry(conversation_id)
-                .or_default()
-                .subscribers
-                .push(sender);
+        self.subscribe_with(conversation_id, Replay::Nothing, Capacity::Unbounded)
+    }
+
+    /// Follows `conversation_id`, first receiving the kept events `replay` asks for,
+    /// with a queue bounded as `capacity` says (the replay counts toward it).
+    pub fn subscribe_with(
+        &self,
+        conversation_id: ConversationId,
+        replay: Replay,
+        capacity: Capacity,
+    ) -> EventSubscription {
+        let lagged = Arc::new(AtomicBool::new(false));
+        let Ok(mut channels) = self.channels.lock() else {
+            // A poisoned bus delivers nothing more; say so as a gap.
+            let (_, receiver) = mpsc::unbounded_channel();
+            return EventSubscription {
+                conversation_id,
+                receiver: Receiver::Unbounded(receiver),
+                missed: true,
+                lagged,
+            };
+        };
+        let channel = channels.entry(conversation_id).or_default();
+        let (past, missed) = channel.replay(replay);
+        let (sender, receiver) = match capacity {
+            Capacity::Unbounded => {
+                let (s, r) = mpsc::unbounded_channel();
+                (Sender::Unbounded(s), Receiver::Unbounded(r))
+            }
+            Capacity::Bounded(n) => {
+                let (s, r) = mpsc::channel(n.max(1).max(past.len()));
+                (
+                    Sender::Bounded(s, Arc::clone(&lagged)),
+                    Receiver::Bounded(r),
+                )
+            }
+        };
+        let alive = past.into_iter().all(|event| sender.deliver(event));
+        if alive {
+            channel.subscribers.push(sender);
         }
         EventSubscription {
             conversation_id,
             receiver,
+            missed,
+            lagged,
         }
     }
 
-    /// Numbers `kind` as the conversation's next event and sends it to the
-    /// conversation's subscribers. Returns the event's `seq`.
+    /// Numbers `kind` as the conversation's next event, keeps it for replay and sends
+    /// it to the conversation's subscribers. Returns the event's `seq`.
     pub fn emit(
         &self,
         conversation_id: ConversationId,
@@ -84,31 +240,22 @@ impl EventBus {
         };
         let channel = channels.entry(conversation_id).or_default();
         channel.last_seq += 1;
-        let seq = channel.last_seq;
+        let event = Event {
+            conversation_id,
+            turn_id,
+            seq: channel.last_seq,
+            kind,
+        };
+        channel.keep(&event);
+        let seq = event.seq;
         match channel.subscribers.as_mut_slice() {
             [] => {}
             [only] => {
-                let event = Event {
-                    conversation_id,
-                    turn_id,
-                    seq,
-                    kind,
-                };
-                if only.send(event).is_err() {
+                if !only.deliver(event) {
                     channel.subscribers.clear();
                 }
             }
-            _ => {
-                let event = Event {
-                    conversation_id,
-                    turn_id,
-                    seq,
-                    kind,
-                };
-                channel
-                    .subscribers
-                    .retain(|s| s.send(event.clone()).is_ok());
-            }
+            _ => channel.subscribers.retain(|s| s.deliver(event.clone())),
         }
         seq
     }
@@ -169,6 +316,97 @@ mod tests {
         let mut late = bus.subscribe(conversation);
         bus.emit(conversation, None, EventKind::TurnCancelled);
         assert_eq!(late.try_recv().map(|e| e.seq), Some(2));
+    }
+
+    fn seqs(sub: &mut EventSubscription) -> Vec<u64> {
+        std::iter::from_fn(|| sub.try_recv().map(|e| e.seq)).collect()
+    }
+
+    #[test]
+    fn a_subscriber_joining_mid_turn_gets_the_running_turn_replayed() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let turn = Some(TurnId::new());
+        bus.emit(c, None, EventKind::TitleChanged { title: "t".into() }); // 1
+        bus.emit(c, turn, EventKind::TurnStarted); // 2
+        bus.emit(c, turn, EventKind::TextDelta { text: "Hel".into() }); // 3
+        let mut mid = bus.subscribe_with(c, Replay::RunningTurn, Capacity::Unbounded);
+        bus.emit(c, turn, EventKind::TextDelta { text: "lo".into() }); // 4
+        assert_eq!(seqs(&mut mid), [2, 3, 4]);
+        assert!(!mid.missed_events());
+        bus.emit(
+            c,
+            turn,
+            EventKind::TurnCompleted {
+                text: "Hello".into(),
+            },
+        ); // 5
+        // Once the turn ended there is nothing running to replay.
+        let mut after = bus.subscribe_with(c, Replay::RunningTurn, Capacity::Unbounded);
+        assert_eq!(seqs(&mut after), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn a_reconnecting_subscriber_gets_what_it_missed_or_is_told_it_cannot() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let turn = Some(TurnId::new());
+        bus.emit(c, turn, EventKind::TurnStarted); // 1
+        for _ in 0..3 {
+            bus.emit(c, turn, EventKind::TextDelta { text: "x".into() }); // 2..4
+        }
+        let mut back = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(16));
+        assert_eq!(seqs(&mut back), [3, 4]);
+        assert!(!back.missed_events());
+        // A new turn drops the old one's events: an id from it cannot be resumed.
+        bus.emit(c, Some(TurnId::new()), EventKind::TurnStarted); // 5
+        let gap = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(16));
+        assert!(gap.missed_events());
+        let fresh = bus.subscribe_with(c, Replay::After(4), Capacity::Bounded(16));
+        assert!(!fresh.missed_events(), "5 is kept: nothing was missed");
+        // An id from a previous run of the process (ahead of this bus) is a gap too.
+        let stale = bus.subscribe_with(c, Replay::After(900), Capacity::Bounded(16));
+        assert!(stale.missed_events());
+    }
+
+    #[test]
+    fn replay_keeps_only_the_latest_events() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let turn = Some(TurnId::new());
+        bus.emit(c, turn, EventKind::TurnStarted);
+        for _ in 0..REPLAY_EVENTS + 10 {
+            bus.emit(c, turn, EventKind::TextDelta { text: "x".into() });
+        }
+        let mut all = bus.subscribe_with(c, Replay::RunningTurn, Capacity::Unbounded);
+        let got = seqs(&mut all);
+        assert_eq!(got.len(), REPLAY_EVENTS);
+        assert_eq!(got.last(), Some(&(REPLAY_EVENTS as u64 + 11)));
+        let resumed = bus.subscribe_with(c, Replay::After(1), Capacity::Unbounded);
+        assert!(resumed.missed_events());
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_stops_reading_is_dropped_and_the_others_go_on() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let mut slow = bus.subscribe_with(c, Replay::Nothing, Capacity::Bounded(4));
+        let mut live = bus.subscribe(c);
+        for i in 0..10 {
+            bus.emit(
+                c,
+                None,
+                EventKind::TextDelta {
+                    text: i.to_string(),
+                },
+            );
+        }
+        assert_eq!(seqs(&mut live).len(), 10);
+        // It gets what fitted, then the end, and learns why.
+        assert_eq!(seqs(&mut slow), [1, 2, 3, 4]);
+        assert!(slow.recv().await.is_none());
+        assert!(slow.lagged());
+        assert!(!live.lagged());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::settings::{PipelineSettings, SendOptions};
 use super::title::{fallback_title, model_title};
 use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
-use crate::events::{CompressionTrigger, EventKind, EventSubscription};
+use crate::events::{Capacity, CompressionTrigger, EventKind, EventSubscription, Replay};
 use crate::ports::{
     ChatModel, ContextAssembler, ContextEstimate, Summarizer, TaskPlan, ToolExecutor, ToolSchema,
 };
@@ -81,6 +81,20 @@ impl ConversationService {
     /// Follows one conversation: every event it emits from now on, numbered by `seq`.
     pub fn subscribe(&self, conversation_id: ConversationId) -> EventSubscription {
         self.context.events.subscribe(conversation_id)
+    }
+
+    /// Follows one conversation, first replaying the kept events `replay` asks for,
+    /// with a bounded or unbounded queue (remote readers: bounded, so one that stops
+    /// reading is dropped instead of growing memory).
+    pub fn subscribe_with(
+        &self,
+        conversation_id: ConversationId,
+        replay: Replay,
+        capacity: Capacity,
+    ) -> EventSubscription {
+        self.context
+            .events
+            .subscribe_with(conversation_id, replay, capacity)
     }
 
     /// The settings in use.

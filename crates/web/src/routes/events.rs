@@ -4,29 +4,95 @@
 use std::convert::Infallible;
 
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
+use smallebot_application::events::{Capacity, Replay};
+use smallebot_application::{Event, EventSubscription};
 
 use super::own_conversation;
 use crate::error::ApiError;
 use crate::state::WebState;
 
-/// Streams the conversation's events from now on: each as JSON (the envelope's ids
-/// and the event's `type` and fields), with its per-conversation sequence number as
-/// the SSE `id` and its `type` as the SSE event name.
+/// Where a stream is.
+enum Phase {
+    /// Sending events.
+    Live(EventSubscription),
+    /// The `reload` event was sent; end.
+    Done,
+}
+
+/// Streams the conversation's events: each as JSON (the envelope's ids and the
+/// event's `type` and fields) with its per-conversation sequence number as the SSE
+/// `id`. A client that sends `Last-Event-ID` first receives what it missed; one that
+/// does not, the running turn's events so far. When that is impossible (the events are
+/// no longer kept) or the client falls too far behind, it receives one `reload` event
+/// (`{"type":"Reload","reason":…}`) and the stream ends: load the conversation again
+/// and open a new stream without `Last-Event-ID`.
 pub(crate) async fn stream(
     State(state): State<WebState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
     let conversation = own_conversation(&state, &id).await?;
-    let subscription = state.service.subscribe(conversation.id);
-    let events = futures::stream::unfold(subscription, |mut subscription| async move {
-        let event = subscription.recv().await?;
-        let data = serde_json::to_string(&event).unwrap_or_else(|err| {
-            serde_json::json!({ "type": "Error", "error": err.to_string() }).to_string()
-        });
-        let sse = SseEvent::default().id(event.seq.to_string()).data(data);
-        Some((Ok(sse), subscription))
+    let replay = match headers.get("last-event-id") {
+        Some(value) => match value.to_str().ok().and_then(|v| v.trim().parse().ok()) {
+            Some(seq) => Replay::After(seq),
+            None => {
+                return Err(ApiError::bad_request(
+                    "Last-Event-ID must be the number of the last event received",
+                ));
+            }
+        },
+        None => Replay::RunningTurn,
+    };
+    let subscription = state.service.subscribe_with(
+        conversation.id,
+        replay,
+        Capacity::Bounded(state.stream_queue),
+    );
+    let first = if subscription.missed_events() {
+        Some(reload("some events since Last-Event-ID are no longer kept"))
+    } else {
+        None
+    };
+    let start = match first {
+        Some(event) => futures::future::Either::Left(futures::stream::once(async move {
+            Ok::<_, Infallible>(event)
+        })),
+        None => {
+            futures::future::Either::Right(futures::stream::unfold(Phase::Live(subscription), next))
+        }
+    };
+    Ok(Sse::new(start).keep_alive(KeepAlive::default()))
+}
+
+/// The stream's next SSE event.
+async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
+    let Phase::Live(mut subscription) = phase else {
+        return None;
+    };
+    match subscription.recv().await {
+        Some(event) => Some((Ok(sse(&event)), Phase::Live(subscription))),
+        None if subscription.lagged() => Some((
+            Ok(reload("this stream fell too far behind the conversation")),
+            Phase::Done,
+        )),
+        None => None,
+    }
+}
+
+/// An event as SSE: its `seq` as id, its JSON as data.
+fn sse(event: &Event) -> SseEvent {
+    let data = serde_json::to_string(event).unwrap_or_else(|err| {
+        serde_json::json!({ "type": "Error", "error": err.to_string() }).to_string()
     });
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+    SseEvent::default().id(event.seq.to_string()).data(data)
+}
+
+/// The `reload` event: the client must reload the conversation and reconnect afresh.
+fn reload(reason: &str) -> SseEvent {
+    SseEvent::default()
+        .event("reload")
+        .data(serde_json::json!({ "type": "Reload", "reason": reason }).to_string())
 }
