@@ -4,8 +4,8 @@
 //! [`ConversationService`](smallebot_application::ConversationService), so the host
 //! serves it and another program can mount it under its own prefix.
 //!
-//! Built so far (the page, users and tokens, search, models, edit/regenerate/compact
-//! routes come next):
+//! Built so far (the page, users and tokens, models and command confirmations come
+//! next):
 //!
 //! | route | what |
 //! | --- | --- |
@@ -13,9 +13,14 @@
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized rows marked |
+//! | `PATCH /api/conversations/{id}` | `{"title"}` renames it |
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
+//! | `POST /api/conversations/{id}/messages/{message_id}/edit` | `{"text"}` replaces a user message and runs a new turn (`202`) |
+//! | `POST /api/conversations/{id}/turns/{turn_id}/regenerate` | answers a turn's message again (`202`) |
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
+//! | `POST /api/conversations/{id}/compact` | `{"focus"}` (optional): summarizes older turns now |
+//! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `404` (unknown id),
@@ -41,7 +46,7 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, turns};
+    use routes::{conversations, events, health, search, turns};
     Router::new()
         .route("/healthz", get(health::healthz))
         .route(
@@ -50,10 +55,22 @@ pub fn router(state: WebState) -> Router {
         )
         .route(
             "/api/conversations/{id}",
-            get(conversations::timeline).delete(conversations::delete),
+            get(conversations::timeline)
+                .patch(conversations::rename)
+                .delete(conversations::delete),
         )
         .route("/api/conversations/{id}/messages", post(turns::send))
+        .route(
+            "/api/conversations/{id}/messages/{message_id}/edit",
+            post(turns::edit),
+        )
+        .route(
+            "/api/conversations/{id}/turns/{turn_id}/regenerate",
+            post(turns::regenerate),
+        )
         .route("/api/conversations/{id}/cancel", post(turns::cancel))
+        .route("/api/conversations/{id}/compact", post(turns::compact))
+        .route("/api/search", get(search::search))
         .route("/api/conversations/{id}/events", get(events::stream))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

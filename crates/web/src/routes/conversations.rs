@@ -1,9 +1,10 @@
-//! Conversations: list, create, read with the timeline, delete.
+//! Conversations: list, create, read with the timeline, rename, delete.
 
 use axum::Json;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use smallebot_core::entities::{Conversation, HistoryRow};
 
 use super::own_conversation;
@@ -78,4 +79,37 @@ pub(crate) async fn delete(
     let conversation = own_conversation(&state, &id).await?;
     state.service.delete_conversation(conversation.id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The body of `PATCH /api/conversations/{id}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RenameBody {
+    title: String,
+}
+
+/// The longest title accepted, in characters.
+const MAX_TITLE_CHARS: usize = 200;
+
+/// `PATCH /api/conversations/{id}`: `{"title"}` renames it (1–200 characters).
+pub(crate) async fn rename(
+    State(state): State<WebState>,
+    Path(id): Path<String>,
+    body: Result<Json<RenameBody>, JsonRejection>,
+) -> Result<Json<Conversation>, ApiError> {
+    let Json(body) = body?;
+    let conversation = own_conversation(&state, &id).await?;
+    let title = body.title.trim();
+    if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "a title has 1 to {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    let store = state.service.store();
+    store.rename_conversation(conversation.id, title).await?;
+    let renamed = store
+        .get_conversation(conversation.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("conversation", &id))?;
+    Ok(Json(renamed))
 }

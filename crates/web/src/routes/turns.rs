@@ -1,22 +1,29 @@
-//! Turns: start one with a message, cancel the running one.
+//! Turns: start one with a message, edit a user message, regenerate an answer, cancel
+//! the running turn, compact now.
+
+use std::future::Future;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use smallebot_application::{EventKind, PipelineError, SendOptions, TurnOutcome};
-use smallebot_core::ids::TurnId;
+use smallebot_application::pipeline::CompressionReport;
+use smallebot_application::{
+    ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
+};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use tokio::task::JoinError;
 
 use super::own_conversation;
 use crate::error::ApiError;
 use crate::state::WebState;
 
-/// The body of `POST …/messages`.
+/// The body of `POST …/messages` and of an edit.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SendBody {
+pub(crate) struct TextBody {
     text: String,
 }
 
@@ -26,30 +33,84 @@ pub(crate) struct Started {
     turn_id: TurnId,
 }
 
+type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
+
 /// `POST /api/conversations/{id}/messages`: starts a turn and answers as soon as it is
-/// stored (`202` with its id); the turn runs on, its progress is in the events.
+/// stored (`202` with its id); the turn runs on, its progress is in the events. After
+/// the conversation's first turn the model is asked for a title.
 pub(crate) async fn send(
     State(state): State<WebState>,
     Path(id): Path<String>,
-    body: Result<Json<SendBody>, JsonRejection>,
-) -> Result<(StatusCode, Json<Started>), ApiError> {
+    body: Result<Json<TextBody>, JsonRejection>,
+) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &id).await?;
-    let conversation_id = conversation.id;
-    let mut events = state.service.subscribe(conversation_id);
-    let service = state.service.clone();
-    let mut turn = tokio::spawn(async move {
-        let outcome = service
-            .send(conversation_id, &body.text, SendOptions::default())
-            .await?;
-        if outcome.first_turn {
+    start(&state, conversation.id, move |service, id| async move {
+        let outcome = service.send(id, &body.text, SendOptions::default()).await?;
+        if outcome.first_turn
+            && let Err(err) = service.generate_title(id).await
+        {
             // The title is a nicety: a failure leaves the fallback title.
-            if let Err(err) = service.generate_title(conversation_id).await {
-                tracing::warn!(%err, "generating a title failed");
-            }
+            tracing::warn!(%err, "generating a title failed");
         }
-        Ok::<_, PipelineError>(outcome)
-    });
+        Ok(outcome)
+    })
+    .await
+}
+
+/// `POST /api/conversations/{id}/messages/{message_id}/edit`: replaces a user message
+/// (its turn's output and every later turn are discarded, the old text stays stored
+/// marked replaced) and runs a new turn with the new text; `202` with its id.
+pub(crate) async fn edit(
+    State(state): State<WebState>,
+    Path((id, message_id)): Path<(String, String)>,
+    body: Result<Json<TextBody>, JsonRejection>,
+) -> StartedResponse {
+    let Json(body) = body?;
+    let conversation = own_conversation(&state, &id).await?;
+    let message_id: MessageId = message_id
+        .parse()
+        .map_err(|_| ApiError::not_found("message", &message_id))?;
+    start(&state, conversation.id, move |service, id| async move {
+        service
+            .edit_message(id, message_id, &body.text, SendOptions::default())
+            .await
+    })
+    .await
+}
+
+/// `POST /api/conversations/{id}/turns/{turn_id}/regenerate`: discards the turn's
+/// answer (and every later turn) and has the model answer its user message again;
+/// `202` with the turn's id.
+pub(crate) async fn regenerate(
+    State(state): State<WebState>,
+    Path((id, turn_id)): Path<(String, String)>,
+) -> StartedResponse {
+    let conversation = own_conversation(&state, &id).await?;
+    let turn_id: TurnId = turn_id
+        .parse()
+        .map_err(|_| ApiError::not_found("turn", &turn_id))?;
+    start(&state, conversation.id, move |service, id| async move {
+        service
+            .regenerate(id, turn_id, SendOptions::default())
+            .await
+    })
+    .await
+}
+
+/// Runs `turn` in the background and answers once it started (its `TurnStarted`
+/// event) or failed to start (busy, not found, …).
+async fn start<F, Fut>(
+    state: &WebState,
+    conversation_id: ConversationId,
+    turn: F,
+) -> StartedResponse
+where
+    F: FnOnce(Arc<ConversationService>, ConversationId) -> Fut,
+    Fut: Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
+{
+    let mut events = state.service.subscribe(conversation_id);
+    let mut task = tokio::spawn(turn(Arc::clone(&state.service), conversation_id));
     loop {
         tokio::select! {
             event = events.recv() => match event {
@@ -61,16 +122,14 @@ pub(crate) async fn send(
                 Some(_) => {}
                 None => break,
             },
-            finished = &mut turn => return started(finished),
+            finished = &mut task => return started(finished),
         }
     }
-    started(turn.await)
+    started(task.await)
 }
 
 /// The answer once the turn's task ended before its start was seen.
-fn started(
-    finished: Result<Result<TurnOutcome, PipelineError>, JoinError>,
-) -> Result<(StatusCode, Json<Started>), ApiError> {
+fn started(finished: Result<Result<TurnOutcome, PipelineError>, JoinError>) -> StartedResponse {
     match finished {
         Ok(Ok(outcome)) => Ok((
             StatusCode::ACCEPTED,
@@ -101,4 +160,32 @@ pub(crate) async fn cancel(
     Ok(Json(Cancelled {
         cancelled: state.service.cancel(conversation.id),
     }))
+}
+
+/// The body of `POST …/compact` (may be empty).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CompactBody {
+    focus: Option<String>,
+}
+
+/// `POST /api/conversations/{id}/compact`: summarizes the older turns now (the recent
+/// ones stay verbatim; nothing is deleted) and answers with what happened. `409`
+/// while a turn runs. Its progress is also in the events (`CompressionStarted`,
+/// `CompressionCompleted`).
+pub(crate) async fn compact(
+    State(state): State<WebState>,
+    Path(id): Path<String>,
+    body: Result<Option<Json<CompactBody>>, JsonRejection>,
+) -> Result<Json<CompressionReport>, ApiError> {
+    let body = body?;
+    let conversation = own_conversation(&state, &id).await?;
+    let focus = body
+        .and_then(|Json(b)| b.focus)
+        .filter(|f| !f.trim().is_empty());
+    let report = state
+        .service
+        .compact(conversation.id, focus.as_deref())
+        .await?;
+    Ok(Json(report))
 }

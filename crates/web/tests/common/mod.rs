@@ -1,0 +1,155 @@
+//! The test server: the real pipeline behind the router on 127.0.0.1, the scripted
+//! testkit model, and a reader of event streams.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::StatusCode;
+use serde_json::Value;
+use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::client::ChatEndpoint;
+use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
+use smallebot_infrastructure::SqliteStore;
+use smallebot_testkit::TestModel;
+use smallebot_web::{WebState, router};
+
+pub struct Server {
+    pub base: String,
+    pub model: TestModel,
+    pub http: reqwest::Client,
+    pub store: SqliteStore,
+    _dir: tempfile::TempDir,
+}
+
+/// One frame of an event stream: its id, its event name, its data.
+#[derive(Debug)]
+pub struct Frame {
+    pub id: Option<u64>,
+    pub name: Option<String>,
+    pub data: Value,
+}
+
+/// Reads an event stream frame by frame.
+pub struct SseReader {
+    bytes: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    buffer: String,
+}
+
+impl SseReader {
+    /// The next frame with data; `None` when the stream ended.
+    pub async fn next(&mut self) -> Option<Frame> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    frame
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name).map(str::to_owned))
+                };
+                if let Some(data) = field("data: ") {
+                    return Some(Frame {
+                        id: field("id: ").map(|id| id.parse().unwrap()),
+                        name: field("event: "),
+                        data: serde_json::from_str(&data).unwrap(),
+                    });
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(20), self.bytes.next())
+                .await
+                .expect("a frame within 20 s")?
+                .unwrap();
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Frames up to and including the one that ends a turn.
+    pub async fn until_turn_ends(&mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        while let Some(frame) = self.next().await {
+            let ends = matches!(
+                frame.data["type"].as_str(),
+                Some("TurnCompleted" | "TurnFailed" | "TurnCancelled")
+            );
+            frames.push(frame);
+            if ends {
+                return frames;
+            }
+        }
+        panic!("the stream ended before the turn: {frames:?}");
+    }
+}
+
+impl Server {
+    pub async fn start() -> Self {
+        Self::start_with(|state| state).await
+    }
+
+    pub async fn start_with(configure: impl FnOnce(WebState) -> WebState) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let model = TestModel::start().await.unwrap();
+        let store = SqliteStore::open(&dir.path().join("web.db")).await.unwrap();
+        let agent = AgentAssembly::new(
+            Arc::new(store.clone()),
+            ChatEndpoint::new(model.base_url(), "test"),
+        )
+        .skill_path(dir.path().join("SKILL.md"))
+        .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)))
+        .build()
+        .unwrap();
+        let app = router(configure(WebState::new(Arc::new(agent.service), "alice")));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Self {
+            base,
+            model,
+            store,
+            http: reqwest::Client::new(),
+            _dir: dir,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub async fn create(&self) -> String {
+        let created = self
+            .http
+            .post(self.url("/api/conversations"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let body: Value = created.json().await.unwrap();
+        body["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn send(&self, id: &str, body: Value) -> reqwest::Response {
+        self.http
+            .post(self.url(&format!("/api/conversations/{id}/messages")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Opens the conversation's event stream (resuming after `last` when given).
+    pub async fn open_events(&self, id: &str, last: Option<u64>) -> SseReader {
+        let mut request = self
+            .http
+            .get(self.url(&format!("/api/conversations/{id}/events")));
+        if let Some(last) = last {
+            request = request.header("last-event-id", last.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        SseReader {
+            bytes: Box::pin(response.bytes_stream()),
+            buffer: String::new(),
+        }
+    }
+}

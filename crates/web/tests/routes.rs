@@ -1,0 +1,283 @@
+//! Edit, regenerate, rename, compact and search through the API, and that one user
+//! never reaches another's conversations.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Server;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use smallebot_application::pipeline::TITLE_INSTRUCTION;
+use smallebot_core::entities::{LeaseOwner, NewStep, StepMessage, TurnEnd, TurnStatus};
+use smallebot_core::repository::{ConversationRepository, TurnRepository};
+use smallebot_testkit::{RecordedRequest, ScriptedResponse};
+
+/// Answers turns with `answer N` (N counting the requests), titles with a title and
+/// summaries with a summary.
+fn scripted(s: &Server) {
+    s.model.respond_with(|req: &RecordedRequest| {
+        let text = req
+            .messages()
+            .iter()
+            .map(smallebot_testkit::message_text)
+            .collect::<String>();
+        if text.contains(TITLE_INSTRUCTION) {
+            ScriptedResponse::text("A title")
+        } else if req.tools().is_empty() {
+            ScriptedResponse::text("SUMMARY: the early turns")
+        } else {
+            ScriptedResponse::text(format!("answer {}", req.index))
+        }
+    });
+}
+
+/// Sends `text` and waits until its turn ended.
+async fn turn(s: &Server, id: &str, text: &str) -> Value {
+    let mut events = s.open_events(id, None).await;
+    let started = s.send(id, json!({ "text": text })).await;
+    assert_eq!(started.status(), StatusCode::ACCEPTED);
+    let frames = events.until_turn_ends().await;
+    assert_eq!(frames.last().unwrap().data["type"], "TurnCompleted");
+    started.json().await.unwrap()
+}
+
+async fn get(s: &Server, path: &str) -> reqwest::Response {
+    s.http.get(s.url(path)).send().await.unwrap()
+}
+
+async fn timeline(s: &Server, id: &str) -> Vec<Value> {
+    let body: Value = get(s, &format!("/api/conversations/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    body["rows"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn edit_and_regenerate_start_new_turns() {
+    let s = Server::start().await;
+    scripted(&s);
+    let id = s.create().await;
+    turn(&s, &id, "hello").await;
+    let rows = timeline(&s, &id).await;
+    let user = rows.iter().find(|r| r["role"] == "user").unwrap();
+    let message_id = user["id"].as_str().unwrap();
+
+    let mut events = s.open_events(&id, None).await;
+    let edited = s
+        .http
+        .post(s.url(&format!(
+            "/api/conversations/{id}/messages/{message_id}/edit"
+        )))
+        .json(&json!({"text": "hello again"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(edited.status(), StatusCode::ACCEPTED);
+    events.until_turn_ends().await;
+    let rows = timeline(&s, &id).await;
+    let old = rows.iter().find(|r| r["id"] == json!(message_id)).unwrap();
+    assert!(old["replaced_by"].is_string(), "{old}");
+    let new = rows.iter().find(|r| r["content"] == "hello again").unwrap();
+    assert_eq!(new["is_edited"], true);
+    let turn_id = new["turn_id"].as_str().unwrap().to_owned();
+    let answer_before = rows.last().unwrap()["content"].clone();
+
+    let mut events = s.open_events(&id, None).await;
+    let regenerated = s
+        .http
+        .post(s.url(&format!(
+            "/api/conversations/{id}/turns/{turn_id}/regenerate"
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(regenerated.status(), StatusCode::ACCEPTED);
+    let body: Value = regenerated.json().await.unwrap();
+    assert_eq!(body["turn_id"], json!(turn_id));
+    events.until_turn_ends().await;
+    let rows = timeline(&s, &id).await;
+    let answer_after = rows.last().unwrap()["content"].clone();
+    assert_ne!(answer_after, answer_before);
+    assert!(answer_after.as_str().unwrap().starts_with("answer"));
+
+    // Unknown ids are 404, not 500.
+    let missing = s
+        .http
+        .post(s.url(&format!("/api/conversations/{id}/turns/nope/regenerate")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let unknown_message = s
+        .http
+        .post(s.url(&format!(
+            "/api/conversations/{id}/messages/01a202c1-bd6c-77b9-9831-d665c565df36/edit"
+        )))
+        .json(&json!({"text": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown_message.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn rename_compact_and_search() {
+    let s = Server::start().await;
+    scripted(&s);
+    let id = s.create().await;
+    for text in ["about the armadillo", "second", "third"] {
+        turn(&s, &id, text).await;
+    }
+    let renamed = s
+        .http
+        .patch(s.url(&format!("/api/conversations/{id}")))
+        .json(&json!({"title": "  Armadillos  "}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(renamed.status(), StatusCode::OK);
+    assert_eq!(
+        renamed.json::<Value>().await.unwrap()["title"],
+        "Armadillos"
+    );
+    let empty = s
+        .http
+        .patch(s.url(&format!("/api/conversations/{id}")))
+        .json(&json!({"title": " "}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(empty.status(), StatusCode::BAD_REQUEST);
+
+    let compacted = s
+        .http
+        .post(s.url(&format!("/api/conversations/{id}/compact")))
+        .json(&json!({"focus": "pangolin husbandry"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(compacted.status(), StatusCode::OK);
+    let report: Value = compacted.json().await.unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    let summarizer = s.model.requests().pop().unwrap();
+    let prompt: String = summarizer
+        .messages()
+        .iter()
+        .map(smallebot_testkit::message_text)
+        .collect();
+    assert!(
+        prompt.contains("pangolin husbandry"),
+        "the focus reaches the summarizer"
+    );
+    let rows = timeline(&s, &id).await;
+    assert_eq!(rows[0]["summarized"], true);
+    assert_eq!(rows.last().unwrap()["summarized"], false);
+    // Without a body compaction runs too (nothing left to summarize now).
+    let again = s
+        .http
+        .post(s.url(&format!("/api/conversations/{id}/compact")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    assert_eq!(again.json::<Value>().await.unwrap()["ok"], false);
+
+    // Summarized rows are still found.
+    let hits: Value = get(&s, "/api/search?q=armadillo")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["conversation_id"], json!(id));
+    assert_eq!(hits[0]["kind"], "user");
+    for bad in [
+        "/api/search?q=",
+        "/api/search?q=x&days=0",
+        "/api/search?q=x&limit=lots",
+        "/api/search",
+    ] {
+        assert_eq!(
+            get(&s, bad).await.status(),
+            StatusCode::BAD_REQUEST,
+            "{bad}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn another_users_conversations_are_404_and_never_searched() {
+    let s = Server::start().await;
+    scripted(&s);
+    // Bob's conversation, stored by another program on the same database.
+    let bob = s.store.create_conversation("bob", "Bob's").await.unwrap();
+    let owner = LeaseOwner {
+        pid: std::process::id(),
+        host: "elsewhere".into(),
+        started_at: chrono::Utc::now(),
+    };
+    let (bob_turn, _) = s
+        .store
+        .start_turn_with_message(bob.id, false, "the walrus secret", 3, &owner)
+        .await
+        .unwrap();
+    s.store
+        .record_step(&NewStep {
+            conversation_id: bob.id,
+            turn_id: bob_turn.id,
+            reasoning: None,
+            message: Some(StepMessage {
+                content: "walrus answer".into(),
+                token_count: 2,
+            }),
+            tool_calls: vec![],
+            end: Some(TurnEnd {
+                status: TurnStatus::Completed,
+                error: None,
+            }),
+        })
+        .await
+        .unwrap();
+    let mine = s.create().await;
+    turn(&s, &mine, "my walrus").await;
+
+    let b = bob.id.to_string();
+    let refused = [
+        s.http.get(s.url(&format!("/api/conversations/{b}"))),
+        s.http.get(s.url(&format!("/api/conversations/{b}/events"))),
+        s.http.delete(s.url(&format!("/api/conversations/{b}"))),
+        s.http
+            .patch(s.url(&format!("/api/conversations/{b}")))
+            .json(&json!({"title": "mine now"})),
+        s.http
+            .post(s.url(&format!("/api/conversations/{b}/compact"))),
+        s.http
+            .post(s.url(&format!("/api/conversations/{b}/cancel"))),
+        s.http
+            .post(s.url(&format!("/api/conversations/{b}/messages")))
+            .json(&json!({"text": "hi"})),
+        s.http.post(s.url(&format!(
+            "/api/conversations/{b}/turns/{}/regenerate",
+            bob_turn.id
+        ))),
+    ];
+    for request in refused {
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    }
+    let listed: Value = get(&s, "/api/conversations").await.json().await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    let hits: Value = get(&s, "/api/search?q=walrus").await.json().await.unwrap();
+    let hits = hits.as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().all(|h| h["conversation_id"] == json!(mine)),
+        "{hits:?}"
+    );
+    // Bob's conversation is untouched.
+    let still = s.store.get_conversation(bob.id).await.unwrap().unwrap();
+    assert_eq!(still.title, "Bob's");
+}
