@@ -31,6 +31,14 @@ impl ApiError {
         }
     }
 
+    /// `403` for a request this server refuses to answer.
+    pub(crate) fn forbidden(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::FORBIDDEN,
+            message: message.into(),
+        }
+    }
+
     /// `500` for a failure of the server itself.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         let message = message.into();

@@ -23,18 +23,23 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
-//! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `404` (unknown id),
-//! `409` (busy) or `500` (storage). Request bodies are limited to 1 MiB.
+//! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `403` (another
+//! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy) or
+//! `500` (storage). Request bodies are limited to 1 MiB.
 
 mod error;
+mod guard;
 mod routes;
 mod state;
 
 pub use error::ApiError;
 pub use state::WebState;
 
+use std::net::SocketAddr;
+
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use axum::routing::{get, post};
 
 /// How many undelivered events one event stream may have before it is told to reload
@@ -43,6 +48,16 @@ pub const STREAM_QUEUE_EVENTS: usize = 2048;
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The `Host` values a server listening on `addr` answers to: the address itself and,
+/// for loopback, `localhost` with its port.
+pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
+    let mut hosts = vec![addr.to_string()];
+    if addr.ip().is_loopback() {
+        hosts.push(format!("localhost:{}", addr.port()));
+    }
+    hosts
+}
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
@@ -73,5 +88,9 @@ pub fn router(state: WebState) -> Router {
         .route("/api/search", get(search::search))
         .route("/api/conversations/{id}/events", get(events::stream))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::same_site,
+        ))
         .with_state(state)
 }

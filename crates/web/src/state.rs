@@ -10,6 +10,7 @@ pub struct WebState {
     pub(crate) service: Arc<ConversationService>,
     pub(crate) user_name: Arc<str>,
     pub(crate) stream_queue: usize,
+    pub(crate) allowed_hosts: Arc<[String]>,
 }
 
 impl WebState {
@@ -19,7 +20,19 @@ impl WebState {
             service,
             user_name: Arc::from(user_name),
             stream_queue: crate::STREAM_QUEUE_EVENTS,
+            allowed_hosts: Arc::from(Vec::new()),
         }
+    }
+
+    /// Answers only requests whose `Host` is one of `hosts` (`name:port`, as browsers
+    /// send it) and whose `Origin`, when sent, is `http(s)://` one of them; others get
+    /// `403`. Without hosts nothing is checked (for an application that mounts the
+    /// router behind its own checks). See [`hosts_for`](crate::hosts_for).
+    #[must_use]
+    pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
+        let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
+        self.allowed_hosts = Arc::from(hosts);
+        self
     }
 
     /// How many undelivered events one event stream may have before it is told to

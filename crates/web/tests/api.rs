@@ -287,3 +287,69 @@ async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload
         "{last:?}"
     );
 }
+
+#[tokio::test]
+async fn other_hosts_and_other_sites_are_refused() {
+    let s = Server::start().await;
+    let port = s.base.rsplit(':').next().unwrap().to_owned();
+    let create = |origin: Option<String>, host: Option<String>| {
+        let mut request = s.http.post(s.url("/api/conversations"));
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        request.send()
+    };
+    // A page of another site posting to the server, and a name rebound to 127.0.0.1.
+    for (origin, host) in [
+        (Some("http://evil.example".to_owned()), None),
+        (Some(format!("http://127.0.0.1.evil.example:{port}")), None),
+        (None, Some(format!("rebound.example:{port}"))),
+        (None, Some("127.0.0.1:1".to_owned())),
+    ] {
+        let response = create(origin.clone(), host.clone()).await.unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::FORBIDDEN,
+            "{origin:?} {host:?}"
+        );
+        let body: Value = response.json().await.unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains("refused")
+                || body["error"].as_str().unwrap().contains("does not answer"),
+            "{body}"
+        );
+    }
+    // Its own pages, by address or as localhost, are served.
+    for (origin, host) in [
+        (None, None),
+        (Some(format!("http://127.0.0.1:{port}")), None),
+        (
+            Some(format!("http://localhost:{port}")),
+            Some(format!("localhost:{port}")),
+        ),
+    ] {
+        let response = create(origin.clone(), host.clone()).await.unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::CREATED,
+            "{origin:?} {host:?}"
+        );
+    }
+    let listed: Value = s
+        .http
+        .get(s.url("/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        3,
+        "nothing refused was stored"
+    );
+}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
 use smallebot_agent::tools::DenyAll;
-use smallebot_web::{WebState, router};
+use smallebot_web::{WebState, hosts_for, router};
 
 use crate::error::HostError;
 use crate::wiring;
@@ -30,7 +30,10 @@ pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<()
         "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; Ctrl+C stops)",
         app.user
     );
-    let routes = router(WebState::new(Arc::clone(&app.service), &app.user));
+    // Only its own host names: a DNS name rebound to 127.0.0.1, or another site open
+    // in the browser, gets 403.
+    let state = WebState::new(Arc::clone(&app.service), &app.user).allow_hosts(hosts_for(bound));
+    let routes = router(state);
     let served = tokio::select! {
         served = axum::serve(listener, routes) => served,
         _ = tokio::signal::ctrl_c() => Ok(()),

@@ -13,7 +13,7 @@ use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::TestModel;
-use smallebot_web::{WebState, router};
+use smallebot_web::{WebState, hosts_for, router};
 
 pub struct Server {
     pub base: String,
@@ -99,9 +99,12 @@ impl Server {
         .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)))
         .build()
         .unwrap();
-        let app = router(configure(WebState::new(Arc::new(agent.service), "alice")));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let addr = listener.local_addr().unwrap();
+        let base = format!("http://{addr}");
+        // As `smallebot serve` runs it: answering only to its own host names.
+        let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
+        let app = router(configure(state));
         tokio::spawn(async move { axum::serve(listener, app).await });
         Self {
             base,
