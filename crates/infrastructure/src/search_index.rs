@@ -14,7 +14,7 @@ use crate::database::SqliteStore;
 use crate::tx::storage;
 
 /// How many search rows may wait for the index before the end of a turn indexes them
-/// (the literal in [`batch_full_sql`]).
+/// (the literal in `batch_full_sql!`).
 pub const INDEX_BATCH_ROWS: i64 = 256;
 
 /// The SQL condition "at least [`INDEX_BATCH_ROWS`] rows are pending".

@@ -9,6 +9,7 @@
 //!
 //! | route | what |
 //! | --- | --- |
+//! | `GET /` | the page (its script and style under `/assets/`) |
 //! | `GET /healthz` | `ok` |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
@@ -29,6 +30,7 @@
 
 mod error;
 mod guard;
+mod markdown;
 mod routes;
 mod state;
 
@@ -61,8 +63,11 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, search, turns};
+    use routes::{conversations, events, health, page, search, turns};
     Router::new()
+        .route("/", get(page::index))
+        .route("/assets/app.js", get(page::script))
+        .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
         .route(
             "/api/conversations",

@@ -5,10 +5,11 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use smallebot_core::entities::{Conversation, HistoryRow};
+use smallebot_core::entities::{Conversation, HistoryRow, Role};
 
 use super::own_conversation;
 use crate::error::ApiError;
+use crate::markdown;
 use crate::state::WebState;
 
 /// `GET /api/conversations`: the caller's conversations, newest first.
@@ -36,6 +37,9 @@ pub(crate) async fn create(
 pub(crate) struct TimelineRow {
     /// Whether the row is covered by the conversation's summary.
     summarized: bool,
+    /// An assistant message's Markdown as sanitized HTML.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<String>,
     #[serde(flatten)]
     row: HistoryRow,
 }
@@ -63,6 +67,12 @@ pub(crate) async fn timeline(
             .into_iter()
             .map(|row| TimelineRow {
                 summarized: row.seq() <= boundary,
+                html: match &row {
+                    HistoryRow::Message(m) if m.role == Role::Assistant => {
+                        Some(markdown::to_safe_html(&m.content))
+                    }
+                    _ => None,
+                },
                 row,
             })
             .collect(),

@@ -1,0 +1,381 @@
+// SmallEBot's page: the conversation list, the timeline, the live event stream.
+// Everything the model or a tool wrote is inserted as text (textContent); the only
+// HTML inserted is the answer's Markdown, rendered and sanitized by the server.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const RESULT_PREVIEW_CHARS = 600;
+
+const state = {
+  conversation: null, // the selected conversation's id
+  events: null, // its EventSource
+  busy: false, // a turn runs
+  compressing: false,
+  streaming: null, // the assistant bubble receiving text deltas
+  reasoning: null, // the reasoning block receiving deltas
+  cards: new Map(), // call id -> tool card of the running turn
+};
+
+async function api(path, options = {}) {
+  const init = { method: options.method || "GET", headers: {} };
+  if (options.body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(options.body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  const body = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    throw new Error((body && body.error) || `${response.status} ${response.statusText}`);
+  }
+  return body;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function scrollDown() {
+  const box = $("messages");
+  box.scrollTop = box.scrollHeight;
+}
+
+// ---- state of the controls ------------------------------------------------------
+
+function updateControls() {
+  const open = state.conversation !== null;
+  const blocked = !open || state.busy || state.compressing;
+  $("input").disabled = blocked;
+  $("send").disabled = blocked;
+  $("compact").disabled = blocked;
+  $("tasks-toggle").disabled = !open;
+  $("stop").hidden = !state.busy;
+  $("compressing").hidden = !state.compressing;
+}
+
+// ---- the conversation list ------------------------------------------------------
+
+async function loadConversations() {
+  const list = await api("/api/conversations");
+  const ul = $("conversations");
+  ul.replaceChildren();
+  for (const c of list) {
+    const li = element("li", c.id === state.conversation ? "active" : "", c.title);
+    li.dataset.id = c.id;
+    li.addEventListener("click", () => openConversation(c.id));
+    ul.append(li);
+  }
+  return list;
+}
+
+// ---- the timeline ---------------------------------------------------------------
+
+function toolCard(call) {
+  const card = element("div", `tool ${call.status || "running"}`);
+  card.dataset.callId = call.call_id;
+  const head = element("div");
+  head.append(element("span", "name", call.tool_name), document.createTextNode(" "));
+  head.append(element("span", "status", call.status || "running"));
+  card.append(head, element("pre", "arguments", call.arguments));
+  const result = element("pre", "result");
+  card.append(result);
+  setResult(card, call.result);
+  return card;
+}
+
+function setResult(card, result) {
+  const box = card.querySelector(".result");
+  const old = card.querySelector(".show-all");
+  if (old) old.remove();
+  if (result === null || result === undefined) {
+    box.textContent = "";
+    return;
+  }
+  if (result.length <= RESULT_PREVIEW_CHARS) {
+    box.textContent = result;
+    return;
+  }
+  box.textContent = result.slice(0, RESULT_PREVIEW_CHARS) + "…";
+  const all = element("button", "show-all", "show all");
+  all.type = "button";
+  all.addEventListener("click", () => {
+    box.textContent = result;
+    all.remove();
+  });
+  card.append(all);
+}
+
+function messageBubble(row) {
+  const bubble = element("div", `message ${row.role}`);
+  bubble.dataset.id = row.id;
+  if (row.summarized) bubble.classList.add("summarized");
+  if (row.role === "assistant" && typeof row.html === "string") {
+    bubble.classList.add("rendered");
+    bubble.innerHTML = row.html; // rendered and sanitized by the server
+  } else {
+    bubble.textContent = row.content;
+  }
+  if (row.role === "user" && !row.replaced_by) {
+    const edit = element("button", "edit", "edit");
+    edit.type = "button";
+    edit.addEventListener("click", () => editMessage(row));
+    bubble.prepend(edit);
+  }
+  return bubble;
+}
+
+function renderTimeline(timeline) {
+  const box = $("messages");
+  box.replaceChildren();
+  for (const row of timeline.rows) {
+    if (row.kind === "message") {
+      if (row.replaced_by) continue; // shown as its replacement
+      if (row.role === "assistant" && row.content === "") continue; // opens a tool step
+      box.append(messageBubble(row));
+    } else if (row.kind === "tool_call") {
+      box.append(toolCard(row));
+    } else if (row.kind === "think_block") {
+      const details = element("details", "reasoning");
+      details.append(element("summary", "", "Reasoning"), element("div", "", row.content));
+      box.append(details);
+    }
+  }
+  scrollDown();
+}
+
+async function openConversation(id) {
+  showError("");
+  if (state.events) state.events.close();
+  state.conversation = id;
+  state.cards.clear();
+  state.streaming = null;
+  state.reasoning = null;
+  const timeline = await api(`/api/conversations/${id}`);
+  $("title").textContent = timeline.conversation.title;
+  state.busy = timeline.busy;
+  state.compressing = false;
+  renderTimeline(timeline);
+  await loadConversations();
+  listen(id);
+  updateControls();
+  $("input").focus();
+}
+
+async function reload() {
+  if (state.conversation) await openConversation(state.conversation);
+}
+
+// ---- the live events ------------------------------------------------------------
+
+function listen(id) {
+  const source = new EventSource(`/api/conversations/${id}/events`);
+  state.events = source;
+  source.onmessage = (message) => {
+    if (state.conversation !== id) return;
+    onEvent(JSON.parse(message.data));
+  };
+  source.addEventListener("reload", () => {
+    source.close();
+    reload();
+  });
+}
+
+function streamingBubble() {
+  if (!state.streaming) {
+    state.streaming = element("div", "message assistant streaming");
+    $("messages").append(state.streaming);
+  }
+  return state.streaming;
+}
+
+function onEvent(event) {
+  switch (event.type) {
+    case "TurnStarted":
+      state.busy = true;
+      break;
+    case "TextDelta":
+      streamingBubble().textContent += event.text;
+      break;
+    case "ReasoningDelta":
+      if (!state.reasoning) {
+        const details = element("details", "reasoning");
+        details.append(element("summary", "", "Reasoning"), element("div"));
+        $("messages").append(details);
+        state.reasoning = details.lastChild;
+      }
+      state.reasoning.textContent += event.text;
+      break;
+    case "Retrying":
+      if (state.streaming) state.streaming.textContent = "";
+      if (state.reasoning) state.reasoning.textContent = "";
+      showError(`The model connection failed (${event.reason}); retrying (${event.attempt}/${event.max})…`);
+      break;
+    case "ToolCallStarted": {
+      state.streaming = null; // the next step's text gets its own bubble
+      state.reasoning = null;
+      const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
+      state.cards.set(event.call_id, card);
+      $("messages").append(card);
+      break;
+    }
+    case "ToolCallCompleted": {
+      const card = state.cards.get(event.call_id);
+      if (card) {
+        card.className = `tool ${event.status}`;
+        card.querySelector(".status").textContent = event.status;
+        setResult(card, event.result);
+      }
+      break;
+    }
+    case "ContextUsage": {
+      const percent = Math.min(100, Math.round(event.ratio * 100));
+      $("usage-bar").style.width = `${percent}%`;
+      $("usage-text").textContent = `${percent}% of ${event.window}`;
+      break;
+    }
+    case "CompressionStarted":
+      state.compressing = true;
+      break;
+    case "CompressionCompleted":
+      state.compressing = false;
+      if (!event.ok) showError(`Compression did not summarize anything: ${event.detail}`);
+      break;
+    case "TaskListChanged":
+      $("plan").textContent = event.plan;
+      break;
+    case "TitleChanged":
+      $("title").textContent = event.title;
+      loadConversations();
+      break;
+    case "TurnFailed":
+      showError(`The turn failed: ${event.error}`);
+    // falls through
+    case "TurnCompleted":
+    case "TurnCancelled":
+      state.busy = false;
+      updateControls();
+      reload(); // the stored timeline, with the answer rendered as Markdown
+      return;
+    default:
+      break;
+  }
+  updateControls();
+  scrollDown();
+}
+
+// ---- actions ----------------------------------------------------------------------
+
+async function send() {
+  const input = $("input");
+  const text = input.value;
+  if (!text.trim() || !state.conversation) return;
+  showError("");
+  try {
+    state.busy = true;
+    updateControls();
+    $("messages").append(element("div", "message user", text));
+    input.value = "";
+    scrollDown();
+    await api(`/api/conversations/${state.conversation}/messages`, { method: "POST", body: { text } });
+  } catch (error) {
+    state.busy = false;
+    updateControls();
+    input.value = text;
+    showError(error.message);
+  }
+}
+
+async function editMessage(row) {
+  const text = window.prompt("Edit the message (the answers after it are replaced):", row.content);
+  if (text === null || !text.trim()) return;
+  try {
+    await api(`/api/conversations/${state.conversation}/messages/${row.id}/edit`, { method: "POST", body: { text } });
+    await reload();
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function compact() {
+  const focus = window.prompt("Compact: summarize the older turns now. What should the summary focus on? (optional)", "");
+  if (focus === null) return;
+  try {
+    const report = await api(`/api/conversations/${state.conversation}/compact`, { method: "POST", body: { focus } });
+    if (!report.ok) showError(`Nothing was summarized: ${report.detail}`);
+    await reload();
+  } catch (error) {
+    state.compressing = false;
+    updateControls();
+    showError(error.message);
+  }
+}
+
+async function newConversation() {
+  try {
+    const created = await api("/api/conversations", { method: "POST" });
+    await openConversation(created.id);
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function search(text) {
+  const results = $("search-results");
+  if (!text.trim()) {
+    results.hidden = true;
+    return;
+  }
+  try {
+    const hits = await api(`/api/search?q=${encodeURIComponent(text)}`);
+    results.replaceChildren();
+    for (const hit of hits) {
+      const li = element("li", "", `${hit.conversation_title}: ${hit.text.slice(0, 140)}`);
+      li.addEventListener("click", () => openConversation(hit.conversation_id));
+      results.append(li);
+    }
+    if (hits.length === 0) results.append(element("li", "", "No matches"));
+    results.hidden = false;
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+function start() {
+  $("composer").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send();
+  });
+  $("input").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  $("stop").addEventListener("click", () => {
+    api(`/api/conversations/${state.conversation}/cancel`, { method: "POST" }).catch((e) => showError(e.message));
+  });
+  $("new-conversation").addEventListener("click", newConversation);
+  $("compact").addEventListener("click", compact);
+  $("tasks-toggle").addEventListener("click", () => {
+    $("tasks").hidden = !$("tasks").hidden;
+  });
+  let pending = null;
+  $("search").addEventListener("input", (event) => {
+    clearTimeout(pending);
+    pending = setTimeout(() => search(event.target.value), 250);
+  });
+  loadConversations()
+    .then((list) => (list.length > 0 ? openConversation(list[0].id) : newConversation()))
+    .catch((error) => showError(error.message));
+}
+
+start();

@@ -1,0 +1,223 @@
+//! The page in headless Chromium against a real server and the scripted model: each
+//! test drives what a person does and saves a screenshot under
+//! `target/ui-screenshots/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod browser_support;
+mod common;
+
+use std::time::Duration;
+
+use browser_support::{Chromium, click, eval, press, screenshot, type_into, wait_for};
+use common::Server;
+use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+
+/// The page of a fresh server, ready for input (it opened a new conversation).
+async fn open_page(s: &Server, browser: &Chromium) -> chromiumoxide::Page {
+    let page = browser.open(&format!("{}/", s.base)).await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    page
+}
+
+async fn send(page: &chromiumoxide::Page, text: &str) {
+    type_into(page, "#input", text).await;
+    press(page, "#input", "Enter").await;
+}
+
+#[tokio::test]
+async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
+    let Some(browser) = Chromium::start("streamed answer").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.model.push_all([
+        ScriptedResponse::text("Here is **bold** text and `code`, streamed in small pieces.")
+            .chunk_size(3)
+            .delay_between(Duration::from_millis(40)),
+        ScriptedResponse::text("Greeting"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "hello browser").await;
+    // While it streams: plain text in a streaming bubble, Stop offered, input blocked.
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.streaming')?.textContent.length > 0",
+    )
+    .await;
+    assert_eq!(
+        eval(&page, "document.getElementById('stop').hidden").await,
+        false
+    );
+    assert_eq!(
+        eval(&page, "document.getElementById('input').disabled").await,
+        true
+    );
+    // Once done: the stored answer rendered as Markdown, input open again.
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered strong')?.textContent === 'bold'",
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('.message.assistant.rendered code')?.textContent"
+        )
+        .await,
+        "code"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('.message.user')?.textContent.includes('hello browser')"
+        )
+        .await,
+        true
+    );
+    assert_eq!(
+        s.model.requests()[0].last_user_text().unwrap(),
+        "hello browser"
+    );
+    // The title the model gave reaches the header and the list.
+    wait_for(
+        &page,
+        "document.getElementById('title').textContent === 'Greeting'",
+    )
+    .await;
+    screenshot(&page, "streamed-answer").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_tool_call_shows_as_a_card_that_completes() {
+    let Some(browser) = Chromium::start("tool card").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.model.push_all([
+        ScriptedResponse::tool_calls([ToolCallSpec::new("call_1", "GetCurrentTime", "{}")]),
+        ScriptedResponse::text("It is now.").delay_before(Duration::from_millis(400)),
+        ScriptedResponse::text("Time"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "what time is it?").await;
+    wait_for(
+        &page,
+        "document.querySelector('.tool .name')?.textContent === 'GetCurrentTime'",
+    )
+    .await;
+    wait_for(
+        &page,
+        "document.querySelector('.tool')?.classList.contains('ok')",
+    )
+    .await;
+    assert_eq!(
+        eval(&page, "document.querySelector('.tool .status').textContent").await,
+        "ok"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('.tool .result').textContent.length > 0"
+        )
+        .await,
+        true
+    );
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered')?.textContent.includes('It is now.')",
+    )
+    .await;
+    // After the reload from storage the card is still there, completed.
+    assert_eq!(
+        eval(&page, "document.querySelectorAll('.tool.ok').length").await,
+        1
+    );
+    screenshot(&page, "tool-card").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn markup_in_an_answer_is_shown_as_text_and_never_runs() {
+    let Some(browser) = Chromium::start("hostile answer").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let hostile = "Look: <img src=x onerror=\"window.__xss = 1\"> and \
+                   <script>window.__xss = 2</script> and <b onmouseover=\"window.__xss = 3\">bold</b>";
+    s.model.push_all([
+        ScriptedResponse::text(hostile).chunk_size(7),
+        ScriptedResponse::text("Hostile"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "<img src=y onerror=\"window.__xss = 4\">").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered')?.textContent.includes('Look:')",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(eval(&page, "window.__xss === undefined").await, true);
+    assert_eq!(
+        eval(&page, "document.querySelectorAll('#messages script, #messages [onerror], #messages [onmouseover]').length").await,
+        0
+    );
+    // The user's own text is shown as typed.
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('.message.user').textContent.includes('<img src=y')"
+        )
+        .await,
+        true
+    );
+    screenshot(&page, "hostile-answer").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn stop_cancels_the_turn_and_keeps_the_partial_answer() {
+    let Some(browser) = Chromium::start("stop").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let long = "word ".repeat(200);
+    s.model.push_all([
+        ScriptedResponse::text(long.clone())
+            .chunk_size(5)
+            .delay_between(Duration::from_millis(50)),
+        ScriptedResponse::text("Stopped"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "talk for a long time").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.streaming')?.textContent.length > 20",
+    )
+    .await;
+    click(&page, "#stop").await;
+    wait_for(
+        &page,
+        "document.getElementById('stop').hidden && !document.getElementById('input').disabled",
+    )
+    .await;
+    // Reloaded from storage: the partial answer was kept.
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered')?.textContent.includes('word')",
+    )
+    .await;
+    let kept = eval(
+        &page,
+        "document.querySelector('.message.assistant.rendered').textContent.trim().length",
+    )
+    .await;
+    let kept = kept.as_u64().unwrap();
+    assert!(
+        kept > 0 && kept < long.trim().len() as u64,
+        "kept {kept} characters"
+    );
+    screenshot(&page, "stopped").await;
+    browser.close().await;
+}

@@ -1,0 +1,152 @@
+//! Headless Chromium (the distribution's package) driving the page of a test server.
+//!
+//! Without a `chromium` binary the browser tests print one loud line and pass as
+//! skipped — unless `SMALLEBOT_REQUIRE_BROWSER=1` (set by `.ci/run`), where a missing
+//! browser fails them. `SMALLEBOT_CHROMIUM` names another binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::page::{Page, ScreenshotParams};
+use futures::StreamExt;
+use tokio::task::JoinHandle;
+
+/// A headless browser for one test.
+pub struct Chromium {
+    browser: Browser,
+    handler: JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+/// The Chromium binary, if there is one.
+fn executable() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("SMALLEBOT_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+impl Chromium {
+    /// Starts Chromium, or `None` (with one loud line) when there is none and CI does
+    /// not require one.
+    pub async fn start(test: &str) -> Option<Self> {
+        let Some(executable) = executable() else {
+            if std::env::var("SMALLEBOT_REQUIRE_BROWSER").as_deref() == Ok("1") {
+                panic!("{test}: SMALLEBOT_REQUIRE_BROWSER=1 but no chromium binary was found");
+            }
+            eprintln!(
+                "!!! SKIPPED {test}: browser tests need Chromium (apt-get install chromium, \
+                 or set SMALLEBOT_CHROMIUM)"
+            );
+            return None;
+        };
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable(executable)
+            .new_headless_mode()
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .window_size(1280, 900)
+            .arg("--disable-gpu")
+            .arg("--disable-dev-shm-usage")
+            .build()
+            .unwrap();
+        let (browser, mut events) = Browser::launch(config).await.unwrap();
+        let handler = tokio::spawn(async move { while events.next().await.is_some() {} });
+        Some(Self {
+            browser,
+            handler,
+            _profile: profile,
+        })
+    }
+
+    /// Opens `url` in a new tab.
+    pub async fn open(&self, url: &str) -> Page {
+        self.browser.new_page(url).await.unwrap()
+    }
+
+    /// Closes the browser.
+    pub async fn close(mut self) {
+        let _ = self.browser.close().await;
+        let _ = self.browser.wait().await;
+        self.handler.abort();
+    }
+}
+
+/// Evaluates `js` in `page` and returns its JSON value.
+pub async fn eval(page: &Page, js: &str) -> serde_json::Value {
+    page.evaluate(js)
+        .await
+        .unwrap_or_else(|e| panic!("evaluating {js}: {e}"))
+        .into_value()
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Waits until the JavaScript expression `condition` is true (10 s at most).
+pub async fn wait_for(page: &Page, condition: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if eval(page, condition).await == serde_json::Value::Bool(true) {
+            return;
+        }
+        if Instant::now() > deadline {
+            let body = eval(page, "document.body.innerText").await;
+            panic!("timed out waiting for `{condition}`; the page shows:\n{body}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Types `text` into the element `selector` (focused first).
+pub async fn type_into(page: &Page, selector: &str, text: &str) {
+    page.find_element(selector)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap()
+        .type_str(text)
+        .await
+        .unwrap();
+}
+
+/// Presses a key (`Enter`, …) in the element `selector`.
+pub async fn press(page: &Page, selector: &str, key: &str) {
+    page.find_element(selector)
+        .await
+        .unwrap()
+        .press_key(key)
+        .await
+        .unwrap();
+}
+
+/// Clicks the element `selector`.
+pub async fn click(page: &Page, selector: &str) {
+    page.find_element(selector)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Saves a screenshot as `target/ui-screenshots/<name>.png`.
+pub async fn screenshot(page: &Page, name: &str) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/ui-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    page.save_screenshot(
+        ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .build(),
+        dir.join(format!("{name}.png")),
+    )
+    .await
+    .unwrap();
+}
