@@ -57,6 +57,10 @@ function updateControls() {
   $("input").disabled = blocked;
   $("send").disabled = blocked;
   $("compact").disabled = blocked;
+  $("compact-focus").disabled = blocked;
+  for (const button of document.querySelectorAll("#messages .edit, #messages .regenerate")) {
+    button.disabled = blocked;
+  }
   $("tasks-toggle").disabled = !open;
   $("stop").hidden = !state.busy;
   $("compressing").hidden = !state.compressing;
@@ -127,7 +131,7 @@ function messageBubble(row) {
   if (row.role === "user" && !row.replaced_by) {
     const edit = element("button", "edit", "edit");
     edit.type = "button";
-    edit.addEventListener("click", () => editMessage(row));
+    edit.addEventListener("click", () => startEditing(bubble, row));
     bubble.prepend(edit);
   }
   return bubble;
@@ -136,11 +140,14 @@ function messageBubble(row) {
 function renderTimeline(timeline) {
   const box = $("messages");
   box.replaceChildren();
+  let lastAnswer = null;
   for (const row of timeline.rows) {
     if (row.kind === "message") {
       if (row.replaced_by) continue; // shown as its replacement
       if (row.role === "assistant" && row.content === "") continue; // opens a tool step
-      box.append(messageBubble(row));
+      const bubble = messageBubble(row);
+      if (row.role === "assistant") lastAnswer = { bubble, row };
+      box.append(bubble);
     } else if (row.kind === "tool_call") {
       box.append(toolCard(row));
     } else if (row.kind === "think_block") {
@@ -149,29 +156,41 @@ function renderTimeline(timeline) {
       box.append(details);
     }
   }
+  if (lastAnswer && !lastAnswer.row.summarized) {
+    const again = element("button", "regenerate", "regenerate");
+    again.type = "button";
+    again.addEventListener("click", () => regenerate(lastAnswer.row.turn_id));
+    lastAnswer.bubble.prepend(again);
+  }
   scrollDown();
 }
 
+// Switches to conversation `id`: its timeline, and its event stream.
 async function openConversation(id) {
   showError("");
   if (state.events) state.events.close();
+  state.events = null;
   state.conversation = id;
-  state.cards.clear();
-  state.streaming = null;
-  state.reasoning = null;
-  const timeline = await api(`/api/conversations/${id}`);
-  $("title").textContent = timeline.conversation.title;
-  state.busy = timeline.busy;
-  state.compressing = false;
-  renderTimeline(timeline);
-  await loadConversations();
+  await refresh();
   listen(id);
-  updateControls();
   $("input").focus();
 }
 
-async function reload() {
-  if (state.conversation) await openConversation(state.conversation);
+// Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
+// the event stream, so nothing emitted meanwhile is missed.
+async function refresh() {
+  const id = state.conversation;
+  if (!id) return;
+  const timeline = await api(`/api/conversations/${id}`);
+  if (state.conversation !== id) return;
+  state.cards.clear();
+  state.streaming = null;
+  state.reasoning = null;
+  $("title").textContent = timeline.conversation.title;
+  state.busy = timeline.busy;
+  renderTimeline(timeline);
+  updateControls();
+  await loadConversations();
 }
 
 // ---- the live events ------------------------------------------------------------
@@ -184,8 +203,9 @@ function listen(id) {
     onEvent(JSON.parse(message.data));
   };
   source.addEventListener("reload", () => {
+    // The stream could not be continued: load the stored state, start a new one.
     source.close();
-    reload();
+    if (state.conversation === id) openConversation(id);
   });
 }
 
@@ -263,7 +283,7 @@ function onEvent(event) {
     case "TurnCancelled":
       state.busy = false;
       updateControls();
-      reload(); // the stored timeline, with the answer rendered as Markdown
+      refresh(); // the stored timeline, with the answer rendered as Markdown
       return;
     default:
       break;
@@ -294,24 +314,57 @@ async function send() {
   }
 }
 
-async function editMessage(row) {
-  const text = window.prompt("Edit the message (the answers after it are replaced):", row.content);
-  if (text === null || !text.trim()) return;
+// Turns a user message into an editor; saving replaces the message and everything
+// after it with a new turn.
+function startEditing(bubble, row) {
+  bubble.replaceChildren();
+  const text = element("textarea", "edit-text");
+  text.value = row.content;
+  const save = element("button", "save-edit", "Save and regenerate");
+  save.type = "button";
+  const cancel = element("button", "cancel-edit", "Cancel");
+  cancel.type = "button";
+  bubble.append(text, save, cancel);
+  text.focus();
+  cancel.addEventListener("click", () => refresh());
+  save.addEventListener("click", async () => {
+    if (!text.value.trim()) return;
+    try {
+      state.busy = true;
+      updateControls();
+      await api(`/api/conversations/${state.conversation}/messages/${row.id}/edit`, {
+        method: "POST",
+        body: { text: text.value },
+      });
+      await refresh();
+    } catch (error) {
+      state.busy = false;
+      updateControls();
+      showError(error.message);
+    }
+  });
+}
+
+async function regenerate(turnId) {
   try {
-    await api(`/api/conversations/${state.conversation}/messages/${row.id}/edit`, { method: "POST", body: { text } });
-    await reload();
+    state.busy = true;
+    updateControls();
+    await api(`/api/conversations/${state.conversation}/turns/${turnId}/regenerate`, { method: "POST" });
+    await refresh();
   } catch (error) {
+    state.busy = false;
+    updateControls();
     showError(error.message);
   }
 }
 
 async function compact() {
-  const focus = window.prompt("Compact: summarize the older turns now. What should the summary focus on? (optional)", "");
-  if (focus === null) return;
+  const focus = $("compact-focus").value;
   try {
     const report = await api(`/api/conversations/${state.conversation}/compact`, { method: "POST", body: { focus } });
+    $("compact-focus").value = "";
+    await refresh();
     if (!report.ok) showError(`Nothing was summarized: ${report.detail}`);
-    await reload();
   } catch (error) {
     state.compressing = false;
     updateControls();

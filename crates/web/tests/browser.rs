@@ -221,3 +221,195 @@ async fn stop_cancels_the_turn_and_keeps_the_partial_answer() {
     screenshot(&page, "stopped").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
+    let Some(browser) = Chromium::start("compact button").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| {
+        ScriptedResponse::text("SUMMARY of the early turns")
+            .delay_before(Duration::from_millis(1500))
+    });
+    let id = s.create().await;
+    for text in ["first question", "second question", "third question"] {
+        s.turn(&id, text).await;
+    }
+    let page = open_page(&s, &browser).await;
+    type_into(&page, "#compact-focus", "pangolin husbandry").await;
+    click(&page, "#compact").await;
+    // While the summary is written: the indicator, and no way to type or send.
+    wait_for(&page, "!document.getElementById('compressing').hidden").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('input').disabled").await,
+        true
+    );
+    assert_eq!(
+        eval(&page, "document.getElementById('send').disabled").await,
+        true
+    );
+    screenshot(&page, "compressing").await;
+    wait_for(&page, "document.getElementById('compressing').hidden && !document.getElementById('input').disabled").await;
+    // The oldest turn is now summarized (shown dimmed), and the focus reached the model.
+    wait_for(
+        &page,
+        "document.querySelector('.message.summarized') !== null",
+    )
+    .await;
+    let summarizer = s.model.requests().pop().unwrap();
+    let prompt: String = summarizer
+        .messages()
+        .iter()
+        .map(smallebot_testkit::message_text)
+        .collect();
+    assert!(prompt.contains("pangolin husbandry"));
+    screenshot(&page, "compacted").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn input_is_enabled_again_when_a_compression_fails() {
+    let Some(browser) = Chromium::start("failed compression").await else {
+        return;
+    };
+    // Compress before every turn that has something to summarize; the summarizer fails.
+    let s = Server::start_custom(
+        |agent| {
+            agent.pipeline(smallebot_application::PipelineSettings {
+                compression_threshold: 0.0001,
+                ..smallebot_application::PipelineSettings::default()
+            })
+        },
+        |web| web,
+    )
+    .await;
+    s.script_roles(|_| {
+        ScriptedResponse::server_error(500).delay_before(Duration::from_millis(1200))
+    });
+    let id = s.create().await;
+    for text in ["first question", "second question", "third question"] {
+        s.turn(&id, text).await;
+    }
+    let page = open_page(&s, &browser).await;
+    send(&page, "fourth question").await;
+    wait_for(&page, "!document.getElementById('compressing').hidden").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('input').disabled").await,
+        true
+    );
+    wait_for(&page, "document.getElementById('compressing').hidden && !document.getElementById('input').disabled").await;
+    wait_for(
+        &page,
+        "document.getElementById('error').textContent.includes('Compression')",
+    )
+    .await;
+    screenshot(&page, "compression-failed").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_user_message_is_edited_and_an_answer_regenerated() {
+    let Some(browser) = Chromium::start("edit and regenerate").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let id = s.create().await;
+    s.turn(&id, "the first wording").await;
+    let page = open_page(&s, &browser).await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.user .edit') !== null",
+    )
+    .await;
+    click(&page, ".message.user .edit").await;
+    wait_for(
+        &page,
+        "document.querySelector('textarea.edit-text') !== null",
+    )
+    .await;
+    eval(
+        &page,
+        "document.querySelector('textarea.edit-text').value = 'the second wording'",
+    )
+    .await;
+    click(&page, ".save-edit").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.user')?.textContent.includes('the second wording')",
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('input').disabled && document.querySelector('.message.assistant.rendered') !== null").await;
+    // Only the new wording is shown; the model answered it.
+    assert_eq!(
+        eval(
+            &page,
+            "document.body.innerText.includes('the first wording')"
+        )
+        .await,
+        false
+    );
+    assert_eq!(
+        s.model.requests().last().unwrap().last_user_text().unwrap(),
+        "the second wording"
+    );
+    let before = eval(
+        &page,
+        "document.querySelector('.message.assistant.rendered').textContent",
+    )
+    .await;
+    click(&page, ".message.assistant .regenerate").await;
+    wait_for(&page, &format!(
+        "!document.getElementById('input').disabled && document.querySelector('.message.assistant.rendered')?.textContent !== {before}"
+    ))
+    .await;
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelectorAll('.message.assistant.rendered').length"
+        )
+        .await,
+        1
+    );
+    screenshot(&page, "edited-and-regenerated").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn reasoning_is_shown_collapsed() {
+    let Some(browser) = Chromium::start("reasoning").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.model.push_all([
+        ScriptedResponse::text("The answer.").with_reasoning("Let me think about this carefully."),
+        ScriptedResponse::text("Thoughts"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "think first").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered') !== null",
+    )
+    .await;
+    wait_for(
+        &page,
+        "document.querySelector('details.reasoning') !== null",
+    )
+    .await;
+    assert_eq!(
+        eval(&page, "document.querySelector('details.reasoning').open").await,
+        false
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('details.reasoning').textContent.includes('think about this')"
+        )
+        .await,
+        true
+    );
+    screenshot(&page, "reasoning").await;
+    browser.close().await;
+}

@@ -7,39 +7,9 @@ mod common;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_core::entities::{LeaseOwner, NewStep, StepMessage, TurnEnd, TurnStatus};
 use smallebot_core::repository::{ConversationRepository, TurnRepository};
-use smallebot_testkit::{RecordedRequest, ScriptedResponse};
-
-/// Answers turns with `answer N` (N counting the requests), titles with a title and
-/// summaries with a summary.
-fn scripted(s: &Server) {
-    s.model.respond_with(|req: &RecordedRequest| {
-        let text = req
-            .messages()
-            .iter()
-            .map(smallebot_testkit::message_text)
-            .collect::<String>();
-        if text.contains(TITLE_INSTRUCTION) {
-            ScriptedResponse::text("A title")
-        } else if req.tools().is_empty() {
-            ScriptedResponse::text("SUMMARY: the early turns")
-        } else {
-            ScriptedResponse::text(format!("answer {}", req.index))
-        }
-    });
-}
-
-/// Sends `text` and waits until its turn ended.
-async fn turn(s: &Server, id: &str, text: &str) -> Value {
-    let mut events = s.open_events(id, None).await;
-    let started = s.send(id, json!({ "text": text })).await;
-    assert_eq!(started.status(), StatusCode::ACCEPTED);
-    let frames = events.until_turn_ends().await;
-    assert_eq!(frames.last().unwrap().data["type"], "TurnCompleted");
-    started.json().await.unwrap()
-}
+use smallebot_testkit::ScriptedResponse;
 
 async fn get(s: &Server, path: &str) -> reqwest::Response {
     s.http.get(s.url(path)).send().await.unwrap()
@@ -57,9 +27,9 @@ async fn timeline(s: &Server, id: &str) -> Vec<Value> {
 #[tokio::test]
 async fn edit_and_regenerate_start_new_turns() {
     let s = Server::start().await;
-    scripted(&s);
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY: the early turns"));
     let id = s.create().await;
-    turn(&s, &id, "hello").await;
+    s.turn(&id, "hello").await;
     let rows = timeline(&s, &id).await;
     let user = rows.iter().find(|r| r["role"] == "user").unwrap();
     let message_id = user["id"].as_str().unwrap();
@@ -125,10 +95,10 @@ async fn edit_and_regenerate_start_new_turns() {
 #[tokio::test]
 async fn rename_compact_and_search() {
     let s = Server::start().await;
-    scripted(&s);
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY: the early turns"));
     let id = s.create().await;
     for text in ["about the armadillo", "second", "third"] {
-        turn(&s, &id, text).await;
+        s.turn(&id, text).await;
     }
     let renamed = s
         .http
@@ -211,7 +181,7 @@ async fn rename_compact_and_search() {
 #[tokio::test]
 async fn another_users_conversations_are_404_and_never_searched() {
     let s = Server::start().await;
-    scripted(&s);
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY: the early turns"));
     // Bob's conversation, stored by another program on the same database.
     let bob = s.store.create_conversation("bob", "Bob's").await.unwrap();
     let owner = LeaseOwner {
@@ -242,7 +212,7 @@ async fn another_users_conversations_are_404_and_never_searched() {
         .await
         .unwrap();
     let mine = s.create().await;
-    turn(&s, &mine, "my walrus").await;
+    s.turn(&mine, "my walrus").await;
 
     let b = bob.id.to_string();
     let refused = [

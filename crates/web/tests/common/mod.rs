@@ -11,8 +11,9 @@ use serde_json::Value;
 use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
+use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_infrastructure::SqliteStore;
-use smallebot_testkit::TestModel;
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
 use smallebot_web::{WebState, hosts_for, router};
 
 pub struct Server {
@@ -88,17 +89,24 @@ impl Server {
     }
 
     pub async fn start_with(configure: impl FnOnce(WebState) -> WebState) -> Self {
+        Self::start_custom(|assembly| assembly, configure).await
+    }
+
+    /// A server whose agent is built by `customize` and whose web state by `configure`.
+    pub async fn start_custom(
+        customize: impl FnOnce(AgentAssembly) -> AgentAssembly,
+        configure: impl FnOnce(WebState) -> WebState,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let model = TestModel::start().await.unwrap();
         let store = SqliteStore::open(&dir.path().join("web.db")).await.unwrap();
-        let agent = AgentAssembly::new(
+        let assembly = AgentAssembly::new(
             Arc::new(store.clone()),
             ChatEndpoint::new(model.base_url(), "test"),
         )
         .skill_path(dir.path().join("SKILL.md"))
-        .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)))
-        .build()
-        .unwrap();
+        .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)));
+        let agent = customize(assembly).build().unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let base = format!("http://{addr}");
@@ -138,6 +146,34 @@ impl Server {
             .send()
             .await
             .unwrap()
+    }
+
+    /// Answers title requests with `A title`, summarizer requests (no tools offered)
+    /// with `summary`, and turns with `answer N` (N counting the requests).
+    pub fn script_roles(
+        &self,
+        summary: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) {
+        self.model.respond_with(move |req: &RecordedRequest| {
+            let text: String = req.messages().iter().map(message_text).collect();
+            if text.contains(TITLE_INSTRUCTION) {
+                ScriptedResponse::text("A title")
+            } else if req.tools().is_empty() {
+                summary(req)
+            } else {
+                ScriptedResponse::text(format!("answer {}", req.index))
+            }
+        });
+    }
+
+    /// Sends `text` and waits until its turn completed; returns the `202` body.
+    pub async fn turn(&self, id: &str, text: &str) -> Value {
+        let mut events = self.open_events(id, None).await;
+        let started = self.send(id, serde_json::json!({ "text": text })).await;
+        assert_eq!(started.status(), StatusCode::ACCEPTED);
+        let frames = events.until_turn_ends().await;
+        assert_eq!(frames.last().unwrap().data["type"], "TurnCompleted");
+        started.json().await.unwrap()
     }
 
     /// Opens the conversation's event stream (resuming after `last` when given).
