@@ -187,6 +187,7 @@ async function refresh() {
   state.streaming = null;
   state.reasoning = null;
   $("title").textContent = timeline.conversation.title;
+  $("plan").textContent = timeline.plan || "No tasks yet.";
   state.busy = timeline.busy;
   renderTimeline(timeline);
   updateControls();

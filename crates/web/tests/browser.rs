@@ -413,3 +413,81 @@ async fn reasoning_is_shown_collapsed() {
     screenshot(&page, "reasoning").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_task_drawer_follows_the_plan_while_it_runs() {
+    let Some(browser) = Chromium::start("task drawer").await else {
+        return;
+    };
+    let tasks = tempfile::tempdir().unwrap();
+    let task_dir = tasks.path().to_path_buf();
+    let s = Server::start_custom(
+        move |agent| {
+            agent.task_store(std::sync::Arc::new(
+                smallebot_infrastructure::FileTaskStore::new(task_dir),
+            ))
+        },
+        |web| web,
+    )
+    .await;
+    let call = |id: &str, tool: &str, args: &str| {
+        ScriptedResponse::tool_calls([ToolCallSpec::new(id, tool, args)])
+            .delay_before(Duration::from_millis(700))
+    };
+    s.model.push_all([
+        call("c1", "AddTask", r#"{"title":"Write the notes"}"#),
+        call(
+            "c2",
+            "AddTask",
+            r#"{"title":"Review them","dependsOn":["1"]}"#,
+        ),
+        call("c3", "StartTask", r#"{"taskId":"1"}"#),
+        call("c4", "GetCurrentTime", "{}"),
+        ScriptedResponse::text("Working on it.").delay_before(Duration::from_millis(700)),
+        ScriptedResponse::text("Notes"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    assert_eq!(
+        eval(&page, "document.getElementById('tasks').hidden").await,
+        true
+    );
+    click(&page, "#tasks-toggle").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('tasks').hidden").await,
+        false
+    );
+    send(&page, "plan and write the notes").await;
+    // The plan changes while the turn runs, step by step.
+    wait_for(
+        &page,
+        "document.getElementById('plan').textContent.includes('Write the notes')",
+    )
+    .await;
+    assert_eq!(
+        eval(&page, "document.getElementById('stop').hidden").await,
+        false,
+        "still running"
+    );
+    wait_for(
+        &page,
+        "document.getElementById('plan').textContent.includes('Review them')",
+    )
+    .await;
+    screenshot(&page, "task-drawer-running").await;
+    // The task in progress records the tool calls made while it runs.
+    wait_for(
+        &page,
+        "document.getElementById('plan').textContent.includes('GetCurrentTime')",
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    // Reloaded from storage after the turn: the plan is still shown.
+    let plan = eval(&page, "document.getElementById('plan').textContent").await;
+    let plan = plan.as_str().unwrap();
+    assert!(
+        plan.contains("Write the notes") && plan.contains("Review them"),
+        "{plan}"
+    );
+    screenshot(&page, "task-drawer").await;
+    browser.close().await;
+}

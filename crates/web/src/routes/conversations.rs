@@ -51,6 +51,9 @@ pub(crate) struct Timeline {
     rows: Vec<TimelineRow>,
     /// Whether a turn runs now.
     busy: bool,
+    /// The task list as the model sees it (statuses, dependencies, tool calls and
+    /// files of each task), when the conversation has one.
+    plan: Option<String>,
 }
 
 /// `GET /api/conversations/{id}`: the conversation and its timeline.
@@ -62,6 +65,10 @@ pub(crate) async fn timeline(
     let boundary = conversation.history_boundary();
     let rows = state.service.store().rows_after(conversation.id, 0).await?;
     let busy = state.service.is_busy(conversation.id);
+    let plan = match state.service.plan() {
+        Some(plan) => plan.plan_text(conversation.id).await,
+        None => None,
+    };
     Ok(Json(Timeline {
         rows: rows
             .into_iter()
@@ -78,6 +85,7 @@ pub(crate) async fn timeline(
             .collect(),
         conversation,
         busy,
+        plan,
     }))
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
 use chromiumoxide::page::{Page, ScreenshotParams};
 use futures::StreamExt;
@@ -54,6 +55,11 @@ impl Chromium {
             .no_sandbox()
             .user_data_dir(profile.path())
             .window_size(1280, 900)
+            .viewport(Viewport {
+                width: 1280,
+                height: 900,
+                ..Viewport::default()
+            })
             .arg("--disable-gpu")
             .arg("--disable-dev-shm-usage")
             .build()
