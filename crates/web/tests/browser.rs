@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use browser_support::{Chromium, click, eval, press, screenshot, type_into, wait_for};
+use browser_support::{Chromium, click, eval, press, screenshot, shift_enter, type_into, wait_for};
 use common::Server;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 
@@ -489,5 +489,142 @@ async fn the_task_drawer_follows_the_plan_while_it_runs() {
         "{plan}"
     );
     screenshot(&page, "task-drawer").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn shift_enter_starts_a_new_line_and_enter_sends_both() {
+    let Some(browser) = Chromium::start("shift enter").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.model.push_all([
+        ScriptedResponse::text("Two lines received."),
+        ScriptedResponse::text("Lines"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    type_into(&page, "#input", "line one").await;
+    shift_enter(&page).await;
+    page.find_element("#input")
+        .await
+        .unwrap()
+        .type_str("line two")
+        .await
+        .unwrap();
+    assert_eq!(
+        eval(&page, "document.getElementById('input').value").await,
+        "line one\nline two"
+    );
+    assert!(s.model.requests().is_empty(), "Shift+Enter sent nothing");
+    press(&page, "#input", "Enter").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered') !== null",
+    )
+    .await;
+    assert_eq!(
+        s.model.requests()[0].last_user_text().unwrap(),
+        "line one\nline two"
+    );
+    screenshot(&page, "shift-enter").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
+    let Some(browser) = Chromium::start("show all").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.model.push_all([
+        ScriptedResponse::tool_calls([ToolCallSpec::new("c1", "GetCurrentTime", "{}")])
+            .usage(5_000, 10),
+        ScriptedResponse::text("Done.").usage(6_000, 3),
+        ScriptedResponse::text("Usage"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "what time is it?").await;
+    wait_for(
+        &page,
+        "!document.getElementById('input').disabled && document.querySelector('.tool.ok') !== null",
+    )
+    .await;
+    // The context bar shows the share of the window in use.
+    let width = eval(&page, "document.getElementById('usage-bar').style.width").await;
+    assert!(width.as_str().unwrap().ends_with('%'), "{width}");
+    assert_eq!(
+        eval(
+            &page,
+            "document.getElementById('usage-text').textContent.includes('of 128000')"
+        )
+        .await,
+        true
+    );
+    // A long result (made here from the stored one) is cut until "show all" is clicked.
+    let long = "x".repeat(2_000);
+    eval(
+        &page,
+        &format!(
+            "(() => {{ const card = document.querySelector('.tool'); \
+               const r = document.querySelector('.tool .result'); \
+               window.__full = '{long}'; return true; }})()"
+        ),
+    )
+    .await;
+    eval(
+        &page,
+        "onEvent({type: 'ToolCallStarted', call_id: 'c9', tool_name: 'ReadFile', arguments: '{}'})",
+    )
+    .await;
+    eval(&page, "onEvent({type: 'ToolCallCompleted', call_id: 'c9', tool_name: 'ReadFile', status: 'ok', result: window.__full})").await;
+    let shown = eval(
+        &page,
+        "document.querySelector('[data-call-id=\"c9\"] .result').textContent.length",
+    )
+    .await;
+    assert!(shown.as_u64().unwrap() < 700, "{shown}");
+    click(&page, "[data-call-id=\"c9\"] .show-all").await;
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('[data-call-id=\"c9\"] .result').textContent.length"
+        )
+        .await,
+        2_000
+    );
+    screenshot(&page, "show-all").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_search_box_finds_past_messages_and_opens_their_conversation() {
+    let Some(browser) = Chromium::start("search box").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let old = s.create().await;
+    s.turn(&old, "where did I park the zeppelin").await;
+    let page = open_page(&s, &browser).await;
+    click(&page, "#new-conversation").await;
+    wait_for(
+        &page,
+        "document.querySelectorAll('#conversations li').length === 2",
+    )
+    .await;
+    type_into(&page, "#search", "zeppelin").await;
+    wait_for(&page, "!document.getElementById('search-results').hidden").await;
+    wait_for(
+        &page,
+        "document.querySelector('#search-results li')?.textContent.includes('zeppelin')",
+    )
+    .await;
+    click(&page, "#search-results li").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.user')?.textContent.includes('park the zeppelin')",
+    )
+    .await;
+    screenshot(&page, "search").await;
     browser.close().await;
 }

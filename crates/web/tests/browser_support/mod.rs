@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
-use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::page::{Page, ScreenshotParams};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
@@ -155,4 +155,30 @@ pub async fn screenshot(page: &Page, name: &str) {
     )
     .await
     .unwrap();
+}
+
+/// Presses Shift+Enter in the focused element (as a person does for a new line).
+pub async fn shift_enter(page: &Page) {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchKeyEventParams, DispatchKeyEventType,
+    };
+    let event = DispatchKeyEventParams::builder()
+        .key("Enter")
+        .code("Enter")
+        .text("\r")
+        .modifiers(8) // Shift
+        .windows_virtual_key_code(13)
+        .native_virtual_key_code(13);
+    page.execute(
+        event
+            .clone()
+            .r#type(DispatchKeyEventType::KeyDown)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    page.execute(event.r#type(DispatchKeyEventType::KeyUp).build().unwrap())
+        .await
+        .unwrap();
 }
