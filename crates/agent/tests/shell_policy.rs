@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::tools::{CommandConfirmer, DenyAll};
+use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest, DenyAll};
 use smallebot_core::entities::ToolCallStatus;
 use tokio_util::sync::CancellationToken;
 
@@ -183,7 +183,7 @@ struct Silent;
 
 #[async_trait]
 impl CommandConfirmer for Silent {
-    async fn confirm(&self, _command: &str, _timeout: Duration) -> bool {
+    async fn confirm(&self, _request: &ConfirmationRequest<'_>, _timeout: Duration) -> bool {
         std::future::pending().await
     }
 }

@@ -81,8 +81,7 @@ pub enum Command {
     },
     /// Serve the HTTP API and live event streams (see docs/http-api.md) until Ctrl+C.
     /// Listens on loopback only: there are no users or tokens yet, so any other
-    /// address is refused. Commands that need confirmation are denied (the web app
-    /// cannot ask yet).
+    /// address is refused. Commands that need confirmation are asked on the page.
     Serve {
         /// Where to listen.
         #[arg(long, default_value = "127.0.0.1:8080")]

@@ -14,6 +14,7 @@ const state = {
   streaming: null, // the assistant bubble receiving text deltas
   reasoning: null, // the reasoning block receiving deltas
   cards: new Map(), // call id -> tool card of the running turn
+  confirmation: null, // the id of the command waiting for approval
 };
 
 async function api(path, options = {}) {
@@ -171,6 +172,7 @@ async function openConversation(id) {
   if (state.events) state.events.close();
   state.events = null;
   state.conversation = id;
+  showConfirmation({ type: "ConfirmationClosed" });
   await refresh();
   listen(id);
   $("input").focus();
@@ -203,6 +205,10 @@ function listen(id) {
     if (state.conversation !== id) return;
     onEvent(JSON.parse(message.data));
   };
+  source.addEventListener("confirm", (message) => {
+    if (state.conversation !== id) return;
+    showConfirmation(JSON.parse(message.data));
+  });
   source.addEventListener("reload", () => {
     // The stream could not be continued: load the stored state, start a new one.
     source.close();
@@ -291,6 +297,34 @@ function onEvent(event) {
   }
   updateControls();
   scrollDown();
+}
+
+// A command waiting for the person's approval, or none.
+function showConfirmation(question) {
+  const dialog = $("confirm-dialog");
+  if (question.type !== "ConfirmationRequested") {
+    dialog.hidden = true;
+    state.confirmation = null;
+    return;
+  }
+  state.confirmation = question.request_id;
+  $("confirm-command").textContent = question.command;
+  dialog.hidden = false;
+}
+
+async function answerConfirmation(approve) {
+  const requestId = state.confirmation;
+  if (requestId === null) return;
+  $("confirm-dialog").hidden = true;
+  state.confirmation = null;
+  try {
+    await api(`/api/conversations/${state.conversation}/confirmation`, {
+      method: "POST",
+      body: { request_id: requestId, approve },
+    });
+  } catch (error) {
+    showError(error.message);
+  }
 }
 
 // ---- actions ----------------------------------------------------------------------
@@ -418,6 +452,8 @@ function start() {
     api(`/api/conversations/${state.conversation}/cancel`, { method: "POST" }).catch((e) => showError(e.message));
   });
   $("new-conversation").addEventListener("click", newConversation);
+  $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
+  $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
   $("compact").addEventListener("click", compact);
   $("tasks-toggle").addEventListener("click", () => {
     $("tasks").hidden = !$("tasks").hidden;

@@ -4,8 +4,7 @@
 //! [`ConversationService`](smallebot_application::ConversationService), so the host
 //! serves it and another program can mount it under its own prefix.
 //!
-//! Built so far (the page, users and tokens, models and command confirmations come
-//! next):
+//! Built so far (users and tokens and the model picker come next):
 //!
 //! | route | what |
 //! | --- | --- |
@@ -21,6 +20,7 @@
 //! | `POST /api/conversations/{id}/turns/{turn_id}/regenerate` | answers a turn's message again (`202`) |
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
 //! | `POST /api/conversations/{id}/compact` | `{"focus"}` (optional): summarizes older turns now |
+//! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
@@ -28,12 +28,14 @@
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy) or
 //! `500` (storage). Request bodies are limited to 1 MiB.
 
+mod confirm;
 mod error;
 mod guard;
 mod markdown;
 mod routes;
 mod state;
 
+pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
 pub use state::WebState;
 
@@ -90,6 +92,10 @@ pub fn router(state: WebState) -> Router {
         )
         .route("/api/conversations/{id}/cancel", post(turns::cancel))
         .route("/api/conversations/{id}/compact", post(turns::compact))
+        .route(
+            "/api/conversations/{id}/confirmation",
+            post(turns::confirmation),
+        )
         .route("/api/search", get(search::search))
         .route("/api/conversations/{id}/events", get(events::stream))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

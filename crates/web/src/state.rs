@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 
+use crate::confirm::{SharedConfirmer, WebConfirmer};
+
 /// The service the routes drive, and whose conversations they show.
 #[derive(Clone)]
 pub struct WebState {
@@ -11,6 +13,7 @@ pub struct WebState {
     pub(crate) user_name: Arc<str>,
     pub(crate) stream_queue: usize,
     pub(crate) allowed_hosts: Arc<[String]>,
+    pub(crate) confirmer: Option<SharedConfirmer>,
 }
 
 impl WebState {
@@ -21,6 +24,7 @@ impl WebState {
             user_name: Arc::from(user_name),
             stream_queue: crate::STREAM_QUEUE_EVENTS,
             allowed_hosts: Arc::from(Vec::new()),
+            confirmer: None,
         }
     }
 
@@ -32,6 +36,15 @@ impl WebState {
     pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
         let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
         self.allowed_hosts = Arc::from(hosts);
+        self
+    }
+
+    /// Asks on the page through `confirmer` (the one given to the agent's
+    /// `ExecuteCommand`): its questions appear in the event streams and are answered
+    /// with `POST …/confirmation`. Without one, that route answers `404`.
+    #[must_use]
+    pub fn confirmations(mut self, confirmer: Arc<WebConfirmer>) -> Self {
+        self.confirmer = Some(confirmer);
         self
     }
 

@@ -353,3 +353,69 @@ async fn other_hosts_and_other_sites_are_refused() {
         "nothing refused was stored"
     );
 }
+
+#[tokio::test]
+async fn a_command_waits_for_its_confirmation_on_the_stream() {
+    let (s, _workspace) = Server::with_confirmed_shell(Duration::from_secs(20)).await;
+    let id = s.create().await;
+    let shell = |call: &str, command: &str| {
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            call,
+            "ExecuteCommand",
+            json!({ "command": command }).to_string(),
+        )])
+    };
+    s.model.push_all([
+        shell("c1", "echo approved-run"),
+        shell("c2", "echo denied-run"),
+        ScriptedResponse::text("One ran, one was denied."),
+        ScriptedResponse::text("Commands"),
+    ]);
+    let mut stream = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "run two commands"}))
+            .await
+            .status(),
+        StatusCode::ACCEPTED
+    );
+    let mut answers = [true, false].into_iter();
+    let mut results = Vec::new();
+    while let Some(frame) = stream.next().await {
+        match (frame.name.as_deref(), frame.data["type"].as_str()) {
+            (Some("confirm"), Some("ConfirmationRequested")) => {
+                assert!(frame.id.is_none(), "confirmations carry no event id");
+                let request_id = frame.data["request_id"].as_u64().unwrap();
+                let approve = answers.next().unwrap();
+                let url = s.url(&format!("/api/conversations/{id}/confirmation"));
+                let answered = s
+                    .http
+                    .post(&url)
+                    .json(&json!({ "request_id": request_id, "approve": approve }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(answered.status(), StatusCode::NO_CONTENT);
+                // An answer counts once.
+                let again = s
+                    .http
+                    .post(&url)
+                    .json(&json!({ "request_id": request_id, "approve": true }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(again.status(), StatusCode::NOT_FOUND);
+            }
+            (_, Some("ToolCallCompleted")) => results.push((
+                frame.data["status"].as_str().unwrap().to_owned(),
+                frame.data["result"].as_str().unwrap().to_owned(),
+            )),
+            (_, Some("TurnCompleted")) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].0, "ok");
+    assert!(results[0].1.contains("approved-run"), "{results:?}");
+    assert_eq!(results[1].0, "denied");
+    assert!(!results[1].1.contains("denied-run\n"), "{results:?}");
+}

@@ -623,3 +623,69 @@ async fn the_search_box_finds_past_messages_and_opens_their_conversation() {
     screenshot(&page, "search").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_confirmation_dialog_approves_and_denies_commands() {
+    let Some(browser) = Chromium::start("confirmation dialog").await else {
+        return;
+    };
+    let (s, _workspace) = Server::with_confirmed_shell(Duration::from_secs(20)).await;
+    let shell = |call: &str, command: &str| {
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            call,
+            "ExecuteCommand",
+            serde_json::json!({ "command": command }).to_string(),
+        )])
+    };
+    s.model.push_all([
+        shell("c1", "echo 'allowed <b>by</b> the person'"),
+        shell("c2", "echo refused"),
+        ScriptedResponse::text("Done."),
+        ScriptedResponse::text("Commands"),
+    ]);
+    let page = open_page(&s, &browser).await;
+    send(&page, "run two commands").await;
+    wait_for(&page, "!document.getElementById('confirm-dialog').hidden").await;
+    // The command is shown as text, markup and all.
+    assert_eq!(
+        eval(
+            &page,
+            "document.getElementById('confirm-command').textContent"
+        )
+        .await,
+        "echo 'allowed <b>by</b> the person'"
+    );
+    screenshot(&page, "confirmation").await;
+    click(&page, "#confirm-approve").await;
+    wait_for(
+        &page,
+        "document.querySelector('[data-call-id=\"c1\"]')?.classList.contains('ok')",
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('confirm-dialog').hidden && document.getElementById('confirm-command').textContent === 'echo refused'").await;
+    click(&page, "#confirm-deny").await;
+    wait_for(
+        &page,
+        "document.querySelector('[data-call-id=\"c2\"]')?.classList.contains('denied')",
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('confirm-dialog').hidden").await,
+        true
+    );
+    let approved = eval(
+        &page,
+        "document.querySelector('[data-call-id=\"c1\"] .result').textContent",
+    )
+    .await;
+    assert!(
+        approved
+            .as_str()
+            .unwrap()
+            .contains("allowed <b>by</b> the person"),
+        "{approved}"
+    );
+    screenshot(&page, "confirmation-answered").await;
+    browser.close().await;
+}

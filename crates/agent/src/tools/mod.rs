@@ -16,7 +16,7 @@ pub use history::{
     search_and_format, since_days_ago,
 };
 pub use registry::{Tool, ToolRegistry};
-pub use shell::{CommandConfirmer, DenyAll, ExecuteCommand};
+pub use shell::{CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand};
 pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
 };

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::tools::{CommandConfirmer, DenyAll, ExecuteCommand, ToolRegistry, Workspace};
+use smallebot_agent::tools::{
+    CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand, ToolRegistry, Workspace,
+};
 use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio_util::sync::CancellationToken;
@@ -35,8 +37,8 @@ impl Recording {
 
 #[async_trait]
 impl CommandConfirmer for Recording {
-    async fn confirm(&self, command: &str, _timeout: Duration) -> bool {
-        self.asked.lock().unwrap().push(command.to_owned());
+    async fn confirm(&self, request: &ConfirmationRequest<'_>, _timeout: Duration) -> bool {
+        self.asked.lock().unwrap().push(request.command.to_owned());
         self.answer
     }
 }

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use smallebot_agent::tools::CommandConfirmer;
+use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest};
 use tokio::io::{AsyncBufRead, Lines};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
@@ -41,7 +41,8 @@ impl TerminalConfirmer {
 
 #[async_trait]
 impl CommandConfirmer for TerminalConfirmer {
-    async fn confirm(&self, command: &str, timeout: Duration) -> bool {
+    async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
+        let command = request.command;
         let (reply, answer) = oneshot::channel();
         let request = ConfirmRequest {
             command: command.to_owned(),
@@ -151,7 +152,8 @@ fn read_stdin_lines() -> mpsc::UnboundedReceiver<String> {
 
 #[async_trait]
 impl CommandConfirmer for StdinConfirmer {
-    async fn confirm(&self, command: &str, timeout: Duration) -> bool {
+    async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
+        let command = request.command;
         let mut guard = self.lines.lock().await;
         let lines = guard.get_or_insert_with(read_stdin_lines);
         while lines.try_recv().is_ok() {}

@@ -28,8 +28,12 @@ fn only_y_or_yes_allows() {
 #[tokio::test]
 async fn the_confirmer_denies_when_nobody_answers() {
     let (confirmer, mut requests) = TerminalConfirmer::channel();
-    let asked =
-        tokio::spawn(async move { confirmer.confirm("ls", Duration::from_millis(100)).await });
+    let asked = tokio::spawn(async move {
+        let request = ConfirmationRequest::new("ls", None, None);
+        confirmer
+            .confirm(&request, Duration::from_millis(100))
+            .await
+    });
     let request = requests.recv().await.unwrap();
     assert_eq!(request.command, "ls");
     assert!(!asked.await.unwrap());

@@ -5,8 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
-use smallebot_agent::tools::DenyAll;
-use smallebot_web::{WebState, hosts_for, router};
+use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 use crate::error::HostError;
 use crate::wiring;
@@ -16,8 +15,9 @@ pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<()
     if !addr.ip().is_loopback() {
         return Err(HostError::NotLoopback(addr));
     }
-    // No page can ask for a confirmation yet: commands that need one are denied.
-    let app = wiring::build_with_confirmer(home, user, Arc::new(DenyAll)).await?;
+    // Commands that need confirmation are asked on the conversation's page.
+    let confirmer = Arc::new(WebConfirmer::new());
+    let app = wiring::build_with_confirmer(home, user, confirmer.clone()).await?;
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(source) => {
@@ -32,7 +32,9 @@ pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<()
     );
     // Only its own host names: a DNS name rebound to 127.0.0.1, or another site open
     // in the browser, gets 403.
-    let state = WebState::new(Arc::clone(&app.service), &app.user).allow_hosts(hosts_for(bound));
+    let state = WebState::new(Arc::clone(&app.service), &app.user)
+        .allow_hosts(hosts_for(bound))
+        .confirmations(confirmer);
     let routes = router(state);
     let served = tokio::select! {
         served = axum::serve(listener, routes) => served,

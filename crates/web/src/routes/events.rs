@@ -10,14 +10,20 @@ use futures::Stream;
 use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::{Event, EventSubscription};
 
+use tokio::sync::watch;
+
 use super::own_conversation;
+use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::state::WebState;
 
 /// Where a stream is.
 enum Phase {
-    /// Sending events.
-    Live(EventSubscription),
+    /// Sending events (and, with a confirmer, its questions for this conversation).
+    Live(
+        EventSubscription,
+        Option<watch::Receiver<Option<PendingConfirmation>>>,
+    ),
     /// The `reload` event was sent; end.
     Done,
 }
@@ -28,7 +34,10 @@ enum Phase {
 /// does not, the running turn's events so far. When that is impossible (the events are
 /// no longer kept) or the client falls too far behind, it receives one `reload` event
 /// (`{"type":"Reload","reason":…}`) and the stream ends: load the conversation again
-/// and open a new stream without `Last-Event-ID`.
+/// and open a new stream without `Last-Event-ID`. With a confirmer, a command waiting
+/// for confirmation arrives as a `confirm` event (`ConfirmationRequested` with
+/// `request_id`, `command`, `timeout_secs`; `ConfirmationClosed` once it is answered,
+/// timed out or dropped), without an id.
 pub(crate) async fn stream(
     State(state): State<WebState>,
     Path(id): Path<String>,
@@ -61,7 +70,18 @@ pub(crate) async fn stream(
             Ok::<_, Infallible>(event)
         })),
         None => {
-            futures::future::Either::Right(futures::stream::unfold(Phase::Live(subscription), next))
+            // A question already waiting is shown at once (a page opened later).
+            let confirmations = state.confirmer.as_ref().map(|c| {
+                let mut watched = c.watch(conversation.id);
+                if watched.borrow().is_some() {
+                    watched.mark_changed();
+                }
+                watched
+            });
+            futures::future::Either::Right(futures::stream::unfold(
+                Phase::Live(subscription, confirmations),
+                next,
+            ))
         }
     };
     Ok(Sse::new(start).keep_alive(KeepAlive::default()))
@@ -69,17 +89,47 @@ pub(crate) async fn stream(
 
 /// The stream's next SSE event.
 async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
-    let Phase::Live(mut subscription) = phase else {
+    let Phase::Live(mut subscription, mut confirmations) = phase else {
         return None;
     };
-    match subscription.recv().await {
-        Some(event) => Some((Ok(sse(&event)), Phase::Live(subscription))),
-        None if subscription.lagged() => Some((
-            Ok(reload("this stream fell too far behind the conversation")),
-            Phase::Done,
-        )),
-        None => None,
+    let question = async {
+        if let Some(watched) = confirmations.as_mut()
+            && watched.changed().await.is_ok()
+        {
+            return Some(watched.borrow_and_update().clone());
+        }
+        // No confirmer (or it is gone): only events.
+        std::future::pending().await
+    };
+    tokio::select! {
+        biased;
+        event = subscription.recv() => match event {
+            Some(event) => Some((Ok(sse(&event)), Phase::Live(subscription, confirmations))),
+            None if subscription.lagged() => Some((
+                Ok(reload("this stream fell too far behind the conversation")),
+                Phase::Done,
+            )),
+            None => None,
+        },
+        Some(pending) = question => {
+            Some((Ok(confirm(pending.as_ref())), Phase::Live(subscription, confirmations)))
+        }
     }
+}
+
+/// A `confirm` event: the command waiting for an answer, or `ConfirmationClosed` once
+/// none waits.
+fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
+    let data = match pending {
+        Some(p) => serde_json::json!({
+            "type": "ConfirmationRequested",
+            "request_id": p.request_id,
+            "command": p.command,
+            "timeout_secs": p.timeout_secs,
+        }),
+        None => serde_json::json!({ "type": "ConfirmationClosed" }),
+    };
+    SseEvent::default().event("confirm").data(data.to_string())
 }
 
 /// An event as SSE: its `seq` as id, its JSON as data.

@@ -1,5 +1,5 @@
 //! Turns: start one with a message, edit a user message, regenerate an answer, cancel
-//! the running turn, compact now.
+//! the running turn, compact now, answer a command confirmation.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -188,4 +188,32 @@ pub(crate) async fn compact(
         .compact(conversation.id, focus.as_deref())
         .await?;
     Ok(Json(report))
+}
+
+/// The body of `POST …/confirmation`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConfirmationBody {
+    request_id: u64,
+    approve: bool,
+}
+
+/// `POST /api/conversations/{id}/confirmation`: approves or denies the command waiting
+/// for confirmation; `204`, or `404` when that question no longer waits (answered,
+/// timed out, or the turn ended).
+pub(crate) async fn confirmation(
+    State(state): State<WebState>,
+    Path(id): Path<String>,
+    body: Result<Json<ConfirmationBody>, JsonRejection>,
+) -> Result<StatusCode, ApiError> {
+    let Json(body) = body?;
+    let conversation = own_conversation(&state, &id).await?;
+    let confirmer = state
+        .confirmer
+        .as_ref()
+        .ok_or_else(|| ApiError::not_found("confirmation", body.request_id))?;
+    confirmer
+        .answer(conversation.id, body.request_id, body.approve)
+        .map_err(|_| ApiError::not_found("confirmation", body.request_id))?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -10,11 +10,12 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::ChatEndpoint;
-use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
+use smallebot_agent::config::TerminalSettings;
+use smallebot_agent::tools::{ExecuteCommand, GetCurrentTime, ToolRegistry, Workspace};
 use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
-use smallebot_web::{WebState, hosts_for, router};
+use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 pub struct Server {
     pub base: String,
@@ -90,6 +91,30 @@ impl Server {
 
     pub async fn start_with(configure: impl FnOnce(WebState) -> WebState) -> Self {
         Self::start_custom(|assembly| assembly, configure).await
+    }
+
+    /// A server whose one tool is `ExecuteCommand` (in a fresh workspace) that asks on
+    /// the page before each command, waiting at most `confirm_within`.
+    pub async fn with_confirmed_shell(confirm_within: Duration) -> (Self, tempfile::TempDir) {
+        let workspace = tempfile::tempdir().unwrap();
+        let confirmer = Arc::new(WebConfirmer::new());
+        let terminal = TerminalSettings {
+            require_command_confirmation: true,
+            confirmation_timeout: confirm_within,
+            ..TerminalSettings::default()
+        };
+        let shell = ExecuteCommand::new(
+            terminal,
+            Workspace::new(workspace.path().to_path_buf()),
+            confirmer.clone(),
+        )
+        .unwrap();
+        let server = Self::start_custom(
+            |agent| agent.tools(ToolRegistry::new().with(Arc::new(shell))),
+            |web| web.confirmations(confirmer),
+        )
+        .await;
+        (server, workspace)
     }
 
     /// A server whose agent is built by `customize` and whose web state by `configure`.

@@ -8,5 +8,5 @@ mod confirm;
 mod process;
 mod tool;
 
-pub use confirm::{CommandConfirmer, DenyAll};
+pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use tool::ExecuteCommand;

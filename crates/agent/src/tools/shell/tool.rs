@@ -10,7 +10,7 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTra
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::shell::{CommandPolicy, CommandVerdict, PolicyError};
 
-use super::confirm::CommandConfirmer;
+use super::confirm::{CommandConfirmer, ConfirmationRequest};
 use super::process::{Ending, Finished, run_shell};
 use crate::config::TerminalSettings;
 use crate::tools::{Args, Tool, Workspace, WorkspaceError};
@@ -86,8 +86,9 @@ impl ExecuteCommand {
 
     /// Whether the person allows `command`; `None` when the turn was cancelled meanwhile.
     async fn confirmed(&self, command: &str, context: &ToolContext) -> Option<bool> {
+        let request = ConfirmationRequest::new(command, context.conversation_id, context.turn_id);
         tokio::select! {
-            allowed = self.confirmer.confirm(command, self.settings.confirmation_timeout) => Some(allowed),
+            allowed = self.confirmer.confirm(&request, self.settings.confirmation_timeout) => Some(allowed),
             () = context.cancel.cancelled() => None,
         }
     }

@@ -1,0 +1,215 @@
+//! [`WebConfirmer`]: asking on a conversation's page whether a command may run.
+//!
+//! `ExecuteCommand` with `requireCommandConfirmation` asks its confirmer; this one keeps
+//! the question as the conversation's pending confirmation, which every open event
+//! stream of that conversation shows as a `confirm` event (also to a page opened
+//! later), and waits for `POST …/confirmation` — or the timeout, or the turn's end —
+//! whichever comes first. Anything but an explicit approval is a denial.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest};
+use smallebot_core::ids::ConversationId;
+use tokio::sync::{oneshot, watch};
+
+/// A confirmation the page shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingConfirmation {
+    /// Its id, to answer it.
+    pub request_id: u64,
+    /// The command that waits.
+    pub command: String,
+    /// Seconds until it is denied without an answer.
+    pub timeout_secs: u64,
+}
+
+/// One conversation's confirmation slot.
+struct Slot {
+    shown: watch::Sender<Option<PendingConfirmation>>,
+    answer: Option<(u64, oneshot::Sender<bool>)>,
+}
+
+/// Asks the person on the conversation's page; see the module docs.
+#[derive(Default)]
+pub struct WebConfirmer {
+    slots: Mutex<HashMap<ConversationId, Slot>>,
+    next_id: AtomicU64,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NothingPending;
+
+impl WebConfirmer {
+    /// A confirmer without pending questions.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Follows the conversation's pending confirmation (`None` when nothing waits).
+    pub fn watch(
+        &self,
+        conversation_id: ConversationId,
+    ) -> watch::Receiver<Option<PendingConfirmation>> {
+        match self.slots.lock() {
+            Ok(mut slots) => slots
+                .entry(conversation_id)
+                .or_insert_with(|| Slot {
+                    shown: watch::channel(None).0,
+                    answer: None,
+                })
+                .shown
+                .subscribe(),
+            Err(_) => watch::channel(None).1,
+        }
+    }
+
+    /// Answers the pending confirmation `request_id` of the conversation.
+    ///
+    /// # Errors
+    /// [`NothingPending`] when no such question waits (answered, timed out, or never
+    /// asked).
+    pub fn answer(
+        &self,
+        conversation_id: ConversationId,
+        request_id: u64,
+        approve: bool,
+    ) -> Result<(), NothingPending> {
+        let mut slots = self.slots.lock().map_err(|_| NothingPending)?;
+        let slot = slots.get_mut(&conversation_id).ok_or(NothingPending)?;
+        match slot.answer.take() {
+            Some((id, reply)) if id == request_id => {
+                slot.shown.send_replace(None);
+                reply.send(approve).map_err(|_| NothingPending)
+            }
+            other => {
+                slot.answer = other;
+                Err(NothingPending)
+            }
+        }
+    }
+
+    /// Shows a question and returns its id and the answer's receiving end.
+    fn ask(
+        &self,
+        conversation_id: ConversationId,
+        command: &str,
+        timeout: Duration,
+    ) -> Option<(u64, oneshot::Receiver<bool>)> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let (reply, answer) = oneshot::channel();
+        let mut slots = self.slots.lock().ok()?;
+        let slot = slots.entry(conversation_id).or_insert_with(|| Slot {
+            shown: watch::channel(None).0,
+            answer: None,
+        });
+        slot.answer = Some((id, reply));
+        slot.shown.send_replace(Some(PendingConfirmation {
+            request_id: id,
+            command: command.to_owned(),
+            timeout_secs: timeout.as_secs(),
+        }));
+        Some((id, answer))
+    }
+
+    /// Takes the question `id` down (answered, timed out or abandoned).
+    fn withdraw(&self, conversation_id: ConversationId, id: u64) {
+        if let Ok(mut slots) = self.slots.lock()
+            && let Some(slot) = slots.get_mut(&conversation_id)
+        {
+            if matches!(&slot.answer, Some((pending, _)) if *pending == id) {
+                slot.answer = None;
+            }
+            if matches!(&*slot.shown.borrow(), Some(p) if p.request_id == id) {
+                slot.shown.send_replace(None);
+            }
+        }
+    }
+}
+
+/// Withdraws a question when its asker stops waiting, however it stops.
+struct Withdraw<'a> {
+    confirmer: &'a WebConfirmer,
+    conversation_id: ConversationId,
+    id: u64,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        self.confirmer.withdraw(self.conversation_id, self.id);
+    }
+}
+
+#[async_trait]
+impl CommandConfirmer for WebConfirmer {
+    async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
+        // Outside a conversation there is no page to ask on.
+        let Some(conversation_id) = request.conversation_id else {
+            return false;
+        };
+        let Some((id, answer)) = self.ask(conversation_id, request.command, timeout) else {
+            return false;
+        };
+        let _withdraw = Withdraw {
+            confirmer: self,
+            conversation_id,
+            id,
+        };
+        matches!(tokio::time::timeout(timeout, answer).await, Ok(Ok(true)))
+    }
+}
+
+/// The confirmer a [`WebState`](crate::WebState) answers through.
+pub(crate) type SharedConfirmer = Arc<WebConfirmer>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_waiting_command_once() {
+        let confirmer = Arc::new(WebConfirmer::new());
+        let c = ConversationId::new();
+        let mut shown = confirmer.watch(c);
+        let asking = Arc::clone(&confirmer);
+        let waiting = tokio::spawn(async move {
+            let request = ConfirmationRequest::new("rm -r build", Some(c), None);
+            asking.confirm(&request, Duration::from_secs(5)).await
+        });
+        shown.changed().await.unwrap();
+        let pending = shown.borrow_and_update().clone().unwrap();
+        assert_eq!(pending.command, "rm -r build");
+        assert_eq!(
+            confirmer.answer(c, pending.request_id + 1, true),
+            Err(NothingPending)
+        );
+        assert_eq!(confirmer.answer(c, pending.request_id, true), Ok(()));
+        assert!(waiting.await.unwrap());
+        assert_eq!(*shown.borrow(), None);
+        assert_eq!(
+            confirmer.answer(c, pending.request_id, false),
+            Err(NothingPending)
+        );
+    }
+
+    #[tokio::test]
+    async fn no_answer_in_time_or_no_conversation_is_a_denial() {
+        let confirmer = WebConfirmer::new();
+        let c = ConversationId::new();
+        let request = ConfirmationRequest::new("ls", Some(c), None);
+        assert!(!confirmer.confirm(&request, Duration::from_millis(50)).await);
+        assert_eq!(
+            *confirmer.watch(c).borrow(),
+            None,
+            "withdrawn after the timeout"
+        );
+        let nowhere = ConfirmationRequest::new("ls", None, None);
+        assert!(!confirmer.confirm(&nowhere, Duration::from_secs(5)).await);
+    }
+}
