@@ -7,6 +7,7 @@ mod fixture;
 mod harness;
 mod overhead;
 mod search;
+mod serve;
 
 use clap::Args;
 
@@ -16,7 +17,7 @@ pub struct BenchArgs {
     /// Rows stored for the search benchmark.
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
-    /// Run only these benchmarks (overhead, estimate, search, compression).
+    /// Run only these benchmarks (overhead, estimate, search, compression, serve).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Measure the debug build as it is instead of re-running in release.
@@ -100,6 +101,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("search") {
         print(&search::run(args.search_rows).await?);
+    }
+    if wants("serve") {
+        print(&serve::run().await?);
     }
     Ok(())
 }

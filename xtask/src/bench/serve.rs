@@ -1,0 +1,307 @@
+//! The web server under load: many conversations at once, each a turn with three tool
+//! calls against a testkit model that takes 50 ms per response, every turn followed
+//! over its server-sent event stream by its own client.
+//!
+//! The server is the release `smallebot serve` in its own process (so its peak RSS is
+//! its own). The latency of a turn is the time from the model's last byte of the
+//! turn's final answer to the client receiving `TurnCompleted`: the testkit notes
+//! when the final answer's request arrives; it answers 50 ms later in one chunk.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use smallebot_application::pipeline::TITLE_INSTRUCTION;
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use super::Figure;
+
+/// Conversations at once.
+const CONVERSATIONS: usize = 500;
+/// The model's time per response.
+const MODEL_DELAY: Duration = Duration::from_millis(50);
+/// Longest a turn may take before it counts as an error.
+const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// When each conversation's final answer was requested, by its user message.
+type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
+
+/// Runs the load and its single-conversation baseline.
+pub async fn run() -> Result<Vec<Figure>, String> {
+    let binary = build_server()?;
+    let model = TestModel::start().await.map_err(|e| e.to_string())?;
+    let arrivals: Arrivals = Arc::default();
+    script(&model, Arc::clone(&arrivals));
+    let home = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let server = Server::start(&binary, home.path(), &model.base_url()).await?;
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(CONVERSATIONS * 2)
+        .build()
+        .map_err(|e| e.to_string())?;
+
+    // Baseline: ten turns one after another, nothing else running.
+    let mut alone = Vec::new();
+    for i in 0..10 {
+        let key = format!("baseline conversation {i}");
+        let received = one_turn(&http, &server.base, &key).await?;
+        alone.push(latency(&arrivals, &key, received)?);
+    }
+
+    // The load: every conversation at once.
+    let started = Instant::now();
+    let mut clients = tokio::task::JoinSet::new();
+    for i in 0..CONVERSATIONS {
+        let http = http.clone();
+        let base = server.base.clone();
+        clients.spawn(async move {
+            let key = format!("load conversation {i}");
+            let received = one_turn(&http, &base, &key).await;
+            (key, received)
+        });
+    }
+    let mut latencies = Vec::with_capacity(CONVERSATIONS);
+    let mut errors = Vec::new();
+    while let Some(joined) = clients.join_next().await {
+        match joined {
+            Ok((key, Ok(received))) => match latency(&arrivals, &key, received) {
+                Ok(l) => latencies.push(l),
+                Err(e) => errors.push(e),
+            },
+            Ok((key, Err(e))) => errors.push(format!("{key}: {e}")),
+            Err(e) => errors.push(format!("a client task failed: {e}")),
+        }
+    }
+    let wall = started.elapsed();
+    let peak_rss_mb = server.peak_rss_mb();
+    server.stop().await;
+    model.shutdown().await;
+
+    if let Some(first) = errors.first() {
+        eprintln!("first error of {}: {first}", errors.len());
+    }
+    let (p50, p99) = (percentile(&latencies, 50), percentile(&latencies, 99));
+    let base50 = percentile(&alone, 50);
+    let met = errors.is_empty()
+        && p99 <= Duration::from_millis(50)
+        && peak_rss_mb.is_some_and(|mb| mb <= 250.0);
+    Ok(vec![Figure {
+        name: format!(
+            "web server under load ({CONVERSATIONS} conversations at once, 3 tool calls each, \
+             {} ms per model response, every turn followed over SSE)",
+            MODEL_DELAY.as_millis()
+        ),
+        value: format!(
+            "errors {}; model's last byte → client has TurnCompleted: p50 {}, p99 {}; \
+             peak RSS of the server {}; all turns done in {:.1} s",
+            errors.len(),
+            super::ms(p50),
+            super::ms(p99),
+            peak_rss_mb.map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB")),
+            wall.as_secs_f64()
+        ),
+        baseline: format!(
+            "the same turn alone (10 in a row): p50 {}",
+            super::ms(base50)
+        ),
+        ratio: format!(
+            "p99 under load / p50 alone: {:.1}×",
+            p99.as_secs_f64() / base50.as_secs_f64().max(1e-9)
+        ),
+        target: format!(
+            "0 errors, p99 ≤ 50 ms, peak RSS ≤ 250 MB: {}",
+            if met { "met" } else { "NOT met" }
+        ),
+    }])
+}
+
+/// Builds the release server binary and returns its path.
+fn build_server() -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    println!("(building smallebot in release for the serve benchmark…)");
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--package", "smallebot"])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building smallebot failed: {status}"));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    Ok(target.join("release/smallebot"))
+}
+
+/// Tool calls until three results follow the user message, then the answer; titles
+/// get a title. Every response takes [`MODEL_DELAY`].
+fn script(model: &TestModel, arrivals: Arrivals) {
+    model.respond_with(move |req| {
+        let messages = req.messages();
+        let text: String = messages.iter().map(message_text).collect();
+        if text.contains(TITLE_INSTRUCTION) {
+            return ScriptedResponse::text("Bench").delay_before(MODEL_DELAY);
+        }
+        let since_user: Vec<&Value> = messages
+            .iter()
+            .rev()
+            .take_while(|m| m["role"] != "user")
+            .collect();
+        let results = since_user.iter().filter(|m| m["role"] == "tool").count();
+        if results < 3 {
+            return ScriptedResponse::tool_calls([ToolCallSpec::new(
+                format!("call_{}", req.index),
+                "GetCurrentTime",
+                "{}",
+            )])
+            .delay_before(MODEL_DELAY);
+        }
+        if let (Some(user), Ok(mut arrivals)) = (req.last_user_text(), arrivals.lock()) {
+            arrivals.insert(user, Instant::now());
+        }
+        ScriptedResponse::text("Done: three tool calls.")
+            .chunk_size(1000)
+            .delay_before(MODEL_DELAY)
+    });
+}
+
+/// The turn's latency: received − (final request's arrival + the model's delay).
+fn latency(arrivals: &Arrivals, key: &str, received: Instant) -> Result<Duration, String> {
+    let arrived = arrivals
+        .lock()
+        .map_err(|_| "the arrival table is poisoned".to_owned())?
+        .get(key)
+        .copied()
+        .ok_or_else(|| format!("{key}: the model never saw its final request"))?;
+    Ok(received.saturating_duration_since(arrived + MODEL_DELAY))
+}
+
+/// One conversation: create it, follow its events, send the message; returns when the
+/// client received `TurnCompleted`.
+async fn one_turn(http: &reqwest::Client, base: &str, text: &str) -> Result<Instant, String> {
+    tokio::time::timeout(TURN_TIMEOUT, async {
+        let created: Value = http
+            .post(format!("{base}/api/conversations"))
+            .send()
+            .await
+            .map_err(|e| format!("create: {e}"))?
+            .json()
+            .await
+            .map_err(|e| format!("create: {e}"))?;
+        let id = created["id"]
+            .as_str()
+            .ok_or_else(|| format!("create answered {created}"))?
+            .to_owned();
+        let events = http
+            .get(format!("{base}/api/conversations/{id}/events"))
+            .send()
+            .await
+            .map_err(|e| format!("events: {e}"))?;
+        if !events.status().is_success() {
+            return Err(format!("events: {}", events.status()));
+        }
+        let sent = http
+            .post(format!("{base}/api/conversations/{id}/messages"))
+            .json(&json!({ "text": text }))
+            .send()
+            .await
+            .map_err(|e| format!("send: {e}"))?;
+        if sent.status() != reqwest::StatusCode::ACCEPTED {
+            return Err(format!("send: {}", sent.status()));
+        }
+        let mut bytes = events.bytes_stream();
+        let mut buffer = String::new();
+        while let Some(chunk) = bytes.next().await {
+            let chunk = chunk.map_err(|e| format!("events: {e}"))?;
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            if buffer.contains("\"type\":\"TurnCompleted\"") {
+                return Ok(Instant::now());
+            }
+            if buffer.contains("\"type\":\"TurnFailed\"") {
+                return Err(format!("the turn failed: {buffer}"));
+            }
+            // Keep only the tail that may hold a partial frame.
+            if let Some(end) = buffer.rfind("\n\n") {
+                buffer.drain(..end);
+            }
+        }
+        Err("the event stream ended before TurnCompleted".to_owned())
+    })
+    .await
+    .map_err(|_| format!("no TurnCompleted within {} s", TURN_TIMEOUT.as_secs()))?
+}
+
+/// The `p`th percentile.
+fn percentile(samples: &[Duration], p: usize) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = (sorted.len() * p).div_ceil(100).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// `smallebot serve` in its own process.
+struct Server {
+    child: tokio::process::Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(binary: &Path, home: &Path, model_url: &str) -> Result<Self, String> {
+        let mut child = tokio::process::Command::new(binary)
+            .arg("--home")
+            .arg(home)
+            .args(["serve", "--addr", "127.0.0.1:0", "--user", "bench"])
+            .env("OPENAI_BASE_URL", model_url)
+            .env("OPENAI_API_KEY", "bench")
+            .env("SMALLEBOT_MODEL", "bench-model")
+            .env_remove("SMALLEBOT_HOME")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("the server has no stdout")?;
+        let banner = tokio::time::timeout(
+            Duration::from_secs(30),
+            BufReader::new(stdout).lines().next_line(),
+        )
+        .await
+        .map_err(|_| "the server printed nothing within 30 s".to_owned())?
+        .map_err(|e| e.to_string())?
+        .ok_or("the server exited before listening")?;
+        let base = banner
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .ok_or_else(|| format!("no address in the banner: {banner}"))?
+            .trim_end_matches('/')
+            .to_owned();
+        Ok(Self { child, base })
+    }
+
+    /// The process's peak resident set (`VmHWM`), in MB.
+    fn peak_rss_mb(&self) -> Option<f64> {
+        let pid = self.child.id()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let kb: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kb / 1024.0)
+    }
+
+    async fn stop(mut self) {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+    }
+}
