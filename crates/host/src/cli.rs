@@ -79,20 +79,41 @@ pub enum Command {
         #[arg(long)]
         focus: Option<String>,
     },
-    /// Serve the HTTP API and live event streams (see docs/http-api.md) until Ctrl+C.
-    /// Listens on loopback only: there are no users or tokens yet, so any other
-    /// address is refused. Commands that need confirmation are asked on the page.
+    /// Serve the web app — page, HTTP API, live event streams (docs/http-api.md) —
+    /// until Ctrl+C. On loopback nobody signs in. Any other address needs users
+    /// (`smallebot users add NAME`): every request then carries a user's token and sees
+    /// only that user's conversations. Commands that need confirmation are asked on
+    /// the page.
     Serve {
         /// Where to listen.
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: std::net::SocketAddr,
+        /// A host name the server is reached by (as in the browser's address bar,
+        /// `name` or `name:port`); repeatable. Requests naming other hosts are refused.
+        #[arg(long = "public-name")]
+        public_names: Vec<String>,
         /// Whose conversations (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
     },
+    /// Users of the web app when it listens beyond loopback.
+    #[command(subcommand)]
+    Users(UsersCommand),
     /// List, show, search or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
+}
+
+/// `smallebot users …`
+#[derive(Debug, Subcommand)]
+pub enum UsersCommand {
+    /// Add a user and print their token — once: only its digest is stored.
+    Add {
+        /// The user's name (their conversations are stored under it).
+        name: String,
+    },
+    /// List the users' names.
+    List,
 }
 
 /// `smallebot conversations …`

@@ -65,12 +65,16 @@ pub enum HostError {
         source: tokio::task::JoinError,
     },
     /// Reading input or writing output failed.
-    /// `serve` was asked to listen beyond loopback.
+    /// `serve` was asked to listen beyond loopback without users.
     #[error(
-        "refusing to listen on {0}: without users and tokens the server only listens on \
-         loopback (127.0.0.1 or ::1)"
+        "refusing to listen on {0}: beyond loopback (127.0.0.1 or ::1) every request must \
+         carry a user's token, and there are no users. Add one with `smallebot users add NAME`."
     )]
     NotLoopback(std::net::SocketAddr),
+
+    /// `users add` got a name it cannot use.
+    #[error("'{0}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.'")]
+    InvalidUserName(String),
 
     /// `serve` could not bind its address.
     #[error(

@@ -119,3 +119,69 @@ async fn serve_refuses_addresses_beyond_loopback() {
     );
     assert!(stderr.contains("loopback"), "{stderr}");
 }
+
+#[tokio::test]
+async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    let add = |name: &str| {
+        let mut c = command(home.path(), &model.base_url());
+        c.args(["users", "add", name]);
+        c.output()
+    };
+    let carol = add("carol").await.unwrap();
+    assert!(
+        carol.status.success(),
+        "{}",
+        String::from_utf8_lossy(&carol.stderr)
+    );
+    let token = String::from_utf8(carol.stdout).unwrap().trim().to_owned();
+    assert_eq!(token.len(), 64, "{token}");
+    assert!(String::from_utf8_lossy(&carol.stderr).contains("cannot be shown again"));
+    let again = add("carol").await.unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+    let bad = add("no spaces please").await.unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot be a user name"));
+    // Only the digest is stored.
+    let db = std::fs::read(home.path().join("smallebot.db")).unwrap();
+    assert!(!db.windows(token.len()).any(|w| w == token.as_bytes()));
+
+    let mut child = command(home.path(), &model.base_url())
+        .args(["serve", "--addr", "0.0.0.0:0", "--public-name", "127.0.0.1"])
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(banner.contains("signs in"), "{banner}");
+    let port = banner
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://0.0.0.0:"))
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let base = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    let anonymous = http
+        .get(format!("{base}/api/conversations"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let created: Value = http
+        .post(format!("{base}/api/conversations"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["user_name"], "carol");
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}

@@ -28,6 +28,7 @@ mod steps;
 mod task_store;
 mod turns;
 mod tx;
+mod users;
 
 pub use database::SqliteStore;
 pub use error::StoreError;

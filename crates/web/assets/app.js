@@ -27,7 +27,9 @@ async function api(path, options = {}) {
   const text = await response.text();
   const body = text ? JSON.parse(text) : null;
   if (!response.ok) {
-    throw new Error((body && body.error) || `${response.status} ${response.statusText}`);
+    const error = new Error((body && body.error) || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
   }
   return body;
 }
@@ -463,9 +465,34 @@ function start() {
     clearTimeout(pending);
     pending = setTimeout(() => search(event.target.value), 250);
   });
+  $("login").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await api("/api/login", { method: "POST", body: { token: $("token").value } });
+      $("token").value = "";
+      $("login").hidden = true;
+      for (const part of ["sidebar", "chat"]) $(part).hidden = false;
+      boot();
+    } catch (error) {
+      $("login-error").textContent = error.message;
+    }
+  });
+  boot();
+}
+
+// Loads the conversations (or asks to sign in when the server has users).
+function boot() {
   loadConversations()
     .then((list) => (list.length > 0 ? openConversation(list[0].id) : newConversation()))
-    .catch((error) => showError(error.message));
+    .catch((error) => {
+      if (error.status === 401) {
+        for (const part of ["sidebar", "chat", "tasks"]) $(part).hidden = true;
+        $("login").hidden = false;
+        $("token").focus();
+      } else {
+        showError(error.message);
+      }
+    });
 }
 
 start();

@@ -31,6 +31,14 @@ impl ApiError {
         }
     }
 
+    /// `401` for a request without a user's token.
+    pub(crate) fn unauthorized(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            message: message.into(),
+        }
+    }
+
     /// `403` for a request this server refuses to answer.
     pub(crate) fn forbidden(message: impl Into<String>) -> Self {
         Self {

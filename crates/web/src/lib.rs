@@ -4,12 +4,13 @@
 //! [`ConversationService`](smallebot_application::ConversationService), so the host
 //! serves it and another program can mount it under its own prefix.
 //!
-//! Built so far (users and tokens and the model picker come next):
+//! Built so far (per-user workspaces and the model picker come next):
 //!
 //! | route | what |
 //! | --- | --- |
 //! | `GET /` | the page (its script and style under `/assets/`) |
 //! | `GET /healthz` | `ok` |
+//! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie ([`auth`]) |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized rows marked |
@@ -24,10 +25,12 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
-//! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `403` (another
+//! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
+//! token, when there are users), `403` (another
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy) or
 //! `500` (storage). Request bodies are limited to 1 MiB.
 
+pub mod auth;
 mod confirm;
 mod error;
 mod guard;
@@ -67,10 +70,6 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 pub fn router(state: WebState) -> Router {
     use routes::{conversations, events, health, page, search, turns};
     Router::new()
-        .route("/", get(page::index))
-        .route("/assets/app.js", get(page::script))
-        .route("/assets/app.css", get(page::style))
-        .route("/healthz", get(health::healthz))
         .route(
             "/api/conversations",
             get(conversations::list).post(conversations::create),
@@ -96,8 +95,18 @@ pub fn router(state: WebState) -> Router {
             "/api/conversations/{id}/confirmation",
             post(turns::confirmation),
         )
-        .route("/api/search", get(search::search))
         .route("/api/conversations/{id}/events", get(events::stream))
+        .route("/api/search", get(search::search))
+        // Everything above is a user's; below needs no sign-in.
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ))
+        .route("/", get(page::index))
+        .route("/assets/app.js", get(page::script))
+        .route("/assets/app.css", get(page::style))
+        .route("/healthz", get(health::healthz))
+        .route("/api/login", post(auth::login))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 
+use crate::auth::TokenUsers;
 use crate::confirm::{SharedConfirmer, WebConfirmer};
 
 /// The service the routes drive, and whose conversations they show.
@@ -14,10 +15,12 @@ pub struct WebState {
     pub(crate) stream_queue: usize,
     pub(crate) allowed_hosts: Arc<[String]>,
     pub(crate) confirmer: Option<SharedConfirmer>,
+    pub(crate) users: Option<Arc<dyn TokenUsers>>,
 }
 
 impl WebState {
-    /// Serves `user_name`'s conversations through `service`.
+    /// Serves `user_name`'s conversations through `service` (the user of every request
+    /// until [`users`](Self::users) are given).
     pub fn new(service: Arc<ConversationService>, user_name: &str) -> Self {
         Self {
             service,
@@ -25,6 +28,7 @@ impl WebState {
             stream_queue: crate::STREAM_QUEUE_EVENTS,
             allowed_hosts: Arc::from(Vec::new()),
             confirmer: None,
+            users: None,
         }
     }
 
@@ -36,6 +40,15 @@ impl WebState {
     pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
         let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
         self.allowed_hosts = Arc::from(hosts);
+        self
+    }
+
+    /// Requires a user's token on every API request (see [`crate::auth`]); each user
+    /// sees only their own conversations. Without users, every request is the local
+    /// user's (for loopback).
+    #[must_use]
+    pub fn users(mut self, users: Arc<dyn TokenUsers>) -> Self {
+        self.users = Some(users);
         self
     }
 

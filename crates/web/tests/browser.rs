@@ -689,3 +689,61 @@ async fn the_confirmation_dialog_approves_and_denies_commands() {
     screenshot(&page, "confirmation-answered").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_page_asks_for_a_token_once_and_keeps_it_out_of_scripts_reach() {
+    use smallebot_web::auth::{TokenUsers, new_token, token_digest};
+
+    struct OneUser(String);
+    #[async_trait::async_trait]
+    impl TokenUsers for OneUser {
+        async fn user_for_digest(
+            &self,
+            digest: &str,
+        ) -> Result<Option<String>, smallebot_core::RepositoryError> {
+            Ok((digest == self.0).then(|| "alice".to_owned()))
+        }
+    }
+
+    let Some(browser) = Chromium::start("sign in").await else {
+        return;
+    };
+    let token = new_token();
+    let users = OneUser(token_digest(&token));
+    let s = Server::start_with(|web| web.users(std::sync::Arc::new(users))).await;
+    let page = browser.open(&format!("{}/", s.base)).await;
+    wait_for(&page, "!document.getElementById('login').hidden").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('chat').hidden").await,
+        true
+    );
+    type_into(&page, "#token", "not-a-token").await;
+    click(&page, "#sign-in").await;
+    wait_for(
+        &page,
+        "document.getElementById('login-error').textContent.length > 0",
+    )
+    .await;
+    eval(&page, "document.getElementById('token').value = ''").await;
+    type_into(&page, "#token", &token).await;
+    click(&page, "#sign-in").await;
+    wait_for(
+        &page,
+        "document.getElementById('login').hidden && !document.getElementById('input').disabled",
+    )
+    .await;
+    // The token lives in an HttpOnly cookie: page scripts cannot read it.
+    assert_eq!(
+        eval(&page, "document.cookie.includes('smallebot_token')").await,
+        false
+    );
+    // Reloading the page needs no new sign-in.
+    page.reload().await.unwrap();
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    assert_eq!(
+        eval(&page, "document.getElementById('login').hidden").await,
+        true
+    );
+    screenshot(&page, "signed-in").await;
+    browser.close().await;
+}

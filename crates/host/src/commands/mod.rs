@@ -5,6 +5,7 @@ mod conversations;
 mod migrate;
 pub mod run;
 mod serve;
+mod users;
 
 use smallebot_agent::assembly::Home;
 use smallebot_infrastructure::SqliteStore;
@@ -50,7 +51,12 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             )
             .await
         }
-        Command::Serve { addr, user } => serve::run(&home, addr, user.as_deref()).await,
+        Command::Serve {
+            addr,
+            public_names,
+            user,
+        } => serve::run(&home, addr, &public_names, user.as_deref()).await,
+        Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
     }
 }

@@ -1,23 +1,45 @@
-//! `smallebot serve [--addr 127.0.0.1:8080]`: the HTTP API and live event streams of
-//! `smallebot-web`, until Ctrl+C.
+//! `smallebot serve [--addr 127.0.0.1:8080] [--public-name NAME]…`: the web app of
+//! `smallebot-web` until Ctrl+C.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use smallebot_agent::assembly::Home;
+use smallebot_core::RepositoryError;
+use smallebot_infrastructure::SqliteStore;
+use smallebot_web::auth::TokenUsers;
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 use crate::error::HostError;
 use crate::wiring;
 
-/// Serves `home`'s conversations of `user` on `addr` (loopback only).
-pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<(), HostError> {
-    if !addr.ip().is_loopback() {
-        return Err(HostError::NotLoopback(addr));
+/// The store's users, for signing in.
+struct StoreUsers(SqliteStore);
+
+#[async_trait]
+impl TokenUsers for StoreUsers {
+    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
+        self.0.user_by_token_sha256(digest).await
     }
+}
+
+/// Serves `home`'s web app on `addr`: on loopback for the local `user`; elsewhere for
+/// the store's users, who sign in with their tokens.
+pub async fn run(
+    home: &Home,
+    addr: SocketAddr,
+    public_names: &[String],
+    user: Option<&str>,
+) -> Result<(), HostError> {
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
     let app = wiring::build_with_confirmer(home, user, confirmer.clone()).await?;
+    let signed_in = !addr.ip().is_loopback();
+    if signed_in && app.store.user_names().await?.is_empty() {
+        app.store.close().await;
+        return Err(HostError::NotLoopback(addr));
+    }
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(source) => {
@@ -26,18 +48,34 @@ pub async fn run(home: &Home, addr: SocketAddr, user: Option<&str>) -> Result<()
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
-    println!(
-        "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; Ctrl+C stops)",
-        app.user
-    );
-    // Only its own host names: a DNS name rebound to 127.0.0.1, or another site open
+    // Only its own host names: a DNS name rebound to the server, or another site open
     // in the browser, gets 403.
-    let state = WebState::new(Arc::clone(&app.service), &app.user)
-        .allow_hosts(hosts_for(bound))
+    let mut hosts = hosts_for(bound);
+    hosts.extend(public_names.iter().map(|name| {
+        if name.contains(':') {
+            name.clone()
+        } else {
+            format!("{name}:{}", bound.port())
+        }
+    }));
+    let mut state = WebState::new(Arc::clone(&app.service), &app.user)
+        .allow_hosts(hosts)
         .confirmations(confirmer);
-    let routes = router(state);
+    if signed_in {
+        state = state.users(Arc::new(StoreUsers(app.store.clone())));
+        println!(
+            "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
+             their token; API: /api/conversations; Ctrl+C stops)"
+        );
+    } else {
+        println!(
+            "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; \
+             Ctrl+C stops)",
+            app.user
+        );
+    }
     let served = tokio::select! {
-        served = axum::serve(listener, routes) => served,
+        served = axum::serve(listener, router(state)) => served,
         _ = tokio::signal::ctrl_c() => Ok(()),
     };
     // Turns still running stop here; the next start marks them interrupted.

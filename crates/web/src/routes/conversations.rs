@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use smallebot_core::entities::{Conversation, HistoryRow, Role};
 
 use super::own_conversation;
+use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::markdown;
 use crate::state::WebState;
@@ -15,11 +16,12 @@ use crate::state::WebState;
 /// `GET /api/conversations`: the caller's conversations, newest first.
 pub(crate) async fn list(
     State(state): State<WebState>,
+    user: CurrentUser,
 ) -> Result<Json<Vec<Conversation>>, ApiError> {
     let all = state
         .service
         .store()
-        .list_conversations(Some(&state.user_name))
+        .list_conversations(Some(&user.0))
         .await?;
     Ok(Json(all))
 }
@@ -27,8 +29,9 @@ pub(crate) async fn list(
 /// `POST /api/conversations`: a new, empty conversation.
 pub(crate) async fn create(
     State(state): State<WebState>,
+    user: CurrentUser,
 ) -> Result<(StatusCode, Json<Conversation>), ApiError> {
-    let created = state.service.create_conversation(&state.user_name).await?;
+    let created = state.service.create_conversation(&user.0).await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -59,9 +62,10 @@ pub(crate) struct Timeline {
 /// `GET /api/conversations/{id}`: the conversation and its timeline.
 pub(crate) async fn timeline(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
 ) -> Result<Json<Timeline>, ApiError> {
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let boundary = conversation.history_boundary();
     let rows = state.service.store().rows_after(conversation.id, 0).await?;
     let busy = state.service.is_busy(conversation.id);
@@ -92,9 +96,10 @@ pub(crate) async fn timeline(
 /// `DELETE /api/conversations/{id}`: deletes it and everything in it.
 pub(crate) async fn delete(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     state.service.delete_conversation(conversation.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -112,11 +117,12 @@ const MAX_TITLE_CHARS: usize = 200;
 /// `PATCH /api/conversations/{id}`: `{"title"}` renames it (1–200 characters).
 pub(crate) async fn rename(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
     body: Result<Json<RenameBody>, JsonRejection>,
 ) -> Result<Json<Conversation>, ApiError> {
     let Json(body) = body?;
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let title = body.title.trim();
     if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
         return Err(ApiError::bad_request(format!(

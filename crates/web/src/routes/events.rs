@@ -13,6 +13,7 @@ use smallebot_application::{Event, EventSubscription};
 use tokio::sync::watch;
 
 use super::own_conversation;
+use crate::auth::CurrentUser;
 use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -40,10 +41,11 @@ enum Phase {
 /// timed out or dropped), without an id.
 pub(crate) async fn stream(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let replay = match headers.get("last-event-id") {
         Some(value) => match value.to_str().ok().and_then(|v| v.trim().parse().ok()) {
             Some(seq) => Replay::After(seq),

@@ -10,19 +10,21 @@ pub(crate) mod turns;
 use smallebot_core::entities::Conversation;
 use smallebot_core::ids::ConversationId;
 
+use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::state::WebState;
 
 /// The caller's conversation `raw_id`; `404` for an unknown id or another user's.
 pub(crate) async fn own_conversation(
     state: &WebState,
+    user: &CurrentUser,
     raw_id: &str,
 ) -> Result<Conversation, ApiError> {
     let id: ConversationId = raw_id
         .parse()
         .map_err(|_| ApiError::not_found("conversation", raw_id))?;
     match state.service.store().get_conversation(id).await? {
-        Some(c) if *c.user_name == *state.user_name => Ok(c),
+        Some(c) if *c.user_name == *user.0 => Ok(c),
         _ => Err(ApiError::not_found("conversation", raw_id)),
     }
 }

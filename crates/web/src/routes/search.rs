@@ -8,6 +8,7 @@ use serde::Deserialize;
 use smallebot_agent::tools::{clamp_max_results, since_days_ago};
 use smallebot_core::entities::{SearchHit, SearchQuery, SearchScope};
 
+use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::state::WebState;
 
@@ -26,6 +27,7 @@ pub(crate) struct SearchParams {
 /// caller's conversations are searched.
 pub(crate) async fn search(
     State(state): State<WebState>,
+    user: CurrentUser,
     params: Result<Query<SearchParams>, QueryRejection>,
 ) -> Result<Json<Vec<SearchHit>>, ApiError> {
     let Query(params) = params.map_err(|rejection| {
@@ -45,7 +47,7 @@ pub(crate) async fn search(
     };
     let query = SearchQuery {
         text: params.q,
-        scope: SearchScope::User(state.user_name.to_string()),
+        scope: SearchScope::User(user.0.to_string()),
         since,
         limit: clamp_max_results(params.limit),
     };

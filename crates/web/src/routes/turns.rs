@@ -17,6 +17,7 @@ use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use tokio::task::JoinError;
 
 use super::own_conversation;
+use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::state::WebState;
 
@@ -40,11 +41,12 @@ type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
 /// the conversation's first turn the model is asked for a title.
 pub(crate) async fn send(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
     body: Result<Json<TextBody>, JsonRejection>,
 ) -> StartedResponse {
     let Json(body) = body?;
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     start(&state, conversation.id, move |service, id| async move {
         let outcome = service.send(id, &body.text, SendOptions::default()).await?;
         if outcome.first_turn
@@ -63,11 +65,12 @@ pub(crate) async fn send(
 /// marked replaced) and runs a new turn with the new text; `202` with its id.
 pub(crate) async fn edit(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path((id, message_id)): Path<(String, String)>,
     body: Result<Json<TextBody>, JsonRejection>,
 ) -> StartedResponse {
     let Json(body) = body?;
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let message_id: MessageId = message_id
         .parse()
         .map_err(|_| ApiError::not_found("message", &message_id))?;
@@ -84,9 +87,10 @@ pub(crate) async fn edit(
 /// `202` with the turn's id.
 pub(crate) async fn regenerate(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path((id, turn_id)): Path<(String, String)>,
 ) -> StartedResponse {
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let turn_id: TurnId = turn_id
         .parse()
         .map_err(|_| ApiError::not_found("turn", &turn_id))?;
@@ -154,9 +158,10 @@ pub(crate) struct Cancelled {
 /// is kept).
 pub(crate) async fn cancel(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
 ) -> Result<Json<Cancelled>, ApiError> {
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     Ok(Json(Cancelled {
         cancelled: state.service.cancel(conversation.id),
     }))
@@ -175,11 +180,12 @@ pub(crate) struct CompactBody {
 /// `CompressionCompleted`).
 pub(crate) async fn compact(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
     body: Result<Option<Json<CompactBody>>, JsonRejection>,
 ) -> Result<Json<CompressionReport>, ApiError> {
     let body = body?;
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let focus = body
         .and_then(|Json(b)| b.focus)
         .filter(|f| !f.trim().is_empty());
@@ -203,11 +209,12 @@ pub(crate) struct ConfirmationBody {
 /// timed out, or the turn ended).
 pub(crate) async fn confirmation(
     State(state): State<WebState>,
+    user: CurrentUser,
     Path(id): Path<String>,
     body: Result<Json<ConfirmationBody>, JsonRejection>,
 ) -> Result<StatusCode, ApiError> {
     let Json(body) = body?;
-    let conversation = own_conversation(&state, &id).await?;
+    let conversation = own_conversation(&state, &user, &id).await?;
     let confirmer = state
         .confirmer
         .as_ref()

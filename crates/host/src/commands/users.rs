@@ -1,0 +1,50 @@
+//! `smallebot users add NAME | list`: the web app's users.
+
+use smallebot_agent::assembly::Home;
+use smallebot_web::auth::{new_token, token_digest};
+
+use super::open_store;
+use crate::cli::UsersCommand;
+use crate::error::HostError;
+
+/// The longest user name accepted.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Runs a `users` command.
+pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
+    let store = open_store(home).await?;
+    let result = match command {
+        UsersCommand::Add { name } => add(&store, &name).await,
+        UsersCommand::List => match store.user_names().await {
+            Ok(names) => {
+                for name in names {
+                    println!("{name}");
+                }
+                Ok(())
+            }
+            Err(err) => Err(err.into()),
+        },
+    };
+    store.close().await;
+    result
+}
+
+async fn add(store: &smallebot_infrastructure::SqliteStore, name: &str) -> Result<(), HostError> {
+    let name = name.trim();
+    let valid = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !valid {
+        return Err(HostError::InvalidUserName(name.to_owned()));
+    }
+    let token = new_token();
+    store.add_user(name, &token_digest(&token)).await?;
+    println!("{token}");
+    eprintln!(
+        "user '{name}' added. The line above is their token: give it to them now, it is not \
+         stored and cannot be shown again. The page asks for it once."
+    );
+    Ok(())
+}

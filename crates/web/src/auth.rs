@@ -1,0 +1,199 @@
+//! Who is asking. On loopback the server belongs to its one local user and nobody signs
+//! in. With users ([`WebState::users`](crate::WebState::users)) every API request must
+//! carry a user's token — `Authorization: Bearer <token>`, or the `smallebot_token`
+//! cookie the page gets from `POST /api/login` (HttpOnly, SameSite=Strict) — and sees
+//! only that user's conversations.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rand::RngCore;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use smallebot_core::RepositoryError;
+
+use crate::error::ApiError;
+use crate::state::WebState;
+
+/// The cookie that carries the token for the page.
+pub const TOKEN_COOKIE: &str = "smallebot_token";
+
+/// A fresh random token (256 bits, as 64 hex digits). Show it once; store only its
+/// [`token_digest`].
+#[must_use]
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    hex(&bytes)
+}
+
+/// The SHA-256 of `token`, as 64 hex digits: what is stored and looked up.
+#[must_use]
+pub fn token_digest(token: &str) -> String {
+    hex(&Sha256::digest(token.trim().as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Finds the user a token digest belongs to (the host implements it on its store).
+#[async_trait]
+pub trait TokenUsers: Send + Sync {
+    /// The user whose token has `digest` ([`token_digest`]), if any.
+    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError>;
+}
+
+/// The user a request is made for.
+#[derive(Debug, Clone)]
+pub(crate) struct CurrentUser(pub(crate) Arc<str>);
+
+impl<S: Send + Sync> FromRequestParts<S> for CurrentUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<CurrentUser>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("the request passed no authentication"))
+    }
+}
+
+/// The token a request carries, from `Authorization: Bearer` or the cookie.
+fn token(headers: &HeaderMap) -> Option<String> {
+    let bearer = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    if let Some(token) = bearer {
+        return Some(token.to_owned());
+    }
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == TOKEN_COOKIE)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|t| !t.is_empty())
+}
+
+/// Looks the request's user up (or takes the local user when there are no users) and
+/// passes the request on with it; `401` for a missing or unknown token.
+pub(crate) async fn authenticate(
+    State(state): State<WebState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let user = match &state.users {
+        None => Arc::clone(&state.user_name),
+        Some(users) => match user_for(users.as_ref(), request.headers()).await {
+            Ok(name) => name,
+            Err(refusal) => return refusal.into_response(),
+        },
+    };
+    request.extensions_mut().insert(CurrentUser(user));
+    next.run(request).await
+}
+
+async fn user_for(users: &dyn TokenUsers, headers: &HeaderMap) -> Result<Arc<str>, ApiError> {
+    let token = token(headers).ok_or_else(|| {
+        ApiError::unauthorized("sign in: send your token as `Authorization: Bearer <token>`")
+    })?;
+    match users.user_for_digest(&token_digest(&token)).await? {
+        Some(name) => Ok(Arc::from(name)),
+        None => Err(ApiError::unauthorized(
+            "this token belongs to no user; `smallebot users add NAME` makes one",
+        )),
+    }
+}
+
+/// The body of `POST /api/login`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoginBody {
+    token: String,
+}
+
+/// `POST /api/login`: `{"token"}` — when it is a user's, answers `{"user"}` and sets
+/// the HttpOnly cookie the page's later requests carry.
+pub(crate) async fn login(
+    State(state): State<WebState>,
+    body: Result<Json<LoginBody>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(body) = body?;
+    let Some(users) = &state.users else {
+        return Ok(Json(serde_json::json!({ "user": &*state.user_name })).into_response());
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        AUTHORIZATION,
+        HeaderValue::from_str(&format!("Bearer {}", body.token.trim()))
+            .map_err(|_| ApiError::unauthorized("a token is 64 hex digits"))?,
+    );
+    let user = user_for(users.as_ref(), &headers).await?;
+    let cookie = format!(
+        "{TOKEN_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+        body.token.trim()
+    );
+    let cookie = HeaderValue::from_str(&cookie)
+        .map_err(|_| ApiError::unauthorized("a token is 64 hex digits"))?;
+    Ok((
+        StatusCode::OK,
+        [(SET_COOKIE, cookie)],
+        Json(serde_json::json!({ "user": &*user })),
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_fresh_and_only_their_digest_is_compared() {
+        let (a, b) = (new_token(), new_token());
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+        assert_eq!(token_digest(&a), token_digest(&format!(" {a}\n")));
+        assert_ne!(token_digest(&a), token_digest(&b));
+        assert_eq!(
+            token_digest("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn the_token_comes_from_the_header_or_the_cookie() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(token(&headers), None);
+        headers.insert(
+            COOKIE,
+            HeaderValue::from_static("a=1; smallebot_token=t1; b=2"),
+        );
+        assert_eq!(token(&headers).as_deref(), Some("t1"));
+        headers.insert(AUTHORIZATION, HeaderValue::from_static("Bearer t2"));
+        assert_eq!(token(&headers).as_deref(), Some("t2"));
+        headers.insert(AUTHORIZATION, HeaderValue::from_static("Basic xyz"));
+        assert_eq!(token(&headers).as_deref(), Some("t1"));
+    }
+}
