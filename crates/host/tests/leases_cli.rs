@@ -2,33 +2,22 @@
 //! processes, and recovery that leaves other live processes' turns alone.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli;
+
+use cli::text;
+
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use smallebot_testkit::{ScriptedResponse, TestModel};
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
-    c.arg("--home")
-        .arg(home)
-        .env_remove("SMALLEBOT_HOME")
-        .env_remove("OPENAI_API_KEY")
-        .env("OPENAI_BASE_URL", base_url)
-        .env("SMALLEBOT_MODEL", "scripted")
-        .env("USER", "tester")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
+    cli::smallebot(home, Some(base_url))
 }
 
 async fn run(home: &Path, base_url: &str, args: &[&str]) -> Output {
     command(home, base_url).args(args).output().await.unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 async fn conversation_ids(home: &Path, base_url: &str) -> Vec<String> {

@@ -2,6 +2,10 @@
 //! scripted testkit model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli;
+
+use cli::text;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
@@ -11,28 +15,11 @@ use smallebot_testkit::scenarios::demo_scenario;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
 
 fn command(home: &Path, base_url: Option<&str>) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
-    c.arg("--home")
-        .arg(home)
-        .env_remove("SMALLEBOT_HOME")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("SMALLEBOT_MODEL")
-        .env("USER", "tester")
-        .stdin(Stdio::null());
-    if let Some(url) = base_url {
-        c.env("OPENAI_BASE_URL", url)
-            .env("SMALLEBOT_MODEL", "scripted");
-    }
-    c
+    cli::smallebot(home, base_url)
 }
 
 async fn run(home: &Path, base_url: Option<&str>, args: &[&str]) -> Output {
     command(home, base_url).args(args).output().await.unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn json_lines(out: &Output) -> Vec<Value> {

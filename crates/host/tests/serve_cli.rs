@@ -2,8 +2,9 @@
 //! with the configured model, refuses other addresses, and stops on a signal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli;
+
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,19 +12,7 @@ use smallebot_testkit::{ScriptedResponse, TestModel};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
-    c.arg("--home")
-        .arg(home)
-        .env_remove("SMALLEBOT_HOME")
-        .env_remove("OPENAI_API_KEY")
-        .env("OPENAI_BASE_URL", base_url)
-        .env("SMALLEBOT_MODEL", "scripted")
-        .env("USER", "tester")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    c
+    cli::smallebot(home, Some(base_url))
 }
 
 #[tokio::test]

@@ -3,6 +3,10 @@
 //! (snapshot) and `conversations show`; `conversations delete` removes the task file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli;
+
+use cli::text;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 
@@ -11,16 +15,7 @@ use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 use tokio::io::AsyncWriteExt;
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
-    c.arg("--home")
-        .arg(home)
-        .env_remove("SMALLEBOT_HOME")
-        .env_remove("OPENAI_API_KEY")
-        .env("OPENAI_BASE_URL", base_url)
-        .env("SMALLEBOT_MODEL", "scripted")
-        .env("USER", "tester")
-        .stdin(Stdio::null());
-    c
+    cli::smallebot(home, Some(base_url))
 }
 
 async fn run(home: &Path, base_url: &str, args: &[&str]) -> Output {
@@ -45,10 +40,6 @@ async fn chat(home: &Path, base_url: &str, args: &[&str], input: &str) -> String
     let out = child.wait_with_output().await.unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn step(id: &str, tool: &str, args: serde_json::Value) -> ScriptedResponse {

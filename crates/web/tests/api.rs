@@ -65,15 +65,7 @@ async fn a_conversation_from_creation_to_deletion() {
             .all(|f| f.data["turn_id"].is_null() || f.data["turn_id"] == turn_id)
     );
 
-    let timeline: Value = s
-        .http
-        .get(s.url(&format!("/api/conversations/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let timeline: Value = s.get_json(&format!("/api/conversations/{id}")).await;
     let rows = timeline["rows"].as_array().unwrap();
     let row_kinds: Vec<&str> = rows.iter().filter_map(|r| r["kind"].as_str()).collect();
     assert_eq!(row_kinds, ["message", "message", "tool_call", "message"]);
@@ -81,15 +73,7 @@ async fn a_conversation_from_creation_to_deletion() {
     assert_eq!(rows[3]["content"], "It is **now**.");
     assert!(rows.iter().all(|r| r["summarized"] == false));
 
-    let listed: Value = s
-        .http
-        .get(s.url("/api/conversations"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = s.get_json("/api/conversations").await;
     assert_eq!(listed[0]["id"], json!(id));
 
     let deleted = s
@@ -338,15 +322,7 @@ async fn other_hosts_and_other_sites_are_refused() {
             "{origin:?} {host:?}"
         );
     }
-    let listed: Value = s
-        .http
-        .get(s.url("/api/conversations"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = s.get_json("/api/conversations").await;
     assert_eq!(
         listed.as_array().unwrap().len(),
         3,
