@@ -79,11 +79,12 @@ pub enum Command {
         #[arg(long)]
         focus: Option<String>,
     },
-    /// Serve the web app — page, HTTP API, live event streams (docs/http-api.md) —
-    /// until Ctrl+C. On loopback nobody signs in. Any other address needs users
-    /// (`smallebot users add NAME`): every request then carries a user's token and sees
-    /// only that user's conversations. Commands that need confirmation are asked on
-    /// the page.
+    /// Serve the web app (page, HTTP API, live events) until Ctrl+C.
+    ///
+    /// The API is described in docs/http-api.md. On loopback nobody signs in and every
+    /// conversation is --user's. Any other address needs users (`smallebot users add
+    /// NAME`): every request then carries a user's token and sees only that user's
+    /// conversations. Commands that need confirmation are asked on the page.
     Serve {
         /// Where to listen.
         #[arg(long, default_value = "127.0.0.1:8080")]
@@ -92,7 +93,7 @@ pub enum Command {
         /// `name` or `name:port`); repeatable. Requests naming other hosts are refused.
         #[arg(long = "public-name")]
         public_names: Vec<String>,
-        /// Whose conversations (default: agent.json userName, else $USER).
+        /// Whose conversations on loopback (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
     },
