@@ -73,7 +73,9 @@ pub enum HostError {
     NotLoopback(std::net::SocketAddr),
 
     /// `users add` got a name it cannot use.
-    #[error("'{0}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.'")]
+    #[error(
+        "'{0}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.' (not first)"
+    )]
     InvalidUserName(String),
 
     /// `serve` could not bind its address.

@@ -21,6 +21,8 @@ pub struct App {
     pub store: SqliteStore,
     /// The person conversations belong to.
     pub user: String,
+    /// The tokenizer (shared with more services built later, such as web users').
+    pub tokenizer: Arc<smallebot_agent::tokenizer::Tokenizer>,
 }
 
 /// The user name: `--user`, else agent.json's `userName`, else `$USER`, else "local".
@@ -110,5 +112,6 @@ async fn assemble(
         service: Arc::new(service),
         store,
         user,
+        tokenizer: agent.tokenizer,
     })
 }

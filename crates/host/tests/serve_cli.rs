@@ -130,8 +130,13 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
     let again = add("carol").await.unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
-    let bad = add("no spaces please").await.unwrap();
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot be a user name"));
+    for bad in ["no spaces please", "..", ".hidden", "a/b"] {
+        let refused = add(bad).await.unwrap();
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("cannot be a user name"),
+            "{bad}"
+        );
+    }
     // Only the digest is stored.
     let db = std::fs::read(home.path().join("smallebot.db")).unwrap();
     assert!(!db.windows(token.len()).any(|w| w == token.as_bytes()));
@@ -171,6 +176,34 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
         .await
         .unwrap();
     assert_eq!(created["user_name"], "carol");
+    // Carol's tools work in her own folder.
+    model.push_all([
+        smallebot_testkit::ScriptedResponse::tool_calls([smallebot_testkit::ToolCallSpec::new(
+            "w1",
+            "WriteFile",
+            r#"{"path":"note.txt","content":"carol was here"}"#,
+        )]),
+        ScriptedResponse::text("Written."),
+        ScriptedResponse::text("Note"),
+    ]);
+    let id = created["id"].as_str().unwrap();
+    let started = http
+        .post(format!("{base}/api/conversations/{id}/messages"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"text": "write a note"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
+    let mine = home.path().join("workspace/users/carol/note.txt");
+    for _ in 0..100 {
+        if mine.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "carol was here");
+    assert!(!home.path().join("workspace/note.txt").exists());
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
+use smallebot_application::ConversationService;
 use smallebot_core::RepositoryError;
 
 use crate::error::ApiError;
@@ -58,9 +59,35 @@ pub trait TokenUsers: Send + Sync {
     async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError>;
 }
 
+/// Each user's own conversation service (their tools work in their own workspace).
+#[async_trait]
+pub trait UserServices: Send + Sync {
+    /// The service `user`'s requests go to (made on first use).
+    ///
+    /// # Errors
+    /// What kept the service from being built, in words.
+    async fn service_for(&self, user: &str) -> Result<Arc<ConversationService>, String>;
+}
+
 /// The user a request is made for.
 #[derive(Debug, Clone)]
 pub(crate) struct CurrentUser(pub(crate) Arc<str>);
+
+/// The conversation service of the request's user.
+#[derive(Clone)]
+pub(crate) struct UserService(pub(crate) Arc<ConversationService>);
+
+impl<S: Send + Sync> FromRequestParts<S> for UserService {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<UserService>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("the request passed no authentication"))
+    }
+}
 
 impl<S: Send + Sync> FromRequestParts<S> for CurrentUser {
     type Rejection = ApiError;
@@ -110,7 +137,18 @@ pub(crate) async fn authenticate(
             Err(refusal) => return refusal.into_response(),
         },
     };
+    let service = match &state.per_user {
+        None => Arc::clone(&state.service),
+        Some(services) => match services.service_for(&user).await {
+            Ok(service) => service,
+            Err(err) => {
+                return ApiError::internal(format!("cannot serve user '{user}': {err}"))
+                    .into_response();
+            }
+        },
+    };
     request.extensions_mut().insert(CurrentUser(user));
+    request.extensions_mut().insert(UserService(service));
     next.run(request).await
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 
-use crate::auth::TokenUsers;
+use crate::auth::{TokenUsers, UserServices};
 use crate::confirm::{SharedConfirmer, WebConfirmer};
 
 /// The service the routes drive, and whose conversations they show.
@@ -16,6 +16,7 @@ pub struct WebState {
     pub(crate) allowed_hosts: Arc<[String]>,
     pub(crate) confirmer: Option<SharedConfirmer>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
+    pub(crate) per_user: Option<Arc<dyn UserServices>>,
 }
 
 impl WebState {
@@ -29,6 +30,7 @@ impl WebState {
             allowed_hosts: Arc::from(Vec::new()),
             confirmer: None,
             users: None,
+            per_user: None,
         }
     }
 
@@ -49,6 +51,15 @@ impl WebState {
     #[must_use]
     pub fn users(mut self, users: Arc<dyn TokenUsers>) -> Self {
         self.users = Some(users);
+        self
+    }
+
+    /// Sends each user's requests to their own service (for per-user workspaces);
+    /// without, every request goes to the one given to [`WebState::new`]. All services
+    /// must share one store.
+    #[must_use]
+    pub fn per_user_services(mut self, services: Arc<dyn UserServices>) -> Self {
+        self.per_user = Some(services);
         self
     }
 

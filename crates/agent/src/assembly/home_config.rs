@@ -1,7 +1,7 @@
 //! [`AgentAssembly::from_home`]: the assembly the command line uses, read from a home
 //! directory's configuration files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smallebot_application::PipelineSettings;
@@ -23,6 +23,8 @@ use crate::tools::{
 /// store can still be chosen).
 pub(super) struct HomeTools {
     home: Home,
+    /// Where the file and shell tools work (`<home>/workspace` unless overridden).
+    pub(super) workspace: PathBuf,
     terminal: TerminalSettings,
     tool_result_max_length: usize,
 }
@@ -35,7 +37,7 @@ impl HomeTools {
         store: &Arc<dyn Store>,
         confirmer: Arc<dyn CommandConfirmer>,
     ) -> Result<ToolRegistry, AssemblyError> {
-        let workspace = Workspace::new(self.home.workspace_dir());
+        let workspace = Workspace::new(self.workspace.clone());
         let shell =
             ExecuteCommand::new(self.terminal.clone(), workspace, confirmer).map_err(|source| {
                 AssemblyError::BlacklistRule {
@@ -51,7 +53,7 @@ impl HomeTools {
                 Arc::clone(store),
                 self.tool_result_max_length,
             )));
-        Ok(workspace_tools(self.home.workspace_dir())
+        Ok(workspace_tools(self.workspace.clone())
             .into_iter()
             .fold(registry, ToolRegistry::with))
     }
@@ -153,6 +155,7 @@ impl AgentAssembly {
         };
         assembly.user_name = settings.user_name.clone();
         assembly.home_tools = Some(HomeTools {
+            workspace: home.workspace_dir(),
             home,
             terminal,
             tool_result_max_length: settings.tool_result_max_length,

@@ -188,6 +188,17 @@ impl AgentAssembly {
         self
     }
 
+    /// The folder the built-in file and shell tools of [`AgentAssembly::from_home`]
+    /// work in, instead of `<home>/workspace` (a web user's own folder, for instance).
+    /// Created when missing. No effect on an assembly without the home's tools.
+    #[must_use]
+    pub fn workspace(mut self, dir: PathBuf) -> Self {
+        if let Some(tools) = self.home_tools.as_mut() {
+            tools.workspace = dir;
+        }
+        self
+    }
+
     /// More tools; a tool with the name of a built-in one replaces it.
     #[must_use]
     pub fn tools(mut self, tools: ToolRegistry) -> Self {

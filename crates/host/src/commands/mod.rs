@@ -5,6 +5,7 @@ mod conversations;
 mod migrate;
 pub mod run;
 mod serve;
+mod serve_users;
 mod users;
 
 use smallebot_agent::assembly::Home;

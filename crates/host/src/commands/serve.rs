@@ -4,25 +4,13 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use smallebot_agent::assembly::Home;
-use smallebot_core::RepositoryError;
-use smallebot_infrastructure::SqliteStore;
-use smallebot_web::auth::TokenUsers;
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
+
+use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
 use crate::wiring;
-
-/// The store's users, for signing in.
-struct StoreUsers(SqliteStore);
-
-#[async_trait]
-impl TokenUsers for StoreUsers {
-    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
-        self.0.user_by_token_sha256(digest).await
-    }
-}
 
 /// Serves `home`'s web app on `addr`: on loopback for the local `user`; elsewhere for
 /// the store's users, who sign in with their tokens.
@@ -58,11 +46,22 @@ pub async fn run(
             format!("{name}:{}", bound.port())
         }
     }));
+    let confirmer_for_users = confirmer.clone();
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
         .allow_hosts(hosts)
         .confirmations(confirmer);
     if signed_in {
-        state = state.users(Arc::new(StoreUsers(app.store.clone())));
+        // Each user's tools work in their own folder, <home>/workspace/users/<name>.
+        let services = PerUserServices {
+            home: home.clone(),
+            store: app.store.clone(),
+            confirmer: confirmer_for_users,
+            tokenizer: Arc::clone(&app.tokenizer),
+            built: tokio::sync::Mutex::default(),
+        };
+        state = state
+            .users(Arc::new(StoreUsers(app.store.clone())))
+            .per_user_services(Arc::new(services));
         println!(
             "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
              their token; API: /api/conversations; Ctrl+C stops)"

@@ -32,6 +32,7 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
 async fn add(store: &smallebot_infrastructure::SqliteStore, name: &str) -> Result<(), HostError> {
     let name = name.trim();
     let valid = !name.is_empty()
+        && !name.starts_with('.')
         && name.chars().count() <= MAX_NAME_CHARS
         && name
             .chars()

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use smallebot_core::entities::{Conversation, HistoryRow, Role};
 
 use super::own_conversation;
-use crate::auth::CurrentUser;
+use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::markdown;
 use crate::state::WebState;
@@ -28,10 +28,10 @@ pub(crate) async fn list(
 
 /// `POST /api/conversations`: a new, empty conversation.
 pub(crate) async fn create(
-    State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
 ) -> Result<(StatusCode, Json<Conversation>), ApiError> {
-    let created = state.service.create_conversation(&user.0).await?;
+    let created = service.create_conversation(&user.0).await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -63,13 +63,14 @@ pub(crate) struct Timeline {
 pub(crate) async fn timeline(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
 ) -> Result<Json<Timeline>, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
     let boundary = conversation.history_boundary();
     let rows = state.service.store().rows_after(conversation.id, 0).await?;
-    let busy = state.service.is_busy(conversation.id);
-    let plan = match state.service.plan() {
+    let busy = service.is_busy(conversation.id);
+    let plan = match service.plan() {
         Some(plan) => plan.plan_text(conversation.id).await,
         None => None,
     };
@@ -97,10 +98,11 @@ pub(crate) async fn timeline(
 pub(crate) async fn delete(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
-    state.service.delete_conversation(conversation.id).await?;
+    service.delete_conversation(conversation.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

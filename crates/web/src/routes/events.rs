@@ -13,7 +13,7 @@ use smallebot_application::{Event, EventSubscription};
 use tokio::sync::watch;
 
 use super::own_conversation;
-use crate::auth::CurrentUser;
+use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -42,6 +42,7 @@ enum Phase {
 pub(crate) async fn stream(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
@@ -57,7 +58,7 @@ pub(crate) async fn stream(
         },
         None => Replay::RunningTurn,
     };
-    let subscription = state.service.subscribe_with(
+    let subscription = service.subscribe_with(
         conversation.id,
         replay,
         Capacity::Bounded(state.stream_queue),

@@ -17,7 +17,7 @@ use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use tokio::task::JoinError;
 
 use super::own_conversation;
-use crate::auth::CurrentUser;
+use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
 
@@ -42,12 +42,13 @@ type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
 pub(crate) async fn send(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
     body: Result<Json<TextBody>, JsonRejection>,
 ) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    start(&state, conversation.id, move |service, id| async move {
+    start(&service, conversation.id, move |service, id| async move {
         let outcome = service.send(id, &body.text, SendOptions::default()).await?;
         if outcome.first_turn
             && let Err(err) = service.generate_title(id).await
@@ -66,6 +67,7 @@ pub(crate) async fn send(
 pub(crate) async fn edit(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path((id, message_id)): Path<(String, String)>,
     body: Result<Json<TextBody>, JsonRejection>,
 ) -> StartedResponse {
@@ -74,7 +76,7 @@ pub(crate) async fn edit(
     let message_id: MessageId = message_id
         .parse()
         .map_err(|_| ApiError::not_found("message", &message_id))?;
-    start(&state, conversation.id, move |service, id| async move {
+    start(&service, conversation.id, move |service, id| async move {
         service
             .edit_message(id, message_id, &body.text, SendOptions::default())
             .await
@@ -88,13 +90,14 @@ pub(crate) async fn edit(
 pub(crate) async fn regenerate(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path((id, turn_id)): Path<(String, String)>,
 ) -> StartedResponse {
     let conversation = own_conversation(&state, &user, &id).await?;
     let turn_id: TurnId = turn_id
         .parse()
         .map_err(|_| ApiError::not_found("turn", &turn_id))?;
-    start(&state, conversation.id, move |service, id| async move {
+    start(&service, conversation.id, move |service, id| async move {
         service
             .regenerate(id, turn_id, SendOptions::default())
             .await
@@ -105,7 +108,7 @@ pub(crate) async fn regenerate(
 /// Runs `turn` in the background and answers once it started (its `TurnStarted`
 /// event) or failed to start (busy, not found, …).
 async fn start<F, Fut>(
-    state: &WebState,
+    service: &Arc<ConversationService>,
     conversation_id: ConversationId,
     turn: F,
 ) -> StartedResponse
@@ -113,8 +116,8 @@ where
     F: FnOnce(Arc<ConversationService>, ConversationId) -> Fut,
     Fut: Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
 {
-    let mut events = state.service.subscribe(conversation_id);
-    let mut task = tokio::spawn(turn(Arc::clone(&state.service), conversation_id));
+    let mut events = service.subscribe(conversation_id);
+    let mut task = tokio::spawn(turn(Arc::clone(service), conversation_id));
     loop {
         tokio::select! {
             event = events.recv() => match event {
@@ -159,11 +162,12 @@ pub(crate) struct Cancelled {
 pub(crate) async fn cancel(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
 ) -> Result<Json<Cancelled>, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
     Ok(Json(Cancelled {
-        cancelled: state.service.cancel(conversation.id),
+        cancelled: service.cancel(conversation.id),
     }))
 }
 
@@ -181,6 +185,7 @@ pub(crate) struct CompactBody {
 pub(crate) async fn compact(
     State(state): State<WebState>,
     user: CurrentUser,
+    UserService(service): UserService,
     Path(id): Path<String>,
     body: Result<Option<Json<CompactBody>>, JsonRejection>,
 ) -> Result<Json<CompressionReport>, ApiError> {
@@ -189,10 +194,7 @@ pub(crate) async fn compact(
     let focus = body
         .and_then(|Json(b)| b.focus)
         .filter(|f| !f.trim().is_empty());
-    let report = state
-        .service
-        .compact(conversation.id, focus.as_deref())
-        .await?;
+    let report = service.compact(conversation.id, focus.as_deref()).await?;
     Ok(Json(report))
 }
 

@@ -1,0 +1,67 @@
+//! What `serve` needs for users: token lookup in the store, and one conversation
+//! service per user whose file and shell tools work in `<home>/workspace/users/<name>`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use smallebot_agent::assembly::{AgentAssembly, Home};
+use smallebot_agent::tokenizer::Tokenizer;
+use smallebot_agent::tools::CommandConfirmer;
+use smallebot_application::ConversationService;
+use smallebot_core::RepositoryError;
+use smallebot_infrastructure::{FileTaskStore, SqliteStore};
+use smallebot_web::auth::{TokenUsers, UserServices};
+use tokio::sync::Mutex;
+
+/// The store's users, for signing in.
+pub struct StoreUsers(pub SqliteStore);
+
+#[async_trait]
+impl TokenUsers for StoreUsers {
+    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
+        self.0.user_by_token_sha256(digest).await
+    }
+}
+
+/// Builds each user's service on first use, from the home's configuration, on the
+/// shared store, task lists, confirmer and tokenizer.
+pub struct PerUserServices {
+    /// The home directory.
+    pub home: Home,
+    /// The shared store.
+    pub store: SqliteStore,
+    /// Asks on the page.
+    pub confirmer: Arc<dyn CommandConfirmer>,
+    /// The shared tokenizer.
+    pub tokenizer: Arc<Tokenizer>,
+    /// The services built so far.
+    pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
+}
+
+#[async_trait]
+impl UserServices for PerUserServices {
+    async fn service_for(&self, user: &str) -> Result<Arc<ConversationService>, String> {
+        // Names come from `users add` (checked there); never let one leave the folder.
+        if user.is_empty() || user.starts_with('.') || user.contains(['/', '\\']) {
+            return Err(format!("'{user}' cannot name a workspace folder"));
+        }
+        let mut built = self.built.lock().await;
+        if let Some(service) = built.get(user) {
+            return Ok(Arc::clone(service));
+        }
+        let workspace = self.home.workspace_dir().join("users").join(user);
+        let agent = AgentAssembly::from_home(self.home.root())
+            .map_err(|e| e.to_string())?
+            .store(Arc::new(self.store.clone()))
+            .task_store(Arc::new(FileTaskStore::new(self.home.tasks_dir())))
+            .confirmer(Arc::clone(&self.confirmer))
+            .tokenizer(Arc::clone(&self.tokenizer))
+            .workspace(workspace)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let service = Arc::new(agent.service);
+        built.insert(user.to_owned(), Arc::clone(&service));
+        Ok(service)
+    }
+}
