@@ -14,6 +14,11 @@ use super::{Event, EventKind};
 /// its latest turn started, at most this many (the oldest go first).
 pub const REPLAY_EVENTS: usize = 4096;
 
+/// How many events stay kept once a turn ended (enough for a client that lost its
+/// connection just before the end to resume; fewer than a whole turn, so an idle
+/// conversation holds little memory).
+pub const KEPT_AFTER_TURN: usize = 64;
+
 /// Which past events a new subscription receives before the live ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -87,6 +92,10 @@ impl Channel {
             self.kept.pop_front();
         }
         self.kept.push_back(event.clone());
+        if !self.turn_running && self.kept.len() > KEPT_AFTER_TURN {
+            let surplus = self.kept.len() - KEPT_AFTER_TURN;
+            self.kept.drain(..surplus);
+        }
     }
 
     /// The kept events `replay` asks for, and whether some it asks for are gone.
@@ -384,6 +393,24 @@ mod tests {
         assert_eq!(got.last(), Some(&(REPLAY_EVENTS as u64 + 11)));
         let resumed = bus.subscribe_with(c, Replay::After(1), Capacity::Unbounded);
         assert!(resumed.missed_events());
+    }
+
+    #[test]
+    fn an_ended_turn_keeps_only_its_last_events() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let turn = Some(TurnId::new());
+        bus.emit(c, turn, EventKind::TurnStarted);
+        for _ in 0..500 {
+            bus.emit(c, turn, EventKind::TextDelta { text: "x".into() }); // 2..501
+        }
+        let end = bus.emit(c, turn, EventKind::TurnCompleted { text: "x".into() }); // 502
+        let kept = KEPT_AFTER_TURN as u64;
+        let mut near_end = bus.subscribe_with(c, Replay::After(end - kept), Capacity::Unbounded);
+        assert!(!near_end.missed_events());
+        assert_eq!(seqs(&mut near_end).len(), KEPT_AFTER_TURN);
+        let early = bus.subscribe_with(c, Replay::After(10), Capacity::Unbounded);
+        assert!(early.missed_events(), "the turn's early events are let go");
     }
 
     #[tokio::test]

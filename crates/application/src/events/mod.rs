@@ -26,7 +26,7 @@ mod kind;
 use serde::Serialize;
 use smallebot_core::ids::{ConversationId, TurnId};
 
-pub use bus::{Capacity, EventBus, EventSubscription, REPLAY_EVENTS, Replay};
+pub use bus::{Capacity, EventBus, EventSubscription, KEPT_AFTER_TURN, REPLAY_EVENTS, Replay};
 pub use kind::{CompressionTrigger, EventKind};
 
 /// One event of a conversation. As JSON (`smallebot run --json`, one per line):
