@@ -16,6 +16,7 @@ mod context;
 mod lease;
 mod service;
 mod settings;
+mod step;
 mod title;
 mod tool_ids;
 mod tool_step;
