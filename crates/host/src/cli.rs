@@ -113,6 +113,11 @@ pub enum UsersCommand {
         /// The user's name (their conversations are stored under it).
         name: String,
     },
+    /// Remove a user: their token stops working at once; their conversations stay.
+    Remove {
+        /// The user's name.
+        name: String,
+    },
     /// List the users' names.
     List,
 }

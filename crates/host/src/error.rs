@@ -72,6 +72,10 @@ pub enum HostError {
     )]
     NotLoopback(std::net::SocketAddr),
 
+    /// `users remove` named nobody.
+    #[error("there is no user named '{0}' (`smallebot users list` shows them)")]
+    UnknownUser(String),
+
     /// `users add` got a name it cannot use.
     #[error(
         "'{0}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.' (not first)"

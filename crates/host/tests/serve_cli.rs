@@ -204,6 +204,33 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
     }
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "carol was here");
     assert!(!home.path().join("workspace/note.txt").exists());
+    // Removing carol revokes her token at once.
+    let mut remove = command(home.path(), &model.base_url());
+    let removed = remove
+        .args(["users", "remove", "carol"])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        removed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&removed.stderr)
+    );
+    let revoked = http
+        .get(format!("{base}/api/conversations"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let mut again = command(home.path(), &model.base_url());
+    let unknown = again
+        .args(["users", "remove", "carol"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no user named 'carol'"));
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }

@@ -25,12 +25,34 @@ impl SqliteStore {
             .execute(&mut *writer)
             .await
             .map_err(|err| match &err {
-                sqlx::Error::Database(db) if db.is_unique_violation() => RepositoryError::Conflict(
-                    format!("a user named '{name}' exists already; pick another name"),
-                ),
+                sqlx::Error::Database(db) if db.is_unique_violation() => {
+                    RepositoryError::Conflict(format!(
+                        "a user named '{name}' exists already; pick another name, or \
+                         `smallebot users remove {name}` first to give them a new token"
+                    ))
+                }
                 _ => storage("adding a user")(err),
             })?;
         Ok(())
+    }
+
+    /// Removes user `name` (their token stops working; their conversations stay).
+    /// Returns whether there was such a user.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn remove_user(&self, name: &str) -> RepoResult<bool> {
+        let mut writer = self
+            .writer()
+            .lock()
+            .await
+            .map_err(storage("removing a user"))?;
+        let done = sqlx::query("DELETE FROM users WHERE name = ?1")
+            .bind(name)
+            .execute(&mut *writer)
+            .await
+            .map_err(storage("removing a user"))?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// The user whose token has this SHA-256 hex digest.

@@ -1,4 +1,4 @@
-//! `smallebot users add NAME | list`: the web app's users.
+//! `smallebot users add NAME | remove NAME | list`: the web app's users.
 
 use smallebot_agent::assembly::Home;
 use smallebot_web::auth::{new_token, token_digest};
@@ -15,6 +15,14 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     let store = open_store(home).await?;
     let result = match command {
         UsersCommand::Add { name } => add(&store, &name).await,
+        UsersCommand::Remove { name } => match store.remove_user(&name).await {
+            Ok(true) => {
+                eprintln!("user '{name}' removed: their token no longer works");
+                Ok(())
+            }
+            Ok(false) => Err(HostError::UnknownUser(name)),
+            Err(err) => Err(err.into()),
+        },
         UsersCommand::List => match store.user_names().await {
             Ok(names) => {
                 for name in names {
