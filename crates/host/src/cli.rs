@@ -93,6 +93,9 @@ pub enum Command {
         /// `name` or `name:port`); repeatable. Requests naming other hosts are refused.
         #[arg(long = "public-name")]
         public_names: Vec<String>,
+        /// Open the page in a browser once listening ($BROWSER if set, else xdg-open).
+        #[arg(long)]
+        open: bool,
         /// Whose conversations on loopback (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,

@@ -93,6 +93,50 @@ async fn serve_answers_the_api_on_loopback() {
 }
 
 #[tokio::test]
+async fn serve_open_hands_the_page_address_to_the_browser() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    // A "browser" that writes down what it was asked to open.
+    let opened = home.path().join("opened.txt");
+    let browser = home.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &browser,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut child = command(home.path(), &model.base_url())
+        .args(["serve", "--addr", "127.0.0.1:0", "--open"])
+        .env("BROWSER", &browser)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = banner
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap()
+        .to_owned();
+    for _ in 0..100 {
+        if opened.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), url);
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}
+
+#[tokio::test]
 async fn serve_refuses_addresses_beyond_loopback() {
     let home = tempfile::tempdir().unwrap();
     let out = command(home.path(), "http://127.0.0.1:9")

@@ -57,11 +57,17 @@ pub const STREAM_QUEUE_EVENTS: usize = 2048;
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The `Host` values a server listening on `addr` answers to: the address itself and,
-/// for loopback, `localhost` with its port.
+/// when it listens on loopback (or on every address), `localhost` and `127.0.0.1` with
+/// its port.
 pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
     let mut hosts = vec![addr.to_string()];
-    if addr.ip().is_loopback() {
-        hosts.push(format!("localhost:{}", addr.port()));
+    if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+        let port = addr.port();
+        for local in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+            if !hosts.contains(&local) {
+                hosts.push(local);
+            }
+        }
     }
     hosts
 }

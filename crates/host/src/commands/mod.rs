@@ -55,8 +55,16 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Serve {
             addr,
             public_names,
+            open,
             user,
-        } => serve::run(&home, addr, &public_names, user.as_deref()).await,
+        } => {
+            let options = serve::ServeOptions {
+                addr,
+                public_names,
+                open,
+            };
+            serve::run(&home, &options, user.as_deref()).await
+        }
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
     }

@@ -12,14 +12,20 @@ use super::serve_users::{PerUserServices, StoreUsers};
 use crate::error::HostError;
 use crate::wiring;
 
-/// Serves `home`'s web app on `addr`: on loopback for the local `user`; elsewhere for
-/// the store's users, who sign in with their tokens.
-pub async fn run(
-    home: &Home,
-    addr: SocketAddr,
-    public_names: &[String],
-    user: Option<&str>,
-) -> Result<(), HostError> {
+/// How `serve` runs.
+pub struct ServeOptions {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// More names the server is reached by.
+    pub public_names: Vec<String>,
+    /// Open the page in a browser once listening.
+    pub open: bool,
+}
+
+/// Serves `home`'s web app on `options.addr`: on loopback for the local `user`;
+/// elsewhere for the store's users, who sign in with their tokens.
+pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Result<(), HostError> {
+    let addr = options.addr;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
     let app = wiring::build_with_confirmer(home, user, confirmer.clone()).await?;
@@ -39,7 +45,7 @@ pub async fn run(
     // Only its own host names: a DNS name rebound to the server, or another site open
     // in the browser, gets 403.
     let mut hosts = hosts_for(bound);
-    hosts.extend(public_names.iter().map(|name| {
+    hosts.extend(options.public_names.iter().map(|name| {
         if name.contains(':') {
             name.clone()
         } else {
@@ -73,6 +79,9 @@ pub async fn run(
             app.user
         );
     }
+    if options.open {
+        open_browser(&format!("http://{}/", page_address(bound)));
+    }
     let served = tokio::select! {
         served = axum::serve(listener, router(state)) => served,
         _ = tokio::signal::ctrl_c() => Ok(()),
@@ -80,4 +89,34 @@ pub async fn run(
     // Turns still running stop here; the next start marks them interrupted.
     app.store.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
+}
+
+/// Where a browser on this machine reaches a server bound to `bound`.
+fn page_address(bound: SocketAddr) -> SocketAddr {
+    if bound.ip().is_unspecified() {
+        SocketAddr::from(([127, 0, 0, 1], bound.port()))
+    } else {
+        bound
+    }
+}
+
+/// Opens `url` with `$BROWSER` (if set) or `xdg-open`; says so when neither works.
+fn open_browser(url: &str) {
+    let opener = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| "xdg-open".to_owned());
+    let spawned = std::process::Command::new(&opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match spawned {
+        // Reaped in the background: the server runs on.
+        Ok(mut child) => drop(std::thread::spawn(move || child.wait())),
+        Err(err) => {
+            eprintln!("could not open a browser with '{opener}' ({err}); open {url} yourself");
+        }
+    }
 }
