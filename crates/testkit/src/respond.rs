@@ -39,10 +39,14 @@ async fn sleep_or_shutdown(delay: Duration, shutdown: &mut watch::Receiver<bool>
 }
 
 /// Render `scripted` as the answer to `request`.
+///
+/// `on_sent` is called once the whole answer was handed to the connection (a streamed
+/// one: after its last event); not for errors, cut streams or a shutdown.
 pub(crate) async fn render(
     scripted: ScriptedResponse,
     request: &RecordedRequest,
     mut shutdown: watch::Receiver<bool>,
+    on_sent: OnSent,
 ) -> Response {
     if !sleep_or_shutdown(scripted.delay_headers, &mut shutdown).await {
         return shutting_down();
@@ -69,7 +73,7 @@ pub(crate) async fn render(
     };
     let ctx = context(request, streaming);
     if streaming {
-        let body = stream_body(&scripted, completion, &ctx, shutdown);
+        let body = stream_body(&scripted, completion, &ctx, shutdown, on_sent);
         let mut headers = headers;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -81,9 +85,13 @@ pub(crate) async fn render(
         let mut headers = headers;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let body = json_body(&scripted, completion, &ctx);
+        on_sent();
         (StatusCode::OK, headers, body).into_response()
     }
 }
+
+/// Called once an answer was sent whole.
+pub(crate) type OnSent = Box<dyn FnOnce() + Send + Sync>;
 
 fn shutting_down() -> Response {
     let message = "smallebot-testkit: the test model is shutting down".to_owned();
@@ -167,6 +175,7 @@ fn planned_events(
 
 /// State of a streamed body between two events.
 struct StreamPlan {
+    on_sent: Option<OnSent>,
     events: VecDeque<String>,
     next_delay: Duration,
     delay_between: Duration,
@@ -180,8 +189,10 @@ fn stream_body(
     completion: &Completion,
     ctx: &RenderContext,
     shutdown: watch::Receiver<bool>,
+    on_sent: OnSent,
 ) -> Body {
     let plan = StreamPlan {
+        on_sent: Some(on_sent),
         events: planned_events(scripted, completion, ctx),
         next_delay: scripted.delay_before,
         delay_between: scripted.delay_between,
@@ -196,6 +207,9 @@ fn stream_body(
         let Some(event) = plan.events.pop_front() else {
             plan.finished = true;
             if !plan.abort_at_end {
+                if let Some(sent) = plan.on_sent.take() {
+                    sent();
+                }
                 return None;
             }
             return Some((cut().await, plan));

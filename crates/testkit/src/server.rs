@@ -1,10 +1,10 @@
 //! The HTTP server: [`TestModel`], its script queue, responder and request log.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::State;
@@ -39,6 +39,8 @@ struct Shared {
     arrived: watch::Sender<usize>,
     /// `true` once the server is shutting down; streams and delays stop at once.
     shutdown: watch::Sender<bool>,
+    /// When each request's answer was sent whole, by request index.
+    sent: Mutex<HashMap<usize, Instant>>,
 }
 
 impl Shared {
@@ -81,6 +83,7 @@ impl TestModel {
             script: Mutex::new(Script::default()),
             arrived: watch::Sender::new(0),
             shutdown: watch::Sender::new(false),
+            sent: Mutex::new(HashMap::new()),
         });
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -134,6 +137,18 @@ impl TestModel {
     /// How many queued responses have not been used yet.
     pub fn pending(&self) -> usize {
         self.shared.script().queue.len()
+    }
+
+    /// When the answer to request `index` was sent whole (a streamed one: its last
+    /// event handed to the connection); `None` while it is still being sent, or for
+    /// errors and cut streams.
+    pub fn sent_at(&self, index: usize) -> Option<Instant> {
+        self.shared
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&index)
+            .copied()
     }
 
     /// All requests received so far, in arrival order.
@@ -255,7 +270,16 @@ async fn chat(
             return testkit_error(StatusCode::INTERNAL_SERVER_ERROR, message);
         }
     };
-    render(scripted, &request, shared.shutdown.subscribe()).await
+    let index = request.index;
+    let recorder = Arc::clone(&shared);
+    let on_sent = Box::new(move || {
+        recorder
+            .sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(index, Instant::now());
+    });
+    render(scripted, &request, shared.shutdown.subscribe(), on_sent).await
 }
 
 async fn not_found(uri: Uri) -> Response {

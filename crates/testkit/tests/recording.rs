@@ -144,3 +144,22 @@ async fn demo_scenario_runs_a_whole_conversation_and_never_runs_out() {
     }
     assert_eq!(model.request_count(), 12);
 }
+
+#[tokio::test]
+async fn the_moment_an_answer_was_sent_whole_is_recorded() {
+    let model = TestModel::start().await.unwrap();
+    model.push_all([
+        ScriptedResponse::text("slow answer")
+            .chunk_size(2)
+            .delay_between(Duration::from_millis(30)),
+        ScriptedResponse::server_error(503),
+    ]);
+    let before = std::time::Instant::now();
+    post(model.addr(), &chat_body(true, "one")).await;
+    let sent = model.sent_at(0).expect("the streamed answer was sent whole");
+    // Six pieces 30 ms apart: the last one left well after the request came in.
+    assert!(sent.duration_since(before) >= Duration::from_millis(150), "{sent:?}");
+    post(model.addr(), &chat_body(false, "two")).await;
+    assert_eq!(model.sent_at(1), None, "errors are not answers");
+    assert_eq!(model.sent_at(7), None);
+}

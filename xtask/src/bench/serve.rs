@@ -4,8 +4,8 @@
 //!
 //! The server is the release `smallebot serve` in its own process (so its peak RSS is
 //! its own). The latency of a turn is the time from the model's last byte of the
-//! turn's final answer to the client receiving `TurnCompleted`: the testkit notes
-//! when the final answer's request arrives; it answers 50 ms later in one chunk.
+//! turn's final answer (the testkit notes when it sent it whole) to the client
+//! receiving `TurnCompleted`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,8 +28,8 @@ const MODEL_DELAY: Duration = Duration::from_millis(50);
 /// Longest a turn may take before it counts as an error.
 const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// When each conversation's final answer was requested, by its user message.
-type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
+/// Which request asked for each conversation's final answer, by its user message.
+type Arrivals = Arc<Mutex<HashMap<String, usize>>>;
 
 /// Runs the load and its single-conversation baseline.
 pub async fn run() -> Result<Vec<Figure>, String> {
@@ -49,7 +49,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     for i in 0..10 {
         let key = format!("baseline conversation {i}");
         let received = one_turn(&http, &server.base, &key).await?;
-        alone.push(latency(&arrivals, &key, received)?);
+        alone.push(latency(&model, &arrivals, &key, received)?);
     }
 
     // The load: every conversation at once.
@@ -68,7 +68,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     let mut errors = Vec::new();
     while let Some(joined) = clients.join_next().await {
         match joined {
-            Ok((key, Ok(received))) => match latency(&arrivals, &key, received) {
+            Ok((key, Ok(received))) => match latency(&model, &arrivals, &key, received) {
                 Ok(l) => latencies.push(l),
                 Err(e) => errors.push(e),
             },
@@ -161,7 +161,7 @@ fn script(model: &TestModel, arrivals: Arrivals) {
             .delay_before(MODEL_DELAY);
         }
         if let (Some(user), Ok(mut arrivals)) = (req.last_user_text(), arrivals.lock()) {
-            arrivals.insert(user, Instant::now());
+            arrivals.insert(user, req.index);
         }
         ScriptedResponse::text("Done: three tool calls.")
             .chunk_size(1000)
@@ -169,15 +169,23 @@ fn script(model: &TestModel, arrivals: Arrivals) {
     });
 }
 
-/// The turn's latency: received − (final request's arrival + the model's delay).
-fn latency(arrivals: &Arrivals, key: &str, received: Instant) -> Result<Duration, String> {
-    let arrived = arrivals
+/// The turn's latency: received − when the model sent its final answer whole.
+fn latency(
+    model: &TestModel,
+    arrivals: &Arrivals,
+    key: &str,
+    received: Instant,
+) -> Result<Duration, String> {
+    let index = arrivals
         .lock()
         .map_err(|_| "the arrival table is poisoned".to_owned())?
         .get(key)
         .copied()
         .ok_or_else(|| format!("{key}: the model never saw its final request"))?;
-    Ok(received.saturating_duration_since(arrived + MODEL_DELAY))
+    let sent = model
+        .sent_at(index)
+        .ok_or_else(|| format!("{key}: the model never finished its final answer"))?;
+    Ok(received.saturating_duration_since(sent))
 }
 
 /// One conversation: create it, follow its events, send the message; returns when the
