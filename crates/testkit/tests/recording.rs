@@ -156,9 +156,14 @@ async fn the_moment_an_answer_was_sent_whole_is_recorded() {
     ]);
     let before = std::time::Instant::now();
     post(model.addr(), &chat_body(true, "one")).await;
-    let sent = model.sent_at(0).expect("the streamed answer was sent whole");
+    let sent = model
+        .sent_at(0)
+        .expect("the streamed answer was sent whole");
     // Six pieces 30 ms apart: the last one left well after the request came in.
-    assert!(sent.duration_since(before) >= Duration::from_millis(150), "{sent:?}");
+    assert!(
+        sent.duration_since(before) >= Duration::from_millis(150),
+        "{sent:?}"
+    );
     post(model.addr(), &chat_body(false, "two")).await;
     assert_eq!(model.sent_at(1), None, "errors are not answers");
     assert_eq!(model.sent_at(7), None);

@@ -192,10 +192,18 @@ async function refresh() {
   state.reasoning = null;
   $("title").textContent = timeline.conversation.title;
   $("plan").textContent = timeline.plan || "No tasks yet.";
+  showUsage(timeline.context);
   state.busy = timeline.busy;
   renderTimeline(timeline);
   updateControls();
   await loadConversations();
+}
+
+// How full the context window is: `{ratio, window}`.
+function showUsage(usage) {
+  const percent = Math.min(100, Math.round(usage.ratio * 100));
+  $("usage-bar").style.width = `${percent}%`;
+  $("usage-text").textContent = `${percent}% of ${usage.window}`;
 }
 
 // ---- the live events ------------------------------------------------------------
@@ -265,12 +273,9 @@ function onEvent(event) {
       }
       break;
     }
-    case "ContextUsage": {
-      const percent = Math.min(100, Math.round(event.ratio * 100));
-      $("usage-bar").style.width = `${percent}%`;
-      $("usage-text").textContent = `${percent}% of ${event.window}`;
+    case "ContextUsage":
+      showUsage(event);
       break;
-    }
     case "CompressionStarted":
       state.compressing = true;
       break;

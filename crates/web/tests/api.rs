@@ -66,6 +66,10 @@ async fn a_conversation_from_creation_to_deletion() {
     );
 
     let timeline: Value = s.get_json(&format!("/api/conversations/{id}")).await;
+    assert_eq!(timeline["context"]["window"], 128_000);
+    let used = timeline["context"]["used"].as_u64().unwrap();
+    assert!(used > 0, "{timeline}");
+    assert!(timeline["context"]["ratio"].as_f64().unwrap() > 0.0);
     let rows = timeline["rows"].as_array().unwrap();
     let row_kinds: Vec<&str> = rows.iter().filter_map(|r| r["kind"].as_str()).collect();
     assert_eq!(row_kinds, ["message", "message", "tool_call", "message"]);

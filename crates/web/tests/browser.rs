@@ -37,6 +37,15 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
         ScriptedResponse::text("Greeting"),
     ]);
     let page = open_page(&s, &browser).await;
+    // The usage bar is filled from the timeline before any turn ran.
+    assert_eq!(
+        eval(
+            &page,
+            "document.getElementById('usage-text').textContent.endsWith('of 128000')"
+        )
+        .await,
+        true
+    );
     send(&page, "hello browser").await;
     // While it streams: plain text in a streaming bubble, Stop offered, input blocked.
     wait_for(

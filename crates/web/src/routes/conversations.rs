@@ -57,6 +57,16 @@ pub(crate) struct Timeline {
     /// The task list as the model sees it (statuses, dependencies, tool calls and
     /// files of each task), when the conversation has one.
     plan: Option<String>,
+    /// How full the context window is for the next request.
+    context: ContextUsage,
+}
+
+/// The context estimate as the page shows it.
+#[derive(Serialize)]
+pub(crate) struct ContextUsage {
+    used: u64,
+    window: u64,
+    ratio: f64,
 }
 
 /// `GET /api/conversations/{id}`: the conversation and its timeline.
@@ -70,6 +80,7 @@ pub(crate) async fn timeline(
     let boundary = conversation.history_boundary();
     let rows = state.service.store().rows_after(conversation.id, 0).await?;
     let busy = service.is_busy(conversation.id);
+    let estimate = service.context_estimate(conversation.id).await?;
     let plan = match service.plan() {
         Some(plan) => plan.plan_text(conversation.id).await,
         None => None,
@@ -91,6 +102,11 @@ pub(crate) async fn timeline(
         conversation,
         busy,
         plan,
+        context: ContextUsage {
+            used: estimate.used,
+            window: estimate.window,
+            ratio: estimate.ratio(),
+        },
     }))
 }
 
