@@ -1,8 +1,9 @@
 //! `HistoryRepository` on SQLite: appending rows with an atomic `seq`, reading them back.
 //!
-//! Every write runs on the store's write connection (`tx/writer.rs`); an append is one
-//! statement there (`append.rs`), the rows after a `seq` are read in one round trip
-//! (`bulk.rs`).
+//! Every write runs on the store's write connection (`tx/writer.rs`). A message append
+//! is one statement there (`append.rs`); a tool call or a think block is a one-row model
+//! step (`steps.rs`), so those rows have one insert path. The rows after a `seq` are
+//! read in one round trip (`bulk.rs`).
 
 mod append;
 mod bulk;
@@ -12,13 +13,13 @@ pub(crate) use append::{INSERT_MESSAGE, SEQ_TRIGGERS, allocated_seq, message_ins
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, NewThinkBlock, NewToolCall, Seq, ThinkBlock, ToolCall,
-    ToolCallCompletion, ToolCallStatus,
+    HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Seq,
+    StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
 };
-use smallebot_core::ids::{ConversationId, MessageId, ThinkBlockId, ToolCallId, TurnId};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 
-use self::append::{APPEND_MESSAGE, APPEND_THINK_BLOCK, APPEND_TOOL_CALL};
+use self::append::APPEND_MESSAGE;
 use crate::database::SqliteStore;
 use crate::rows;
 use crate::tx::{now, storage};
@@ -63,6 +64,21 @@ fn cap_stored_result(text: &str) -> String {
     format!("{}{STORED_RESULT_MARKER}", &text[..end])
 }
 
+/// The one row a single-row step wrote.
+fn only_row(step: RecordedStep) -> RepoResult<HistoryRow> {
+    let mut rows = step.rows.into_iter();
+    match (rows.next(), rows.next()) {
+        (Some(row), None) => Ok(row),
+        _ => Err(RepositoryError::Corrupt(
+            "a one-row step did not write exactly one row".into(),
+        )),
+    }
+}
+
+fn unexpected_row(row: &HistoryRow) -> RepositoryError {
+    RepositoryError::Corrupt(format!("a one-row step wrote a different row: {row:?}"))
+}
+
 #[async_trait]
 impl HistoryRepository for SqliteStore {
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
@@ -89,44 +105,24 @@ impl HistoryRepository for SqliteStore {
     }
 
     async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
-        const ACTION: &str = "recording a tool call";
-        let (at, at_text) = now();
-        let id = ToolCallId::new();
-        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = sqlx::query(APPEND_TOOL_CALL)
-            .bind(at_text)
-            .bind(call.conversation_id.to_string())
-            .bind(id.to_string())
-            .bind(call.turn_id.to_string())
-            .bind(&call.call_id)
-            .bind(&call.tool_name)
-            .bind(&call.arguments)
-            .bind(call.token_count)
-            .fetch_all(&mut *writer)
-            .await
-            .map_err(|err| match &err {
-                sqlx::Error::Database(db) if db.is_unique_violation() => {
-                    RepositoryError::Conflict(format!(
-                        "tool call id '{}' is already used in this turn",
-                        call.call_id
-                    ))
-                }
-                _ => storage(ACTION)(err),
-            })?;
-        Ok(ToolCall {
-            id,
+        // A step of one running call: the one way tool calls are inserted.
+        let step = NewStep {
             conversation_id: call.conversation_id,
             turn_id: call.turn_id,
-            seq: allocated_seq(&rows, call.conversation_id)?,
-            call_id: call.call_id.clone(),
-            tool_name: call.tool_name.clone(),
-            arguments: call.arguments.clone(),
-            result: None,
-            status: ToolCallStatus::Running,
-            token_count: call.token_count,
-            started_at: at,
-            completed_at: None,
-        })
+            reasoning: None,
+            message: None,
+            tool_calls: vec![StepToolCall {
+                call_id: call.call_id.clone(),
+                tool_name: call.tool_name.clone(),
+                arguments: call.arguments.clone(),
+                token_count: call.token_count,
+            }],
+            end: None,
+        };
+        match only_row(crate::steps::record_step(self, &step).await?)? {
+            HistoryRow::ToolCall(recorded) => Ok(recorded),
+            other => Err(unexpected_row(&other)),
+        }
     }
 
     async fn complete_tool_call(
@@ -166,27 +162,19 @@ impl HistoryRepository for SqliteStore {
     }
 
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
-        const ACTION: &str = "recording reasoning";
-        let (at, at_text) = now();
-        let id = ThinkBlockId::new();
-        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = sqlx::query(APPEND_THINK_BLOCK)
-            .bind(at_text)
-            .bind(block.conversation_id.to_string())
-            .bind(id.to_string())
-            .bind(block.turn_id.to_string())
-            .bind(&block.content)
-            .fetch_all(&mut *writer)
-            .await
-            .map_err(storage(ACTION))?;
-        Ok(ThinkBlock {
-            id,
+        // A step of reasoning only: the one way think blocks are inserted.
+        let step = NewStep {
             conversation_id: block.conversation_id,
             turn_id: block.turn_id,
-            seq: allocated_seq(&rows, block.conversation_id)?,
-            content: block.content.clone(),
-            created_at: at,
-        })
+            reasoning: Some(block.content.clone()),
+            message: None,
+            tool_calls: Vec::new(),
+            end: None,
+        };
+        match only_row(crate::steps::record_step(self, &step).await?)? {
+            HistoryRow::ThinkBlock(recorded) => Ok(recorded),
+            other => Err(unexpected_row(&other)),
+        }
     }
 
     async fn rows_after(

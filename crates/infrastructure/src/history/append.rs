@@ -86,21 +86,6 @@ pub(crate) fn message_insert<'q>(
         .bind(i64::from(is_edited))
 }
 
-/// Appends a running tool call, alone, on the write connection: ?1 now, ?2
-/// conversation, ?3 id, ?4 turn, ?5 call id, ?6 tool name, ?7 arguments, ?8 token
-/// count. Returns the `seq`.
-pub(super) const APPEND_TOOL_CALL: &str = "\
-    INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, arguments, \
-      status, token_count, started_at) \
-    SELECT ?3, id, ?4, last_seq + 1, ?5, ?6, ?7, 'running', ?8, ?1 FROM conversations \
-    WHERE id = ?2 RETURNING seq";
-
-/// Appends a think block, alone, on the write connection: ?1 now, ?2 conversation,
-/// ?3 id, ?4 turn, ?5 content. Returns the `seq`.
-pub(super) const APPEND_THINK_BLOCK: &str = "\
-    INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-    SELECT ?3, id, ?4, last_seq + 1, ?5, ?1 FROM conversations WHERE id = ?2 RETURNING seq";
-
 /// The `seq` an insert returned, or not-found when the conversation is missing.
 pub(crate) fn allocated_seq(
     rows: &[SqliteRow],
