@@ -15,6 +15,27 @@ fn command(home: &Path, base_url: &str) -> tokio::process::Command {
     cli::smallebot(home, Some(base_url))
 }
 
+/// Starts `serve` (already given its arguments) and returns the process, its banner
+/// line and the page address on 127.0.0.1 the banner names.
+async fn start_serving(
+    mut serve: tokio::process::Command,
+) -> (tokio::process::Child, String, String) {
+    let mut child = serve.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("a banner within 30 s")
+        .unwrap()
+        .expect("serve prints where it listens");
+    let port = banner
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .and_then(|address| address.trim_end_matches('/').rsplit(':').next())
+        .unwrap_or_else(|| panic!("no address in {banner}"))
+        .to_owned();
+    (child, banner, format!("http://127.0.0.1:{port}"))
+}
+
 #[tokio::test]
 async fn serve_answers_the_api_on_loopback() {
     let home = tempfile::tempdir().unwrap();
@@ -23,23 +44,11 @@ async fn serve_answers_the_api_on_loopback() {
         ScriptedResponse::text("served answer"),
         ScriptedResponse::text("A title"),
     ]);
-    let mut child = command(home.path(), &model.base_url())
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("a banner within 30 s")
-        .unwrap()
-        .expect("serve prints where it listens");
+    let mut serve = command(home.path(), &model.base_url());
+    serve.args(["serve", "--addr", "127.0.0.1:0"]);
+    let (mut child, banner, base) = start_serving(serve).await;
     assert!(banner.contains("tester's conversations"), "{banner}");
-    let base = banner
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap()
-        .trim_end_matches('/')
-        .to_owned();
+    assert!(banner.contains(&format!("{base}/")), "{banner}");
 
     let http = reqwest::Client::new();
     let health = http.get(format!("{base}/healthz")).send().await.unwrap();
@@ -109,22 +118,12 @@ async fn serve_open_hands_the_page_address_to_the_browser() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let mut child = command(home.path(), &model.base_url())
+    let mut serve = command(home.path(), &model.base_url());
+    serve
         .args(["serve", "--addr", "127.0.0.1:0", "--open"])
-        .env("BROWSER", &browser)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let url = banner
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap()
-        .to_owned();
+        .env("BROWSER", &browser);
+    let (mut child, _, base) = start_serving(serve).await;
+    let url = format!("{base}/");
     for _ in 0..100 {
         if opened.exists() {
             break;
@@ -185,24 +184,11 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
     let db = std::fs::read(home.path().join("smallebot.db")).unwrap();
     assert!(!db.windows(token.len()).any(|w| w == token.as_bytes()));
 
-    let mut child = command(home.path(), &model.base_url())
-        .args(["serve", "--addr", "0.0.0.0:0", "--public-name", "127.0.0.1"])
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let mut serve = command(home.path(), &model.base_url());
+    serve.args(["serve", "--addr", "0.0.0.0:0", "--public-name", "127.0.0.1"]);
+    let (mut child, banner, base) = start_serving(serve).await;
     assert!(banner.contains("signs in"), "{banner}");
-    let port = banner
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://0.0.0.0:"))
-        .unwrap()
-        .trim_end_matches('/')
-        .to_owned();
-    let base = format!("http://127.0.0.1:{port}");
+    assert!(banner.contains("http://0.0.0.0:"), "{banner}");
     let http = reqwest::Client::new();
     let anonymous = http
         .get(format!("{base}/api/conversations"))
