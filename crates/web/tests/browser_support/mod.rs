@@ -15,6 +15,8 @@ use chromiumoxide::page::{Page, ScreenshotParams};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use crate::common::Server;
+
 /// A headless browser for one test.
 pub struct Chromium {
     browser: Browser,
@@ -84,6 +86,19 @@ impl Chromium {
         let _ = self.browser.wait().await;
         self.handler.abort();
     }
+}
+
+/// The page of a fresh server, ready for input (it opened a new conversation).
+pub async fn open_page(s: &Server, browser: &Chromium) -> Page {
+    let page = browser.open(&format!("{}/", s.base)).await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    page
+}
+
+/// Types `text` in the message box and presses Enter.
+pub async fn send(page: &Page, text: &str) {
+    type_into(page, "#input", text).await;
+    press(page, "#input", "Enter").await;
 }
 
 /// Evaluates `js` in `page` and returns its JSON value.
