@@ -9,7 +9,6 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::{Event, EventSubscription};
-
 use tokio::sync::watch;
 
 use super::own_conversation;
