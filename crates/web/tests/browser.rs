@@ -314,7 +314,10 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
     send(&page, "what time is it?").await;
     wait_for(
         &page,
-        "!document.getElementById('input').disabled && document.querySelector('.tool.ok') !== null",
+        // The stored answer rendered: the refresh after the turn is done, so nothing
+        // re-renders the timeline under what follows.
+        "!document.getElementById('input').disabled && document.querySelector('.tool.ok') !== null \
+         && document.querySelector('.message.assistant.rendered') !== null",
     )
     .await;
     // The context bar shows the share of the window in use.
