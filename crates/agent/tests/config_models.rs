@@ -195,6 +195,36 @@ fn smallebot_model_selects_the_chat_model() {
 }
 
 #[test]
+fn choices_are_the_chat_model_first_then_every_model_with_its_key() {
+    let home = home_with_models(TWO_MODELS);
+    let ids = |resolved: &ResolvedModels| {
+        resolved
+            .choices
+            .iter()
+            .map(|c| c.settings.id.clone())
+            .collect::<Vec<_>>()
+    };
+    let all = resolve(home.path(), &[("OLLAMA_KEY", "k1")])
+        .unwrap()
+        .unwrap();
+    assert_eq!(ids(&all), ["local", "small"]);
+    assert_eq!(all.choices[0].api_key.as_deref(), Some("k1"));
+    let chosen = resolve(
+        home.path(),
+        &[("OLLAMA_KEY", "k1"), ("SMALLEBOT_MODEL", "small")],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(ids(&chosen), ["small", "local"]);
+    // A model whose key variable is not set cannot be chosen (and is no error while
+    // it is not the chat model).
+    let keyless = resolve(home.path(), &[("SMALLEBOT_MODEL", "small")])
+        .unwrap()
+        .unwrap();
+    assert_eq!(ids(&keyless), ["small"]);
+}
+
+#[test]
 fn compaction_defaults_to_the_chat_model() {
     let home = home_with_models(r#"{"models": [{"id": "a", "baseUrl": "u", "model": "m"}]}"#);
     let resolved = resolve(home.path(), &[]).unwrap().unwrap();

@@ -48,6 +48,17 @@ pub enum PipelineError {
         /// The turn asked for.
         turn_id: TurnId,
     },
+    /// The model asked for is not one of the configured models.
+    #[error(
+        "no model has the id `{id}`: choose one of {} (the ids of models.json)",
+        if .known.is_empty() { "none; only the default model is configured" } else { .known.as_str() }
+    )]
+    UnknownModel {
+        /// The id asked for.
+        id: String,
+        /// The configured ids, comma-separated.
+        known: String,
+    },
     /// The message to send (or the edited text) is empty.
     #[error("the message is empty: type something to send")]
     EmptyMessage,

@@ -30,6 +30,14 @@ pub trait ConversationRepository: Send + Sync {
     /// Changes the title.
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()>;
 
+    /// Chooses the model the conversation runs on (`None`: the default). The caller
+    /// checks that the id names a configured model.
+    async fn set_conversation_model(
+        &self,
+        id: ConversationId,
+        model: Option<&str>,
+    ) -> RepoResult<()>;
+
     /// Deletes a conversation with every child row and its full-text entries.
     /// Returns whether it existed.
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool>;

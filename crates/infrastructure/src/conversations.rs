@@ -18,7 +18,7 @@ impl SqliteStore {
     ) -> RepoResult<Option<Conversation>> {
         let row = sqlx::query(
             "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens FROM conversations WHERE id = ?1",
+             compressed_at, compressed_through_seq, context_tokens, model_id FROM conversations WHERE id = ?1",
         )
         .bind(id.to_string())
         .fetch_optional(&mut *conn)
@@ -42,6 +42,7 @@ impl ConversationRepository for SqliteStore {
             compressed_at: None,
             compressed_through_seq: None,
             context_tokens: 0,
+            model: None,
         };
         sqlx::query(
             "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
@@ -60,7 +61,7 @@ impl ConversationRepository for SqliteStore {
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
         let found = sqlx::query(
             "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens FROM conversations \
+             compressed_at, compressed_through_seq, context_tokens, model_id FROM conversations \
              WHERE ?1 IS NULL OR user_name = ?1 ORDER BY updated_at DESC, id DESC",
         )
         .bind(user_name)
@@ -85,6 +86,23 @@ impl ConversationRepository for SqliteStore {
                 .execute(self.pool())
                 .await
                 .map_err(storage("renaming a conversation"))?;
+        if done.rows_affected() == 0 {
+            return Err(RepositoryError::not_found("conversation", id));
+        }
+        Ok(())
+    }
+
+    async fn set_conversation_model(
+        &self,
+        id: ConversationId,
+        model: Option<&str>,
+    ) -> RepoResult<()> {
+        let done = sqlx::query("UPDATE conversations SET model_id = ?1 WHERE id = ?2")
+            .bind(model)
+            .bind(id.to_string())
+            .execute(self.pool())
+            .await
+            .map_err(storage("choosing a conversation's model"))?;
         if done.rows_affected() == 0 {
             return Err(RepositoryError::not_found("conversation", id));
         }

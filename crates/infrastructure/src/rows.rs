@@ -72,6 +72,7 @@ pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryEr
             .try_get::<Option<i64>, _>("compressed_through_seq")
             .map_err(|e| corrupt("compressed_through_seq", e))?,
         context_tokens: int(row, "context_tokens")?,
+        model: opt_text(row, "model_id")?,
     })
 }
 

@@ -65,6 +65,7 @@ function updateControls() {
     button.disabled = blocked;
   }
   $("tasks-toggle").disabled = !open;
+  $("model").disabled = !open;
   $("stop").hidden = !state.busy;
   $("compressing").hidden = !state.compressing;
 }
@@ -193,6 +194,7 @@ async function refresh() {
   $("title").textContent = timeline.conversation.title;
   $("plan").textContent = timeline.plan || "No tasks yet.";
   showUsage(timeline.context);
+  showModel(timeline.model);
   state.busy = timeline.busy;
   renderTimeline(timeline);
   updateControls();
@@ -462,6 +464,7 @@ function start() {
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
   $("compact").addEventListener("click", compact);
+  $("model").addEventListener("change", chooseModel);
   $("tasks-toggle").addEventListener("click", () => {
     $("tasks").hidden = !$("tasks").hidden;
   });
@@ -487,7 +490,8 @@ function start() {
 
 // Loads the conversations (or asks to sign in when the server has users).
 function boot() {
-  loadConversations()
+  loadModels()
+    .then(loadConversations)
     .then((list) => (list.length > 0 ? openConversation(list[0].id) : newConversation()))
     .catch((error) => {
       if (error.status === 401) {

@@ -78,9 +78,9 @@ impl From<PipelineError> for ApiError {
             PipelineError::ConversationNotFound(_)
             | PipelineError::TurnNotFound { .. }
             | PipelineError::Repository(RepositoryError::NotFound { .. }) => StatusCode::NOT_FOUND,
-            PipelineError::EmptyMessage | PipelineError::MessageNotEditable { .. } => {
-                StatusCode::BAD_REQUEST
-            }
+            PipelineError::EmptyMessage
+            | PipelineError::MessageNotEditable { .. }
+            | PipelineError::UnknownModel { .. } => StatusCode::BAD_REQUEST,
             PipelineError::Repository(RepositoryError::TurnRunning(_)) => StatusCode::CONFLICT,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };

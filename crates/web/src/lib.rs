@@ -47,7 +47,7 @@ use std::net::SocketAddr;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 
 /// How many undelivered events one event stream may have before it is told to reload
 /// (a client that stopped reading never holds a turn up or grows the server's memory).
@@ -74,7 +74,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, page, search, turns};
+    use routes::{conversations, events, health, models, page, search, turns};
     Router::new()
         .route(
             "/api/conversations",
@@ -95,6 +95,7 @@ pub fn router(state: WebState) -> Router {
             "/api/conversations/{id}/turns/{turn_id}/regenerate",
             post(turns::regenerate),
         )
+        .route("/api/conversations/{id}/model", put(models::choose))
         .route("/api/conversations/{id}/cancel", post(turns::cancel))
         .route("/api/conversations/{id}/compact", post(turns::compact))
         .route(
@@ -103,6 +104,7 @@ pub fn router(state: WebState) -> Router {
         )
         .route("/api/conversations/{id}/events", get(events::stream))
         .route("/api/search", get(search::search))
+        .route("/api/models", get(models::list))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
@@ -110,6 +112,7 @@ pub fn router(state: WebState) -> Router {
         ))
         .route("/", get(page::index))
         .route("/assets/app.js", get(page::script))
+        .route("/assets/models.js", get(page::models_script))
         .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
         .route("/api/login", post(auth::login))

@@ -8,7 +8,7 @@ use smallebot_application::PipelineSettings;
 use smallebot_core::repository::Store;
 
 use super::{AgentAssembly, AssemblyError, Home};
-use crate::client::{ChatEndpoint, ClientSettings, RetryPolicy};
+use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use crate::config::{
     AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
     terminal_rules_text,
@@ -121,6 +121,15 @@ impl AgentAssembly {
         if let Some(models) = &models {
             let effort = settings.reasoning_effort;
             assembly.chat = Some(chat_endpoint(&models.chat, effort));
+            assembly.choices = models
+                .choices
+                .iter()
+                .map(|m| NamedEndpoint {
+                    id: m.settings.id.clone(),
+                    endpoint: chat_endpoint(m, effort),
+                    context_window: m.settings.context_window,
+                })
+                .collect();
             assembly.compaction = Some((
                 chat_endpoint(&models.compaction, effort),
                 models.compaction.settings.context_window,

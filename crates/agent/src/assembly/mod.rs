@@ -41,7 +41,9 @@ pub use error::AssemblyError;
 pub use home::Home;
 use home_config::HomeTools;
 
-use crate::client::{ChatEndpoint, ClientSettings, OpenAiChatModel, UnconfiguredModel};
+use crate::client::{
+    ChatEndpoint, ClientSettings, NamedEndpoint, OpenAiChatModel, UnconfiguredModel,
+};
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::processes::{LocalProcesses, this_process};
@@ -55,6 +57,7 @@ use crate::tools::{CommandConfirmer, DenyAll, ToolRegistry, task_tools};
 pub struct AgentAssembly {
     store: Option<Arc<dyn Store>>,
     chat: Option<ChatEndpoint>,
+    choices: Vec<NamedEndpoint>,
     compaction: Option<(ChatEndpoint, u64)>,
     client: ClientSettings,
     history: HistorySettings,
@@ -98,6 +101,7 @@ impl AgentAssembly {
         Self {
             store,
             chat,
+            choices: Vec::new(),
             compaction: None,
             client: ClientSettings::default(),
             history: HistorySettings::default(),
@@ -133,6 +137,19 @@ impl AgentAssembly {
     #[must_use]
     pub fn endpoint(mut self, chat: ChatEndpoint) -> Self {
         self.chat = Some(chat);
+        self
+    }
+
+    /// The models a conversation may choose (a model picker offers them); the first
+    /// is the default and becomes the chat model, with its context window. Empty: no
+    /// choice (the default of [`AgentAssembly::new`]).
+    #[must_use]
+    pub fn choices(mut self, choices: Vec<NamedEndpoint>) -> Self {
+        if let Some(first) = choices.first() {
+            self.chat = Some(first.endpoint.clone());
+            self.history.context_window = first.context_window;
+        }
+        self.choices = choices;
         self
     }
 
@@ -275,17 +292,27 @@ impl AgentAssembly {
             tool_result_max_length: self.history.tool_result_max_length,
             context_window: compaction_window,
         };
+        let windows = self
+            .choices
+            .iter()
+            .map(|c| (c.id.clone(), c.context_window))
+            .collect();
         let model: Arc<dyn ChatModel> = match self.chat {
-            Some(chat) => Arc::new(OpenAiChatModel::new(
-                chat,
-                self.compaction.map(|(endpoint, _)| endpoint),
-                self.client,
-            )),
+            Some(chat) => Arc::new(
+                OpenAiChatModel::new(
+                    chat,
+                    self.compaction.map(|(endpoint, _)| endpoint),
+                    self.client,
+                )
+                .with_choices(self.choices),
+            ),
             None => Arc::new(UnconfiguredModel),
         };
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
-        let history = Arc::new(HistoryBuilder::new(self.history, Arc::clone(&tokenizer)));
+        let history = Arc::new(
+            HistoryBuilder::new(self.history, Arc::clone(&tokenizer)).with_model_windows(windows),
+        );
         let service = ConversationService::new(ServiceParts {
             store,
             model,

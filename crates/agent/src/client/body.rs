@@ -299,6 +299,7 @@ mod tests {
                 messages: messages.clone(),
                 tools,
                 thinking: false,
+                model: None,
             };
             let body = RequestBody {
                 model: "m",

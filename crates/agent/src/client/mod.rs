@@ -18,6 +18,6 @@ mod think;
 mod unconfigured;
 pub(crate) mod wire;
 
-pub use model::{ChatEndpoint, ClientSettings, OpenAiChatModel};
+pub use model::{ChatEndpoint, ClientSettings, NamedEndpoint, OpenAiChatModel};
 pub use retry::RetryPolicy;
 pub use unconfigured::UnconfiguredModel;

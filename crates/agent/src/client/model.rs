@@ -6,8 +6,8 @@ use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    ChatModel, DeltaSink, ModelDelta, ModelError, ModelRequest, ModelResponse, RequestPurpose,
-    RetryNotice,
+    ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelRequest, ModelResponse,
+    RequestPurpose, RetryNotice,
 };
 
 use super::attempt::stream_once;
@@ -46,6 +46,30 @@ impl ChatEndpoint {
     pub fn with_api_key(mut self, api_key: impl Into<String>) -> Self {
         self.api_key = Some(api_key.into());
         self
+    }
+}
+
+/// A model a conversation may choose: its id in the model list, where it is, and its
+/// context window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedEndpoint {
+    /// The id conversations store (an `id` of models.json).
+    pub id: String,
+    /// Where requests for it go.
+    pub endpoint: ChatEndpoint,
+    /// Its context window in tokens.
+    pub context_window: u64,
+}
+
+impl NamedEndpoint {
+    /// What the application sees of it.
+    #[must_use]
+    pub fn choice(&self) -> ModelChoice {
+        ModelChoice {
+            id: self.id.clone(),
+            model: self.endpoint.model.clone(),
+            context_window: self.context_window,
+        }
     }
 }
 
@@ -98,6 +122,10 @@ impl Target {
 pub struct OpenAiChatModel {
     chat: Target,
     compaction: Option<Target>,
+    /// The models conversations may choose (the default first) …
+    choices: Vec<ModelChoice>,
+    /// … and the targets of those that are not the chat endpoint.
+    alternatives: Vec<(String, Target)>,
     settings: ClientSettings,
 }
 
@@ -115,15 +143,36 @@ impl OpenAiChatModel {
         Self {
             chat: Target::new(chat, &settings),
             compaction,
+            choices: Vec::new(),
+            alternatives: Vec::new(),
             settings,
         }
     }
 
-    fn target(&self, purpose: RequestPurpose) -> &Target {
-        match (purpose, &self.compaction) {
-            (RequestPurpose::Summary, Some(compaction)) => compaction,
-            _ => &self.chat,
+    /// The same client offering `choices` to conversations; a request naming one of
+    /// them ([`ModelRequest::model`]) goes to its endpoint, any other to the chat model.
+    #[must_use]
+    pub fn with_choices(mut self, choices: Vec<NamedEndpoint>) -> Self {
+        self.choices = choices.iter().map(NamedEndpoint::choice).collect();
+        self.alternatives = choices
+            .into_iter()
+            .filter(|c| c.endpoint != self.chat.endpoint)
+            .map(|c| (c.id, Target::new(c.endpoint, &self.settings)))
+            .collect();
+        self
+    }
+
+    /// Summaries go to the compaction model when there is one; everything else to the
+    /// conversation's chosen model, else the chat model.
+    fn target(&self, request: &ModelRequest) -> &Target {
+        if let (RequestPurpose::Summary, Some(compaction)) = (request.purpose, &self.compaction) {
+            return compaction;
         }
+        request
+            .model
+            .as_deref()
+            .and_then(|id| self.alternatives.iter().find(|(known, _)| known == id))
+            .map_or(&self.chat, |(_, target)| target)
     }
 }
 
@@ -140,7 +189,7 @@ impl ChatModel for OpenAiChatModel {
         request: &ModelRequest,
         on_delta: DeltaSink<'_>,
     ) -> Result<ModelResponse, ModelError> {
-        let target = self.target(request.purpose);
+        let target = self.target(request);
         let max = self.settings.stream_max_retries.saturating_add(1);
         let mut attempt = 1;
         loop {
@@ -172,5 +221,9 @@ impl ChatModel for OpenAiChatModel {
             // Dropping this future (cancel) ends the wait at once.
             tokio::time::sleep(delay).await;
         }
+    }
+
+    fn choices(&self) -> &[ModelChoice] {
+        &self.choices
     }
 }

@@ -68,6 +68,9 @@ pub struct ResolvedModels {
     /// The model that writes compression summaries (the chat model unless
     /// `compactionModel` names another).
     pub compaction: Endpoint,
+    /// The models a conversation may choose: the chat model first, then every other
+    /// model of models.json whose API key variable is set.
+    pub choices: Vec<Endpoint>,
 }
 
 /// Resolves the chat and compaction endpoints.
@@ -117,9 +120,17 @@ fn from_file(
         Some(id) => config.model(id).unwrap_or(chat),
         None => chat,
     };
+    let chat = endpoint(chat, env)?;
+    let others = config
+        .models
+        .iter()
+        .filter(|m| m.id != chat.settings.id)
+        .filter_map(|m| endpoint(m, env).ok());
+    let choices = std::iter::once(chat.clone()).chain(others).collect();
     Ok(ResolvedModels {
-        chat: endpoint(chat, env)?,
+        chat,
         compaction: endpoint(compaction, env)?,
+        choices,
     })
 }
 
@@ -161,6 +172,7 @@ fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
     };
     Some(ResolvedModels {
         chat: endpoint.clone(),
-        compaction: endpoint,
+        compaction: endpoint.clone(),
+        choices: vec![endpoint],
     })
 }

@@ -53,6 +53,8 @@ pub struct HistoryBuilder {
     /// Tokens of the last system prompt counted (it changes only with the summary or
     /// the plan, and is estimated before every model step).
     system_cache: Mutex<Option<(String, i64)>>,
+    /// Context windows of the models a conversation may choose, by id.
+    model_windows: Vec<(String, u64)>,
 }
 
 impl HistoryBuilder {
@@ -64,7 +66,26 @@ impl HistoryBuilder {
             tokenizer,
             schema_cache: Mutex::new(None),
             system_cache: Mutex::new(None),
+            model_windows: Vec::new(),
         }
+    }
+
+    /// The same builder knowing the context windows of the models conversations may
+    /// choose (model id, window); a conversation on another model (or none) uses
+    /// [`HistorySettings::context_window`].
+    #[must_use]
+    pub fn with_model_windows(mut self, windows: Vec<(String, u64)>) -> Self {
+        self.model_windows = windows;
+        self
+    }
+
+    /// The context window of the model `conversation` runs on.
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        conversation
+            .model
+            .as_deref()
+            .and_then(|id| self.model_windows.iter().find(|(known, _)| known == id))
+            .map_or(self.settings.context_window, |(_, window)| *window)
     }
 
     /// The system prompt for a conversation with the given plan.
@@ -121,6 +142,7 @@ impl ContextAssembler for HistoryBuilder {
             ),
             tools: input.tools.to_vec(),
             thinking: input.thinking,
+            model: input.conversation.model.clone(),
         }
     }
 
@@ -138,7 +160,7 @@ impl ContextAssembler for HistoryBuilder {
             REQUEST_OVERHEAD + system + self.schema_tokens(tools) + stored_tokens.max(0) + new;
         ContextEstimate {
             used: u64::try_from(used).unwrap_or(0),
-            window: self.settings.context_window,
+            window: self.window_of(conversation),
         }
     }
 

@@ -64,6 +64,8 @@ impl ModelSummarizer {
             messages: vec![ModelMessage::User { content: user }],
             tools: Vec::new(),
             thinking: false,
+            // Summaries go to the compaction model (or the default chat model).
+            model: None,
         };
         let response = self.model.complete(&request, &|_| {}).await?;
         Ok(response.text.trim().to_owned())

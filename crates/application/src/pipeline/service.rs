@@ -7,6 +7,8 @@ use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
 
+mod models;
+
 use super::active::ActiveTurns;
 use super::compressor::{CompressionReport, CompressionRequest, Compressor};
 use super::context::PipelineContext;
@@ -264,7 +266,13 @@ impl ConversationService {
         if conversation.title != fallback_title(&first) {
             return Ok(None);
         }
-        let Some(title) = model_title(context.model.as_ref(), &first).await else {
+        let Some(title) = model_title(
+            context.model.as_ref(),
+            conversation.model.as_deref(),
+            &first,
+        )
+        .await
+        else {
             return Ok(None);
         };
         context

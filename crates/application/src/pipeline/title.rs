@@ -25,8 +25,12 @@ pub fn fallback_title(first_message: &str) -> String {
     }
 }
 
-/// Asks the model for a title; `None` when it fails or answers nothing usable.
-pub(crate) async fn model_title(model: &dyn ChatModel, first_message: &str) -> Option<String> {
+/// Asks the model (the conversation's, `model_id`) for a title; `None` when it fails or answers nothing usable.
+pub(crate) async fn model_title(
+    model: &dyn ChatModel,
+    model_id: Option<&str>,
+    first_message: &str,
+) -> Option<String> {
     let request = ModelRequest {
         purpose: RequestPurpose::Title,
         system: "You name conversations.".to_owned(),
@@ -35,6 +39,7 @@ pub(crate) async fn model_title(model: &dyn ChatModel, first_message: &str) -> O
         }],
         tools: Vec::new(),
         thinking: false,
+        model: model_id.map(str::to_owned),
     };
     let response = model.complete(&request, &|_| {}).await.ok()?;
     clean_title(&response.text)

@@ -19,8 +19,8 @@ mod tools;
 
 pub use context::{ContextAssembler, ContextEstimate, PromptInput};
 pub use model::{
-    ChatModel, DeltaSink, ModelDelta, ModelError, ModelErrorKind, ModelMessage, ModelRequest,
-    ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
+    ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
+    ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
 };
 pub use process::{ProcessProbe, UnknownProcesses};
 pub use summarizer::{Summarizer, SummaryInput};

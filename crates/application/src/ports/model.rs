@@ -69,6 +69,10 @@ pub struct ModelRequest {
     pub tools: Vec<ToolSchema>,
     /// Whether reasoning was requested for this turn.
     pub thinking: bool,
+    /// The id of the model (one of [`ChatModel::choices`]) the conversation runs on;
+    /// `None`, or an id the client does not know: its default model.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// Token usage the provider reported.
@@ -188,4 +192,22 @@ pub trait ChatModel: Send + Sync {
         request: &ModelRequest,
         on_delta: DeltaSink<'_>,
     ) -> Result<ModelResponse, ModelError>;
+
+    /// The models a conversation may choose from, the default first; empty when the
+    /// client offers only its one model.
+    fn choices(&self) -> &[ModelChoice] {
+        &[]
+    }
+}
+
+/// A model a conversation may run on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelChoice {
+    /// Its id in the host's model list (what [`ModelRequest::model`] names).
+    pub id: String,
+    /// The model name sent to the endpoint.
+    pub model: String,
+    /// Its context window in tokens.
+    pub context_window: u64,
 }

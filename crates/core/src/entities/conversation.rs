@@ -27,6 +27,10 @@ pub struct Conversation {
     /// storage keeps them up to date (what `token_sum_after` answers at the boundary).
     #[serde(default)]
     pub context_tokens: i64,
+    /// The id (in the host's model list) of the model this conversation runs on;
+    /// `None`: the default model.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 impl Conversation {

@@ -59,6 +59,8 @@ pub(crate) struct Timeline {
     plan: Option<String>,
     /// How full the context window is for the next request.
     context: ContextUsage,
+    /// The id of the model the next turn runs on (`null` when there is no choice).
+    model: Option<String>,
 }
 
 /// The context estimate as the page shows it.
@@ -99,6 +101,7 @@ pub(crate) async fn timeline(
                 row,
             })
             .collect(),
+        model: service.model_of(&conversation),
         conversation,
         busy,
         plan,

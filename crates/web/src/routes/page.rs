@@ -8,6 +8,7 @@ use axum::response::IntoResponse;
 
 const INDEX_HTML: &str = include_str!("../../assets/index.html");
 const APP_JS: &str = include_str!("../../assets/app.js");
+const MODELS_JS: &str = include_str!("../../assets/models.js");
 const APP_CSS: &str = include_str!("../../assets/app.css");
 
 /// Only the server's own script, style and connections; no inline script, no framing.
@@ -33,6 +34,11 @@ pub(crate) async fn index() -> impl IntoResponse {
 /// `GET /assets/app.js`.
 pub(crate) async fn script() -> impl IntoResponse {
     asset("text/javascript; charset=utf-8", APP_JS)
+}
+
+/// `GET /assets/models.js`: the model picker.
+pub(crate) async fn models_script() -> impl IntoResponse {
+    asset("text/javascript; charset=utf-8", MODELS_JS)
 }
 
 /// `GET /assets/app.css`.

@@ -122,6 +122,14 @@ impl Server {
         customize: impl FnOnce(AgentAssembly) -> AgentAssembly,
         configure: impl FnOnce(WebState) -> WebState,
     ) -> Self {
+        Self::start_full(|assembly, _| customize(assembly), configure).await
+    }
+
+    /// As [`Server::start_custom`]; `customize` also gets the test model's base URL.
+    pub async fn start_full(
+        customize: impl FnOnce(AgentAssembly, &str) -> AgentAssembly,
+        configure: impl FnOnce(WebState) -> WebState,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let model = TestModel::start().await.unwrap();
         let store = SqliteStore::open(&dir.path().join("web.db")).await.unwrap();
@@ -131,7 +139,7 @@ impl Server {
         )
         .skill_path(dir.path().join("SKILL.md"))
         .tools(ToolRegistry::new().with(Arc::new(GetCurrentTime)));
-        let agent = customize(assembly).build().unwrap();
+        let agent = customize(assembly, &model.base_url()).build().unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let base = format!("http://{addr}");
