@@ -4,6 +4,22 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+/// The environment variables and exit codes, shown after the options in `--help`.
+const AFTER_HELP: &str = "\
+Environment:
+  SMALLEBOT_HOME    the home directory (same as --home)
+  SMALLEBOT_MODEL   the chat model: an id of models.json, or without models.json the
+                    model name sent to OPENAI_BASE_URL (default gpt-4o-mini)
+  OPENAI_API_KEY    the API key when there is no models.json (models.json names its
+                    own key variables with apiKeyEnv)
+  OPENAI_BASE_URL   the endpoint when there is no models.json (default
+                    https://api.openai.com/v1; include http:// or https://)
+  USER              the conversation owner when neither --user nor agent.json's
+                    userName is set
+  NO_COLOR          set to anything non-empty: no colours
+Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation is busy
+(a turn is running, here or in another process).";
+
 /// SmallEBot: a local, persistent LLM agent host.
 ///
 /// Every conversation, turn, message, tool call and reasoning block is stored in SQLite
@@ -14,8 +30,7 @@ use clap::{Parser, Subcommand};
     version,
     about,
     long_about = None,
-    after_help = "Exit codes: 0 done; 1 error; 2 no model endpoint configured; \
-                  3 the conversation is busy (a turn is running, here or in another process)."
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     /// Home directory holding agent.json, models.json, terminal.json, smallebot.db,
@@ -39,7 +54,7 @@ pub enum Command {
     /// Chat interactively: streaming answers, tool calls as they run, slash commands
     /// (/help). Continues your most recent conversation unless told otherwise.
     Chat {
-        /// Continue this conversation.
+        /// Continue this conversation (its id, or the start of it).
         #[arg(long, conflicts_with = "new")]
         conversation: Option<String>,
         /// Start a new conversation.
@@ -50,11 +65,14 @@ pub enum Command {
         user: Option<String>,
     },
     /// Send one message, print the answer (or every event as JSON lines) and exit.
-    /// Exit code 0 when the turn completed, 1 when it failed, 2 when no model is configured.
+    /// The answer goes to standard output; tool calls, reasoning and the usage line go
+    /// to standard error. Exit code 0 when the turn completed, 1 when it failed, 2 when
+    /// no model is configured.
     Run {
-        /// The message to send.
+        /// The message to send; `-` reads it from standard input.
         prompt: String,
-        /// Continue this conversation instead of starting a new one.
+        /// Continue this conversation (its id, or the start of it) instead of starting
+        /// a new one.
         #[arg(long)]
         conversation: Option<String>,
         /// Print every event as one JSON object per line.
@@ -73,7 +91,7 @@ pub enum Command {
     /// Summarize a conversation's older turns now (the recent turns stay verbatim;
     /// nothing is deleted).
     Compact {
-        /// The conversation id.
+        /// The conversation (its id, or the start of it).
         id: String,
         /// What the summary should focus on.
         #[arg(long)]
@@ -137,12 +155,12 @@ pub enum ConversationsCommand {
     /// Show a conversation's timeline: messages, tool calls, reasoning, and which rows
     /// are already summarized by context compression.
     Show {
-        /// The conversation id (as printed by `conversations list`).
+        /// The conversation (its id as `conversations list` prints it, or the start of it).
         id: String,
     },
     /// Delete a conversation and everything stored for it.
     Delete {
-        /// The conversation id.
+        /// The conversation (its id, or the start of it).
         id: String,
     },
     /// Full-text search over stored messages, tool calls and tool results, newest first,

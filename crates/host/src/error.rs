@@ -31,6 +31,40 @@ pub enum HostError {
     /// The conversation does not exist.
     #[error("conversation {0} not found")]
     ConversationNotFound(ConversationId),
+    /// No conversation id starts with what was given.
+    #[error(
+        "no conversation{} has an id starting with '{reference}' (`smallebot conversations list` shows the ids)",
+        .owner.as_ref().map(|o| format!(" of {o}")).unwrap_or_default()
+    )]
+    NoConversationMatches {
+        /// What was given.
+        reference: String,
+        /// Whose conversations were looked at, if limited.
+        owner: Option<String>,
+    },
+    /// Several conversation ids start with what was given.
+    #[error("'{reference}' starts {count} conversation ids: give more of the id")]
+    AmbiguousConversation {
+        /// What was given.
+        reference: String,
+        /// How many ids start with it.
+        count: usize,
+    },
+    /// The conversation belongs to someone else.
+    #[error(
+        "conversation {id} is not {user}'s: open your own conversations (`smallebot conversations list --user {user}`) or pass the owner with --user"
+    )]
+    NotYourConversation {
+        /// The conversation.
+        id: ConversationId,
+        /// Who asked.
+        user: String,
+    },
+    /// `run -` read nothing from standard input.
+    #[error(
+        "the prompt read from standard input is empty: pipe the message in, or pass it as an argument"
+    )]
+    EmptyPrompt,
     /// `--days` is out of range.
     #[error("--{0}")]
     InvalidDays(#[from] InvalidDays),

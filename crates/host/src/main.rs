@@ -7,6 +7,7 @@
 mod chat;
 mod cli;
 mod commands;
+mod conversation_ref;
 mod error;
 mod render;
 mod wiring;

@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{AgentAssembly, Home};
+use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_agent::tools::{CommandConfirmer, DenyAll};
 use smallebot_application::ConversationService;
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
@@ -47,6 +48,21 @@ pub fn default_confirmer() -> Arc<dyn CommandConfirmer> {
     } else {
         Arc::new(DenyAll)
     }
+}
+
+/// What `run` says first when terminal.json asks for confirmations but standard input
+/// cannot answer them (a pipe, a file): every such command will be denied.
+pub fn confirmation_warning(home: &Home) -> Option<String> {
+    let settings = TerminalSettings::load(home.root()).ok()?;
+    (settings.require_command_confirmation && !std::io::stdin().is_terminal()).then(|| {
+        format!(
+            "note: {} sets requireCommandConfirmation and standard input is not a terminal, \
+             so commands that need confirmation will be denied. To allow them, run in a \
+             terminal, or whitelist them (commandWhitelist) or set \
+             requireCommandConfirmation to false in that file.",
+            home.root().join(TERMINAL_FILE).display()
+        )
+    })
 }
 
 /// As [`build`], with `confirmer` asking the person before a command runs when

@@ -185,7 +185,16 @@ fn migrate_and_bad_database_exit_codes() {
     let before = std::fs::read(bad.path().join("smallebot.db")).unwrap();
     let o = smallebot(bad.path(), &["conversations", "list"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("smallebot.db is not an SQLite database"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("smallebot.db is not an SQLite database"),
+        "{stderr}"
+    );
+    // The hint names options that exist.
+    assert!(
+        stderr.contains("--home DIR or SMALLEBOT_HOME") && !stderr.contains("--database"),
+        "{stderr}"
+    );
     assert_eq!(
         std::fs::read(bad.path().join("smallebot.db")).unwrap(),
         before
@@ -193,5 +202,8 @@ fn migrate_and_bad_database_exit_codes() {
 
     let invalid = smallebot(home.path(), &["conversations", "show", "xyz"]);
     assert!(!invalid.status.success());
-    assert!(String::from_utf8_lossy(&invalid.stderr).contains("'xyz' is not a valid id"));
+    assert!(
+        String::from_utf8_lossy(&invalid.stderr)
+            .contains("no conversation has an id starting with 'xyz'")
+    );
 }

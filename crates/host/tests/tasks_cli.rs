@@ -11,7 +11,8 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 
 use serde_json::json;
-use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
+use smallebot_application::pipeline::TITLE_INSTRUCTION;
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
 use tokio::io::AsyncWriteExt;
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
@@ -42,6 +43,12 @@ async fn chat(home: &Path, base_url: &str, args: &[&str], input: &str) -> String
     text(&out.stdout)
 }
 
+fn is_title(req: &RecordedRequest) -> bool {
+    req.messages()
+        .iter()
+        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
+}
+
 fn step(id: &str, tool: &str, args: serde_json::Value) -> ScriptedResponse {
     ScriptedResponse::tool_calls([ToolCallSpec::new(id, tool, args.to_string())])
 }
@@ -53,7 +60,8 @@ async fn the_plan_shows_in_tasks_and_show_and_goes_with_the_conversation() {
     std::fs::create_dir_all(&ws).unwrap();
     let ws = ws.to_string_lossy().into_owned();
     let server = TestModel::start().await.unwrap();
-    server.push_all([
+    // Turn steps in order; the title (asked for beside the turn) answered on its own.
+    let steps = std::sync::Mutex::new(std::collections::VecDeque::from([
         step("c1", "AddTask", json!({"title": "Write notes"})),
         step(
             "c2",
@@ -78,8 +86,14 @@ async fn the_plan_shows_in_tasks_and_show_and_goes_with_the_conversation() {
             json!({"taskId": "1", "notes": "Wrote the notes"}),
         ),
         ScriptedResponse::text("Done."),
-        ScriptedResponse::text("Notes plan"), // the title
-    ]);
+    ]));
+    server.respond_with(move |req| {
+        if is_title(req) {
+            ScriptedResponse::text("Notes plan")
+        } else {
+            steps.lock().unwrap().pop_front().unwrap()
+        }
+    });
     let url = server.base_url();
     run(home.path(), &url, &["run", "Write the notes"]).await;
     assert_eq!(
@@ -103,7 +117,11 @@ async fn the_plan_shows_in_tasks_and_show_and_goes_with_the_conversation() {
          2: [ ] Review (depends on: [1])"
     );
     // Every request after the first AddTask carried the plan as it was then.
-    let requests = server.requests();
+    let requests: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| !is_title(r))
+        .collect();
     let last_prompt = requests[7].body["messages"][0]["content"].as_str().unwrap();
     assert!(
         last_prompt.contains(&format!("# Task List\n{plan}")),

@@ -10,7 +10,7 @@ pub enum StoreError {
     /// The file exists but is not an SQLite database.
     #[error(
         "{path} is not an SQLite database (its header is wrong); the file was left untouched. \
-         Point --database/--home at a SmallEBot database or move the file away."
+         Move the file away, or use another home (smallebot: --home DIR or SMALLEBOT_HOME)."
     )]
     NotADatabase {
         /// The file.

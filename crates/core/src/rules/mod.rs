@@ -4,5 +4,6 @@
 
 pub mod compression_scope;
 pub mod lease;
+pub mod terminal_text;
 pub mod truncation;
 pub mod workspace_path;

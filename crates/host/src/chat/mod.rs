@@ -8,9 +8,6 @@ mod test_support;
 #[cfg(test)]
 mod tests;
 
-use std::io::IsTerminal;
-
-use smallebot_core::ids::ConversationId;
 use tokio::io::BufReader;
 use tokio::sync::mpsc;
 
@@ -19,6 +16,9 @@ pub use repl::Repl;
 
 use smallebot_agent::assembly::Home;
 
+use smallebot_core::rules::terminal_text::escape_controls;
+
+use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
 use crate::wiring;
@@ -41,13 +41,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             .await?;
     let service = std::sync::Arc::clone(&app.service);
     let conversation = match (&args.conversation, args.new) {
-        (Some(id), _) => {
-            let id: ConversationId = id.parse()?;
-            service
-                .store()
-                .get_conversation(id)
-                .await?
-                .ok_or(HostError::ConversationNotFound(id))?
+        (Some(reference), _) => {
+            find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?
         }
         (None, false) => match service
             .store()
@@ -69,12 +64,11 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             }
         }
     });
-    let style = Style {
-        ansi: std::io::stdout().is_terminal(),
-    };
+    let style = Style::for_stdout();
     println!(
         "SmallEBot — {} ({}) — /help for commands",
-        conversation.title, conversation.id
+        escape_controls(&conversation.title),
+        conversation.id
     );
     let printer = EventPrinter::new(std::io::stdout(), false, style);
     let mut repl = Repl::new(

@@ -11,6 +11,7 @@ use smallebot_agent::tools;
 use smallebot_application::{ConversationService, EventKind, SendOptions};
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 use tokio::sync::mpsc;
 
@@ -61,8 +62,10 @@ impl<W: Write> Repl<W> {
         self
     }
 
+    /// Prints a line; what it quotes from outside (titles, search hits, the plan) is
+    /// printed with its control characters made visible.
     fn say(&mut self, text: &str) -> Result<(), HostError> {
-        writeln!(self.printer.out(), "{text}")?;
+        writeln!(self.printer.out(), "{}", escape_controls(text))?;
         Ok(())
     }
 

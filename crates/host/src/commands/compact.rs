@@ -1,16 +1,21 @@
 //! `smallebot compact ID [--focus TEXT]`.
 
-use smallebot_agent::assembly::Home;
-use smallebot_core::ids::ConversationId;
-
+use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::tokens;
 use crate::wiring;
+use smallebot_agent::assembly::Home;
 
 /// Compresses a conversation's context now and says what happened.
 pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostError> {
-    let id: ConversationId = id.parse()?;
     let app = wiring::build(home, None).await?;
+    let id = match find_conversation(app.service.store().as_ref(), id, None).await {
+        Ok(conversation) => conversation.id,
+        Err(error) => {
+            app.store.close().await;
+            return Err(error);
+        }
+    };
     println!("Compressing context...");
     let report = app.service.compact(id, focus).await;
     app.store.close().await;

@@ -4,12 +4,13 @@ use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
 use smallebot_application::PipelineError;
 use smallebot_core::entities::{SearchQuery, SearchScope};
-use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::tasks::{TaskStore, format_plan};
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 use crate::cli::ConversationsCommand;
+use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{conversation_line, render_timeline};
 use crate::wiring;
@@ -17,14 +18,13 @@ use crate::wiring;
 /// Runs one `conversations` subcommand.
 pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostError> {
     match command {
-        ConversationsCommand::Delete { id } => delete(home, id.parse()?).await,
+        ConversationsCommand::Delete { id } => delete(home, &id).await,
         ConversationsCommand::List { user } => {
             with_store(home, async |store| list(store, user.as_deref()).await).await
         }
         ConversationsCommand::Show { id } => {
-            let id: ConversationId = id.parse()?;
             let tasks = FileTaskStore::new(home.tasks_dir());
-            with_store(home, async |store| show(store, &tasks, id).await).await
+            with_store(home, async |store| show(store, &tasks, &id).await).await
         }
         ConversationsCommand::Search {
             query,
@@ -43,7 +43,8 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
                 limit: tools::clamp_max_results(limit),
             };
             with_store(home, async |store| {
-                println!("{}", tools::search_and_format(store, &query).await?);
+                let found = tools::search_and_format(store, &query).await?;
+                println!("{}", escape_controls(&found));
                 Ok(())
             })
             .await
@@ -72,7 +73,7 @@ async fn list(store: &SqliteStore, user: Option<&str>) -> Result<(), HostError> 
         println!("no conversations yet");
     }
     for c in &conversations {
-        println!("{}", conversation_line(c));
+        println!("{}", escape_controls(&conversation_line(c)));
     }
     Ok(())
 }
@@ -80,17 +81,20 @@ async fn list(store: &SqliteStore, user: Option<&str>) -> Result<(), HostError> 
 async fn show(
     store: &SqliteStore,
     tasks: &dyn TaskStore,
-    id: ConversationId,
+    reference: &str,
 ) -> Result<(), HostError> {
-    let conversation = store
-        .get_conversation(id)
-        .await?
-        .ok_or(HostError::ConversationNotFound(id))?;
+    let conversation = find_conversation(store, reference, None).await?;
+    let id = conversation.id;
     let turns = store.list_turns(id).await?;
     let rows = store.rows_after(id, 0).await?;
-    print!("{}", render_timeline(&conversation, &turns, &rows));
+    print!(
+        "{}",
+        escape_controls(&render_timeline(&conversation, &turns, &rows))
+    );
     match tasks.load(id).await {
-        Ok(list) if !list.tasks.is_empty() => println!("\n{}", format_plan(&list)),
+        Ok(list) if !list.tasks.is_empty() => {
+            println!("\n{}", escape_controls(&format_plan(&list)));
+        }
         Ok(_) => {}
         Err(error) => eprintln!("the task list cannot be shown: {error}"),
     }
@@ -99,8 +103,15 @@ async fn show(
 
 /// Deletes a conversation through the service, so the busy check applies (a running
 /// turn is not pulled away) and its task list goes with it.
-async fn delete(home: &Home, id: ConversationId) -> Result<(), HostError> {
+async fn delete(home: &Home, reference: &str) -> Result<(), HostError> {
     let app = wiring::build_without_model(home).await?;
+    let id = match find_conversation(app.service.store().as_ref(), reference, None).await {
+        Ok(conversation) => conversation.id,
+        Err(error) => {
+            app.store.close().await;
+            return Err(error);
+        }
+    };
     let deleted = app.service.delete_conversation(id).await;
     app.store.close().await;
     match deleted {

@@ -1,22 +1,28 @@
-//! `smallebot run "prompt" [--conversation ID] [--json]`: one turn, then exit.
+//! `smallebot run PROMPT|- [--conversation ID] [--json]`: one turn, then exit.
+//!
+//! The answer goes to standard output; tool lines, reasoning and the usage footer go to
+//! standard error, so `smallebot run … > answer.md` keeps only the answer. `-` reads the
+//! prompt from standard input. A new conversation's title is asked for beside the turn
+//! and never waited for: what is not done when the turn ends is dropped (the
+//! conversation keeps its first words as the title).
 
-use std::io::IsTerminal;
+use std::io::Read;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
-use smallebot_application::SendOptions;
+use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::TurnStatus;
-use smallebot_core::ids::ConversationId;
 
+use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
 use crate::wiring;
 
 /// Arguments of `run`.
 pub struct RunArgs {
-    /// The message.
+    /// The message; `-` reads it from standard input.
     pub prompt: String,
-    /// Continue this conversation instead of starting a new one.
+    /// Continue this conversation (id or unique prefix) instead of starting a new one.
     pub conversation: Option<String>,
     /// Print events as JSON lines.
     pub json: bool,
@@ -24,29 +30,65 @@ pub struct RunArgs {
     pub user: Option<String>,
 }
 
-/// Runs one turn, streaming its events to stdout.
+/// The prompt: the argument, or standard input read whole for `-`.
+fn read_prompt(argument: String) -> Result<String, HostError> {
+    if argument != "-" {
+        return Ok(argument);
+    }
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text)?;
+    if text.trim().is_empty() {
+        return Err(HostError::EmptyPrompt);
+    }
+    Ok(text)
+}
+
+/// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
+    let prompt = read_prompt(args.prompt)?;
     let app = wiring::build(home, args.user.as_deref()).await?;
     let service = Arc::clone(&app.service);
-    let conversation_id: ConversationId = match &args.conversation {
-        Some(id) => id.parse()?,
-        None => service.create_conversation(&app.user).await?.id,
+    let (conversation_id, new) = match &args.conversation {
+        Some(reference) => {
+            let found =
+                find_conversation(service.store().as_ref(), reference, Some(&app.user)).await;
+            match found {
+                Ok(c) => (c.id, false),
+                Err(error) => {
+                    app.store.close().await;
+                    return Err(error);
+                }
+            }
+        }
+        None => (service.create_conversation(&app.user).await?.id, true),
     };
+    if let Some(warning) = wiring::confirmation_warning(home) {
+        eprintln!("{warning}");
+    }
     let mut events = service.subscribe(conversation_id);
-    let style = Style {
-        ansi: std::io::stdout().is_terminal(),
-    };
-    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, style);
+    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
+    if !args.json {
+        printer = printer.status_to(Box::new(std::io::stderr()), Style::for_stderr());
+    }
     let sender = Arc::clone(&service);
-    let prompt = args.prompt.clone();
     let mut turn = tokio::spawn(async move {
         sender
             .send(conversation_id, &prompt, SendOptions::default())
             .await
     });
+    let mut title = None;
     let outcome = loop {
         tokio::select! {
-            Some(event) = events.recv() => printer.print(&event)?,
+            Some(event) = events.recv() => {
+                if new && title.is_none() && matches!(event.kind, EventKind::TurnStarted) {
+                    // The message is stored: the title can be asked for beside the turn.
+                    let titler = Arc::clone(&service);
+                    title = Some(tokio::spawn(async move {
+                        titler.generate_title(conversation_id).await
+                    }));
+                }
+                printer.print(&event)?;
+            }
             joined = &mut turn => {
                 while let Some(event) = events.try_recv() {
                     printer.print(&event)?;
@@ -59,9 +101,9 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         }
     };
     drop(printer);
-    if outcome.status == TurnStatus::Completed && outcome.first_turn {
-        // A title from the model for a new conversation (stored silently).
-        let _ = service.generate_title(conversation_id).await;
+    if let Some(title) = title {
+        // Never waited for: a title still being written is given up.
+        title.abort();
     }
     app.store.close().await;
     match outcome.status {

@@ -5,35 +5,15 @@ use std::io::Write;
 
 use smallebot_application::{Event, EventKind};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
-/// Characters of a tool result shown in the terminal.
+use super::Style;
+
+/// Characters of each shown line of a tool call or result.
 const SHOWN_RESULT_CHARS: usize = 200;
-
-/// Terminal styling (ANSI), off when output is not a terminal.
-#[derive(Debug, Clone, Copy)]
-pub struct Style {
-    /// Whether to emit ANSI escapes.
-    pub ansi: bool,
-}
-
-impl Style {
-    fn dim(self, text: &str) -> String {
-        if self.ansi {
-            format!("\x1b[2m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-
-    fn bold(self, text: &str) -> String {
-        if self.ansi {
-            format!("\x1b[1m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-}
+/// Lines of a tool result shown in the terminal (the rest is counted).
+const SHOWN_RESULT_LINES: usize = 6;
 
 /// Formats a token count as `12.3k`.
 pub fn tokens(n: u64) -> String {
@@ -44,25 +24,41 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
-/// Writes events as they arrive.
+/// Writes events as they arrive: the answer to its writer; status lines (reasoning,
+/// tool calls, compression, usage, errors) to the same writer or, with
+/// [`EventPrinter::status_to`], to another (`run` keeps standard output for the answer).
+/// Text from the model and tools is printed through `escape_controls`.
 pub struct EventPrinter<W: Write> {
     out: W,
+    status: Option<(Box<dyn Write + Send>, Style)>,
     json: bool,
     style: Style,
     in_reasoning: bool,
+    /// The answer printed so far does not end with a line break.
+    answer_open: bool,
     last_usage: Option<(u64, u64, f64, Option<u64>)>,
 }
 
 impl<W: Write> EventPrinter<W> {
-    /// A printer writing to `out`.
+    /// A printer writing everything to `out`.
     pub fn new(out: W, json: bool, style: Style) -> Self {
         Self {
             out,
+            status: None,
             json,
             style,
             in_reasoning: false,
+            answer_open: false,
             last_usage: None,
         }
+    }
+
+    /// The same printer writing status lines to `status`, styled with `style`; the
+    /// answer (and `--json` lines) stay on the first writer.
+    #[must_use]
+    pub fn status_to(mut self, status: Box<dyn Write + Send>, style: Style) -> Self {
+        self.status = Some((status, style));
+        self
     }
 
     /// Whether ANSI styling (and so the spinner) is on.
@@ -75,10 +71,36 @@ impl<W: Write> EventPrinter<W> {
         &mut self.out
     }
 
+    /// The style of status lines.
+    fn status_style(&self) -> Style {
+        self.status.as_ref().map_or(self.style, |(_, style)| *style)
+    }
+
+    /// Where status lines go; on a shared writer an open answer line is ended first.
+    fn side(&mut self) -> std::io::Result<&mut dyn Write> {
+        if self.status.is_none() && self.answer_open {
+            self.answer_open = false;
+            writeln!(self.out)?;
+        }
+        Ok(match self.status.as_mut() {
+            Some((status, _)) => status.as_mut(),
+            None => &mut self.out,
+        })
+    }
+
+    /// Writes one status line.
+    fn status_line(&mut self, line: &str) -> std::io::Result<()> {
+        self.end_reasoning()?;
+        let side = self.side()?;
+        writeln!(side, "{line}")?;
+        side.flush()
+    }
+
     fn end_reasoning(&mut self) -> std::io::Result<()> {
         if self.in_reasoning {
             self.in_reasoning = false;
-            writeln!(self.out)?;
+            let side = self.side()?;
+            writeln!(side)?;
         }
         Ok(())
     }
@@ -93,14 +115,17 @@ impl<W: Write> EventPrinter<W> {
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
-        let style = self.style;
+        let style = self.status_style();
         match &event.kind {
             EventKind::ReasoningDelta { text } => {
-                if !self.in_reasoning {
-                    self.in_reasoning = true;
-                    write!(self.out, "{}", style.dim("thinking: "))?;
+                let start = !self.in_reasoning;
+                self.in_reasoning = true;
+                let side = self.side()?;
+                if start {
+                    write!(side, "{}", style.dim("thinking: "))?;
                 }
-                write!(self.out, "{}", style.dim(text))?;
+                write!(side, "{}", style.dim(&escape_controls(text)))?;
+                side.flush()?;
             }
             EventKind::Retrying {
                 attempt,
@@ -108,25 +133,33 @@ impl<W: Write> EventPrinter<W> {
                 reason,
                 delay_ms,
             } => {
-                self.end_reasoning()?;
                 let line = format!(
-                    "[retrying ({attempt}/{max}) in {:.1} s: {reason} — the partial answer above is discarded]",
-                    *delay_ms as f64 / 1000.0
+                    "[retrying ({attempt}/{max}) in {:.1} s: {} — the partial answer above is discarded]",
+                    *delay_ms as f64 / 1000.0,
+                    escape_controls(reason)
                 );
-                writeln!(self.out, "\n{}", style.dim(&line))?;
+                self.status_line(&style.dim(&line))?;
             }
             EventKind::TextDelta { text } => {
                 self.end_reasoning()?;
-                write!(self.out, "{text}")?;
+                if !text.is_empty() {
+                    self.answer_open = !text.ends_with('\n');
+                }
+                write!(self.out, "{}", escape_controls(text))?;
             }
             EventKind::ToolCallStarted {
                 tool_name,
                 arguments,
                 ..
             } => {
-                self.end_reasoning()?;
                 let args = truncate_with_marker(arguments, SHOWN_RESULT_CHARS, "…");
-                writeln!(self.out, "\n{} {}({args})", style.bold("⚙"), tool_name)?;
+                let line = format!(
+                    "{} {}({})",
+                    style.bold("⚙"),
+                    style.cyan(&escape_controls(tool_name)),
+                    escape_controls(&args)
+                );
+                self.status_line(&line)?;
             }
             EventKind::ToolCallCompleted {
                 tool_name,
@@ -134,28 +167,23 @@ impl<W: Write> EventPrinter<W> {
                 result,
                 ..
             } => {
-                let first = result.lines().next().unwrap_or("");
-                let shown = truncate_with_marker(first, SHOWN_RESULT_CHARS, "…");
-                let more = if result.lines().nth(1).is_some() {
-                    " …"
-                } else {
-                    ""
-                };
                 let mark = if *status == ToolCallStatus::Ok {
-                    "✓"
+                    style.green("✓")
                 } else {
-                    "✗"
+                    style.red("✗")
                 };
-                writeln!(
-                    self.out,
-                    "  {} {}",
-                    mark,
-                    style.dim(&format!("{tool_name} [{}] {shown}{more}", status.as_str()))
-                )?;
+                let head = format!(
+                    "  {mark} {} {}",
+                    style.cyan(&escape_controls(tool_name)),
+                    style.dim(&format!("[{}]", status.as_str()))
+                );
+                self.status_line(&head)?;
+                for line in result_lines(result) {
+                    self.status_line(&style.dim(&format!("    {line}")))?;
+                }
             }
             EventKind::CompressionStarted { .. } => {
-                self.end_reasoning()?;
-                writeln!(self.out, "{}", style.dim("Compressing context..."))?;
+                self.status_line(&style.dim("Compressing context..."))?;
             }
             EventKind::CompressionCompleted {
                 ok,
@@ -165,15 +193,18 @@ impl<W: Write> EventPrinter<W> {
                 ..
             } => {
                 let line = if *ok {
-                    format!(
+                    style.dim(&format!(
                         "context compressed: {} → {} tokens",
                         tokens(*tokens_before),
                         tokens(*tokens_after)
-                    )
+                    ))
                 } else {
-                    format!("context compression failed: {detail}")
+                    style.red(&format!(
+                        "context compression failed: {}",
+                        escape_controls(detail)
+                    ))
                 };
-                writeln!(self.out, "{}", style.dim(&line))?;
+                self.status_line(&line)?;
             }
             EventKind::ContextUsage {
                 used,
@@ -188,11 +219,15 @@ impl<W: Write> EventPrinter<W> {
                     .lines()
                     .find(|l| l.starts_with("Progress:"))
                     .unwrap_or("changed");
-                writeln!(self.out, "  {}", style.dim(&format!("plan: {progress}")))?;
+                let line = format!("  plan: {}", escape_controls(progress));
+                self.status_line(&style.dim(&line))?;
             }
             EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
-                writeln!(self.out)?;
+                if self.answer_open {
+                    self.answer_open = false;
+                    writeln!(self.out)?;
+                }
                 if let Some((used, window, ratio, reported)) = self.last_usage {
                     let provider = reported
                         .map(|r| format!(" · provider counted {}", tokens(r)))
@@ -203,20 +238,19 @@ impl<W: Write> EventPrinter<W> {
                         tokens(window),
                         ratio * 100.0
                     );
-                    writeln!(self.out, "{}", style.dim(&line))?;
+                    self.status_line(&style.dim(&line))?;
                 }
             }
             EventKind::TurnCancelled => {
-                self.end_reasoning()?;
-                writeln!(
-                    self.out,
-                    "\n{}",
-                    style.dim("(cancelled — partial answer kept)")
-                )?;
+                self.status_line(&style.dim("(cancelled — partial answer kept)"))?;
             }
             EventKind::TurnFailed { error, .. } => {
-                self.end_reasoning()?;
-                writeln!(self.out, "\nerror: {error}")?;
+                self.status_line(&style.red(&format!("error: {}", escape_controls(error))))?;
+                let line = format!(
+                    "error: the turn ended failed (conversation {})",
+                    event.conversation_id
+                );
+                self.status_line(&style.red(&line))?;
             }
             // TurnStarted, TitleChanged and kinds added later print nothing.
             _ => {}
@@ -225,37 +259,24 @@ impl<W: Write> EventPrinter<W> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use smallebot_core::ids::ConversationId;
-
-    #[test]
-    fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
-        let event = Event::new(
-            ConversationId::new(),
-            None,
-            1,
-            EventKind::TaskListChanged {
-                plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
-            },
-        );
-        let mut out = Vec::new();
-        EventPrinter::new(&mut out, false, Style { ansi: false })
-            .print(&event)
-            .unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "  plan: Progress: 1/3 (33.3%)\n"
-        );
-        let mut out = Vec::new();
-        EventPrinter::new(&mut out, true, Style { ansi: false })
-            .print(&event)
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(
-            json["plan"],
-            "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b"
-        );
+/// The lines of a tool result as shown: at most [`SHOWN_RESULT_LINES`], each cut to
+/// [`SHOWN_RESULT_CHARS`], then how many more there are; control characters escaped.
+fn result_lines(result: &str) -> Vec<String> {
+    let lines: Vec<&str> = result.lines().collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(SHOWN_RESULT_LINES)
+        .map(|l| escape_controls(&truncate_with_marker(l, SHOWN_RESULT_CHARS, "…")).into_owned())
+        .collect();
+    if lines.len() > SHOWN_RESULT_LINES {
+        shown.push(format!(
+            "… ({} more lines)",
+            lines.len() - SHOWN_RESULT_LINES
+        ));
     }
+    shown
 }
+
+#[cfg(test)]
+#[path = "events_tests.rs"]
+mod tests;

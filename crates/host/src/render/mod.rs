@@ -1,7 +1,12 @@
 //! Plain-text rendering of stored conversations and live events for the terminal.
+//! Everything that came from outside (the model, tools, stored rows) is printed through
+//! `escape_controls`, so it cannot move the cursor, clear the screen or retitle the
+//! window.
 
 mod events;
+mod style;
 mod timeline;
 
-pub use events::{EventPrinter, Style, tokens};
+pub use events::{EventPrinter, tokens};
+pub use style::Style;
 pub use timeline::{conversation_line, render_timeline};

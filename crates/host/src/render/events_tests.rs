@@ -1,0 +1,182 @@
+use super::*;
+use smallebot_core::ids::ConversationId;
+
+fn printed(events: &[EventKind], ansi: bool) -> String {
+    let id = ConversationId::new();
+    let mut out = Vec::new();
+    let mut printer = EventPrinter::new(&mut out, false, Style { ansi });
+    for (seq, kind) in events.iter().enumerate() {
+        printer
+            .print(&Event::new(id, None, seq as u64 + 1, kind.clone()))
+            .unwrap();
+    }
+    drop(printer);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
+    let event = Event::new(
+        ConversationId::new(),
+        None,
+        1,
+        EventKind::TaskListChanged {
+            plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
+        },
+    );
+    let mut out = Vec::new();
+    EventPrinter::new(&mut out, false, Style { ansi: false })
+        .print(&event)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "  plan: Progress: 1/3 (33.3%)\n"
+    );
+    let mut out = Vec::new();
+    EventPrinter::new(&mut out, true, Style { ansi: false })
+        .print(&event)
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        json["plan"],
+        "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b"
+    );
+}
+
+#[test]
+fn escape_sequences_from_the_model_and_tools_are_printed_as_text() {
+    let shown = printed(
+        &[
+            EventKind::TextDelta {
+                text: "clear\x1b[2J".into(),
+            },
+            EventKind::TextDelta {
+                text: "\x1b]0;title\x07 done".into(),
+            },
+            EventKind::ReasoningDelta {
+                text: "think\x1b[31m".into(),
+            },
+            EventKind::ToolCallCompleted {
+                call_id: "c".into(),
+                tool_name: "Tool\x1b[H".into(),
+                status: ToolCallStatus::Ok,
+                result: "out\x1b[2Jput".into(),
+            },
+            EventKind::TurnFailed {
+                error: "bad\x1b[2J".into(),
+            },
+        ],
+        false,
+    );
+    assert!(!shown.contains('\x1b'), "{shown:?}");
+    assert!(!shown.contains('\x07'), "{shown:?}");
+    for visible in [
+        "clear^[[2J",
+        "^[]0;title^G done",
+        "think^[[31m",
+        "Tool^[[H",
+        "out^[[2Jput",
+        "bad^[[2J",
+    ] {
+        assert!(shown.contains(visible), "{visible} in {shown:?}");
+    }
+}
+
+#[test]
+fn a_tool_result_shows_several_lines_up_to_a_bound() {
+    let result: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    let shown = printed(
+        &[EventKind::ToolCallCompleted {
+            call_id: "c".into(),
+            tool_name: "ReadFile".into(),
+            status: ToolCallStatus::Ok,
+            result,
+        }],
+        false,
+    );
+    assert_eq!(
+        shown,
+        "  ✓ ReadFile [ok]\n    line 1\n    line 2\n    line 3\n    line 4\n    line 5\n    line 6\n    … (4 more lines)\n"
+    );
+}
+
+#[test]
+fn failures_get_a_second_line_naming_the_conversation_and_colours_mark_status() {
+    let id = ConversationId::new();
+    let mut out = Vec::new();
+    let mut printer = EventPrinter::new(&mut out, false, Style { ansi: true });
+    printer
+        .print(&Event::new(
+            id,
+            None,
+            1,
+            EventKind::TurnFailed {
+                error: "the model failed".into(),
+            },
+        ))
+        .unwrap();
+    printer
+        .print(&Event::new(
+            id,
+            None,
+            2,
+            EventKind::ToolCallCompleted {
+                call_id: "c".into(),
+                tool_name: "ExecuteCommand".into(),
+                status: ToolCallStatus::Error,
+                result: "exit 1".into(),
+            },
+        ))
+        .unwrap();
+    drop(printer);
+    let shown = String::from_utf8(out).unwrap();
+    assert!(
+        shown.contains("\x1b[31merror: the model failed\x1b[0m"),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains(&format!("error: the turn ended failed (conversation {id})")),
+        "{shown:?}"
+    );
+    assert!(shown.contains("\x1b[31m✗\x1b[0m"), "{shown:?}");
+    assert!(shown.contains("\x1b[36mExecuteCommand\x1b[0m"), "{shown:?}");
+}
+
+#[test]
+fn status_lines_can_go_to_another_writer() {
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let status = Shared::default();
+    let id = ConversationId::new();
+    let mut out = Vec::new();
+    let mut printer = EventPrinter::new(&mut out, false, Style { ansi: false })
+        .status_to(Box::new(status.clone()), Style { ansi: false });
+    let kinds = [
+        EventKind::ToolCallStarted {
+            call_id: "c".into(),
+            tool_name: "GetCurrentTime".into(),
+            arguments: "{}".into(),
+        },
+        EventKind::TextDelta {
+            text: "The answer.".into(),
+        },
+    ];
+    for (seq, kind) in kinds.into_iter().enumerate() {
+        printer
+            .print(&Event::new(id, None, seq as u64 + 1, kind))
+            .unwrap();
+    }
+    drop(printer);
+    assert_eq!(String::from_utf8(out).unwrap(), "The answer.");
+    let side = String::from_utf8(status.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(side, "⚙ GetCurrentTime({})\n");
+}
