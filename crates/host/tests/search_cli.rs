@@ -40,7 +40,7 @@ async fn message(store: &SqliteStore, c: &Conversation, turn: TurnId, role: Role
 }
 
 /// Seeds alice's "Disk check" and bob's "Bob disk"; returns the header time of each
-/// stored row by its text.
+/// stored row by its text (and each conversation's id by `id:<title>`).
 async fn seeded(home: &Path) -> impl Fn(&str) -> String {
     let store = SqliteStore::open(&home.join("smallebot.db")).await.unwrap();
     let alice = store
@@ -49,6 +49,8 @@ async fn seeded(home: &Path) -> impl Fn(&str) -> String {
         .unwrap();
     let t = store.start_turn(alice.id, false).await.unwrap();
     message(&store, &alice, t.id, Role::User, "how full is the disk?").await;
+    // The empty assistant row that opens a tool step: never shown as a neighbour.
+    message(&store, &alice, t.id, Role::Assistant, "").await;
     store
         .append_tool_call(&NewToolCall {
             conversation_id: alice.id,
@@ -83,7 +85,10 @@ async fn seeded(home: &Path) -> impl Fn(&str) -> String {
     let bob = store.create_conversation("bob", "Bob disk").await.unwrap();
     let bt = store.start_turn(bob.id, false).await.unwrap();
     message(&store, &bob, bt.id, Role::User, "bob disk secrets").await;
-    let mut times = Vec::new();
+    let mut times = vec![
+        ("id:Disk check".to_owned(), alice.id.to_string()),
+        ("id:Bob disk".to_owned(), bob.id.to_string()),
+    ];
     for c in [alice.id, bob.id] {
         for row in store.rows_after(c, 0).await.unwrap() {
             if let HistoryRow::Message(m) = row {
@@ -111,19 +116,21 @@ async fn search_prints_matches_in_context_newest_first() {
         &["conversations", "search", "disk"],
     ));
     let expected = format!(
-        "## Match 1 — Bob disk | {}\n\
+        "## Match 1 — Bob disk | {} | conversation {bob}\n\
          → USER: bob disk secrets\n\
          \n\
-         ## Match 2 — Disk check | {}\n\
+         ## Match 2 — Disk check | {} | conversation {alice}\n\
          TOOL RESULT: /dev/sda1 42% used\n\
          → ASSISTANT: The disk is 42% full.\n\
          \n\
-         ## Match 3 — Disk check | {}\n\
+         ## Match 3 — Disk check | {} | conversation {alice}\n\
          → USER: how full is the disk?\n\
          TOOL CALL: ExecuteCommand({{\"command\":\"df -h\"}})\n",
         at("bob disk secrets"),
         at("The disk is 42% full."),
         at("how full is the disk?"),
+        bob = at("id:Bob disk"),
+        alice = at("id:Disk check"),
     );
     assert_eq!(all, expected);
 

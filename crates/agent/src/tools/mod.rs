@@ -13,7 +13,7 @@ pub use args::{ArgError, Args};
 pub use history::{
     DEFAULT_MAX_RESULTS, InvalidDays, MAX_DAYS, MAX_RESULTS, MatchLine, ReadConversationData,
     SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, clamp_max_results, find_matches, format_matches,
-    search_and_format, since_days_ago,
+    format_matches_with, search_and_format, search_for_people, since_days_ago,
 };
 pub use registry::{Tool, ToolRegistry};
 pub use shell::{CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand};

@@ -173,7 +173,7 @@ impl<W: Write> Repl<W> {
                     limit: tools::DEFAULT_MAX_RESULTS,
                 };
                 let store = Arc::clone(self.service.store());
-                let found = tools::search_and_format(store.as_ref(), &query).await?;
+                let found = tools::search_for_people(store.as_ref(), &query).await?;
                 self.say(&found)?;
             }
             Slash::Tasks => {

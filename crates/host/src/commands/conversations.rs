@@ -43,7 +43,7 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
                 limit: tools::clamp_max_results(limit),
             };
             with_store(home, async |store| {
-                let found = tools::search_and_format(store, &query).await?;
+                let found = tools::search_for_people(store, &query).await?;
                 println!("{}", escape_controls(&found));
                 Ok(())
             })

@@ -87,8 +87,12 @@ pub fn since_days_ago(days: u64, now: Timestamp) -> Result<Timestamp, InvalidDay
         .ok_or(invalid)
 }
 
-/// The searchable rows of one stored row: a message is one, a tool call two (call and
-/// result), a think block none.
+/// Rows fetched on each side of a hit to find its neighbours (think blocks and the
+/// empty assistant rows that open a tool step show nothing and are passed over).
+const NEIGHBOUR_ROWS: u32 = 3;
+
+/// The searchable rows of one stored row: a message with text is one, a tool call two
+/// (call and result), a think block or an empty message none.
 fn lines_of(row: &HistoryRow) -> Vec<(Seq, MatchLine)> {
     let line = |kind, text: &str| {
         (
@@ -100,6 +104,7 @@ fn lines_of(row: &HistoryRow) -> Vec<(Seq, MatchLine)> {
         )
     };
     match row {
+        HistoryRow::Message(m) if m.content.trim().is_empty() => Vec::new(),
         HistoryRow::Message(m) => {
             let kind = match m.role {
                 Role::User => SearchHitKind::User,
@@ -124,7 +129,7 @@ fn lines_of(row: &HistoryRow) -> Vec<(Seq, MatchLine)> {
 /// Loads the rows around `hit`; `None` when the hit is a self-quoting tool call.
 async fn in_context(store: &dyn Store, hit: SearchHit) -> RepoResult<Option<SearchMatch>> {
     let rows = store
-        .rows_around(hit.conversation_id, hit.seq, 1, 1)
+        .rows_around(hit.conversation_id, hit.seq, NEIGHBOUR_ROWS, NEIGHBOUR_ROWS)
         .await?;
     let self_quoting = rows.iter().any(|row| {
         matches!(row, HistoryRow::ToolCall(c)
@@ -217,6 +222,13 @@ fn push_line(out: &mut String, line: &MatchLine, hit: bool) {
 /// exactly `No matches found for '<query_text>'.`
 #[must_use]
 pub fn format_matches(query_text: &str, matches: &[SearchMatch]) -> String {
+    format_matches_with(query_text, matches, false)
+}
+
+/// As [`format_matches`]; with `ids`, each header ends with ` | conversation <id>` (for
+/// people, who open it with `/switch` or `chat --conversation`).
+#[must_use]
+pub fn format_matches_with(query_text: &str, matches: &[SearchMatch], ids: bool) -> String {
     if matches.is_empty() {
         return format!("No matches found for '{query_text}'.");
     }
@@ -226,11 +238,15 @@ pub fn format_matches(query_text: &str, matches: &[SearchMatch]) -> String {
             out.push('\n');
         }
         out.push_str(&format!(
-            "## Match {} — {} | {}\n",
+            "## Match {} — {} | {}",
             n + 1,
             m.hit.conversation_title,
             m.hit.created_at.format("%Y-%m-%d %H:%M")
         ));
+        if ids {
+            out.push_str(&format!(" | conversation {}", m.hit.conversation_id));
+        }
+        out.push('\n');
         if let Some(before) = &m.before {
             push_line(&mut out, before, false);
         }
@@ -254,6 +270,16 @@ pub fn format_matches(query_text: &str, matches: &[SearchMatch]) -> String {
 pub async fn search_and_format(store: &dyn Store, query: &SearchQuery) -> RepoResult<String> {
     let matches = find_matches(store, query).await?;
     Ok(format_matches(&query.text, &matches))
+}
+
+/// [`find_matches`] then [`format_matches_with`] the conversation ids, for people
+/// (`conversations search`, `/search`).
+///
+/// # Errors
+/// Storage failures.
+pub async fn search_for_people(store: &dyn Store, query: &SearchQuery) -> RepoResult<String> {
+    let matches = find_matches(store, query).await?;
+    Ok(format_matches_with(&query.text, &matches, true))
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ mod timeline;
 
 pub use matches::{
     DEFAULT_MAX_RESULTS, InvalidDays, MAX_DAYS, MAX_RESULTS, MatchLine, SNIPPET_MAX_CHARS,
-    SearchMatch, clamp_max_results, find_matches, format_matches, search_and_format,
-    since_days_ago,
+    SearchMatch, clamp_max_results, find_matches, format_matches, format_matches_with,
+    search_and_format, search_for_people, since_days_ago,
 };
 pub use search::SearchHistory;
 pub use timeline::ReadConversationData;
