@@ -102,7 +102,7 @@ async fn chat(
         let mut repl = Repl::new(
             Arc::clone(service),
             "tester".into(),
-            c.id,
+            Some(c.id),
             printer,
             interrupts,
         )

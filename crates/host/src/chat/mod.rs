@@ -1,5 +1,7 @@
 //! `smallebot chat`: the interactive REPL.
 
+#[cfg(test)]
+mod commands_tests;
 mod confirm;
 mod repl;
 mod slash;
@@ -40,21 +42,18 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
             .await?;
     let service = std::sync::Arc::clone(&app.service);
+    // A new conversation is created with its first message, not before.
     let conversation = match (&args.conversation, args.new) {
         (Some(reference), _) => {
-            find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?
+            Some(find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?)
         }
-        (None, false) => match service
+        (None, false) => service
             .store()
             .list_conversations(Some(&app.user))
             .await?
             .into_iter()
-            .next()
-        {
-            Some(latest) => latest,
-            None => service.create_conversation(&app.user).await?,
-        },
-        (None, true) => service.create_conversation(&app.user).await?,
+            .next(),
+        (None, true) => None,
     };
     let (interrupt_tx, interrupts) = mpsc::unbounded_channel();
     let ctrl_c = tokio::spawn(async move {
@@ -65,20 +64,24 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         }
     });
     let style = Style::for_stdout();
-    println!(
-        "SmallEBot — {} ({}) — /help for commands",
-        escape_controls(&conversation.title),
-        conversation.id
-    );
+    let opened = match &conversation {
+        Some(c) => format!("{} ({})", escape_controls(&c.title), c.id),
+        None => "new conversation".to_owned(),
+    };
+    println!("SmallEBot — {opened} — /help for commands");
+    println!("home {}", home.root().display());
     let printer = EventPrinter::new(std::io::stdout(), false, style);
     let mut repl = Repl::new(
         service,
         app.user.clone(),
-        conversation.id,
+        conversation.as_ref().map(|c| c.id),
         printer,
         interrupts,
     )
     .with_confirmations(confirmations);
+    if let Some(c) = &conversation {
+        repl.show_recent(c.id).await?;
+    }
     let result = repl.run(BufReader::new(tokio::io::stdin())).await;
     ctrl_c.abort();
     app.store.close().await;

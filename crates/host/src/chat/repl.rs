@@ -7,24 +7,30 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use smallebot_agent::tools;
-use smallebot_application::{ConversationService, EventKind, SendOptions};
-use smallebot_core::entities::{SearchQuery, SearchScope};
+use smallebot_application::{
+    ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
+};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 use tokio::sync::mpsc;
 
+mod commands;
+
 use super::confirm::{Asked, ConfirmRequest, ask};
-use super::slash::{HELP, Slash, parse_slash};
+use super::slash::parse_slash;
 use crate::error::HostError;
-use crate::render::{EventPrinter, conversation_line, tokens};
+use crate::render::EventPrinter;
 
 /// The REPL's state.
 pub struct Repl<W: Write> {
     service: Arc<ConversationService>,
     user: String,
-    conversation: ConversationId,
+    /// The open conversation; `None` for a new one not created yet (it is created
+    /// with its first message, so `/new` alone leaves nothing behind).
+    conversation: Option<ConversationId>,
+    /// The model chosen (`/model ID`) for the new conversation before it exists.
+    pending_model: Option<String>,
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
@@ -36,11 +42,12 @@ enum Next {
 }
 
 impl<W: Write> Repl<W> {
-    /// A REPL on `conversation`; `interrupts` delivers Ctrl+C presses.
+    /// A REPL on `conversation` (`None`: a new one, created with its first message);
+    /// `interrupts` delivers Ctrl+C presses.
     pub fn new(
         service: Arc<ConversationService>,
         user: String,
-        conversation: ConversationId,
+        conversation: Option<ConversationId>,
         printer: EventPrinter<W>,
         interrupts: mpsc::UnboundedReceiver<()>,
     ) -> Self {
@@ -48,6 +55,7 @@ impl<W: Write> Repl<W> {
             service,
             user,
             conversation,
+            pending_model: None,
             printer,
             interrupts,
             confirmations: None,
@@ -97,14 +105,26 @@ impl<W: Write> Repl<W> {
                 return Ok(());
             };
             let next = match parse_slash(&line) {
-                Some(Ok(command)) => self.command(command, &mut lines).await?,
+                Some(Ok(command)) => match self.command(command, &mut lines).await {
+                    Ok(next) => next,
+                    // The terminal is gone: nothing more can be said.
+                    Err(HostError::Io(error)) => return Err(HostError::Io(error)),
+                    Err(error) => {
+                        self.say(&format!("error: {error}"))?;
+                        Next::Continue
+                    }
+                },
                 Some(Err(message)) => {
                     self.say(&message)?;
                     Next::Continue
                 }
                 None if line.trim().is_empty() => Next::Continue,
                 None => {
-                    self.turn(line, &mut lines).await?;
+                    match self.turn(line, &mut lines).await {
+                        Ok(()) => {}
+                        Err(HostError::Io(error)) => return Err(HostError::Io(error)),
+                        Err(error) => self.say(&format!("error: {error}"))?,
+                    }
                     Next::Continue
                 }
             };
@@ -114,88 +134,18 @@ impl<W: Write> Repl<W> {
         }
     }
 
-    async fn command<R: AsyncBufRead + Unpin>(
-        &mut self,
-        command: Slash,
-        lines: &mut Lines<R>,
-    ) -> Result<Next, HostError> {
-        match command {
-            Slash::Quit => return Ok(Next::Quit),
-            Slash::Help => self.say(HELP)?,
-            Slash::New => {
-                let c = self.service.create_conversation(&self.user).await?;
-                self.conversation = c.id;
-                self.say(&format!("new conversation {}", c.id))?;
-            }
-            Slash::List => {
-                let list = self
-                    .service
-                    .store()
-                    .list_conversations(Some(&self.user))
-                    .await?;
-                for c in &list {
-                    let mark = if c.id == self.conversation { "*" } else { " " };
-                    let line = format!("{mark} {}", conversation_line(c));
-                    self.say(&line)?;
-                }
-            }
-            Slash::Switch(prefix) => {
-                let list = self
-                    .service
-                    .store()
-                    .list_conversations(Some(&self.user))
-                    .await?;
-                let matches: Vec<_> = list
-                    .iter()
-                    .filter(|c| c.id.to_string().starts_with(prefix.as_str()))
-                    .collect();
-                match matches.as_slice() {
-                    [one] => {
-                        self.conversation = one.id;
-                        let text = format!("switched to {} — {}", one.id, one.title);
-                        self.say(&text)?;
-                    }
-                    [] => self.say(&format!(
-                        "no conversation of yours starts with '{prefix}' (see /list)"
-                    ))?,
-                    _ => self.say(&format!(
-                        "'{prefix}' matches {} conversations; type more of the id",
-                        matches.len()
-                    ))?,
-                }
-            }
-            Slash::Compact(focus) => self.compact(focus, lines).await?,
-            Slash::Search(text) => {
-                let query = SearchQuery {
-                    text,
-                    scope: SearchScope::User(self.user.clone()),
-                    since: None,
-                    limit: tools::DEFAULT_MAX_RESULTS,
-                };
-                let store = Arc::clone(self.service.store());
-                let found = tools::search_for_people(store.as_ref(), &query).await?;
-                self.say(&found)?;
-            }
-            Slash::Tasks => {
-                let plan = match self.service.plan() {
-                    Some(plan) => plan.plan_text(self.conversation).await,
-                    None => None,
-                };
-                self.say(plan.as_deref().unwrap_or("No tasks yet."))?;
-            }
-            Slash::Usage => {
-                let estimate = self.service.context_estimate(self.conversation).await?;
-                let text = format!(
-                    "context: {} of {} tokens ({:.1}%), compression at {:.0}%",
-                    tokens(estimate.used),
-                    tokens(estimate.window),
-                    estimate.ratio() * 100.0,
-                    self.service.settings().compression_threshold * 100.0
-                );
-                self.say(&text)?;
-            }
+    /// The open conversation, created now if it is a new one (with the model chosen
+    /// for it).
+    async fn open_conversation(&mut self) -> Result<ConversationId, HostError> {
+        if let Some(id) = self.conversation {
+            return Ok(id);
         }
-        Ok(Next::Continue)
+        let created = self.service.create_conversation(&self.user).await?;
+        if let Some(model) = self.pending_model.take() {
+            self.service.set_model(created.id, Some(&model)).await?;
+        }
+        self.conversation = Some(created.id);
+        Ok(created.id)
     }
 
     async fn turn<R: AsyncBufRead + Unpin>(
@@ -203,16 +153,26 @@ impl<W: Write> Repl<W> {
         text: String,
         lines: &mut Lines<R>,
     ) -> Result<(), HostError> {
-        let conversation = self.conversation;
+        let conversation = self.open_conversation().await?;
         let service = Arc::clone(&self.service);
         let task = async move {
             service
                 .send(conversation, &text, SendOptions::default())
                 .await
         };
-        match self.drive(task, lines).await? {
+        self.run_turn(conversation, task, lines).await
+    }
+
+    /// Drives a turn (a send, an edit, a regeneration) and titles the conversation in
+    /// the background after its first turn.
+    async fn run_turn<R: AsyncBufRead + Unpin>(
+        &mut self,
+        conversation: ConversationId,
+        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
+        lines: &mut Lines<R>,
+    ) -> Result<(), HostError> {
+        match self.drive(conversation, task, lines).await? {
             Ok(outcome) if outcome.first_turn => {
-                // Title the conversation in the background, once, after its first turn.
                 let service = Arc::clone(&self.service);
                 tokio::spawn(async move { service.generate_title(conversation).await });
             }
@@ -227,26 +187,27 @@ impl<W: Write> Repl<W> {
         focus: Option<String>,
         lines: &mut Lines<R>,
     ) -> Result<(), HostError> {
-        let conversation = self.conversation;
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to compact: this conversation has no messages yet");
+        };
         let service = Arc::clone(&self.service);
         let task = async move { service.compact(conversation, focus.as_deref()).await };
-        match self.drive(task, lines).await? {
-            Ok(report) if !report.ok => self.say(&report.detail)?,
-            Ok(_) => {}
-            Err(err) => self.say(&format!("error: {err}"))?,
+        // Success and failure alike were printed from the compression's events.
+        if let Err(err) = self.drive(conversation, task, lines).await? {
+            self.say(&format!("error: {err}"))?;
         }
         Ok(())
     }
 
-    /// Runs `task` while printing this conversation's events; Ctrl+C cancels the turn.
+    /// Runs `task` while printing `conversation`'s events; Ctrl+C cancels the turn.
     /// Input is not read meanwhile, except to answer a command confirmation. A spinner
-    /// turns while a compression runs.
+    /// turns while a compression runs and is wiped before anything else is printed.
     async fn drive<T: Send + 'static, R: AsyncBufRead + Unpin>(
         &mut self,
+        conversation: ConversationId,
         task: impl std::future::Future<Output = T> + Send + 'static,
         lines: &mut Lines<R>,
     ) -> Result<T, HostError> {
-        let conversation = self.conversation;
         let mut events = self.service.subscribe(conversation);
         let mut handle = tokio::spawn(task);
         let mut spinner = Spinner::default();
@@ -255,9 +216,11 @@ impl<W: Write> Repl<W> {
             tokio::select! {
                 Some(event) = events.recv() => {
                     spinner.observe(&event.kind);
+                    spinner.wipe(self.printer.out())?;
                     self.printer.print(&event)?;
                 }
                 joined = &mut handle => {
+                    spinner.wipe(self.printer.out())?;
                     while let Some(event) = events.try_recv() {
                         self.printer.print(&event)?;
                     }
@@ -267,6 +230,7 @@ impl<W: Write> Repl<W> {
                     self.service.cancel(conversation);
                 }
                 Some(request) = next_confirmation(&mut self.confirmations) => {
+                    spinner.wipe(self.printer.out())?;
                     let asked = ask(request, lines, self.printer.out(), &mut self.interrupts).await?;
                     if asked == Asked::Interrupted {
                         self.service.cancel(conversation);
@@ -301,6 +265,8 @@ async fn next_confirmation(
 struct Spinner {
     active: bool,
     frame: usize,
+    /// A frame is on the current line.
+    drawn: bool,
 }
 
 impl Spinner {
@@ -315,7 +281,17 @@ impl Spinner {
     }
 
     fn next_frame(&mut self) -> char {
+        self.drawn = true;
         self.frame = (self.frame + 1) % Self::FRAMES.len();
         Self::FRAMES[self.frame]
+    }
+
+    /// Clears the spinner's line if a frame is on it.
+    fn wipe(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.drawn {
+            self.drawn = false;
+            write!(out, "\r\x1b[2K")?;
+        }
+        Ok(())
     }
 }

@@ -17,6 +17,14 @@ pub enum Slash {
     Tasks,
     /// Search all of this user's conversations.
     Search(String),
+    /// List the models, or choose one for this conversation.
+    Model(Option<String>),
+    /// Answer the last message again.
+    Retry,
+    /// Replace the last message with this text and answer it again.
+    Edit(String),
+    /// Clear the screen.
+    Clear,
     /// Show help.
     Help,
     /// Leave.
@@ -33,6 +41,10 @@ Commands:
   /compact [F]   summarize older turns now (optionally focusing on F)
   /tasks         show this conversation's task list (the plan)
   /search QUERY  search all your conversations (messages and tool calls)
+  /model [ID]    list the models, or run this conversation on model ID
+  /retry         answer your last message again
+  /edit TEXT     replace your last message with TEXT and answer it again
+  /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
 While a turn runs, Ctrl+C cancels it (the partial answer is kept).
@@ -57,9 +69,15 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("tasks", "") => Ok(Slash::Tasks),
         ("search", "") => Err("usage: /search QUERY".into()),
         ("search", words) => Ok(Slash::Search(words.to_owned())),
+        ("model", "") => Ok(Slash::Model(None)),
+        ("model", id) => Ok(Slash::Model(Some(id.to_owned()))),
+        ("retry", "") => Ok(Slash::Retry),
+        ("edit", "") => Err("usage: /edit NEW TEXT (replaces your last message)".into()),
+        ("edit", text) => Ok(Slash::Edit(text.to_owned())),
+        ("clear", "") => Ok(Slash::Clear),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage" | "tasks"), _) => {
+        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "clear"), _) => {
             Err(format!("/{known} takes no argument"))
         }
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
@@ -90,6 +108,19 @@ mod tests {
             ),
             ("/search", Some(Err("usage: /search QUERY"))),
             ("/tasks", Some(Ok(Slash::Tasks))),
+            ("/model", Some(Ok(Slash::Model(None)))),
+            ("/model large", Some(Ok(Slash::Model(Some("large".into()))))),
+            ("/retry", Some(Ok(Slash::Retry))),
+            ("/retry now", Some(Err("/retry takes no argument"))),
+            (
+                "/edit  say it better ",
+                Some(Ok(Slash::Edit("say it better".into()))),
+            ),
+            (
+                "/edit",
+                Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
+            ),
+            ("/clear", Some(Ok(Slash::Clear))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),
             ("/HELP", Some(Ok(Slash::Help))),
             ("/quit", Some(Ok(Slash::Quit))),

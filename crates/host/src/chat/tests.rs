@@ -19,7 +19,7 @@ async fn service(dir: &std::path::Path, server: &TestModel) -> Arc<ConversationS
 /// Runs the REPL on `conversation` with `input` (no Ctrl+C); returns what it printed.
 async fn run_repl(
     service: &Arc<ConversationService>,
-    conversation: smallebot_core::ids::ConversationId,
+    conversation: Option<smallebot_core::ids::ConversationId>,
     input: &[u8],
 ) -> String {
     let (_tx, interrupts) = mpsc::unbounded_channel();
@@ -56,7 +56,7 @@ async fn compact_shows_the_indicator_and_input_waits_until_it_ends() {
     server.push(ScriptedResponse::text("hello back"));
     let out = run_repl(
         &service,
-        c.id,
+        Some(c.id),
         b"/compact focus on greetings\nhello\n/quit\n",
     )
     .await;
@@ -118,7 +118,7 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
         let mut repl = Repl::new(
             Arc::clone(&service),
             "tester".into(),
-            c.id,
+            Some(c.id),
             printer,
             interrupts,
         );
@@ -163,7 +163,7 @@ async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
     });
     let service = service(dir.path(), &server).await;
     let c = service.create_conversation("tester").await.unwrap();
-    run_repl(&service, c.id, b"first\nsecond\nthird\n/quit\n").await;
+    run_repl(&service, Some(c.id), b"first\nsecond\nthird\n/quit\n").await;
     // The title request runs in the background: wait for it, then let any other
     // background work settle.
     for _ in 0..100 {

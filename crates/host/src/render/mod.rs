@@ -6,7 +6,9 @@
 mod events;
 mod style;
 mod timeline;
+mod transcript;
 
 pub use events::{EventPrinter, tokens};
 pub use style::Style;
 pub use timeline::{conversation_line, render_timeline};
+pub use transcript::{RESUMED_TURNS, recent_transcript};

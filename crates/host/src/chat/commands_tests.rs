@@ -1,0 +1,210 @@
+//! The REPL's slash commands driven with scripted input against the testkit model.
+
+use std::sync::Arc;
+
+use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::client::{ChatEndpoint, NamedEndpoint};
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::pipeline::TITLE_INSTRUCTION;
+use smallebot_application::{ConversationService, SendOptions};
+use smallebot_core::ids::ConversationId;
+use smallebot_infrastructure::SqliteStore;
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
+use tokio::sync::mpsc;
+
+use super::Repl;
+use super::test_support::service_with;
+use crate::render::{EventPrinter, Style};
+
+fn is_title(req: &RecordedRequest) -> bool {
+    req.messages()
+        .iter()
+        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
+}
+
+/// Answers `answer N` (N counting the turn requests) and titles with `Title`.
+fn numbered_answers(server: &TestModel) {
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    server.respond_with(move |req| {
+        if is_title(req) {
+            return ScriptedResponse::text("Title");
+        }
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ScriptedResponse::text(format!("answer {n}"))
+    });
+}
+
+fn turn_requests(server: &TestModel) -> Vec<RecordedRequest> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| !is_title(r))
+        .collect()
+}
+
+async fn repl(
+    service: &Arc<ConversationService>,
+    conversation: Option<ConversationId>,
+    input: &[u8],
+) -> String {
+    let (_tx, interrupts) = mpsc::unbounded_channel();
+    let mut out = Vec::new();
+    {
+        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
+        let mut repl = Repl::new(
+            Arc::clone(service),
+            "tester".into(),
+            conversation,
+            printer,
+            interrupts,
+        );
+        repl.run(input).await.unwrap();
+    }
+    String::from_utf8(out).unwrap()
+}
+
+async fn count(service: &ConversationService) -> usize {
+    service
+        .store()
+        .list_conversations(Some("tester"))
+        .await
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn new_creates_the_conversation_with_its_first_message_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let out = repl(&service, None, b"/new\n/new\n/usage\n/quit\n").await;
+    assert!(out.contains("saved with your first message"), "{out}");
+    assert_eq!(
+        count(&service).await,
+        0,
+        "no empty conversations left behind"
+    );
+    repl(&service, None, b"/new\nhello\n/quit\n").await;
+    assert_eq!(count(&service).await, 1);
+    assert_eq!(turn_requests(&server)[0].last_user_text().unwrap(), "hello");
+}
+
+#[tokio::test]
+async fn retry_and_edit_answer_the_last_message_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    service
+        .send(c.id, "the question", SendOptions::default())
+        .await
+        .unwrap();
+    let out = repl(
+        &service,
+        Some(c.id),
+        b"/retry\n/edit the better question\n/quit\n",
+    )
+    .await;
+    assert!(
+        out.contains("answer 1") && out.contains("answer 2"),
+        "{out}"
+    );
+    let asked: Vec<String> = turn_requests(&server)
+        .iter()
+        .map(|r| r.last_user_text().unwrap())
+        .collect();
+    assert_eq!(
+        asked,
+        ["the question", "the question", "the better question"]
+    );
+}
+
+#[tokio::test]
+async fn a_failing_command_is_reported_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    service.delete_conversation(c.id).await.unwrap();
+    let out = repl(&service, Some(c.id), b"/usage\n/list\n/quit\n").await;
+    assert!(
+        out.contains(&format!("error: conversation {} not found", c.id)),
+        "{out}"
+    );
+    assert!(
+        out.contains("no conversations yet"),
+        "/list still ran: {out}"
+    );
+}
+
+#[tokio::test]
+async fn compact_with_nothing_to_do_says_so_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    service
+        .send(c.id, "one", SendOptions::default())
+        .await
+        .unwrap();
+    let out = repl(&service, Some(c.id), b"/compact\n/quit\n").await;
+    assert_eq!(out.matches("nothing to summarize").count(), 1, "{out}");
+}
+
+#[tokio::test]
+async fn switch_by_prefix_shows_the_last_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let first = service.create_conversation("tester").await.unwrap();
+    service
+        .send(first.id, "about walruses", SendOptions::default())
+        .await
+        .unwrap();
+    let second = service.create_conversation("tester").await.unwrap();
+    let prefix = &first.id.to_string()[..28];
+    let input = format!("/switch {prefix}\n/quit\n");
+    let out = repl(&service, Some(second.id), input.as_bytes()).await;
+    assert!(out.contains(&format!("switched to {}", first.id)), "{out}");
+    assert!(out.contains("› about walruses\nanswer 0\n"), "{out}");
+}
+
+#[tokio::test]
+async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let store = SqliteStore::open(&dir.path().join("db.sqlite"))
+        .await
+        .unwrap();
+    let named = |id: &str, window| NamedEndpoint {
+        id: id.into(),
+        endpoint: ChatEndpoint::new(server.base_url(), format!("{id}-model")),
+        context_window: window,
+    };
+    let agent = AgentAssembly::new(Arc::new(store), ChatEndpoint::new(server.base_url(), "m"))
+        .skill_path(dir.path().join("SKILL.md"))
+        .choices(vec![named("small", 8_000), named("large", 200_000)])
+        .build()
+        .unwrap();
+    let service = Arc::new(agent.service);
+    let out = repl(
+        &service,
+        None,
+        b"/model\n/model huge\n/model large\nhello\n/model\n/quit\n",
+    )
+    .await;
+    assert!(out.contains("* small (small-model, 8.0k tokens)"), "{out}");
+    assert!(out.contains("error: no model has the id `huge`"), "{out}");
+    assert!(
+        out.contains("* large (large-model, 200.0k tokens)"),
+        "{out}"
+    );
+    let turn = turn_requests(&server).pop().unwrap();
+    assert_eq!(turn.model(), Some("large-model"));
+}

@@ -1,0 +1,231 @@
+//! The REPL's slash commands.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use smallebot_agent::tools;
+use smallebot_application::{PipelineError, SendOptions};
+use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
+use smallebot_core::ids::ConversationId;
+use tokio::io::{AsyncBufRead, Lines};
+
+use super::{Next, Repl};
+use crate::chat::slash::{HELP, Slash};
+use crate::conversation_ref::find_conversation;
+use crate::error::HostError;
+use crate::render::{RESUMED_TURNS, conversation_line, recent_transcript, tokens};
+
+impl<W: Write> Repl<W> {
+    pub(super) async fn command<R: AsyncBufRead + Unpin>(
+        &mut self,
+        command: Slash,
+        lines: &mut Lines<R>,
+    ) -> Result<Next, HostError> {
+        match command {
+            Slash::Quit => return Ok(Next::Quit),
+            Slash::Help => self.say(HELP)?,
+            Slash::New => {
+                self.conversation = None;
+                self.pending_model = None;
+                self.say("new conversation: it is saved with your first message")?;
+            }
+            Slash::Clear => {
+                if self.printer.ansi() {
+                    write!(self.printer.out(), "\x1b[2J\x1b[H")?;
+                }
+            }
+            Slash::List => self.list().await?,
+            Slash::Switch(reference) => {
+                let found =
+                    find_conversation(self.service.store().as_ref(), &reference, Some(&self.user))
+                        .await?;
+                self.conversation = Some(found.id);
+                self.say(&format!("switched to {} — {}", found.id, found.title))?;
+                self.show_recent(found.id).await?;
+            }
+            Slash::Compact(focus) => self.compact(focus, lines).await?,
+            Slash::Search(text) => {
+                let query = SearchQuery {
+                    text,
+                    scope: SearchScope::User(self.user.clone()),
+                    since: None,
+                    limit: tools::DEFAULT_MAX_RESULTS,
+                };
+                let store = Arc::clone(self.service.store());
+                let found = tools::search_for_people(store.as_ref(), &query).await?;
+                self.say(&found)?;
+            }
+            Slash::Tasks => {
+                let plan = match (self.service.plan(), self.conversation) {
+                    (Some(plan), Some(id)) => plan.plan_text(id).await,
+                    _ => None,
+                };
+                self.say(plan.as_deref().unwrap_or("No tasks yet."))?;
+            }
+            Slash::Usage => self.usage().await?,
+            Slash::Model(choice) => self.model(choice).await?,
+            Slash::Retry => self.retry(lines).await?,
+            Slash::Edit(text) => self.edit(text, lines).await?,
+        }
+        Ok(Next::Continue)
+    }
+
+    /// Prints the last turns of `conversation` (when it has any).
+    pub(crate) async fn show_recent(
+        &mut self,
+        conversation: ConversationId,
+    ) -> Result<(), HostError> {
+        let rows = self.service.store().rows_after(conversation, 0).await?;
+        let transcript = recent_transcript(&rows, RESUMED_TURNS);
+        if !transcript.is_empty() {
+            // Already escaped, line by line.
+            write!(self.printer.out(), "{transcript}")?;
+        }
+        Ok(())
+    }
+
+    async fn list(&mut self) -> Result<(), HostError> {
+        let list = self
+            .service
+            .store()
+            .list_conversations(Some(&self.user))
+            .await?;
+        if list.is_empty() {
+            self.say("no conversations yet")?;
+        }
+        for c in &list {
+            let mark = if Some(c.id) == self.conversation {
+                "*"
+            } else {
+                " "
+            };
+            let line = format!("{mark} {}", conversation_line(c));
+            self.say(&line)?;
+        }
+        Ok(())
+    }
+
+    async fn usage(&mut self) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("context: nothing sent yet in this new conversation");
+        };
+        let estimate = self.service.context_estimate(conversation).await?;
+        let text = format!(
+            "context: {} of {} tokens ({:.1}%), compression at {:.0}%",
+            tokens(estimate.used),
+            tokens(estimate.window),
+            estimate.ratio() * 100.0,
+            self.service.settings().compression_threshold * 100.0
+        );
+        self.say(&text)
+    }
+
+    /// `/model`: the list with the current one marked; `/model ID`: choose it.
+    async fn model(&mut self, choice: Option<String>) -> Result<(), HostError> {
+        let current = match self.conversation {
+            Some(id) => {
+                let conversation = self
+                    .service
+                    .store()
+                    .get_conversation(id)
+                    .await?
+                    .ok_or(HostError::ConversationNotFound(id))?;
+                self.service.model_of(&conversation)
+            }
+            None => self
+                .pending_model
+                .clone()
+                .or_else(|| self.service.models().first().map(|m| m.id.clone())),
+        };
+        let Some(id) = choice else {
+            let models = self.service.models().to_vec();
+            if models.is_empty() {
+                return self.say(
+                    "one model is configured; list more in models.json to choose between them",
+                );
+            }
+            for m in models {
+                let mark = if current.as_deref() == Some(m.id.as_str()) {
+                    "*"
+                } else {
+                    " "
+                };
+                let line = format!(
+                    "{mark} {} ({}, {} tokens)",
+                    m.id,
+                    m.model,
+                    tokens(m.context_window)
+                );
+                self.say(&line)?;
+            }
+            return Ok(());
+        };
+        match self.conversation {
+            Some(conversation) => self.service.set_model(conversation, Some(&id)).await?,
+            None if self.service.models().iter().any(|m| m.id == id) => {
+                self.pending_model = Some(id.clone());
+            }
+            None => {
+                let known: Vec<&str> = self
+                    .service
+                    .models()
+                    .iter()
+                    .map(|m| m.id.as_str())
+                    .collect();
+                return Err(PipelineError::UnknownModel {
+                    id,
+                    known: known.join(", "),
+                }
+                .into());
+            }
+        }
+        self.say(&format!("model: {id} (from the next message on)"))
+    }
+
+    /// `/retry`: the last turn answered again.
+    async fn retry<R: AsyncBufRead + Unpin>(
+        &mut self,
+        lines: &mut Lines<R>,
+    ) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to retry: this conversation has no messages yet");
+        };
+        let turns = self.service.store().list_turns(conversation).await?;
+        let Some(last) = turns.last() else {
+            return self.say("nothing to retry: this conversation has no messages yet");
+        };
+        let (service, turn) = (Arc::clone(&self.service), last.id);
+        let task = async move {
+            service
+                .regenerate(conversation, turn, SendOptions::default())
+                .await
+        };
+        self.run_turn(conversation, task, lines).await
+    }
+
+    /// `/edit TEXT`: the last user message replaced and answered again.
+    async fn edit<R: AsyncBufRead + Unpin>(
+        &mut self,
+        text: String,
+        lines: &mut Lines<R>,
+    ) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to edit: this conversation has no messages yet");
+        };
+        let rows = self.service.store().rows_after(conversation, 0).await?;
+        let last = rows.iter().rev().find_map(|row| match row {
+            HistoryRow::Message(m) if m.role == Role::User && m.replaced_by.is_none() => Some(m.id),
+            _ => None,
+        });
+        let Some(message) = last else {
+            return self.say("nothing to edit: you have not sent a message here yet");
+        };
+        let service = Arc::clone(&self.service);
+        let task = async move {
+            service
+                .edit_message(conversation, message, &text, SendOptions::default())
+                .await
+        };
+        self.run_turn(conversation, task, lines).await
+    }
+}

@@ -1,0 +1,62 @@
+//! The last turns of a conversation, shown when it is reopened (`chat` continuing one,
+//! `chat --conversation`, `/switch`).
+
+use std::fmt::Write as _;
+
+use smallebot_core::entities::{HistoryRow, Role};
+use smallebot_core::ids::TurnId;
+use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_core::rules::truncation::truncate_with_marker;
+
+/// Turns shown when a conversation is reopened.
+pub const RESUMED_TURNS: usize = 3;
+/// Characters of each shown message (the whole timeline: `conversations show`).
+const SHOWN_MESSAGE_CHARS: usize = 2_000;
+/// Characters of a tool call's arguments.
+const SHOWN_ARGUMENT_CHARS: usize = 120;
+
+/// The rows of the last `turns` turns as the chat shows them: `› ` before what the
+/// person typed, the answers, one line per tool call; reasoning and replaced messages
+/// left out, everything escaped. Empty when there are no rows.
+#[must_use]
+pub fn recent_transcript(rows: &[HistoryRow], turns: usize) -> String {
+    let mut order: Vec<TurnId> = Vec::new();
+    for row in rows {
+        let turn = row.turn_id();
+        if !order.contains(&turn) {
+            order.push(turn);
+        }
+    }
+    let skipped = order.len().saturating_sub(turns);
+    let shown = &order[skipped..];
+    let mut out = String::new();
+    if skipped > 0 {
+        let _ = writeln!(out, "… {skipped} earlier turn(s)");
+    }
+    for row in rows.iter().filter(|r| shown.contains(&r.turn_id())) {
+        match row {
+            HistoryRow::Message(m) if m.replaced_by.is_some() || m.content.trim().is_empty() => {}
+            HistoryRow::Message(m) => {
+                let text = truncate_with_marker(m.content.trim_end(), SHOWN_MESSAGE_CHARS, "…");
+                let prefix = if m.role == Role::User { "› " } else { "" };
+                let _ = writeln!(out, "{prefix}{}", escape_controls(&text));
+            }
+            HistoryRow::ToolCall(c) => {
+                let args = truncate_with_marker(&c.arguments, SHOWN_ARGUMENT_CHARS, "…");
+                let _ = writeln!(
+                    out,
+                    "  ⚙ {}({}) [{}]",
+                    escape_controls(&c.tool_name),
+                    escape_controls(&args),
+                    c.status.as_str()
+                );
+            }
+            HistoryRow::ThinkBlock(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;
