@@ -58,7 +58,9 @@ async fn repl(
             printer,
             interrupts,
         );
-        repl.run(input).await.unwrap();
+        repl.run(super::input::PipedInput::new(input))
+            .await
+            .unwrap();
     }
     String::from_utf8(out).unwrap()
 }

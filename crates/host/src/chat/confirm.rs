@@ -14,8 +14,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest};
-use tokio::io::{AsyncBufRead, Lines};
+use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::{Mutex, mpsc, oneshot};
+
+use super::input::{Input, LineSource};
 
 /// One question to the person, answered through its reply channel.
 #[derive(Debug)]
@@ -63,42 +65,72 @@ fn is_yes(line: &str) -> bool {
     matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
+/// Whether an answer line means "always allow this exact command here".
+fn is_always(line: &str) -> bool {
+    matches!(line.trim().to_ascii_lowercase().as_str(), "a" | "always")
+}
+
+impl ConfirmRequest {
+    /// The command waiting for an answer.
+    pub(super) fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Allows it without asking (the person said "always" before).
+    pub(super) fn allow(self) {
+        let _ = self.reply.send(true);
+    }
+}
+
 /// What happened to a question asked by [`ask`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Asked {
     /// Answered (or timed out, or end of input); the command may run when `true`.
     Answered(bool),
+    /// Allowed, and the same command is allowed without asking for the rest of the
+    /// conversation.
+    Always,
     /// Ctrl+C was pressed: denied, and the turn should be cancelled.
     Interrupted,
 }
 
-/// Prints the question to `out`, reads one answer line from `lines` and replies.
+/// Discards what was typed before the question, prints it to `out` with the whole
+/// command, reads one answer from `input` and replies.
 ///
 /// # Errors
 /// Reading the input or writing the output failed (the command is denied).
-pub(super) async fn ask<R, W>(
+pub(super) async fn ask<S, W>(
     mut request: ConfirmRequest,
-    lines: &mut Lines<R>,
+    input: &mut S,
     out: &mut W,
     interrupts: &mut mpsc::UnboundedReceiver<()>,
 ) -> std::io::Result<Asked>
 where
-    R: AsyncBufRead + Unpin,
+    S: LineSource,
     W: Write,
 {
+    input.discard_pending();
     let seconds = request.timeout.as_secs();
+    let prompt = format!("Allow? [y/N, a = always in this conversation] ({seconds} s) ");
     write!(
         out,
-        "\nThe assistant wants to run a command:\n  $ {}\nAllow? [y/N] ({seconds} s) ",
-        request.command
+        "\nThe assistant wants to run a command:\n  $ {}\n",
+        escape_controls(&request.command)
     )?;
+    if !input.draws_prompt() {
+        write!(out, "{prompt}")?;
+    }
     out.flush()?;
     let asked_at = std::time::Instant::now();
     let (asked, note) = tokio::select! {
-        line = lines.next_line() => match line? {
-            Some(line) if is_yes(&line) => (Asked::Answered(true), "allowed".to_owned()),
-            Some(_) => (Asked::Answered(false), "denied".to_owned()),
-            None => (Asked::Answered(false), "denied (end of input)".to_owned()),
+        entry = input.read(&prompt) => match entry? {
+            Input::Line(line) if is_yes(&line) => (Asked::Answered(true), "allowed".to_owned()),
+            Input::Line(line) if is_always(&line) => {
+                (Asked::Always, "allowed (and from now on in this conversation)".to_owned())
+            }
+            Input::Line(_) => (Asked::Answered(false), "denied".to_owned()),
+            Input::Closed => (Asked::Answered(false), "denied (end of input)".to_owned()),
+            Input::Interrupted => (Asked::Interrupted, "denied (interrupted)".to_owned()),
         },
         () = tokio::time::sleep(request.timeout) => {
             (Asked::Answered(false), format!("denied (no answer within {seconds} s)"))
@@ -115,7 +147,8 @@ where
         Some(()) = interrupts.recv() => (Asked::Interrupted, "denied (interrupted)".to_owned()),
     };
     writeln!(out, "\n→ {note}")?;
-    let _ = request.reply.send(asked == Asked::Answered(true));
+    let allowed = matches!(asked, Asked::Answered(true) | Asked::Always);
+    let _ = request.reply.send(allowed);
     Ok(asked)
 }
 

@@ -109,7 +109,9 @@ async fn chat(
         .with_confirmations(requests);
         tokio::time::timeout(
             Duration::from_secs(20),
-            repl.run(tokio::io::BufReader::new(input)),
+            repl.run(crate::chat::input::PipedInput::new(
+                tokio::io::BufReader::new(input),
+            )),
         )
         .await
         .expect("the REPL finishes")
@@ -127,7 +129,8 @@ async fn answering_y_runs_the_command() {
     let out = chat(&service, requests, &b"make the file\ny\n/quit\n"[..]).await;
     assert!(
         out.contains(
-            "wants to run a command:\n  $ touch made && echo made-it\nAllow? [y/N] (30 s) "
+            "wants to run a command:\n  $ touch made && echo made-it\n\
+             Allow? [y/N, a = always in this conversation] (30 s) "
         ),
         "{out}"
     );
@@ -144,7 +147,7 @@ async fn answering_n_denies_the_command() {
     script(&server);
     let (service, requests) = service(dir.path(), &server, Duration::from_secs(30)).await;
     let out = chat(&service, requests, &b"make the file\nn\n/quit\n"[..]).await;
-    assert!(out.contains("Allow? [y/N]"), "{out}");
+    assert!(out.contains("Allow? [y/N, a = always"), "{out}");
     assert!(out.contains("→ denied"), "{out}");
     assert!(!dir.path().join("workspace/made").exists());
     assert!(
@@ -178,5 +181,45 @@ async fn no_answer_within_the_timeout_denies_the_command() {
         tool_result(&server).contains("no answer within 1 s"),
         "{}",
         tool_result(&server)
+    );
+}
+
+#[tokio::test]
+async fn always_allows_the_same_command_for_the_rest_of_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    // Each turn runs the same command, then finishes; titles answered on their own.
+    server.respond_with(|req| {
+        let title = req
+            .last_user_text()
+            .is_some_and(|t| t.starts_with(smallebot_application::pipeline::TITLE_INSTRUCTION));
+        if title {
+            ScriptedResponse::text("A title")
+        } else if req.last_role() == Some("user") {
+            ScriptedResponse::tool_calls([ToolCallSpec::new(
+                "call_1",
+                "ExecuteCommand",
+                r#"{"command":"touch made && echo made-it"}"#,
+            )])
+        } else {
+            ScriptedResponse::text("finished")
+        }
+    });
+    let (service, requests) = service(dir.path(), &server, Duration::from_secs(30)).await;
+    // The second turn runs the same command: it is not asked again.
+    let out = chat(
+        &service,
+        requests,
+        &b"make the file\na\nmake it again\n/quit\n"[..],
+    )
+    .await;
+    assert_eq!(out.matches("Allow? [y/N").count(), 1, "{out}");
+    assert!(
+        out.contains("→ allowed (and from now on in this conversation)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("→ allowed (always in this conversation): $ touch made && echo made-it"),
+        "{out}"
     );
 }

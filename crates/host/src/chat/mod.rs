@@ -3,6 +3,8 @@
 #[cfg(test)]
 mod commands_tests;
 mod confirm;
+mod editor;
+mod input;
 mod repl;
 mod slash;
 #[cfg(test)]
@@ -14,9 +16,13 @@ use tokio::io::BufReader;
 use tokio::sync::mpsc;
 
 pub use confirm::{StdinConfirmer, TerminalConfirmer};
+use editor::EditorInput;
+use input::PipedInput;
 pub use repl::Repl;
 
 use smallebot_agent::assembly::Home;
+
+use std::io::IsTerminal;
 
 use smallebot_core::rules::terminal_text::escape_controls;
 
@@ -24,6 +30,9 @@ use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
 use crate::wiring;
+
+/// The input history's file in the home.
+pub const HISTORY_FILE: &str = "history.txt";
 
 /// Arguments of `chat`.
 pub struct ChatArgs {
@@ -82,7 +91,13 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
-    let result = repl.run(BufReader::new(tokio::io::stdin())).await;
+    let result = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
+            .await
+    } else {
+        repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
+            .await
+    };
     ctrl_c.abort();
     app.store.close().await;
     result

@@ -4,6 +4,7 @@
 //! or sent into a busy conversation — except one answer line when a command needs the
 //! person's confirmation (see [`super::confirm`]).
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -12,12 +13,12 @@ use smallebot_application::{
 };
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::terminal_text::escape_controls;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 use tokio::sync::mpsc;
 
 mod commands;
 
 use super::confirm::{Asked, ConfirmRequest, ask};
+use super::input::{Input, LineSource};
 use super::slash::parse_slash;
 use crate::error::HostError;
 use crate::render::EventPrinter;
@@ -34,6 +35,8 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
+    /// Commands the person allowed for the rest of a conversation ("always").
+    always_allowed: HashSet<(ConversationId, String)>,
 }
 
 enum Next {
@@ -59,6 +62,7 @@ impl<W: Write> Repl<W> {
             printer,
             interrupts,
             confirmations: None,
+            always_allowed: HashSet::new(),
         }
     }
 
@@ -68,6 +72,21 @@ impl<W: Write> Repl<W> {
     pub fn with_confirmations(mut self, requests: mpsc::Receiver<ConfirmRequest>) -> Self {
         self.confirmations = Some(requests);
         self
+    }
+
+    /// Tells the input which conversation ids `/switch` can complete.
+    async fn offer_conversations<S: LineSource>(&self, input: &mut S) {
+        if !input.draws_prompt() {
+            return;
+        }
+        if let Ok(list) = self
+            .service
+            .store()
+            .list_conversations(Some(&self.user))
+            .await
+        {
+            input.offer_conversations(list.iter().map(|c| c.id.to_string()).collect());
+        }
     }
 
     /// Prints a line; what it quotes from outside (titles, search hits, the plan) is
@@ -81,31 +100,37 @@ impl<W: Write> Repl<W> {
     ///
     /// # Errors
     /// Terminal I/O failures and storage failures.
-    pub async fn run<R: AsyncBufRead + Unpin>(&mut self, input: R) -> Result<(), HostError> {
-        let mut lines: Lines<R> = input.lines();
+    pub async fn run<S: LineSource>(&mut self, mut input: S) -> Result<(), HostError> {
         let mut exit_armed = false;
         loop {
-            write!(self.printer.out(), "› ")?;
-            self.printer.out().flush()?;
-            let line = tokio::select! {
-                line = lines.next_line() => line?,
-                Some(()) = self.interrupts.recv() => {
-                    if exit_armed {
-                        self.say("")?;
-                        return Ok(());
-                    }
+            self.offer_conversations(&mut input).await;
+            if !input.draws_prompt() {
+                write!(self.printer.out(), "› ")?;
+                self.printer.out().flush()?;
+            }
+            let entry = tokio::select! {
+                entry = input.read("› ") => entry?,
+                Some(()) = self.interrupts.recv() => Input::Interrupted,
+            };
+            let line = match entry {
+                Input::Line(line) => line,
+                Input::Closed => {
+                    self.say("")?;
+                    return Ok(());
+                }
+                Input::Interrupted if exit_armed => {
+                    self.say("")?;
+                    return Ok(());
+                }
+                Input::Interrupted => {
                     exit_armed = true;
-                    self.say("\n(press Ctrl+C again to exit, or type /quit)")?;
+                    self.say("(press Ctrl+C again to exit, or type /quit)")?;
                     continue;
                 }
             };
             exit_armed = false;
-            let Some(line) = line else {
-                self.say("")?;
-                return Ok(());
-            };
             let next = match parse_slash(&line) {
-                Some(Ok(command)) => match self.command(command, &mut lines).await {
+                Some(Ok(command)) => match self.command(command, &mut input).await {
                     Ok(next) => next,
                     // The terminal is gone: nothing more can be said.
                     Err(HostError::Io(error)) => return Err(HostError::Io(error)),
@@ -120,7 +145,7 @@ impl<W: Write> Repl<W> {
                 }
                 None if line.trim().is_empty() => Next::Continue,
                 None => {
-                    match self.turn(line, &mut lines).await {
+                    match self.turn(line, &mut input).await {
                         Ok(()) => {}
                         Err(HostError::Io(error)) => return Err(HostError::Io(error)),
                         Err(error) => self.say(&format!("error: {error}"))?,
@@ -148,11 +173,7 @@ impl<W: Write> Repl<W> {
         Ok(created.id)
     }
 
-    async fn turn<R: AsyncBufRead + Unpin>(
-        &mut self,
-        text: String,
-        lines: &mut Lines<R>,
-    ) -> Result<(), HostError> {
+    async fn turn<S: LineSource>(&mut self, text: String, input: &mut S) -> Result<(), HostError> {
         let conversation = self.open_conversation().await?;
         let service = Arc::clone(&self.service);
         let task = async move {
@@ -160,18 +181,18 @@ impl<W: Write> Repl<W> {
                 .send(conversation, &text, SendOptions::default())
                 .await
         };
-        self.run_turn(conversation, task, lines).await
+        self.run_turn(conversation, task, input).await
     }
 
     /// Drives a turn (a send, an edit, a regeneration) and titles the conversation in
     /// the background after its first turn.
-    async fn run_turn<R: AsyncBufRead + Unpin>(
+    async fn run_turn<S: LineSource>(
         &mut self,
         conversation: ConversationId,
         task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
-        lines: &mut Lines<R>,
+        input: &mut S,
     ) -> Result<(), HostError> {
-        match self.drive(conversation, task, lines).await? {
+        match self.drive(conversation, task, input).await? {
             Ok(outcome) if outcome.first_turn => {
                 let service = Arc::clone(&self.service);
                 tokio::spawn(async move { service.generate_title(conversation).await });
@@ -182,10 +203,10 @@ impl<W: Write> Repl<W> {
         Ok(())
     }
 
-    async fn compact<R: AsyncBufRead + Unpin>(
+    async fn compact<S: LineSource>(
         &mut self,
         focus: Option<String>,
-        lines: &mut Lines<R>,
+        input: &mut S,
     ) -> Result<(), HostError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to compact: this conversation has no messages yet");
@@ -193,7 +214,7 @@ impl<W: Write> Repl<W> {
         let service = Arc::clone(&self.service);
         let task = async move { service.compact(conversation, focus.as_deref()).await };
         // Success and failure alike were printed from the compression's events.
-        if let Err(err) = self.drive(conversation, task, lines).await? {
+        if let Err(err) = self.drive(conversation, task, input).await? {
             self.say(&format!("error: {err}"))?;
         }
         Ok(())
@@ -202,11 +223,11 @@ impl<W: Write> Repl<W> {
     /// Runs `task` while printing `conversation`'s events; Ctrl+C cancels the turn.
     /// Input is not read meanwhile, except to answer a command confirmation. A spinner
     /// turns while a compression runs and is wiped before anything else is printed.
-    async fn drive<T: Send + 'static, R: AsyncBufRead + Unpin>(
+    async fn drive<T: Send + 'static, S: LineSource>(
         &mut self,
         conversation: ConversationId,
         task: impl std::future::Future<Output = T> + Send + 'static,
-        lines: &mut Lines<R>,
+        input: &mut S,
     ) -> Result<T, HostError> {
         let mut events = self.service.subscribe(conversation);
         let mut handle = tokio::spawn(task);
@@ -231,9 +252,21 @@ impl<W: Write> Repl<W> {
                 }
                 Some(request) = next_confirmation(&mut self.confirmations) => {
                     spinner.wipe(self.printer.out())?;
-                    let asked = ask(request, lines, self.printer.out(), &mut self.interrupts).await?;
-                    if asked == Asked::Interrupted {
-                        self.service.cancel(conversation);
+                    let command = request.command().to_owned();
+                    if self.always_allowed.contains(&(conversation, command.clone())) {
+                        let line = format!("→ allowed (always in this conversation): $ {command}");
+                        self.say(&line)?;
+                        request.allow();
+                        continue;
+                    }
+                    match ask(request, input, self.printer.out(), &mut self.interrupts).await? {
+                        Asked::Interrupted => {
+                            self.service.cancel(conversation);
+                        }
+                        Asked::Always => {
+                            self.always_allowed.insert((conversation, command));
+                        }
+                        Asked::Answered(_) => {}
                     }
                 }
                 _ = tick.tick(), if spinner.active && self.printer.ansi() => {

@@ -33,7 +33,9 @@ async fn run_repl(
             printer,
             interrupts,
         );
-        repl.run(input).await.unwrap();
+        repl.run(super::input::PipedInput::new(input))
+            .await
+            .unwrap();
     }
     String::from_utf8(out).unwrap()
 }
@@ -124,7 +126,9 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
         );
         tokio::time::timeout(
             Duration::from_secs(4),
-            repl.run(tokio::io::BufReader::new(input_rx)),
+            repl.run(super::input::PipedInput::new(tokio::io::BufReader::new(
+                input_rx,
+            ))),
         )
         .await
         .expect("two Ctrl+C at the prompt exit")

@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use super::super::input::LineSource;
 use smallebot_agent::tools;
 use smallebot_application::{PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
-use tokio::io::{AsyncBufRead, Lines};
 
 use super::{Next, Repl};
 use crate::chat::slash::{HELP, Slash};
@@ -16,10 +16,10 @@ use crate::error::HostError;
 use crate::render::{RESUMED_TURNS, conversation_line, recent_transcript, tokens};
 
 impl<W: Write> Repl<W> {
-    pub(super) async fn command<R: AsyncBufRead + Unpin>(
+    pub(super) async fn command<S: LineSource>(
         &mut self,
         command: Slash,
-        lines: &mut Lines<R>,
+        input: &mut S,
     ) -> Result<Next, HostError> {
         match command {
             Slash::Quit => return Ok(Next::Quit),
@@ -43,7 +43,7 @@ impl<W: Write> Repl<W> {
                 self.say(&format!("switched to {} — {}", found.id, found.title))?;
                 self.show_recent(found.id).await?;
             }
-            Slash::Compact(focus) => self.compact(focus, lines).await?,
+            Slash::Compact(focus) => self.compact(focus, input).await?,
             Slash::Search(text) => {
                 let query = SearchQuery {
                     text,
@@ -64,8 +64,8 @@ impl<W: Write> Repl<W> {
             }
             Slash::Usage => self.usage().await?,
             Slash::Model(choice) => self.model(choice).await?,
-            Slash::Retry => self.retry(lines).await?,
-            Slash::Edit(text) => self.edit(text, lines).await?,
+            Slash::Retry => self.retry(input).await?,
+            Slash::Edit(text) => self.edit(text, input).await?,
         }
         Ok(Next::Continue)
     }
@@ -183,10 +183,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/retry`: the last turn answered again.
-    async fn retry<R: AsyncBufRead + Unpin>(
-        &mut self,
-        lines: &mut Lines<R>,
-    ) -> Result<(), HostError> {
+    async fn retry<S: LineSource>(&mut self, input: &mut S) -> Result<(), HostError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to retry: this conversation has no messages yet");
         };
@@ -200,15 +197,11 @@ impl<W: Write> Repl<W> {
                 .regenerate(conversation, turn, SendOptions::default())
                 .await
         };
-        self.run_turn(conversation, task, lines).await
+        self.run_turn(conversation, task, input).await
     }
 
     /// `/edit TEXT`: the last user message replaced and answered again.
-    async fn edit<R: AsyncBufRead + Unpin>(
-        &mut self,
-        text: String,
-        lines: &mut Lines<R>,
-    ) -> Result<(), HostError> {
+    async fn edit<S: LineSource>(&mut self, text: String, input: &mut S) -> Result<(), HostError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to edit: this conversation has no messages yet");
         };
@@ -226,6 +219,6 @@ impl<W: Write> Repl<W> {
                 .edit_message(conversation, message, &text, SendOptions::default())
                 .await
         };
-        self.run_turn(conversation, task, lines).await
+        self.run_turn(conversation, task, input).await
     }
 }

@@ -1,0 +1,242 @@
+//! The line editor on a terminal (reedline, chosen over rustyline for its bracketed
+//! paste, menus and maintained key bindings): editing, history kept in the home,
+//! Alt+Enter or Shift+Enter for a new line, a paste of any size as one message, Tab
+//! completion of slash commands and of conversation ids after `/switch`.
+//!
+//! reedline blocks while it reads, so it runs on a thread of its own; each read is a
+//! request answered over a channel.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, mpsc};
+
+use reedline::{
+    ColumnarMenu, Completer, EditCommand, Emacs, FileBackedHistory, KeyCode, KeyModifiers,
+    MenuBuilder, Prompt, PromptEditMode, PromptHistorySearch, Reedline, ReedlineEvent,
+    ReedlineMenu, Signal, Span, Suggestion, default_emacs_keybindings,
+};
+use tokio::sync::oneshot;
+
+use super::input::{Input, LineSource};
+
+/// Entries kept in the history file.
+const HISTORY_ENTRIES: usize = 1_000;
+/// The commands offered by Tab.
+const COMMANDS: &[&str] = &[
+    "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
+    "/edit ", "/clear", "/help", "/quit",
+];
+
+type Reply = oneshot::Sender<std::io::Result<Signal>>;
+
+/// The chat's input on a terminal.
+pub struct EditorInput {
+    requests: mpsc::Sender<(String, Reply)>,
+    pending: Option<oneshot::Receiver<std::io::Result<Signal>>>,
+    conversations: Arc<Mutex<Vec<String>>>,
+}
+
+impl EditorInput {
+    /// Starts the editor thread; history goes to `history` (a warning is printed and
+    /// nothing is kept if the file cannot be used).
+    pub fn start(history: PathBuf) -> Self {
+        let (requests, receiver) = mpsc::channel::<(String, Reply)>();
+        let conversations = Arc::new(Mutex::new(Vec::new()));
+        let ids = Arc::clone(&conversations);
+        let spawned = std::thread::Builder::new()
+            .name("line-editor".into())
+            .spawn(move || {
+                let mut editor = editor(history, ids);
+                while let Ok((prompt, reply)) = receiver.recv() {
+                    let read = editor.read_line(&ChatPrompt(prompt));
+                    if matches!(read, Ok(Signal::Success(_))) {
+                        // Kept at once: the process may end without dropping the editor.
+                        let _ = editor.sync_history();
+                    }
+                    let _ = reply.send(read);
+                }
+            });
+        if let Err(error) = spawned {
+            // Without the thread every read fails, saying why.
+            eprintln!("error: cannot start the line editor: {error}");
+        }
+        Self {
+            requests,
+            pending: None,
+            conversations,
+        }
+    }
+}
+
+fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>) -> Reedline {
+    let mut keys = default_emacs_keybindings();
+    for modifiers in [KeyModifiers::ALT, KeyModifiers::SHIFT] {
+        keys.add_binding(
+            modifiers,
+            KeyCode::Enter,
+            ReedlineEvent::Edit(vec![EditCommand::InsertNewline]),
+        );
+    }
+    keys.add_binding(
+        KeyModifiers::NONE,
+        KeyCode::Tab,
+        ReedlineEvent::UntilFound(vec![
+            ReedlineEvent::Menu("completion".into()),
+            ReedlineEvent::MenuNext,
+        ]),
+    );
+    let menu = ColumnarMenu::default().with_name("completion");
+    let editor = Reedline::create()
+        .with_edit_mode(Box::new(Emacs::new(keys)))
+        .with_completer(Box::new(ChatCompleter { conversations }))
+        .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+        .use_bracketed_paste(true);
+    match FileBackedHistory::with_file(HISTORY_ENTRIES, history.clone()) {
+        Ok(kept) => editor.with_history(Box::new(kept)),
+        Err(error) => {
+            eprintln!(
+                "warning: input history is not kept ({}: {error})",
+                history.display()
+            );
+            editor
+        }
+    }
+}
+
+impl LineSource for EditorInput {
+    fn draws_prompt(&self) -> bool {
+        true
+    }
+
+    async fn read(&mut self, prompt: &str) -> std::io::Result<Input> {
+        if self.pending.is_none() {
+            let (reply, answer) = oneshot::channel();
+            self.requests
+                .send((prompt.to_owned(), reply))
+                .map_err(|_| std::io::Error::other("the line editor stopped"))?;
+            self.pending = Some(answer);
+        }
+        let Some(answer) = self.pending.as_mut() else {
+            return Err(std::io::Error::other("the line editor lost a read"));
+        };
+        let signal = answer.await;
+        self.pending = None;
+        let signal = signal.map_err(|_| std::io::Error::other("the line editor stopped"))??;
+        Ok(match signal {
+            Signal::Success(text) => Input::Line(text),
+            Signal::CtrlD => Input::Closed,
+            _ => Input::Interrupted,
+        })
+    }
+
+    fn discard_pending(&mut self) {
+        // Keys typed while a turn ran wait in the terminal's queue: flush them.
+        let _ = rustix::termios::tcflush(
+            rustix::stdio::stdin(),
+            rustix::termios::QueueSelector::IFlush,
+        );
+    }
+
+    fn offer_conversations(&mut self, ids: Vec<String>) {
+        if let Ok(mut offered) = self.conversations.lock() {
+            *offered = ids;
+        }
+    }
+}
+
+/// The prompt: `› `, or a question's.
+struct ChatPrompt(String);
+
+impl Prompt for ChatPrompt {
+    fn render_prompt_left(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed(&self.0)
+    }
+
+    fn render_prompt_right(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed("")
+    }
+
+    fn render_prompt_indicator(&self, _mode: PromptEditMode) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed("")
+    }
+
+    fn render_prompt_multiline_indicator(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed("  ")
+    }
+
+    fn render_prompt_history_search_indicator(
+        &self,
+        search: PromptHistorySearch,
+    ) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Owned(format!("(history: {}) ", search.term))
+    }
+}
+
+/// Completes slash commands, and conversation ids after `/switch `.
+struct ChatCompleter {
+    conversations: Arc<Mutex<Vec<String>>>,
+}
+
+impl Completer for ChatCompleter {
+    fn complete(&mut self, line: &str, pos: usize) -> Vec<Suggestion> {
+        let typed = &line[..pos.min(line.len())];
+        let suggest = |values: Vec<String>, start: usize| {
+            values
+                .into_iter()
+                .map(|value| Suggestion {
+                    value,
+                    span: Span::new(start, pos),
+                    ..Suggestion::default()
+                })
+                .collect()
+        };
+        if let Some(prefix) = typed.strip_prefix("/switch ") {
+            let ids = self
+                .conversations
+                .lock()
+                .map(|ids| ids.clone())
+                .unwrap_or_default();
+            let matching = ids
+                .into_iter()
+                .filter(|id| id.starts_with(prefix.trim()))
+                .collect();
+            return suggest(matching, "/switch ".len());
+        }
+        if typed.starts_with('/') && !typed.contains(' ') {
+            let matching = completions(typed);
+            return suggest(matching, 0);
+        }
+        Vec::new()
+    }
+}
+
+/// The commands that start with `typed`.
+fn completions(typed: &str) -> Vec<String> {
+    COMMANDS
+        .iter()
+        .filter(|c| c.starts_with(typed))
+        .map(|c| (*c).to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_commands_and_conversation_ids_complete() {
+        assert_eq!(completions("/s"), ["/switch ", "/search "]);
+        assert_eq!(completions("/q"), ["/quit"]);
+        assert!(completions("/zz").is_empty());
+        let mut completer = ChatCompleter {
+            conversations: Arc::new(Mutex::new(vec!["0191aa".into(), "0292bb".into()])),
+        };
+        let line = "/switch 01";
+        let got: Vec<(String, usize)> = completer
+            .complete(line, line.len())
+            .into_iter()
+            .map(|s| (s.value, s.span.start))
+            .collect();
+        assert_eq!(got, [("0191aa".to_owned(), 8)]);
+        assert!(completer.complete("hello /s", 8).is_empty());
+    }
+}

@@ -1,0 +1,141 @@
+//! Driving `smallebot chat` in a real terminal: a tmux server of the test's own (its
+//! own socket), one pane running the command, keys sent and the screen read back.
+//!
+//! Without tmux the tests print one loud line and pass, unless
+//! `SMALLEBOT_REQUIRE_TMUX` is set (CI sets it, after installing tmux), where they fail.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A terminal running one command.
+pub struct Tmux {
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Quotes `word` for `sh`.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+impl Tmux {
+    /// Runs `smallebot --home <home> <args>` with `env` in a 160×50 terminal; `None`
+    /// (after saying so) when tmux is missing and not required.
+    pub fn start(test: &str, home: &Path, env: &[(&str, &str)], args: &[&str]) -> Option<Self> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var_os("SMALLEBOT_REQUIRE_TMUX").is_none(),
+                "tmux is required (SMALLEBOT_REQUIRE_TMUX is set) but not installed"
+            );
+            eprintln!(
+                "!!! SKIPPED terminal test `{test}`: tmux is not installed (apt-get install tmux)"
+            );
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("tmux.sock");
+        let mut line = String::from(
+            "env -u SMALLEBOT_HOME -u OPENAI_API_KEY -u OPENAI_BASE_URL -u SMALLEBOT_MODEL -u NO_COLOR USER=tester",
+        );
+        for (key, value) in env {
+            line.push_str(&format!(" {}", quote(&format!("{key}={value}"))));
+        }
+        line.push_str(&format!(
+            " {} --home {}",
+            quote(env!("CARGO_BIN_EXE_smallebot")),
+            quote(&home.to_string_lossy())
+        ));
+        for arg in args {
+            line.push_str(&format!(" {}", quote(arg)));
+        }
+        let tmux = Self { socket, _dir: dir };
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            &line,
+        ]);
+        tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+        Some(tmux)
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `text` literally.
+    pub fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// Presses keys by tmux name (`Enter`, `Left`, `C-c`, `M-Enter`, …).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Pastes `text` the way a terminal does (bracketed when the program asked).
+    pub fn paste(&self, text: &str) {
+        let file = self._dir.path().join("paste.txt");
+        std::fs::write(&file, text).unwrap();
+        self.run(&["load-buffer", "-b", "p", &file.to_string_lossy()]);
+        self.run(&["paste-buffer", "-p", "-b", "p", "-t", "t"]);
+    }
+
+    /// The whole screen and scrollback, wrapped lines joined.
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
+    }
+
+    /// Waits until the screen shows `needle` (20 s at most); returns the screen.
+    pub fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {needle:?}; the screen shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the program in the pane has exited.
+    pub fn exited(&self) -> bool {
+        self.run(&["display-message", "-p", "-t", "t", "#{pane_dead}"])
+            .trim()
+            == "1"
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
