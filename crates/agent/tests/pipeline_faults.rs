@@ -95,3 +95,24 @@ async fn too_many_tool_steps_stop_the_turn() {
     assert!(outcome.error.unwrap().contains("maxToolSteps"));
     assert_eq!(h.server.requests().len(), 3);
 }
+
+#[tokio::test]
+async fn a_server_error_with_a_foreign_body_says_what_failed_without_dumping_it() {
+    let h = harness(Options::default()).await;
+    for _ in 0..4 {
+        h.server.push(ScriptedResponse::http_error(
+            500,
+            serde_json::json!({"detail": "Internal Server Error", "trace": ["a", "b"]}),
+        ));
+    }
+    let c = h.conversation().await;
+    let outcome = h
+        .service
+        .send(c.id, "hello", SendOptions::default())
+        .await
+        .unwrap();
+    let error = outcome.error.unwrap();
+    assert!(error.contains("500"), "{error}");
+    assert!(!error.contains('{'), "no raw JSON: {error}");
+    assert!(error.contains("Internal Server Error"), "{error}");
+}

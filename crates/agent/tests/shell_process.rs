@@ -80,7 +80,8 @@ async fn a_200000_line_output_returns_head_tail_and_exit_code() {
     let outcome = shell
         .run("seq 1 200000; echo 'last error line'; exit 3")
         .await;
-    assert_eq!(outcome.status, ToolCallStatus::Ok);
+    // A non-zero exit failed.
+    assert_eq!(outcome.status, ToolCallStatus::Error);
     let content = &outcome.content;
     assert!(content.starts_with("1\n2\n3\n4\n"), "{}", &content[..50]);
     assert!(
@@ -152,7 +153,7 @@ async fn ordinary_commands_run_in_the_workspace_with_no_input() {
     );
 
     let outcome = shell.run("printf 'no newline'; false").await;
-    assert_eq!(outcome.status, ToolCallStatus::Ok);
+    assert_eq!(outcome.status, ToolCallStatus::Error);
     assert_eq!(outcome.content, "no newline\n[exit code: 1]");
 
     let outcome = shell.run("echo to-stderr >&2").await;

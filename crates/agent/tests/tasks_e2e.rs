@@ -8,6 +8,7 @@ mod tasks_support;
 use serde_json::{Value, json};
 use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{HistoryRow, TurnStatus};
+use smallebot_core::repository::HistoryRepository;
 use smallebot_core::tasks::{TaskStatus, TaskStore};
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 use tasks_support::{harness, result_of, step, task_json, task_list_section};
@@ -290,4 +291,49 @@ async fn parallel_calls_finishing_in_reverse_order_keep_their_own_results() {
             ("fast".to_owned(), "done 5".to_owned())
         ]
     );
+}
+
+/// A command that exits non-zero failed: its files are not recorded on the task.
+#[tokio::test]
+async fn a_failed_command_records_no_files_on_the_task() {
+    let h = harness().await;
+    h.server.push_all([
+        step("f1", "AddTask", json!({"title": "Copy"})),
+        step("f2", "StartTask", json!({"taskId": "1"})),
+        step(
+            "f3",
+            "ExecuteCommand",
+            json!({"command": "cp missing.txt out.txt"}),
+        ),
+        step(
+            "f4",
+            "ExecuteCommand",
+            json!({"command": "echo x > ok.txt"}),
+        ),
+        ScriptedResponse::text("Done."),
+    ]);
+    let c = h.conversation().await;
+    let outcome = h
+        .service
+        .send(c, "Copy it", SendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, TurnStatus::Completed, "{:?}", outcome.error);
+    let rows = h.store.rows_after(c, 0).await.unwrap();
+    let statuses: Vec<(String, String)> = rows
+        .iter()
+        .filter_map(|r| match r {
+            HistoryRow::ToolCall(t) if t.tool_name == "ExecuteCommand" => Some((
+                t.status.as_str().to_owned(),
+                t.result.clone().unwrap_or_default(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses[0].0, "error", "{statuses:?}");
+    assert!(statuses[0].1.ends_with("[exit code: 1]"), "{statuses:?}");
+    assert_eq!(statuses[1].0, "ok", "{statuses:?}");
+    let list = h.tasks.load(c).await.unwrap();
+    let ws = &h.workspace;
+    assert_eq!(list.tasks[0].files, [format!("{ws}/ok.txt")]);
 }

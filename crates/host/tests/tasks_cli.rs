@@ -127,6 +127,13 @@ async fn the_plan_shows_in_tasks_and_show_and_goes_with_the_conversation() {
         last_prompt.contains(&format!("# Task List\n{plan}")),
         "{last_prompt}"
     );
+    // The system prompt says when and how to use the task tools.
+    assert!(
+        last_prompt
+            .contains("# Task Tools\nThis conversation has a task list that is also your plan")
+            && last_prompt.contains("AddTask"),
+        "{last_prompt}"
+    );
 
     // `/tasks` in the chat REPL: exactly the plan.
     let out = chat(

@@ -151,6 +151,8 @@ impl AgentAssembly {
         assembly.history = HistorySettings {
             base_instructions,
             terminal_rules: Some(terminal_rules_text(&terminal)),
+            // Added by `build` when the task tools are wired.
+            task_guidance: None,
             tool_result_max_length: settings.tool_result_max_length,
             tool_history_format: settings.tool_history_format,
             context_window,

@@ -45,7 +45,7 @@ use crate::client::{
     ChatEndpoint, ClientSettings, NamedEndpoint, OpenAiChatModel, UnconfiguredModel,
 };
 use crate::config::ModelSettings;
-use crate::history::{HistoryBuilder, HistorySettings};
+use crate::history::{HistoryBuilder, HistorySettings, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
@@ -283,13 +283,17 @@ impl AgentAssembly {
             }
         }
         let tools = self.tools.into_tools().fold(tools, ToolRegistry::with);
+        let mut history_settings = self.history;
+        if self.task_store.is_some() && history_settings.task_guidance.is_none() {
+            history_settings.task_guidance = Some(task_guidance());
+        }
         let compaction_window = self
             .compaction
             .as_ref()
-            .map_or(self.history.context_window, |(_, window)| *window);
+            .map_or(history_settings.context_window, |(_, window)| *window);
         let summary_settings = SummarizerSettings {
             skill_path: self.skill_path,
-            tool_result_max_length: self.history.tool_result_max_length,
+            tool_result_max_length: history_settings.tool_result_max_length,
             context_window: compaction_window,
         };
         let windows = self
@@ -311,7 +315,8 @@ impl AgentAssembly {
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
         let history = Arc::new(
-            HistoryBuilder::new(self.history, Arc::clone(&tokenizer)).with_model_windows(windows),
+            HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
+                .with_model_windows(windows),
         );
         let service = ConversationService::new(ServiceParts {
             store,

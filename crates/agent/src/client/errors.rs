@@ -15,13 +15,52 @@ fn is_context_overflow(code: Option<&str>, message: &str) -> bool {
         || lower.contains("too many tokens")
 }
 
+/// Longest part of an error body quoted in a message.
+const QUOTED_ERROR_CHARS: usize = 200;
+
+/// What an error body says, readably: an OpenAI-style or other JSON body gives its
+/// message (`error.message`, `error`, `message`, `detail`, `msg`), an HTML page is
+/// named as such, plain text is quoted; anything is cut to 200 characters.
+pub(crate) fn readable_error(body: &str) -> String {
+    let body = body.trim();
+    let said = match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(json) => json_message(&json)
+            .unwrap_or_else(|| format!("an error body without a message ({} bytes)", body.len())),
+        Err(_) if body.starts_with('<') => format!("an HTML error page ({} bytes)", body.len()),
+        Err(_) if body.is_empty() => "no error message".to_owned(),
+        Err(_) => body.to_owned(),
+    };
+    let flat = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    smallebot_core::rules::truncation::truncate_with_marker(&flat, QUOTED_ERROR_CHARS, "…")
+        .into_owned()
+}
+
+/// The message of a JSON error body, if it has one where servers put it.
+fn json_message(json: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match json {
+        Value::String(text) if !text.trim().is_empty() => Some(text.clone()),
+        Value::Object(map) => ["error", "message", "detail", "msg"]
+            .iter()
+            .filter_map(|key| map.get(*key))
+            .find_map(json_message),
+        // FastAPI-style `detail: [{msg, …}]`.
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(json_message).collect();
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        _ => None,
+    }
+}
+
 /// Maps a failed request to a [`ModelError`] for `endpoint`.
 pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32) -> ModelError {
     let base_url = endpoint.base_url.as_str();
     match err {
         OpenAIError::ApiError(response) => {
             let status = response.status_code.as_u16();
-            let api = response.api_error;
+            let mut api = response.api_error;
+            api.message = readable_error(&api.message);
             if is_context_overflow(api.code.as_deref(), &api.message) {
                 return ModelError::new(
                     ModelErrorKind::ContextLengthExceeded,
@@ -107,7 +146,43 @@ pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32
 
 #[cfg(test)]
 mod tests {
-    use super::is_context_overflow;
+    use super::{is_context_overflow, readable_error};
+
+    #[test]
+    fn error_bodies_read_as_their_message() {
+        let long = "x".repeat(300);
+        let cut = format!("{}…", "x".repeat(200));
+        let cases = [
+            ("The server had an error", "The server had an error"),
+            (
+                r#"{"error":{"message":"model overloaded","type":"server_error"}}"#,
+                "model overloaded",
+            ),
+            (r#"{"error":"bad gateway"}"#, "bad gateway"),
+            (
+                r#"{"detail":"Internal Server Error","trace":["a"]}"#,
+                "Internal Server Error",
+            ),
+            (
+                r#"{"detail":[{"loc":["body"],"msg":"field required"}]}"#,
+                "field required",
+            ),
+            (
+                r#"{"status":500}"#,
+                "an error body without a message (14 bytes)",
+            ),
+            (
+                "<html><body>502 Bad Gateway</body></html>",
+                "an HTML error page (41 bytes)",
+            ),
+            ("", "no error message"),
+            ("line one\n  line two", "line one line two"),
+            (long.as_str(), cut.as_str()),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(readable_error(body), expected, "{body}");
+        }
+    }
 
     #[test]
     fn recognises_context_overflow_messages() {

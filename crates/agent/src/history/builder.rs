@@ -21,6 +21,8 @@ pub struct HistorySettings {
     pub base_instructions: String,
     /// Rules of the shell tool for the system prompt, if it is offered.
     pub terminal_rules: Option<String>,
+    /// How to use the task tools, if they are offered.
+    pub task_guidance: Option<String>,
     /// Tool results are cut to this many characters.
     pub tool_result_max_length: usize,
     /// How earlier turns' tool calls are sent.
@@ -36,6 +38,7 @@ impl Default for HistorySettings {
         Self {
             base_instructions: super::system_prompt::BASE_INSTRUCTIONS.to_owned(),
             terminal_rules: None,
+            task_guidance: None,
             tool_result_max_length: 500,
             tool_history_format: ToolHistoryFormat::Native,
             context_window: 128_000,
@@ -96,6 +99,7 @@ impl HistoryBuilder {
             summary: conversation.compressed_context.as_deref(),
             plan,
             terminal_rules: self.settings.terminal_rules.as_deref(),
+            task_guidance: self.settings.task_guidance.as_deref(),
         })
     }
 

@@ -15,5 +15,7 @@ mod tokens;
 
 pub use builder::{HistoryBuilder, HistorySettings};
 pub use messages::{INTERRUPTED_TOOL_RESULT, build_messages};
-pub use system_prompt::{BASE_INSTRUCTIONS, SystemPromptSections, assemble_system_prompt};
+pub use system_prompt::{
+    BASE_INSTRUCTIONS, SystemPromptSections, assemble_system_prompt, task_guidance,
+};
 pub use tokens::{MESSAGE_OVERHEAD, REQUEST_OVERHEAD, request_tokens};

@@ -5,11 +5,33 @@ pub const BASE_INSTRUCTIONS: &str = "You are SmallEBot, a capable assistant that
 person's machine through tools. Think before acting, call tools when they help, and say \
 plainly what you did and what you found. Keep exact paths, names and error messages.";
 
+/// How the model should use the task list, for a conversation that has the task tools.
+#[must_use]
+pub fn task_guidance() -> String {
+    use crate::tools::{AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask};
+    format!(
+        "This conversation has a task list that is also your plan, kept with the tools \
+         {list}, {add}, {start}, {complete}, {uncomplete} and {delete}. For work of several \
+         steps, first add the steps as tasks (with dependencies where order matters), then \
+         {start} a task before working on it and {complete} it with a short note when it is \
+         done; revise the list when the plan changes. The current list is shown under \
+         # Task List in every request. Answer simple questions directly, without tasks.",
+        list = ListTasks::NAME,
+        add = AddTask::NAME,
+        start = StartTask::NAME,
+        complete = CompleteTask::NAME,
+        uncomplete = UncompleteTask::NAME,
+        delete = DeleteTask::NAME,
+    )
+}
+
 /// The parts of a system prompt, in order.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemPromptSections<'a> {
     /// Base instructions (the built-in text plus `systemPrompt` from agent.json).
     pub base: &'a str,
+    /// How to use the task tools, when they are offered.
+    pub task_guidance: Option<&'a str>,
     /// The compression summary of everything before the boundary.
     pub summary: Option<&'a str>,
     /// The current task list (plan), re-injected every step.
@@ -18,8 +40,8 @@ pub struct SystemPromptSections<'a> {
     pub terminal_rules: Option<&'a str>,
 }
 
-/// Joins the non-empty sections with headings: the summary under
-/// `# Conversation Summary`, the plan under `# Task List`, the terminal rules under
+/// Joins the non-empty sections with headings: the task guidance under `# Task Tools`,
+/// the summary under `# Conversation Summary`, the plan under `# Task List`, the terminal rules under
 /// `# Terminal Rules`.
 #[must_use]
 pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
@@ -32,6 +54,7 @@ pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
             out.push_str(body);
         }
     };
+    push("Task Tools", sections.task_guidance);
     push("Conversation Summary", sections.summary);
     push("Task List", sections.plan);
     push("Terminal Rules", sections.terminal_rules);
@@ -63,11 +86,12 @@ mod tests {
             (
                 SystemPromptSections {
                     base: "Base.",
+                    task_guidance: Some("Use tasks."),
                     summary: Some("S"),
                     plan: Some("Plan:\nProgress: 0/1 (0.0%)"),
                     terminal_rules: Some("No sudo."),
                 },
-                "Base.\n\n# Conversation Summary\nS\n\n# Task List\nPlan:\nProgress: 0/1 (0.0%)\n\n# Terminal Rules\nNo sudo.",
+                "Base.\n\n# Task Tools\nUse tasks.\n\n# Conversation Summary\nS\n\n# Task List\nPlan:\nProgress: 0/1 (0.0%)\n\n# Terminal Rules\nNo sudo.",
             ),
             (
                 SystemPromptSections {
@@ -75,6 +99,7 @@ mod tests {
                     summary: Some("  "),
                     plan: Some(""),
                     terminal_rules: None,
+                    task_guidance: None,
                 },
                 "Base.",
             ),

@@ -26,9 +26,10 @@ const NAME: &str = "ExecuteCommand";
 /// `Denied`), then `/bin/sh -c` with the time limit.
 ///
 /// Result text: the output (stdout and stderr interleaved, capped keeping head and
-/// tail), then one status line. A command that exits non-zero is a normal result (status
-/// `Ok`) showing `[exit code: N]` — the model reads the code and the error lines. A
-/// timeout is status `Error` with what was captured; a cancelled turn is `Cancelled`.
+/// tail), then one status line, `[exit code: N]`. Exit code 0 is status `Ok`; any other
+/// exit, or a signal, is status `Error` (the files it names are then not recorded on the
+/// task), the model still reading the code and the error lines. A timeout is status
+/// `Error` with what was captured; a cancelled turn is `Cancelled`.
 pub struct ExecuteCommand {
     policy: CommandPolicy,
     settings: TerminalSettings,
@@ -105,7 +106,10 @@ fn cancelled(detail: &str) -> ToolOutcome {
 /// The result text and status of a finished run.
 fn report(finished: Finished) -> ToolOutcome {
     let (line, status) = match finished.ending {
-        Ending::Exited(status) => (exit_line(status), ToolCallStatus::Ok),
+        // A command that exits non-zero failed: status `Error` (so the files it names
+        // are not recorded on the task), with its exit code in the text.
+        Ending::Exited(status) if status.success() => (exit_line(status), ToolCallStatus::Ok),
+        Ending::Exited(status) => (exit_line(status), ToolCallStatus::Error),
         Ending::TimedOut(after) => (
             format!(
                 "[timed out after {}; the process group was killed]",
