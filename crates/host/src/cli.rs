@@ -7,7 +7,8 @@ use clap::{Parser, Subcommand};
 /// The environment variables and exit codes, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
 Environment:
-  SMALLEBOT_HOME    the home directory (same as --home)
+  SMALLEBOT_HOME    the home directory (same as --home; default ./.agents when it
+                    exists in the current directory, else ~/.smallebot)
   SMALLEBOT_MODEL   the chat model: an id of models.json, or without models.json the
                     model name sent to OPENAI_BASE_URL (default gpt-4o-mini)
   OPENAI_API_KEY    the API key when there is no models.json (models.json names its
@@ -34,14 +35,10 @@ Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation 
 )]
 pub struct Cli {
     /// Home directory holding agent.json, models.json, terminal.json, smallebot.db,
-    /// tasks/ and workspace/.
-    #[arg(
-        long,
-        global = true,
-        env = "SMALLEBOT_HOME",
-        default_value = "./.agents"
-    )]
-    pub home: PathBuf,
+    /// tasks/ and workspace/ [default: ./.agents when that directory exists, else
+    /// ~/.smallebot]
+    #[arg(long, global = true, env = "SMALLEBOT_HOME")]
+    pub home: Option<PathBuf>,
 
     /// What to do.
     #[command(subcommand)]
@@ -180,4 +177,48 @@ pub enum ConversationsCommand {
         #[arg(long)]
         limit: Option<u64>,
     },
+}
+
+/// The home of a run: `--home` (or `SMALLEBOT_HOME`) when given; else `./.agents` when
+/// the current directory has one; else `.smallebot` in the user's home directory
+/// (`user_home`, from `$HOME`); else `./.agents`.
+pub fn resolve_home(
+    given: Option<PathBuf>,
+    local_agents_exists: bool,
+    user_home: Option<PathBuf>,
+) -> PathBuf {
+    const LOCAL: &str = "./.agents";
+    match (given, user_home) {
+        (Some(given), _) => given,
+        (None, _) if local_agents_exists => PathBuf::from(LOCAL),
+        (None, Some(user_home)) if !user_home.as_os_str().is_empty() => {
+            user_home.join(".smallebot")
+        }
+        (None, _) => PathBuf::from(LOCAL),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_home_is_given_local_or_per_user() {
+        let some = |p: &str| Some(PathBuf::from(p));
+        let cases = [
+            (some("/h"), true, some("/u"), "/h"),
+            (some("/h"), false, None, "/h"),
+            (None, true, some("/u"), "./.agents"),
+            (None, false, some("/u"), "/u/.smallebot"),
+            (None, false, some(""), "./.agents"),
+            (None, false, None, "./.agents"),
+        ];
+        for (given, local, user, expected) in cases {
+            assert_eq!(
+                resolve_home(given.clone(), local, user.clone()),
+                PathBuf::from(expected),
+                "{given:?} {local} {user:?}"
+            );
+        }
+    }
 }

@@ -207,3 +207,36 @@ fn migrate_and_bad_database_exit_codes() {
             .contains("no conversation has an id starting with 'xyz'")
     );
 }
+
+#[test]
+fn without_home_a_local_agents_directory_is_used_else_the_users_own() {
+    let user_home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let list = |dir: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_smallebot"))
+            .args(["conversations", "list"])
+            .current_dir(dir)
+            .env("HOME", user_home.path())
+            .env_remove("SMALLEBOT_HOME")
+            .output()
+            .unwrap()
+    };
+    // No ./.agents here: the per-user home, not a new ./.agents.
+    let out = list(work.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(user_home.path().join(".smallebot/smallebot.db").exists());
+    assert!(!work.path().join(".agents").exists());
+    // A project's own ./.agents is used when present.
+    std::fs::create_dir(work.path().join(".agents")).unwrap();
+    let out = list(work.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(work.path().join(".agents/smallebot.db").exists());
+}

@@ -19,7 +19,9 @@ use smallebot_application::ports::{
 };
 
 pub use fit::{FitPlan, plan_fit};
-pub use prompt::{DEFAULT_COMPACT_PROMPT, load_compact_prompt, summary_request_text};
+pub use prompt::{
+    SHIPPED_COMPACT_SKILL, default_compact_prompt, load_compact_prompt, summary_request_text,
+};
 pub use transcript::{Entry, EntryKind, transcript_entries};
 
 use crate::tokenizer::Tokenizer;

@@ -4,23 +4,28 @@ use std::path::Path;
 
 use super::transcript::Entry;
 
-/// Used when SKILL.md is missing or unreadable (the same rules as the shipped file).
-pub const DEFAULT_COMPACT_PROMPT: &str = "You are compressing the older part of a conversation \
-between a person and an AI agent. The agent will see only your summary plus the most recent \
-turns. Merge the previous summary if one is given. Keep exact file paths, names, commands, \
-values and error messages verbatim. Record what is done and what is not, and the person's \
-latest request. Write the sections: ## Summary, ## Decisions, ## Files, ## State, ## Context.";
+/// The shipped compaction skill (`.agents/sys.skills/compact/SKILL.md` of the
+/// repository), built in: a home without its own SKILL.md gets the same prompt.
+pub const SHIPPED_COMPACT_SKILL: &str =
+    include_str!("../../../../.agents/sys.skills/compact/SKILL.md");
 
-/// The prompt of `SKILL.md` without its front matter, or the default when the file is
-/// missing, unreadable or empty.
+/// The prompt used when the home has no readable, non-empty SKILL.md: the shipped
+/// skill without its front matter.
+#[must_use]
+pub fn default_compact_prompt() -> &'static str {
+    strip_front_matter(SHIPPED_COMPACT_SKILL).trim()
+}
+
+/// The prompt of `SKILL.md` without its front matter, or [`default_compact_prompt`]
+/// when the file is missing, unreadable or empty.
 #[must_use]
 pub fn load_compact_prompt(path: &Path) -> String {
     let Ok(text) = std::fs::read_to_string(path) else {
-        return DEFAULT_COMPACT_PROMPT.to_owned();
+        return default_compact_prompt().to_owned();
     };
     let body = strip_front_matter(&text).trim();
     if body.is_empty() {
-        DEFAULT_COMPACT_PROMPT.to_owned()
+        default_compact_prompt().to_owned()
     } else {
         body.to_owned()
     }
@@ -80,10 +85,11 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(strip_front_matter(input).trim(), expected);
         }
-        assert_eq!(
-            load_compact_prompt(Path::new("/definitely/missing/SKILL.md")),
-            DEFAULT_COMPACT_PROMPT
-        );
+        // A home without SKILL.md gets the shipped skill's whole prompt.
+        let default = load_compact_prompt(Path::new("/definitely/missing/SKILL.md"));
+        assert!(default.starts_with("# Context Compression"), "{default}");
+        assert!(default.len() > 1000, "the real prompt, not a paragraph");
+        assert_eq!(default, default_compact_prompt());
     }
 
     #[test]

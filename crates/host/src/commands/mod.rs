@@ -16,7 +16,11 @@ use crate::error::HostError;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), HostError> {
-    let home = Home::new(cli.home);
+    let home = Home::new(crate::cli::resolve_home(
+        cli.home,
+        std::path::Path::new("./.agents").is_dir(),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ));
     match cli.command {
         Command::Migrate { status } => migrate::run(&home, status).await,
         Command::Compact { id, focus } => compact::run(&home, &id, focus.as_deref()).await,
