@@ -20,7 +20,9 @@ use serde_json::Value;
 use smallebot_application::ports::{PlanAccess, TaskPlan, ToolEffects};
 use smallebot_core::entities::{ToolCall, ToolCallStatus};
 use smallebot_core::ids::ConversationId;
-use smallebot_core::tasks::{TaskList, TaskStore, format_plan, record_tool_call};
+use smallebot_core::tasks::{
+    CORRUPT_TASK_FILE, TaskList, TaskStore, TaskStoreError, format_plan, record_tool_call,
+};
 
 /// The conversation task list as the pipeline's plan.
 pub struct TaskPlanService {
@@ -101,8 +103,17 @@ fn parse_arguments(text: &str) -> Value {
 #[async_trait]
 impl TaskPlan for TaskPlanService {
     async fn plan_text(&self, conversation_id: ConversationId) -> Option<String> {
-        let list = self.load(conversation_id).await?;
-        (!list.tasks.is_empty()).then(|| format_plan(&list))
+        match self.store.load(conversation_id).await {
+            Ok(list) => (!list.tasks.is_empty()).then(|| format_plan(&list)),
+            // Said where the plan is shown (`/tasks`, the prompt), not hidden as "no tasks".
+            Err(error @ TaskStoreError::Corrupt { .. }) => {
+                Some(format!("{CORRUPT_TASK_FILE} {error}"))
+            }
+            Err(error) => {
+                tracing::warn!(%conversation_id, %error, "cannot read the task list");
+                None
+            }
+        }
     }
 
     async fn tool_call_finished(

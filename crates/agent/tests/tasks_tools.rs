@@ -275,28 +275,49 @@ async fn outside_a_turn_every_tool_says_there_is_no_conversation_context() {
 }
 
 #[tokio::test]
-async fn a_corrupt_file_is_reported_kept_and_replaced_only_after_it_was_moved_aside() {
+async fn a_corrupt_file_is_reported_with_its_path_then_kept_aside_for_a_new_list() {
     let f = fixture();
     std::fs::create_dir_all(f.store.dir()).unwrap();
     std::fs::write(f.path(), "{ not json").unwrap();
-    assert_eq!(f.call("ListTasks", json!({})).await, err(CORRUPT_TASK_FILE));
+    let listed = f.call("ListTasks", json!({})).await;
+    assert_eq!(listed.status, ToolCallStatus::Error);
+    assert!(
+        listed.content.starts_with(CORRUPT_TASK_FILE)
+            && listed.content.contains(&f.path().display().to_string()),
+        "{}",
+        listed.content
+    );
+    // Where the plan is shown (`/tasks`, the prompt) it is said to be corrupt, not
+    // "no tasks".
+    let plan = smallebot_agent::tasks_plan::TaskPlanService::new(f.store.clone());
+    let shown = smallebot_application::ports::TaskPlan::plan_text(&plan, f.conversation)
+        .await
+        .unwrap();
+    assert!(
+        shown.starts_with(CORRUPT_TASK_FILE) && shown.contains(&f.path().display().to_string()),
+        "{shown}"
+    );
     assert_eq!(
         std::fs::read(f.path()).unwrap(),
         b"{ not json",
         "reading leaves it"
     );
-    assert_eq!(
-        f.call("AddTask", json!({"title": "x"})).await,
-        err("Error: Task file is corrupt or invalid.")
-    );
-    assert!(!f.path().exists());
+    // A change moves it aside and starts a new list at once, saying where it went.
+    let added = f.call("AddTask", json!({"title": "x"})).await;
+    assert_eq!(added.status, ToolCallStatus::Ok, "{}", added.content);
     let kept = corrupt_copies(f.store.dir());
     assert_eq!(kept.len(), 1);
     assert_eq!(std::fs::read(&kept[0]).unwrap(), b"{ not json");
-    assert_eq!(
-        f.call("AddTask", json!({"title": "x"})).await.status,
-        ToolCallStatus::Ok
+    let answer: serde_json::Value = serde_json::from_str(&added.content).unwrap();
+    assert_eq!(answer["title"], "x", "{answer}");
+    let warning = answer["warning"].as_str().unwrap();
+    assert!(
+        warning.contains(&kept[0].display().to_string())
+            && warning.contains("a new task list was started"),
+        "{warning}"
     );
+    let listed = f.call("ListTasks", json!({})).await;
+    assert_eq!(listed.status, ToolCallStatus::Ok, "{}", listed.content);
     assert_eq!(
         corrupt_copies(f.store.dir()),
         kept,

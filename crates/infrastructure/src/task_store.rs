@@ -9,8 +9,8 @@
 //!
 //! A file that cannot be parsed is never overwritten: `load` reports it and leaves it
 //! alone; `update` renames it to `<name>.corrupt-<UTC time>` (e.g.
-//! `….json.corrupt-20261122T031500Z`), reports it and writes nothing, so the next update
-//! starts from an empty list while the corrupt bytes stay on disk for a person to look at.
+//! `….json.corrupt-20261122T031500Z`) and applies its edit to a new, empty list, saying
+//! so in `TaskUpdate::recovered`; the corrupt bytes stay on disk for a person to look at.
 
 use std::collections::HashMap;
 use std::io::{ErrorKind, Write};
@@ -105,6 +105,7 @@ impl TaskStore for FileTaskStore {
         let temp = self.temp_path(&path);
         let dir = self.dir.clone();
         blocking(move || {
+            let mut recovered = None;
             let current = match read_list(&path)? {
                 Read::Missing => TaskList::default(),
                 Read::List(list) => list,
@@ -116,16 +117,19 @@ impl TaskStore for FileTaskStore {
                         %reason,
                         "corrupt task file moved aside; the conversation starts a new task list"
                     );
-                    return Err(TaskStoreError::Corrupt {
-                        path,
-                        preserved_as: Some(kept),
-                        reason,
-                    });
+                    recovered = Some(format!(
+                        "the task file {} was corrupt or invalid ({reason}); it was kept as {} \
+                         and a new task list was started",
+                        path.display(),
+                        kept.display()
+                    ));
+                    TaskList::default()
                 }
             };
             let mut list = current.clone();
             let output = edit(&mut list)?;
-            let written = list != current;
+            // A recovered list is written even when empty, so the corruption is gone.
+            let written = list != current || recovered.is_some();
             if written {
                 write_atomic(&dir, &path, &temp, &list)?;
             }
@@ -133,6 +137,7 @@ impl TaskStore for FileTaskStore {
                 output,
                 list,
                 written,
+                recovered,
             })
         })
         .await

@@ -159,32 +159,40 @@ async fn a_corrupt_file_is_reported_preserved_and_never_overwritten() {
     }
     assert_eq!(std::fs::read(&path).unwrap(), garbage);
 
-    // Updating moves it aside, reports it, and writes nothing.
-    let kept: PathBuf = match store
+    // Updating moves it aside and applies the edit to a new list, saying so.
+    let update = store
         .update(id, Box::new(|l| Ok(l.add("new", "", &[])?.id)))
         .await
-        .unwrap_err()
-    {
-        TaskStoreError::Corrupt {
-            preserved_as: Some(kept),
-            ..
-        } => kept,
-        other => panic!("expected Corrupt, got {other:?}"),
-    };
-    assert!(!path.exists(), "nothing was written in its place");
+        .unwrap();
+    assert_eq!(update.output, "1");
+    assert_eq!(update.list.tasks.len(), 1);
+    let note = update.recovered.unwrap();
+    let kept = corrupt_copy(store.dir(), id);
+    assert!(
+        note.contains(&path.display().to_string())
+            && note.contains(&format!("it was kept as {}", kept.display()))
+            && note.contains("a new task list was started"),
+        "{note}"
+    );
     assert_eq!(std::fs::read(&kept).unwrap(), garbage, "the bytes are kept");
     let kept_name = kept.file_name().unwrap().to_string_lossy().into_owned();
     let prefix = format!("{}.json.corrupt-", id.simple());
     let stamp = kept_name.strip_prefix(&prefix).unwrap();
     assert_eq!(stamp.len(), "20261122T031500Z".len(), "{kept_name}");
     assert!(chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ").is_ok());
+    assert_eq!(
+        store.load(id).await.unwrap().tasks.len(),
+        1,
+        "the new list is stored"
+    );
 
-    // The next update starts a new list; the corrupt copy stays.
+    // Later updates go on with the new list; the corrupt copy stays.
     let fresh = store
-        .update(id, Box::new(|l| Ok(l.add("new", "", &[])?.id)))
+        .update(id, Box::new(|l| Ok(l.add("newer", "", &[])?.id)))
         .await
         .unwrap();
-    assert_eq!(fresh.output, "1");
+    assert_eq!(fresh.output, "2");
+    assert_eq!(fresh.recovered, None);
     assert_eq!(std::fs::read(&kept).unwrap(), garbage);
 
     // A second corruption (valid JSON, wrong shape) gets its own name, even within a second.
@@ -192,15 +200,11 @@ async fn a_corrupt_file_is_reported_preserved_and_never_overwritten() {
     let again = store
         .update(id, Box::new(|_| Ok(String::new())))
         .await
-        .unwrap_err();
-    let TaskStoreError::Corrupt {
-        preserved_as: Some(second),
-        ..
-    } = again
-    else {
-        panic!("expected Corrupt");
-    };
-    assert_ne!(second, kept);
+        .unwrap();
+    assert!(again.recovered.is_some());
+    let copies = corrupt_copies(store.dir(), id);
+    assert_eq!(copies.len(), 2, "{copies:?}");
+    let second = copies.into_iter().find(|c| *c != kept).unwrap();
     assert_eq!(std::fs::read(&second).unwrap(), br#"{"tasks": 5}"#);
     assert_eq!(std::fs::read(&kept).unwrap(), garbage);
 }
@@ -265,4 +269,28 @@ async fn delete_removes_the_file_and_tolerates_a_missing_one() {
     assert!(store.load(id).await.unwrap().tasks.is_empty());
     store.delete(id).await.unwrap();
     store.delete(ConversationId::new()).await.unwrap();
+}
+
+/// The `.corrupt-*` copies of `id`'s task file, oldest name first.
+fn corrupt_copies(dir: &std::path::Path, id: ConversationId) -> Vec<PathBuf> {
+    let prefix = format!("{}.json.corrupt-", id.simple());
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&prefix)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The one `.corrupt-*` copy of `id`'s task file.
+fn corrupt_copy(dir: &std::path::Path, id: ConversationId) -> PathBuf {
+    let mut copies = corrupt_copies(dir, id);
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    copies.remove(0)
 }

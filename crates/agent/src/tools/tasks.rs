@@ -124,8 +124,22 @@ async fn edit_list(
     edit: TaskEdit,
 ) -> ToolOutcome {
     match store.update(conversation, edit).await {
-        Ok(update) => ToolOutcome::ok(update.output),
+        Ok(update) => match update.recovered {
+            Some(note) => ToolOutcome::ok(with_warning(&update.output, &note)),
+            None => ToolOutcome::ok(update.output),
+        },
         Err(error) => store_error(&error),
+    }
+}
+
+/// A JSON result with `"warning": note` added (other text gets the note appended).
+fn with_warning(output: &str, note: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(output) {
+        Ok(serde_json::Value::Object(mut map)) => {
+            map.insert("warning".into(), serde_json::Value::String(note.to_owned()));
+            serde_json::Value::Object(map).to_string()
+        }
+        _ => format!("{output}\nWarning: {note}"),
     }
 }
 
@@ -153,7 +167,7 @@ fn store_error(error: &TaskStoreError) -> ToolOutcome {
         TaskStoreError::Rejected(refused) => ToolOutcome::error(error_result(refused)),
         TaskStoreError::Corrupt { .. } => {
             tracing::warn!(%error, "task tool met a corrupt task file");
-            ToolOutcome::error(CORRUPT_TASK_FILE)
+            ToolOutcome::error(format!("{CORRUPT_TASK_FILE} {error}"))
         }
         _ => {
             tracing::warn!(%error, "task tool could not read or write the task file");

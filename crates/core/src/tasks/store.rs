@@ -11,8 +11,8 @@
 //! - A corrupt file is never overwritten. [`TaskStore::load`] reports it and leaves it
 //!   in place (reading has no side effects: the system prompt is assembled before any
 //!   tool runs, and the task tools must still see the corruption to report it).
-//!   [`TaskStore::update`] moves it aside to `<name>.corrupt-<UTC time>`, reports it,
-//!   and writes nothing; the update after that starts from an empty list.
+//!   [`TaskStore::update`] moves it aside to `<name>.corrupt-<UTC time>`, applies the
+//!   edit to a new, empty list and says so in [`TaskUpdate::recovered`].
 
 use std::path::PathBuf;
 
@@ -35,6 +35,9 @@ pub struct TaskUpdate {
     pub list: TaskList,
     /// Whether the file was written (false when the edit changed nothing).
     pub written: bool,
+    /// Set when the file was corrupt: it was moved aside and the edit applied to a new
+    /// list. Says what happened, with both paths.
+    pub recovered: Option<String>,
 }
 
 /// Why the task store could not serve a request.
@@ -90,8 +93,7 @@ pub trait TaskStore: Send + Sync {
     /// or changes nothing.
     ///
     /// # Errors
-    /// [`TaskStoreError::Rejected`] with the edit's error; [`TaskStoreError::Corrupt`]
-    /// after moving a corrupt file aside; [`TaskStoreError::Io`].
+    /// [`TaskStoreError::Rejected`] with the edit's error; [`TaskStoreError::Io`].
     async fn update(
         &self,
         conversation_id: ConversationId,
