@@ -211,3 +211,26 @@ async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
     // The screen was not cleared: the banner is still there.
     assert!(screen.contains("SmallEBot — "), "{screen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_render_as_markdown_in_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    model.respond_with(|req| {
+        if is_title(req) {
+            ScriptedResponse::text("A title")
+        } else {
+            ScriptedResponse::text("# Results\n- **bold** item\n- run `cargo test`\n")
+        }
+    });
+    let Some(term) = chat("markdown", home.path(), &model) else {
+        return;
+    };
+    term.wait_for("› ");
+    term.type_text("show me");
+    term.keys(&["Enter"]);
+    let screen = term.wait_for("• run cargo test");
+    assert!(screen.contains("\nResults\n"), "{screen}");
+    assert!(screen.contains("• bold item"), "{screen}");
+    assert!(!screen.contains("**") && !screen.contains('`'), "{screen}");
+}

@@ -49,7 +49,10 @@ fn demo_response(request: &RecordedRequest) -> ScriptedResponse {
             let answer = if result.is_empty() {
                 format!("The {DEMO_TOOL} tool returned nothing, so I cannot tell the time.")
             } else {
-                format!("It is {result} right now, according to the {DEMO_TOOL} tool.")
+                format!(
+                    "It is **{result}** right now, according to the `{DEMO_TOOL}` tool.\n\n\
+                     - asked: the clock\n- answered: {result}\n"
+                )
             };
             ScriptedResponse::text(answer)
         }

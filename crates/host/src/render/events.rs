@@ -9,6 +9,7 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
 use super::Style;
+use super::markdown::MarkdownLines;
 
 /// Characters of each shown line of a tool call or result.
 const SHOWN_RESULT_CHARS: usize = 200;
@@ -36,6 +37,8 @@ pub struct EventPrinter<W: Write> {
     in_reasoning: bool,
     /// The answer printed so far does not end with a line break.
     answer_open: bool,
+    /// Renders the answer's Markdown (on a terminal with colours only).
+    markdown: Option<MarkdownLines>,
     last_usage: Option<(u64, u64, f64, Option<u64>)>,
 }
 
@@ -49,6 +52,7 @@ impl<W: Write> EventPrinter<W> {
             style,
             in_reasoning: false,
             answer_open: false,
+            markdown: (style.ansi && !json).then(MarkdownLines::default),
             last_usage: None,
         }
     }
@@ -76,11 +80,24 @@ impl<W: Write> EventPrinter<W> {
         self.status.as_ref().map_or(self.style, |(_, style)| *style)
     }
 
-    /// Where status lines go; on a shared writer an open answer line is ended first.
-    fn side(&mut self) -> std::io::Result<&mut dyn Write> {
-        if self.status.is_none() && self.answer_open {
+    /// Prints the answer's open line (Markdown waiting for its end) and ends it.
+    fn end_answer_line(&mut self) -> std::io::Result<()> {
+        if let Some(markdown) = self.markdown.as_mut().filter(|m| m.has_pending()) {
+            let rest = markdown.finish(self.style);
+            write!(self.out, "{rest}")?;
+            self.answer_open = true;
+        }
+        if self.answer_open {
             self.answer_open = false;
             writeln!(self.out)?;
+        }
+        Ok(())
+    }
+
+    /// Where status lines go; on a shared writer an open answer line is ended first.
+    fn side(&mut self) -> std::io::Result<&mut dyn Write> {
+        if self.status.is_none() {
+            self.end_answer_line()?;
         }
         Ok(match self.status.as_mut() {
             Some((status, _)) => status.as_mut(),
@@ -142,10 +159,15 @@ impl<W: Write> EventPrinter<W> {
             }
             EventKind::TextDelta { text } => {
                 self.end_reasoning()?;
-                if !text.is_empty() {
-                    self.answer_open = !text.ends_with('\n');
+                if let Some(markdown) = self.markdown.as_mut() {
+                    let lines = markdown.push(text, self.style);
+                    write!(self.out, "{lines}")?;
+                } else {
+                    if !text.is_empty() {
+                        self.answer_open = !text.ends_with('\n');
+                    }
+                    write!(self.out, "{}", escape_controls(text))?;
                 }
-                write!(self.out, "{}", escape_controls(text))?;
             }
             EventKind::ToolCallStarted {
                 tool_name,
@@ -224,10 +246,7 @@ impl<W: Write> EventPrinter<W> {
             }
             EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
-                if self.answer_open {
-                    self.answer_open = false;
-                    writeln!(self.out)?;
-                }
+                self.end_answer_line()?;
                 if let Some((used, window, ratio, reported)) = self.last_usage {
                     let provider = reported
                         .map(|r| format!(" · provider counted {}", tokens(r)))
@@ -242,9 +261,11 @@ impl<W: Write> EventPrinter<W> {
                 }
             }
             EventKind::TurnCancelled => {
+                self.end_answer_line()?;
                 self.status_line(&style.dim("(cancelled — partial answer kept)"))?;
             }
             EventKind::TurnFailed { error, .. } => {
+                self.end_answer_line()?;
                 self.status_line(&style.red(&format!("error: {}", escape_controls(error))))?;
                 let line = format!(
                     "error: the turn ended failed (conversation {})",

@@ -180,3 +180,33 @@ fn status_lines_can_go_to_another_writer() {
     let side = String::from_utf8(status.0.lock().unwrap().clone()).unwrap();
     assert_eq!(side, "⚙ GetCurrentTime({})\n");
 }
+
+#[test]
+fn on_a_terminal_the_answer_is_rendered_as_markdown_and_its_last_line_kept() {
+    let shown = printed(
+        &[
+            EventKind::TextDelta {
+                text: "# Plan\nuse `cargo".into(),
+            },
+            EventKind::TextDelta {
+                text: " test` **now**".into(),
+            },
+            EventKind::TurnCompleted {
+                text: String::new(),
+            },
+        ],
+        true,
+    );
+    assert_eq!(
+        shown,
+        "\x1b[1mPlan\x1b[0m\nuse \x1b[33mcargo test\x1b[0m \x1b[1mnow\x1b[0m\n"
+    );
+    // Without colours (a pipe, NO_COLOR) the Markdown source is printed as it came.
+    let plain = printed(
+        &[EventKind::TextDelta {
+            text: "# Plan\n**now**".into(),
+        }],
+        false,
+    );
+    assert_eq!(plain, "# Plan\n**now**");
+}

@@ -4,6 +4,7 @@
 //! window.
 
 mod events;
+mod markdown;
 mod style;
 mod timeline;
 mod transcript;

@@ -59,6 +59,18 @@ impl Style {
         self.paint("1", text)
     }
 
+    /// Italic text (emphasis).
+    #[must_use]
+    pub fn italic(self, text: &str) -> String {
+        self.paint("3", text)
+    }
+
+    /// Yellow text (code).
+    #[must_use]
+    pub fn yellow(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+
     /// Red text (errors, ✗).
     #[must_use]
     pub fn red(self, text: &str) -> String {
