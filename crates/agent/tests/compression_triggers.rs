@@ -310,3 +310,50 @@ async fn overflow_compresses_and_retries_once() {
     let rows = h.store.rows_after(c.id, 0).await.unwrap();
     assert!(user_texts(&rows).iter().any(|(_, t)| t == "question 5"));
 }
+
+#[tokio::test]
+async fn a_window_smaller_than_the_fixed_prompt_warns_once_and_never_compresses() {
+    let mut h = harness(Options {
+        // The system prompt and the three tools' schemas alone are more than this.
+        context_window: 100,
+        ..Options::default()
+    })
+    .await;
+    let summaries = Arc::new(AtomicUsize::new(0));
+    h.server.respond_with(responder(Arc::clone(&summaries)));
+    let c = h.conversation().await;
+    for i in 0..4 {
+        let outcome = h
+            .service
+            .send(c.id, &format!("turn {i}"), SendOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(outcome.status, TurnStatus::Completed);
+    }
+    let events = h.drain_events();
+    assert_eq!(
+        summaries.load(Ordering::SeqCst),
+        0,
+        "no summary was asked for"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EventKind::CompressionStarted { .. })),
+        "no compression was tried"
+    );
+    let warnings: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Warning { message } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("100-token context")
+            && warnings[0].contains("compressing the history cannot help"),
+        "{}",
+        warnings[0]
+    );
+}

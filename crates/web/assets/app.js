@@ -292,6 +292,9 @@ function onEvent(event) {
       $("title").textContent = event.title;
       loadConversations();
       break;
+    case "Warning":
+      showError(`Warning: ${event.message}`);
+      break;
     case "TurnFailed":
       showError(`The turn failed: ${event.error}`);
     // falls through

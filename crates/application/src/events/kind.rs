@@ -113,6 +113,12 @@ pub enum EventKind {
         /// The final answer text (of the last model step).
         text: String,
     },
+    /// Something the person should know that is not a failure (said once), e.g. that
+    /// the fixed part of every request fills the context window.
+    Warning {
+        /// What, with the numbers and what to do.
+        message: String,
+    },
     /// The turn was cancelled; partial text is stored.
     TurnCancelled,
     /// The turn failed; partial text and the error are stored.

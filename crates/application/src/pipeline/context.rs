@@ -4,6 +4,7 @@
 //! refers back to the service, so the pipeline's modules form no cycle:
 //! `service → {turn, compressor} → context`.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use smallebot_core::entities::Conversation;
@@ -24,6 +25,8 @@ pub(crate) struct PipelineContext {
     pub(crate) plan: Option<Arc<dyn TaskPlan>>,
     pub(crate) settings: PipelineSettings,
     pub(crate) events: EventBus,
+    /// Conversations already warned that compression cannot help them.
+    pub(crate) warned_full: std::sync::Mutex<HashSet<ConversationId>>,
 }
 
 impl PipelineContext {
@@ -85,6 +88,43 @@ impl PipelineContext {
             self.tools.schemas(),
             new_message,
         )
+    }
+
+    /// Whether compressing `conversation` could bring a request under the threshold:
+    /// not when the part of every request that compression cannot shrink (system
+    /// prompt, tool definitions, plan, `new_message`) reaches it alone. Then the person
+    /// is warned once (per conversation and process) and `false` returned.
+    pub(crate) async fn compression_can_help(
+        &self,
+        conversation: &Conversation,
+        turn_id: Option<TurnId>,
+        new_message: Option<&str>,
+    ) -> bool {
+        let fixed = self.estimate_with(conversation, 0, new_message).await;
+        let threshold = self.settings.compression_threshold;
+        if fixed.ratio() < threshold {
+            return true;
+        }
+        let first = self
+            .warned_full
+            .lock()
+            .map(|mut warned| warned.insert(conversation.id))
+            .unwrap_or(false);
+        if first {
+            let message = format!(
+                "the part of every request that compression cannot shrink (system prompt, \
+                 tool definitions, plan) is {} tokens, {:.0}% of the model's {}-token context \
+                 window (compression starts at {:.0}%), so compressing the history cannot \
+                 help and is not tried. Use a model with a larger contextWindow, or offer \
+                 fewer tools.",
+                fixed.used,
+                fixed.ratio() * 100.0,
+                fixed.window,
+                threshold * 100.0
+            );
+            self.emit(conversation.id, turn_id, EventKind::Warning { message });
+        }
+        false
     }
 
     /// Sends an event to the conversation's subscribers.

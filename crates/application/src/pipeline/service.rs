@@ -73,6 +73,7 @@ impl ConversationService {
                 plan: parts.plan,
                 settings: parts.settings,
                 events: crate::events::EventBus::new(),
+                warned_full: std::sync::Mutex::default(),
             },
             compressor,
             active: ActiveTurns::default(),
@@ -200,7 +201,10 @@ impl ConversationService {
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
         let estimate = context.estimate_fresh(&conversation, Some(text)).await;
-        let compress = estimate.ratio() >= context.settings.compression_threshold;
+        let compress = estimate.ratio() >= context.settings.compression_threshold
+            && context
+                .compression_can_help(&conversation, None, Some(text))
+                .await;
         if compress {
             // Never summarize under another process's running turn. (Without a
             // compression, starting the turn below makes the same check.)

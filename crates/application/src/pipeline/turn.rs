@@ -257,7 +257,12 @@ impl<'a> TurnRun<'a> {
             )
         };
         let mut full = estimate_of(&view);
-        if self.steps_done > 0 && full.ratio() >= context.settings.compression_threshold {
+        if self.steps_done > 0
+            && full.ratio() >= context.settings.compression_threshold
+            && context
+                .compression_can_help(&view.conversation, Some(self.turn.id), None)
+                .await
+        {
             // Between tool steps: this turn pushed the context over; compress.
             let request = CompressionRequest {
                 trigger: CompressionTrigger::MidTurn,

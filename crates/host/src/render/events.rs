@@ -260,6 +260,10 @@ impl<W: Write> EventPrinter<W> {
                     self.status_line(&style.dim(&line))?;
                 }
             }
+            EventKind::Warning { message } => {
+                let line = format!("warning: {}", escape_controls(message));
+                self.status_line(&style.yellow(&line))?;
+            }
             EventKind::TurnCancelled => {
                 self.end_answer_line()?;
                 self.status_line(&style.dim("(cancelled — partial answer kept)"))?;
