@@ -119,7 +119,7 @@ fn all_keys_are_read() {
         r#"{ "toolResultMaxLength": 2000, "compressionThreshold": 0.9,
              "keepRecentTurns": 3, "maxToolSteps": 20, "toolHistoryFormat": "inline",
              "streamIdleTimeoutSeconds": 45, "userName": "ada",
-             "systemPrompt": "Be brief.", "someFutureKey": {"x": [1, 2]},
+             "systemPrompt": "Be brief.",
              "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low" }"#,
     );
     assert_eq!(
@@ -245,5 +245,37 @@ fn unknown_tool_history_format_is_an_error() {
     assert!(
         shown.contains("xml") && shown.contains("native") && shown.contains("inline"),
         "{shown}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_errors_naming_the_nearest_key_and_keys_ignore_case() {
+    let file = std::path::Path::new("/home/me/.agents/agent.json");
+    // A misspelt key must not silently mean its default.
+    let err = AgentSettings::from_json("{\n  \"toolResultMaxLenght\": 2000\n}", file)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "/home/me/.agents/agent.json:2:3: unknown key \"toolResultMaxLenght\" in the agent \
+         settings; did you mean \"toolResultMaxLength\"?"
+    );
+    // The original system's reader matched keys in any case.
+    let settings =
+        AgentSettings::from_json(r#"{"ToolResultMaxLength": 2000, "MAXTOOLSTEPS": 7}"#, file)
+            .unwrap();
+    assert_eq!(settings.tool_result_max_length, 2000);
+    assert_eq!(settings.max_tool_steps, 7);
+    let twice = AgentSettings::from_json(r#"{"userName": "a", "username": "b"}"#, file)
+        .unwrap_err()
+        .to_string();
+    assert!(twice.contains("is given twice"), "{twice}");
+    // Not an object: said in the file's terms, not the parser's type names.
+    let array = AgentSettings::from_json("[]", file)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        array,
+        "/home/me/.agents/agent.json:1:1: expected a JSON object with the agent settings, found an array"
     );
 }

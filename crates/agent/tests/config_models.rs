@@ -21,7 +21,7 @@ const TWO_MODELS: &str = r#"{
   "models": [
     { "id": "local", "baseUrl": "http://localhost:11434/v1", "apiKeyEnv": "OLLAMA_KEY",
       "model": "qwen3:8b", "contextWindow": 32768, "tokenizer": "cl100k_base",
-      "supportsThinking": true, "reasoningEffort": "high", "futureKey": 1 },
+      "supportsThinking": true, "reasoningEffort": "high" },
     { "id": "small", "baseUrl": "http://localhost:8080/v1", "model": "tiny" }
   ]
 }"#;
@@ -55,7 +55,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
 #[test]
 fn small_context_window_is_raised_to_the_minimum() {
     let config = parse(
-        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "u", "model": "m", "contextWindow": 32}]}"#,
+        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m", "contextWindow": 32}]}"#,
     )
     .unwrap();
     assert_eq!(config.models[0].context_window, 1024);
@@ -63,10 +63,11 @@ fn small_context_window_is_raised_to_the_minimum() {
 
 #[test]
 fn default_may_be_omitted_only_with_one_model() {
-    let one = parse(r#"{"models": [{"id": "a", "baseUrl": "u", "model": "m"}]}"#).unwrap();
+    let one =
+        parse(r#"{"models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}]}"#).unwrap();
     assert_eq!(one.default, "a");
     let err = parse(
-        r#"{"models": [{"id": "a", "baseUrl": "u", "model": "m"}, {"id": "b", "baseUrl": "u", "model": "m"}]}"#,
+        r#"{"models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}, {"id": "b", "baseUrl": "http://u/v1", "model": "m"}]}"#,
     )
     .unwrap_err();
     assert!(matches!(err, ConfigError::Rule { .. }), "{err:?}");
@@ -79,19 +80,19 @@ fn rule_errors_name_the_file_and_the_problem() {
     let cases: [(&str, &[&str]); 6] = [
         (r#"{"default": "a", "models": []}"#, &["empty"]),
         (
-            r#"{"default": "x", "models": [{"id": "a", "baseUrl": "u", "model": "m"}]}"#,
+            r#"{"default": "x", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}]}"#,
             &["`x`", "default", "a"],
         ),
         (
-            r#"{"default": "a", "compactionModel": "zz", "models": [{"id": "a", "baseUrl": "u", "model": "m"}]}"#,
+            r#"{"default": "a", "compactionModel": "zz", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}]}"#,
             &["`zz`", "compactionModel"],
         ),
         (
-            r#"{"default": "a", "models": [{"id": "a", "baseUrl": "u", "model": "m"}, {"id": "a", "baseUrl": "v", "model": "n"}]}"#,
+            r#"{"default": "a", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}, {"id": "a", "baseUrl": "http://v/v1", "model": "n"}]}"#,
             &["`a`", "twice"],
         ),
         (
-            r#"{"default": "a", "models": [{"id": " ", "baseUrl": "u", "model": "m"}]}"#,
+            r#"{"default": "a", "models": [{"id": " ", "baseUrl": "http://u/v1", "model": "m"}]}"#,
             &["empty \"id\""],
         ),
         (
@@ -113,7 +114,7 @@ fn rule_errors_name_the_file_and_the_problem() {
 #[test]
 fn parse_errors_have_positions() {
     // Unknown tokenizer: reported at the value.
-    let text = "{\"default\": \"a\", \"models\": [\n  {\"id\": \"a\", \"baseUrl\": \"u\", \"model\": \"m\", \"tokenizer\": \"p50k\"}\n]}";
+    let text = "{\"default\": \"a\", \"models\": [\n  {\"id\": \"a\", \"baseUrl\": \"http://u/v1\", \"model\": \"m\", \"tokenizer\": \"p50k\"}\n]}";
     let err = parse(text).unwrap_err();
     let ConfigError::Invalid { line, message, .. } = &err else {
         panic!("expected Invalid, got {err:?}");
@@ -128,8 +129,8 @@ fn parse_errors_have_positions() {
     assert!(err.to_string().starts_with(&format!("{FILE}:2:")), "{err}");
 
     for text in [
-        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "u", "model": "m", "contextWindow": "big"}]}"#,
-        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "u", "model": "m", "contextWindow": -1}]}"#,
+        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m", "contextWindow": "big"}]}"#,
+        r#"{"default": "a", "models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m", "contextWindow": -1}]}"#,
         r#"{"default": "a", "models": [{"id": "a", "model": "m"}]}"#,
         r#"{"default": "a"}"#,
         r#"{"default": "a", "models": [}"#,
@@ -226,7 +227,8 @@ fn choices_are_the_chat_model_first_then_every_model_with_its_key() {
 
 #[test]
 fn compaction_defaults_to_the_chat_model() {
-    let home = home_with_models(r#"{"models": [{"id": "a", "baseUrl": "u", "model": "m"}]}"#);
+    let home =
+        home_with_models(r#"{"models": [{"id": "a", "baseUrl": "http://u/v1", "model": "m"}]}"#);
     let resolved = resolve(home.path(), &[]).unwrap().unwrap();
     assert_eq!(resolved.compaction, resolved.chat);
 }
@@ -338,4 +340,54 @@ fn debug_output_never_shows_the_api_key() {
     let shown = format!("{resolved:?}");
     assert!(!shown.contains("sk-secret-123"), "{shown}");
     assert!(shown.contains("<redacted>"), "{shown}");
+}
+
+#[test]
+fn unknown_keys_in_model_entries_are_errors_and_keys_ignore_case() {
+    let file = Path::new(FILE);
+    let err = ModelsConfig::from_json(
+        r#"{"models": [{"id": "a", "baseUrl": "http://x/v1", "model": "m", "contextwindo": 4096}]}"#,
+        file,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("unknown key \"contextwindo\" in a model of models.json; did you mean \"contextWindow\"?"),
+        "{err}"
+    );
+    let config = ModelsConfig::from_json(
+        r#"{"Models": [{"ID": "a", "BaseUrl": "http://x/v1", "Model": "m", "contextwindow": 4096}]}"#,
+        file,
+    )
+    .unwrap();
+    assert_eq!(config.models[0].context_window, 4096);
+}
+
+#[test]
+fn base_urls_without_a_scheme_are_errors_where_they_are_written() {
+    let err = ModelsConfig::from_json(
+        r#"{"models": [{"id": "local", "baseUrl": "localhost:11434/v1", "model": "m"}]}"#,
+        Path::new(FILE),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "/h/models.json: model `local`: \"baseUrl\" `localhost:11434/v1` has no scheme: write \
+         http://localhost:11434/v1 (or https://localhost:11434/v1)"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let err = resolve(home.path(), &[("OPENAI_BASE_URL", "localhost:11434/v1")])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "OPENAI_BASE_URL: `localhost:11434/v1` has no scheme: write http://localhost:11434/v1 \
+         (or https://localhost:11434/v1)"
+    );
+    let err = resolve(home.path(), &[("OPENAI_BASE_URL", "ftp://x/v1")])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must use http:// or https://"), "{err}");
+    assert!(resolve(home.path(), &[("OPENAI_BASE_URL", "HTTP://x/v1")]).is_ok());
 }

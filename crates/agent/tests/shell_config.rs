@@ -85,8 +85,7 @@ fn values_are_read_and_range_checked() {
             "confirmationTimeoutSeconds": 15,
             "commandWhitelist": ["ls", "  ", "git status"],
             "commandTimeoutSeconds": 120,
-            "maxOutputChars": 5000,
-            "unknownKey": "ignored"
+            "maxOutputChars": 5000
         }"#,
     )
     .unwrap();
@@ -174,4 +173,20 @@ fn the_terminal_rules_state_the_limits_and_the_confirmation() {
         ..TerminalSettings::default()
     });
     assert!(off.contains("No command blacklist"), "{off}");
+}
+
+#[test]
+fn a_misspelt_confirmation_key_is_an_error_not_confirmation_off() {
+    let err = load(r#"{"requireCommandConfirmaton": true}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(":1:2: unknown key \"requireCommandConfirmaton\" in the terminal settings; did you mean \"requireCommandConfirmation\"?"),
+        "{err}"
+    );
+    let settings = load(r#"{"RequireCommandConfirmation": true}"#).unwrap();
+    assert!(
+        settings.require_command_confirmation,
+        "keys match in any case"
+    );
 }

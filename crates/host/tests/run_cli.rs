@@ -164,7 +164,7 @@ async fn compact_from_the_shell_and_compression_events_in_run_json() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(
         home.path().join("models.json"),
-        r#"{"default": "tiny", "models": [{"id": "tiny", "baseUrl": "BASE", "model": "scripted", "contextWindow": 2000}]}"#,
+        r#"{"default": "tiny", "models": [{"id": "tiny", "baseUrl": "BASE", "model": "scripted", "contextWindow": 4000}]}"#,
     )
     .unwrap();
     let server = TestModel::start().await.unwrap();
@@ -184,7 +184,7 @@ async fn compact_from_the_shell_and_compression_events_in_run_json() {
             ScriptedResponse::text("ok")
         }
     });
-    let long = "words ".repeat(120);
+    let long = "words ".repeat(300);
     let first = run(home.path(), None, &["run", &format!("first {long}")]).await;
     assert!(first.status.success(), "{}", text(&first.stderr));
     let id = first_conversation_id(home.path()).await;

@@ -65,12 +65,12 @@ async fn input_is_enabled_again_when_a_compression_fails() {
     let Some(browser) = Chromium::start("failed compression").await else {
         return;
     };
-    // Compress before every turn that has something to summarize; the summarizer fails.
+    // A small window, so that the fourth turn must compress; the summarizer fails.
     let s = Server::start_custom(
         |agent| {
-            agent.pipeline(smallebot_application::PipelineSettings {
-                compression_threshold: 0.0001,
-                ..smallebot_application::PipelineSettings::default()
+            agent.history(smallebot_agent::history::HistorySettings {
+                context_window: 600,
+                ..smallebot_agent::history::HistorySettings::default()
             })
         },
         |web| web,
@@ -80,8 +80,9 @@ async fn input_is_enabled_again_when_a_compression_fails() {
         ScriptedResponse::server_error(500).delay_before(Duration::from_millis(1200))
     });
     let id = s.create().await;
+    let filler = "and more words ".repeat(50);
     for text in ["first question", "second question", "third question"] {
-        s.turn(&id, text).await;
+        s.turn(&id, &format!("{text} {filler}")).await;
     }
     let page = open_page(&s, &browser).await;
     send(&page, "fourth question").await;

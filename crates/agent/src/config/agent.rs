@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::ConfigError;
-use super::json::{parse, read_optional};
+use super::json::{parse_keys, read_optional};
+use super::keys::Keys;
 
 /// The name of the agent settings file inside the home directory.
 pub const AGENT_FILE: &str = "agent.json";
@@ -136,9 +137,9 @@ impl AgentSettings {
     ///
     /// # Errors
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON, a value of the
-    /// wrong type, or an unknown `toolHistoryFormat`. Unknown keys are ignored.
+    /// wrong type, an unknown key, or an unknown `toolHistoryFormat`.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawAgentFile = parse(text, file)?;
+        let raw: RawAgentFile = parse_keys(text, file, &AGENT_KEYS)?;
         let retries = |key: &str, value: Option<i64>, default: u32| match value {
             None => Ok(default),
             Some(n) => u32::try_from(n)
@@ -184,10 +185,29 @@ impl Default for AgentSettings {
     }
 }
 
+/// The keys of agent.json.
+const AGENT_KEYS: Keys = Keys {
+    what: "the agent settings",
+    names: &[
+        "toolResultMaxLength",
+        "compressionThreshold",
+        "keepRecentTurns",
+        "maxToolSteps",
+        "toolHistoryFormat",
+        "streamIdleTimeoutSeconds",
+        "userName",
+        "systemPrompt",
+        "requestMaxRetries",
+        "streamMaxRetries",
+        "reasoningEffort",
+    ],
+    nested: &[],
+};
+
 /// `agent.json` as written: every key optional, integers signed so that a negative
 /// value is corrected by the range rules instead of failing as a type error.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawAgentFile {
     tool_result_max_length: Option<i64>,
     compression_threshold: Option<f64>,

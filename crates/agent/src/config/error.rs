@@ -39,6 +39,14 @@ pub enum ConfigError {
         /// The id of the model that needs it.
         model_id: String,
     },
+    /// An environment variable holds a value that cannot be used.
+    #[error("{variable}: {message}")]
+    Env {
+        /// The variable.
+        variable: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// The file exists but could not be read.
     #[error("cannot read {}: {source}; check that it is a readable UTF-8 file", file.display())]
     Io {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 
 use super::ConfigError;
+use super::keys::{Keys, normalize_keys};
 
 /// Reads `file` as UTF-8 text; `Ok(None)` when it does not exist (defaults apply).
 ///
@@ -26,10 +27,22 @@ pub(crate) fn read_optional(file: &Path) -> Result<Option<String>, ConfigError> 
 ///
 /// A leading UTF-8 byte order mark is skipped. Syntax errors, wrong types and unknown
 /// enum values become [`ConfigError::Invalid`] with the line and column `serde_json`
-/// reports; unknown keys are ignored by the target types.
+/// reports.
 pub(crate) fn parse<T: DeserializeOwned>(text: &str, file: &Path) -> Result<T, ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str(text).map_err(|error| invalid(&error, file))
+}
+
+/// As [`parse`], with the keys checked against `keys` first (unknown keys are errors,
+/// keys match case-insensitively; see [`normalize_keys`]).
+pub(crate) fn parse_keys<T: DeserializeOwned>(
+    text: &str,
+    file: &Path,
+    keys: &Keys,
+) -> Result<T, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let normalized = normalize_keys(text, file, keys)?;
+    parse(&normalized, file)
 }
 
 /// Maps a `serde_json` error to [`ConfigError::Invalid`], without the

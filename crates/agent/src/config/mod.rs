@@ -1,5 +1,5 @@
 //! Configuration files in the home directory (`--home DIR` > `SMALLEBOT_HOME` >
-//! `./.agents`).
+//! `./.agents` when present > `~/.smallebot`, chosen by the host).
 //!
 //! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps, …).
 //! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
@@ -7,12 +7,14 @@
 //!
 //! A missing file means defaults. A file that exists but is invalid is a [`ConfigError`]
 //! naming the file and, for parse errors, the line and column — never a silent
-//! fallback. Unknown keys are ignored (forward compatibility); wrong types are not.
+//! fallback. Keys match case-insensitively; an unknown key is an error with its position
+//! and the nearest known key (a misspelt key must not silently mean its default).
 //! Nothing here reads the process environment: lookups are passed in.
 
 mod agent;
 mod error;
 mod json;
+mod keys;
 mod models;
 mod resolve;
 mod terminal;

@@ -9,7 +9,8 @@ use serde::de::{self, Deserializer, Visitor};
 
 use super::ConfigError;
 use super::agent::ReasoningEffort;
-use super::json::{parse, read_optional};
+use super::json::{parse_keys, read_optional};
+use super::keys::Keys;
 use crate::tokenizer::SUPPORTED_ENCODINGS;
 
 /// The name of the models file inside the home directory.
@@ -90,7 +91,7 @@ impl ModelsConfig {
     /// `tokenizer`; [`ConfigError::Rule`] for an empty model list, an empty or
     /// duplicate id, or a `default` / `compactionModel` naming no listed model.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawModelsFile = parse(text, file)?;
+        let raw: RawModelsFile = parse_keys(text, file, &MODELS_KEYS)?;
         raw.validate(file)
     }
 
@@ -112,8 +113,31 @@ fn list_ids(models: &[ModelSettings]) -> String {
     ids.join(", ")
 }
 
+/// The keys of a model entry in models.json.
+const MODEL_KEYS: Keys = Keys {
+    what: "a model of models.json",
+    names: &[
+        "id",
+        "baseUrl",
+        "apiKeyEnv",
+        "model",
+        "contextWindow",
+        "tokenizer",
+        "supportsThinking",
+        "reasoningEffort",
+    ],
+    nested: &[],
+};
+
+/// The keys of models.json.
+const MODELS_KEYS: Keys = Keys {
+    what: "the model list",
+    names: &["default", "compactionModel", "models"],
+    nested: &[("models", &MODEL_KEYS)],
+};
+
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawModelsFile {
     default: Option<String>,
     compaction_model: Option<String>,
@@ -121,7 +145,7 @@ struct RawModelsFile {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawModel {
     id: String,
     base_url: String,
@@ -205,6 +229,9 @@ impl RawModel {
                 )));
             }
         }
+        if let Some(problem) = base_url_problem(&self.base_url) {
+            return Err(rule(format!("model `{}`: \"baseUrl\" {problem}", self.id)));
+        }
         let context_window = self
             .context_window
             .unwrap_or(ModelSettings::DEFAULT_CONTEXT_WINDOW);
@@ -231,6 +258,22 @@ impl RawModel {
             model: self.model,
         })
     }
+}
+
+/// What is wrong with an endpoint's base URL, if anything: it must start with
+/// `http://` or `https://` (a request to `localhost:11434/v1` fails only later, with an
+/// unhelpful "builder error").
+pub(crate) fn base_url_problem(url: &str) -> Option<String> {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return None;
+    }
+    Some(if url.contains("://") {
+        format!("`{url}` must use http:// or https://")
+    } else {
+        format!("`{url}` has no scheme: write http://{url} (or https://{url})")
+    })
 }
 
 /// A tokenizer name checked against [`SUPPORTED_ENCODINGS`] while parsing, so that an

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::ConfigError;
-use super::models::{MODELS_FILE, ModelSettings, ModelsConfig};
+use super::models::{MODELS_FILE, ModelSettings, ModelsConfig, base_url_problem};
 
 /// Environment variable: the API key of the quick-start endpoint.
 pub const ENV_OPENAI_API_KEY: &str = "OPENAI_API_KEY";
@@ -97,7 +97,15 @@ pub fn resolve_models(
     let lookup = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     match ModelsConfig::load(home)? {
         Some(config) => from_file(&config, &home.join(MODELS_FILE), &lookup).map(Some),
-        None => Ok(from_env(&lookup)),
+        None => {
+            if let Some(problem) = lookup(ENV_OPENAI_BASE_URL).and_then(|u| base_url_problem(&u)) {
+                return Err(ConfigError::Env {
+                    variable: ENV_OPENAI_BASE_URL.to_owned(),
+                    message: problem,
+                });
+            }
+            Ok(from_env(&lookup))
+        }
     }
 }
 

@@ -26,7 +26,8 @@ use smallebot_core::shell::{
 };
 
 use super::ConfigError;
-use super::json::{parse, read_optional};
+use super::json::{parse_keys, read_optional};
+use super::keys::Keys;
 
 /// The name of the terminal settings file inside the home directory.
 pub const TERMINAL_FILE: &str = "terminal.json";
@@ -85,10 +86,10 @@ impl TerminalSettings {
     ///
     /// # Errors
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON or a value of the
-    /// wrong type; [`ConfigError::Rule`] for a blacklist rule that does not parse.
-    /// Unknown keys are ignored.
+    /// wrong type, or an unknown key; [`ConfigError::Rule`] for a blacklist rule that
+    /// does not parse.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawTerminalFile = parse(text, file)?;
+        let raw: RawTerminalFile = parse_keys(text, file, &TERMINAL_KEYS)?;
         let settings = raw.into_settings();
         settings.policy().map_err(|error| ConfigError::Rule {
             file: file.to_path_buf(),
@@ -120,10 +121,24 @@ impl Default for TerminalSettings {
     }
 }
 
+/// The keys of terminal.json.
+const TERMINAL_KEYS: Keys = Keys {
+    what: "the terminal settings",
+    names: &[
+        "commandBlacklist",
+        "requireCommandConfirmation",
+        "confirmationTimeoutSeconds",
+        "commandWhitelist",
+        "commandTimeoutSeconds",
+        "maxOutputChars",
+    ],
+    nested: &[],
+};
+
 /// `terminal.json` as written: every key optional, integers signed so that a negative
 /// value is corrected by the range rules instead of failing as a type error.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTerminalFile {
     command_blacklist: Option<Vec<String>>,
     require_command_confirmation: Option<bool>,
