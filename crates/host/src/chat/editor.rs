@@ -178,7 +178,7 @@ struct ChatCompleter {
 
 impl Completer for ChatCompleter {
     fn complete(&mut self, line: &str, pos: usize) -> Vec<Suggestion> {
-        let typed = &line[..pos.min(line.len())];
+        let typed = line.get(..pos).unwrap_or(line);
         let suggest = |values: Vec<String>, start: usize| {
             values
                 .into_iter()

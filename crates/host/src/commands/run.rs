@@ -6,7 +6,7 @@
 //! and never waited for: what is not done when the turn ends is dropped (the
 //! conversation keeps its first words as the title).
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
@@ -68,7 +68,9 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let mut events = service.subscribe(conversation_id);
     let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
     if !args.json {
-        printer = printer.status_to(Box::new(std::io::stderr()), Style::for_stderr());
+        printer = printer
+            .status_to(Box::new(std::io::stderr()), Style::for_stderr())
+            .on_one_screen(std::io::stdout().is_terminal());
     }
     let sender = Arc::clone(&service);
     let mut turn = tokio::spawn(async move {

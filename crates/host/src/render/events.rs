@@ -39,6 +39,9 @@ pub struct EventPrinter<W: Write> {
     answer_open: bool,
     /// Renders the answer's Markdown (on a terminal with colours only).
     markdown: Option<MarkdownLines>,
+    /// End an open answer line before a status line even when status lines go to
+    /// another writer (both show on one terminal).
+    shared_screen: bool,
     last_usage: Option<(u64, u64, f64, Option<u64>)>,
 }
 
@@ -53,6 +56,7 @@ impl<W: Write> EventPrinter<W> {
             in_reasoning: false,
             answer_open: false,
             markdown: (style.ansi && !json).then(MarkdownLines::default),
+            shared_screen: false,
             last_usage: None,
         }
     }
@@ -62,6 +66,14 @@ impl<W: Write> EventPrinter<W> {
     #[must_use]
     pub fn status_to(mut self, status: Box<dyn Write + Send>, style: Style) -> Self {
         self.status = Some((status, style));
+        self
+    }
+
+    /// Whether both writers show on one screen (standard output is a terminal): then an
+    /// open answer line is ended before a status line, as with one writer.
+    #[must_use]
+    pub fn on_one_screen(mut self, shared: bool) -> Self {
+        self.shared_screen = shared;
         self
     }
 
@@ -96,8 +108,9 @@ impl<W: Write> EventPrinter<W> {
 
     /// Where status lines go; on a shared writer an open answer line is ended first.
     fn side(&mut self) -> std::io::Result<&mut dyn Write> {
-        if self.status.is_none() {
+        if self.status.is_none() || self.shared_screen {
             self.end_answer_line()?;
+            self.out.flush()?;
         }
         Ok(match self.status.as_mut() {
             Some((status, _)) => status.as_mut(),

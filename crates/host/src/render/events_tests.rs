@@ -210,3 +210,29 @@ fn on_a_terminal_the_answer_is_rendered_as_markdown_and_its_last_line_kept() {
     );
     assert_eq!(plain, "# Plan\n**now**");
 }
+
+#[test]
+fn on_one_screen_an_open_answer_line_ends_before_a_status_line() {
+    let id = ConversationId::new();
+    let mut out = Vec::new();
+    let mut printer = EventPrinter::new(&mut out, false, Style { ansi: false })
+        .status_to(Box::new(std::io::sink()), Style { ansi: false })
+        .on_one_screen(true);
+    let kinds = [
+        EventKind::TextDelta {
+            text: "Let me check.".into(),
+        },
+        EventKind::ToolCallStarted {
+            call_id: "c".into(),
+            tool_name: "GetCurrentTime".into(),
+            arguments: "{}".into(),
+        },
+    ];
+    for (seq, kind) in kinds.into_iter().enumerate() {
+        printer
+            .print(&Event::new(id, None, seq as u64 + 1, kind))
+            .unwrap();
+    }
+    drop(printer);
+    assert_eq!(String::from_utf8(out).unwrap(), "Let me check.\n");
+}
