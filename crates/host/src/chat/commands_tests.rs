@@ -7,14 +7,10 @@ use smallebot_agent::client::{ChatEndpoint, NamedEndpoint};
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_application::{ConversationService, SendOptions};
-use smallebot_core::ids::ConversationId;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
-use tokio::sync::mpsc;
 
-use super::Repl;
-use super::test_support::service_with;
-use crate::render::{EventPrinter, Style};
+use super::test_support::{run_repl, service_with};
 
 fn is_title(req: &RecordedRequest) -> bool {
     req.messages()
@@ -42,29 +38,6 @@ fn turn_requests(server: &TestModel) -> Vec<RecordedRequest> {
         .collect()
 }
 
-async fn repl(
-    service: &Arc<ConversationService>,
-    conversation: Option<ConversationId>,
-    input: &[u8],
-) -> String {
-    let (_tx, interrupts) = mpsc::unbounded_channel();
-    let mut out = Vec::new();
-    {
-        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
-        let mut repl = Repl::new(
-            Arc::clone(service),
-            "tester".into(),
-            conversation,
-            printer,
-            interrupts,
-        );
-        repl.run(super::input::PipedInput::new(input))
-            .await
-            .unwrap();
-    }
-    String::from_utf8(out).unwrap()
-}
-
 async fn count(service: &ConversationService) -> usize {
     service
         .store()
@@ -80,14 +53,14 @@ async fn new_creates_the_conversation_with_its_first_message_only() {
     let server = TestModel::start().await.unwrap();
     numbered_answers(&server);
     let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
-    let out = repl(&service, None, b"/new\n/new\n/usage\n/quit\n").await;
+    let out = run_repl(&service, None, b"/new\n/new\n/usage\n/quit\n").await;
     assert!(out.contains("saved with your first message"), "{out}");
     assert_eq!(
         count(&service).await,
         0,
         "no empty conversations left behind"
     );
-    repl(&service, None, b"/new\nhello\n/quit\n").await;
+    run_repl(&service, None, b"/new\nhello\n/quit\n").await;
     assert_eq!(count(&service).await, 1);
     assert_eq!(turn_requests(&server)[0].last_user_text().unwrap(), "hello");
 }
@@ -103,7 +76,7 @@ async fn retry_and_edit_answer_the_last_message_again() {
         .send(c.id, "the question", SendOptions::default())
         .await
         .unwrap();
-    let out = repl(
+    let out = run_repl(
         &service,
         Some(c.id),
         b"/retry\n/edit the better question\n/quit\n",
@@ -131,7 +104,7 @@ async fn a_failing_command_is_reported_and_the_session_goes_on() {
     let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
     let c = service.create_conversation("tester").await.unwrap();
     service.delete_conversation(c.id).await.unwrap();
-    let out = repl(&service, Some(c.id), b"/usage\n/list\n/quit\n").await;
+    let out = run_repl(&service, Some(c.id), b"/usage\n/list\n/quit\n").await;
     assert!(
         out.contains(&format!("error: conversation {} not found", c.id)),
         "{out}"
@@ -153,7 +126,7 @@ async fn compact_with_nothing_to_do_says_so_once() {
         .send(c.id, "one", SendOptions::default())
         .await
         .unwrap();
-    let out = repl(&service, Some(c.id), b"/compact\n/quit\n").await;
+    let out = run_repl(&service, Some(c.id), b"/compact\n/quit\n").await;
     assert_eq!(out.matches("nothing to summarize").count(), 1, "{out}");
 }
 
@@ -171,7 +144,7 @@ async fn switch_by_prefix_shows_the_last_turns() {
     let second = service.create_conversation("tester").await.unwrap();
     let prefix = &first.id.to_string()[..28];
     let input = format!("/switch {prefix}\n/quit\n");
-    let out = repl(&service, Some(second.id), input.as_bytes()).await;
+    let out = run_repl(&service, Some(second.id), input.as_bytes()).await;
     assert!(out.contains(&format!("switched to {}", first.id)), "{out}");
     assert!(out.contains("› about walruses\nanswer 0\n"), "{out}");
 }
@@ -195,7 +168,7 @@ async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
         .build()
         .unwrap();
     let service = Arc::new(agent.service);
-    let out = repl(
+    let out = run_repl(
         &service,
         None,
         b"/model\n/model huge\n/model large\nhello\n/model\n/quit\n",

@@ -9,35 +9,11 @@ use smallebot_testkit::{ScriptedResponse, TestModel};
 use tokio::sync::mpsc;
 
 use super::Repl;
-use super::test_support::service_with;
+use super::test_support::{run_repl, service_with};
 use crate::render::{EventPrinter, Style};
 
 async fn service(dir: &std::path::Path, server: &TestModel) -> Arc<ConversationService> {
     service_with(dir, server, ToolRegistry::new()).await
-}
-
-/// Runs the REPL on `conversation` with `input` (no Ctrl+C); returns what it printed.
-async fn run_repl(
-    service: &Arc<ConversationService>,
-    conversation: Option<smallebot_core::ids::ConversationId>,
-    input: &[u8],
-) -> String {
-    let (_tx, interrupts) = mpsc::unbounded_channel();
-    let mut out = Vec::new();
-    {
-        let printer = EventPrinter::new(&mut out, false, Style { ansi: false });
-        let mut repl = Repl::new(
-            Arc::clone(service),
-            "tester".into(),
-            conversation,
-            printer,
-            interrupts,
-        );
-        repl.run(super::input::PipedInput::new(input))
-            .await
-            .unwrap();
-    }
-    String::from_utf8(out).unwrap()
 }
 
 #[tokio::test]
