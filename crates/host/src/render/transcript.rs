@@ -20,11 +20,11 @@ const SHOWN_ARGUMENT_CHARS: usize = 120;
 /// left out, everything escaped. Empty when there are no rows.
 #[must_use]
 pub fn recent_transcript(rows: &[HistoryRow], turns: usize) -> String {
+    // A turn's rows are contiguous in `seq` order: a new turn starts where the id changes.
     let mut order: Vec<TurnId> = Vec::new();
     for row in rows {
-        let turn = row.turn_id();
-        if !order.contains(&turn) {
-            order.push(turn);
+        if order.last() != Some(&row.turn_id()) {
+            order.push(row.turn_id());
         }
     }
     let skipped = order.len().saturating_sub(turns);

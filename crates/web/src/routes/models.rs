@@ -54,16 +54,8 @@ pub(crate) async fn choose(
 ) -> Result<Json<Chosen>, ApiError> {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    service
+    let model = service
         .set_model(conversation.id, body.model.as_deref())
         .await?;
-    let changed = state
-        .service
-        .store()
-        .get_conversation(conversation.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("conversation", &id))?;
-    Ok(Json(Chosen {
-        model: service.model_of(&changed),
-    }))
+    Ok(Json(Chosen { model }))
 }

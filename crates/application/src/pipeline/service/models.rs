@@ -1,5 +1,6 @@
 //! Choosing the model a conversation runs on.
 
+use smallebot_core::RepositoryError;
 use smallebot_core::entities::Conversation;
 use smallebot_core::ids::ConversationId;
 
@@ -19,17 +20,22 @@ impl ConversationService {
     /// configured, else the default (`None` when there is no choice at all).
     #[must_use]
     pub fn model_of(&self, conversation: &Conversation) -> Option<String> {
+        self.effective_model(conversation.model.as_deref())
+    }
+
+    /// The model a stored choice means: the choice while it is configured, else the
+    /// default.
+    fn effective_model(&self, choice: Option<&str>) -> Option<String> {
         let choices = self.models();
-        conversation
-            .model
-            .as_deref()
+        choice
             .and_then(|id| choices.iter().find(|c| c.id == id))
             .or_else(|| choices.first())
             .map(|c| c.id.clone())
     }
 
     /// Chooses the model `conversation_id` runs on from its next model call on
-    /// (`None`: the default). A running turn keeps the model it started with.
+    /// (`None`: the default) and returns the id now in effect. A running turn keeps the
+    /// model it started with.
     ///
     /// # Errors
     /// [`PipelineError::UnknownModel`] for an id not in [`Self::models`];
@@ -38,7 +44,7 @@ impl ConversationService {
         &self,
         conversation_id: ConversationId,
         model: Option<&str>,
-    ) -> Result<(), PipelineError> {
+    ) -> Result<Option<String>, PipelineError> {
         if let Some(id) = model {
             let choices = self.models();
             if !choices.iter().any(|c| c.id == id) {
@@ -52,11 +58,18 @@ impl ConversationService {
                 });
             }
         }
-        self.context.conversation(conversation_id).await?;
-        Ok(self
+        // One statement; it says when the conversation does not exist.
+        match self
             .context
             .store
             .set_conversation_model(conversation_id, model)
-            .await?)
+            .await
+        {
+            Ok(()) => Ok(self.effective_model(model)),
+            Err(RepositoryError::NotFound { .. }) => {
+                Err(PipelineError::ConversationNotFound(conversation_id))
+            }
+            Err(other) => Err(other.into()),
+        }
     }
 }

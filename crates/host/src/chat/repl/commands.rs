@@ -161,7 +161,9 @@ impl<W: Write> Repl<W> {
             return Ok(());
         };
         match self.conversation {
-            Some(conversation) => self.service.set_model(conversation, Some(&id)).await?,
+            Some(conversation) => {
+                self.service.set_model(conversation, Some(&id)).await?;
+            }
             None if self.service.models().iter().any(|m| m.id == id) => {
                 self.pending_model = Some(id.clone());
             }
