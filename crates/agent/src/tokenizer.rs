@@ -82,6 +82,23 @@ impl Tokenizer {
         }
     }
 
+    /// Whether the encoder is built (or failed to build), so [`Tokenizer::count`]
+    /// answers at once. Never blocks.
+    pub fn is_ready(&self) -> bool {
+        self.bpe.get().is_some()
+    }
+
+    /// The exact count if the encoder is ready, else the upper bound
+    /// [`token_upper_bound`]. Never builds the encoder: for counts on the way to a
+    /// request, where building it (~150 ms) would be the slowest part.
+    pub fn count_or_bound(&self, text: &str) -> (usize, bool) {
+        if self.is_ready() {
+            (self.count(text), true)
+        } else {
+            (token_upper_bound(text), false)
+        }
+    }
+
     /// How many times [`Tokenizer::count`] ran on this tokenizer.
     pub fn count_calls(&self) -> u64 {
         self.calls.load(Ordering::Relaxed)
@@ -126,6 +143,14 @@ fn build(encoding: &str) -> Option<CoreBPE> {
     }
 }
 
+/// An upper bound of the token count of `text` in every supported encoding: its
+/// length in bytes. Both encodings are byte-level BPE, where every token stands for at
+/// least one byte of the text.
+#[must_use]
+pub fn token_upper_bound(text: &str) -> usize {
+    text.len()
+}
+
 /// The fallback count: chars / 4, rounded up.
 fn approximate_count(text: &str) -> usize {
     text.chars().count().div_ceil(4)
@@ -142,6 +167,17 @@ mod tests {
         assert_eq!(approximate_count("abcd"), 1);
         assert_eq!(approximate_count("abcde"), 2);
         assert_eq!(approximate_count("你好世界!"), 2);
+    }
+
+    #[test]
+    fn a_cold_tokenizer_answers_a_bound_without_building() {
+        let tokenizer = Tokenizer::new("o200k_base").expect("known encoding");
+        assert!(!tokenizer.is_ready());
+        assert_eq!(tokenizer.count_or_bound("hello world"), (11, false));
+        assert!(!tokenizer.is_ready(), "a bound never builds the encoder");
+        tokenizer.warm_up();
+        assert!(tokenizer.is_ready());
+        assert_eq!(tokenizer.count_or_bound("hello world"), (2, true));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use smallebot_agent::tokenizer::{SUPPORTED_ENCODINGS, Tokenizer, TokenizerError};
+use smallebot_agent::tokenizer::{
+    SUPPORTED_ENCODINGS, Tokenizer, TokenizerError, token_upper_bound,
+};
 
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
@@ -27,6 +29,26 @@ fn counts_are_stable_and_non_zero() {
             assert!(n > 0, "{encoding}: {text}");
             assert_eq!(first.count(text), n, "{encoding}: {text}");
             assert_eq!(second.count(text), n, "{encoding}: {text}");
+        }
+    }
+}
+
+#[test]
+fn the_byte_bound_is_never_below_the_exact_count() {
+    let long = "x".repeat(5000) + &"日本語のテキスト ".repeat(200) + &"\u{0}\t\n ".repeat(100);
+    for encoding in SUPPORTED_ENCODINGS {
+        let tokenizer = Tokenizer::new(encoding).unwrap();
+        for text in TEXTS
+            .iter()
+            .copied()
+            .chain([long.as_str(), "a", " ", "\u{10FFFF}"])
+        {
+            let exact = tokenizer.count(text);
+            assert!(
+                token_upper_bound(text) >= exact,
+                "{encoding}: bound {} < exact {exact} for {text:?}",
+                token_upper_bound(text)
+            );
         }
     }
 }

@@ -179,6 +179,26 @@ pub trait HistoryRepository: Send + Sync {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<i64>;
+
+    /// Records that the rows of `conversation_id` from `from_seq` on may carry
+    /// provisional token counts (upper bounds written before the exact tokenizer was
+    /// ready); keeps an earlier mark.
+    async fn mark_counts_provisional(
+        &self,
+        conversation_id: ConversationId,
+        from_seq: Seq,
+    ) -> RepoResult<()>;
+
+    /// Replaces the token counts of the rows at the given `(seq, tokens)` with exact
+    /// ones (the running total follows) and records that every row through
+    /// `through_seq` is exact: the mark is cleared, or moved after `through_seq` when
+    /// rows were added meanwhile. One transaction.
+    async fn set_exact_counts(
+        &self,
+        conversation_id: ConversationId,
+        counts: &[(Seq, i64)],
+        through_seq: Seq,
+    ) -> RepoResult<()>;
 }
 
 /// Full-text search over messages and tool calls.

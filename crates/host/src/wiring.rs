@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use smallebot_agent::assembly::{AgentAssembly, Home};
+use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_agent::tools::{CommandConfirmer, DenyAll};
 use smallebot_application::ConversationService;
@@ -112,6 +112,8 @@ async fn assemble(
     let agent = assembly
         .store(Arc::new(store.clone()))
         .task_store(Arc::new(FileTaskStore::new(home.tasks_dir())))
+        // Never on the way to the first request: a one-shot `run` answers without it.
+        .warm_up(WarmUp::Background)
         .build();
     let agent = match agent {
         Ok(agent) => agent,
@@ -120,8 +122,6 @@ async fn assemble(
             return Err(error.into());
         }
     };
-    let warm = Arc::clone(&agent.tokenizer);
-    std::thread::spawn(move || warm.warm_up());
     let service = agent.service;
     let user = user_name(user_flag, agent.user_name.as_deref());
     Ok(App {

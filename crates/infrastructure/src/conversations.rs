@@ -18,7 +18,8 @@ impl SqliteStore {
     ) -> RepoResult<Option<Conversation>> {
         let row = sqlx::query(
             "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id FROM conversations WHERE id = ?1",
+             compressed_at, compressed_through_seq, context_tokens, model_id, \
+             provisional_counts_from_seq FROM conversations WHERE id = ?1",
         )
         .bind(id.to_string())
         .fetch_optional(&mut *conn)
@@ -43,6 +44,7 @@ impl ConversationRepository for SqliteStore {
             compressed_through_seq: None,
             context_tokens: 0,
             model: None,
+            provisional_counts_from: None,
         };
         sqlx::query(
             "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
@@ -61,7 +63,8 @@ impl ConversationRepository for SqliteStore {
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
         let found = sqlx::query(
             "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id FROM conversations \
+             compressed_at, compressed_through_seq, context_tokens, model_id, \
+             provisional_counts_from_seq FROM conversations \
              WHERE ?1 IS NULL OR user_name = ?1 ORDER BY updated_at DESC, id DESC",
         )
         .bind(user_name)

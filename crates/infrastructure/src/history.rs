@@ -7,6 +7,7 @@
 
 mod append;
 mod bulk;
+mod counts;
 
 pub(crate) use append::{INSERT_MESSAGE, SEQ_TRIGGERS, allocated_seq, message_insert};
 
@@ -261,6 +262,24 @@ impl HistoryRepository for SqliteStore {
         .fetch_one(&mut *conn)
         .await
         .map_err(storage("summing token counts"))
+    }
+
+    async fn mark_counts_provisional(
+        &self,
+        conversation_id: ConversationId,
+        from_seq: Seq,
+    ) -> RepoResult<()> {
+        self.mark_provisional(conversation_id, from_seq).await
+    }
+
+    async fn set_exact_counts(
+        &self,
+        conversation_id: ConversationId,
+        counts: &[(Seq, i64)],
+        through_seq: Seq,
+    ) -> RepoResult<()> {
+        self.store_exact_counts(conversation_id, counts, through_seq)
+            .await
     }
 }
 

@@ -21,7 +21,7 @@ pub(crate) async fn ensure_no_running_turn(
 ) -> RepoResult<()> {
     let row = sqlx::query(
         "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at FROM turns \
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at FROM turns \
          WHERE conversation_id = ?1 AND status = 'running' ORDER BY seq LIMIT 1",
     )
     .bind(conversation_id.to_string())
@@ -77,6 +77,7 @@ pub(crate) async fn insert_turn(
             owner: owner.clone(),
             heartbeat_at: at,
         }),
+        undone_at: None,
     };
     Ok(turn)
 }
@@ -105,7 +106,7 @@ pub(crate) async fn running_turns(
     let mut conn = store.reader("listing running turns").await?;
     let found = sqlx::query(
         "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at FROM turns \
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at FROM turns \
          WHERE status = 'running' AND (?1 IS NULL OR conversation_id = ?1) ORDER BY created_at",
     )
     .bind(conversation_id.map(|id| id.to_string()))

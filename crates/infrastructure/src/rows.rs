@@ -73,6 +73,9 @@ pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryEr
             .map_err(|e| corrupt("compressed_through_seq", e))?,
         context_tokens: int(row, "context_tokens")?,
         model: opt_text(row, "model_id")?,
+        provisional_counts_from: row
+            .try_get::<Option<i64>, _>("provisional_counts_from_seq")
+            .map_err(|e| corrupt("provisional_counts_from_seq", e))?,
     })
 }
 
@@ -87,6 +90,7 @@ pub(crate) fn turn(row: &SqliteRow) -> Result<Turn, RepositoryError> {
         created_at: time(row, "created_at")?,
         completed_at: opt_time(row, "completed_at")?,
         lease: lease(row)?,
+        undone_at: opt_time(row, "undone_at")?,
     })
 }
 

@@ -64,7 +64,7 @@ const RECORD_STEP: &str = concat!(
       owner_started_at = NULL, heartbeat_at = NULL \
       WHERE id = ?1 ->> 'turn' AND ?1 ->> 'status' IS NOT NULL \
       RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
-      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at; ",
+      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at; ",
     index_pending_sql!(concat!(
         "?1 ->> 'status' IS NOT NULL AND ",
         batch_full_sql!()

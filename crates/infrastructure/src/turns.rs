@@ -25,7 +25,7 @@ pub(crate) async fn fetch_turn(
 ) -> RepoResult<Option<Turn>> {
     let row = sqlx::query(
         "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at FROM turns WHERE id = ?1",
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at FROM turns WHERE id = ?1",
     )
     .bind(id.to_string())
     .fetch_optional(&mut *conn)
@@ -105,7 +105,7 @@ const FINISH_TURN: &str = concat!(
      UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
        owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
        RETURNING id, conversation_id, seq, thinking_mode, status, error, created_at, \
-       completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at; ",
+       completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at; ",
     index_pending_sql!(batch_full_sql!()),
     "COMMIT"
 );
@@ -178,7 +178,7 @@ impl TurnRepository for SqliteStore {
     async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>> {
         let found = sqlx::query(
             "SELECT id, conversation_id, seq, thinking_mode, status, error, created_at, \
-             completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at \
+             completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at \
              FROM turns WHERE conversation_id = ?1 ORDER BY seq",
         )
         .bind(conversation_id.to_string())

@@ -15,6 +15,7 @@ const state = {
   reasoning: null, // the reasoning block receiving deltas
   cards: new Map(), // call id -> tool card of the running turn
   confirmation: null, // the id of the command waiting for approval
+  titles: 0, // TitleChanged events seen: a timeline fetched before one is stale on the title
 };
 
 async function api(path, options = {}) {
@@ -186,12 +187,14 @@ async function openConversation(id) {
 async function refresh() {
   const id = state.conversation;
   if (!id) return;
+  const titles = state.titles;
   const timeline = await api(`/api/conversations/${id}`);
   if (state.conversation !== id) return;
   state.cards.clear();
   state.streaming = null;
   state.reasoning = null;
-  $("title").textContent = timeline.conversation.title;
+  // A title generated while the timeline was on its way came as an event: keep it.
+  if (state.titles === titles) $("title").textContent = timeline.conversation.title;
   $("plan").textContent = timeline.plan || "No tasks yet.";
   showUsage(timeline.context);
   showModel(timeline.model);
@@ -201,11 +204,13 @@ async function refresh() {
   await loadConversations();
 }
 
-// How full the context window is: `{ratio, window}`.
+// How full the context window is: `{ratio, window, exact}` (`exact: false`: an
+// upper bound, counted before the server's tokenizer was ready).
 function showUsage(usage) {
   const percent = Math.min(100, Math.round(usage.ratio * 100));
+  const bound = usage.exact === false ? "≤ " : "";
   $("usage-bar").style.width = `${percent}%`;
-  $("usage-text").textContent = `${percent}% of ${usage.window}`;
+  $("usage-text").textContent = `${bound}${percent}% of ${usage.window}`;
 }
 
 // ---- the live events ------------------------------------------------------------
@@ -289,6 +294,7 @@ function onEvent(event) {
       $("plan").textContent = event.plan;
       break;
     case "TitleChanged":
+      state.titles += 1;
       $("title").textContent = event.title;
       loadConversations();
       break;

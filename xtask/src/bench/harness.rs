@@ -1,6 +1,6 @@
 //! The pipeline wired against an in-process testkit model, as the host wires it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smallebot_agent::assembly::AgentAssembly;
@@ -55,4 +55,23 @@ pub async fn bench(dir: &Path, context_window: u64) -> Result<Bench, String> {
         builder,
         tokenizer,
     })
+}
+
+/// Builds the release `smallebot` binary (for benchmarks that run it as a process) and
+/// returns its path.
+pub fn release_binary(purpose: &str) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    println!("(building smallebot in release for {purpose}…)");
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--package", "smallebot"])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building smallebot failed: {status}"));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    Ok(target.join("release/smallebot"))
 }

@@ -6,6 +6,7 @@ mod estimate;
 mod fixture;
 mod harness;
 mod overhead;
+mod run;
 mod search;
 mod serve;
 
@@ -17,7 +18,7 @@ pub struct BenchArgs {
     /// Rows stored for the search benchmark.
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
-    /// Run only these benchmarks (overhead, estimate, search, compression, serve).
+    /// Run only these benchmarks (overhead, run, estimate, search, compression, serve).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Measure the debug build as it is instead of re-running in release.
@@ -92,6 +93,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     println!("SmallEBot benchmarks ({profile} build); each figure beside its baseline\n");
     if wants("overhead") {
         print(&overhead::run().await?);
+    }
+    if wants("run") {
+        print(&run::run().await?);
     }
     if wants("estimate") {
         print(&estimate::run().await?);

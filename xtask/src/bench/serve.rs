@@ -8,7 +8,7 @@
 //! receiving `TurnCompleted`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +20,7 @@ use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text}
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::Figure;
+use super::harness::release_binary;
 
 /// Conversations at once.
 const CONVERSATIONS: usize = 500;
@@ -33,7 +34,7 @@ type Arrivals = Arc<Mutex<HashMap<String, usize>>>;
 
 /// Runs the load and its single-conversation baseline.
 pub async fn run() -> Result<Vec<Figure>, String> {
-    let binary = build_server()?;
+    let binary = release_binary("the serve benchmark")?;
     let model = TestModel::start().await.map_err(|e| e.to_string())?;
     let arrivals: Arrivals = Arc::default();
     script(&model, Arc::clone(&arrivals));
@@ -117,24 +118,6 @@ pub async fn run() -> Result<Vec<Figure>, String> {
             if met { "met" } else { "NOT met" }
         ),
     }])
-}
-
-/// Builds the release server binary and returns its path.
-fn build_server() -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    println!("(building smallebot in release for the serve benchmark…)");
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "--quiet", "--package", "smallebot"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!("building smallebot failed: {status}"));
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
-        PathBuf::from,
-    );
-    Ok(target.join("release/smallebot"))
 }
 
 /// Tool calls until three results follow the user message, then the answer; titles

@@ -64,6 +64,7 @@ pub struct AgentAssembly {
     skill_path: PathBuf,
     tokenizer: Option<Arc<Tokenizer>>,
     tokenizer_name: String,
+    warm_up: WarmUp,
     home_tools: Option<HomeTools>,
     confirmer: Arc<dyn CommandConfirmer>,
     tools: ToolRegistry,
@@ -73,6 +74,25 @@ pub struct AgentAssembly {
     user_name: Option<String>,
     without_model: bool,
     lease: Option<LeaseSettings>,
+}
+
+/// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
+///
+/// Until it is built, the pipeline never waits for it on the way to a request: it
+/// counts upper bounds (one token per byte), marks the rows so counted as provisional,
+/// and builds the encoder only when a bound is too close to the compression threshold
+/// to decide. Provisional counts are replaced by exact ones once the encoder is ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum WarmUp {
+    /// In `build`: every count is exact from the first turn.
+    #[default]
+    Now,
+    /// On a background thread started by `build`: a process that answers one turn
+    /// and exits (`smallebot run`) never waits for it.
+    Background,
+    /// Only when exact counts are needed.
+    OnDemand,
 }
 
 /// A built agent.
@@ -108,6 +128,7 @@ impl AgentAssembly {
             skill_path: PathBuf::from(".agents/sys.skills/compact/SKILL.md"),
             tokenizer: None,
             tokenizer_name: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
+            warm_up: WarmUp::Now,
             home_tools: None,
             confirmer: Arc::new(DenyAll),
             tools: ToolRegistry::new(),
@@ -197,6 +218,13 @@ impl AgentAssembly {
         self
     }
 
+    /// When the tokenizer's encoder is built (default: [`WarmUp::Now`]).
+    #[must_use]
+    pub fn warm_up(mut self, warm_up: WarmUp) -> Self {
+        self.warm_up = warm_up;
+        self
+    }
+
     /// Who answers `ExecuteCommand` confirmations (default: deny every command that
     /// needs one).
     #[must_use]
@@ -269,6 +297,14 @@ impl AgentAssembly {
             Some(tokenizer) => tokenizer,
             None => Arc::new(Tokenizer::new(&self.tokenizer_name)?),
         };
+        match self.warm_up {
+            WarmUp::Now => tokenizer.warm_up(),
+            WarmUp::Background if !tokenizer.is_ready() => {
+                let warm = Arc::clone(&tokenizer);
+                std::thread::spawn(move || warm.warm_up());
+            }
+            WarmUp::Background | WarmUp::OnDemand => {}
+        }
         let mut tools = match &self.home_tools {
             Some(home_tools) => home_tools.registry(&store, Arc::clone(&self.confirmer))?,
             None => ToolRegistry::new(),

@@ -10,7 +10,7 @@ use smallebot_core::rules::truncation::truncate_tool_result;
 
 use super::messages::build_messages;
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
-use super::tokens::{MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
+use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
 use crate::config::ToolHistoryFormat;
 use crate::tokenizer::Tokenizer;
 
@@ -103,33 +103,42 @@ impl HistoryBuilder {
         })
     }
 
+    /// Tokens of the tool schemas as sent; exact (and cached) once the tokenizer is
+    /// ready, else an upper bound.
     fn schema_tokens(&self, tools: &[ToolSchema]) -> i64 {
+        if !self.tokenizer.is_ready() {
+            return schema_tokens(&Bound, tools);
+        }
         if let Ok(mut cache) = self.schema_cache.lock() {
             if let Some((cached, tokens)) = cache.as_ref()
                 && cached.as_slice() == tools
             {
                 return *tokens;
             }
-            let tokens = schema_tokens(&self.tokenizer, tools);
+            let tokens = schema_tokens(&*self.tokenizer, tools);
             *cache = Some((tools.to_vec(), tokens));
             return tokens;
         }
-        schema_tokens(&self.tokenizer, tools)
+        schema_tokens(&*self.tokenizer, tools)
     }
 
-    /// Tokens of the system prompt `text`, counted once per distinct text.
+    /// Tokens of the system prompt `text`, counted once per distinct text (an upper
+    /// bound, not cached, while the tokenizer is not ready).
     fn system_tokens(&self, text: String) -> i64 {
+        if !self.tokenizer.is_ready() {
+            return count(&Bound, &text);
+        }
         if let Ok(mut cache) = self.system_cache.lock() {
             if let Some((cached, tokens)) = cache.as_ref()
                 && *cached == text
             {
                 return *tokens;
             }
-            let tokens = count(&self.tokenizer, &text);
+            let tokens = count(&*self.tokenizer, &text);
             *cache = Some((text, tokens));
             return tokens;
         }
-        count(&self.tokenizer, &text)
+        count(&*self.tokenizer, &text)
     }
 }
 
@@ -158,6 +167,8 @@ impl ContextAssembler for HistoryBuilder {
         tools: &[ToolSchema],
         new_message: Option<&str>,
     ) -> ContextEstimate {
+        // Read before counting: once ready, every count below is exact.
+        let exact = self.tokenizer.is_ready();
         let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation, plan));
         let new = new_message.map_or(0, |m| self.message_tokens(Role::User, m));
         let used =
@@ -165,24 +176,33 @@ impl ContextAssembler for HistoryBuilder {
         ContextEstimate {
             used: u64::try_from(used).unwrap_or(0),
             window: self.window_of(conversation),
+            exact,
         }
     }
 
     fn message_tokens(&self, _role: Role, content: &str) -> i64 {
-        MESSAGE_OVERHEAD + count(&self.tokenizer, content)
+        MESSAGE_OVERHEAD + count(&Counter(&self.tokenizer), content)
     }
 
     fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64 {
-        let call =
-            MESSAGE_OVERHEAD + count(&self.tokenizer, name) + count(&self.tokenizer, arguments);
+        let counter = Counter(&self.tokenizer);
+        let call = MESSAGE_OVERHEAD + count(&counter, name) + count(&counter, arguments);
         let answer = result.map_or(0, |r| {
             MESSAGE_OVERHEAD
                 + count(
-                    &self.tokenizer,
+                    &counter,
                     &truncate_tool_result(r, self.settings.tool_result_max_length),
                 )
         });
         call + answer
+    }
+
+    fn exact_counts_ready(&self) -> bool {
+        self.tokenizer.is_ready()
+    }
+
+    fn prepare_exact_counts(&self) {
+        self.tokenizer.warm_up();
     }
 
     fn context_window(&self) -> u64 {

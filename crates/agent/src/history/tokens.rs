@@ -3,28 +3,59 @@
 
 use smallebot_application::ports::{ModelMessage, ModelRequest, ToolSchema};
 
-use crate::tokenizer::Tokenizer;
+use crate::tokenizer::{Tokenizer, token_upper_bound};
+
+/// Something that counts the tokens of a text.
+pub(crate) trait CountTokens {
+    /// The tokens of `text`.
+    fn tokens(&self, text: &str) -> usize;
+}
+
+/// Exact counts (builds the encoder on first use).
+impl CountTokens for Tokenizer {
+    fn tokens(&self, text: &str) -> usize {
+        self.count(text)
+    }
+}
+
+/// Exact counts once the tokenizer is ready, upper bounds before; never builds it.
+pub(crate) struct Counter<'a>(pub(crate) &'a Tokenizer);
+
+impl CountTokens for Counter<'_> {
+    fn tokens(&self, text: &str) -> usize {
+        self.0.count_or_bound(text).0
+    }
+}
+
+/// Upper bounds only ([`token_upper_bound`]).
+pub(crate) struct Bound;
+
+impl CountTokens for Bound {
+    fn tokens(&self, text: &str) -> usize {
+        token_upper_bound(text)
+    }
+}
 
 /// Tokens every message costs beyond its text (role and framing).
 pub const MESSAGE_OVERHEAD: i64 = 4;
 /// Tokens every request costs beyond its messages (reply priming).
 pub const REQUEST_OVERHEAD: i64 = 3;
 
-pub(crate) fn count(tokenizer: &Tokenizer, text: &str) -> i64 {
+pub(crate) fn count(counter: &impl CountTokens, text: &str) -> i64 {
     if text.is_empty() {
         0
     } else {
-        i64::try_from(tokenizer.count(text)).unwrap_or(i64::MAX)
+        i64::try_from(counter.tokens(text)).unwrap_or(i64::MAX)
     }
 }
 
 /// Tokens of the tool schemas as sent (their JSON).
-pub(crate) fn schema_tokens(tokenizer: &Tokenizer, tools: &[ToolSchema]) -> i64 {
+pub(crate) fn schema_tokens(counter: &impl CountTokens, tools: &[ToolSchema]) -> i64 {
     if tools.is_empty() {
         return 0;
     }
     let json = serde_json::to_string(&crate::client::body::Tools(tools)).unwrap_or_default();
-    count(tokenizer, &json)
+    count(counter, &json)
 }
 
 /// Counts a whole built request from scratch (used by tests and benchmarks as the

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::assembly::{AgentAssembly, WarmUp};
 use smallebot_agent::client::{ChatEndpoint, ClientSettings, RetryPolicy};
 use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_agent::history::HistorySettings;
@@ -38,6 +38,7 @@ pub struct Options {
     pub compaction_model: Option<String>,
     pub stream_max_retries: u32,
     pub retry_base_delay: Duration,
+    pub warm_up: WarmUp,
 }
 
 impl Default for Options {
@@ -57,6 +58,7 @@ impl Default for Options {
             compaction_model: None,
             stream_max_retries: 5,
             retry_base_delay: Duration::from_millis(20),
+            warm_up: WarmUp::Now,
         }
     }
 }
@@ -110,6 +112,7 @@ pub async fn harness(options: Options) -> Harness {
                 .unwrap_or_else(|| dir.path().join("SKILL.md")),
         )
         .tools(registry)
+        .warm_up(options.warm_up)
         .pipeline(PipelineSettings {
             max_tool_steps: options.max_tool_steps,
             compression_threshold: options.compression_threshold,

@@ -94,6 +94,9 @@ pub enum EventKind {
         window: u64,
         /// `used / window`.
         ratio: f64,
+        /// Whether `used` is exact; `false`: an upper bound (counted before the
+        /// exact tokenizer was ready).
+        exact: bool,
         /// Prompt tokens the provider reported for this same request (sent again
         /// once the response arrived), if it reports usage.
         reported: Option<u64>,

@@ -121,6 +121,9 @@ impl Compressor {
             request.turn_id,
             EventKind::CompressionStarted { trigger },
         );
+        // What to keep and how much it saved are decided on exact counts.
+        let exact = context.with_exact_counts(conversation.clone()).await?;
+        let conversation = &exact;
         let before = context
             .estimate(conversation, request.new_message)
             .await?

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use smallebot_core::entities::Conversation;
+use smallebot_core::entities::{Conversation, HistoryRow, Seq};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::Store;
 
@@ -15,6 +15,32 @@ use super::settings::PipelineSettings;
 use crate::error::PipelineError;
 use crate::events::{EventBus, EventKind};
 use crate::ports::{ChatModel, ContextAssembler, ContextEstimate, TaskPlan, ToolExecutor};
+
+/// `estimate` over the stored counts of `conversation`: exact only if those are.
+pub(crate) fn with_stored_exactness(
+    mut estimate: ContextEstimate,
+    conversation: &Conversation,
+) -> ContextEstimate {
+    estimate.exact &= conversation.provisional_counts_from.is_none();
+    estimate
+}
+
+/// `(seq, tokens)` for every row of `rows` whose stored count differs from its count
+/// now (think blocks count nothing and are skipped).
+fn exact_counts(assembler: &dyn ContextAssembler, rows: &[HistoryRow]) -> Vec<(Seq, i64)> {
+    rows.iter()
+        .filter_map(|row| {
+            let now = match row {
+                HistoryRow::Message(m) => assembler.message_tokens(m.role, &m.content),
+                HistoryRow::ToolCall(c) => {
+                    assembler.tool_call_tokens(&c.tool_name, &c.arguments, c.result.as_deref())
+                }
+                HistoryRow::ThinkBlock(_) => return None,
+            };
+            (now != row.token_count()).then_some((row.seq(), now))
+        })
+        .collect()
+}
 
 /// The ports, settings and event bus of the pipeline.
 pub(crate) struct PipelineContext {
@@ -81,13 +107,56 @@ impl PipelineContext {
         new_message: Option<&str>,
     ) -> ContextEstimate {
         let plan = self.plan_text(conversation.id).await;
-        self.assembler.estimate(
+        let estimate = self.assembler.estimate(
             conversation,
             stored,
             plan.as_deref(),
             self.tools.schemas(),
             new_message,
-        )
+        );
+        with_stored_exactness(estimate, conversation)
+    }
+
+    /// `conversation` with exact stored token counts: builds the tokenizer if needed
+    /// (off the executor) and recounts the rows whose counts are provisional, storing
+    /// the exact counts. Returns the conversation as stored afterwards (itself when
+    /// nothing was provisional). Estimates made after it are exact.
+    pub(crate) async fn with_exact_counts(
+        &self,
+        conversation: Conversation,
+    ) -> Result<Conversation, PipelineError> {
+        if !self.assembler.exact_counts_ready() {
+            let assembler = Arc::clone(&self.assembler);
+            // A panic while building is not ours to surface: counts stay bounds, and
+            // the estimate keeps saying so.
+            let _built = tokio::task::spawn_blocking(move || assembler.prepare_exact_counts())
+                .await
+                .is_ok();
+        }
+        let Some(from) = conversation.provisional_counts_from else {
+            return Ok(conversation);
+        };
+        let after = from.saturating_sub(1);
+        let rows = self.store.rows_after(conversation.id, after).await?;
+        let counts = exact_counts(self.assembler.as_ref(), &rows);
+        let through = rows.iter().map(HistoryRow::seq).max().unwrap_or(after);
+        self.store
+            .set_exact_counts(conversation.id, &counts, through)
+            .await?;
+        self.conversation(conversation.id).await
+    }
+
+    /// Recounts the provisional counts of `conversation` if that costs no wait (the
+    /// tokenizer is ready); otherwise leaves them for later.
+    pub(crate) async fn settle_counts_if_ready(
+        &self,
+        conversation: Conversation,
+    ) -> Result<Conversation, PipelineError> {
+        if conversation.provisional_counts_from.is_some() && self.assembler.exact_counts_ready() {
+            self.with_exact_counts(conversation).await
+        } else {
+            Ok(conversation)
+        }
     }
 
     /// Whether compressing `conversation` could bring a request under the threshold:

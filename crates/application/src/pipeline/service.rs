@@ -200,7 +200,13 @@ impl ConversationService {
         let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
-        let estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        let mut conversation = context.settle_counts_if_ready(conversation).await?;
+        let mut estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
+            // The bound is not enough to decide: count exactly (builds the tokenizer).
+            conversation = context.with_exact_counts(conversation).await?;
+            estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        }
         let compress = estimate.ratio() >= context.settings.compression_threshold
             && context
                 .compression_can_help(&conversation, None, Some(text))
@@ -219,6 +225,8 @@ impl ConversationService {
                 .compress(context, &conversation, request)
                 .await?;
         }
+        // Read before counting: if ready now, every count of this turn is exact.
+        let counts_exact = context.assembler.exact_counts_ready();
         let tokens = context.assembler.message_tokens(Role::User, text);
         let owner = &self.lease.owner;
         let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
@@ -242,7 +250,7 @@ impl ConversationService {
         }
         // Unless a compression changed it, the conversation read above is current.
         let known = (!compress).then_some(conversation);
-        self.run_turn(turn, guard.cancel_token().clone(), known)
+        self.run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
             .await
     }
 
@@ -294,7 +302,8 @@ impl ConversationService {
     }
 
     /// How full the context window would be for the next message (stored counts +
-    /// system prompt + tool schemas).
+    /// system prompt + tool schemas), counted exactly: builds the tokenizer and
+    /// recounts provisional rows first if needed.
     ///
     /// # Errors
     /// Unknown conversation, storage failures.
@@ -303,6 +312,7 @@ impl ConversationService {
         conversation_id: ConversationId,
     ) -> Result<ContextEstimate, PipelineError> {
         let conversation = self.context.conversation(conversation_id).await?;
+        let conversation = self.context.with_exact_counts(conversation).await?;
         Ok(self.context.estimate_fresh(&conversation, None).await)
     }
 
@@ -361,6 +371,7 @@ impl ConversationService {
                 message_id,
             });
         }
+        let counts_exact = context.assembler.exact_counts_ready();
         let tokens = context.assembler.message_tokens(Role::User, new_text);
         let owner = &self.lease.owner;
         let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
@@ -369,7 +380,7 @@ impl ConversationService {
                 .edit_user_message(message_id, new_text, tokens, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None)
+        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
             .await
     }
 
@@ -395,21 +406,39 @@ impl ConversationService {
                 turn_id,
             })?;
         let owner = &self.lease.owner;
+        let counts_exact = self.context.assembler.exact_counts_ready();
         let (turn, _) = lease::claim(store.as_ref(), &self.lease, || {
             store.reset_turn_for_regeneration(existing.id, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None)
+        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
             .await
     }
 
+    /// Runs a started turn. `counts_exact`: whether every token count of the turn is
+    /// exact (the tokenizer was ready before its first count); if not, the turn's rows
+    /// are marked provisional, and recounted at its end if the tokenizer is ready by
+    /// then (never waited for: a one-shot `run` exits without it).
     async fn run_turn(
         &self,
         turn: Turn,
         cancel: CancellationToken,
-        known_conversation: Option<Conversation>,
+        mut known_conversation: Option<Conversation>,
+        counts_exact: bool,
     ) -> Result<TurnOutcome, PipelineError> {
         let store = self.context.store.as_ref();
+        let conversation_id = turn.conversation_id;
+        if !counts_exact {
+            store
+                .mark_counts_provisional(conversation_id, turn.seq)
+                .await?;
+            if let Some(known) = known_conversation.as_mut() {
+                let from = known
+                    .provisional_counts_from
+                    .map_or(turn.seq, |f| f.min(turn.seq));
+                known.provisional_counts_from = Some(from);
+            }
+        }
         let heartbeat = lease::keep_alive(store, turn.id, self.lease.heartbeat_every);
         let run = TurnRun::new(
             &self.context,
@@ -419,9 +448,14 @@ impl ConversationService {
             known_conversation,
         )
         .run();
-        tokio::select! {
+        let outcome = tokio::select! {
             outcome = run => outcome,
             never = heartbeat => match never {},
+        }?;
+        if !counts_exact && self.context.assembler.exact_counts_ready() {
+            let conversation = self.context.conversation(conversation_id).await?;
+            self.context.settle_counts_if_ready(conversation).await?;
         }
+        Ok(outcome)
     }
 }

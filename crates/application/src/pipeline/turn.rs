@@ -8,7 +8,7 @@ use smallebot_core::rules::compression_scope::first_row_that_fits;
 use tokio_util::sync::CancellationToken;
 
 use super::compressor::{CompressionRequest, Compressor};
-use super::context::PipelineContext;
+use super::context::{PipelineContext, with_stored_exactness};
 use super::tool_ids::ToolCallIds;
 use super::view::TurnView;
 use crate::error::PipelineError;
@@ -111,6 +111,7 @@ impl<'a> TurnRun<'a> {
             used: estimate.used,
             window: estimate.window,
             ratio: estimate.ratio(),
+            exact: estimate.exact,
             reported,
         });
     }
@@ -248,15 +249,22 @@ impl<'a> TurnRun<'a> {
             },
         };
         let estimate_of = |view: &TurnView| {
-            context.assembler.estimate(
+            let estimate = context.assembler.estimate(
                 &view.conversation,
                 view.stored_tokens(),
                 plan.as_deref(),
                 schemas,
                 None,
-            )
+            );
+            with_stored_exactness(estimate, &view.conversation)
         };
         let mut full = estimate_of(&view);
+        if full.ratio() >= context.settings.compression_threshold && !full.exact {
+            // The bound is not enough to decide: count exactly (builds the tokenizer).
+            context.with_exact_counts(view.conversation.clone()).await?;
+            view = TurnView::load(context, conversation_id).await?;
+            full = estimate_of(&view);
+        }
         if self.steps_done > 0
             && full.ratio() >= context.settings.compression_threshold
             && context
@@ -298,6 +306,7 @@ impl<'a> TurnRun<'a> {
         let estimate = ContextEstimate {
             used,
             window: full.window,
+            exact: full.exact,
         };
         self.last_estimate = Some(estimate);
         self.emit_usage(estimate, None);

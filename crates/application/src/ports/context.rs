@@ -32,6 +32,9 @@ pub struct ContextEstimate {
     pub used: u64,
     /// The model's context window.
     pub window: u64,
+    /// Whether `used` is exact; `false`: an upper bound (counted before the exact
+    /// tokenizer was ready, or over stored counts that are still provisional).
+    pub exact: bool,
 }
 
 impl ContextEstimate {
@@ -53,7 +56,9 @@ pub trait ContextAssembler: Send + Sync {
 
     /// The estimate without building the request: `stored_tokens` (the sum of stored
     /// counts after the boundary) + the system prompt + tool schemas + `new_message`.
-    /// Never re-tokenizes the history.
+    /// Never re-tokenizes the history. Never waits for the tokenizer: until
+    /// [`exact_counts_ready`](Self::exact_counts_ready), the counts it makes are upper
+    /// bounds and the estimate says it is not exact.
     fn estimate(
         &self,
         conversation: &Conversation,
@@ -63,12 +68,23 @@ pub trait ContextAssembler: Send + Sync {
         new_message: Option<&str>,
     ) -> ContextEstimate;
 
-    /// Tokens a message row costs in a request (stored in `token_count`).
+    /// Tokens a message row costs in a request (stored in `token_count`): exact once
+    /// [`exact_counts_ready`](Self::exact_counts_ready), an upper bound before.
     fn message_tokens(&self, role: Role, content: &str) -> i64;
 
     /// Tokens a tool call row costs in a request, with its result as it is sent
-    /// (truncated), or without a result while it runs.
+    /// (truncated), or without a result while it runs. Exact or a bound, as
+    /// [`message_tokens`](Self::message_tokens).
     fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64;
+
+    /// Whether counts are exact from now on. Never blocks; once `true`, stays `true`.
+    fn exact_counts_ready(&self) -> bool {
+        true
+    }
+
+    /// Makes counts exact (builds the tokenizer if needed). May block for a while:
+    /// call it off the async executor.
+    fn prepare_exact_counts(&self) {}
 
     /// The chat model's context window in tokens.
     fn context_window(&self) -> u64;

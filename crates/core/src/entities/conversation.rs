@@ -31,6 +31,10 @@ pub struct Conversation {
     /// `None`: the default model.
     #[serde(default)]
     pub model: Option<String>,
+    /// The lowest `seq` whose stored token count may be provisional: an upper bound
+    /// written before the exact tokenizer was ready. `None`: every count is exact.
+    #[serde(default)]
+    pub provisional_counts_from: Option<Seq>,
 }
 
 impl Conversation {

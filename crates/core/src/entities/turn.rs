@@ -70,6 +70,9 @@ pub struct Turn {
     /// Who runs it, while it runs (`None` once it ended, or for turns stored before
     /// leases existed).
     pub lease: Option<super::TurnLease>,
+    /// When the person undid it (`/undo`): its rows stay stored and searchable but no
+    /// longer go to the model. `None` for a turn in the context.
+    pub undone_at: Option<Timestamp>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use smallebot_agent::assembly::{AgentAssembly, Home};
+use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::CommandConfirmer;
 use smallebot_application::ConversationService;
@@ -57,6 +57,7 @@ impl UserServices for PerUserServices {
             .task_store(Arc::new(FileTaskStore::new(self.home.tasks_dir())))
             .confirmer(Arc::clone(&self.confirmer))
             .tokenizer(Arc::clone(&self.tokenizer))
+            .warm_up(WarmUp::Background)
             .workspace(workspace)
             .build()
             .map_err(|e| e.to_string())?;

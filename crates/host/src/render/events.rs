@@ -42,7 +42,7 @@ pub struct EventPrinter<W: Write> {
     /// End an open answer line before a status line even when status lines go to
     /// another writer (both show on one terminal).
     shared_screen: bool,
-    last_usage: Option<(u64, u64, f64, Option<u64>)>,
+    last_usage: Option<(u64, u64, f64, bool, Option<u64>)>,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -245,9 +245,10 @@ impl<W: Write> EventPrinter<W> {
                 used,
                 window,
                 ratio,
+                exact,
                 reported,
                 ..
-            } => self.last_usage = Some((*used, *window, *ratio, *reported)),
+            } => self.last_usage = Some((*used, *window, *ratio, *exact, *reported)),
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
                 let progress = plan
@@ -260,12 +261,14 @@ impl<W: Write> EventPrinter<W> {
             EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
                 self.end_answer_line()?;
-                if let Some((used, window, ratio, reported)) = self.last_usage {
+                if let Some((used, window, ratio, exact, reported)) = self.last_usage {
                     let provider = reported
                         .map(|r| format!(" · provider counted {}", tokens(r)))
                         .unwrap_or_default();
+                    // Not exact: an upper bound, counted before the tokenizer was ready.
+                    let bound = if exact { "" } else { "≤ " };
                     let line = format!(
-                        "[context {} / {} tokens, {:.1}%{provider}]",
+                        "[context {bound}{} / {} tokens, {bound}{:.1}%{provider}]",
                         tokens(used),
                         tokens(window),
                         ratio * 100.0

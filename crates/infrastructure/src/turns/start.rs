@@ -23,7 +23,7 @@ use crate::tx::{now, storage};
 const START_TURN: &str = "\
     BEGIN IMMEDIATE; \
     SELECT 'running' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
-      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at \
+      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at \
       FROM turns WHERE conversation_id = ?1 ->> 'conversation' AND status = 'running' \
       ORDER BY seq LIMIT 1; \
     INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
@@ -104,6 +104,7 @@ pub(super) async fn start_turn_with_message(
             owner: owner.clone(),
             heartbeat_at: at,
         }),
+        undone_at: None,
     };
     let message = Message {
         id: message_id,
