@@ -130,6 +130,14 @@ pub trait TurnRepository: Send + Sync {
         turn_id: TurnId,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)>;
+
+    /// Undo: takes the conversation's last turn that is still in the context out of it,
+    /// in one transaction. Its rows stay stored and searchable, marked undone; they no
+    /// longer go to the model or count in `context_tokens`. `None` when every turn after
+    /// the compression boundary is already undone (or there is none). Refused with
+    /// [`RepositoryError::Conflict`] while a turn of the conversation runs and for a turn
+    /// already summarized by compression. Regenerating an undone turn brings it back.
+    async fn undo_last_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>>;
 }
 
 /// The rows of a conversation's timeline.
@@ -160,6 +168,14 @@ pub trait HistoryRepository: Send + Sync {
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>>;
 
+    /// The rows with `seq > after_seq` that are in the context, in `seq` order: like
+    /// [`rows_after`](Self::rows_after) without the rows of undone turns.
+    async fn context_rows_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<Vec<HistoryRow>>;
+
     /// The messages and tool calls nearest to `seq`, in `seq` order: up to `before` rows
     /// with a lower `seq`, the row at `seq` (if it is one), and up to `after` rows with a
     /// higher `seq`. Think blocks are skipped (they are not searchable); replaced messages
@@ -173,7 +189,7 @@ pub trait HistoryRepository: Send + Sync {
     ) -> RepoResult<Vec<HistoryRow>>;
 
     /// Sum of the stored `token_count` of rows with `seq > after_seq` that go to the
-    /// model (replaced messages and think blocks excluded).
+    /// model (replaced messages, undone turns and think blocks excluded).
     async fn token_sum_after(
         &self,
         conversation_id: ConversationId,

@@ -184,7 +184,16 @@ impl HistoryRepository for SqliteStore {
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
         let mut conn = self.reader("reading history").await?;
-        bulk::rows_after(&mut conn, conversation_id, after_seq).await
+        bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::All).await
+    }
+
+    async fn context_rows_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<Vec<HistoryRow>> {
+        let mut conn = self.reader("reading history").await?;
+        bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::InContext).await
     }
 
     async fn rows_around(
@@ -253,9 +262,10 @@ impl HistoryRepository for SqliteStore {
         }
         sqlx::query_scalar(
             "SELECT (SELECT COALESCE(SUM(token_count), 0) FROM messages \
-                     WHERE conversation_id = ?1 AND seq > ?2 AND replaced_by IS NULL) \
+                     WHERE conversation_id = ?1 AND seq > ?2 AND replaced_by IS NULL \
+                     AND undone = 0) \
                   + (SELECT COALESCE(SUM(token_count), 0) FROM tool_calls \
-                     WHERE conversation_id = ?1 AND seq > ?2)",
+                     WHERE conversation_id = ?1 AND seq > ?2 AND undone = 0)",
         )
         .bind(conversation_id.to_string())
         .bind(after_seq)

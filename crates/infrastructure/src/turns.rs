@@ -1,4 +1,4 @@
-//! `TurnRepository` on SQLite: turn lifecycle, edit and regenerate.
+//! `TurnRepository` on SQLite: turn lifecycle, edit, regenerate and undo.
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
@@ -11,6 +11,7 @@ use smallebot_core::time::{Timestamp, format_timestamp};
 use sqlx::SqliteConnection;
 
 mod start;
+mod undo;
 
 use crate::database::SqliteStore;
 use crate::history;
@@ -300,6 +301,13 @@ impl TurnRepository for SqliteStore {
         )
         .await?;
         discard_after(&mut tx, &turn, user_message.id).await?;
+        if turn.undone_at.is_some() {
+            sqlx::query(undo::RESTORE)
+                .bind(turn_id.to_string())
+                .execute(&mut *tx)
+                .await
+                .map_err(storage("bringing an undone turn back"))?;
+        }
         let (_, at_text) = now();
         sqlx::query(
             "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL, \
@@ -319,6 +327,10 @@ impl TurnRepository for SqliteStore {
             .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
         tx.commit().await.map_err(storage("regenerating a turn"))?;
         Ok((turn, user_message))
+    }
+
+    async fn undo_last_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>> {
+        self.undo_last(conversation_id).await
     }
 }
 

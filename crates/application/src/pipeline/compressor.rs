@@ -175,7 +175,7 @@ impl Compressor {
         let keep = self.keep_recent_turns;
         let rows = context
             .store
-            .rows_after(conversation.id, conversation.history_boundary())
+            .context_rows_after(conversation.id, conversation.history_boundary())
             .await?;
         let Some(scope) = compression_scope(&rows, keep) else {
             return Ok(Attempt::Skipped(CompressionSkipped::NothingToSummarize {

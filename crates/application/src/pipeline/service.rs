@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
 
 mod models;
+mod rewrite;
 
 use super::active::ActiveTurns;
 use super::compressor::{CompressionReport, CompressionRequest, Compressor};
@@ -340,86 +341,11 @@ impl ConversationService {
             .await
     }
 
-    /// Edits a user message: its turn's output and every later turn are discarded, the
-    /// old message is kept marked replaced, and a new turn runs with the new text.
-    ///
-    /// # Errors
-    /// Busy, unknown or summarized message, storage failures.
-    pub async fn edit_message(
-        &self,
-        conversation_id: ConversationId,
-        message_id: MessageId,
-        new_text: &str,
-        options: SendOptions,
-    ) -> Result<TurnOutcome, PipelineError> {
-        if new_text.trim().is_empty() {
-            return Err(PipelineError::EmptyMessage);
-        }
-        let guard = self.active.begin(conversation_id, options.cancel)?;
-        let context = &self.context;
-        let conversation = context.conversation(conversation_id).await?;
-        let rows = context
-            .store
-            .rows_after(conversation_id, conversation.history_boundary())
-            .await?;
-        let belongs = rows
-            .iter()
-            .any(|r| matches!(r, HistoryRow::Message(m) if m.id == message_id));
-        if !belongs {
-            return Err(PipelineError::MessageNotEditable {
-                conversation_id,
-                message_id,
-            });
-        }
-        let counts_exact = context.assembler.exact_counts_ready();
-        let tokens = context.assembler.message_tokens(Role::User, new_text);
-        let owner = &self.lease.owner;
-        let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
-            context
-                .store
-                .edit_user_message(message_id, new_text, tokens, owner)
-        })
-        .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
-            .await
-    }
-
-    /// Regenerates a turn's answer: its output and every later turn are discarded and
-    /// the model answers its user message again.
-    ///
-    /// # Errors
-    /// Busy, unknown or summarized turn, storage failures.
-    pub async fn regenerate(
-        &self,
-        conversation_id: ConversationId,
-        turn_id: TurnId,
-        options: SendOptions,
-    ) -> Result<TurnOutcome, PipelineError> {
-        let guard = self.active.begin(conversation_id, options.cancel)?;
-        let store = &self.context.store;
-        let existing = store
-            .get_turn(turn_id)
-            .await?
-            .filter(|t| t.conversation_id == conversation_id)
-            .ok_or(PipelineError::TurnNotFound {
-                conversation_id,
-                turn_id,
-            })?;
-        let owner = &self.lease.owner;
-        let counts_exact = self.context.assembler.exact_counts_ready();
-        let (turn, _) = lease::claim(store.as_ref(), &self.lease, || {
-            store.reset_turn_for_regeneration(existing.id, owner)
-        })
-        .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
-            .await
-    }
-
     /// Runs a started turn. `counts_exact`: whether every token count of the turn is
     /// exact (the tokenizer was ready before its first count); if not, the turn's rows
     /// are marked provisional, and recounted at its end if the tokenizer is ready by
     /// then (never waited for: a one-shot `run` exits without it).
-    async fn run_turn(
+    pub(super) async fn run_turn(
         &self,
         turn: Turn,
         cancel: CancellationToken,

@@ -34,7 +34,7 @@ impl TurnView {
         let conversation_id = conversation.id;
         let rows = context
             .store
-            .rows_after(conversation_id, conversation.history_boundary())
+            .context_rows_after(conversation_id, conversation.history_boundary())
             .await?;
         Ok(Self { conversation, rows })
     }

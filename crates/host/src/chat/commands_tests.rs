@@ -97,6 +97,71 @@ async fn retry_and_edit_answer_the_last_message_again() {
 }
 
 #[tokio::test]
+async fn undo_takes_the_last_turn_out_of_what_the_model_sees_and_keeps_it_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let c = service.create_conversation("tester").await.unwrap();
+    for text in ["keep this", "drop this"] {
+        service
+            .send(c.id, text, SendOptions::default())
+            .await
+            .unwrap();
+    }
+    let out = run_repl(
+        &service,
+        Some(c.id),
+        b"/undo
+after the undo
+/undo
+/undo
+/undo
+/retry
+/quit
+",
+    )
+    .await;
+    assert!(out.contains("undone: the turn “drop this”"), "{out}");
+    assert!(out.contains("undone: the turn “after the undo”"), "{out}");
+    assert!(out.contains("undone: the turn “keep this”"), "{out}");
+    assert!(out.contains("nothing to undo"), "{out}");
+    assert!(out.contains("nothing to retry"), "{out}");
+    let requests = turn_requests(&server);
+    let after = requests
+        .iter()
+        .find(|r| r.last_user_text().as_deref() == Some("after the undo"))
+        .unwrap();
+    let sent: Vec<String> = after.messages().iter().map(message_text).collect();
+    assert!(sent.iter().any(|t| t.contains("keep this")), "{sent:?}");
+    assert!(
+        !sent
+            .iter()
+            .any(|t| t.contains("drop this") || t.contains("answer 1")),
+        "the undone turn went to the model: {sent:?}"
+    );
+    assert_eq!(
+        requests.len(),
+        3,
+        "/retry with every turn undone asks nothing"
+    );
+    // Nothing is deleted: the timeline keeps all three turns, each marked undone.
+    let turns = service.store().list_turns(c.id).await.unwrap();
+    assert_eq!(turns.len(), 3);
+    assert!(turns.iter().all(|t| t.undone_at.is_some()));
+    let read = service
+        .store()
+        .get_conversation(c.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read.context_tokens, 0,
+        "no undone row counts toward the window"
+    );
+}
+
+#[tokio::test]
 async fn a_failing_command_is_reported_and_the_session_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();

@@ -23,6 +23,8 @@ pub enum Slash {
     Retry,
     /// Replace the last message with this text and answer it again.
     Edit(String),
+    /// Take the last turn out of the context (kept in the history, marked undone).
+    Undo,
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -44,6 +46,7 @@ Commands:
   /model [ID]    list the models, or run this conversation on model ID
   /retry         answer your last message again
   /edit TEXT     replace your last message with TEXT and answer it again
+  /undo          take the last turn out of the context (kept in the history, marked)
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -74,10 +77,11 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("retry", "") => Ok(Slash::Retry),
         ("edit", "") => Err("usage: /edit NEW TEXT (replaces your last message)".into()),
         ("edit", text) => Ok(Slash::Edit(text.to_owned())),
+        ("undo", "") => Ok(Slash::Undo),
         ("clear", "") => Ok(Slash::Clear),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "clear"), _) => {
+        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear"), _) => {
             Err(format!("/{known} takes no argument"))
         }
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
@@ -121,6 +125,8 @@ mod tests {
                 Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
             ),
             ("/clear", Some(Ok(Slash::Clear))),
+            ("/undo", Some(Ok(Slash::Undo))),
+            ("/undo 2", Some(Err("/undo takes no argument"))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),
             ("/HELP", Some(Ok(Slash::Help))),
             ("/quit", Some(Ok(Slash::Quit))),

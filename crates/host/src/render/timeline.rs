@@ -41,8 +41,9 @@ fn indent(text: &str, prefix: &str) -> String {
 }
 
 /// The readable timeline of one conversation: turns with their status, user and
-/// assistant text, tool calls with status and shortened result, reasoning, and a
-/// `[summarized]` mark on every row at or before the compression boundary.
+/// assistant text, tool calls with status and shortened result, reasoning, a
+/// `[summarized]` mark on every row at or before the compression boundary, and an
+/// `[undone …]` mark on turns taken out of the context with `/undo`.
 pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", c.title, c.id);
@@ -82,7 +83,16 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
                         .as_deref()
                         .map(|e| format!(" — {e}"))
                         .unwrap_or_default();
-                    format!("{} · {}{error}", t.status.as_str(), minute(&t.created_at))
+                    let undone = t
+                        .undone_at
+                        .as_ref()
+                        .map(|at| format!(" · [undone {}: not sent to the model]", minute(at)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} · {}{error}{undone}",
+                        t.status.as_str(),
+                        minute(&t.created_at)
+                    )
                 },
             );
             let _ = writeln!(out, "\n── turn {number} · {header}");

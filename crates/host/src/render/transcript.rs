@@ -17,9 +17,10 @@ const SHOWN_ARGUMENT_CHARS: usize = 120;
 
 /// The rows of the last `turns` turns as the chat shows them: `› ` before what the
 /// person typed, the answers, one line per tool call; reasoning and replaced messages
-/// left out, everything escaped. Empty when there are no rows.
+/// left out, everything escaped; what the person typed in an `undone` turn is marked
+/// `[undone]`. Empty when there are no rows.
 #[must_use]
-pub fn recent_transcript(rows: &[HistoryRow], turns: usize) -> String {
+pub fn recent_transcript(rows: &[HistoryRow], turns: usize, undone: &[TurnId]) -> String {
     // A turn's rows are contiguous in `seq` order: a new turn starts where the id changes.
     let mut order: Vec<TurnId> = Vec::new();
     for row in rows {
@@ -38,7 +39,11 @@ pub fn recent_transcript(rows: &[HistoryRow], turns: usize) -> String {
             HistoryRow::Message(m) if m.replaced_by.is_some() || m.content.trim().is_empty() => {}
             HistoryRow::Message(m) => {
                 let text = truncate_with_marker(m.content.trim_end(), SHOWN_MESSAGE_CHARS, "…");
-                let prefix = if m.role == Role::User { "› " } else { "" };
+                let prefix = match m.role {
+                    Role::User if undone.contains(&m.turn_id) => "› [undone] ",
+                    Role::User => "› ",
+                    Role::Assistant => "",
+                };
                 let _ = writeln!(out, "{prefix}{}", escape_controls(&text));
             }
             HistoryRow::ToolCall(c) => {

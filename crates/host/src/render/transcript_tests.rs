@@ -59,7 +59,7 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             &format!("answer {i}\x1b[2J"),
         ));
     }
-    let shown = recent_transcript(&rows, 3);
+    let shown = recent_transcript(&rows, 3, &[]);
     let expected = "… 1 earlier turn(s)\n".to_owned()
         + &(1..4)
             .map(|i| {
@@ -69,5 +69,20 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             })
             .collect::<String>();
     assert_eq!(shown, expected);
-    assert_eq!(recent_transcript(&[], 3), "");
+    assert_eq!(recent_transcript(&[], 3, &[]), "");
+}
+
+#[test]
+fn what_was_typed_in_an_undone_turn_is_marked() {
+    let (kept, undone) = (TurnId::new(), TurnId::new());
+    let rows = [
+        message(kept, 1, Role::User, "first"),
+        message(kept, 2, Role::Assistant, "one"),
+        message(undone, 3, Role::User, "second"),
+        message(undone, 4, Role::Assistant, "two"),
+    ];
+    assert_eq!(
+        recent_transcript(&rows, 3, &[undone]),
+        "› first\none\n› [undone] second\ntwo\n"
+    );
 }

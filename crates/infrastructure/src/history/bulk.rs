@@ -22,16 +22,34 @@ use sqlx::{Row, SqliteConnection};
 use crate::rows;
 use crate::tx::storage;
 
+/// Which rows a read returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rows {
+    /// Every stored row (the timeline).
+    All,
+    /// The rows in the context: undone turns left out.
+    InContext,
+}
+
+impl Rows {
+    /// The `?3` of the queries: 1 keeps undone rows.
+    fn include_undone(self) -> bool {
+        self == Self::All
+    }
+}
+
 /// The rows of `conversation_id` after `after_seq`, in `seq` order.
 pub(super) async fn rows_after(
     conn: &mut SqliteConnection,
     conversation_id: ConversationId,
     after_seq: Seq,
+    which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
     let id = conversation_id.to_string();
     let packed = sqlx::query(ROWS_AFTER)
         .bind(&id)
         .bind(after_seq)
+        .bind(which.include_undone())
         .fetch_one(&mut *conn)
         .await;
     match packed {
@@ -43,7 +61,7 @@ pub(super) async fn rows_after(
             decode(conversation_id, &column(0)?, &column(1)?, &column(2)?)
         }
         Err(sqlx::Error::Database(db)) if db.message().contains("too big") => {
-            one_by_one(conn, &id, after_seq).await
+            one_by_one(conn, &id, after_seq, which).await
         }
         Err(err) => Err(storage("reading history")(err)),
     }
@@ -54,32 +72,39 @@ async fn one_by_one(
     conn: &mut SqliteConnection,
     id: &str,
     after_seq: Seq,
+    which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
     let messages = sqlx::query(
         "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
-         replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq > ?2",
+         replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq > ?2 \
+         AND (?3 OR undone = 0)",
     )
     .bind(id)
     .bind(after_seq)
+    .bind(which.include_undone())
     .fetch_all(&mut *conn)
     .await
     .map_err(storage("reading messages"))?;
     let calls = sqlx::query(
         "SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
          status, token_count, started_at, completed_at FROM tool_calls \
-         WHERE conversation_id = ?1 AND seq > ?2",
+         WHERE conversation_id = ?1 AND seq > ?2 \
+         AND (?3 OR undone = 0)",
     )
     .bind(id)
     .bind(after_seq)
+    .bind(which.include_undone())
     .fetch_all(&mut *conn)
     .await
     .map_err(storage("reading tool calls"))?;
     let blocks = sqlx::query(
         "SELECT id, conversation_id, turn_id, seq, content, created_at FROM think_blocks \
-         WHERE conversation_id = ?1 AND seq > ?2",
+         WHERE conversation_id = ?1 AND seq > ?2 \
+         AND (?3 OR undone = 0)",
     )
     .bind(id)
     .bind(after_seq)
+    .bind(which.include_undone())
     .fetch_all(&mut *conn)
     .await
     .map_err(storage("reading reasoning"))?;
@@ -97,18 +122,19 @@ async fn one_by_one(
     Ok(out)
 }
 
-/// Messages, tool calls and think blocks of conversation ?1 after `seq` ?2, each as a
+/// Messages, tool calls and think blocks of conversation ?1 after `seq` ?2 (undone ones
+/// only when ?3), each as a
 /// JSON array of column arrays (columns in the order of the tuples below; the
 /// conversation is the one asked for).
 const ROWS_AFTER: &str = "SELECT \
     (SELECT json_group_array(json_array(id, turn_id, seq, role, content, token_count, \
        created_at, replaced_by, is_edited)) \
-     FROM messages WHERE conversation_id = ?1 AND seq > ?2), \
+     FROM messages WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0)), \
     (SELECT json_group_array(json_array(id, turn_id, seq, call_id, tool_name, arguments, \
        result, status, token_count, started_at, completed_at)) \
-     FROM tool_calls WHERE conversation_id = ?1 AND seq > ?2), \
+     FROM tool_calls WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0)), \
     (SELECT json_group_array(json_array(id, turn_id, seq, content, created_at)) \
-     FROM think_blocks WHERE conversation_id = ?1 AND seq > ?2)";
+     FROM think_blocks WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0))";
 
 // Ids, timestamps and words are borrowed from the JSON text (they never need JSON
 // escapes); free text is owned.
@@ -327,19 +353,28 @@ mod tests {
             .await
             .unwrap();
         let mut conn = store.pool().acquire().await.unwrap();
-        let all = one_by_one(&mut conn, &c.id.to_string(), 0).await.unwrap();
+        let all = one_by_one(&mut conn, &c.id.to_string(), 0, Rows::All)
+            .await
+            .unwrap();
         assert_eq!(all.len(), 7);
         assert!(
             all.iter()
                 .any(|r| matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
         );
-        for after in [0, 1, 3, 100] {
-            let packed = rows_after(&mut conn, c.id, after).await.unwrap();
-            let plain = one_by_one(&mut conn, &c.id.to_string(), after)
-                .await
-                .unwrap();
-            assert_eq!(packed, plain, "after seq {after}");
+        for which in [Rows::All, Rows::InContext] {
+            for after in [0, 1, 3, 100] {
+                let packed = rows_after(&mut conn, c.id, after, which).await.unwrap();
+                let plain = one_by_one(&mut conn, &c.id.to_string(), after, which)
+                    .await
+                    .unwrap();
+                assert_eq!(packed, plain, "after seq {after}");
+            }
         }
-        assert!(rows_after(&mut conn, c.id, 100).await.unwrap().is_empty());
+        assert!(
+            rows_after(&mut conn, c.id, 100, Rows::All)
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 }

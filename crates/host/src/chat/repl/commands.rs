@@ -14,6 +14,7 @@ use crate::chat::slash::{HELP, Slash};
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{RESUMED_TURNS, conversation_line, recent_transcript, tokens};
+use smallebot_core::rules::truncation::truncate_with_marker;
 
 impl<W: Write> Repl<W> {
     pub(super) async fn command<S: LineSource>(
@@ -66,6 +67,7 @@ impl<W: Write> Repl<W> {
             Slash::Model(choice) => self.model(choice).await?,
             Slash::Retry => self.retry(input).await?,
             Slash::Edit(text) => self.edit(text, input).await?,
+            Slash::Undo => self.undo().await?,
         }
         Ok(Next::Continue)
     }
@@ -76,7 +78,16 @@ impl<W: Write> Repl<W> {
         conversation: ConversationId,
     ) -> Result<(), HostError> {
         let rows = self.service.store().rows_after(conversation, 0).await?;
-        let transcript = recent_transcript(&rows, RESUMED_TURNS);
+        let undone: Vec<_> = self
+            .service
+            .store()
+            .list_turns(conversation)
+            .await?
+            .into_iter()
+            .filter(|t| t.undone_at.is_some())
+            .map(|t| t.id)
+            .collect();
+        let transcript = recent_transcript(&rows, RESUMED_TURNS, &undone);
         if !transcript.is_empty() {
             // Already escaped, line by line.
             write!(self.printer.out(), "{transcript}")?;
@@ -190,7 +201,7 @@ impl<W: Write> Repl<W> {
             return self.say("nothing to retry: this conversation has no messages yet");
         };
         let turns = self.service.store().list_turns(conversation).await?;
-        let Some(last) = turns.last() else {
+        let Some(last) = turns.iter().rev().find(|t| t.undone_at.is_none()) else {
             return self.say("nothing to retry: this conversation has no messages yet");
         };
         let (service, turn) = (Arc::clone(&self.service), last.id);
@@ -207,7 +218,11 @@ impl<W: Write> Repl<W> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to edit: this conversation has no messages yet");
         };
-        let rows = self.service.store().rows_after(conversation, 0).await?;
+        let rows = self
+            .service
+            .store()
+            .context_rows_after(conversation, 0)
+            .await?;
         let last = rows.iter().rev().find_map(|row| match row {
             HistoryRow::Message(m) if m.role == Role::User && m.replaced_by.is_none() => Some(m.id),
             _ => None,
@@ -222,5 +237,34 @@ impl<W: Write> Repl<W> {
                 .await
         };
         self.run_turn(conversation, task, input).await
+    }
+
+    /// `/undo`: the last turn in the context taken out of it, kept in the history.
+    async fn undo(&mut self) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to undo: this conversation has no messages yet");
+        };
+        let Some(turn) = self.service.undo_last_turn(conversation).await? else {
+            return self
+                .say("nothing to undo: no turn after the last summary is left in the context");
+        };
+        let rows = self
+            .service
+            .store()
+            .rows_after(conversation, turn.seq)
+            .await?;
+        let asked = rows.iter().find_map(|row| match row {
+            HistoryRow::Message(m) if m.turn_id == turn.id && m.role == Role::User => Some(
+                truncate_with_marker(m.content.trim().lines().next().unwrap_or(""), 60, "…"),
+            ),
+            _ => None,
+        });
+        let line = format!(
+            "undone: the turn “{}” no longer goes to the model (it stays in the history, \
+             marked undone; /retry answers your last message still in the context)",
+            asked.as_deref().unwrap_or("")
+        );
+        self.say(&line)?;
+        self.usage().await
     }
 }
