@@ -8,7 +8,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::error::StoreError;
-use crate::migrate::{MigrationReport, migrate_database};
+use crate::migrate::{MigrationReport, migrate_database, migration_status};
 use crate::tx::WriteConnection;
 
 /// How long a connection waits for another writer before giving up.
@@ -28,6 +28,8 @@ pub struct SqliteStore {
     pool: SqlitePool,
     writer: WriteConnection,
     path: PathBuf,
+    /// Opened with [`SqliteStore::open_read_only`].
+    read_only: bool,
 }
 
 impl SqliteStore {
@@ -61,9 +63,58 @@ impl SqliteStore {
                 pool,
                 writer,
                 path: path.to_path_buf(),
+                read_only: false,
             },
             report,
         ))
+    }
+
+    /// Opens an existing database for reading only (for commands that only show what
+    /// is stored, on a read-only home or file): no migration, no WAL switch; a
+    /// database in a directory we may not write is read `immutable`. Every write
+    /// fails with SQLite's read-only error.
+    ///
+    /// # Errors
+    /// [`StoreError::NoDatabase`] when the file does not exist,
+    /// [`StoreError::ReadOnlyNeedsMigration`] when its schema is older than this
+    /// build's, and the refusals of [`SqliteStore::open`].
+    pub async fn open_read_only(path: &Path) -> Result<Self, StoreError> {
+        let status = migration_status(path).await?;
+        if status.applied.is_empty() && !check_sqlite_header(path)? {
+            return Err(StoreError::NoDatabase {
+                path: path.to_path_buf(),
+            });
+        }
+        if let Some(first) = status.pending.first() {
+            return Err(StoreError::ReadOnlyNeedsMigration {
+                path: path.to_path_buf(),
+                version: first.version,
+                pending: status.pending.len(),
+            });
+        }
+        let (pool, options) = read_only_pool(path, MAX_CONNECTIONS).await?;
+        let writer = match WriteConnection::connect(options).await {
+            Ok(writer) => writer,
+            Err(source) => {
+                pool.close().await;
+                return Err(StoreError::Open {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        Ok(Self {
+            pool,
+            writer,
+            path: path.to_path_buf(),
+            read_only: true,
+        })
+    }
+
+    /// Whether it was opened with [`SqliteStore::open_read_only`] (every write fails).
+    #[must_use]
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The connection pool (for tooling and tests that inspect the database).
@@ -146,15 +197,59 @@ fn base_options(path: &Path) -> Result<SqliteConnectOptions, StoreError> {
 
 /// A single read-only connection that changes nothing in the file (no WAL switch).
 pub(crate) async fn connect_read_only(path: &Path) -> Result<SqlitePool, StoreError> {
+    Ok(read_only_pool(path, 1).await?.0)
+}
+
+/// A read-only pool of `connections` and the options it was opened with. A WAL
+/// database whose directory we may not write (SQLite cannot create the `-shm` index
+/// beside it) is opened `immutable`: read as it is on disk, without any locking.
+async fn read_only_pool(
+    path: &Path,
+    connections: u32,
+) -> Result<(SqlitePool, SqliteConnectOptions), StoreError> {
     let options = base_options(path)?.read_only(true).create_if_missing(false);
-    SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })
+    let open_err = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let connect = async |options: &SqliteConnectOptions| -> Result<SqlitePool, sqlx::Error> {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(connections)
+            .connect_with(options.clone())
+            .await?;
+        // Opening is lazy: the first read is what needs the WAL index.
+        if let Err(err) = sqlx::query("SELECT count(*) FROM sqlite_master")
+            .fetch_one(&pool)
+            .await
+        {
+            pool.close().await;
+            return Err(err);
+        }
+        Ok(pool)
+    };
+    match connect(&options).await {
+        Ok(pool) => Ok((pool, options)),
+        Err(err) if is_read_only_error(&err) => {
+            let immutable = options.immutable(true);
+            let pool = connect(&immutable).await.map_err(open_err)?;
+            Ok((pool, immutable))
+        }
+        Err(err) => Err(open_err(err)),
+    }
+}
+
+/// Whether SQLite refused because something may not be written (`SQLITE_READONLY`
+/// and its extended codes) or the file could not be opened as asked (`SQLITE_CANTOPEN`,
+/// what a missing `-shm` in a read-only directory gives on some systems).
+pub(crate) fn is_read_only_error(err: &sqlx::Error) -> bool {
+    const SQLITE_READONLY: i64 = 8;
+    const SQLITE_CANTOPEN: i64 = 14;
+    let sqlx::Error::Database(db) = err else {
+        return false;
+    };
+    db.code()
+        .and_then(|code| code.parse::<i64>().ok())
+        .is_some_and(|code| matches!(code & 0xff, SQLITE_READONLY | SQLITE_CANTOPEN))
 }
 
 /// The read-write connection options: WAL, `foreign_keys=ON`, busy timeout, created

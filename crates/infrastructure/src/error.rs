@@ -71,6 +71,25 @@ pub enum StoreError {
         #[source]
         source: sqlx::migrate::MigrateError,
     },
+    /// A read-only open found no database.
+    #[error("there is no database at {path} yet (nothing has been stored in this home)")]
+    NoDatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A read-only open found a schema older than this build's.
+    #[error(
+        "{path} needs {pending} migration(s) (from {version} on) before this build can read \
+         it, and cannot be written here; run 'smallebot migrate' as someone who may write it"
+    )]
+    ReadOnlyNeedsMigration {
+        /// The file.
+        path: PathBuf,
+        /// The first pending migration.
+        version: i64,
+        /// How many are pending.
+        pending: usize,
+    },
     /// A file-system operation failed.
     #[error("{action} {path}: {source}")]
     Io {
@@ -82,4 +101,27 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl StoreError {
+    /// Whether opening for writing failed only because the database, its directory or
+    /// the file system may not be written: the store can still be opened with
+    /// [`SqliteStore::open_read_only`](crate::SqliteStore::open_read_only).
+    #[must_use]
+    pub fn is_read_only(&self) -> bool {
+        match self {
+            Self::Open { source, .. } | Self::Backup { source, .. } => {
+                crate::database::is_read_only_error(source)
+            }
+            Self::Migrate {
+                source: sqlx::migrate::MigrateError::Execute(source),
+                ..
+            } => crate::database::is_read_only_error(source),
+            Self::Io { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ),
+            _ => false,
+        }
+    }
 }

@@ -8,7 +8,8 @@ use smallebot_core::time::{format_timestamp, parse_timestamp};
 use sqlx::Row;
 
 use crate::database::SqliteStore;
-use crate::fts_query::escape_fts_query;
+use crate::fts_query::{escape_fts_query, matches_unindexed};
+use crate::search_index::search_body_sql;
 use crate::tx::storage;
 
 fn kind(word: &str) -> RepoResult<SearchHitKind> {
@@ -34,8 +35,20 @@ impl SearchRepository for SqliteStore {
             SearchScope::User(name) => (None, Some(name.clone())),
             SearchScope::All => (None, None),
         };
-        // Rows stored since the last turn ended (or by a turn still running) first.
-        self.index_pending().await?;
+        // Rows stored since the last turn ended (or by a turn still running) first. A
+        // store that may not write reads them unindexed instead.
+        let mut hits = if self.is_read_only() {
+            self.scan_unindexed(query, conversation.as_deref(), user.as_deref())
+                .await?
+        } else {
+            self.index_pending().await?;
+            Vec::new()
+        };
+        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
+        if hits.len() >= limit {
+            hits.truncate(limit);
+            return Ok(hits);
+        }
         let found = sqlx::query(
             "SELECT r.conversation_id, c.title, r.seq, r.kind, f.body, r.created_at \
              FROM search_fts f \
@@ -55,29 +68,75 @@ impl SearchRepository for SqliteStore {
         .fetch_all(self.pool())
         .await
         .map_err(storage("searching history"))?;
-        found
-            .iter()
-            .map(|row| {
-                let get = |c: &str| {
-                    row.try_get::<String, _>(c)
-                        .map_err(|e| RepositoryError::Corrupt(format!("{c}: {e}")))
-                };
-                let created = get("created_at")?;
-                Ok(SearchHit {
-                    conversation_id: get("conversation_id")?
-                        .parse()
-                        .map_err(|e| RepositoryError::Corrupt(format!("conversation_id: {e}")))?,
-                    conversation_title: get("title")?,
-                    seq: row
-                        .try_get::<i64, _>("seq")
-                        .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}")))?,
-                    kind: kind(&get("kind")?)?,
-                    text: get("body")?,
-                    created_at: parse_timestamp(&created).map_err(|e| {
-                        RepositoryError::Corrupt(format!("created_at '{created}': {e}"))
-                    })?,
-                })
-            })
-            .collect()
+        for row in &found {
+            hits.push(hit(row)?);
+        }
+        hits.truncate(limit);
+        Ok(hits)
+    }
+}
+
+/// The columns `conversation_id, title, seq, kind, body, created_at` as a hit.
+fn hit(row: &sqlx::sqlite::SqliteRow) -> RepoResult<SearchHit> {
+    let get = |c: &str| {
+        row.try_get::<String, _>(c)
+            .map_err(|e| RepositoryError::Corrupt(format!("{c}: {e}")))
+    };
+    let created = get("created_at")?;
+    Ok(SearchHit {
+        conversation_id: get("conversation_id")?
+            .parse()
+            .map_err(|e| RepositoryError::Corrupt(format!("conversation_id: {e}")))?,
+        conversation_title: get("title")?,
+        seq: row
+            .try_get::<i64, _>("seq")
+            .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}")))?,
+        kind: kind(&get("kind")?)?,
+        text: get("body")?,
+        created_at: parse_timestamp(&created)
+            .map_err(|e| RepositoryError::Corrupt(format!("created_at '{created}': {e}")))?,
+    })
+}
+
+/// The rows not in the full-text index yet, with their text (?1 conversation, ?2
+/// user, ?3 since), newest first.
+const UNINDEXED: &str = concat!(
+    "SELECT r.conversation_id, c.title, r.seq, r.kind, r.created_at, ",
+    search_body_sql!(),
+    " AS body \
+    FROM search_rows r JOIN conversations c ON c.id = r.conversation_id \
+    WHERE r.id > (SELECT indexed_through FROM search_index_state) \
+      AND (?1 IS NULL OR r.conversation_id = ?1) \
+      AND (?2 IS NULL OR c.user_name = ?2) \
+      AND (?3 IS NULL OR r.created_at >= ?3) \
+    ORDER BY r.id DESC"
+);
+
+impl SqliteStore {
+    /// The hits among the rows not indexed yet (a read-only store cannot index them),
+    /// newest first; they are newer than every indexed row.
+    async fn scan_unindexed(
+        &self,
+        query: &SearchQuery,
+        conversation: Option<&str>,
+        user: Option<&str>,
+    ) -> RepoResult<Vec<SearchHit>> {
+        let rows = sqlx::query(UNINDEXED)
+            .bind(conversation)
+            .bind(user)
+            .bind(query.since.as_ref().map(format_timestamp))
+            .fetch_all(self.pool())
+            .await
+            .map_err(storage("searching rows not indexed yet"))?;
+        let mut hits = Vec::new();
+        for row in &rows {
+            let body: Option<String> = row
+                .try_get("body")
+                .map_err(|e| RepositoryError::Corrupt(format!("body: {e}")))?;
+            if body.is_some_and(|b| matches_unindexed(&b, &query.text)) {
+                hits.push(hit(row)?);
+            }
+        }
+        Ok(hits)
     }
 }

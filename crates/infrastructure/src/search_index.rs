@@ -26,19 +26,27 @@ macro_rules! batch_full_sql {
 }
 pub(crate) use batch_full_sql;
 
+/// The text of search row `r`, read from the row it points to (the SQL expression).
+macro_rules! search_body_sql {
+    () => {
+        "CASE r.kind \
+           WHEN 'tool_call' THEN (SELECT t.tool_name || '(' || t.arguments || ')' \
+             FROM tool_calls t WHERE t.id = r.source_id) \
+           WHEN 'tool_result' THEN (SELECT t.result FROM tool_calls t \
+             WHERE t.id = r.source_id) \
+           ELSE (SELECT m.content FROM messages m WHERE m.id = r.source_id) END"
+    };
+}
+pub(crate) use search_body_sql;
+
 /// The statements that index every pending search row, each guarded by the SQL
 /// condition `$when` (so a multi-statement transaction can index conditionally).
 macro_rules! index_pending_sql {
     ($when:expr) => {
         concat!(
-            "INSERT INTO search_fts (rowid, body) \
-               SELECT r.id, CASE r.kind \
-                 WHEN 'tool_call' THEN (SELECT t.tool_name || '(' || t.arguments || ')' \
-                   FROM tool_calls t WHERE t.id = r.source_id) \
-                 WHEN 'tool_result' THEN (SELECT t.result FROM tool_calls t \
-                   WHERE t.id = r.source_id) \
-                 ELSE (SELECT m.content FROM messages m WHERE m.id = r.source_id) END \
-               FROM search_rows r \
+            "INSERT INTO search_fts (rowid, body) SELECT r.id, ",
+            $crate::search_index::search_body_sql!(),
+            " FROM search_rows r \
                WHERE r.id > (SELECT indexed_through FROM search_index_state) AND (",
             $when,
             ") ORDER BY r.id; \

@@ -53,12 +53,29 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
 }
 
 /// Opens the store, marks turns abandoned by a stopped process `interrupted` (so what
-/// is shown is true), runs `work` on it, closes it.
+/// is shown is true), runs `work` on it, closes it. A database that cannot be written
+/// here (a read-only home, file or file system) is opened read-only instead, and shown
+/// as stored.
 async fn with_store(
     home: &Home,
     work: impl AsyncFnOnce(&SqliteStore) -> Result<(), HostError>,
 ) -> Result<(), HostError> {
-    let app = wiring::build_without_model(home).await?;
+    let app = match wiring::build_without_model(home).await {
+        Ok(app) => app,
+        Err(HostError::Store(error)) if error.is_read_only() => {
+            let path = home.database();
+            let store = SqliteStore::open_read_only(&path).await?;
+            eprintln!(
+                "note: {} cannot be written here; reading it as it is (turns left running by \
+                 a stopped process are not marked interrupted)",
+                path.display()
+            );
+            let result = work(&store).await;
+            store.close().await;
+            return result;
+        }
+        Err(error) => return Err(error),
+    };
     let result = match wiring::recover(&app).await {
         Ok(()) => work(&app.store).await,
         Err(error) => Err(error),
