@@ -103,16 +103,46 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    fn new(endpoint: ChatEndpoint, settings: &ClientSettings) -> Self {
+    fn new(endpoint: ChatEndpoint, settings: &ClientSettings, http: &mut HttpClients) -> Self {
         let mut config = OpenAIConfig::new().with_api_base(endpoint.base_url.trim_end_matches('/'));
         config = config.with_api_key(endpoint.api_key.clone().unwrap_or_default());
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(30))
-            .build()
-            .unwrap_or_default();
+        let http = http.for_url(&endpoint.base_url);
         let client =
             Client::with_config(config).with_http_service(RetryService::new(http, settings.retry));
         Self { client, endpoint }
+    }
+}
+
+/// The HTTP clients of the endpoints, built once each and shared (a client keeps a
+/// connection pool per host). Plain `http://` endpoints (a local model) get a client
+/// without TLS roots: loading the system's certificates takes tens of milliseconds at
+/// start, on the way to the first request, and plain HTTP never uses them.
+#[derive(Debug, Default)]
+struct HttpClients {
+    plain: Option<reqwest::Client>,
+    tls: Option<reqwest::Client>,
+}
+
+impl HttpClients {
+    fn for_url(&mut self, base_url: &str) -> reqwest::Client {
+        let plain = base_url
+            .get(..7)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
+        let slot = if plain {
+            &mut self.plain
+        } else {
+            &mut self.tls
+        };
+        slot.get_or_insert_with(|| {
+            let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(30));
+            let builder = if plain {
+                builder.tls_certs_only(Vec::new())
+            } else {
+                builder
+            };
+            builder.build().unwrap_or_default()
+        })
+        .clone()
     }
 }
 
@@ -127,6 +157,7 @@ pub struct OpenAiChatModel {
     /// … and the targets of those that are not the chat endpoint.
     alternatives: Vec<(String, Target)>,
     settings: ClientSettings,
+    http: HttpClients,
 }
 
 impl OpenAiChatModel {
@@ -137,15 +168,17 @@ impl OpenAiChatModel {
         compaction: Option<ChatEndpoint>,
         settings: ClientSettings,
     ) -> Self {
+        let mut http = HttpClients::default();
         let compaction = compaction
             .filter(|c| *c != chat)
-            .map(|c| Target::new(c, &settings));
+            .map(|c| Target::new(c, &settings, &mut http));
         Self {
-            chat: Target::new(chat, &settings),
+            chat: Target::new(chat, &settings, &mut http),
             compaction,
             choices: Vec::new(),
             alternatives: Vec::new(),
             settings,
+            http,
         }
     }
 
@@ -157,7 +190,10 @@ impl OpenAiChatModel {
         self.alternatives = choices
             .into_iter()
             .filter(|c| c.endpoint != self.chat.endpoint)
-            .map(|c| (c.id, Target::new(c.endpoint, &self.settings)))
+            .map(|c| {
+                let target = Target::new(c.endpoint, &self.settings, &mut self.http);
+                (c.id, target)
+            })
             .collect();
         self
     }
