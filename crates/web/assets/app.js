@@ -127,6 +127,10 @@ function messageBubble(row) {
   const bubble = element("div", `message ${row.role}`);
   bubble.dataset.id = row.id;
   if (row.summarized) bubble.classList.add("summarized");
+  if (row.undone) {
+    bubble.classList.add("undone");
+    bubble.title = "undone: kept in the history, no longer sent to the model";
+  }
   if (row.role === "assistant" && typeof row.html === "string") {
     bubble.classList.add("rendered");
     bubble.innerHTML = row.html; // rendered and sanitized by the server

@@ -13,7 +13,7 @@
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie ([`auth`]) |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
-//! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized rows marked |
+//! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked |
 //! | `PATCH /api/conversations/{id}` | `{"title"}` renames it |
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
@@ -21,6 +21,7 @@
 //! | `POST /api/conversations/{id}/turns/{turn_id}/regenerate` | answers a turn's message again (`202`) |
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
 //! | `POST /api/conversations/{id}/compact` | `{"focus"}` (optional): summarizes older turns now |
+//! | `POST /api/conversations/{id}/undo` | the last turn in the context leaves it (kept, marked `undone`) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
@@ -98,6 +99,7 @@ pub fn router(state: WebState) -> Router {
         .route("/api/conversations/{id}/model", put(models::choose))
         .route("/api/conversations/{id}/cancel", post(turns::cancel))
         .route("/api/conversations/{id}/compact", post(turns::compact))
+        .route("/api/conversations/{id}/undo", post(turns::undo))
         .route(
             "/api/conversations/{id}/confirmation",
             post(turns::confirmation),

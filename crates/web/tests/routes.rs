@@ -93,6 +93,45 @@ async fn edit_and_regenerate_start_new_turns() {
 }
 
 #[tokio::test]
+async fn undo_marks_the_last_turn_and_keeps_it_from_the_model() {
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let id = s.create().await;
+    s.turn(&id, "keep this").await;
+    let dropped = s.turn(&id, "drop this").await;
+    let undo = |s: &Server| {
+        s.http
+            .post(s.url(&format!("/api/conversations/{id}/undo")))
+            .send()
+    };
+    let answer = undo(&s).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["turn_id"], dropped["turn_id"]);
+
+    let rows = timeline(&s, &id).await;
+    assert_eq!(rows.len(), 4, "nothing is deleted: {rows:?}");
+    for row in &rows {
+        let in_dropped = row["turn_id"] == dropped["turn_id"];
+        assert_eq!(row["undone"], json!(in_dropped), "{row}");
+    }
+    s.turn(&id, "after the undo").await;
+    let last = s.model.requests().into_iter().last().unwrap();
+    let sent = serde_json::to_string(&last.messages()).unwrap();
+    assert!(
+        sent.contains("keep this") && !sent.contains("drop this"),
+        "{sent}"
+    );
+
+    // Undo all three, then there is nothing left: `null`.
+    for _ in 0..2 {
+        assert_eq!(undo(&s).await.unwrap().status(), StatusCode::OK);
+    }
+    let none: Value = undo(&s).await.unwrap().json().await.unwrap();
+    assert_eq!(none["turn_id"], Value::Null);
+}
+
+#[tokio::test]
 async fn rename_compact_and_search() {
     let s = Server::start().await;
     s.script_roles(|_| ScriptedResponse::text("SUMMARY: the early turns"));

@@ -6,6 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use smallebot_core::entities::{Conversation, HistoryRow, Role};
+use smallebot_core::ids::TurnId;
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
@@ -35,11 +36,14 @@ pub(crate) async fn create(
     Ok((StatusCode::CREATED, Json(created)))
 }
 
-/// A row of the timeline, marked when compression has summarized it.
+/// A row of the timeline, marked when compression has summarized it or its turn was
+/// undone.
 #[derive(Serialize)]
 pub(crate) struct TimelineRow {
     /// Whether the row is covered by the conversation's summary.
     summarized: bool,
+    /// Whether its turn was taken out of the context (`/undo`).
+    undone: bool,
     /// An assistant message's Markdown as sanitized HTML.
     #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<String>,
@@ -81,6 +85,15 @@ pub(crate) async fn timeline(
     let conversation = own_conversation(&state, &user, &id).await?;
     let boundary = conversation.history_boundary();
     let rows = state.service.store().rows_after(conversation.id, 0).await?;
+    let undone: Vec<TurnId> = state
+        .service
+        .store()
+        .list_turns(conversation.id)
+        .await?
+        .into_iter()
+        .filter(|t| t.undone_at.is_some())
+        .map(|t| t.id)
+        .collect();
     let busy = service.is_busy(conversation.id);
     let estimate = service.context_estimate(conversation.id).await?;
     let plan = match service.plan() {
@@ -92,6 +105,7 @@ pub(crate) async fn timeline(
             .into_iter()
             .map(|row| TimelineRow {
                 summarized: row.seq() <= boundary,
+                undone: undone.contains(&row.turn_id()),
                 html: match &row {
                     HistoryRow::Message(m) if m.role == Role::Assistant => {
                         Some(markdown::to_safe_html(&m.content))

@@ -198,6 +198,30 @@ pub(crate) async fn compact(
     Ok(Json(report))
 }
 
+/// The answer of `POST …/undo`.
+#[derive(Serialize)]
+pub(crate) struct Undone {
+    /// The turn taken out of the context; `null` when none was left to undo.
+    turn_id: Option<TurnId>,
+}
+
+/// `POST /api/conversations/{id}/undo`: takes the last turn still in the context out of
+/// it. It stays stored, searchable and in the timeline (its rows marked `undone`), but
+/// is no longer sent to the model. `409` while a turn runs or when that turn is already
+/// summarized.
+pub(crate) async fn undo(
+    State(state): State<WebState>,
+    user: CurrentUser,
+    UserService(service): UserService,
+    Path(id): Path<String>,
+) -> Result<Json<Undone>, ApiError> {
+    let conversation = own_conversation(&state, &user, &id).await?;
+    let turn = service.undo_last_turn(conversation.id).await?;
+    Ok(Json(Undone {
+        turn_id: turn.map(|t| t.id),
+    }))
+}
+
 /// The body of `POST …/confirmation`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
