@@ -2,9 +2,11 @@
 //! `CreateDirectory` and `GrepContent`, confined to one directory (docs/design.md §8).
 //!
 //! Every path is checked by [`Workspace`] (lexical rule, then canonicalization with
-//! symlinks followed) before the file system is touched.
+//! symlinks followed) before the file system is touched; files are then opened, and
+//! directories created, beneath the root with the kernel refusing to leave it.
 //! Blocking file work runs on Tokio's blocking pool.
 
+mod beneath;
 mod grep;
 mod list;
 mod read;

@@ -1,12 +1,12 @@
 //! `ReadFile`: a window of lines of a text file, at most 1 MiB per call.
 
-use std::fs::File;
 use std::io::{Read, Seek};
 
 use async_trait::async_trait;
 use serde_json::json;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
+use super::beneath::{self, Access};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};
@@ -111,9 +111,18 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
         Err(error) => return failure(error),
     };
     let shown_path = resolved.display().to_owned();
-    let real = resolved.path();
     let io = |error| failure(WorkspaceError::io("read", &shown_path, error));
-    let metadata = match std::fs::metadata(&real) {
+    // Opened beneath the root (never blocks: a pipe is refused below, unread).
+    let mut file = match beneath::open(
+        resolved.root(),
+        resolved.relative(),
+        &resolved.path(),
+        Access::Read,
+    ) {
+        Ok(file) => file,
+        Err(error) => return failure(WorkspaceError::opening("read", &shown_path, error)),
+    };
+    let metadata = match file.metadata() {
         Ok(metadata) => metadata,
         Err(error) => return io(error),
     };
@@ -129,10 +138,6 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
              ReadFile reads regular text files only"
         ));
     }
-    let mut file = match File::open(&real) {
-        Ok(file) => file,
-        Err(error) => return io(error),
-    };
     let mut sample = Vec::with_capacity(SNIFF_BYTES);
     if let Err(error) = (&mut file)
         .take(SNIFF_BYTES as u64)

@@ -10,9 +10,10 @@
 //! first missing component must not exist even as a dangling symlink (writing through one
 //! would create its target, possibly outside).
 //!
-//! The check and the later open are separate system calls: a process that swaps a
-//! directory for a symlink in between could race them. Only `ExecuteCommand` could do
-//! that, and it runs unconfined anyway; these tools never create symlinks.
+//! The check gives the clear error messages; the open that follows does not trust it:
+//! files are opened and directories created beneath a handle on the root with the
+//! kernel refusing to leave it (`beneath.rs`), so a command that swaps a directory for
+//! a symlink between the two cannot lead a tool outside.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -112,6 +113,18 @@ impl WorkspaceError {
         )
     }
 
+    /// Wraps a failure to open or create `path` beneath the root: the kernel refusing to
+    /// leave the root (a link swapped in after the check) is [`Self::OutsideWorkspace`].
+    pub(crate) fn opening(action: &'static str, path: &str, source: io::Error) -> Self {
+        if super::beneath::left_the_root(&source) {
+            Self::OutsideWorkspace {
+                path: path.to_owned(),
+            }
+        } else {
+            Self::io(action, path, source)
+        }
+    }
+
     /// Wraps an I/O failure, recognizing symlink loops.
     pub(crate) fn io(action: &'static str, path: &str, source: io::Error) -> Self {
         if is_symlink_loop(&source) {
@@ -152,6 +165,16 @@ impl Resolved {
     #[must_use]
     pub fn display(&self) -> &str {
         &self.display
+    }
+
+    /// The normalized path relative to the root (`""` for the root itself).
+    #[must_use]
+    pub fn relative(&self) -> &str {
+        if self.display == "." {
+            ""
+        } else {
+            &self.display
+        }
     }
 
     /// Whether the whole path exists.

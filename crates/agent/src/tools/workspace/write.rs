@@ -1,12 +1,12 @@
 //! `WriteFile`, `AppendFile` and `CreateDirectory`: changes inside the workspace.
 
 use std::io::Write;
-use std::path::Path;
 
 use async_trait::async_trait;
 use serde_json::json;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
+use super::beneath::{self, Access};
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::{Args, Tool};
@@ -198,19 +198,28 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
             Err(error) => return io("examine", error),
         }
     } else {
-        if let Some(parent) = real.parent()
-            && let Err(error) = std::fs::create_dir_all(parent)
+        let parent = resolved.relative().rsplit_once('/').map_or("", |(p, _)| p);
+        if let Some(checked) = real.parent()
+            && let Err(error) = beneath::create_dirs(resolved.root(), parent, checked)
         {
-            return io("create the parent directories of", error);
+            let action = "create the parent directories of";
+            return failure(WorkspaceError::opening(action, shown, error));
         }
         None
     };
-    let written = match mode {
-        Mode::Replace => std::fs::write(&real, content),
-        Mode::Append => append(&real, content),
+    let access = match mode {
+        Mode::Replace => Access::Replace,
+        Mode::Append => Access::Append,
     };
+    let written = beneath::open(resolved.root(), resolved.relative(), &real, access)
+        .map_err(|error| WorkspaceError::opening("write", shown, error))
+        .and_then(|mut file| {
+            file.write_all(content.as_bytes())
+                .and_then(|()| file.flush())
+                .map_err(|error| WorkspaceError::io("write", shown, error))
+        });
     if let Err(error) = written {
-        return io("write", error);
+        return failure(error);
     }
     let bytes = content.len();
     ToolOutcome::ok(match (mode, before) {
@@ -224,15 +233,6 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
             old + bytes as u64
         ),
     })
-}
-
-fn append(path: &Path, content: &str) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)?;
-    file.write_all(content.as_bytes())?;
-    file.flush()
 }
 
 #[async_trait]
@@ -296,8 +296,12 @@ fn create_directory(workspace: &Workspace, path: &str) -> ToolOutcome {
             ))
         };
     }
-    match std::fs::create_dir_all(&real) {
+    match beneath::create_dirs(resolved.root(), resolved.relative(), &real) {
         Ok(()) => ToolOutcome::ok(format!("Created directory '{shown}'.")),
-        Err(error) => failure(WorkspaceError::io("create the directory", shown, error)),
+        Err(error) => failure(WorkspaceError::opening(
+            "create the directory",
+            shown,
+            error,
+        )),
     }
 }
