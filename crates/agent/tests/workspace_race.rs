@@ -1,6 +1,6 @@
 //! The symlink race: while a thread keeps swapping a workspace directory for a link
 //! to a directory outside, ReadFile, WriteFile, AppendFile and CreateDirectory run
-//! thousands of times through it. Nothing outside is ever read or written: the kernel
+//! thousands of times through it (ListFiles and GrepContent hundreds). Nothing outside is ever read or written: the kernel
 //! resolves each open beneath the workspace root in the same step as the open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -22,6 +22,7 @@ async fn swapping_a_directory_for_an_outside_link_never_leads_a_tool_outside() {
     std::fs::write(fx.root.join("d/note.txt"), "inside").unwrap();
     // The outside directory has the same shape, so every check passes through the link.
     std::fs::write(fx.base.join("outside/note.txt"), "OUTSIDE SECRET").unwrap();
+    std::fs::write(fx.base.join("outside/only_outside.txt"), "OUTSIDE SECRET").unwrap();
     let before = fx.outside_snapshot();
     let outside_entries = || std::fs::read_dir(fx.base.join("outside")).unwrap().count();
     let entries_before = outside_entries();
@@ -66,6 +67,21 @@ async fn swapping_a_directory_for_an_outside_link_never_leads_a_tool_outside() {
             .await;
         let dir = format!("d/sub_{round}/deeper");
         let _ = fx.call("CreateDirectory", json!({"path": dir})).await;
+        if round % 10 == 0 {
+            let listed = fx.call("ListFiles", json!({"path": "d"})).await;
+            if listed.content.contains("only_outside") {
+                leaked.push(format!(
+                    "round {round}: ListFiles listed {}",
+                    listed.content
+                ));
+            }
+            let grep = fx
+                .call("GrepContent", json!({"pattern": "OUTSIDE", "path": "d"}))
+                .await;
+            if grep.content.contains("OUTSIDE SECRET") {
+                leaked.push(format!("round {round}: GrepContent found {}", grep.content));
+            }
+        }
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swapper.join().unwrap();

@@ -24,6 +24,32 @@ pub(crate) enum Access {
     Append,
 }
 
+/// What a directory entry is (symbolic links are not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A directory.
+    Dir,
+    /// A regular file.
+    File,
+    /// A symbolic link.
+    Link,
+    /// A device, socket or pipe.
+    Other,
+}
+
+/// One entry of a directory read beneath the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// Its name (lossily UTF-8).
+    pub(crate) name: String,
+    /// What it is.
+    pub(crate) kind: Kind,
+    /// A file's size in bytes.
+    pub(crate) size: Option<u64>,
+    /// A link's target as written.
+    pub(crate) target: Option<String>,
+}
+
 /// Whether an error is the kernel refusing to leave the root (`EXDEV`) or to follow a
 /// magic link (`ELOOP` with `RESOLVE_NO_MAGICLINKS`).
 pub(crate) fn left_the_root(error: &io::Error) -> bool {
@@ -37,10 +63,10 @@ mod imp {
     use std::os::fd::OwnedFd;
     use std::path::Path;
 
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, ResolveFlags};
     use rustix::io::Errno;
 
-    use super::Access;
+    use super::{Access, Entry, Kind};
 
     const RESOLVE: ResolveFlags = ResolveFlags::BENEATH.union(ResolveFlags::NO_MAGICLINKS);
 
@@ -76,6 +102,46 @@ mod imp {
         beneath(root, relative, flags).map(|fd| fd.map(File::from))
     }
 
+    pub(super) fn read_dir(root: &Path, relative: &str) -> Option<io::Result<Vec<Entry>>> {
+        let dir = match beneath(root, relative, OFlags::RDONLY | OFlags::DIRECTORY)? {
+            Ok(dir) => dir,
+            Err(error) => return Some(Err(error)),
+        };
+        Some(entries(&dir))
+    }
+
+    /// The entries of an open directory, each examined through the directory's handle.
+    fn entries(dir: &OwnedFd) -> io::Result<Vec<Entry>> {
+        let mut out = Vec::new();
+        for entry in Dir::read_from(dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            if name == c"." || name == c".." {
+                continue;
+            }
+            let stat = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok();
+            let kind = match stat.map(|s| FileType::from_raw_mode(s.st_mode)) {
+                Some(FileType::Directory) => Kind::Dir,
+                Some(FileType::RegularFile) => Kind::File,
+                Some(FileType::Symlink) => Kind::Link,
+                _ => Kind::Other,
+            };
+            let target = (kind == Kind::Link)
+                .then(|| rustix::fs::readlinkat(dir, name, Vec::new()).ok())
+                .flatten()
+                .map(|t| t.to_string_lossy().into_owned());
+            out.push(Entry {
+                name: name.to_string_lossy().into_owned(),
+                kind,
+                size: stat
+                    .filter(|_| kind == Kind::File)
+                    .and_then(|s| u64::try_from(s.st_size).ok()),
+                target,
+            });
+        }
+        Ok(out)
+    }
+
     pub(super) fn create_dirs(root: &Path, relative: &str) -> Option<io::Result<()>> {
         let mut done = String::new();
         for name in relative.split('/').filter(|n| !n.is_empty() && *n != ".") {
@@ -103,9 +169,13 @@ mod imp {
     use std::io;
     use std::path::Path;
 
-    use super::Access;
+    use super::{Access, Entry};
 
     pub(super) fn open(_: &Path, _: &str, _: Access) -> Option<io::Result<File>> {
+        None
+    }
+
+    pub(super) fn read_dir(_: &Path, _: &str) -> Option<io::Result<Vec<Entry>>> {
         None
     }
 
@@ -135,6 +205,41 @@ pub(crate) fn open(
         };
         options.open(checked)
     })
+}
+
+/// The entries of the directory `relative` under `root`, in name order, examined
+/// through the directory's handle (links are reported, never followed).
+///
+/// # Errors
+/// Opening or reading the directory failed; [`left_the_root`] tells an escape.
+pub(crate) fn read_dir(root: &Path, relative: &str, checked: &Path) -> io::Result<Vec<Entry>> {
+    let mut entries = imp::read_dir(root, relative).unwrap_or_else(|| read_checked(checked))?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(entries)
+}
+
+/// The same through the checked path, where the kernel cannot resolve beneath.
+fn read_checked(checked: &Path) -> io::Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    for child in std::fs::read_dir(checked)? {
+        let child = child?;
+        let meta = std::fs::symlink_metadata(child.path()).ok();
+        let kind = match meta.as_ref().map(std::fs::Metadata::file_type) {
+            Some(t) if t.is_dir() => Kind::Dir,
+            Some(t) if t.is_file() => Kind::File,
+            Some(t) if t.is_symlink() => Kind::Link,
+            _ => Kind::Other,
+        };
+        out.push(Entry {
+            name: child.file_name().to_string_lossy().into_owned(),
+            kind,
+            size: meta.filter(|_| kind == Kind::File).map(|m| m.len()),
+            target: std::fs::read_link(child.path())
+                .ok()
+                .map(|t| t.to_string_lossy().into_owned()),
+        });
+    }
+    Ok(out)
 }
 
 /// Creates `relative` and its missing parents under `root`, one directory at a time,

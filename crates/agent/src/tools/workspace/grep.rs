@@ -9,6 +9,7 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTra
 use smallebot_core::rules::truncation::truncate_with_marker;
 use tokio_util::sync::CancellationToken;
 
+use super::beneath::{self, Access, Kind};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
@@ -170,50 +171,51 @@ impl Search {
         };
         let shown = resolved.display().to_owned();
         let real = resolved.path();
+        let root = resolved.root();
         let mut found = Found::default();
         if real.is_file() {
-            self.search_file(&real, &shown, &mut found);
+            self.search_file(root, resolved.relative(), &real, &shown, &mut found);
         } else {
             let prefix = if resolved.is_root() {
                 String::new()
             } else {
                 format!("{shown}/")
             };
-            if let Err(error) = std::fs::read_dir(&real) {
-                return failure(WorkspaceError::io("search", &shown, error));
+            if let Err(error) = beneath::read_dir(root, resolved.relative(), &real) {
+                return failure(WorkspaceError::opening("search", &shown, error));
             }
-            self.walk(real, prefix, &mut found);
+            self.walk(root, real, prefix, &mut found);
         }
         ToolOutcome::ok(self.report(&shown, &found))
     }
 
-    /// Depth first in name order, not following symlinks.
-    fn walk(&self, root: PathBuf, prefix: String, found: &mut Found) {
-        let mut stack = vec![(root, prefix)];
+    /// Depth first in name order, not following symlinks; every directory and file is
+    /// opened beneath the workspace `root`.
+    fn walk(&self, root: &Path, dir: PathBuf, prefix: String, found: &mut Found) {
+        let mut stack = vec![(dir, prefix)];
         while let Some((dir, prefix)) = stack.pop() {
-            let Ok(read) = std::fs::read_dir(&dir) else {
+            let Ok(children) = beneath::read_dir(root, prefix.trim_end_matches('/'), &dir) else {
                 found.unreadable += 1;
                 continue;
             };
-            let mut children: Vec<_> = read.filter_map(Result::ok).collect();
-            children.sort_by_key(std::fs::DirEntry::file_name);
             let mut subdirs = Vec::new();
             for child in children {
                 if found.full || self.cancel.is_cancelled() {
                     return;
                 }
-                let relative = format!("{prefix}{}", child.file_name().to_string_lossy());
-                match child.file_type() {
-                    Ok(kind) if kind.is_dir() => subdirs.push((child.path(), relative + "/")),
-                    Ok(kind) if kind.is_file() => {
+                let relative = format!("{prefix}{}", child.name);
+                let checked = dir.join(&child.name);
+                match child.kind {
+                    Kind::Dir => subdirs.push((checked, relative + "/")),
+                    Kind::File => {
                         if found.files >= GREP_MAX_FILES {
                             found.too_many_files = true;
                             return;
                         }
-                        self.search_file(&child.path(), &relative, found);
+                        self.search_file(root, &relative, &checked, &relative, found);
                     }
-                    Ok(kind) if kind.is_symlink() => found.links += 1,
-                    _ => {}
+                    Kind::Link => found.links += 1,
+                    Kind::Other => {}
                 }
             }
             // Files of this directory first, then its subdirectories in name order.
@@ -221,9 +223,23 @@ impl Search {
         }
     }
 
-    fn search_file(&self, path: &Path, relative: &str, found: &mut Found) {
+    /// Searches the file `relative` (opened beneath `root`; `checked` is its checked
+    /// path), shown as `shown`.
+    fn search_file(
+        &self,
+        root: &Path,
+        relative: &str,
+        checked: &Path,
+        shown: &str,
+        found: &mut Found,
+    ) {
         found.files += 1;
-        match std::fs::metadata(path) {
+        let Ok(mut file) = beneath::open(root, relative, checked, Access::Read) else {
+            found.unreadable += 1;
+            return;
+        };
+        match file.metadata() {
+            Ok(metadata) if !metadata.is_file() => return,
             Ok(metadata) if metadata.len() > GREP_MAX_FILE_BYTES => {
                 found.large += 1;
                 return;
@@ -234,10 +250,11 @@ impl Search {
                 return;
             }
         }
-        let Ok(bytes) = std::fs::read(path) else {
+        let mut bytes = Vec::new();
+        if std::io::Read::read_to_end(&mut file, &mut bytes).is_err() {
             found.unreadable += 1;
             return;
-        };
+        }
         if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
             found.binary += 1;
             return;
@@ -252,9 +269,7 @@ impl Search {
                 return;
             }
             let line = truncate_with_marker(line.trim_end_matches('\r'), GREP_LINE_CHARS, "…");
-            found
-                .lines
-                .push(format!("{relative}:{}: {line}", index + 1));
+            found.lines.push(format!("{shown}:{}: {line}", index + 1));
         }
     }
 

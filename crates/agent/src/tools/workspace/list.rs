@@ -8,6 +8,7 @@ use serde_json::json;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use tokio_util::sync::CancellationToken;
 
+use super::beneath::{self, Kind};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::{Args, Tool};
@@ -102,45 +103,45 @@ fn list(workspace: &Workspace, path: &str, cancel: &CancellationToken) -> ToolOu
     };
     let mut entries: Vec<Entry> = Vec::new();
     let mut unreadable: Vec<String> = Vec::new();
+    let root = resolved.root();
     let mut queue: VecDeque<(PathBuf, String)> = VecDeque::from([(real, prefix)]);
     let mut cut = false;
     'walk: while let Some((dir, prefix)) = queue.pop_front() {
         if cancel.is_cancelled() {
             break;
         }
-        let mut children: Vec<_> = match std::fs::read_dir(&dir) {
-            Ok(read) => read.filter_map(Result::ok).collect(),
+        let relative_dir = prefix.trim_end_matches('/');
+        let children = match beneath::read_dir(root, relative_dir, &dir) {
+            Ok(children) => children,
             Err(error) => {
-                if prefix.is_empty() {
-                    return failure(WorkspaceError::io("list", &shown, error));
+                if prefix.is_empty() || prefix == format!("{shown}/") {
+                    return failure(WorkspaceError::opening("list", &shown, error));
                 }
                 unreadable.push(format!("{prefix} ({error})"));
                 continue;
             }
         };
-        children.sort_by_key(std::fs::DirEntry::file_name);
         for child in children {
             if entries.len() >= LIST_MAX_ENTRIES {
                 cut = true;
                 break 'walk;
             }
-            let name = child.file_name().to_string_lossy().into_owned();
-            let relative = format!("{prefix}{name}");
+            let relative = format!("{prefix}{}", child.name);
             let key = relative.split('/').map(str::to_owned).collect();
-            let line = match child.file_type() {
-                Ok(kind) if kind.is_dir() => {
-                    queue.push_back((child.path(), format!("{relative}/")));
+            let line = match child.kind {
+                Kind::Dir => {
+                    queue.push_back((dir.join(&child.name), format!("{relative}/")));
                     format!("{relative}/")
                 }
-                Ok(kind) if kind.is_symlink() => match std::fs::read_link(child.path()) {
-                    Ok(target) => format!("{relative} -> {} (symbolic link)", target.display()),
-                    Err(_) => format!("{relative} (symbolic link)"),
+                Kind::Link => match &child.target {
+                    Some(target) => format!("{relative} -> {target} (symbolic link)"),
+                    None => format!("{relative} (symbolic link)"),
                 },
-                Ok(kind) if kind.is_file() => match child.metadata() {
-                    Ok(metadata) => format!("{relative} ({} bytes)", metadata.len()),
-                    Err(_) => relative,
+                Kind::File => match child.size {
+                    Some(size) => format!("{relative} ({size} bytes)"),
+                    None => relative,
                 },
-                _ => format!("{relative} (special file)"),
+                Kind::Other => format!("{relative} (special file)"),
             };
             entries.push(Entry { key, line });
         }
