@@ -117,6 +117,8 @@ fn defaults() {
 fn all_keys_are_read() {
     let s = settings(
         r#"{ "toolResultMaxLength": 2000, "compressionThreshold": 0.9,
+             "toolResultMaxLengthByTool": {"ReadConversationData": 8000, "GrepContent": 50,
+                                           "Huge": 99999},
              "keepRecentTurns": 3, "maxToolSteps": 20, "toolHistoryFormat": "inline",
              "streamIdleTimeoutSeconds": 45, "userName": "ada",
              "systemPrompt": "Be brief.",
@@ -126,6 +128,13 @@ fn all_keys_are_read() {
         s,
         AgentSettings {
             tool_result_max_length: 2000,
+            // Same bounds as the global value; below the minimum means the global one.
+            tool_result_max_length_by_tool: [
+                ("GrepContent".to_owned(), 2000),
+                ("Huge".to_owned(), 10_000),
+                ("ReadConversationData".to_owned(), 8000),
+            ]
+            .into(),
             compression_threshold: 0.9,
             keep_recent_turns: 3,
             max_tool_steps: 20,

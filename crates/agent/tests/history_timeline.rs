@@ -5,9 +5,9 @@ mod history_support;
 
 use history_support::*;
 use serde_json::{Value, json};
+use smallebot_agent::tools::ReadConversationData;
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
-use smallebot_core::rules::truncation::truncate_tool_result;
 
 #[tokio::test]
 async fn read_conversation_data_returns_the_timeline_with_counts() {
@@ -78,11 +78,16 @@ async fn read_conversation_data_returns_the_timeline_with_counts() {
     assert_eq!(calls[0]["callId"], "c1");
     assert_eq!(calls[0]["arguments"], r#"{"command":"ls"}"#);
     assert_eq!(calls[0]["status"], "ok");
+    // Texts are cut only beyond a quarter of the page.
+    assert_eq!(calls[0]["result"], long.as_str());
     assert_eq!(
-        calls[0]["result"],
-        truncate_tool_result(&long, MAX_RESULT).as_ref()
+        (doc["totalRows"].clone(), doc["offset"].clone()),
+        (json!(6), json!(0))
     );
-    assert!(calls[0]["result"].as_str().unwrap().contains("[truncated]"));
+    assert_eq!(
+        (doc["returned"].clone(), doc["nextOffset"].clone()),
+        (json!(6), Value::Null)
+    );
     assert_eq!(calls[1]["result"], "/w");
     assert_eq!(doc["reasoning"][0]["content"], "let me check");
     assert_eq!(
@@ -106,4 +111,81 @@ async fn read_conversation_data_returns_the_timeline_with_counts() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), 6);
+}
+
+/// Every page of a 10 000-row conversation, followed by `nextOffset`.
+#[tokio::test]
+async fn a_ten_thousand_row_conversation_reads_in_valid_pages_that_fit() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Long").await;
+    let huge = "x".repeat(100_000);
+    for i in 0..2_500 {
+        let turn = f.user(&c, &format!("question {i}")).await;
+        f.think(&c, &turn, "thinking").await;
+        let result = if i == 7 {
+            huge.as_str()
+        } else {
+            "small result"
+        };
+        f.tool(&c, &turn, "c1", ("GetCurrentTime", "{}"), result)
+            .await;
+        f.message(&c, &turn, Role::Assistant, &format!("answer {i}"))
+            .await;
+    }
+    let small = ReadConversationData::new(f.store_arc(), 4_000);
+    let mut offset = 0u64;
+    let mut seen = Vec::new();
+    let mut pages = 0;
+    loop {
+        let text = ok(f
+            .call_tool(&c, &small, &json!({"offset": offset, "limit": 500}))
+            .await);
+        assert!(
+            text.chars().count() <= 4_000,
+            "page at {offset}: {} chars",
+            text.len()
+        );
+        let doc: Value = serde_json::from_str(&text).expect("every page is whole JSON");
+        assert_eq!(doc["totalRows"], 10_000);
+        assert_eq!(doc["offset"], offset);
+        let returned = doc["returned"].as_u64().unwrap();
+        assert!(returned > 0, "a page moves on");
+        for key in ["messages", "toolCalls", "reasoning"] {
+            for row in doc[key].as_array().unwrap() {
+                seen.push(row["seq"].as_i64().unwrap());
+                if let Some(result) = row["result"].as_str() {
+                    assert!(
+                        result.len() < 2_000,
+                        "a huge result is cut: {}",
+                        result.len()
+                    );
+                }
+            }
+        }
+        pages += 1;
+        match doc["nextOffset"].as_u64() {
+            Some(next) => {
+                assert_eq!(next, offset + returned);
+                offset = next;
+            }
+            None => {
+                assert_eq!(offset + returned, 10_000);
+                break;
+            }
+        }
+    }
+    seen.sort_unstable();
+    let count = seen.len();
+    seen.dedup();
+    assert_eq!((count, seen.len()), (10_000, 10_000), "every row once");
+    assert!(pages >= 20, "{pages} pages");
+
+    let past_the_end = ok(f.call_tool(&c, &small, &json!({"offset": 20_000})).await);
+    let doc: Value = serde_json::from_str(&past_the_end).unwrap();
+    assert_eq!(
+        (doc["returned"].clone(), doc["nextOffset"].clone()),
+        (json!(0), Value::Null)
+    );
+    let bad = error(f.call_tool(&c, &small, &json!({"limit": 0})).await);
+    assert!(bad.contains("limit must be between 1 and 500"), "{bad}");
 }

@@ -26,7 +26,8 @@ pub(super) struct HomeTools {
     /// Where the file and shell tools work (`<home>/workspace` unless overridden).
     pub(super) workspace: PathBuf,
     terminal: TerminalSettings,
-    tool_result_max_length: usize,
+    /// ReadConversationData's result limit: each page it returns fits in it.
+    conversation_data_page_chars: usize,
 }
 
 impl HomeTools {
@@ -51,7 +52,7 @@ impl HomeTools {
             .with(Arc::new(SearchHistory::new(Arc::clone(store))))
             .with(Arc::new(ReadConversationData::new(
                 Arc::clone(store),
-                self.tool_result_max_length,
+                self.conversation_data_page_chars,
             )));
         Ok(workspace_tools(self.workspace.clone())
             .into_iter()
@@ -154,6 +155,7 @@ impl AgentAssembly {
             // Added by `build` when the task tools are wired.
             task_guidance: None,
             tool_result_max_length: settings.tool_result_max_length,
+            tool_result_max_length_by_tool: settings.tool_result_max_length_by_tool.clone(),
             tool_history_format: settings.tool_history_format,
             context_window,
         };
@@ -169,7 +171,11 @@ impl AgentAssembly {
             workspace: home.workspace_dir(),
             home,
             terminal,
-            tool_result_max_length: settings.tool_result_max_length,
+            conversation_data_page_chars: settings
+                .tool_result_max_length_by_tool
+                .get(ReadConversationData::NAME)
+                .copied()
+                .unwrap_or(settings.tool_result_max_length),
         });
         Ok(assembly)
     }

@@ -1,5 +1,6 @@
 //! `agent.json`: the agent's behaviour settings ([`AgentSettings`]).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -8,6 +9,7 @@ use serde::Deserialize;
 use super::ConfigError;
 use super::json::{parse_keys, read_optional};
 use super::keys::Keys;
+use crate::tools::ReadConversationData;
 
 /// The name of the agent settings file inside the home directory.
 pub const AGENT_FILE: &str = "agent.json";
@@ -34,6 +36,11 @@ pub struct AgentSettings {
     /// `toolResultMaxLength`: chars of a tool result sent to the model (default 500;
     /// below 100 → 500, above 10000 → 10000).
     pub tool_result_max_length: usize,
+    /// `toolResultMaxLengthByTool`: per tool name, its own `toolResultMaxLength` (same
+    /// range rules, except that a value below 100 means the global value). Tools not
+    /// listed use the global value. Built in: `ReadConversationData` 4000 (its pages
+    /// are sized to fit it).
+    pub tool_result_max_length_by_tool: BTreeMap<String, usize>,
     /// `compressionThreshold`: fraction of the context window at which history is
     /// compressed (default 0.8; below 0.5 or non-finite → 0.8, above 0.95 → 0.95).
     pub compression_threshold: f64,
@@ -92,6 +99,8 @@ impl ReasoningEffort {
 }
 
 impl AgentSettings {
+    /// The built-in `toolResultMaxLengthByTool` entry of `ReadConversationData`.
+    pub const DEFAULT_CONVERSATION_DATA_PAGE: usize = 4000;
     /// Default of [`AgentSettings::tool_result_max_length`].
     pub const DEFAULT_TOOL_RESULT_MAX_LENGTH: usize = 500;
     /// Smallest accepted `toolResultMaxLength`; smaller values mean the default.
@@ -171,6 +180,10 @@ impl Default for AgentSettings {
     fn default() -> Self {
         Self {
             tool_result_max_length: Self::DEFAULT_TOOL_RESULT_MAX_LENGTH,
+            tool_result_max_length_by_tool: BTreeMap::from([(
+                ReadConversationData::NAME.to_owned(),
+                Self::DEFAULT_CONVERSATION_DATA_PAGE,
+            )]),
             compression_threshold: Self::DEFAULT_COMPRESSION_THRESHOLD,
             keep_recent_turns: Self::DEFAULT_KEEP_RECENT_TURNS,
             max_tool_steps: Self::DEFAULT_MAX_TOOL_STEPS,
@@ -190,6 +203,7 @@ const AGENT_KEYS: Keys = Keys {
     what: "the agent settings",
     names: &[
         "toolResultMaxLength",
+        "toolResultMaxLengthByTool",
         "compressionThreshold",
         "keepRecentTurns",
         "maxToolSteps",
@@ -210,6 +224,7 @@ const AGENT_KEYS: Keys = Keys {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawAgentFile {
     tool_result_max_length: Option<i64>,
+    tool_result_max_length_by_tool: Option<BTreeMap<String, i64>>,
     compression_threshold: Option<f64>,
     keep_recent_turns: Option<i64>,
     max_tool_steps: Option<i64>,
@@ -225,10 +240,16 @@ struct RawAgentFile {
 impl RawAgentFile {
     fn into_settings(self) -> AgentSettings {
         let defaults = AgentSettings::default();
+        let global = self
+            .tool_result_max_length
+            .map_or(defaults.tool_result_max_length, tool_result_max_length);
+        let mut by_tool = defaults.tool_result_max_length_by_tool.clone();
+        for (tool, value) in self.tool_result_max_length_by_tool.unwrap_or_default() {
+            by_tool.insert(tool, per_tool_max_length(value, global));
+        }
         AgentSettings {
-            tool_result_max_length: self
-                .tool_result_max_length
-                .map_or(defaults.tool_result_max_length, tool_result_max_length),
+            tool_result_max_length: global,
+            tool_result_max_length_by_tool: by_tool,
             compression_threshold: self
                 .compression_threshold
                 .map_or(defaults.compression_threshold, compression_threshold),
@@ -259,6 +280,17 @@ fn tool_result_max_length(value: i64) -> usize {
     match usize::try_from(value) {
         Ok(n) if n >= min => n.min(AgentSettings::MAX_TOOL_RESULT_MAX_LENGTH),
         _ => AgentSettings::DEFAULT_TOOL_RESULT_MAX_LENGTH,
+    }
+}
+
+/// `toolResultMaxLengthByTool` rule: as `toolResultMaxLength`, but below the minimum
+/// means the global value.
+fn per_tool_max_length(value: i64, global: usize) -> usize {
+    match usize::try_from(value) {
+        Ok(n) if n >= AgentSettings::MIN_TOOL_RESULT_MAX_LENGTH => {
+            n.min(AgentSettings::MAX_TOOL_RESULT_MAX_LENGTH)
+        }
+        _ => global,
     }
 }
 

@@ -1,5 +1,6 @@
 //! `HistoryBuilder`: the application's `ContextAssembler` on the tokenizer.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use smallebot_application::ports::{
@@ -23,12 +24,25 @@ pub struct HistorySettings {
     pub terminal_rules: Option<String>,
     /// How to use the task tools, if they are offered.
     pub task_guidance: Option<String>,
-    /// Tool results are cut to this many characters.
+    /// Tool results are cut to this many characters …
     pub tool_result_max_length: usize,
+    /// … unless their tool has its own limit here (`toolResultMaxLengthByTool`).
+    pub tool_result_max_length_by_tool: BTreeMap<String, usize>,
     /// How earlier turns' tool calls are sent.
     pub tool_history_format: ToolHistoryFormat,
     /// The chat model's context window.
     pub context_window: u64,
+}
+
+impl HistorySettings {
+    /// How many characters of `tool`'s results go to the model.
+    #[must_use]
+    pub fn result_limit(&self, tool: &str) -> usize {
+        self.tool_result_max_length_by_tool
+            .get(tool)
+            .copied()
+            .unwrap_or(self.tool_result_max_length)
+    }
 }
 
 impl Default for HistorySettings {
@@ -40,6 +54,7 @@ impl Default for HistorySettings {
             terminal_rules: None,
             task_guidance: None,
             tool_result_max_length: 500,
+            tool_result_max_length_by_tool: BTreeMap::new(),
             tool_history_format: ToolHistoryFormat::Native,
             context_window: 128_000,
         }
@@ -151,7 +166,7 @@ impl ContextAssembler for HistoryBuilder {
                 input.rows,
                 input.current_turn,
                 self.settings.tool_history_format,
-                self.settings.tool_result_max_length,
+                &|tool| self.settings.result_limit(tool),
             ),
             tools: input.tools.to_vec(),
             thinking: input.thinking,
@@ -191,7 +206,7 @@ impl ContextAssembler for HistoryBuilder {
             MESSAGE_OVERHEAD
                 + count(
                     &counter,
-                    &truncate_tool_result(r, self.settings.tool_result_max_length),
+                    &truncate_tool_result(r, self.settings.result_limit(name)),
                 )
         });
         call + answer

@@ -11,21 +11,21 @@ use crate::config::ToolHistoryFormat;
 pub const INTERRUPTED_TOOL_RESULT: &str =
     "Error: this tool call did not finish (the turn was interrupted); its result is unknown.";
 
-/// The result text of a stored call as sent: truncated to `max_chars`.
-pub(crate) fn sent_result(call: &ToolCall, max_chars: usize) -> String {
+/// The result text of a stored call as sent: truncated to its tool's limit.
+pub(crate) fn sent_result(call: &ToolCall, limit: &dyn Fn(&str) -> usize) -> String {
     match &call.result {
-        Some(result) => truncate_tool_result(result, max_chars).into_owned(),
+        Some(result) => truncate_tool_result(result, limit(&call.tool_name)).into_owned(),
         None => INTERRUPTED_TOOL_RESULT.to_owned(),
     }
 }
 
 /// The seed's inline line for one call: `[Tool: Name(args)] → result`.
-fn inline_line(call: &ToolCall, max_chars: usize) -> String {
+fn inline_line(call: &ToolCall, limit: &dyn Fn(&str) -> usize) -> String {
     format!(
         "[Tool: {}({})] → {}",
         call.tool_name,
         call.arguments,
-        sent_result(call, max_chars)
+        sent_result(call, limit)
     )
 }
 
@@ -36,13 +36,13 @@ fn inline_line(call: &ToolCall, max_chars: usize) -> String {
 ///   step: native `tool_calls` plus one `tool` message per call (always for
 ///   `current_turn`), or inline lines appended to the text for earlier turns when
 ///   `format` is [`ToolHistoryFormat::Inline`];
-/// - every tool result is cut to `max_result_chars`.
+/// - every tool result is cut to `result_limit(tool name)` characters.
 #[must_use]
 pub fn build_messages(
     rows: &[HistoryRow],
     current_turn: TurnId,
     format: ToolHistoryFormat,
-    max_result_chars: usize,
+    result_limit: &dyn Fn(&str) -> usize,
 ) -> Vec<ModelMessage> {
     let mut out = Vec::with_capacity(rows.len());
     let mut i = 0;
@@ -81,7 +81,7 @@ pub fn build_messages(
                     &calls,
                     turn == current_turn,
                     format,
-                    max_result_chars,
+                    result_limit,
                 );
             }
         }
@@ -95,7 +95,7 @@ fn push_step(
     calls: &[&ToolCall],
     is_current_turn: bool,
     format: ToolHistoryFormat,
-    max_chars: usize,
+    limit: &dyn Fn(&str) -> usize,
 ) {
     if calls.is_empty() {
         if !text.is_empty() {
@@ -107,7 +107,7 @@ fn push_step(
         return;
     }
     if format == ToolHistoryFormat::Inline && !is_current_turn {
-        let lines: Vec<String> = calls.iter().map(|c| inline_line(c, max_chars)).collect();
+        let lines: Vec<String> = calls.iter().map(|c| inline_line(c, limit)).collect();
         let content = if text.is_empty() {
             lines.join("\n")
         } else {
@@ -133,7 +133,50 @@ fn push_step(
     for call in calls {
         out.push(ModelMessage::Tool {
             call_id: call.call_id.clone(),
-            content: sent_result(call, max_chars),
+            content: sent_result(call, limit),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use smallebot_core::entities::ToolCallStatus;
+    use smallebot_core::ids::{ConversationId, ToolCallId};
+
+    use super::*;
+
+    fn call(turn: TurnId, seq: i64, tool: &str, result: &str) -> HistoryRow {
+        HistoryRow::ToolCall(ToolCall {
+            id: ToolCallId::new(),
+            conversation_id: ConversationId::new(),
+            turn_id: turn,
+            seq,
+            call_id: format!("c{seq}"),
+            tool_name: tool.into(),
+            arguments: "{}".into(),
+            result: Some(result.into()),
+            status: ToolCallStatus::Ok,
+            token_count: 1,
+            started_at: chrono::Utc::now(),
+            completed_at: None,
+        })
+    }
+
+    #[test]
+    fn each_tool_result_is_cut_to_its_own_limit() {
+        let turn = TurnId::new();
+        let long = "y".repeat(5_000);
+        let rows = [call(turn, 1, "Wide", &long), call(turn, 2, "Other", &long)];
+        let limit = |tool: &str| if tool == "Wide" { 4_000 } else { 300 };
+        let sent: Vec<usize> = build_messages(&rows, turn, ToolHistoryFormat::Native, &limit)
+            .into_iter()
+            .filter_map(|m| match m {
+                ModelMessage::Tool { content, .. } => Some(content.chars().count()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent.len(), 2);
+        assert!(sent[0] > 3_900 && sent[0] <= 4_100, "{sent:?}");
+        assert!(sent[1] > 250 && sent[1] <= 400, "{sent:?}");
     }
 }

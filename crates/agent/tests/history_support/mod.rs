@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use smallebot_agent::tools::{ReadConversationData, SearchHistory, ToolRegistry};
+use smallebot_agent::tools::{Args, ReadConversationData, SearchHistory, Tool, ToolRegistry};
 use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::entities::{
     Conversation, NewMessage, NewThinkBlock, NewToolCall, Role, ToolCallCompletion, ToolCallStatus,
@@ -25,6 +25,8 @@ pub struct Fixture {
 }
 
 pub const MAX_RESULT: usize = 200;
+/// ReadConversationData's page size in these tests.
+pub const PAGE_CHARS: usize = 20_000;
 
 pub async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
@@ -34,7 +36,7 @@ pub async fn fixture() -> Fixture {
     let shared: Arc<dyn Store> = Arc::new(store.clone());
     let tools = ToolRegistry::new()
         .with(Arc::new(SearchHistory::new(Arc::clone(&shared))))
-        .with(Arc::new(ReadConversationData::new(shared, MAX_RESULT)));
+        .with(Arc::new(ReadConversationData::new(shared, PAGE_CHARS)));
     Fixture {
         _dir: dir,
         store,
@@ -136,6 +138,27 @@ impl Fixture {
             None => ToolContext::outside_conversation(),
         };
         self.tools.execute(&invocation, &context).await
+    }
+
+    /// The store as the tools take it.
+    pub fn store_arc(&self) -> Arc<dyn Store> {
+        Arc::new(self.store.clone())
+    }
+
+    /// Calls `tool` directly (not through the fixture's registry) inside `c`'s turn.
+    pub async fn call_tool(
+        &self,
+        c: &Conversation,
+        tool: &dyn Tool,
+        arguments: &Value,
+    ) -> ToolOutcome {
+        let args = Args::parse(tool.name(), &arguments.to_string()).unwrap();
+        let context = ToolContext::in_turn(
+            c.id,
+            Default::default(),
+            tokio_util::sync::CancellationToken::new(),
+        );
+        tool.call(&args, &context).await
     }
 
     pub async fn search(&self, c: &Conversation, arguments: Value) -> ToolOutcome {

@@ -16,91 +16,102 @@ use crate::tools::registry::Tool;
 
 pub(super) const NAME: &str = "ReadConversationData";
 
-/// Returns the current conversation's timeline as one JSON object:
+/// Rows per page unless the model asks for another `limit`.
+pub const CONVERSATION_DATA_DEFAULT_ROWS: u64 = 100;
+/// The largest `limit`.
+pub const CONVERSATION_DATA_MAX_ROWS: u64 = 500;
+
+/// Returns one page of the current conversation's timeline as one JSON object:
 ///
 /// ```json
 /// {"conversationId": "…", "title": "…", "createdAt": "…",
 ///  "compressedThroughSeq": 12,
+///  "totalRows": 240, "offset": 0, "returned": 37, "nextOffset": 37,
 ///  "messages":  [{"seq", "role", "content", "createdAt", "edited"}],
 ///  "toolCalls": [{"seq", "callId", "tool", "arguments", "result", "status", "startedAt"}],
 ///  "reasoning": [{"seq", "content", "createdAt"}],
 ///  "toolCounts": {"ExecuteCommand": 3}}
 /// ```
 ///
-/// Each list is in `seq` order (the `seq`s interleave into one timeline). Tool
-/// arguments and results are cut to `toolResultMaxLength` characters (head and tail
-/// kept, as in the model's history); `result` is `null` while a call runs.
-/// `compressedThroughSeq` is the last row summarized by context compression (`null` if
-/// never compressed); those rows are still listed. Messages replaced by an edit are
-/// left out: their turn's output was discarded with them, so they are no longer part of
-/// the conversation (the edited version, with `"edited": true`, is listed).
+/// The timeline's rows (messages, tool calls, reasoning; one `seq` order) are paged by
+/// `offset` and `limit`; `nextOffset` is `null` on the last page. A page is always
+/// whole, valid JSON no longer than the tool's result limit (`toolResultMaxLength`, or
+/// its `toolResultMaxLengthByTool` entry), so the history never cuts it: rows that do
+/// not fit move to the next page, and long texts are cut (head and tail kept) to a
+/// quarter of the limit. `toolCounts` counts the whole conversation. `result` is
+/// `null` while a call runs. `compressedThroughSeq` is the last row summarized by
+/// context compression (`null` if never compressed); those rows are still listed.
+/// Messages replaced by an edit are left out: their turn's output was discarded with
+/// them (the edited version, with `"edited": true`, is listed).
 pub struct ReadConversationData {
     store: Arc<dyn Store>,
-    tool_result_max_length: usize,
+    page_chars: usize,
 }
 
 impl ReadConversationData {
-    /// The tool over `store`, cutting tool texts to `tool_result_max_length` characters.
+    /// The tool's name (its key in `toolResultMaxLengthByTool`).
+    pub const NAME: &'static str = NAME;
+
+    /// The tool over `store`; every page it returns is at most `page_chars` characters.
     #[must_use]
-    pub fn new(store: Arc<dyn Store>, tool_result_max_length: usize) -> Self {
-        Self {
-            store,
-            tool_result_max_length,
-        }
+    pub fn new(store: Arc<dyn Store>, page_chars: usize) -> Self {
+        Self { store, page_chars }
     }
 
-    /// The JSON document for `conversation` and its rows.
-    fn document(&self, conversation: &Conversation, rows: &[HistoryRow]) -> Value {
-        let cut = |text: &str| truncate_tool_result(text, self.tool_result_max_length).into_owned();
-        let mut messages = Vec::new();
-        let mut calls = Vec::new();
-        let mut reasoning = Vec::new();
+    /// The page of `rows` (the timeline, replaced messages already left out) from
+    /// `offset`, at most `limit` rows, fitted into the page size.
+    fn page(
+        &self,
+        conversation: &Conversation,
+        rows: &[&HistoryRow],
+        offset: usize,
+        limit: usize,
+    ) -> String {
         let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
         for row in rows {
-            match row {
-                HistoryRow::Message(m) if m.replaced_by.is_some() => {}
-                HistoryRow::Message(m) => messages.push(json!({
-                    "seq": m.seq,
-                    "role": m.role.as_str(),
-                    "content": m.content,
-                    "createdAt": format_timestamp(&m.created_at),
-                    "edited": m.is_edited,
-                })),
-                HistoryRow::ToolCall(c) => {
-                    *counts.entry(c.tool_name.as_str()).or_default() += 1;
-                    calls.push(json!({
-                        "seq": c.seq,
-                        "callId": c.call_id,
-                        "tool": c.tool_name,
-                        "arguments": cut(&c.arguments),
-                        "result": c.result.as_deref().map(cut),
-                        "status": c.status.as_str(),
-                        "startedAt": format_timestamp(&c.started_at),
-                    }));
-                }
-                HistoryRow::ThinkBlock(b) => reasoning.push(json!({
-                    "seq": b.seq,
-                    "content": b.content,
-                    "createdAt": format_timestamp(&b.created_at),
-                })),
+            if let HistoryRow::ToolCall(c) = row {
+                *counts.entry(c.tool_name.as_str()).or_default() += 1;
             }
         }
-        json!({
-            "conversationId": conversation.id.to_string(),
-            "title": conversation.title,
-            "createdAt": format_timestamp(&conversation.created_at),
-            "compressedThroughSeq": conversation.compressed_through_seq,
-            "messages": messages,
-            "toolCalls": calls,
-            "reasoning": reasoning,
-            "toolCounts": counts,
-        })
+        let start = offset.min(rows.len());
+        let mut end = start.saturating_add(limit).min(rows.len());
+        let mut field_chars = (self.page_chars / 4).max(MIN_FIELD_CHARS);
+        loop {
+            let text = document(conversation, rows, start, end, field_chars, &counts).to_string();
+            if text.chars().count() <= self.page_chars {
+                return text;
+            }
+            if end > start + 1 {
+                // Fewer rows: halve the surplus quickly, then one at a time.
+                end = start + ((end - start) / 2).max(1);
+            } else if field_chars > MIN_FIELD_CHARS {
+                field_chars /= 2;
+            } else {
+                // Not even one row with minimal texts fits: return no rows, moving on.
+                end = start;
+                let text = document(conversation, rows, start, end, field_chars, &counts);
+                return text.to_string();
+            }
+        }
     }
 
-    async fn run(&self, context: &ToolContext) -> Result<String, String> {
+    async fn run(&self, args: &Args, context: &ToolContext) -> Result<String, String> {
         let id = context.conversation_id.ok_or_else(|| {
             format!("Error: {NAME} has no conversation context: it only works inside a conversation turn.")
         })?;
+        let offset = args
+            .opt_u64("offset")
+            .map_err(|e| e.to_string())?
+            .unwrap_or(0);
+        let limit = args
+            .opt_u64("limit")
+            .map_err(|e| e.to_string())?
+            .unwrap_or(CONVERSATION_DATA_DEFAULT_ROWS);
+        if !(1..=CONVERSATION_DATA_MAX_ROWS).contains(&limit) {
+            return Err(format!(
+                "Error: {NAME}: limit must be between 1 and {CONVERSATION_DATA_MAX_ROWS}, got {limit}."
+            ));
+        }
         let failed = |e| format!("Error: {NAME}: reading the conversation failed: {e}");
         let conversation = self
             .store
@@ -108,9 +119,71 @@ impl ReadConversationData {
             .await
             .map_err(failed)?
             .ok_or_else(|| format!("Error: {NAME}: conversation {id} no longer exists."))?;
-        let rows = self.store.rows_after(id, 0).await.map_err(failed)?;
-        Ok(self.document(&conversation, &rows).to_string())
+        let stored = self.store.rows_after(id, 0).await.map_err(failed)?;
+        let rows: Vec<&HistoryRow> = stored
+            .iter()
+            .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+            .collect();
+        let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        Ok(self.page(&conversation, &rows, as_usize(offset), as_usize(limit)))
     }
+}
+
+/// Texts are never cut below this many characters.
+const MIN_FIELD_CHARS: usize = 40;
+
+/// The JSON document of `rows[start..end]` with texts cut to `field_chars`.
+fn document(
+    conversation: &Conversation,
+    rows: &[&HistoryRow],
+    start: usize,
+    end: usize,
+    field_chars: usize,
+    counts: &BTreeMap<&str, u64>,
+) -> Value {
+    let cut = |text: &str| truncate_tool_result(text, field_chars).into_owned();
+    let mut messages = Vec::new();
+    let mut calls = Vec::new();
+    let mut reasoning = Vec::new();
+    for row in &rows[start..end] {
+        match row {
+            HistoryRow::Message(m) => messages.push(json!({
+                "seq": m.seq,
+                "role": m.role.as_str(),
+                "content": cut(&m.content),
+                "createdAt": format_timestamp(&m.created_at),
+                "edited": m.is_edited,
+            })),
+            HistoryRow::ToolCall(c) => calls.push(json!({
+                "seq": c.seq,
+                "callId": c.call_id,
+                "tool": c.tool_name,
+                "arguments": cut(&c.arguments),
+                "result": c.result.as_deref().map(cut),
+                "status": c.status.as_str(),
+                "startedAt": format_timestamp(&c.started_at),
+            })),
+            HistoryRow::ThinkBlock(b) => reasoning.push(json!({
+                "seq": b.seq,
+                "content": cut(&b.content),
+                "createdAt": format_timestamp(&b.created_at),
+            })),
+        }
+    }
+    json!({
+        "conversationId": conversation.id.to_string(),
+        "title": conversation.title,
+        "createdAt": format_timestamp(&conversation.created_at),
+        "compressedThroughSeq": conversation.compressed_through_seq,
+        "totalRows": rows.len(),
+        "offset": start,
+        "returned": end - start,
+        "nextOffset": (end < rows.len()).then_some(end),
+        "messages": messages,
+        "toolCalls": calls,
+        "reasoning": reasoning,
+        "toolCounts": counts,
+    })
 }
 
 #[async_trait]
@@ -126,17 +199,34 @@ impl Tool for ReadConversationData {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: NAME.into(),
-            description: "Read this conversation's full stored timeline as JSON: messages, tool \
-                          calls (arguments and results cut to the configured length), \
-                          reasoning, and how often each tool was called (toolCounts). Rows \
-                          share one seq order. Takes no arguments."
+            description: "Read this conversation's stored timeline as JSON, a page at a time: \
+                          messages, tool calls (long texts cut), reasoning, and how often \
+                          each tool was called (toolCounts). Rows share one seq order. \
+                          totalRows and nextOffset say how to continue: call again with \
+                          offset = nextOffset until it is null."
                 .into(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "First row to return (0 = the oldest). Default 0."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": CONVERSATION_DATA_MAX_ROWS,
+                        "description": "Most rows to return (fewer when they do not fit the page). Default 100."
+                    }
+                },
+                "additionalProperties": false
+            }),
         }
     }
 
-    async fn call(&self, _args: &Args, context: &ToolContext) -> ToolOutcome {
-        match self.run(context).await {
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        match self.run(args, context).await {
             Ok(text) => ToolOutcome::ok(text),
             Err(text) => ToolOutcome::error(text),
         }
