@@ -20,22 +20,33 @@ fn is_root() -> bool {
     std::fs::metadata("/proc/self").unwrap().uid() == 0
 }
 
-/// Runs the binary in `home`, as `nobody` when we are root.
+/// A temporary directory `nobody` can reach (under `/tmp` when we are root, whatever
+/// `TMPDIR` says), holding a copy of the binary `nobody` may run (the build directory
+/// may be private).
+fn base_dir() -> tempfile::TempDir {
+    let dir = if is_root() {
+        tempfile::Builder::new().tempdir_in("/tmp").unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    set_mode(dir.path(), 0o755);
+    if is_root() {
+        let copy = dir.path().join("smallebot");
+        std::fs::copy(env!("CARGO_BIN_EXE_smallebot"), &copy).unwrap();
+        set_mode(&copy, 0o755);
+    }
+    dir
+}
+
+/// Runs the binary in `home` (inside a [`base_dir`]), as `nobody` when we are root.
 fn smallebot(home: &Path, args: &[&str]) -> Output {
-    let binary = env!("CARGO_BIN_EXE_smallebot");
     let mut command = if is_root() {
         let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid",
-            NOBODY,
-            "--regid",
-            NOBODY,
-            "--clear-groups",
-            binary,
-        ]);
+        c.args(["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups"]);
+        c.arg(home.parent().unwrap().join("smallebot"));
         c
     } else {
-        Command::new(binary)
+        Command::new(env!("CARGO_BIN_EXE_smallebot"))
     };
     command
         .arg("--home")
@@ -53,7 +64,7 @@ fn set_mode(path: &Path, mode: u32) {
 
 /// A home holding one conversation, then made read-only (directory and file).
 async fn read_only_home() -> (tempfile::TempDir, PathBuf, String) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = base_dir();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let store = SqliteStore::open(&home.join("smallebot.db")).await.unwrap();
@@ -82,7 +93,6 @@ async fn read_only_home() -> (tempfile::TempDir, PathBuf, String) {
         .await
         .unwrap();
     store.close().await;
-    set_mode(dir.path(), 0o755);
     set_mode(&home.join("smallebot.db"), 0o444);
     set_mode(&home, 0o555);
     (dir, home, c.id.to_string())
@@ -161,13 +171,12 @@ async fn read_only_commands_work_on_a_read_only_home_and_change_nothing() {
 
 #[tokio::test]
 async fn an_outdated_read_only_database_says_to_migrate() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = base_dir();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     smallebot_infrastructure::migrate_database_to(&home.join("smallebot.db"), 8)
         .await
         .unwrap();
-    set_mode(dir.path(), 0o755);
     set_mode(&home.join("smallebot.db"), 0o444);
     set_mode(&home, 0o555);
     let list = smallebot(&home, &["conversations", "list"]);
