@@ -62,6 +62,7 @@ function updateControls() {
   $("send").disabled = blocked;
   $("compact").disabled = blocked;
   $("compact-focus").disabled = blocked;
+  $("undo").disabled = blocked;
   for (const button of document.querySelectorAll("#messages .edit, #messages .regenerate")) {
     button.disabled = blocked;
   }
@@ -415,6 +416,17 @@ async function regenerate(turnId) {
   }
 }
 
+// Takes the last turn out of the context; the timeline shows it struck through.
+async function undo() {
+  try {
+    const undone = await api(`/api/conversations/${state.conversation}/undo`, { method: "POST" });
+    await refresh();
+    if (undone.turn_id === null) showError("Nothing to undo: no turn after the last summary is left in the context.");
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
 async function compact() {
   const focus = $("compact-focus").value;
   try {
@@ -477,6 +489,7 @@ function start() {
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
   $("compact").addEventListener("click", compact);
+  $("undo").addEventListener("click", undo);
   $("model").addEventListener("change", chooseModel);
   $("tasks-toggle").addEventListener("click", () => {
     $("tasks").hidden = !$("tasks").hidden;

@@ -61,6 +61,58 @@ async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
 }
 
 #[tokio::test]
+async fn the_undo_button_strikes_the_last_turn_out_of_the_context() {
+    let Some(browser) = Chromium::start("undo button").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let id = s.create().await;
+    for text in ["keep this question", "drop this question"] {
+        s.turn(&id, text).await;
+    }
+    let page = open_page(&s, &browser).await;
+    click(&page, "#undo").await;
+    // The last turn's two messages are struck through; the first turn's are not.
+    wait_for(
+        &page,
+        "document.querySelectorAll('.message.undone').length === 2",
+    )
+    .await;
+    assert_eq!(
+        eval(
+            &page,
+            "[...document.querySelectorAll('.message.undone')].some(m => m.textContent.includes('drop this question'))"
+        )
+        .await,
+        true
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "[...document.querySelectorAll('.message.undone')].some(m => m.textContent.includes('keep this question'))"
+        )
+        .await,
+        false
+    );
+    screenshot(&page, "undone").await;
+    // Undo twice more: the second leaves nothing, and the page says so.
+    click(&page, "#undo").await;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.message.undone').length === 4",
+    )
+    .await;
+    click(&page, "#undo").await;
+    wait_for(
+        &page,
+        "document.getElementById('error').textContent.includes('Nothing to undo')",
+    )
+    .await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn input_is_enabled_again_when_a_compression_fails() {
     let Some(browser) = Chromium::start("failed compression").await else {
         return;
