@@ -330,6 +330,7 @@ impl AgentAssembly {
         let summary_settings = SummarizerSettings {
             skill_path: self.skill_path,
             tool_result_max_length: history_settings.tool_result_max_length,
+            tool_result_max_length_by_tool: history_settings.tool_result_max_length_by_tool.clone(),
             context_window: compaction_window,
         };
         let windows = self

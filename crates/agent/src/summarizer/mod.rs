@@ -10,6 +10,7 @@ mod fit;
 mod prompt;
 mod transcript;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -31,8 +32,10 @@ use crate::tokenizer::Tokenizer;
 pub struct SummarizerSettings {
     /// `<home>/sys.skills/compact/SKILL.md`.
     pub skill_path: PathBuf,
-    /// Tool results in the input are cut to this many characters.
+    /// Tool results in the input are cut to this many characters …
     pub tool_result_max_length: usize,
+    /// … or to their tool's own limit (`toolResultMaxLengthByTool`).
+    pub tool_result_max_length_by_tool: BTreeMap<String, usize>,
     /// The compaction model's context window.
     pub context_window: u64,
 }
@@ -79,7 +82,15 @@ impl Summarizer for ModelSummarizer {
     async fn summarize(&self, input: &SummaryInput<'_>) -> Result<String, ModelError> {
         let system = load_compact_prompt(&self.settings.skill_path);
         let count = |text: &str| self.tokenizer.count(text) as u64;
-        let mut entries = transcript_entries(input.rows, self.settings.tool_result_max_length);
+        let settings = &self.settings;
+        let limit = |tool: &str| {
+            settings
+                .tool_result_max_length_by_tool
+                .get(tool)
+                .copied()
+                .unwrap_or(settings.tool_result_max_length)
+        };
+        let mut entries = transcript_entries(input.rows, &limit);
         for entry in &mut entries {
             entry.tokens = count(&entry.text);
         }

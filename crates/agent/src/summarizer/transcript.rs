@@ -32,9 +32,10 @@ pub struct Entry {
 pub const OMITTED_RESULT: &str = "TOOL RESULT: [omitted to fit the summarizer's context window]";
 
 /// Labelled entries: `USER:`, `ASSISTANT:`, `TOOL CALL: Name(args)`, `TOOL RESULT:` (cut
-/// to `max_result_chars`). Reasoning and replaced messages are not part of it.
+/// to `result_limit(tool name)` characters, as the model saw it). Reasoning and
+/// replaced messages are not part of it.
 #[must_use]
-pub fn transcript_entries(rows: &[HistoryRow], max_result_chars: usize) -> Vec<Entry> {
+pub fn transcript_entries(rows: &[HistoryRow], result_limit: &dyn Fn(&str) -> usize) -> Vec<Entry> {
     let mut entries = Vec::new();
     let mut push = |kind, text: String| {
         entries.push(Entry {
@@ -69,7 +70,7 @@ pub fn transcript_entries(rows: &[HistoryRow], max_result_chars: usize) -> Vec<E
                     EntryKind::ToolResult,
                     format!(
                         "TOOL RESULT: {}",
-                        truncate_tool_result(result, max_result_chars)
+                        truncate_tool_result(result, result_limit(&t.tool_name))
                     ),
                 );
             }
@@ -77,4 +78,44 @@ pub fn transcript_entries(rows: &[HistoryRow], max_result_chars: usize) -> Vec<E
         }
     }
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use smallebot_core::entities::{ToolCall, ToolCallStatus};
+    use smallebot_core::ids::{ConversationId, ToolCallId, TurnId};
+
+    use super::*;
+
+    fn call(tool: &str, result: &str) -> HistoryRow {
+        HistoryRow::ToolCall(ToolCall {
+            id: ToolCallId::new(),
+            conversation_id: ConversationId::new(),
+            turn_id: TurnId::new(),
+            seq: 1,
+            call_id: "c".into(),
+            tool_name: tool.into(),
+            arguments: "{}".into(),
+            result: Some(result.into()),
+            status: ToolCallStatus::Ok,
+            token_count: 1,
+            started_at: chrono::Utc::now(),
+            completed_at: None,
+        })
+    }
+
+    #[test]
+    fn results_are_cut_to_their_tools_limit() {
+        let long = "z".repeat(3_000);
+        let rows = [call("Wide", &long), call("Narrow", &long)];
+        let limit = |tool: &str| if tool == "Wide" { 2_000 } else { 200 };
+        let results: Vec<usize> = transcript_entries(&rows, &limit)
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::ToolResult)
+            .map(|e| e.text.chars().count())
+            .collect();
+        assert_eq!(results.len(), 2);
+        assert!(results[0] > 1_900 && results[0] < 2_100, "{results:?}");
+        assert!(results[1] > 150 && results[1] < 300, "{results:?}");
+    }
 }
