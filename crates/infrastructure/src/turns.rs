@@ -65,6 +65,25 @@ async fn ensure_not_summarized(
     Ok(())
 }
 
+/// Refuses to change a turn whose last row compression already summarized.
+async fn ensure_turn_not_summarized(
+    conn: &mut SqliteConnection,
+    turn: &Turn,
+    what: &str,
+) -> RepoResult<()> {
+    let last_seq: Option<i64> = sqlx::query_scalar(
+        "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
+    )
+    .bind(turn.id.to_string())
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(storage("reading a turn's rows"))?;
+    let last = last_seq.unwrap_or(turn.seq);
+    ensure_not_summarized(conn, turn.conversation_id, last, what).await
+}
+
 /// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
 /// `keep_message`.
 async fn discard_after(
@@ -284,22 +303,7 @@ impl TurnRepository for SqliteStore {
             .ok_or_else(|| {
                 RepositoryError::Conflict(format!("turn {turn_id} has no current user message"))
             })?;
-        let last_seq: Option<i64> = sqlx::query_scalar(
-            "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
-             UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
-             UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
-        )
-        .bind(turn_id.to_string())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(storage("reading a turn's rows"))?;
-        ensure_not_summarized(
-            &mut tx,
-            turn.conversation_id,
-            last_seq.unwrap_or(user_message.seq),
-            "this turn",
-        )
-        .await?;
+        ensure_turn_not_summarized(&mut tx, &turn, "this turn").await?;
         discard_after(&mut tx, &turn, user_message.id).await?;
         if turn.undone_at.is_some() {
             sqlx::query(undo::RESTORE)

@@ -13,7 +13,7 @@ use crate::config::{
     AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
     terminal_rules_text,
 };
-use crate::history::{BASE_INSTRUCTIONS, HistorySettings};
+use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::tools::{
     CommandConfirmer, ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory,
     ToolRegistry, Workspace, workspace_tools,
@@ -171,11 +171,11 @@ impl AgentAssembly {
             workspace: home.workspace_dir(),
             home,
             terminal,
-            conversation_data_page_chars: settings
-                .tool_result_max_length_by_tool
-                .get(ReadConversationData::NAME)
-                .copied()
-                .unwrap_or(settings.tool_result_max_length),
+            conversation_data_page_chars: tool_result_limit(
+                &settings.tool_result_max_length_by_tool,
+                settings.tool_result_max_length,
+                ReadConversationData::NAME,
+            ),
         });
         Ok(assembly)
     }

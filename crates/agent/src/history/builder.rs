@@ -38,11 +38,19 @@ impl HistorySettings {
     /// How many characters of `tool`'s results go to the model.
     #[must_use]
     pub fn result_limit(&self, tool: &str) -> usize {
-        self.tool_result_max_length_by_tool
-            .get(tool)
-            .copied()
-            .unwrap_or(self.tool_result_max_length)
+        tool_result_limit(
+            &self.tool_result_max_length_by_tool,
+            self.tool_result_max_length,
+            tool,
+        )
     }
+}
+
+/// How many characters of `tool`'s results go to the model: its entry in `by_tool`
+/// (`toolResultMaxLengthByTool`), else `default` (`toolResultMaxLength`).
+#[must_use]
+pub fn tool_result_limit(by_tool: &BTreeMap<String, usize>, default: usize, tool: &str) -> usize {
+    by_tool.get(tool).copied().unwrap_or(default)
 }
 
 impl Default for HistorySettings {

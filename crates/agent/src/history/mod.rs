@@ -13,7 +13,7 @@ mod messages;
 mod system_prompt;
 mod tokens;
 
-pub use builder::{HistoryBuilder, HistorySettings};
+pub use builder::{HistoryBuilder, HistorySettings, tool_result_limit};
 pub use messages::{INTERRUPTED_TOOL_RESULT, build_messages};
 pub use system_prompt::{
     BASE_INSTRUCTIONS, SystemPromptSections, assemble_system_prompt, task_guidance,

@@ -25,6 +25,7 @@ pub use prompt::{
 };
 pub use transcript::{Entry, EntryKind, transcript_entries};
 
+use crate::history::tool_result_limit;
 use crate::tokenizer::Tokenizer;
 
 /// What the summarizer needs to know.
@@ -84,11 +85,11 @@ impl Summarizer for ModelSummarizer {
         let count = |text: &str| self.tokenizer.count(text) as u64;
         let settings = &self.settings;
         let limit = |tool: &str| {
-            settings
-                .tool_result_max_length_by_tool
-                .get(tool)
-                .copied()
-                .unwrap_or(settings.tool_result_max_length)
+            tool_result_limit(
+                &settings.tool_result_max_length_by_tool,
+                settings.tool_result_max_length,
+                tool,
+            )
         };
         let mut entries = transcript_entries(input.rows, &limit);
         for entry in &mut entries {

@@ -4,7 +4,7 @@ use smallebot_core::entities::Turn;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 
-use super::{ensure_not_summarized, fetch_turn};
+use super::{ensure_turn_not_summarized, fetch_turn};
 use crate::database::SqliteStore;
 use crate::leases::ensure_no_running_turn;
 use crate::rows;
@@ -47,22 +47,7 @@ impl SqliteStore {
         let Some(turn) = row.as_ref().map(rows::turn).transpose()? else {
             return Ok(None);
         };
-        let last_seq: Option<i64> = sqlx::query_scalar(
-            "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
-             UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
-             UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
-        )
-        .bind(turn.id.to_string())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(storage("reading a turn's rows"))?;
-        ensure_not_summarized(
-            &mut tx,
-            conversation_id,
-            last_seq.unwrap_or(turn.seq),
-            "the last turn",
-        )
-        .await?;
+        ensure_turn_not_summarized(&mut tx, &turn, "the last turn").await?;
         let (_, at) = now();
         sqlx::query(MARK_UNDONE)
             .bind(turn.id.to_string())
