@@ -98,11 +98,14 @@ async fn six_processes_on_one_conversation_run_one_turn_and_the_rest_are_busy() 
         .iter()
         .map(|r| r.last_user_text().unwrap_or_default())
         .collect();
-    assert_eq!(
-        asked.len(),
-        2 + 1,
-        "one title request, two turns: {asked:?}"
-    );
+    // Two turns reached the model. `run` asks for the first turn's title beside it and
+    // never waits, so that request may or may not have been sent before it exited.
+    let turns = asked
+        .iter()
+        .filter(|a| *a == "hello" || a.starts_with("question "))
+        .count();
+    assert_eq!(turns, 2, "two turns: {asked:?}");
+    assert!(asked.len() <= 2 + 1, "at most one title request: {asked:?}");
 }
 
 #[tokio::test]
