@@ -138,7 +138,10 @@ async fn list_is_per_user_and_newest_first() {
         .map(|c| c.id)
         .collect();
     assert_eq!(alice, [a2.id, a1.id]);
-    // Activity moves a conversation to the top.
+    // Activity moves a conversation to the top. Times are stored to the millisecond and
+    // ties go to the newer id, so the bump must happen in a later millisecond than the
+    // creation of `a2` (on a fast machine all three can share one).
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     user_turn(&f.store, &a1, "bump").await;
     let all: Vec<_> = f
         .store
