@@ -11,6 +11,7 @@ pub mod client;
 pub mod config;
 pub mod history;
 pub mod processes;
+pub mod sandbox;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::config::{ConfigError, TerminalSettings, terminal_rules_text};
+use smallebot_agent::sandbox::{NetworkAccess, SandboxMode, SandboxSettings};
 use smallebot_agent::tools::DenyAll;
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::shell::DEFAULT_COMMAND_BLACKLIST;
@@ -163,9 +164,23 @@ fn the_terminal_rules_state_the_limits_and_the_confirmation() {
         command_blacklist: vec!["touch x".into()],
         command_timeout: Duration::from_secs(5),
         max_output_chars: 2000,
+        sandbox: SandboxSettings {
+            mode: SandboxMode::ReadOnly,
+            network: NetworkAccess::Deny,
+            ..SandboxSettings::default()
+        },
     };
     let text = terminal_rules_text(&settings);
-    for part in ["5 s", "2000 characters", "within 20 s", "`ls`", "`touch x`"] {
+    for part in [
+        "5 s",
+        "2000 characters",
+        "within 20 s",
+        "`ls`",
+        "`touch x`",
+        "Sandbox (read-only)",
+        "TCP connections are refused",
+        "8192 MiB",
+    ] {
         assert!(text.contains(part), "missing {part:?} in:\n{text}");
     }
     let off = terminal_rules_text(&TerminalSettings {
@@ -189,4 +204,46 @@ fn a_misspelt_confirmation_key_is_an_error_not_confirmation_off() {
         settings.require_command_confirmation,
         "keys match in any case"
     );
+}
+
+#[test]
+fn the_sandbox_keys_are_read_and_checked_with_the_file_named() {
+    let settings = load(
+        r#"{"sandbox": "read-only", "network": "deny",
+            "limits": {"cpuSeconds": 30, "processes": 64},
+            "readablePaths": ["/opt/tools"], "writablePaths": ["/srv/cache"]}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.sandbox.mode, SandboxMode::ReadOnly);
+    assert_eq!(settings.sandbox.network, NetworkAccess::Deny);
+    assert_eq!(settings.sandbox.limits.cpu_seconds, 30);
+    assert_eq!(settings.sandbox.limits.processes, 64);
+    // Not given: the default.
+    assert_eq!(settings.sandbox.limits.memory_mb, 8_192);
+    assert_eq!(
+        settings.sandbox.readable_paths,
+        [std::path::PathBuf::from("/opt/tools")]
+    );
+    assert_eq!(
+        settings.sandbox.writable_paths,
+        [std::path::PathBuf::from("/srv/cache")]
+    );
+
+    for (text, expected) in [
+        (r#"{"sandbox": "strict"}"#, "sandbox: unknown mode 'strict'"),
+        (
+            r#"{"limits": {"processes": 1}}"#,
+            "limits.processes: 1 is out of range",
+        ),
+        (r#"{"limits": {"threads": 1}}"#, "threads"),
+        (
+            r#"{"sandbox": "off", "network": "deny"}"#,
+            "deny needs the sandbox",
+        ),
+        (r#"{"readablePaths": ["rel"]}"#, "is not an absolute path"),
+    ] {
+        let error = load(text).unwrap_err().to_string();
+        assert!(error.contains("terminal.json"), "{text}: {error}");
+        assert!(error.contains(expected), "{text}: {error}");
+    }
 }

@@ -106,6 +106,14 @@ pub enum HostError {
     )]
     NotLoopback(std::net::SocketAddr),
 
+    /// `serve` for several users where the sandbox cannot be enforced.
+    #[error(
+        "refusing to serve several users without a working sandbox ({0}). Their commands \
+         could read each other's files and the database. Run on a kernel with Landlock, or \
+         set \"sandbox\": \"off\" in terminal.json to accept that explicitly."
+    )]
+    SandboxUnavailable(String),
+
     /// `users remove` named nobody.
     #[error("there is no user named '{0}' (`smallebot users list` shows them)")]
     UnknownUser(String),

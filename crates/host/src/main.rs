@@ -17,6 +17,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Before anything else (no thread may exist yet): a sandboxed command's helper.
+    if let Some(code) = smallebot_agent::sandbox::run_helper_if_requested() {
+        return code;
+    }
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

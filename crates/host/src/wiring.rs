@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
+use smallebot_agent::sandbox::CommandSandbox;
 use smallebot_agent::tools::{CommandConfirmer, DenyAll};
 use smallebot_application::ConversationService;
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
@@ -24,6 +25,28 @@ pub struct App {
     pub user: String,
     /// The tokenizer (shared with more services built later, such as web users').
     pub tokenizer: Arc<smallebot_agent::tokenizer::Tokenizer>,
+    /// The sandbox commands run in (absent only when this binary's path is unknown).
+    pub sandbox: Option<Arc<CommandSandbox>>,
+}
+
+/// This binary, whose helper mode (`main` dispatches it first) runs commands in the
+/// sandbox; `None` when the system cannot say where it is.
+pub fn sandbox_helper() -> Option<std::path::PathBuf> {
+    std::env::current_exe().ok()
+}
+
+/// Gives `assembly` this binary as the sandbox helper.
+pub fn with_sandbox(assembly: AgentAssembly) -> AgentAssembly {
+    match sandbox_helper() {
+        Some(helper) => assembly.sandbox_helper(helper),
+        None => {
+            eprintln!(
+                "warning: cannot find this program's own path, so commands run without the \
+                 sandbox and its limits"
+            );
+            assembly
+        }
+    }
 }
 
 /// The user name: `--user`, else agent.json's `userName`, else `$USER`, else "local".
@@ -78,7 +101,7 @@ pub async fn build_with_confirmer(
     if !assembly.has_endpoint() {
         return Err(HostError::NoEndpoint);
     }
-    let app = assemble(home, user_flag, assembly.confirmer(confirmer)).await?;
+    let app = assemble(home, user_flag, with_sandbox(assembly.confirmer(confirmer))).await?;
     recover(&app).await?;
     Ok(app)
 }
@@ -129,5 +152,6 @@ async fn assemble(
         store,
         user,
         tokenizer: agent.tokenizer,
+        sandbox: agent.sandbox,
     })
 }

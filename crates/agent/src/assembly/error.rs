@@ -24,6 +24,15 @@ pub enum AssemblyError {
         #[source]
         source: PolicyError,
     },
+    /// The sandbox terminal.json asks for cannot be had on this machine.
+    #[error("{file}: {source}")]
+    Sandbox {
+        /// The terminal.json file.
+        file: PathBuf,
+        /// What the kernel lacks.
+        #[source]
+        source: crate::sandbox::SandboxError,
+    },
     /// The tokenizer named in models.json is unknown.
     #[error(transparent)]
     Tokenizer(#[from] TokenizerError),

@@ -14,6 +14,7 @@ use crate::config::{
     terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
+use crate::sandbox::CommandSandbox;
 use crate::tools::{
     CommandConfirmer, ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory,
     ToolRegistry, Workspace, workspace_tools,
@@ -26,26 +27,50 @@ pub(super) struct HomeTools {
     /// Where the file and shell tools work (`<home>/workspace` unless overridden).
     pub(super) workspace: PathBuf,
     terminal: TerminalSettings,
+    /// The binary whose helper mode runs commands in the sandbox; none → unconfined.
+    pub(super) sandbox_helper: Option<PathBuf>,
+    /// Environment variables holding API keys, removed from confined commands.
+    hidden_env: Vec<String>,
     /// ReadConversationData's result limit: each page it returns fits in it.
     conversation_data_page_chars: usize,
 }
 
 impl HomeTools {
-    /// `GetCurrentTime`, the six workspace tools, `ExecuteCommand`, `SearchHistory` and
+    /// `GetCurrentTime`, the six workspace tools, `ExecuteCommand` (in the sandbox when
+    /// a helper is set, which is returned too), `SearchHistory` and
     /// `ReadConversationData`.
     pub(super) fn registry(
         &self,
         store: &Arc<dyn Store>,
         confirmer: Arc<dyn CommandConfirmer>,
-    ) -> Result<ToolRegistry, AssemblyError> {
+    ) -> Result<(ToolRegistry, Option<Arc<CommandSandbox>>), AssemblyError> {
         let workspace = Workspace::new(self.workspace.clone());
-        let shell =
+        let mut shell =
             ExecuteCommand::new(self.terminal.clone(), workspace, confirmer).map_err(|source| {
                 AssemblyError::BlacklistRule {
                     file: self.home.root().join(TERMINAL_FILE),
                     source,
                 }
             })?;
+        let sandbox = match &self.sandbox_helper {
+            Some(helper) => {
+                let sandbox = CommandSandbox::new(
+                    self.terminal.sandbox.clone(),
+                    helper.clone(),
+                    &std::path::absolute(self.home.root())
+                        .unwrap_or_else(|_| self.home.root().to_path_buf()),
+                )
+                .map_err(|source| AssemblyError::Sandbox {
+                    file: self.home.root().join(TERMINAL_FILE),
+                    source,
+                })?
+                .hide_env(self.hidden_env.iter().cloned());
+                let sandbox = Arc::new(sandbox);
+                shell = shell.with_sandbox(Arc::clone(&sandbox));
+                Some(sandbox)
+            }
+            None => None,
+        };
         let registry = ToolRegistry::new()
             .with(Arc::new(GetCurrentTime))
             .with(Arc::new(shell))
@@ -54,9 +79,10 @@ impl HomeTools {
                 Arc::clone(store),
                 self.conversation_data_page_chars,
             )));
-        Ok(workspace_tools(self.workspace.clone())
+        let registry = workspace_tools(self.workspace.clone())
             .into_iter()
-            .fold(registry, ToolRegistry::with))
+            .fold(registry, ToolRegistry::with);
+        Ok((registry, sandbox))
     }
 }
 
@@ -167,10 +193,22 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
+        // The models' key variables never reach a confined command.
+        let mut hidden_env = vec!["OPENAI_API_KEY".to_owned()];
+        if let Some(models) = &models {
+            let endpoints = [&models.chat, &models.compaction]
+                .into_iter()
+                .chain(&models.choices);
+            hidden_env.extend(endpoints.filter_map(|m| m.settings.api_key_env.clone()));
+        }
+        hidden_env.sort();
+        hidden_env.dedup();
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,
             terminal,
+            sandbox_helper: None,
+            hidden_env,
             conversation_data_page_chars: tool_result_limit(
                 &settings.tool_result_max_length_by_tool,
                 settings.tool_result_max_length,

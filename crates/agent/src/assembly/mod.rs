@@ -47,6 +47,7 @@ use crate::client::{
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
+use crate::sandbox::CommandSandbox;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
@@ -106,6 +107,9 @@ pub struct Agent {
     pub tokenizer: Arc<Tokenizer>,
     /// agent.json's `userName`, if set.
     pub user_name: Option<String>,
+    /// The sandbox `ExecuteCommand` runs commands in (set with
+    /// [`AgentAssembly::sandbox_helper`]).
+    pub sandbox: Option<Arc<CommandSandbox>>,
 }
 
 impl AgentAssembly {
@@ -244,6 +248,19 @@ impl AgentAssembly {
         self
     }
 
+    /// Runs `ExecuteCommand` in terminal.json's sandbox through `helper`: a binary
+    /// whose `main` first calls [`crate::sandbox::run_helper_if_requested`] (a host
+    /// passes its own path, `std::env::current_exe()`). Without it, commands run
+    /// unconfined and unlimited. Only for assemblies made by
+    /// [`AgentAssembly::from_home`].
+    #[must_use]
+    pub fn sandbox_helper(mut self, helper: PathBuf) -> Self {
+        if let Some(home_tools) = &mut self.home_tools {
+            home_tools.sandbox_helper = Some(helper);
+        }
+        self
+    }
+
     /// More tools; a tool with the name of a built-in one replaces it.
     #[must_use]
     pub fn tools(mut self, tools: ToolRegistry) -> Self {
@@ -305,9 +322,9 @@ impl AgentAssembly {
             }
             WarmUp::Background | WarmUp::OnDemand => {}
         }
-        let mut tools = match &self.home_tools {
+        let (mut tools, sandbox) = match &self.home_tools {
             Some(home_tools) => home_tools.registry(&store, Arc::clone(&self.confirmer))?,
-            None => ToolRegistry::new(),
+            None => (ToolRegistry::new(), None),
         };
         let mut plan = self.plan;
         if let Some(task_store) = &self.task_store {
@@ -372,6 +389,7 @@ impl AgentAssembly {
             history,
             tokenizer,
             user_name: self.user_name,
+            sandbox,
         })
     }
 }

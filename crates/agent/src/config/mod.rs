@@ -17,6 +17,7 @@ mod json;
 mod keys;
 mod models;
 mod resolve;
+mod sandbox;
 mod terminal;
 
 pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};

@@ -8,7 +8,12 @@
 //!   "confirmationTimeoutSeconds": 60,
 //!   "commandWhitelist": ["ls", "git status"],
 //!   "commandTimeoutSeconds": 60,
-//!   "maxOutputChars": 30000
+//!   "maxOutputChars": 30000,
+//!   "sandbox": "workspace-write",
+//!   "network": "allow",
+//!   "limits": { "cpuSeconds": 600, "memoryMb": 8192, "processes": 512, "openFiles": 1024 },
+//!   "readablePaths": ["~/.cargo", "~/.rustup"],
+//!   "writablePaths": []
 //! }
 //! ```
 //!
@@ -28,6 +33,8 @@ use smallebot_core::shell::{
 use super::ConfigError;
 use super::json::{parse_keys, read_optional};
 use super::keys::Keys;
+use super::sandbox::{LIMIT_KEYS, RawLimits, RawSandbox, sandbox_line};
+use crate::sandbox::SandboxSettings;
 
 /// The name of the terminal settings file inside the home directory.
 pub const TERMINAL_FILE: &str = "terminal.json";
@@ -53,6 +60,9 @@ pub struct TerminalSettings {
     /// `maxOutputChars`: characters of output returned, keeping the head and the tail
     /// (default 30000; 1000..=1000000).
     pub max_output_chars: usize,
+    /// `sandbox`, `network`, `limits`, `readablePaths`, `writablePaths`: how commands
+    /// are confined (see [`crate::sandbox`]).
+    pub sandbox: SandboxSettings,
 }
 
 impl TerminalSettings {
@@ -87,10 +97,16 @@ impl TerminalSettings {
     /// # Errors
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON or a value of the
     /// wrong type, or an unknown key; [`ConfigError::Rule`] for a blacklist rule that
-    /// does not parse.
+    /// does not parse or a sandbox value that is not accepted.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
         let raw: RawTerminalFile = parse_keys(text, file, &TERMINAL_KEYS)?;
-        let settings = raw.into_settings();
+        let home_dir = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let settings =
+            raw.into_settings(home_dir.as_deref())
+                .map_err(|message| ConfigError::Rule {
+                    file: file.to_path_buf(),
+                    message,
+                })?;
         settings.policy().map_err(|error| ConfigError::Rule {
             file: file.to_path_buf(),
             message: format!("commandBlacklist: {error}"),
@@ -117,6 +133,7 @@ impl Default for TerminalSettings {
             command_whitelist: Vec::new(),
             command_timeout: Duration::from_secs(Self::DEFAULT_TIMEOUT_SECONDS),
             max_output_chars: Self::DEFAULT_MAX_OUTPUT_CHARS,
+            sandbox: SandboxSettings::default(),
         }
     }
 }
@@ -131,8 +148,13 @@ const TERMINAL_KEYS: Keys = Keys {
         "commandWhitelist",
         "commandTimeoutSeconds",
         "maxOutputChars",
+        "sandbox",
+        "network",
+        "limits",
+        "readablePaths",
+        "writablePaths",
     ],
-    nested: &[],
+    nested: &[("limits", &LIMIT_KEYS)],
 };
 
 /// `terminal.json` as written: every key optional, integers signed so that a negative
@@ -146,10 +168,24 @@ struct RawTerminalFile {
     command_whitelist: Option<Vec<String>>,
     command_timeout_seconds: Option<i64>,
     max_output_chars: Option<i64>,
+    sandbox: Option<String>,
+    network: Option<String>,
+    limits: Option<RawLimits>,
+    readable_paths: Option<Vec<String>>,
+    writable_paths: Option<Vec<String>>,
 }
 
 impl RawTerminalFile {
-    fn into_settings(self) -> TerminalSettings {
+    /// The checked settings; `home_dir` expands `~/` in the sandbox's paths.
+    fn into_settings(self, home_dir: Option<&Path>) -> Result<TerminalSettings, String> {
+        let sandbox = RawSandbox {
+            sandbox: self.sandbox,
+            network: self.network,
+            limits: self.limits,
+            readable_paths: self.readable_paths,
+            writable_paths: self.writable_paths,
+        }
+        .into_settings(home_dir)?;
         let defaults = TerminalSettings::default();
         let seconds = |value: Option<i64>| {
             value.map_or(
@@ -163,7 +199,7 @@ impl RawTerminalFile {
                 },
             )
         };
-        TerminalSettings {
+        Ok(TerminalSettings {
             command_blacklist: self.command_blacklist.unwrap_or(defaults.command_blacklist),
             require_command_confirmation: self.require_command_confirmation.unwrap_or(false),
             confirmation_timeout: seconds(self.confirmation_timeout_seconds),
@@ -184,7 +220,8 @@ impl RawTerminalFile {
                     ))
                     .unwrap_or(TerminalSettings::MAX_MAX_OUTPUT_CHARS)
                 }),
-        }
+            sandbox,
+        })
     }
 }
 
@@ -216,6 +253,7 @@ pub fn terminal_rules_text(settings: &TerminalSettings) -> String {
         ),
     ];
     lines.push(blacklist_line(&settings.command_blacklist));
+    lines.push(sandbox_line(&settings.sandbox));
     if settings.require_command_confirmation {
         lines.push(format!(
             "- Confirmation: every command not on the whitelist is shown to the user, who \

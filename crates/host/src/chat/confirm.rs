@@ -23,6 +23,8 @@ use super::input::{Input, LineSource};
 #[derive(Debug)]
 pub struct ConfirmRequest {
     command: String,
+    /// The command would run without the sandbox (no Landlock).
+    unconfined: bool,
     timeout: Duration,
     reply: oneshot::Sender<bool>,
 }
@@ -48,6 +50,7 @@ impl CommandConfirmer for TerminalConfirmer {
         let (reply, answer) = oneshot::channel();
         let request = ConfirmRequest {
             command: command.to_owned(),
+            unconfined: request.unconfined,
             timeout,
             reply,
         };
@@ -59,6 +62,10 @@ impl CommandConfirmer for TerminalConfirmer {
         .unwrap_or(false)
     }
 }
+
+/// Said with every question about a command that would run without the sandbox.
+const UNCONFINED_NOTE: &str = "  (WITHOUT the sandbox: this kernel has no Landlock, so the \
+                               command could read and change anything you can)";
 
 /// Whether an answer line means yes.
 fn is_yes(line: &str) -> bool {
@@ -117,6 +124,9 @@ where
         "\nThe assistant wants to run a command:\n  $ {}\n",
         escape_controls(&request.command)
     )?;
+    if request.unconfined {
+        writeln!(out, "{UNCONFINED_NOTE}")?;
+    }
     if !input.draws_prompt() {
         write!(out, "{prompt}")?;
     }
@@ -191,8 +201,13 @@ impl CommandConfirmer for StdinConfirmer {
         let lines = guard.get_or_insert_with(read_stdin_lines);
         while lines.try_recv().is_ok() {}
         let seconds = timeout.as_secs();
+        let note = if request.unconfined {
+            format!("{UNCONFINED_NOTE}\n")
+        } else {
+            String::new()
+        };
         eprint!(
-            "\nThe assistant wants to run a command:\n  $ {command}\nAllow? [y/N] ({seconds} s) "
+            "\nThe assistant wants to run a command:\n  $ {command}\n{note}Allow? [y/N] ({seconds} s) "
         );
         let allowed = match tokio::time::timeout(timeout, lines.recv()).await {
             Ok(Some(line)) => is_yes(&line),

@@ -79,6 +79,9 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     };
     println!("SmallEBot — {opened} — /help for commands");
     println!("home {}", home.root().display());
+    if let Some(sandbox) = &app.sandbox {
+        println!("{}", sandbox.summary());
+    }
     let printer = EventPrinter::new(std::io::stdout(), false, style);
     let mut repl = Repl::new(
         service,

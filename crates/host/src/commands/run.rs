@@ -65,6 +65,9 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     if let Some(warning) = wiring::confirmation_warning(home) {
         eprintln!("{warning}");
     }
+    if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
+        eprintln!("warning: {}", sandbox.summary());
+    }
     let mut events = service.subscribe(conversation_id);
     let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
     if !args.json {

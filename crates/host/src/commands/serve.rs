@@ -34,6 +34,12 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         app.store.close().await;
         return Err(HostError::NotLoopback(addr));
     }
+    // Several users: one user's commands must not reach another's files.
+    if signed_in && let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
+        let summary = sandbox.summary();
+        app.store.close().await;
+        return Err(HostError::SandboxUnavailable(summary));
+    }
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(source) => {
@@ -78,6 +84,10 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
              Ctrl+C stops)",
             app.user
         );
+    }
+    // On standard error: standard output carries only the banner, which scripts read.
+    if let Some(sandbox) = &app.sandbox {
+        eprintln!("{}", sandbox.summary());
     }
     if options.open {
         open_browser(&format!("http://{}/", page_address(bound)));

@@ -51,8 +51,8 @@ impl UserServices for PerUserServices {
             return Ok(Arc::clone(service));
         }
         let workspace = self.home.workspace_dir().join("users").join(user);
-        let agent = AgentAssembly::from_home(self.home.root())
-            .map_err(|e| e.to_string())?
+        let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
+        let agent = crate::wiring::with_sandbox(assembly)
             .store(Arc::new(self.store.clone()))
             .task_store(Arc::new(FileTaskStore::new(self.home.tasks_dir())))
             .confirmer(Arc::clone(&self.confirmer))

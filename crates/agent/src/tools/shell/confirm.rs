@@ -15,6 +15,9 @@ pub struct ConfirmationRequest<'a> {
     pub conversation_id: Option<ConversationId>,
     /// The turn that asks.
     pub turn_id: Option<TurnId>,
+    /// The command would run without the sandbox (the kernel has no Landlock): the
+    /// person should know before allowing it.
+    pub unconfined: bool,
 }
 
 impl<'a> ConfirmationRequest<'a> {
@@ -29,7 +32,15 @@ impl<'a> ConfirmationRequest<'a> {
             command,
             conversation_id,
             turn_id,
+            unconfined: false,
         }
+    }
+
+    /// The same request, for running without the sandbox.
+    #[must_use]
+    pub fn unconfined(mut self) -> Self {
+        self.unconfined = true;
+        self
     }
 }
 

@@ -45,7 +45,14 @@ pub(crate) struct Finished {
     pub(crate) ending: Ending,
 }
 
-/// Runs `command` with `/bin/sh -c` in `dir`.
+/// `/bin/sh -c command` in `dir`, unconfined: for [`run_shell`] without a sandbox.
+pub(crate) fn plain_shell(command: &str, dir: &Path) -> Command {
+    let mut shell = Command::new("/bin/sh");
+    shell.arg("-c").arg(command).current_dir(dir);
+    shell
+}
+
+/// Runs `shell` (a `/bin/sh -c` command line, or the sandbox helper that becomes one).
 ///
 /// Whatever is still running in the command's process group when the shell exits is
 /// killed too: nothing started by the call outlives it (a process that leaves the group
@@ -54,17 +61,12 @@ pub(crate) struct Finished {
 /// # Errors
 /// The shell could not be started or waited for.
 pub(crate) async fn run_shell(
-    command: &str,
-    dir: &Path,
+    mut shell: Command,
     timeout: Duration,
     max_output_chars: usize,
     cancel: &CancellationToken,
 ) -> io::Result<Finished> {
-    let mut shell = Command::new("/bin/sh");
     shell
-        .arg("-c")
-        .arg(command)
-        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

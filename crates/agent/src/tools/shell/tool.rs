@@ -11,8 +11,9 @@ use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::confirm::{CommandConfirmer, ConfirmationRequest};
-use super::process::{Ending, Finished, run_shell};
+use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::TerminalSettings;
+use crate::sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
 use crate::tools::{Args, Tool, Workspace, WorkspaceError};
 
 /// The tool's name.
@@ -23,7 +24,10 @@ const NAME: &str = "ExecuteCommand";
 /// In order: the blacklist (a match → status `Denied`, naming the rule), the working
 /// directory (must resolve inside the workspace), confirmation when
 /// `requireCommandConfirmation` is set and the exact command is not whitelisted (no →
-/// `Denied`), then `/bin/sh -c` with the time limit.
+/// `Denied`), then `/bin/sh -c` with the time limit — through the [`CommandSandbox`]
+/// when one is set ([`ExecuteCommand::with_sandbox`]): limits and Landlock rules, the
+/// status line then naming the sandbox. Where the kernel has no Landlock although a
+/// mode is configured, every command asks the person before running unconfined.
 ///
 /// Result text: the output (stdout and stderr interleaved, capped keeping head and
 /// tail), then one status line, `[exit code: N]`. Exit code 0 is status `Ok`; any other
@@ -35,6 +39,7 @@ pub struct ExecuteCommand {
     settings: TerminalSettings,
     workspace: Workspace,
     confirmer: Arc<dyn CommandConfirmer>,
+    sandbox: Option<Arc<CommandSandbox>>,
 }
 
 impl ExecuteCommand {
@@ -53,7 +58,16 @@ impl ExecuteCommand {
             settings,
             workspace,
             confirmer,
+            sandbox: None,
         })
+    }
+
+    /// Runs every command through `sandbox` (limits, Landlock rules); without one,
+    /// commands run unconfined and unlimited.
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: Arc<CommandSandbox>) -> Self {
+        self.sandbox = Some(sandbox);
+        self
     }
 
     /// The directory to run in: the workspace root, or `workingDirectory` inside it.
@@ -86,8 +100,17 @@ impl ExecuteCommand {
     }
 
     /// Whether the person allows `command`; `None` when the turn was cancelled meanwhile.
-    async fn confirmed(&self, command: &str, context: &ToolContext) -> Option<bool> {
-        let request = ConfirmationRequest::new(command, context.conversation_id, context.turn_id);
+    async fn confirmed(
+        &self,
+        command: &str,
+        context: &ToolContext,
+        unconfined: bool,
+    ) -> Option<bool> {
+        let mut request =
+            ConfirmationRequest::new(command, context.conversation_id, context.turn_id);
+        if unconfined {
+            request = request.unconfined();
+        }
         tokio::select! {
             allowed = self.confirmer.confirm(&request, self.settings.confirmation_timeout) => Some(allowed),
             () = context.cancel.cancelled() => None,
@@ -103,8 +126,19 @@ fn cancelled(detail: &str) -> ToolOutcome {
     }
 }
 
-/// The result text and status of a finished run.
-fn report(finished: Finished) -> ToolOutcome {
+/// The result text and status of a finished run; `sandbox` (when one ran it) goes on
+/// the status line.
+fn report(finished: Finished, sandbox: Option<&str>) -> ToolOutcome {
+    if let (Ending::Exited(status), Some(_)) = (finished.ending, sandbox)
+        && status.code() == Some(FAILURE_CODE)
+        && let Some(reason) = finished.output.strip_prefix(FAILURE_PREFIX)
+    {
+        return ToolOutcome::error(format!(
+            "Error: the sandbox could not be set up: {}. Tell the user; retrying will \
+             not help.",
+            reason.trim_end()
+        ));
+    }
     let (line, status) = match finished.ending {
         // A command that exits non-zero failed: status `Error` (so the files it names
         // are not recorded on the task), with its exit code in the text.
@@ -130,6 +164,10 @@ fn report(finished: Finished) -> ToolOutcome {
         content.push('\n');
     }
     content.push_str(&line);
+    if let Some(sandbox) = sandbox {
+        content.pop();
+        content.push_str(&format!("; sandbox: {sandbox}]"));
+    }
     ToolOutcome { content, status }
 }
 
@@ -235,9 +273,20 @@ impl Tool for ExecuteCommand {
             Ok(dir) => dir,
             Err(outcome) => return outcome,
         };
-        if self.settings.require_command_confirmation && !whitelisted {
-            match self.confirmed(command, context).await {
+        let unconfined = self.sandbox.as_ref().is_some_and(|s| s.needs_consent());
+        if unconfined || (self.settings.require_command_confirmation && !whitelisted) {
+            match self.confirmed(command, context, unconfined).await {
                 Some(true) => {}
+                Some(false) if unconfined => {
+                    return ToolOutcome {
+                        content: "Error: this machine's kernel has no Landlock, so the \
+                                  command would run without the sandbox, and the user did \
+                                  not allow that; it was not run. Ask the user how to \
+                                  proceed."
+                            .to_owned(),
+                        status: ToolCallStatus::Denied,
+                    };
+                }
                 Some(false) => {
                     return ToolOutcome {
                         content: format!(
@@ -255,16 +304,44 @@ impl Tool for ExecuteCommand {
         if context.cancel.is_cancelled() {
             return cancelled("before the command started");
         }
-        match run_shell(
-            command,
-            &dir,
+        let (shell, prepared, described) = match &self.sandbox {
+            None => (plain_shell(command, &dir), None, None),
+            Some(sandbox) => {
+                let how = if unconfined {
+                    Confined::UnconfinedByConsent
+                } else {
+                    Confined::Sandboxed
+                };
+                let root = std::path::absolute(self.workspace.root())
+                    .unwrap_or_else(|_| self.workspace.root().to_path_buf());
+                match sandbox.prepare(command, &dir, &root, how) {
+                    Ok((shell, prepared)) => {
+                        let described = if unconfined {
+                            "none (no Landlock on this machine; run unconfined with the \
+                             user's consent)"
+                                .to_owned()
+                        } else {
+                            sandbox.settings().describe()
+                        };
+                        (shell, Some(prepared), Some(described))
+                    }
+                    Err(error) => return ToolOutcome::error(format!("Error: {error}")),
+                }
+            }
+        };
+        let ran = run_shell(
+            shell,
             self.settings.command_timeout,
             self.settings.max_output_chars,
             &context.cancel,
         )
-        .await
-        {
-            Ok(finished) => report(finished),
+        .await;
+        // Removes the private temporary directory and the control group.
+        if let Some(prepared) = prepared {
+            let _ = tokio::task::spawn_blocking(move || drop(prepared)).await;
+        }
+        match ran {
+            Ok(finished) => report(finished, described.as_deref()),
             Err(error) => ToolOutcome::error(format!(
                 "Error: could not run /bin/sh ({error}); check that /bin/sh exists and the \
                  workspace directory is accessible"

@@ -1,0 +1,95 @@
+//! The sandbox through the real binary: `chat` names the mode at start, and a command
+//! the model runs in a turn is confined (the home's database is out of reach) and its
+//! result names the sandbox; terminal.json's sandbox keys are checked at start.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+
+use std::process::Stdio;
+
+use cli::text;
+use serde_json::json;
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use tokio::io::AsyncWriteExt;
+
+#[tokio::test]
+async fn chat_names_the_sandbox_and_a_turns_command_runs_in_it() {
+    if !smallebot_agent::sandbox::probe().is_available() {
+        assert!(
+            std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),
+            "SMALLEBOT_REQUIRE_LANDLOCK is set but this kernel has no Landlock"
+        );
+        eprintln!("SKIPPED: the sandbox needs Landlock, which this kernel lacks");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("terminal.json"), r#"{"network": "deny"}"#).unwrap();
+    let db = home.path().join("smallebot.db");
+    let server = TestModel::start().await.unwrap();
+    server.push_all([
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "c1",
+            "ExecuteCommand",
+            json!({ "command": format!("wc -c {}; echo made > made.txt", db.display()) })
+                .to_string(),
+        )]),
+        ScriptedResponse::text("done"),
+        ScriptedResponse::text("A title"),
+    ]);
+    let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"check the database\n").await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("sandbox: workspace-write, network denied"),
+        "{stdout}"
+    );
+
+    let requests = server.requests();
+    let result = requests
+        .iter()
+        .flat_map(|r| r.messages())
+        .find(|m| m["role"] == "tool")
+        .map(|m| message_text(&m))
+        .expect("the command's result reached the model");
+    assert!(result.contains("Permission denied"), "{result}");
+    assert!(
+        result.contains("sandbox: workspace-write, network denied]"),
+        "{result}"
+    );
+    // The workspace itself is writable.
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("workspace/made.txt")).unwrap(),
+        "made\n"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_sandbox_setting_stops_the_start_naming_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("terminal.json"),
+        r#"{"limits": {"memoryMb": 1}}"#,
+    )
+    .unwrap();
+    let out = cli::smallebot(home.path(), Some("http://127.0.0.1:9"))
+        .args(["run", "hello"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("terminal.json"), "{stderr}");
+    assert!(
+        stderr.contains("limits.memoryMb: 1 is out of range; give 64..=1048576"),
+        "{stderr}"
+    );
+}
