@@ -58,7 +58,7 @@ async fn chat_names_the_sandbox_and_a_turns_command_runs_in_it() {
         .iter()
         .flat_map(|r| r.messages())
         .find(|m| m["role"] == "tool")
-        .map(|m| message_text(&m))
+        .map(message_text)
         .expect("the command's result reached the model");
     assert!(result.contains("Permission denied"), "{result}");
     assert!(
