@@ -332,6 +332,7 @@ function showConfirmation(question) {
   }
   state.confirmation = question.request_id;
   $("confirm-command").textContent = question.command;
+  $("confirm-unconfined").hidden = !question.unconfined;
   dialog.hidden = false;
 }
 

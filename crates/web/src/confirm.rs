@@ -26,6 +26,8 @@ pub struct PendingConfirmation {
     pub command: String,
     /// Seconds until it is denied without an answer.
     pub timeout_secs: u64,
+    /// The command would run without the sandbox (the kernel has no Landlock).
+    pub unconfined: bool,
 }
 
 /// One conversation's confirmation slot.
@@ -99,7 +101,7 @@ impl WebConfirmer {
     fn ask(
         &self,
         conversation_id: ConversationId,
-        command: &str,
+        request: &ConfirmationRequest<'_>,
         timeout: Duration,
     ) -> Option<(u64, oneshot::Receiver<bool>)> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
@@ -112,8 +114,9 @@ impl WebConfirmer {
         slot.answer = Some((id, reply));
         slot.shown.send_replace(Some(PendingConfirmation {
             request_id: id,
-            command: command.to_owned(),
+            command: request.command.to_owned(),
             timeout_secs: timeout.as_secs(),
+            unconfined: request.unconfined,
         }));
         Some((id, answer))
     }
@@ -153,7 +156,7 @@ impl CommandConfirmer for WebConfirmer {
         let Some(conversation_id) = request.conversation_id else {
             return false;
         };
-        let Some((id, answer)) = self.ask(conversation_id, request.command, timeout) else {
+        let Some((id, answer)) = self.ask(conversation_id, request, timeout) else {
             return false;
         };
         let _withdraw = Withdraw {
@@ -185,6 +188,7 @@ mod tests {
         shown.changed().await.unwrap();
         let pending = shown.borrow_and_update().clone().unwrap();
         assert_eq!(pending.command, "rm -r build");
+        assert!(!pending.unconfined);
         assert_eq!(
             confirmer.answer(c, pending.request_id + 1, true),
             Err(NothingPending)
@@ -211,5 +215,22 @@ mod tests {
         );
         let nowhere = ConfirmationRequest::new("ls", None, None);
         assert!(!confirmer.confirm(&nowhere, Duration::from_secs(5)).await);
+    }
+
+    #[tokio::test]
+    async fn the_page_learns_that_a_command_would_run_unconfined() {
+        let confirmer = Arc::new(WebConfirmer::new());
+        let c = ConversationId::new();
+        let mut shown = confirmer.watch(c);
+        let asking = Arc::clone(&confirmer);
+        let waiting = tokio::spawn(async move {
+            let request = ConfirmationRequest::new("make", Some(c), None).unconfined();
+            asking.confirm(&request, Duration::from_secs(5)).await
+        });
+        shown.changed().await.unwrap();
+        let pending = shown.borrow_and_update().clone().unwrap();
+        assert!(pending.unconfined);
+        assert_eq!(confirmer.answer(c, pending.request_id, false), Ok(()));
+        assert!(!waiting.await.unwrap());
     }
 }

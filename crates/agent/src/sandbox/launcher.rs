@@ -56,7 +56,20 @@ impl CommandSandbox {
         helper: PathBuf,
         home: &Path,
     ) -> Result<Self, SandboxError> {
-        let support = probe();
+        Self::with_support(settings, helper, home, probe())
+    }
+
+    /// As [`CommandSandbox::new`], with the kernel's support as the caller found it
+    /// (a host that probed already; a test of a machine without Landlock).
+    ///
+    /// # Errors
+    /// As [`CommandSandbox::new`].
+    pub fn with_support(
+        settings: SandboxSettings,
+        helper: PathBuf,
+        home: &Path,
+        support: LandlockSupport,
+    ) -> Result<Self, SandboxError> {
         if settings.network == NetworkAccess::Deny
             && settings.mode != SandboxMode::Off
             && !matches!(support, LandlockSupport::Available { tcp: true })

@@ -128,6 +128,7 @@ fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
             "request_id": p.request_id,
             "command": p.command,
             "timeout_secs": p.timeout_secs,
+            "unconfined": p.unconfined,
         }),
         None => serde_json::json!({ "type": "ConfirmationClosed" }),
     };
