@@ -60,6 +60,40 @@ pub(crate) fn normalize_keys(text: &str, file: &Path, keys: &Keys) -> Result<Str
     Ok(out)
 }
 
+/// `value` (an object inside `text`, the content of `file`) with its keys checked
+/// against `keys` and renamed to their documented spelling; errors point at the key in
+/// `text`.
+///
+/// # Errors
+/// As [`normalize_keys`].
+pub(crate) fn checked_object(
+    value: &Value,
+    text: &str,
+    file: &Path,
+    keys: &Keys,
+) -> Result<serde_json::Map<String, Value>, ConfigError> {
+    let mut renames = Vec::new();
+    check(value, keys, text, file, &mut renames)?;
+    let Value::Object(map) = value else {
+        return Ok(serde_json::Map::new());
+    };
+    Ok(map
+        .iter()
+        .map(|(key, inner)| {
+            let canonical = renames
+                .iter()
+                .find(|(written, _)| written == key)
+                .map_or_else(|| key.clone(), |(_, c)| (*c).to_owned());
+            (canonical, inner.clone())
+        })
+        .collect())
+}
+
+/// An error at `key`'s last occurrence in `text`.
+pub(crate) fn error_at_key(text: &str, file: &Path, key: &str, message: String) -> ConfigError {
+    at_key(text, file, key, message)
+}
+
 fn check(
     value: &Value,
     keys: &Keys,

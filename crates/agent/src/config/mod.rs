@@ -15,6 +15,7 @@ mod agent;
 mod error;
 mod json;
 mod keys;
+mod mcp;
 mod models;
 mod resolve;
 mod sandbox;
@@ -22,6 +23,10 @@ mod terminal;
 
 pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use error::ConfigError;
+pub use mcp::{
+    DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS, MCP_FILE, McpServerSettings,
+    McpSettings, McpTransport,
+};
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
 pub use resolve::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,

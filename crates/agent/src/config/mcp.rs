@@ -1,0 +1,509 @@
+//! `mcp.json`: the Model Context Protocol servers whose tools the agent gets, in either
+//! form people already write — `{"mcpServers": {NAME: {...}}}` or `{NAME: {...}}`.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"] },
+//!     "search": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer ${SEARCH_TOKEN}" } }
+//!   }
+//! }
+//! ```
+//!
+//! A server is a child process (`command`, `args`, `env`, `cwd`) spoken to over stdio,
+//! or a streamable HTTP endpoint (`url`, `headers`). `env` and `headers` values may use
+//! `${VAR}`; a variable that is not set is an error naming the server and the key.
+//! Optional: `enabled` (default true), `startupTimeoutSeconds` (10), `toolTimeoutSeconds`
+//! (60), `confirm` (ask before each call; default: only for tools the server marks
+//! destructive).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::ConfigError;
+use super::json::{parse, read_optional};
+use super::keys::{Keys, checked_object, error_at_key};
+
+/// The name of the MCP settings file inside the home directory.
+pub const MCP_FILE: &str = "mcp.json";
+
+/// How the agent reaches one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpTransport {
+    /// A child process spoken to over its standard input and output.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (references resolved).
+        env: BTreeMap<String, String>,
+        /// The directory it starts in (default: the host's).
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers sent with every request (references resolved).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One server of mcp.json.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerSettings {
+    /// Its name: the prefix of its tools (`{name}__{tool}`).
+    pub name: String,
+    /// How it is reached.
+    pub transport: McpTransport,
+    /// `enabled`: whether it is started (default true).
+    pub enabled: bool,
+    /// `startupTimeoutSeconds`: how long starting and listing its tools may take.
+    pub startup_timeout: Duration,
+    /// `toolTimeoutSeconds`: how long one call may take.
+    pub tool_timeout: Duration,
+    /// `confirm`: `Some(true)` asks before every call, `Some(false)` never asks,
+    /// `None` asks for tools the server marks destructive.
+    pub confirm: Option<bool>,
+}
+
+/// Everything mcp.json configures.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct McpSettings {
+    /// The servers, in file order.
+    pub servers: Vec<McpServerSettings>,
+}
+
+/// Default of `startupTimeoutSeconds`.
+pub const DEFAULT_STARTUP_TIMEOUT_SECONDS: u64 = 10;
+/// Default of `toolTimeoutSeconds`.
+pub const DEFAULT_TOOL_TIMEOUT_SECONDS: u64 = 60;
+/// Largest accepted timeout, in seconds.
+const MAX_TIMEOUT_SECONDS: u64 = 3600;
+
+/// The keys of one server.
+const SERVER_KEYS: Keys = Keys {
+    what: "an MCP server",
+    names: &[
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "type",
+        "enabled",
+        "startupTimeoutSeconds",
+        "toolTimeoutSeconds",
+        "confirm",
+    ],
+    nested: &[],
+};
+
+/// One server as written.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    enabled: Option<bool>,
+    startup_timeout_seconds: Option<i64>,
+    tool_timeout_seconds: Option<i64>,
+    confirm: Option<bool>,
+}
+
+impl McpSettings {
+    /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
+    /// with `env`.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] with the position for invalid JSON, an unknown key or a
+    /// value of the wrong type; [`ConfigError::Rule`] for a server that breaks a rule
+    /// (neither or both of `command` and `url`, a timeout out of range, a variable that
+    /// is not set).
+    pub fn load(home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let file = home.join(MCP_FILE);
+        match read_optional(&file)? {
+            Some(text) => Self::from_json(&text, &file, env),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Parses the content of an mcp.json (`file` is only used in errors).
+    ///
+    /// # Errors
+    /// As [`McpSettings::load`].
+    pub fn from_json(
+        text: &str,
+        file: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: Value = parse(text, file)?;
+        let Value::Object(top) = &value else {
+            return Err(rule(
+                file,
+                "expected a JSON object of MCP servers".to_owned(),
+            ));
+        };
+        // The wrapper form, when its key holds an object; else the flat map.
+        let servers = match top.get("mcpServers") {
+            Some(Value::Object(servers)) if top.len() == 1 => servers,
+            Some(_) if top.len() > 1 => {
+                return Err(error_at_key(
+                    text,
+                    file,
+                    "mcpServers",
+                    "\"mcpServers\" must be the only key when given; put every server \
+                     inside it"
+                        .to_owned(),
+                ));
+            }
+            _ => top,
+        };
+        let mut parsed = Vec::with_capacity(servers.len());
+        for (name, server) in servers {
+            check_name(name, text, file)?;
+            if !server.is_object() {
+                return Err(error_at_key(
+                    text,
+                    file,
+                    name,
+                    format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
+                ));
+            }
+            let object = checked_object(server, text, file, &SERVER_KEYS)?;
+            let raw: RawServer =
+                serde_json::from_value(Value::Object(object)).map_err(|error| {
+                    error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))
+                })?;
+            parsed.push(raw.into_settings(name, file, env)?);
+        }
+        Ok(Self { servers: parsed })
+    }
+
+    /// The servers to start.
+    pub fn enabled(&self) -> impl Iterator<Item = &McpServerSettings> {
+        self.servers.iter().filter(|s| s.enabled)
+    }
+}
+
+impl RawServer {
+    fn into_settings(
+        self,
+        name: &str,
+        file: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<McpServerSettings, ConfigError> {
+        let at = |message: String| rule(file, format!("MCP server \"{name}\": {message}"));
+        if let Some(kind) = self.kind.as_deref() {
+            let expected = match kind {
+                "stdio" => self.command.is_some(),
+                "http" | "streamable-http" | "streamableHttp" => self.url.is_some(),
+                "sse" => {
+                    return Err(at(
+                        "the SSE transport is not supported; use the server's streamable \
+                         HTTP endpoint (type \"http\")"
+                            .to_owned(),
+                    ));
+                }
+                other => {
+                    return Err(at(format!(
+                        "unknown type \"{other}\"; use \"stdio\" or \"http\""
+                    )));
+                }
+            };
+            if !expected {
+                return Err(at(format!(
+                    "type \"{kind}\" needs \"{}\"",
+                    if kind == "stdio" { "command" } else { "url" }
+                )));
+            }
+        }
+        let transport = match (self.command, self.url) {
+            (Some(command), None) => {
+                if command.trim().is_empty() {
+                    return Err(at("\"command\" is empty".to_owned()));
+                }
+                McpTransport::Stdio {
+                    command,
+                    args: self.args,
+                    env: resolve_all(self.env, "env", &at, env)?,
+                    cwd: self.cwd,
+                }
+            }
+            (None, Some(url)) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(at(format!(
+                        "\"url\" must start with http:// or https:// (got \"{url}\")"
+                    )));
+                }
+                McpTransport::Http {
+                    url,
+                    headers: resolve_all(self.headers, "headers", &at, env)?,
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(at(
+                    "give either \"command\" (a local server) or \"url\" (a remote one), \
+                     not both"
+                        .to_owned(),
+                ));
+            }
+            (None, None) => {
+                return Err(at(
+                    "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
+                ));
+            }
+        };
+        let seconds = |key: &str, value: Option<i64>, default: u64| {
+            match value {
+            None => Ok(Duration::from_secs(default)),
+            Some(n) => u64::try_from(n)
+                .ok()
+                .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
+                .map(Duration::from_secs)
+                .ok_or_else(|| {
+                    at(format!(
+                        "{key}: {n} is out of range; give 1..={MAX_TIMEOUT_SECONDS} (default {default})"
+                    ))
+                }),
+        }
+        };
+        Ok(McpServerSettings {
+            name: name.to_owned(),
+            transport,
+            enabled: self.enabled.unwrap_or(true),
+            startup_timeout: seconds(
+                "startupTimeoutSeconds",
+                self.startup_timeout_seconds,
+                DEFAULT_STARTUP_TIMEOUT_SECONDS,
+            )?,
+            tool_timeout: seconds(
+                "toolTimeoutSeconds",
+                self.tool_timeout_seconds,
+                DEFAULT_TOOL_TIMEOUT_SECONDS,
+            )?,
+            confirm: self.confirm,
+        })
+    }
+}
+
+/// A server name: 1 to 64 letters, digits, `-` or `_` (it prefixes tool names).
+fn check_name(name: &str, text: &str, file: &Path) -> Result<(), ConfigError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(error_at_key(
+            text,
+            file,
+            name,
+            format!(
+                "MCP server name \"{name}\" is not usable: use 1 to 64 letters, digits, '-' \
+                 or '_' (it prefixes the server's tool names)"
+            ),
+        ))
+    }
+}
+
+/// Every value with its `${VAR}` references resolved.
+fn resolve_all(
+    values: BTreeMap<String, String>,
+    key: &str,
+    at: &dyn Fn(String) -> ConfigError,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    values
+        .into_iter()
+        .map(|(name, value)| {
+            let resolved = resolve(&value, env).map_err(|missing| {
+                at(format!(
+                    "{key}.{name} uses ${{{missing}}}, which is not set: export {missing}=... \
+                     before starting"
+                ))
+            })?;
+            Ok((name, resolved))
+        })
+        .collect()
+}
+
+/// `value` with each `${VAR}` replaced by the variable's value; `Err(VAR)` for the
+/// first one that is not set. `$${X}` is the escape for a literal `${X}`; any other `$`
+/// stays as written.
+pub(crate) fn resolve(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(escaped) = after.strip_prefix("${") {
+            out.push_str("${");
+            rest = escaped;
+            continue;
+        }
+        let Some(body) = after.strip_prefix('{') else {
+            out.push('$');
+            rest = after;
+            continue;
+        };
+        let Some(end) = body.find('}') else {
+            out.push_str(&rest[at..]);
+            return Ok(out);
+        };
+        let name = &body[..end];
+        match env(name) {
+            Some(found) => out.push_str(&found),
+            None => return Err(name.to_owned()),
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A rule error for `file`.
+fn rule(file: &Path, message: String) -> ConfigError {
+    ConfigError::Rule {
+        file: file.to_path_buf(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "TOKEN" => Some("t0k".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    fn load(text: &str) -> Result<McpSettings, ConfigError> {
+        McpSettings::from_json(text, Path::new("/h/mcp.json"), &env)
+    }
+
+    #[test]
+    fn references_table() {
+        let cases = [
+            ("plain", Ok("plain")),
+            ("Bearer ${TOKEN}", Ok("Bearer t0k")),
+            ("${TOKEN}${TOKEN}", Ok("t0kt0k")),
+            ("a${EMPTY}b", Ok("ab")),
+            ("$HOME and $", Ok("$HOME and $")),
+            ("$${TOKEN}", Ok("${TOKEN}")),
+            ("${UNSET}", Err("UNSET")),
+            ("${unclosed", Ok("${unclosed")),
+        ];
+        for (written, expected) in cases {
+            let got = resolve(written, &env);
+            assert_eq!(
+                got,
+                expected.map(str::to_owned).map_err(str::to_owned),
+                "{written}"
+            );
+        }
+    }
+
+    #[test]
+    fn both_forms_give_the_same_servers() {
+        let server = r#"{"command": "srv", "args": ["-v"], "env": {"K": "${TOKEN}"}}"#;
+        let wrapped = load(&format!(r#"{{"mcpServers": {{"one": {server}}}}}"#)).unwrap();
+        let flat = load(&format!(r#"{{"one": {server}}}"#)).unwrap();
+        assert_eq!(wrapped, flat);
+        let one = &wrapped.servers[0];
+        assert_eq!(one.name, "one");
+        assert_eq!(
+            one.transport,
+            McpTransport::Stdio {
+                command: "srv".into(),
+                args: vec!["-v".into()],
+                env: BTreeMap::from([("K".into(), "t0k".into())]),
+                cwd: None,
+            }
+        );
+        assert_eq!(one.startup_timeout, Duration::from_secs(10));
+        assert_eq!(one.tool_timeout, Duration::from_secs(60));
+        assert!(one.enabled);
+        assert_eq!(one.confirm, None);
+    }
+
+    #[test]
+    fn an_http_server_with_options() {
+        let settings = load(
+            r#"{"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"},
+                "type": "http", "enabled": false, "startupTimeoutSeconds": 3, "toolTimeoutSeconds": 5, "confirm": true}}"#,
+        )
+        .unwrap();
+        let web = &settings.servers[0];
+        assert_eq!(
+            web.transport,
+            McpTransport::Http {
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: BTreeMap::from([("Authorization".into(), "Bearer t0k".into())]),
+            }
+        );
+        assert!(!web.enabled);
+        assert_eq!(settings.enabled().count(), 0);
+        assert_eq!(web.startup_timeout, Duration::from_secs(3));
+        assert_eq!(web.confirm, Some(true));
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_what_and_where() {
+        let cases = [
+            ("{\"a\": {\"command\": \"x\",}}", "mcp.json:1:"),
+            (r#"{"a": {"comand": "x"}}"#, "did you mean \"command\""),
+            (r#"{"a": {"command": "x", "url": "http://h"}}"#, "not both"),
+            (r#"{"a": {}}"#, "give \"command\""),
+            (r#"{"a": {"url": "ftp://h"}}"#, "must start with http://"),
+            (
+                r#"{"a": {"command": "x", "env": {"KEY": "${NOPE}"}}}"#,
+                "MCP server \"a\": env.KEY uses ${NOPE}, which is not set",
+            ),
+            (
+                r#"{"a": {"url": "http://h", "headers": {"X": "${NOPE}"}}}"#,
+                "headers.X uses ${NOPE}",
+            ),
+            (r#"{"a b": {"command": "x"}}"#, "name \"a b\" is not usable"),
+            (
+                r#"{"a": {"command": "x", "toolTimeoutSeconds": 0}}"#,
+                "toolTimeoutSeconds: 0 is out of range",
+            ),
+            (
+                r#"{"a": {"url": "http://h", "type": "sse"}}"#,
+                "SSE transport is not supported",
+            ),
+            (r#"{"a": {"command": "x", "args": "no"}}"#, "invalid type"),
+            (r#"{"a": 3}"#, "must be an object"),
+            (r#"{"mcpServers": {}, "b": {"command": "x"}}"#, "only key"),
+            ("[]", "expected a JSON object"),
+        ];
+        for (text, expected) in cases {
+            let error = load(text).unwrap_err().to_string();
+            assert!(error.contains("/h/mcp.json"), "{text}: {error}");
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+}
