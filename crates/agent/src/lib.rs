@@ -10,6 +10,7 @@ pub mod assembly;
 pub mod client;
 pub mod config;
 pub mod history;
+pub mod mcp;
 pub mod processes;
 pub mod sandbox;
 pub mod summarizer;

@@ -41,6 +41,7 @@
 //! ```
 
 mod error;
+pub mod mcp;
 mod record;
 mod respond;
 pub mod scenarios;

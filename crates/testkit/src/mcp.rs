@@ -1,0 +1,231 @@
+//! A small MCP server for tests, built with the same SDK as the client: tools that
+//! echo, sleep, fail, return a large result or an image, crash the process, and one
+//! marked destructive. Served over stdio ([`serve_stdio`], for a test binary started as
+//! the server) or streamable HTTP ([`serve_http`], in the test's own process).
+//!
+//! With [`TOOLSET_ENV`] set to `colliding` the server offers `same.name` and
+//! `same_name`, which clash once sanitized.
+
+use std::net::SocketAddr;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use tokio_util::sync::CancellationToken;
+
+/// The environment variable choosing the tool set (`colliding` for the clashing one).
+pub const TOOLSET_ENV: &str = "SMALLEBOT_MCP_TOOLS";
+
+/// The environment variable that makes a test binary act as the stdio server.
+pub const SERVE_ENV: &str = "SMALLEBOT_MCP_TEST_SERVER";
+
+/// A one-pixel PNG, base64.
+pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/// `echo` arguments.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// `sleep` arguments.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct SleepArgs {
+    /// How long, in milliseconds.
+    pub ms: u64,
+}
+
+/// `large` arguments.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct LargeArgs {
+    /// How many characters.
+    pub chars: usize,
+}
+
+/// `remove` arguments.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct RemoveArgs {
+    /// What to pretend to remove.
+    pub path: String,
+}
+
+/// The test server's tools.
+#[derive(Debug, Clone)]
+pub struct TestServer {
+    tool_router: ToolRouter<Self>,
+}
+
+impl Default for TestServer {
+    fn default() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+}
+
+#[tool_router]
+impl TestServer {
+    /// Sends the text back.
+    #[tool(description = "Echo the text back")]
+    fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
+        format!("echo: {text}")
+    }
+
+    /// Waits, then answers.
+    #[tool(description = "Sleep for ms milliseconds")]
+    async fn sleep(&self, Parameters(SleepArgs { ms }): Parameters<SleepArgs>) -> String {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        format!("slept {ms} ms")
+    }
+
+    /// A tool error.
+    #[tool(description = "Always fails")]
+    fn fail(&self) -> CallToolResult {
+        CallToolResult::error(vec![ContentBlock::text("the tool failed on purpose")])
+    }
+
+    /// `chars` characters.
+    #[tool(description = "Return a large text")]
+    fn large(&self, Parameters(LargeArgs { chars }): Parameters<LargeArgs>) -> String {
+        "x".repeat(chars)
+    }
+
+    /// An image and a caption.
+    #[tool(description = "Return an image")]
+    fn image(&self) -> CallToolResult {
+        CallToolResult::success(vec![
+            ContentBlock::text("a pixel"),
+            ContentBlock::image(PIXEL_PNG, "image/png"),
+        ])
+    }
+
+    /// Ends the server process in the middle of the call.
+    #[tool(description = "Crash the server")]
+    fn crash(&self) -> String {
+        std::process::exit(3)
+    }
+
+    /// Marked destructive.
+    #[tool(
+        description = "Pretend to remove a path",
+        annotations(destructive_hint = true)
+    )]
+    fn remove(&self, Parameters(RemoveArgs { path }): Parameters<RemoveArgs>) -> String {
+        format!("removed {path}")
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// Tools whose names clash once sanitized.
+#[derive(Debug, Clone)]
+pub struct CollidingServer {
+    tool_router: ToolRouter<Self>,
+}
+
+impl Default for CollidingServer {
+    fn default() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+}
+
+#[tool_router]
+impl CollidingServer {
+    /// One name.
+    #[tool(name = "same.name", description = "One")]
+    fn dotted(&self) -> String {
+        "one".to_owned()
+    }
+
+    /// The other.
+    #[tool(name = "same_name", description = "Two")]
+    fn underscored(&self) -> String {
+        "two".to_owned()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for CollidingServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// Serves on standard input and output until the client goes away.
+///
+/// # Errors
+/// The transport failed.
+pub async fn serve_stdio() -> std::io::Result<()> {
+    let colliding = std::env::var(TOOLSET_ENV).is_ok_and(|v| v == "colliding");
+    let result = if colliding {
+        match CollidingServer::default()
+            .serve(rmcp::transport::stdio())
+            .await
+        {
+            Ok(running) => running.waiting().await.map(drop),
+            Err(error) => return Err(std::io::Error::other(error.to_string())),
+        }
+    } else {
+        match TestServer::default().serve(rmcp::transport::stdio()).await {
+            Ok(running) => running.waiting().await.map(drop),
+            Err(error) => return Err(std::io::Error::other(error.to_string())),
+        }
+    };
+    result.map_err(|error| std::io::Error::other(error.to_string()))
+}
+
+/// When [`SERVE_ENV`] is set: serves over stdio on a fresh runtime and returns `true`
+/// (the caller then exits). For test binaries with `harness = false` that double as the
+/// stdio server.
+#[must_use]
+pub fn serve_stdio_if_asked() -> bool {
+    if std::env::var_os(SERVE_ENV).is_none() {
+        return false;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    let served = match runtime {
+        Ok(runtime) => runtime.block_on(serve_stdio()),
+        Err(error) => Err(error),
+    };
+    if let Err(error) = served {
+        eprintln!("mcp test server: {error}");
+    }
+    true
+}
+
+/// A test server on streamable HTTP at `http://{addr}/mcp`, until `cancel`.
+///
+/// # Errors
+/// The listener could not be bound.
+pub async fn serve_http(cancel: CancellationToken) -> std::io::Result<SocketAddr> {
+    let service: StreamableHttpService<TestServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            || Ok(TestServer::default()),
+            LocalSessionManager::default().into(),
+            StreamableHttpServerConfig::default()
+                .with_sse_keep_alive(None)
+                .with_cancellation_token(cancel.child_token()),
+        );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(async move { cancel.cancelled_owned().await })
+            .await;
+    });
+    Ok(addr)
+}
