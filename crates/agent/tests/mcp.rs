@@ -101,7 +101,7 @@ async fn start_with(
     servers: Vec<McpServerSettings>,
     confirmer: Arc<dyn CommandConfirmer>,
 ) -> (McpServers, ToolRegistry) {
-    let mcp = McpServers::start(&McpSettings { servers }, confirmer)
+    let mcp = McpServers::start(&McpSettings { servers }, confirmer, None)
         .await
         .unwrap();
     let registry = mcp
@@ -286,6 +286,7 @@ async fn clashing_names_are_an_error_at_start() {
             servers: vec![server],
         },
         Arc::new(DenyAll),
+        None,
     )
     .await
     .err()

@@ -121,6 +121,21 @@ pub enum Command {
     /// List, show, search or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
+    /// The MCP servers of mcp.json: their state and tools (each is started to ask).
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+/// `smallebot mcp …`
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Each server: whether it started, how many tools, the last error.
+    List,
+    /// The tools as the model sees them (`{server}__{tool}`), of one server or all.
+    Tools {
+        /// Only this server's tools.
+        server: Option<String>,
+    },
 }
 
 /// `smallebot users …`

@@ -106,6 +106,17 @@ pub enum HostError {
     )]
     NotLoopback(std::net::SocketAddr),
 
+    /// mcp.json is invalid.
+    #[error(transparent)]
+    McpConfig(#[from] smallebot_agent::config::ConfigError),
+    /// The MCP tools clash.
+    #[error(transparent)]
+    Mcp(#[from] smallebot_agent::mcp::McpStartError),
+
+    /// `mcp tools` named a server mcp.json does not have.
+    #[error("mcp.json has no MCP server named '{0}' (`smallebot mcp list` shows them)")]
+    UnknownMcpServer(String),
+
     /// `serve` for several users where the sandbox cannot be enforced.
     #[error(
         "refusing to serve several users without a working sandbox ({0}). Their commands \

@@ -5,9 +5,11 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
+use smallebot_agent::config::McpSettings;
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
+use smallebot_agent::mcp::McpServers;
 use smallebot_agent::sandbox::CommandSandbox;
-use smallebot_agent::tools::{CommandConfirmer, DenyAll};
+use smallebot_agent::tools::{CommandConfirmer, DenyAll, ToolRegistry};
 use smallebot_application::ConversationService;
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
@@ -27,6 +29,35 @@ pub struct App {
     pub tokenizer: Arc<smallebot_agent::tokenizer::Tokenizer>,
     /// The sandbox commands run in (absent only when this binary's path is unknown).
     pub sandbox: Option<Arc<CommandSandbox>>,
+    /// The MCP servers of mcp.json and their tools.
+    pub mcp: Arc<McpServers>,
+}
+
+/// Starts the servers of `<home>/mcp.json` (none without the file) and says on standard
+/// error which could not start.
+///
+/// # Errors
+/// An invalid mcp.json, or tools whose names clash.
+pub async fn start_mcp(
+    home: &Home,
+    confirmer: Arc<dyn CommandConfirmer>,
+) -> Result<McpServers, HostError> {
+    let settings = McpSettings::load(home.root(), &|key| std::env::var(key).ok())?;
+    if settings.servers.is_empty() {
+        return Ok(McpServers::none());
+    }
+    let servers = McpServers::start(&settings, confirmer, sandbox_helper()).await?;
+    for warning in servers.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    Ok(servers)
+}
+
+/// The MCP tools as a registry to add to an assembly.
+pub fn mcp_registry(mcp: &McpServers) -> ToolRegistry {
+    mcp.tools()
+        .into_iter()
+        .fold(ToolRegistry::new(), ToolRegistry::with)
 }
 
 /// This binary, whose helper mode (`main` dispatches it first) runs commands in the
@@ -101,7 +132,10 @@ pub async fn build_with_confirmer(
     if !assembly.has_endpoint() {
         return Err(HostError::NoEndpoint);
     }
-    let app = assemble(home, user_flag, with_sandbox(assembly.confirmer(confirmer))).await?;
+    let mcp = Arc::new(start_mcp(home, Arc::clone(&confirmer)).await?);
+    let assembly = with_sandbox(assembly.confirmer(confirmer)).tools(mcp_registry(&mcp));
+    let mut app = assemble(home, user_flag, assembly).await?;
+    app.mcp = mcp;
     recover(&app).await?;
     Ok(app)
 }
@@ -153,5 +187,6 @@ async fn assemble(
         user,
         tokenizer: agent.tokenizer,
         sandbox: agent.sandbox,
+        mcp: Arc::new(McpServers::none()),
     })
 }

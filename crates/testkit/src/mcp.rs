@@ -22,6 +22,10 @@ pub const TOOLSET_ENV: &str = "SMALLEBOT_MCP_TOOLS";
 /// The environment variable that makes a test binary act as the stdio server.
 pub const SERVE_ENV: &str = "SMALLEBOT_MCP_TEST_SERVER";
 
+/// The environment variable naming a file the stdio server writes its process id to
+/// when it starts (for tests that check it does not outlive its host).
+pub const PID_FILE_ENV: &str = "SMALLEBOT_MCP_PID_FILE";
+
 /// A one-pixel PNG, base64.
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
@@ -192,6 +196,9 @@ pub async fn serve_stdio() -> std::io::Result<()> {
 pub fn serve_stdio_if_asked() -> bool {
     if std::env::var_os(SERVE_ENV).is_none() {
         return false;
+    }
+    if let Some(file) = std::env::var_os(PID_FILE_ENV) {
+        let _ = std::fs::write(file, std::process::id().to_string());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -4,6 +4,7 @@
 //! stopped.
 
 use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -27,6 +28,9 @@ type Client = RunningService<RoleClient, ClientConfig>;
 /// One configured server and its connection, if any.
 pub(crate) struct McpConnection {
     settings: McpServerSettings,
+    /// The helper binary that ties a child process to this one (see
+    /// [`crate::sandbox::tied_to_this_process`]); `None` starts it directly.
+    helper: Option<PathBuf>,
     client: tokio::sync::Mutex<Option<Client>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     last_error: Mutex<Option<String>>,
@@ -34,9 +38,10 @@ pub(crate) struct McpConnection {
 
 impl McpConnection {
     /// A server not yet started.
-    pub(crate) fn new(settings: McpServerSettings) -> Self {
+    pub(crate) fn new(settings: McpServerSettings, helper: Option<PathBuf>) -> Self {
         Self {
             settings,
+            helper,
             client: tokio::sync::Mutex::new(None),
             stderr: Arc::default(),
             last_error: Mutex::new(None),
@@ -184,8 +189,15 @@ impl McpConnection {
                 env,
                 cwd,
             } => {
-                let mut child = tokio::process::Command::new(command);
-                child.args(args).envs(env).kill_on_drop(true);
+                let mut child = match &self.helper {
+                    Some(helper) => crate::sandbox::tied_to_this_process(helper, command, args),
+                    None => {
+                        let mut child = tokio::process::Command::new(command);
+                        child.args(args);
+                        child
+                    }
+                };
+                child.envs(env).kill_on_drop(true);
                 if let Some(cwd) = cwd {
                     child.current_dir(cwd);
                 }

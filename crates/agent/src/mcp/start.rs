@@ -1,6 +1,7 @@
 //! Starting every enabled server of mcp.json in parallel and collecting their tools.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::connection::McpConnection;
@@ -51,18 +52,26 @@ pub struct McpServers {
 impl McpServers {
     /// Starts every enabled server at once, each within its startup timeout. A server
     /// that fails adds a warning (which server, why, the tail of its standard error)
-    /// and no tools.
+    /// and no tools. With `helper` (a binary whose `main` calls
+    /// [`crate::sandbox::run_helper_if_requested`] first), child processes are started
+    /// through it and die with this process however it ends.
     ///
     /// # Errors
     /// [`McpStartError::Collision`] when two tools would get the same name.
     pub async fn start(
         settings: &McpSettings,
         confirmer: Arc<dyn CommandConfirmer>,
+        helper: Option<PathBuf>,
     ) -> Result<Self, McpStartError> {
         let connections: Vec<(Arc<McpConnection>, bool)> = settings
             .servers
             .iter()
-            .map(|s| (Arc::new(McpConnection::new(s.clone())), s.enabled))
+            .map(|s| {
+                (
+                    Arc::new(McpConnection::new(s.clone(), helper.clone())),
+                    s.enabled,
+                )
+            })
             .collect();
         let started =
             futures::future::join_all(connections.iter().filter(|(_, enabled)| *enabled).map(

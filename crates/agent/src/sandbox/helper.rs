@@ -1,7 +1,8 @@
 //! The helper mode of the host binary: `<binary> __sandbox <spec> <command>` applies
 //! the limits and the Landlock rules of `<spec>` to itself, then replaces itself with
-//! `/bin/sh -c <command>`. Running the rules in a fresh process keeps the host
-//! unconfined without any code between `fork` and `exec`.
+//! `/bin/sh -c <command>`; `<binary> __sandbox <spec> -- <program> [args…]` executes
+//! the program directly (an MCP server). Running the rules in a fresh process keeps
+//! the host unconfined without any code between `fork` and `exec`.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -30,16 +31,31 @@ pub fn run_helper_if_requested() -> Option<ExitCode> {
     if args.next().as_deref() != Some(std::ffi::OsStr::new(HELPER_ARG)) {
         return None;
     }
-    let error = match (args.next(), args.next(), args.next()) {
-        (Some(spec), Some(command), None) => run(&spec, command),
-        _ => format!("usage: {HELPER_ARG} <spec> <command> (started by SmallEBot, not by hand)"),
+    let rest: Vec<OsString> = args.collect();
+    let error = match rest.as_slice() {
+        [spec, dashes, program, arguments @ ..] if dashes == "--" => {
+            run(spec, Target::Program(program.clone(), arguments.to_vec()))
+        }
+        [spec, command] => run(spec, Target::Shell(command.clone())),
+        _ => format!(
+            "usage: {HELPER_ARG} <spec> <command> | {HELPER_ARG} <spec> -- <program> [args…] \
+             (started by SmallEBot, not by hand)"
+        ),
     };
     eprintln!("{FAILURE_PREFIX}{error}; the command was not run");
     Some(ExitCode::from(FAILURE_CODE as u8))
 }
 
-/// Applies `spec` and executes the command; returns only with what went wrong.
-fn run(spec: &std::ffi::OsStr, command: OsString) -> String {
+/// What the helper becomes.
+enum Target {
+    /// `/bin/sh -c <command>`.
+    Shell(OsString),
+    /// A program with its arguments.
+    Program(OsString, Vec<OsString>),
+}
+
+/// Applies `spec` and executes the target; returns only with what went wrong.
+fn run(spec: &std::ffi::OsStr, target: Target) -> String {
     let Some(spec) = spec.to_str() else {
         return "the spec is not UTF-8".to_owned();
     };
@@ -50,17 +66,40 @@ fn run(spec: &std::ffi::OsStr, command: OsString) -> String {
     if let Err(error) = apply(&spec) {
         return error;
     }
-    exec_shell(command)
+    match target {
+        Target::Shell(command) => exec(OsString::from("/bin/sh"), vec!["-c".into(), command]),
+        Target::Program(program, arguments) => exec(program, arguments),
+    }
 }
 
 /// Limits first (the control group must be joined before anything is confined), then
 /// the Landlock rules.
 #[cfg(target_os = "linux")]
 fn apply(spec: &HelperSpec) -> Result<(), String> {
-    super::limits::apply(&spec.limits, spec.cgroup.as_deref())?;
+    if let Some(host) = spec.die_with {
+        die_with(host)?;
+    }
+    if let Some(limits) = &spec.limits {
+        super::limits::apply(limits, spec.cgroup.as_deref())?;
+    }
     match &spec.confine {
         Some(rules) => super::landlock_rules::confine(rules),
         None => Ok(()),
+    }
+}
+
+/// Asks the kernel to kill this process when the host `host` (its parent) ends; an
+/// error when it has ended already.
+#[cfg(target_os = "linux")]
+fn die_with(host: u32) -> Result<(), String> {
+    use rustix::process::{Signal, getppid, set_parent_process_death_signal};
+    set_parent_process_death_signal(Some(Signal::KILL))
+        .map_err(|e| format!("could not tie the command to the host process: {e}"))?;
+    let parent = getppid().map_or(0, |p| p.as_raw_pid().unsigned_abs());
+    if parent == host {
+        Ok(())
+    } else {
+        Err(format!("the host process {host} has ended"))
     }
 }
 
@@ -69,18 +108,18 @@ fn apply(spec: &HelperSpec) -> Result<(), String> {
     if spec.confine.is_some() {
         return Err("the sandbox needs Linux (Landlock)".to_owned());
     }
-    super::limits::apply(&spec.limits, spec.cgroup.as_deref())
+    match &spec.limits {
+        Some(limits) => super::limits::apply(limits, spec.cgroup.as_deref()),
+        None => Ok(()),
+    }
 }
 
-/// Replaces the process with `/bin/sh -c command`; returns the error when that fails.
+/// Replaces the process with `program arguments`; returns the error when that fails.
 #[cfg(unix)]
-fn exec_shell(command: OsString) -> String {
+fn exec(program: OsString, arguments: Vec<OsString>) -> String {
     use std::os::unix::process::CommandExt;
-    let error = std::process::Command::new("/bin/sh")
-        .arg("-c")
-        .arg(command)
-        .exec();
-    format!("could not run /bin/sh ({error})")
+    let error = std::process::Command::new(&program).args(arguments).exec();
+    format!("could not run {} ({error})", program.to_string_lossy())
 }
 
 #[cfg(not(unix))]
@@ -89,6 +128,31 @@ fn apply(_spec: &HelperSpec) -> Result<(), String> {
 }
 
 #[cfg(not(unix))]
-fn exec_shell(_command: OsString) -> String {
+fn exec(_program: OsString, _arguments: Vec<OsString>) -> String {
     "the sandbox helper needs a Unix system".to_owned()
+}
+
+/// A command that runs `program arguments` through `helper` (a binary whose `main`
+/// calls [`run_helper_if_requested`] first), tied to this process: the kernel kills it
+/// when this process ends, however it ends (Linux). For MCP servers.
+#[must_use]
+pub fn tied_to_this_process(
+    helper: &std::path::Path,
+    program: &str,
+    arguments: &[String],
+) -> tokio::process::Command {
+    let spec = HelperSpec {
+        confine: None,
+        limits: None,
+        cgroup: None,
+        die_with: Some(std::process::id()),
+    };
+    let mut command = tokio::process::Command::new(helper);
+    command
+        .arg(HELPER_ARG)
+        .arg(serde_json::to_string(&spec).unwrap_or_default())
+        .arg("--")
+        .arg(program)
+        .args(arguments);
+    command
 }

@@ -207,11 +207,12 @@ impl CommandSandbox {
         });
         let spec = HelperSpec {
             confine,
-            limits: self.settings.limits,
+            limits: Some(self.settings.limits),
             #[cfg(target_os = "linux")]
             cgroup: group.as_ref().map(|g| g.dir().to_path_buf()),
             #[cfg(not(target_os = "linux"))]
             cgroup: None,
+            die_with: Some(std::process::id()),
         };
         let spec = serde_json::to_string(&spec).map_err(SandboxError::Spec)?;
         let mut shell = Command::new(&self.helper);

@@ -27,7 +27,7 @@ mod cgroup;
 mod limits;
 
 pub(crate) use helper::{FAILURE_CODE, FAILURE_PREFIX};
-pub use helper::{HELPER_ARG, run_helper_if_requested};
+pub use helper::{HELPER_ARG, run_helper_if_requested, tied_to_this_process};
 #[cfg(target_os = "linux")]
 pub use landlock_rules::{LandlockSupport, probe};
 pub use launcher::CommandSandbox;

@@ -8,16 +8,21 @@ use serde::{Deserialize, Serialize};
 
 use super::settings::CommandLimits;
 
-/// Everything the helper applies, in order: limits, control group, Landlock.
+/// Everything the helper applies, in order: the tie to the host, limits, control
+/// group, Landlock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct HelperSpec {
     /// The Landlock rules; `None` runs the command unconfined.
     pub(crate) confine: Option<Confinement>,
-    /// The resource limits.
-    pub(crate) limits: CommandLimits,
+    /// The resource limits (`None`: the host's own).
+    pub(crate) limits: Option<CommandLimits>,
     /// A pids control group (already capped) to join; `None` caps processes with
     /// `RLIMIT_NPROC` where the kernel applies it to this user.
     pub(crate) cgroup: Option<PathBuf>,
+    /// The host's process id: the command is killed when that process ends (even by
+    /// `kill -9`), and does not start if it has ended already.
+    #[serde(default)]
+    pub(crate) die_with: Option<u32>,
 }
 
 /// The Landlock rules of one command.

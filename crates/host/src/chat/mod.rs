@@ -90,7 +90,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         printer,
         interrupts,
     )
-    .with_confirmations(confirmations);
+    .with_confirmations(confirmations)
+    .with_mcp(std::sync::Arc::clone(&app.mcp));
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }

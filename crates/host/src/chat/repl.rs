@@ -37,6 +37,8 @@ pub struct Repl<W: Write> {
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
     /// Commands the person allowed for the rest of a conversation ("always").
     always_allowed: HashSet<(ConversationId, String)>,
+    /// The MCP servers, for `/mcp`.
+    mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
 }
 
 enum Next {
@@ -63,7 +65,15 @@ impl<W: Write> Repl<W> {
             interrupts,
             confirmations: None,
             always_allowed: HashSet::new(),
+            mcp: None,
         }
+    }
+
+    /// Shows these MCP servers on `/mcp`.
+    #[must_use]
+    pub fn with_mcp(mut self, mcp: Arc<smallebot_agent::mcp::McpServers>) -> Self {
+        self.mcp = Some(mcp);
+        self
     }
 
     /// Answers command confirmations from `requests` (see `TerminalConfirmer`) while a

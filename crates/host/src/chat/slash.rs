@@ -25,6 +25,8 @@ pub enum Slash {
     Edit(String),
     /// Take the last turn out of the context (kept in the history, marked undone).
     Undo,
+    /// Show the MCP servers and their state.
+    Mcp,
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -47,6 +49,7 @@ Commands:
   /retry         answer your last message again
   /edit TEXT     replace your last message with TEXT and answer it again
   /undo          take the last turn out of the context (kept in the history, marked)
+  /mcp           show the MCP servers: running or not, tools, last error
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -78,10 +81,11 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("edit", "") => Err("usage: /edit NEW TEXT (replaces your last message)".into()),
         ("edit", text) => Ok(Slash::Edit(text.to_owned())),
         ("undo", "") => Ok(Slash::Undo),
+        ("mcp", "") => Ok(Slash::Mcp),
         ("clear", "") => Ok(Slash::Clear),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear"), _) => {
+        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"), _) => {
             Err(format!("/{known} takes no argument"))
         }
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
@@ -112,6 +116,8 @@ mod tests {
             ),
             ("/search", Some(Err("usage: /search QUERY"))),
             ("/tasks", Some(Ok(Slash::Tasks))),
+            ("/mcp", Some(Ok(Slash::Mcp))),
+            ("/mcp x", Some(Err("/mcp takes no argument"))),
             ("/model", Some(Ok(Slash::Model(None)))),
             ("/model large", Some(Ok(Slash::Model(Some("large".into()))))),
             ("/retry", Some(Ok(Slash::Retry))),

@@ -2,12 +2,14 @@
 
 mod compact;
 mod conversations;
+mod mcp;
 mod migrate;
 pub mod run;
 mod serve;
 mod serve_users;
 mod users;
 
+pub use mcp::status_lines as mcp_status_lines;
 use smallebot_agent::assembly::Home;
 use smallebot_infrastructure::SqliteStore;
 
@@ -71,6 +73,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         }
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
+        Command::Mcp(command) => mcp::run(&home, command).await,
     }
 }
 

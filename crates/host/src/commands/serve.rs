@@ -69,6 +69,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             store: app.store.clone(),
             confirmer: confirmer_for_users,
             tokenizer: Arc::clone(&app.tokenizer),
+            mcp: Arc::clone(&app.mcp),
             built: tokio::sync::Mutex::default(),
         };
         state = state

@@ -35,6 +35,8 @@ pub struct PerUserServices {
     pub confirmer: Arc<dyn CommandConfirmer>,
     /// The shared tokenizer.
     pub tokenizer: Arc<Tokenizer>,
+    /// The MCP servers, shared by every user's tools.
+    pub mcp: Arc<smallebot_agent::mcp::McpServers>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }
@@ -57,6 +59,7 @@ impl UserServices for PerUserServices {
             .task_store(Arc::new(FileTaskStore::new(self.home.tasks_dir())))
             .confirmer(Arc::clone(&self.confirmer))
             .tokenizer(Arc::clone(&self.tokenizer))
+            .tools(crate::wiring::mcp_registry(&self.mcp))
             .warm_up(WarmUp::Background)
             .workspace(workspace)
             .build()

@@ -63,6 +63,18 @@ impl<W: Write> Repl<W> {
                 };
                 self.say(plan.as_deref().unwrap_or("No tasks yet."))?;
             }
+            Slash::Mcp => {
+                let status = match &self.mcp {
+                    Some(mcp) => mcp.status().await,
+                    None => Vec::new(),
+                };
+                let text = if status.is_empty() {
+                    "No MCP servers (add them to mcp.json in the home directory).".to_owned()
+                } else {
+                    crate::commands::mcp_status_lines(&status).join("\n")
+                };
+                self.say(&text)?;
+            }
             Slash::Usage => self.usage().await?,
             Slash::Model(choice) => self.model(choice).await?,
             Slash::Retry => self.retry(input).await?,

@@ -1,0 +1,70 @@
+//! `smallebot mcp list` and `smallebot mcp tools [SERVER]`: the servers of mcp.json are
+//! started (as a conversation would start them), described, and stopped.
+
+use std::sync::Arc;
+
+use smallebot_agent::assembly::Home;
+use smallebot_agent::config::MCP_FILE;
+use smallebot_agent::mcp::{McpServerStatus, McpServers};
+use smallebot_agent::tools::DenyAll;
+
+use crate::cli::McpCommand;
+use crate::error::HostError;
+use crate::wiring;
+
+/// Runs one `mcp` subcommand.
+pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
+    let servers = wiring::start_mcp(home, Arc::new(DenyAll)).await?;
+    let result = match command {
+        McpCommand::List => {
+            let status = servers.status().await;
+            if status.is_empty() {
+                println!(
+                    "no MCP servers: add them to {} (docs/configuration.md)",
+                    home.root().join(MCP_FILE).display()
+                );
+            }
+            for line in status_lines(&status) {
+                println!("{line}");
+            }
+            Ok(())
+        }
+        McpCommand::Tools { server } => print_tools(&servers, server.as_deref()).await,
+    };
+    servers.stop().await;
+    result
+}
+
+/// One line per server: `name  running  3 tools` (and the last error).
+pub fn status_lines(status: &[McpServerStatus]) -> Vec<String> {
+    status
+        .iter()
+        .map(|s| {
+            let state = match (s.enabled, s.running) {
+                (false, _) => "disabled",
+                (true, true) => "running",
+                (true, false) => "not running",
+            };
+            let mut line = format!("{}  {state}  {} tool(s)", s.name, s.tools);
+            if let Some(error) = &s.last_error {
+                line.push_str(&format!("  last error: {error}"));
+            }
+            line
+        })
+        .collect()
+}
+
+/// The tools of `server` (or all), one per line with its description.
+async fn print_tools(servers: &McpServers, server: Option<&str>) -> Result<(), HostError> {
+    if let Some(name) = server
+        && !servers.status().await.iter().any(|s| s.name == name)
+    {
+        return Err(HostError::UnknownMcpServer(name.to_owned()));
+    }
+    for (owner, name, description) in servers.tool_list() {
+        if server.is_none_or(|s| s == owner) {
+            println!("{name}  {description}");
+        }
+    }
+    Ok(())
+}
