@@ -33,7 +33,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let tests: [(&str, TestFn); 7] = [
+    let tests: [(&str, TestFn); 8] = [
         ("stdio_tools_answer_and_fail_clearly", || {
             Box::pin(stdio_tools_answer_and_fail_clearly())
         }),
@@ -57,6 +57,9 @@ fn main() {
         ),
         ("the_http_transport_works", || {
             Box::pin(the_http_transport_works())
+        }),
+        ("a_changed_tool_list_is_picked_up", || {
+            Box::pin(a_changed_tool_list_is_picked_up())
         }),
     ];
     let filter: Vec<String> = std::env::args()
@@ -93,21 +96,20 @@ fn stdio_server(name: &str, extra_env: &[(&str, &str)]) -> McpServerSettings {
     }
 }
 
-async fn start(servers: Vec<McpServerSettings>) -> (McpServers, ToolRegistry) {
+async fn start(servers: Vec<McpServerSettings>) -> (Arc<McpServers>, ToolRegistry) {
     start_with(servers, Arc::new(DenyAll)).await
 }
 
 async fn start_with(
     servers: Vec<McpServerSettings>,
     confirmer: Arc<dyn CommandConfirmer>,
-) -> (McpServers, ToolRegistry) {
-    let mcp = McpServers::start(&McpSettings { servers }, confirmer, None)
-        .await
-        .unwrap();
-    let registry = mcp
-        .tools()
-        .into_iter()
-        .fold(ToolRegistry::new(), ToolRegistry::with);
+) -> (Arc<McpServers>, ToolRegistry) {
+    let mcp = Arc::new(
+        McpServers::start(&McpSettings { servers }, confirmer, None)
+            .await
+            .unwrap(),
+    );
+    let registry = ToolRegistry::new().with_source(Arc::clone(&mcp) as _);
     (mcp, registry)
 }
 
@@ -136,6 +138,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
             "t__crash",
             "t__echo",
             "t__fail",
+            "t__grow",
             "t__image",
             "t__large",
             "t__remove",
@@ -365,4 +368,33 @@ async fn the_http_transport_works() {
     );
     mcp.stop().await;
     cancel.cancel();
+}
+
+async fn a_changed_tool_list_is_picked_up() {
+    let (mcp, registry) = start(vec![stdio_server("g", &[])]).await;
+    assert!(registry.schemas().iter().all(|s| s.name != "g__late"));
+    let unknown = call(&registry, "g__late", serde_json::json!({})).await;
+    assert!(
+        unknown.content.contains("unknown tool 'g__late'"),
+        "{}",
+        unknown.content
+    );
+    let grown = call(&registry, "g__grow", serde_json::json!({})).await;
+    assert_eq!(
+        (grown.status, grown.content.as_str()),
+        (ToolCallStatus::Ok, "grown")
+    );
+    // The notification and the new listing arrive in the background.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while registry.schemas().iter().all(|s| s.name != "g__late") {
+        assert!(Instant::now() < deadline, "the new tool never appeared");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let late = call(&registry, "g__late", serde_json::json!({})).await;
+    assert_eq!(
+        (late.status, late.content.as_str()),
+        (ToolCallStatus::Ok, "late tool")
+    );
+    assert_eq!(mcp.status().await[0].tools, 9);
+    mcp.stop().await;
 }

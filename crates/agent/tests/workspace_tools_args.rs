@@ -99,12 +99,8 @@ async fn missing_or_mistyped_arguments_are_errors() {
 #[tokio::test]
 async fn schemas_are_pascal_case_objects() {
     let fx = Fixture::new();
-    let names: Vec<_> = fx
-        .registry
-        .schemas()
-        .iter()
-        .map(|s| s.name.as_str())
-        .collect();
+    let schemas = fx.registry.schemas();
+    let names: Vec<_> = schemas.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -116,7 +112,7 @@ async fn schemas_are_pascal_case_objects() {
             "GrepContent"
         ]
     );
-    for schema in fx.registry.schemas() {
+    for schema in fx.registry.schemas().iter() {
         assert_eq!(schema.parameters["type"], "object", "{}", schema.name);
         assert!(!schema.description.is_empty());
     }

@@ -53,11 +53,9 @@ pub async fn start_mcp(
     Ok(servers)
 }
 
-/// The MCP tools as a registry to add to an assembly.
-pub fn mcp_registry(mcp: &McpServers) -> ToolRegistry {
-    mcp.tools()
-        .into_iter()
-        .fold(ToolRegistry::new(), ToolRegistry::with)
+/// The MCP tools as a registry to add to an assembly (following the servers' lists).
+pub fn mcp_registry(mcp: &Arc<McpServers>) -> ToolRegistry {
+    ToolRegistry::new().with_source(Arc::clone(mcp) as _)
 }
 
 /// This binary, whose helper mode (`main` dispatches it first) runs commands in the

@@ -1,19 +1,23 @@
 //! A small MCP server for tests, built with the same SDK as the client: tools that
 //! echo, sleep, fail, return a large result or an image, crash the process, and one
-//! marked destructive. Served over stdio ([`serve_stdio`], for a test binary started as
+//! marked destructive, and one (`grow`) that adds a tool and announces the change. Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
 //! With [`TOOLSET_ENV`] set to `colliding` the server offers `same.name` and
 //! `same_name`, which clash once sanitized.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::{
+    Peer, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
+};
 use tokio_util::sync::CancellationToken;
 
 /// The environment variable choosing the tool set (`colliding` for the clashing one).
@@ -57,22 +61,44 @@ pub struct RemoveArgs {
     pub path: String,
 }
 
-/// The test server's tools.
-#[derive(Debug, Clone)]
+/// The test server's tools; `grow` adds `late` and announces the change.
+#[derive(Debug, Clone, Default)]
 pub struct TestServer {
-    tool_router: ToolRouter<Self>,
+    grown: Arc<AtomicBool>,
 }
 
-impl Default for TestServer {
-    fn default() -> Self {
-        Self {
-            tool_router: Self::tool_router(),
+impl TestServer {
+    /// The tools offered now.
+    fn router(&self) -> ToolRouter<Self> {
+        let mut router = Self::tool_router();
+        if self.grown.load(Ordering::SeqCst) {
+            router += Self::late_router();
         }
+        router
+    }
+}
+
+#[tool_router(router = late_router)]
+impl TestServer {
+    /// Only there after `grow`.
+    #[tool(description = "A tool added while running")]
+    fn late(&self) -> String {
+        "late tool".to_owned()
     }
 }
 
 #[tool_router]
 impl TestServer {
+    /// Adds the tool `late` and tells the client that the list changed.
+    #[tool(description = "Add a tool and announce it")]
+    async fn grow(&self, peer: Peer<RoleServer>) -> String {
+        self.grown.store(true, Ordering::SeqCst);
+        match peer.notify_tool_list_changed().await {
+            Ok(()) => "grown".to_owned(),
+            Err(error) => format!("could not announce: {error}"),
+        }
+    }
+
     /// Sends the text back.
     #[tool(description = "Echo the text back")]
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
@@ -123,7 +149,7 @@ impl TestServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
+#[tool_handler(router = self.router())]
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

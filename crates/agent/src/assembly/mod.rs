@@ -335,7 +335,7 @@ impl AgentAssembly {
                 plan = Some(Arc::new(TaskPlanService::new(Arc::clone(task_store))));
             }
         }
-        let tools = self.tools.into_tools().fold(tools, ToolRegistry::with);
+        let tools = tools.merge(self.tools);
         let mut history_settings = self.history;
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());

@@ -6,12 +6,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientConfig};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
@@ -23,11 +24,64 @@ use crate::config::{McpServerSettings, McpTransport};
 const STDERR_LINES: usize = 20;
 
 /// A connected client.
-type Client = RunningService<RoleClient, ClientConfig>;
+type Client = RunningService<RoleClient, ListWatcher>;
+
+/// A server's tools as last listed, and the counter that moves when any server's list
+/// changes (shared by all the servers of one [`super::McpServers`]).
+#[derive(Default)]
+pub(crate) struct ToolList {
+    tools: Mutex<Vec<rmcp::model::Tool>>,
+    generation: Arc<AtomicU64>,
+}
+
+impl ToolList {
+    /// An empty list counting changes on `generation`.
+    pub(crate) fn new(generation: Arc<AtomicU64>) -> Self {
+        Self {
+            tools: Mutex::default(),
+            generation,
+        }
+    }
+
+    /// The tools as last listed.
+    pub(crate) fn get(&self) -> Vec<rmcp::model::Tool> {
+        self.tools
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the list and counts a change.
+    fn set(&self, tools: Vec<rmcp::model::Tool>) {
+        *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = tools;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// The client side's handler: re-lists the tools when the server announces a change.
+pub(crate) struct ListWatcher {
+    list: Arc<ToolList>,
+}
+
+impl rmcp::ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let list = Arc::clone(&self.list);
+        // Not inline: the handler must not wait on a request of its own connection.
+        tokio::spawn(async move {
+            match context.peer.list_all_tools().await {
+                Ok(tools) => list.set(tools),
+                Err(error) => {
+                    tracing::warn!(%error, "could not list an MCP server's changed tools")
+                }
+            }
+        });
+    }
+}
 
 /// One configured server and its connection, if any.
 pub(crate) struct McpConnection {
     settings: McpServerSettings,
+    list: Arc<ToolList>,
     /// The helper binary that ties a child process to this one (see
     /// [`crate::sandbox::tied_to_this_process`]); `None` starts it directly.
     helper: Option<PathBuf>,
@@ -38,9 +92,14 @@ pub(crate) struct McpConnection {
 
 impl McpConnection {
     /// A server not yet started.
-    pub(crate) fn new(settings: McpServerSettings, helper: Option<PathBuf>) -> Self {
+    pub(crate) fn new(
+        settings: McpServerSettings,
+        helper: Option<PathBuf>,
+        generation: Arc<AtomicU64>,
+    ) -> Self {
         Self {
             settings,
+            list: Arc::new(ToolList::new(generation)),
             helper,
             client: tokio::sync::Mutex::new(None),
             stderr: Arc::default(),
@@ -51,6 +110,11 @@ impl McpConnection {
     /// Its settings.
     pub(crate) fn settings(&self) -> &McpServerSettings {
         &self.settings
+    }
+
+    /// Its tools as last listed (none before it started).
+    pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.list.get()
     }
 
     /// The last thing that went wrong, if anything.
@@ -95,6 +159,7 @@ impl McpConnection {
         match started {
             Ok((client, tools)) => {
                 *slot = Some(client);
+                self.list.set(tools.clone());
                 Ok(tools)
             }
             Err(reason) => Err(self.failed(reason)),
@@ -218,7 +283,7 @@ impl McpConnection {
                         }
                     });
                 }
-                ClientConfig::default()
+                self.watcher()
                     .serve(transport)
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
@@ -241,11 +306,18 @@ impl McpConnection {
                 }
                 let transport =
                     StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-                ClientConfig::default()
+                self.watcher()
                     .serve(transport)
                     .await
                     .map_err(|e| format!("connecting to {url} failed: {e}"))
             }
+        }
+    }
+
+    /// The handler of a new connection.
+    fn watcher(&self) -> ListWatcher {
+        ListWatcher {
+            list: Arc::clone(&self.list),
         }
     }
 

@@ -1,13 +1,15 @@
 //! Starting every enabled server of mcp.json in parallel and collecting their tools.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::connection::McpConnection;
+use super::names::tool_name;
 use super::tool::McpTool;
 use crate::config::McpSettings;
-use crate::tools::{CommandConfirmer, Tool};
+use crate::tools::{CommandConfirmer, Tool, ToolSource};
 
 /// Why the MCP tools cannot be used as configured.
 #[derive(Debug, thiserror::Error)]
@@ -42,10 +44,12 @@ pub struct McpServerStatus {
     pub last_error: Option<String>,
 }
 
-/// The configured servers and their tools.
+/// The configured servers and their tools; a [`ToolSource`] whose tools follow the
+/// lists the servers announce as changed.
 pub struct McpServers {
     connections: Vec<(Arc<McpConnection>, bool)>,
-    tools: Vec<Arc<McpTool>>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    generation: Arc<AtomicU64>,
     warnings: Vec<String>,
 }
 
@@ -63,14 +67,14 @@ impl McpServers {
         confirmer: Arc<dyn CommandConfirmer>,
         helper: Option<PathBuf>,
     ) -> Result<Self, McpStartError> {
+        let generation = Arc::new(AtomicU64::new(0));
         let connections: Vec<(Arc<McpConnection>, bool)> = settings
             .servers
             .iter()
             .map(|s| {
-                (
-                    Arc::new(McpConnection::new(s.clone(), helper.clone())),
-                    s.enabled,
-                )
+                let connection =
+                    McpConnection::new(s.clone(), helper.clone(), Arc::clone(&generation));
+                (Arc::new(connection), s.enabled)
             })
             .collect();
         let started =
@@ -78,7 +82,6 @@ impl McpServers {
                 |(connection, _)| async move { (Arc::clone(connection), connection.start().await) },
             ))
             .await;
-        let mut tools = Vec::new();
         let mut warnings = Vec::new();
         let mut names: HashMap<String, String> = HashMap::new();
         for (connection, result) in started {
@@ -86,23 +89,18 @@ impl McpServers {
             match result {
                 Ok(listed) => {
                     for listed_tool in &listed {
-                        let tool = McpTool::new(
-                            Arc::clone(&connection),
-                            listed_tool,
-                            Arc::clone(&confirmer),
-                        );
-                        let full = format!("{server}/{}", tool.remote_name());
-                        if let Some(first) = names.insert(tool.name().to_owned(), full.clone()) {
+                        let name = tool_name(&server, &listed_tool.name);
+                        let full = format!("{server}/{}", listed_tool.name);
+                        if let Some(first) = names.insert(name.clone(), full.clone()) {
                             for (connection, _) in &connections {
                                 connection.stop().await;
                             }
                             return Err(McpStartError::Collision {
-                                name: tool.name().to_owned(),
+                                name,
                                 first,
                                 second: full,
                             });
                         }
-                        tools.push(Arc::new(tool));
                     }
                 }
                 Err(reason) => warnings.push(format!(
@@ -112,7 +110,8 @@ impl McpServers {
         }
         Ok(Self {
             connections,
-            tools,
+            confirmer,
+            generation,
             warnings,
         })
     }
@@ -122,24 +121,39 @@ impl McpServers {
     pub fn none() -> Self {
         Self {
             connections: Vec::new(),
-            tools: Vec::new(),
+            confirmer: Arc::new(crate::tools::DenyAll),
+            generation: Arc::default(),
             warnings: Vec::new(),
         }
     }
 
-    /// The tools, for the registry.
+    /// The tools now: every started server's, as last listed. A name that a changed
+    /// list would give twice keeps its first tool (and is logged).
     #[must_use]
-    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.tools
-            .iter()
-            .map(|t| Arc::clone(t) as Arc<dyn Tool>)
-            .collect()
+    pub fn mcp_tools(&self) -> Vec<Arc<McpTool>> {
+        let mut seen = HashSet::new();
+        let mut tools = Vec::new();
+        for (connection, _) in &self.connections {
+            for listed in connection.tools() {
+                let tool =
+                    McpTool::new(Arc::clone(connection), &listed, Arc::clone(&self.confirmer));
+                if seen.insert(tool.name().to_owned()) {
+                    tools.push(Arc::new(tool));
+                } else {
+                    tracing::warn!(
+                        tool = tool.name(),
+                        "an MCP tool name is given twice; the first is kept"
+                    );
+                }
+            }
+        }
+        tools
     }
 
     /// The tools with their server, name and description.
     #[must_use]
     pub fn tool_list(&self) -> Vec<(String, String, String)> {
-        self.tools
+        self.mcp_tools()
             .iter()
             .map(|t| {
                 let schema = t.schema();
@@ -160,7 +174,7 @@ impl McpServers {
         for (connection, enabled) in &self.connections {
             let name = connection.settings().name.clone();
             out.push(McpServerStatus {
-                tools: self.tools.iter().filter(|t| t.server() == name).count(),
+                tools: connection.tools().len(),
                 name,
                 enabled: *enabled,
                 running: connection.is_running().await,
@@ -175,5 +189,18 @@ impl McpServers {
         for (connection, _) in &self.connections {
             connection.stop().await;
         }
+    }
+}
+
+impl ToolSource for McpServers {
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.mcp_tools()
+            .into_iter()
+            .map(|t| t as Arc<dyn Tool>)
+            .collect()
     }
 }

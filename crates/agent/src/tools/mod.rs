@@ -15,7 +15,7 @@ pub use history::{
     SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, clamp_max_results, find_matches, format_matches,
     format_matches_with, search_and_format, search_for_people, since_days_ago,
 };
-pub use registry::{Tool, ToolRegistry};
+pub use registry::{Tool, ToolRegistry, ToolSource};
 pub use shell::{CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand};
 pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,

@@ -1,7 +1,7 @@
 //! The tool registry: the application's `ToolExecutor` over a list of [`Tool`]s.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
@@ -36,11 +36,31 @@ pub trait Tool: Send + Sync {
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome;
 }
 
-/// Every registered tool, found by name in O(1); schemas are built once.
+/// Tools that can change while the program runs (an MCP server's, whose list the
+/// server may announce as changed).
+pub trait ToolSource: Send + Sync {
+    /// A number that changes whenever [`ToolSource::tools`] would answer differently.
+    fn generation(&self) -> u64;
+
+    /// The tools now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+/// Every registered tool, found by name in O(1); schemas are built once, and again
+/// only when a [`ToolSource`] says its tools changed.
 #[derive(Default)]
 pub struct ToolRegistry {
+    fixed: Vec<Arc<dyn Tool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
+    current: RwLock<Arc<Snapshot>>,
+}
+
+/// The tools as of the sources' generations.
+#[derive(Default)]
+struct Snapshot {
+    generations: Vec<u64>,
     tools: Vec<Arc<dyn Tool>>,
-    schemas: Vec<ToolSchema>,
+    schemas: Arc<[ToolSchema]>,
     by_name: HashMap<String, usize>,
 }
 
@@ -54,44 +74,111 @@ impl ToolRegistry {
     /// Adds a tool (a later tool with the same name replaces the earlier one, in place).
     #[must_use]
     pub fn with(mut self, tool: Arc<dyn Tool>) -> Self {
-        let mut schema = tool.schema();
-        tool.name().clone_into(&mut schema.name);
-        match self.by_name.get(tool.name()) {
-            Some(&index) => {
-                self.tools[index] = tool;
-                self.schemas[index] = schema;
-            }
-            None => {
-                self.by_name.insert(schema.name.clone(), self.tools.len());
-                self.tools.push(tool);
-                self.schemas.push(schema);
-            }
+        match self.fixed.iter().position(|t| t.name() == tool.name()) {
+            Some(index) => self.fixed[index] = tool,
+            None => self.fixed.push(tool),
         }
-        self
+        self.rebuild()
+    }
+
+    /// Adds tools that may change; they come after the fixed ones.
+    #[must_use]
+    pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.sources.push(source);
+        self.rebuild()
+    }
+
+    /// This registry's tools followed by `other`'s (same names: `other`'s replace).
+    #[must_use]
+    pub fn merge(self, other: ToolRegistry) -> Self {
+        let sources = other.sources;
+        let merged = other.fixed.into_iter().fold(self, ToolRegistry::with);
+        sources.into_iter().fold(merged, ToolRegistry::with_source)
     }
 
     /// The registered tool names, in registration order.
     #[must_use]
-    pub fn names(&self) -> Vec<&str> {
-        self.tools.iter().map(|t| t.name()).collect()
-    }
-
-    /// The registered tools, in registration order.
-    pub fn into_tools(self) -> impl Iterator<Item = Arc<dyn Tool>> {
-        self.tools.into_iter()
+    pub fn names(&self) -> Vec<String> {
+        self.snapshot()
+            .tools
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect()
     }
 
     /// The tool called `name`.
     #[must_use]
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.by_name.get(name).map(|&index| &self.tools[index])
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        let snapshot = self.snapshot();
+        snapshot
+            .by_name
+            .get(name)
+            .map(|&index| Arc::clone(&snapshot.tools[index]))
+    }
+
+    /// With the snapshot built afresh.
+    fn rebuild(self) -> Self {
+        let snapshot = self.build();
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(snapshot);
+        self
+    }
+
+    /// The tools now: rebuilt when a source's generation moved.
+    fn snapshot(&self) -> Arc<Snapshot> {
+        let current = Arc::clone(&self.current.read().unwrap_or_else(PoisonError::into_inner));
+        let moved = self
+            .sources
+            .iter()
+            .map(|s| s.generation())
+            .ne(current.generations.iter().copied());
+        if !moved {
+            return current;
+        }
+        let fresh = Arc::new(self.build());
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&fresh);
+        fresh
+    }
+
+    /// The fixed tools and every source's, names unique (later ones replace).
+    fn build(&self) -> Snapshot {
+        let generations = self.sources.iter().map(|s| s.generation()).collect();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let all = self
+            .fixed
+            .iter()
+            .cloned()
+            .chain(self.sources.iter().flat_map(|s| s.tools()));
+        for tool in all {
+            match by_name.get(tool.name()) {
+                Some(&index) => tools[index] = tool,
+                None => {
+                    by_name.insert(tool.name().to_owned(), tools.len());
+                    tools.push(tool);
+                }
+            }
+        }
+        let schemas = tools
+            .iter()
+            .map(|tool| {
+                let mut schema = tool.schema();
+                tool.name().clone_into(&mut schema.name);
+                schema
+            })
+            .collect();
+        Snapshot {
+            generations,
+            tools,
+            schemas,
+            by_name,
+        }
     }
 }
 
 #[async_trait]
 impl ToolExecutor for ToolRegistry {
-    fn schemas(&self) -> &[ToolSchema] {
-        &self.schemas
+    fn schemas(&self) -> Arc<[ToolSchema]> {
+        Arc::clone(&self.snapshot().schemas)
     }
 
     fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects> {
@@ -178,7 +265,8 @@ mod tests {
                 answer: "second",
             }));
         assert_eq!(registry.names(), ["A", "B"]);
-        let names: Vec<_> = registry.schemas().iter().map(|s| s.name.as_str()).collect();
+        let schemas = registry.schemas();
+        let names: Vec<_> = schemas.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["A", "B"]);
         assert_eq!(registry.schemas()[0].description, "second");
         let context = ToolContext::outside_conversation();
@@ -210,5 +298,51 @@ mod tests {
                 .is_empty()
         );
         assert!(registry.effects(&invocation("Z", "{}")).is_none());
+    }
+
+    /// Tools that change when told to.
+    #[derive(Default)]
+    struct Changing {
+        generation: std::sync::atomic::AtomicU64,
+        tools: std::sync::Mutex<Vec<Arc<dyn Tool>>>,
+    }
+
+    impl ToolSource for Changing {
+        fn generation(&self) -> u64 {
+            self.generation.load(std::sync::atomic::Ordering::SeqCst)
+        }
+
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            self.tools.lock().unwrap().clone()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_source_s_tools_follow_its_generation_and_survive_a_merge() {
+        let source = Arc::new(Changing::default());
+        let fixed = ToolRegistry::new().with(Arc::new(Fixed {
+            name: "A",
+            answer: "a",
+        }));
+        let registry = fixed.merge(ToolRegistry::new().with_source(source.clone()));
+        assert_eq!(registry.names(), ["A"]);
+        source.tools.lock().unwrap().push(Arc::new(Fixed {
+            name: "S",
+            answer: "s",
+        }));
+        // Not announced yet: the snapshot stays.
+        assert_eq!(registry.schemas().len(), 1);
+        source
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(registry.names(), ["A", "S"]);
+        let context = ToolContext::outside_conversation();
+        let outcome = registry.execute(&invocation("S", "{}"), &context).await;
+        assert_eq!(outcome.content, "s");
+        source.tools.lock().unwrap().clear();
+        source
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(registry.schemas().len(), 1);
     }
 }

@@ -111,7 +111,7 @@ impl PipelineContext {
             conversation,
             stored,
             plan.as_deref(),
-            self.tools.schemas(),
+            &self.tools.schemas(),
             new_message,
         );
         with_stored_exactness(estimate, conversation)

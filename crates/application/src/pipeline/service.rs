@@ -115,7 +115,7 @@ impl ConversationService {
 
     /// The tools offered to the model, as the model sees them.
     #[must_use]
-    pub fn tools(&self) -> &[ToolSchema] {
+    pub fn tools(&self) -> std::sync::Arc<[ToolSchema]> {
         self.context.tools.schemas()
     }
 

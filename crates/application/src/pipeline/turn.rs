@@ -157,7 +157,6 @@ impl<'a> TurnRun<'a> {
 
     async fn tool_loop(&mut self) -> Result<TurnOutcome, PipelineError> {
         let context = self.context;
-        let schemas = context.tools.schemas();
         let max_steps = context.settings.max_tool_steps.max(1);
         let mut overflow_retried = false;
         while self.steps_done < max_steps {
@@ -166,7 +165,9 @@ impl<'a> TurnRun<'a> {
                     .finish(TurnStatus::Cancelled, String::new(), None)
                     .await;
             }
-            let response = match self.model_step(schemas).await? {
+            // Per step: a tool list that changed meanwhile is offered at once.
+            let schemas = context.tools.schemas();
+            let response = match self.model_step(&schemas).await? {
                 StepResult::Response(response) => response,
                 StepResult::Failed(error, partial)
                     if error.kind == ModelErrorKind::ContextLengthExceeded

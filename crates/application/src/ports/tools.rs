@@ -162,8 +162,9 @@ impl ToolOutcome {
 /// The tools the model may call.
 #[async_trait]
 pub trait ToolExecutor: Send + Sync {
-    /// Schemas of every tool, in a stable order (built once, not per call).
-    fn schemas(&self) -> &[ToolSchema];
+    /// Schemas of every tool, in a stable order (built once, not per call; built again
+    /// only when the tools changed, such as an MCP server's announced list).
+    fn schemas(&self) -> std::sync::Arc<[ToolSchema]>;
 
     /// What `invocation` does, as its tool declares it (`None`: no such tool).
     fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects>;
