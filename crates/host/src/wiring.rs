@@ -33,8 +33,8 @@ pub struct App {
     pub mcp: Arc<McpServers>,
 }
 
-/// Starts the servers of `<home>/mcp.json` (none without the file) and says on standard
-/// error which could not start.
+/// Starts the servers of `<home>/mcp.json` (none without the file); which could not
+/// start is in [`McpServers::warnings`].
 ///
 /// # Errors
 /// An invalid mcp.json, or tools whose names clash.
@@ -46,11 +46,7 @@ pub async fn start_mcp(
     if settings.servers.is_empty() {
         return Ok(McpServers::none());
     }
-    let servers = McpServers::start(&settings, confirmer, sandbox_helper()).await?;
-    for warning in servers.warnings() {
-        eprintln!("warning: {warning}");
-    }
-    Ok(servers)
+    Ok(McpServers::start(&settings, confirmer, sandbox_helper()).await?)
 }
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
@@ -131,7 +127,11 @@ pub async fn build_with_confirmer(
         return Err(HostError::NoEndpoint);
     }
     let mcp = Arc::new(start_mcp(home, Arc::clone(&confirmer)).await?);
-    let assembly = with_sandbox(assembly.confirmer(confirmer)).tools(mcp_registry(&mcp));
+    // Servers that did not start: said at each conversation's first turn (chat, run,
+    // the web page alike).
+    let assembly = with_sandbox(assembly.confirmer(confirmer))
+        .tools(mcp_registry(&mcp))
+        .notices(mcp.warnings().to_vec());
     let mut app = assemble(home, user_flag, assembly).await?;
     app.mcp = mcp;
     recover(&app).await?;

@@ -110,6 +110,11 @@ fn step(id: &str, tool: &str, args: serde_json::Value) -> ScriptedResponse {
 
 async fn a_turn_calls_an_mcp_tool_and_it_is_kept() {
     let (home, pid_file) = home_with_server();
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join("mcp.json")).unwrap())
+            .unwrap();
+    config["mcpServers"]["broken"] = json!({"command": "/nonexistent/server"});
+    std::fs::write(home.path().join("mcp.json"), config.to_string()).unwrap();
     let server = TestModel::start().await.unwrap();
     let steps = std::sync::Mutex::new(std::collections::VecDeque::from([
         step("c1", "AddTask", json!({"title": "Ask the server"})),
@@ -135,6 +140,15 @@ async fn a_turn_calls_an_mcp_tool_and_it_is_kept() {
         .await
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // The server that did not start is said once, as the turn's warning.
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches("MCP server 'broken' is not available")
+            .count(),
+        1,
+        "{stderr}"
+    );
     // The model was offered the tool with its schema, and read its result.
     let requests = server.requests();
     // The title request may come first: it offers no tools.

@@ -261,6 +261,14 @@ impl AgentAssembly {
         self
     }
 
+    /// Things to tell the person once per conversation, as `Warning` events at its
+    /// first turn (an MCP server that did not start, say).
+    #[must_use]
+    pub fn notices(mut self, notices: Vec<String>) -> Self {
+        self.pipeline.notices = notices;
+        self
+    }
+
     /// More tools; a tool with the name of a built-in one replaces it.
     #[must_use]
     pub fn tools(mut self, tools: ToolRegistry) -> Self {

@@ -118,6 +118,7 @@ pub async fn harness(options: Options) -> Harness {
             compression_threshold: options.compression_threshold,
             keep_recent_turns: options.keep_recent_turns,
             compression_timeout: options.compression_timeout,
+            ..PipelineSettings::default()
         })
         .build()
         .unwrap();

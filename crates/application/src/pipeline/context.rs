@@ -53,6 +53,8 @@ pub(crate) struct PipelineContext {
     pub(crate) events: EventBus,
     /// Conversations already warned that compression cannot help them.
     pub(crate) warned_full: std::sync::Mutex<HashSet<ConversationId>>,
+    /// Conversations already told the settings' notices.
+    pub(crate) noticed: std::sync::Mutex<HashSet<ConversationId>>,
 }
 
 impl PipelineContext {

@@ -75,6 +75,7 @@ impl ConversationService {
                 settings: parts.settings,
                 events: crate::events::EventBus::new(),
                 warned_full: std::sync::Mutex::default(),
+                noticed: std::sync::Mutex::default(),
             },
             compressor,
             active: ActiveTurns::default(),

@@ -15,6 +15,10 @@ pub struct PipelineSettings {
     pub keep_recent_turns: usize,
     /// Longest a summary may take before the compression is given up.
     pub compression_timeout: Duration,
+    /// Said as `Warning` events when a conversation's first turn in this process
+    /// starts: what the person should know about this setup (an MCP server that did
+    /// not start, say).
+    pub notices: Vec<String>,
 }
 
 impl Default for PipelineSettings {
@@ -24,6 +28,7 @@ impl Default for PipelineSettings {
             compression_threshold: 0.8,
             keep_recent_turns: 2,
             compression_timeout: Duration::from_secs(180),
+            notices: Vec::new(),
         }
     }
 }

@@ -15,6 +15,9 @@ use crate::wiring;
 /// Runs one `mcp` subcommand.
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
     let servers = wiring::start_mcp(home, Arc::new(DenyAll)).await?;
+    for warning in servers.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let result = match command {
         McpCommand::List => {
             let status = servers.status().await;

@@ -60,6 +60,7 @@ impl UserServices for PerUserServices {
             .confirmer(Arc::clone(&self.confirmer))
             .tokenizer(Arc::clone(&self.tokenizer))
             .tools(crate::wiring::mcp_registry(&self.mcp))
+            .notices(self.mcp.warnings().to_vec())
             .warm_up(WarmUp::Background)
             .workspace(workspace)
             .build()
