@@ -3,14 +3,15 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use smallebot_infrastructure::{migrate_database, migration_status};
+use smallebot_infrastructure::{DatabaseLocation, migrate_database, migration_status};
 
 /// Arguments of `cargo xtask migrate`.
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
-    /// The database file (default: `smallebot.db` in the home directory).
+    /// The database: a SQLite file path or `sqlite://PATH` (default: `smallebot.db` in
+    /// the home directory). Any other URL is refused, never taken for a path.
     #[arg(long)]
-    database: Option<PathBuf>,
+    database: Option<String>,
     /// The home directory whose `smallebot.db` is migrated.
     #[arg(long, env = "SMALLEBOT_HOME", default_value = "./.agents")]
     home: PathBuf,
@@ -21,9 +22,12 @@ pub struct MigrateArgs {
 
 /// Applies or lists migrations, printing what happened.
 pub async fn run(args: MigrateArgs) -> Result<(), String> {
-    let path = args
-        .database
-        .unwrap_or_else(|| args.home.join("smallebot.db"));
+    let path = match args.database.as_deref() {
+        Some(given) => match DatabaseLocation::parse(given).map_err(|e| e.to_string())? {
+            DatabaseLocation::Sqlite(path) => path,
+        },
+        None => args.home.join("smallebot.db"),
+    };
     if args.status {
         let status = migration_status(&path).await.map_err(|e| e.to_string())?;
         println!("{}\n{status}", path.display());

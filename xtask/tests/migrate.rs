@@ -76,3 +76,34 @@ fn migrate_refuses_a_file_that_is_not_a_database() {
     );
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
+
+#[test]
+fn a_url_is_never_taken_for_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for (url, expected) in [
+        (
+            "postgres://user@host:5432/db",
+            "is a PostgreSQL URL, and this build stores in SQLite only",
+        ),
+        (
+            "mysql://h/db",
+            "has the scheme 'mysql', which no store serves",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["migrate", "--database", url])
+            .current_dir(dir.path())
+            .env_remove("SMALLEBOT_HOME")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{url}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{url}: {stderr}");
+        // Nothing was created where the command ran.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{url}");
+    }
+    let sqlite_url = format!("sqlite://{}", dir.path().join("via-url.db").display());
+    let out = xtask(&["migrate", "--database", &sqlite_url]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(dir.path().join("via-url.db").exists());
+}

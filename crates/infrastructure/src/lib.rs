@@ -20,6 +20,7 @@ mod error;
 mod fts_query;
 mod history;
 mod leases;
+mod location;
 mod migrate;
 mod rows;
 mod search;
@@ -33,6 +34,7 @@ mod users;
 pub use database::SqliteStore;
 pub use error::StoreError;
 pub use fts_query::escape_fts_query;
+pub use location::{DatabaseLocation, LocationError};
 pub use migrate::{
     MigrationReport, MigrationStatus, SchemaVersion, migrate_database, migrate_database_to,
     migration_status,
