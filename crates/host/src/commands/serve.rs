@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
+use smallebot_agent::sandbox::CommandSandbox;
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
@@ -34,11 +35,9 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         app.store.close().await;
         return Err(HostError::NotLoopback(addr));
     }
-    // Several users: one user's commands must not reach another's files.
-    if signed_in && let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
-        let summary = sandbox.summary();
+    if let Err(refused) = sandbox_for_users(signed_in, app.sandbox.as_deref()) {
         app.store.close().await;
-        return Err(HostError::SandboxUnavailable(summary));
+        return Err(refused);
     }
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
@@ -102,6 +101,17 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     served.map_err(|source| HostError::Listen { addr, source })
 }
 
+/// Several users (`signed_in`) need a sandbox that works, or one set `off` by the
+/// admin: one user's commands must not reach another's files or the database.
+fn sandbox_for_users(signed_in: bool, sandbox: Option<&CommandSandbox>) -> Result<(), HostError> {
+    match sandbox {
+        Some(sandbox) if signed_in && sandbox.needs_consent() => {
+            Err(HostError::SandboxUnavailable(sandbox.summary()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Where a browser on this machine reaches a server bound to `bound`.
 fn page_address(bound: SocketAddr) -> SocketAddr {
     if bound.ip().is_unspecified() {
@@ -128,6 +138,51 @@ fn open_browser(url: &str) {
         Ok(mut child) => drop(std::thread::spawn(move || child.wait())),
         Err(err) => {
             eprintln!("could not open a browser with '{opener}' ({err}); open {url} yourself");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smallebot_agent::sandbox::{LandlockSupport, SandboxMode, SandboxSettings};
+
+    fn sandbox(mode: SandboxMode, support: LandlockSupport) -> CommandSandbox {
+        let settings = SandboxSettings {
+            mode,
+            ..SandboxSettings::default()
+        };
+        CommandSandbox::with_support(
+            settings,
+            std::path::PathBuf::from("/bin/true"),
+            std::path::Path::new("/nonexistent-home"),
+            support,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn several_users_need_a_working_sandbox_or_an_explicit_off() {
+        let missing = || LandlockSupport::Unavailable("simulated".to_owned());
+        let works = || LandlockSupport::Available { tcp: true };
+        let refused =
+            sandbox_for_users(true, Some(&sandbox(SandboxMode::WorkspaceWrite, missing())))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            refused.contains("refusing to serve several users"),
+            "{refused}"
+        );
+        assert!(refused.contains("\"sandbox\": \"off\""), "{refused}");
+        for (signed_in, mode, support) in [
+            (true, SandboxMode::WorkspaceWrite, works()),
+            (true, SandboxMode::Off, missing()),
+            (false, SandboxMode::WorkspaceWrite, missing()),
+        ] {
+            assert!(
+                sandbox_for_users(signed_in, Some(&sandbox(mode, support))).is_ok(),
+                "{signed_in} {mode}"
+            );
         }
     }
 }
