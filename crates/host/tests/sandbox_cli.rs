@@ -93,3 +93,99 @@ async fn a_bad_sandbox_setting_stops_the_start_naming_the_file() {
         "{stderr}"
     );
 }
+
+/// As a user other than root the process limit is `RLIMIT_NPROC` on top of what the
+/// user runs: a fork bomb in a turn's command stops there. As root, the binary runs as
+/// `nobody` (through util-linux's `setpriv`) so that this path is taken.
+#[tokio::test]
+async fn a_fork_bomb_stops_at_the_process_limit_for_an_ordinary_user() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !smallebot_agent::sandbox::probe().is_available() {
+        assert!(
+            std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),
+            "SMALLEBOT_REQUIRE_LANDLOCK is set but this kernel has no Landlock"
+        );
+        eprintln!("SKIPPED: the sandbox needs Landlock, which this kernel lacks");
+        return;
+    }
+    const NOBODY: u32 = 65_534;
+    let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let base = if root {
+        tempfile::Builder::new().tempdir_in("/tmp").unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let home = base.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(
+        home.join("terminal.json"),
+        r#"{"limits": {"processes": 16}, "commandTimeoutSeconds": 30}"#,
+    )
+    .unwrap();
+    let binary = if root {
+        let copy = base.path().join("smallebot");
+        std::fs::copy(env!("CARGO_BIN_EXE_smallebot"), &copy).unwrap();
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for path in [home.clone(), home.join("terminal.json")] {
+            std::os::unix::fs::chown(&path, Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+        copy
+    } else {
+        std::path::PathBuf::from(env!("CARGO_BIN_EXE_smallebot"))
+    };
+    let server = TestModel::start().await.unwrap();
+    let steps = std::sync::Mutex::new(std::collections::VecDeque::from([
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "c1",
+            "ExecuteCommand",
+            json!({ "command": "while :; do sleep 30 & done" }).to_string(),
+        )]),
+        ScriptedResponse::text("stopped"),
+    ]));
+    // The title request may come first; it gets its own answer.
+    server.respond_with(move |req| {
+        if req.body["tools"].is_array() {
+            steps
+                .lock()
+                .unwrap()
+                .pop_front()
+                .unwrap_or_else(|| ScriptedResponse::text("done"))
+        } else {
+            ScriptedResponse::text("A title")
+        }
+    });
+    let mut command = if root {
+        let mut c = tokio::process::Command::new("setpriv");
+        c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+            .arg(&binary);
+        c
+    } else {
+        tokio::process::Command::new(&binary)
+    };
+    let started = std::time::Instant::now();
+    let out = command
+        .arg("--home")
+        .arg(&home)
+        .args(["run", "fork away"])
+        .env_remove("SMALLEBOT_HOME")
+        .env("HOME", &home)
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env("SMALLEBOT_MODEL", "scripted")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(started.elapsed() < std::time::Duration::from_secs(25));
+    let result = server
+        .requests()
+        .iter()
+        .flat_map(|r| r.messages())
+        .find(|m| m["role"] == "tool")
+        .map(message_text)
+        .expect("the command's result reached the model");
+    assert!(result.contains("fork"), "{result}");
+    assert!(!result.contains("timed out"), "{result}");
+}
