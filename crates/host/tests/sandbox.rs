@@ -238,6 +238,11 @@ async fn allowed_work_still_works_in_the_workspace() {
             "echo scratch > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"",
             "scratch",
         ),
+        // No capabilities, even for root: nothing overrides file permissions.
+        (
+            "grep -E '^Cap(Inh|Prm|Eff)' /proc/self/status",
+            "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000",
+        ),
     ];
     for (command, expected) in cases {
         let outcome = f.run(command).await;

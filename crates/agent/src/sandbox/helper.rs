@@ -73,7 +73,7 @@ fn run(spec: &std::ffi::OsStr, target: Target) -> String {
 }
 
 /// Limits first (the control group must be joined before anything is confined), then
-/// the Landlock rules.
+/// the Landlock rules, then the capabilities are dropped.
 #[cfg(target_os = "linux")]
 fn apply(spec: &HelperSpec) -> Result<(), String> {
     if let Some(host) = spec.die_with {
@@ -83,9 +83,26 @@ fn apply(spec: &HelperSpec) -> Result<(), String> {
         super::limits::apply(limits, spec.cgroup.as_deref())?;
     }
     match &spec.confine {
-        Some(rules) => super::landlock_rules::confine(rules),
+        Some(rules) => {
+            super::landlock_rules::confine(rules)?;
+            drop_capabilities()
+        }
         None => Ok(()),
     }
+}
+
+/// Clears every capability (a confined command run by root keeps uid 0 but may not
+/// override file permissions, read kernel memory, trace, …). Landlock has set
+/// `no_new_privs`, so the program executed next cannot regain them.
+#[cfg(target_os = "linux")]
+fn drop_capabilities() -> Result<(), String> {
+    use rustix::thread::{CapabilitySet, CapabilitySets, set_capabilities};
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    set_capabilities(None, none).map_err(|e| format!("could not drop capabilities: {e}"))
 }
 
 /// Asks the kernel to kill this process when the host `host` (its parent) ends; an
