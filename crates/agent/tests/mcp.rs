@@ -19,20 +19,10 @@ use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest, DenyAll, Too
 use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
-use smallebot_testkit::mcp::{SERVE_ENV, TOOLSET_ENV, serve_http, serve_stdio_if_asked};
+use smallebot_testkit::mcp::{SERVE_ENV, TOOLSET_ENV, TestFn, serve_http, test_main};
 use tokio_util::sync::CancellationToken;
 
-/// One test: a name and its body.
-type TestFn = fn() -> futures::future::BoxFuture<'static, ()>;
-
 fn main() {
-    if serve_stdio_if_asked() {
-        return;
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let tests: [(&str, TestFn); 8] = [
         ("stdio_tools_answer_and_fail_clearly", || {
             Box::pin(stdio_tools_answer_and_fail_clearly())
@@ -62,17 +52,7 @@ fn main() {
             Box::pin(a_changed_tool_list_is_picked_up())
         }),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        runtime.block_on(test());
-        println!("test {name} ... ok");
-    }
+    test_main(&tests);
 }
 
 /// A stdio server that is this test binary.

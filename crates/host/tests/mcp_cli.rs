@@ -14,20 +14,10 @@ use std::time::{Duration, Instant};
 use cli::text;
 use serde_json::json;
 use smallebot_application::pipeline::TITLE_INSTRUCTION;
-use smallebot_testkit::mcp::{PID_FILE_ENV, SERVE_ENV, serve_stdio_if_asked};
+use smallebot_testkit::mcp::{PID_FILE_ENV, SERVE_ENV, TestFn, test_main};
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
 
-/// One test.
-type TestFn = fn() -> futures::future::BoxFuture<'static, ()>;
-
 fn main() {
-    if serve_stdio_if_asked() {
-        return;
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let tests: [(&str, TestFn); 4] = [
         ("a_turn_calls_an_mcp_tool_and_it_is_kept", || {
             Box::pin(a_turn_calls_an_mcp_tool_and_it_is_kept())
@@ -43,17 +33,7 @@ fn main() {
             Box::pin(a_killed_host_leaves_no_server_behind())
         }),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        runtime.block_on(test());
-        println!("test {name} ... ok");
-    }
+    test_main(&tests);
 }
 
 /// A home whose mcp.json starts this binary as the stdio server `test`, writing its
@@ -74,6 +54,17 @@ fn home_with_server() -> (tempfile::TempDir, PathBuf) {
     });
     std::fs::write(home.path().join("mcp.json"), config.to_string()).unwrap();
     (home, pid_file)
+}
+
+/// Adds `servers` to the home's mcp.json.
+fn add_servers(home: &Path, servers: &[(&str, serde_json::Value)]) {
+    let file = home.join("mcp.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for (name, server) in servers {
+        config["mcpServers"][*name] = server.clone();
+    }
+    std::fs::write(&file, config.to_string()).unwrap();
 }
 
 fn alive(pid: u32) -> bool {
@@ -110,11 +101,10 @@ fn step(id: &str, tool: &str, args: serde_json::Value) -> ScriptedResponse {
 
 async fn a_turn_calls_an_mcp_tool_and_it_is_kept() {
     let (home, pid_file) = home_with_server();
-    let mut config: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(home.path().join("mcp.json")).unwrap())
-            .unwrap();
-    config["mcpServers"]["broken"] = json!({"command": "/nonexistent/server"});
-    std::fs::write(home.path().join("mcp.json"), config.to_string()).unwrap();
+    add_servers(
+        home.path(),
+        &[("broken", json!({"command": "/nonexistent/server"}))],
+    );
     let server = TestModel::start().await.unwrap();
     let steps = std::sync::Mutex::new(std::collections::VecDeque::from([
         step("c1", "AddTask", json!({"title": "Ask the server"})),
@@ -202,12 +192,16 @@ async fn a_turn_calls_an_mcp_tool_and_it_is_kept() {
 
 async fn mcp_list_and_tools_describe_the_servers() {
     let (home, pid_file) = home_with_server();
-    let mut config: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(home.path().join("mcp.json")).unwrap())
-            .unwrap();
-    config["mcpServers"]["broken"] = json!({"command": "/nonexistent/server"});
-    config["mcpServers"]["off"] = json!({"command": "/nonexistent/server", "enabled": false});
-    std::fs::write(home.path().join("mcp.json"), config.to_string()).unwrap();
+    add_servers(
+        home.path(),
+        &[
+            ("broken", json!({"command": "/nonexistent/server"})),
+            (
+                "off",
+                json!({"command": "/nonexistent/server", "enabled": false}),
+            ),
+        ],
+    );
 
     let out = cli::smallebot(home.path(), None)
         .args(["mcp", "list"])

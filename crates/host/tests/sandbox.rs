@@ -1,11 +1,14 @@
 //! `ExecuteCommand` in the sandbox, run through this binary's helper mode: an attack
 //! table (each case refused, nothing changed), the work that must still succeed, the
-//! limits (a fork bomb, a memory hog, a CPU spinner) and `network: deny`.
+//! limits (a fork bomb, a memory hog, a CPU spinner), `network: deny` and the hidden
+//! API key variables. (Machines without Landlock: `sandbox_without_landlock.rs`.)
 //!
 //! Needs Landlock; without it the tests skip with one line, and fail where
 //! `SMALLEBOT_REQUIRE_LANDLOCK` is set (CI).
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod sandbox_support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,16 +16,13 @@ use std::time::{Duration, Instant};
 
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::sandbox::{
-    CommandLimits, CommandSandbox, LandlockSupport, NetworkAccess, SandboxMode, SandboxSettings,
-    probe,
+    CommandLimits, CommandSandbox, NetworkAccess, SandboxMode, SandboxSettings, probe,
 };
-use smallebot_agent::tools::{
-    CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand, ToolRegistry, Workspace,
-};
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
+use smallebot_agent::tools::{DenyAll, ToolRegistry};
+use smallebot_application::ports::ToolOutcome;
 use smallebot_core::entities::ToolCallStatus;
-use smallebot_core::ids::{ConversationId, TurnId};
-use tokio_util::sync::CancellationToken;
+
+use sandbox_support::{SECRET, call, helper, landlock_or_skip, shell};
 
 /// A home with a database, configuration and two users' workspaces, and a shell tool
 /// for the user `alice` confined by `settings`.
@@ -31,24 +31,6 @@ struct Fixture {
     home: PathBuf,
     workspace: PathBuf,
     registry: ToolRegistry,
-}
-
-const SECRET: &str = "top-secret-4711";
-
-fn landlock_or_skip() -> bool {
-    if probe().is_available() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),
-        "SMALLEBOT_REQUIRE_LANDLOCK is set but this kernel has no Landlock: {:?}",
-        probe()
-    );
-    eprintln!(
-        "SKIPPED: sandbox tests need Landlock, which this kernel lacks ({:?})",
-        probe()
-    );
-    false
 }
 
 impl Fixture {
@@ -74,35 +56,18 @@ impl Fixture {
             sandbox: sandbox.clone(),
             ..TerminalSettings::default()
         };
-        let helper = PathBuf::from(env!("CARGO_BIN_EXE_smallebot"));
-        let sandbox = CommandSandbox::new(sandbox, helper, &home).unwrap();
-        let tool = ExecuteCommand::new(
-            settings,
-            Workspace::new(workspace.clone()),
-            Arc::new(DenyAll),
-        )
-        .unwrap()
-        .with_sandbox(Arc::new(sandbox));
+        let sandbox = CommandSandbox::new(sandbox, helper(), &home).unwrap();
+        let registry = shell(&workspace, settings, sandbox, Arc::new(DenyAll));
         Self {
             _dir: dir,
             home,
             workspace,
-            registry: ToolRegistry::new().with(Arc::new(tool)),
+            registry,
         }
     }
 
     async fn run(&self, command: &str) -> ToolOutcome {
-        let invocation = ToolInvocation {
-            call_id: "call_1".into(),
-            name: "ExecuteCommand".into(),
-            arguments: serde_json::json!({ "command": command }).to_string(),
-        };
-        let context = ToolContext::in_turn(
-            ConversationId::new(),
-            TurnId::new(),
-            CancellationToken::new(),
-        );
-        self.registry.execute(&invocation, &context).await
+        call(&self.registry, command).await
     }
 
     /// Every file of the home outside the workspace with its content, to compare
@@ -442,31 +407,20 @@ async fn api_keys_are_not_in_a_confined_commands_environment() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(home.join("workspace")).unwrap();
-    let helper = PathBuf::from(env!("CARGO_BIN_EXE_smallebot"));
-    let sandbox = CommandSandbox::new(SandboxSettings::default(), helper, &home)
+    let sandbox = CommandSandbox::new(SandboxSettings::default(), helper(), &home)
         .unwrap()
         .hide_env(["CARGO_PKG_NAME".to_owned()]);
-    let tool = ExecuteCommand::new(
+    let registry = shell(
+        &home.join("workspace"),
         TerminalSettings::default(),
-        Workspace::new(home.join("workspace")),
+        sandbox,
         Arc::new(DenyAll),
-    )
-    .unwrap()
-    .with_sandbox(Arc::new(sandbox));
-    let registry = ToolRegistry::new().with(Arc::new(tool));
-    let invocation = ToolInvocation {
-        call_id: "call_1".into(),
-        name: "ExecuteCommand".into(),
-        arguments:
-            r#"{"command": "echo \"hidden=[$CARGO_PKG_NAME] kept=[$CARGO_MANIFEST_DIR] home=[$HOME]\""}"#
-                .into(),
-    };
-    let context = ToolContext::in_turn(
-        ConversationId::new(),
-        TurnId::new(),
-        CancellationToken::new(),
     );
-    let outcome = registry.execute(&invocation, &context).await;
+    let outcome = call(
+        &registry,
+        "echo \"hidden=[$CARGO_PKG_NAME] kept=[$CARGO_MANIFEST_DIR] home=[$HOME]\"",
+    )
+    .await;
     assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
     // Cargo sets both for the test; only the hidden one is gone.
     assert!(outcome.content.contains("hidden=[]"), "{}", outcome.content);
@@ -476,137 +430,4 @@ async fn api_keys_are_not_in_a_confined_commands_environment() {
         "{}",
         outcome.content
     );
-}
-
-/// A confirmer recording whether each question said "unconfined".
-struct Consent {
-    answer: bool,
-    asked: std::sync::Mutex<Vec<(String, bool)>>,
-}
-
-#[async_trait::async_trait]
-impl CommandConfirmer for Consent {
-    async fn confirm(&self, request: &ConfirmationRequest<'_>, _timeout: Duration) -> bool {
-        self.asked
-            .lock()
-            .unwrap()
-            .push((request.command.to_owned(), request.unconfined));
-        self.answer
-    }
-}
-
-/// A shell tool in `home/workspace` as on a kernel without Landlock.
-fn without_landlock(home: &Path, sandbox: SandboxSettings, consent: Arc<Consent>) -> ToolRegistry {
-    let helper = PathBuf::from(env!("CARGO_BIN_EXE_smallebot"));
-    let support = LandlockSupport::Unavailable("simulated".to_owned());
-    let sandbox = CommandSandbox::with_support(sandbox, helper, home, support).unwrap();
-    assert!(sandbox.summary().contains("NOT ENFORCED") || !sandbox.needs_consent());
-    let tool = ExecuteCommand::new(
-        TerminalSettings::default(),
-        Workspace::new(home.join("workspace")),
-        consent,
-    )
-    .unwrap()
-    .with_sandbox(Arc::new(sandbox));
-    ToolRegistry::new().with(Arc::new(tool))
-}
-
-async fn call(registry: &ToolRegistry, command: &str) -> ToolOutcome {
-    let invocation = ToolInvocation {
-        call_id: "call_1".into(),
-        name: "ExecuteCommand".into(),
-        arguments: serde_json::json!({ "command": command }).to_string(),
-    };
-    let context = ToolContext::in_turn(
-        ConversationId::new(),
-        TurnId::new(),
-        CancellationToken::new(),
-    );
-    registry.execute(&invocation, &context).await
-}
-
-#[tokio::test]
-async fn without_landlock_a_command_runs_unconfined_only_with_consent() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(home.join("workspace")).unwrap();
-    std::fs::write(home.join("agent.json"), SECRET).unwrap();
-    let read = format!("cat {}/agent.json", home.display());
-
-    let declined = Arc::new(Consent {
-        answer: false,
-        asked: std::sync::Mutex::default(),
-    });
-    let registry = without_landlock(&home, SandboxSettings::default(), declined.clone());
-    let outcome = call(&registry, &read).await;
-    assert_eq!(
-        outcome.status,
-        ToolCallStatus::Denied,
-        "{}",
-        outcome.content
-    );
-    assert!(
-        outcome.content.contains("has no Landlock"),
-        "{}",
-        outcome.content
-    );
-    assert!(!outcome.content.contains(SECRET));
-    assert_eq!(*declined.asked.lock().unwrap(), [(read.clone(), true)]);
-
-    let allowed = Arc::new(Consent {
-        answer: true,
-        asked: std::sync::Mutex::default(),
-    });
-    let registry = without_landlock(&home, SandboxSettings::default(), allowed.clone());
-    let outcome = call(&registry, &read).await;
-    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
-    assert!(outcome.content.contains(SECRET), "{}", outcome.content);
-    assert!(
-        outcome.content.contains("sandbox: none (no Landlock"),
-        "{}",
-        outcome.content
-    );
-
-    // `off` chosen explicitly: no question.
-    let off = Arc::new(Consent {
-        answer: false,
-        asked: std::sync::Mutex::default(),
-    });
-    let settings = SandboxSettings {
-        mode: SandboxMode::Off,
-        ..SandboxSettings::default()
-    };
-    let registry = without_landlock(&home, settings, off.clone());
-    let outcome = call(&registry, "echo fine").await;
-    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
-    assert!(
-        outcome.content.ends_with("sandbox: off]"),
-        "{}",
-        outcome.content
-    );
-    assert!(off.asked.lock().unwrap().is_empty());
-}
-
-#[test]
-fn without_tcp_rules_network_deny_is_an_error_at_start() {
-    let helper = PathBuf::from(env!("CARGO_BIN_EXE_smallebot"));
-    let settings = SandboxSettings {
-        network: NetworkAccess::Deny,
-        ..SandboxSettings::default()
-    };
-    for support in [
-        LandlockSupport::Unavailable("simulated".to_owned()),
-        LandlockSupport::Available { tcp: false },
-    ] {
-        let error = CommandSandbox::with_support(
-            settings.clone(),
-            helper.clone(),
-            Path::new("/x"),
-            support,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("cannot refuse TCP"), "{error}");
-        assert!(error.contains("\"network\": \"allow\""), "{error}");
-    }
 }

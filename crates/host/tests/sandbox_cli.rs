@@ -5,22 +5,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod sandbox_support;
 
 use std::process::Stdio;
 
 use cli::text;
+use sandbox_support::landlock_or_skip;
 use serde_json::json;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
 use tokio::io::AsyncWriteExt;
 
 #[tokio::test]
 async fn chat_names_the_sandbox_and_a_turns_command_runs_in_it() {
-    if !smallebot_agent::sandbox::probe().is_available() {
-        assert!(
-            std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),
-            "SMALLEBOT_REQUIRE_LANDLOCK is set but this kernel has no Landlock"
-        );
-        eprintln!("SKIPPED: the sandbox needs Landlock, which this kernel lacks");
+    if !landlock_or_skip() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -100,12 +97,7 @@ async fn a_bad_sandbox_setting_stops_the_start_naming_the_file() {
 #[tokio::test]
 async fn a_fork_bomb_stops_at_the_process_limit_for_an_ordinary_user() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    if !smallebot_agent::sandbox::probe().is_available() {
-        assert!(
-            std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),
-            "SMALLEBOT_REQUIRE_LANDLOCK is set but this kernel has no Landlock"
-        );
-        eprintln!("SKIPPED: the sandbox needs Landlock, which this kernel lacks");
+    if !landlock_or_skip() {
         return;
     }
     const NOBODY: u32 = 65_534;

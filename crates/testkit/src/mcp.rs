@@ -239,6 +239,41 @@ pub fn serve_stdio_if_asked() -> bool {
     true
 }
 
+/// One test of a `harness = false` test binary.
+pub type TestFn = fn() -> futures::future::BoxFuture<'static, ()>;
+
+/// The `main` of a `harness = false` test binary that doubles as the stdio server:
+/// serves when [`SERVE_ENV`] is set, else runs `tests` one after another on a runtime
+/// (only those whose name contains an argument, when some are given), printing
+/// `test NAME ... ok`. A failing test panics, failing the binary.
+///
+/// # Panics
+/// When the runtime cannot start, or a test fails.
+pub fn test_main(tests: &[(&str, TestFn)]) {
+    if serve_stdio_if_asked() {
+        return;
+    }
+    #[allow(clippy::expect_used)]
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime for the tests");
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        runtime.block_on(test());
+        #[allow(clippy::print_stdout)]
+        {
+            println!("test {name} ... ok");
+        }
+    }
+}
+
 /// A test server on streamable HTTP at `http://{addr}/mcp`, until `cancel`.
 ///
 /// # Errors

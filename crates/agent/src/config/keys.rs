@@ -184,7 +184,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-fn kind_of(value: &Value) -> &'static str {
+/// The JSON type of a value, for messages ("a string", "an array", …).
+pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::ConfigError;
+use super::env_refs::resolve;
 use super::json::{parse, read_optional};
 use super::keys::{Keys, checked_object, error_at_key};
 
@@ -346,40 +347,6 @@ fn resolve_all(
         .collect()
 }
 
-/// `value` with each `${VAR}` replaced by the variable's value; `Err(VAR)` for the
-/// first one that is not set. `$${X}` is the escape for a literal `${X}`; any other `$`
-/// stays as written.
-pub(crate) fn resolve(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(escaped) = after.strip_prefix("${") {
-            out.push_str("${");
-            rest = escaped;
-            continue;
-        }
-        let Some(body) = after.strip_prefix('{') else {
-            out.push('$');
-            rest = after;
-            continue;
-        };
-        let Some(end) = body.find('}') else {
-            out.push_str(&rest[at..]);
-            return Ok(out);
-        };
-        let name = &body[..end];
-        match env(name) {
-            Some(found) => out.push_str(&found),
-            None => return Err(name.to_owned()),
-        }
-        rest = &body[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
 /// A rule error for `file`.
 fn rule(file: &Path, message: String) -> ConfigError {
     ConfigError::Rule {
@@ -402,28 +369,6 @@ mod tests {
 
     fn load(text: &str) -> Result<McpSettings, ConfigError> {
         McpSettings::from_json(text, Path::new("/h/mcp.json"), &env)
-    }
-
-    #[test]
-    fn references_table() {
-        let cases = [
-            ("plain", Ok("plain")),
-            ("Bearer ${TOKEN}", Ok("Bearer t0k")),
-            ("${TOKEN}${TOKEN}", Ok("t0kt0k")),
-            ("a${EMPTY}b", Ok("ab")),
-            ("$HOME and $", Ok("$HOME and $")),
-            ("$${TOKEN}", Ok("${TOKEN}")),
-            ("${UNSET}", Err("UNSET")),
-            ("${unclosed", Ok("${unclosed")),
-        ];
-        for (written, expected) in cases {
-            let got = resolve(written, &env);
-            assert_eq!(
-                got,
-                expected.map(str::to_owned).map_err(str::to_owned),
-                "{written}"
-            );
-        }
     }
 
     #[test]

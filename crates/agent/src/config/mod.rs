@@ -12,9 +12,10 @@
 //! Nothing here reads the process environment: lookups are passed in.
 
 mod agent;
+mod env_refs;
 mod error;
 mod json;
-mod keys;
+pub(crate) mod keys;
 mod mcp;
 mod models;
 mod resolve;

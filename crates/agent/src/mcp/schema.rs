@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::config::keys::kind_of;
+
 /// Deepest nesting checked.
 const MAX_DEPTH: usize = 32;
 
@@ -83,18 +85,6 @@ fn is_type(value: &Value, kind: &str) -> bool {
             value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
         }
         _ => true,
-    }
-}
-
-/// The JSON type of a value, for messages.
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

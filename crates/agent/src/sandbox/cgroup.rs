@@ -13,10 +13,17 @@ pub(crate) struct PidsGroup {
 }
 
 impl PidsGroup {
-    /// A new group under this process's own group, capped at `limit` processes;
-    /// `None` where that is not possible (no pids controller, no right).
-    pub(crate) fn create(limit: u64) -> Option<Self> {
+    /// This process's own group in the pids hierarchy, when a group can be made in
+    /// it (one is made and removed at once); `None` without a pids controller or the
+    /// right to make groups.
+    pub(crate) fn parent() -> Option<PathBuf> {
         let parent = own_pids_group()?;
+        Self::create(&parent, 64).map(|_| parent)
+    }
+
+    /// A new group in `parent` (from [`PidsGroup::parent`]), capped at `limit`
+    /// processes; `None` when it cannot be made.
+    pub(crate) fn create(parent: &Path, limit: u64) -> Option<Self> {
         // Unique without shared state: several sandboxes may live in one process.
         let name = format!(
             "smallebot-{}-{:016x}",
@@ -28,11 +35,6 @@ impl PidsGroup {
         let group = Self { dir };
         std::fs::write(group.dir.join("pids.max"), limit.to_string()).ok()?;
         Some(group)
-    }
-
-    /// Whether a group can be made here (one is made and removed at once).
-    pub(crate) fn possible() -> bool {
-        Self::create(64).is_some()
     }
 
     /// The group's directory.

@@ -20,7 +20,8 @@ pub struct CommandSandbox {
     home: PathBuf,
     hidden_env: Vec<String>,
     support: LandlockSupport,
-    pids_groups: bool,
+    /// Where each command's pids control group is made (`None`: none can be).
+    pids_parent: Option<PathBuf>,
 }
 
 /// How one command is run, as its result reports it.
@@ -79,16 +80,16 @@ impl CommandSandbox {
             });
         }
         #[cfg(target_os = "linux")]
-        let pids_groups = super::cgroup::PidsGroup::possible();
+        let pids_parent = super::cgroup::PidsGroup::parent();
         #[cfg(not(target_os = "linux"))]
-        let pids_groups = false;
+        let pids_parent = None;
         Ok(Self {
             settings,
             helper,
             home: home.to_path_buf(),
             hidden_env: Vec::new(),
             support,
-            pids_groups,
+            pids_parent,
         })
     }
 
@@ -150,7 +151,7 @@ impl CommandSandbox {
         let root = rustix::process::geteuid().is_root();
         #[cfg(not(unix))]
         let root = false;
-        self.pids_groups || !root
+        self.pids_parent.is_some() || !root
     }
 
     /// The helper's command line to run `command` in `dir` for the workspace
@@ -178,14 +179,13 @@ impl CommandSandbox {
             None
         };
         #[cfg(target_os = "linux")]
-        let group = if self.pids_groups {
+        let group = match &self.pids_parent {
             // It worked at start: failing now must not lift the limit silently.
-            Some(
-                super::cgroup::PidsGroup::create(self.settings.limits.processes)
+            Some(parent) => Some(
+                super::cgroup::PidsGroup::create(parent, self.settings.limits.processes)
                     .ok_or(SandboxError::ProcessGroup)?,
-            )
-        } else {
-            None
+            ),
+            None => None,
         };
         let confine = temp.as_ref().map(|temp| {
             let mut read = self.settings.readable_paths.clone();

@@ -198,6 +198,27 @@ impl PipelineContext {
         false
     }
 
+    /// The settings' notices as `Warning` events of `turn`, once per conversation.
+    pub(crate) fn tell_notices(&self, conversation: ConversationId, turn: TurnId) {
+        let notices = &self.settings.notices;
+        if notices.is_empty() {
+            return;
+        }
+        let first = self
+            .noticed
+            .lock()
+            .map(|mut told| told.insert(conversation))
+            .unwrap_or(false);
+        if first {
+            for message in notices {
+                let kind = EventKind::Warning {
+                    message: message.clone(),
+                };
+                self.emit(conversation, Some(turn), kind);
+            }
+        }
+    }
+
     /// Sends an event to the conversation's subscribers.
     pub(crate) fn emit(
         &self,

@@ -135,31 +135,11 @@ impl<'a> TurnRun<'a> {
         }
     }
 
-    /// The settings' notices, once per conversation.
-    fn tell_notices(&self) {
-        let notices = &self.context.settings.notices;
-        if notices.is_empty() {
-            return;
-        }
-        let first = self
-            .context
-            .noticed
-            .lock()
-            .map(|mut told| told.insert(self.turn.conversation_id))
-            .unwrap_or(false);
-        if first {
-            for message in notices {
-                self.emit(EventKind::Warning {
-                    message: message.clone(),
-                });
-            }
-        }
-    }
-
     /// Runs the turn to its end.
     pub(crate) async fn run(mut self) -> Result<TurnOutcome, PipelineError> {
         self.emit(EventKind::TurnStarted);
-        self.tell_notices();
+        self.context
+            .tell_notices(self.turn.conversation_id, self.turn.id);
         let result = self.tool_loop().await;
         if let Err(err) = &result {
             // Storage failed mid-turn: record the failure if storage still answers.

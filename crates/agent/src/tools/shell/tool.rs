@@ -163,10 +163,13 @@ fn report(finished: Finished, sandbox: Option<&str>) -> ToolOutcome {
     if !content.ends_with('\n') {
         content.push('\n');
     }
-    content.push_str(&line);
-    if let Some(sandbox) = sandbox {
-        content.pop();
-        content.push_str(&format!("; sandbox: {sandbox}]"));
+    // The status line is one bracket: `[exit code: 0; sandbox: read-only, …]`.
+    match sandbox {
+        Some(sandbox) => {
+            let open = line.strip_suffix(']').unwrap_or(&line);
+            content.push_str(&format!("{open}; sandbox: {sandbox}]"));
+        }
+        None => content.push_str(&line),
     }
     ToolOutcome { content, status }
 }
