@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-use smallebot_testkit::{ScriptedResponse, TestModel};
+use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
     cli::smallebot(home, Some(base_url))
@@ -40,21 +40,37 @@ async fn six_processes_on_one_conversation_run_one_turn_and_the_rest_are_busy() 
     let first = run(home.path(), &url, &["run", "hello"]).await;
     assert!(first.status.success(), "{}", text(&first.stderr));
     let id = conversation_ids(home.path(), &url).await.remove(0);
-    // Whoever gets the turn waits a while for its answer; nobody else gets one.
-    server.respond_with(|_| {
-        ScriptedResponse::text("the one answer").delay_headers(Duration::from_millis(1500))
+    // Whoever gets the turn is held until every other process has given up, however
+    // slowly they start on a loaded machine; nobody else gets one.
+    let gate = Gate::new();
+    server.respond_with({
+        let gate = gate.clone();
+        move |_| ScriptedResponse::text("the one answer").hold_until(&gate)
     });
-    let runs: Vec<_> = (0..6)
-        .map(|i| {
-            command(home.path(), &url)
-                .args(["run", "--conversation", &id, &format!("question {i}")])
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let (sender, mut finished) = tokio::sync::mpsc::unbounded_channel();
+    for i in 0..6 {
+        let child = command(home.path(), &url)
+            .args(["run", "--conversation", &id, &format!("question {i}")])
+            .spawn()
+            .unwrap();
+        let sender = sender.clone();
+        tokio::spawn(async move {
+            let _ = sender.send(child.wait_with_output().await.unwrap());
+        });
+    }
+    drop(sender);
     let mut outputs = Vec::new();
-    for child in runs {
-        outputs.push(child.wait_with_output().await.unwrap());
+    // Five refusals come while the turn is held; if they do not (a second process got
+    // the turn), the gate opens after a while and the assertion below says so.
+    while outputs.len() < 5 {
+        match tokio::time::timeout(Duration::from_secs(60), finished.recv()).await {
+            Ok(Some(output)) => outputs.push(output),
+            _ => break,
+        }
+    }
+    gate.open();
+    while let Some(output) = finished.recv().await {
+        outputs.push(output);
     }
     let done: Vec<&Output> = outputs.iter().filter(|o| o.status.success()).collect();
     let busy: Vec<&Output> = outputs
@@ -113,10 +129,18 @@ async fn a_second_process_leaves_the_first_ones_running_turn_alone() {
     let home = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
     let url = server.base_url();
-    server.respond_with(|r| {
-        let slow = r.last_user_text().is_some_and(|t| t.contains("slow"));
-        let delay = if slow { 1500 } else { 0 };
-        ScriptedResponse::text("answer").delay_headers(Duration::from_millis(delay))
+    // The slow turn is held until the quick one is done, however long that takes.
+    let gate = Gate::new();
+    server.respond_with({
+        let gate = gate.clone();
+        move |r| {
+            let answer = ScriptedResponse::text("answer");
+            if r.last_user_text().is_some_and(|t| t.contains("slow")) {
+                answer.hold_until(&gate)
+            } else {
+                answer
+            }
+        }
     });
     let slow = command(home.path(), &url)
         .args(["run", "--json", "a slow question"])
@@ -134,6 +158,7 @@ async fn a_second_process_leaves_the_first_ones_running_turn_alone() {
         "{}",
         text(&quick.stderr)
     );
+    gate.open();
     let slow = slow.wait_with_output().await.unwrap();
     assert!(slow.status.success(), "{}", text(&slow.stderr));
     for id in conversation_ids(home.path(), &url).await {
@@ -152,16 +177,23 @@ async fn killing_one_of_two_running_processes_interrupts_only_its_turn() {
     let home = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
     let url = server.base_url();
-    server.respond_with(|r| {
-        let text = r.last_user_text().unwrap_or_default();
-        let delay = if text.contains("victim") {
-            60_000
-        } else if text.contains("survivor") {
-            2_000
-        } else {
-            0
-        };
-        ScriptedResponse::text("answer").delay_headers(Duration::from_millis(delay))
+    // The victim's answer never comes; the survivor's is held until the victim's turn
+    // was marked.
+    let never = Gate::new();
+    let survivor_gate = Gate::new();
+    server.respond_with({
+        let (never, survivor_gate) = (never.clone(), survivor_gate.clone());
+        move |r| {
+            let text = r.last_user_text().unwrap_or_default();
+            let answer = ScriptedResponse::text("answer");
+            if text.contains("victim") {
+                answer.hold_until(&never)
+            } else if text.contains("survivor") {
+                answer.hold_until(&survivor_gate)
+            } else {
+                answer
+            }
+        }
     });
     let mut victim = command(home.path(), &url)
         .args(["run", "the victim"])
@@ -197,6 +229,7 @@ async fn killing_one_of_two_running_processes_interrupts_only_its_turn() {
         "{}",
         text(&next.stderr)
     );
+    survivor_gate.open();
     let survivor = survivor.wait_with_output().await.unwrap();
     assert!(survivor.status.success(), "{}", text(&survivor.stderr));
     let mut statuses = Vec::new();

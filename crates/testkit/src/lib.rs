@@ -41,6 +41,7 @@
 //! ```
 
 mod error;
+mod gate;
 pub mod mcp;
 mod record;
 mod respond;
@@ -50,6 +51,7 @@ mod server;
 mod sse;
 
 pub use error::TestkitError;
+pub use gate::Gate;
 pub use record::{RecordedRequest, message_text};
 pub use script::{
     Completion, Cut, DEFAULT_CHUNK_SIZE, ResponseKind, ScriptedResponse, ToolCallSpec, Usage,

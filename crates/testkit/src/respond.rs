@@ -51,6 +51,12 @@ pub(crate) async fn render(
     if !sleep_or_shutdown(scripted.delay_headers, &mut shutdown).await {
         return shutting_down();
     }
+    if let Some(gate) = &scripted.hold {
+        tokio::select! {
+            () = gate.opened() => {}
+            _ = shutdown.wait_for(|stopped| *stopped) => return shutting_down(),
+        }
+    }
     let headers = match extra_headers(&scripted.headers) {
         Ok(headers) => headers,
         Err(message) => return testkit_error(StatusCode::INTERNAL_SERVER_ERROR, message),

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::gate::Gate;
+
 /// Default number of characters per streamed text, reasoning or argument piece.
 pub const DEFAULT_CHUNK_SIZE: usize = 8;
 
@@ -149,6 +151,8 @@ pub struct ScriptedResponse {
     pub cut: Option<Cut>,
     /// Insert `data: {not json` as the SSE event at this position (0-based).
     pub malformed_at: Option<usize>,
+    /// Wait for this gate (after `delay_headers`) before the status line and headers.
+    pub hold: Option<Gate>,
 }
 
 impl ScriptedResponse {
@@ -161,6 +165,7 @@ impl ScriptedResponse {
             delay_between: Duration::ZERO,
             cut: None,
             malformed_at: None,
+            hold: None,
         }
     }
 
@@ -302,6 +307,14 @@ impl ScriptedResponse {
     #[must_use]
     pub fn delay_headers(mut self, delay: Duration) -> Self {
         self.delay_headers = delay;
+        self
+    }
+
+    /// Hold the response before its status line and headers until the test opens
+    /// `gate` (or the server shuts down).
+    #[must_use]
+    pub fn hold_until(mut self, gate: &Gate) -> Self {
+        self.hold = Some(gate.clone());
         self
     }
 
