@@ -9,6 +9,9 @@ pub enum TestkitError {
     /// The listener could not be bound on 127.0.0.1.
     #[error("smallebot-testkit: could not bind a listener on 127.0.0.1:0: {0}")]
     Bind(#[source] std::io::Error),
+    /// A throwaway PostgreSQL cluster could not be set up.
+    #[error("smallebot-testkit: PostgreSQL test cluster: {0}")]
+    Postgres(String),
     /// Fewer requests than expected arrived before the timeout.
     #[error(
         "smallebot-testkit: waited {timeout:?} for {expected} request(s) but only {arrived} \

@@ -43,6 +43,7 @@
 mod error;
 mod gate;
 pub mod mcp;
+pub mod postgres;
 mod record;
 mod respond;
 pub mod scenarios;

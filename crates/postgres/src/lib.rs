@@ -1,0 +1,35 @@
+//! # smallebot-postgres
+//!
+//! PostgreSQL storage for SmallEBot, for teams whose several `smallebot serve`
+//! processes share one database. [`PgStore`] implements every repository trait of
+//! `smallebot-core` with the same meaning as the SQLite store (the workspace's contract
+//! tests run against both); [`PgTaskStore`] keeps task lists in a table.
+//!
+//! What PostgreSQL does here that SQLite cannot:
+//! - writers of one conversation queue on its row lock (`UPDATE … RETURNING last_seq`),
+//!   so `seq` has neither gaps nor duplicates across processes;
+//! - a partial unique index admits one running turn per conversation;
+//! - search uses generated `tsvector` columns with GIN indexes, queried with
+//!   `websearch_to_tsquery` (any user text is a valid query);
+//! - task lists are rows updated with optimistic concurrency.
+//!
+//! The schema is in this crate's `migrations/` folder and embedded in the binary;
+//! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the
+//! build knows.
+
+mod conversations;
+mod error;
+mod history;
+mod migrate;
+mod rows;
+mod search;
+mod store;
+mod task_store;
+mod turns;
+mod tx;
+mod users;
+
+pub use error::{PgStoreError, redact_url};
+pub use migrate::{PgMigrationStatus, pg_migration_status};
+pub use store::PgStore;
+pub use task_store::PgTaskStore;

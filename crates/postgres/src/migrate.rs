@@ -1,0 +1,121 @@
+//! The PostgreSQL schema's migrations: embedded from `migrations/`, applied on connect
+//! (sqlx takes an advisory lock, so several processes starting at once apply them
+//! once), refused when the database is newer than this build.
+
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+
+use crate::error::PgStoreError;
+
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// Applied and pending migrations of a PostgreSQL database, as `version description`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgMigrationStatus {
+    /// Applied, oldest first.
+    pub applied: Vec<(i64, String)>,
+    /// Known to this build but not applied yet, oldest first.
+    pub pending: Vec<(i64, String)>,
+}
+
+impl std::fmt::Display for PgMigrationStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (version, description) in &self.applied {
+            writeln!(f, "applied  {version:04} {description}")?;
+        }
+        for (version, description) in &self.pending {
+            writeln!(f, "pending  {version:04} {description}")?;
+        }
+        if self.pending.is_empty() {
+            write!(f, "up to date")
+        } else {
+            write!(f, "{} pending", self.pending.len())
+        }
+    }
+}
+
+fn known() -> Vec<(i64, String)> {
+    MIGRATOR
+        .iter()
+        .filter(|m| m.migration_type.is_up_migration())
+        .map(|m| (m.version, m.description.to_string()))
+        .collect()
+}
+
+/// The versions recorded in the database, with whether each finished; refuses a
+/// database newer than this build or with an unfinished migration.
+async fn recorded(pool: &PgPool, url: &str) -> Result<Vec<i64>, PgStoreError> {
+    let failed = |source: sqlx::Error| PgStoreError::Migrate {
+        url: url.to_owned(),
+        message: source.to_string(),
+    };
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+        .fetch_one(pool)
+        .await
+        .map_err(failed)?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<(i64, bool)> =
+        sqlx::query_as("SELECT version, success FROM _sqlx_migrations ORDER BY version")
+            .fetch_all(pool)
+            .await
+            .map_err(failed)?;
+    let latest = known().last().map_or(0, |(v, _)| *v);
+    if let Some((found, _)) = rows.iter().filter(|(v, _)| *v > latest).max() {
+        return Err(PgStoreError::SchemaTooNew {
+            url: url.to_owned(),
+            found: *found,
+            known: latest,
+        });
+    }
+    if let Some((version, _)) = rows.iter().find(|(_, ok)| !ok) {
+        return Err(PgStoreError::DirtyMigration {
+            url: url.to_owned(),
+            version: *version,
+        });
+    }
+    Ok(rows.into_iter().map(|(v, _)| v).collect())
+}
+
+/// What is applied and what is pending, changing nothing.
+///
+/// # Errors
+/// [`PgStoreError::SchemaTooNew`], [`PgStoreError::DirtyMigration`], or a failed read.
+pub async fn status(pool: &PgPool, url: &str) -> Result<PgMigrationStatus, PgStoreError> {
+    let applied = recorded(pool, url).await?;
+    let (applied, pending) = known()
+        .into_iter()
+        .partition(|(version, _)| applied.contains(version));
+    Ok(PgMigrationStatus { applied, pending })
+}
+
+/// Applies every pending migration; returns the ones applied.
+///
+/// # Errors
+/// The refusals of [`status`], or a failing migration (rolled back).
+pub(crate) async fn apply(pool: &PgPool, url: &str) -> Result<Vec<(i64, String)>, PgStoreError> {
+    let before = status(pool, url).await?;
+    if before.pending.is_empty() {
+        return Ok(Vec::new());
+    }
+    MIGRATOR
+        .run(pool)
+        .await
+        .map_err(|err| PgStoreError::Migrate {
+            url: url.to_owned(),
+            message: err.to_string(),
+        })?;
+    Ok(before.pending)
+}
+
+/// Connects to `url` and reports its migration status without changing anything.
+///
+/// # Errors
+/// See [`PgStoreError`].
+pub async fn pg_migration_status(url: &str) -> Result<PgMigrationStatus, PgStoreError> {
+    let (pool, shown) = crate::store::connect_pool(url, 1).await?;
+    let result = status(&pool, &shown).await;
+    pool.close().await;
+    result
+}

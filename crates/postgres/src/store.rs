@@ -1,0 +1,97 @@
+//! Connecting to PostgreSQL.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{Connection as _, PgConnection, PgPool};
+
+use crate::error::{PgStoreError, redact_url};
+use crate::migrate;
+
+/// Connections per process; each server process has its own pool.
+const MAX_CONNECTIONS: u32 = 16;
+/// How long a caller waits for a free connection before the operation fails.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The PostgreSQL store: implements every repository trait of `smallebot-core`.
+/// Cloning is cheap (clones share the pool).
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: PgPool,
+    /// The URL without its password.
+    url: String,
+}
+
+impl PgStore {
+    /// Connects to `url` (`postgres://user[:password]@host[:port]/database`) and applies
+    /// pending migrations.
+    ///
+    /// # Errors
+    /// See [`PgStoreError`]: an unreachable server, a schema newer than this build.
+    pub async fn connect(url: &str) -> Result<Self, PgStoreError> {
+        Ok(Self::connect_and_report(url).await?.0)
+    }
+
+    /// Like [`PgStore::connect`], also returning the migrations it applied.
+    ///
+    /// # Errors
+    /// See [`PgStoreError`].
+    pub async fn connect_and_report(url: &str) -> Result<(Self, Vec<(i64, String)>), PgStoreError> {
+        let (pool, shown) = connect_pool(url, MAX_CONNECTIONS).await?;
+        let applied = match migrate::apply(&pool, &shown).await {
+            Ok(applied) => applied,
+            Err(err) => {
+                pool.close().await;
+                return Err(err);
+            }
+        };
+        Ok((Self { pool, url: shown }, applied))
+    }
+
+    /// The connection pool (for tooling and tests that inspect the database).
+    #[must_use]
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// The database URL without its password.
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A pool of up to `connections` to `url`, and the URL with its password removed.
+pub(crate) async fn connect_pool(
+    url: &str,
+    connections: u32,
+) -> Result<(PgPool, String), PgStoreError> {
+    let shown = redact_url(url);
+    let options = PgConnectOptions::from_str(url).map_err(|err| PgStoreError::BadUrl {
+        url: shown.clone(),
+        reason: err.to_string(),
+    })?;
+    let refused = |source| PgStoreError::Connect {
+        url: shown.clone(),
+        source,
+    };
+    // One direct connection first: the pool would retry a refused connection until
+    // its acquire timeout, and a wrong URL should fail at once.
+    let probe = PgConnection::connect_with(&options)
+        .await
+        .map_err(refused)?;
+    let _ = probe.close().await;
+    let pool = PgPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .connect_with(options)
+        .await
+        .map_err(refused)?;
+    Ok((pool, shown))
+}

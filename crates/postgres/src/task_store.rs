@@ -1,0 +1,4 @@
+//! (being written)
+/// Task lists in PostgreSQL.
+#[derive(Debug, Clone)]
+pub struct PgTaskStore;

@@ -1,0 +1,25 @@
+//! Small helpers shared by the repository implementations.
+
+use smallebot_core::RepositoryError;
+use smallebot_core::time::Timestamp;
+
+/// Maps an sqlx error to a repository error that says what was being done.
+pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
+    move |err| RepositoryError::Storage {
+        action,
+        message: err.to_string(),
+    }
+}
+
+/// Now, truncated to the stored millisecond precision (the SQLite store keeps
+/// milliseconds too, so both return the same instants).
+pub(crate) fn now() -> Timestamp {
+    use chrono::SubsecRound;
+    chrono::Utc::now().trunc_subsecs(3)
+}
+
+/// Whether `err` is a unique-constraint violation (SQLSTATE 23505) on `constraint`.
+pub(crate) fn violates(err: &sqlx::Error, constraint: &str) -> bool {
+    matches!(err, sqlx::Error::Database(db)
+        if db.code().as_deref() == Some("23505") && db.constraint() == Some(constraint))
+}

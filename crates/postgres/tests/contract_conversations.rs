@@ -1,0 +1,125 @@
+//! Contract: conversations — create, list per user newest first, rename, model,
+//! cascading delete, compression boundary. Runs on SQLite and PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod backends;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::CompressionUpdate;
+
+#[tokio::test]
+async fn conversations_are_created_listed_renamed_and_deleted_with_their_rows() {
+    for b in backends::each("conversations_are_created_listed_renamed_and_deleted").await {
+        let name = b.name;
+        let a1 = b.conversation("alice").await;
+        let bob = b.conversation("bob").await;
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+        let a2 = b.conversation("alice").await;
+        let listed: Vec<_> = b
+            .store
+            .list_conversations(Some("alice"))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(listed, [a2.id, a1.id], "{name}");
+        assert_eq!(
+            b.store.list_conversations(None).await.unwrap().len(),
+            3,
+            "{name}"
+        );
+        b.store.rename_conversation(a1.id, "Renamed").await.unwrap();
+        b.store
+            .set_conversation_model(a1.id, Some("fast"))
+            .await
+            .unwrap();
+        let got = b.store.get_conversation(a1.id).await.unwrap().unwrap();
+        assert_eq!(
+            (got.title.as_str(), got.model.as_deref()),
+            ("Renamed", Some("fast")),
+            "{name}"
+        );
+        // Renaming bumps it to the top.
+        let top = b.store.list_conversations(Some("alice")).await.unwrap()[0].id;
+        assert_eq!(top, a1.id, "{name}");
+        let turn = b.user_turn(&a1, "hello pelican").await;
+        b.assistant(&a1, &turn, "a pelican answer").await;
+        b.tool(&a1, &turn, "call_1", r#"{"command":"ls"}"#, "pelican.txt")
+            .await;
+        assert!(b.store.delete_conversation(a1.id).await.unwrap(), "{name}");
+        assert!(!b.store.delete_conversation(a1.id).await.unwrap(), "{name}");
+        assert!(
+            b.store.get_conversation(a1.id).await.unwrap().is_none(),
+            "{name}"
+        );
+        assert!(b.store.get_turn(turn.id).await.unwrap().is_none(), "{name}");
+        assert!(
+            b.store.rows_after(a1.id, 0).await.unwrap().is_empty(),
+            "{name}"
+        );
+        let hits = b
+            .store
+            .search(&smallebot_core::entities::SearchQuery {
+                text: "pelican".into(),
+                scope: smallebot_core::entities::SearchScope::All,
+                since: None,
+                limit: 10,
+            })
+            .await
+            .unwrap();
+        assert!(hits.is_empty(), "{name}: {hits:?}");
+        let missing = b.store.rename_conversation(a1.id, "x").await.unwrap_err();
+        assert!(
+            matches!(missing, RepositoryError::NotFound { .. }),
+            "{name}: {missing}"
+        );
+        assert!(
+            b.store.get_conversation(bob.id).await.unwrap().is_some(),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_compression_boundary_moves_forward_atomically_and_recounts_the_context() {
+    for b in backends::each("the_compression_boundary_moves_forward_atomically").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        let first = b.user_turn(&c, "one").await; // seq 1 turn, 2 message
+        b.assistant(&c, &first, "answer one").await; // 3
+        let second = b.user_turn(&c, "two").await; // 4 turn, 5 message
+        b.assistant(&c, &second, "answer two").await; // 6
+        let before = b.store.get_conversation(c.id).await.unwrap().unwrap();
+        assert_eq!(before.context_tokens, 3 + 5 + 3 + 5, "{name}");
+        let update = |through, expected| CompressionUpdate {
+            compressed_context: "summary".into(),
+            compressed_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 3),
+            compressed_through_seq: through,
+            expected_previous_seq: expected,
+        };
+        let after = b
+            .store
+            .set_compression(c.id, &update(3, None))
+            .await
+            .unwrap();
+        assert_eq!(after.compressed_through_seq, Some(3), "{name}");
+        assert_eq!(after.context_tokens, 3 + 5, "{name}");
+        // Stale expectation, backwards, or a seq naming no row: refused, nothing changed.
+        for (bad, why) in [
+            (update(6, None), "stale"),
+            (update(2, Some(3)), "backwards"),
+            (update(99, Some(3)), "no row"),
+        ] {
+            let err = b.store.set_compression(c.id, &bad).await.unwrap_err();
+            assert!(
+                matches!(err, RepositoryError::Conflict(_)),
+                "{name} {why}: {err}"
+            );
+        }
+        let now = b.store.get_conversation(c.id).await.unwrap().unwrap();
+        assert_eq!(now.compressed_through_seq, Some(3), "{name}");
+        assert_eq!(now.compressed_context.as_deref(), Some("summary"), "{name}");
+        assert_eq!(now.context_tokens, 3 + 5, "{name}");
+    }
+}
