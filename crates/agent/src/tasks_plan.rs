@@ -106,9 +106,9 @@ impl TaskPlan for TaskPlanService {
         match self.store.load(conversation_id).await {
             Ok(list) => (!list.tasks.is_empty()).then(|| format_plan(&list)),
             // Said where the plan is shown (`/tasks`, the prompt), not hidden as "no tasks".
-            Err(error @ TaskStoreError::Corrupt { .. }) => {
-                Some(format!("{CORRUPT_TASK_FILE} {error}"))
-            }
+            Err(
+                error @ (TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. }),
+            ) => Some(format!("{CORRUPT_TASK_FILE} {error}")),
             Err(error) => {
                 tracing::warn!(%conversation_id, %error, "cannot read the task list");
                 None

@@ -165,7 +165,7 @@ async fn edit_task(
 fn store_error(error: &TaskStoreError) -> ToolOutcome {
     match error {
         TaskStoreError::Rejected(refused) => ToolOutcome::error(error_result(refused)),
-        TaskStoreError::Corrupt { .. } => {
+        TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. } => {
             tracing::warn!(%error, "task tool met a corrupt task file");
             ToolOutcome::error(format!("{CORRUPT_TASK_FILE} {error}"))
         }

@@ -77,6 +77,32 @@ pub enum TaskStoreError {
     /// The edit was refused; nothing was written.
     #[error(transparent)]
     Rejected(#[from] TaskError),
+    /// A task list stored in a database is not a valid task list. It was not
+    /// overwritten: left in place (load), or kept aside (update).
+    #[error(
+        "the stored task list of conversation {conversation} is corrupt or invalid ({reason}); {}",
+        if *kept_aside {
+            "it was kept in task_lists_corrupt and the next change starts a new task list"
+        } else {
+            "it was left untouched; the next change moves it aside"
+        }
+    )]
+    CorruptRecord {
+        /// The conversation whose list it is.
+        conversation: ConversationId,
+        /// Whether the bad list was moved aside (update) or left in place (load).
+        kept_aside: bool,
+        /// What the parser said.
+        reason: String,
+    },
+    /// The database holding the task lists failed.
+    #[error("cannot {action} the task list: {message}; check that the database is reachable")]
+    Storage {
+        /// What was being done, e.g. "read".
+        action: &'static str,
+        /// What the database said.
+        message: String,
+    },
 }
 
 /// Where conversations' task lists are kept.
