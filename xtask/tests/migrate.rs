@@ -9,6 +9,7 @@ fn xtask(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(args)
         .env_remove("SMALLEBOT_HOME")
+        .env_remove("SMALLEBOT_DATABASE_URL")
         .output()
         .unwrap()
 }
@@ -82,8 +83,9 @@ fn a_url_is_never_taken_for_a_path() {
     let dir = tempfile::tempdir().unwrap();
     for (url, expected) in [
         (
-            "postgres://user@host:5432/db",
-            "is a PostgreSQL URL, and this build stores in SQLite only",
+            // A PostgreSQL URL is a PostgreSQL database (here: nobody listens).
+            "postgres://user:hunter2@127.0.0.1:1/db",
+            "cannot connect to PostgreSQL at postgres://user:***@127.0.0.1:1/db",
         ),
         (
             "mysql://h/db",
@@ -94,6 +96,7 @@ fn a_url_is_never_taken_for_a_path() {
             .args(["migrate", "--database", url])
             .current_dir(dir.path())
             .env_remove("SMALLEBOT_HOME")
+            .env_remove("SMALLEBOT_DATABASE_URL")
             .output()
             .unwrap();
         assert!(!out.status.success(), "{url}");
@@ -106,4 +109,28 @@ fn a_url_is_never_taken_for_a_path() {
     let out = xtask(&["migrate", "--database", &sqlite_url]);
     assert!(out.status.success(), "{out:?}");
     assert!(dir.path().join("via-url.db").exists());
+}
+
+#[test]
+fn migrate_lists_applies_and_reports_on_postgres() {
+    let Some(cluster) =
+        smallebot_testkit::postgres::TestCluster::start("migrate_lists_applies_and_reports")
+    else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let text = |out: &std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = text(&xtask(&["migrate", "--database", &url, "--status"]));
+    assert!(before.contains("pending  0001"), "{before}");
+    let applied = text(&xtask(&["migrate", "--database", &url]));
+    assert!(applied.contains("applied 0001"), "{applied}");
+    assert!(applied.contains("migration(s) applied"), "{applied}");
+    let again = text(&xtask(&["migrate", "--database", &url]));
+    assert!(again.contains("up to date"), "{again}");
+    let after = text(&xtask(&["migrate", "--database", &url, "--status"]));
+    assert!(after.contains("applied  0001"), "{after}");
+    assert!(after.trim_end().ends_with("up to date"), "{after}");
 }

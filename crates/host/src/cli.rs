@@ -9,6 +9,9 @@ const AFTER_HELP: &str = "\
 Environment:
   SMALLEBOT_HOME    the home directory (same as --home; default ./.agents when it
                     exists in the current directory, else ~/.smallebot)
+  SMALLEBOT_DATABASE_URL
+                    the database (same as --database): a postgres:// URL shared by
+                    several `serve` processes, or a SQLite file path
   SMALLEBOT_MODEL   the chat model: an id of models.json, or without models.json the
                     model name sent to OPENAI_BASE_URL (default gpt-4o-mini)
   OPENAI_API_KEY    the API key when there is no models.json (models.json names its
@@ -24,7 +27,7 @@ Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation 
 /// SmallEBot: a local, persistent LLM agent host.
 ///
 /// Every conversation, turn, message, tool call and reasoning block is stored in SQLite
-/// under the home directory (`smallebot.db`).
+/// under the home directory (`smallebot.db`), or in PostgreSQL with `--database`.
 #[derive(Debug, Parser)]
 #[command(
     name = "smallebot",
@@ -39,6 +42,17 @@ pub struct Cli {
     /// ~/.smallebot]
     #[arg(long, global = true, env = "SMALLEBOT_HOME")]
     pub home: Option<PathBuf>,
+
+    /// The database instead of the home's smallebot.db: a PostgreSQL URL
+    /// (postgres://user[:password]@host[:port]/database), which several `serve`
+    /// processes may share, or the path of a SQLite file
+    #[arg(
+        long,
+        global = true,
+        env = "SMALLEBOT_DATABASE_URL",
+        value_name = "URL"
+    )]
+    pub database: Option<String>,
 
     /// What to do.
     #[command(subcommand)]

@@ -22,6 +22,12 @@ pub enum HostError {
     /// Opening or migrating the database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Connecting to or migrating a PostgreSQL database failed.
+    #[error(transparent)]
+    Postgres(#[from] smallebot_postgres::PgStoreError),
+    /// The `--database` value names no store this build serves.
+    #[error("--database / SMALLEBOT_DATABASE_URL: {0}")]
+    DatabaseLocation(#[from] smallebot_infrastructure::LocationError),
     /// Reading or writing stored data failed.
     #[error(transparent)]
     Repository(#[from] RepositoryError),

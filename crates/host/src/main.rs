@@ -8,6 +8,7 @@ mod chat;
 mod cli;
 mod commands;
 mod conversation_ref;
+mod database;
 mod error;
 mod render;
 mod wiring;

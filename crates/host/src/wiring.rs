@@ -11,18 +11,18 @@ use smallebot_agent::mcp::McpServers;
 use smallebot_agent::sandbox::CommandSandbox;
 use smallebot_agent::tools::{CommandConfirmer, DenyAll, ToolRegistry};
 use smallebot_application::ConversationService;
-use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
+use crate::database::Database;
 use crate::error::HostError;
 
 /// Everything a conversation command needs.
 pub struct App {
     /// The pipeline.
     pub service: Arc<ConversationService>,
-    /// The store (closed on exit).
-    pub store: SqliteStore,
+    /// The database (closed on exit).
+    pub store: Database,
     /// The person conversations belong to.
     pub user: String,
     /// The tokenizer (shared with more services built later, such as web users').
@@ -165,8 +165,8 @@ async fn assemble(
 ) -> Result<App, HostError> {
     let store = open_store(home).await?;
     let agent = assembly
-        .store(Arc::new(store.clone()))
-        .task_store(Arc::new(FileTaskStore::new(home.tasks_dir())))
+        .store(store.store())
+        .task_store(store.task_store(home))
         // Never on the way to the first request: a one-shot `run` answers without it.
         .warm_up(WarmUp::Background)
         .build();

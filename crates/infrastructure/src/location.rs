@@ -9,20 +9,16 @@ use std::path::PathBuf;
 pub enum DatabaseLocation {
     /// A SQLite file.
     Sqlite(PathBuf),
+    /// A PostgreSQL database: the URL as given (`postgres://` or `postgresql://`).
+    Postgres(String),
 }
 
 /// Why a database argument cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LocationError {
-    /// A PostgreSQL URL: this build has no PostgreSQL store.
-    #[error(
-        "'{0}' is a PostgreSQL URL, and this build stores in SQLite only; give the path of a \
-         SQLite file (or sqlite://PATH)"
-    )]
-    PostgresUnsupported(String),
     /// A URL with a scheme no store serves.
     #[error(
-        "'{given}' has the scheme '{scheme}', which no store serves; give the path of a SQLite file (or sqlite://PATH)"
+        "'{given}' has the scheme '{scheme}', which no store serves; give the path of a SQLite file (or sqlite://PATH) or a postgres:// URL"
     )]
     UnknownScheme {
         /// What was given.
@@ -31,16 +27,17 @@ pub enum LocationError {
         scheme: String,
     },
     /// Nothing given.
-    #[error("the database location is empty; give the path of a SQLite file")]
+    #[error("the database location is empty; give the path of a SQLite file or a postgres:// URL")]
     Empty,
 }
 
 impl DatabaseLocation {
-    /// Reads `given`: `sqlite://PATH` or `sqlite:PATH` or a plain path is SQLite; any
-    /// other `scheme://` is an error naming it.
+    /// Reads `given`: `sqlite://PATH` or `sqlite:PATH` or a plain path is SQLite;
+    /// `postgres://…` or `postgresql://…` is PostgreSQL; any other `scheme://` is an
+    /// error naming it.
     ///
     /// # Errors
-    /// [`LocationError`] for an empty value, a PostgreSQL URL or an unknown scheme.
+    /// [`LocationError`] for an empty value or an unknown scheme.
     pub fn parse(given: &str) -> Result<Self, LocationError> {
         if given.trim().is_empty() {
             return Err(LocationError::Empty);
@@ -60,9 +57,7 @@ impl DatabaseLocation {
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
             if valid_scheme {
                 return Err(match scheme.to_ascii_lowercase().as_str() {
-                    "postgres" | "postgresql" => {
-                        LocationError::PostgresUnsupported(given.to_owned())
-                    }
+                    "postgres" | "postgresql" => return Ok(Self::Postgres(given.to_owned())),
                     _ => LocationError::UnknownScheme {
                         given: given.to_owned(),
                         scheme: scheme.to_owned(),
@@ -89,15 +84,13 @@ mod tests {
             ("./odd://name.db", sqlite("./odd://name.db")),
             (
                 "postgres://user@host:5432/db",
-                Err(LocationError::PostgresUnsupported(
+                Ok(DatabaseLocation::Postgres(
                     "postgres://user@host:5432/db".into(),
                 )),
             ),
             (
                 "PostgreSQL://h/db",
-                Err(LocationError::PostgresUnsupported(
-                    "PostgreSQL://h/db".into(),
-                )),
+                Ok(DatabaseLocation::Postgres("PostgreSQL://h/db".into())),
             ),
             (
                 "mysql://h/db",

@@ -30,6 +30,6 @@ mod tx;
 mod users;
 
 pub use error::{PgStoreError, redact_url};
-pub use migrate::{PgMigrationStatus, pg_migration_status};
+pub use migrate::{PgMigrationReport, PgMigrationStatus, pg_migrate, pg_migration_status};
 pub use store::PgStore;
 pub use task_store::PgTaskStore;

@@ -119,3 +119,40 @@ pub async fn pg_migration_status(url: &str) -> Result<PgMigrationStatus, PgStore
     pool.close().await;
     result
 }
+
+/// What [`pg_migrate`] did: the migrations applied to the database at `url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgMigrationReport {
+    /// The database, password removed.
+    pub url: String,
+    /// Applied now, oldest first; empty when it was up to date.
+    pub applied: Vec<(i64, String)>,
+}
+
+impl std::fmt::Display for PgMigrationReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = &self.url;
+        if self.applied.is_empty() {
+            return write!(f, "{url}: up to date: no pending migrations");
+        }
+        for (version, description) in &self.applied {
+            writeln!(f, "{url}: applied {version:04} {description}")?;
+        }
+        write!(f, "{url}: {} migration(s) applied", self.applied.len())
+    }
+}
+
+/// Connects to `url`, applies pending migrations (each in a transaction, under sqlx's
+/// advisory lock, so servers running on the database are safe) and disconnects.
+///
+/// # Errors
+/// See [`PgStoreError`].
+pub async fn pg_migrate(url: &str) -> Result<PgMigrationReport, PgStoreError> {
+    let (store, applied) = crate::PgStore::connect_and_report(url).await?;
+    let report = PgMigrationReport {
+        url: store.url().to_owned(),
+        applied,
+    };
+    store.close().await;
+    Ok(report)
+}

@@ -7,13 +7,32 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Home {
     root: PathBuf,
+    database: Option<String>,
 }
 
 impl Home {
     /// The home directory at `root`.
     #[must_use]
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self {
+            root: root.into(),
+            database: None,
+        }
+    }
+
+    /// The same home with its database elsewhere: a PostgreSQL URL or a SQLite path
+    /// (`--database`); `None` keeps [`Home::database`].
+    #[must_use]
+    pub fn with_database(mut self, location: Option<String>) -> Self {
+        self.database = location;
+        self
+    }
+
+    /// The database given with [`Home::with_database`], as given; `None` means the
+    /// home's own SQLite file.
+    #[must_use]
+    pub fn database_location(&self) -> Option<&str> {
+        self.database.as_deref()
     }
 
     /// The directory itself (agent.json, models.json, terminal.json are in it).
@@ -31,7 +50,8 @@ impl Home {
             .join("SKILL.md")
     }
 
-    /// The SQLite database, `smallebot.db`.
+    /// The home's own SQLite database, `smallebot.db` (used unless
+    /// [`Home::database_location`] names another).
     #[must_use]
     pub fn database(&self) -> PathBuf {
         self.root.join("smallebot.db")

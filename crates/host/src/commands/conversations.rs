@@ -4,10 +4,10 @@ use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
 use smallebot_application::PipelineError;
 use smallebot_core::entities::{SearchQuery, SearchScope};
-use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::repository::Store;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::tasks::{TaskStore, format_plan};
-use smallebot_infrastructure::{FileTaskStore, SqliteStore};
+use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
 
 use crate::cli::ConversationsCommand;
 use crate::conversation_ref::find_conversation;
@@ -20,11 +20,10 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
     match command {
         ConversationsCommand::Delete { id } => delete(home, &id).await,
         ConversationsCommand::List { user } => {
-            with_store(home, async |store| list(store, user.as_deref()).await).await
+            with_store(home, async |store, _| list(store, user.as_deref()).await).await
         }
         ConversationsCommand::Show { id } => {
-            let tasks = FileTaskStore::new(home.tasks_dir());
-            with_store(home, async |store| show(store, &tasks, &id).await).await
+            with_store(home, async |store, tasks| show(store, tasks, &id).await).await
         }
         ConversationsCommand::Search {
             query,
@@ -42,7 +41,7 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
                 since,
                 limit: tools::clamp_max_results(limit),
             };
-            with_store(home, async |store| {
+            with_store(home, async |store, _| {
                 let found = tools::search_for_people(store, &query).await?;
                 println!("{}", escape_controls(&found));
                 Ok(())
@@ -58,33 +57,41 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
 /// as stored.
 async fn with_store(
     home: &Home,
-    work: impl AsyncFnOnce(&SqliteStore) -> Result<(), HostError>,
+    work: impl AsyncFnOnce(&dyn Store, &dyn TaskStore) -> Result<(), HostError>,
 ) -> Result<(), HostError> {
     let app = match wiring::build_without_model(home).await {
         Ok(app) => app,
         Err(HostError::Store(error)) if error.is_read_only() => {
-            let path = home.database();
+            let path = match home.database_location().map(DatabaseLocation::parse) {
+                None => home.database(),
+                Some(Ok(DatabaseLocation::Sqlite(path))) => path,
+                Some(_) => return Err(HostError::Store(error)),
+            };
             let store = SqliteStore::open_read_only(&path).await?;
             eprintln!(
                 "note: {} cannot be written here; reading it as it is (turns left running by \
                  a stopped process are not marked interrupted)",
                 path.display()
             );
-            let result = work(&store).await;
+            let tasks = FileTaskStore::new(home.tasks_dir());
+            let result = work(&store, &tasks).await;
             store.close().await;
             return result;
         }
         Err(error) => return Err(error),
     };
     let result = match wiring::recover(&app).await {
-        Ok(()) => work(&app.store).await,
+        Ok(()) => {
+            let tasks = app.store.task_store(home);
+            work(app.store.store().as_ref(), tasks.as_ref()).await
+        }
         Err(error) => Err(error),
     };
     app.store.close().await;
     result
 }
 
-async fn list(store: &SqliteStore, user: Option<&str>) -> Result<(), HostError> {
+async fn list(store: &dyn Store, user: Option<&str>) -> Result<(), HostError> {
     let conversations = store.list_conversations(user).await?;
     if conversations.is_empty() {
         println!("no conversations yet");
@@ -95,11 +102,7 @@ async fn list(store: &SqliteStore, user: Option<&str>) -> Result<(), HostError> 
     Ok(())
 }
 
-async fn show(
-    store: &SqliteStore,
-    tasks: &dyn TaskStore,
-    reference: &str,
-) -> Result<(), HostError> {
+async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Result<(), HostError> {
     let conversation = find_conversation(store, reference, None).await?;
     let id = conversation.id;
     let turns = store.list_turns(id).await?;

@@ -11,7 +11,8 @@ mod users;
 
 pub use mcp::status_lines as mcp_status_lines;
 use smallebot_agent::assembly::Home;
-use smallebot_infrastructure::SqliteStore;
+
+use crate::database::Database;
 
 use crate::cli::{Cli, Command};
 use crate::error::HostError;
@@ -22,7 +23,8 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         cli.home,
         std::path::Path::new("./.agents").is_dir(),
         std::env::var_os("HOME").map(std::path::PathBuf::from),
-    ));
+    ))
+    .with_database(cli.database);
     match cli.command {
         Command::Migrate { status } => migrate::run(&home, status).await,
         Command::Compact { id, focus } => compact::run(&home, &id, focus.as_deref()).await,
@@ -77,15 +79,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
     }
 }
 
-/// Opens the home's database, applying pending migrations (with a backup first).
-pub async fn open_store(home: &Home) -> Result<SqliteStore, HostError> {
-    let (store, report) = SqliteStore::open_and_report(&home.database()).await?;
-    if let Some(backup) = &report.backup {
-        eprintln!(
-            "upgraded the database schema ({} migration(s)); the previous version is kept at {}",
-            report.applied.len(),
-            backup.display()
-        );
-    }
-    Ok(store)
+/// Opens the home's database (or `--database`), applying pending migrations.
+pub async fn open_store(home: &Home) -> Result<Database, HostError> {
+    Database::open(home).await
 }

@@ -10,12 +10,13 @@ use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::CommandConfirmer;
 use smallebot_application::ConversationService;
 use smallebot_core::RepositoryError;
-use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 use smallebot_web::auth::{TokenUsers, UserServices};
 use tokio::sync::Mutex;
 
+use crate::database::Database;
+
 /// The store's users, for signing in.
-pub struct StoreUsers(pub SqliteStore);
+pub struct StoreUsers(pub Database);
 
 #[async_trait]
 impl TokenUsers for StoreUsers {
@@ -29,8 +30,8 @@ impl TokenUsers for StoreUsers {
 pub struct PerUserServices {
     /// The home directory.
     pub home: Home,
-    /// The shared store.
-    pub store: SqliteStore,
+    /// The shared database.
+    pub store: Database,
     /// Asks on the page.
     pub confirmer: Arc<dyn CommandConfirmer>,
     /// The shared tokenizer.
@@ -55,8 +56,8 @@ impl UserServices for PerUserServices {
         let workspace = self.home.workspace_dir().join("users").join(user);
         let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
         let agent = crate::wiring::with_sandbox(assembly)
-            .store(Arc::new(self.store.clone()))
-            .task_store(Arc::new(FileTaskStore::new(self.home.tasks_dir())))
+            .store(self.store.store())
+            .task_store(self.store.task_store(&self.home))
             .confirmer(Arc::clone(&self.confirmer))
             .tokenizer(Arc::clone(&self.tokenizer))
             .tools(crate::wiring::mcp_registry(&self.mcp))

@@ -37,7 +37,7 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     result
 }
 
-async fn add(store: &smallebot_infrastructure::SqliteStore, name: &str) -> Result<(), HostError> {
+async fn add(store: &crate::database::Database, name: &str) -> Result<(), HostError> {
     let name = name.trim();
     let valid = !name.is_empty()
         && !name.starts_with('.')
