@@ -10,6 +10,7 @@ mod commands;
 mod conversation_ref;
 mod database;
 mod error;
+mod relay;
 mod render;
 mod wiring;
 

@@ -11,6 +11,7 @@ use smallebot_agent::mcp::McpServers;
 use smallebot_agent::sandbox::CommandSandbox;
 use smallebot_agent::tools::{CommandConfirmer, DenyAll, ToolRegistry};
 use smallebot_application::ConversationService;
+use smallebot_application::events::EventBus;
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
@@ -31,6 +32,10 @@ pub struct App {
     pub sandbox: Option<Arc<CommandSandbox>>,
     /// The MCP servers of mcp.json and their tools.
     pub mcp: Arc<McpServers>,
+    /// The event bus, relayed to the other processes on a PostgreSQL database (`None`
+    /// on SQLite: the service has a bus of its own). Services built later (web users')
+    /// share it.
+    pub events: Option<Arc<EventBus>>,
 }
 
 /// Starts the servers of `<home>/mcp.json` (none without the file); which could not
@@ -164,6 +169,20 @@ async fn assemble(
     assembly: AgentAssembly,
 ) -> Result<App, HostError> {
     let store = open_store(home).await?;
+    let events = match &store {
+        Database::Postgres(pg) => match crate::relay::relayed_bus(pg).await {
+            Ok(bus) => Some(bus),
+            Err(error) => {
+                store.close().await;
+                return Err(error);
+            }
+        },
+        Database::Sqlite(_) => None,
+    };
+    let assembly = match &events {
+        Some(bus) => assembly.events(Arc::clone(bus)),
+        None => assembly,
+    };
     let agent = assembly
         .store(store.store())
         .task_store(store.task_store(home))
@@ -186,5 +205,6 @@ async fn assemble(
         tokenizer: agent.tokenizer,
         sandbox: agent.sandbox,
         mcp: Arc::new(McpServers::none()),
+        events,
     })
 }

@@ -17,6 +17,7 @@
 //! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the
 //! build knows.
 
+mod broadcast;
 mod conversations;
 mod error;
 mod history;
@@ -29,6 +30,7 @@ mod turns;
 mod tx;
 mod users;
 
+pub use broadcast::{PgBroadcast, PgInbox};
 pub use error::{PgStoreError, redact_url};
 pub use migrate::{PgMigrationReport, PgMigrationStatus, pg_migrate, pg_migration_status};
 pub use store::PgStore;

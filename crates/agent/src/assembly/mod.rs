@@ -31,6 +31,7 @@ mod home_config;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use smallebot_application::events::EventBus;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, TaskPlan};
 use smallebot_application::{ConversationService, PipelineSettings};
@@ -75,6 +76,7 @@ pub struct AgentAssembly {
     user_name: Option<String>,
     without_model: bool,
     lease: Option<LeaseSettings>,
+    events: Option<Arc<EventBus>>,
 }
 
 /// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
@@ -142,6 +144,7 @@ impl AgentAssembly {
             user_name: None,
             without_model: false,
             lease: None,
+            events: None,
         }
     }
 
@@ -258,6 +261,14 @@ impl AgentAssembly {
         if let Some(home_tools) = &mut self.home_tools {
             home_tools.sandbox_helper = Some(helper);
         }
+        self
+    }
+
+    /// The event bus to emit on, shared with other services (default: the service's
+    /// own). A server gives every user's service one bus, relayed to its peers.
+    #[must_use]
+    pub fn events(mut self, bus: Arc<EventBus>) -> Self {
+        self.events = Some(bus);
         self
     }
 
@@ -391,6 +402,7 @@ impl AgentAssembly {
             lease: self
                 .lease
                 .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses))),
+            events: self.events,
         });
         Ok(Agent {
             service,

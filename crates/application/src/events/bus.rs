@@ -117,12 +117,22 @@ impl Channel {
     }
 }
 
+/// Carries the events of this process to other processes that serve the same
+/// conversations (several servers on one database), which hand them to their own bus
+/// with [`EventBus::emit_relayed`]. `publish` must not block: it queues.
+pub trait EventRelay: Send + Sync + std::fmt::Debug {
+    /// Sends `event` (as numbered here) to the other processes.
+    fn publish(&self, event: &Event);
+}
+
 /// Delivers each conversation's events, in order, to that conversation's
 /// subscribers. Dropped subscribers are forgotten. Never blocks the pipeline: queues
-/// are unbounded or drop their subscriber when full.
+/// are unbounded or drop their subscriber when full. With a relay
+/// ([`EventBus::with_relay`]) the events emitted here also reach other processes.
 #[derive(Debug, Default)]
 pub struct EventBus {
     channels: Mutex<HashMap<ConversationId, Channel>>,
+    relay: Option<std::sync::Arc<dyn EventRelay>>,
 }
 
 /// A subscriber's end: receive events with [`EventSubscription::recv`].
@@ -185,6 +195,15 @@ impl EventBus {
         Self::default()
     }
 
+    /// A new bus whose emitted events also go to `relay`.
+    #[must_use]
+    pub fn with_relay(relay: std::sync::Arc<dyn EventRelay>) -> Self {
+        Self {
+            channels: Mutex::default(),
+            relay: Some(relay),
+        }
+    }
+
     /// Follows `conversation_id`: every event it emits from now on, unbounded.
     pub fn subscribe(&self, conversation_id: ConversationId) -> EventSubscription {
         self.subscribe_with(conversation_id, Replay::Nothing, Capacity::Unbounded)
@@ -237,12 +256,29 @@ impl EventBus {
     }
 
     /// Numbers `kind` as the conversation's next event, keeps it for replay and sends
-    /// it to the conversation's subscribers. Returns the event's `seq`.
+    /// it to the conversation's subscribers (and to the relay, if any). Returns the
+    /// event's `seq`.
     pub fn emit(
         &self,
         conversation_id: ConversationId,
         turn_id: Option<TurnId>,
         kind: EventKind,
+    ) -> u64 {
+        self.deliver(conversation_id, turn_id, kind, self.relay.as_deref())
+    }
+
+    /// Delivers an event another process emitted (it came through a relay): numbered
+    /// by this bus, kept and sent to the subscribers here, never relayed again.
+    pub fn emit_relayed(&self, event: Event) -> u64 {
+        self.deliver(event.conversation_id, event.turn_id, event.kind, None)
+    }
+
+    fn deliver(
+        &self,
+        conversation_id: ConversationId,
+        turn_id: Option<TurnId>,
+        kind: EventKind,
+        relay: Option<&dyn EventRelay>,
     ) -> u64 {
         let Ok(mut channels) = self.channels.lock() else {
             return 0;
@@ -256,6 +292,9 @@ impl EventBus {
             kind,
         };
         channel.keep(&event);
+        if let Some(relay) = relay {
+            relay.publish(&event);
+        }
         let seq = event.seq;
         match channel.subscribers.as_mut_slice() {
             [] => {}

@@ -1,10 +1,10 @@
 //! What an event says: [`EventKind`], and [`CompressionTrigger`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use smallebot_core::entities::ToolCallStatus;
 
 /// Why a compression ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CompressionTrigger {
@@ -20,7 +20,7 @@ pub enum CompressionTrigger {
 
 /// What happened. The ids live once in the [`Event`](super::Event) envelope around it.
 /// Serialized with a `type` field beside the envelope's fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 #[non_exhaustive]
 pub enum EventKind {

@@ -23,15 +23,17 @@
 mod bus;
 mod kind;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use smallebot_core::ids::{ConversationId, TurnId};
 
-pub use bus::{Capacity, EventBus, EventSubscription, KEPT_AFTER_TURN, REPLAY_EVENTS, Replay};
+pub use bus::{
+    Capacity, EventBus, EventRelay, EventSubscription, KEPT_AFTER_TURN, REPLAY_EVENTS, Replay,
+};
 pub use kind::{CompressionTrigger, EventKind};
 
 /// One event of a conversation. As JSON (`smallebot run --json`, one per line):
 /// `{"conversation_id":…,"turn_id":…,"seq":3,"type":"TextDelta","text":"Hi"}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Event {
     /// The conversation.

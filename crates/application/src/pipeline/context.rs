@@ -50,7 +50,7 @@ pub(crate) struct PipelineContext {
     pub(crate) tools: Arc<dyn ToolExecutor>,
     pub(crate) plan: Option<Arc<dyn TaskPlan>>,
     pub(crate) settings: PipelineSettings,
-    pub(crate) events: EventBus,
+    pub(crate) events: std::sync::Arc<EventBus>,
     /// Conversations already warned that compression cannot help them.
     pub(crate) warned_full: std::sync::Mutex<HashSet<ConversationId>>,
     /// Conversations already told the settings' notices.

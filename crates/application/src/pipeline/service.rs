@@ -44,6 +44,9 @@ pub struct ServiceParts {
     pub settings: PipelineSettings,
     /// Who owns the turns this service runs, and how leases are kept.
     pub lease: LeaseSettings,
+    /// The event bus, when shared with other services (several users' services in one
+    /// server, with a relay to other server processes); `None`: a bus of its own.
+    pub events: Option<Arc<crate::events::EventBus>>,
 }
 
 /// Runs conversations: sends, edits, regenerations, compression, cancellation,
@@ -73,7 +76,7 @@ impl ConversationService {
                 tools: parts.tools,
                 plan: parts.plan,
                 settings: parts.settings,
-                events: crate::events::EventBus::new(),
+                events: parts.events.unwrap_or_default(),
                 warned_full: std::sync::Mutex::default(),
                 noticed: std::sync::Mutex::default(),
             },

@@ -11,6 +11,10 @@ use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
+
+/// How often `serve` looks for turns whose process stopped (another server on the same
+/// database, killed mid-turn).
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 use crate::wiring;
 
 /// How `serve` runs.
@@ -69,6 +73,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             confirmer: confirmer_for_users,
             tokenizer: Arc::clone(&app.tokenizer),
             mcp: Arc::clone(&app.mcp),
+            events: app.events.clone(),
             built: tokio::sync::Mutex::default(),
         };
         state = state
@@ -92,13 +97,32 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     if options.open {
         open_browser(&format!("http://{}/", page_address(bound)));
     }
+    // Another process on the same database may stop mid-turn: its turns are marked
+    // interrupted here, not only when this process starts.
+    let sweeper = tokio::spawn(sweep_abandoned_turns(Arc::clone(&app.service)));
     let served = tokio::select! {
         served = axum::serve(listener, router(state)) => served,
         _ = tokio::signal::ctrl_c() => Ok(()),
     };
+    sweeper.abort();
     // Turns still running stop here; the next start marks them interrupted.
     app.store.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
+}
+
+/// Marks running turns whose process is gone `interrupted`, every
+/// [`SWEEP_EVERY`], for as long as the server runs.
+async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationService>) {
+    let mut ticks = tokio::time::interval(SWEEP_EVERY);
+    ticks.tick().await; // the start already recovered
+    loop {
+        ticks.tick().await;
+        match service.recover_interrupted_turns().await {
+            Ok(0) => {}
+            Ok(n) => eprintln!("{n} turn(s) of a process that stopped were marked interrupted"),
+            Err(error) => eprintln!("warning: cannot look for abandoned turns: {error}"),
+        }
+    }
 }
 
 /// Several users (`signed_in`) need a sandbox that works, or one set `off` by the

@@ -191,3 +191,43 @@ fn events_serialize_as_one_flat_object_with_a_type() {
     assert!(untitled.get("turn_id").is_none(), "{untitled}");
     assert_eq!(untitled["type"], "TurnCancelled");
 }
+
+/// Records what a bus hands to its relay.
+#[derive(Debug, Default)]
+struct Recorded(Mutex<Vec<Event>>);
+
+impl EventRelay for Recorded {
+    fn publish(&self, event: &Event) {
+        if let Ok(mut published) = self.0.lock() {
+            published.push(event.clone());
+        }
+    }
+}
+
+#[tokio::test]
+async fn emitted_events_go_to_the_relay_and_relayed_ones_are_numbered_here_but_not_sent_back() {
+    let relay = Arc::new(Recorded::default());
+    let bus = EventBus::with_relay(relay.clone());
+    let conversation = ConversationId::new();
+    let turn = Some(TurnId::new());
+    let mut here = bus.subscribe(conversation);
+    bus.emit(conversation, turn, EventKind::TurnStarted);
+    // From another process, numbered there (seq 41): this bus numbers it itself.
+    let remote = Event::new(
+        conversation,
+        turn,
+        41,
+        EventKind::TextDelta { text: "hi".into() },
+    );
+    assert_eq!(bus.emit_relayed(remote), 2);
+    let first = here.recv().await.unwrap();
+    let second = here.recv().await.unwrap();
+    assert_eq!((first.seq, first.kind), (1, EventKind::TurnStarted));
+    assert_eq!((second.seq, text(&second)), (2, "hi"));
+    let published = relay.0.lock().unwrap().clone();
+    assert_eq!(published.len(), 1, "a relayed event is never relayed back");
+    assert_eq!(published[0].kind, EventKind::TurnStarted);
+    // The envelope survives the trip as JSON.
+    let json = serde_json::to_value(&second).unwrap();
+    assert_eq!(serde_json::from_value::<Event>(json).unwrap(), second);
+}

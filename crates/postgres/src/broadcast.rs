@@ -1,0 +1,242 @@
+//! [`PgBroadcast`]: messages from one process to every other process on the database,
+//! over `LISTEN`/`NOTIFY` — how several server processes see each other's turn events.
+//!
+//! [`PgBroadcast::publish`] never blocks: it queues the message for a sending task,
+//! which packs what is queued into as few notifications as fit (a payload holds at most
+//! 8000 bytes) and sends them in order on one channel. A message too large for one
+//! notification is stored in `relayed_messages` and the notification carries its id.
+//! Every notification names its origin, so a process skips its own. Notifications sent
+//! while a listener was reconnecting are lost (PostgreSQL does not keep them): a
+//! consumer treats the stream as live updates, never as the record.
+
+use serde_json::{Value, json};
+use sqlx::postgres::PgListener;
+use tokio::sync::mpsc;
+
+use crate::error::PgStoreError;
+use crate::store::PgStore;
+
+/// The notification channel.
+const CHANNEL: &str = "smallebot_events";
+/// Bytes of payload per notification, below PostgreSQL's 8000-byte limit.
+const MAX_PAYLOAD: usize = 7_500;
+
+/// The sending end: cheap to share behind an `Arc`.
+#[derive(Debug)]
+pub struct PgBroadcast {
+    queue: mpsc::UnboundedSender<Value>,
+}
+
+/// The receiving end: messages other processes published.
+#[derive(Debug)]
+pub struct PgInbox {
+    listener: PgListener,
+    store: PgStore,
+    origin: String,
+}
+
+impl PgBroadcast {
+    /// Starts listening and the sending task (on the current tokio runtime). The
+    /// listener is connected before this returns, so nothing published afterwards by
+    /// another process is missed.
+    ///
+    /// # Errors
+    /// [`PgStoreError::Connect`] when the listening connection cannot be opened.
+    pub async fn start(store: &PgStore) -> Result<(Self, PgInbox), PgStoreError> {
+        let connect_failed = |source| PgStoreError::Connect {
+            url: store.url().to_owned(),
+            source,
+        };
+        let mut listener = PgListener::connect_with(store.pool())
+            .await
+            .map_err(connect_failed)?;
+        listener.listen(CHANNEL).await.map_err(connect_failed)?;
+        // Unique among the processes on the database (a UUIDv7 carries time and
+        // randomness); the pid only helps a person reading the traffic.
+        let origin = format!(
+            "{}:{}",
+            std::process::id(),
+            smallebot_core::ids::MessageId::new()
+        );
+        let (queue, pending) = mpsc::unbounded_channel();
+        tokio::spawn(send_all(store.clone(), origin.clone(), pending));
+        Ok((
+            Self { queue },
+            PgInbox {
+                listener,
+                store: store.clone(),
+                origin,
+            },
+        ))
+    }
+
+    /// Queues `message` for every other process (dropped when the sending task is gone,
+    /// i.e. the runtime is shutting down).
+    pub fn publish(&self, message: Value) {
+        let _ = self.queue.send(message);
+    }
+}
+
+/// Sends queued messages in order until every [`PgBroadcast`] handle is dropped.
+async fn send_all(store: PgStore, origin: String, mut pending: mpsc::UnboundedReceiver<Value>) {
+    while let Some(first) = pending.recv().await {
+        let mut batch = vec![first];
+        while let Ok(next) = pending.try_recv() {
+            batch.push(next);
+        }
+        for payload in pack(&origin, batch) {
+            if let Err(error) = send(&store, &origin, payload).await {
+                tracing::warn!(%error, "cannot relay events to the other server processes");
+            }
+        }
+    }
+}
+
+/// Payloads for `messages`, in order: as many per notification as fit; one that fits
+/// in none alone is returned as `Err` (to be stored).
+fn pack(origin: &str, messages: Vec<Value>) -> Vec<Result<String, Value>> {
+    let mut payloads = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut size = 0;
+    let overhead = origin.len() + 20;
+    for message in messages {
+        let text = message.to_string();
+        if text.len() + overhead > MAX_PAYLOAD {
+            if !current.is_empty() {
+                payloads.push(Ok(envelope(origin, &current)));
+                current.clear();
+                size = 0;
+            }
+            payloads.push(Err(message));
+            continue;
+        }
+        if size + text.len() + 1 + overhead > MAX_PAYLOAD {
+            payloads.push(Ok(envelope(origin, &current)));
+            current.clear();
+            size = 0;
+        }
+        size += text.len() + 1;
+        current.push(text);
+    }
+    if !current.is_empty() {
+        payloads.push(Ok(envelope(origin, &current)));
+    }
+    payloads
+}
+
+/// `{"o":origin,"m":[…]}` from already serialized messages.
+fn envelope(origin: &str, messages: &[String]) -> String {
+    format!(
+        "{{\"o\":{},\"m\":[{}]}}",
+        Value::String(origin.to_owned()),
+        messages.join(",")
+    )
+}
+
+async fn send(
+    store: &PgStore,
+    origin: &str,
+    payload: Result<String, Value>,
+) -> Result<(), sqlx::Error> {
+    let text = match payload {
+        Ok(text) => text,
+        Err(large) => {
+            let id: i64 = sqlx::query_scalar(
+                "WITH swept AS (DELETE FROM relayed_messages \
+                     WHERE created_at < now() - interval '10 minutes') \
+                 INSERT INTO relayed_messages (body) VALUES ($1) RETURNING id",
+            )
+            .bind(&large)
+            .fetch_one(store.pool())
+            .await?;
+            json!({"o": origin, "r": id}).to_string()
+        }
+    };
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(CHANNEL)
+        .bind(text)
+        .execute(store.pool())
+        .await?;
+    Ok(())
+}
+
+impl PgInbox {
+    /// The next messages another process published, in its order (a notification may
+    /// carry several). Reconnects by itself when the connection drops; `Err` only when
+    /// the database cannot be reached at all.
+    ///
+    /// # Errors
+    /// The listener's error when reconnecting fails.
+    pub async fn recv(&mut self) -> Result<Vec<Value>, sqlx::Error> {
+        loop {
+            let notification = self.listener.recv().await?;
+            let Ok(payload) = serde_json::from_str::<Value>(notification.payload()) else {
+                tracing::warn!("ignored a malformed notification on {CHANNEL}");
+                continue;
+            };
+            if payload.get("o").and_then(Value::as_str) == Some(self.origin.as_str()) {
+                continue;
+            }
+            if let Some(Value::Array(messages)) = payload.get("m") {
+                return Ok(messages.clone());
+            }
+            if let Some(id) = payload.get("r").and_then(Value::as_i64) {
+                let body: Option<Value> =
+                    sqlx::query_scalar("SELECT body FROM relayed_messages WHERE id = $1")
+                        .bind(id)
+                        .fetch_optional(self.store.pool())
+                        .await?;
+                match body {
+                    Some(body) => return Ok(vec![body]),
+                    None => tracing::warn!(id, "a relayed message was already swept"),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_packed_in_order_and_large_ones_go_alone_to_the_table() {
+        let small = |n: usize| json!({"n": n, "text": "x".repeat(1_000)});
+        let large = json!({"text": "y".repeat(MAX_PAYLOAD)});
+        let messages = vec![
+            small(1),
+            small(2),
+            large.clone(),
+            small(3),
+            small(4),
+            small(5),
+            small(6),
+            small(7),
+            small(8),
+            small(9),
+        ];
+        let packed = pack("me", messages);
+        let mut seen = Vec::new();
+        for payload in &packed {
+            match payload {
+                Ok(text) => {
+                    assert!(text.len() <= MAX_PAYLOAD, "{}", text.len());
+                    let value: Value = serde_json::from_str(text).unwrap();
+                    assert_eq!(value["o"], "me");
+                    for m in value["m"].as_array().unwrap() {
+                        seen.push(m["n"].as_u64().unwrap());
+                    }
+                }
+                Err(value) => {
+                    assert_eq!(value, &large);
+                    seen.push(0);
+                }
+            }
+        }
+        assert_eq!(seen, [1, 2, 0, 3, 4, 5, 6, 7, 8, 9], "order kept");
+        // [1, 2], the large one alone, [3..=9] (seven of ~1 KB fit in one payload).
+        assert_eq!(packed.len(), 3, "small ones share notifications");
+        let more = pack("me", (0..20).map(small).collect());
+        assert_eq!(more.len(), 3, "7 + 7 + 6 per notification");
+    }
+}
