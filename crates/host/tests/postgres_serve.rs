@@ -1,0 +1,201 @@
+//! Two `smallebot serve` processes on one PostgreSQL database (a throwaway cluster):
+//! a turn started on one streams to a subscriber of the other, a second turn is
+//! refused with 409 wherever it lands, and when one process is killed mid-turn the
+//! other marks that turn interrupted and takes the conversation on.
+//!
+//! Skipped with one loud line without PostgreSQL binaries, unless
+//! `SMALLEBOT_REQUIRE_POSTGRES` is set (CI), where it fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use smallebot_core::entities::TurnStatus;
+use smallebot_core::repository::TurnRepository;
+use smallebot_postgres::PgStore;
+use smallebot_testkit::postgres::TestCluster;
+use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// `serve` on a free loopback port with `--database url`; the process and its address.
+async fn serve(home: &Path, model: &str, url: &str) -> (tokio::process::Child, String) {
+    let mut command = cli::smallebot(home, Some(model));
+    command.args(["--database", url, "serve", "--addr", "127.0.0.1:0"]);
+    let mut child = command.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("a banner within 30 s")
+        .unwrap()
+        .expect("serve prints where it listens");
+    let port = banner
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .and_then(|address| address.trim_end_matches('/').rsplit(':').next())
+        .unwrap_or_else(|| panic!("no address in {banner}"))
+        .to_owned();
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// Reads the server-sent events of `response` until one of type `wanted` arrives;
+/// returns it with the types seen before it.
+async fn until_event(
+    response: &mut reqwest::Response,
+    buffer: &mut String,
+    wanted: &str,
+) -> (Value, Vec<String>) {
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            for line in block.lines() {
+                if let Some(data) = line.strip_prefix("data:") {
+                    let Ok(event) = serde_json::from_str::<Value>(data.trim()) else {
+                        continue;
+                    };
+                    let kind = event["type"].as_str().unwrap_or_default().to_owned();
+                    if kind == wanted {
+                        return (event, seen);
+                    }
+                    seen.push(kind);
+                }
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, response.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no {wanted} event within 30 s; saw {seen:?}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("the stream ended before {wanted}; saw {seen:?}"));
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+async fn send(http: &reqwest::Client, base: &str, id: &str, text: &str) -> (StatusCode, Value) {
+    let response = http
+        .post(format!("{base}/api/conversations/{id}/messages"))
+        .json(&json!({ "text": text }))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn two_servers_on_one_database_share_turns_events_and_recovery() {
+    let Some(cluster) = TestCluster::start("two_servers_on_one_database") else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    let gate = Gate::new();
+    let never = Gate::new();
+    model.respond_with({
+        let (gate, never) = (gate.clone(), never.clone());
+        move |request| {
+            let asked = request.last_user_text().unwrap_or_default();
+            if asked.contains("held question") {
+                ScriptedResponse::text("the held answer").hold_until(&gate)
+            } else if asked.contains("doomed question") {
+                ScriptedResponse::text("never sent").hold_until(&never)
+            } else if asked.contains("after the crash") {
+                ScriptedResponse::text("answered by the survivor")
+            } else {
+                ScriptedResponse::text("A title")
+            }
+        }
+    });
+    let (mut a, base_a) = serve(home.path(), &model.base_url(), &url).await;
+    let (mut b, base_b) = serve(home.path(), &model.base_url(), &url).await;
+    let http = reqwest::Client::new();
+
+    // Created on A, seen on B.
+    let created: Value = http
+        .post(format!("{base_a}/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let on_b = http
+        .get(format!("{base_b}/api/conversations/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_b.status(), StatusCode::OK);
+
+    // B's page follows the conversation; the turn runs on A.
+    let mut events = http
+        .get(format!("{base_b}/api/conversations/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status(), StatusCode::OK);
+    let mut buffer = String::new();
+    let (status, started) = send(&http, &base_a, &id, "held question").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{started}");
+    let (event, _) = until_event(&mut events, &mut buffer, "TurnStarted").await;
+    assert_eq!(event["turn_id"], started["turn_id"], "B sees A's turn");
+
+    // While it runs, a second turn is refused on either server.
+    for base in [&base_b, &base_a] {
+        let (status, body) = send(&http, base, &id, "a second question").await;
+        assert_eq!(status, StatusCode::CONFLICT, "{base}: {body}");
+    }
+    gate.open();
+    let (done, seen) = until_event(&mut events, &mut buffer, "TurnCompleted").await;
+    assert_eq!(done["text"], "the held answer", "{done}");
+    assert!(
+        seen.iter().any(|k| k == "TextDelta"),
+        "streamed on B: {seen:?}"
+    );
+
+    // A dies mid-turn; B marks the turn interrupted by itself and serves the next one.
+    let (status, doomed) = send(&http, &base_a, &id, "doomed question").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{doomed}");
+    let doomed_turn: smallebot_core::ids::TurnId =
+        doomed["turn_id"].as_str().unwrap().parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !model.requests().iter().any(|r| {
+        r.last_user_text()
+            .is_some_and(|t| t.contains("doomed question"))
+    }) {
+        assert!(
+            Instant::now() < deadline,
+            "the doomed turn never reached the model"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    a.kill().await.unwrap();
+    a.wait().await.unwrap();
+    let store = PgStore::connect(&url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let turn = store.get_turn(doomed_turn).await.unwrap().unwrap();
+        if turn.status == TurnStatus::Interrupted {
+            break;
+        }
+        assert_eq!(turn.status, TurnStatus::Running);
+        assert!(
+            Instant::now() < deadline,
+            "B never recovered the dead process's turn"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = send(&http, &base_b, &id, "after the crash").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (done, _) = until_event(&mut events, &mut buffer, "TurnCompleted").await;
+    assert_eq!(done["text"], "answered by the survivor");
+    b.kill().await.unwrap();
+    never.open();
+    store.close().await;
+}
