@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use smallebot_agent::assembly::AgentAssembly;
+use smallebot_agent::assembly::{Agent, AgentAssembly};
 use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::history::{HistoryBuilder, HistorySettings};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_application::{ConversationService, PipelineSettings};
+use smallebot_core::repository::Store;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::TestModel;
 
@@ -32,8 +33,27 @@ pub async fn bench(dir: &Path, context_window: u64) -> Result<Bench, String> {
     let store = SqliteStore::open(&dir.join("bench.db"))
         .await
         .map_err(|e| e.to_string())?;
+    let agent = pipeline(&server, Arc::new(store.clone()), dir, context_window)?;
+    let (service, builder, tokenizer) = (Arc::new(agent.service), agent.history, agent.tokenizer);
+    Ok(Bench {
+        server,
+        store,
+        service,
+        builder,
+        tokenizer,
+    })
+}
+
+/// The pipeline on `store`, talking to `server`, with one tool (GetCurrentTime), the
+/// tokenizer warm.
+pub fn pipeline(
+    server: &TestModel,
+    store: Arc<dyn Store>,
+    dir: &Path,
+    context_window: u64,
+) -> Result<Agent, String> {
     let endpoint = ChatEndpoint::new(server.base_url(), "bench");
-    let agent = AgentAssembly::new(Arc::new(store.clone()), endpoint)
+    let agent = AgentAssembly::new(store, endpoint)
         .history(HistorySettings {
             context_window,
             ..HistorySettings::default()
@@ -47,14 +67,7 @@ pub async fn bench(dir: &Path, context_window: u64) -> Result<Bench, String> {
         .build()
         .map_err(|e| e.to_string())?;
     agent.tokenizer.warm_up();
-    let (service, builder, tokenizer) = (Arc::new(agent.service), agent.history, agent.tokenizer);
-    Ok(Bench {
-        server,
-        store,
-        service,
-        builder,
-        tokenizer,
-    })
+    Ok(agent)
 }
 
 /// Builds the release `smallebot` binary (for benchmarks that run it as a process) and

@@ -6,6 +6,7 @@ mod estimate;
 mod fixture;
 mod harness;
 mod overhead;
+mod pg_fill;
 mod run;
 mod search;
 mod serve;
@@ -21,6 +22,11 @@ pub struct BenchArgs {
     /// Run only these benchmarks (overhead, run, estimate, search, compression, serve).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Also measure search and overhead on this PostgreSQL database
+    /// (postgres://user@host:port/db), printed beside SQLite. Use a scratch database:
+    /// the benchmark writes its rows there and deletes them afterwards.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
     /// Measure the debug build as it is instead of re-running in release.
     #[arg(long)]
     debug: bool,
@@ -92,7 +98,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     };
     println!("SmallEBot benchmarks ({profile} build); each figure beside its baseline\n");
     if wants("overhead") {
-        print(&overhead::run().await?);
+        print(&overhead::run(args.database.as_deref()).await?);
     }
     if wants("run") {
         print(&run::run().await?);
@@ -104,7 +110,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         print(&compression::run().await?);
     }
     if wants("search") {
-        print(&search::run(args.search_rows).await?);
+        print(&search::run(args.search_rows, args.database.as_deref()).await?);
     }
     if wants("serve") {
         print(&serve::run().await?);

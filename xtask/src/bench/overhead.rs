@@ -3,18 +3,20 @@
 use std::time::{Duration, Instant};
 
 use smallebot_application::SendOptions;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use std::sync::Arc;
 
-use super::harness::bench;
+use smallebot_application::ConversationService;
+use smallebot_postgres::PgStore;
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
+
+use super::harness::{bench, pipeline};
 use super::{Figure, median, ms};
 
 const TURNS: usize = 40;
 
-/// Measures whole turns and, as the baseline, the same model requests sent raw.
-pub async fn run() -> Result<Vec<Figure>, String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let b = bench(dir.path(), 128_000).await?;
-    b.server.respond_with(|req| {
+/// Answers every turn with three GetCurrentTime calls, one per step, then a text.
+fn three_tool_calls(server: &TestModel) {
+    server.respond_with(|req| {
         let since_user = req
             .messages()
             .iter()
@@ -33,16 +35,27 @@ pub async fn run() -> Result<Vec<Figure>, String> {
             ScriptedResponse::text("Done: three tool calls.").chunk_size(1000)
         }
     });
-    let conversation = b
-        .service
+}
+
+/// Medians of one run: the whole turn, its raw model requests, and the difference.
+struct Measured {
+    turn: Duration,
+    raw: Duration,
+    overhead: Duration,
+}
+
+/// Runs [`TURNS`] turns on `service` against `server` and, as the baseline, each
+/// turn's own four requests sent raw over HTTP.
+async fn measure(service: &ConversationService, server: &TestModel) -> Result<Measured, String> {
+    three_tool_calls(server);
+    let conversation = service
         .create_conversation("bench")
         .await
         .map_err(|e| e.to_string())?;
     let mut turns = Vec::with_capacity(TURNS);
     for i in 0..TURNS {
         let started = Instant::now();
-        let outcome = b
-            .service
+        let outcome = service
             .send(
                 conversation.id,
                 &format!("turn {i}: call the tool three times"),
@@ -57,7 +70,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     }
     // Baseline: each turn's own four requests (history grows, so bodies do), sent raw
     // over HTTP; the overhead is the median of turn − raw over the turns.
-    let recorded = b.server.requests();
+    let recorded = server.requests();
     if recorded.len() != TURNS * 4 {
         return Err(format!(
             "expected 4 model requests per turn, the model saw {} for {TURNS} turns",
@@ -65,7 +78,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
         ));
     }
     let client = reqwest::Client::new();
-    let url = format!("{}/chat/completions", b.server.base_url());
+    let url = format!("{}/chat/completions", server.base_url());
     let mut raw = Vec::with_capacity(TURNS);
     for requests in recorded.chunks(4) {
         let started = Instant::now();
@@ -85,11 +98,26 @@ pub async fn run() -> Result<Vec<Figure>, String> {
         .zip(&raw)
         .map(|(turn, raw)| turn.saturating_sub(*raw))
         .collect();
-    let overhead = median(overheads);
-    let turn = median(turns);
-    let baseline = median(raw);
+    Ok(Measured {
+        turn: median(turns),
+        raw: median(raw),
+        overhead: median(overheads),
+    })
+}
+
+/// Measures whole turns against the raw requests on SQLite; with `postgres` (a
+/// database URL) also on PostgreSQL, beside the SQLite figure.
+pub async fn run(postgres: Option<&str>) -> Result<Vec<Figure>, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let b = bench(dir.path(), 128_000).await?;
+    let sqlite = measure(&b.service, &b.server).await?;
     b.store.close().await;
-    Ok(vec![Figure {
+    let Measured {
+        turn,
+        raw: baseline,
+        overhead,
+    } = sqlite;
+    let mut figures = vec![Figure {
         name: "host overhead per turn (3 tool calls, zero-latency testkit model)".into(),
         value: format!("turn {} (median of {TURNS})", ms(turn)),
         baseline: format!(
@@ -109,5 +137,33 @@ pub async fn run() -> Result<Vec<Figure>, String> {
                 "NOT met"
             }
         ),
-    }])
+    }];
+    if let Some(url) = postgres {
+        let store = PgStore::connect(url).await.map_err(|e| e.to_string())?;
+        let server = TestModel::start().await.map_err(|e| e.to_string())?;
+        let agent = pipeline(&server, Arc::new(store.clone()), dir.path(), 128_000)?;
+        let pg = measure(&agent.service, &server).await?;
+        let removed = sqlx::query("DELETE FROM conversations WHERE user_name = 'bench'")
+            .execute(store.pool())
+            .await;
+        store.close().await;
+        removed.map_err(|e| e.to_string())?;
+        figures.push(Figure {
+            name: "host overhead per turn on PostgreSQL (3 tool calls, zero-latency model)".into(),
+            value: format!(
+                "overhead {} (turn {}, raw requests {})",
+                ms(pg.overhead),
+                ms(pg.turn),
+                ms(pg.raw)
+            ),
+            baseline: format!("the same on SQLite: overhead {}", ms(overhead)),
+            ratio: format!(
+                "PostgreSQL/SQLite overhead {:.2}×",
+                pg.overhead.as_secs_f64() / overhead.as_secs_f64().max(1e-9)
+            ),
+            target: "none of its own (a server round trip per statement); shown beside SQLite"
+                .into(),
+        });
+    }
+    Ok(figures)
 }
