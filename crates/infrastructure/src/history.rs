@@ -19,16 +19,12 @@ use smallebot_core::entities::{
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
+use smallebot_core::rules::truncation::cap_stored_result;
 
 use self::append::APPEND_MESSAGE;
 use crate::database::SqliteStore;
 use crate::rows;
 use crate::tx::{now, storage};
-
-/// Stored tool results are capped at 1 MiB.
-pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
-/// Appended to a stored result cut at [`MAX_STORED_RESULT_BYTES`].
-const STORED_RESULT_MARKER: &str = "\n... [result cut at 1 MiB when stored]";
 
 /// The messages nearest to a `seq` (?2): up to ?3 before, the one at it, up to ?4 after.
 const MESSAGES_AROUND: &str = "\
@@ -52,18 +48,6 @@ const CALLS_AROUND: &str = "\
     UNION ALL SELECT * FROM (SELECT id, conversation_id, turn_id, seq, call_id, tool_name, \
       arguments, result, status, token_count, started_at, completed_at FROM tool_calls \
       WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?4)";
-
-/// Cuts `text` to at most `max` bytes on a character boundary, adding the marker.
-fn cap_stored_result(text: &str) -> String {
-    if text.len() <= MAX_STORED_RESULT_BYTES {
-        return text.to_owned();
-    }
-    let mut end = MAX_STORED_RESULT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}{STORED_RESULT_MARKER}", &text[..end])
-}
 
 /// The one row a single-row step wrote.
 fn only_row(step: RecordedStep) -> RepoResult<HistoryRow> {
@@ -144,7 +128,7 @@ impl HistoryRepository for SqliteStore {
              RETURNING id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
              status, token_count, started_at, completed_at",
         )
-        .bind(cap_stored_result(&completion.result))
+        .bind(cap_stored_result(&completion.result).as_ref())
         .bind(completion.status.as_str())
         .bind(completion.token_count)
         .bind(at_text)
@@ -290,20 +274,5 @@ impl HistoryRepository for SqliteStore {
     ) -> RepoResult<()> {
         self.store_exact_counts(conversation_id, counts, through_seq)
             .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stored_results_are_capped_on_a_char_boundary() {
-        let small = "short";
-        assert_eq!(cap_stored_result(small), small);
-        let big = "é".repeat(MAX_STORED_RESULT_BYTES); // 2 bytes each
-        let capped = cap_stored_result(&big);
-        assert!(capped.ends_with(STORED_RESULT_MARKER));
-        assert!(capped.len() <= MAX_STORED_RESULT_BYTES + STORED_RESULT_MARKER.len());
     }
 }

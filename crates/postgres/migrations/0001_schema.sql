@@ -2,6 +2,23 @@
 -- after its migrations 0001-0009. Ids are UUIDv7 text (as on SQLite), times are
 -- timestamptz truncated to milliseconds.
 
+-- The words search finds in a text: runs of letters and digits (punctuation splits
+-- words, as SQLite's FTS5 tokenizer does), lower-cased, without positions. Only the
+-- first 100 000 characters are indexed: a tsvector holds at most 1 MiB, and a stored
+-- tool result may be that long on its own.
+CREATE FUNCTION search_words(body TEXT) RETURNS TSVECTOR
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT strip(to_tsvector('simple',
+        regexp_replace(left(body, 100000), '[[:punct:]]+', ' ', 'g')))
+$$;
+
+-- The query for a person's search text, split into words as search_words splits them;
+-- every word must occur.
+CREATE FUNCTION search_query(text TEXT) RETURNS TSQUERY
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT plainto_tsquery('simple', regexp_replace(text, '[[:punct:]]+', ' ', 'g'))
+$$;
+
 CREATE TABLE conversations (
     id                          TEXT PRIMARY KEY,
     user_name                   TEXT NOT NULL,
@@ -54,7 +71,7 @@ CREATE TABLE messages (
     replaced_by     TEXT NULL,
     is_edited       BOOLEAN NOT NULL DEFAULT FALSE,
     undone          BOOLEAN NOT NULL DEFAULT FALSE,
-    search          TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED,
+    search          TSVECTOR GENERATED ALWAYS AS (search_words(content)) STORED,
     UNIQUE (conversation_id, seq)
 );
 
@@ -77,9 +94,8 @@ CREATE TABLE tool_calls (
     completed_at    TIMESTAMPTZ NULL,
     undone          BOOLEAN NOT NULL DEFAULT FALSE,
     call_search     TSVECTOR GENERATED ALWAYS AS
-        (to_tsvector('simple', tool_name || '(' || arguments || ')')) STORED,
-    result_search   TSVECTOR GENERATED ALWAYS AS
-        (to_tsvector('simple', COALESCE(result, ''))) STORED,
+        (search_words(tool_name || '(' || arguments || ')')) STORED,
+    result_search   TSVECTOR GENERATED ALWAYS AS (search_words(COALESCE(result, ''))) STORED,
     UNIQUE (conversation_id, seq),
     UNIQUE (turn_id, call_id)
 );

@@ -1,77 +1,194 @@
-//! `HistoryRepository` on PostgreSQL (being written).
+//! `HistoryRepository` on PostgreSQL: appending rows with the conversation's next `seq`,
+//! reading them back, and token counts.
+//!
+//! A tool call or a think block is a one-row model step (`steps.rs`), so those rows have
+//! one insert path; reads are in `read.rs`, provisional counts in `counts.rs`.
+
+mod counts;
+mod read;
 
 use async_trait::async_trait;
-use smallebot_core::entities::*;
-use smallebot_core::ids::*;
-use smallebot_core::repository::*;
-use smallebot_core::time::Timestamp;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Role, Seq,
+    StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
+};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::{HistoryRepository, RepoResult};
+use smallebot_core::rules::truncation::cap_stored_result;
+use sqlx::PgConnection;
 
+use crate::rows::{self, call_columns};
 use crate::store::PgStore;
+use crate::tx::{now, pg_text, storage};
+
+/// Inserts a message with the conversation's next `seq` (taking its row lock until the
+/// transaction ends).
+pub(crate) async fn insert_message(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    turn_id: TurnId,
+    role: Role,
+    content: &str,
+    token_count: i64,
+    is_edited: bool,
+) -> RepoResult<Message> {
+    let seq = PgStore::allocate_seqs(conn, conversation_id, 1).await?;
+    let at = now();
+    let id = MessageId::new();
+    let content = pg_text(content).into_owned();
+    sqlx::query(
+        "INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+         created_at, is_edited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(id.to_string())
+    .bind(conversation_id.to_string())
+    .bind(turn_id.to_string())
+    .bind(seq)
+    .bind(role.as_str())
+    .bind(&content)
+    .bind(token_count)
+    .bind(at)
+    .bind(is_edited)
+    .execute(&mut *conn)
+    .await
+    .map_err(|err| match &err {
+        sqlx::Error::Database(db) if db.code().as_deref() == Some("23503") => {
+            RepositoryError::not_found("turn", turn_id)
+        }
+        _ => storage("appending a message")(err),
+    })?;
+    Ok(Message {
+        id,
+        conversation_id,
+        turn_id,
+        seq,
+        role,
+        content,
+        token_count,
+        created_at: at,
+        replaced_by: None,
+        is_edited,
+    })
+}
+
+/// The one row a single-row step wrote.
+fn only_row(step: RecordedStep) -> RepoResult<HistoryRow> {
+    let mut rows = step.rows.into_iter();
+    match (rows.next(), rows.next()) {
+        (Some(row), None) => Ok(row),
+        _ => Err(RepositoryError::Corrupt(
+            "a one-row step did not write exactly one row".into(),
+        )),
+    }
+}
+
+fn unexpected_row(row: &HistoryRow) -> RepositoryError {
+    RepositoryError::Corrupt(format!("a one-row step wrote a different row: {row:?}"))
+}
 
 #[async_trait]
 impl HistoryRepository for PgStore {
-    #[allow(unused_variables)]
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        const ACTION: &str = "appending a message";
+        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
+        let stored = insert_message(
+            &mut tx,
+            message.conversation_id,
+            message.turn_id,
+            message.role,
+            &message.content,
+            message.token_count,
+            false,
+        )
+        .await?;
+        tx.commit().await.map_err(storage(ACTION))?;
+        Ok(stored)
     }
 
-    #[allow(unused_variables)]
     async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        // A step of one running call: the one way tool calls are inserted.
+        let step = NewStep {
+            conversation_id: call.conversation_id,
+            turn_id: call.turn_id,
+            reasoning: None,
+            message: None,
+            tool_calls: vec![StepToolCall {
+                call_id: call.call_id.clone(),
+                tool_name: call.tool_name.clone(),
+                arguments: call.arguments.clone(),
+                token_count: call.token_count,
+            }],
+            end: None,
+        };
+        match only_row(crate::steps::record_step(self, &step).await?)? {
+            HistoryRow::ToolCall(recorded) => Ok(recorded),
+            other => Err(unexpected_row(&other)),
+        }
     }
 
-    #[allow(unused_variables)]
     async fn complete_tool_call(
         &self,
         turn_id: TurnId,
         call_id: &str,
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        let result = cap_stored_result(&completion.result);
+        let row = sqlx::query(concat!(
+            "UPDATE tool_calls SET result = $1, status = $2, token_count = $3, \
+             completed_at = $4 WHERE turn_id = $5 AND call_id = $6 RETURNING ",
+            call_columns!()
+        ))
+        .bind(pg_text(&result).as_ref())
+        .bind(completion.status.as_str())
+        .bind(completion.token_count)
+        .bind(now())
+        .bind(turn_id.to_string())
+        .bind(pg_text(call_id).as_ref())
+        .fetch_optional(self.pool())
+        .await
+        .map_err(storage("completing a tool call"))?;
+        match row {
+            Some(row) => rows::tool_call(&row),
+            None => Err(RepositoryError::not_found(
+                "tool call",
+                format!("{call_id} of turn {turn_id}"),
+            )),
+        }
     }
 
-    #[allow(unused_variables)]
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        // A step of reasoning only: the one way think blocks are inserted.
+        let step = NewStep {
+            conversation_id: block.conversation_id,
+            turn_id: block.turn_id,
+            reasoning: Some(block.content.clone()),
+            message: None,
+            tool_calls: Vec::new(),
+            end: None,
+        };
+        match only_row(crate::steps::record_step(self, &step).await?)? {
+            HistoryRow::ThinkBlock(recorded) => Ok(recorded),
+            other => Err(unexpected_row(&other)),
+        }
     }
 
-    #[allow(unused_variables)]
     async fn rows_after(
         &self,
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        read::rows_after(self, conversation_id, after_seq, read::Rows::All).await
     }
 
-    #[allow(unused_variables)]
     async fn context_rows_after(
         &self,
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        read::rows_after(self, conversation_id, after_seq, read::Rows::InContext).await
     }
 
-    #[allow(unused_variables)]
     async fn rows_around(
         &self,
         conversation_id: ConversationId,
@@ -79,46 +196,31 @@ impl HistoryRepository for PgStore {
         before: u32,
         after: u32,
     ) -> RepoResult<Vec<HistoryRow>> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        read::rows_around(self, conversation_id, seq, before, after).await
     }
 
-    #[allow(unused_variables)]
     async fn token_sum_after(
         &self,
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<i64> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        counts::token_sum_after(self, conversation_id, after_seq).await
     }
 
-    #[allow(unused_variables)]
     async fn mark_counts_provisional(
         &self,
         conversation_id: ConversationId,
         from_seq: Seq,
     ) -> RepoResult<()> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        counts::mark_provisional(self, conversation_id, from_seq).await
     }
 
-    #[allow(unused_variables)]
     async fn set_exact_counts(
         &self,
         conversation_id: ConversationId,
         counts: &[(Seq, i64)],
         through_seq: Seq,
     ) -> RepoResult<()> {
-        Err(smallebot_core::RepositoryError::Storage {
-            action: "history",
-            message: "not written yet".into(),
-        })
+        counts::store_exact(self, conversation_id, counts, through_seq).await
     }
 }

@@ -9,8 +9,8 @@
 //! - writers of one conversation queue on its row lock (`UPDATE … RETURNING last_seq`),
 //!   so `seq` has neither gaps nor duplicates across processes;
 //! - a partial unique index admits one running turn per conversation;
-//! - search uses generated `tsvector` columns with GIN indexes, queried with
-//!   `websearch_to_tsquery` (any user text is a valid query);
+//! - search uses generated `tsvector` columns with GIN indexes; text and query are split
+//!   into words the way SQLite's FTS5 splits them (any user text is a valid query);
 //! - task lists are rows updated with optimistic concurrency.
 //!
 //! The schema is in this crate's `migrations/` folder and embedded in the binary;
@@ -24,6 +24,7 @@ mod history;
 mod migrate;
 mod rows;
 mod search;
+mod steps;
 mod store;
 mod task_store;
 mod turns;

@@ -4,12 +4,38 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, LeaseOwner, Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease,
-    TurnStatus,
+    Conversation, LeaseOwner, Message, Role, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
 };
 use smallebot_core::time::Timestamp;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
+
+/// The `turns` columns [`turn`] reads, for `concat!`.
+macro_rules! turn_columns {
+    () => {
+        "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
+    };
+}
+pub(crate) use turn_columns;
+
+/// The `messages` columns [`message`] reads, for `concat!`.
+macro_rules! message_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+         replaced_by, is_edited"
+    };
+}
+pub(crate) use message_columns;
+
+/// The `tool_calls` columns [`tool_call`] reads, for `concat!`.
+macro_rules! call_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, status, \
+         token_count, started_at, completed_at"
+    };
+}
+pub(crate) use call_columns;
 
 /// A stored value that does not decode: what it was and why.
 pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
@@ -137,17 +163,5 @@ pub(crate) fn tool_call(row: &PgRow) -> Result<ToolCall, RepositoryError> {
         token_count: get(row, "token_count")?,
         started_at: time(row, "started_at")?,
         completed_at: opt_time(row, "completed_at")?,
-    })
-}
-
-/// A `think_blocks` row.
-pub(crate) fn think_block(row: &PgRow) -> Result<ThinkBlock, RepositoryError> {
-    Ok(ThinkBlock {
-        id: id(row, "id")?,
-        conversation_id: id(row, "conversation_id")?,
-        turn_id: id(row, "turn_id")?,
-        seq: get(row, "seq")?,
-        content: get(row, "content")?,
-        created_at: time(row, "created_at")?,
     })
 }

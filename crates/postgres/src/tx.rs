@@ -23,3 +23,30 @@ pub(crate) fn violates(err: &sqlx::Error, constraint: &str) -> bool {
     matches!(err, sqlx::Error::Database(db)
         if db.code().as_deref() == Some("23505") && db.constraint() == Some(constraint))
 }
+
+/// Text as PostgreSQL can store it: `text` columns cannot hold NUL characters (SQLite
+/// can), so each becomes U+FFFD REPLACEMENT CHARACTER instead of failing the write.
+pub(crate) fn pg_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pg_text;
+
+    #[test]
+    fn nul_characters_become_replacement_characters() {
+        for (given, stored) in [
+            ("plain", "plain"),
+            ("a\0b", "a\u{FFFD}b"),
+            ("\0", "\u{FFFD}"),
+            ("", ""),
+        ] {
+            assert_eq!(pg_text(given), stored, "{given:?}");
+        }
+    }
+}

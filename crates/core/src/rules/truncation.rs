@@ -114,6 +114,18 @@ pub fn cap_bytes<'a>(text: &'a str, max_bytes: usize, marker: &str) -> Cow<'a, s
     Cow::Owned(format!("{}{marker}", &text[..cut]))
 }
 
+/// Stored tool results are capped at 1 MiB (both stores).
+pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
+/// Appended to a stored result cut at [`MAX_STORED_RESULT_BYTES`].
+pub const STORED_RESULT_MARKER: &str = "\n... [result cut at 1 MiB when stored]";
+
+/// A tool result as it is stored: at most [`MAX_STORED_RESULT_BYTES`] bytes (cut on a
+/// character boundary) plus [`STORED_RESULT_MARKER`] when cut.
+#[must_use]
+pub fn cap_stored_result(text: &str) -> Cow<'_, str> {
+    cap_bytes(text, MAX_STORED_RESULT_BYTES, STORED_RESULT_MARKER)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +251,15 @@ mod tests {
         let big = "ü".repeat(1 << 20); // 2 MiB
         let capped = cap_bytes(&big, 1 << 20, "");
         assert_eq!(capped.len(), 1 << 20);
+    }
+
+    #[test]
+    fn stored_results_are_capped_on_a_char_boundary() {
+        assert_eq!(cap_stored_result("short"), "short");
+        let big = "é".repeat(MAX_STORED_RESULT_BYTES); // 2 bytes each
+        let capped = cap_stored_result(&big);
+        assert!(capped.ends_with(STORED_RESULT_MARKER));
+        assert!(capped.len() <= MAX_STORED_RESULT_BYTES + STORED_RESULT_MARKER.len());
+        assert!(capped.len() > MAX_STORED_RESULT_BYTES);
     }
 }
