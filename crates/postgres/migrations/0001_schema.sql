@@ -13,10 +13,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 -- The query for a person's search text, split into words as search_words splits them;
--- every word must occur.
+-- every word must occur. websearch_to_tsquery never fails on its input; each word is
+-- quoted (punctuation, quotes included, is gone by then) so `or` is a word to find,
+-- never an operator.
 CREATE FUNCTION search_query(text TEXT) RETURNS TSQUERY
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT plainto_tsquery('simple', regexp_replace(text, '[[:punct:]]+', ' ', 'g'))
+    SELECT websearch_to_tsquery('simple',
+        regexp_replace(regexp_replace(text, '[[:punct:]]+', ' ', 'g'), '(\S+)', '"\1"', 'g'))
 $$;
 
 CREATE TABLE conversations (
@@ -77,6 +80,8 @@ CREATE TABLE messages (
 
 CREATE INDEX messages_by_turn ON messages (turn_id);
 CREATE INDEX messages_search ON messages USING GIN (search);
+-- Newest first: search walks these while the words are frequent (see search.rs).
+CREATE INDEX messages_newest ON messages (created_at DESC, seq DESC);
 
 CREATE TABLE tool_calls (
     id              TEXT PRIMARY KEY,
@@ -102,6 +107,9 @@ CREATE TABLE tool_calls (
 
 CREATE INDEX tool_calls_call_search ON tool_calls USING GIN (call_search);
 CREATE INDEX tool_calls_result_search ON tool_calls USING GIN (result_search);
+CREATE INDEX tool_calls_newest ON tool_calls (started_at DESC, seq DESC);
+CREATE INDEX tool_results_newest ON tool_calls
+    ((COALESCE(completed_at, started_at)) DESC, seq DESC) WHERE result IS NOT NULL;
 
 CREATE TABLE think_blocks (
     id              TEXT PRIMARY KEY,

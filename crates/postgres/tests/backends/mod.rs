@@ -10,13 +10,34 @@ use std::any::Any;
 use std::sync::Arc;
 
 use smallebot_core::entities::{
-    Conversation, LeaseOwner, NewMessage, NewToolCall, Role, ToolCallCompletion, ToolCallStatus,
-    Turn, TurnStatus,
+    Conversation, HistoryRow, LeaseOwner, NewMessage, NewToolCall, Role, SearchQuery, SearchScope,
+    StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnStatus,
 };
 use smallebot_core::repository::Store;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
+
+/// Unwrapping that names the backend in the panic message.
+pub trait OrFail<T> {
+    /// The value, or a panic naming `backend` and the error.
+    fn or_fail(self, backend: &str) -> T;
+}
+
+impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
+    fn or_fail(self, backend: &str) -> T {
+        self.unwrap_or_else(|e| panic!("{backend}: {e}"))
+    }
+}
+
+impl<T> OrFail<T> for Option<T> {
+    fn or_fail(self, backend: &str) -> T {
+        self.unwrap_or_else(|| panic!("{backend}: expected a value, found none"))
+    }
+}
+
+/// The tool name the fixtures' tool calls carry.
+pub const TOOL: &str = "ExecuteCommand";
 
 /// One store under test.
 pub struct Backend {
@@ -75,12 +96,17 @@ pub async fn each(test: &str) -> Vec<Backend> {
 }
 
 impl Backend {
+    /// Every row of the conversation, in `seq` order.
+    pub async fn rows(&self, c: &Conversation) -> Vec<HistoryRow> {
+        self.store.rows_after(c.id, 0).await.or_fail(self.name)
+    }
+
     /// A new conversation of `user`.
     pub async fn conversation(&self, user: &str) -> Conversation {
         self.store
             .create_conversation(user, "New conversation")
             .await
-            .unwrap()
+            .or_fail(self.name)
     }
 
     /// A turn with its user message, finished (`completed`) so the next one may start.
@@ -89,12 +115,12 @@ impl Backend {
         self.store
             .finish_turn(turn.id, TurnStatus::Completed, None)
             .await
-            .unwrap()
+            .or_fail(self.name)
     }
 
     /// A turn with its user message, still `running` (and without a lease).
     pub async fn running_user_turn(&self, c: &Conversation, text: &str) -> Turn {
-        let turn = self.store.start_turn(c.id, false).await.unwrap();
+        let turn = self.store.start_turn(c.id, false).await.or_fail(self.name);
         self.store
             .append_message(&NewMessage {
                 conversation_id: c.id,
@@ -104,7 +130,7 @@ impl Backend {
                 token_count: 3,
             })
             .await
-            .unwrap();
+            .or_fail(self.name);
         turn
     }
 
@@ -119,10 +145,10 @@ impl Backend {
                 token_count: 5,
             })
             .await
-            .unwrap();
+            .or_fail(self.name);
     }
 
-    /// A completed `ExecuteCommand` call (7 tokens, then 11 with its result).
+    /// A completed [`TOOL`] call (7 tokens, then 11 with its result).
     pub async fn tool(
         &self,
         c: &Conversation,
@@ -136,12 +162,12 @@ impl Backend {
                 conversation_id: c.id,
                 turn_id: turn.id,
                 call_id: call_id.to_owned(),
-                tool_name: "ExecuteCommand".to_owned(),
+                tool_name: TOOL.to_owned(),
                 arguments: args.to_owned(),
                 token_count: 7,
             })
             .await
-            .unwrap();
+            .or_fail(self.name);
         self.store
             .complete_tool_call(
                 turn.id,
@@ -153,8 +179,23 @@ impl Backend {
                 },
             )
             .await
-            .unwrap();
+            .or_fail(self.name);
     }
+}
+
+/// Messages as `role:content:replaced`, other rows as `other <seq>`.
+pub fn describe(rows: &[HistoryRow]) -> Vec<String> {
+    rows.iter()
+        .map(|r| match r {
+            HistoryRow::Message(m) => format!(
+                "{}:{}:{}",
+                m.role.as_str(),
+                m.content,
+                m.replaced_by.is_some()
+            ),
+            other => format!("other {}", other.seq()),
+        })
+        .collect()
 }
 
 /// The lease owner tests run turns as.
@@ -164,5 +205,25 @@ pub fn owner() -> LeaseOwner {
         host: "test-host".into(),
         // Stored with milliseconds.
         started_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 3),
+    }
+}
+
+/// A tool call of a model step ([`TOOL`], 7 tokens).
+pub fn step_call(call_id: &str, arguments: &str) -> StepToolCall {
+    StepToolCall {
+        call_id: call_id.into(),
+        tool_name: TOOL.into(),
+        arguments: arguments.into(),
+        token_count: 7,
+    }
+}
+
+/// A search for `text` in `scope`: any time, at most 10 hits.
+pub fn query(text: &str, scope: SearchScope) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        scope,
+        since: None,
+        limit: 10,
     }
 }

@@ -1,0 +1,407 @@
+//! Contract: turns — running turns listed and interrupted once, edit and regenerate
+//! discarding later turns (never summarized ones), the first turn with its message,
+//! one running turn per conversation with its lease, and concurrency: writers of one
+//! turn get gap-free `seq`s, racing starts (also from two stores on one PostgreSQL
+//! database) admit exactly one turn. Runs on SQLite and PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod backends;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use backends::{Kind, OrFail, owner};
+use chrono::Utc;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{CompressionUpdate, HistoryRow, NewMessage, Role, TurnStatus};
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::Store;
+use smallebot_postgres::PgStore;
+
+#[tokio::test]
+async fn a_running_turn_is_listed_and_can_be_interrupted_once() {
+    for b in backends::each("a_running_turn_is_listed_and_can_be_interrupted_once").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        let done = b.user_turn(&c, "done").await;
+        let running = b.running_user_turn(&c, "in flight").await;
+        let listed = b.store.running_turns().await.or_fail(name);
+        let ids: Vec<_> = listed.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [running.id], "{name}");
+        let current = b.store.running_turn(c.id).await.or_fail(name);
+        assert_eq!(current.map(|t| t.id), Some(running.id), "{name}");
+        assert!(
+            b.store.interrupt_turn(running.id).await.or_fail(name),
+            "{name}"
+        );
+        assert!(
+            !b.store.interrupt_turn(running.id).await.or_fail(name),
+            "{name}"
+        );
+        assert!(
+            !b.store.interrupt_turn(done.id).await.or_fail(name),
+            "{name}"
+        );
+        assert!(
+            b.store.running_turns().await.or_fail(name).is_empty(),
+            "{name}"
+        );
+        assert!(
+            b.store.running_turn(c.id).await.or_fail(name).is_none(),
+            "{name}"
+        );
+        let t = b
+            .store
+            .get_turn(running.id)
+            .await
+            .or_fail(name)
+            .or_fail(name);
+        assert_eq!(t.status, TurnStatus::Interrupted, "{name}");
+        let d = b.store.get_turn(done.id).await.or_fail(name).or_fail(name);
+        assert_eq!(d.status, TurnStatus::Completed, "{name}");
+        // The user message is still there.
+        let rows = b.rows(&c).await;
+        assert!(
+            rows.iter()
+                .any(|r| matches!(r, HistoryRow::Message(m) if m.content == "in flight")),
+            "{name}: {rows:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn edit_and_regenerate_discard_later_turns_but_never_summarized_rows() {
+    for b in backends::each("edit_and_regenerate_discard_later_turns").await {
+        let name = b.name;
+        let me = owner();
+        // Edit: the edited turn's output and later turns go, the old message stays
+        // marked replaced.
+        let c = b.conversation("alice").await;
+        let t1 = b.user_turn(&c, "keep").await;
+        b.assistant(&c, &t1, "kept answer").await;
+        let t2 = b.user_turn(&c, "typo").await;
+        b.tool(&c, &t2, "x", "{}", "r").await;
+        b.assistant(&c, &t2, "answer to typo").await;
+        let t3 = b.user_turn(&c, "later").await;
+        b.assistant(&c, &t3, "later answer").await;
+        let rows = b.rows(&c).await;
+        let HistoryRow::Message(typo) = &rows[2] else {
+            panic!("{name}: expected a message in {rows:?}")
+        };
+        let (turn, edited) = b
+            .store
+            .edit_user_message(typo.id, "fixed", 2, &owner())
+            .await
+            .or_fail(name);
+        assert!(edited.is_edited, "{name}");
+        assert_eq!(edited.turn_id, turn.id, "{name}");
+        assert_eq!(turn.status, TurnStatus::Running, "{name}");
+        assert_eq!(
+            backends::describe(&b.rows(&c).await),
+            [
+                "user:keep:false",
+                "assistant:kept answer:false",
+                "user:typo:true",
+                "user:fixed:false"
+            ],
+            "{name}"
+        );
+        assert_eq!(
+            b.store.list_turns(c.id).await.or_fail(name).len(),
+            3,
+            "{name}"
+        );
+        // The replaced message is excluded from the token sum.
+        let sum = b.store.token_sum_after(c.id, 0).await.or_fail(name);
+        assert_eq!(sum, 3 + 5 + 2, "{name}");
+        // Editing the replaced message again is refused.
+        let again = b.store.edit_user_message(typo.id, "again", 1, &me);
+        assert!(again.await.is_err(), "{name}");
+
+        // Regenerate: the turn's output and later turns go, the user message stays.
+        let c = b.conversation("alice").await;
+        let t1 = b.user_turn(&c, "question").await;
+        b.tool(&c, &t1, "x", "{}", "r").await;
+        b.assistant(&c, &t1, "bad answer").await;
+        let t2 = b.user_turn(&c, "later").await;
+        b.assistant(&c, &t2, "later answer").await;
+        let (turn, user) = b
+            .store
+            .reset_turn_for_regeneration(t1.id, &owner())
+            .await
+            .or_fail(name);
+        assert_eq!(turn.status, TurnStatus::Running, "{name}");
+        assert_eq!(user.content, "question", "{name}");
+        assert_eq!(
+            backends::describe(&b.rows(&c).await),
+            ["user:question:false"],
+            "{name}"
+        );
+        assert_eq!(
+            b.store.list_turns(c.id).await.or_fail(name).len(),
+            1,
+            "{name}"
+        );
+
+        // Rows summarized by compression can be neither edited nor regenerated.
+        let c = b.conversation("alice").await;
+        let t1 = b.user_turn(&c, "old").await;
+        b.assistant(&c, &t1, "old answer").await;
+        let rows = b.rows(&c).await;
+        let update = CompressionUpdate {
+            compressed_context: "s".into(),
+            compressed_at: Utc::now(),
+            compressed_through_seq: rows[1].seq(),
+            expected_previous_seq: None,
+        };
+        b.store.set_compression(c.id, &update).await.or_fail(name);
+        let HistoryRow::Message(old) = &rows[0] else {
+            panic!("{name}: expected a message in {rows:?}")
+        };
+        let err = b
+            .store
+            .edit_user_message(old.id, "new", 1, &owner())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("summarized"), "{name}: {err}");
+        let regenerate = b.store.reset_turn_for_regeneration(t1.id, &me);
+        assert!(regenerate.await.is_err(), "{name}");
+        assert_eq!(b.rows(&c).await, rows, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
+    for b in backends::each("a_turn_starts_with_its_message_one_at_a_time").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        let me = owner();
+        let (first, message) = b
+            .store
+            .start_turn_with_message(c.id, false, "hello", 3, &me)
+            .await
+            .or_fail(name);
+        assert_eq!(
+            first.seq, 1,
+            "{name}: a conversation's first turn has seq 1"
+        );
+        assert_eq!(
+            (message.turn_id, message.seq, message.role),
+            (first.id, 2, Role::User),
+            "{name}"
+        );
+        // An unknown conversation: not found, nothing stored.
+        let missing = ConversationId::new();
+        let err = b
+            .store
+            .start_turn_with_message(missing, false, "lost?", 1, &me)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, RepositoryError::NotFound { .. }),
+            "{name}: {err}"
+        );
+        assert!(
+            b.store.list_turns(missing).await.or_fail(name).is_empty(),
+            "{name}"
+        );
+        let running = b.store.running_turns().await.or_fail(name);
+        assert_eq!(running.len(), 1, "{name}: {running:?}");
+
+        let lease = first.lease.clone().or_fail(name);
+        assert_eq!(lease.owner, me, "{name}");
+        let read = b.store.get_turn(first.id).await.or_fail(name).or_fail(name);
+        assert_eq!(read.lease, Some(lease), "{name}");
+
+        // A second start is refused with the running turn, and stores nothing.
+        let err = b
+            .store
+            .start_turn_with_message(c.id, false, "second", 1, &me)
+            .await
+            .unwrap_err();
+        let RepositoryError::TurnRunning(running) = &err else {
+            panic!("{name}: {err}")
+        };
+        assert_eq!(running.id, first.id, "{name}");
+        assert!(err.to_string().contains("test-host"), "{name}: {err}");
+        assert_eq!(b.rows(&c).await.len(), 1, "{name}");
+        assert_eq!(
+            b.store.list_turns(c.id).await.or_fail(name).len(),
+            1,
+            "{name}"
+        );
+        // Other conversations are not affected.
+        let other = b.conversation("alice").await;
+        b.store
+            .start_turn_with_message(other.id, false, "elsewhere", 1, &me)
+            .await
+            .or_fail(name);
+
+        let later = Utc::now() + chrono::Duration::seconds(30);
+        assert!(
+            b.store.heartbeat(first.id, later).await.or_fail(name),
+            "{name}"
+        );
+        let beat = b.store.get_turn(first.id).await.or_fail(name).or_fail(name);
+        let beat = beat.lease.or_fail(name);
+        assert_eq!(
+            smallebot_core::time::format_timestamp(&beat.heartbeat_at),
+            smallebot_core::time::format_timestamp(&later),
+            "{name}"
+        );
+        // Finishing ends the lease; then the next turn may start.
+        let done = b
+            .store
+            .finish_turn(first.id, TurnStatus::Completed, None)
+            .await
+            .or_fail(name);
+        assert_eq!(done.lease, None, "{name}");
+        assert!(
+            !b.store.heartbeat(first.id, later).await.or_fail(name),
+            "{name}"
+        );
+        b.store
+            .start_turn_with_message(c.id, false, "second", 1, &me)
+            .await
+            .or_fail(name);
+    }
+}
+
+const WRITERS: usize = 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_of_one_turn_get_every_seq_once_without_gaps() {
+    for b in backends::each("concurrent_writers_of_one_turn_get_every_seq_once").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        let turn = b.running_user_turn(&c, "go").await;
+        let tasks: Vec<_> = (0..WRITERS)
+            .map(|i| {
+                let store = Arc::clone(&b.store);
+                let message = NewMessage {
+                    conversation_id: c.id,
+                    turn_id: turn.id,
+                    role: Role::Assistant,
+                    content: format!("message {i}"),
+                    token_count: 1,
+                };
+                tokio::spawn(async move { store.append_message(&message).await.or_fail(name).seq })
+            })
+            .collect();
+        let mut returned = Vec::new();
+        for task in tasks {
+            returned.push(task.await.or_fail(name));
+        }
+        let distinct: HashSet<_> = returned.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            WRITERS,
+            "{name}: duplicate seq in {returned:?}"
+        );
+        assert!(
+            returned.iter().all(|s| *s > turn.seq),
+            "{name}: {returned:?}"
+        );
+
+        let stored: Vec<i64> = b.rows(&c).await.iter().map(HistoryRow::seq).collect();
+        let mut sorted = stored.clone();
+        sorted.sort_unstable();
+        assert_eq!(stored, sorted, "{name}: rows come in seq order");
+        // The turn, its user message and the writers' rows: 1..=N, each once.
+        let mut all = stored;
+        all.push(turn.seq);
+        all.sort_unstable();
+        let n = i64::try_from(WRITERS).unwrap() + 2;
+        assert_eq!(all, (1..=n).collect::<Vec<_>>(), "{name}");
+        let read = b
+            .store
+            .get_conversation(c.id)
+            .await
+            .or_fail(name)
+            .or_fail(name);
+        assert_eq!(read.context_tokens, 3 + 20, "{name}");
+    }
+}
+
+/// Starts `racers` turns on one conversation at once, spread over `stores`; returns the
+/// winner's turn id after checking that the others were refused with `TurnRunning`.
+async fn race_starts(
+    name: &'static str,
+    stores: &[Arc<dyn Store>],
+    conversation: ConversationId,
+    racers: usize,
+) -> TurnId {
+    let tasks: Vec<_> = (0..racers)
+        .map(|i| {
+            let store = Arc::clone(&stores[i % stores.len()]);
+            tokio::spawn(async move {
+                let text = format!("racer {i}");
+                store
+                    .start_turn_with_message(conversation, false, &text, 1, &owner())
+                    .await
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    let mut refused = Vec::new();
+    for task in tasks {
+        match task.await.or_fail(name) {
+            Ok((turn, message)) => {
+                assert_eq!(message.turn_id, turn.id, "{name}");
+                winners.push(turn.id);
+            }
+            Err(RepositoryError::TurnRunning(running)) => refused.push(running.id),
+            Err(other) => panic!("{name}: expected TurnRunning, got {other}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "{name}: exactly one start wins");
+    assert!(
+        refused.iter().all(|id| *id == winners[0]),
+        "{name}: the refused starts name the winner: {refused:?} vs {winners:?}"
+    );
+    winners[0]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_concurrent_starts_on_one_conversation_admit_exactly_one() {
+    for b in backends::each("two_concurrent_starts_on_one_conversation").await {
+        let name = b.name;
+        for _ in 0..3 {
+            let c = b.conversation("alice").await;
+            let winner = race_starts(name, &[Arc::clone(&b.store)], c.id, 2).await;
+            let rows = b.rows(&c).await;
+            assert_eq!(rows.len(), 1, "{name}: one user message: {rows:?}");
+            assert_eq!(rows[0].turn_id(), winner, "{name}");
+            let turns = b.store.list_turns(c.id).await.or_fail(name);
+            assert_eq!(turns.len(), 1, "{name}: {turns:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_postgres_stores_on_one_database_admit_exactly_one_running_turn() {
+    let Some(b) = backends::postgres("two_postgres_stores_on_one_database").await else {
+        return;
+    };
+    let name = b.name;
+    let Kind::Postgres(_, url) = &b.kind else {
+        panic!("{name}: not a PostgreSQL backend")
+    };
+    let one: Arc<dyn Store> = Arc::new(PgStore::connect(url).await.or_fail(name));
+    let two: Arc<dyn Store> = Arc::new(PgStore::connect(url).await.or_fail(name));
+    for _ in 0..3 {
+        let c = b.conversation("alice").await;
+        let stores = [Arc::clone(&one), Arc::clone(&two)];
+        let winner = race_starts(name, &stores, c.id, 10).await;
+        let rows = b.rows(&c).await;
+        assert_eq!(rows.len(), 1, "{name}: one user message: {rows:?}");
+        assert_eq!(rows[0].turn_id(), winner, "{name}");
+        let turns = b.store.list_turns(c.id).await.or_fail(name);
+        assert_eq!(turns.len(), 1, "{name}: {turns:?}");
+        // Either store sees the winner running.
+        for store in [&one, &two] {
+            let running = store.running_turn(c.id).await.or_fail(name);
+            assert_eq!(running.map(|t| t.id), Some(winner), "{name}");
+        }
+    }
+}
