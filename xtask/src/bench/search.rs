@@ -57,7 +57,7 @@ pub async fn run(rows: usize, postgres: Option<&str>) -> Result<Vec<Figure>, Str
         let pg = on_postgres(url, rows).await?;
         figures.push(Figure {
             name: format!("SearchHistory over {rows} stored rows on PostgreSQL (median of 20)"),
-            value: format!("tsvector + GIN, newest first: {}", ms(pg)),
+            value: format!("newest rows first, then the GIN index: {}", ms(pg)),
             baseline: format!("SQLite FTS5 over the same rows: {}", ms(fts)),
             ratio: format!(
                 "PostgreSQL/SQLite {:.2}×",
