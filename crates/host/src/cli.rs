@@ -44,7 +44,7 @@ pub struct Cli {
     pub home: Option<PathBuf>,
 
     /// The database instead of the home's smallebot.db: a PostgreSQL URL
-    /// (postgres://user[:password]@host[:port]/database), which several `serve`
+    /// (`postgres://user[:password]@host[:port]/database`), which several `serve`
     /// processes may share, or the path of a SQLite file
     #[arg(
         long,
