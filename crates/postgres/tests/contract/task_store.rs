@@ -2,7 +2,6 @@
 //! promises: an empty list when none is stored, concurrent updates lose nothing (also
 //! from two stores on one database: two server processes), a refused or empty edit
 //! writes nothing, a corrupt list is reported and kept, never overwritten.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 

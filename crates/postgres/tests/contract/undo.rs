@@ -2,11 +2,10 @@
 //! searchable), running and summarized turns are refused, the running total follows
 //! through every later change, and regenerating brings an undone turn back. Runs on
 //! SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{Backend, OrFail, owner, query};
+use crate::backends::{Backend, OrFail, owner, query};
 use chrono::Utc;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{

@@ -1,8 +1,7 @@
 //! Contract: conversations — create, list per user newest first, rename, model,
 //! cascading delete, compression boundary. Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::CompressionUpdate;
@@ -29,6 +28,8 @@ async fn conversations_are_created_listed_renamed_and_deleted_with_their_rows() 
             3,
             "{name}"
         );
+        // Timestamps have millisecond resolution: let the clock move past a2's.
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
         b.store.rename_conversation(a1.id, "Renamed").await.unwrap();
         b.store
             .set_conversation_model(a1.id, Some("fast"))

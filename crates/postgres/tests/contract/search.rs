@@ -4,13 +4,12 @@
 //! limit; any text is a valid query; what a running turn wrote is found at once. A
 //! parity test runs the same queries over the same rows on SQLite and PostgreSQL and
 //! compares the hits.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
 use std::time::Duration;
 
-use backends::{Backend, OrFail, TOOL, owner, query, step_call};
+use crate::backends::{Backend, OrFail, TOOL, owner, query, step_call};
 use smallebot_core::entities::{
     Conversation, NewStep, SearchHit, SearchHitKind, SearchQuery, SearchScope, StepMessage,
     ToolCallCompletion, ToolCallStatus, TurnEnd, TurnStatus,

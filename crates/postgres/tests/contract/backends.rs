@@ -4,7 +4,6 @@
 //!
 //! Without PostgreSQL binaries the Postgres half is skipped with one loud line,
 //! unless `SMALLEBOT_REQUIRE_POSTGRES` is set (CI), where it fails.
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::any::Any;
 use std::sync::Arc;

@@ -1,11 +1,10 @@
 //! Contract: `rows_around` — the messages and tool calls nearest to a `seq`, think
 //! blocks skipped, replaced messages kept, bounded on both sides. Runs on SQLite and
 //! PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{OrFail, owner};
+use crate::backends::{OrFail, owner};
 use smallebot_core::entities::{HistoryRow, NewThinkBlock};
 
 #[tokio::test]

@@ -1,11 +1,10 @@
 //! Contract: turns — running turns listed and interrupted once, edit and regenerate
 //! discarding later turns (never summarized ones), the first turn with its message, one
 //! running turn per conversation with its lease. Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{OrFail, owner};
+use crate::backends::{OrFail, owner};
 use chrono::Utc;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};

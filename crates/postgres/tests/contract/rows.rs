@@ -2,11 +2,10 @@
 //! completed by call id, `rows_after` and token sums are exact by `seq` even when
 //! timestamps tie, and the running total follows every change. Runs on SQLite and
 //! PostgreSQL. (Concurrent appends: `contract_turns.rs`.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{Backend, Kind, OrFail, TOOL, owner};
+use crate::backends::{Backend, Kind, OrFail, TOOL, owner};
 use chrono::Utc;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{

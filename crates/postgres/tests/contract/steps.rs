@@ -1,11 +1,10 @@
 //! Contract: a model step is stored as one transaction — its reasoning, message and
 //! tool calls with consecutive `seq`s (searchable, counted in the running total), the
 //! end of the turn with the last one — or nothing at all. Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{OrFail, owner, query, step_call};
+use crate::backends::{OrFail, owner, query, step_call};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
     HistoryRow, NewStep, Role, SearchHitKind, SearchScope, StepMessage, ToolCallStatus, TurnEnd,

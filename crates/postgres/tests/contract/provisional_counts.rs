@@ -2,11 +2,10 @@
 //! conversation is not found), exact counts replace stored ones with the running total
 //! following, and the mark clears, moves after rows written meanwhile, or stays unset.
 //! Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{Backend, OrFail};
+use crate::backends::{Backend, OrFail};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::ids::ConversationId;

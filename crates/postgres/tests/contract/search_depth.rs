@@ -2,11 +2,10 @@
 //! PostgreSQL store's first pass reads (its newest 2 000 per source): a rare word in
 //! the oldest row is still found, a frequent word returns the newest rows, and hits of
 //! different sources (messages, tool calls, results) merge newest first.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
-use backends::{OrFail, TOOL, query};
+use crate::backends::{OrFail, TOOL, query};
 use smallebot_core::entities::{NewMessage, Role, SearchHitKind, SearchScope};
 
 /// More rows than the PostgreSQL store's first-pass window.

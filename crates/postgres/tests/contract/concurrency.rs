@@ -1,14 +1,13 @@
 //! Contract: concurrency — writers of one turn get gap-free `seq`s, racing starts
 //! (also from two stores on one PostgreSQL database) admit exactly one running turn.
 //! Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod backends;
+use crate::backends;
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use backends::{Kind, OrFail, owner};
+use crate::backends::{Kind, OrFail, owner};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{HistoryRow, NewMessage, Role};
 use smallebot_core::ids::{ConversationId, TurnId};

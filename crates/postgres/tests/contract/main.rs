@@ -1,0 +1,19 @@
+//! The store contract: every case runs on SQLite (a real file) and on PostgreSQL (a
+//! throwaway cluster) with the same assertions, so the two stores keep the same
+//! promises. One test binary with a module per repository concern (one link instead of
+//! one per file).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod backends;
+
+mod concurrency;
+mod conversations;
+mod provisional_counts;
+mod rows;
+mod rows_around;
+mod search;
+mod search_depth;
+mod steps;
+mod task_store;
+mod turns;
+mod undo;
