@@ -33,20 +33,24 @@ async fn six_processes_on_one_conversation_run_one_turn_and_the_rest_are_busy() 
     let home = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
     let url = server.base_url();
-    server.push_all([
-        ScriptedResponse::text("hello back"),
-        ScriptedResponse::text("Greetings"),
-    ]);
-    let first = run(home.path(), &url, &["run", "hello"]).await;
-    assert!(first.status.success(), "{}", text(&first.stderr));
-    let id = conversation_ids(home.path(), &url).await.remove(0);
     // Whoever gets the turn is held until every other process has given up, however
-    // slowly they start on a loaded machine; nobody else gets one.
+    // slowly they start on a loaded machine; nobody else gets one. (One handler from
+    // the start: a queued title answer the first `run` never asked for would answer a
+    // question unheld.)
     let gate = Gate::new();
     server.respond_with({
         let gate = gate.clone();
-        move |_| ScriptedResponse::text("the one answer").hold_until(&gate)
+        move |r| match r.last_user_text().as_deref() {
+            Some("hello") => ScriptedResponse::text("hello back"),
+            Some(q) if q.starts_with("question ") => {
+                ScriptedResponse::text("the one answer").hold_until(&gate)
+            }
+            _ => ScriptedResponse::text("Greetings"),
+        }
     });
+    let first = run(home.path(), &url, &["run", "hello"]).await;
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let id = conversation_ids(home.path(), &url).await.remove(0);
     let (sender, mut finished) = tokio::sync::mpsc::unbounded_channel();
     for i in 0..6 {
         let child = command(home.path(), &url)
