@@ -46,17 +46,15 @@ impl ConversationRepository for SqliteStore {
             model: None,
             provisional_counts_from: None,
         };
-        sqlx::query(
+        let insert = sqlx::query(
             "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
              VALUES (?1, ?2, ?3, ?4, ?4)",
         )
         .bind(conversation.id.to_string())
         .bind(user_name)
         .bind(title)
-        .bind(&at_text)
-        .execute(self.pool())
-        .await
-        .map_err(storage("creating a conversation"))?;
+        .bind(&at_text);
+        self.write_one("creating a conversation", insert).await?;
         Ok(conversation)
     }
 
@@ -81,14 +79,12 @@ impl ConversationRepository for SqliteStore {
 
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
         let (_, at_text) = now();
-        let done =
+        let update =
             sqlx::query("UPDATE conversations SET title = ?1, updated_at = ?2 WHERE id = ?3")
                 .bind(title)
                 .bind(at_text)
-                .bind(id.to_string())
-                .execute(self.pool())
-                .await
-                .map_err(storage("renaming a conversation"))?;
+                .bind(id.to_string());
+        let done = self.write_one("renaming a conversation", update).await?;
         if done.rows_affected() == 0 {
             return Err(RepositoryError::not_found("conversation", id));
         }
@@ -100,12 +96,12 @@ impl ConversationRepository for SqliteStore {
         id: ConversationId,
         model: Option<&str>,
     ) -> RepoResult<()> {
-        let done = sqlx::query("UPDATE conversations SET model_id = ?1 WHERE id = ?2")
+        let update = sqlx::query("UPDATE conversations SET model_id = ?1 WHERE id = ?2")
             .bind(model)
-            .bind(id.to_string())
-            .execute(self.pool())
-            .await
-            .map_err(storage("choosing a conversation's model"))?;
+            .bind(id.to_string());
+        let done = self
+            .write_one("choosing a conversation's model", update)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(RepositoryError::not_found("conversation", id));
         }
@@ -113,11 +109,8 @@ impl ConversationRepository for SqliteStore {
     }
 
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
-        let done = sqlx::query("DELETE FROM conversations WHERE id = ?1")
-            .bind(id.to_string())
-            .execute(self.pool())
-            .await
-            .map_err(storage("deleting a conversation"))?;
+        let delete = sqlx::query("DELETE FROM conversations WHERE id = ?1").bind(id.to_string());
+        let done = self.write_one("deleting a conversation", delete).await?;
         Ok(done.rows_affected() > 0)
     }
 

@@ -88,13 +88,11 @@ pub(crate) async fn heartbeat(
     turn_id: TurnId,
     at: Timestamp,
 ) -> RepoResult<bool> {
-    let done =
+    let update =
         sqlx::query("UPDATE turns SET heartbeat_at = ?1 WHERE id = ?2 AND status = 'running'")
             .bind(format_timestamp(&at))
-            .bind(turn_id.to_string())
-            .execute(store.pool())
-            .await
-            .map_err(storage("renewing a turn's lease"))?;
+            .bind(turn_id.to_string());
+    let done = store.write_one("renewing a turn's lease", update).await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -119,16 +117,16 @@ pub(crate) async fn running_turns(
 /// Marks a turn that still runs `interrupted`, ending its lease.
 pub(crate) async fn interrupt_turn(store: &SqliteStore, turn_id: TurnId) -> RepoResult<bool> {
     let (_, at_text) = now();
-    let done = sqlx::query(
+    let update = sqlx::query(
         "UPDATE turns SET status = 'interrupted', completed_at = ?1, \
          error = 'the process stopped while this turn was running', owner_pid = NULL, \
          owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
          WHERE id = ?2 AND status = 'running'",
     )
     .bind(at_text)
-    .bind(turn_id.to_string())
-    .execute(store.pool())
-    .await
-    .map_err(storage("marking a turn interrupted"))?;
+    .bind(turn_id.to_string());
+    let done = store
+        .write_one("marking a turn interrupted", update)
+        .await?;
     Ok(done.rows_affected() == 1)
 }

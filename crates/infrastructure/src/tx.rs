@@ -37,6 +37,19 @@ impl SqliteStore {
             .map_err(storage(action))
     }
 
+    /// Runs one statement on the write connection (autocommit), like every write of
+    /// this store: a write on a pool connection would contend with the write connection
+    /// for SQLite's lock, and a loser waits in SQLite's busy handler, which sleeps in
+    /// steps of up to 100 ms instead of queueing.
+    pub(crate) async fn write_one(
+        &self,
+        action: &'static str,
+        query: sqlx::query::Query<'_, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    ) -> Result<sqlx::sqlite::SqliteQueryResult, RepositoryError> {
+        let mut writer = self.writer().lock().await.map_err(storage(action))?;
+        query.execute(&mut *writer).await.map_err(storage(action))
+    }
+
     /// A connection for a short read: the write connection when no write is using it
     /// (its page cache is warm and it costs no pool round trips), else one of the pool.
     /// Hold it for the read only: while it is the write connection, this store's
