@@ -127,10 +127,8 @@ pub async fn wait_for(page: &Page, condition: &str) {
 
 /// Types `text` into the element `selector` (focused first).
 pub async fn type_into(page: &Page, selector: &str, text: &str) {
+    click(page, selector).await;
     page.find_element(selector)
-        .await
-        .unwrap()
-        .click()
         .await
         .unwrap()
         .type_str(text)
@@ -148,14 +146,24 @@ pub async fn press(page: &Page, selector: &str, key: &str) {
         .unwrap();
 }
 
-/// Clicks the element `selector`.
+/// Clicks the element `selector`. The page re-renders on events, so an element found
+/// may be replaced before the click lands ("Could not find node"): then it is found
+/// again, for up to 10 s.
 pub async fn click(page: &Page, selector: &str) {
-    page.find_element(selector)
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let clicked = match page.find_element(selector).await {
+            Ok(element) => element.click().await.map(|_| ()),
+            Err(err) => Err(err),
+        };
+        match clicked {
+            Ok(()) => return,
+            Err(err) if Instant::now() > deadline => {
+                panic!("cannot click `{selector}`: {err}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
 }
 
 /// Saves a screenshot as `target/ui-screenshots/<name>.png`.
