@@ -24,7 +24,7 @@ use smallebot_core::rules::truncation::cap_stored_result;
 use self::append::APPEND_MESSAGE;
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::tx::{now, storage};
+use crate::tx::{Job, JobKind, now, storage};
 
 /// The messages nearest to a `seq` (?2): up to ?3 before, the one at it, up to ?4 after.
 const MESSAGES_AROUND: &str = "\
@@ -117,28 +117,26 @@ impl HistoryRepository for SqliteStore {
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
         let (_, at_text) = now();
-        let mut writer = self
+        let document = serde_json::json!({
+            "turn": turn_id.to_string(),
+            "call_id": call_id,
+            "result": cap_stored_result(&completion.result).as_ref(),
+            "status": completion.status.as_str(),
+            "tokens": completion.token_count,
+            "at": at_text,
+        });
+        let returned = self
             .writer()
-            .lock()
+            .run_batched(Job {
+                kind: JobKind::ToolResult,
+                doc: document.to_string(),
+                keys: vec![format!("result:{turn_id}/{call_id}")],
+            })
             .await
             .map_err(storage("completing a tool call"))?;
-        let row = sqlx::query(
-            "UPDATE tool_calls SET result = ?1, status = ?2, token_count = ?3, completed_at = ?4 \
-             WHERE turn_id = ?5 AND call_id = ?6 \
-             RETURNING id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
-             status, token_count, started_at, completed_at",
-        )
-        .bind(cap_stored_result(&completion.result).as_ref())
-        .bind(completion.status.as_str())
-        .bind(completion.token_count)
-        .bind(at_text)
-        .bind(turn_id.to_string())
-        .bind(call_id)
-        .fetch_optional(&mut *writer)
-        .await
-        .map_err(storage("completing a tool call"))?;
+        let row = returned.first();
         match row {
-            Some(row) => rows::tool_call(&row),
+            Some(row) => rows::tool_call(row),
             None => Err(RepositoryError::not_found(
                 "tool call",
                 format!("{call_id} of turn {turn_id}"),

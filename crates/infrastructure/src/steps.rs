@@ -1,12 +1,13 @@
 //! Recording one model step — reasoning, assistant message, requested tool calls and,
-//! for the last step, the end of the turn — as one transaction in one round trip.
+//! for the last step, the end of the turn — atomically, as one batched write.
 //!
-//! Every statement is a round trip to sqlx's SQLite thread and each costs a thread
-//! wake-up or two, more than SQLite needs to run it; a step used to be three to five
-//! of them. [`RECORD_STEP`] is the whole transaction as one multi-statement query
-//! ([`WriterGuard::transaction_in_one_trip`](crate::tx::WriterGuard)) with the step as
-//! one JSON parameter: each statement inserts nothing when its part of the step is
-//! absent, and every `RETURNING` row starts with a tag naming its statement.
+//! The step is one JSON document: `at`, `conversation`, `turn`, `think_id`,
+//! `reasoning` (null: none), `message_id`, `message` (null: none), `message_tokens`,
+//! `calls` (an array of `{id, call_id, name, arguments, tokens}`), `status` (null: the
+//! turn goes on) and `error`. The batch's statements (`tx/batch.rs`) insert nothing
+//! for an absent part, and every row they return starts with a tag naming its
+//! statement. Steps of several turns share one transaction and one round trip to
+//! sqlx's SQLite thread.
 
 use std::collections::HashMap;
 
@@ -21,56 +22,7 @@ use sqlx::sqlite::SqliteRow;
 
 use crate::database::SqliteStore;
 use crate::rows::{self, corrupt};
-use crate::search_index::{batch_full_sql, index_pending_sql};
-use crate::tx::{now, storage};
-
-/// The step's transaction. Its one parameter, ?1, is the step as a JSON object:
-/// `at`, `conversation`, `turn`, `think_id`, `reasoning` (null: none), `message_id`,
-/// `message` (null: none), `message_tokens`, `calls` (an array of `{id, call_id, name,
-/// arguments, tokens}`), `status` (null: the turn goes on) and `error`. One parameter,
-/// because sqlx binds the numbered parameters of a multi-statement query by counting
-/// the ones a statement leaves out, and stops binding (leaving NULLs) once that count
-/// passes the number of arguments.
-///
-/// The write connection's `TEMP` triggers advance `last_seq` after each insert, so
-/// the reasoning, the message and the calls take consecutive `seq`s in that order;
-/// the calls' base `seq` is read once (`MATERIALIZED`) before any of them is inserted.
-/// A step that ends the turn also indexes the pending search rows when they are a full
-/// batch (`search_index.rs`).
-const RECORD_STEP: &str = concat!(
-    "BEGIN IMMEDIATE; \
-    INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-      SELECT ?1 ->> 'think_id', id, ?1 ->> 'turn', last_seq + 1, ?1 ->> 'reasoning', \
-        ?1 ->> 'at' \
-      FROM conversations WHERE id = ?1 ->> 'conversation' AND ?1 ->> 'reasoning' IS NOT NULL \
-      RETURNING 'think' AS kind, seq; \
-    INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
-      created_at, is_edited) \
-      SELECT ?1 ->> 'message_id', id, ?1 ->> 'turn', last_seq + 1, 'assistant', \
-        ?1 ->> 'message', ?1 ->> 'message_tokens', ?1 ->> 'at', 0 \
-      FROM conversations WHERE id = ?1 ->> 'conversation' AND ?1 ->> 'message' IS NOT NULL \
-      RETURNING 'message' AS kind, seq; \
-    WITH base AS MATERIALIZED \
-      (SELECT id, last_seq FROM conversations WHERE id = ?1 ->> 'conversation') \
-    INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, arguments, \
-      status, token_count, started_at) \
-      SELECT c.value ->> 'id', base.id, ?1 ->> 'turn', base.last_seq + 1 + c.key, \
-        c.value ->> 'call_id', c.value ->> 'name', c.value ->> 'arguments', 'running', \
-        c.value ->> 'tokens', ?1 ->> 'at' \
-      FROM base, json_each(?1, '$.calls') AS c ORDER BY c.key \
-      RETURNING 'call' AS kind, seq, id; \
-    UPDATE turns SET status = ?1 ->> 'status', error = ?1 ->> 'error', \
-      completed_at = ?1 ->> 'at', owner_pid = NULL, owner_host = NULL, \
-      owner_started_at = NULL, heartbeat_at = NULL \
-      WHERE id = ?1 ->> 'turn' AND ?1 ->> 'status' IS NOT NULL \
-      RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
-      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at; ",
-    index_pending_sql!(concat!(
-        "?1 ->> 'status' IS NOT NULL AND ",
-        batch_full_sql!()
-    )),
-    "COMMIT"
-);
+use crate::tx::{Job, JobKind, now, storage};
 
 /// Stores `step` in one transaction, in one round trip.
 pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResult<RecordedStep> {
@@ -106,10 +58,18 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
         "status": step.end.as_ref().map(|e| e.status.as_str()),
         "error": step.end.as_ref().and_then(|e| e.error.as_deref()),
     });
-    let mut writer = store.writer().lock().await.map_err(storage(ACTION))?;
-    let query = sqlx::query(RECORD_STEP).bind(document.to_string());
-    let returned = writer
-        .transaction_in_one_trip(query)
+    let mut keys = vec![think_id.to_string(), message_id.to_string()];
+    keys.extend(call_ids.iter().map(ToString::to_string));
+    if step.end.is_some() {
+        keys.push(format!("turn:{}", step.turn_id));
+    }
+    let returned = store
+        .writer()
+        .run_batched(Job {
+            kind: JobKind::Step,
+            doc: document.to_string(),
+            keys,
+        })
         .await
         .map_err(|err| match &err {
             sqlx::Error::Database(db) if db.is_unique_violation() => RepositoryError::Conflict(
@@ -117,7 +77,6 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
             ),
             _ => storage(ACTION)(err),
         })?;
-    drop(writer);
 
     let mut think_seq = None;
     let mut message_seq = None;

@@ -1,5 +1,6 @@
 //! Small helpers shared by the repository implementations, and the write transaction.
 
+mod batch;
 mod writer;
 
 use smallebot_core::RepositoryError;
@@ -7,6 +8,7 @@ use smallebot_core::time::{Timestamp, format_timestamp};
 
 use crate::database::SqliteStore;
 
+pub(crate) use batch::{Job, JobKind};
 pub(crate) use writer::{ReadConnection, WriteConnection, WriteTx};
 
 /// Maps an sqlx error to a repository error that says what was being done.

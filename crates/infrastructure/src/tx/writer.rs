@@ -25,12 +25,15 @@ use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteRow};
 use sqlx::{Connection as _, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
+use super::batch::{BATCH_TABLES, BatchQueue, new_queue};
 use crate::history::SEQ_TRIGGERS;
 
-/// Opens a write connection: `options`, plus the connection's [`SEQ_TRIGGERS`].
+/// Opens a write connection: `options`, plus the connection's [`SEQ_TRIGGERS`] and
+/// the `TEMP` tables of batched writes ([`BATCH_TABLES`]).
 async fn open(options: &SqliteConnectOptions) -> Result<SqliteConnection, sqlx::Error> {
     let mut conn = SqliteConnection::connect_with(options).await?;
     sqlx::raw_sql(SEQ_TRIGGERS).execute(&mut conn).await?;
+    sqlx::raw_sql(BATCH_TABLES).execute(&mut conn).await?;
     Ok(conn)
 }
 
@@ -78,6 +81,8 @@ struct State {
 pub(crate) struct WriteConnection {
     options: Arc<SqliteConnectOptions>,
     state: Arc<Mutex<State>>,
+    /// Writes waiting to run together (`batch.rs`).
+    batch: Arc<BatchQueue>,
 }
 
 impl WriteConnection {
@@ -88,7 +93,13 @@ impl WriteConnection {
         Ok(Self {
             options: Arc::new(options),
             state: Arc::new(Mutex::new(State { live })),
+            batch: new_queue(),
         })
+    }
+
+    /// The queue of batched writes.
+    pub(super) fn batch(&self) -> &BatchQueue {
+        &self.batch
     }
 
     /// Waits for the connection.
@@ -149,6 +160,14 @@ impl DerefMut for WriterGuard {
 }
 
 impl WriterGuard {
+    /// Ends a transaction left open by a failed statement.
+    pub(crate) async fn roll_back(&mut self) -> Result<(), sqlx::Error> {
+        if self.live.in_tx {
+            self.live.roll_back(&self.owner.options).await?;
+        }
+        Ok(())
+    }
+
     /// Runs a whole transaction written as one multi-statement query
     /// (`BEGIN IMMEDIATE; …; COMMIT`) in one round trip to sqlx's SQLite thread, and
     /// returns the rows of all its statements. Should a statement fail, the statements

@@ -1,0 +1,437 @@
+//! Group commit: the frequent writes of running turns — a model step, a tool result —
+//! queue up, and one task runs everything queued in one transaction, in one round
+//! trip to sqlx's SQLite thread.
+//!
+//! Every round trip costs thread wake-ups and a place in the async runtime's queue,
+//! and every commit writes each page it changed to the WAL; with hundreds of turns
+//! running, writes one at a time queued for hundreds of milliseconds behind each
+//! other. A batch pays both once.
+//!
+//! How: each write is a [`JobKind`], one JSON document and the keys of the rows it
+//! returns. The batch's query copies the documents into the connection's `TEMP` table
+//! `write_jobs` and then runs one set of statements over all of them (a dozen
+//! statements for any number of jobs: sqlx's cost is per statement). Rows come back
+//! tagged, and each goes to the job whose key it carries.
+//!
+//! Should a statement fail (a conflict in one job), the batch is rolled back and its
+//! jobs run again one by one, so only the failing job sees the error. A job's result
+//! is handed over only after its transaction committed. Two jobs with the same key
+//! (two ends of one turn, two results of one call) never share a batch.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+use tokio::sync::oneshot;
+
+use super::writer::{WriteConnection, WriterGuard};
+use crate::search_index::{batch_full_sql, index_pending_sql};
+
+/// The most jobs in one transaction.
+pub(crate) const MAX_BATCH: usize = 64;
+
+/// The `TEMP` table of the write connection that batches use (created when it opens).
+/// `base` is a step's conversation's `last_seq` before the step, plus the rows of the
+/// same conversation's earlier steps in the batch.
+pub(crate) const BATCH_TABLES: &str = "\
+    CREATE TEMP TABLE IF NOT EXISTS write_jobs \
+      (k INTEGER PRIMARY KEY, kind TEXT NOT NULL, doc BLOB NOT NULL, base INTEGER);";
+
+/// What a queued write does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JobKind {
+    /// A model step (`steps.rs`): its document is described there. Its rows' keys are
+    /// the ids of its think block, message and calls, and `turn:<id>` when it ends
+    /// the turn.
+    Step,
+    /// A tool call's result (`history.rs`): `turn`, `call_id`, `result`, `status`,
+    /// `tokens`, `at`. Its row's key is `result:<turn id>/<call id>`.
+    ToolResult,
+}
+
+impl JobKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Step => "step",
+            Self::ToolResult => "result",
+        }
+    }
+}
+
+/// The start of a batch: its parameter, ?1, is a JSON array of `{kind, doc}`. Each
+/// step's `base` counts the rows of the same conversation's earlier steps in the
+/// batch.
+macro_rules! begin_jobs_sql {
+    () => {
+        "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
+         INSERT INTO temp.write_jobs (k, kind, doc) \
+           SELECT e.key, e.value ->> 'kind', jsonb(e.value -> 'doc') FROM json_each(?1) AS e; \
+         WITH n AS (SELECT k, doc ->> 'conversation' AS conv, \
+               (doc ->> 'reasoning' IS NOT NULL) + (doc ->> 'message' IS NOT NULL) \
+                 + json_array_length(doc, '$.calls') AS cnt \
+               FROM temp.write_jobs WHERE kind = 'step'), \
+             b AS (SELECT k, conv, SUM(cnt) OVER (PARTITION BY conv ORDER BY k \
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM n) \
+             UPDATE temp.write_jobs SET base = \
+               (SELECT c.last_seq FROM conversations AS c WHERE c.id = b.conv) \
+               + COALESCE(b.before, 0) \
+             FROM b WHERE write_jobs.k = b.k; "
+    };
+}
+
+/// The start of a step alone: its parameter, ?1, is the step's document.
+macro_rules! begin_step_sql {
+    () => {
+        "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
+         INSERT INTO temp.write_jobs (k, kind, doc, base) \
+           SELECT 0, 'step', jsonb(?1), \
+             (SELECT last_seq FROM conversations WHERE id = ?1 ->> 'conversation'); "
+    };
+}
+
+/// The steps of a batch. The write connection's `TEMP` triggers keep `last_seq` at the
+/// highest `seq` inserted; the `seq`s themselves come from `base`: the reasoning, the
+/// message and the calls of a step take consecutive ones in that order. A step that
+/// ends its turn also indexes the pending search rows when they are a full batch
+/// (`search_index.rs`).
+macro_rules! steps_sql {
+    () => {
+        concat!(
+            "             INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
+               SELECT doc ->> 'think_id', doc ->> 'conversation', doc ->> 'turn', base + 1, \
+                 doc ->> 'reasoning', doc ->> 'at' \
+               FROM temp.write_jobs \
+               WHERE kind = 'step' AND base IS NOT NULL AND doc ->> 'reasoning' IS NOT NULL \
+               ORDER BY k \
+               RETURNING 'think' AS kind, seq, id; \
+             INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
+               token_count, created_at, is_edited) \
+               SELECT doc ->> 'message_id', doc ->> 'conversation', doc ->> 'turn', \
+                 base + 1 + (doc ->> 'reasoning' IS NOT NULL), 'assistant', \
+                 doc ->> 'message', doc ->> 'message_tokens', doc ->> 'at', 0 \
+               FROM temp.write_jobs \
+               WHERE kind = 'step' AND base IS NOT NULL AND doc ->> 'message' IS NOT NULL \
+               ORDER BY k \
+               RETURNING 'message' AS kind, seq, id; \
+             INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
+               arguments, status, token_count, started_at) \
+               SELECT e.value ->> 'id', j.doc ->> 'conversation', j.doc ->> 'turn', \
+                 j.base + 1 + (j.doc ->> 'reasoning' IS NOT NULL) \
+                   + (j.doc ->> 'message' IS NOT NULL) + e.key, \
+                 e.value ->> 'call_id', e.value ->> 'name', e.value ->> 'arguments', \
+                 'running', e.value ->> 'tokens', j.doc ->> 'at' \
+               FROM temp.write_jobs AS j, json_each(j.doc, '$.calls') AS e \
+               WHERE j.kind = 'step' AND j.base IS NOT NULL ORDER BY j.k, e.key \
+               RETURNING 'call' AS kind, seq, id; \
+             UPDATE turns SET status = j.doc ->> 'status', error = j.doc ->> 'error', \
+               completed_at = j.doc ->> 'at', owner_pid = NULL, owner_host = NULL, \
+               owner_started_at = NULL, heartbeat_at = NULL \
+               FROM temp.write_jobs AS j \
+               WHERE j.kind = 'step' AND j.doc ->> 'status' IS NOT NULL \
+                 AND turns.id = j.doc ->> 'turn' \
+               RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, \
+               error, created_at, completed_at, owner_pid, owner_host, owner_started_at, \
+               heartbeat_at, undone_at; ",
+            index_pending_sql!(concat!(
+                "EXISTS (SELECT 1 FROM temp.write_jobs \
+                   WHERE kind = 'step' AND doc ->> 'status' IS NOT NULL) AND ",
+                batch_full_sql!()
+            ))
+        )
+    };
+}
+
+/// Tool results from `$source`, a relation `j` with a `doc` column filtered by a
+/// `WHERE` clause left open for one more condition.
+macro_rules! results_sql {
+    ($source:expr) => {
+        concat!(
+            "UPDATE tool_calls SET result = j.doc ->> 'result', status = j.doc ->> 'status', \
+           token_count = j.doc ->> 'tokens', completed_at = j.doc ->> 'at' \
+           FROM ",
+            $source,
+            " tool_calls.turn_id = j.doc ->> 'turn' \
+             AND tool_calls.call_id = j.doc ->> 'call_id' \
+           RETURNING 'result' AS kind, id, conversation_id, turn_id, seq, call_id, tool_name, \
+           arguments, result, status, token_count, started_at, completed_at; "
+        )
+    };
+}
+
+/// The results of a batch.
+macro_rules! batch_results_sql {
+    () => {
+        results_sql!("temp.write_jobs AS j WHERE j.kind = 'result' AND")
+    };
+}
+
+/// A batch of steps only.
+const STEPS: &str = concat!(begin_jobs_sql!(), steps_sql!(), "COMMIT");
+/// A batch of tool results only.
+const RESULTS: &str = concat!(begin_jobs_sql!(), batch_results_sql!(), "COMMIT");
+/// A batch of both.
+const STEPS_AND_RESULTS: &str = concat!(
+    begin_jobs_sql!(),
+    steps_sql!(),
+    batch_results_sql!(),
+    "COMMIT"
+);
+/// A step alone: ?1 is its document.
+const STEP_ALONE: &str = concat!(begin_step_sql!(), steps_sql!(), "COMMIT");
+/// A tool result alone (one statement): ?1 is its document.
+const RESULT_ALONE: &str = results_sql!("(SELECT jsonb(?1) AS doc) AS j WHERE");
+
+/// The rows a job returned, or the error of its statements.
+pub(crate) type JobResult = Result<Vec<SqliteRow>, sqlx::Error>;
+
+/// One write.
+pub(crate) struct Job {
+    /// What it does.
+    pub(crate) kind: JobKind,
+    /// Its document (JSON).
+    pub(crate) doc: String,
+    /// The keys of the rows it returns (see [`JobKind`]).
+    pub(crate) keys: Vec<String>,
+}
+
+/// A queued job and where its result goes.
+struct Queued {
+    job: Job,
+    reply: oneshot::Sender<JobResult>,
+}
+
+/// The jobs waiting for the write connection, and whether a task is draining them.
+#[derive(Default)]
+struct Pending {
+    jobs: VecDeque<Queued>,
+    draining: bool,
+}
+
+/// The queue of batched writes of one write connection.
+#[derive(Default)]
+pub(crate) struct BatchQueue {
+    pending: Mutex<Pending>,
+    /// How many jobs committed in a transaction shared with others.
+    together: AtomicUsize,
+}
+
+impl BatchQueue {
+    /// How many jobs committed in a transaction shared with others so far.
+    #[cfg(test)]
+    pub(crate) fn jobs_run_together(&self) -> usize {
+        self.together.load(Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Debug for BatchQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchQueue").finish_non_exhaustive()
+    }
+}
+
+impl WriteConnection {
+    /// Runs `job` and returns its rows once its transaction committed: at once when
+    /// nothing else writes, else in the next batch.
+    pub(crate) async fn run_batched(&self, job: Job) -> JobResult {
+        let idle = self
+            .batch()
+            .pending
+            .lock()
+            .map_err(|_| poisoned())?
+            .jobs
+            .is_empty();
+        if idle && let Some(mut writer) = self.try_lock().await {
+            return run_alone(&mut writer, &job).await;
+        }
+        let (reply, answer) = oneshot::channel();
+        let start_drainer = {
+            let mut pending = self.batch().pending.lock().map_err(|_| poisoned())?;
+            pending.jobs.push_back(Queued { job, reply });
+            !std::mem::replace(&mut pending.draining, true)
+        };
+        if start_drainer {
+            // A task of its own: a caller dropping its future never drops other
+            // callers' jobs with it.
+            tokio::spawn(drain(self.clone()));
+        }
+        answer.await.map_err(|_| {
+            sqlx::Error::Protocol("the write queue stopped before running this write".into())
+        })?
+    }
+}
+
+fn poisoned() -> sqlx::Error {
+    sqlx::Error::Protocol("the write queue's lock is poisoned".into())
+}
+
+fn protocol(message: &str) -> sqlx::Error {
+    sqlx::Error::Protocol(message.to_owned())
+}
+
+/// Runs queued jobs until none are left: takes the write connection, runs what is
+/// queued in batches, lets other writers in, repeats.
+async fn drain(conn: WriteConnection) {
+    loop {
+        let writer = conn.lock().await;
+        let jobs: Vec<Queued> = {
+            let Ok(mut pending) = conn.batch().pending.lock() else {
+                return;
+            };
+            if pending.jobs.is_empty() {
+                pending.draining = false;
+                return;
+            }
+            pending.jobs.drain(..).collect()
+        };
+        let mut writer = match writer {
+            Ok(writer) => writer,
+            Err(err) => {
+                let message = err.to_string();
+                for queued in jobs {
+                    let _ = queued.reply.send(Err(protocol(&message)));
+                }
+                continue;
+            }
+        };
+        let mut rest = jobs;
+        while !rest.is_empty() {
+            let (chunk, later) = next_chunk(rest);
+            rest = later;
+            run_chunk(conn.batch(), &mut writer, chunk).await;
+        }
+    }
+}
+
+/// Up to [`MAX_BATCH`] jobs whose keys differ, in queue order, and the rest.
+fn next_chunk(jobs: Vec<Queued>) -> (Vec<Queued>, Vec<Queued>) {
+    let mut seen = HashSet::new();
+    let mut chunk = Vec::new();
+    let mut later = Vec::new();
+    for queued in jobs {
+        let fits = chunk.len() < MAX_BATCH
+            && later.is_empty()
+            && queued.job.keys.iter().all(|k| !seen.contains(k));
+        if fits {
+            seen.extend(queued.job.keys.iter().cloned());
+            chunk.push(queued);
+        } else {
+            later.push(queued);
+        }
+    }
+    (chunk, later)
+}
+
+/// Runs the jobs in one transaction; on an error, rolls it back and runs them one by
+/// one.
+async fn run_chunk(queue: &BatchQueue, writer: &mut WriterGuard, chunk: Vec<Queued>) {
+    if chunk.len() > 1 {
+        let jobs: Vec<&Job> = chunk.iter().map(|q| &q.job).collect();
+        match run_together(writer, &jobs).await {
+            Ok(results) => {
+                queue.together.fetch_add(results.len(), Ordering::Relaxed);
+                for (queued, rows) in chunk.into_iter().zip(results) {
+                    let _ = queued.reply.send(Ok(rows));
+                }
+                return;
+            }
+            Err(err) => {
+                tracing::debug!(%err, jobs = chunk.len(), "a batch failed; running its jobs one by one");
+                if let Err(err) = writer.roll_back().await {
+                    let message = err.to_string();
+                    for queued in chunk {
+                        let _ = queued.reply.send(Err(protocol(&message)));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+    for queued in chunk {
+        let result = run_alone(writer, &queued.job).await;
+        let _ = queued.reply.send(result);
+    }
+}
+
+/// Runs one job in its own transaction, in one round trip.
+async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
+    let sql = match job.kind {
+        JobKind::Step => STEP_ALONE,
+        JobKind::ToolResult => RESULT_ALONE,
+    };
+    writer
+        .transaction_in_one_trip(sqlx::query(sql).bind(job.doc.as_str()))
+        .await
+}
+
+/// Runs `jobs` in one transaction in one round trip; the rows of each job, in order.
+async fn run_together(
+    writer: &mut WriterGuard,
+    jobs: &[&Job],
+) -> Result<Vec<Vec<SqliteRow>>, sqlx::Error> {
+    let steps = jobs.iter().any(|j| j.kind == JobKind::Step);
+    let results = jobs.iter().any(|j| j.kind == JobKind::ToolResult);
+    let sql = match (steps, results) {
+        (true, true) => STEPS_AND_RESULTS,
+        (true, false) => STEPS,
+        (false, _) => RESULTS,
+    };
+    let mut docs = String::with_capacity(jobs.iter().map(|j| j.doc.len() + 32).sum());
+    docs.push('[');
+    for (i, job) in jobs.iter().enumerate() {
+        if i > 0 {
+            docs.push(',');
+        }
+        docs.push_str("{\"kind\":\"");
+        docs.push_str(job.kind.as_str());
+        docs.push_str("\",\"doc\":");
+        docs.push_str(&job.doc);
+        docs.push('}');
+    }
+    docs.push(']');
+    let rows = writer
+        .transaction_in_one_trip(sqlx::query(sql).bind(docs))
+        .await?;
+    let mut owner = HashMap::new();
+    for (i, job) in jobs.iter().enumerate() {
+        for key in &job.keys {
+            owner.insert(key.as_str(), i);
+        }
+    }
+    let mut per_job: Vec<Vec<SqliteRow>> = jobs.iter().map(|_| Vec::new()).collect();
+    for row in rows {
+        let key = row_key(&row)?;
+        let i = owner
+            .get(key.as_str())
+            .copied()
+            .ok_or_else(|| protocol(&format!("a batch returned a row of no job: {key}")))?;
+        if let Some(rows) = per_job.get_mut(i) {
+            rows.push(row);
+        }
+    }
+    Ok(per_job)
+}
+
+/// The key a returned row carries (see [`JobKind`]).
+fn row_key(row: &SqliteRow) -> Result<String, sqlx::Error> {
+    let tag: String = row.try_get("kind")?;
+    Ok(match tag.as_str() {
+        "turn" => format!("turn:{}", row.try_get::<String, _>("id")?),
+        "result" => format!(
+            "result:{}/{}",
+            row.try_get::<String, _>("turn_id")?,
+            row.try_get::<String, _>("call_id")?
+        ),
+        _ => row.try_get("id")?,
+    })
+}
+
+/// The queue shared by clones of a write connection.
+pub(crate) fn new_queue() -> Arc<BatchQueue> {
+    Arc::default()
+}
+
+#[cfg(test)]
+#[path = "batch_tests.rs"]
+mod tests;

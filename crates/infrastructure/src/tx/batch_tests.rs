@@ -1,0 +1,222 @@
+//! Batched writes: jobs queued while the write connection is busy run together and
+//! each gets its own rows; a failing job fails alone.
+
+use std::time::Duration;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    Conversation, HistoryRow, NewMessage, NewStep, Role, StepMessage, StepToolCall,
+    ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
+};
+use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+use crate::database::SqliteStore;
+
+async fn store() -> (tempfile::TempDir, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("t.db")).await.unwrap();
+    (dir, store)
+}
+
+/// A conversation with a running turn and its user message (seqs 1 and 2).
+async fn running(store: &SqliteStore) -> (Conversation, Turn) {
+    let c = store.create_conversation("u", "t").await.unwrap();
+    let turn = store.start_turn(c.id, false).await.unwrap();
+    store
+        .append_message(&NewMessage {
+            conversation_id: c.id,
+            turn_id: turn.id,
+            role: Role::User,
+            content: "question".into(),
+            token_count: 1,
+        })
+        .await
+        .unwrap();
+    (c, turn)
+}
+
+fn step(turn: &Turn, text: &str, calls: &[&str], end: bool) -> NewStep {
+    NewStep {
+        conversation_id: turn.conversation_id,
+        turn_id: turn.id,
+        reasoning: Some(format!("thinking about {text}")),
+        message: Some(StepMessage {
+            content: text.to_owned(),
+            token_count: 2,
+        }),
+        tool_calls: calls
+            .iter()
+            .map(|id| StepToolCall {
+                call_id: (*id).to_owned(),
+                tool_name: "T".into(),
+                arguments: "{}".into(),
+                token_count: 1,
+            })
+            .collect(),
+        end: end.then_some(TurnEnd {
+            status: TurnStatus::Completed,
+            error: None,
+        }),
+    }
+}
+
+fn seqs(rows: &[HistoryRow]) -> Vec<i64> {
+    rows.iter().map(HistoryRow::seq).collect()
+}
+
+/// Waits until `n` jobs are queued (the write connection is held meanwhile).
+async fn queued(store: &SqliteStore, n: usize) {
+    for _ in 0..500 {
+        let len = store.writer().batch().pending.lock().unwrap().jobs.len();
+        if len >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("{n} jobs never queued");
+}
+
+#[tokio::test]
+async fn queued_steps_and_results_of_many_turns_run_together_each_with_its_own_rows() {
+    let (_dir, store) = store().await;
+    let mut turns = Vec::new();
+    for _ in 0..6 {
+        turns.push(running(&store).await);
+    }
+    // A call to complete in the batch, on the first turn.
+    let first = &turns[0].1;
+    store
+        .record_step(&step(first, "asks", &["call_0"], false))
+        .await
+        .unwrap();
+
+    let held = store.write_tx("test").await.unwrap();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, (_, turn)) in turns.iter().enumerate() {
+        let (store, s) = (
+            store.clone(),
+            step(turn, &format!("answer {i}"), &["a", "b"], i % 2 == 0),
+        );
+        tasks.spawn(async move { (i, store.record_step(&s).await) });
+    }
+    let result_store = store.clone();
+    let result_turn = first.id;
+    let result = tokio::spawn(async move {
+        result_store
+            .complete_tool_call(
+                result_turn,
+                "call_0",
+                &ToolCallCompletion {
+                    result: "done".into(),
+                    status: ToolCallStatus::Ok,
+                    token_count: 3,
+                },
+            )
+            .await
+    });
+    queued(&store, 7).await;
+    held.commit().await.unwrap();
+
+    while let Some(joined) = tasks.join_next().await {
+        let (i, recorded) = joined.unwrap();
+        let recorded = recorded.unwrap();
+        // Turn 0 had a step already (think 3, message 4, call 5).
+        let base = if i == 0 { 5 } else { 2 };
+        assert_eq!(
+            seqs(&recorded.rows),
+            (base + 1..=base + 4).collect::<Vec<_>>(),
+            "turn {i}"
+        );
+        assert_eq!(recorded.turn.is_some(), i % 2 == 0, "turn {i}");
+        let (c, turn) = &turns[i];
+        let stored = store.rows_after(c.id, 0).await.unwrap();
+        assert_eq!(
+            seqs(&stored),
+            (2..=base + 4).collect::<Vec<_>>(),
+            "turn {i}"
+        );
+        let ended = store.get_turn(turn.id).await.unwrap().unwrap();
+        let expected = if i % 2 == 0 {
+            TurnStatus::Completed
+        } else {
+            TurnStatus::Running
+        };
+        assert_eq!(ended.status, expected, "turn {i}");
+    }
+    assert_eq!(store.writer().batch().jobs_run_together(), 7);
+    let completed = result.await.unwrap().unwrap();
+    assert_eq!(
+        (completed.seq, completed.result.as_deref()),
+        (5, Some("done"))
+    );
+}
+
+#[tokio::test]
+async fn two_steps_of_one_conversation_in_a_batch_take_consecutive_seqs() {
+    let (_dir, store) = store().await;
+    let (c, turn) = running(&store).await;
+    let held = store.write_tx("test").await.unwrap();
+    let one = tokio::spawn({
+        let (store, s) = (store.clone(), step(&turn, "one", &["x"], false));
+        async move { store.record_step(&s).await }
+    });
+    queued(&store, 1).await;
+    let two = tokio::spawn({
+        let (store, s) = (store.clone(), step(&turn, "two", &["y", "z"], false));
+        async move { store.record_step(&s).await }
+    });
+    queued(&store, 2).await;
+    held.commit().await.unwrap();
+    let one = one.await.unwrap().unwrap();
+    let two = two.await.unwrap().unwrap();
+    assert_eq!(seqs(&one.rows), [3, 4, 5]);
+    assert_eq!(seqs(&two.rows), [6, 7, 8, 9]);
+    assert_eq!(store.writer().batch().jobs_run_together(), 2);
+    assert_eq!(
+        seqs(&store.rows_after(c.id, 0).await.unwrap()),
+        (2..=9).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_failing_job_fails_alone_and_the_others_are_stored_once() {
+    let (_dir, store) = store().await;
+    let (c1, t1) = running(&store).await;
+    let (c2, t2) = running(&store).await;
+    store
+        .record_step(&step(&t1, "first", &["taken"], false))
+        .await
+        .unwrap();
+    let held = store.write_tx("test").await.unwrap();
+    let good = tokio::spawn({
+        let (store, s) = (store.clone(), step(&t2, "fine", &["free"], true));
+        async move { store.record_step(&s).await }
+    });
+    queued(&store, 1).await;
+    let clash = tokio::spawn({
+        let (store, s) = (store.clone(), step(&t1, "again", &["taken"], false));
+        async move { store.record_step(&s).await }
+    });
+    queued(&store, 2).await;
+    held.commit().await.unwrap();
+    let good = good.await.unwrap().unwrap();
+    assert_eq!(seqs(&good.rows), [3, 4, 5]);
+    let clash = clash.await.unwrap().unwrap_err();
+    assert!(matches!(clash, RepositoryError::Conflict(_)), "{clash}");
+    // The batch failed and its jobs ran again one by one.
+    assert_eq!(store.writer().batch().jobs_run_together(), 0);
+    assert_eq!(
+        seqs(&store.rows_after(c2.id, 0).await.unwrap()),
+        [2, 3, 4, 5]
+    );
+    // Nothing of the refused step was stored; the conversation goes on at seq 6.
+    assert_eq!(
+        seqs(&store.rows_after(c1.id, 0).await.unwrap()),
+        [2, 3, 4, 5]
+    );
+    let next = store
+        .record_step(&step(&t1, "later", &[], false))
+        .await
+        .unwrap();
+    assert_eq!(seqs(&next.rows), [6, 7]);
+}
