@@ -9,7 +9,7 @@ use smallebot_core::time::format_timestamp;
 
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::tx::{now, storage};
+use crate::tx::{Job, JobKind, now, storage};
 
 impl SqliteStore {
     pub(crate) async fn fetch_conversation(
@@ -46,15 +46,20 @@ impl ConversationRepository for SqliteStore {
             model: None,
             provisional_counts_from: None,
         };
-        let insert = sqlx::query(
-            "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
-             VALUES (?1, ?2, ?3, ?4, ?4)",
-        )
-        .bind(conversation.id.to_string())
-        .bind(user_name)
-        .bind(title)
-        .bind(&at_text);
-        self.write_one("creating a conversation", insert).await?;
+        let document = serde_json::json!({
+            "subject": conversation.id.to_string(),
+            "user": user_name,
+            "title": title,
+            "at": at_text,
+        });
+        self.writer()
+            .run_batched(Job {
+                kind: JobKind::CreateConversation,
+                doc: document.to_string(),
+                keys: vec![format!("conversation:{}", conversation.id)],
+            })
+            .await
+            .map_err(storage("creating a conversation"))?;
         Ok(conversation)
     }
 
@@ -79,13 +84,21 @@ impl ConversationRepository for SqliteStore {
 
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
         let (_, at_text) = now();
-        let update =
-            sqlx::query("UPDATE conversations SET title = ?1, updated_at = ?2 WHERE id = ?3")
-                .bind(title)
-                .bind(at_text)
-                .bind(id.to_string());
-        let done = self.write_one("renaming a conversation", update).await?;
-        if done.rows_affected() == 0 {
+        let document = serde_json::json!({
+            "subject": id.to_string(),
+            "title": title,
+            "at": at_text,
+        });
+        let renamed = self
+            .writer()
+            .run_batched(Job {
+                kind: JobKind::RenameConversation,
+                doc: document.to_string(),
+                keys: vec![format!("conversation:{id}")],
+            })
+            .await
+            .map_err(storage("renaming a conversation"))?;
+        if renamed.is_empty() {
             return Err(RepositoryError::not_found("conversation", id));
         }
         Ok(())

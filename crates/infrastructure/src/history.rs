@@ -118,7 +118,7 @@ impl HistoryRepository for SqliteStore {
     ) -> RepoResult<ToolCall> {
         let (_, at_text) = now();
         let document = serde_json::json!({
-            "turn": turn_id.to_string(),
+            "subject": turn_id.to_string(),
             "call_id": call_id,
             "result": cap_stored_result(&completion.result).as_ref(),
             "status": completion.status.as_str(),

@@ -1,7 +1,8 @@
 //! Recording one model step — reasoning, assistant message, requested tool calls and,
 //! for the last step, the end of the turn — atomically, as one batched write.
 //!
-//! The step is one JSON document: `at`, `conversation`, `turn`, `think_id`,
+//! The step is one JSON document: `at`, `conversation`, `turn` (also as `subject`),
+//! `think_id`,
 //! `reasoning` (null: none), `message_id`, `message` (null: none), `message_tokens`,
 //! `calls` (an array of `{id, call_id, name, arguments, tokens}`), `status` (null: the
 //! turn goes on) and `error`. The batch's statements (`tx/batch.rs`) insert nothing
@@ -49,6 +50,7 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
         "at": at_text,
         "conversation": step.conversation_id.to_string(),
         "turn": step.turn_id.to_string(),
+        "subject": step.turn_id.to_string(),
         "think_id": think_id.to_string(),
         "reasoning": step.reasoning,
         "message_id": message_id.to_string(),

@@ -36,19 +36,27 @@ pub(crate) const MAX_BATCH: usize = 64;
 /// `base` is a step's conversation's `last_seq` before the step, plus the rows of the
 /// same conversation's earlier steps in the batch.
 pub(crate) const BATCH_TABLES: &str = "\
-    CREATE TEMP TABLE IF NOT EXISTS write_jobs \
-      (k INTEGER PRIMARY KEY, kind TEXT NOT NULL, doc BLOB NOT NULL, base INTEGER);";
+    CREATE TEMP TABLE IF NOT EXISTS write_jobs (k INTEGER PRIMARY KEY, kind TEXT NOT NULL, \
+      doc BLOB NOT NULL, subject TEXT, call TEXT, base INTEGER); \
+    CREATE INDEX IF NOT EXISTS temp.write_jobs_by_key ON write_jobs (subject, call);";
 
-/// What a queued write does.
+/// What a queued write does. Every document has a `subject`: the id of the turn or
+/// conversation the job is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum JobKind {
     /// A model step (`steps.rs`): its document is described there. Its rows' keys are
     /// the ids of its think block, message and calls, and `turn:<id>` when it ends
     /// the turn.
     Step,
-    /// A tool call's result (`history.rs`): `turn`, `call_id`, `result`, `status`,
-    /// `tokens`, `at`. Its row's key is `result:<turn id>/<call id>`.
+    /// A tool call's result (`history.rs`): `subject` (the turn), `call_id`, `result`,
+    /// `status`, `tokens`, `at`. Its row's key is `result:<turn id>/<call id>`.
     ToolResult,
+    /// A new conversation (`conversations.rs`): `subject` (its id), `user`, `title`,
+    /// `at`. Its row's key is `conversation:<id>`.
+    CreateConversation,
+    /// A conversation's new title (`conversations.rs`): `subject` (its id), `title`,
+    /// `at`. Its row's key is `conversation:<id>`.
+    RenameConversation,
 }
 
 impl JobKind {
@@ -56,6 +64,8 @@ impl JobKind {
         match self {
             Self::Step => "step",
             Self::ToolResult => "result",
+            Self::CreateConversation => "create",
+            Self::RenameConversation => "rename",
         }
     }
 }
@@ -66,8 +76,10 @@ impl JobKind {
 macro_rules! begin_jobs_sql {
     () => {
         "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
-         INSERT INTO temp.write_jobs (k, kind, doc) \
-           SELECT e.key, e.value ->> 'kind', jsonb(e.value -> 'doc') FROM json_each(?1) AS e; \
+         INSERT INTO temp.write_jobs (k, kind, doc, subject, call) \
+           SELECT e.key, e.value ->> 'kind', jsonb(e.value -> 'doc'), \
+             e.value -> 'doc' ->> 'subject', e.value -> 'doc' ->> 'call_id' \
+           FROM json_each(?1) AS e; \
          WITH n AS (SELECT k, doc ->> 'conversation' AS conv, \
                (doc ->> 'reasoning' IS NOT NULL) + (doc ->> 'message' IS NOT NULL) \
                  + json_array_length(doc, '$.calls') AS cnt \
@@ -85,8 +97,8 @@ macro_rules! begin_jobs_sql {
 macro_rules! begin_step_sql {
     () => {
         "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
-         INSERT INTO temp.write_jobs (k, kind, doc, base) \
-           SELECT 0, 'step', jsonb(?1), \
+         INSERT INTO temp.write_jobs (k, kind, doc, subject, base) \
+           SELECT 0, 'step', jsonb(?1), ?1 ->> 'subject', \
              (SELECT last_seq FROM conversations WHERE id = ?1 ->> 'conversation'); "
     };
 }
@@ -125,12 +137,13 @@ macro_rules! steps_sql {
                FROM temp.write_jobs AS j, json_each(j.doc, '$.calls') AS e \
                WHERE j.kind = 'step' AND j.base IS NOT NULL ORDER BY j.k, e.key \
                RETURNING 'call' AS kind, seq, id; \
-             UPDATE turns SET status = j.doc ->> 'status', error = j.doc ->> 'error', \
-               completed_at = j.doc ->> 'at', owner_pid = NULL, owner_host = NULL, \
-               owner_started_at = NULL, heartbeat_at = NULL \
-               FROM temp.write_jobs AS j \
-               WHERE j.kind = 'step' AND j.doc ->> 'status' IS NOT NULL \
-                 AND turns.id = j.doc ->> 'turn' \
+             UPDATE turns SET (status, error, completed_at) = \
+                 (SELECT j.doc ->> 'status', j.doc ->> 'error', j.doc ->> 'at' \
+                  FROM temp.write_jobs AS j \
+                  WHERE j.subject = turns.id AND j.kind = 'step' AND j.doc ->> 'status' IS NOT NULL), \
+               owner_pid = NULL, owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
+               WHERE id IN (SELECT subject FROM temp.write_jobs \
+                 WHERE kind = 'step' AND doc ->> 'status' IS NOT NULL) \
                RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, \
                error, created_at, completed_at, owner_pid, owner_host, owner_started_at, \
                heartbeat_at, undone_at; ",
@@ -143,45 +156,95 @@ macro_rules! steps_sql {
     };
 }
 
-/// Tool results from `$source`, a relation `j` with a `doc` column filtered by a
-/// `WHERE` clause left open for one more condition.
+/// Tool results from `$jobs`, a relation of the results' `subject` (turn id), `call`
+/// and `doc`.
+/// (Driven by the jobs: each finds its call through the `(turn_id, call_id)` index.)
 macro_rules! results_sql {
-    ($source:expr) => {
+    ($jobs:expr) => {
         concat!(
-            "UPDATE tool_calls SET result = j.doc ->> 'result', status = j.doc ->> 'status', \
-           token_count = j.doc ->> 'tokens', completed_at = j.doc ->> 'at' \
-           FROM ",
-            $source,
-            " tool_calls.turn_id = j.doc ->> 'turn' \
-             AND tool_calls.call_id = j.doc ->> 'call_id' \
-           RETURNING 'result' AS kind, id, conversation_id, turn_id, seq, call_id, tool_name, \
-           arguments, result, status, token_count, started_at, completed_at; "
+            "UPDATE tool_calls SET (result, status, token_count, completed_at) = \
+               (SELECT j.doc ->> 'result', j.doc ->> 'status', j.doc ->> 'tokens', j.doc ->> 'at' \
+                FROM ",
+            $jobs,
+            " AS j WHERE j.subject = tool_calls.turn_id AND j.call = tool_calls.call_id) \
+             WHERE (turn_id, call_id) IN (SELECT j.subject, j.call FROM ",
+            $jobs,
+            " AS j) \
+             RETURNING 'result' AS kind, id, conversation_id, turn_id, seq, call_id, \
+             tool_name, arguments, result, status, token_count, started_at, completed_at; "
         )
     };
 }
 
-/// The results of a batch.
-macro_rules! batch_results_sql {
-    () => {
-        results_sql!("temp.write_jobs AS j WHERE j.kind = 'result' AND")
+/// New conversations from `$jobs`, a relation of `subject` and `doc`.
+macro_rules! creates_sql {
+    ($jobs:expr) => {
+        concat!(
+            "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
+               SELECT j.subject, j.doc ->> 'user', j.doc ->> 'title', j.doc ->> 'at', \
+                 j.doc ->> 'at' FROM ",
+            $jobs,
+            " AS j RETURNING 'conversation' AS kind, id; "
+        )
     };
 }
 
-/// A batch of steps only.
-const STEPS: &str = concat!(begin_jobs_sql!(), steps_sql!(), "COMMIT");
-/// A batch of tool results only.
-const RESULTS: &str = concat!(begin_jobs_sql!(), batch_results_sql!(), "COMMIT");
-/// A batch of both.
-const STEPS_AND_RESULTS: &str = concat!(
-    begin_jobs_sql!(),
-    steps_sql!(),
-    batch_results_sql!(),
-    "COMMIT"
-);
+/// New titles from `$jobs`, a relation of `subject` and `doc`.
+macro_rules! renames_sql {
+    ($jobs:expr) => {
+        concat!(
+            "UPDATE conversations SET (title, updated_at) = \
+               (SELECT j.doc ->> 'title', j.doc ->> 'at' FROM ",
+            $jobs,
+            " AS j WHERE j.subject = conversations.id) \
+             WHERE id IN (SELECT j.subject FROM ",
+            $jobs,
+            " AS j) RETURNING 'conversation' AS kind, id; "
+        )
+    };
+}
+
+/// The jobs of one kind in a batch, as a relation of `subject`, `call` and `doc`.
+macro_rules! batch_jobs {
+    ($kind:literal) => {
+        concat!(
+            "(SELECT subject, call, doc FROM temp.write_jobs WHERE kind = '",
+            $kind,
+            "' ORDER BY k)"
+        )
+    };
+}
+
+/// A job alone, as a relation of `subject`, `call` and `doc`: ?1 is its document.
+macro_rules! alone_job {
+    () => {
+        "(SELECT ?1 ->> 'subject' AS subject, ?1 ->> 'call_id' AS call, jsonb(?1) AS doc)"
+    };
+}
+
+/// The statements of a batch's jobs other than steps.
+macro_rules! other_jobs_sql {
+    () => {
+        concat!(
+            creates_sql!(batch_jobs!("create")),
+            results_sql!(batch_jobs!("result")),
+            renames_sql!(batch_jobs!("rename"))
+        )
+    };
+}
+
+/// A batch with steps.
+const WITH_STEPS: &str = concat!(begin_jobs_sql!(), steps_sql!(), other_jobs_sql!(), "COMMIT");
+/// A batch without steps.
+const WITHOUT_STEPS: &str = concat!(begin_jobs_sql!(), other_jobs_sql!(), "COMMIT");
 /// A step alone: ?1 is its document.
 const STEP_ALONE: &str = concat!(begin_step_sql!(), steps_sql!(), "COMMIT");
 /// A tool result alone (one statement): ?1 is its document.
-const RESULT_ALONE: &str = results_sql!("(SELECT jsonb(?1) AS doc) AS j WHERE");
+const RESULT_ALONE: &str = results_sql!(alone_job!());
+/// A new conversation alone (one statement): ?1 is its document.
+const CREATE_ALONE: &str = creates_sql!(alone_job!());
+/// A new title alone (one statement): ?1 is its document.
+const RENAME_ALONE: &str = renames_sql!(alone_job!());
 
 /// The rows a job returned, or the error of its statements.
 pub(crate) type JobResult = Result<Vec<SqliteRow>, sqlx::Error>;
@@ -359,6 +422,8 @@ async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
     let sql = match job.kind {
         JobKind::Step => STEP_ALONE,
         JobKind::ToolResult => RESULT_ALONE,
+        JobKind::CreateConversation => CREATE_ALONE,
+        JobKind::RenameConversation => RENAME_ALONE,
     };
     writer
         .transaction_in_one_trip(sqlx::query(sql).bind(job.doc.as_str()))
@@ -370,12 +435,10 @@ async fn run_together(
     writer: &mut WriterGuard,
     jobs: &[&Job],
 ) -> Result<Vec<Vec<SqliteRow>>, sqlx::Error> {
-    let steps = jobs.iter().any(|j| j.kind == JobKind::Step);
-    let results = jobs.iter().any(|j| j.kind == JobKind::ToolResult);
-    let sql = match (steps, results) {
-        (true, true) => STEPS_AND_RESULTS,
-        (true, false) => STEPS,
-        (false, _) => RESULTS,
+    let sql = if jobs.iter().any(|j| j.kind == JobKind::Step) {
+        WITH_STEPS
+    } else {
+        WITHOUT_STEPS
     };
     let mut docs = String::with_capacity(jobs.iter().map(|j| j.doc.len() + 32).sum());
     docs.push('[');
@@ -418,6 +481,7 @@ fn row_key(row: &SqliteRow) -> Result<String, sqlx::Error> {
     let tag: String = row.try_get("kind")?;
     Ok(match tag.as_str() {
         "turn" => format!("turn:{}", row.try_get::<String, _>("id")?),
+        "conversation" => format!("conversation:{}", row.try_get::<String, _>("id")?),
         "result" => format!(
             "result:{}/{}",
             row.try_get::<String, _>("turn_id")?,

@@ -220,3 +220,45 @@ async fn a_failing_job_fails_alone_and_the_others_are_stored_once() {
         .unwrap();
     assert_eq!(seqs(&next.rows), [6, 7]);
 }
+
+#[tokio::test]
+async fn queued_creates_and_renames_run_together_and_a_missing_conversation_is_not_found() {
+    let (_dir, store) = store().await;
+    let old = store.create_conversation("u", "old").await.unwrap();
+    let held = store.write_tx("test").await.unwrap();
+    let mut creates = tokio::task::JoinSet::new();
+    for i in 0..3 {
+        let store = store.clone();
+        creates.spawn(async move { store.create_conversation("u", &format!("new {i}")).await });
+    }
+    let rename = tokio::spawn({
+        let store = store.clone();
+        async move { store.rename_conversation(old.id, "renamed").await }
+    });
+    let missing = tokio::spawn({
+        let store = store.clone();
+        async move {
+            store
+                .rename_conversation(smallebot_core::ids::ConversationId::new(), "nobody")
+                .await
+        }
+    });
+    queued(&store, 5).await;
+    held.commit().await.unwrap();
+    let mut titles = Vec::new();
+    while let Some(created) = creates.join_next().await {
+        let created = created.unwrap().unwrap();
+        let stored = store.get_conversation(created.id).await.unwrap().unwrap();
+        titles.push(stored.title);
+    }
+    titles.sort();
+    assert_eq!(titles, ["new 0", "new 1", "new 2"]);
+    rename.await.unwrap().unwrap();
+    let err = missing.await.unwrap().unwrap_err();
+    assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
+    assert_eq!(
+        store.get_conversation(old.id).await.unwrap().unwrap().title,
+        "renamed"
+    );
+    assert_eq!(store.writer().batch().jobs_run_together(), 5);
+}
