@@ -1,6 +1,7 @@
 //! Small helpers shared by the repository implementations, and the write transaction.
 
 mod batch;
+mod batch_sql;
 mod writer;
 
 use smallebot_core::RepositoryError;

@@ -1,5 +1,5 @@
-//! Group commit: the frequent writes of running turns — a model step, a tool result —
-//! queue up, and one task runs everything queued in one transaction, in one round
+//! Group commit: the frequent writes of running turns — a model step, a tool result,
+//! a new conversation, a rename — queue up, and one task runs everything queued in one transaction, in one round
 //! trip to sqlx's SQLite thread.
 //!
 //! Every round trip costs thread wake-ups and a place in the async runtime's queue,
@@ -8,7 +8,7 @@
 //! other. A batch pays both once.
 //!
 //! How: each write is a [`JobKind`], one JSON document and the keys of the rows it
-//! returns. The batch's query copies the documents into the connection's `TEMP` table
+//! returns. The batch's query (`batch_sql.rs`) copies the documents into the connection's `TEMP` table
 //! `write_jobs` and then runs one set of statements over all of them (a dozen
 //! statements for any number of jobs: sqlx's cost is per statement). Rows come back
 //! tagged, and each goes to the job whose key it carries.
@@ -16,7 +16,8 @@
 //! Should a statement fail (a conflict in one job), the batch is rolled back and its
 //! jobs run again one by one, so only the failing job sees the error. A job's result
 //! is handed over only after its transaction committed. Two jobs with the same key
-//! (two ends of one turn, two results of one call) never share a batch.
+//! (two ends of one turn, two results of one call) never share a batch. A job that
+//! finds nothing queued and the connection free runs at once, alone.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,19 +27,13 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use tokio::sync::oneshot;
 
+use super::batch_sql::{
+    CREATE_ALONE, RENAME_ALONE, RESULT_ALONE, STEP_ALONE, WITH_STEPS, WITHOUT_STEPS,
+};
 use super::writer::{WriteConnection, WriterGuard};
-use crate::search_index::{batch_full_sql, index_pending_sql};
 
 /// The most jobs in one transaction.
 pub(crate) const MAX_BATCH: usize = 64;
-
-/// The `TEMP` table of the write connection that batches use (created when it opens).
-/// `base` is a step's conversation's `last_seq` before the step, plus the rows of the
-/// same conversation's earlier steps in the batch.
-pub(crate) const BATCH_TABLES: &str = "\
-    CREATE TEMP TABLE IF NOT EXISTS write_jobs (k INTEGER PRIMARY KEY, kind TEXT NOT NULL, \
-      doc BLOB NOT NULL, subject TEXT, call TEXT, base INTEGER); \
-    CREATE INDEX IF NOT EXISTS temp.write_jobs_by_key ON write_jobs (subject, call);";
 
 /// What a queued write does. Every document has a `subject`: the id of the turn or
 /// conversation the job is about.
@@ -69,182 +64,6 @@ impl JobKind {
         }
     }
 }
-
-/// The start of a batch: its parameter, ?1, is a JSON array of `{kind, doc}`. Each
-/// step's `base` counts the rows of the same conversation's earlier steps in the
-/// batch.
-macro_rules! begin_jobs_sql {
-    () => {
-        "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
-         INSERT INTO temp.write_jobs (k, kind, doc, subject, call) \
-           SELECT e.key, e.value ->> 'kind', jsonb(e.value -> 'doc'), \
-             e.value -> 'doc' ->> 'subject', e.value -> 'doc' ->> 'call_id' \
-           FROM json_each(?1) AS e; \
-         WITH n AS (SELECT k, doc ->> 'conversation' AS conv, \
-               (doc ->> 'reasoning' IS NOT NULL) + (doc ->> 'message' IS NOT NULL) \
-                 + json_array_length(doc, '$.calls') AS cnt \
-               FROM temp.write_jobs WHERE kind = 'step'), \
-             b AS (SELECT k, conv, SUM(cnt) OVER (PARTITION BY conv ORDER BY k \
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM n) \
-             UPDATE temp.write_jobs SET base = \
-               (SELECT c.last_seq FROM conversations AS c WHERE c.id = b.conv) \
-               + COALESCE(b.before, 0) \
-             FROM b WHERE write_jobs.k = b.k; "
-    };
-}
-
-/// The start of a step alone: its parameter, ?1, is the step's document.
-macro_rules! begin_step_sql {
-    () => {
-        "BEGIN IMMEDIATE; DELETE FROM temp.write_jobs; \
-         INSERT INTO temp.write_jobs (k, kind, doc, subject, base) \
-           SELECT 0, 'step', jsonb(?1), ?1 ->> 'subject', \
-             (SELECT last_seq FROM conversations WHERE id = ?1 ->> 'conversation'); "
-    };
-}
-
-/// The steps of a batch. The write connection's `TEMP` triggers keep `last_seq` at the
-/// highest `seq` inserted; the `seq`s themselves come from `base`: the reasoning, the
-/// message and the calls of a step take consecutive ones in that order. A step that
-/// ends its turn also indexes the pending search rows when they are a full batch
-/// (`search_index.rs`).
-macro_rules! steps_sql {
-    () => {
-        concat!(
-            "             INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-               SELECT doc ->> 'think_id', doc ->> 'conversation', doc ->> 'turn', base + 1, \
-                 doc ->> 'reasoning', doc ->> 'at' \
-               FROM temp.write_jobs \
-               WHERE kind = 'step' AND base IS NOT NULL AND doc ->> 'reasoning' IS NOT NULL \
-               ORDER BY k \
-               RETURNING 'think' AS kind, seq, id; \
-             INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
-               token_count, created_at, is_edited) \
-               SELECT doc ->> 'message_id', doc ->> 'conversation', doc ->> 'turn', \
-                 base + 1 + (doc ->> 'reasoning' IS NOT NULL), 'assistant', \
-                 doc ->> 'message', doc ->> 'message_tokens', doc ->> 'at', 0 \
-               FROM temp.write_jobs \
-               WHERE kind = 'step' AND base IS NOT NULL AND doc ->> 'message' IS NOT NULL \
-               ORDER BY k \
-               RETURNING 'message' AS kind, seq, id; \
-             INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
-               arguments, status, token_count, started_at) \
-               SELECT e.value ->> 'id', j.doc ->> 'conversation', j.doc ->> 'turn', \
-                 j.base + 1 + (j.doc ->> 'reasoning' IS NOT NULL) \
-                   + (j.doc ->> 'message' IS NOT NULL) + e.key, \
-                 e.value ->> 'call_id', e.value ->> 'name', e.value ->> 'arguments', \
-                 'running', e.value ->> 'tokens', j.doc ->> 'at' \
-               FROM temp.write_jobs AS j, json_each(j.doc, '$.calls') AS e \
-               WHERE j.kind = 'step' AND j.base IS NOT NULL ORDER BY j.k, e.key \
-               RETURNING 'call' AS kind, seq, id; \
-             UPDATE turns SET (status, error, completed_at) = \
-                 (SELECT j.doc ->> 'status', j.doc ->> 'error', j.doc ->> 'at' \
-                  FROM temp.write_jobs AS j \
-                  WHERE j.subject = turns.id AND j.kind = 'step' AND j.doc ->> 'status' IS NOT NULL), \
-               owner_pid = NULL, owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
-               WHERE id IN (SELECT subject FROM temp.write_jobs \
-                 WHERE kind = 'step' AND doc ->> 'status' IS NOT NULL) \
-               RETURNING 'turn' AS kind, id, conversation_id, seq, thinking_mode, status, \
-               error, created_at, completed_at, owner_pid, owner_host, owner_started_at, \
-               heartbeat_at, undone_at; ",
-            index_pending_sql!(concat!(
-                "EXISTS (SELECT 1 FROM temp.write_jobs \
-                   WHERE kind = 'step' AND doc ->> 'status' IS NOT NULL) AND ",
-                batch_full_sql!()
-            ))
-        )
-    };
-}
-
-/// Tool results from `$jobs`, a relation of the results' `subject` (turn id), `call`
-/// and `doc`.
-/// (Driven by the jobs: each finds its call through the `(turn_id, call_id)` index.)
-macro_rules! results_sql {
-    ($jobs:expr) => {
-        concat!(
-            "UPDATE tool_calls SET (result, status, token_count, completed_at) = \
-               (SELECT j.doc ->> 'result', j.doc ->> 'status', j.doc ->> 'tokens', j.doc ->> 'at' \
-                FROM ",
-            $jobs,
-            " AS j WHERE j.subject = tool_calls.turn_id AND j.call = tool_calls.call_id) \
-             WHERE (turn_id, call_id) IN (SELECT j.subject, j.call FROM ",
-            $jobs,
-            " AS j) \
-             RETURNING 'result' AS kind, id, conversation_id, turn_id, seq, call_id, \
-             tool_name, arguments, result, status, token_count, started_at, completed_at; "
-        )
-    };
-}
-
-/// New conversations from `$jobs`, a relation of `subject` and `doc`.
-macro_rules! creates_sql {
-    ($jobs:expr) => {
-        concat!(
-            "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
-               SELECT j.subject, j.doc ->> 'user', j.doc ->> 'title', j.doc ->> 'at', \
-                 j.doc ->> 'at' FROM ",
-            $jobs,
-            " AS j RETURNING 'conversation' AS kind, id; "
-        )
-    };
-}
-
-/// New titles from `$jobs`, a relation of `subject` and `doc`.
-macro_rules! renames_sql {
-    ($jobs:expr) => {
-        concat!(
-            "UPDATE conversations SET (title, updated_at) = \
-               (SELECT j.doc ->> 'title', j.doc ->> 'at' FROM ",
-            $jobs,
-            " AS j WHERE j.subject = conversations.id) \
-             WHERE id IN (SELECT j.subject FROM ",
-            $jobs,
-            " AS j) RETURNING 'conversation' AS kind, id; "
-        )
-    };
-}
-
-/// The jobs of one kind in a batch, as a relation of `subject`, `call` and `doc`.
-macro_rules! batch_jobs {
-    ($kind:literal) => {
-        concat!(
-            "(SELECT subject, call, doc FROM temp.write_jobs WHERE kind = '",
-            $kind,
-            "' ORDER BY k)"
-        )
-    };
-}
-
-/// A job alone, as a relation of `subject`, `call` and `doc`: ?1 is its document.
-macro_rules! alone_job {
-    () => {
-        "(SELECT ?1 ->> 'subject' AS subject, ?1 ->> 'call_id' AS call, jsonb(?1) AS doc)"
-    };
-}
-
-/// The statements of a batch's jobs other than steps.
-macro_rules! other_jobs_sql {
-    () => {
-        concat!(
-            creates_sql!(batch_jobs!("create")),
-            results_sql!(batch_jobs!("result")),
-            renames_sql!(batch_jobs!("rename"))
-        )
-    };
-}
-
-/// A batch with steps.
-const WITH_STEPS: &str = concat!(begin_jobs_sql!(), steps_sql!(), other_jobs_sql!(), "COMMIT");
-/// A batch without steps.
-const WITHOUT_STEPS: &str = concat!(begin_jobs_sql!(), other_jobs_sql!(), "COMMIT");
-/// A step alone: ?1 is its document.
-const STEP_ALONE: &str = concat!(begin_step_sql!(), steps_sql!(), "COMMIT");
-/// A tool result alone (one statement): ?1 is its document.
-const RESULT_ALONE: &str = results_sql!(alone_job!());
-/// A new conversation alone (one statement): ?1 is its document.
-const CREATE_ALONE: &str = creates_sql!(alone_job!());
-/// A new title alone (one statement): ?1 is its document.
-const RENAME_ALONE: &str = renames_sql!(alone_job!());
 
 /// The rows a job returned, or the error of its statements.
 pub(crate) type JobResult = Result<Vec<SqliteRow>, sqlx::Error>;

@@ -25,7 +25,8 @@ use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteRow};
 use sqlx::{Connection as _, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
-use super::batch::{BATCH_TABLES, BatchQueue, new_queue};
+use super::batch::{BatchQueue, new_queue};
+use super::batch_sql::BATCH_TABLES;
 use crate::history::SEQ_TRIGGERS;
 
 /// Opens a write connection: `options`, plus the connection's [`SEQ_TRIGGERS`] and
