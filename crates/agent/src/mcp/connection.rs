@@ -23,6 +23,9 @@ use crate::config::{McpServerSettings, McpTransport};
 /// Lines of a server's standard error kept for messages.
 const STDERR_LINES: usize = 20;
 
+/// How long a failed handshake waits for the server's standard error to end.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
+
 /// A connected client.
 type Client = RunningService<RoleClient, ListWatcher>;
 
@@ -270,9 +273,10 @@ impl McpConnection {
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|e| format!("could not start '{command}': {e}"))?;
+                let mut reader = None;
                 if let Some(stderr) = stderr {
                     let tail = Arc::clone(&self.stderr);
-                    tokio::spawn(async move {
+                    reader = Some(tokio::spawn(async move {
                         let mut lines = BufReader::new(stderr).lines();
                         while let Ok(Some(line)) = lines.next_line().await {
                             let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
@@ -281,12 +285,20 @@ impl McpConnection {
                             }
                             tail.push_back(line);
                         }
-                    });
+                    }));
                 }
-                self.watcher()
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("the MCP handshake failed: {e}"))
+                match self.watcher().serve(transport).await {
+                    Ok(client) => Ok(client),
+                    Err(e) => {
+                        // A child that failed to start (say its program is missing) has
+                        // exited or is exiting: give its standard error a moment to end,
+                        // so the reason it printed is in the error, not only "broken pipe".
+                        if let Some(reader) = reader {
+                            let _ = tokio::time::timeout(STDERR_GRACE, reader).await;
+                        }
+                        Err(format!("the MCP handshake failed: {e}"))
+                    }
+                }
             }
             McpTransport::Http { url, headers } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
