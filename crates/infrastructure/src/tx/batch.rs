@@ -20,8 +20,8 @@
 //! finds nothing queued and the connection free runs at once, alone.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -308,11 +308,6 @@ fn row_key(row: &SqliteRow) -> Result<String, sqlx::Error> {
         ),
         _ => row.try_get("id")?,
     })
-}
-
-/// The queue shared by clones of a write connection.
-pub(crate) fn new_queue() -> Arc<BatchQueue> {
-    Arc::default()
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ macro_rules! begin_jobs_sql {
 macro_rules! steps_sql {
     () => {
         concat!(
-            "             INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
+            "INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
                SELECT doc ->> 'think_id', doc ->> 'conversation', doc ->> 'turn', base + 1, \
                  doc ->> 'reasoning', doc ->> 'at' \
                FROM temp.write_jobs \

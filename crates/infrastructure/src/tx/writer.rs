@@ -25,7 +25,7 @@ use sqlx::sqlite::{SqliteArguments, SqliteConnectOptions, SqliteRow};
 use sqlx::{Connection as _, Sqlite, SqliteConnection};
 use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
-use super::batch::{BatchQueue, new_queue};
+use super::batch::BatchQueue;
 use super::batch_sql::BATCH_TABLES;
 use crate::history::SEQ_TRIGGERS;
 
@@ -94,7 +94,7 @@ impl WriteConnection {
         Ok(Self {
             options: Arc::new(options),
             state: Arc::new(Mutex::new(State { live })),
-            batch: new_queue(),
+            batch: Arc::default(),
         })
     }
 
