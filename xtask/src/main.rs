@@ -15,6 +15,11 @@ mod migrate;
 
 use std::process::ExitCode;
 
+/// The same allocator as the `smallebot` binary, so that benchmarks of the crates measure
+/// them as the product runs them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 
 /// Project tasks for SmallEBot.
