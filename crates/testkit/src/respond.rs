@@ -45,6 +45,7 @@ async fn sleep_or_shutdown(delay: Duration, shutdown: &mut watch::Receiver<bool>
 pub(crate) async fn render(
     scripted: ScriptedResponse,
     request: &RecordedRequest,
+    body_bytes: usize,
     mut shutdown: watch::Receiver<bool>,
     on_sent: OnSent,
 ) -> Response {
@@ -77,7 +78,7 @@ pub(crate) async fn render(
         }
         ResponseKind::Completion(completion) => completion,
     };
-    let ctx = context(request, streaming);
+    let ctx = context(request, body_bytes, streaming);
     if streaming {
         let body = stream_body(&scripted, completion, &ctx, shutdown, on_sent);
         let mut headers = headers;
@@ -104,7 +105,8 @@ fn shutting_down() -> Response {
     testkit_error(StatusCode::SERVICE_UNAVAILABLE, message)
 }
 
-fn context(request: &RecordedRequest, streaming: bool) -> RenderContext {
+/// `body_bytes`: the length of the request body as sent, the prompt the usage counts.
+fn context(request: &RecordedRequest, body_bytes: usize, streaming: bool) -> RenderContext {
     let created = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
@@ -113,7 +115,7 @@ fn context(request: &RecordedRequest, streaming: bool) -> RenderContext {
         created,
         model: request.model().unwrap_or(DEFAULT_MODEL).to_owned(),
         include_usage: streaming && request.include_usage(),
-        prompt_chars: request.body.to_string().len(),
+        prompt_chars: body_bytes,
     }
 }
 

@@ -29,7 +29,7 @@ type Responder = Arc<dyn Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync>
 struct Script {
     queue: VecDeque<ScriptedResponse>,
     responder: Option<Responder>,
-    requests: Vec<RecordedRequest>,
+    requests: Vec<Arc<RecordedRequest>>,
 }
 
 /// What the handler and the [`TestModel`] handle share.
@@ -153,7 +153,14 @@ impl TestModel {
 
     /// All requests received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.script().requests.clone()
+        let script = self.shared.script();
+        script.requests.iter().map(|r| r.as_ref().clone()).collect()
+    }
+
+    /// Request `index` (0-based arrival order), if it arrived.
+    pub fn request(&self, index: usize) -> Option<RecordedRequest> {
+        let script = self.shared.script();
+        script.requests.get(index).map(|r| r.as_ref().clone())
     }
 
     /// How many requests have been received so far.
@@ -209,11 +216,14 @@ async fn chat(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let parsed = serde_json::from_slice::<Value>(&body);
+    let (parsed, not_json) = match serde_json::from_slice::<Value>(&body) {
+        Ok(value) => (value, None),
+        Err(error) => (Value::Null, Some(error)),
+    };
     let request = RecordedRequest {
         index: 0,
         path: uri.path().to_owned(),
-        body: parsed.as_ref().map_or(Value::Null, Clone::clone),
+        body: parsed,
         authorization: headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -223,15 +233,17 @@ async fn chat(
             .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_owned())))
             .collect(),
     };
+    // Recorded once, shared with the responder and the renderer (bodies grow with the
+    // conversation; copying each one is what a busy benchmark would pay for).
     let (request, queued, responder) = {
         let mut script = shared.script();
-        let request = RecordedRequest {
+        let request = Arc::new(RecordedRequest {
             index: script.requests.len(),
             ..request
-        };
-        script.requests.push(request.clone());
+        });
+        script.requests.push(Arc::clone(&request));
         shared.arrived.send_replace(script.requests.len());
-        if let Err(error) = parsed {
+        if let Some(error) = not_json {
             let message = format!(
                 "smallebot-testkit: the body of request #{} is not JSON: {error}",
                 request.index
@@ -279,7 +291,14 @@ async fn chat(
             .unwrap_or_else(PoisonError::into_inner)
             .insert(index, Instant::now());
     });
-    render(scripted, &request, shared.shutdown.subscribe(), on_sent).await
+    render(
+        scripted,
+        &request,
+        body.len(),
+        shared.shutdown.subscribe(),
+        on_sent,
+    )
+    .await
 }
 
 async fn not_found(uri: Uri) -> Response {

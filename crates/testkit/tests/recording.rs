@@ -41,6 +41,11 @@ async fn requests_are_recorded_in_arrival_order() {
         );
     }
     assert_eq!(model.request_count(), 3);
+    assert_eq!(
+        model.request(1).and_then(|r| r.last_user_text()).as_deref(),
+        Some("second")
+    );
+    assert!(model.request(3).is_none(), "only three arrived");
 }
 
 #[tokio::test]

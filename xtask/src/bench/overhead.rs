@@ -44,16 +44,22 @@ struct Measured {
     overhead: Duration,
 }
 
-/// Runs [`TURNS`] turns on `service` against `server` and, as the baseline, each
-/// turn's own four requests sent raw over HTTP.
+/// Runs [`TURNS`] turns on `service` against `server` and, as the baseline, right
+/// after each turn, that turn's own four requests sent raw over HTTP (the same bodies:
+/// history grows, so they do). Each turn and its baseline run back to back, so both see
+/// the machine in the same state; the overhead is the median of turn − raw.
 async fn measure(service: &ConversationService, server: &TestModel) -> Result<Measured, String> {
     three_tool_calls(server);
     let conversation = service
         .create_conversation("bench")
         .await
         .map_err(|e| e.to_string())?;
+    let client = reqwest::Client::new();
+    let url = format!("{}/chat/completions", server.base_url());
     let mut turns = Vec::with_capacity(TURNS);
+    let mut raw = Vec::with_capacity(TURNS);
     for i in 0..TURNS {
+        let first = server.request_count();
         let started = Instant::now();
         let outcome = service
             .send(
@@ -67,22 +73,17 @@ async fn measure(service: &ConversationService, server: &TestModel) -> Result<Me
         if outcome.status != smallebot_core::entities::TurnStatus::Completed {
             return Err(format!("benchmark turn failed: {:?}", outcome.error));
         }
-    }
-    // Baseline: each turn's own four requests (history grows, so bodies do), sent raw
-    // over HTTP; the overhead is the median of turn − raw over the turns.
-    let recorded = server.requests();
-    if recorded.len() != TURNS * 4 {
-        return Err(format!(
-            "expected 4 model requests per turn, the model saw {} for {TURNS} turns",
-            recorded.len()
-        ));
-    }
-    let client = reqwest::Client::new();
-    let url = format!("{}/chat/completions", server.base_url());
-    let mut raw = Vec::with_capacity(TURNS);
-    for requests in recorded.chunks(4) {
+        let requests: Vec<_> = (first..server.request_count())
+            .filter_map(|index| server.request(index))
+            .collect();
+        if requests.len() != 4 {
+            return Err(format!(
+                "expected 4 model requests for turn {i}, the model saw {}",
+                requests.len()
+            ));
+        }
         let started = Instant::now();
-        for request in requests {
+        for request in &requests {
             let response = client
                 .post(&url)
                 .json(&request.body)
@@ -121,7 +122,7 @@ pub async fn run(postgres: Option<&str>) -> Result<Vec<Figure>, String> {
         name: "host overhead per turn (3 tool calls, zero-latency testkit model)".into(),
         value: format!("turn {} (median of {TURNS})", ms(turn)),
         baseline: format!(
-            "each turn's own 4 model requests sent raw: {} (median)",
+            "each turn's own 4 model requests sent raw right after it: {} (median)",
             ms(baseline)
         ),
         ratio: format!(
