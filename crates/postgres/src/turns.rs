@@ -119,7 +119,7 @@ async fn discard_after(
 }
 
 /// Ends a turn and its lease: $1 status, $2 error, $3 now, $4 turn.
-pub(crate) const FINISH_TURN: &str = concat!(
+const FINISH_TURN: &str = concat!(
     "UPDATE turns SET status = $1, error = $2, completed_at = $3, owner_pid = NULL, \
      owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = $4 \
      RETURNING ",
