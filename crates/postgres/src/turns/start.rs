@@ -9,7 +9,7 @@ use sqlx::PgConnection;
 
 use crate::rows::{self, turn_columns};
 use crate::store::PgStore;
-use crate::tx::{now, pg_text, storage};
+use crate::tx::{now, pg_text, storage, violates};
 
 /// The conversation's running turn, if any.
 pub(crate) async fn running_turn_on(
@@ -87,8 +87,33 @@ pub(crate) async fn insert_turn(
     })
 }
 
+/// The partial unique index that allows one running turn per conversation.
+const ONE_RUNNING: &str = "turns_one_running";
+
+/// Starts a turn with its user message in one statement: $1 turn id, $2 conversation,
+/// $3 thinking mode, $4 now, $5–$7 the owner (pid, host, start), $8 message id, $9
+/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2`. Returns
+/// the turn's `seq`, NULL when there is no such conversation (nothing written); a
+/// running turn of the conversation makes the insert violate [`ONE_RUNNING`].
+const START_WITH_MESSAGE: &str = "\
+    WITH seq AS (UPDATE conversations SET last_seq = last_seq + 2, updated_at = $4 \
+      WHERE id = $2 RETURNING last_seq - 1 AS first), \
+    turn AS (INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+        owner_pid, owner_host, owner_started_at, heartbeat_at) \
+      SELECT $1, $2, seq.first, $3, 'running', $4, $5, $6, $7, $4 FROM seq RETURNING id), \
+    message AS (INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
+        token_count, created_at, is_edited) \
+      SELECT $8, $2, turn.id, seq.first + 1, 'user', $9, $10, $4, FALSE FROM turn, seq) \
+    SELECT seq.first FROM (SELECT 1) AS one LEFT JOIN seq ON TRUE";
+
+/// How often a start refused by the index is tried again when the running turn it met
+/// has ended before it could be read.
+const START_ATTEMPTS: usize = 3;
+
 /// Starts a turn leased to `owner` with its user message, or refuses with
-/// [`RepositoryError::TurnRunning`] (nothing stored).
+/// [`RepositoryError::TurnRunning`] (nothing stored). One statement, so one round trip:
+/// taking the `seq`s locks the conversation, and the unique index on running turns
+/// refuses a second one whichever process committed it.
 pub(super) async fn start_turn_with_message(
     store: &PgStore,
     conversation_id: ConversationId,
@@ -98,38 +123,43 @@ pub(super) async fn start_turn_with_message(
     owner: &LeaseOwner,
 ) -> RepoResult<(Turn, Message)> {
     const ACTION: &str = "starting a turn";
-    let mut tx = store.pool().begin().await.map_err(storage(ACTION))?;
-    // The seqs first: taking them locks the conversation, so a turn another process
-    // committed meanwhile is visible to the check (which rolls the seqs back).
-    let first = PgStore::allocate_seqs(&mut tx, conversation_id, 2).await?;
-    ensure_no_running_turn(&mut tx, conversation_id).await?;
     let at = now();
     let turn_id = TurnId::new();
     let message_id = MessageId::new();
     let text = pg_text(content);
-    sqlx::query(
-        "WITH turn AS (INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, \
-           created_at, owner_pid, owner_host, owner_started_at, heartbeat_at) \
-           VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $5) RETURNING id) \
-         INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
-           created_at, is_edited) \
-         SELECT $9, $2, turn.id, $3 + 1, 'user', $10, $11, $5, FALSE FROM turn",
-    )
-    .bind(turn_id.to_string())
-    .bind(conversation_id.to_string())
-    .bind(first)
-    .bind(thinking_mode)
-    .bind(at)
-    .bind(i64::from(owner.pid))
-    .bind(&owner.host)
-    .bind(owner.started_at)
-    .bind(message_id.to_string())
-    .bind(text.as_ref())
-    .bind(token_count)
-    .execute(&mut *tx)
-    .await
-    .map_err(storage(ACTION))?;
-    tx.commit().await.map_err(storage(ACTION))?;
+    let mut attempt = 0;
+    let first = loop {
+        attempt += 1;
+        let started: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(START_WITH_MESSAGE)
+            .bind(turn_id.to_string())
+            .bind(conversation_id.to_string())
+            .bind(thinking_mode)
+            .bind(at)
+            .bind(i64::from(owner.pid))
+            .bind(&owner.host)
+            .bind(owner.started_at)
+            .bind(message_id.to_string())
+            .bind(text.as_ref())
+            .bind(token_count)
+            .fetch_one(store.pool())
+            .await;
+        match started {
+            Ok(Some(first)) => break first,
+            Ok(None) => {
+                return Err(RepositoryError::not_found("conversation", conversation_id));
+            }
+            Err(err) if violates(&err, ONE_RUNNING) => {
+                let mut conn = store.pool().acquire().await.map_err(storage(ACTION))?;
+                if let Some(running) = running_turn_on(&mut conn, conversation_id).await? {
+                    return Err(RepositoryError::TurnRunning(Box::new(running)));
+                }
+                if attempt >= START_ATTEMPTS {
+                    return Err(storage(ACTION)(err));
+                }
+            }
+            Err(err) => return Err(storage(ACTION)(err)),
+        }
+    };
     let turn = Turn {
         id: turn_id,
         conversation_id,
