@@ -13,6 +13,12 @@ use crate::migrate;
 const MAX_CONNECTIONS: u32 = 16;
 /// How long a caller waits for a free connection before the operation fails.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A pooled connection idle at least this long is pinged before it is handed out. A
+/// turn waits seconds for its model between statements, so its connections are pinged
+/// as before; under load (many turns, connections handed on at once) the ping, a round
+/// trip per statement, is skipped. A server that drops connections within this window
+/// fails the one statement that meets a dropped one.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// The PostgreSQL store: implements every repository trait of `smallebot-core`.
 /// Cloning is cheap (clones share the pool).
@@ -90,6 +96,18 @@ pub(crate) async fn connect_pool(
     let pool = PgPoolOptions::new()
         .max_connections(connections)
         .acquire_timeout(ACQUIRE_TIMEOUT)
+        // sqlx pings every connection it hands out by default: a second round trip to
+        // the server for each statement. Ping only those idle for PING_AFTER_IDLE; a
+        // connection that fails the ping is closed and another one handed out.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_AFTER_IDLE {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
         .connect_with(options)
         .await
         .map_err(refused)?;
