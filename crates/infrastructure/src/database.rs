@@ -215,6 +215,8 @@ async fn read_only_pool(
     let connect = async |options: &SqliteConnectOptions| -> Result<SqlitePool, sqlx::Error> {
         let pool = SqlitePoolOptions::new()
             .max_connections(connections)
+            // As for the read-write pool: a local connection needs no ping before use.
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         // Opening is lazy: the first read is what needs the WAL index.
