@@ -9,22 +9,24 @@ use smallebot_core::time::format_timestamp;
 
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::tx::{Job, JobKind, now, storage};
+use crate::tx::{Job, JobKind, ReadConnection, direct_storage, now, run_script, storage};
+
+/// The conversation ?1.
+const SELECT_CONVERSATION: &str = "\
+    SELECT id, user_name, title, created_at, updated_at, compressed_context, \
+    compressed_at, compressed_through_seq, context_tokens, model_id, \
+    provisional_counts_from_seq FROM conversations WHERE id = ?1";
 
 impl SqliteStore {
     pub(crate) async fn fetch_conversation(
         conn: &mut sqlx::SqliteConnection,
         id: ConversationId,
     ) -> RepoResult<Option<Conversation>> {
-        let row = sqlx::query(
-            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id, \
-             provisional_counts_from_seq FROM conversations WHERE id = ?1",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(storage("reading a conversation"))?;
+        let row = sqlx::query(SELECT_CONVERSATION)
+            .bind(id.to_string())
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(storage("reading a conversation"))?;
         row.as_ref().map(rows::conversation).transpose()
     }
 }
@@ -59,7 +61,7 @@ impl ConversationRepository for SqliteStore {
                 keys: vec![format!("conversation:{}", conversation.id)],
             })
             .await
-            .map_err(storage("creating a conversation"))?;
+            .map_err(direct_storage("creating a conversation"))?;
         Ok(conversation)
     }
 
@@ -78,8 +80,18 @@ impl ConversationRepository for SqliteStore {
     }
 
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
-        let mut conn = self.reader("reading a conversation").await?;
-        Self::fetch_conversation(&mut conn, id).await
+        const ACTION: &str = "reading a conversation";
+        match self.reader(ACTION).await? {
+            ReadConnection::Writer(writer) => {
+                let id = id.to_string();
+                let found = writer
+                    .direct(move |conn| run_script(conn, SELECT_CONVERSATION, &[&id]))
+                    .await
+                    .map_err(direct_storage(ACTION))?;
+                found.first().map(rows::conversation).transpose()
+            }
+            ReadConnection::Pool(mut conn) => Self::fetch_conversation(&mut conn, id).await,
+        }
     }
 
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
@@ -97,7 +109,7 @@ impl ConversationRepository for SqliteStore {
                 keys: vec![format!("conversation:{id}")],
             })
             .await
-            .map_err(storage("renaming a conversation"))?;
+            .map_err(direct_storage("renaming a conversation"))?;
         if renamed.is_empty() {
             return Err(RepositoryError::not_found("conversation", id));
         }

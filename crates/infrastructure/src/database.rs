@@ -9,7 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use crate::error::StoreError;
 use crate::migrate::{MigrationReport, migrate_database, migration_status};
-use crate::tx::WriteConnection;
+use crate::tx::{OpenMode, WriteConnection, WriterOpenError};
 
 /// How long a connection waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -51,13 +51,12 @@ impl SqliteStore {
         let report = migrate_database(path).await?;
         let options = read_write_options(path)?;
         let pool = connect_pool(path, &options).await?;
-        let writer =
-            WriteConnection::connect(options)
-                .await
-                .map_err(|source| StoreError::Open {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
+        let writer = WriteConnection::connect(options, OpenMode::ReadWrite, BUSY_TIMEOUT)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source: writer_error(source),
+            })?;
         Ok((
             Self {
                 pool,
@@ -92,14 +91,14 @@ impl SqliteStore {
                 pending: status.pending.len(),
             });
         }
-        let (pool, options) = read_only_pool(path, MAX_CONNECTIONS).await?;
-        let writer = match WriteConnection::connect(options).await {
+        let (pool, options, mode) = read_only_pool(path, MAX_CONNECTIONS).await?;
+        let writer = match WriteConnection::connect(options, mode, BUSY_TIMEOUT).await {
             Ok(writer) => writer,
             Err(source) => {
                 pool.close().await;
                 return Err(StoreError::Open {
                     path: path.to_path_buf(),
-                    source,
+                    source: writer_error(source),
                 });
             }
         };
@@ -138,6 +137,15 @@ impl SqliteStore {
     pub async fn close(&self) {
         self.writer.close().await;
         self.pool.close().await;
+    }
+}
+
+/// The error of opening the write connections, as sqlx's (what [`StoreError::Open`]
+/// carries).
+fn writer_error(err: WriterOpenError) -> sqlx::Error {
+    match err {
+        WriterOpenError::Sqlx(err) => err,
+        WriterOpenError::Direct(err) => sqlx::Error::Configuration(Box::new(err)),
     }
 }
 
@@ -200,13 +208,13 @@ pub(crate) async fn connect_read_only(path: &Path) -> Result<SqlitePool, StoreEr
     Ok(read_only_pool(path, 1).await?.0)
 }
 
-/// A read-only pool of `connections` and the options it was opened with. A WAL
+/// A read-only pool of `connections`, the options it was opened with and how. A WAL
 /// database whose directory we may not write (SQLite cannot create the `-shm` index
 /// beside it) is opened `immutable`: read as it is on disk, without any locking.
 async fn read_only_pool(
     path: &Path,
     connections: u32,
-) -> Result<(SqlitePool, SqliteConnectOptions), StoreError> {
+) -> Result<(SqlitePool, SqliteConnectOptions, OpenMode), StoreError> {
     let options = base_options(path)?.read_only(true).create_if_missing(false);
     let open_err = |source| StoreError::Open {
         path: path.to_path_buf(),
@@ -230,11 +238,11 @@ async fn read_only_pool(
         Ok(pool)
     };
     match connect(&options).await {
-        Ok(pool) => Ok((pool, options)),
+        Ok(pool) => Ok((pool, options, OpenMode::ReadOnly)),
         Err(err) if is_read_only_error(&err) => {
             let immutable = options.immutable(true);
             let pool = connect(&immutable).await.map_err(open_err)?;
-            Ok((pool, immutable))
+            Ok((pool, immutable, OpenMode::Immutable))
         }
         Err(err) => Err(open_err(err)),
     }

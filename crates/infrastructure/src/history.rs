@@ -24,7 +24,7 @@ use smallebot_core::rules::truncation::cap_stored_result;
 use self::append::APPEND_MESSAGE;
 use crate::database::SqliteStore;
 use crate::rows;
-use crate::tx::{Job, JobKind, now, storage};
+use crate::tx::{Job, JobKind, ReadConnection, direct_storage, now, storage};
 
 /// The messages nearest to a `seq` (?2): up to ?3 before, the one at it, up to ?4 after.
 const MESSAGES_AROUND: &str = "\
@@ -133,7 +133,7 @@ impl HistoryRepository for SqliteStore {
                 keys: vec![format!("result:{turn_id}/{call_id}")],
             })
             .await
-            .map_err(storage("completing a tool call"))?;
+            .map_err(direct_storage("completing a tool call"))?;
         let row = returned.first();
         match row {
             Some(row) => rows::tool_call(row),
@@ -165,8 +165,14 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        let mut conn = self.reader("reading history").await?;
-        bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::All).await
+        match self.reader("reading history").await? {
+            ReadConnection::Writer(writer) => {
+                bulk::rows_after_direct(&writer, conversation_id, after_seq, bulk::Rows::All).await
+            }
+            ReadConnection::Pool(mut conn) => {
+                bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::All).await
+            }
+        }
     }
 
     async fn context_rows_after(
@@ -174,8 +180,15 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        let mut conn = self.reader("reading history").await?;
-        bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::InContext).await
+        match self.reader("reading history").await? {
+            ReadConnection::Writer(writer) => {
+                bulk::rows_after_direct(&writer, conversation_id, after_seq, bulk::Rows::InContext)
+                    .await
+            }
+            ReadConnection::Pool(mut conn) => {
+                bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::InContext).await
+            }
+        }
     }
 
     async fn rows_around(

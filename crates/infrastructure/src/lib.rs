@@ -2,7 +2,10 @@
 //!
 //! SQLite storage for SmallEBot on sqlx: [`SqliteStore`] implements every repository
 //! trait of `smallebot-core` (conversations, turns, messages, tool calls, think blocks,
-//! full-text search), with WAL, foreign keys and a busy timeout.
+//! full-text search), with WAL, foreign keys and a busy timeout. A running turn's
+//! statements (its start, steps, tool results, and the reads of its conversation) run
+//! on the calling thread through a second connection (rusqlite) under the same write
+//! lock, instead of a trip to sqlx's connection thread per statement.
 //!
 //! The schema lives in the workspace's `migrations/` folder and is embedded in the
 //! binary. [`migrate_database`] applies pending migrations, first copying an existing

@@ -16,22 +16,43 @@ pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryE
     RepositoryError::Corrupt(format!("{what}: {detail}"))
 }
 
-fn text(row: &SqliteRow, column: &str) -> Result<String, RepositoryError> {
-    row.try_get::<String, _>(column)
-        .map_err(|e| corrupt(column, e))
+/// A stored row's columns, by name: what the decoders below read. Implemented for
+/// sqlx's rows and for the rows of statements run on the calling thread
+/// (`tx/direct.rs`), so both decode the same way.
+pub(crate) trait Columns {
+    /// The text in `column`, `None` for NULL.
+    fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError>;
+    /// The integer in `column`, `None` for NULL.
+    fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError>;
 }
 
-fn opt_text(row: &SqliteRow, column: &str) -> Result<Option<String>, RepositoryError> {
-    row.try_get::<Option<String>, _>(column)
-        .map_err(|e| corrupt(column, e))
+impl Columns for SqliteRow {
+    fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError> {
+        self.try_get::<Option<String>, _>(column)
+            .map_err(|e| corrupt(column, e))
+    }
+
+    fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError> {
+        self.try_get::<Option<i64>, _>(column)
+            .map_err(|e| corrupt(column, e))
+    }
 }
 
-fn int(row: &SqliteRow, column: &str) -> Result<i64, RepositoryError> {
-    row.try_get::<i64, _>(column)
-        .map_err(|e| corrupt(column, e))
+fn text(row: &impl Columns, column: &str) -> Result<String, RepositoryError> {
+    row.opt_text(column)?
+        .ok_or_else(|| corrupt(column, "NULL where text is required"))
 }
 
-fn id<T: FromStr>(row: &SqliteRow, column: &str) -> Result<T, RepositoryError>
+fn opt_text(row: &impl Columns, column: &str) -> Result<Option<String>, RepositoryError> {
+    row.opt_text(column)
+}
+
+fn int(row: &impl Columns, column: &str) -> Result<i64, RepositoryError> {
+    row.opt_int(column)?
+        .ok_or_else(|| corrupt(column, "NULL where an integer is required"))
+}
+
+fn id<T: FromStr>(row: &impl Columns, column: &str) -> Result<T, RepositoryError>
 where
     T::Err: std::fmt::Display,
 {
@@ -39,7 +60,7 @@ where
     raw.parse::<T>().map_err(|e| corrupt(column, e))
 }
 
-fn opt_id<T: FromStr>(row: &SqliteRow, column: &str) -> Result<Option<T>, RepositoryError>
+fn opt_id<T: FromStr>(row: &impl Columns, column: &str) -> Result<Option<T>, RepositoryError>
 where
     T::Err: std::fmt::Display,
 {
@@ -48,18 +69,18 @@ where
         .transpose()
 }
 
-fn time(row: &SqliteRow, column: &str) -> Result<Timestamp, RepositoryError> {
+fn time(row: &impl Columns, column: &str) -> Result<Timestamp, RepositoryError> {
     let raw = text(row, column)?;
     parse_timestamp(&raw).map_err(|e| corrupt(column, format!("'{raw}': {e}")))
 }
 
-fn opt_time(row: &SqliteRow, column: &str) -> Result<Option<Timestamp>, RepositoryError> {
+fn opt_time(row: &impl Columns, column: &str) -> Result<Option<Timestamp>, RepositoryError> {
     opt_text(row, column)?
         .map(|raw| parse_timestamp(&raw).map_err(|e| corrupt(column, format!("'{raw}': {e}"))))
         .transpose()
 }
 
-pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryError> {
+pub(crate) fn conversation(row: &impl Columns) -> Result<Conversation, RepositoryError> {
     Ok(Conversation {
         id: id(row, "id")?,
         user_name: text(row, "user_name")?,
@@ -68,18 +89,14 @@ pub(crate) fn conversation(row: &SqliteRow) -> Result<Conversation, RepositoryEr
         updated_at: time(row, "updated_at")?,
         compressed_context: opt_text(row, "compressed_context")?,
         compressed_at: opt_time(row, "compressed_at")?,
-        compressed_through_seq: row
-            .try_get::<Option<i64>, _>("compressed_through_seq")
-            .map_err(|e| corrupt("compressed_through_seq", e))?,
+        compressed_through_seq: row.opt_int("compressed_through_seq")?,
         context_tokens: int(row, "context_tokens")?,
         model: opt_text(row, "model_id")?,
-        provisional_counts_from: row
-            .try_get::<Option<i64>, _>("provisional_counts_from_seq")
-            .map_err(|e| corrupt("provisional_counts_from_seq", e))?,
+        provisional_counts_from: row.opt_int("provisional_counts_from_seq")?,
     })
 }
 
-pub(crate) fn turn(row: &SqliteRow) -> Result<Turn, RepositoryError> {
+pub(crate) fn turn(row: &impl Columns) -> Result<Turn, RepositoryError> {
     Ok(Turn {
         id: id(row, "id")?,
         conversation_id: id(row, "conversation_id")?,
@@ -95,10 +112,8 @@ pub(crate) fn turn(row: &SqliteRow) -> Result<Turn, RepositoryError> {
 }
 
 /// The lease columns of a turn row: all set while it runs under a lease, else none.
-fn lease(row: &SqliteRow) -> Result<Option<TurnLease>, RepositoryError> {
-    let pid = row
-        .try_get::<Option<i64>, _>("owner_pid")
-        .map_err(|e| corrupt("owner_pid", e))?;
+fn lease(row: &impl Columns) -> Result<Option<TurnLease>, RepositoryError> {
+    let pid = row.opt_int("owner_pid")?;
     let (Some(pid), Some(host), Some(started_at), Some(heartbeat_at)) = (
         pid,
         opt_text(row, "owner_host")?,
@@ -117,7 +132,7 @@ fn lease(row: &SqliteRow) -> Result<Option<TurnLease>, RepositoryError> {
     }))
 }
 
-pub(crate) fn message(row: &SqliteRow) -> Result<Message, RepositoryError> {
+pub(crate) fn message(row: &impl Columns) -> Result<Message, RepositoryError> {
     Ok(Message {
         id: id(row, "id")?,
         conversation_id: id(row, "conversation_id")?,
@@ -132,7 +147,7 @@ pub(crate) fn message(row: &SqliteRow) -> Result<Message, RepositoryError> {
     })
 }
 
-pub(crate) fn tool_call(row: &SqliteRow) -> Result<ToolCall, RepositoryError> {
+pub(crate) fn tool_call(row: &impl Columns) -> Result<ToolCall, RepositoryError> {
     Ok(ToolCall {
         id: id(row, "id")?,
         conversation_id: id(row, "conversation_id")?,
@@ -149,7 +164,7 @@ pub(crate) fn tool_call(row: &SqliteRow) -> Result<ToolCall, RepositoryError> {
     })
 }
 
-pub(crate) fn think_block(row: &SqliteRow) -> Result<ThinkBlock, RepositoryError> {
+pub(crate) fn think_block(row: &impl Columns) -> Result<ThinkBlock, RepositoryError> {
     Ok(ThinkBlock {
         id: id(row, "id")?,
         conversation_id: id(row, "conversation_id")?,

@@ -7,25 +7,22 @@
 //! `calls` (an array of `{id, call_id, name, arguments, tokens}`), `status` (null: the
 //! turn goes on) and `error`. The batch's statements (`tx/batch.rs`) insert nothing
 //! for an absent part, and every row they return starts with a tag naming its
-//! statement. Steps of several turns share one transaction and one round trip to
-//! sqlx's SQLite thread.
+//! statement. Steps of several turns that queued for the write connection share one
+//! transaction.
 
 use std::collections::HashMap;
 
+use crate::database::SqliteStore;
+use crate::rows::{self, corrupt};
+use crate::tx::{DirectRow, Job, JobKind, direct_storage, now};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
     HistoryRow, Message, NewStep, RecordedStep, Role, ThinkBlock, ToolCall, ToolCallStatus,
 };
 use smallebot_core::ids::{MessageId, ThinkBlockId, ToolCallId};
 use smallebot_core::repository::RepoResult;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
-use crate::database::SqliteStore;
-use crate::rows::{self, corrupt};
-use crate::tx::{Job, JobKind, now, storage};
-
-/// Stores `step` in one transaction, in one round trip.
+/// Stores `step` in one transaction.
 pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResult<RecordedStep> {
     const ACTION: &str = "recording a model step";
     let (at, at_text) = now();
@@ -73,11 +70,14 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
             keys,
         })
         .await
-        .map_err(|err| match &err {
-            sqlx::Error::Database(db) if db.is_unique_violation() => RepositoryError::Conflict(
-                "a tool call id of this step is already used in its turn".into(),
-            ),
-            _ => storage(ACTION)(err),
+        .map_err(|err| {
+            if err.is_unique_violation() {
+                RepositoryError::Conflict(
+                    "a tool call id of this step is already used in its turn".into(),
+                )
+            } else {
+                direct_storage(ACTION)(err)
+            }
         })?;
 
     let mut think_seq = None;
@@ -89,7 +89,7 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
             "think" => think_seq = Some(seq(row)?),
             "message" => message_seq = Some(seq(row)?),
             "call" => {
-                let id: String = row.try_get(2).map_err(|e| corrupt("tool call id", e))?;
+                let id = row.text_at(2)?;
                 call_seqs.insert(id, seq(row)?);
             }
             "turn" => turn = Some(rows::turn(row)?),
@@ -163,11 +163,10 @@ pub(crate) async fn record_step(store: &SqliteStore, step: &NewStep) -> RepoResu
     })
 }
 
-fn tag(row: &SqliteRow) -> RepoResult<String> {
-    row.try_get::<String, _>(0)
-        .map_err(|e| corrupt("step result tag", e))
+fn tag(row: &DirectRow) -> RepoResult<String> {
+    row.text_at(0)
 }
 
-fn seq(row: &SqliteRow) -> RepoResult<i64> {
-    row.try_get::<i64, _>(1).map_err(|e| corrupt("seq", e))
+fn seq(row: &DirectRow) -> RepoResult<i64> {
+    row.int_at(1)
 }

@@ -82,7 +82,18 @@ impl FileTaskStore {
 impl TaskStore for FileTaskStore {
     async fn load(&self, conversation_id: ConversationId) -> Result<TaskList, TaskStoreError> {
         let path = self.path_of(conversation_id);
-        blocking(move || match read_list(&path)? {
+        // A turn loads the list before every model request and after every tool call,
+        // and most conversations have none: finding that out (or reading a small file)
+        // costs microseconds, a trip to the blocking thread pool and back far more.
+        let read = match inline_size(&path) {
+            Inline::Missing => Read::Missing,
+            Inline::Small => read_list(&path)?,
+            Inline::OffThread => {
+                let path = path.clone();
+                blocking(move || read_list(&path)).await?
+            }
+        };
+        match read {
             Read::Missing => Ok(TaskList::default()),
             Read::List(list) => Ok(list),
             Read::Corrupt(reason) => Err(TaskStoreError::Corrupt {
@@ -90,8 +101,7 @@ impl TaskStore for FileTaskStore {
                 preserved_as: None,
                 reason,
             }),
-        })
-        .await
+        }
     }
 
     async fn update(
@@ -153,6 +163,29 @@ impl TaskStore for FileTaskStore {
             Err(source) => Err(io_error("delete", &path, source)),
         })
         .await
+    }
+}
+
+/// Task files up to this size are read on the calling thread (a plan of a few dozen
+/// tasks with their tool history is a few kilobytes); larger ones off it.
+const READ_INLINE_UP_TO: u64 = 64 * 1024;
+
+/// Where `load` reads a task file.
+enum Inline {
+    /// There is no file: nothing to read.
+    Missing,
+    /// A small regular file: read it here.
+    Small,
+    /// Anything else (large, not a regular file, metadata unreadable): read it off the
+    /// async threads, where `read_list` also reports what is wrong with it.
+    OffThread,
+}
+
+fn inline_size(path: &Path) -> Inline {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() <= READ_INLINE_UP_TO => Inline::Small,
+        Err(e) if e.kind() == ErrorKind::NotFound => Inline::Missing,
+        _ => Inline::OffThread,
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod batch;
 mod batch_sql;
+mod direct;
 mod writer;
 
 use smallebot_core::RepositoryError;
@@ -10,7 +11,8 @@ use smallebot_core::time::{Timestamp, format_timestamp};
 use crate::database::SqliteStore;
 
 pub(crate) use batch::{Job, JobKind};
-pub(crate) use writer::{ReadConnection, WriteConnection, WriteTx};
+pub(crate) use direct::{DirectError, DirectRow, OpenMode, direct_storage, run_script};
+pub(crate) use writer::{ReadConnection, WriteConnection, WriteTx, WriterGuard, WriterOpenError};
 
 /// Maps an sqlx error to a repository error that says what was being done.
 pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {

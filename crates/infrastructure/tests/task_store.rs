@@ -271,6 +271,44 @@ async fn delete_removes_the_file_and_tolerates_a_missing_one() {
     store.delete(ConversationId::new()).await.unwrap();
 }
 
+/// Small files are read on the calling thread, large ones on the blocking pool: both
+/// paths give the same list, and a path that is not a file is an error, not "no tasks".
+#[tokio::test]
+async fn large_small_and_unreadable_task_files_load_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = store_in(tmp.path());
+    std::fs::create_dir_all(store.dir()).unwrap();
+    let (small, large, folder) = (
+        ConversationId::new(),
+        ConversationId::new(),
+        ConversationId::new(),
+    );
+    let task = |i: usize, description: &str| {
+        json!({"id": format!("t{i}"), "title": format!("Task {i}"),
+               "description": description, "done": false})
+    };
+    let small_list = json!({"tasks": [task(0, "short")]});
+    std::fs::write(store.path_of(small), small_list.to_string()).unwrap();
+    let tasks: Vec<Value> = (0..40).map(|i| task(i, &"d".repeat(4000))).collect();
+    let large_text = json!({ "tasks": tasks }).to_string();
+    assert!(large_text.len() > 100 * 1024, "{}", large_text.len());
+    std::fs::write(store.path_of(large), &large_text).unwrap();
+    std::fs::create_dir_all(store.path_of(folder)).unwrap();
+
+    let read = store.load(small).await.unwrap();
+    assert_eq!(read.tasks.len(), 1);
+    assert_eq!(read.tasks[0].description, "short");
+    let read = store.load(large).await.unwrap();
+    assert_eq!(read.tasks.len(), 40);
+    assert_eq!(read.tasks[39].title, "Task 39");
+    assert_eq!(read.tasks[39].description.len(), 4000);
+    let error = store.load(folder).await.unwrap_err();
+    assert!(
+        matches!(error, TaskStoreError::Io { .. }),
+        "a folder in the task file's place: {error}"
+    );
+}
+
 /// The `.corrupt-*` copies of `id`'s task file, oldest name first.
 fn corrupt_copies(dir: &std::path::Path, id: ConversationId) -> Vec<PathBuf> {
     let prefix = format!("{}.json.corrupt-", id.simple());

@@ -20,7 +20,7 @@ use smallebot_core::time::{Timestamp, parse_timestamp};
 use sqlx::{Row, SqliteConnection};
 
 use crate::rows;
-use crate::tx::storage;
+use crate::tx::{DirectError, DirectRow, WriterGuard, direct_storage, run_script, storage};
 
 /// Which rows a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,83 @@ pub(super) async fn rows_after(
     }
 }
 
+/// [`rows_after`] on the write connection's direct twin (`tx/direct.rs`).
+pub(super) async fn rows_after_direct(
+    writer: &WriterGuard,
+    conversation_id: ConversationId,
+    after_seq: Seq,
+    which: Rows,
+) -> RepoResult<Vec<HistoryRow>> {
+    let id = conversation_id.to_string();
+    let undone = which.include_undone();
+    let packed = writer
+        .direct(move |conn| {
+            let params: [&dyn rusqlite::ToSql; 3] = [&id, &after_seq, &undone];
+            let packed = run_script(conn, ROWS_AFTER, &params);
+            match packed {
+                Err(err) if err.to_string().contains("too big") => {
+                    tables_direct(conn, &params).map(Unpacked::OneByOne)
+                }
+                other => other.map(Unpacked::Packed),
+            }
+        })
+        .await
+        .map_err(direct_storage("reading history"))?;
+    match packed {
+        Unpacked::Packed(rows) => {
+            let row = rows
+                .first()
+                .ok_or_else(|| corrupt("history rows", "no row"))?;
+            decode(
+                conversation_id,
+                &row.text_at(0)?,
+                &row.text_at(1)?,
+                &row.text_at(2)?,
+            )
+        }
+        Unpacked::OneByOne(tables) => {
+            let [messages, calls, blocks] = <[Vec<DirectRow>; 3]>::try_from(tables)
+                .map_err(|_| corrupt("history rows", "not three tables"))?;
+            merge(&messages, &calls, &blocks)
+        }
+    }
+}
+
+/// The rows of messages, tool calls and think blocks, table by table (`params` as
+/// for [`MESSAGES_AFTER`]).
+fn tables_direct(
+    conn: &mut rusqlite::Connection,
+    params: &[&dyn rusqlite::ToSql; 3],
+) -> Result<Vec<Vec<DirectRow>>, DirectError> {
+    [MESSAGES_AFTER, TOOL_CALLS_AFTER, THINK_BLOCKS_AFTER]
+        .into_iter()
+        .map(|sql| run_script(conn, sql, params))
+        .collect()
+}
+
+/// What the direct read returned.
+enum Unpacked {
+    /// The one row of [`ROWS_AFTER`].
+    Packed(Vec<DirectRow>),
+    /// The rows of messages, tool calls and think blocks.
+    OneByOne(Vec<Vec<DirectRow>>),
+}
+
+/// Messages of ?1 after `seq` ?2 (undone ones only when ?3), row by row.
+const MESSAGES_AFTER: &str = "\
+    SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+    replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq > ?2 \
+    AND (?3 OR undone = 0)";
+/// Tool calls, like [`MESSAGES_AFTER`].
+const TOOL_CALLS_AFTER: &str = "\
+    SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
+    status, token_count, started_at, completed_at FROM tool_calls \
+    WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0)";
+/// Think blocks, like [`MESSAGES_AFTER`].
+const THINK_BLOCKS_AFTER: &str = "\
+    SELECT id, conversation_id, turn_id, seq, content, created_at FROM think_blocks \
+    WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0)";
+
 /// The same rows, read row by row.
 async fn one_by_one(
     conn: &mut SqliteConnection,
@@ -74,48 +151,40 @@ async fn one_by_one(
     after_seq: Seq,
     which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
-    let messages = sqlx::query(
-        "SELECT id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
-         replaced_by, is_edited FROM messages WHERE conversation_id = ?1 AND seq > ?2 \
-         AND (?3 OR undone = 0)",
-    )
-    .bind(id)
-    .bind(after_seq)
-    .bind(which.include_undone())
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(storage("reading messages"))?;
-    let calls = sqlx::query(
-        "SELECT id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, \
-         status, token_count, started_at, completed_at FROM tool_calls \
-         WHERE conversation_id = ?1 AND seq > ?2 \
-         AND (?3 OR undone = 0)",
-    )
-    .bind(id)
-    .bind(after_seq)
-    .bind(which.include_undone())
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(storage("reading tool calls"))?;
-    let blocks = sqlx::query(
-        "SELECT id, conversation_id, turn_id, seq, content, created_at FROM think_blocks \
-         WHERE conversation_id = ?1 AND seq > ?2 \
-         AND (?3 OR undone = 0)",
-    )
-    .bind(id)
-    .bind(after_seq)
-    .bind(which.include_undone())
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(storage("reading reasoning"))?;
+    let mut tables = Vec::with_capacity(3);
+    for (sql, action) in [
+        (MESSAGES_AFTER, "reading messages"),
+        (TOOL_CALLS_AFTER, "reading tool calls"),
+        (THINK_BLOCKS_AFTER, "reading reasoning"),
+    ] {
+        let rows = sqlx::query(sql)
+            .bind(id)
+            .bind(after_seq)
+            .bind(which.include_undone())
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(storage(action))?;
+        tables.push(rows);
+    }
+    let [messages, calls, blocks] = <[Vec<sqlx::sqlite::SqliteRow>; 3]>::try_from(tables)
+        .map_err(|_| corrupt("history rows", "not three tables"))?;
+    merge(&messages, &calls, &blocks)
+}
+
+/// Messages, tool calls and think blocks decoded and in `seq` order.
+fn merge<R: rows::Columns>(
+    messages: &[R],
+    calls: &[R],
+    blocks: &[R],
+) -> RepoResult<Vec<HistoryRow>> {
     let mut out = Vec::with_capacity(messages.len() + calls.len() + blocks.len());
-    for row in &messages {
+    for row in messages {
         out.push(HistoryRow::Message(rows::message(row)?));
     }
-    for row in &calls {
+    for row in calls {
         out.push(HistoryRow::ToolCall(rows::tool_call(row)?));
     }
-    for row in &blocks {
+    for row in blocks {
         out.push(HistoryRow::ThinkBlock(rows::think_block(row)?));
     }
     out.sort_by_key(HistoryRow::seq);
@@ -368,6 +437,22 @@ mod tests {
                     .await
                     .unwrap();
                 assert_eq!(packed, plain, "after seq {after}");
+                let writer = store.writer().lock().await.unwrap();
+                let direct = rows_after_direct(&writer, c.id, after, which)
+                    .await
+                    .unwrap();
+                assert_eq!(direct, plain, "direct, after seq {after}");
+                let (id, undone) = (c.id.to_string(), which.include_undone());
+                let tables = writer
+                    .direct(move |conn| tables_direct(conn, &[&id, &after, &undone]))
+                    .await
+                    .unwrap();
+                let [m, t, b] = <[Vec<DirectRow>; 3]>::try_from(tables).unwrap();
+                assert_eq!(
+                    merge(&m, &t, &b).unwrap(),
+                    plain,
+                    "table by table, after {after}"
+                );
             }
         }
         assert!(

@@ -1,16 +1,15 @@
 //! Starting a turn with its user message: the one-running-turn check, the turn and the
-//! message as one transaction in one round trip ([`START_TURN`]).
+//! message as one transaction ([`START_TURN`]), run on the calling thread
+//! (`tx/direct.rs`).
 
+use crate::database::SqliteStore;
+use crate::rows::{self, corrupt};
+use crate::tx::{direct_storage, now, run_script, storage};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::format_timestamp;
-use sqlx::Row;
-
-use crate::database::SqliteStore;
-use crate::rows::{self, corrupt};
-use crate::tx::{now, storage};
 
 /// Its one parameter, ?1, is a JSON object: `turn`, `conversation`, `thinking` (0 or
 /// 1), `at`, `pid`, `host`, `started_at`, `message_id`, `text`, `tokens` (one
@@ -57,7 +56,7 @@ pub(super) async fn start_turn_with_message(
     let (at, at_text) = now();
     let turn_id = TurnId::new();
     let message_id = MessageId::new();
-    let mut writer = store.writer().lock().await.map_err(storage(ACTION))?;
+    let writer = store.writer().lock().await.map_err(storage(ACTION))?;
     let document = serde_json::json!({
         "turn": turn_id.to_string(),
         "conversation": conversation_id.to_string(),
@@ -70,21 +69,18 @@ pub(super) async fn start_turn_with_message(
         "text": content,
         "tokens": token_count,
     });
-    let query = sqlx::query(START_TURN).bind(document.to_string());
+    let document = document.to_string();
     let returned = writer
-        .transaction_in_one_trip(query)
+        .direct(move |conn| run_script(conn, START_TURN, &[&document]))
         .await
-        .map_err(storage(ACTION))?;
+        .map_err(direct_storage(ACTION))?;
     drop(writer);
     let (mut turn_seq, mut message_seq) = (None, None);
     for row in &returned {
-        let tag: String = row.try_get(0).map_err(|e| corrupt("start result tag", e))?;
-        match tag.as_str() {
+        match row.text_at(0)?.as_str() {
             "running" => return Err(RepositoryError::TurnRunning(Box::new(rows::turn(row)?))),
-            "turn" => turn_seq = Some(row.try_get::<i64, _>(1).map_err(|e| corrupt("seq", e))?),
-            "message" => {
-                message_seq = Some(row.try_get::<i64, _>(1).map_err(|e| corrupt("seq", e))?);
-            }
+            "turn" => turn_seq = Some(row.int_at(1)?),
+            "message" => message_seq = Some(row.int_at(1)?),
             other => return Err(corrupt("start result", format!("unknown tag '{other}'"))),
         }
     }

@@ -1,11 +1,11 @@
 //! Group commit: the frequent writes of running turns — a model step, a tool result,
-//! a new conversation, a rename — queue up, and one task runs everything queued in one transaction, in one round
-//! trip to sqlx's SQLite thread.
+//! a new conversation, a rename — run at once when the write connection is free; when
+//! it is not, they queue up, and one task runs everything queued in one transaction.
 //!
-//! Every round trip costs thread wake-ups and a place in the async runtime's queue,
-//! and every commit writes each page it changed to the WAL; with hundreds of turns
-//! running, writes one at a time queued for hundreds of milliseconds behind each
-//! other. A batch pays both once.
+//! Every commit writes each page it changed to the WAL, and every wait for the write
+//! lock costs a place in the async runtime's queue; with hundreds of turns running, a
+//! batch pays both once. The statements run on the direct connection (`direct.rs`),
+//! on the calling thread.
 //!
 //! How: each write is a [`JobKind`], one JSON document and the keys of the rows it
 //! returns. The batch's query (`batch_sql.rs`) copies the documents into the connection's `TEMP` table
@@ -23,14 +23,14 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 use tokio::sync::oneshot;
 
 use super::batch_sql::{
     CREATE_ALONE, RENAME_ALONE, RESULT_ALONE, STEP_ALONE, WITH_STEPS, WITHOUT_STEPS,
 };
+use super::direct::{DirectError, DirectRow, run_script};
 use super::writer::{WriteConnection, WriterGuard};
+use crate::rows::Columns;
 
 /// The most jobs in one transaction.
 pub(crate) const MAX_BATCH: usize = 64;
@@ -66,7 +66,7 @@ impl JobKind {
 }
 
 /// The rows a job returned, or the error of its statements.
-pub(crate) type JobResult = Result<Vec<SqliteRow>, sqlx::Error>;
+pub(crate) type JobResult = Result<Vec<DirectRow>, DirectError>;
 
 /// One write.
 pub(crate) struct Job {
@@ -139,17 +139,17 @@ impl WriteConnection {
             tokio::spawn(drain(self.clone()));
         }
         answer.await.map_err(|_| {
-            sqlx::Error::Protocol("the write queue stopped before running this write".into())
+            DirectError::Unavailable("the write queue stopped before running this write".into())
         })?
     }
 }
 
-fn poisoned() -> sqlx::Error {
-    sqlx::Error::Protocol("the write queue's lock is poisoned".into())
+fn poisoned() -> DirectError {
+    DirectError::Unavailable("the write queue's lock is poisoned".into())
 }
 
-fn protocol(message: &str) -> sqlx::Error {
-    sqlx::Error::Protocol(message.to_owned())
+fn protocol(message: &str) -> DirectError {
+    DirectError::Unavailable(message.to_owned())
 }
 
 /// Runs queued jobs until none are left: takes the write connection, runs what is
@@ -219,14 +219,8 @@ async fn run_chunk(queue: &BatchQueue, writer: &mut WriterGuard, chunk: Vec<Queu
                 return;
             }
             Err(err) => {
+                // The script rolled its transaction back.
                 tracing::debug!(%err, jobs = chunk.len(), "a batch failed; running its jobs one by one");
-                if let Err(err) = writer.roll_back().await {
-                    let message = err.to_string();
-                    for queued in chunk {
-                        let _ = queued.reply.send(Err(protocol(&message)));
-                    }
-                    return;
-                }
             }
         }
     }
@@ -244,8 +238,9 @@ async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
         JobKind::CreateConversation => CREATE_ALONE,
         JobKind::RenameConversation => RENAME_ALONE,
     };
+    let doc = job.doc.clone();
     writer
-        .transaction_in_one_trip(sqlx::query(sql).bind(job.doc.as_str()))
+        .direct(move |conn| run_script(conn, sql, &[&doc]))
         .await
 }
 
@@ -253,7 +248,7 @@ async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
 async fn run_together(
     writer: &mut WriterGuard,
     jobs: &[&Job],
-) -> Result<Vec<Vec<SqliteRow>>, sqlx::Error> {
+) -> Result<Vec<Vec<DirectRow>>, DirectError> {
     let sql = if jobs.iter().any(|j| j.kind == JobKind::Step) {
         WITH_STEPS
     } else {
@@ -273,7 +268,7 @@ async fn run_together(
     }
     docs.push(']');
     let rows = writer
-        .transaction_in_one_trip(sqlx::query(sql).bind(docs))
+        .direct(move |conn| run_script(conn, sql, &[&docs]))
         .await?;
     let mut owner = HashMap::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -281,7 +276,7 @@ async fn run_together(
             owner.insert(key.as_str(), i);
         }
     }
-    let mut per_job: Vec<Vec<SqliteRow>> = jobs.iter().map(|_| Vec::new()).collect();
+    let mut per_job: Vec<Vec<DirectRow>> = jobs.iter().map(|_| Vec::new()).collect();
     for row in rows {
         let key = row_key(&row)?;
         let i = owner
@@ -296,17 +291,18 @@ async fn run_together(
 }
 
 /// The key a returned row carries (see [`JobKind`]).
-fn row_key(row: &SqliteRow) -> Result<String, sqlx::Error> {
-    let tag: String = row.try_get("kind")?;
-    Ok(match tag.as_str() {
-        "turn" => format!("turn:{}", row.try_get::<String, _>("id")?),
-        "conversation" => format!("conversation:{}", row.try_get::<String, _>("id")?),
-        "result" => format!(
-            "result:{}/{}",
-            row.try_get::<String, _>("turn_id")?,
-            row.try_get::<String, _>("call_id")?
-        ),
-        _ => row.try_get("id")?,
+fn row_key(row: &DirectRow) -> Result<String, DirectError> {
+    let text = |column: &str| -> Result<String, DirectError> {
+        row.opt_text(column)
+            .ok()
+            .flatten()
+            .ok_or_else(|| protocol(&format!("a batch returned a row without {column}")))
+    };
+    Ok(match text("kind")?.as_str() {
+        "turn" => format!("turn:{}", text("id")?),
+        "conversation" => format!("conversation:{}", text("id")?),
+        "result" => format!("result:{}/{}", text("turn_id")?, text("call_id")?),
+        _ => text("id")?,
     })
 }
 

@@ -1,5 +1,7 @@
-//! The store's write connection: every write of this process goes through one
-//! connection, one at a time.
+//! The store's write connection: every write of this process goes through one lock,
+//! one at a time. The lock guards sqlx's write connection and its direct twin
+//! (`direct.rs`, statements on the calling thread: what a running turn writes);
+//! whoever holds it may use either, so the two never contend for SQLite's lock.
 //!
 //! SQLite lets one writer in at a time anyway; a pool connection per write only added
 //! cost: sqlx runs each SQLite connection on its own thread, so every statement is a
@@ -11,8 +13,8 @@
 //! ([`WriterGuard::transaction_in_one_trip`]): one round trip instead of one per
 //! statement.
 //!
-//! A transaction left open — its future dropped mid-way, or an error before `COMMIT` —
-//! is rolled back before the connection is used again: at once by a task spawned on
+//! A transaction left open on sqlx's connection — its future dropped mid-way, or an
+//! error before `COMMIT` — is rolled back before the connection is used again: at once by a task spawned on
 //! drop (so other processes are not kept waiting for the write lock), and in any case
 //! by the next user of the connection.
 
@@ -27,6 +29,7 @@ use tokio::sync::{Mutex, OwnedMappedMutexGuard, OwnedMutexGuard};
 
 use super::batch::BatchQueue;
 use super::batch_sql::BATCH_TABLES;
+use super::direct::{DirectConnection, DirectError, OpenMode};
 use crate::history::SEQ_TRIGGERS;
 
 /// Opens a write connection: `options`, plus the connection's [`SEQ_TRIGGERS`] and
@@ -82,18 +85,32 @@ struct State {
 pub(crate) struct WriteConnection {
     options: Arc<SqliteConnectOptions>,
     state: Arc<Mutex<State>>,
+    /// The second connection, for statements run on the calling thread (`direct.rs`);
+    /// used only under the lock of `state`.
+    direct: DirectConnection,
     /// Writes waiting to run together (`batch.rs`).
     batch: Arc<BatchQueue>,
 }
 
 impl WriteConnection {
-    /// Opens the connection with `options`.
-    pub(crate) async fn connect(options: SqliteConnectOptions) -> Result<Self, sqlx::Error> {
+    /// Opens the connection with `options`, and its direct twin in `mode`.
+    pub(crate) async fn connect(
+        options: SqliteConnectOptions,
+        mode: OpenMode,
+        busy_timeout: std::time::Duration,
+    ) -> Result<Self, WriterOpenError> {
         let conn = open(&options).await?;
+        let direct = DirectConnection::open(
+            options.get_filename(),
+            mode,
+            busy_timeout,
+            &[SEQ_TRIGGERS, BATCH_TABLES],
+        )?;
         let live = Some(Live { conn, in_tx: false });
         Ok(Self {
             options: Arc::new(options),
             state: Arc::new(Mutex::new(State { live })),
+            direct,
             batch: Arc::default(),
         })
     }
@@ -136,7 +153,19 @@ impl WriteConnection {
             }
             let _ = live.conn.close().await;
         }
+        self.direct.close();
     }
+}
+
+/// Why the write connections did not open.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WriterOpenError {
+    /// The sqlx connection.
+    #[error(transparent)]
+    Sqlx(#[from] sqlx::Error),
+    /// The direct connection.
+    #[error(transparent)]
+    Direct(#[from] DirectError),
 }
 
 /// Exclusive use of the write connection; derefs to it.
@@ -161,12 +190,14 @@ impl DerefMut for WriterGuard {
 }
 
 impl WriterGuard {
-    /// Ends a transaction left open by a failed statement.
-    pub(crate) async fn roll_back(&mut self) -> Result<(), sqlx::Error> {
-        if self.live.in_tx {
-            self.live.roll_back(&self.owner.options).await?;
-        }
-        Ok(())
+    /// Runs `work` on the direct connection (`direct.rs`) while this guard keeps every
+    /// other user of the write connections out.
+    pub(crate) async fn direct<T, F>(&self, work: F) -> Result<T, DirectError>
+    where
+        T: Send + 'static,
+        F: Fn(&mut rusqlite::Connection) -> Result<T, DirectError> + Send + 'static,
+    {
+        self.owner.direct.run(work).await
     }
 
     /// Runs a whole transaction written as one multi-statement query
