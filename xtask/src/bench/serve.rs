@@ -54,6 +54,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     }
 
     // The load: every conversation at once.
+    let cpu_before = server.cpu_seconds();
     let started = Instant::now();
     let mut clients = tokio::task::JoinSet::new();
     for i in 0..CONVERSATIONS {
@@ -79,6 +80,10 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     }
     let wall = started.elapsed();
     let peak_rss_mb = server.peak_rss_mb();
+    let cpu = server
+        .cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
     server.stop().await;
     model.shutdown().await;
 
@@ -98,12 +103,19 @@ pub async fn run() -> Result<Vec<Figure>, String> {
         ),
         value: format!(
             "errors {}; model's last byte → client has TurnCompleted: p50 {}, p99 {}; \
-             peak RSS of the server {}; all turns done in {:.1} s",
+             peak RSS of the server {}; all turns done in {:.1} s; server CPU {}",
             errors.len(),
             super::ms(p50),
             super::ms(p99),
             peak_rss_mb.map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB")),
-            wall.as_secs_f64()
+            wall.as_secs_f64(),
+            cpu.map_or_else(
+                || "unknown".to_owned(),
+                |s| format!(
+                    "{s:.2} s ({:.2} ms per turn)",
+                    s * 1000.0 / CONVERSATIONS as f64
+                )
+            )
         ),
         baseline: format!(
             "the same turn alone (10 in a row): p50 {}",
@@ -289,6 +301,20 @@ impl Server {
             .parse()
             .ok()?;
         Some(kb / 1024.0)
+    }
+
+    /// The CPU time the process used so far (user + system, all threads), in seconds.
+    fn cpu_seconds(&self) -> Option<f64> {
+        /// The unit of `/proc/<pid>/stat` times (`USER_HZ`, fixed at 100 on Linux).
+        const TICKS_PER_SECOND: f64 = 100.0;
+        let pid = self.child.id()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Fields after the command name (which may hold spaces) end with ')'.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+        let utime: f64 = fields.get(11)?.parse().ok()?;
+        let stime: f64 = fields.get(12)?.parse().ok()?;
+        Some((utime + stime) / TICKS_PER_SECOND)
     }
 
     async fn stop(mut self) {

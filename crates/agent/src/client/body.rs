@@ -293,6 +293,7 @@ mod tests {
             },
         ];
         for (system, tools) in [("You help.", tools.clone()), ("", Vec::new())] {
+            let tools: std::sync::Arc<[ToolSchema]> = tools.into();
             let request = ModelRequest {
                 purpose: RequestPurpose::Chat,
                 system: system.into(),

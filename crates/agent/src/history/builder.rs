@@ -176,7 +176,7 @@ impl ContextAssembler for HistoryBuilder {
                 self.settings.tool_history_format,
                 &|tool| self.settings.result_limit(tool),
             ),
-            tools: input.tools.to_vec(),
+            tools: std::sync::Arc::clone(input.tools),
             thinking: input.thinking,
             model: input.conversation.model.clone(),
         }

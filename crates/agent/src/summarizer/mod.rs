@@ -68,7 +68,7 @@ impl ModelSummarizer {
             purpose: RequestPurpose::Summary,
             system: system.to_owned(),
             messages: vec![ModelMessage::User { content: user }],
-            tools: Vec::new(),
+            tools: std::sync::Arc::default(),
             thinking: false,
             // Summaries go to the compaction model (or the default chat model).
             model: None,

@@ -37,7 +37,7 @@ pub(crate) async fn model_title(
         messages: vec![ModelMessage::User {
             content: format!("{TITLE_INSTRUCTION}\n\n{first_message}"),
         }],
-        tools: Vec::new(),
+        tools: std::sync::Arc::default(),
         thinking: false,
         model: model_id.map(str::to_owned),
     };

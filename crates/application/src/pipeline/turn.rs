@@ -240,7 +240,10 @@ impl<'a> TurnRun<'a> {
 
     /// Builds the request from the turn's view of the conversation (loaded once, kept
     /// in step with what the turn writes) and runs one model call.
-    async fn model_step(&mut self, schemas: &[ToolSchema]) -> Result<StepResult, PipelineError> {
+    async fn model_step(
+        &mut self,
+        schemas: &std::sync::Arc<[ToolSchema]>,
+    ) -> Result<StepResult, PipelineError> {
         let context = self.context;
         let conversation_id = self.turn.conversation_id;
         let plan = context.plan_text(conversation_id).await;

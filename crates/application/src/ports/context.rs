@@ -20,7 +20,7 @@ pub struct PromptInput<'a> {
     /// The task list as displayed, if any.
     pub plan: Option<&'a str>,
     /// Tools offered to the model.
-    pub tools: &'a [ToolSchema],
+    pub tools: &'a std::sync::Arc<[ToolSchema]>,
     /// Whether reasoning is requested.
     pub thinking: bool,
 }

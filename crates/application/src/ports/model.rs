@@ -65,8 +65,9 @@ pub struct ModelRequest {
     pub system: String,
     /// The conversation, in order.
     pub messages: Vec<ModelMessage>,
-    /// Tools the model may call.
-    pub tools: Vec<ToolSchema>,
+    /// Tools the model may call (shared with the registry's snapshot: a request does
+    /// not copy every schema).
+    pub tools: std::sync::Arc<[ToolSchema]>,
     /// Whether reasoning was requested for this turn.
     pub thinking: bool,
     /// The id of the model (one of [`ChatModel::choices`]) the conversation runs on;
