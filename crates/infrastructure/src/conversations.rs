@@ -200,3 +200,70 @@ impl ConversationRepository for SqliteStore {
         Ok(updated)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use smallebot_core::entities::{CompressionUpdate, NewMessage, Role};
+    use smallebot_core::ids::ConversationId;
+    use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+    use crate::database::SqliteStore;
+
+    /// A conversation read on the write connection's direct twin (`tx/direct.rs`, what
+    /// a read uses when the write lock is free) and through sqlx (when it is not)
+    /// decode alike, with its optional fields set or not.
+    #[tokio::test]
+    async fn a_conversation_reads_the_same_on_both_kinds_of_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db")).await.unwrap();
+        let plain = store.create_conversation("u", "plain").await.unwrap();
+        let full = store.create_conversation("u", "full").await.unwrap();
+        store
+            .set_conversation_model(full.id, Some("fast"))
+            .await
+            .unwrap();
+        let turn = store.start_turn(full.id, false).await.unwrap();
+        let message = store
+            .append_message(&NewMessage {
+                conversation_id: full.id,
+                turn_id: turn.id,
+                role: Role::User,
+                content: "hello".into(),
+                token_count: 3,
+            })
+            .await
+            .unwrap();
+        let compressed = store
+            .set_compression(
+                full.id,
+                &CompressionUpdate {
+                    compressed_context: "summary".into(),
+                    compressed_at: chrono::Utc::now(),
+                    compressed_through_seq: message.seq,
+                    expected_previous_seq: None,
+                },
+            )
+            .await
+            .unwrap();
+        for id in [plain.id, full.id] {
+            let direct = store.get_conversation(id).await.unwrap().unwrap();
+            let mut conn = store.pool().acquire().await.unwrap();
+            let via_sqlx = SqliteStore::fetch_conversation(&mut conn, id)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(direct, via_sqlx);
+        }
+        let read = store.get_conversation(full.id).await.unwrap().unwrap();
+        assert_eq!(read, compressed);
+        assert_eq!(read.compressed_context.as_deref(), Some("summary"));
+        assert_eq!(read.model.as_deref(), Some("fast"));
+        assert!(
+            store
+                .get_conversation(ConversationId::new())
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+}
