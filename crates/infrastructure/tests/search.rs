@@ -262,6 +262,32 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     assert_eq!(all, 5 + INDEX_BATCH_ROWS);
     assert_eq!(indexed().await, all);
 
+    // The same when the turn ends with its last model step (one script with the step).
+    let (third, _) = f
+        .store
+        .start_turn_with_message(c.id, false, "and the aardvark?", 3, &owner())
+        .await
+        .unwrap();
+    let calls: Vec<StepToolCall> = (0..batch).map(|i| call(&format!("q{i}"))).collect();
+    f.store
+        .record_step(&NewStep {
+            turn_id: third.id,
+            ..step("", calls, None)
+        })
+        .await
+        .unwrap();
+    assert_eq!(indexed().await, all);
+    f.store
+        .record_step(&NewStep {
+            turn_id: third.id,
+            ..step("The aardvark is asleep", vec![], end(TurnStatus::Completed))
+        })
+        .await
+        .unwrap();
+    let all = count(&f.store, "SELECT COUNT(*) FROM search_rows").await;
+    assert_eq!(all, 5 + 2 * INDEX_BATCH_ROWS + 2);
+    assert_eq!(indexed().await, all, "the last step indexed the full batch");
+
     let hits = f
         .store
         .search(&query("one armadillo", SearchScope::All))
