@@ -19,7 +19,7 @@ use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, parse_timestamp};
 use sqlx::{Row, SqliteConnection};
 
-use crate::rows;
+use crate::rows::{self, corrupt};
 use crate::tx::{DirectError, DirectRow, WriterGuard, direct_storage, run_script, storage};
 
 /// Which rows a read returns.
@@ -101,11 +101,7 @@ pub(super) async fn rows_after_direct(
                 &row.text_at(2)?,
             )
         }
-        Unpacked::OneByOne(tables) => {
-            let [messages, calls, blocks] = <[Vec<DirectRow>; 3]>::try_from(tables)
-                .map_err(|_| corrupt("history rows", "not three tables"))?;
-            merge(&messages, &calls, &blocks)
-        }
+        Unpacked::OneByOne([messages, calls, blocks]) => merge(&messages, &calls, &blocks),
     }
 }
 
@@ -114,11 +110,12 @@ pub(super) async fn rows_after_direct(
 fn tables_direct(
     conn: &mut rusqlite::Connection,
     params: &[&dyn rusqlite::ToSql; 3],
-) -> Result<Vec<Vec<DirectRow>>, DirectError> {
-    [MESSAGES_AFTER, TOOL_CALLS_AFTER, THINK_BLOCKS_AFTER]
-        .into_iter()
-        .map(|sql| run_script(conn, sql, params))
-        .collect()
+) -> Result<[Vec<DirectRow>; 3], DirectError> {
+    Ok([
+        run_script(conn, MESSAGES_AFTER, params)?,
+        run_script(conn, TOOL_CALLS_AFTER, params)?,
+        run_script(conn, THINK_BLOCKS_AFTER, params)?,
+    ])
 }
 
 /// What the direct read returned.
@@ -126,7 +123,7 @@ enum Unpacked {
     /// The one row of [`ROWS_AFTER`].
     Packed(Vec<DirectRow>),
     /// The rows of messages, tool calls and think blocks.
-    OneByOne(Vec<Vec<DirectRow>>),
+    OneByOne([Vec<DirectRow>; 3]),
 }
 
 /// Messages of ?1 after `seq` ?2 (undone ones only when ?3), row by row.
@@ -151,23 +148,18 @@ async fn one_by_one(
     after_seq: Seq,
     which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
-    let mut tables = Vec::with_capacity(3);
-    for (sql, action) in [
-        (MESSAGES_AFTER, "reading messages"),
-        (TOOL_CALLS_AFTER, "reading tool calls"),
-        (THINK_BLOCKS_AFTER, "reading reasoning"),
-    ] {
-        let rows = sqlx::query(sql)
+    let mut table = async |sql: &'static str, action: &'static str| {
+        sqlx::query(sql)
             .bind(id)
             .bind(after_seq)
             .bind(which.include_undone())
             .fetch_all(&mut *conn)
             .await
-            .map_err(storage(action))?;
-        tables.push(rows);
-    }
-    let [messages, calls, blocks] = <[Vec<sqlx::sqlite::SqliteRow>; 3]>::try_from(tables)
-        .map_err(|_| corrupt("history rows", "not three tables"))?;
+            .map_err(storage(action))
+    };
+    let messages = table(MESSAGES_AFTER, "reading messages").await?;
+    let calls = table(TOOL_CALLS_AFTER, "reading tool calls").await?;
+    let blocks = table(THINK_BLOCKS_AFTER, "reading reasoning").await?;
     merge(&messages, &calls, &blocks)
 }
 
@@ -239,10 +231,6 @@ type ToolCallColumns<'a> = (
 
 /// `id, turn_id, seq, content, created_at`
 type ThinkBlockColumns<'a> = (&'a str, &'a str, i64, String, &'a str);
-
-fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
-    RepositoryError::Corrupt(format!("{what}: {detail}"))
-}
 
 fn id<T: FromStr>(raw: &str, column: &str) -> Result<T, RepositoryError>
 where

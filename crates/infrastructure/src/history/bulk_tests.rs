@@ -110,7 +110,7 @@ async fn packed_rows_decode_exactly_like_rows_read_one_by_one() {
                 .direct(move |conn| tables_direct(conn, &[&id, &after, &undone]))
                 .await
                 .unwrap();
-            let [m, t, b] = <[Vec<DirectRow>; 3]>::try_from(tables).unwrap();
+            let [m, t, b] = tables;
             assert_eq!(
                 merge(&m, &t, &b).unwrap(),
                 plain,

@@ -124,8 +124,8 @@ impl WriteConnection {
             .map_err(|_| poisoned())?
             .jobs
             .is_empty();
-        if idle && let Some(mut writer) = self.try_lock().await {
-            return run_alone(&mut writer, &job).await;
+        if idle && let Some(writer) = self.try_lock().await {
+            return run_alone(&writer, job).await;
         }
         let (reply, answer) = oneshot::channel();
         let start_drainer = {
@@ -167,7 +167,7 @@ async fn drain(conn: WriteConnection) {
             }
             pending.jobs.drain(..).collect()
         };
-        let mut writer = match writer {
+        let writer = match writer {
             Ok(writer) => writer,
             Err(err) => {
                 let message = err.to_string();
@@ -181,7 +181,7 @@ async fn drain(conn: WriteConnection) {
         while !rest.is_empty() {
             let (chunk, later) = next_chunk(rest);
             rest = later;
-            run_chunk(conn.batch(), &mut writer, chunk).await;
+            run_chunk(conn.batch(), &writer, chunk).await;
         }
     }
 }
@@ -207,7 +207,7 @@ fn next_chunk(jobs: Vec<Queued>) -> (Vec<Queued>, Vec<Queued>) {
 
 /// Runs the jobs in one transaction; on an error, rolls it back and runs them one by
 /// one.
-async fn run_chunk(queue: &BatchQueue, writer: &mut WriterGuard, chunk: Vec<Queued>) {
+async fn run_chunk(queue: &BatchQueue, writer: &WriterGuard, chunk: Vec<Queued>) {
     if chunk.len() > 1 {
         let jobs: Vec<&Job> = chunk.iter().map(|q| &q.job).collect();
         match run_together(writer, &jobs).await {
@@ -225,20 +225,20 @@ async fn run_chunk(queue: &BatchQueue, writer: &mut WriterGuard, chunk: Vec<Queu
         }
     }
     for queued in chunk {
-        let result = run_alone(writer, &queued.job).await;
-        let _ = queued.reply.send(result);
+        let Queued { job, reply } = queued;
+        let _ = reply.send(run_alone(writer, job).await);
     }
 }
 
 /// Runs one job in its own transaction, in one round trip.
-async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
+async fn run_alone(writer: &WriterGuard, job: Job) -> JobResult {
     let sql = match job.kind {
         JobKind::Step => STEP_ALONE,
         JobKind::ToolResult => RESULT_ALONE,
         JobKind::CreateConversation => CREATE_ALONE,
         JobKind::RenameConversation => RENAME_ALONE,
     };
-    let doc = job.doc.clone();
+    let doc = job.doc;
     writer
         .direct(move |conn| run_script(conn, sql, &[&doc]))
         .await
@@ -246,7 +246,7 @@ async fn run_alone(writer: &mut WriterGuard, job: &Job) -> JobResult {
 
 /// Runs `jobs` in one transaction in one round trip; the rows of each job, in order.
 async fn run_together(
-    writer: &mut WriterGuard,
+    writer: &WriterGuard,
     jobs: &[&Job],
 ) -> Result<Vec<Vec<DirectRow>>, DirectError> {
     let sql = if jobs.iter().any(|j| j.kind == JobKind::Step) {

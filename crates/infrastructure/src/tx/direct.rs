@@ -140,32 +140,37 @@ impl DirectConnection {
     {
         // The mutex is free unless a write that met another process's lock is still
         // waiting on the blocking pool (its caller gone): then wait there too.
-        let first = match self.conn.try_lock() {
-            Ok(mut slot) => match slot.as_mut() {
+        let inline = match self.conn.try_lock() {
+            Ok(mut slot) => Some(match slot.as_mut() {
                 Some(conn) => work(conn),
                 None => Err(closed()),
-            },
-            Err(_) => Err(DirectError::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-                None,
-            ))),
+            }),
+            Err(_) => None,
         };
-        match first {
-            Err(err) if err.is_busy() => {
-                let this = self.clone();
-                tokio::task::spawn_blocking(move || {
-                    this.with(|conn| {
-                        conn.busy_timeout(this.busy_timeout)?;
-                        let result = work(conn);
-                        conn.busy_timeout(Duration::ZERO)?;
-                        result
-                    })
-                })
-                .await
-                .map_err(|join| DirectError::Unavailable(join.to_string()))?
-            }
-            other => other,
+        match inline {
+            None => self.blocking(work).await,
+            Some(Err(err)) if err.is_busy() => self.blocking(work).await,
+            Some(done) => done,
         }
+    }
+
+    /// Runs `work` on the blocking pool, waiting up to the busy timeout for locks.
+    async fn blocking<T, F>(&self, work: F) -> Result<T, DirectError>
+    where
+        T: Send + 'static,
+        F: Fn(&mut Connection) -> Result<T, DirectError> + Send + 'static,
+    {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || {
+            this.with(|conn| {
+                conn.busy_timeout(this.busy_timeout)?;
+                let result = work(conn);
+                conn.busy_timeout(Duration::ZERO)?;
+                result
+            })
+        })
+        .await
+        .map_err(|join| DirectError::Unavailable(join.to_string()))?
     }
 
     fn with<T>(
