@@ -97,6 +97,7 @@ async fn two_servers_on_one_database_share_turns_events_and_recovery() {
     let model = TestModel::start().await.unwrap();
     let gate = Gate::new();
     let never = Gate::new();
+    cli::answer_titles(&model);
     model.respond_with({
         let (gate, never) = (gate.clone(), never.clone());
         move |request| {
@@ -108,7 +109,7 @@ async fn two_servers_on_one_database_share_turns_events_and_recovery() {
             } else if asked.contains("after the crash") {
                 ScriptedResponse::text("answered by the survivor")
             } else {
-                ScriptedResponse::text("A title")
+                ScriptedResponse::text("an unscripted question")
             }
         }
     });

@@ -40,10 +40,8 @@ async fn start_serving(
 async fn serve_answers_the_api_on_loopback() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();
-    model.push_all([
-        ScriptedResponse::text("served answer"),
-        ScriptedResponse::text("A title"),
-    ]);
+    cli::answer_titles(&model);
+    model.push(ScriptedResponse::text("served answer"));
     let mut serve = command(home.path(), &model.base_url());
     serve.args(["serve", "--addr", "127.0.0.1:0"]);
     let (mut child, banner, base) = start_serving(serve).await;
@@ -93,9 +91,13 @@ async fn serve_answers_the_api_on_loopback() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(answered, "the answer was stored");
-    assert_eq!(
-        model.requests()[0].last_user_text().unwrap(),
-        "hello server"
+    // The turn's request (the title's, beside it, quotes the message after its
+    // instruction).
+    assert!(
+        model
+            .requests()
+            .iter()
+            .any(|r| r.last_user_text().as_deref() == Some("hello server"))
     );
     child.start_kill().unwrap();
     child.wait().await.unwrap();
@@ -207,6 +209,7 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
         .unwrap();
     assert_eq!(created["user_name"], "carol");
     // Carol's tools work in her own folder.
+    cli::answer_titles(&model);
     model.push_all([
         smallebot_testkit::ScriptedResponse::tool_calls([smallebot_testkit::ToolCallSpec::new(
             "w1",
@@ -214,7 +217,6 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
             r#"{"path":"note.txt","content":"carol was here"}"#,
         )]),
         ScriptedResponse::text("Written."),
-        ScriptedResponse::text("Note"),
     ]);
     let id = created["id"].as_str().unwrap();
     let started = http

@@ -24,11 +24,16 @@ use crate::script::ScriptedResponse;
 /// A function that scripts the answer to a request when the queue is empty.
 type Responder = Arc<dyn Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync>;
 
+/// Which requests a side route answers.
+type Matcher = Box<dyn Fn(&RecordedRequest) -> bool + Send + Sync>;
+
 /// The mutable part of the server, behind one lock.
 #[derive(Default)]
 struct Script {
     queue: VecDeque<ScriptedResponse>,
     responder: Option<Responder>,
+    /// Requests these match are answered here, before the queue (first match wins).
+    side_routes: Vec<(Matcher, Responder)>,
     requests: Vec<Arc<RecordedRequest>>,
 }
 
@@ -51,9 +56,10 @@ impl Shared {
 
 /// A scripted OpenAI-compatible chat completions server on 127.0.0.1.
 ///
-/// Answers `POST /v1/chat/completions` (and `POST /chat/completions`) from a FIFO queue
-/// of [`ScriptedResponse`]s, then from the function given to
-/// [`respond_with`](Self::respond_with); with neither, it answers HTTP 500
+/// Answers `POST /v1/chat/completions` (and `POST /chat/completions`) from the side
+/// routes given to [`answer_when`](Self::answer_when) for the requests they match, else
+/// from a FIFO queue of [`ScriptedResponse`]s, then from the function given to
+/// [`respond_with`](Self::respond_with); with none of them, it answers HTTP 500
 /// "smallebot-testkit: no scripted response left for request #N". Every request is
 /// recorded. Dropping the handle stops the server.
 pub struct TestModel {
@@ -132,6 +138,21 @@ impl TestModel {
         responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
     ) {
         self.shared.script().responder = Some(Arc::new(responder));
+    }
+
+    /// Answer every request that `matches` with `responder`, before the queue: for
+    /// requests that arrive at no fixed point of a script (a title asked for beside a
+    /// turn), so they never take a response queued for another request. Routes added
+    /// earlier are tried first. Such requests are recorded like any other.
+    pub fn answer_when(
+        &self,
+        matches: impl Fn(&RecordedRequest) -> bool + Send + Sync + 'static,
+        responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) {
+        self.shared
+            .script()
+            .side_routes
+            .push((Box::new(matches), Arc::new(responder)));
     }
 
     /// How many queued responses have not been used yet.
@@ -250,12 +271,19 @@ async fn chat(
             );
             return testkit_error(StatusCode::BAD_REQUEST, message);
         }
-        let queued = script.queue.pop_front();
-        let responder = if queued.is_none() {
-            script.responder.clone()
-        } else {
-            None
-        };
+        let side = script
+            .side_routes
+            .iter()
+            .find(|(matches, _)| matches(&request))
+            .map(|(_, responder)| Arc::clone(responder));
+        let queued = side.is_none().then(|| script.queue.pop_front()).flatten();
+        let responder = side.or_else(|| {
+            if queued.is_none() {
+                script.responder.clone()
+            } else {
+                None
+            }
+        });
         (request, queued, responder)
     };
     let scripted = match (queued, responder) {

@@ -173,3 +173,41 @@ async fn the_moment_an_answer_was_sent_whole_is_recorded() {
     assert_eq!(model.sent_at(1), None, "errors are not answers");
     assert_eq!(model.sent_at(7), None);
 }
+
+#[tokio::test]
+async fn side_routes_answer_their_requests_before_the_queue() {
+    let model = TestModel::start().await.unwrap();
+    model.push_all([
+        ScriptedResponse::text("queued one"),
+        ScriptedResponse::text("queued two"),
+    ]);
+    model.answer_when(
+        |req| req.last_user_text().as_deref() == Some("aside"),
+        |req| ScriptedResponse::text(format!("aside #{}", req.index)),
+    );
+    model.answer_when(
+        |req| req.last_user_text().is_some_and(|t| t.starts_with("aside")),
+        |_| ScriptedResponse::text("the later route"),
+    );
+
+    let mut answers = Vec::new();
+    for user in ["first", "aside", "aside too", "second"] {
+        let response = post(model.addr(), &chat_body(false, user)).await;
+        let body: serde_json::Value = serde_json::from_str(&response.body).unwrap();
+        answers.push(body["choices"][0]["message"]["content"].clone());
+    }
+
+    // The side requests took nothing from the queue; the first matching route answered.
+    assert_eq!(
+        answers,
+        [
+            json!("queued one"),
+            json!("aside #1"),
+            json!("the later route"),
+            json!("queued two")
+        ]
+    );
+    assert_eq!(model.pending(), 0);
+    // They are recorded like any other request.
+    assert_eq!(model.request_count(), 4);
+}

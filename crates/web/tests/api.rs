@@ -29,7 +29,6 @@ async fn a_conversation_from_creation_to_deletion() {
     s.model.push_all([
         ScriptedResponse::tool_calls([ToolCallSpec::new("call_1", "GetCurrentTime", "{}")]),
         ScriptedResponse::text("It is **now**."),
-        ScriptedResponse::text("Time question"),
     ]);
     let mut stream = s.open_events(&id, None).await;
     let started = s.send(&id, json!({"text": "what time is it?"})).await;
@@ -349,7 +348,6 @@ async fn a_command_waits_for_its_confirmation_on_the_stream() {
         shell("c1", "echo approved-run"),
         shell("c2", "echo denied-run"),
         ScriptedResponse::text("One ran, one was denied."),
-        ScriptedResponse::text("Commands"),
     ]);
     let mut stream = s.open_events(&id, None).await;
     assert_eq!(

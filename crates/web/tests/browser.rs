@@ -21,12 +21,12 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
         return;
     };
     let s = Server::start().await;
-    s.model.push_all([
-        ScriptedResponse::text("Here is **bold** text and `code`, streamed in small pieces.")
-            .chunk_size(3)
-            .delay_between(Duration::from_millis(40)),
-        ScriptedResponse::text("Greeting"),
-    ]);
+    s.model.push_all([ScriptedResponse::text(
+        "Here is **bold** text and `code`, streamed in small pieces.",
+    )
+    .chunk_size(3)
+    .delay_between(Duration::from_millis(40))]);
+    s.answer_titles_with("Greeting");
     let page = open_page(&s, &browser).await;
     // The usage bar is filled from the timeline before any turn ran.
     assert_eq!(
@@ -76,7 +76,7 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
         true
     );
     assert_eq!(
-        s.model.requests()[0].last_user_text().unwrap(),
+        s.turn_requests()[0].last_user_text().unwrap(),
         "hello browser"
     );
     // The title the model gave reaches the header and the list.
@@ -98,7 +98,6 @@ async fn a_tool_call_shows_as_a_card_that_completes() {
     s.model.push_all([
         ScriptedResponse::tool_calls([ToolCallSpec::new("call_1", "GetCurrentTime", "{}")]),
         ScriptedResponse::text("It is now.").delay_before(Duration::from_millis(400)),
-        ScriptedResponse::text("Time"),
     ]);
     let page = open_page(&s, &browser).await;
     send(&page, "what time is it?").await;
@@ -146,10 +145,8 @@ async fn markup_in_an_answer_is_shown_as_text_and_never_runs() {
     let s = Server::start().await;
     let hostile = "Look: <img src=x onerror=\"window.__xss = 1\"> and \
                    <script>window.__xss = 2</script> and <b onmouseover=\"window.__xss = 3\">bold</b>";
-    s.model.push_all([
-        ScriptedResponse::text(hostile).chunk_size(7),
-        ScriptedResponse::text("Hostile"),
-    ]);
+    s.model
+        .push_all([ScriptedResponse::text(hostile).chunk_size(7)]);
     let page = open_page(&s, &browser).await;
     send(&page, "<img src=y onerror=\"window.__xss = 4\">").await;
     wait_for(
@@ -183,12 +180,9 @@ async fn stop_cancels_the_turn_and_keeps_the_partial_answer() {
     };
     let s = Server::start().await;
     let long = "word ".repeat(200);
-    s.model.push_all([
-        ScriptedResponse::text(long.clone())
-            .chunk_size(5)
-            .delay_between(Duration::from_millis(50)),
-        ScriptedResponse::text("Stopped"),
-    ]);
+    s.model.push_all([ScriptedResponse::text(long.clone())
+        .chunk_size(5)
+        .delay_between(Duration::from_millis(50))]);
     let page = open_page(&s, &browser).await;
     send(&page, "talk for a long time").await;
     wait_for(
@@ -228,10 +222,9 @@ async fn reasoning_is_shown_collapsed() {
         return;
     };
     let s = Server::start().await;
-    s.model.push_all([
-        ScriptedResponse::text("The answer.").with_reasoning("Let me think about this carefully."),
-        ScriptedResponse::text("Thoughts"),
-    ]);
+    s.model
+        .push_all([ScriptedResponse::text("The answer.")
+            .with_reasoning("Let me think about this carefully.")]);
     let page = open_page(&s, &browser).await;
     send(&page, "think first").await;
     wait_for(
@@ -266,10 +259,8 @@ async fn shift_enter_starts_a_new_line_and_enter_sends_both() {
         return;
     };
     let s = Server::start().await;
-    s.model.push_all([
-        ScriptedResponse::text("Two lines received."),
-        ScriptedResponse::text("Lines"),
-    ]);
+    s.model
+        .push_all([ScriptedResponse::text("Two lines received.")]);
     let page = open_page(&s, &browser).await;
     type_into(&page, "#input", "line one").await;
     shift_enter(&page).await;
@@ -291,7 +282,7 @@ async fn shift_enter_starts_a_new_line_and_enter_sends_both() {
     )
     .await;
     assert_eq!(
-        s.model.requests()[0].last_user_text().unwrap(),
+        s.turn_requests()[0].last_user_text().unwrap(),
         "line one\nline two"
     );
     screenshot(&page, "shift-enter").await;
@@ -308,7 +299,6 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
         ScriptedResponse::tool_calls([ToolCallSpec::new("c1", "GetCurrentTime", "{}")])
             .usage(5_000, 10),
         ScriptedResponse::text("Done.").usage(6_000, 3),
-        ScriptedResponse::text("Usage"),
     ]);
     let page = open_page(&s, &browser).await;
     send(&page, "what time is it?").await;

@@ -49,7 +49,7 @@ async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
         "document.querySelector('.message.summarized') !== null",
     )
     .await;
-    let summarizer = s.model.requests().pop().unwrap();
+    let summarizer = s.turn_requests().pop().unwrap();
     let prompt: String = summarizer
         .messages()
         .iter()
@@ -196,7 +196,7 @@ async fn a_user_message_is_edited_and_an_answer_regenerated() {
         false
     );
     assert_eq!(
-        s.model.requests().last().unwrap().last_user_text().unwrap(),
+        s.turn_requests().last().unwrap().last_user_text().unwrap(),
         "the second wording"
     );
     let before = eval(
@@ -251,7 +251,6 @@ async fn the_task_drawer_follows_the_plan_while_it_runs() {
         call("c3", "StartTask", r#"{"taskId":"1"}"#),
         call("c4", "GetCurrentTime", "{}"),
         ScriptedResponse::text("Working on it.").delay_before(Duration::from_millis(700)),
-        ScriptedResponse::text("Notes"),
     ]);
     let page = open_page(&s, &browser).await;
     assert_eq!(
@@ -316,7 +315,6 @@ async fn the_confirmation_dialog_approves_and_denies_commands() {
         shell("c1", "echo 'allowed <b>by</b> the person'"),
         shell("c2", "echo refused"),
         ScriptedResponse::text("Done."),
-        ScriptedResponse::text("Commands"),
     ]);
     let page = open_page(&s, &browser).await;
     send(&page, "run two commands").await;

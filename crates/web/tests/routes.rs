@@ -4,12 +4,14 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use smallebot_core::entities::{LeaseOwner, NewStep, StepMessage, TurnEnd, TurnStatus};
 use smallebot_core::repository::{ConversationRepository, TurnRepository};
-use smallebot_testkit::ScriptedResponse;
+use smallebot_testkit::{Gate, ScriptedResponse};
 
 async fn get(s: &Server, path: &str) -> reqwest::Response {
     s.http.get(s.url(path)).send().await.unwrap()
@@ -116,7 +118,7 @@ async fn undo_marks_the_last_turn_and_keeps_it_from_the_model() {
         assert_eq!(row["undone"], json!(in_dropped), "{row}");
     }
     s.turn(&id, "after the undo").await;
-    let last = s.model.requests().into_iter().last().unwrap();
+    let last = s.turn_requests().into_iter().last().unwrap();
     let sent = serde_json::to_string(&last.messages()).unwrap();
     assert!(
         sent.contains("keep this") && !sent.contains("drop this"),
@@ -170,7 +172,7 @@ async fn rename_compact_and_search() {
     assert_eq!(compacted.status(), StatusCode::OK);
     let report: Value = compacted.json().await.unwrap();
     assert_eq!(report["ok"], true, "{report}");
-    let summarizer = s.model.requests().pop().unwrap();
+    let summarizer = s.turn_requests().pop().unwrap();
     let prompt: String = summarizer
         .messages()
         .iter()
@@ -289,4 +291,46 @@ async fn another_users_conversations_are_404_and_never_searched() {
     // Bob's conversation is untouched.
     let still = s.store.get_conversation(bob.id).await.unwrap().unwrap();
     assert_eq!(still.title, "Bob's");
+}
+
+#[tokio::test]
+async fn the_title_is_asked_for_beside_the_first_turn_only() {
+    let s = Server::start().await;
+    s.answer_titles_with("Armadillo facts");
+    let held = Gate::new();
+    s.model
+        .push(ScriptedResponse::text("Armadillos roll up.").hold_until(&held));
+    let id = s.create().await;
+    let mut events = s.open_events(&id, None).await;
+    let started = s
+        .send(&id, json!({"text": "tell me about armadillos"}))
+        .await;
+    assert_eq!(started.status(), StatusCode::ACCEPTED);
+
+    // The model's title arrives while the turn's answer is still held back.
+    let mut titles = Vec::new();
+    let titled = tokio::time::timeout(Duration::from_secs(10), async {
+        while titles.last().map(String::as_str) != Some("Armadillo facts") {
+            let frame = events.next().await.unwrap();
+            assert_ne!(frame.data["type"], "TurnCompleted", "{titles:?}");
+            if frame.data["type"] == "TitleChanged" {
+                titles.push(frame.data["title"].as_str().unwrap().to_owned());
+            }
+        }
+    })
+    .await;
+    assert!(titled.is_ok(), "no title while the turn ran: {titles:?}");
+    assert_eq!(titles, ["tell me about armadi…", "Armadillo facts"]);
+    assert!(!held.is_open());
+    held.open();
+    let frames = events.until_turn_ends().await;
+    assert_eq!(frames.last().unwrap().data["type"], "TurnCompleted");
+
+    // Later turns ask for no title, even when the first one stays in place.
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    s.turn(&id, "and pangolins?").await;
+    let asked = s.model.requests().len() - s.turn_requests().len();
+    assert_eq!(asked, 1);
+    let listed = s.get_json("/api/conversations").await;
+    assert_eq!(listed[0]["title"], "Armadillo facts");
 }

@@ -260,8 +260,10 @@ impl ConversationService {
     }
 
     /// Asks the model for a title when the conversation still has the fallback title
-    /// made from its first message. Call it once, after the first turn (when
-    /// [`TurnOutcome::first_turn`] is set; hosts run it in the background). Returns the
+    /// made from its first message. Call it once for a new conversation: after the
+    /// first turn (when [`TurnOutcome::first_turn`] is set), or beside it once its
+    /// `TurnStarted` event says the message is stored; hosts run it in the
+    /// background. Returns the
     /// new title; `None` when nothing changed (already titled, no messages, or the
     /// model failed — the fallback stays).
     ///

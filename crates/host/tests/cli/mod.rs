@@ -32,3 +32,18 @@ pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// Has `model` answer every title request with `A title`, outside its queue: a title
+/// is asked for beside a conversation's first turn, at no fixed point of a script.
+pub fn answer_titles(model: &smallebot_testkit::TestModel) {
+    use smallebot_application::pipeline::TITLE_INSTRUCTION;
+    model.answer_when(
+        |request| {
+            request
+                .messages()
+                .iter()
+                .any(|m| smallebot_testkit::message_text(m).contains(TITLE_INSTRUCTION))
+        },
+        |_| smallebot_testkit::ScriptedResponse::text("A title"),
+    );
+}

@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use smallebot_application::pipeline::CompressionReport;
+use smallebot_application::pipeline::NEW_CONVERSATION_TITLE;
 use smallebot_application::{
     ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
 };
@@ -37,8 +38,8 @@ pub(crate) struct Started {
 type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
 
 /// `POST /api/conversations/{id}/messages`: starts a turn and answers as soon as it is
-/// stored (`202` with its id); the turn runs on, its progress is in the events. After
-/// the conversation's first turn the model is asked for a title.
+/// stored (`202` with its id); the turn runs on, its progress is in the events. Beside
+/// a new conversation's first turn the model is asked for a title.
 pub(crate) async fn send(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -48,17 +49,22 @@ pub(crate) async fn send(
 ) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    start(&service, conversation.id, move |service, id| async move {
-        let outcome = service.send(id, &body.text, SendOptions::default()).await?;
-        if outcome.first_turn
-            && let Err(err) = service.generate_title(id).await
-        {
-            // The title is a nicety: a failure leaves the fallback title.
-            tracing::warn!(%err, "generating a title failed");
-        }
-        Ok(outcome)
+    let untitled = conversation.title == NEW_CONVERSATION_TITLE;
+    let started = start(&service, conversation.id, move |service, id| async move {
+        service.send(id, &body.text, SendOptions::default()).await
     })
-    .await
+    .await?;
+    if untitled {
+        // The first message is stored: the title is asked for beside the turn.
+        let id = conversation.id;
+        tokio::spawn(async move {
+            if let Err(err) = service.generate_title(id).await {
+                // The title is a nicety: a failure leaves the fallback title.
+                tracing::warn!(%err, "generating a title failed");
+            }
+        });
+    }
+    Ok(started)
 }
 
 /// `POST /api/conversations/{id}/messages/{message_id}/edit`: replaces a user message

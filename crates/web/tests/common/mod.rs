@@ -2,7 +2,7 @@
 //! testkit model, and a reader of event streams.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -22,7 +22,16 @@ pub struct Server {
     pub model: TestModel,
     pub http: reqwest::Client,
     pub store: SqliteStore,
+    /// What the model answers to title requests.
+    title: Arc<Mutex<String>>,
     _dir: tempfile::TempDir,
+}
+
+/// Whether `req` asks for a conversation's title.
+pub fn is_title_request(req: &RecordedRequest) -> bool {
+    req.messages()
+        .iter()
+        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
 }
 
 /// One frame of an event stream: its id, its event name, its data.
@@ -147,10 +156,17 @@ impl Server {
         let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
         let app = router(configure(state));
         tokio::spawn(async move { axum::serve(listener, app).await });
+        // The title is asked for beside the first turn, at no fixed point of a script.
+        let title = Arc::new(Mutex::new("A title".to_owned()));
+        let answer = Arc::clone(&title);
+        model.answer_when(is_title_request, move |_| {
+            ScriptedResponse::text(answer.lock().unwrap().clone())
+        });
         Self {
             base,
             model,
             store,
+            title,
             http: reqwest::Client::new(),
             _dir: dir,
         }
@@ -193,17 +209,26 @@ impl Server {
             .unwrap()
     }
 
-    /// Answers title requests with `A title`, summarizer requests (no tools offered)
-    /// with `summary`, and turns with `answer N` (N counting the requests).
+    /// Has the model answer title requests with `title` (`A title` until then).
+    pub fn answer_titles_with(&self, title: &str) {
+        *self.title.lock().unwrap() = title.to_owned();
+    }
+
+    /// The requests the model received, title requests left out, in arrival order.
+    pub fn turn_requests(&self) -> Vec<RecordedRequest> {
+        let mut requests = self.model.requests();
+        requests.retain(|r| !is_title_request(r));
+        requests
+    }
+
+    /// Answers summarizer requests (no tools offered) with `summary`, and turns with
+    /// `answer N` (N counting the requests). Title requests get the title.
     pub fn script_roles(
         &self,
         summary: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
     ) {
         self.model.respond_with(move |req: &RecordedRequest| {
-            let text: String = req.messages().iter().map(message_text).collect();
-            if text.contains(TITLE_INSTRUCTION) {
-                ScriptedResponse::text("A title")
-            } else if req.tools().is_empty() {
+            if req.tools().is_empty() {
                 summary(req)
             } else {
                 ScriptedResponse::text(format!("answer {}", req.index))
