@@ -1,5 +1,5 @@
-//! Group commit: the frequent writes of running turns — a model step, a tool result,
-//! a new conversation, a rename — run at once when the write connection is free; when
+//! Group commit: the frequent writes of running turns — a turn start, a model step, a
+//! tool result, a new conversation, a rename — run at once when the write connection is free; when
 //! it is not, they queue up, and one task runs everything queued in one transaction.
 //!
 //! Every commit writes each page it changed to the WAL, and every wait for the write
@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::oneshot;
 
 use super::batch_sql::{
-    CREATE_ALONE, RENAME_ALONE, RESULT_ALONE, STEP_ALONE, WITH_STEPS, WITHOUT_STEPS,
+    CREATE_ALONE, RENAME_ALONE, RESULT_ALONE, START_ALONE, STEP_ALONE, WITH_STEPS, WITHOUT_STEPS,
 };
 use super::direct::{DirectError, DirectRow, run_script};
 use super::writer::{WriteConnection, WriterGuard};
@@ -52,6 +52,11 @@ pub(crate) enum JobKind {
     /// A conversation's new title (`conversations.rs`): `subject` (its id), `title`,
     /// `at`. Its row's key is `conversation:<id>`.
     RenameConversation,
+    /// A turn start with its user message (`turns/start.rs`, which describes the
+    /// document; `subject` is the conversation). Its rows' keys: `conversation:<id>`
+    /// for the conversation's running turn (then nothing was started), `turn:<id>` and
+    /// the message's id.
+    StartTurn,
 }
 
 impl JobKind {
@@ -61,6 +66,7 @@ impl JobKind {
             Self::ToolResult => "result",
             Self::CreateConversation => "create",
             Self::RenameConversation => "rename",
+            Self::StartTurn => "start",
         }
     }
 }
@@ -237,6 +243,7 @@ async fn run_alone(writer: &WriterGuard, job: Job) -> JobResult {
         JobKind::ToolResult => RESULT_ALONE,
         JobKind::CreateConversation => CREATE_ALONE,
         JobKind::RenameConversation => RENAME_ALONE,
+        JobKind::StartTurn => START_ALONE,
     };
     let doc = job.doc;
     writer
@@ -301,6 +308,7 @@ fn row_key(row: &DirectRow) -> Result<String, DirectError> {
     Ok(match text("kind")?.as_str() {
         "turn" => format!("turn:{}", text("id")?),
         "conversation" => format!("conversation:{}", text("id")?),
+        "running" => format!("conversation:{}", text("conversation_id")?),
         "result" => format!("result:{}/{}", text("turn_id")?, text("call_id")?),
         _ => text("id")?,
     })

@@ -135,6 +135,41 @@ macro_rules! renames_sql {
     };
 }
 
+/// Turn starts with their user messages from the batch's `start` jobs (each of
+/// another conversation: their key). A conversation's running turn comes back tagged
+/// `running`, and then its job inserts nothing; see `turns/start.rs` for the document
+/// and for the same statements for a start alone. The turn and its message take
+/// consecutive `seq`s as the `TEMP` triggers advance `last_seq`.
+macro_rules! starts_sql {
+    () => {
+        "SELECT 'running' AS kind, t.id, t.conversation_id, t.seq, t.thinking_mode, t.status, \
+           t.error, t.created_at, t.completed_at, t.owner_pid, t.owner_host, \
+           t.owner_started_at, t.heartbeat_at, t.undone_at \
+           FROM temp.write_jobs AS j JOIN turns AS t ON t.id = \
+             (SELECT id FROM turns WHERE conversation_id = j.subject AND status = 'running' \
+              ORDER BY seq LIMIT 1) \
+           WHERE j.kind = 'start'; \
+         INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+           owner_pid, owner_host, owner_started_at, heartbeat_at) \
+           SELECT j.doc ->> 'turn', c.id, c.last_seq + 1, j.doc ->> 'thinking', 'running', \
+             j.doc ->> 'at', j.doc ->> 'pid', j.doc ->> 'host', j.doc ->> 'started_at', \
+             j.doc ->> 'at' \
+           FROM temp.write_jobs AS j JOIN conversations AS c ON c.id = j.subject \
+           WHERE j.kind = 'start' AND NOT EXISTS \
+             (SELECT 1 FROM turns WHERE conversation_id = c.id AND status = 'running') \
+           ORDER BY j.k \
+           RETURNING 'turn' AS kind, seq, id; \
+         INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+           created_at, is_edited) \
+           SELECT j.doc ->> 'message_id', c.id, j.doc ->> 'turn', c.last_seq + 1, 'user', \
+             j.doc ->> 'text', j.doc ->> 'tokens', j.doc ->> 'at', 0 \
+           FROM temp.write_jobs AS j JOIN conversations AS c ON c.id = j.subject \
+           WHERE j.kind = 'start' AND EXISTS (SELECT 1 FROM turns WHERE id = j.doc ->> 'turn') \
+           ORDER BY j.k \
+           RETURNING 'message' AS kind, seq, id; "
+    };
+}
+
 /// The jobs of one kind in a batch, as a relation of `subject`, `call` and `doc`.
 macro_rules! batch_jobs {
     ($kind:literal) => {
@@ -159,7 +194,8 @@ macro_rules! other_jobs_sql {
         concat!(
             creates_sql!(batch_jobs!("create")),
             results_sql!(batch_jobs!("result")),
-            renames_sql!(batch_jobs!("rename"))
+            renames_sql!(batch_jobs!("rename")),
+            starts_sql!()
         )
     };
 }
@@ -214,3 +250,34 @@ pub(super) const RESULT_ALONE: &str = results_sql!(alone_job!());
 pub(super) const CREATE_ALONE: &str = creates_sql!(alone_job!());
 /// A new title alone (one statement): ?1 is its document.
 pub(super) const RENAME_ALONE: &str = renames_sql!(alone_job!());
+/// A turn start alone (`turns/start.rs`). Its one parameter, ?1, is a JSON object:
+/// `subject` (the conversation), `turn`, `conversation`, `thinking` (0 or
+/// 1), `at`, `pid`, `host`, `started_at`, `message_id`, `text`, `tokens` (one
+/// parameter: see `RECORD_STEP` in `steps.rs` for why).
+///
+/// The conversation's running turn, if any, comes back tagged `running`, and then the
+/// inserts insert nothing (their `NOT EXISTS` / `EXISTS` conditions), so the
+/// transaction commits no change. The write connection's `TEMP` triggers advance
+/// `last_seq` after each insert: the turn and its message take consecutive `seq`s.
+pub(super) const START_ALONE: &str = "\
+    BEGIN IMMEDIATE; \
+    SELECT 'running' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
+      created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at \
+      FROM turns WHERE conversation_id = ?1 ->> 'conversation' AND status = 'running' \
+      ORDER BY seq LIMIT 1; \
+    INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+      owner_pid, owner_host, owner_started_at, heartbeat_at) \
+      SELECT ?1 ->> 'turn', id, last_seq + 1, ?1 ->> 'thinking', 'running', ?1 ->> 'at', \
+        ?1 ->> 'pid', ?1 ->> 'host', ?1 ->> 'started_at', ?1 ->> 'at' \
+      FROM conversations WHERE id = ?1 ->> 'conversation' AND NOT EXISTS \
+        (SELECT 1 FROM turns WHERE conversation_id = ?1 ->> 'conversation' \
+         AND status = 'running') \
+      RETURNING 'turn' AS kind, seq; \
+    INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+      created_at, is_edited) \
+      SELECT ?1 ->> 'message_id', id, ?1 ->> 'turn', last_seq + 1, 'user', ?1 ->> 'text', \
+        ?1 ->> 'tokens', ?1 ->> 'at', 0 \
+      FROM conversations WHERE id = ?1 ->> 'conversation' \
+        AND EXISTS (SELECT 1 FROM turns WHERE id = ?1 ->> 'turn') \
+      RETURNING 'message' AS kind, seq; \
+    COMMIT";

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, HistoryRow, NewMessage, NewStep, Role, StepMessage, StepToolCall,
+    Conversation, HistoryRow, LeaseOwner, NewMessage, NewStep, Role, StepMessage, StepToolCall,
     ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
@@ -260,5 +260,81 @@ async fn queued_creates_and_renames_run_together_and_a_missing_conversation_is_n
         store.get_conversation(old.id).await.unwrap().unwrap().title,
         "renamed"
     );
+    assert_eq!(store.writer().batch().jobs_run_together(), 5);
+}
+
+#[tokio::test]
+async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alone() {
+    let (_dir, store) = store().await;
+    let owner = LeaseOwner {
+        pid: 1,
+        host: "h".into(),
+        started_at: chrono::Utc::now(),
+    };
+    let mut fresh = Vec::new();
+    for i in 0..3 {
+        fresh.push(
+            store
+                .create_conversation("u", &format!("c{i}"))
+                .await
+                .unwrap(),
+        );
+    }
+    // One with a finished turn (seqs 1 and 2), one whose turn still runs.
+    let (used, done) = running(&store).await;
+    store
+        .record_step(&step(&done, "answer", &[], true))
+        .await
+        .unwrap();
+    let (busy, still_running) = running(&store).await;
+
+    let held = store.write_tx("test").await.unwrap();
+    let mut starts = tokio::task::JoinSet::new();
+    let targets: Vec<_> = fresh.iter().chain([&used, &busy]).map(|c| c.id).collect();
+    for (i, id) in targets.iter().copied().enumerate() {
+        let (store, owner) = (store.clone(), owner.clone());
+        starts.spawn(async move {
+            let text = format!("question {i}");
+            (
+                i,
+                store
+                    .start_turn_with_message(id, i == 0, &text, 5, &owner)
+                    .await,
+            )
+        });
+    }
+    queued(&store, targets.len()).await;
+    held.commit().await.unwrap();
+
+    while let Some(joined) = starts.join_next().await {
+        let (i, started) = joined.unwrap();
+        if i == 4 {
+            let err = started.unwrap_err();
+            assert!(
+                matches!(&err, RepositoryError::TurnRunning(t) if t.id == still_running.id),
+                "{err}"
+            );
+            continue;
+        }
+        let (turn, message) = started.unwrap();
+        // A fresh conversation starts at 1; the used one goes on after its answer (4).
+        let base = if i == 3 { 4 } else { 0 };
+        assert_eq!((turn.seq, message.seq), (base + 1, base + 2), "start {i}");
+        assert_eq!(turn.thinking_mode, i == 0);
+        let stored = store.get_turn(turn.id).await.unwrap().unwrap();
+        assert_eq!(stored.status, TurnStatus::Running);
+        assert_eq!(stored.lease.unwrap().owner.pid, 1);
+        let rows = store.rows_after(targets[i], base).await.unwrap();
+        assert_eq!(seqs(&rows), [base + 2], "start {i}");
+        let HistoryRow::Message(m) = &rows[0] else {
+            panic!("not a message: {rows:?}")
+        };
+        assert_eq!(
+            (m.content.as_str(), m.role),
+            (&*format!("question {i}"), Role::User)
+        );
+    }
+    // The refused start stored nothing: the busy conversation still ends at its question.
+    assert_eq!(seqs(&store.rows_after(busy.id, 0).await.unwrap()), [2]);
     assert_eq!(store.writer().batch().jobs_run_together(), 5);
 }
