@@ -29,7 +29,9 @@
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
 //! token, when there are users), `403` (another
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy) or
-//! `500` (storage). Request bodies are limited to 1 MiB.
+//! `500` (storage). Request bodies are limited to 1 MiB. At most
+//! [`TURN_STARTS_PER_CPU`] turns per CPU are being started at once (see
+//! [`WebState::concurrent_turn_starts`]).
 
 pub mod auth;
 mod confirm;
@@ -53,6 +55,12 @@ use axum::routing::{get, post, put};
 /// How many undelivered events one event stream may have before it is told to reload
 /// (a client that stopped reading never holds a turn up or grows the server's memory).
 pub const STREAM_QUEUE_EVENTS: usize = 2048;
+
+/// How many turns may be starting at once per CPU the process may use, by default (see
+/// [`WebState::concurrent_turn_starts`]). A start is CPU work (reads, the token
+/// estimate, the write, the first request): more at once than the CPUs can run only
+/// queue up, and the running turns queue behind them.
+pub const TURN_STARTS_PER_CPU: usize = 2;
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

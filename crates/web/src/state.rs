@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use smallebot_application::ConversationService;
+use tokio::sync::Semaphore;
 
 use crate::auth::{TokenUsers, UserServices};
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -17,6 +18,8 @@ pub struct WebState {
     pub(crate) confirmer: Option<SharedConfirmer>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
     pub(crate) per_user: Option<Arc<dyn UserServices>>,
+    /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
+    pub(crate) turn_starts: Arc<Semaphore>,
 }
 
 impl WebState {
@@ -31,6 +34,7 @@ impl WebState {
             confirmer: None,
             users: None,
             per_user: None,
+            turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
         }
     }
 
@@ -79,4 +83,26 @@ impl WebState {
         self.stream_queue = events.max(1);
         self
     }
+
+    /// How many turns may be starting at once (at least 1; by default
+    /// [`TURN_STARTS_PER_CPU`](crate::TURN_STARTS_PER_CPU) for each CPU the process may
+    /// use). A start —
+    /// sending a message, editing one, regenerating an answer — holds its place from
+    /// the request until its turn is stored (the turn's first event: `TurnStarted`, or
+    /// `CompressionStarted` when it compresses first, so a summary's model call never
+    /// holds a place). Further starts wait in order. Under a burst this keeps the turns
+    /// already running from queueing behind hundreds of starts; a client that goes away
+    /// while waiting starts nothing.
+    #[must_use]
+    pub fn concurrent_turn_starts(mut self, starts: usize) -> Self {
+        self.turn_starts = Arc::new(Semaphore::new(starts.max(1)));
+        self
+    }
+}
+
+/// [`TURN_STARTS_PER_CPU`](crate::TURN_STARTS_PER_CPU) for each CPU this process may
+/// use (one when that is unknown).
+fn default_turn_starts() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        * crate::TURN_STARTS_PER_CPU
 }

@@ -49,7 +49,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     let mut alone = Vec::new();
     for i in 0..10 {
         let key = format!("baseline conversation {i}");
-        let received = one_turn(&http, &server.base, &key).await?;
+        let (received, _) = one_turn(&http, &server.base, &key).await?;
         alone.push(latency(&model, &arrivals, &key, received)?);
     }
 
@@ -67,13 +67,17 @@ pub async fn run() -> Result<Vec<Figure>, String> {
         });
     }
     let mut latencies = Vec::with_capacity(CONVERSATIONS);
+    let mut answered = Vec::with_capacity(CONVERSATIONS);
     let mut errors = Vec::new();
     while let Some(joined) = clients.join_next().await {
         match joined {
-            Ok((key, Ok(received))) => match latency(&model, &arrivals, &key, received) {
-                Ok(l) => latencies.push(l),
-                Err(e) => errors.push(e),
-            },
+            Ok((key, Ok((received, accepted)))) => {
+                answered.push(accepted);
+                match latency(&model, &arrivals, &key, received) {
+                    Ok(l) => latencies.push(l),
+                    Err(e) => errors.push(e),
+                }
+            }
             Ok((key, Err(e))) => errors.push(format!("{key}: {e}")),
             Err(e) => errors.push(format!("a client task failed: {e}")),
         }
@@ -103,10 +107,13 @@ pub async fn run() -> Result<Vec<Figure>, String> {
         ),
         value: format!(
             "errors {}; model's last byte → client has TurnCompleted: p50 {}, p99 {}; \
+             message sent → 202 (the turn stored): p50 {}, p99 {}; \
              peak RSS of the server {}; all turns done in {:.1} s; server CPU {}",
             errors.len(),
             super::ms(p50),
             super::ms(p99),
+            super::ms(percentile(&answered, 50)),
+            super::ms(percentile(&answered, 99)),
             peak_rss_mb.map_or_else(|| "unknown".to_owned(), |mb| format!("{mb:.0} MB")),
             wall.as_secs_f64(),
             cpu.map_or_else(
@@ -184,8 +191,12 @@ fn latency(
 }
 
 /// One conversation: create it, follow its events, send the message; returns when the
-/// client received `TurnCompleted`.
-async fn one_turn(http: &reqwest::Client, base: &str, text: &str) -> Result<Instant, String> {
+/// client received `TurnCompleted`, and how long the send took to be answered.
+async fn one_turn(
+    http: &reqwest::Client,
+    base: &str,
+    text: &str,
+) -> Result<(Instant, Duration), String> {
     tokio::time::timeout(TURN_TIMEOUT, async {
         let created: Value = http
             .post(format!("{base}/api/conversations"))
@@ -207,6 +218,7 @@ async fn one_turn(http: &reqwest::Client, base: &str, text: &str) -> Result<Inst
         if !events.status().is_success() {
             return Err(format!("events: {}", events.status()));
         }
+        let sending = Instant::now();
         let sent = http
             .post(format!("{base}/api/conversations/{id}/messages"))
             .json(&json!({ "text": text }))
@@ -216,13 +228,14 @@ async fn one_turn(http: &reqwest::Client, base: &str, text: &str) -> Result<Inst
         if sent.status() != reqwest::StatusCode::ACCEPTED {
             return Err(format!("send: {}", sent.status()));
         }
+        let accepted = sending.elapsed();
         let mut bytes = events.bytes_stream();
         let mut buffer = String::new();
         while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| format!("events: {e}"))?;
             buffer.push_str(&String::from_utf8_lossy(&chunk));
             if buffer.contains("\"type\":\"TurnCompleted\"") {
-                return Ok(Instant::now());
+                return Ok((Instant::now(), accepted));
             }
             if buffer.contains("\"type\":\"TurnFailed\"") {
                 return Err(format!("the turn failed: {buffer}"));

@@ -50,7 +50,7 @@ pub(crate) async fn send(
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
     let untitled = conversation.title == NEW_CONVERSATION_TITLE;
-    let started = start(&service, conversation.id, move |service, id| async move {
+    let started = start(&state, &service, conversation.id, move |service, id| async move {
         service.send(id, &body.text, SendOptions::default()).await
     })
     .await?;
@@ -82,11 +82,16 @@ pub(crate) async fn edit(
     let message_id: MessageId = message_id
         .parse()
         .map_err(|_| ApiError::not_found("message", &message_id))?;
-    start(&service, conversation.id, move |service, id| async move {
-        service
-            .edit_message(id, message_id, &body.text, SendOptions::default())
-            .await
-    })
+    start(
+        &state,
+        &service,
+        conversation.id,
+        move |service, id| async move {
+            service
+                .edit_message(id, message_id, &body.text, SendOptions::default())
+                .await
+        },
+    )
     .await
 }
 
@@ -103,17 +108,25 @@ pub(crate) async fn regenerate(
     let turn_id: TurnId = turn_id
         .parse()
         .map_err(|_| ApiError::not_found("turn", &turn_id))?;
-    start(&service, conversation.id, move |service, id| async move {
-        service
-            .regenerate(id, turn_id, SendOptions::default())
-            .await
-    })
+    start(
+        &state,
+        &service,
+        conversation.id,
+        move |service, id| async move {
+            service
+                .regenerate(id, turn_id, SendOptions::default())
+                .await
+        },
+    )
     .await
 }
 
 /// Runs `turn` in the background and answers once it started (its `TurnStarted`
-/// event) or failed to start (busy, not found, …).
+/// event) or failed to start (busy, not found, …). It first waits for a place among
+/// the turns being started, and gives it up at the conversation's first event (see
+/// [`WebState::concurrent_turn_starts`]).
 async fn start<F, Fut>(
+    state: &WebState,
     service: &Arc<ConversationService>,
     conversation_id: ConversationId,
     turn: F,
@@ -122,6 +135,12 @@ where
     F: FnOnce(Arc<ConversationService>, ConversationId) -> Fut,
     Fut: Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
 {
+    let mut place = Some(
+        Arc::clone(&state.turn_starts)
+            .acquire_owned()
+            .await
+            .map_err(|_| ApiError::internal("the server is shutting down"))?,
+    );
     let mut events = service.subscribe(conversation_id);
     let mut task = tokio::spawn(turn(Arc::clone(service), conversation_id));
     loop {
@@ -132,7 +151,8 @@ where
                         return Ok((StatusCode::ACCEPTED, Json(Started { turn_id })));
                     }
                 }
-                Some(_) => {}
+                // Stored, or on to a summary's model call: the next start may begin.
+                Some(_) => drop(place.take()),
                 None => break,
             },
             finished = &mut task => return started(finished),
