@@ -108,7 +108,8 @@ async fn a_start_waits_for_its_place_and_starts_nothing_once_its_client_left() {
         .unwrap();
     let mut events = s.open_events(&first, None).await;
     let waiting = send_in_background(&s, &first, "stored once the lock is free");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // (It reaches its place in milliseconds: its reads do not wait for the lock.)
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     // The second start waits for the place; its client gives up.
     let gave_up = s
         .http
