@@ -1,8 +1,8 @@
-//! The page in headless Chromium, acting on a conversation: compacting, the
-//! compression indicator, edit and regenerate, the task drawer, command
-//! confirmations, signing in. Each test drives what a person does against a real
-//! server and the scripted model, and saves a screenshot under
-//! `target/ui-screenshots/`.
+//! The page in headless Chromium, acting on a conversation: compacting, undo, the
+//! compression indicator, edit and regenerate. Each test drives what a person does
+//! against a real server and the scripted model, and saves a screenshot under
+//! `target/ui-screenshots/`. (The task drawer, command confirmations and signing in
+//! are in `browser_access.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod browser_support;
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use browser_support::{Chromium, click, eval, open_page, screenshot, send, type_into, wait_for};
 use common::Server;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::ScriptedResponse;
 
 #[tokio::test]
 async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
@@ -218,205 +218,5 @@ async fn a_user_message_is_edited_and_an_answer_regenerated() {
         1
     );
     screenshot(&page, "edited-and-regenerated").await;
-    browser.close().await;
-}
-
-#[tokio::test]
-async fn the_task_drawer_follows_the_plan_while_it_runs() {
-    let Some(browser) = Chromium::start("task drawer").await else {
-        return;
-    };
-    let tasks = tempfile::tempdir().unwrap();
-    let task_dir = tasks.path().to_path_buf();
-    let s = Server::start_custom(
-        move |agent| {
-            agent.task_store(std::sync::Arc::new(
-                smallebot_infrastructure::FileTaskStore::new(task_dir),
-            ))
-        },
-        |web| web,
-    )
-    .await;
-    let call = |id: &str, tool: &str, args: &str| {
-        ScriptedResponse::tool_calls([ToolCallSpec::new(id, tool, args)])
-            .delay_before(Duration::from_millis(700))
-    };
-    s.model.push_all([
-        call("c1", "AddTask", r#"{"title":"Write the notes"}"#),
-        call(
-            "c2",
-            "AddTask",
-            r#"{"title":"Review them","dependsOn":["1"]}"#,
-        ),
-        call("c3", "StartTask", r#"{"taskId":"1"}"#),
-        call("c4", "GetCurrentTime", "{}"),
-        ScriptedResponse::text("Working on it.").delay_before(Duration::from_millis(700)),
-    ]);
-    let page = open_page(&s, &browser).await;
-    assert_eq!(
-        eval(&page, "document.getElementById('tasks').hidden").await,
-        true
-    );
-    click(&page, "#tasks-toggle").await;
-    assert_eq!(
-        eval(&page, "document.getElementById('tasks').hidden").await,
-        false
-    );
-    send(&page, "plan and write the notes").await;
-    // The plan changes while the turn runs, step by step.
-    wait_for(
-        &page,
-        "document.getElementById('plan').textContent.includes('Write the notes')",
-    )
-    .await;
-    assert_eq!(
-        eval(&page, "document.getElementById('stop').hidden").await,
-        false,
-        "still running"
-    );
-    wait_for(
-        &page,
-        "document.getElementById('plan').textContent.includes('Review them')",
-    )
-    .await;
-    screenshot(&page, "task-drawer-running").await;
-    // The task in progress records the tool calls made while it runs.
-    wait_for(
-        &page,
-        "document.getElementById('plan').textContent.includes('GetCurrentTime')",
-    )
-    .await;
-    wait_for(&page, "!document.getElementById('input').disabled").await;
-    // Reloaded from storage after the turn: the plan is still shown.
-    let plan = eval(&page, "document.getElementById('plan').textContent").await;
-    let plan = plan.as_str().unwrap();
-    assert!(
-        plan.contains("Write the notes") && plan.contains("Review them"),
-        "{plan}"
-    );
-    screenshot(&page, "task-drawer").await;
-    browser.close().await;
-}
-
-#[tokio::test]
-async fn the_confirmation_dialog_approves_and_denies_commands() {
-    let Some(browser) = Chromium::start("confirmation dialog").await else {
-        return;
-    };
-    let (s, _workspace) = Server::with_confirmed_shell(Duration::from_secs(20)).await;
-    let shell = |call: &str, command: &str| {
-        ScriptedResponse::tool_calls([ToolCallSpec::new(
-            call,
-            "ExecuteCommand",
-            serde_json::json!({ "command": command }).to_string(),
-        )])
-    };
-    s.model.push_all([
-        shell("c1", "echo 'allowed <b>by</b> the person'"),
-        shell("c2", "echo refused"),
-        ScriptedResponse::text("Done."),
-    ]);
-    let page = open_page(&s, &browser).await;
-    send(&page, "run two commands").await;
-    wait_for(&page, "!document.getElementById('confirm-dialog').hidden").await;
-    // The command is shown as text, markup and all.
-    assert_eq!(
-        eval(
-            &page,
-            "document.getElementById('confirm-command').textContent"
-        )
-        .await,
-        "echo 'allowed <b>by</b> the person'"
-    );
-    screenshot(&page, "confirmation").await;
-    click(&page, "#confirm-approve").await;
-    wait_for(
-        &page,
-        "document.querySelector('[data-call-id=\"c1\"]')?.classList.contains('ok')",
-    )
-    .await;
-    wait_for(&page, "!document.getElementById('confirm-dialog').hidden && document.getElementById('confirm-command').textContent === 'echo refused'").await;
-    click(&page, "#confirm-deny").await;
-    wait_for(
-        &page,
-        "document.querySelector('[data-call-id=\"c2\"]')?.classList.contains('denied')",
-    )
-    .await;
-    wait_for(&page, "!document.getElementById('input').disabled").await;
-    assert_eq!(
-        eval(&page, "document.getElementById('confirm-dialog').hidden").await,
-        true
-    );
-    let approved = eval(
-        &page,
-        "document.querySelector('[data-call-id=\"c1\"] .result').textContent",
-    )
-    .await;
-    assert!(
-        approved
-            .as_str()
-            .unwrap()
-            .contains("allowed <b>by</b> the person"),
-        "{approved}"
-    );
-    screenshot(&page, "confirmation-answered").await;
-    browser.close().await;
-}
-
-#[tokio::test]
-async fn the_page_asks_for_a_token_once_and_keeps_it_out_of_scripts_reach() {
-    use smallebot_web::auth::{TokenUsers, new_token, token_digest};
-
-    struct OneUser(String);
-    #[async_trait::async_trait]
-    impl TokenUsers for OneUser {
-        async fn user_for_digest(
-            &self,
-            digest: &str,
-        ) -> Result<Option<String>, smallebot_core::RepositoryError> {
-            Ok((digest == self.0).then(|| "alice".to_owned()))
-        }
-    }
-
-    let Some(browser) = Chromium::start("sign in").await else {
-        return;
-    };
-    let token = new_token();
-    let users = OneUser(token_digest(&token));
-    let s = Server::start_with(|web| web.users(std::sync::Arc::new(users))).await;
-    let page = browser.open(&format!("{}/", s.base)).await;
-    wait_for(&page, "!document.getElementById('login').hidden").await;
-    assert_eq!(
-        eval(&page, "document.getElementById('chat').hidden").await,
-        true
-    );
-    type_into(&page, "#token", "not-a-token").await;
-    click(&page, "#sign-in").await;
-    wait_for(
-        &page,
-        "document.getElementById('login-error').textContent.length > 0",
-    )
-    .await;
-    eval(&page, "document.getElementById('token').value = ''").await;
-    type_into(&page, "#token", &token).await;
-    click(&page, "#sign-in").await;
-    wait_for(
-        &page,
-        "document.getElementById('login').hidden && !document.getElementById('input').disabled",
-    )
-    .await;
-    // The token lives in an HttpOnly cookie: page scripts cannot read it.
-    assert_eq!(
-        eval(&page, "document.cookie.includes('smallebot_token')").await,
-        false
-    );
-    // Reloading the page needs no new sign-in.
-    page.reload().await.unwrap();
-    wait_for(&page, "!document.getElementById('input').disabled").await;
-    assert_eq!(
-        eval(&page, "document.getElementById('login').hidden").await,
-        true
-    );
-    screenshot(&page, "signed-in").await;
     browser.close().await;
 }
