@@ -4,9 +4,9 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, Message, NewMessage, NewStep,
-    NewThinkBlock, NewToolCall, RecordedStep, SearchHit, SearchQuery, Seq, ThinkBlock, ToolCall,
-    ToolCallCompletion, Turn, TurnStatus,
+    CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, Message, NewMessage,
+    NewStep, NewThinkBlock, NewToolCall, RecordedStep, SearchHit, SearchQuery, Seq, ThinkBlock,
+    ToolCall, ToolCallCompletion, Turn, TurnStatus,
 };
 use crate::error::RepositoryError;
 use crate::ids::{ConversationId, MessageId, TurnId};
@@ -74,6 +74,20 @@ pub trait TurnRepository: Send + Sync {
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)>;
+
+    /// As [`start_turn_with_message`](Self::start_turn_with_message); and when the turn
+    /// is the conversation's first and its title is still `title.untitled`, the title
+    /// becomes `title.title` (the last value says whether it did). One write where the
+    /// store can: the fallback title of a new conversation costs no write of its own.
+    async fn start_turn_with_title(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+        owner: &LeaseOwner,
+        title: FirstTurnTitle<'_>,
+    ) -> RepoResult<(Turn, Message, bool)>;
 
     /// Renews a running turn's lease; false when the turn no longer runs.
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool>;

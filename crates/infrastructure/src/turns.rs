@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    LeaseOwner, Message, NewMessage, NewStep, RecordedStep, Role, Turn, TurnStatus,
+    FirstTurnTitle, LeaseOwner, Message, NewMessage, NewStep, RecordedStep, Role, Turn, TurnStatus,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
@@ -151,6 +151,28 @@ impl TurnRepository for SqliteStore {
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
+        let (turn, message, _) = start::start_turn_with_message(
+            self,
+            conversation_id,
+            thinking_mode,
+            content,
+            token_count,
+            owner,
+            None,
+        )
+        .await?;
+        Ok((turn, message))
+    }
+
+    async fn start_turn_with_title(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+        owner: &LeaseOwner,
+        title: FirstTurnTitle<'_>,
+    ) -> RepoResult<(Turn, Message, bool)> {
         start::start_turn_with_message(
             self,
             conversation_id,
@@ -158,6 +180,7 @@ impl TurnRepository for SqliteStore {
             content,
             token_count,
             owner,
+            Some(title),
         )
         .await
     }

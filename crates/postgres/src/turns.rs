@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    LeaseOwner, Message, NewStep, RecordedStep, Role, Turn, TurnStatus,
+    FirstTurnTitle, LeaseOwner, Message, NewStep, RecordedStep, Role, Turn, TurnStatus,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
@@ -22,7 +22,7 @@ pub(crate) use start::{ensure_no_running_turn, insert_turn};
 use crate::history::insert_message;
 use crate::rows::{self, message_columns, turn_columns};
 use crate::store::PgStore;
-use crate::tx::{now, storage};
+use crate::tx::{now, pg_text, storage};
 
 /// Reads one turn on `conn`.
 pub(crate) async fn fetch_turn(conn: &mut PgConnection, id: TurnId) -> RepoResult<Option<Turn>> {
@@ -157,6 +157,35 @@ impl TurnRepository for PgStore {
             owner,
         )
         .await
+    }
+
+    async fn start_turn_with_title(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+        owner: &LeaseOwner,
+        title: FirstTurnTitle<'_>,
+    ) -> RepoResult<(Turn, Message, bool)> {
+        let (turn, message) = self
+            .start_turn_with_message(conversation_id, thinking_mode, content, token_count, owner)
+            .await?;
+        // A conversation's sequence starts at 1: its first turn has seq 1.
+        if turn.seq != 1 {
+            return Ok((turn, message, false));
+        }
+        let titled = sqlx::query(
+            "UPDATE conversations SET title = $1, updated_at = $2 WHERE id = $3 AND title = $4",
+        )
+        .bind(pg_text(title.title).as_ref())
+        .bind(now())
+        .bind(conversation_id.to_string())
+        .bind(title.untitled)
+        .execute(self.pool())
+        .await
+        .map_err(storage("giving a new conversation its title"))?;
+        Ok((turn, message, titled.rows_affected() > 0))
     }
 
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {

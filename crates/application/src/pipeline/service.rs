@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
+use smallebot_core::entities::{Conversation, FirstTurnTitle, HistoryRow, Role, Turn};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
@@ -234,23 +234,35 @@ impl ConversationService {
         let counts_exact = context.assembler.exact_counts_ready();
         let tokens = context.assembler.message_tokens(Role::User, text);
         let owner = &self.lease.owner;
-        let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
-            context.store.start_turn_with_message(
-                conversation_id,
-                options.thinking,
-                text,
-                tokens,
-                owner,
-            )
+        // A new conversation's first turn gives it the fallback title, in the same write.
+        let fallback = (conversation.title == NEW_CONVERSATION_TITLE).then(|| fallback_title(text));
+        let (turn, titled) = lease::claim(context.store.as_ref(), &self.lease, || async {
+            let Some(title) = fallback.as_deref() else {
+                let (turn, _) = context
+                    .store
+                    .start_turn_with_message(conversation_id, options.thinking, text, tokens, owner)
+                    .await?;
+                return Ok((turn, false));
+            };
+            let title = FirstTurnTitle {
+                untitled: NEW_CONVERSATION_TITLE,
+                title,
+            };
+            let (turn, _, titled) = context
+                .store
+                .start_turn_with_title(
+                    conversation_id,
+                    options.thinking,
+                    text,
+                    tokens,
+                    owner,
+                    title,
+                )
+                .await?;
+            Ok((turn, titled))
         })
         .await?;
-        // A conversation's sequence starts at 1: its first turn has seq 1.
-        if turn.seq == 1 && conversation.title == NEW_CONVERSATION_TITLE {
-            let title = fallback_title(text);
-            context
-                .store
-                .rename_conversation(conversation_id, &title)
-                .await?;
+        if let (true, Some(title)) = (titled, fallback) {
             context.emit(conversation_id, None, EventKind::TitleChanged { title });
         }
         // Unless a compression changed it, the conversation read above is current.

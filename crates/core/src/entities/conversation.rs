@@ -59,3 +59,15 @@ pub struct CompressionUpdate {
     /// compression moved it meanwhile.
     pub expected_previous_seq: Option<Seq>,
 }
+
+/// The title a conversation takes with its first turn
+/// ([`TurnRepository::start_turn_with_title`](crate::repository::TurnRepository::start_turn_with_title)):
+/// `title` replaces `untitled` when the turn started is the conversation's first and
+/// its title is still `untitled`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstTurnTitle<'a> {
+    /// The placeholder a new conversation has.
+    pub untitled: &'a str,
+    /// The title it takes instead.
+    pub title: &'a str,
+}

@@ -14,7 +14,7 @@ mod think_block;
 mod tool_call;
 mod turn;
 
-pub use conversation::{CompressionUpdate, Conversation};
+pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{Message, NewMessage, Role};
 pub use row::HistoryRow;

@@ -6,13 +6,17 @@ use crate::database::SqliteStore;
 use crate::rows::{self, corrupt};
 use crate::tx::{Job, JobKind, direct_storage, now};
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
+use smallebot_core::entities::{
+    FirstTurnTitle, LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus,
+};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::format_timestamp;
 
 /// Starts a turn leased to `owner` with its user message, or refuses with
-/// [`RepositoryError::TurnRunning`] (nothing stored).
+/// [`RepositoryError::TurnRunning`] (nothing stored). With a `title`, a first turn of a
+/// conversation still `title.untitled` also gives it `title.title`, in the same
+/// transaction; the last value says whether it did.
 pub(super) async fn start_turn_with_message(
     store: &SqliteStore,
     conversation_id: ConversationId,
@@ -20,7 +24,8 @@ pub(super) async fn start_turn_with_message(
     content: &str,
     token_count: i64,
     owner: &LeaseOwner,
-) -> RepoResult<(Turn, Message)> {
+    title: Option<FirstTurnTitle<'_>>,
+) -> RepoResult<(Turn, Message, bool)> {
     const ACTION: &str = "starting a turn";
     let (at, at_text) = now();
     let turn_id = TurnId::new();
@@ -37,6 +42,8 @@ pub(super) async fn start_turn_with_message(
         "message_id": message_id.to_string(),
         "text": content,
         "tokens": token_count,
+        "title": title.map(|t| t.title),
+        "untitled": title.map(|t| t.untitled),
     });
     let returned = store
         .writer()
@@ -51,12 +58,13 @@ pub(super) async fn start_turn_with_message(
         })
         .await
         .map_err(direct_storage(ACTION))?;
-    let (mut turn_seq, mut message_seq) = (None, None);
+    let (mut turn_seq, mut message_seq, mut titled) = (None, None, false);
     for row in &returned {
         match row.text_at(0)?.as_str() {
             "running" => return Err(RepositoryError::TurnRunning(Box::new(rows::turn(row)?))),
             "turn" => turn_seq = Some(row.int_at(1)?),
             "message" => message_seq = Some(row.int_at(1)?),
+            "titled" => titled = true,
             other => return Err(corrupt("start result", format!("unknown tag '{other}'"))),
         }
     }
@@ -90,5 +98,5 @@ pub(super) async fn start_turn_with_message(
         replaced_by: None,
         is_edited: false,
     };
-    Ok((turn, message))
+    Ok((turn, message, titled))
 }

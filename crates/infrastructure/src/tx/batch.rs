@@ -54,8 +54,9 @@ pub(crate) enum JobKind {
     RenameConversation,
     /// A turn start with its user message (`turns/start.rs`, which describes the
     /// document; `subject` is the conversation). Its rows' keys: `conversation:<id>`
-    /// for the conversation's running turn (then nothing was started), `turn:<id>` and
-    /// the message's id.
+    /// for the conversation's running turn (then nothing was started) and for its new
+    /// title (a first turn's, when the document has one), `turn:<id>` and the
+    /// message's id.
     StartTurn,
 }
 
@@ -309,6 +310,7 @@ fn row_key(row: &DirectRow) -> Result<String, DirectError> {
         "turn" => format!("turn:{}", text("id")?),
         "conversation" => format!("conversation:{}", text("id")?),
         "running" => format!("conversation:{}", text("conversation_id")?),
+        "titled" => format!("conversation:{}", text("id")?),
         "result" => format!("result:{}/{}", text("turn_id")?, text("call_id")?),
         _ => text("id")?,
     })

@@ -138,8 +138,10 @@ macro_rules! renames_sql {
 /// Turn starts with their user messages from the batch's `start` jobs (each of
 /// another conversation: their key). A conversation's running turn comes back tagged
 /// `running`, and then its job inserts nothing; see `turns/start.rs` for the document
-/// and for the same statements for a start alone. The turn and its message take
-/// consecutive `seq`s as the `TEMP` triggers advance `last_seq`.
+/// and [`START_ALONE`] for a start alone. The turn and its message take consecutive
+/// `seq`s as the `TEMP` triggers advance `last_seq`. A first turn whose document has a
+/// `title` gives it to its conversation while that is still `untitled` (tagged
+/// `titled`).
 macro_rules! starts_sql {
     () => {
         "SELECT 'running' AS kind, t.id, t.conversation_id, t.seq, t.thinking_mode, t.status, \
@@ -166,7 +168,16 @@ macro_rules! starts_sql {
            FROM temp.write_jobs AS j JOIN conversations AS c ON c.id = j.subject \
            WHERE j.kind = 'start' AND EXISTS (SELECT 1 FROM turns WHERE id = j.doc ->> 'turn') \
            ORDER BY j.k \
-           RETURNING 'message' AS kind, seq, id; "
+           RETURNING 'message' AS kind, seq, id; \
+         UPDATE conversations SET (title, updated_at) = \
+             (SELECT j.doc ->> 'title', j.doc ->> 'at' FROM temp.write_jobs AS j \
+              WHERE j.kind = 'start' AND j.subject = conversations.id) \
+           WHERE id IN (SELECT j.subject FROM temp.write_jobs AS j \
+               JOIN turns AS t ON t.id = j.doc ->> 'turn' AND t.seq = 1 \
+               WHERE j.kind = 'start' AND j.doc ->> 'title' IS NOT NULL \
+                 AND j.doc ->> 'untitled' = \
+                   (SELECT c.title FROM conversations AS c WHERE c.id = j.subject)) \
+           RETURNING 'titled' AS kind, id; "
     };
 }
 
@@ -252,8 +263,10 @@ pub(super) const CREATE_ALONE: &str = creates_sql!(alone_job!());
 pub(super) const RENAME_ALONE: &str = renames_sql!(alone_job!());
 /// A turn start alone (`turns/start.rs`). Its one parameter, ?1, is a JSON object:
 /// `subject` (the conversation), `turn`, `conversation`, `thinking` (0 or
-/// 1), `at`, `pid`, `host`, `started_at`, `message_id`, `text`, `tokens` (one
-/// parameter: see `RECORD_STEP` in `steps.rs` for why).
+/// 1), `at`, `pid`, `host`, `started_at`, `message_id`, `text`, `tokens`, and
+/// `title` and `untitled` (null, or the title a first turn gives a conversation whose
+/// title is still `untitled`; it comes back tagged `titled`) (one parameter: see
+/// `RECORD_STEP` in `steps.rs` for why).
 ///
 /// The conversation's running turn, if any, comes back tagged `running`, and then the
 /// inserts insert nothing (their `NOT EXISTS` / `EXISTS` conditions), so the
@@ -280,4 +293,9 @@ pub(super) const START_ALONE: &str = "\
       FROM conversations WHERE id = ?1 ->> 'conversation' \
         AND EXISTS (SELECT 1 FROM turns WHERE id = ?1 ->> 'turn') \
       RETURNING 'message' AS kind, seq; \
+    UPDATE conversations SET title = ?1 ->> 'title', updated_at = ?1 ->> 'at' \
+      WHERE id = ?1 ->> 'conversation' AND ?1 ->> 'title' IS NOT NULL \
+        AND title = ?1 ->> 'untitled' \
+        AND EXISTS (SELECT 1 FROM turns WHERE id = ?1 ->> 'turn' AND seq = 1) \
+      RETURNING 'titled' AS kind, id; \
     COMMIT";

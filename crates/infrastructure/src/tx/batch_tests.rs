@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, HistoryRow, LeaseOwner, NewMessage, NewStep, Role, StepMessage, StepToolCall,
-    ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
+    Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, NewMessage, NewStep, Role, StepMessage,
+    StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 
@@ -271,19 +271,20 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
         host: "h".into(),
         started_at: chrono::Utc::now(),
     };
+    // Two new conversations and one already named.
     let mut fresh = Vec::new();
-    for i in 0..3 {
-        fresh.push(
-            store
-                .create_conversation("u", &format!("c{i}"))
-                .await
-                .unwrap(),
-        );
+    for title in ["New conversation", "New conversation", "Chosen"] {
+        fresh.push(store.create_conversation("u", title).await.unwrap());
     }
-    // One with a finished turn (seqs 1 and 2), one whose turn still runs.
+    // One with a finished turn (seqs 1 and 2; its placeholder title back), one whose
+    // turn still runs.
     let (used, done) = running(&store).await;
     store
         .record_step(&step(&done, "answer", &[], true))
+        .await
+        .unwrap();
+    store
+        .rename_conversation(used.id, "New conversation")
         .await
         .unwrap();
     let (busy, still_running) = running(&store).await;
@@ -295,12 +296,14 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
         let (store, owner) = (store.clone(), owner.clone());
         starts.spawn(async move {
             let text = format!("question {i}");
-            (
-                i,
-                store
-                    .start_turn_with_message(id, i == 0, &text, 5, &owner)
-                    .await,
-            )
+            let title = FirstTurnTitle {
+                untitled: "New conversation",
+                title: &text,
+            };
+            let started = store
+                .start_turn_with_title(id, i == 0, &text, 5, &owner, title)
+                .await;
+            (i, started)
         });
     }
     queued(&store, targets.len()).await;
@@ -316,7 +319,21 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
             );
             continue;
         }
-        let (turn, message) = started.unwrap();
+        let (turn, message, titled) = started.unwrap();
+        // Only the first turns of the still untitled conversations take their title.
+        assert_eq!(titled, i < 2, "start {i}");
+        let title = store
+            .get_conversation(targets[i])
+            .await
+            .unwrap()
+            .unwrap()
+            .title;
+        let expected = match i {
+            0 | 1 => format!("question {i}"),
+            2 => "Chosen".to_owned(),
+            _ => "New conversation".to_owned(),
+        };
+        assert_eq!(title, expected, "start {i}");
         // A fresh conversation starts at 1; the used one goes on after its answer (4).
         let base = if i == 3 { 4 } else { 0 };
         assert_eq!((turn.seq, message.seq), (base + 1, base + 2), "start {i}");

@@ -7,7 +7,7 @@ use crate::backends;
 use crate::backends::{OrFail, owner};
 use chrono::Utc;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};
+use smallebot_core::entities::{CompressionUpdate, FirstTurnTitle, HistoryRow, Role, TurnStatus};
 use smallebot_core::ids::ConversationId;
 
 #[tokio::test]
@@ -256,5 +256,75 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
             .start_turn_with_message(c.id, false, "second", 1, &me)
             .await
             .or_fail(name);
+    }
+}
+
+#[tokio::test]
+async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
+    for b in backends::each("a_first_turn_gives_a_new_conversation_its_title").await {
+        let name = b.name;
+        let me = owner();
+        let title = |title| FirstTurnTitle {
+            untitled: "New conversation",
+            title,
+        };
+        let title_of = |id| {
+            let store = &b.store;
+            async move {
+                let c = store.get_conversation(id).await.or_fail(name);
+                c.or_fail(name).title
+            }
+        };
+        // A new conversation's first turn: titled with it.
+        let fresh = b.conversation("alice").await;
+        let (first, message, titled) = b
+            .store
+            .start_turn_with_title(fresh.id, false, "hello", 3, &me, title("hello"))
+            .await
+            .or_fail(name);
+        assert!(titled, "{name}");
+        assert_eq!((first.seq, message.seq), (1, 2), "{name}");
+        assert_eq!(title_of(fresh.id).await, "hello", "{name}");
+        b.store
+            .finish_turn(first.id, TurnStatus::Completed, None)
+            .await
+            .or_fail(name);
+        // A later turn leaves the title alone, even with the placeholder title back.
+        b.store
+            .rename_conversation(fresh.id, "New conversation")
+            .await
+            .or_fail(name);
+        let (second, _, titled) = b
+            .store
+            .start_turn_with_title(fresh.id, false, "again", 1, &me, title("again"))
+            .await
+            .or_fail(name);
+        assert!(!titled, "{name}");
+        assert_eq!(second.seq, 3, "{name}");
+        assert_eq!(title_of(fresh.id).await, "New conversation", "{name}");
+        // A first turn of a conversation renamed meanwhile keeps the chosen title.
+        let named = b.conversation("alice").await;
+        b.store
+            .rename_conversation(named.id, "Chosen")
+            .await
+            .or_fail(name);
+        let (_, _, titled) = b
+            .store
+            .start_turn_with_title(named.id, false, "hi", 1, &me, title("hi"))
+            .await
+            .or_fail(name);
+        assert!(!titled, "{name}");
+        assert_eq!(title_of(named.id).await, "Chosen", "{name}");
+        // Refused while a turn runs: nothing stored, the title unchanged.
+        let err = b
+            .store
+            .start_turn_with_title(named.id, false, "busy", 1, &me, title("busy"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, RepositoryError::TurnRunning(_)),
+            "{name}: {err}"
+        );
+        assert_eq!(title_of(named.id).await, "Chosen", "{name}");
     }
 }
