@@ -88,6 +88,8 @@ async fn titles_fall_back_to_the_first_message_then_come_from_the_model() {
     let title = h.service.generate_title(c.id).await.unwrap();
     assert_eq!(title.as_deref(), Some("Weather in Lisbon"));
     let title_request = h.server.requests().last().cloned().unwrap();
+    // The testkit's demo and fixtures recognise it by this prefix.
+    assert!(title_request.asks_for_title());
     assert!(
         title_request
             .last_user_text()

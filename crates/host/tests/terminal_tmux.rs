@@ -8,22 +8,15 @@ mod tmux;
 
 use std::time::{Duration, Instant};
 
-use smallebot_application::pipeline::TITLE_INSTRUCTION;
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tmux::Tmux;
-
-fn is_title(req: &RecordedRequest) -> bool {
-    req.messages()
-        .iter()
-        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
-}
 
 /// What each turn request's last user message was.
 fn sent(model: &TestModel) -> Vec<String> {
     model
         .requests()
         .iter()
-        .filter(|r| !is_title(r))
+        .filter(|r| !r.asks_for_title())
         .filter_map(RecordedRequest::last_user_text)
         .collect()
 }
@@ -46,7 +39,7 @@ async fn numbered_model() -> TestModel {
     let model = TestModel::start().await.unwrap();
     let count = std::sync::atomic::AtomicUsize::new(0);
     model.respond_with(move |req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             return ScriptedResponse::text("A title");
         }
         let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -152,7 +145,7 @@ async fn keys_typed_before_a_confirmation_never_answer_it() {
     .unwrap();
     let model = TestModel::start().await.unwrap();
     model.respond_with(|req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             ScriptedResponse::text("A title")
         } else if req.last_role() == Some("user") {
             ScriptedResponse::tool_calls([ToolCallSpec::new(
@@ -195,7 +188,7 @@ async fn escape_sequences_from_the_model_are_shown_not_obeyed() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();
     model.respond_with(|req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             ScriptedResponse::text("A title")
         } else {
             ScriptedResponse::text("before\x1b[2J\x1b]0;pwned\x07after")
@@ -217,7 +210,7 @@ async fn answers_render_as_markdown_in_a_terminal() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();
     model.respond_with(|req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             ScriptedResponse::text("A title")
         } else {
             ScriptedResponse::text("# Results\n- **bold** item\n- run `cargo test`\n")

@@ -72,6 +72,15 @@ impl RecordedRequest {
             .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
             .map(message_text)
     }
+
+    /// Whether this is SmallEBot asking for a conversation's title (its last user
+    /// message starts with [`TITLE_REQUEST_PREFIX`](crate::scenarios::TITLE_REQUEST_PREFIX)).
+    pub fn asks_for_title(&self) -> bool {
+        self.last_user_text().is_some_and(|text| {
+            text.trim_start()
+                .starts_with(crate::scenarios::TITLE_REQUEST_PREFIX)
+        })
+    }
 }
 
 /// The text of a message: its `content` string, or its text parts joined.

@@ -36,10 +36,7 @@ pub fn demo_responder(
 }
 
 fn demo_response(request: &RecordedRequest) -> ScriptedResponse {
-    if request
-        .last_user_text()
-        .is_some_and(|text| text.trim_start().starts_with(TITLE_REQUEST_PREFIX))
-    {
+    if request.asks_for_title() {
         return ScriptedResponse::text(DEMO_TITLE);
     }
     match request.last_message() {

@@ -5,24 +5,17 @@ use std::sync::Arc;
 use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::{ChatEndpoint, NamedEndpoint};
 use smallebot_agent::tools::ToolRegistry;
-use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_application::{ConversationService, SendOptions};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
 
 use super::test_support::{run_repl, service_with};
 
-fn is_title(req: &RecordedRequest) -> bool {
-    req.messages()
-        .iter()
-        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
-}
-
 /// Answers `answer N` (N counting the turn requests) and titles with `Title`.
 fn numbered_answers(server: &TestModel) {
     let count = std::sync::atomic::AtomicUsize::new(0);
     server.respond_with(move |req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             return ScriptedResponse::text("Title");
         }
         let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -34,7 +27,7 @@ fn turn_requests(server: &TestModel) -> Vec<RecordedRequest> {
     server
         .requests()
         .into_iter()
-        .filter(|r| !is_title(r))
+        .filter(|r| !r.asks_for_title())
         .collect()
 }
 

@@ -36,14 +36,7 @@ pub fn text(bytes: &[u8]) -> String {
 /// Has `model` answer every title request with `A title`, outside its queue: a title
 /// is asked for beside a conversation's first turn, at no fixed point of a script.
 pub fn answer_titles(model: &smallebot_testkit::TestModel) {
-    use smallebot_application::pipeline::TITLE_INSTRUCTION;
-    model.answer_when(
-        |request| {
-            request
-                .messages()
-                .iter()
-                .any(|m| smallebot_testkit::message_text(m).contains(TITLE_INSTRUCTION))
-        },
-        |_| smallebot_testkit::ScriptedResponse::text("A title"),
-    );
+    model.answer_when(smallebot_testkit::RecordedRequest::asks_for_title, |_| {
+        smallebot_testkit::ScriptedResponse::text("A title")
+    });
 }

@@ -9,8 +9,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use smallebot_application::pipeline::CompressionReport;
-use smallebot_application::pipeline::NEW_CONVERSATION_TITLE;
+use smallebot_application::pipeline::{CompressionReport, NEW_CONVERSATION_TITLE};
 use smallebot_application::{
     ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
 };

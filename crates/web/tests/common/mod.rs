@@ -12,9 +12,8 @@ use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::tools::{ExecuteCommand, GetCurrentTime, ToolRegistry, Workspace};
-use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_infrastructure::SqliteStore;
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 pub struct Server {
@@ -25,13 +24,6 @@ pub struct Server {
     /// What the model answers to title requests.
     title: Arc<Mutex<String>>,
     _dir: tempfile::TempDir,
-}
-
-/// Whether `req` asks for a conversation's title.
-pub fn is_title_request(req: &RecordedRequest) -> bool {
-    req.messages()
-        .iter()
-        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
 }
 
 /// One frame of an event stream: its id, its event name, its data.
@@ -159,7 +151,7 @@ impl Server {
         // The title is asked for beside the first turn, at no fixed point of a script.
         let title = Arc::new(Mutex::new("A title".to_owned()));
         let answer = Arc::clone(&title);
-        model.answer_when(is_title_request, move |_| {
+        model.answer_when(RecordedRequest::asks_for_title, move |_| {
             ScriptedResponse::text(answer.lock().unwrap().clone())
         });
         Self {
@@ -217,7 +209,7 @@ impl Server {
     /// The requests the model received, title requests left out, in arrival order.
     pub fn turn_requests(&self) -> Vec<RecordedRequest> {
         let mut requests = self.model.requests();
-        requests.retain(|r| !is_title_request(r));
+        requests.retain(|r| !r.asks_for_title());
         requests
     }
 
