@@ -11,8 +11,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use cli::text;
-use smallebot_application::pipeline::TITLE_INSTRUCTION;
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tokio::io::AsyncWriteExt;
 
 async fn run(home: &Path, base_url: &str, args: &[&str]) -> Output {
@@ -23,17 +22,16 @@ async fn run(home: &Path, base_url: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn is_title(req: &RecordedRequest) -> bool {
-    req.messages()
-        .iter()
-        .any(|m| message_text(m).contains(TITLE_INSTRUCTION))
-}
-
 /// A model that calls GetCurrentTime once, then answers with escape sequences in
 /// the text; titles take `title_delay`.
 fn script(model: &TestModel, title_delay: Duration) {
+    script_answering_after(model, title_delay, None);
+}
+
+/// [`script`], with the final answer held until `answer_after` opens.
+fn script_answering_after(model: &TestModel, title_delay: Duration, answer_after: Option<Gate>) {
     model.respond_with(move |req| {
-        if is_title(req) {
+        if req.asks_for_title() {
             return ScriptedResponse::text("Slow title").delay_before(title_delay);
         }
         if req.last_role() == Some("user") {
@@ -43,7 +41,11 @@ fn script(model: &TestModel, title_delay: Duration) {
                 "{}",
             )]);
         }
-        ScriptedResponse::text("The answer.\x1b[2J Done.")
+        let answer = ScriptedResponse::text("The answer.\x1b[2J Done.");
+        match &answer_after {
+            Some(gate) => answer.hold_until(gate),
+            None => answer,
+        }
     });
 }
 
@@ -51,9 +53,21 @@ fn script(model: &TestModel, title_delay: Duration) {
 async fn the_answer_alone_goes_to_stdout_and_a_title_never_delays_the_exit() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();
-    script(&model, Duration::from_secs(30));
+    // The answer waits for the title request, so the run cannot end before the
+    // title is asked for however slowly the machine runs.
+    let title_asked = Gate::new();
+    script_answering_after(&model, Duration::ZERO, Some(title_asked.clone()));
+    model.answer_when(RecordedRequest::asks_for_title, move |_| {
+        title_asked.open();
+        ScriptedResponse::text("Slow title").delay_before(Duration::from_secs(30))
+    });
     let started = Instant::now();
-    let out = run(home.path(), &model.base_url(), &["run", "what time is it?"]).await;
+    let out = tokio::time::timeout(
+        Duration::from_secs(20),
+        run(home.path(), &model.base_url(), &["run", "what time is it?"]),
+    )
+    .await
+    .expect("the run ends without the title, once the title is asked for beside the turn");
     let took = started.elapsed();
     assert!(out.status.success(), "{}", text(&out.stderr));
     // Only the answer on stdout, its escape sequence made visible.
@@ -63,7 +77,7 @@ async fn the_answer_alone_goes_to_stdout_and_a_title_never_delays_the_exit() {
     assert!(stderr.contains("[context "), "{stderr}");
     assert!(!stderr.contains('\x1b'), "{stderr:?}");
     // The title (30 s) was asked for beside the turn and not waited for.
-    assert!(model.requests().iter().any(is_title));
+    assert!(model.requests().iter().any(RecordedRequest::asks_for_title));
     assert!(took < Duration::from_secs(20), "run took {took:?}");
 }
 
@@ -84,7 +98,11 @@ async fn a_dash_reads_the_prompt_from_stdin_whole() {
     drop(stdin);
     let out = child.wait_with_output().await.unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let first = model.requests().into_iter().find(|r| !is_title(r)).unwrap();
+    let first = model
+        .requests()
+        .into_iter()
+        .find(|r| !r.asks_for_title())
+        .unwrap();
     assert_eq!(first.last_user_text().unwrap(), prompt);
 
     let mut child = cli::smallebot(home.path(), Some(&model.base_url()))
