@@ -10,7 +10,7 @@ use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_application::{EventKind, PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, ToolCallStatus, TurnStatus};
 use smallebot_core::repository::TurnRepository;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]
 async fn a_turn_with_a_tool_call_is_stored_in_order_and_sent_natively() {
@@ -314,16 +314,23 @@ async fn cancel_mid_stream_keeps_partial_text() {
 #[tokio::test]
 async fn a_second_send_while_a_turn_runs_is_busy_and_other_conversations_run_in_parallel() {
     let h = harness(Options::default()).await;
-    h.server.respond_with(|req| {
+    // Both answers are held until the checks below are done, however slow the machine.
+    let answers = Gate::new();
+    let held = answers.clone();
+    h.server.respond_with(move |req| {
         let text = req.last_user_text().unwrap_or_default();
-        ScriptedResponse::text(format!("echo {text}")).delay_before(Duration::from_millis(300))
+        ScriptedResponse::text(format!("echo {text}")).hold_until(&held)
     });
     let a = h.conversation().await;
     let b = h.conversation().await;
     let (s1, s2, s3) = (h.service.clone(), h.service.clone(), h.service.clone());
     let first = tokio::spawn(async move { s1.send(a.id, "in a", SendOptions::default()).await });
     let other = tokio::spawn(async move { s2.send(b.id, "in b", SendOptions::default()).await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Both turns reached the model at once: the conversations run in parallel.
+    h.server
+        .wait_for_requests(2, Duration::from_secs(10))
+        .await
+        .unwrap();
     let busy = s3.send(a.id, "again", SendOptions::default()).await;
     assert!(
         matches!(busy, Err(PipelineError::Busy(id)) if id == a.id),
@@ -337,6 +344,7 @@ async fn a_second_send_while_a_turn_runs_is_busy_and_other_conversations_run_in_
         matches!(compact, Err(PipelineError::Busy(_))),
         "{compact:?}"
     );
+    answers.open();
     let first = first.await.unwrap().unwrap();
     let other = other.await.unwrap().unwrap();
     assert_eq!(first.status, TurnStatus::Completed);
