@@ -21,6 +21,7 @@ mod title;
 mod tool_ids;
 mod tool_step;
 mod turn;
+mod turn_end;
 mod view;
 
 pub use compressor::{CompressionReport, CompressionSkipped};

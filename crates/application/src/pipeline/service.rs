@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, FirstTurnTitle, HistoryRow, Role, Turn};
+use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
 
 mod models;
+mod naming;
 mod rewrite;
 
 use super::active::ActiveTurns;
@@ -15,7 +16,7 @@ use super::compressor::{CompressionReport, CompressionRequest, Compressor};
 use super::context::PipelineContext;
 use super::lease::{self, LeaseSettings};
 use super::settings::{PipelineSettings, SendOptions};
-use super::title::{fallback_title, model_title};
+use super::title::fallback_title;
 use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
 use crate::events::{Capacity, CompressionTrigger, EventKind, EventSubscription, Replay};
@@ -269,55 +270,6 @@ impl ConversationService {
         let known = (!compress).then_some(conversation);
         self.run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
             .await
-    }
-
-    /// Asks the model for a title when the conversation still has the fallback title
-    /// made from its first message. Call it once for a new conversation: after the
-    /// first turn (when [`TurnOutcome::first_turn`] is set), or beside it once its
-    /// `TurnStarted` event says the message is stored; hosts run it in the
-    /// background. Returns the
-    /// new title; `None` when nothing changed (already titled, no messages, or the
-    /// model failed — the fallback stays).
-    ///
-    /// # Errors
-    /// Unknown conversation, storage failures.
-    pub async fn generate_title(
-        &self,
-        conversation_id: ConversationId,
-    ) -> Result<Option<String>, PipelineError> {
-        let context = &self.context;
-        let conversation = context.conversation(conversation_id).await?;
-        let rows = context.store.rows_after(conversation_id, 0).await?;
-        let Some(first) = rows.iter().find_map(|r| match r {
-            HistoryRow::Message(m) if m.role == Role::User => Some(m.content.clone()),
-            _ => None,
-        }) else {
-            return Ok(None);
-        };
-        if conversation.title != fallback_title(&first) {
-            return Ok(None);
-        }
-        let Some(title) = model_title(
-            context.model.as_ref(),
-            conversation.model.as_deref(),
-            &first,
-        )
-        .await
-        else {
-            return Ok(None);
-        };
-        context
-            .store
-            .rename_conversation(conversation_id, &title)
-            .await?;
-        context.emit(
-            conversation_id,
-            None,
-            EventKind::TitleChanged {
-                title: title.clone(),
-            },
-        );
-        Ok(Some(title))
     }
 
     /// How full the context window would be for the next message (stored counts +

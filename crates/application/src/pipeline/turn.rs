@@ -35,9 +35,9 @@ pub struct TurnOutcome {
 
 /// Text and reasoning streamed so far in one model step.
 #[derive(Debug, Default)]
-struct Partial {
-    text: String,
-    reasoning: String,
+pub(super) struct Partial {
+    pub(super) text: String,
+    pub(super) reasoning: String,
 }
 
 /// The state of one running turn.
@@ -358,50 +358,5 @@ impl<'a> TurnRun<'a> {
             Some(Err(error)) => StepResult::Failed(error, partial),
             None => StepResult::Cancelled(partial),
         })
-    }
-
-    /// Stores what a cancelled step streamed (reasoning, text) and ends the turn
-    /// `cancelled`, in one transaction.
-    async fn cancel_keeping(&mut self, partial: Partial) -> Result<TurnOutcome, PipelineError> {
-        let end = TurnEnd {
-            status: TurnStatus::Cancelled,
-            error: None,
-        };
-        self.record_step(&partial.reasoning, &partial.text, &[], Some(end))
-            .await?;
-        Ok(self.ended(TurnStatus::Cancelled, partial.text, None))
-    }
-
-    /// Ends the turn with `status` (and the error of a failed one).
-    async fn finish(
-        &self,
-        status: TurnStatus,
-        text: String,
-        error: Option<String>,
-    ) -> Result<TurnOutcome, PipelineError> {
-        self.context
-            .store
-            .finish_turn(self.turn.id, status, error.as_deref())
-            .await?;
-        Ok(self.ended(status, text, error))
-    }
-
-    /// Announces the end of the turn, stored already, and describes it.
-    fn ended(&self, status: TurnStatus, text: String, error: Option<String>) -> TurnOutcome {
-        self.emit(match (&status, &error) {
-            (TurnStatus::Completed, _) => EventKind::TurnCompleted { text: text.clone() },
-            (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
-            (_, error) => EventKind::TurnFailed {
-                error: error.clone().unwrap_or_else(|| "the turn failed".into()),
-            },
-        });
-        TurnOutcome {
-            turn_id: self.turn.id,
-            // A conversation's sequence starts at 1: its first turn has seq 1.
-            first_turn: self.turn.seq == 1,
-            status,
-            text,
-            error,
-        }
     }
 }

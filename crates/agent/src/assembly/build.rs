@@ -1,0 +1,114 @@
+//! [`AgentAssembly::build`]: the parts wired into a [`ConversationService`].
+
+use std::sync::Arc;
+
+use smallebot_application::ConversationService;
+use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
+use smallebot_application::ports::ChatModel;
+
+use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
+use crate::client::{OpenAiChatModel, UnconfiguredModel};
+use crate::history::{HistoryBuilder, task_guidance};
+use crate::processes::{LocalProcesses, this_process};
+use crate::summarizer::{ModelSummarizer, SummarizerSettings};
+use crate::tasks_plan::TaskPlanService;
+use crate::tokenizer::Tokenizer;
+use crate::tools::{ToolRegistry, task_tools};
+
+impl AgentAssembly {
+    /// Wires everything.
+    ///
+    /// # Errors
+    /// [`AssemblyError::NoStore`] without a store;
+    /// [`AssemblyError::NoEndpoint`] when no chat model is configured or given; the
+    /// tokenizer error when the named tokenizer is unknown; a blacklist rule of
+    /// terminal.json that does not parse.
+    pub fn build(self) -> Result<Agent, AssemblyError> {
+        let store = self.store.ok_or(AssemblyError::NoStore)?;
+        if self.chat.is_none() && !self.without_model {
+            return Err(AssemblyError::NoEndpoint);
+        }
+        let tokenizer = match self.tokenizer {
+            Some(tokenizer) => tokenizer,
+            None => Arc::new(Tokenizer::new(&self.tokenizer_name)?),
+        };
+        match self.warm_up {
+            WarmUp::Now => tokenizer.warm_up(),
+            WarmUp::Background if !tokenizer.is_ready() => {
+                let warm = Arc::clone(&tokenizer);
+                std::thread::spawn(move || warm.warm_up());
+            }
+            WarmUp::Background | WarmUp::OnDemand => {}
+        }
+        let (mut tools, sandbox) = match &self.home_tools {
+            Some(home_tools) => home_tools.registry(&store, Arc::clone(&self.confirmer))?,
+            None => (ToolRegistry::new(), None),
+        };
+        let mut plan = self.plan;
+        if let Some(task_store) = &self.task_store {
+            tools = task_tools(task_store)
+                .into_iter()
+                .fold(tools, ToolRegistry::with);
+            if plan.is_none() {
+                plan = Some(Arc::new(TaskPlanService::new(Arc::clone(task_store))));
+            }
+        }
+        let tools = tools.merge(self.tools);
+        let mut history_settings = self.history;
+        if self.task_store.is_some() && history_settings.task_guidance.is_none() {
+            history_settings.task_guidance = Some(task_guidance());
+        }
+        let compaction_window = self
+            .compaction
+            .as_ref()
+            .map_or(history_settings.context_window, |(_, window)| *window);
+        let summary_settings = SummarizerSettings {
+            skill_path: self.skill_path,
+            tool_result_max_length: history_settings.tool_result_max_length,
+            tool_result_max_length_by_tool: history_settings.tool_result_max_length_by_tool.clone(),
+            context_window: compaction_window,
+        };
+        let windows = self
+            .choices
+            .iter()
+            .map(|c| (c.id.clone(), c.context_window))
+            .collect();
+        let model: Arc<dyn ChatModel> = match self.chat {
+            Some(chat) => Arc::new(
+                OpenAiChatModel::new(
+                    chat,
+                    self.compaction.map(|(endpoint, _)| endpoint),
+                    self.client,
+                )
+                .with_choices(self.choices),
+            ),
+            None => Arc::new(UnconfiguredModel),
+        };
+        let summarizer =
+            ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
+        let history = Arc::new(
+            HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
+                .with_model_windows(windows),
+        );
+        let service = ConversationService::new(ServiceParts {
+            store,
+            model,
+            assembler: Arc::clone(&history) as _,
+            tools: Arc::new(tools),
+            plan,
+            summarizer: Arc::new(summarizer),
+            settings: self.pipeline,
+            lease: self
+                .lease
+                .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses))),
+            events: self.events,
+        });
+        Ok(Agent {
+            service,
+            history,
+            tokenizer,
+            user_name: self.user_name,
+            sandbox,
+        })
+    }
+}

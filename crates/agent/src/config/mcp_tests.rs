@@ -1,0 +1,96 @@
+//! Unit tests of `mcp.json` reading: both file forms, `${VAR}` references, timeouts and
+//! the errors that name the server and key.
+use super::*;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "TOKEN" => Some("t0k".to_owned()),
+        "EMPTY" => Some(String::new()),
+        _ => None,
+    }
+}
+
+fn load(text: &str) -> Result<McpSettings, ConfigError> {
+    McpSettings::from_json(text, Path::new("/h/mcp.json"), &env)
+}
+
+#[test]
+fn both_forms_give_the_same_servers() {
+    let server = r#"{"command": "srv", "args": ["-v"], "env": {"K": "${TOKEN}"}}"#;
+    let wrapped = load(&format!(r#"{{"mcpServers": {{"one": {server}}}}}"#)).unwrap();
+    let flat = load(&format!(r#"{{"one": {server}}}"#)).unwrap();
+    assert_eq!(wrapped, flat);
+    let one = &wrapped.servers[0];
+    assert_eq!(one.name, "one");
+    assert_eq!(
+        one.transport,
+        McpTransport::Stdio {
+            command: "srv".into(),
+            args: vec!["-v".into()],
+            env: BTreeMap::from([("K".into(), "t0k".into())]),
+            cwd: None,
+        }
+    );
+    assert_eq!(one.startup_timeout, Duration::from_secs(10));
+    assert_eq!(one.tool_timeout, Duration::from_secs(60));
+    assert!(one.enabled);
+    assert_eq!(one.confirm, None);
+}
+
+#[test]
+fn an_http_server_with_options() {
+    let settings = load(
+        r#"{"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"},
+            "type": "http", "enabled": false, "startupTimeoutSeconds": 3, "toolTimeoutSeconds": 5, "confirm": true}}"#,
+    )
+    .unwrap();
+    let web = &settings.servers[0];
+    assert_eq!(
+        web.transport,
+        McpTransport::Http {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: BTreeMap::from([("Authorization".into(), "Bearer t0k".into())]),
+        }
+    );
+    assert!(!web.enabled);
+    assert_eq!(settings.enabled().count(), 0);
+    assert_eq!(web.startup_timeout, Duration::from_secs(3));
+    assert_eq!(web.confirm, Some(true));
+}
+
+#[test]
+fn bad_files_are_errors_naming_what_and_where() {
+    let cases = [
+        ("{\"a\": {\"command\": \"x\",}}", "mcp.json:1:"),
+        (r#"{"a": {"comand": "x"}}"#, "did you mean \"command\""),
+        (r#"{"a": {"command": "x", "url": "http://h"}}"#, "not both"),
+        (r#"{"a": {}}"#, "give \"command\""),
+        (r#"{"a": {"url": "ftp://h"}}"#, "must start with http://"),
+        (
+            r#"{"a": {"command": "x", "env": {"KEY": "${NOPE}"}}}"#,
+            "MCP server \"a\": env.KEY uses ${NOPE}, which is not set",
+        ),
+        (
+            r#"{"a": {"url": "http://h", "headers": {"X": "${NOPE}"}}}"#,
+            "headers.X uses ${NOPE}",
+        ),
+        (r#"{"a b": {"command": "x"}}"#, "name \"a b\" is not usable"),
+        (
+            r#"{"a": {"command": "x", "toolTimeoutSeconds": 0}}"#,
+            "toolTimeoutSeconds: 0 is out of range",
+        ),
+        (
+            r#"{"a": {"url": "http://h", "type": "sse"}}"#,
+            "SSE transport is not supported",
+        ),
+        (r#"{"a": {"command": "x", "args": "no"}}"#, "invalid type"),
+        (r#"{"a": 3}"#, "must be an object"),
+        (r#"{"mcpServers": {}, "b": {"command": "x"}}"#, "only key"),
+        ("[]", "expected a JSON object"),
+    ];
+    for (text, expected) in cases {
+        let error = load(text).unwrap_err().to_string();
+        assert!(error.contains("/h/mcp.json"), "{text}: {error}");
+        assert!(error.contains(expected), "{text}: {error}");
+    }
+}

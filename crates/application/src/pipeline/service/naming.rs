@@ -1,0 +1,61 @@
+//! Naming a new conversation: the model's title replaces the fallback made from the
+//! first message.
+
+use smallebot_core::entities::{HistoryRow, Role};
+use smallebot_core::ids::ConversationId;
+
+use super::ConversationService;
+use crate::error::PipelineError;
+use crate::events::EventKind;
+use crate::pipeline::title::{fallback_title, model_title};
+
+impl ConversationService {
+    /// Asks the model for a title when the conversation still has the fallback title
+    /// made from its first message. Call it once for a new conversation: after the
+    /// first turn (when
+    /// [`TurnOutcome::first_turn`](crate::pipeline::TurnOutcome::first_turn) is set),
+    /// or beside it once its `TurnStarted` event says the message is stored; hosts run
+    /// it in the background. Returns the new title; `None` when nothing changed
+    /// (already titled, no messages, or the model failed — the fallback stays).
+    ///
+    /// # Errors
+    /// Unknown conversation, storage failures.
+    pub async fn generate_title(
+        &self,
+        conversation_id: ConversationId,
+    ) -> Result<Option<String>, PipelineError> {
+        let context = &self.context;
+        let conversation = context.conversation(conversation_id).await?;
+        let rows = context.store.rows_after(conversation_id, 0).await?;
+        let Some(first) = rows.iter().find_map(|r| match r {
+            HistoryRow::Message(m) if m.role == Role::User => Some(m.content.clone()),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        if conversation.title != fallback_title(&first) {
+            return Ok(None);
+        }
+        let Some(title) = model_title(
+            context.model.as_ref(),
+            conversation.model.as_deref(),
+            &first,
+        )
+        .await
+        else {
+            return Ok(None);
+        };
+        context
+            .store
+            .rename_conversation(conversation_id, &title)
+            .await?;
+        context.emit(
+            conversation_id,
+            None,
+            EventKind::TitleChanged {
+                title: title.clone(),
+            },
+        );
+        Ok(Some(title))
+    }
+}

@@ -1,0 +1,62 @@
+//! Ending a turn: its end stored, then announced and described as a [`TurnOutcome`].
+
+use smallebot_core::entities::{TurnEnd, TurnStatus};
+
+use super::turn::{Partial, TurnOutcome, TurnRun};
+use crate::error::PipelineError;
+use crate::events::EventKind;
+
+impl TurnRun<'_> {
+    /// Stores what a cancelled step streamed (reasoning, text) and ends the turn
+    /// `cancelled`, in one transaction.
+    pub(super) async fn cancel_keeping(
+        &mut self,
+        partial: Partial,
+    ) -> Result<TurnOutcome, PipelineError> {
+        let end = TurnEnd {
+            status: TurnStatus::Cancelled,
+            error: None,
+        };
+        self.record_step(&partial.reasoning, &partial.text, &[], Some(end))
+            .await?;
+        Ok(self.ended(TurnStatus::Cancelled, partial.text, None))
+    }
+
+    /// Ends the turn with `status` (and the error of a failed one).
+    pub(super) async fn finish(
+        &self,
+        status: TurnStatus,
+        text: String,
+        error: Option<String>,
+    ) -> Result<TurnOutcome, PipelineError> {
+        self.context
+            .store
+            .finish_turn(self.turn.id, status, error.as_deref())
+            .await?;
+        Ok(self.ended(status, text, error))
+    }
+
+    /// Announces the end of the turn, stored already, and describes it.
+    pub(super) fn ended(
+        &self,
+        status: TurnStatus,
+        text: String,
+        error: Option<String>,
+    ) -> TurnOutcome {
+        self.emit(match (&status, &error) {
+            (TurnStatus::Completed, _) => EventKind::TurnCompleted { text: text.clone() },
+            (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
+            (_, error) => EventKind::TurnFailed {
+                error: error.clone().unwrap_or_else(|| "the turn failed".into()),
+            },
+        });
+        TurnOutcome {
+            turn_id: self.turn.id,
+            // A conversation's sequence starts at 1: its first turn has seq 1.
+            first_turn: self.turn.seq == 1,
+            status,
+            text,
+            error,
+        }
+    }
+}
