@@ -15,7 +15,7 @@ use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::{ConversationRepository, HistoryRepository};
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 fn cold() -> Options {
     Options {
@@ -119,9 +119,11 @@ async fn a_turn_before_the_tokenizer_is_ready_never_builds_it_and_marks_its_coun
 async fn counts_are_settled_at_the_end_of_a_turn_when_the_tokenizer_got_ready() {
     let h = harness(cold()).await;
     let c = h.conversation().await;
-    // A model slow enough for the tokenizer to get ready meanwhile, as real ones are.
+    // The answer waits until the tokenizer got ready meanwhile, as with real models.
+    let tokenizer_ready = Gate::new();
     h.server
-        .push(ScriptedResponse::text("Answer.").delay_before(Duration::from_secs(3)));
+        .push(ScriptedResponse::text("Answer.").hold_until(&tokenizer_ready));
+    let mut events = h.service.subscribe(c.id);
     let service = std::sync::Arc::clone(&h.service);
     let send = tokio::spawn(async move {
         service
@@ -129,19 +131,25 @@ async fn counts_are_settled_at_the_end_of_a_turn_when_the_tokenizer_got_ready() 
             .await
             .unwrap()
     });
-    while h.server.requests().is_empty() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    h.server
+        .wait_for_requests(1, Duration::from_secs(10))
+        .await
+        .unwrap();
     assert!(!h.tokenizer.is_ready());
     let tokenizer = std::sync::Arc::clone(&h.tokenizer);
     tokio::task::spawn_blocking(move || tokenizer.warm_up())
         .await
         .unwrap();
-    assert!(
-        !send.is_finished(),
-        "the model answered before the tokenizer was ready"
-    );
-    send.await.unwrap();
+    tokenizer_ready.open();
+    // Whoever hears the turn end finds it settled and the conversation free: the
+    // next message can be sent at once.
+    loop {
+        let event = events.recv().await.unwrap();
+        if matches!(event.kind, EventKind::TurnCompleted { .. }) {
+            break;
+        }
+    }
+    assert!(!h.service.is_busy(c.id), "busy after TurnCompleted");
     let read = stored(&h, &c).await;
     assert_eq!(
         read.provisional_counts_from, None,
@@ -150,6 +158,7 @@ async fn counts_are_settled_at_the_end_of_a_turn_when_the_tokenizer_got_ready() 
     for (stored, exact) in stored_and_exact(&h.rows(&c).await, 500) {
         assert_eq!(stored, exact);
     }
+    send.await.unwrap();
 }
 
 #[tokio::test]

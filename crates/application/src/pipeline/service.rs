@@ -314,7 +314,9 @@ impl ConversationService {
     /// Runs a started turn. `counts_exact`: whether every token count of the turn is
     /// exact (the tokenizer was ready before its first count); if not, the turn's rows
     /// are marked provisional, and recounted at its end if the tokenizer is ready by
-    /// then (never waited for: a one-shot `run` exits without it).
+    /// then (never waited for: a one-shot `run` exits without it). The turn's last
+    /// event (completed, cancelled or failed) comes after that recount, so the
+    /// conversation is free once it is heard.
     pub(super) async fn run_turn(
         &self,
         turn: Turn,
@@ -348,10 +350,19 @@ impl ConversationService {
             outcome = run => outcome,
             never = heartbeat => match never {},
         }?;
-        if !counts_exact && self.context.assembler.exact_counts_ready() {
-            let conversation = self.context.conversation(conversation_id).await?;
-            self.context.settle_counts_if_ready(conversation).await?;
+        // Counts are settled before the end is announced: whoever hears it may send the
+        // next message at once and must find the conversation free.
+        let settled = async {
+            if !counts_exact && self.context.assembler.exact_counts_ready() {
+                let conversation = self.context.conversation(conversation_id).await?;
+                self.context.settle_counts_if_ready(conversation).await?;
+            }
+            Ok::<(), PipelineError>(())
         }
+        .await;
+        self.context
+            .emit(conversation_id, Some(outcome.turn_id), outcome.end_event());
+        settled?;
         Ok(outcome)
     }
 }

@@ -135,7 +135,8 @@ impl<'a> TurnRun<'a> {
         }
     }
 
-    /// Runs the turn to its end.
+    /// Runs the turn to its end and stores it; announcing the end is left to the
+    /// caller (only a storage failure mid-turn is announced here, as `TurnFailed`).
     pub(crate) async fn run(mut self) -> Result<TurnOutcome, PipelineError> {
         self.emit(EventKind::TurnStarted);
         self.context
@@ -212,7 +213,7 @@ impl<'a> TurnRun<'a> {
                 };
                 self.record_step(&response.reasoning, &response.text, &[], Some(end))
                     .await?;
-                return Ok(self.ended(TurnStatus::Completed, response.text, None));
+                return Ok(self.outcome(TurnStatus::Completed, response.text, None));
             }
             // An assistant message per step: it marks where the step's tool calls begin.
             let invocations = self

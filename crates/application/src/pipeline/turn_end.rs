@@ -1,4 +1,5 @@
-//! Ending a turn: its end stored, then announced and described as a [`TurnOutcome`].
+//! Ending a turn: its end stored and described as a [`TurnOutcome`]. The service
+//! announces it ([`TurnOutcome::end_event`]) once nothing of the turn is left to do.
 
 use smallebot_core::entities::{TurnEnd, TurnStatus};
 
@@ -19,7 +20,7 @@ impl TurnRun<'_> {
         };
         self.record_step(&partial.reasoning, &partial.text, &[], Some(end))
             .await?;
-        Ok(self.ended(TurnStatus::Cancelled, partial.text, None))
+        Ok(self.outcome(TurnStatus::Cancelled, partial.text, None))
     }
 
     /// Ends the turn with `status` (and the error of a failed one).
@@ -33,23 +34,16 @@ impl TurnRun<'_> {
             .store
             .finish_turn(self.turn.id, status, error.as_deref())
             .await?;
-        Ok(self.ended(status, text, error))
+        Ok(self.outcome(status, text, error))
     }
 
-    /// Announces the end of the turn, stored already, and describes it.
-    pub(super) fn ended(
+    /// Describes the end of the turn, stored already.
+    pub(super) fn outcome(
         &self,
         status: TurnStatus,
         text: String,
         error: Option<String>,
     ) -> TurnOutcome {
-        self.emit(match (&status, &error) {
-            (TurnStatus::Completed, _) => EventKind::TurnCompleted { text: text.clone() },
-            (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
-            (_, error) => EventKind::TurnFailed {
-                error: error.clone().unwrap_or_else(|| "the turn failed".into()),
-            },
-        });
         TurnOutcome {
             turn_id: self.turn.id,
             // A conversation's sequence starts at 1: its first turn has seq 1.
@@ -57,6 +51,21 @@ impl TurnRun<'_> {
             status,
             text,
             error,
+        }
+    }
+}
+
+impl TurnOutcome {
+    /// The event that tells subscribers how the turn ended.
+    pub(super) fn end_event(&self) -> EventKind {
+        match (&self.status, &self.error) {
+            (TurnStatus::Completed, _) => EventKind::TurnCompleted {
+                text: self.text.clone(),
+            },
+            (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
+            (_, error) => EventKind::TurnFailed {
+                error: error.clone().unwrap_or_else(|| "the turn failed".into()),
+            },
         }
     }
 }
