@@ -12,8 +12,13 @@
 //!   the request sets `stream_options.include_usage`.
 //! - Faults: 429 with `Retry-After`, any 5xx, 400 `context_length_exceeded`, delays
 //!   before and between chunks, streams cut after N events, a malformed event.
-//! - Responses come from a FIFO queue, then from a function of the request
-//!   ([`TestModel::respond_with`]); with neither the server answers 500
+//! - A response can wait for a [`Gate`] the test opens: before its headers
+//!   ([`ScriptedResponse::hold_until`]) or after N events of its stream
+//!   ([`ScriptedResponse::pause_after_chunks`]), so a test sees a request in flight
+//!   for as long as it needs, however slow the machine.
+//! - Responses come from side routes for the requests they match
+//!   ([`TestModel::answer_when`]), then a FIFO queue, then a function of the request
+//!   ([`TestModel::respond_with`]); with none of them the server answers 500
 //!   "smallebot-testkit: no scripted response left for request #N".
 //! - [`scenarios`] scripts the demo conversation (a `GetCurrentTime` tool call, an
 //!   answer, a title).

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 use tokio::sync::watch;
 
+use crate::gate::Gate;
 use crate::record::RecordedRequest;
 use crate::script::{Completion, Cut, ResponseKind, ScriptedResponse, error_body};
 use crate::sse::{self, DONE, MALFORMED, RenderContext};
@@ -190,6 +191,10 @@ struct StreamPlan {
     abort_at_end: bool,
     finished: bool,
     shutdown: watch::Receiver<bool>,
+    /// Events sent so far.
+    sent: usize,
+    /// After this many events, wait for the gate.
+    pause: Option<(usize, Gate)>,
 }
 
 fn stream_body(
@@ -207,10 +212,24 @@ fn stream_body(
         abort_at_end: matches!(scripted.cut, Some(Cut::Abort(_))),
         finished: false,
         shutdown,
+        sent: 0,
+        pause: scripted.pause.clone(),
     };
     let stream = futures::stream::unfold(plan, |mut plan| async move {
         if plan.finished {
             return None;
+        }
+        let sent = plan.sent;
+        if let Some((_, gate)) = plan.pause.take_if(|(after, _)| *after == sent) {
+            let stopped = tokio::select! {
+                () = gate.opened() => false,
+                _ = plan.shutdown.wait_for(|stopped| *stopped) => true,
+            };
+            if stopped {
+                plan.finished = true;
+                let stopped = std::io::Error::other("smallebot-testkit: shut down mid-stream");
+                return Some((Err(stopped), plan));
+            }
         }
         let Some(event) = plan.events.pop_front() else {
             plan.finished = true;
@@ -228,6 +247,7 @@ fn stream_body(
             let stopped = std::io::Error::other("smallebot-testkit: shut down mid-stream");
             return Some((Err(stopped), plan));
         }
+        plan.sent += 1;
         Some((Ok(Bytes::from(event)), plan))
     });
     Body::from_stream(stream)

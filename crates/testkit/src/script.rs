@@ -153,6 +153,8 @@ pub struct ScriptedResponse {
     pub malformed_at: Option<usize>,
     /// Wait for this gate (after `delay_headers`) before the status line and headers.
     pub hold: Option<Gate>,
+    /// After this many SSE events, wait for the gate before the next (streaming only).
+    pub pause: Option<(usize, Gate)>,
 }
 
 impl ScriptedResponse {
@@ -166,6 +168,7 @@ impl ScriptedResponse {
             cut: None,
             malformed_at: None,
             hold: None,
+            pause: None,
         }
     }
 
@@ -315,6 +318,14 @@ impl ScriptedResponse {
     #[must_use]
     pub fn hold_until(mut self, gate: &Gate) -> Self {
         self.hold = Some(gate.clone());
+        self
+    }
+
+    /// Stream the first `events` SSE events, then wait for `gate` before the rest
+    /// (streaming only): the test sees a turn mid-answer for as long as it needs.
+    #[must_use]
+    pub fn pause_after_chunks(mut self, events: usize, gate: &Gate) -> Self {
+        self.pause = Some((events, gate.clone()));
         self
     }
 

@@ -7,7 +7,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use smallebot_testkit::{ScriptedResponse, TestModel};
+use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
 use support::{chat_body, post, read_all, read_head, send};
 use tokio::io::AsyncReadExt;
 
@@ -150,6 +150,50 @@ async fn delays_hold_back_the_first_chunk_and_space_the_rest() {
     // 4 content chunks + finish + [DONE] = 6 events, 5 gaps between them.
     assert_eq!(response.sse_data().len(), 6);
     assert!(started.elapsed() >= before + between * 5);
+}
+
+#[tokio::test]
+async fn a_paused_stream_sends_n_events_then_waits_for_its_gate() {
+    let model = TestModel::start().await.unwrap();
+    let rest = Gate::new();
+    model.push(
+        ScriptedResponse::text("abcd")
+            .chunk_size(1)
+            .pause_after_chunks(2, &rest),
+    );
+    let mut stream = send(
+        model.addr(),
+        "/v1/chat/completions",
+        &chat_body(true, "x").to_string(),
+    )
+    .await;
+    let (status, _, mut raw) =
+        tokio::time::timeout(Duration::from_secs(10), read_head(&mut stream))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    let events = |raw: &[u8]| String::from_utf8_lossy(raw).matches("data: ").count();
+    let mut buf = [0u8; 4096];
+    while events(&raw) < 2 {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+            .await
+            .expect("the first two events come at once")
+            .unwrap();
+        assert!(read > 0, "the stream ended early");
+        raw.extend_from_slice(&buf[..read]);
+    }
+    let silent = tokio::time::timeout(Duration::from_millis(200), stream.read(&mut buf)).await;
+    assert!(silent.is_err(), "nothing more while the gate is closed");
+    assert_eq!(events(&raw), 2);
+
+    rest.open();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .expect("the rest follows once the gate opens")
+        .unwrap();
+    // 4 content chunks + finish + [DONE].
+    assert_eq!(events(&raw), 6);
+    assert!(String::from_utf8_lossy(&raw).contains("data: [DONE]"));
 }
 
 #[tokio::test]
