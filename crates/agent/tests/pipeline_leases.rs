@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use smallebot_agent::assembly::AgentAssembly;
 use smallebot_agent::client::ChatEndpoint;
@@ -14,7 +14,7 @@ use smallebot_application::{ConversationService, PipelineError, SendOptions};
 use smallebot_core::entities::{LeaseOwner, TurnStatus};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
-use smallebot_testkit::{ScriptedResponse, TestModel};
+use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
 
 /// Processes on "this host": only the listed pids exist.
 struct Alive(Vec<u32>);
@@ -66,9 +66,10 @@ async fn setup() -> (tempfile::TempDir, SqliteStore, TestModel) {
 #[tokio::test]
 async fn a_turn_running_in_another_live_process_makes_the_conversation_busy() {
     let (_dir, store, server) = setup().await;
-    server.respond_with(|_| {
-        ScriptedResponse::text("slow answer").delay_headers(Duration::from_millis(600))
-    });
+    // The first answer is held until the other process's attempts are refused.
+    let answer = Gate::new();
+    let held = answer.clone();
+    server.respond_with(move |_| ScriptedResponse::text("slow answer").hold_until(&held));
     let a = service(&store, &server, 1, &[1, 2], Duration::from_secs(10));
     let b = service(&store, &server, 2, &[1, 2], Duration::from_secs(10));
     let c = a.create_conversation("u").await.unwrap();
@@ -99,6 +100,7 @@ async fn a_turn_running_in_another_live_process_makes_the_conversation_busy() {
     let rows = store.rows_after(c.id, 0).await.unwrap();
     assert_eq!(rows.len(), 1, "only the first question: {rows:?}");
 
+    answer.open();
     let first = running.await.unwrap().unwrap();
     assert_eq!(first.status, TurnStatus::Completed);
     let second = b
@@ -159,8 +161,10 @@ async fn only_turns_whose_owner_is_gone_or_silent_are_recovered() {
 #[tokio::test]
 async fn a_running_turn_renews_its_lease() {
     let (_dir, store, server) = setup().await;
-    server
-        .respond_with(|_| ScriptedResponse::text("slow").delay_headers(Duration::from_millis(500)));
+    // The answer is held until a renewal was seen.
+    let answer = Gate::new();
+    let held = answer.clone();
+    server.respond_with(move |_| ScriptedResponse::text("slow").hold_until(&held));
     let a = service(&store, &server, 1, &[1], Duration::from_millis(50));
     let c = a.create_conversation("u").await.unwrap();
     let running = {
@@ -173,19 +177,24 @@ async fn a_running_turn_renews_its_lease() {
         .unwrap();
     let turn = store.running_turn(c.id).await.unwrap().unwrap();
     let lease = turn.lease.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let renewed = store
-        .running_turn(c.id)
-        .await
-        .unwrap()
-        .unwrap()
-        .lease
-        .unwrap();
-    assert!(
-        renewed.heartbeat_at > lease.heartbeat_at,
-        "{lease:?} → {renewed:?}"
-    );
+    // Heartbeats every 50 ms: a later one is seen within the deadline.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let renewed = loop {
+        let now = store
+            .running_turn(c.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .lease
+            .unwrap();
+        if now.heartbeat_at > lease.heartbeat_at {
+            break now;
+        }
+        assert!(Instant::now() < deadline, "never renewed: {lease:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(renewed.owner, lease.owner);
+    answer.open();
     running.await.unwrap().unwrap();
     assert_eq!(store.running_turn(c.id).await.unwrap(), None);
 }

@@ -273,10 +273,12 @@ async fn invalid_tool_arguments_become_an_error_result_and_the_turn_goes_on() {
 #[tokio::test]
 async fn cancel_mid_stream_keeps_partial_text() {
     let h = harness(Options::default()).await;
+    // The answer stops after three pieces: only the cancel ends the turn.
+    let never = Gate::new();
     h.server.push(
         ScriptedResponse::text("one two three four five six seven eight nine ten")
             .chunk_size(4)
-            .delay_between(Duration::from_millis(100)),
+            .pause_after_chunks(3, &never),
     );
     let c = h.conversation().await;
     let mut events = h.service.subscribe(c.id);
@@ -290,7 +292,6 @@ async fn cancel_mid_stream_keeps_partial_text() {
             _ => continue,
         }
     }
-    tokio::time::sleep(Duration::from_millis(150)).await;
     assert!(h.service.cancel(c.id));
     let outcome = task.await.unwrap().unwrap();
     assert_eq!(outcome.status, TurnStatus::Cancelled);

@@ -11,8 +11,8 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
-use smallebot_testkit::scenarios::demo_scenario;
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
+use smallebot_testkit::scenarios::demo_responder;
+use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, TestModel};
 
 fn command(home: &Path, base_url: Option<&str>) -> tokio::process::Command {
     cli::smallebot(home, base_url)
@@ -42,13 +42,44 @@ async fn first_conversation_id(home: &Path) -> String {
 async fn run_json_prints_one_event_per_line_ending_in_turn_completed() {
     let home = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
-    demo_scenario(&server);
-    let out = run(
-        home.path(),
-        Some(&server.base_url()),
-        &["run", "--json", "What time is it?"],
-    )
-    .await;
+    // The demo conversation, its answer held until the title is seen stored: `run`
+    // gives up a title still being written when the turn ends first.
+    let answer_held = Gate::new();
+    let held = answer_held.clone();
+    let demo = demo_responder(Duration::ZERO);
+    server.respond_with(move |req| {
+        let response = demo(req);
+        if req.last_role() == Some("tool") {
+            response.hold_until(&held)
+        } else {
+            response
+        }
+    });
+    let child = command(home.path(), Some(&server.base_url()))
+        .args(["run", "--json", "What time is it?"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The title is asked for beside the turn and stored while it runs.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = text(
+            &run(home.path(), None, &["conversations", "list"])
+                .await
+                .stdout,
+        );
+        if listed.contains("Time check") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no title while the turn ran: {listed}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    answer_held.open();
+    let out = child.wait_with_output().await.unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let events = json_lines(&out);
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -61,13 +92,6 @@ async fn run_json_prints_one_event_per_line_ending_in_turn_completed() {
         .find(|e| e["type"] == "ToolCallStarted")
         .unwrap();
     assert_eq!(tool["tool_name"], "GetCurrentTime");
-    // A title was asked for after the turn and stored.
-    let listed = text(
-        &run(home.path(), None, &["conversations", "list"])
-            .await
-            .stdout,
-    );
-    assert!(listed.contains("Time check"), "{listed}");
 }
 
 #[tokio::test]

@@ -17,6 +17,22 @@ fn command(home: &Path, base_url: &str) -> tokio::process::Command {
 
 /// Starts `serve` (already given its arguments) and returns the process, its banner
 /// line and the page address on 127.0.0.1 the banner names.
+/// Reads `file` every 50 ms until it holds text, for at most 30 s.
+async fn text_of(file: &Path) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        match std::fs::read_to_string(file) {
+            Ok(text) if !text.is_empty() => return text,
+            _ => assert!(
+                std::time::Instant::now() < deadline,
+                "{} was never written",
+                file.display()
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn start_serving(
     mut serve: tokio::process::Command,
 ) -> (tokio::process::Child, String, String) {
@@ -70,7 +86,8 @@ async fn serve_answers_the_api_on_loopback() {
     assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
     // The answer is stored by the pipeline behind the server.
     let mut answered = false;
-    for _ in 0..100 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
         let timeline: Value = http
             .get(format!("{base}/api/conversations/{id}"))
             .send()
@@ -112,7 +129,10 @@ async fn serve_open_hands_the_page_address_to_the_browser() {
     let browser = home.path().join("browser.sh");
     std::fs::write(
         &browser,
-        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+        format!(
+            "#!/bin/sh\necho \"$1\" > '{0}.partial' && mv '{0}.partial' '{0}'\n",
+            opened.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(
@@ -126,13 +146,7 @@ async fn serve_open_hands_the_page_address_to_the_browser() {
         .env("BROWSER", &browser);
     let (mut child, _, base) = start_serving(serve).await;
     let url = format!("{base}/");
-    for _ in 0..100 {
-        if opened.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), url);
+    assert_eq!(text_of(&opened).await.trim(), url);
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }
@@ -228,13 +242,7 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
         .unwrap();
     assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
     let mine = home.path().join("workspace/users/carol/note.txt");
-    for _ in 0..100 {
-        if mine.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "carol was here");
+    assert_eq!(text_of(&mine).await, "carol was here");
     assert!(!home.path().join("workspace/note.txt").exists());
     // Removing carol revokes her token at once.
     let mut remove = command(home.path(), &model.base_url());

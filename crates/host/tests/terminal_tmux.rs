@@ -8,7 +8,7 @@ mod tmux;
 
 use std::time::{Duration, Instant};
 
-use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
+use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tmux::Tmux;
 
 /// What each turn request's last user message was.
@@ -144,7 +144,10 @@ async fn keys_typed_before_a_confirmation_never_answer_it() {
     )
     .unwrap();
     let model = TestModel::start().await.unwrap();
-    model.respond_with(|req| {
+    // The command is asked for only once the keys below were typed.
+    let typed = Gate::new();
+    let held = typed.clone();
+    model.respond_with(move |req| {
         if req.asks_for_title() {
             ScriptedResponse::text("A title")
         } else if req.last_role() == Some("user") {
@@ -153,7 +156,7 @@ async fn keys_typed_before_a_confirmation_never_answer_it() {
                 "ExecuteCommand",
                 r#"{"command":"touch made"}"#,
             )])
-            .delay_before(Duration::from_millis(1500))
+            .hold_until(&held)
         } else {
             ScriptedResponse::text("finished")
         }
@@ -168,6 +171,7 @@ async fn keys_typed_before_a_confirmation_never_answer_it() {
     // Typed while the model is still thinking, before any question.
     term.type_text("y");
     term.keys(&["Enter"]);
+    typed.open();
     term.wait_for("$ touch made");
     term.wait_for("Allow? [y/N");
     std::thread::sleep(Duration::from_millis(500));

@@ -224,7 +224,13 @@ pub fn serve_stdio_if_asked() -> bool {
         return false;
     }
     if let Some(file) = std::env::var_os(PID_FILE_ENV) {
-        let _ = std::fs::write(file, std::process::id().to_string());
+        // Written beside, then renamed: a test that sees the file reads the whole pid.
+        let file = std::path::PathBuf::from(file);
+        let mut partial = file.clone().into_os_string();
+        partial.push(".partial");
+        if std::fs::write(&partial, std::process::id().to_string()).is_ok() {
+            let _ = std::fs::rename(&partial, &file);
+        }
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -108,8 +108,15 @@ async fn a_start_waits_for_its_place_and_starts_nothing_once_its_client_left() {
         .unwrap();
     let mut events = s.open_events(&first, None).await;
     let waiting = send_in_background(&s, &first, "stored once the lock is free");
-    // (It reaches its place in milliseconds: its reads do not wait for the lock.)
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // Its turn began (busy), so it holds the place: its reads do not wait for the lock.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while s.get_json(&format!("/api/conversations/{first}")).await["busy"] != true {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first start never began"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // The second start waits for the place; its client gives up.
     let gave_up = s
         .http

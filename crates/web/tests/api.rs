@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]
 async fn a_conversation_from_creation_to_deletion() {
@@ -104,10 +104,12 @@ async fn a_conversation_from_creation_to_deletion() {
 async fn a_second_turn_while_one_runs_is_refused_with_409_and_cancel_stops_it() {
     let s = Server::start().await;
     let id = s.create().await;
+    // The answer stops after two pieces: only the cancel below ends the turn.
+    let never = Gate::new();
     s.model.push(
         ScriptedResponse::text("a slow answer, word by word")
             .chunk_size(2)
-            .delay_between(Duration::from_millis(200)),
+            .pause_after_chunks(2, &never),
     );
     let mut stream = s.open_events(&id, None).await;
     assert_eq!(
@@ -182,10 +184,13 @@ async fn bad_requests_get_400_404_or_413_with_what_was_wrong() {
 async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
     let s = Server::start().await;
     let id = s.create().await;
+    // The answer pauses mid-stream until both late streams are open.
+    let rest_of_answer = Gate::new();
     s.model.push(
         ScriptedResponse::text("one two three four five six seven eight")
             .chunk_size(4)
-            .delay_between(Duration::from_millis(60)),
+            .delay_between(Duration::from_millis(60))
+            .pause_after_chunks(4, &rest_of_answer),
     );
     let mut first = s.open_events(&id, None).await;
     let mut second = s.open_events(&id, None).await;
@@ -206,6 +211,7 @@ async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
     assert_eq!(replayed.data["type"], "TurnStarted");
     // Reconnecting with Last-Event-ID continues exactly after it.
     let mut resumed = s.open_events(&id, Some(last)).await;
+    rest_of_answer.open();
     let rest = resumed.until_turn_ends().await;
     assert_eq!(rest[0].id, Some(last + 1));
     let mut ids: Vec<u64> = seen.iter().chain(&rest).map(|f| f.id.unwrap()).collect();

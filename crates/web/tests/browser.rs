@@ -13,7 +13,7 @@ use browser_support::{
     Chromium, click, eval, open_page, press, screenshot, send, shift_enter, type_into, wait_for,
 };
 use common::Server;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]
 async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
@@ -21,11 +21,14 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
         return;
     };
     let s = Server::start().await;
+    // The answer pauses after a few pieces until the page was seen mid-answer.
+    let rest = Gate::new();
     s.model.push_all([ScriptedResponse::text(
         "Here is **bold** text and `code`, streamed in small pieces.",
     )
     .chunk_size(3)
-    .delay_between(Duration::from_millis(40))]);
+    .delay_between(Duration::from_millis(40))
+    .pause_after_chunks(4, &rest)]);
     s.answer_titles_with("Greeting");
     let page = open_page(&s, &browser).await;
     // The usage bar is filled from the timeline before any turn ran.
@@ -52,6 +55,7 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
         eval(&page, "document.getElementById('input').disabled").await,
         true
     );
+    rest.open();
     // Once done: the stored answer rendered as Markdown, input open again.
     wait_for(
         &page,

@@ -8,11 +8,9 @@
 mod browser_support;
 mod common;
 
-use std::time::Duration;
-
 use browser_support::{Chromium, click, eval, open_page, screenshot, send, type_into, wait_for};
 use common::Server;
-use smallebot_testkit::ScriptedResponse;
+use smallebot_testkit::{Gate, ScriptedResponse};
 
 #[tokio::test]
 async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
@@ -20,10 +18,10 @@ async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
         return;
     };
     let s = Server::start().await;
-    s.script_roles(|_| {
-        ScriptedResponse::text("SUMMARY of the early turns")
-            .delay_before(Duration::from_millis(1500))
-    });
+    // The summary is held until the page was seen waiting for it.
+    let summary_held = Gate::new();
+    let held = summary_held.clone();
+    s.script_roles(move |_| ScriptedResponse::text("SUMMARY of the early turns").hold_until(&held));
     let id = s.create().await;
     for text in ["first question", "second question", "third question"] {
         s.turn(&id, text).await;
@@ -42,6 +40,7 @@ async fn the_compact_button_summarizes_with_a_focus_while_input_waits() {
         true
     );
     screenshot(&page, "compressing").await;
+    summary_held.open();
     wait_for(&page, "document.getElementById('compressing').hidden && !document.getElementById('input').disabled").await;
     // The oldest turn is now summarized (shown dimmed), and the focus reached the model.
     wait_for(
@@ -128,9 +127,10 @@ async fn input_is_enabled_again_when_a_compression_fails() {
         |web| web,
     )
     .await;
-    s.script_roles(|_| {
-        ScriptedResponse::server_error(500).delay_before(Duration::from_millis(1200))
-    });
+    // The summarizer's failure is held until the page was seen waiting for it.
+    let failure_held = Gate::new();
+    let held = failure_held.clone();
+    s.script_roles(move |_| ScriptedResponse::server_error(500).hold_until(&held));
     let id = s.create().await;
     let filler = "and more words ".repeat(50);
     for text in ["first question", "second question", "third question"] {
@@ -143,6 +143,7 @@ async fn input_is_enabled_again_when_a_compression_fails() {
         eval(&page, "document.getElementById('input').disabled").await,
         true
     );
+    failure_held.open();
     wait_for(&page, "document.getElementById('compressing').hidden && !document.getElementById('input').disabled").await;
     wait_for(
         &page,

@@ -128,10 +128,7 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
 async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
-    let is_title = |r: &smallebot_testkit::RecordedRequest| {
-        r.last_user_text()
-            .is_some_and(|t| t.starts_with(smallebot_application::pipeline::TITLE_INSTRUCTION))
-    };
+    let is_title = smallebot_testkit::RecordedRequest::asks_for_title;
     // Titles come back empty, so the fallback title stays and a chat loop that asked
     // after every turn would ask again each time.
     server.respond_with(move |r| {
