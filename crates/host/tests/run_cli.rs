@@ -55,7 +55,7 @@ async fn run_json_prints_one_event_per_line_ending_in_turn_completed() {
             response
         }
     });
-    let child = command(home.path(), Some(&server.base_url()))
+    let mut child = command(home.path(), Some(&server.base_url()))
         .args(["run", "--json", "What time is it?"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -64,17 +64,24 @@ async fn run_json_prints_one_event_per_line_ending_in_turn_completed() {
     // The title is asked for beside the turn and stored while it runs.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let listed = text(
-            &run(home.path(), None, &["conversations", "list"])
-                .await
-                .stdout,
-        );
+        let list = run(home.path(), None, &["conversations", "list"]).await;
+        let listed = text(&list.stdout);
         if listed.contains("Time check") {
             break;
         }
+        if child.try_wait().unwrap().is_some() {
+            let out = child.wait_with_output().await.unwrap();
+            panic!(
+                "run ended before its title was seen: {}\n{}",
+                out.status,
+                text(&out.stderr)
+            );
+        }
         assert!(
             std::time::Instant::now() < deadline,
-            "no title while the turn ran: {listed}"
+            "no title while the turn ran: {listed}{}; requests: {}",
+            text(&list.stderr),
+            server.requests().len()
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

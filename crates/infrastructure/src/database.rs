@@ -276,11 +276,8 @@ pub(crate) async fn connect_read_write(path: &Path) -> Result<SqlitePool, StoreE
     connect_pool(path, &read_write_options(path)?).await
 }
 
-/// The read-write pool with `options`, creating the database's directory if missing.
-async fn connect_pool(
-    path: &Path,
-    options: &SqliteConnectOptions,
-) -> Result<SqlitePool, StoreError> {
+/// Creates the directory of the database at `path` if missing.
+pub(crate) fn create_parent_dir(path: &Path) -> Result<(), StoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
             action: "cannot create the directory of",
@@ -288,6 +285,15 @@ async fn connect_pool(
             source,
         })?;
     }
+    Ok(())
+}
+
+/// The read-write pool with `options`, creating the database's directory if missing.
+async fn connect_pool(
+    path: &Path,
+    options: &SqliteConnectOptions,
+) -> Result<SqlitePool, StoreError> {
+    create_parent_dir(path)?;
     SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
         // A local SQLite connection cannot drop like a network one; pinging it before

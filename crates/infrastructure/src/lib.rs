@@ -25,6 +25,7 @@ mod history;
 mod leases;
 mod location;
 mod migrate;
+mod migrate_lock;
 mod rows;
 mod search;
 mod search_index;

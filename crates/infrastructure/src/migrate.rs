@@ -1,4 +1,5 @@
-//! Schema migrations: status, backup, apply.
+//! Schema migrations: status, backup, apply, one process at a time
+//! ([`MigrationLock`]).
 
 use std::path::{Path, PathBuf};
 
@@ -7,6 +8,7 @@ use sqlx::migrate::Migrator;
 
 use crate::database::{check_sqlite_header, connect_read_only, connect_read_write};
 use crate::error::StoreError;
+use crate::migrate_lock::MigrationLock;
 
 /// The migrations of `migrations/`, embedded at build time.
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
@@ -153,6 +155,8 @@ pub async fn migration_status(path: &Path) -> Result<MigrationStatus, StoreError
 }
 
 /// Applies every pending migration to the database at `path` (created if missing).
+/// Another process migrating the same database is waited for; what it applied is not
+/// applied again.
 ///
 /// # Errors
 /// See [`StoreError`].
@@ -169,19 +173,31 @@ pub async fn migrate_database_to(path: &Path, target: i64) -> Result<MigrationRe
     migrate(path, Some(target)).await
 }
 
+/// The migrations `applied` lacks, up to `target`.
+fn pending(applied: &[i64], target: Option<i64>) -> Vec<SchemaVersion> {
+    known_versions()
+        .into_iter()
+        .filter(|v| !applied.contains(&v.version))
+        .filter(|v| target.is_none_or(|t| v.version <= t))
+        .collect()
+}
+
 async fn migrate(path: &Path, target: Option<i64>) -> Result<MigrationReport, StoreError> {
+    let up_to_date = MigrationReport {
+        applied: Vec::new(),
+        backup: None,
+    };
+    // Opening an up-to-date database takes no lock and writes nothing.
+    if pending(&inspect(path).await?.unwrap_or_default(), target).is_empty() {
+        return Ok(up_to_date);
+    }
+    // Another process may be migrating it right now: wait for it, then look again.
+    let _lock = MigrationLock::acquire(path).await?;
     let existing = inspect(path).await?;
     let applied_before = existing.clone().unwrap_or_default();
-    let to_apply: Vec<SchemaVersion> = known_versions()
-        .into_iter()
-        .filter(|v| !applied_before.contains(&v.version))
-        .filter(|v| target.is_none_or(|t| v.version <= t))
-        .collect();
+    let to_apply = pending(&applied_before, target);
     if to_apply.is_empty() {
-        return Ok(MigrationReport {
-            applied: Vec::new(),
-            backup: None,
-        });
+        return Ok(up_to_date);
     }
     let backup = match existing {
         Some(_) => Some(back_up(path, applied_before.iter().max().copied().unwrap_or(0)).await?),

@@ -34,6 +34,33 @@ async fn creates_the_schema_then_reports_up_to_date() {
     assert_eq!(status.applied.len(), first.applied.len());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opened_by_several_at_once_the_schema_is_migrated_once() {
+    // As when `smallebot serve` and `smallebot chat` start together on a new home.
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("smallebot.db");
+        let opens: Vec<_> = (0..6)
+            .map(|_| {
+                let db = db.clone();
+                tokio::spawn(async move { SqliteStore::open_and_report(&db).await })
+            })
+            .collect();
+        let mut applied = Vec::new();
+        for open in opens {
+            let (store, report) = open
+                .await
+                .unwrap()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            applied.push(report.applied.len());
+            store.close().await;
+        }
+        let all = migration_status(&db).await.unwrap().applied.len();
+        applied.sort_unstable();
+        assert_eq!(applied, [0, 0, 0, 0, 0, all], "round {round}: one migrated");
+    }
+}
+
 #[tokio::test]
 async fn upgrades_an_old_database_keeping_data_and_a_backup() {
     let dir = tempfile::tempdir().unwrap();
