@@ -1,0 +1,179 @@
+//! The event stream against a real server on 127.0.0.1: resuming after
+//! `Last-Event-ID`, the running turn replayed to a page opened mid-turn, a client that
+//! stops reading, and a command waiting for its confirmation on the stream.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::Server;
+use reqwest::StatusCode;
+use serde_json::json;
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
+
+#[tokio::test]
+async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
+    let s = Server::start().await;
+    let id = s.create().await;
+    // The answer pauses mid-stream until both late streams are open.
+    let rest_of_answer = Gate::new();
+    s.model.push(
+        ScriptedResponse::text("one two three four five six seven eight")
+            .chunk_size(4)
+            .delay_between(Duration::from_millis(60))
+            .pause_after_chunks(4, &rest_of_answer),
+    );
+    let mut first = s.open_events(&id, None).await;
+    let mut second = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "count"})).await.status(),
+        StatusCode::ACCEPTED
+    );
+    // Read three events, then drop the connection as a flaky network would.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(first.next().await.unwrap());
+    }
+    drop(first);
+    let last = seen.last().unwrap().id.unwrap();
+    // A page opened now, mid-turn, starts with the turn's events so far.
+    let mut page = s.open_events(&id, None).await;
+    let replayed = page.next().await.unwrap();
+    assert_eq!(replayed.data["type"], "TurnStarted");
+    // Reconnecting with Last-Event-ID continues exactly after it.
+    let mut resumed = s.open_events(&id, Some(last)).await;
+    rest_of_answer.open();
+    let rest = resumed.until_turn_ends().await;
+    assert_eq!(rest[0].id, Some(last + 1));
+    let mut ids: Vec<u64> = seen.iter().chain(&rest).map(|f| f.id.unwrap()).collect();
+    let all = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "no event twice");
+    assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "no gap: {ids:?}");
+    // Another tab saw the same stream.
+    let other: Vec<u64> = second
+        .until_turn_ends()
+        .await
+        .iter()
+        .map(|f| f.id.unwrap())
+        .collect();
+    assert_eq!(other, ids);
+    let text: String = seen
+        .iter()
+        .chain(&rest)
+        .filter(|f| f.data["type"] == "TextDelta")
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "one two three four five six seven eight");
+
+    // An id the server no longer keeps (here: from before a restart) gets `reload`.
+    let mut stale = s.open_events(&id, Some(1_000_000)).await;
+    let frame = stale.next().await.unwrap();
+    assert_eq!(frame.name.as_deref(), Some("reload"));
+    assert_eq!(frame.data["type"], "Reload");
+    assert!(stale.next().await.is_none(), "the stream ends after reload");
+    let bad = s
+        .http
+        .get(s.url(&format!("/api/conversations/{id}/events")))
+        .header("last-event-id", "yesterday")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload() {
+    let s = Server::start_with(|state| state.stream_queue(16)).await;
+    let id = s.create().await;
+    // Twenty thousand one-character deltas: far more than socket buffers hold.
+    let answer: String = "abcdefghij".repeat(2_000);
+    s.model
+        .push(ScriptedResponse::text(answer.clone()).chunk_size(1));
+    let mut stalled = s.open_events(&id, None).await;
+    let mut reader = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "a long one"})).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let frames = reader.until_turn_ends().await;
+    assert_eq!(frames.last().unwrap().data["text"], json!(answer));
+    // The stalled client, reading at last, finds the end of what was buffered for it:
+    // a `reload` event, then the end of the stream.
+    let mut last = None;
+    while let Some(frame) = stalled.next().await {
+        last = Some(frame);
+    }
+    let last = last.unwrap();
+    assert_eq!(last.name.as_deref(), Some("reload"), "{last:?}");
+    assert!(
+        last.data["reason"].as_str().unwrap().contains("behind"),
+        "{last:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_command_waits_for_its_confirmation_on_the_stream() {
+    let (s, _workspace) = Server::with_confirmed_shell(Duration::from_secs(20)).await;
+    let id = s.create().await;
+    let shell = |call: &str, command: &str| {
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            call,
+            "ExecuteCommand",
+            json!({ "command": command }).to_string(),
+        )])
+    };
+    s.model.push_all([
+        shell("c1", "echo approved-run"),
+        shell("c2", "echo denied-run"),
+        ScriptedResponse::text("One ran, one was denied."),
+    ]);
+    let mut stream = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "run two commands"}))
+            .await
+            .status(),
+        StatusCode::ACCEPTED
+    );
+    let mut answers = [true, false].into_iter();
+    let mut results = Vec::new();
+    while let Some(frame) = stream.next().await {
+        match (frame.name.as_deref(), frame.data["type"].as_str()) {
+            (Some("confirm"), Some("ConfirmationRequested")) => {
+                assert!(frame.id.is_none(), "confirmations carry no event id");
+                let request_id = frame.data["request_id"].as_u64().unwrap();
+                let approve = answers.next().unwrap();
+                let url = s.url(&format!("/api/conversations/{id}/confirmation"));
+                let answered = s
+                    .http
+                    .post(&url)
+                    .json(&json!({ "request_id": request_id, "approve": approve }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(answered.status(), StatusCode::NO_CONTENT);
+                // An answer counts once.
+                let again = s
+                    .http
+                    .post(&url)
+                    .json(&json!({ "request_id": request_id, "approve": true }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(again.status(), StatusCode::NOT_FOUND);
+            }
+            (_, Some("ToolCallCompleted")) => results.push((
+                frame.data["status"].as_str().unwrap().to_owned(),
+                frame.data["result"].as_str().unwrap().to_owned(),
+            )),
+            (_, Some("TurnCompleted")) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].0, "ok");
+    assert!(results[0].1.contains("approved-run"), "{results:?}");
+    assert_eq!(results[1].0, "denied");
+    assert!(!results[1].1.contains("denied-run\n"), "{results:?}");
+}
