@@ -33,7 +33,6 @@ pub(super) async fn start_turn_with_message(
     let document = serde_json::json!({
         "subject": conversation_id.to_string(),
         "turn": turn_id.to_string(),
-        "conversation": conversation_id.to_string(),
         "thinking": i64::from(thinking_mode),
         "at": at_text,
         "pid": owner.pid,

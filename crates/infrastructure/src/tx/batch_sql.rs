@@ -262,8 +262,8 @@ pub(super) const CREATE_ALONE: &str = creates_sql!(alone_job!());
 /// A new title alone (one statement): ?1 is its document.
 pub(super) const RENAME_ALONE: &str = renames_sql!(alone_job!());
 /// A turn start alone (`turns/start.rs`). Its one parameter, ?1, is a JSON object:
-/// `subject` (the conversation), `turn`, `conversation`, `thinking` (0 or
-/// 1), `at`, `pid`, `host`, `started_at`, `message_id`, `text`, `tokens`, and
+/// `subject` (the conversation), `turn`, `thinking` (0 or 1), `at`, `pid`, `host`,
+/// `started_at`, `message_id`, `text`, `tokens`, and
 /// `title` and `untitled` (null, or the title a first turn gives a conversation whose
 /// title is still `untitled`; it comes back tagged `titled`) (one parameter: see
 /// `RECORD_STEP` in `steps.rs` for why).
@@ -276,25 +276,25 @@ pub(super) const START_ALONE: &str = "\
     BEGIN IMMEDIATE; \
     SELECT 'running' AS kind, id, conversation_id, seq, thinking_mode, status, error, \
       created_at, completed_at, owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at \
-      FROM turns WHERE conversation_id = ?1 ->> 'conversation' AND status = 'running' \
+      FROM turns WHERE conversation_id = ?1 ->> 'subject' AND status = 'running' \
       ORDER BY seq LIMIT 1; \
     INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
       owner_pid, owner_host, owner_started_at, heartbeat_at) \
       SELECT ?1 ->> 'turn', id, last_seq + 1, ?1 ->> 'thinking', 'running', ?1 ->> 'at', \
         ?1 ->> 'pid', ?1 ->> 'host', ?1 ->> 'started_at', ?1 ->> 'at' \
-      FROM conversations WHERE id = ?1 ->> 'conversation' AND NOT EXISTS \
-        (SELECT 1 FROM turns WHERE conversation_id = ?1 ->> 'conversation' \
+      FROM conversations WHERE id = ?1 ->> 'subject' AND NOT EXISTS \
+        (SELECT 1 FROM turns WHERE conversation_id = ?1 ->> 'subject' \
          AND status = 'running') \
       RETURNING 'turn' AS kind, seq; \
     INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
       created_at, is_edited) \
       SELECT ?1 ->> 'message_id', id, ?1 ->> 'turn', last_seq + 1, 'user', ?1 ->> 'text', \
         ?1 ->> 'tokens', ?1 ->> 'at', 0 \
-      FROM conversations WHERE id = ?1 ->> 'conversation' \
+      FROM conversations WHERE id = ?1 ->> 'subject' \
         AND EXISTS (SELECT 1 FROM turns WHERE id = ?1 ->> 'turn') \
       RETURNING 'message' AS kind, seq; \
     UPDATE conversations SET title = ?1 ->> 'title', updated_at = ?1 ->> 'at' \
-      WHERE id = ?1 ->> 'conversation' AND ?1 ->> 'title' IS NOT NULL \
+      WHERE id = ?1 ->> 'subject' AND ?1 ->> 'title' IS NOT NULL \
         AND title = ?1 ->> 'untitled' \
         AND EXISTS (SELECT 1 FROM turns WHERE id = ?1 ->> 'turn' AND seq = 1) \
       RETURNING 'titled' AS kind, id; \
