@@ -84,13 +84,16 @@ pub enum HostError {
     /// No model endpoint is configured.
     #[error("{HOW_TO_CONFIGURE}")]
     NoEndpoint,
-    /// The turn ended without completing (failed or cancelled); already reported.
+    /// The turn ended without completing (failed or cancelled).
     #[error("the turn ended {} (conversation {conversation_id})", .status.as_str())]
     TurnNotCompleted {
         /// The conversation.
         conversation_id: ConversationId,
         /// How the turn ended.
         status: TurnStatus,
+        /// Whether the end was already printed with the turn's events (then `main`
+        /// prints it no second time).
+        reported: bool,
     },
     /// `compact` changed nothing.
     #[error("nothing changed: {0}")]
@@ -152,7 +155,15 @@ pub enum HostError {
         source: std::io::Error,
     },
 
-    #[error("terminal I/O failed: {0}")]
+    /// The prompt `run -` read from standard input is not UTF-8 text.
+    #[error(
+        "the prompt read from standard input is not valid UTF-8 text: {0}. Convert it first \
+         (for example with `iconv -t UTF-8`), or give the prompt as an argument."
+    )]
+    PromptNotUtf8(std::io::Error),
+
+    /// Reading or writing standard input, output or error, or another file, failed.
+    #[error("input/output failed: {0}")]
     Io(#[from] std::io::Error),
 }
 
@@ -172,6 +183,12 @@ impl From<CompressionSkipped> for HostError {
 }
 
 impl HostError {
+    /// Whether this error was already shown to the person (printed with the events of
+    /// the turn it ends), so that `main` only sets the exit code.
+    pub fn is_reported(&self) -> bool {
+        matches!(self, Self::TurnNotCompleted { reported: true, .. })
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> ExitCode {
         match self {

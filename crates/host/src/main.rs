@@ -4,6 +4,10 @@
 //! opens the SQLite store (applying migrations, with a backup), wires the crates together
 //! by hand and runs one command. See `smallebot --help`.
 
+// First: the output macros the other modules use.
+#[macro_use]
+mod stdio;
+
 mod chat;
 mod cli;
 mod commands;
@@ -35,7 +39,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
+            errln!("error: cannot start the async runtime: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -45,8 +49,12 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output went away (`| head`): what it wanted was
+        // written, and the work itself is done and stored.
+        Err(error::HostError::Io(err)) if stdio::is_closed_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.is_reported() => err.exit_code(),
         Err(err) => {
-            eprintln!("error: {err}");
+            errln!("error: {err}");
             err.exit_code()
         }
     }

@@ -57,7 +57,7 @@ impl EditorInput {
             });
         if let Err(error) = spawned {
             // Without the thread every read fails, saying why.
-            eprintln!("error: cannot start the line editor: {error}");
+            errln!("error: cannot start the line editor: {error}");
         }
         Self {
             requests,
@@ -93,7 +93,7 @@ fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>) -> Reedline 
     match FileBackedHistory::with_file(HISTORY_ENTRIES, history.clone()) {
         Ok(kept) => editor.with_history(Box::new(kept)),
         Err(error) => {
-            eprintln!(
+            errln!(
                 "warning: input history is not kept ({}: {error})",
                 history.display()
             );

@@ -16,17 +16,17 @@ pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostE
             return Err(error);
         }
     };
-    println!("Compressing context...");
+    errln!("Compressing context...");
     let report = app.service.compact(id, focus).await;
     app.store.close().await;
     let report = report?;
     if report.ok {
-        println!(
+        outln!(
             "{}\ncontext: {} → {} tokens",
             report.detail,
             tokens(report.tokens_before),
             tokens(report.tokens_after)
-        );
+        )?;
         Ok(())
     } else {
         Err(HostError::NothingCompacted(report.detail))

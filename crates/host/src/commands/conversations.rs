@@ -43,7 +43,7 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
             };
             with_store(home, async |store, _| {
                 let found = tools::search_for_people(store, &query).await?;
-                println!("{}", escape_controls(&found));
+                outln!("{}", escape_controls(&found))?;
                 Ok(())
             })
             .await
@@ -68,7 +68,7 @@ async fn with_store(
                 Some(_) => return Err(HostError::Store(error)),
             };
             let store = SqliteStore::open_read_only(&path).await?;
-            eprintln!(
+            errln!(
                 "note: {} cannot be written here; reading it as it is (turns left running by \
                  a stopped process are not marked interrupted)",
                 path.display()
@@ -94,10 +94,10 @@ async fn with_store(
 async fn list(store: &dyn Store, user: Option<&str>) -> Result<(), HostError> {
     let conversations = store.list_conversations(user).await?;
     if conversations.is_empty() {
-        println!("no conversations yet");
+        outln!("no conversations yet")?;
     }
     for c in &conversations {
-        println!("{}", escape_controls(&conversation_line(c)));
+        outln!("{}", escape_controls(&conversation_line(c)))?;
     }
     Ok(())
 }
@@ -107,16 +107,16 @@ async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Resu
     let id = conversation.id;
     let turns = store.list_turns(id).await?;
     let rows = store.rows_after(id, 0).await?;
-    print!(
+    out!(
         "{}",
         escape_controls(&render_timeline(&conversation, &turns, &rows))
-    );
+    )?;
     match tasks.load(id).await {
         Ok(list) if !list.tasks.is_empty() => {
-            println!("\n{}", escape_controls(&format_plan(&list)));
+            outln!("\n{}", escape_controls(&format_plan(&list)))?;
         }
         Ok(_) => {}
-        Err(error) => eprintln!("the task list cannot be shown: {error}"),
+        Err(error) => errln!("the task list cannot be shown: {error}"),
     }
     Ok(())
 }
@@ -136,7 +136,7 @@ async fn delete(home: &Home, reference: &str) -> Result<(), HostError> {
     app.store.close().await;
     match deleted {
         Ok(()) => {
-            println!("deleted conversation {id}");
+            outln!("deleted conversation {id}")?;
             Ok(())
         }
         Err(PipelineError::ConversationNotFound(id)) => Err(HostError::ConversationNotFound(id)),

@@ -16,26 +16,29 @@ use crate::wiring;
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
     let servers = wiring::start_mcp(home, Arc::new(DenyAll)).await?;
     for warning in servers.warnings() {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     let result = match command {
-        McpCommand::List => {
-            let status = servers.status().await;
-            if status.is_empty() {
-                println!(
-                    "no MCP servers: add them to {} (docs/configuration.md)",
-                    home.root().join(MCP_FILE).display()
-                );
-            }
-            for line in status_lines(&status) {
-                println!("{line}");
-            }
-            Ok(())
-        }
+        McpCommand::List => print_status(home, &servers).await,
         McpCommand::Tools { server } => print_tools(&servers, server.as_deref()).await,
     };
     servers.stop().await;
     result
+}
+
+/// Says how each server is doing, or where to add servers when there are none.
+async fn print_status(home: &Home, servers: &McpServers) -> Result<(), HostError> {
+    let status = servers.status().await;
+    if status.is_empty() {
+        outln!(
+            "no MCP servers: add them to {} (docs/configuration.md)",
+            home.root().join(MCP_FILE).display()
+        )?;
+    }
+    for line in status_lines(&status) {
+        outln!("{line}")?;
+    }
+    Ok(())
 }
 
 /// One line per server: `name  running  3 tools` (and the last error).
@@ -66,7 +69,7 @@ async fn print_tools(servers: &McpServers, server: Option<&str>) -> Result<(), H
     }
     for (owner, name, description) in servers.tool_list() {
         if server.is_none_or(|s| s == owner) {
-            println!("{name}  {description}");
+            outln!("{name}  {description}")?;
         }
     }
     Ok(())

@@ -17,10 +17,10 @@ pub async fn run(home: &Home, status_only: bool) -> Result<(), HostError> {
     };
     if status_only {
         let status = migration_status(&path).await?;
-        println!("{}\n{status}", path.display());
+        outln!("{}\n{status}", path.display())?;
     } else {
         let report = migrate_database(&path).await?;
-        println!("{}: {report}", path.display());
+        outln!("{}: {report}", path.display())?;
     }
     Ok(())
 }
@@ -29,9 +29,9 @@ pub async fn run(home: &Home, status_only: bool) -> Result<(), HostError> {
 async fn run_postgres(url: &str, status_only: bool) -> Result<(), HostError> {
     if status_only {
         let status = smallebot_postgres::pg_migration_status(url).await?;
-        println!("{}\n{status}", smallebot_postgres::redact_url(url));
+        outln!("{}\n{status}", smallebot_postgres::redact_url(url))?;
     } else {
-        println!("{}", smallebot_postgres::pg_migrate(url).await?);
+        outln!("{}", smallebot_postgres::pg_migrate(url).await?)?;
     }
     Ok(())
 }

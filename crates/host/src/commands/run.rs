@@ -16,6 +16,7 @@ use smallebot_core::entities::TurnStatus;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
+use crate::stdio::Lossy;
 use crate::wiring;
 
 /// Arguments of `run`.
@@ -36,7 +37,12 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
         return Ok(argument);
     }
     let mut text = String::new();
-    std::io::stdin().read_to_string(&mut text)?;
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::InvalidData => HostError::PromptNotUtf8(error),
+            _ => HostError::Io(error),
+        })?;
     if text.trim().is_empty() {
         return Err(HostError::EmptyPrompt);
     }
@@ -71,10 +77,17 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let mut events = service.subscribe(conversation_id);
     let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
     if !args.json {
+        let on_terminal = std::io::stdout().is_terminal();
         printer = printer
-            .status_to(Box::new(std::io::stderr()), Style::for_stderr())
-            .on_one_screen(std::io::stdout().is_terminal());
+            .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
+            .on_one_screen(on_terminal)
+            // A script reading the answer gets what is stored, never a retried attempt.
+            .hold_attempts(!on_terminal);
     }
+    let mut output = Output {
+        printer,
+        failed: None,
+    };
     let sender = Arc::clone(&service);
     let mut turn = tokio::spawn(async move {
         sender
@@ -92,11 +105,11 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
                         titler.generate_title(conversation_id).await
                     }));
                 }
-                printer.print(&event)?;
+                output.print(&event);
             }
             joined = &mut turn => {
                 while let Some(event) = events.try_recv() {
-                    printer.print(&event)?;
+                    output.print(&event);
                 }
                 break joined.map_err(|source| HostError::TaskJoin { what: "the turn", source })??;
             }
@@ -105,17 +118,39 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             }
         }
     };
-    drop(printer);
+    let failed_output = output.failed.take();
+    drop(output);
     if let Some(title) = title {
         // Never waited for: a title still being written is given up.
         title.abort();
     }
     app.store.close().await;
-    match outcome.status {
-        TurnStatus::Completed => Ok(()),
-        status => Err(HostError::TurnNotCompleted {
+    match (outcome.status, failed_output) {
+        (TurnStatus::Completed, None) => Ok(()),
+        // The turn is stored; only its printing stopped.
+        (TurnStatus::Completed, Some(error)) => Err(HostError::Io(error)),
+        (status, failed_output) => Err(HostError::TurnNotCompleted {
             conversation_id,
             status,
+            // Printed with the events unless JSON lines or a closed output hid it.
+            reported: !args.json && failed_output.is_none(),
         }),
+    }
+}
+
+/// The events printed while the turn runs. A failure to print (standard output closed:
+/// `| head`) stops the printing, never the turn, which is still stored in full.
+struct Output<W: std::io::Write> {
+    printer: EventPrinter<W>,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> Output<W> {
+    fn print(&mut self, event: &smallebot_application::Event) {
+        if self.failed.is_none()
+            && let Err(error) = self.printer.print(event)
+        {
+            self.failed = Some(error);
+        }
     }
 }

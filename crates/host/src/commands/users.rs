@@ -17,19 +17,17 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
         UsersCommand::Add { name } => add(&store, &name).await,
         UsersCommand::Remove { name } => match store.remove_user(&name).await {
             Ok(true) => {
-                eprintln!("user '{name}' removed: their token no longer works");
+                errln!("user '{name}' removed: their token no longer works");
                 Ok(())
             }
             Ok(false) => Err(HostError::UnknownUser(name)),
             Err(err) => Err(err.into()),
         },
         UsersCommand::List => match store.user_names().await {
-            Ok(names) => {
-                for name in names {
-                    println!("{name}");
-                }
-                Ok(())
-            }
+            Ok(names) => names
+                .iter()
+                .try_for_each(|name| outln!("{name}"))
+                .map_err(HostError::from),
             Err(err) => Err(err.into()),
         },
     };
@@ -50,8 +48,8 @@ async fn add(store: &crate::database::Database, name: &str) -> Result<(), HostEr
     }
     let token = new_token();
     store.add_user(name, &token_digest(&token)).await?;
-    println!("{token}");
-    eprintln!(
+    outln!("{token}")?;
+    errln!(
         "user '{name}' added. The line above is their token: give it to them now, it is not \
          stored and cannot be shown again. The page asks for it once."
     );

@@ -43,6 +43,9 @@ pub struct EventPrinter<W: Write> {
     /// another writer (both show on one terminal).
     shared_screen: bool,
     last_usage: Option<(u64, u64, f64, bool, Option<u64>)>,
+    /// With [`EventPrinter::hold_attempts`]: the answer text of the attempt still
+    /// streaming, printed once the attempt has finished.
+    held: Option<String>,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -58,7 +61,19 @@ impl<W: Write> EventPrinter<W> {
             markdown: (style.ansi && !json).then(MarkdownLines::default),
             shared_screen: false,
             last_usage: None,
+            held: None,
         }
+    }
+
+    /// Whether to hold each model attempt's answer text until the attempt has finished
+    /// (its step calls tools, or the turn ends) instead of printing it as it streams. A
+    /// stream cut and retried then leaves nothing of the discarded attempt in the
+    /// output: what is printed is exactly what is stored (`run` with standard output
+    /// not a terminal, `x=$(smallebot run …)`).
+    #[must_use]
+    pub fn hold_attempts(mut self, hold: bool) -> Self {
+        self.held = hold.then(String::new);
+        self
     }
 
     /// The same printer writing status lines to `status`, styled with `style`; the
@@ -135,6 +150,48 @@ impl<W: Write> EventPrinter<W> {
         Ok(())
     }
 
+    /// Prints a piece of the answer.
+    fn answer_text(&mut self, text: &str) -> std::io::Result<()> {
+        self.end_reasoning()?;
+        if let Some(markdown) = self.markdown.as_mut() {
+            let lines = markdown.push(text, self.style);
+            write!(self.out, "{lines}")?;
+        } else {
+            if !text.is_empty() {
+                self.answer_open = !text.ends_with('\n');
+            }
+            write!(self.out, "{}", escape_controls(text))?;
+        }
+        Ok(())
+    }
+
+    /// With held attempts: keeps the answer text of the attempt in flight, drops it
+    /// when the attempt is retried, prints it once the attempt has finished (its tool
+    /// calls start, or the turn ends). Whether `event` was taken here.
+    fn hold(&mut self, event: &Event) -> std::io::Result<bool> {
+        let Some(held) = self.held.as_mut() else {
+            return Ok(false);
+        };
+        match &event.kind {
+            EventKind::TextDelta { text } => {
+                held.push_str(text);
+                return Ok(true);
+            }
+            EventKind::Retrying { .. } => held.clear(),
+            EventKind::ToolCallStarted { .. }
+            | EventKind::TurnCompleted { .. }
+            | EventKind::TurnCancelled
+            | EventKind::TurnFailed { .. } => {
+                let finished = std::mem::take(held);
+                if !finished.is_empty() {
+                    self.answer_text(&finished)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
     /// Prints one event.
     ///
     /// # Errors
@@ -144,6 +201,9 @@ impl<W: Write> EventPrinter<W> {
             let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
             writeln!(self.out, "{line}")?;
             return self.out.flush();
+        }
+        if self.hold(event)? {
+            return Ok(());
         }
         let style = self.status_style();
         match &event.kind {
@@ -163,25 +223,20 @@ impl<W: Write> EventPrinter<W> {
                 reason,
                 delay_ms,
             } => {
+                // Held attempts never showed the discarded text.
+                let discarded = if self.held.is_some() {
+                    "the partial answer is discarded"
+                } else {
+                    "the partial answer above is discarded"
+                };
                 let line = format!(
-                    "[retrying ({attempt}/{max}) in {:.1} s: {} — the partial answer above is discarded]",
+                    "[retrying ({attempt}/{max}) in {:.1} s: {} — {discarded}]",
                     *delay_ms as f64 / 1000.0,
                     escape_controls(reason)
                 );
                 self.status_line(&style.dim(&line))?;
             }
-            EventKind::TextDelta { text } => {
-                self.end_reasoning()?;
-                if let Some(markdown) = self.markdown.as_mut() {
-                    let lines = markdown.push(text, self.style);
-                    write!(self.out, "{lines}")?;
-                } else {
-                    if !text.is_empty() {
-                        self.answer_open = !text.ends_with('\n');
-                    }
-                    write!(self.out, "{}", escape_controls(text))?;
-                }
-            }
+            EventKind::TextDelta { text } => self.answer_text(text)?,
             EventKind::ToolCallStarted {
                 tool_name,
                 arguments,

@@ -236,3 +236,118 @@ fn on_one_screen_an_open_answer_line_ends_before_a_status_line() {
     drop(printer);
     assert_eq!(String::from_utf8(out).unwrap(), "Let me check.\n");
 }
+
+/// What a printer holding attempts writes to the answer's writer for `events`.
+fn printed_holding(events: &[EventKind]) -> String {
+    let id = ConversationId::new();
+    let mut out = Vec::new();
+    let mut printer = EventPrinter::new(&mut out, false, Style { ansi: false })
+        .status_to(Box::new(std::io::sink()), Style { ansi: false })
+        .hold_attempts(true);
+    for (seq, kind) in events.iter().enumerate() {
+        printer
+            .print(&Event::new(id, None, seq as u64 + 1, kind.clone()))
+            .unwrap();
+    }
+    drop(printer);
+    String::from_utf8(out).unwrap()
+}
+
+fn text(t: &str) -> EventKind {
+    EventKind::TextDelta { text: t.into() }
+}
+
+fn retrying() -> EventKind {
+    EventKind::Retrying {
+        attempt: 2,
+        max: 5,
+        reason: "stream cut".into(),
+        delay_ms: 10,
+    }
+}
+
+fn tool_started() -> EventKind {
+    EventKind::ToolCallStarted {
+        call_id: "c".into(),
+        tool_name: "GetCurrentTime".into(),
+        arguments: "{}".into(),
+    }
+}
+
+#[test]
+fn held_attempts_print_only_what_finished() {
+    let completed = || EventKind::TurnCompleted {
+        text: String::new(),
+    };
+    let cases: Vec<(&str, Vec<EventKind>, &str)> = vec![
+        (
+            "a cut attempt is dropped",
+            vec![
+                text("Hi "),
+                text("th"),
+                retrying(),
+                text("Hi there."),
+                completed(),
+            ],
+            "Hi there.\n",
+        ),
+        (
+            "two cuts",
+            vec![
+                text("Hi"),
+                retrying(),
+                text("Hi "),
+                retrying(),
+                text("Hi!"),
+                completed(),
+            ],
+            "Hi!\n",
+        ),
+        (
+            "a step's text is printed when its tools start",
+            vec![
+                text("Let me look."),
+                tool_started(),
+                text("It is noon"),
+                retrying(),
+                text("It is noon."),
+                completed(),
+            ],
+            "Let me look.It is noon.\n",
+        ),
+        (
+            "a cancelled attempt keeps its partial text, as stored",
+            vec![
+                text("Hi"),
+                retrying(),
+                text("Hel"),
+                EventKind::TurnCancelled,
+            ],
+            "Hel\n",
+        ),
+        (
+            "a failed turn keeps the last attempt's partial text",
+            vec![
+                text("Hi"),
+                retrying(),
+                text("Ho"),
+                EventKind::TurnFailed {
+                    error: "gone".into(),
+                },
+            ],
+            "Ho\n",
+        ),
+        ("nothing before the end", vec![text("Hi")], ""),
+    ];
+    for (name, events, expected) in cases {
+        assert_eq!(printed_holding(&events), expected, "{name}");
+    }
+}
+
+#[test]
+fn without_holding_the_text_streams_as_it_comes() {
+    assert_eq!(
+        printed(&[text("Hi"), retrying()], false).lines().next(),
+        Some("Hi")
+    );
+}
