@@ -206,18 +206,25 @@ impl CommandConfirmer for StdinConfirmer {
         } else {
             String::new()
         };
-        eprint!(
-            "\nThe assistant wants to run a command:\n  $ {command}\n{note}Allow? [y/N] ({seconds} s) "
-        );
+        {
+            use std::io::Write as _;
+            let mut stderr = std::io::stderr().lock();
+            // A closed standard error cannot be asked on; the answer decides as always.
+            let _ = write!(
+                stderr,
+                "\nThe assistant wants to run a command:\n  $ {command}\n{note}Allow? [y/N] ({seconds} s) "
+            )
+            .and_then(|()| stderr.flush());
+        }
         let allowed = match tokio::time::timeout(timeout, lines.recv()).await {
             Ok(Some(line)) => is_yes(&line),
             Ok(None) => false,
             Err(_) => {
-                eprintln!();
+                errln!();
                 false
             }
         };
-        eprintln!("→ {}", if allowed { "allowed" } else { "denied" });
+        errln!("→ {}", if allowed { "allowed" } else { "denied" });
         allowed
     }
 }
