@@ -55,7 +55,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             match found {
                 Ok(c) => (c.id, false),
                 Err(error) => {
-                    app.store.close().await;
+                    app.close().await;
                     return Err(error);
                 }
             }
@@ -110,7 +110,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         // Never waited for: a title still being written is given up.
         title.abort();
     }
-    app.store.close().await;
+    app.close().await;
     match outcome.status {
         TurnStatus::Completed => Ok(()),
         status => Err(HostError::TurnNotCompleted {
