@@ -11,12 +11,12 @@ use smallebot_agent::mcp::McpServers;
 use smallebot_agent::sandbox::CommandSandbox;
 use smallebot_agent::tools::{CommandConfirmer, DenyAll, ToolRegistry};
 use smallebot_application::ConversationService;
-use smallebot_application::events::EventBus;
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
 use crate::database::Database;
 use crate::error::HostError;
+use crate::relay::PeerLink;
 
 /// Everything a conversation command needs.
 pub struct App {
@@ -32,10 +32,24 @@ pub struct App {
     pub sandbox: Option<Arc<CommandSandbox>>,
     /// The MCP servers of mcp.json and their tools.
     pub mcp: Arc<McpServers>,
-    /// The event bus, relayed to the other processes on a PostgreSQL database (`None`
-    /// on SQLite: the service has a bus of its own). Services built later (web users')
-    /// share it.
-    pub events: Option<Arc<EventBus>>,
+    /// The link to the other processes on a PostgreSQL database — the relayed event
+    /// bus, the registry of turns running here, the peers asked to cancel a turn
+    /// (`None` on SQLite: the service has a bus and registry of its own). Services
+    /// built later (web users') are wired to it too.
+    pub peers: Option<Arc<PeerLink>>,
+}
+
+impl App {
+    /// Ends what this process started, in order: the link's background task is stopped
+    /// and awaited and its queue sent, then every connection of the store is closed (a
+    /// pool closed under a running listener would leave it retrying forever). Tasks a
+    /// command spawned itself (a server's sweep) are stopped and awaited before this.
+    pub async fn close(&self) {
+        if let Some(peers) = &self.peers {
+            peers.close().await;
+        }
+        self.store.close().await;
+    }
 }
 
 /// Starts the servers of `<home>/mcp.json` (none without the file); which could not
@@ -139,7 +153,10 @@ pub async fn build_with_confirmer(
         .notices(mcp.warnings().to_vec());
     let mut app = assemble(home, user_flag, assembly).await?;
     app.mcp = mcp;
-    recover(&app).await?;
+    if let Err(error) = recover(&app).await {
+        app.close().await;
+        return Err(error);
+    }
     Ok(app)
 }
 
@@ -169,9 +186,9 @@ async fn assemble(
     assembly: AgentAssembly,
 ) -> Result<App, HostError> {
     let store = open_store(home).await?;
-    let events = match &store {
-        Database::Postgres(pg) => match crate::relay::relayed_bus(pg).await {
-            Ok(bus) => Some(bus),
+    let peers = match &store {
+        Database::Postgres(pg) => match PeerLink::start(pg).await {
+            Ok(link) => Some(Arc::new(link)),
             Err(error) => {
                 store.close().await;
                 return Err(error);
@@ -179,8 +196,8 @@ async fn assemble(
         },
         Database::Sqlite(_) => None,
     };
-    let assembly = match &events {
-        Some(bus) => assembly.events(Arc::clone(bus)),
+    let assembly = match &peers {
+        Some(link) => link.wire(assembly),
         None => assembly,
     };
     let agent = assembly
@@ -192,6 +209,9 @@ async fn assemble(
     let agent = match agent {
         Ok(agent) => agent,
         Err(error) => {
+            if let Some(link) = &peers {
+                link.close().await;
+            }
             store.close().await;
             return Err(error.into());
         }
@@ -205,6 +225,6 @@ async fn assemble(
         tokenizer: agent.tokenizer,
         sandbox: agent.sandbox,
         mcp: Arc::new(McpServers::none()),
-        events,
+        peers,
     })
 }

@@ -1,7 +1,8 @@
 //! Two `smallebot serve` processes on one PostgreSQL database (a throwaway cluster):
 //! a turn started on one streams to a subscriber of the other, a second turn is
 //! refused with 409 wherever it lands, and when one process is killed mid-turn the
-//! other marks that turn interrupted and takes the conversation on.
+//! other marks that turn interrupted and takes the conversation on; a turn running on
+//! one is busy on the other, whose cancel reaches it.
 //!
 //! Skipped with one loud line without PostgreSQL binaries, unless
 //! `SMALLEBOT_REQUIRE_POSTGRES` is set (CI), where it fails.
@@ -14,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_core::entities::TurnStatus;
-use smallebot_core::repository::TurnRepository;
+use smallebot_core::entities::{HistoryRow, Role, TurnStatus};
+use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
 use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
@@ -198,5 +199,120 @@ async fn two_servers_on_one_database_share_turns_events_and_recovery() {
     assert_eq!(done["text"], "answered by the survivor");
     b.kill().await.unwrap();
     never.open();
+    store.close().await;
+}
+
+/// `GET /api/conversations/{id}`'s `busy`.
+async fn busy(http: &reqwest::Client, base: &str, id: &str) -> bool {
+    let timeline: Value = http
+        .get(format!("{base}/api/conversations/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    timeline["busy"]
+        .as_bool()
+        .unwrap_or_else(|| panic!("no busy in {timeline}"))
+}
+
+/// `POST /api/conversations/{id}/cancel`'s `cancelled`.
+async fn cancel(http: &reqwest::Client, base: &str, id: &str) -> bool {
+    let answer: Value = http
+        .post(format!("{base}/api/conversations/{id}/cancel"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["cancelled"]
+        .as_bool()
+        .unwrap_or_else(|| panic!("no cancelled in {answer}"))
+}
+
+#[tokio::test]
+async fn a_turn_running_on_one_server_is_busy_on_the_other_which_cancels_it() {
+    let Some(cluster) = TestCluster::start("busy_and_cancel_across_servers") else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    let rest = Gate::new();
+    let full = "one two three four five six seven eight nine ten";
+    cli::answer_titles(&model);
+    model.respond_with({
+        let rest = rest.clone();
+        move |_| {
+            ScriptedResponse::text(full)
+                .chunk_size(4)
+                .pause_after_chunks(3, &rest)
+        }
+    });
+    let (mut a, base_a) = serve(home.path(), &model.base_url(), &url).await;
+    let (mut b, base_b) = serve(home.path(), &model.base_url(), &url).await;
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("{base_a}/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let mut events = http
+        .get(format!("{base_b}/api/conversations/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    let mut buffer = String::new();
+
+    // The turn runs on A and is held mid-answer.
+    let (status, started) = send(&http, &base_a, &id, "count to ten").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{started}");
+    until_event(&mut events, &mut buffer, "TextDelta").await;
+    assert!(busy(&http, &base_a, &id).await, "busy where it runs");
+    assert!(
+        busy(&http, &base_b, &id).await,
+        "busy on the other server too"
+    );
+
+    // B cancels it: A is asked, cancels, and answers.
+    assert!(
+        cancel(&http, &base_b, &id).await,
+        "B's cancel reached A's turn"
+    );
+    let (ended, _) = until_event(&mut events, &mut buffer, "TurnCancelled").await;
+    assert_eq!(ended["turn_id"], started["turn_id"], "{ended}");
+    assert!(!busy(&http, &base_b, &id).await, "free once cancelled");
+    assert!(!cancel(&http, &base_b, &id).await, "nothing left to cancel");
+
+    // Stored as cancelled, with the partial answer.
+    let store = PgStore::connect(&url).await.unwrap();
+    let turn_id: smallebot_core::ids::TurnId =
+        started["turn_id"].as_str().unwrap().parse().unwrap();
+    let turn = store.get_turn(turn_id).await.unwrap().unwrap();
+    assert_eq!(turn.status, TurnStatus::Cancelled);
+    let answers: Vec<String> = store
+        .rows_after(turn.conversation_id, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|row| match row {
+            HistoryRow::Message(m) if m.role == Role::Assistant => Some(m.content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert!(
+        !answers[0].is_empty() && full.starts_with(&answers[0]) && answers[0] != full,
+        "the partial answer is kept: {answers:?}"
+    );
+    rest.open();
+    a.kill().await.unwrap();
+    b.kill().await.unwrap();
     store.close().await;
 }

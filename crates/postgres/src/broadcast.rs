@@ -8,6 +8,11 @@
 //! Every notification names its origin, so a process skips its own. Notifications sent
 //! while a listener was reconnecting are lost (PostgreSQL does not keep them): a
 //! consumer treats the stream as live updates, never as the record.
+//!
+//! Shutting down, in this order: drop the [`PgInbox`] (its listening connection goes
+//! back to the pool), [`PgBroadcast::close`] (what is queued is sent, then the sending
+//! task ends), then close the store. A receiver whose pool was closed first gets
+//! `Ok(None)` from [`PgInbox::recv`], never a retry loop.
 
 use serde_json::{Value, json};
 use sqlx::postgres::PgListener;
@@ -21,10 +26,22 @@ const CHANNEL: &str = "smallebot_events";
 /// Bytes of payload per notification, below PostgreSQL's 8000-byte limit.
 const MAX_PAYLOAD: usize = 7_500;
 
+/// How long [`PgBroadcast::close`] waits for what is queued to be sent.
+const FLUSH_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The sending end: cheap to share behind an `Arc`.
 #[derive(Debug)]
 pub struct PgBroadcast {
-    queue: mpsc::UnboundedSender<Value>,
+    queue: mpsc::UnboundedSender<Outgoing>,
+}
+
+/// What the sending task is given.
+#[derive(Debug)]
+enum Outgoing {
+    /// A message for the other processes.
+    Message(Value),
+    /// Send what was queued before, then answer and end.
+    Close(tokio::sync::oneshot::Sender<()>),
 }
 
 /// The receiving end: messages other processes published.
@@ -70,24 +87,49 @@ impl PgBroadcast {
         ))
     }
 
-    /// Queues `message` for every other process (dropped when the sending task is gone,
-    /// i.e. the runtime is shutting down).
+    /// Queues `message` for every other process (dropped once [`PgBroadcast::close`]
+    /// was called, or when the runtime is shutting down).
     pub fn publish(&self, message: Value) {
-        let _ = self.queue.send(message);
+        let _ = self.queue.send(Outgoing::Message(message));
+    }
+
+    /// Sends what is queued (waiting at most a few seconds) and ends the sending task;
+    /// later messages are dropped. Call before closing the store.
+    pub async fn close(&self) {
+        let (done, finished) = tokio::sync::oneshot::channel();
+        if self.queue.send(Outgoing::Close(done)).is_ok() {
+            // Err: the task is gone already, or the database did not take the rest in
+            // time; either way nothing more will be sent.
+            let _ = tokio::time::timeout(FLUSH_WITHIN, finished).await;
+        }
     }
 }
 
-/// Sends queued messages in order until every [`PgBroadcast`] handle is dropped.
-async fn send_all(store: PgStore, origin: String, mut pending: mpsc::UnboundedReceiver<Value>) {
+/// Sends queued messages in order until [`PgBroadcast::close`] (or until every handle
+/// is dropped).
+async fn send_all(store: PgStore, origin: String, mut pending: mpsc::UnboundedReceiver<Outgoing>) {
+    let mut closed = None;
     while let Some(first) = pending.recv().await {
-        let mut batch = vec![first];
-        while let Ok(next) = pending.try_recv() {
-            batch.push(next);
+        let mut batch = Vec::new();
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            match item {
+                Outgoing::Message(message) => batch.push(message),
+                Outgoing::Close(done) => {
+                    closed = Some(done);
+                    break;
+                }
+            }
+            next = pending.try_recv().ok();
         }
         for payload in pack(&origin, batch) {
             if let Err(error) = send(&store, &origin, payload).await {
                 tracing::warn!(%error, "cannot relay events to the other server processes");
             }
+        }
+        if let Some(done) = closed.take() {
+            let _ = done.send(());
+            return;
         }
     }
 }
@@ -162,14 +204,22 @@ async fn send(
 
 impl PgInbox {
     /// The next messages another process published, in its order (a notification may
-    /// carry several). Reconnects by itself when the connection drops; `Err` only when
-    /// the database cannot be reached at all.
+    /// carry several); `None` once the store's pool is closed (nothing more will
+    /// come: stop receiving). Reconnects by itself when the connection drops; `Err`
+    /// only when the database cannot be reached at all.
     ///
     /// # Errors
     /// The listener's error when reconnecting fails.
-    pub async fn recv(&mut self) -> Result<Vec<Value>, sqlx::Error> {
+    pub async fn recv(&mut self) -> Result<Option<Vec<Value>>, sqlx::Error> {
         loop {
-            let notification = self.listener.recv().await?;
+            if self.store.pool().is_closed() {
+                return Ok(None);
+            }
+            let notification = match self.listener.recv().await {
+                Ok(notification) => notification,
+                Err(sqlx::Error::PoolClosed) => return Ok(None),
+                Err(error) => return Err(error),
+            };
             let Ok(payload) = serde_json::from_str::<Value>(notification.payload()) else {
                 tracing::warn!("ignored a malformed notification on {CHANNEL}");
                 continue;
@@ -178,16 +228,21 @@ impl PgInbox {
                 continue;
             }
             if let Some(Value::Array(messages)) = payload.get("m") {
-                return Ok(messages.clone());
+                return Ok(Some(messages.clone()));
             }
             if let Some(id) = payload.get("r").and_then(Value::as_i64) {
                 let body: Option<Value> =
-                    sqlx::query_scalar("SELECT body FROM relayed_messages WHERE id = $1")
+                    match sqlx::query_scalar("SELECT body FROM relayed_messages WHERE id = $1")
                         .bind(id)
                         .fetch_optional(self.store.pool())
-                        .await?;
+                        .await
+                    {
+                        Ok(body) => body,
+                        Err(sqlx::Error::PoolClosed) => return Ok(None),
+                        Err(error) => return Err(error),
+                    };
                 match body {
-                    Some(body) => return Ok(vec![body]),
+                    Some(body) => return Ok(Some(vec![body])),
                     None => tracing::warn!(id, "a relayed message was already swept"),
                 }
             }

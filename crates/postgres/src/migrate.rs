@@ -1,13 +1,21 @@
-//! The PostgreSQL schema's migrations: embedded from `migrations/`, applied on connect
-//! (sqlx takes an advisory lock, so several processes starting at once apply them
-//! once), refused when the database is newer than this build.
+//! The PostgreSQL schema's migrations: embedded from `migrations/`, applied on connect,
+//! refused when the database is newer than this build.
+//!
+//! Several processes starting at once apply them once: each takes an advisory lock
+//! ([`MIGRATION_LOCK`]) on its own connection, then reads what is pending and applies
+//! it. The one that got the lock first applies everything; the others find nothing
+//! pending once they get it, so only the process that migrated reports migrations.
 
-use sqlx::PgPool;
 use sqlx::migrate::Migrator;
+use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::error::PgStoreError;
 
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// The advisory lock held while reading what is pending and applying it (a key of its
+/// own: sqlx's lock, taken inside, is another one).
+const MIGRATION_LOCK: &str = "smallebot:migrations";
 
 /// Applied and pending migrations of a PostgreSQL database, as `version description`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,13 +52,13 @@ fn known() -> Vec<(i64, String)> {
 
 /// The versions recorded in the database, with whether each finished; refuses a
 /// database newer than this build or with an unfinished migration.
-async fn recorded(pool: &PgPool, url: &str) -> Result<Vec<i64>, PgStoreError> {
+async fn recorded(conn: &mut PgConnection, url: &str) -> Result<Vec<i64>, PgStoreError> {
     let failed = |source: sqlx::Error| PgStoreError::Migrate {
         url: url.to_owned(),
         message: source.to_string(),
     };
     let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
-        .fetch_one(pool)
+        .fetch_one(&mut *conn)
         .await
         .map_err(failed)?;
     if !exists {
@@ -58,7 +66,7 @@ async fn recorded(pool: &PgPool, url: &str) -> Result<Vec<i64>, PgStoreError> {
     }
     let rows: Vec<(i64, bool)> =
         sqlx::query_as("SELECT version, success FROM _sqlx_migrations ORDER BY version")
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await
             .map_err(failed)?;
     let latest = known().last().map_or(0, |(v, _)| *v);
@@ -82,20 +90,49 @@ async fn recorded(pool: &PgPool, url: &str) -> Result<Vec<i64>, PgStoreError> {
 ///
 /// # Errors
 /// [`PgStoreError::SchemaTooNew`], [`PgStoreError::DirtyMigration`], or a failed read.
-pub async fn status(pool: &PgPool, url: &str) -> Result<PgMigrationStatus, PgStoreError> {
-    let applied = recorded(pool, url).await?;
+async fn status(conn: &mut PgConnection, url: &str) -> Result<PgMigrationStatus, PgStoreError> {
+    let applied = recorded(conn, url).await?;
     let (applied, pending) = known()
         .into_iter()
         .partition(|(version, _)| applied.contains(version));
     Ok(PgMigrationStatus { applied, pending })
 }
 
-/// Applies every pending migration; returns the ones applied.
+/// Applies every pending migration under [`MIGRATION_LOCK`]; returns the ones this
+/// call applied (none when another process applied them first).
 ///
 /// # Errors
 /// The refusals of [`status`], or a failing migration (rolled back).
 pub(crate) async fn apply(pool: &PgPool, url: &str) -> Result<Vec<(i64, String)>, PgStoreError> {
-    let before = status(pool, url).await?;
+    let failed = |source: sqlx::Error| PgStoreError::Migrate {
+        url: url.to_owned(),
+        message: source.to_string(),
+    };
+    // A connection of its own, closed at the end: the session's lock goes with it
+    // whatever happens in between (it never goes back to the pool still held).
+    let mut conn = pool.acquire().await.map_err(failed)?.detach();
+    let applied = apply_locked(&mut conn, pool, url).await;
+    let _ = conn.close().await;
+    applied
+}
+
+/// [`apply`]: takes the lock on `conn`, reads what is pending there, and applies it
+/// through `pool` (sqlx takes its own lock on another connection, which is free by
+/// then: whoever holds it also holds ours).
+async fn apply_locked(
+    conn: &mut PgConnection,
+    pool: &PgPool,
+    url: &str,
+) -> Result<Vec<(i64, String)>, PgStoreError> {
+    sqlx::query("SELECT pg_advisory_lock(hashtextextended($1, 0))")
+        .bind(MIGRATION_LOCK)
+        .execute(&mut *conn)
+        .await
+        .map_err(|source| PgStoreError::Migrate {
+            url: url.to_owned(),
+            message: source.to_string(),
+        })?;
+    let before = status(conn, url).await?;
     if before.pending.is_empty() {
         return Ok(Vec::new());
     }
@@ -115,7 +152,13 @@ pub(crate) async fn apply(pool: &PgPool, url: &str) -> Result<Vec<(i64, String)>
 /// See [`PgStoreError`].
 pub async fn pg_migration_status(url: &str) -> Result<PgMigrationStatus, PgStoreError> {
     let (pool, shown) = crate::store::connect_pool(url, 1).await?;
-    let result = status(&pool, &shown).await;
+    let result = match pool.acquire().await {
+        Ok(mut conn) => status(&mut conn, &shown).await,
+        Err(source) => Err(PgStoreError::Migrate {
+            url: shown.clone(),
+            message: source.to_string(),
+        }),
+    };
     pool.close().await;
     result
 }

@@ -24,11 +24,71 @@ async fn connecting_applies_the_schema_once_and_the_status_says_up_to_date() {
         .iter()
         .map(|(_, applied)| applied.len())
         .sum();
-    assert!(applied >= before.pending.len(), "applied {applied}");
+    assert_eq!(
+        applied,
+        before.pending.len(),
+        "reported once, by the one that applied"
+    );
     let after = pg_migration_status(&url).await.unwrap();
     assert!(after.pending.is_empty(), "{after}");
     assert_eq!(after.applied, before.pending);
     assert!(after.to_string().ends_with("up to date"), "{after}");
+}
+
+#[tokio::test]
+async fn of_two_processes_waiting_to_migrate_only_the_one_that_applied_reports() {
+    let Some(cluster) = TestCluster::start("only_the_one_that_applied_reports") else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let pending = pg_migration_status(&url).await.unwrap().pending.len();
+    // Both stores are held before they can read what is pending (the table of applied
+    // migrations is locked), so both start with every migration pending.
+    let holder = sqlx::PgPool::connect(&url).await.unwrap();
+    sqlx::query(
+        "CREATE TABLE _sqlx_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, \
+         installed_on TIMESTAMPTZ NOT NULL DEFAULT now(), success BOOLEAN NOT NULL, \
+         checksum BYTEA NOT NULL, execution_time BIGINT NOT NULL)",
+    )
+    .execute(&holder)
+    .await
+    .unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("LOCK TABLE _sqlx_migrations IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let connect = || {
+        let url = url.clone();
+        tokio::spawn(async move { PgStore::connect_and_report(&url).await })
+    };
+    let (first, second) = (connect(), connect());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let waiting: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            .fetch_one(&holder)
+            .await
+            .unwrap();
+        if waiting == 2 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{waiting} waiting");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    lock.rollback().await.unwrap();
+    let mut reported = Vec::new();
+    for store in [first, second] {
+        let (store, applied) = store.await.unwrap().unwrap();
+        reported.push(applied.len());
+        store.close().await;
+    }
+    reported.sort_unstable();
+    assert_eq!(
+        reported,
+        [0, pending],
+        "the one that found them applied says nothing"
+    );
+    holder.close().await;
 }
 
 #[tokio::test]

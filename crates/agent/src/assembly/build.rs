@@ -102,6 +102,8 @@ impl AgentAssembly {
                 .lease
                 .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses))),
             events: self.events,
+            turns: self.turns,
+            peers: self.peers,
         });
         Ok(Agent {
             service,

@@ -33,7 +33,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use smallebot_application::events::EventBus;
+use smallebot_application::pipeline::ActiveTurns;
 use smallebot_application::pipeline::LeaseSettings;
+use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_core::repository::Store;
@@ -73,6 +75,8 @@ pub struct AgentAssembly {
     without_model: bool,
     lease: Option<LeaseSettings>,
     events: Option<Arc<EventBus>>,
+    turns: Option<Arc<ActiveTurns>>,
+    peers: Option<Arc<dyn PeerTurns>>,
 }
 
 /// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
@@ -141,6 +145,8 @@ impl AgentAssembly {
             without_model: false,
             lease: None,
             events: None,
+            turns: None,
+            peers: None,
         }
     }
 
@@ -265,6 +271,23 @@ impl AgentAssembly {
     #[must_use]
     pub fn events(mut self, bus: Arc<EventBus>) -> Self {
         self.events = Some(bus);
+        self
+    }
+
+    /// The registry of turns running in this process, shared with its other services
+    /// (default: the service's own). A server gives every user's service one, so a
+    /// peer's request to cancel a turn finds it.
+    #[must_use]
+    pub fn turns(mut self, turns: Arc<ActiveTurns>) -> Self {
+        self.turns = Some(turns);
+        self
+    }
+
+    /// The other processes on the same database, asked to cancel a turn one of them
+    /// runs (default: none, cancel reaches this process only).
+    #[must_use]
+    pub fn peers(mut self, peers: Arc<dyn PeerTurns>) -> Self {
+        self.peers = Some(peers);
         self
     }
 

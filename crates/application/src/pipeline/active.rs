@@ -1,4 +1,4 @@
-//! One turn at a time per conversation.
+//! One turn at a time per conversation, in this process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,9 +10,12 @@ use crate::error::PipelineError;
 
 type Registry = Arc<Mutex<HashMap<ConversationId, CancellationToken>>>;
 
-/// The conversations with a running turn, and how to cancel each.
+/// The conversations with a running turn (or other exclusive work: a compaction, a
+/// deletion) in this process, and how to cancel each. The services of one process
+/// share one ([`crate::pipeline::ServiceParts::turns`]), so a request from another
+/// process to cancel a turn reaches it whichever service runs it.
 #[derive(Debug, Default)]
-pub(crate) struct ActiveTurns {
+pub struct ActiveTurns {
     registry: Registry,
 }
 
@@ -40,6 +43,12 @@ impl Drop for ActiveGuard {
 }
 
 impl ActiveTurns {
+    /// None running yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
     /// Marks `conversation_id` busy, or refuses if it already is.
     pub(crate) fn begin(
         &self,
@@ -59,8 +68,9 @@ impl ActiveTurns {
         })
     }
 
-    /// Cancels the running turn of `conversation_id`; false when none runs.
-    pub(crate) fn cancel(&self, conversation_id: ConversationId) -> bool {
+    /// Cancels the running turn of `conversation_id` in this process; false when none
+    /// runs here.
+    pub fn cancel(&self, conversation_id: ConversationId) -> bool {
         self.registry
             .lock()
             .ok()
@@ -69,8 +79,10 @@ impl ActiveTurns {
             .is_some()
     }
 
-    /// Whether a turn runs in `conversation_id`.
-    pub(crate) fn is_busy(&self, conversation_id: ConversationId) -> bool {
+    /// Whether a turn (or other exclusive work) runs in `conversation_id` in this
+    /// process.
+    #[must_use]
+    pub fn is_busy(&self, conversation_id: ConversationId) -> bool {
         self.registry
             .lock()
             .map(|map| map.contains_key(&conversation_id))

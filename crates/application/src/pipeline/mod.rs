@@ -24,6 +24,7 @@ mod turn;
 mod turn_end;
 mod view;
 
+pub use active::ActiveTurns;
 pub use compressor::{CompressionReport, CompressionSkipped};
 pub use lease::LeaseSettings;
 pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts};

@@ -7,6 +7,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
 
+mod anywhere;
 mod models;
 mod naming;
 mod rewrite;
@@ -21,7 +22,8 @@ use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
 use crate::events::{Capacity, CompressionTrigger, EventKind, EventSubscription, Replay};
 use crate::ports::{
-    ChatModel, ContextAssembler, ContextEstimate, Summarizer, TaskPlan, ToolExecutor, ToolSchema,
+    ChatModel, ContextAssembler, ContextEstimate, PeerTurns, Summarizer, TaskPlan, ToolExecutor,
+    ToolSchema,
 };
 
 /// Title of a conversation before its first message.
@@ -48,6 +50,12 @@ pub struct ServiceParts {
     /// The event bus, when shared with other services (several users' services in one
     /// server, with a relay to other server processes); `None`: a bus of its own.
     pub events: Option<Arc<crate::events::EventBus>>,
+    /// The turns running in this process, when shared with its other services (so a
+    /// peer's request to cancel a turn finds it); `None`: a registry of its own.
+    pub turns: Option<Arc<ActiveTurns>>,
+    /// The other processes on the same database, asked to cancel a turn one of them
+    /// runs ([`ConversationService::cancel_anywhere`]); `None`: this process only.
+    pub peers: Option<Arc<dyn PeerTurns>>,
 }
 
 /// Runs conversations: sends, edits, regenerations, compression, cancellation,
@@ -56,8 +64,9 @@ pub struct ServiceParts {
 pub struct ConversationService {
     context: PipelineContext,
     compressor: Compressor,
-    active: ActiveTurns,
+    active: Arc<ActiveTurns>,
     lease: LeaseSettings,
+    peers: Option<Arc<dyn PeerTurns>>,
 }
 
 impl ConversationService {
@@ -82,8 +91,9 @@ impl ConversationService {
                 noticed: std::sync::Mutex::default(),
             },
             compressor,
-            active: ActiveTurns::default(),
+            active: parts.turns.unwrap_or_default(),
             lease: parts.lease,
+            peers: parts.peers,
         }
     }
 
@@ -177,12 +187,14 @@ impl ConversationService {
         Ok(())
     }
 
-    /// Cancels the running turn of a conversation; false when none runs.
+    /// Cancels the running turn of a conversation in this process; false when none
+    /// runs here ([`Self::cancel_anywhere`] also reaches other processes).
     pub fn cancel(&self, conversation_id: ConversationId) -> bool {
         self.active.cancel(conversation_id)
     }
 
-    /// Whether a turn runs in the conversation.
+    /// Whether a turn runs in the conversation in this process
+    /// ([`Self::is_busy_anywhere`] also sees other processes' turns).
     #[must_use]
     pub fn is_busy(&self, conversation_id: ConversationId) -> bool {
         self.active.is_busy(conversation_id)

@@ -9,9 +9,12 @@
 //! - [`TaskPlan`]: the conversation's task list, shown in the prompt and fed with
 //!   finished tool calls.
 //! - [`ProcessProbe`]: whether a turn's owning process still exists (turn leases).
+//! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
+//!   one of them runs.
 
 mod context;
 mod model;
+mod peers;
 mod process;
 mod summarizer;
 mod tasks;
@@ -22,6 +25,7 @@ pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
     ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
 };
+pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;

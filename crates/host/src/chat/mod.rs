@@ -103,6 +103,6 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             .await
     };
     ctrl_c.abort();
-    app.store.close().await;
+    app.close().await;
     result
 }

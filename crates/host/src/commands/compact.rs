@@ -12,13 +12,13 @@ pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostE
     let id = match find_conversation(app.service.store().as_ref(), id, None).await {
         Ok(conversation) => conversation.id,
         Err(error) => {
-            app.store.close().await;
+            app.close().await;
             return Err(error);
         }
     };
     errln!("Compressing context...");
     let report = app.service.compact(id, focus).await;
-    app.store.close().await;
+    app.close().await;
     let report = report?;
     if report.ok {
         outln!(

@@ -87,7 +87,7 @@ async fn with_store(
         }
         Err(error) => Err(error),
     };
-    app.store.close().await;
+    app.close().await;
     result
 }
 
@@ -128,12 +128,12 @@ async fn delete(home: &Home, reference: &str) -> Result<(), HostError> {
     let id = match find_conversation(app.service.store().as_ref(), reference, None).await {
         Ok(conversation) => conversation.id,
         Err(error) => {
-            app.store.close().await;
+            app.close().await;
             return Err(error);
         }
     };
     let deleted = app.service.delete_conversation(id).await;
-    app.store.close().await;
+    app.close().await;
     match deleted {
         Ok(()) => {
             outln!("deleted conversation {id}")?;

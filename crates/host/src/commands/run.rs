@@ -61,7 +61,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             match found {
                 Ok(c) => (c.id, false),
                 Err(error) => {
-                    app.store.close().await;
+                    app.close().await;
                     return Err(error);
                 }
             }
@@ -124,7 +124,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         // Never waited for: a title still being written is given up.
         title.abort();
     }
-    app.store.close().await;
+    app.close().await;
     match (outcome.status, failed_output) {
         (TurnStatus::Completed, None) => Ok(()),
         // The turn is stored; only its printing stopped.

@@ -36,17 +36,17 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let app = wiring::build_with_confirmer(home, user, confirmer.clone()).await?;
     let signed_in = !addr.ip().is_loopback();
     if signed_in && app.store.user_names().await?.is_empty() {
-        app.store.close().await;
+        app.close().await;
         return Err(HostError::NotLoopback(addr));
     }
     if let Err(refused) = sandbox_for_users(signed_in, app.sandbox.as_deref()) {
-        app.store.close().await;
+        app.close().await;
         return Err(refused);
     }
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
         Err(source) => {
-            app.store.close().await;
+            app.close().await;
             return Err(HostError::Listen { addr, source });
         }
     };
@@ -73,7 +73,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             confirmer: confirmer_for_users,
             tokenizer: Arc::clone(&app.tokenizer),
             mcp: Arc::clone(&app.mcp),
-            events: app.events.clone(),
+            peers: app.peers.clone(),
             built: tokio::sync::Mutex::default(),
         };
         state = state
@@ -105,8 +105,9 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         _ = tokio::signal::ctrl_c() => Ok(()),
     };
     sweeper.abort();
+    let _ = sweeper.await;
     // Turns still running stop here; the next start marks them interrupted.
-    app.store.close().await;
+    app.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
 }
 

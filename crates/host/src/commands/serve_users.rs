@@ -36,8 +36,8 @@ pub struct PerUserServices {
     pub confirmer: Arc<dyn CommandConfirmer>,
     /// The shared tokenizer.
     pub tokenizer: Arc<Tokenizer>,
-    /// The event bus every user's service emits on (relayed between processes).
-    pub events: Option<Arc<smallebot_application::events::EventBus>>,
+    /// The link to the other processes every user's service is wired to (PostgreSQL).
+    pub peers: Option<Arc<crate::relay::PeerLink>>,
     /// The MCP servers, shared by every user's tools.
     pub mcp: Arc<smallebot_agent::mcp::McpServers>,
     /// The services built so far.
@@ -57,8 +57,8 @@ impl UserServices for PerUserServices {
         }
         let workspace = self.home.workspace_dir().join("users").join(user);
         let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
-        let assembly = match &self.events {
-            Some(bus) => assembly.events(Arc::clone(bus)),
+        let assembly = match &self.peers {
+            Some(link) => link.wire(assembly),
             None => assembly,
         };
         let agent = crate::wiring::with_sandbox(assembly)

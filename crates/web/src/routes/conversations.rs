@@ -94,7 +94,7 @@ pub(crate) async fn timeline(
         .filter(|t| t.undone_at.is_some())
         .map(|t| t.id)
         .collect();
-    let busy = service.is_busy(conversation.id);
+    let busy = service.is_busy_anywhere(conversation.id).await?;
     let estimate = service.context_estimate(conversation.id).await?;
     let plan = match service.plan() {
         Some(plan) => plan.plan_text(conversation.id).await,

@@ -183,7 +183,7 @@ pub(crate) struct Cancelled {
 }
 
 /// `POST /api/conversations/{id}/cancel`: cancels the running turn (its partial answer
-/// is kept).
+/// is kept), in this process or in the one running it.
 pub(crate) async fn cancel(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -192,7 +192,7 @@ pub(crate) async fn cancel(
 ) -> Result<Json<Cancelled>, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
     Ok(Json(Cancelled {
-        cancelled: service.cancel(conversation.id),
+        cancelled: service.cancel_anywhere(conversation.id).await?,
     }))
 }
 
