@@ -1,5 +1,6 @@
 //! A small MCP server for tests, built with the same SDK as the client: tools that
-//! echo, sleep, fail, return a large result or an image, crash the process, and one
+//! echo, sleep, fail, report the environment, return a large result or an image, crash
+//! the process, and one
 //! marked destructive, and one (`grow`) that adds a tool and announces the change. Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
@@ -116,6 +117,16 @@ impl TestServer {
     #[tool(description = "Always fails")]
     fn fail(&self) -> CallToolResult {
         CallToolResult::error(vec![ContentBlock::text("the tool failed on purpose")])
+    }
+
+    /// The server's own environment, one `NAME=value` line per variable, sorted.
+    #[tool(description = "Report the environment")]
+    fn env(&self) -> String {
+        let mut lines: Vec<String> = std::env::vars_os()
+            .map(|(name, value)| format!("{}={}", name.to_string_lossy(), value.to_string_lossy()))
+            .collect();
+        lines.sort();
+        lines.join("\n")
     }
 
     /// `chars` characters.

@@ -103,6 +103,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             .await
     };
     ctrl_c.abort();
+    app.mcp.shutdown().await;
     app.store.close().await;
     result
 }

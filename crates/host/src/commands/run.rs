@@ -110,6 +110,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         // Never waited for: a title still being written is given up.
         title.abort();
     }
+    app.mcp.shutdown().await;
     app.store.close().await;
     match outcome.status {
         TurnStatus::Completed => Ok(()),

@@ -106,6 +106,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     };
     sweeper.abort();
     // Turns still running stop here; the next start marks them interrupted.
+    app.mcp.shutdown().await;
     app.store.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
 }
