@@ -16,6 +16,7 @@ use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::connection::{Client, ListWatcher};
+use super::http_client::WatchedClient;
 use super::process::ServerProcess;
 
 /// Lines of a server's standard error kept for messages.
@@ -120,7 +121,8 @@ pub(crate) async fn stdio(
 }
 
 /// Connects to a streamable HTTP server, whose responses (a JSON body or one event of
-/// a stream) may be at most `max_message_bytes`.
+/// a stream) may be at most `max_message_bytes`; a bigger one sets `oversized` (and the
+/// SDK closes the connection).
 ///
 /// # Errors
 /// A header that is not valid, or the connection failed.
@@ -129,6 +131,7 @@ pub(crate) async fn http(
     headers: &BTreeMap<String, String>,
     max_message_bytes: usize,
     watcher: ListWatcher,
+    oversized: Arc<AtomicBool>,
 ) -> Result<Live, String> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .max_sse_event_size(max_message_bytes)
@@ -147,7 +150,10 @@ pub(crate) async fn http(
             .map_err(|e| format!("the value of header '{name}' is not valid: {e}"))?;
         custom.insert(header, value);
     }
-    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+    let transport = StreamableHttpClientTransport::with_client(
+        WatchedClient::new(oversized),
+        config.custom_headers(custom),
+    );
     let client = watcher
         .serve(transport)
         .await

@@ -275,6 +275,7 @@ impl McpConnection {
     /// A new connection (nothing listed yet).
     async fn connect(&self) -> Result<Live, String> {
         let limit = self.settings.max_message_bytes;
+        self.oversized.store(false, Ordering::SeqCst);
         match &self.settings.transport {
             McpTransport::Stdio {
                 command,
@@ -282,7 +283,6 @@ impl McpConnection {
                 env,
                 cwd,
             } => {
-                self.oversized.store(false, Ordering::SeqCst);
                 let server = StdioServer {
                     command,
                     args,
@@ -300,7 +300,14 @@ impl McpConnection {
                 .await
             }
             McpTransport::Http { url, headers } => {
-                connect::http(url, headers, limit, self.watcher()).await
+                connect::http(
+                    url,
+                    headers,
+                    limit,
+                    self.watcher(),
+                    Arc::clone(&self.oversized),
+                )
+                .await
             }
         }
     }

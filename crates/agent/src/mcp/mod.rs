@@ -8,6 +8,7 @@
 mod connect;
 mod connection;
 mod content;
+mod http_client;
 mod names;
 mod process;
 mod schema;
