@@ -31,6 +31,10 @@ pub const SERVE_ENV: &str = "SMALLEBOT_MCP_TEST_SERVER";
 /// when it starts (for tests that check it does not outlive its host).
 pub const PID_FILE_ENV: &str = "SMALLEBOT_MCP_PID_FILE";
 
+/// The environment variable naming a file the `sleep` tool writes when it starts (a
+/// gate for tests that need a call in progress).
+pub const SLEEP_FILE_ENV: &str = "SMALLEBOT_MCP_SLEEP_FILE";
+
 /// A one-pixel PNG, base64.
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
@@ -109,6 +113,9 @@ impl TestServer {
     /// Waits, then answers.
     #[tool(description = "Sleep for ms milliseconds")]
     async fn sleep(&self, Parameters(SleepArgs { ms }): Parameters<SleepArgs>) -> String {
+        if let Some(file) = std::env::var_os(SLEEP_FILE_ENV) {
+            let _ = std::fs::write(file, "sleeping");
+        }
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         format!("slept {ms} ms")
     }
