@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use smallebot_agent::config::{AgentSettings, ConfigError, ReasoningEffort, ToolHistoryFormat};
+use smallebot_agent::config::{
+    AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
+};
 
 const FILE: &str = "/home/me/.agents/agent.json";
 
@@ -145,6 +147,7 @@ fn all_keys_are_read() {
             request_max_retries: 0,
             stream_max_retries: 20,
             reasoning_effort: ReasoningEffort::Low,
+            command_environment: CommandEnvironment::default(),
         }
     );
 }
@@ -287,4 +290,51 @@ fn unknown_keys_are_errors_naming_the_nearest_key_and_keys_ignore_case() {
         array,
         "/home/me/.agents/agent.json:1:1: expected a JSON object with the agent settings, found an array"
     );
+}
+
+#[test]
+fn command_environment_is_read_and_checked() {
+    // Keys in any case, like the file's other keys.
+    let s = settings(
+        r#"{"CommandEnvironment": {"PASS": ["GITHUB_TOKEN"], "Set": {"RUST_LOG": "info"}}}"#,
+    );
+    assert_eq!(
+        s.command_environment,
+        CommandEnvironment {
+            pass: vec!["GITHUB_TOKEN".to_owned()],
+            set: [("RUST_LOG".to_owned(), "info".to_owned())].into(),
+        }
+    );
+    assert_eq!(
+        settings("{}").command_environment,
+        CommandEnvironment::default()
+    );
+    // (file text, what the error must say)
+    let cases = [
+        (
+            r#"{"commandEnvironment": {"pass": ["A=B"]}}"#,
+            "commandEnvironment.pass: \"A=B\" is not a variable name (it contains '=')",
+        ),
+        (
+            r#"{"commandEnvironment": {"set": {"": "x"}}}"#,
+            "commandEnvironment.set: \"\" is not a variable name (it is empty)",
+        ),
+        (
+            r#"{"commandEnvironment": {"set": {"A": "x\u0000"}}}"#,
+            "commandEnvironment.set.A: the value contains a NUL character",
+        ),
+        (
+            r#"{"commandEnvironment": {"passs": []}}"#,
+            "did you mean \"pass\"",
+        ),
+        (
+            r#"{"commandEnvironment": {"pass": "A"}}"#,
+            "expected a sequence",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = parse(text).unwrap_err().to_string();
+        assert!(error.contains(FILE), "{text}: {error}");
+        assert!(error.contains(expected), "{text}: {error}");
+    }
 }

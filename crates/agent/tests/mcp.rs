@@ -73,6 +73,7 @@ fn stdio_server(name: &str, extra_env: &[(&str, &str)]) -> McpServerSettings {
         startup_timeout: Duration::from_secs(20),
         tool_timeout: Duration::from_secs(20),
         confirm: None,
+        max_message_bytes: 32 * 1024 * 1024,
     }
 }
 
@@ -117,6 +118,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
         [
             "t__crash",
             "t__echo",
+            "t__env",
             "t__fail",
             "t__grow",
             "t__image",
@@ -176,7 +178,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
         "{}",
         missing.content
     );
-    mcp.stop().await;
+    mcp.shutdown().await;
 }
 
 async fn a_crash_mid_call_fails_it_and_the_next_call_restarts() {
@@ -199,7 +201,7 @@ async fn a_crash_mid_call_fails_it_and_the_next_call_restarts() {
         (ToolCallStatus::Ok, "echo: back")
     );
     assert!(mcp.status().await[0].running);
-    mcp.stop().await;
+    mcp.shutdown().await;
 }
 
 async fn a_call_over_its_timeout_fails() {
@@ -217,7 +219,7 @@ async fn a_call_over_its_timeout_fails() {
         "{}",
         outcome.content
     );
-    mcp.stop().await;
+    mcp.shutdown().await;
 }
 
 async fn servers_that_never_start_leave_a_warning_and_do_not_block() {
@@ -259,7 +261,7 @@ async fn servers_that_never_start_leave_a_warning_and_do_not_block() {
     let echo = call(&registry, "ok__echo", serde_json::json!({"text": "x"})).await;
     assert_eq!(echo.status, ToolCallStatus::Ok);
     assert!(registry.names().iter().all(|n| n.starts_with("ok__")));
-    mcp.stop().await;
+    mcp.shutdown().await;
 }
 
 async fn clashing_names_are_an_error_at_start() {
@@ -309,7 +311,7 @@ async fn destructive_tools_ask_first_unless_configured_not_to() {
         *asked.asked.lock().unwrap(),
         [r#"d__remove {"path":"/data"}"#]
     );
-    mcp.stop().await;
+    mcp.shutdown().await;
 
     let mut trusted = stdio_server("n", &[]);
     trusted.confirm = Some(false);
@@ -321,7 +323,7 @@ async fn destructive_tools_ask_first_unless_configured_not_to() {
         (ToolCallStatus::Ok, "removed /data")
     );
     assert!(none.asked.lock().unwrap().is_empty());
-    mcp.stop().await;
+    mcp.shutdown().await;
 }
 
 async fn the_http_transport_works() {
@@ -346,7 +348,7 @@ async fn the_http_transport_works() {
         (echo.status, echo.content.as_str()),
         (ToolCallStatus::Ok, "echo: over http")
     );
-    mcp.stop().await;
+    mcp.shutdown().await;
     cancel.cancel();
 }
 
@@ -375,6 +377,6 @@ async fn a_changed_tool_list_is_picked_up() {
         (late.status, late.content.as_str()),
         (ToolCallStatus::Ok, "late tool")
     );
-    assert_eq!(mcp.status().await[0].tools, 9);
-    mcp.stop().await;
+    assert_eq!(mcp.status().await[0].tools, 10);
+    mcp.shutdown().await;
 }

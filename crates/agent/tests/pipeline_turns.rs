@@ -154,8 +154,12 @@ async fn next_turn_carries_earlier_results_cut_at_the_limit() {
             .map(|i| char::from(b'a' + (i % 26) as u8))
             .collect();
         let (sent, _) = earlier_result_as_sent(max, ToolHistoryFormat::Native, &long).await;
-        assert!(sent.contains("... [truncated]"), "max {max}");
-        let kept = sent.chars().count() - "... [truncated]\n".chars().count();
+        let marker = format!("... [truncated: {max} characters left out]\n");
+        assert!(
+            sent.contains(&marker),
+            "max {max}: says how much was left out"
+        );
+        let kept = sent.chars().count() - marker.chars().count();
         assert_eq!(kept, max, "max {max}: head + tail keep exactly the limit");
         assert!(sent.starts_with(&long[..max / 2]), "head kept");
         assert!(sent.ends_with(&long[long.len() - max / 5..]), "tail kept");
@@ -169,8 +173,9 @@ async fn next_turn_carries_earlier_results_cut_at_the_limit() {
 async fn cjk_and_emoji_results_are_cut_on_character_boundaries() {
     let text = "日本語🎉".repeat(100);
     let (sent, _) = earlier_result_as_sent(100, ToolHistoryFormat::Native, &text).await;
-    assert!(sent.contains("... [truncated]"));
-    let kept: String = sent.replace("... [truncated]\n", "");
+    let marker = "... [truncated: 300 characters left out]\n";
+    assert!(sent.contains(marker), "{sent}");
+    let kept: String = sent.replace(marker, "");
     assert_eq!(kept.chars().count(), 100);
     assert!(kept.chars().all(|c| "日本語🎉".contains(c)));
 }

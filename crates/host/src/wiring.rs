@@ -40,11 +40,13 @@ pub struct App {
 }
 
 impl App {
-    /// Ends what this process started, in order: the link's background task is stopped
-    /// and awaited and its queue sent, then every connection of the store is closed (a
-    /// pool closed under a running listener would leave it retrying forever). Tasks a
-    /// command spawned itself (a server's sweep) are stopped and awaited before this.
+    /// Ends what this process started, in order: the MCP servers (each one's whole
+    /// process group), then the link's background task is stopped and awaited and its
+    /// queue sent, then every connection of the store is closed (a pool closed under a
+    /// running listener would leave it retrying forever). Tasks a command spawned itself
+    /// (a server's sweep) are stopped and awaited before this.
     pub async fn close(&self) {
+        self.mcp.shutdown().await;
         if let Some(peers) = &self.peers {
             peers.close().await;
         }

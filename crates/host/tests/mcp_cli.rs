@@ -210,7 +210,7 @@ async fn mcp_list_and_tools_describe_the_servers() {
         .unwrap();
     let listed = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(listed.contains("test  running  8 tool(s)"), "{listed}");
+    assert!(listed.contains("test  running  9 tool(s)"), "{listed}");
     assert!(listed.contains("off  disabled  0 tool(s)"), "{listed}");
     let broken = listed.lines().find(|l| l.starts_with("broken")).unwrap();
     assert!(
@@ -235,7 +235,7 @@ async fn mcp_list_and_tools_describe_the_servers() {
         tools.contains("test__echo  [MCP server test] Echo the text back"),
         "{tools}"
     );
-    assert_eq!(tools.lines().count(), 8, "{tools}");
+    assert_eq!(tools.lines().count(), 9, "{tools}");
 
     let out = cli::smallebot(home.path(), None)
         .args(["mcp", "tools", "nope"])

@@ -400,16 +400,14 @@ async fn network_deny_blocks_a_tcp_connect_and_allow_does_not() {
 }
 
 #[tokio::test]
-async fn api_keys_are_not_in_a_confined_commands_environment() {
+async fn only_the_allow_list_reaches_a_confined_commands_environment() {
     if !landlock_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(home.join("workspace")).unwrap();
-    let sandbox = CommandSandbox::new(SandboxSettings::default(), helper(), &home)
-        .unwrap()
-        .hide_env(["CARGO_PKG_NAME".to_owned()]);
+    let sandbox = CommandSandbox::new(SandboxSettings::default(), helper(), &home).unwrap();
     let registry = shell(
         &home.join("workspace"),
         TerminalSettings::default(),
@@ -418,13 +416,14 @@ async fn api_keys_are_not_in_a_confined_commands_environment() {
     );
     let outcome = call(
         &registry,
-        "echo \"hidden=[$CARGO_PKG_NAME] kept=[$CARGO_MANIFEST_DIR] home=[$HOME]\"",
+        "echo \"name=[$CARGO_PKG_NAME] dir=[$CARGO_MANIFEST_DIR] path=[$PATH] home=[$HOME]\"",
     )
     .await;
     assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
-    // Cargo sets both for the test; only the hidden one is gone.
-    assert!(outcome.content.contains("hidden=[]"), "{}", outcome.content);
-    assert!(!outcome.content.contains("kept=[]"), "{}", outcome.content);
+    // Cargo sets both for the test: neither is on the allow-list.
+    assert!(outcome.content.contains("name=[]"), "{}", outcome.content);
+    assert!(outcome.content.contains("dir=[]"), "{}", outcome.content);
+    assert!(!outcome.content.contains("path=[]"), "{}", outcome.content);
     assert!(
         outcome.content.contains("smallebot-cmd-"),
         "{}",

@@ -1,5 +1,6 @@
 //! A small MCP server for tests, built with the same SDK as the client: tools that
-//! echo, sleep, fail, return a large result or an image, crash the process, and one
+//! echo, sleep, fail, report the environment, return a large result or an image, crash
+//! the process, and one
 //! marked destructive, and one (`grow`) that adds a tool and announces the change. Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
@@ -29,6 +30,10 @@ pub const SERVE_ENV: &str = "SMALLEBOT_MCP_TEST_SERVER";
 /// The environment variable naming a file the stdio server writes its process id to
 /// when it starts (for tests that check it does not outlive its host).
 pub const PID_FILE_ENV: &str = "SMALLEBOT_MCP_PID_FILE";
+
+/// The environment variable naming a file the `sleep` tool writes when it starts (a
+/// gate for tests that need a call in progress).
+pub const SLEEP_FILE_ENV: &str = "SMALLEBOT_MCP_SLEEP_FILE";
 
 /// A one-pixel PNG, base64.
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -108,6 +113,9 @@ impl TestServer {
     /// Waits, then answers.
     #[tool(description = "Sleep for ms milliseconds")]
     async fn sleep(&self, Parameters(SleepArgs { ms }): Parameters<SleepArgs>) -> String {
+        if let Some(file) = std::env::var_os(SLEEP_FILE_ENV) {
+            let _ = std::fs::write(file, "sleeping");
+        }
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         format!("slept {ms} ms")
     }
@@ -116,6 +124,16 @@ impl TestServer {
     #[tool(description = "Always fails")]
     fn fail(&self) -> CallToolResult {
         CallToolResult::error(vec![ContentBlock::text("the tool failed on purpose")])
+    }
+
+    /// The server's own environment, one `NAME=value` line per variable, sorted.
+    #[tool(description = "Report the environment")]
+    fn env(&self) -> String {
+        let mut lines: Vec<String> = std::env::vars_os()
+            .map(|(name, value)| format!("{}={}", name.to_string_lossy(), value.to_string_lossy()))
+            .collect();
+        lines.sort();
+        lines.join("\n")
     }
 
     /// `chars` characters.

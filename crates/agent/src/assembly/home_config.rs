@@ -10,8 +10,8 @@ use smallebot_core::repository::Store;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use crate::config::{
-    AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
-    terminal_rules_text,
+    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings,
+    resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::sandbox::CommandSandbox;
@@ -29,8 +29,8 @@ pub(super) struct HomeTools {
     terminal: TerminalSettings,
     /// The binary whose helper mode runs commands in the sandbox; none → unconfined.
     pub(super) sandbox_helper: Option<PathBuf>,
-    /// Environment variables holding API keys, removed from confined commands.
-    hidden_env: Vec<String>,
+    /// agent.json's `commandEnvironment`: what commands get besides the base.
+    command_environment: CommandEnvironment,
     /// ReadConversationData's result limit: each page it returns fits in it.
     conversation_data_page_chars: usize,
 }
@@ -45,13 +45,12 @@ impl HomeTools {
         confirmer: Arc<dyn CommandConfirmer>,
     ) -> Result<(ToolRegistry, Option<Arc<CommandSandbox>>), AssemblyError> {
         let workspace = Workspace::new(self.workspace.clone());
-        let mut shell =
-            ExecuteCommand::new(self.terminal.clone(), workspace, confirmer).map_err(|source| {
-                AssemblyError::BlacklistRule {
-                    file: self.home.root().join(TERMINAL_FILE),
-                    source,
-                }
-            })?;
+        let mut shell = ExecuteCommand::new(self.terminal.clone(), workspace, confirmer)
+            .map_err(|source| AssemblyError::BlacklistRule {
+                file: self.home.root().join(TERMINAL_FILE),
+                source,
+            })?
+            .with_environment(self.command_environment.clone());
         let sandbox = match &self.sandbox_helper {
             Some(helper) => {
                 let sandbox = CommandSandbox::new(
@@ -63,8 +62,7 @@ impl HomeTools {
                 .map_err(|source| AssemblyError::Sandbox {
                     file: self.home.root().join(TERMINAL_FILE),
                     source,
-                })?
-                .hide_env(self.hidden_env.iter().cloned());
+                })?;
                 let sandbox = Arc::new(sandbox);
                 shell = shell.with_sandbox(Arc::clone(&sandbox));
                 Some(sandbox)
@@ -193,22 +191,12 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
-        // The models' key variables never reach a confined command.
-        let mut hidden_env = vec!["OPENAI_API_KEY".to_owned()];
-        if let Some(models) = &models {
-            let endpoints = [&models.chat, &models.compaction]
-                .into_iter()
-                .chain(&models.choices);
-            hidden_env.extend(endpoints.filter_map(|m| m.settings.api_key_env.clone()));
-        }
-        hidden_env.sort();
-        hidden_env.dedup();
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,
             terminal,
             sandbox_helper: None,
-            hidden_env,
+            command_environment: settings.command_environment.clone(),
             conversation_data_page_chars: tool_result_limit(
                 &settings.tool_result_max_length_by_tool,
                 settings.tool_result_max_length,

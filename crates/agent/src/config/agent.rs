@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::ConfigError;
+use super::command_env::{COMMAND_ENV_KEYS, CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
 use super::keys::Keys;
 use crate::tools::ReadConversationData;
@@ -70,6 +71,9 @@ pub struct AgentSettings {
     /// `reasoningEffort`: what models with `supportsThinking` are asked for
     /// (`"low"`, `"medium"` (default) or `"high"`; models.json may set it per model).
     pub reasoning_effort: ReasoningEffort,
+    /// `commandEnvironment`: what commands get besides the base environment (default
+    /// nothing).
+    pub command_environment: CommandEnvironment,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -148,7 +152,7 @@ impl AgentSettings {
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON, a value of the
     /// wrong type, an unknown key, or an unknown `toolHistoryFormat`.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawAgentFile = parse_keys(text, file, &AGENT_KEYS)?;
+        let mut raw: RawAgentFile = parse_keys(text, file, &AGENT_KEYS)?;
         let retries = |key: &str, value: Option<i64>, default: u32| match value {
             None => Ok(default),
             Some(n) => u32::try_from(n)
@@ -169,7 +173,13 @@ impl AgentSettings {
             raw.stream_max_retries,
             Self::DEFAULT_STREAM_MAX_RETRIES,
         )?;
+        let command_environment = raw
+            .command_environment
+            .take()
+            .unwrap_or_default()
+            .into_settings(file)?;
         let mut settings = raw.into_settings();
+        settings.command_environment = command_environment;
         settings.request_max_retries = request_max_retries;
         settings.stream_max_retries = stream_max_retries;
         Ok(settings)
@@ -194,6 +204,7 @@ impl Default for AgentSettings {
             request_max_retries: Self::DEFAULT_REQUEST_MAX_RETRIES,
             stream_max_retries: Self::DEFAULT_STREAM_MAX_RETRIES,
             reasoning_effort: ReasoningEffort::default(),
+            command_environment: CommandEnvironment::default(),
         }
     }
 }
@@ -214,8 +225,9 @@ const AGENT_KEYS: Keys = Keys {
         "requestMaxRetries",
         "streamMaxRetries",
         "reasoningEffort",
+        "commandEnvironment",
     ],
-    nested: &[],
+    nested: &[("commandEnvironment", &COMMAND_ENV_KEYS)],
 };
 
 /// `agent.json` as written: every key optional, integers signed so that a negative
@@ -235,6 +247,7 @@ struct RawAgentFile {
     request_max_retries: Option<i64>,
     stream_max_retries: Option<i64>,
     reasoning_effort: Option<ReasoningEffort>,
+    command_environment: Option<RawCommandEnvironment>,
 }
 
 impl RawAgentFile {
@@ -270,6 +283,7 @@ impl RawAgentFile {
             request_max_retries: defaults.request_max_retries,
             stream_max_retries: defaults.stream_max_retries,
             reasoning_effort: self.reasoning_effort.unwrap_or_default(),
+            command_environment: CommandEnvironment::default(),
         }
     }
 }

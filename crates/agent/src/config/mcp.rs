@@ -71,6 +71,9 @@ pub struct McpServerSettings {
     /// `confirm`: `Some(true)` asks before every call, `Some(false)` never asks,
     /// `None` asks for tools the server marks destructive.
     pub confirm: Option<bool>,
+    /// `maxResultMegabytes`: the largest message the server may send (a tool result
+    /// as JSON on the wire), in bytes; a larger one fails the call at once, naming it.
+    pub max_message_bytes: usize,
 }
 
 /// Everything mcp.json configures.
@@ -86,6 +89,12 @@ pub const DEFAULT_STARTUP_TIMEOUT_SECONDS: u64 = 10;
 pub const DEFAULT_TOOL_TIMEOUT_SECONDS: u64 = 60;
 /// Largest accepted timeout, in seconds.
 const MAX_TIMEOUT_SECONDS: u64 = 3600;
+/// Default of `maxResultMegabytes` (MiB).
+pub const DEFAULT_MAX_RESULT_MEGABYTES: usize = 32;
+/// Largest accepted `maxResultMegabytes` (MiB).
+const MAX_MAX_RESULT_MEGABYTES: usize = 1024;
+/// Bytes in a MiB.
+const MIB: usize = 1024 * 1024;
 
 /// The keys of one server.
 const SERVER_KEYS: Keys = Keys {
@@ -102,6 +111,7 @@ const SERVER_KEYS: Keys = Keys {
         "startupTimeoutSeconds",
         "toolTimeoutSeconds",
         "confirm",
+        "maxResultMegabytes",
     ],
     nested: &[],
 };
@@ -125,6 +135,7 @@ struct RawServer {
     startup_timeout_seconds: Option<i64>,
     tool_timeout_seconds: Option<i64>,
     confirm: Option<bool>,
+    max_result_megabytes: Option<i64>,
 }
 
 impl McpSettings {
@@ -285,7 +296,21 @@ impl RawServer {
                 }),
         }
         };
+        let max_message_bytes = match self.max_result_megabytes {
+            None => DEFAULT_MAX_RESULT_MEGABYTES * MIB,
+            Some(n) => usize::try_from(n)
+                .ok()
+                .filter(|n| (1..=MAX_MAX_RESULT_MEGABYTES).contains(n))
+                .map(|n| n * MIB)
+                .ok_or_else(|| {
+                    at(format!(
+                        "maxResultMegabytes: {n} is out of range; give \
+                         1..={MAX_MAX_RESULT_MEGABYTES} (default {DEFAULT_MAX_RESULT_MEGABYTES})"
+                    ))
+                })?,
+        };
         Ok(McpServerSettings {
+            max_message_bytes,
             name: name.to_owned(),
             transport,
             enabled: self.enabled.unwrap_or(true),

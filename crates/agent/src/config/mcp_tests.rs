@@ -94,3 +94,34 @@ fn bad_files_are_errors_naming_what_and_where() {
         assert!(error.contains(expected), "{text}: {error}");
     }
 }
+
+#[test]
+fn max_result_megabytes_rules() {
+    // (value written, bytes, or the error)
+    let cases: [(&str, Result<usize, &str>); 5] = [
+        ("", Ok(32 * 1024 * 1024)),
+        (r#", "maxResultMegabytes": 1"#, Ok(1024 * 1024)),
+        (r#", "MaxResultMegabytes": 1024"#, Ok(1024 * 1024 * 1024)),
+        (
+            r#", "maxResultMegabytes": 0"#,
+            Err("maxResultMegabytes: 0 is out of range"),
+        ),
+        (
+            r#", "maxResultMegabytes": 1025"#,
+            Err("give 1..=1024 (default 32)"),
+        ),
+    ];
+    for (extra, expected) in cases {
+        let loaded = load(&format!(r#"{{"s": {{"command": "srv"{extra}}}}}"#));
+        match expected {
+            Ok(bytes) => assert_eq!(loaded.unwrap().servers[0].max_message_bytes, bytes),
+            Err(message) => {
+                let error = loaded.unwrap_err().to_string();
+                assert!(
+                    error.contains("/h/mcp.json") && error.contains(message),
+                    "{error}"
+                );
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@
 //! Nothing here reads the process environment: lookups are passed in.
 
 mod agent;
+mod command_env;
 mod env_refs;
 mod error;
 mod json;
@@ -23,10 +24,11 @@ mod sandbox;
 mod terminal;
 
 pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};
+pub use command_env::CommandEnvironment;
 pub use error::ConfigError;
 pub use mcp::{
-    DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS, MCP_FILE, McpServerSettings,
-    McpSettings, McpTransport,
+    DEFAULT_MAX_RESULT_MEGABYTES, DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS,
+    MCP_FILE, McpServerSettings, McpSettings, McpTransport,
 };
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
 pub use resolve::{

@@ -1,33 +1,26 @@
 //! One MCP server: connecting (a child process over stdio, or streamable HTTP) within
 //! its startup timeout, listing its tools, calling one within the tool timeout, the
-//! tail of its standard error for messages, and a restart on the next call after it
-//! stopped.
+//! tail of its standard error for messages, a restart on the next call after it
+//! stopped, and a shutdown that kills a stdio server's whole process group.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
+use super::connect::{self, Live, StdioServer};
 use crate::config::{McpServerSettings, McpTransport};
 
-/// Lines of a server's standard error kept for messages.
-const STDERR_LINES: usize = 20;
-
-/// How long a failed handshake waits for the server's standard error to end.
-const STDERR_GRACE: Duration = Duration::from_millis(500);
-
 /// A connected client.
-type Client = RunningService<RoleClient, ListWatcher>;
+pub(crate) type Client = RunningService<RoleClient, ListWatcher>;
+
+/// Bytes in a MiB, for messages.
+const MIB: usize = 1024 * 1024;
 
 /// A server's tools as last listed, and the counter that moves when any server's list
 /// changes (shared by all the servers of one [`super::McpServers`]).
@@ -88,9 +81,13 @@ pub(crate) struct McpConnection {
     /// The helper binary that ties a child process to this one (see
     /// [`crate::sandbox::tied_to_this_process`]); `None` starts it directly.
     helper: Option<PathBuf>,
-    client: tokio::sync::Mutex<Option<Client>>,
+    client: tokio::sync::Mutex<Option<Live>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     last_error: Mutex<Option<String>>,
+    /// Set when the server sent a message over its limit (the connection then ends).
+    oversized: Arc<AtomicBool>,
+    /// Set by [`McpConnection::stop`]: no call starts the server again.
+    stopped: AtomicBool,
 }
 
 impl McpConnection {
@@ -107,6 +104,8 @@ impl McpConnection {
             client: tokio::sync::Mutex::new(None),
             stderr: Arc::default(),
             last_error: Mutex::new(None),
+            oversized: Arc::default(),
+            stopped: AtomicBool::new(false),
         }
     }
 
@@ -134,7 +133,7 @@ impl McpConnection {
             .lock()
             .await
             .as_ref()
-            .is_some_and(|client| !client.is_closed())
+            .is_some_and(|live| !live.client.is_closed())
     }
 
     /// Connects and lists the tools, within the startup timeout.
@@ -144,13 +143,14 @@ impl McpConnection {
     pub(crate) async fn start(&self) -> Result<Vec<rmcp::model::Tool>, String> {
         let mut slot = self.client.lock().await;
         let started = tokio::time::timeout(self.settings.startup_timeout, async {
-            let client = self.connect().await?;
-            let tools = client
+            let live = self.connect().await?;
+            let tools = live
+                .client
                 .peer()
                 .list_all_tools()
                 .await
                 .map_err(|e| format!("listing its tools failed: {e}"))?;
-            Ok::<_, String>((client, tools))
+            Ok::<_, String>((live, tools))
         })
         .await
         .unwrap_or_else(|_| {
@@ -160,8 +160,8 @@ impl McpConnection {
             ))
         });
         match started {
-            Ok((client, tools)) => {
-                *slot = Some(client);
+            Ok((live, tools)) => {
+                *slot = Some(live);
                 self.list.set(tools.clone());
                 Ok(tools)
             }
@@ -182,12 +182,17 @@ impl McpConnection {
         let name = &self.settings.name;
         let peer = {
             let mut slot = self.client.lock().await;
-            if slot.as_ref().is_none_or(Client::is_closed) {
+            if self.stopped.load(Ordering::SeqCst) {
+                return Err(format!(
+                    "the MCP server '{name}' was stopped: SmallEBot is ending"
+                ));
+            }
+            if slot.as_ref().is_none_or(|live| live.client.is_closed()) {
                 let restarted = tokio::time::timeout(self.settings.startup_timeout, self.connect())
                     .await
                     .unwrap_or_else(|_| Err("it did not start in time".to_owned()));
                 match restarted {
-                    Ok(client) => *slot = Some(client),
+                    Ok(live) => *slot = Some(live),
                     Err(reason) => {
                         return Err(format!(
                             "the MCP server '{name}' is not running and could not be restarted: {}",
@@ -197,7 +202,7 @@ impl McpConnection {
                 }
             }
             match slot.as_ref() {
-                Some(client) => client.peer().clone(),
+                Some(live) => live.client.peer().clone(),
                 None => return Err(format!("the MCP server '{name}' is not running")),
             }
         };
@@ -221,12 +226,19 @@ impl McpConnection {
                     .lock()
                     .await
                     .as_ref()
-                    .is_none_or(Client::is_closed);
-                let reason = if stopped {
+                    .is_none_or(|live| live.client.is_closed());
+                let reason = if self.oversized.load(Ordering::SeqCst) {
+                    self.close(Duration::from_millis(200)).await;
+                    format!(
+                        "the MCP server '{name}' sent a result larger than the limit of {} MiB \
+                         (maxResultMegabytes in mcp.json); it was not read. Ask the tool for \
+                         less (a narrower query, a page), or raise the limit; the server is \
+                         restarted on the next call",
+                        self.settings.max_message_bytes / MIB
+                    )
+                } else if stopped {
                     // Dropped: the next call starts it again.
-                    if let Some(mut client) = self.client.lock().await.take() {
-                        let _ = client.close_with_timeout(Duration::from_millis(200)).await;
-                    }
+                    self.close(Duration::from_millis(200)).await;
                     // Let its last words reach the standard error tail.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     format!(
@@ -241,15 +253,29 @@ impl McpConnection {
         }
     }
 
-    /// Closes the connection (a child process is stopped).
+    /// Closes the connection for good: a stdio server's whole process group is killed,
+    /// and no later call starts it again. Idempotent.
     pub(crate) async fn stop(&self) {
-        if let Some(mut client) = self.client.lock().await.take() {
-            let _ = client.close_with_timeout(Duration::from_secs(2)).await;
+        self.stopped.store(true, Ordering::SeqCst);
+        self.close(Duration::from_millis(500)).await;
+    }
+
+    /// Closes the connection, giving the client `grace` to end, then kills a stdio
+    /// server's process group (a wrapper, the server, and what it started).
+    async fn close(&self, grace: Duration) {
+        let Some(mut live) = self.client.lock().await.take() else {
+            return;
+        };
+        let _ = live.client.close_with_timeout(grace).await;
+        if let Some(process) = live.process.as_mut() {
+            process.kill().await;
         }
     }
 
     /// A new connection (nothing listed yet).
-    async fn connect(&self) -> Result<Client, String> {
+    async fn connect(&self) -> Result<Live, String> {
+        let limit = self.settings.max_message_bytes;
+        self.oversized.store(false, Ordering::SeqCst);
         match &self.settings.transport {
             McpTransport::Stdio {
                 command,
@@ -257,71 +283,31 @@ impl McpConnection {
                 env,
                 cwd,
             } => {
-                let mut child = match &self.helper {
-                    Some(helper) => crate::sandbox::tied_to_this_process(helper, command, args),
-                    None => {
-                        let mut child = tokio::process::Command::new(command);
-                        child.args(args);
-                        child
-                    }
+                let server = StdioServer {
+                    command,
+                    args,
+                    env,
+                    cwd: cwd.as_ref(),
+                    helper: self.helper.as_ref(),
+                    max_message_bytes: limit,
                 };
-                child.envs(env).kill_on_drop(true);
-                if let Some(cwd) = cwd {
-                    child.current_dir(cwd);
-                }
-                let (transport, stderr) = TokioChildProcess::builder(child)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|e| format!("could not start '{command}': {e}"))?;
-                let mut reader = None;
-                if let Some(stderr) = stderr {
-                    let tail = Arc::clone(&self.stderr);
-                    reader = Some(tokio::spawn(async move {
-                        let mut lines = BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                            if tail.len() == STDERR_LINES {
-                                tail.pop_front();
-                            }
-                            tail.push_back(line);
-                        }
-                    }));
-                }
-                match self.watcher().serve(transport).await {
-                    Ok(client) => Ok(client),
-                    Err(e) => {
-                        // A child that failed to start (say its program is missing) has
-                        // exited or is exiting: give its standard error a moment to end,
-                        // so the reason it printed is in the error, not only "broken pipe".
-                        if let Some(reader) = reader {
-                            let _ = tokio::time::timeout(STDERR_GRACE, reader).await;
-                        }
-                        Err(format!("the MCP handshake failed: {e}"))
-                    }
-                }
+                connect::stdio(
+                    &server,
+                    self.watcher(),
+                    &self.stderr,
+                    Arc::clone(&self.oversized),
+                )
+                .await
             }
             McpTransport::Http { url, headers } => {
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                let mut custom = HashMap::new();
-                for (name, value) in headers {
-                    if name.eq_ignore_ascii_case("authorization")
-                        && let Some(token) = value.strip_prefix("Bearer ")
-                    {
-                        config = config.auth_header(token.to_owned());
-                        continue;
-                    }
-                    let header = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|e| format!("header '{name}' is not valid: {e}"))?;
-                    let value = reqwest::header::HeaderValue::from_str(value)
-                        .map_err(|e| format!("the value of header '{name}' is not valid: {e}"))?;
-                    custom.insert(header, value);
-                }
-                let transport =
-                    StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-                self.watcher()
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("connecting to {url} failed: {e}"))
+                connect::http(
+                    url,
+                    headers,
+                    limit,
+                    self.watcher(),
+                    Arc::clone(&self.oversized),
+                )
+                .await
             }
         }
     }

@@ -5,9 +5,12 @@
 //! its arguments against the tool's schema, asks first when the tool is destructive
 //! (or `confirm` says so), and restarts a server that stopped.
 
+mod connect;
 mod connection;
 mod content;
+mod http_client;
 mod names;
+mod process;
 mod schema;
 mod start;
 mod tool;

@@ -184,8 +184,12 @@ impl McpServers {
         out
     }
 
-    /// Stops every server (child processes end).
-    pub async fn stop(&self) {
+    /// Stops every server for good: each connection is closed and each stdio server's
+    /// whole process group (a wrapper such as `bash -c`, `npx` or `uvx`, the server, and
+    /// anything it started) is killed, even a server stuck in a call; no later call
+    /// starts one again. Idempotent: the host calls it on every way out (the end of a
+    /// command, a signal). Dropping the servers kills the process groups too.
+    pub async fn shutdown(&self) {
         for (connection, _) in &self.connections {
             connection.stop().await;
         }

@@ -2,6 +2,8 @@
 //! each command a private temporary directory, a pids control group where one can be
 //! made, and the helper's command line.
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use tokio::process::Command;
@@ -18,7 +20,6 @@ pub struct CommandSandbox {
     settings: SandboxSettings,
     helper: PathBuf,
     home: PathBuf,
-    hidden_env: Vec<String>,
     support: LandlockSupport,
     /// Where each command's pids control group is made (`None`: none can be).
     pids_parent: Option<PathBuf>,
@@ -87,18 +88,9 @@ impl CommandSandbox {
             settings,
             helper,
             home: home.to_path_buf(),
-            hidden_env: Vec::new(),
             support,
             pids_parent,
         })
-    }
-
-    /// Also removes these environment variables from confined commands (the models'
-    /// API keys).
-    #[must_use]
-    pub fn hide_env(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.hidden_env.extend(names);
-        self
     }
 
     /// The settings.
@@ -156,7 +148,9 @@ impl CommandSandbox {
 
     /// The helper's command line to run `command` in `dir` for the workspace
     /// `workspace`, confined as configured unless `how` says the person allowed running
-    /// it unconfined, and what must live until the command has ended.
+    /// it unconfined, and what must live until the command has ended. The command gets
+    /// exactly the variables `environment`, except that a confined one's `HOME` and
+    /// `TMPDIR` are its private temporary directory.
     ///
     /// # Errors
     /// The temporary directory could not be made, or a path is not UTF-8.
@@ -166,6 +160,7 @@ impl CommandSandbox {
         dir: &Path,
         workspace: &Path,
         how: Confined,
+        environment: BTreeMap<OsString, OsString>,
     ) -> Result<(Command, Prepared), SandboxError> {
         let confined = self.settings.mode != SandboxMode::Off && how == Confined::Sandboxed;
         let temp = if confined {
@@ -220,12 +215,11 @@ impl CommandSandbox {
             .arg(HELPER_ARG)
             .arg(spec)
             .arg(command)
-            .current_dir(dir);
+            .current_dir(dir)
+            .env_clear()
+            .envs(environment);
         if let Some(temp) = &temp {
             shell.env("TMPDIR", temp.path()).env("HOME", temp.path());
-            for name in &self.hidden_env {
-                shell.env_remove(name);
-            }
         }
         let prepared = Prepared {
             _temp: temp,

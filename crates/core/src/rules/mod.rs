@@ -2,6 +2,7 @@
 //!
 //! The shell command policy lives with the shell parser in [`crate::shell`].
 
+pub mod child_env;
 pub mod compression_scope;
 pub mod lease;
 pub mod terminal_text;

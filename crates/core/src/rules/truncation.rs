@@ -7,8 +7,12 @@
 
 use std::borrow::Cow;
 
-/// The marker [`truncate_tool_result`] puts between the kept head and tail.
-pub const TRUNCATION_MARKER: &str = "... [truncated]";
+/// The marker [`truncate_tool_result`] puts between the kept head and tail, saying how
+/// many characters were left out: `... [truncated: N characters left out]`.
+#[must_use]
+pub fn truncation_marker(omitted: usize) -> String {
+    format!("... [truncated: {omitted} characters left out]")
+}
 
 /// Byte offset where the char with index `n` starts (`text.len()` past the end).
 fn byte_offset_of_char(text: &str, n: usize) -> usize {
@@ -30,7 +34,7 @@ fn char_count_over(text: &str, max_chars: usize) -> Option<usize> {
 /// (where errors usually are) stay visible.
 ///
 /// When `text` has more than `max_chars` chars the result is
-/// `head + TRUNCATION_MARKER + "\n" + tail`, where the tail is the last
+/// `head + truncation_marker(left out) + "\n" + tail`, where the tail is the last
 /// `max_chars * 3 / 10` chars and the head the first `max_chars - tail` chars, so the
 /// kept text is exactly `max_chars` chars.
 ///
@@ -38,7 +42,10 @@ fn char_count_over(text: &str, max_chars: usize) -> Option<usize> {
 /// use smallebot_core::rules::truncation::truncate_tool_result;
 /// let long = "a".repeat(80) + &"z".repeat(80);
 /// let cut = truncate_tool_result(&long, 100);
-/// assert_eq!(cut, format!("{}... [truncated]\n{}", "a".repeat(70), "z".repeat(30)));
+/// assert_eq!(
+///     cut,
+///     format!("{}... [truncated: 60 characters left out]\n{}", "a".repeat(70), "z".repeat(30))
+/// );
 /// ```
 #[must_use]
 pub fn truncate_tool_result(text: &str, max_chars: usize) -> Cow<'_, str> {
@@ -50,8 +57,9 @@ pub fn truncate_tool_result(text: &str, max_chars: usize) -> Cow<'_, str> {
     let head_end = byte_offset_of_char(text, head_chars);
     let tail_start = byte_offset_of_char(text, total - tail_chars);
     Cow::Owned(format!(
-        "{}{TRUNCATION_MARKER}\n{}",
+        "{}{}\n{}",
         &text[..head_end],
+        truncation_marker(total - max_chars),
         &text[tail_start..]
     ))
 }
@@ -116,14 +124,31 @@ pub fn cap_bytes<'a>(text: &'a str, max_bytes: usize, marker: &str) -> Cow<'a, s
 
 /// Stored tool results are capped at 1 MiB (both stores).
 pub const MAX_STORED_RESULT_BYTES: usize = 1024 * 1024;
-/// Appended to a stored result cut at [`MAX_STORED_RESULT_BYTES`].
-pub const STORED_RESULT_MARKER: &str = "\n... [result cut at 1 MiB when stored]";
+
+/// Appended to a stored result cut at [`MAX_STORED_RESULT_BYTES`]: how much of it was
+/// kept and left out.
+#[must_use]
+pub fn stored_result_marker(kept: usize, total: usize) -> String {
+    format!(
+        "\n... [result cut when stored: the first {kept} of its {total} bytes are kept, {} \
+         left out]",
+        total - kept
+    )
+}
 
 /// A tool result as it is stored: at most [`MAX_STORED_RESULT_BYTES`] bytes (cut on a
-/// character boundary) plus [`STORED_RESULT_MARKER`] when cut.
+/// character boundary) plus [`stored_result_marker`] when cut.
 #[must_use]
 pub fn cap_stored_result(text: &str) -> Cow<'_, str> {
-    cap_bytes(text, MAX_STORED_RESULT_BYTES, STORED_RESULT_MARKER)
+    if text.len() <= MAX_STORED_RESULT_BYTES {
+        return Cow::Borrowed(text);
+    }
+    let kept = text.floor_char_boundary(MAX_STORED_RESULT_BYTES);
+    Cow::Owned(format!(
+        "{}{}",
+        &text[..kept],
+        stored_result_marker(kept, text.len())
+    ))
 }
 
 #[cfg(test)]
@@ -136,8 +161,9 @@ mod tests {
 
     /// Splits a tool-result output back into (head, tail) around the marker.
     fn split_result(out: &str) -> (&str, &str) {
-        let marker = format!("{TRUNCATION_MARKER}\n");
-        out.split_once(&marker).unwrap()
+        let (head, rest) = out.split_once("... [truncated: ").unwrap();
+        let (_, tail) = rest.split_once(" characters left out]\n").unwrap();
+        (head, tail)
     }
 
     #[test]
@@ -164,6 +190,11 @@ mod tests {
             let out = truncate_tool_result(text, max);
             let (h, t) = split_result(&out);
             assert_eq!((chars(h), chars(t)), (head, tail), "max {max}");
+            let omitted = chars(text) - max;
+            assert!(
+                out.contains(&truncation_marker(omitted)),
+                "max {max}: the marker says how much was left out"
+            );
             assert!(text.starts_with(h) && text.ends_with(t), "max {max}");
         }
     }
@@ -256,10 +287,25 @@ mod tests {
     #[test]
     fn stored_results_are_capped_on_a_char_boundary() {
         assert_eq!(cap_stored_result("short"), "short");
-        let big = "é".repeat(MAX_STORED_RESULT_BYTES); // 2 bytes each
-        let capped = cap_stored_result(&big);
-        assert!(capped.ends_with(STORED_RESULT_MARKER));
-        assert!(capped.len() <= MAX_STORED_RESULT_BYTES + STORED_RESULT_MARKER.len());
-        assert!(capped.len() > MAX_STORED_RESULT_BYTES);
+        // (text, expected marker)
+        let cases = [
+            (
+                "é".repeat(MAX_STORED_RESULT_BYTES), // 2 bytes each
+                stored_result_marker(MAX_STORED_RESULT_BYTES, 2 * MAX_STORED_RESULT_BYTES),
+            ),
+            (
+                format!("a{}", "é".repeat(MAX_STORED_RESULT_BYTES / 2)), // the cut moves back
+                stored_result_marker(MAX_STORED_RESULT_BYTES - 1, MAX_STORED_RESULT_BYTES + 1),
+            ),
+        ];
+        for (big, marker) in cases {
+            let capped = cap_stored_result(&big);
+            assert!(capped.ends_with(&marker), "{marker}");
+            assert!(big.starts_with(&capped[..capped.len() - marker.len()]));
+        }
+        assert!(
+            stored_result_marker(10, 25)
+                .contains("the first 10 of its 25 bytes are kept, 15 left out")
+        );
     }
 }

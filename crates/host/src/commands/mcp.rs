@@ -22,7 +22,7 @@ pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
         McpCommand::List => print_status(home, &servers).await,
         McpCommand::Tools { server } => print_tools(&servers, server.as_deref()).await,
     };
-    servers.stop().await;
+    servers.shutdown().await;
     result
 }
 

@@ -6,6 +6,8 @@
 //! for ever. Once the shell has exited or been killed, the readers get
 //! [`PIPE_GRACE`] to collect what is still buffered, then they are stopped.
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -45,10 +47,20 @@ pub(crate) struct Finished {
     pub(crate) ending: Ending,
 }
 
-/// `/bin/sh -c command` in `dir`, unconfined: for [`run_shell`] without a sandbox.
-pub(crate) fn plain_shell(command: &str, dir: &Path) -> Command {
+/// `/bin/sh -c command` in `dir`, unconfined, with exactly the variables `environment`:
+/// for [`run_shell`] without a sandbox.
+pub(crate) fn plain_shell(
+    command: &str,
+    dir: &Path,
+    environment: BTreeMap<OsString, OsString>,
+) -> Command {
     let mut shell = Command::new("/bin/sh");
-    shell.arg("-c").arg(command).current_dir(dir);
+    shell
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .env_clear()
+        .envs(environment);
     shell
 }
 

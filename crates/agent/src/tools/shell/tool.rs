@@ -1,6 +1,8 @@
 //! `ExecuteCommand(command, workingDirectory?)`.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,11 +10,12 @@ use async_trait::async_trait;
 use serde_json::json;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use smallebot_core::shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::confirm::{CommandConfirmer, ConfirmationRequest};
 use super::process::{Ending, Finished, plain_shell, run_shell};
-use crate::config::TerminalSettings;
+use crate::config::{CommandEnvironment, TerminalSettings};
 use crate::sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
 use crate::tools::{Args, Tool, Workspace, WorkspaceError};
 
@@ -34,12 +37,18 @@ const NAME: &str = "ExecuteCommand";
 /// exit, or a signal, is status `Error` (the files it names are then not recorded on the
 /// task), the model still reading the code and the error lines. A timeout is status
 /// `Error` with what was captured; a cancelled turn is `Cancelled`.
+///
+/// A command's environment is an allow-list, sandboxed or not: the base variables of
+/// [`smallebot_core::rules::child_env`] with `HOME` set to the workspace (the sandbox
+/// then points `HOME` and `TMPDIR` at its private temporary directory), plus what
+/// [`ExecuteCommand::with_environment`] names; nothing else of the host's.
 pub struct ExecuteCommand {
     policy: CommandPolicy,
     settings: TerminalSettings,
     workspace: Workspace,
     confirmer: Arc<dyn CommandConfirmer>,
     sandbox: Option<Arc<CommandSandbox>>,
+    environment: CommandEnvironment,
 }
 
 impl ExecuteCommand {
@@ -59,7 +68,28 @@ impl ExecuteCommand {
             workspace,
             confirmer,
             sandbox: None,
+            environment: CommandEnvironment::default(),
         })
+    }
+
+    /// Gives every command these variables besides the base (agent.json's
+    /// `commandEnvironment`).
+    #[must_use]
+    pub fn with_environment(mut self, environment: CommandEnvironment) -> Self {
+        self.environment = environment;
+        self
+    }
+
+    /// The whole environment of a command run in the workspace `root`.
+    fn environment(&self, root: &Path) -> BTreeMap<OsString, OsString> {
+        child_environment(
+            std::env::vars_os(),
+            &ChildEnvRule {
+                pass: &self.environment.pass,
+                fixed: &[("HOME", root.as_os_str())],
+                set: &self.environment.set,
+            },
+        )
     }
 
     /// Runs every command through `sandbox` (limits, Landlock rules); without one,
@@ -307,17 +337,18 @@ impl Tool for ExecuteCommand {
         if context.cancel.is_cancelled() {
             return cancelled("before the command started");
         }
+        let root = std::path::absolute(self.workspace.root())
+            .unwrap_or_else(|_| self.workspace.root().to_path_buf());
+        let environment = self.environment(&root);
         let (shell, prepared, described) = match &self.sandbox {
-            None => (plain_shell(command, &dir), None, None),
+            None => (plain_shell(command, &dir, environment), None, None),
             Some(sandbox) => {
                 let how = if unconfined {
                     Confined::UnconfinedByConsent
                 } else {
                     Confined::Sandboxed
                 };
-                let root = std::path::absolute(self.workspace.root())
-                    .unwrap_or_else(|_| self.workspace.root().to_path_buf());
-                match sandbox.prepare(command, &dir, &root, how) {
+                match sandbox.prepare(command, &dir, &root, how, environment) {
                     Ok((shell, prepared)) => {
                         let described = if unconfined {
                             "none (no Landlock on this machine; run unconfined with the \
