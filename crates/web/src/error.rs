@@ -81,7 +81,11 @@ impl From<PipelineError> for ApiError {
             PipelineError::EmptyMessage
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. } => StatusCode::BAD_REQUEST,
-            PipelineError::Repository(RepositoryError::TurnRunning(_)) => StatusCode::CONFLICT,
+            // A request that contradicts what is stored (a summarized turn to undo or
+            // regenerate, a name taken): nothing was changed.
+            PipelineError::Repository(
+                RepositoryError::TurnRunning(_) | RepositoryError::Conflict(_),
+            ) => StatusCode::CONFLICT,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {
