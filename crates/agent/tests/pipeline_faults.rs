@@ -166,3 +166,24 @@ async fn a_message_far_larger_than_the_window_is_refused_before_it_is_sent_and_k
         .unwrap();
     assert_eq!(outcome.status, TurnStatus::Completed);
 }
+
+#[tokio::test]
+async fn a_title_request_that_meets_a_server_error_is_retried() {
+    let h = harness(Options::default()).await;
+    let c = h.conversation().await;
+    h.server.push(ScriptedResponse::text("an answer"));
+    h.service
+        .send(c.id, "tell me about armadillos", SendOptions::default())
+        .await
+        .unwrap();
+    h.server.push(ScriptedResponse::server_error(503));
+    h.server.push(ScriptedResponse::rate_limited(0));
+    h.server.push(ScriptedResponse::text("Armadillo facts"));
+    let title = h.service.generate_title(c.id).await.unwrap();
+    assert_eq!(title.as_deref(), Some("Armadillo facts"));
+    assert_eq!(
+        h.server.request_count(),
+        4,
+        "two retries of the title request"
+    );
+}
