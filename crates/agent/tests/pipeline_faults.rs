@@ -156,6 +156,13 @@ async fn a_message_far_larger_than_the_window_is_refused_before_it_is_sent_and_k
         )),
         "{events:?}"
     );
+    // Not blamed on the system prompt and tools, which are small.
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, smallebot_application::EventKind::Warning { .. })),
+        "{events:?}"
+    );
 
     // A message that fits is sent as before.
     h.server.push(ScriptedResponse::text("small answer"));
