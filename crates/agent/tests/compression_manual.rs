@@ -246,3 +246,65 @@ async fn the_skill_file_is_the_prompt_and_a_compaction_model_answers() {
         "EDITED-PROMPT"
     );
 }
+
+/// A home whose models.json points at `server`, with `agent` as its agent.json (none
+/// when `None`), and a service built from it.
+async fn service_of_home(
+    home: &std::path::Path,
+    server: &smallebot_testkit::TestModel,
+    agent: Option<serde_json::Value>,
+) -> smallebot_application::ConversationService {
+    let models = serde_json::json!({"models": [{
+        "id": "m", "baseUrl": server.base_url(), "model": "test-model"
+    }]});
+    std::fs::write(home.join("models.json"), models.to_string()).unwrap();
+    if let Some(agent) = agent {
+        std::fs::write(home.join("agent.json"), agent.to_string()).unwrap();
+    }
+    let store = smallebot_infrastructure::SqliteStore::open(&home.join("smallebot.db"))
+        .await
+        .unwrap();
+    smallebot_agent::assembly::AgentAssembly::from_home_with_env(home, &|_| None)
+        .unwrap()
+        .store(Arc::new(store))
+        .build()
+        .unwrap()
+        .service
+}
+
+#[tokio::test]
+async fn the_summary_is_bounded_by_summary_max_tokens_in_the_prompt_and_the_request() {
+    for (agent, bound) in [
+        (None, 500),
+        (Some(serde_json::json!({"summaryMaxTokens": 300})), 300),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let server = smallebot_testkit::TestModel::start().await.unwrap();
+        let service = service_of_home(home.path(), &server, agent).await;
+        let c = service.create_conversation("u").await.unwrap();
+        for i in 0..3 {
+            server.push(ScriptedResponse::text(format!("a{i}")));
+            service
+                .send(c.id, &format!("turn {i}"), SendOptions::default())
+                .await
+                .unwrap();
+        }
+        server.push(ScriptedResponse::text("SUMMARY"));
+        let report = service.compact(c.id, None).await.unwrap();
+        assert!(report.ok, "{}", report.detail);
+        let request = server.requests().last().cloned().unwrap();
+        assert!(is_summary_request(&request), "{:?}", request.body);
+        assert_eq!(request.body["max_tokens"], bound, "{:?}", request.body);
+        let text = request.last_user_text().unwrap();
+        assert!(
+            text.ends_with(&format!("in under {bound} tokens.")),
+            "{text}"
+        );
+        assert!(
+            system_prompt(&request).contains("Stay under the length the request names"),
+            "the shipped skill asks for the bound"
+        );
+        // Turns are not bounded.
+        assert!(server.requests()[0].body.get("max_tokens").is_none());
+    }
+}

@@ -112,6 +112,7 @@ fn defaults() {
     assert_eq!(s.system_prompt, None);
     assert_eq!((s.request_max_retries, s.stream_max_retries), (4, 5));
     assert_eq!(s.reasoning_effort, ReasoningEffort::Medium);
+    assert_eq!(s.summary_max_tokens, 500);
     assert_eq!(settings("{}"), s);
 }
 
@@ -124,7 +125,8 @@ fn all_keys_are_read() {
              "keepRecentTurns": 3, "maxToolSteps": 20, "toolHistoryFormat": "inline",
              "streamIdleTimeoutSeconds": 45, "userName": "ada",
              "systemPrompt": "Be brief.",
-             "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low" }"#,
+             "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low",
+             "summaryMaxTokens": 800 }"#,
     );
     assert_eq!(
         s,
@@ -148,6 +150,7 @@ fn all_keys_are_read() {
             stream_max_retries: 20,
             reasoning_effort: ReasoningEffort::Low,
             command_environment: CommandEnvironment::default(),
+            summary_max_tokens: 800,
         }
     );
 }

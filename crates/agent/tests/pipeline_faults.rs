@@ -116,3 +116,81 @@ async fn a_server_error_with_a_foreign_body_says_what_failed_without_dumping_it(
     assert!(!error.contains('{'), "no raw JSON: {error}");
     assert!(error.contains("Internal Server Error"), "{error}");
 }
+
+#[tokio::test]
+async fn a_message_far_larger_than_the_window_is_refused_before_it_is_sent_and_kept() {
+    let mut h = harness(Options {
+        context_window: 4_000,
+        ..Options::default()
+    })
+    .await;
+    let c = h.conversation().await;
+    let huge = filler("huge", 40_000);
+    let outcome = h
+        .service
+        .send(c.id, &huge, SendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, TurnStatus::Failed);
+    let error = outcome.error.unwrap();
+    for part in [
+        "more than the model's 4000-token context window",
+        "not sent",
+        "KB)",
+        "shorter message",
+    ] {
+        assert!(error.contains(part), "{part}: {error}");
+    }
+    assert_eq!(h.server.request_count(), 0, "nothing reached the provider");
+    // The message is stored, the turn failed with the same error.
+    let rows = h.rows(&c).await;
+    assert_eq!(stored_texts(&rows, Role::User), [huge]);
+    let turn = h.store.get_turn(outcome.turn_id).await.unwrap().unwrap();
+    assert_eq!(turn.status, TurnStatus::Failed);
+    assert_eq!(turn.error.as_deref(), Some(error.as_str()));
+    let events = h.drain_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            smallebot_application::EventKind::TurnFailed { error: failed } if *failed == error
+        )),
+        "{events:?}"
+    );
+    // Not blamed on the system prompt and tools, which are small.
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, smallebot_application::EventKind::Warning { .. })),
+        "{events:?}"
+    );
+
+    // A message that fits is sent as before.
+    h.server.push(ScriptedResponse::text("small answer"));
+    let outcome = h
+        .service
+        .send(c.id, "a small question", SendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, TurnStatus::Completed);
+}
+
+#[tokio::test]
+async fn a_title_request_that_meets_a_server_error_is_retried() {
+    let h = harness(Options::default()).await;
+    let c = h.conversation().await;
+    h.server.push(ScriptedResponse::text("an answer"));
+    h.service
+        .send(c.id, "tell me about armadillos", SendOptions::default())
+        .await
+        .unwrap();
+    h.server.push(ScriptedResponse::server_error(503));
+    h.server.push(ScriptedResponse::rate_limited(0));
+    h.server.push(ScriptedResponse::text("Armadillo facts"));
+    let title = h.service.generate_title(c.id).await.unwrap();
+    assert_eq!(title.as_deref(), Some("Armadillo facts"));
+    assert_eq!(
+        h.server.request_count(),
+        4,
+        "two retries of the title request"
+    );
+}

@@ -31,6 +31,18 @@ pub enum RepositoryError {
     /// A stored value could not be read back (corrupt row).
     #[error("stored data is invalid: {0}")]
     Corrupt(String),
+    /// The database cannot be reached (down, restarting, out of connections); nothing
+    /// was changed and the request may be tried again once it answers.
+    #[error(
+        "the database cannot be reached while {action}: {message}. Check that it runs and \
+         accepts connections; requests work again once it answers"
+    )]
+    Unavailable {
+        /// What the repository was doing.
+        action: &'static str,
+        /// The backend's message.
+        message: String,
+    },
 }
 
 fn lease_text(turn: &crate::entities::Turn) -> String {

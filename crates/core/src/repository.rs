@@ -42,6 +42,14 @@ pub trait ConversationRepository: Send + Sync {
     /// Returns whether it existed.
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool>;
 
+    /// Answers once storage answers a trivial query (a readiness check): reads a
+    /// conversation that cannot exist.
+    async fn ping(&self) -> RepoResult<()> {
+        self.get_conversation(ConversationId::new())
+            .await
+            .map(|_| ())
+    }
+
     /// Writes `compressed_context`, `compressed_at` and `compressed_through_seq` in one
     /// transaction, or nothing at all: the boundary must move forward, name a stored
     /// row, and match `expected_previous_seq`.

@@ -149,11 +149,10 @@ impl ConversationRepository for SqliteStore {
             .await?
             .ok_or_else(|| RepositoryError::not_found("conversation", id))?;
         if current.compressed_through_seq != update.expected_previous_seq {
-            return Err(RepositoryError::Conflict(format!(
-                "the compression boundary of conversation {id} is {:?}, not the expected {:?}: \
-                 another compression ran meanwhile",
-                current.compressed_through_seq, update.expected_previous_seq
-            )));
+            return Err(RepositoryError::Conflict(
+                "the conversation was compacted by another request meanwhile; nothing changed"
+                    .to_owned(),
+            ));
         }
         if update.compressed_through_seq <= current.history_boundary() {
             return Err(RepositoryError::Conflict(format!(

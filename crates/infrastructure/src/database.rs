@@ -15,6 +15,9 @@ use crate::tx::{OpenMode, WriteConnection, WriterOpenError};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Connections in the pool (SQLite serializes writers; readers run in parallel in WAL).
 const MAX_CONNECTIONS: u32 = 8;
+/// How long a read waits for a pool connection before it fails as unavailable
+/// (instead of sqlx's 30 s).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The first bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
@@ -296,6 +299,7 @@ async fn connect_pool(
     create_parent_dir(path)?;
     SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         // A local SQLite connection cannot drop like a network one; pinging it before
         // every use only cost a round trip to its thread (it is still tested when
         // returned to the pool).

@@ -14,11 +14,17 @@ pub(crate) use batch::{Job, JobKind};
 pub(crate) use direct::{DirectError, DirectRow, OpenMode, direct_storage, run_script};
 pub(crate) use writer::{ReadConnection, WriteConnection, WriteTx, WriterGuard, WriterOpenError};
 
-/// Maps an sqlx error to a repository error that says what was being done.
+/// Maps an sqlx error to a repository error that says what was being done: no
+/// connection within the pool's acquire timeout (or a closed pool) is
+/// [`RepositoryError::Unavailable`].
 pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
-    move |err| RepositoryError::Storage {
-        action,
-        message: err.to_string(),
+    move |err| {
+        let message = err.to_string();
+        if matches!(err, sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) {
+            RepositoryError::Unavailable { action, message }
+        } else {
+            RepositoryError::Storage { action, message }
+        }
     }
 }
 

@@ -11,8 +11,10 @@ use crate::migrate;
 
 /// Connections per process; each server process has its own pool.
 const MAX_CONNECTIONS: u32 = 16;
-/// How long a caller waits for a free connection before the operation fails.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a caller waits for a connection before the operation fails as
+/// unavailable: a server that is down fails requests within seconds instead of
+/// holding them (sqlx retries a refused connection until then).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 /// A pooled connection idle at least this long is pinged before it is handed out. A
 /// turn waits seconds for its model between statements, so its connections are pinged
 /// as before; under load (many turns, connections handed on at once) the ping, a round

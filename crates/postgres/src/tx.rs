@@ -3,11 +3,32 @@
 use smallebot_core::RepositoryError;
 use smallebot_core::time::Timestamp;
 
-/// Maps an sqlx error to a repository error that says what was being done.
+/// Maps an sqlx error to a repository error that says what was being done: the
+/// server out of reach ([`unreachable`]) is [`RepositoryError::Unavailable`].
 pub(crate) fn storage(action: &'static str) -> impl FnOnce(sqlx::Error) -> RepositoryError {
-    move |err| RepositoryError::Storage {
-        action,
-        message: err.to_string(),
+    move |err| {
+        let message = err.to_string();
+        if unreachable(&err) {
+            RepositoryError::Unavailable { action, message }
+        } else {
+            RepositoryError::Storage { action, message }
+        }
+    }
+}
+
+/// Whether `err` says the server cannot be reached, rather than that a statement
+/// failed: no connection within the acquire timeout, a connection lost, or the server
+/// shutting down or not accepting connections (SQLSTATE classes 08 and 57P).
+pub(crate) fn unreachable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
     }
 }
 

@@ -161,7 +161,7 @@ impl TestCluster {
                 return Err(failed("chown", &out));
             }
         }
-        let data = cluster.dir.join("data");
+        let data = cluster.data_dir();
         let out = cluster.run(
             "initdb",
             &[
@@ -178,14 +178,32 @@ impl TestCluster {
         if !out.status.success() {
             return Err(failed("initdb", &out));
         }
+        if let Err(err) = cluster.start_server() {
+            cluster.port = 0; // nothing to stop
+            return Err(err);
+        }
+        Ok(cluster)
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    /// Starts the server again after [`stop_server`](Self::stop_server), on the same
+    /// port with the same data (waits until it accepts connections).
+    ///
+    /// # Errors
+    /// When `pg_ctl start` fails (the server log is in the error).
+    pub fn start_server(&self) -> Result<(), TestkitError> {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
              -c full_page_writes=off -c max_connections=200",
-            cluster.port,
-            cluster.dir.display()
+            self.port,
+            self.dir.display()
         );
-        let log = cluster.dir.join("server.log");
-        let out = cluster.run(
+        let data = self.data_dir();
+        let log = self.dir.join("server.log");
+        let out = self.run(
             "pg_ctl",
             &[
                 "-D".as_ref(),
@@ -201,10 +219,34 @@ impl TestCluster {
         if !out.status.success() {
             let server_log = std::fs::read_to_string(&log).unwrap_or_default();
             let err = failed("pg_ctl start", &out);
-            cluster.port = 0; // nothing to stop
             return Err(TestkitError::Postgres(format!("{err}\n{server_log}")));
         }
-        Ok(cluster)
+        Ok(())
+    }
+
+    /// Stops the server (an outage: its connections are closed, new ones refused)
+    /// and waits until it is down; the data stays for
+    /// [`start_server`](Self::start_server).
+    ///
+    /// # Errors
+    /// When `pg_ctl stop` fails.
+    pub fn stop_server(&self) -> Result<(), TestkitError> {
+        let data = self.data_dir();
+        let out = self.run(
+            "pg_ctl",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-m".as_ref(),
+                "fast".as_ref(),
+                "-w".as_ref(),
+                "stop".as_ref(),
+            ],
+        )?;
+        if !out.status.success() {
+            return Err(failed("pg_ctl stop", &out));
+        }
+        Ok(())
     }
 
     fn run(&self, program: &str, args: &[&std::ffi::OsStr]) -> Result<Output, TestkitError> {
@@ -277,7 +319,7 @@ impl TestCluster {
 impl Drop for TestCluster {
     fn drop(&mut self) {
         if self.port != 0 {
-            let data = self.dir.join("data");
+            let data = self.data_dir();
             let _ = self.run(
                 "pg_ctl",
                 &[

@@ -30,9 +30,48 @@ async function api(path, options = {}) {
   if (!response.ok) {
     const error = new Error((body && body.error) || `${response.status} ${response.statusText}`);
     error.status = response.status;
+    if (response.status === 503) outage(error.message);
     throw error;
   }
   return body;
+}
+
+// ---- a database outage ------------------------------------------------------------
+
+const READY_POLL_MS = 2000;
+const outageState = { poll: null, checking: false };
+
+// The server cannot reach its database (a 503): a banner says so, and /readyz is polled
+// until the database answers again; then everything is loaded again and the event
+// stream opened anew.
+function outage(message) {
+  const banner = $("outage");
+  banner.textContent = `The server cannot reach its database: ${message}. Retrying every ${READY_POLL_MS / 1000} s; this page recovers by itself.`;
+  banner.hidden = false;
+  if (outageState.poll === null) outageState.poll = setInterval(checkReady, READY_POLL_MS);
+}
+
+async function checkReady() {
+  if (outageState.checking) return;
+  outageState.checking = true;
+  let ready = false;
+  try {
+    ready = (await fetch("/readyz")).ok;
+  } catch (_) {
+    ready = false; // the server itself is away: keep polling
+  } finally {
+    outageState.checking = false;
+  }
+  if (!ready || outageState.poll === null) return;
+  clearInterval(outageState.poll);
+  outageState.poll = null;
+  $("outage").hidden = true;
+  showError("");
+  if (state.conversation) {
+    openConversation(state.conversation).catch((error) => showError(error.message));
+  } else {
+    boot();
+  }
 }
 
 function showError(message) {

@@ -47,6 +47,15 @@ impl ApiError {
         }
     }
 
+    /// `503` for a request the server cannot answer now (its database is out of
+    /// reach).
+    pub(crate) fn unavailable(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+        }
+    }
+
     /// `500` for a failure of the server itself.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         let message = message.into();
@@ -81,11 +90,21 @@ impl From<PipelineError> for ApiError {
             PipelineError::EmptyMessage
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. } => StatusCode::BAD_REQUEST,
-            PipelineError::Repository(RepositoryError::TurnRunning(_)) => StatusCode::CONFLICT,
+            // A request that contradicts what is stored (a summarized turn to undo or
+            // regenerate, a name taken): nothing was changed.
+            PipelineError::Repository(
+                RepositoryError::TurnRunning(_) | RepositoryError::Conflict(_),
+            ) => StatusCode::CONFLICT,
+            // The database is down or out of reach: try again later.
+            PipelineError::Repository(RepositoryError::Unavailable { .. }) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(%err, "request failed");
+        } else if status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(%err, "request failed: the database cannot be reached");
         }
         Self {
             status,

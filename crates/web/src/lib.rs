@@ -9,7 +9,8 @@
 //! | route | what |
 //! | --- | --- |
 //! | `GET /` | the page (its script and style under `/assets/`) |
-//! | `GET /healthz` | `ok` |
+//! | `GET /healthz` | `ok` (the process runs) |
+//! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie ([`auth`]) |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
@@ -28,7 +29,8 @@
 //!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
 //! token, when there are users), `403` (another
-//! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy) or
+//! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy, or a
+//! change that contradicts what is stored), `503` (the database cannot be reached) or
 //! `500` (storage). Request bodies are limited to 1 MiB. At most
 //! [`TURN_STARTS_PER_CPU`] turns per CPU are being started at once (see
 //! [`WebState::concurrent_turn_starts`]).
@@ -125,6 +127,7 @@ pub fn router(state: WebState) -> Router {
         .route("/assets/models.js", get(page::models_script))
         .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .route("/api/login", post(auth::login))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(

@@ -134,6 +134,50 @@ async fn undo_marks_the_last_turn_and_keeps_it_from_the_model() {
 }
 
 #[tokio::test]
+async fn undo_or_regenerate_of_a_summarized_turn_is_a_409_that_says_why() {
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let id = s.create().await;
+    let first = s.turn(&id, "one").await;
+    for text in ["two", "three"] {
+        s.turn(&id, text).await;
+    }
+    let post = |path: String| s.http.post(s.url(&path)).send();
+    let compacted = post(format!("/api/conversations/{id}/compact"))
+        .await
+        .unwrap();
+    assert_eq!(compacted.json::<Value>().await.unwrap()["ok"], true);
+    let turn = first["turn_id"].as_str().unwrap();
+    let regenerated = post(format!("/api/conversations/{id}/turns/{turn}/regenerate"))
+        .await
+        .unwrap();
+    assert_eq!(regenerated.status(), StatusCode::CONFLICT);
+    let body: Value = regenerated.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("already summarized"),
+        "{body}"
+    );
+    // The two turns kept verbatim can be undone; the summarized one cannot.
+    for _ in 0..2 {
+        let undone = post(format!("/api/conversations/{id}/undo")).await.unwrap();
+        assert_eq!(undone.status(), StatusCode::OK);
+    }
+    let refused = post(format!("/api/conversations/{id}/undo")).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("already summarized"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
 async fn rename_compact_and_search() {
     let s = Server::start().await;
     s.script_roles(|_| ScriptedResponse::text("SUMMARY: the early turns"));

@@ -67,6 +67,7 @@ impl AgentAssembly {
             tool_result_max_length: history_settings.tool_result_max_length,
             tool_result_max_length_by_tool: history_settings.tool_result_max_length_by_tool.clone(),
             context_window: compaction_window,
+            max_tokens: self.summary_max_tokens,
         };
         let windows = self
             .choices

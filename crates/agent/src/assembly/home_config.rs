@@ -184,6 +184,7 @@ impl AgentAssembly {
             context_window,
         };
         assembly.skill_path = home.compact_skill();
+        assembly.summary_max_tokens = settings.summary_max_tokens;
         assembly.pipeline = PipelineSettings {
             max_tool_steps: settings.max_tool_steps,
             compression_threshold: settings.compression_threshold,

@@ -62,6 +62,7 @@ pub struct AgentAssembly {
     client: ClientSettings,
     history: HistorySettings,
     skill_path: PathBuf,
+    summary_max_tokens: u32,
     tokenizer: Option<Arc<Tokenizer>>,
     tokenizer_name: String,
     warm_up: WarmUp,
@@ -132,6 +133,7 @@ impl AgentAssembly {
             client: ClientSettings::default(),
             history: HistorySettings::default(),
             skill_path: PathBuf::from(".agents/sys.skills/compact/SKILL.md"),
+            summary_max_tokens: crate::config::AgentSettings::DEFAULT_SUMMARY_MAX_TOKENS,
             tokenizer: None,
             tokenizer_name: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
             warm_up: WarmUp::Now,
@@ -217,6 +219,14 @@ impl AgentAssembly {
     #[must_use]
     pub fn skill_path(mut self, path: PathBuf) -> Self {
         self.skill_path = path;
+        self
+    }
+
+    /// The longest compression summary in tokens (agent.json's `summaryMaxTokens`;
+    /// default 500).
+    #[must_use]
+    pub fn summary_max_tokens(mut self, tokens: u32) -> Self {
+        self.summary_max_tokens = tokens;
         self
     }
 

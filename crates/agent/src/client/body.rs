@@ -23,6 +23,9 @@ impl Serialize for RequestBody<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tools = &self.request.tools;
         let mut map = serializer.serialize_map(None)?;
+        if let Some(max_tokens) = self.request.max_tokens {
+            map.serialize_entry("max_tokens", &max_tokens)?;
+        }
         map.serialize_entry(
             "messages",
             &Messages {
@@ -301,6 +304,7 @@ mod tests {
                 tools,
                 thinking: false,
                 model: None,
+                max_tokens: None,
             };
             let body = RequestBody {
                 model: "m",
@@ -321,6 +325,17 @@ mod tests {
                 serde_json::to_string(&thinking).unwrap(),
                 expected.to_string()
             );
+            let bounded = ModelRequest {
+                max_tokens: Some(500),
+                ..request.clone()
+            };
+            let mut expected = reference("m", &bounded);
+            expected["max_tokens"] = 500.into();
+            let body = RequestBody {
+                request: &bounded,
+                ..body
+            };
+            assert_eq!(serde_json::to_string(&body).unwrap(), expected.to_string());
         }
     }
 }

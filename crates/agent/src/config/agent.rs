@@ -74,6 +74,10 @@ pub struct AgentSettings {
     /// `commandEnvironment`: what commands get besides the base environment (default
     /// nothing).
     pub command_environment: CommandEnvironment,
+    /// `summaryMaxTokens`: the longest compression summary, in tokens — asked for in
+    /// the summary request and sent as its `max_tokens` (default 500; 100..=16000,
+    /// values outside clamped).
+    pub summary_max_tokens: u32,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -132,6 +136,13 @@ impl AgentSettings {
     pub const DEFAULT_STREAM_MAX_RETRIES: u32 = 5;
     /// Largest accepted `requestMaxRetries` / `streamMaxRetries`.
     pub const MAX_RETRIES: u32 = 20;
+    /// Default of [`AgentSettings::summary_max_tokens`] (the original compaction
+    /// prompt asked for a summary under 500 tokens).
+    pub const DEFAULT_SUMMARY_MAX_TOKENS: u32 = 500;
+    /// Smallest `summaryMaxTokens`; smaller values are raised to it.
+    pub const MIN_SUMMARY_MAX_TOKENS: u32 = 100;
+    /// Largest `summaryMaxTokens`; larger values are clamped to it.
+    pub const MAX_SUMMARY_MAX_TOKENS: u32 = 16_000;
 
     /// Loads `<home>/agent.json`; defaults when the file does not exist.
     ///
@@ -205,6 +216,7 @@ impl Default for AgentSettings {
             stream_max_retries: Self::DEFAULT_STREAM_MAX_RETRIES,
             reasoning_effort: ReasoningEffort::default(),
             command_environment: CommandEnvironment::default(),
+            summary_max_tokens: Self::DEFAULT_SUMMARY_MAX_TOKENS,
         }
     }
 }
@@ -226,6 +238,7 @@ const AGENT_KEYS: Keys = Keys {
         "streamMaxRetries",
         "reasoningEffort",
         "commandEnvironment",
+        "summaryMaxTokens",
     ],
     nested: &[("commandEnvironment", &COMMAND_ENV_KEYS)],
 };
@@ -248,6 +261,7 @@ struct RawAgentFile {
     stream_max_retries: Option<i64>,
     reasoning_effort: Option<ReasoningEffort>,
     command_environment: Option<RawCommandEnvironment>,
+    summary_max_tokens: Option<i64>,
 }
 
 impl RawAgentFile {
@@ -284,6 +298,9 @@ impl RawAgentFile {
             stream_max_retries: defaults.stream_max_retries,
             reasoning_effort: self.reasoning_effort.unwrap_or_default(),
             command_environment: CommandEnvironment::default(),
+            summary_max_tokens: self
+                .summary_max_tokens
+                .map_or(defaults.summary_max_tokens, summary_max_tokens),
         }
     }
 }
@@ -318,6 +335,15 @@ fn compression_threshold(value: f64) -> f64 {
     }
 }
 
+/// `summaryMaxTokens` rule: clamped into its range.
+fn summary_max_tokens(value: i64) -> u32 {
+    let (min, max) = (
+        AgentSettings::MIN_SUMMARY_MAX_TOKENS,
+        AgentSettings::MAX_SUMMARY_MAX_TOKENS,
+    );
+    u32::try_from(value.clamp(i64::from(min), i64::from(max))).unwrap_or(max)
+}
+
 /// Clamps a signed value into `min..=max`.
 fn clamp(value: i64, min: usize, max: usize) -> usize {
     usize::try_from(value).map_or(min, |n| n.clamp(min, max))
@@ -338,6 +364,21 @@ mod tests {
         assert_eq!(clamp(0, 1, 500), 1);
         assert_eq!(clamp(7, 1, 500), 7);
         assert_eq!(clamp(i64::MAX, 1, 500), 500);
+    }
+
+    #[test]
+    fn summary_max_tokens_is_clamped_into_its_range() {
+        for (value, expected) in [
+            (-5, 100),
+            (0, 100),
+            (99, 100),
+            (100, 100),
+            (500, 500),
+            (16_000, 16_000),
+            (i64::MAX, 16_000),
+        ] {
+            assert_eq!(summary_max_tokens(value), expected, "{value}");
+        }
     }
 
     #[test]

@@ -178,6 +178,7 @@ impl ContextAssembler for HistoryBuilder {
             ),
             tools: std::sync::Arc::clone(input.tools),
             thinking: input.thinking,
+            max_tokens: None,
             model: input.conversation.model.clone(),
         }
     }

@@ -39,6 +39,9 @@ pub struct SummarizerSettings {
     pub tool_result_max_length_by_tool: BTreeMap<String, usize>,
     /// The compaction model's context window.
     pub context_window: u64,
+    /// The most tokens a summary may have (`summaryMaxTokens`): asked for in the
+    /// request text and sent as its `max_tokens`.
+    pub max_tokens: u32,
 }
 
 /// Summarizes with the model (purpose `Summary`, so a configured compaction model answers).
@@ -72,6 +75,7 @@ impl ModelSummarizer {
             thinking: false,
             // Summaries go to the compaction model (or the default chat model).
             model: None,
+            max_tokens: Some(self.settings.max_tokens),
         };
         let response = self.model.complete(&request, &|_| {}).await?;
         Ok(response.text.trim().to_owned())
@@ -102,7 +106,12 @@ impl Summarizer for ModelSummarizer {
         let plan = plan_fit(&mut entries, budget, previous_tokens);
         let mut summary = input.previous_summary.map(str::to_owned);
         for chunk in plan.chunks {
-            let text = summary_request_text(summary.as_deref(), &entries[chunk], input.focus);
+            let text = summary_request_text(
+                summary.as_deref(),
+                &entries[chunk],
+                input.focus,
+                self.settings.max_tokens,
+            );
             summary = Some(self.ask(&system, text).await?);
         }
         Ok(summary.unwrap_or_default())

@@ -44,12 +44,14 @@ fn strip_front_matter(text: &str) -> &str {
     }
 }
 
-/// The user message of one summary request.
+/// The user message of one summary request; the summary is asked to stay under
+/// `max_tokens` tokens.
 #[must_use]
 pub fn summary_request_text(
     previous: Option<&str>,
     entries: &[Entry],
     focus: Option<&str>,
+    max_tokens: u32,
 ) -> String {
     let mut out = String::new();
     if let Some(previous) = previous.filter(|p| !p.trim().is_empty()) {
@@ -67,7 +69,9 @@ pub fn summary_request_text(
         out.push_str(focus);
         out.push('\n');
     }
-    out.push_str("\nWrite the new summary now, in the sections described.");
+    out.push_str("\nWrite the new summary now, in the sections described, in under ");
+    out.push_str(&max_tokens.to_string());
+    out.push_str(" tokens.");
     out
 }
 
@@ -99,12 +103,13 @@ mod tests {
             text: "USER: hi".into(),
             tokens: 1,
         }];
-        let text = summary_request_text(Some("old facts"), &entries, Some("the API"));
+        let text = summary_request_text(Some("old facts"), &entries, Some("the API"), 500);
         assert!(text.contains("## Previous summary"));
         assert!(text.contains("old facts"));
         assert!(text.contains("USER: hi"));
         assert!(text.contains("focus on: the API"));
-        let bare = summary_request_text(None, &entries, None);
+        assert!(text.ends_with("in the sections described, in under 500 tokens."));
+        let bare = summary_request_text(None, &entries, None, 500);
         assert!(!bare.contains("Previous summary") && !bare.contains("Focus"));
     }
 }

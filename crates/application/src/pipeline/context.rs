@@ -176,6 +176,13 @@ impl PipelineContext {
         if fixed.ratio() < threshold {
             return true;
         }
+        if new_message.is_some()
+            && self.estimate_with(conversation, 0, None).await.ratio() < threshold
+        {
+            // The new message itself fills the window: no summary makes room for it,
+            // and the turn says so (refused when it cannot fit at all), not this warning.
+            return false;
+        }
         let first = self
             .warned_full
             .lock()

@@ -40,6 +40,7 @@ pub(crate) async fn model_title(
         tools: std::sync::Arc::default(),
         thinking: false,
         model: model_id.map(str::to_owned),
+        max_tokens: None,
     };
     let response = model.complete(&request, &|_| {}).await.ok()?;
     clean_title(&response.text)

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use smallebot_core::entities::{Conversation, Turn, TurnEnd, TurnStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
+use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
 use tokio_util::sync::CancellationToken;
 
 use super::compressor::{CompressionRequest, Compressor};
@@ -58,6 +59,8 @@ pub(crate) struct TurnRun<'a> {
 
 enum StepResult {
     Response(ModelResponse),
+    /// Not sent: the request cannot fit the context window (the error says why).
+    Refused(String),
     Failed(ModelError, Partial),
     Cancelled(Partial),
 }
@@ -199,6 +202,11 @@ impl<'a> TurnRun<'a> {
                         .await;
                 }
                 StepResult::Cancelled(partial) => return self.cancel_keeping(partial).await,
+                StepResult::Refused(error) => {
+                    return self
+                        .finish(TurnStatus::Failed, String::new(), Some(error))
+                        .await;
+                }
             };
             self.steps_done += 1;
             if let (Some(usage), Some(estimate)) = (response.usage, self.last_estimate) {
@@ -301,6 +309,27 @@ impl<'a> TurnRun<'a> {
         let used = full
             .used
             .saturating_sub(u64::try_from(dropped).unwrap_or(0));
+        let estimate = ContextEstimate {
+            used,
+            window: full.window,
+            exact: full.exact,
+        };
+        self.last_estimate = Some(estimate);
+        self.emit_usage(estimate, None);
+        // This turn alone does not fit: never sent (counted exactly, so a bound never
+        // refuses a request that would fit).
+        let (message_tokens, message_bytes) = view.user_message_size(self.turn.id);
+        let size = RequestSize {
+            request_tokens: used,
+            turn_tokens: view.turn_tokens(self.turn.id),
+            window: full.window,
+            message_tokens,
+            message_bytes,
+        };
+        if let Some(error) = full.exact.then(|| refuse_oversized(size)).flatten() {
+            self.put_view(view);
+            return Ok(StepResult::Refused(error));
+        }
         let request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
@@ -310,13 +339,6 @@ impl<'a> TurnRun<'a> {
             thinking: self.turn.thinking_mode,
         });
         self.put_view(view);
-        let estimate = ContextEstimate {
-            used,
-            window: full.window,
-            exact: full.exact,
-        };
-        self.last_estimate = Some(estimate);
-        self.emit_usage(estimate, None);
 
         let partial = Mutex::new(Partial::default());
         let turn_id = Some(self.turn.id);

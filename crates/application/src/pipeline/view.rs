@@ -3,8 +3,8 @@
 //! step needs no reload from storage. Only one turn runs per conversation, so nothing
 //! else writes these rows meanwhile; a compression drops the view and it is reloaded.
 
-use smallebot_core::entities::{Conversation, HistoryRow, ToolCall};
-use smallebot_core::ids::ConversationId;
+use smallebot_core::entities::{Conversation, HistoryRow, Role, ToolCall};
+use smallebot_core::ids::{ConversationId, TurnId};
 
 use super::context::PipelineContext;
 use crate::error::PipelineError;
@@ -47,6 +47,34 @@ impl TurnView {
             .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
             .map(HistoryRow::token_count)
             .sum()
+    }
+
+    /// The stored token counts of `turn`'s rows that go to the model.
+    pub(crate) fn turn_tokens(&self, turn: TurnId) -> u64 {
+        let tokens: i64 = self
+            .rows
+            .iter()
+            .filter(|r| r.turn_id() == turn)
+            .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+            .map(HistoryRow::token_count)
+            .sum();
+        u64::try_from(tokens).unwrap_or(0)
+    }
+
+    /// Tokens and bytes of `turn`'s current user message (zeros when it has none).
+    pub(crate) fn user_message_size(&self, turn: TurnId) -> (u64, u64) {
+        self.rows
+            .iter()
+            .find_map(|row| match row {
+                HistoryRow::Message(m)
+                    if m.turn_id == turn && m.role == Role::User && m.replaced_by.is_none() =>
+                {
+                    let tokens = u64::try_from(m.token_count).unwrap_or(0);
+                    Some((tokens, u64::try_from(m.content.len()).unwrap_or(u64::MAX)))
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     /// Rows the turn has just written.

@@ -74,6 +74,9 @@ pub struct ModelRequest {
     /// `None`, or an id the client does not know: its default model.
     #[serde(default)]
     pub model: Option<String>,
+    /// The most tokens the answer may have (`max_tokens`); `None`: the provider's limit.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
 }
 
 /// Token usage the provider reported.

@@ -1,6 +1,33 @@
-//! `GET /healthz`.
+//! `GET /healthz` (the process runs) and `GET /readyz` (its database answers).
 
-/// Answers `ok` while the server runs.
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::state::WebState;
+
+/// How long `/readyz` waits for the database.
+const READY_WITHIN: Duration = Duration::from_secs(2);
+
+/// Answers `ok` while the server runs (liveness: never asks the database).
 pub(crate) async fn healthz() -> &'static str {
     "ok"
+}
+
+/// `{"ready": true}` when the database answers a trivial query within 2 s; `503` with
+/// the error otherwise (the page polls it during an outage to recover by itself).
+pub(crate) async fn readyz(State(state): State<WebState>) -> Result<Json<Value>, ApiError> {
+    let store = state.service.store();
+    match tokio::time::timeout(READY_WITHIN, store.ping()).await {
+        Ok(Ok(())) => Ok(Json(json!({ "ready": true }))),
+        Ok(Err(err)) => Err(ApiError::unavailable(format!("not ready: {err}"))),
+        Err(_) => Err(ApiError::unavailable(format!(
+            "not ready: the database did not answer within {} s; check that it runs and \
+             accepts connections",
+            READY_WITHIN.as_secs()
+        ))),
+    }
 }
