@@ -38,7 +38,7 @@ impl Database {
             DatabaseLocation::Sqlite(path) => {
                 let (store, report) = SqliteStore::open_and_report(&path).await?;
                 if let Some(backup) = &report.backup {
-                    eprintln!(
+                    errln!(
                         "upgraded the database schema ({} migration(s)); the previous version \
                          is kept at {}",
                         report.applied.len(),
@@ -50,7 +50,7 @@ impl Database {
             DatabaseLocation::Postgres(url) => {
                 let (store, applied) = PgStore::connect_and_report(&url).await?;
                 if !applied.is_empty() {
-                    eprintln!(
+                    errln!(
                         "upgraded the database schema of {} ({} migration(s))",
                         store.url(),
                         applied.len()

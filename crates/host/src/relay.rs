@@ -37,7 +37,7 @@ impl EventRelay for PgRelay {
         match serde_json::to_value(event) {
             Ok(message) => self.0.publish(message),
             Err(error) => {
-                eprintln!("warning: cannot encode an event for the other processes: {error}")
+                errln!("warning: cannot encode an event for the other processes: {error}")
             }
         }
     }
@@ -133,7 +133,7 @@ impl Inbound {
                 self.bus.emit_relayed(event);
             }
             Err(error) => {
-                eprintln!("warning: ignored an event from another process: {error}");
+                errln!("warning: ignored an event from another process: {error}");
             }
         }
     }
@@ -155,7 +155,7 @@ async fn receive(mut inbox: PgInbox, inbound: Inbound, stop: CancellationToken) 
             }
             Ok(None) => return,
             Err(error) => {
-                eprintln!(
+                errln!(
                     "warning: cannot receive events from the other server processes: {error}; \
                      trying again"
                 );

@@ -108,7 +108,7 @@ impl PgPeers {
                     let _ = waiter.send(());
                 }
             }
-            None => eprintln!("warning: ignored a malformed message from another process"),
+            None => errln!("warning: ignored a malformed message from another process"),
         }
     }
 }
