@@ -12,6 +12,7 @@ mod database;
 mod error;
 mod relay;
 mod render;
+mod shutdown;
 mod wiring;
 
 use std::process::ExitCode;

@@ -82,6 +82,7 @@ impl From<PipelineError> for ApiError {
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. } => StatusCode::BAD_REQUEST,
             PipelineError::Repository(RepositoryError::TurnRunning(_)) => StatusCode::CONFLICT,
+            PipelineError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use tokio::process::Command;
 
+use smallebot_application::ports::ProcessProbe;
+
 use super::helper::HELPER_ARG;
 use super::paths::{SYSTEM_READ, SYSTEM_SECRETS};
 use super::settings::{NetworkAccess, SandboxMode, SandboxSettings};
@@ -154,6 +156,23 @@ impl CommandSandbox {
         self.pids_parent.is_some() || !root
     }
 
+    /// Removes what commands of host processes that no longer exist left behind (a
+    /// host killed while a command ran): their private temporary folders in the
+    /// system's temporary directory and their control groups, killing what still runs
+    /// in those. Call once at start. Returns how many were found.
+    pub fn sweep_leftovers(&self) -> usize {
+        let alive = |pid| crate::processes::LocalProcesses.exists(pid);
+        let folders = super::leftovers::sweep_temp_folders(&std::env::temp_dir(), &alive);
+        #[cfg(target_os = "linux")]
+        let groups = self
+            .pids_parent
+            .as_deref()
+            .map_or(0, |parent| super::leftovers::sweep_groups(parent, &alive));
+        #[cfg(not(target_os = "linux"))]
+        let groups = 0;
+        folders + groups
+    }
+
     /// The helper's command line to run `command` in `dir` for the workspace
     /// `workspace`, confined as configured unless `how` says the person allowed running
     /// it unconfined, and what must live until the command has ended.
@@ -171,7 +190,13 @@ impl CommandSandbox {
         let temp = if confined {
             Some(
                 tempfile::Builder::new()
-                    .prefix("smallebot-cmd-")
+                    // Named after this process: a later start sweeps it if this one
+                    // dies (`leftovers.rs`).
+                    .prefix(&format!(
+                        "{}{}-",
+                        super::leftovers::TEMP_PREFIX,
+                        std::process::id()
+                    ))
                     .tempdir()
                     .map_err(SandboxError::TempDir)?,
             )

@@ -17,6 +17,7 @@ mod helper;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 mod launcher;
+mod leftovers;
 mod paths;
 mod settings;
 mod spec;

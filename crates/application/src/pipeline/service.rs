@@ -69,6 +69,7 @@ impl ConversationService {
             parts.settings.keep_recent_turns,
             parts.settings.compression_timeout,
         );
+        let active = ActiveTurns::default();
         Self {
             context: PipelineContext {
                 store: parts.store,
@@ -80,9 +81,10 @@ impl ConversationService {
                 events: parts.events.unwrap_or_default(),
                 warned_full: std::sync::Mutex::default(),
                 noticed: std::sync::Mutex::default(),
+                stopping: active.stopping().clone(),
             },
             compressor,
-            active: ActiveTurns::default(),
+            active,
             lease: parts.lease,
         }
     }
@@ -186,6 +188,33 @@ impl ConversationService {
     #[must_use]
     pub fn is_busy(&self, conversation_id: ConversationId) -> bool {
         self.active.is_busy(conversation_id)
+    }
+
+    /// Takes no new turns from now on (nor compactions or deletions): they fail with
+    /// [`PipelineError::ShuttingDown`]. The running turns go on (see
+    /// [`ConversationService::idle`]). For a shutdown that lets them finish.
+    pub fn close(&self) {
+        self.active.close();
+    }
+
+    /// Closes (as [`ConversationService::close`]) and cancels every running turn
+    /// because the process is stopping: each keeps its partial answer and ends
+    /// `cancelled`, and its tool calls that had not finished end `interrupted`. Returns
+    /// how many turns (and other work) were running; wait for them with
+    /// [`ConversationService::idle`] before the process exits.
+    pub fn interrupt_all(&self) -> usize {
+        self.active.interrupt_all()
+    }
+
+    /// How many turns (and compactions, deletions) run now.
+    #[must_use]
+    pub fn running(&self) -> usize {
+        self.active.running()
+    }
+
+    /// Returns once no turn (nor compaction or deletion) runs in this service.
+    pub async fn idle(&self) {
+        self.active.idle().await;
     }
 
     /// Sends a user message and runs the turn to its end. The turn and the message are

@@ -29,6 +29,7 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
+use crate::shutdown::StopSignals;
 use crate::wiring;
 
 /// The input history's file in the home.
@@ -46,6 +47,8 @@ pub struct ChatArgs {
 
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
+    // SIGTERM and SIGHUP end the session with its turn stored; Ctrl+C stays the REPL's.
+    let mut signals = StopSignals::catch(false)?;
     let (confirmer, confirmations) = TerminalConfirmer::channel();
     let app =
         wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
@@ -95,14 +98,26 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
-    let result = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
-            .await
-    } else {
-        repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
-            .await
+    let session = async {
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+            repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
+                .await
+        } else {
+            repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
+                .await
+        }
+    };
+    let result = tokio::select! {
+        result = session => result,
+        stop = signals.recv() => {
+            // The running turn (a task of its own) ends stored before the exit.
+            eprintln!("{stop}: stopping");
+            crate::shutdown::interrupt_and_wait(std::slice::from_ref(&app.service)).await;
+            Ok(())
+        }
     };
     ctrl_c.abort();
+    app.mcp.stop().await;
     app.store.close().await;
     result
 }

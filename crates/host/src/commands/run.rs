@@ -16,6 +16,7 @@ use smallebot_core::entities::TurnStatus;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
+use crate::shutdown::StopSignals;
 use crate::wiring;
 
 /// Arguments of `run`.
@@ -45,6 +46,8 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
+    // From the start: a stop signal while the tools start still ends the turn stored.
+    let mut signals = StopSignals::catch(true)?;
     let prompt = read_prompt(args.prompt)?;
     let app = wiring::build(home, args.user.as_deref()).await?;
     let service = Arc::clone(&app.service);
@@ -55,6 +58,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             match found {
                 Ok(c) => (c.id, false),
                 Err(error) => {
+                    app.mcp.stop().await;
                     app.store.close().await;
                     return Err(error);
                 }
@@ -100,8 +104,11 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
                 }
                 break joined.map_err(|source| HostError::TaskJoin { what: "the turn", source })??;
             }
-            _ = tokio::signal::ctrl_c() => {
-                service.cancel(conversation_id);
+            stop = signals.recv() => {
+                // The turn ends stored (partial answer kept, tool calls interrupted,
+                // commands killed) before this process exits.
+                eprintln!("{stop}: stopping the turn");
+                service.interrupt_all();
             }
         }
     };
@@ -110,6 +117,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         // Never waited for: a title still being written is given up.
         title.abort();
     }
+    app.mcp.stop().await;
     app.store.close().await;
     match outcome.status {
         TurnStatus::Completed => Ok(()),
