@@ -156,7 +156,8 @@ async fn stop_turns(
         return;
     }
     eprintln!(
-        "{stop}: stopping — no new turns; {running} running turn(s) get {} s to finish          (--shutdown-grace)",
+        "{stop}: stopping — no new turns; {running} running turn(s) get {} s to finish \
+         (--shutdown-grace)",
         grace.as_secs_f64()
     );
     tokio::select! {
