@@ -78,7 +78,8 @@ pub enum Command {
     /// Send one message, print the answer (or every event as JSON lines) and exit.
     /// The answer goes to standard output; tool calls, reasoning and the usage line go
     /// to standard error. Exit code 0 when the turn completed, 1 when it failed, 2 when
-    /// no model is configured.
+    /// no model is configured. SIGTERM, SIGHUP or Ctrl+C cancel the turn (its partial
+    /// answer stored, a running command killed) and exit 1 once it is stored.
     Run {
         /// The message to send; `-` reads it from standard input.
         prompt: String,
