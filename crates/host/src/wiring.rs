@@ -147,9 +147,8 @@ pub async fn build_with_confirmer(
 /// left alone; their unfinished tool calls end `interrupted` too) and says so; removes
 /// the temporary folders and control groups their commands left behind.
 pub async fn recover(app: &App) -> Result<(), HostError> {
-    if let Some(sandbox) = &app.sandbox {
-        sandbox.sweep_leftovers();
-    }
+    // Nothing to say: what is found is removed.
+    smallebot_agent::sandbox::sweep_leftovers();
     let interrupted = app.service.recover_interrupted_turns().await?;
     if interrupted > 0 {
         eprintln!(

@@ -96,6 +96,52 @@ async fn sigterm_to_chat_during_a_command_ends_the_turn_stored_and_leaves_nothin
 }
 
 #[tokio::test]
+async fn what_a_killed_run_left_is_cleaned_up_by_the_next_start() {
+    let home = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let confined = configure_sandbox(home.path());
+    let model = TestModel::start().await.unwrap();
+    model_running_a_sleeper(&model);
+    let mut child = cli::smallebot(home.path(), Some(&model.base_url()))
+        .env("TMPDIR", temp.path())
+        .args(["run", "sleep for a while"])
+        .spawn()
+        .unwrap();
+    let host = child.id().unwrap();
+    let sleep = pid_in(&home.path().join("workspace/sleep.pid")).await;
+    let groups = host_groups(sleep);
+    child.kill().await.unwrap(); // SIGKILL: nothing can be cleaned up by the process
+    child.wait().await.unwrap();
+    // The orphan runs on (until a start sweeps its control group: perhaps another
+    // test's, so it is not asserted here); the folder is this test's alone.
+    if confined {
+        assert_eq!(temp_folders(temp.path(), host).len(), 1);
+    }
+    let next = cli::smallebot(home.path(), Some(&model.base_url()))
+        .env("TMPDIR", temp.path())
+        .args(["conversations", "list"])
+        .output()
+        .await
+        .unwrap();
+    assert!(next.status.success(), "{}", text(&next.stderr));
+    let (turn, call) = shutdown_support::stored_turn_and_call(home.path()).await;
+    assert_eq!(
+        turn.status,
+        smallebot_core::entities::TurnStatus::Interrupted
+    );
+    assert_eq!(
+        call.status,
+        smallebot_core::entities::ToolCallStatus::Interrupted,
+        "{call:?}"
+    );
+    assert!(!runs(sleep), "the orphan {sleep} still runs");
+    for group in &groups {
+        assert!(!group.exists(), "{} is left", group.display());
+    }
+    assert!(temp_folders(temp.path(), host).is_empty());
+}
+
+#[tokio::test]
 async fn a_start_sweeps_the_leftovers_of_dead_processes_only() {
     let home = tempfile::tempdir().unwrap();
     let temp = tempfile::tempdir().unwrap();

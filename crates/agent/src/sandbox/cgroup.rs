@@ -87,7 +87,7 @@ impl Drop for PidsGroup {
 }
 
 /// This process's group in the hierarchy that has the pids controller.
-fn own_pids_group() -> Option<PathBuf> {
+pub(crate) fn own_pids_group() -> Option<PathBuf> {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let (mount_point, version2) = pids_mount(&mounts)?;

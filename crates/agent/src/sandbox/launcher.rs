@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 
 use tokio::process::Command;
 
-use smallebot_application::ports::ProcessProbe;
-
 use super::helper::HELPER_ARG;
 use super::paths::{SYSTEM_READ, SYSTEM_SECRETS};
 use super::settings::{NetworkAccess, SandboxMode, SandboxSettings};
@@ -154,23 +152,6 @@ impl CommandSandbox {
         #[cfg(not(unix))]
         let root = false;
         self.pids_parent.is_some() || !root
-    }
-
-    /// Removes what commands of host processes that no longer exist left behind (a
-    /// host killed while a command ran): their private temporary folders in the
-    /// system's temporary directory and their control groups, killing what still runs
-    /// in those. Call once at start. Returns how many were found.
-    pub fn sweep_leftovers(&self) -> usize {
-        let alive = |pid| crate::processes::LocalProcesses.exists(pid);
-        let folders = super::leftovers::sweep_temp_folders(&std::env::temp_dir(), &alive);
-        #[cfg(target_os = "linux")]
-        let groups = self
-            .pids_parent
-            .as_deref()
-            .map_or(0, |parent| super::leftovers::sweep_groups(parent, &alive));
-        #[cfg(not(target_os = "linux"))]
-        let groups = 0;
-        folders + groups
     }
 
     /// The helper's command line to run `command` in `dir` for the workspace

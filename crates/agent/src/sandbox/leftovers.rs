@@ -6,6 +6,22 @@
 
 use std::path::Path;
 
+use smallebot_application::ports::ProcessProbe;
+
+/// Removes what commands of host processes that no longer exist left behind (a host
+/// killed while a command ran): their private temporary folders in the system's
+/// temporary directory and their pids control groups, killing what still runs in
+/// those. Call once at start; returns how many were found.
+pub fn sweep_leftovers() -> usize {
+    let alive = |pid| crate::processes::LocalProcesses.exists(pid);
+    let folders = sweep_temp_folders(&std::env::temp_dir(), &alive);
+    #[cfg(target_os = "linux")]
+    let groups = super::cgroup::own_pids_group().map_or(0, |parent| sweep_groups(&parent, &alive));
+    #[cfg(not(target_os = "linux"))]
+    let groups = 0;
+    folders + groups
+}
+
 /// The prefix of a command's private temporary folder; the owning pid and a `-`
 /// follow.
 pub(crate) const TEMP_PREFIX: &str = "smallebot-cmd-";
