@@ -46,9 +46,10 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
-    // From the start: a stop signal while the tools start still ends the turn stored.
-    let mut signals = StopSignals::catch(true)?;
+    // Read first: Ctrl+C while the prompt is typed (`-`) ends the process as before.
     let prompt = read_prompt(args.prompt)?;
+    // Caught from here: a stop signal while the tools start still ends the turn stored.
+    let mut signals = StopSignals::catch(true)?;
     let app = wiring::build(home, args.user.as_deref()).await?;
     let service = Arc::clone(&app.service);
     let (conversation_id, new) = match &args.conversation {
