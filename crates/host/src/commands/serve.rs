@@ -36,8 +36,6 @@ pub struct ServeOptions {
 /// Serves `home`'s web app on `options.addr`: on loopback for the local `user`;
 /// elsewhere for the store's users, who sign in with their tokens.
 pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Result<(), HostError> {
-    // From the start: a stop signal while the server starts still ends it cleanly.
-    let mut signals = StopSignals::catch(true)?;
     let addr = options.addr;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
@@ -59,6 +57,16 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             app.mcp.stop().await;
             app.store.close().await;
             return Err(HostError::Listen { addr, source });
+        }
+    };
+    // Caught once listening (a start that hangs, such as an unreachable database,
+    // still ends at the first Ctrl+C).
+    let mut signals = match StopSignals::catch(true) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.mcp.stop().await;
+            app.store.close().await;
+            return Err(error);
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
