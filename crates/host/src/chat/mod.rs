@@ -47,12 +47,20 @@ pub struct ChatArgs {
 
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
-    // SIGTERM and SIGHUP end the session with its turn stored; Ctrl+C stays the REPL's.
-    let mut signals = StopSignals::catch(false)?;
     let (confirmer, confirmations) = TerminalConfirmer::channel();
     let app =
         wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
             .await?;
+    // Caught once started: SIGTERM and SIGHUP end the session with its turn stored;
+    // Ctrl+C stays the REPL's.
+    let mut signals = match StopSignals::catch(false) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.mcp.stop().await;
+            app.store.close().await;
+            return Err(error);
+        }
+    };
     let service = std::sync::Arc::clone(&app.service);
     // A new conversation is created with its first message, not before.
     let conversation = match (&args.conversation, args.new) {

@@ -46,11 +46,18 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
-    // Read first: Ctrl+C while the prompt is typed (`-`) ends the process as before.
     let prompt = read_prompt(args.prompt)?;
-    // Caught from here: a stop signal while the tools start still ends the turn stored.
-    let mut signals = StopSignals::catch(true)?;
     let app = wiring::build(home, args.user.as_deref()).await?;
+    // Caught once started (a start that hangs still ends at the first Ctrl+C): from
+    // here a stop signal ends the turn stored.
+    let mut signals = match StopSignals::catch(true) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.mcp.stop().await;
+            app.store.close().await;
+            return Err(error);
+        }
+    };
     let service = Arc::clone(&app.service);
     let (conversation_id, new) = match &args.conversation {
         Some(reference) => {
