@@ -28,6 +28,9 @@ pub enum PipelineError {
         /// Who runs it (`process <pid> on <host>`), when known.
         owner: Option<String>,
     },
+    /// The process is stopping: no new turn (or other work) is taken.
+    #[error("SmallEBot is shutting down and takes no new turns; try again once it runs again")]
+    ShuttingDown,
     /// The conversation does not exist.
     #[error("conversation {0} not found")]
     ConversationNotFound(ConversationId),

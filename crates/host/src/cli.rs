@@ -78,7 +78,8 @@ pub enum Command {
     /// Send one message, print the answer (or every event as JSON lines) and exit.
     /// The answer goes to standard output; tool calls, reasoning and the usage line go
     /// to standard error. Exit code 0 when the turn completed, 1 when it failed, 2 when
-    /// no model is configured.
+    /// no model is configured. SIGTERM, SIGHUP or Ctrl+C cancel the turn (its partial
+    /// answer stored, a running command killed) and exit 1 once it is stored.
     Run {
         /// The message to send; `-` reads it from standard input.
         prompt: String,
@@ -108,7 +109,7 @@ pub enum Command {
         #[arg(long)]
         focus: Option<String>,
     },
-    /// Serve the web app (page, HTTP API, live events) until Ctrl+C.
+    /// Serve the web app (page, HTTP API, live events) until Ctrl+C, SIGTERM or SIGHUP.
     ///
     /// The API is described in docs/http-api.md. On loopback nobody signs in and every
     /// conversation is --user's. Any other address needs users (`smallebot users add
@@ -125,6 +126,12 @@ pub enum Command {
         /// Open the page in a browser once listening ($BROWSER if set, else xdg-open).
         #[arg(long)]
         open: bool,
+        /// On SIGTERM, SIGHUP or Ctrl+C: new turns are refused at once, and running
+        /// turns get this many seconds to finish before they are cancelled (their
+        /// partial answers kept, their unfinished tool calls marked interrupted). A
+        /// second signal cancels them at once.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = grace_seconds)]
+        shutdown_grace: f64,
         /// Whose conversations on loopback (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
@@ -208,6 +215,16 @@ pub enum ConversationsCommand {
     },
 }
 
+/// A `--shutdown-grace`: a number of seconds, 0 or more (at most a day).
+fn grace_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds from 0 to 86400 (such as 10 or 2.5)"
+        )),
+    }
+}
+
 /// The home of a run: `--home` (or `SMALLEBOT_HOME`) when given; else `./.agents` when
 /// the current directory has one; else `.smallebot` in the user's home directory
 /// (`user_home`, from `$HOME`); else `./.agents`.
@@ -230,6 +247,16 @@ pub fn resolve_home(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shutdown_grace_is_a_number_of_seconds() {
+        assert_eq!(grace_seconds("10"), Ok(10.0));
+        assert_eq!(grace_seconds("0"), Ok(0.0));
+        assert_eq!(grace_seconds(" 2.5 "), Ok(2.5));
+        for bad in ["-1", "ten", "", "1e9", "NaN"] {
+            assert!(grace_seconds(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn the_home_is_given_local_or_per_user() {

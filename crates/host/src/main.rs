@@ -16,6 +16,7 @@ mod database;
 mod error;
 mod relay;
 mod render;
+mod shutdown;
 mod wiring;
 
 use std::process::ExitCode;

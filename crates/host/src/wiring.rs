@@ -163,8 +163,11 @@ pub async fn build_with_confirmer(
 }
 
 /// Marks turns whose process stopped `interrupted` (turns other live processes run are
-/// left alone) and says so.
+/// left alone; their unfinished tool calls end `interrupted` too) and says so; removes
+/// the temporary folders and control groups their commands left behind.
 pub async fn recover(app: &App) -> Result<(), HostError> {
+    // Nothing to say: what is found is removed.
+    smallebot_agent::sandbox::sweep_leftovers();
     let interrupted = app.service.recover_interrupted_turns().await?;
     if interrupted > 0 {
         eprintln!(

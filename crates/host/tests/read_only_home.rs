@@ -174,7 +174,7 @@ async fn an_outdated_read_only_database_says_to_migrate() {
     let dir = base_dir();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    smallebot_infrastructure::migrate_database_to(&home.join("smallebot.db"), 8)
+    smallebot_infrastructure::migrate_database_to(&home.join("smallebot.db"), 9)
         .await
         .unwrap();
     set_mode(&home.join("smallebot.db"), 0o444);
@@ -189,7 +189,7 @@ async fn an_outdated_read_only_database_says_to_migrate() {
     let status = smallebot(&home, &["migrate", "--status"]);
     assert!(status.status.success(), "{}", text(&status.stderr));
     assert!(
-        text(&status.stdout).contains("pending  0009"),
+        text(&status.stdout).contains("pending  0010"),
         "{}",
         text(&status.stdout)
     );

@@ -168,3 +168,68 @@ async fn refuses_a_newer_schema_and_changes_nothing() {
     assert_eq!(bytes(&db), before);
     assert!(!dir.path().join("future.db.bak-9999").exists());
 }
+
+#[tokio::test]
+async fn tool_calls_keep_their_rows_counts_and_index_when_interrupted_is_added() {
+    use smallebot_core::entities::{HistoryRow, ToolCallStatus};
+    use smallebot_core::repository::{HistoryRepository, TurnRepository};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v9.db");
+    // Schema 9 (before `interrupted`): a running turn with a finished and a running call.
+    migrate_database_to(&db, 9).await.unwrap();
+    let conversation = ConversationId::new();
+    let turn = TurnId::new();
+    {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO conversations (id, user_name, title, created_at, updated_at, last_seq) VALUES (?1, 'alice', 'Tools', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 3)")
+            .bind(conversation.to_string()).execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO turns (id, conversation_id, seq, status, created_at) VALUES (?1, ?2, 1, 'running', '2025-01-01T00:00:00.000Z')")
+            .bind(turn.to_string()).bind(conversation.to_string()).execute(&pool).await.unwrap();
+        let first = smallebot_core::ids::ToolCallId::new().to_string();
+        let second = smallebot_core::ids::ToolCallId::new().to_string();
+        for (id, seq, call) in [(&first, 2, "c1"), (&second, 3, "c2")] {
+            sqlx::query("INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, arguments, status, token_count, started_at) VALUES (?1, ?2, ?3, ?4, ?5, 'ExecuteCommand', '{}', 'running', 10, '2025-01-01T00:00:00.000Z')")
+                .bind(id).bind(conversation.to_string()).bind(turn.to_string()).bind(seq)
+                .bind(call).execute(&pool).await.unwrap();
+        }
+        // A result is indexed as it arrives.
+        sqlx::query("UPDATE tool_calls SET result = 'the pangolin answered', status = 'ok', completed_at = '2025-01-01T00:00:01.000Z' WHERE id = ?1")
+            .bind(&first).execute(&pool).await.unwrap();
+        pool.close().await;
+    }
+    let store = SqliteStore::open(&db).await.unwrap();
+    let kept = store.get_conversation(conversation).await.unwrap().unwrap();
+    assert_eq!(kept.context_tokens, 20);
+    let hits = store
+        .search(&SearchQuery {
+            text: "pangolin".into(),
+            scope: SearchScope::All,
+            since: None,
+            limit: 5,
+        })
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    // The recovery of the turn ends its running call `interrupted`.
+    assert!(store.interrupt_turn(turn).await.unwrap());
+    let calls: Vec<_> = store
+        .rows_after(conversation, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|row| match row {
+            HistoryRow::ToolCall(call) => Some((call.call_id, call.status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("c1".to_owned(), ToolCallStatus::Ok),
+            ("c2".to_owned(), ToolCallStatus::Interrupted)
+        ]
+    );
+    store.close().await;
+}

@@ -99,6 +99,7 @@ impl From<PipelineError> for ApiError {
             PipelineError::Repository(RepositoryError::Unavailable { .. }) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            PipelineError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -98,6 +98,13 @@ impl WebState {
         self.turn_starts = Arc::new(Semaphore::new(starts.max(1)));
         self
     }
+
+    /// Starts no more turns, for a shutdown: from now on sending a message, editing one
+    /// and regenerating an answer answer `503` (every clone of this state and the
+    /// router built from it alike). The turns already started run on.
+    pub fn stop_taking_turns(&self) {
+        self.turn_starts.close();
+    }
 }
 
 /// [`TURN_STARTS_PER_CPU`](crate::TURN_STARTS_PER_CPU) for each CPU this process may

@@ -25,8 +25,11 @@ impl PidsGroup {
     /// processes; `None` when it cannot be made.
     pub(crate) fn create(parent: &Path, limit: u64) -> Option<Self> {
         // Unique without shared state: several sandboxes may live in one process.
+        // Named after this process: a later start sweeps it if this one dies
+        // (`leftovers.rs`).
         let name = format!(
-            "smallebot-{}-{:016x}",
+            "{}{}-{:016x}",
+            super::leftovers::GROUP_PREFIX,
             std::process::id(),
             rand::random::<u64>()
         );
@@ -35,6 +38,12 @@ impl PidsGroup {
         let group = Self { dir };
         std::fs::write(group.dir.join("pids.max"), limit.to_string()).ok()?;
         Some(group)
+    }
+
+    /// The group at `dir`, made by a process that is gone: dropping it empties and
+    /// removes it.
+    pub(crate) fn adopt(dir: PathBuf) -> Self {
+        Self { dir }
     }
 
     /// The group's directory.
@@ -78,7 +87,7 @@ impl Drop for PidsGroup {
 }
 
 /// This process's group in the hierarchy that has the pids controller.
-fn own_pids_group() -> Option<PathBuf> {
+pub(crate) fn own_pids_group() -> Option<PathBuf> {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let (mount_point, version2) = pids_mount(&mounts)?;

@@ -166,7 +166,13 @@ impl CommandSandbox {
         let temp = if confined {
             Some(
                 tempfile::Builder::new()
-                    .prefix("smallebot-cmd-")
+                    // Named after this process: a later start sweeps it if this one
+                    // dies (`leftovers.rs`).
+                    .prefix(&format!(
+                        "{}{}-",
+                        super::leftovers::TEMP_PREFIX,
+                        std::process::id()
+                    ))
                     .tempdir()
                     .map_err(SandboxError::TempDir)?,
             )

@@ -17,6 +17,7 @@ mod helper;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 mod launcher;
+mod leftovers;
 mod paths;
 mod settings;
 mod spec;
@@ -32,6 +33,7 @@ pub use helper::{HELPER_ARG, run_helper_if_requested, tied_to_this_process};
 pub use landlock_rules::{LandlockSupport, probe};
 pub use launcher::CommandSandbox;
 pub(crate) use launcher::Confined;
+pub use leftovers::sweep_leftovers;
 pub use settings::{CommandLimits, NetworkAccess, SandboxMode, SandboxSettings};
 
 /// What the kernel's Landlock can do (always unavailable off Linux).

@@ -55,6 +55,8 @@ pub(crate) struct PipelineContext {
     pub(crate) warned_full: std::sync::Mutex<HashSet<ConversationId>>,
     /// Conversations already told the settings' notices.
     pub(crate) noticed: std::sync::Mutex<HashSet<ConversationId>>,
+    /// Cancelled when the service stops its turns because the process is stopping.
+    pub(crate) stopping: tokio_util::sync::CancellationToken,
 }
 
 impl PipelineContext {

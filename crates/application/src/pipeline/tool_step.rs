@@ -39,7 +39,7 @@ impl TurnRun<'_> {
     ) -> Result<(), PipelineError> {
         let context = self.context;
         let cancel = self.cancel.clone();
-        let outcome = tokio::select! {
+        let mut outcome = tokio::select! {
             outcome = context.tools.execute(invocation, tool_context) => outcome,
             () = async move {
                 cancel.cancelled().await;
@@ -49,6 +49,10 @@ impl TurnRun<'_> {
                 status: ToolCallStatus::Cancelled,
             },
         };
+        if outcome.status == ToolCallStatus::Cancelled && context.stopping.is_cancelled() {
+            // Stopped by a shutdown, not by the person.
+            outcome = interrupted(outcome.content);
+        }
         let stored = context
             .store
             .complete_tool_call(
@@ -82,5 +86,17 @@ impl TurnRun<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The outcome of a call the shutdown stopped: what it returned, marked as such.
+fn interrupted(mut content: String) -> ToolOutcome {
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str("[interrupted: SmallEBot was shutting down]");
+    ToolOutcome {
+        content,
+        status: ToolCallStatus::Interrupted,
     }
 }

@@ -19,6 +19,9 @@ pub enum ToolCallStatus {
     Denied,
     /// Stopped because the turn was cancelled.
     Cancelled,
+    /// Never finished: the process running it was stopping (a shutdown) or stopped, or
+    /// its turn ended otherwise first. Its result is what came back, if anything.
+    Interrupted,
 }
 
 const TOOL_STATUS_WORDS: &[(&str, ToolCallStatus)] = &[
@@ -27,6 +30,7 @@ const TOOL_STATUS_WORDS: &[(&str, ToolCallStatus)] = &[
     ("error", ToolCallStatus::Error),
     ("denied", ToolCallStatus::Denied),
     ("cancelled", ToolCallStatus::Cancelled),
+    ("interrupted", ToolCallStatus::Interrupted),
 ];
 
 impl ToolCallStatus {
@@ -65,7 +69,8 @@ pub struct ToolCall {
     pub tool_name: String,
     /// Arguments as JSON text, exactly as the model sent them.
     pub arguments: String,
-    /// Full result text (capped at 1 MiB with a marker); `None` while running.
+    /// Full result text (capped at 1 MiB with a marker); `None` while running, and for
+    /// a call `interrupted` before anything came back.
     pub result: Option<String>,
     /// Where it stands.
     pub status: ToolCallStatus,
@@ -103,4 +108,30 @@ pub struct ToolCallCompletion {
     pub status: ToolCallStatus,
     /// Tokens of call + result as they are sent to the model.
     pub token_count: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_has_its_stored_word() {
+        let cases = [
+            (ToolCallStatus::Running, "running"),
+            (ToolCallStatus::Ok, "ok"),
+            (ToolCallStatus::Error, "error"),
+            (ToolCallStatus::Denied, "denied"),
+            (ToolCallStatus::Cancelled, "cancelled"),
+            (ToolCallStatus::Interrupted, "interrupted"),
+        ];
+        for (status, word) in cases {
+            assert_eq!(status.as_str(), word);
+            assert_eq!(ToolCallStatus::parse(word).unwrap(), status);
+            assert_eq!(
+                serde_json::to_string(&status).unwrap(),
+                format!("\"{word}\"")
+            );
+        }
+        assert!(ToolCallStatus::parse("stopped").is_err());
+    }
 }

@@ -29,6 +29,7 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
+use crate::shutdown::StopSignals;
 use crate::wiring;
 
 /// The input history's file in the home.
@@ -50,6 +51,15 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let app =
         wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
             .await?;
+    // Caught once started: SIGTERM and SIGHUP end the session with its turn stored;
+    // Ctrl+C stays the REPL's.
+    let mut signals = match StopSignals::catch(false) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.close().await;
+            return Err(error);
+        }
+    };
     let service = std::sync::Arc::clone(&app.service);
     // A new conversation is created with its first message, not before.
     let conversation = match (&args.conversation, args.new) {
@@ -95,12 +105,23 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
-    let result = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
-            .await
-    } else {
-        repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
-            .await
+    let session = async {
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+            repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
+                .await
+        } else {
+            repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
+                .await
+        }
+    };
+    let result = tokio::select! {
+        result = session => result,
+        stop = signals.recv() => {
+            // The running turn (a task of its own) ends stored before the exit.
+            eprintln!("{stop}: stopping");
+            crate::shutdown::interrupt_and_wait(std::slice::from_ref(&app.service)).await;
+            Ok(())
+        }
     };
     ctrl_c.abort();
     app.close().await;

@@ -65,11 +65,13 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             public_names,
             open,
             user,
+            shutdown_grace,
         } => {
             let options = serve::ServeOptions {
                 addr,
                 public_names,
                 open,
+                shutdown_grace: std::time::Duration::from_secs_f64(shutdown_grace),
             };
             serve::run(&home, &options, user.as_deref()).await
         }

@@ -16,6 +16,7 @@ use smallebot_core::entities::TurnStatus;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
+use crate::shutdown::StopSignals;
 use crate::stdio::Lossy;
 use crate::wiring;
 
@@ -53,6 +54,15 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let prompt = read_prompt(args.prompt)?;
     let app = wiring::build(home, args.user.as_deref()).await?;
+    // Caught once started (a start that hangs still ends at the first Ctrl+C): from
+    // here a stop signal ends the turn stored.
+    let mut signals = match StopSignals::catch(true) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.close().await;
+            return Err(error);
+        }
+    };
     let service = Arc::clone(&app.service);
     let (conversation_id, new) = match &args.conversation {
         Some(reference) => {
@@ -113,8 +123,11 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
                 }
                 break joined.map_err(|source| HostError::TaskJoin { what: "the turn", source })??;
             }
-            _ = tokio::signal::ctrl_c() => {
-                service.cancel(conversation_id);
+            stop = signals.recv() => {
+                // The turn ends stored (partial answer kept, tool calls interrupted,
+                // commands killed) before this process exits.
+                eprintln!("{stop}: stopping the turn");
+                service.interrupt_all();
             }
         }
     };

@@ -1,8 +1,11 @@
-//! `smallebot serve [--addr 127.0.0.1:8080] [--public-name NAME]…`: the web app of
-//! `smallebot-web` until Ctrl+C.
+//! `smallebot serve [--addr 127.0.0.1:8080] [--public-name NAME]… [--shutdown-grace S]`:
+//! the web app of `smallebot-web` until SIGTERM, SIGHUP or Ctrl+C; then the running
+//! turns get the grace to finish before they are cancelled.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
 use smallebot_agent::sandbox::CommandSandbox;
@@ -11,14 +14,17 @@ use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
+use crate::shutdown::{self, Stop, StopSignals};
 
 /// How often `serve` looks for turns whose process stopped (another server on the same
 /// database, killed mid-turn).
-const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
 use crate::wiring;
 
 /// How `serve` runs.
 pub struct ServeOptions {
+    /// How long running turns may go on after a stop signal before they are cancelled.
+    pub shutdown_grace: Duration,
     /// Where to listen.
     pub addr: SocketAddr,
     /// More names the server is reached by.
@@ -50,6 +56,15 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             return Err(HostError::Listen { addr, source });
         }
     };
+    // Caught once listening (a start that hangs, such as an unreachable database,
+    // still ends at the first Ctrl+C).
+    let mut signals = match StopSignals::catch(true) {
+        Ok(signals) => signals,
+        Err(error) => {
+            app.close().await;
+            return Err(error);
+        }
+    };
     let bound = listener.local_addr().unwrap_or(addr);
     // Only its own host names: a DNS name rebound to the server, or another site open
     // in the browser, gets 403.
@@ -62,6 +77,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         }
     }));
     let confirmer_for_users = confirmer.clone();
+    let mut per_user = None;
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
         .allow_hosts(hosts)
         .confirmations(confirmer);
@@ -76,9 +92,11 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
             peers: app.peers.clone(),
             built: tokio::sync::Mutex::default(),
         };
+        let services = Arc::new(services);
+        per_user = Some(Arc::clone(&services));
         state = state
             .users(Arc::new(StoreUsers(app.store.clone())))
-            .per_user_services(Arc::new(services));
+            .per_user_services(services);
         println!(
             "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
              their token; API: /api/conversations; Ctrl+C stops)"
@@ -100,15 +118,68 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     // Another process on the same database may stop mid-turn: its turns are marked
     // interrupted here, not only when this process starts.
     let sweeper = tokio::spawn(sweep_abandoned_turns(Arc::clone(&app.service)));
+    let admission = state.clone();
+    let server = axum::serve(listener, router(state)).into_future();
+    tokio::pin!(server);
     let served = tokio::select! {
-        served = axum::serve(listener, router(state)) => served,
-        _ = tokio::signal::ctrl_c() => Ok(()),
+        served = &mut server => served,
+        stop = signals.recv() => {
+            // The server goes on answering (the pages see the turns end) while the
+            // running turns finish or are cancelled; new turns are refused.
+            admission.stop_taking_turns();
+            let mut services = vec![Arc::clone(&app.service)];
+            if let Some(per_user) = &per_user {
+                for service in per_user.built.lock().await.values() {
+                    // On PostgreSQL the services share one registry of running turns:
+                    // each is counted and stopped once.
+                    if !services.iter().any(|s| s.shares_turns_with(service)) {
+                        services.push(Arc::clone(service));
+                    }
+                }
+            }
+            tokio::select! {
+                served = &mut server => served,
+                () = stop_turns(stop, &services, options.shutdown_grace, &mut signals) => Ok(()),
+            }
+        }
     };
     sweeper.abort();
     let _ = sweeper.await;
-    // Turns still running stop here; the next start marks them interrupted.
     app.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
+}
+
+/// Refuses new turns in `services`, lets the running ones finish for `grace` (or
+/// until another stop signal), then cancels them and waits until they are stored.
+async fn stop_turns(
+    stop: Stop,
+    services: &[Arc<smallebot_application::ConversationService>],
+    grace: Duration,
+    signals: &mut StopSignals,
+) {
+    for service in services {
+        service.close();
+    }
+    let running: usize = services.iter().map(|s| s.running()).sum();
+    if running == 0 {
+        eprintln!("{stop}: stopping");
+        return;
+    }
+    eprintln!(
+        "{stop}: stopping — no new turns; {running} running turn(s) get {} s to finish \
+         (--shutdown-grace)",
+        grace.as_secs_f64()
+    );
+    tokio::select! {
+        () = shutdown::all_idle(services) => return,
+        () = tokio::time::sleep(grace) => {
+            eprintln!("the shutdown grace ended: cancelling the running turns");
+        }
+        again = signals.recv() => {
+            eprintln!("{again}: cancelling the running turns now");
+        }
+    }
+    shutdown::interrupt_and_wait(services).await;
 }
 
 /// Marks running turns whose process is gone `interrupted`, every

@@ -328,3 +328,67 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
         assert_eq!(title_of(named.id).await, "Chosen", "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_turn_that_ends_first_ends_its_running_tool_calls_interrupted() {
+    use smallebot_core::entities::{NewToolCall, ToolCallStatus};
+    for b in backends::each("a_turn_that_ends_first_ends_its_running_tool_calls").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        // Every way a turn can end while a call still runs: the recovery of a turn
+        // whose process stopped, and the turn's own end (a failure mid-turn).
+        let recovered = b.running_user_turn(&c, "recovered").await;
+        let start_call = |turn: smallebot_core::ids::TurnId, call_id: &str| NewToolCall {
+            conversation_id: c.id,
+            turn_id: turn,
+            call_id: call_id.to_owned(),
+            tool_name: backends::TOOL.to_owned(),
+            arguments: "{}".to_owned(),
+            token_count: 7,
+        };
+        b.store
+            .append_tool_call(&start_call(recovered.id, "open"))
+            .await
+            .or_fail(name);
+        b.tool(&c, &recovered, "done", "{}", "finished").await;
+        assert!(
+            b.store.interrupt_turn(recovered.id).await.or_fail(name),
+            "{name}"
+        );
+        let failed = b.running_user_turn(&c, "failed").await;
+        b.store
+            .append_tool_call(&start_call(failed.id, "open"))
+            .await
+            .or_fail(name);
+        b.store
+            .finish_turn(failed.id, TurnStatus::Failed, Some("storage went away"))
+            .await
+            .or_fail(name);
+        let calls: Vec<_> = b
+            .rows(&c)
+            .await
+            .into_iter()
+            .filter_map(|r| match r {
+                HistoryRow::ToolCall(call) => Some(call),
+                _ => None,
+            })
+            .collect();
+        let seen: Vec<_> = calls
+            .iter()
+            .map(|call| (call.call_id.as_str(), call.status, call.result.is_some()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("open", ToolCallStatus::Interrupted, false),
+                ("done", ToolCallStatus::Ok, true),
+                ("open", ToolCallStatus::Interrupted, false),
+            ],
+            "{name}"
+        );
+        assert!(
+            calls.iter().all(|call| call.completed_at.is_some()),
+            "{name}: {calls:?}"
+        );
+    }
+}

@@ -138,7 +138,8 @@ where
         Arc::clone(&state.turn_starts)
             .acquire_owned()
             .await
-            .map_err(|_| ApiError::internal("the server is shutting down"))?,
+            // Closed by `WebState::stop_taking_turns`.
+            .map_err(|_| ApiError::from(PipelineError::ShuttingDown))?,
     );
     let mut events = service.subscribe(conversation_id);
     let mut task = tokio::spawn(turn(Arc::clone(service), conversation_id));
