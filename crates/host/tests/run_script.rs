@@ -226,3 +226,32 @@ async fn run_says_first_that_confirmations_cannot_be_answered_without_a_terminal
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn a_title_request_that_meets_a_server_error_is_retried_before_run_exits() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    let title_requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&title_requests);
+    model.answer_when(RecordedRequest::asks_for_title, move |_| {
+        match counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => ScriptedResponse::server_error(503),
+            _ => ScriptedResponse::text("Retried title"),
+        }
+    });
+    model.respond_with(|_| ScriptedResponse::text("The answer."));
+    let out = tokio::time::timeout(
+        Duration::from_secs(20),
+        run(home.path(), &model.base_url(), &["run", "what time is it?"]),
+    )
+    .await
+    .expect("run exits");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = text(
+        &run(home.path(), &model.base_url(), &["conversations", "list"])
+            .await
+            .stdout,
+    );
+    assert!(listed.contains("Retried title"), "{listed}");
+    assert_eq!(title_requests.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

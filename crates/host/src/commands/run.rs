@@ -2,12 +2,14 @@
 //!
 //! The answer goes to standard output; tool lines, reasoning and the usage footer go to
 //! standard error, so `smallebot run … > answer.md` keeps only the answer. `-` reads the
-//! prompt from standard input. A new conversation's title is asked for beside the turn
-//! and never waited for: what is not done when the turn ends is dropped (the
-//! conversation keeps its first words as the title).
+//! prompt from standard input. A new conversation's title is asked for beside the turn;
+//! one still being asked for when the turn ends (a request retried after a 429 or a
+//! 5xx) gets [`TITLE_GRACE`] more, then is dropped (the conversation keeps its first
+//! words as the title).
 
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
+use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
 use smallebot_application::{EventKind, SendOptions};
@@ -19,6 +21,10 @@ use crate::render::{EventPrinter, Style};
 use crate::shutdown::StopSignals;
 use crate::stdio::Lossy;
 use crate::wiring;
+
+/// How long `run` waits after its turn for a title still being asked for (its request
+/// retried after a 429 or a 5xx: the first retries come after 0.5 s and 1 s).
+const TITLE_GRACE: Duration = Duration::from_secs(3);
 
 /// Arguments of `run`.
 pub struct RunArgs {
@@ -79,10 +85,10 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         None => (service.create_conversation(&app.user).await?.id, true),
     };
     if let Some(warning) = wiring::confirmation_warning(home) {
-        eprintln!("{warning}");
+        errln!("{warning}");
     }
     if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
-        eprintln!("warning: {}", sandbox.summary());
+        errln!("warning: {}", sandbox.summary());
     }
     let mut events = service.subscribe(conversation_id);
     let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
@@ -105,6 +111,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             .await
     });
     let mut title = None;
+    let mut stopping = false;
     let outcome = loop {
         tokio::select! {
             Some(event) = events.recv() => {
@@ -121,23 +128,32 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
                 while let Some(event) = events.try_recv() {
                     output.print(&event);
                 }
-                break joined.map_err(|source| HostError::TaskJoin { what: "the turn", source })??;
+                break joined
+                    .map_err(|source| HostError::TaskJoin { what: "the turn", source })
+                    .and_then(|sent| sent.map_err(HostError::from));
             }
             stop = signals.recv() => {
                 // The turn ends stored (partial answer kept, tool calls interrupted,
                 // commands killed) before this process exits.
-                eprintln!("{stop}: stopping the turn");
+                errln!("{stop}: stopping the turn");
                 service.interrupt_all();
+                stopping = true;
             }
         }
     };
     let failed_output = output.failed.take();
     drop(output);
-    if let Some(title) = title {
-        // Never waited for: a title still being written is given up.
-        title.abort();
+    if let Some(mut title) = title {
+        // A title still being asked for (its request retried after a 429 or a 5xx)
+        // gets a moment more, unless the process is stopping; then it is given up and
+        // the conversation keeps its fallback title.
+        let grace = if stopping { Duration::ZERO } else { TITLE_GRACE };
+        if tokio::time::timeout(grace, &mut title).await.is_err() {
+            title.abort();
+        }
     }
     app.close().await;
+    let outcome = outcome?;
     match (outcome.status, failed_output) {
         (TurnStatus::Completed, None) => Ok(()),
         // The turn is stored; only its printing stopped.
