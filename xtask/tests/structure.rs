@@ -3,7 +3,9 @@
 //! - one shell lexer in the tree (the command policy and the written-file detection
 //!   both read its result);
 //! - a tool's name is written in one place only, the tool's own file: nothing else
-//!   (plan tracking, the host, core) may match tools by a name literal.
+//!   (plan tracking, the host, core) may match tools by a name literal;
+//! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
+//!   host writes through its `outln!`/`errln!`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -190,4 +192,32 @@ fn the_pipeline_modules_import_each_other_without_a_cycle() {
             "pipeline/{module}.rs imports itself through its siblings: {imports:?}"
         );
     }
+}
+
+#[test]
+fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
+    let panicking = ["println!(", "eprintln!(", "print!(", "eprint!("];
+    let offenders: Vec<String> = product_sources()
+        .into_iter()
+        .filter(|(path, _)| !path.ends_with("host/src/stdio.rs"))
+        .filter_map(|(path, code)| {
+            let found: Vec<&str> = panicking
+                .iter()
+                .copied()
+                .filter(|m| {
+                    code.match_indices(m).any(|(at, _)| {
+                        // `eprintln!(` also contains `println!(`: only whole names.
+                        !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+                })
+                .collect();
+            (!found.is_empty()).then(|| format!("{path}: {found:?}"))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "these files print with macros that panic when standard output or error is a \
+         closed pipe; use the host's outln!/out!/errln! instead:\n{}",
+        offenders.join("\n")
+    );
 }

@@ -109,7 +109,7 @@ pub async fn interrupt_and_wait(services: &[std::sync::Arc<ConversationService>]
     }
     let ended = all_idle(services);
     if tokio::time::timeout(CANCEL_WAIT, ended).await.is_err() {
-        eprintln!(
+        errln!(
             "warning: some turns did not end within {} s of their cancellation; they stay \
              `running` until the next start marks them interrupted",
             CANCEL_WAIT.as_secs()

@@ -86,7 +86,7 @@ pub fn with_sandbox(assembly: AgentAssembly) -> AgentAssembly {
     match sandbox_helper() {
         Some(helper) => assembly.sandbox_helper(helper),
         None => {
-            eprintln!(
+            errln!(
                 "warning: cannot find this program's own path, so commands run without the \
                  sandbox and its limits"
             );
@@ -170,7 +170,7 @@ pub async fn recover(app: &App) -> Result<(), HostError> {
     smallebot_agent::sandbox::sweep_leftovers();
     let interrupted = app.service.recover_interrupted_turns().await?;
     if interrupted > 0 {
-        eprintln!(
+        errln!(
             "{interrupted} turn(s) were interrupted when the process running them stopped; they are marked interrupted"
         );
     }

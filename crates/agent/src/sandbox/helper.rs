@@ -42,7 +42,14 @@ pub fn run_helper_if_requested() -> Option<ExitCode> {
              (started by SmallEBot, not by hand)"
         ),
     };
-    eprintln!("{FAILURE_PREFIX}{error}; the command was not run");
+    {
+        use std::io::Write as _;
+        // The command's standard error may be closed; the exit code still says it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{FAILURE_PREFIX}{error}; the command was not run"
+        );
+    }
     Some(ExitCode::from(FAILURE_CODE as u8))
 }
 

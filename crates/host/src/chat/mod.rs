@@ -87,10 +87,17 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         Some(c) => format!("{} ({})", escape_controls(&c.title), c.id),
         None => "new conversation".to_owned(),
     };
-    println!("SmallEBot — {opened} — /help for commands");
-    println!("home {}", home.root().display());
+    let mut banner = format!(
+        "SmallEBot — {opened} — /help for commands\nhome {}",
+        home.root().display()
+    );
     if let Some(sandbox) = &app.sandbox {
-        println!("{}", sandbox.summary());
+        banner.push('\n');
+        banner.push_str(&sandbox.summary());
+    }
+    if let Err(error) = outln!("{banner}") {
+        app.close().await;
+        return Err(error.into());
     }
     let printer = EventPrinter::new(std::io::stdout(), false, style);
     let mut repl = Repl::new(
@@ -118,7 +125,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         result = session => result,
         stop = signals.recv() => {
             // The running turn (a task of its own) ends stored before the exit.
-            eprintln!("{stop}: stopping");
+            errln!("{stop}: stopping");
             crate::shutdown::interrupt_and_wait(std::slice::from_ref(&app.service)).await;
             Ok(())
         }

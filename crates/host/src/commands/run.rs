@@ -147,7 +147,11 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         // A title still being asked for (its request retried after a 429 or a 5xx)
         // gets a moment more, unless the process is stopping; then it is given up and
         // the conversation keeps its fallback title.
-        let grace = if stopping { Duration::ZERO } else { TITLE_GRACE };
+        let grace = if stopping {
+            Duration::ZERO
+        } else {
+            TITLE_GRACE
+        };
         if tokio::time::timeout(grace, &mut title).await.is_err() {
             title.abort();
         }

@@ -78,6 +78,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     }));
     let confirmer_for_users = confirmer.clone();
     let mut per_user = None;
+    let banner;
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
         .allow_hosts(hosts)
         .confirmations(confirmer);
@@ -97,20 +98,22 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         state = state
             .users(Arc::new(StoreUsers(app.store.clone())))
             .per_user_services(services);
-        println!(
+        banner = format!(
             "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
              their token; API: /api/conversations; Ctrl+C stops)"
         );
     } else {
-        println!(
+        banner = format!(
             "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; \
              Ctrl+C stops)",
             app.user
         );
     }
+    // A reader that went away (`serve | head -1`) does not stop the server.
+    let _ = outln!("{banner}");
     // On standard error: standard output carries only the banner, which scripts read.
     if let Some(sandbox) = &app.sandbox {
-        eprintln!("{}", sandbox.summary());
+        errln!("{}", sandbox.summary());
     }
     if options.open {
         open_browser(&format!("http://{}/", page_address(bound)));
@@ -162,10 +165,10 @@ async fn stop_turns(
     }
     let running: usize = services.iter().map(|s| s.running()).sum();
     if running == 0 {
-        eprintln!("{stop}: stopping");
+        errln!("{stop}: stopping");
         return;
     }
-    eprintln!(
+    errln!(
         "{stop}: stopping — no new turns; {running} running turn(s) get {} s to finish \
          (--shutdown-grace)",
         grace.as_secs_f64()
@@ -173,10 +176,10 @@ async fn stop_turns(
     tokio::select! {
         () = shutdown::all_idle(services) => return,
         () = tokio::time::sleep(grace) => {
-            eprintln!("the shutdown grace ended: cancelling the running turns");
+            errln!("the shutdown grace ended: cancelling the running turns");
         }
         again = signals.recv() => {
-            eprintln!("{again}: cancelling the running turns now");
+            errln!("{again}: cancelling the running turns now");
         }
     }
     shutdown::interrupt_and_wait(services).await;
@@ -191,8 +194,8 @@ async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationS
         ticks.tick().await;
         match service.recover_interrupted_turns().await {
             Ok(0) => {}
-            Ok(n) => eprintln!("{n} turn(s) of a process that stopped were marked interrupted"),
-            Err(error) => eprintln!("warning: cannot look for abandoned turns: {error}"),
+            Ok(n) => errln!("{n} turn(s) of a process that stopped were marked interrupted"),
+            Err(error) => errln!("warning: cannot look for abandoned turns: {error}"),
         }
     }
 }
@@ -233,7 +236,7 @@ fn open_browser(url: &str) {
         // Reaped in the background: the server runs on.
         Ok(mut child) => drop(std::thread::spawn(move || child.wait())),
         Err(err) => {
-            eprintln!("could not open a browser with '{opener}' ({err}); open {url} yourself");
+            errln!("could not open a browser with '{opener}' ({err}); open {url} yourself");
         }
     }
 }
