@@ -2,8 +2,8 @@
 //!
 //! `println!` and `eprintln!` panic when their stream is a pipe whose reader has gone
 //! (`smallebot conversations list | head -1`). Commands write their output with
-//! [`outln!`], which returns the error (the command stops, and `main` exits quietly on a
-//! closed pipe), and notes with [`errln!`], which drops what cannot be written: there is
+//! `outln!`, which returns the error (the command stops, and `main` exits quietly on a
+//! closed pipe), and notes with `errln!`, which drops what cannot be written: there is
 //! nowhere left to report a failure to write to standard error.
 
 /// Writes a line to standard output; evaluates to `std::io::Result<()>`.

@@ -11,6 +11,7 @@ mod anywhere;
 mod models;
 mod naming;
 mod rewrite;
+mod shutdown;
 
 use super::active::ActiveTurns;
 use super::compressor::{CompressionReport, CompressionRequest, Compressor};
@@ -200,41 +201,6 @@ impl ConversationService {
     #[must_use]
     pub fn is_busy(&self, conversation_id: ConversationId) -> bool {
         self.active.is_busy(conversation_id)
-    }
-
-    /// Takes no new turns from now on (nor compactions or deletions): they fail with
-    /// [`PipelineError::ShuttingDown`]. The running turns go on (see
-    /// [`ConversationService::idle`]). For a shutdown that lets them finish.
-    pub fn close(&self) {
-        self.active.close();
-    }
-
-    /// Closes (as [`ConversationService::close`]) and cancels every running turn
-    /// because the process is stopping: each keeps its partial answer and ends
-    /// `cancelled`, and its tool calls that had not finished end `interrupted`. Returns
-    /// how many turns (and other work) were running; wait for them with
-    /// [`ConversationService::idle`] before the process exits.
-    pub fn interrupt_all(&self) -> usize {
-        self.active.interrupt_all()
-    }
-
-    /// Whether `other` keeps its running turns in the same registry as this service
-    /// (services of one process given the same [`ServiceParts::turns`]): closing or
-    /// interrupting one then reaches the other's turns too.
-    #[must_use]
-    pub fn shares_turns_with(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.active, &other.active)
-    }
-
-    /// How many turns (and compactions, deletions) run now.
-    #[must_use]
-    pub fn running(&self) -> usize {
-        self.active.running()
-    }
-
-    /// Returns once no turn (nor compaction or deletion) runs in this service.
-    pub async fn idle(&self) {
-        self.active.idle().await;
     }
 
     /// Sends a user message and runs the turn to its end. The turn and the message are
