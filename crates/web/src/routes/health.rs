@@ -5,6 +5,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
+use smallebot_core::RepositoryError;
 
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -23,6 +24,13 @@ pub(crate) async fn readyz(State(state): State<WebState>) -> Result<Json<Value>,
     let store = state.service.store();
     match tokio::time::timeout(READY_WITHIN, store.ping()).await {
         Ok(Ok(())) => Ok(Json(json!({ "ready": true }))),
+        // The probe's own action (a read of no conversation) would only confuse.
+        Ok(Err(RepositoryError::Unavailable { message, .. })) => {
+            Err(ApiError::unavailable(format!(
+                "not ready: the database cannot be reached: {message}. Check that it runs \
+                 and accepts connections"
+            )))
+        }
         Ok(Err(err)) => Err(ApiError::unavailable(format!("not ready: {err}"))),
         Err(_) => Err(ApiError::unavailable(format!(
             "not ready: the database did not answer within {} s; check that it runs and \
