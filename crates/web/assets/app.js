@@ -43,10 +43,12 @@ const outageState = { poll: null, checking: false };
 
 // The server cannot reach its database (a 503): a banner says so, and /readyz is polled
 // until the database answers again; then everything is loaded again and the event
-// stream opened anew.
+// stream opened anew. What failed (`message`) is in the error line of the action that
+// failed, so the banner stays short; it carries it as its tooltip too.
 function outage(message) {
   const banner = $("outage");
-  banner.textContent = `The server cannot reach its database: ${message}. Retrying every ${READY_POLL_MS / 1000} s; this page recovers by itself.`;
+  banner.textContent = `The server cannot reach its database. Nothing you do is saved until it is back; retrying every ${READY_POLL_MS / 1000} s, and this page recovers by itself.`;
+  banner.title = message;
   banner.hidden = false;
   if (outageState.poll === null) outageState.poll = setInterval(checkReady, READY_POLL_MS);
 }
@@ -397,14 +399,17 @@ async function send() {
   const text = input.value;
   if (!text.trim() || !state.conversation) return;
   showError("");
+  const bubble = element("div", "message user", text);
   try {
     state.busy = true;
     updateControls();
-    $("messages").append(element("div", "message user", text));
+    $("messages").append(bubble);
     input.value = "";
     scrollDown();
     await api(`/api/conversations/${state.conversation}/messages`, { method: "POST", body: { text } });
   } catch (error) {
+    // Not stored: no bubble pretends it was; the draft is back in the box.
+    bubble.remove();
     state.busy = false;
     updateControls();
     input.value = text;
