@@ -38,14 +38,21 @@ fn user_bubbles_with(text: &str) -> String {
     )
 }
 
-#[tokio::test]
-async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
-    let Some(browser) = Chromium::start("database outage").await else {
-        return;
-    };
-    let Some(cluster) = TestCluster::start("the_page_shows_a_database_outage") else {
+/// A web server on a fresh database of a PostgreSQL test cluster, as `smallebot serve`
+/// runs it; `None` when the test is skipped (no browser, no PostgreSQL, neither
+/// required).
+struct Setup {
+    browser: Chromium,
+    cluster: TestCluster,
+    model: TestModel,
+    base: String,
+}
+
+async fn setup(test: &str) -> Option<Setup> {
+    let browser = Chromium::start(test).await?;
+    let Some(cluster) = TestCluster::start(test) else {
         browser.close().await;
-        return;
+        return None;
     };
     let url = cluster.create_database().unwrap();
     let store = PgStore::connect(&url).await.unwrap();
@@ -53,10 +60,6 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
     model.answer_when(RecordedRequest::asks_for_title, |_| {
         ScriptedResponse::text("Outage drill")
     });
-    model.push_all([
-        ScriptedResponse::text("Before the outage."),
-        ScriptedResponse::text("Back again."),
-    ]);
     let agent = AgentAssembly::new(
         Arc::new(store.clone()),
         ChatEndpoint::new(model.base_url(), "test"),
@@ -67,8 +70,31 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
     let addr = listener.local_addr().unwrap();
     let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
     tokio::spawn(async move { axum::serve(listener, router(state)).await });
+    Some(Setup {
+        browser,
+        cluster,
+        model,
+        base: format!("http://{addr}/"),
+    })
+}
 
-    let page = browser.open(&format!("http://{addr}/")).await;
+#[tokio::test]
+async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
+    let Some(Setup {
+        browser,
+        cluster,
+        model,
+        base,
+    }) = setup("the_page_shows_a_database_outage").await
+    else {
+        return;
+    };
+    model.push_all([
+        ScriptedResponse::text("Before the outage."),
+        ScriptedResponse::text("Back again."),
+    ]);
+
+    let page = browser.open(&base).await;
     wait_for(&page, "!document.getElementById('input').disabled").await;
     send(&page, "hello before").await;
     wait_for(
@@ -94,14 +120,20 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
         "{banner}"
     );
     // What failed is said once, under the banner.
+    wait_for(&page, "!document.getElementById('error').hidden").await;
     let error = eval(&page, "document.getElementById('error').textContent").await;
     let error = error.as_str().unwrap();
     assert!(
         error.contains("the database cannot be reached") && error.contains("Check that it runs"),
         "{error}"
     );
-    // The message was not stored: no bubble pretends it was; the draft is kept.
-    wait_for(&page, "!document.getElementById('input').disabled").await;
+    // The message was not stored: no bubble pretends it was; the draft is kept, can be
+    // edited, and cannot be sent until the page is back.
+    wait_for(
+        &page,
+        "!document.getElementById('input').disabled && document.getElementById('send').disabled",
+    )
+    .await;
     assert_eq!(
         eval(&page, &user_bubbles_with("lost in the outage")).await,
         0
@@ -118,9 +150,10 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
     assert_eq!(eval(&page, BANNER_SHOWN).await, true);
 
     cluster.start_server().unwrap();
+    // The banner goes once the page is loaded again, and sending comes back with it.
     wait_within(
         &page,
-        "document.getElementById('outage').hidden",
+        "document.getElementById('outage').hidden && !document.getElementById('send').disabled",
         RECOVERED_WITHIN,
     )
     .await;
@@ -155,5 +188,64 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
         1
     );
     assert_eq!(eval(&page, BANNER_SHOWN).await, false);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_page_opened_during_an_outage_loads_itself_once_the_database_is_back() {
+    let Some(Setup {
+        browser,
+        cluster,
+        model,
+        base,
+    }) = setup("a_page_opened_during_an_outage").await
+    else {
+        return;
+    };
+    model.push_all([ScriptedResponse::text("Stored before.")]);
+    let page = browser.open(&base).await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    send(&page, "remember this").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered')?.textContent.includes('Stored before.') \
+         && document.getElementById('title').textContent === 'Outage drill' \
+         && !document.getElementById('input').disabled",
+    )
+    .await;
+
+    cluster.stop_server().unwrap();
+    // Opened again while the database is down: nothing can be loaded.
+    page.reload().await.unwrap();
+    wait_within(&page, BANNER_SHOWN, SHOWN_WITHIN).await;
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelectorAll('#conversations li').length"
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        eval(&page, "document.getElementById('input').disabled").await,
+        true
+    );
+
+    cluster.start_server().unwrap();
+    // Loaded by itself: the list, the stored conversation, the controls.
+    wait_within(
+        &page,
+        "document.getElementById('outage').hidden \
+         && document.querySelector('#conversations li.active')?.textContent === 'Outage drill' \
+         && document.querySelector('.message.assistant.rendered')?.textContent.includes('Stored before.') \
+         && !document.getElementById('input').disabled",
+        RECOVERED_WITHIN,
+    )
+    .await;
+    assert_eq!(eval(&page, &user_bubbles_with("remember this")).await, 1);
+    assert_eq!(
+        eval(&page, "document.getElementById('error').hidden").await,
+        true
+    );
     browser.close().await;
 }
