@@ -16,6 +16,7 @@ const state = {
   cards: new Map(), // call id -> tool card of the running turn
   confirmation: null, // the id of the command waiting for approval
   titles: 0, // TitleChanged events seen: a timeline fetched before one is stale on the title
+  outage: false, // the database is away: nothing can be sent until the page is loaded again
 };
 
 async function api(path, options = {}) {
@@ -41,13 +42,18 @@ async function api(path, options = {}) {
 const READY_POLL_MS = 2000;
 const outageState = { poll: null, checking: false };
 
-// The server cannot reach its database (a 503): a banner says so, and /readyz is polled
-// until the database answers again; then everything is loaded again and the event
-// stream opened anew.
+// The server cannot reach its database (a 503): a banner says so, the actions are off
+// (typing is not), and /readyz is polled until the database answers again; then
+// everything is loaded again and the event stream opened anew, and only then do the
+// banner go and the actions come back. What failed (`message`) is in the error line of
+// the action that failed, so the banner stays short; it carries it as its tooltip too.
 function outage(message) {
   const banner = $("outage");
-  banner.textContent = `The server cannot reach its database: ${message}. Retrying every ${READY_POLL_MS / 1000} s; this page recovers by itself.`;
+  banner.textContent = `The server cannot reach its database. Nothing you do is saved until it is back; retrying every ${READY_POLL_MS / 1000} s, and this page recovers by itself.`;
+  banner.title = message;
   banner.hidden = false;
+  state.outage = true;
+  updateControls();
   if (outageState.poll === null) outageState.poll = setInterval(checkReady, READY_POLL_MS);
 }
 
@@ -65,13 +71,17 @@ async function checkReady() {
   if (!ready || outageState.poll === null) return;
   clearInterval(outageState.poll);
   outageState.poll = null;
-  $("outage").hidden = true;
   showError("");
-  if (state.conversation) {
-    openConversation(state.conversation).catch((error) => showError(error.message));
-  } else {
-    boot();
+  try {
+    if (state.conversation) await openConversation(state.conversation);
+    else await boot();
+  } catch (error) {
+    showError(error.message);
   }
+  if (outageState.poll !== null) return; // a 503 again while loading: still away
+  state.outage = false;
+  $("outage").hidden = true;
+  updateControls();
 }
 
 function showError(message) {
@@ -97,13 +107,14 @@ function scrollDown() {
 function updateControls() {
   const open = state.conversation !== null;
   const blocked = !open || state.busy || state.compressing;
+  const acting = blocked || state.outage; // a draft can be typed during an outage
   $("input").disabled = blocked;
-  $("send").disabled = blocked;
-  $("compact").disabled = blocked;
+  $("send").disabled = acting;
+  $("compact").disabled = acting;
   $("compact-focus").disabled = blocked;
-  $("undo").disabled = blocked;
+  $("undo").disabled = acting;
   for (const button of document.querySelectorAll("#messages .edit, #messages .regenerate")) {
-    button.disabled = blocked;
+    button.disabled = acting;
   }
   $("tasks-toggle").disabled = !open;
   $("model").disabled = !open;
@@ -395,16 +406,19 @@ async function answerConfirmation(approve) {
 async function send() {
   const input = $("input");
   const text = input.value;
-  if (!text.trim() || !state.conversation) return;
+  if (!text.trim() || !state.conversation || state.outage) return;
   showError("");
+  const bubble = element("div", "message user", text);
   try {
     state.busy = true;
     updateControls();
-    $("messages").append(element("div", "message user", text));
+    $("messages").append(bubble);
     input.value = "";
     scrollDown();
     await api(`/api/conversations/${state.conversation}/messages`, { method: "POST", body: { text } });
   } catch (error) {
+    // Not stored: no bubble pretends it was; the draft is back in the box.
+    bubble.remove();
     state.busy = false;
     updateControls();
     input.value = text;
@@ -554,9 +568,10 @@ function start() {
   boot();
 }
 
-// Loads the conversations (or asks to sign in when the server has users).
+// Loads the conversations (or asks to sign in when the server has users); settles when
+// done, failures shown.
 function boot() {
-  loadModels()
+  return loadModels()
     .then(loadConversations)
     .then((list) => (list.length > 0 ? openConversation(list[0].id) : newConversation()))
     .catch((error) => {

@@ -112,7 +112,12 @@ pub async fn eval(page: &Page, js: &str) -> serde_json::Value {
 
 /// Waits until the JavaScript expression `condition` is true (10 s at most).
 pub async fn wait_for(page: &Page, condition: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    wait_within(page, condition, Duration::from_secs(10)).await;
+}
+
+/// Waits until the JavaScript expression `condition` is true (`within` at most).
+pub async fn wait_within(page: &Page, condition: &str, within: Duration) {
+    let deadline = Instant::now() + within;
     loop {
         if eval(page, condition).await == serde_json::Value::Bool(true) {
             return;
@@ -178,6 +183,21 @@ pub async fn screenshot(page: &Page, name: &str) {
     )
     .await
     .unwrap();
+}
+
+/// Saves a screenshot as `target/ui-screenshots/<name>.png` with the page laid out
+/// for a `width` × `height` window (a phone, a laptop); the override stays on the page.
+pub async fn screenshot_at(page: &Page, name: &str, width: i64, height: i64) {
+    use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+    page.execute(SetDeviceMetricsOverrideParams::new(
+        width,
+        height,
+        1.0,
+        width < 600,
+    ))
+    .await
+    .unwrap();
+    screenshot(page, name).await;
 }
 
 /// Presses Shift+Enter in the focused element (as a person does for a new line).
