@@ -1,7 +1,7 @@
 //! Rules about the shape of the code that a compiler does not check:
 //!
-//! - one shell lexer in the tree (the command policy and the written-file detection
-//!   both read its result);
+//! - one shell lexer in the tree, in the `smallebot-shell` crate (the command policy
+//!   and the written-file detection both read its result);
 //! - a tool's name is written in one place only, the tool's own file: nothing else
 //!   (plan tracking, the host, core) may match tools by a name literal;
 //! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
@@ -17,7 +17,14 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 5] = ["core", "infrastructure", "application", "agent", "host"];
+const PRODUCT_CRATES: [&str; 6] = [
+    "core",
+    "shell",
+    "infrastructure",
+    "application",
+    "agent",
+    "host",
+];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,10 +99,10 @@ fn there_is_one_shell_lexer() {
         assert_eq!(
             defining.len(),
             1,
-            "`{definition}` should be defined once, in crates/core/src/shell/syntax: {defining:?}"
+            "`{definition}` should be defined once, in crates/shell/src/syntax: {defining:?}"
         );
         assert!(
-            defining[0].starts_with("crates/core/src/shell/syntax/"),
+            defining[0].starts_with("crates/shell/src/syntax/"),
             "{definition}: {defining:?}"
         );
     }

@@ -2,9 +2,9 @@
 //!
 //! The domain of SmallEBot, free of I/O: the entities stored for every conversation
 //! ([`entities`]), their time-ordered typed ids ([`ids`]), the repository traits the
-//! pipeline talks to ([`repository`]), pure domain rules ([`rules`]), the conversation
-//! task list ([`tasks`]) and the shell analyzer ([`shell`]: one parser for shell
-//! command lines, read by the command policy and by written-file detection).
+//! pipeline talks to ([`repository`]), pure domain rules ([`rules`]) and the
+//! conversation task list ([`tasks`]). The shell analyzer (command policy and
+//! written-file detection) is no domain concept: it is the `smallebot-shell` crate.
 //!
 //! Nothing here depends on sqlx, tokio or reqwest; the infrastructure crate implements
 //! the repository traits on SQLite and the application crate drives them.
@@ -21,7 +21,6 @@ pub mod error;
 pub mod ids;
 pub mod repository;
 pub mod rules;
-pub mod shell;
 pub mod tasks;
 pub mod time;
 

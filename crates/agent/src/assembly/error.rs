@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use smallebot_core::shell::PolicyError;
+use smallebot_shell::PolicyError;
 
 use crate::config::{ConfigError, HOW_TO_CONFIGURE};
 use crate::tokenizer::TokenizerError;

@@ -19,16 +19,14 @@
 //!
 //! Every key is optional. `commandBlacklist` absent (or `null`) means
 //! [`DEFAULT_COMMAND_BLACKLIST`]; only an explicitly empty list `[]` turns the blacklist
-//! off. Each rule must parse (see [`smallebot_core::shell::policy`]): a rule that
+//! off. Each rule must parse (see [`smallebot_shell::policy`]): a rule that
 //! does not is an error naming the file, never silently dropped.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
-use smallebot_core::shell::{
-    CommandPolicy, DEFAULT_COMMAND_BLACKLIST, PolicyError, default_blacklist,
-};
+use smallebot_shell::{CommandPolicy, DEFAULT_COMMAND_BLACKLIST, PolicyError, default_blacklist};
 
 use super::ConfigError;
 use super::json::{parse_keys, read_optional};

@@ -1,6 +1,6 @@
 //! Pure domain rules: functions without I/O, each with table-driven unit tests.
 //!
-//! The shell command policy lives with the shell parser in [`crate::shell`].
+//! The shell command policy lives with the shell parser in the `smallebot-shell` crate.
 
 pub mod child_env;
 pub mod compression_scope;

@@ -8,8 +8,8 @@
 //! - [`results`]: the task tools' exact result strings.
 //! - [`recording`]: appending finished tool calls to the active task.
 //!
-//! Which files a call wrote is declared by its tool (see [`crate::shell::written_files`]
-//! for shell command lines); this module never looks at tool names.
+//! Which files a call wrote is declared by its tool (the `smallebot-shell` crate's
+//! `written_files` for shell command lines); this module never looks at tool names.
 //! - [`display`]: the plan as text.
 //! - [`store`]: the port where task lists are kept.
 //!

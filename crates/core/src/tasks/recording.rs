@@ -60,7 +60,6 @@ pub fn record_tool_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::{resolve_written_path, written_files};
     use crate::tasks::model::TaskStatus;
     use chrono::{TimeZone, Utc};
     use serde_json::json;
@@ -153,22 +152,21 @@ mod tests {
         let mut list = TaskList::default();
         list.add("Write outputs", "", &[]).unwrap();
         list.start("1").unwrap();
-        // (tool, arguments, result, files the tool says the call wrote)
+        // (tool, arguments, result, files the tool says the call wrote: the caller
+        // passes them in, decided by the tool — the shell analyzer for a command line)
         let shell = "echo hi > b.txt 2>/dev/null && cat b.txt | tee -a out/a.txt";
         let calls = [
             (
                 "Write",
                 json!({"path": "out/a.txt", "content": "x"}),
                 "Wrote 1 byte".to_owned(),
-                resolve_written_path("/ws", "out/a.txt")
-                    .into_iter()
-                    .collect(),
+                vec!["/ws/out/a.txt".to_owned()],
             ),
             (
                 "Shell",
                 json!({ "command": shell }),
                 "h".repeat(300),
-                written_files(shell, "/ws"),
+                vec!["/ws/b.txt".to_owned(), "/ws/out/a.txt".to_owned()],
             ),
             (
                 "Shell",

@@ -11,7 +11,7 @@ use serde_json::json;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
-use smallebot_core::shell::{CommandPolicy, CommandVerdict, PolicyError};
+use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::confirm::{CommandConfirmer, ConfirmationRequest};
 use super::process::{Ending, Finished, plain_shell, run_shell};
@@ -246,10 +246,10 @@ impl Tool for ExecuteCommand {
         };
         let root = self.workspace.absolute_root();
         let directory = match args.opt_string("workingDirectory") {
-            Ok(Some(dir)) => smallebot_core::shell::resolve_written_path(&root, dir),
+            Ok(Some(dir)) => smallebot_shell::resolve_written_path(&root, dir),
             _ => None,
         };
-        smallebot_core::shell::written_files(command, directory.as_deref().unwrap_or(&root))
+        smallebot_shell::written_files(command, directory.as_deref().unwrap_or(&root))
     }
 
     fn schema(&self) -> ToolSchema {

@@ -236,7 +236,7 @@ impl Workspace {
     /// lexically against the absolute root (nothing for an empty or device path).
     #[must_use]
     pub fn written_path(&self, path: &str) -> Vec<String> {
-        smallebot_core::shell::resolve_written_path(&self.absolute_root(), path)
+        smallebot_shell::resolve_written_path(&self.absolute_root(), path)
             .into_iter()
             .collect()
     }

@@ -2,7 +2,7 @@
 //! `cp`/`mv`, `python`; and `cd`, which moves the working directory.
 
 use super::{Found, path, python};
-use crate::shell::syntax::{RedirectOp, SimpleCommand, Word};
+use crate::syntax::{RedirectOp, SimpleCommand, Word};
 
 /// Non-option arguments; `with_value` lists options that consume the next word; `--`
 /// ends the options.

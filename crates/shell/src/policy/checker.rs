@@ -4,10 +4,10 @@
 use super::expand::{ShellState, expand_word, expand_words, substitute};
 use super::invocation::{Arg, Invocation, RedirectTarget, normalize_path};
 use super::pattern::{Rule, RuleKind, command_matches, is_fork_bomb, pipeline_matches};
-use crate::shell::syntax::{
+use crate::syntax::{
     Pipeline, RedirectOp, SimpleCommand, SubstitutionKind, assignment, parse_script,
 };
-use crate::shell::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
+use crate::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
 
 /// The rule text reported for a command that cannot be parsed.
 pub(super) const UNPARSABLE_RULE: &str = "(the command must be valid shell syntax)";

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::shell::syntax::Word;
+use crate::syntax::Word;
 
 /// The most words one brace expansion may produce.
 const MAX_BRACE_WORDS: usize = 256;
@@ -220,7 +220,7 @@ fn find_brace_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::syntax::{Token, tokenize};
+    use crate::syntax::{Token, tokenize};
 
     fn words(source: &str, state: &ShellState) -> Vec<String> {
         let words: Vec<Word> = tokenize(source)

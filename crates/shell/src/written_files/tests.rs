@@ -42,6 +42,10 @@ const SHELL_CASES: &[(&str, &[&str])] = &[
     ("cmd | tee a.log", &["/ws/a.log"]),
     ("cmd 2>&1 | tee -a a.log b.log", &["/ws/a.log", "/ws/b.log"]),
     (
+        "echo hi > b.txt 2>/dev/null && cat b.txt | tee -a out/a.txt",
+        &["/ws/b.txt", "/ws/out/a.txt"],
+    ),
+    (
         "echo x | FOO=1 sudo tee --append /etc/conf >/dev/null",
         &["/etc/conf"],
     ),

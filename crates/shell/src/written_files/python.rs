@@ -6,7 +6,7 @@
 //! are skipped, so `print("open('x','w')")` finds nothing either.
 //!
 //! This is a small scanner for Python source, not a second shell lexer: shell text is
-//! only ever tokenized by [`syntax`](crate::shell::syntax).
+//! only ever tokenized by [`syntax`](crate::syntax).
 
 /// Paths opened for writing, in order of appearance (duplicates kept).
 pub(super) fn files_opened_for_writing(code: &str) -> Vec<String> {

@@ -30,7 +30,7 @@ mod python;
 use super::syntax::{Redirect, RedirectOp, SimpleCommand, Word, parse_simple_commands};
 use super::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
 
-/// The files a shell command line writes (see the [`shell`](super) module docs).
+/// The files a shell command line writes (see the [crate](crate) docs).
 #[must_use]
 pub fn written_files(command: &str, working_directory: &str) -> Vec<String> {
     let mut found = Found::default();
@@ -39,7 +39,7 @@ pub fn written_files(command: &str, working_directory: &str) -> Vec<String> {
 }
 
 /// One path argument of a file tool resolved like [`written_files`] resolves its
-/// targets (see the [`shell`](super) module docs).
+/// targets (see the [crate](crate) docs).
 #[must_use]
 pub fn resolve_written_path(working_directory: &str, target: &str) -> Option<String> {
     resolve_target(Some(working_directory), target)

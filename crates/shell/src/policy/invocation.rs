@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::glob::has_glob_chars;
-use crate::shell::syntax::assignment;
-use crate::shell::wrappers::basename;
+use crate::syntax::assignment;
+use crate::wrappers::basename;
 
 /// Long options mapped to a short flag: (program, long name, shortest accepted
 /// abbreviation, flag). GNU tools accept unambiguous abbreviations (`--rec`).

@@ -4,7 +4,7 @@
 //! # How a command is checked
 //!
 //! The command line is parsed like `sh` would, by the parser it shares with
-//! written-file detection ([`shell`](crate::shell)): quotes and escapes are removed, and
+//! written-file detection ([the crate](crate)): quotes and escapes are removed, and
 //! it is split into simple commands at `;`, `&&`, `||`, `|`, `&`, newlines, `( … )` and
 //! `{ …; }`. Each simple command is then:
 //!
@@ -283,7 +283,7 @@ impl CommandPolicy {
     /// Checks a command line: the blacklist first, then the whitelist.
     ///
     /// ```
-    /// use smallebot_core::shell::{CommandPolicy, CommandVerdict};
+    /// use smallebot_shell::{CommandPolicy, CommandVerdict};
     /// let policy = CommandPolicy::with_defaults();
     /// assert!(policy.check("cargo test").is_allowed());
     /// assert!(matches!(

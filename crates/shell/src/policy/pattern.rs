@@ -3,7 +3,7 @@
 use super::expand::{ShellState, expand_words};
 use super::glob::{glob_match, has_glob_chars};
 use super::invocation::{Arg, Invocation, RedirectTarget};
-use crate::shell::syntax::{FunctionDefinition, SimpleCommand, parse_script};
+use crate::syntax::{FunctionDefinition, SimpleCommand, parse_script};
 
 /// What a rule matches.
 #[derive(Debug, Clone, PartialEq, Eq)]

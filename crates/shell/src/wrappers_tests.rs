@@ -105,7 +105,7 @@ fn parsed_words_keep_their_literal_flag() {
         ("xargs", &[("echo", false)]),
     ];
     for &(command, expected) in cases {
-        let commands = crate::shell::syntax::parse_simple_commands(command).unwrap();
+        let commands = crate::syntax::parse_simple_commands(command).unwrap();
         let unwrapped = unwrap_command(&commands[0].words, None);
         let got: Vec<(&str, bool)> = unwrapped
             .chain

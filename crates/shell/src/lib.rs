@@ -1,8 +1,13 @@
+//! # smallebot-shell
+//!
 //! The shell analyzer: one parser for shell command lines, two readers of its result.
+//! A pure leaf library (no I/O; only `thiserror`): the command policy and written-file
+//! detection are no layer's concept, so they live here rather than in
+//! `smallebot-core`; the agent's `ExecuteCommand` tool and its configuration read them.
 //!
 //! - **The parser** (`syntax`, crate-private): a POSIX-`sh` tokenizer (quotes, escapes,
 //!   `$` forms, substitutions, redirections, here-documents) and a parser into simple
-//!   commands, pipelines and function definitions. Nothing else in the crate tokenizes
+//!   commands, pipelines and function definitions. Nothing else in the workspace tokenizes
 //!   shell text.
 //! - **Shared command knowledge** (`wrappers`, crate-private): the shells that run
 //!   `-c` scripts, the wrappers that run another command (`sudo`, `env`, `nice`,
@@ -31,7 +36,7 @@
 //! and de-duplicated in first-seen order.
 //!
 //! ```
-//! use smallebot_core::shell::written_files;
+//! use smallebot_shell::written_files;
 //! assert_eq!(
 //!     written_files("cd out && sudo tee a.log < in.txt > /dev/null; cp x.csv y/", "/ws"),
 //!     ["/ws/out/a.log", "/ws/out/y/x.csv"]
@@ -42,7 +47,7 @@
 //! `None` for an empty path, `-`, a `/dev/…` path or one containing NUL.
 //!
 //! ```
-//! use smallebot_core::shell::resolve_written_path;
+//! use smallebot_shell::resolve_written_path;
 //! assert_eq!(
 //!     resolve_written_path("/ws", "data/./raw/").as_deref(),
 //!     Some("/ws/data/raw")

@@ -4,7 +4,7 @@
 //! definitions.
 //!
 //! Good enough to judge commands, not to run them. Both readers of the
-//! [`shell`](super) module start here: the command policy walks [`Script`](parser::Script)s, written
+//! [crate](super) start here: the command policy walks [`Script`](parser::Script)s, written
 //! file detection walks [`SimpleCommand`]s. Everything is crate-private.
 
 mod lexer;
