@@ -15,8 +15,11 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
 use smallebot_agent::mcp::{McpServers, McpStartError};
-use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest, DenyAll, ToolRegistry};
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::ports::{
+    CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
+    ToolOutcome,
+};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_testkit::mcp::{SERVE_ENV, TOOLSET_ENV, TestFn, serve_http, test_main};

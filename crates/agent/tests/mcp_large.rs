@@ -11,8 +11,10 @@ use std::time::Duration;
 
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
 use smallebot_agent::mcp::McpServers;
-use smallebot_agent::tools::{DenyAll, ToolRegistry};
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::ports::{
+    DenyAll, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
+};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_testkit::mcp::{SERVE_ENV, TestFn, serve_http, test_main};

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest, DenyAll};
+use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest, DenyAll};
 use smallebot_core::entities::ToolCallStatus;
 use tokio_util::sync::CancellationToken;
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde_json::json;
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::tools::{
-    DenyAll, ExecuteCommand, GetCurrentTime, ToolRegistry, Workspace, task_tools, workspace_tools,
+    ExecuteCommand, GetCurrentTime, ToolRegistry, Workspace, task_tools, workspace_tools,
 };
-use smallebot_application::ports::{PlanAccess, ToolExecutor, ToolInvocation};
+use smallebot_application::ports::{DenyAll, PlanAccess, ToolExecutor, ToolInvocation};
 use smallebot_core::tasks::TaskStore;
 use smallebot_infrastructure::FileTaskStore;
 

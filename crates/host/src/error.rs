@@ -4,12 +4,12 @@ use std::process::ExitCode;
 
 use smallebot_agent::assembly::AssemblyError;
 use smallebot_agent::config::HOW_TO_CONFIGURE;
-use smallebot_agent::tools::InvalidDays;
 use smallebot_application::PipelineError;
 use smallebot_application::pipeline::CompressionSkipped;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::{ConversationId, InvalidId};
+use smallebot_core::rules::search_limits::InvalidDays;
 use smallebot_infrastructure::StoreError;
 
 /// The exit code when the conversation already has a running turn (here or in

@@ -9,8 +9,9 @@ use smallebot_agent::config::McpSettings;
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_agent::mcp::McpServers;
 use smallebot_agent::sandbox::CommandSandbox;
-use smallebot_agent::tools::{CommandConfirmer, DenyAll, ToolRegistry};
+use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ConversationService;
+use smallebot_application::ports::{CommandConfirmer, DenyAll};
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;

@@ -18,8 +18,8 @@ use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::sandbox::{
     CommandLimits, CommandSandbox, NetworkAccess, SandboxMode, SandboxSettings, probe,
 };
-use smallebot_agent::tools::{DenyAll, ToolRegistry};
-use smallebot_application::ports::ToolOutcome;
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::ports::{DenyAll, ToolOutcome};
 use smallebot_core::entities::ToolCallStatus;
 
 use sandbox_support::{SECRET, call, helper, landlock_or_skip, shell};

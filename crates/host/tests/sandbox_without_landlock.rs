@@ -14,7 +14,8 @@ use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::sandbox::{
     CommandSandbox, LandlockSupport, NetworkAccess, SandboxMode, SandboxSettings,
 };
-use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest, ToolRegistry};
+use smallebot_agent::tools::ToolRegistry;
+use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
 use smallebot_core::entities::ToolCallStatus;
 
 use sandbox_support::{SECRET, call, helper, shell};

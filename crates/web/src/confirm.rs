@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
-use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest};
+use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
 use smallebot_core::ids::ConversationId;
 use tokio::sync::{oneshot, watch};
 

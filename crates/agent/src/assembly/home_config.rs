@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smallebot_application::PipelineSettings;
+use smallebot_application::ports::CommandConfirmer;
 use smallebot_core::repository::Store;
 
 use super::{AgentAssembly, AssemblyError, Home};
@@ -16,8 +17,8 @@ use crate::config::{
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::sandbox::CommandSandbox;
 use crate::tools::{
-    CommandConfirmer, ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory,
-    ToolRegistry, Workspace, workspace_tools,
+    ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory, ToolRegistry, Workspace,
+    workspace_tools,
 };
 
 /// What the built-in tools are made from (kept until `build`, so the confirmer and the

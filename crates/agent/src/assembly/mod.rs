@@ -37,6 +37,7 @@ use smallebot_application::pipeline::ActiveTurns;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
+use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_core::repository::Store;
 use smallebot_core::tasks::TaskStore;
@@ -50,7 +51,7 @@ use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::sandbox::CommandSandbox;
 use crate::tokenizer::Tokenizer;
-use crate::tools::{CommandConfirmer, DenyAll, ToolRegistry};
+use crate::tools::ToolRegistry;
 
 /// The parts of an agent; everything but the store and the chat model has a default or
 /// comes from the home directory.

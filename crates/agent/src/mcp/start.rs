@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use smallebot_application::ports::{CommandConfirmer, DenyAll};
+
 use super::connection::McpConnection;
 use super::names::tool_name;
 use super::tool::McpTool;
 use crate::config::McpSettings;
-use crate::tools::{CommandConfirmer, Tool, ToolSource};
+use crate::tools::{Tool, ToolSource};
 
 /// Why the MCP tools cannot be used as configured.
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +123,7 @@ impl McpServers {
     pub fn none() -> Self {
         Self {
             connections: Vec::new(),
-            confirmer: Arc::new(crate::tools::DenyAll),
+            confirmer: Arc::new(DenyAll),
             generation: Arc::default(),
             warnings: Vec::new(),
         }

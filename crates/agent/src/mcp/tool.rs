@@ -5,14 +5,16 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_application::ports::{
+    CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolSchema, ToolTraits,
+};
 use smallebot_core::entities::ToolCallStatus;
 
 use super::connection::McpConnection;
 use super::content::result_text;
 use super::names::tool_name;
 use super::schema::check_arguments;
-use crate::tools::{Args, CommandConfirmer, ConfirmationRequest, Tool};
+use crate::tools::{Args, Tool};
 
 /// How long the person has to answer a confirmation.
 const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);

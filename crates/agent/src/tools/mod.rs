@@ -11,12 +11,11 @@ mod workspace;
 
 pub use args::{ArgError, Args};
 pub use history::{
-    DEFAULT_MAX_RESULTS, InvalidDays, MAX_DAYS, MAX_RESULTS, MatchLine, ReadConversationData,
-    SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, clamp_max_results, find_matches, format_matches,
-    format_matches_with, search_and_format, search_for_people, since_days_ago,
+    MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
+    format_matches, format_matches_with, search_and_format, search_for_people,
 };
 pub use registry::{Tool, ToolRegistry, ToolSource};
-pub use shell::{CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand};
+pub use shell::ExecuteCommand;
 pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
 };

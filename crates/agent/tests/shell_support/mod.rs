@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::tools::{
-    CommandConfirmer, ConfirmationRequest, DenyAll, ExecuteCommand, ToolRegistry, Workspace,
+use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
+use smallebot_application::ports::{
+    CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
+    ToolOutcome,
 };
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio_util::sync::CancellationToken;
 

@@ -1,5 +1,7 @@
 //! The traits the pipeline talks to; other crates implement them.
 //!
+//! - [`CommandConfirmer`]: asks the person whether a command may run ([`DenyAll`]
+//!   where nobody can be asked).
 //! - [`ChatModel`]: one model call (streamed), implemented on an OpenAI-compatible
 //!   endpoint by the agent crate.
 //! - [`ContextAssembler`]: turns stored rows into a [`ModelRequest`] and counts tokens
@@ -12,6 +14,7 @@
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
 
+mod confirm;
 mod context;
 mod model;
 mod peers;
@@ -20,6 +23,7 @@ mod summarizer;
 mod tasks;
 mod tools;
 
+pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{ContextAssembler, ContextEstimate, PromptInput};
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,

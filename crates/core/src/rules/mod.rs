@@ -6,6 +6,7 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod lease;
 pub mod request_fit;
+pub mod search_limits;
 pub mod terminal_text;
 pub mod truncation;
 pub mod workspace_path;

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use smallebot_agent::tools::{CommandConfirmer, ConfirmationRequest};
+use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::{Mutex, mpsc, oneshot};
 

@@ -5,6 +5,7 @@ use smallebot_agent::tools;
 use smallebot_application::PipelineError;
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::repository::Store;
+use smallebot_core::rules::search_limits;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::tasks::{TaskStore, format_plan};
 use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
@@ -32,14 +33,14 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
             limit,
         } => {
             let since = days
-                .map(|d| tools::since_days_ago(d, chrono::Utc::now()))
+                .map(|d| search_limits::since_days_ago(d, chrono::Utc::now()))
                 .transpose()
                 .map_err(HostError::InvalidDays)?;
             let query = SearchQuery {
                 text: query.join(" "),
                 scope: user.map_or(SearchScope::All, SearchScope::User),
                 since,
-                limit: tools::clamp_max_results(limit),
+                limit: search_limits::clamp_max_results(limit),
             };
             with_store(home, async |store, _| {
                 let found = tools::search_for_people(store, &query).await?;

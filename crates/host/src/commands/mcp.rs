@@ -6,7 +6,7 @@ use std::sync::Arc;
 use smallebot_agent::assembly::Home;
 use smallebot_agent::config::MCP_FILE;
 use smallebot_agent::mcp::{McpServerStatus, McpServers};
-use smallebot_agent::tools::DenyAll;
+use smallebot_application::ports::DenyAll;
 
 use crate::cli::McpCommand;
 use crate::error::HostError;

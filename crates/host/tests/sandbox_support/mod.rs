@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::sandbox::{CommandSandbox, probe};
-use smallebot_agent::tools::{CommandConfirmer, ExecuteCommand, ToolRegistry, Workspace};
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
+use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
+use smallebot_application::ports::{
+    CommandConfirmer, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
+};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio_util::sync::CancellationToken;
 

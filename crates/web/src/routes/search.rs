@@ -5,8 +5,8 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::Deserialize;
-use smallebot_agent::tools::{clamp_max_results, since_days_ago};
 use smallebot_core::entities::{SearchHit, SearchQuery, SearchScope};
+use smallebot_core::rules::search_limits::{clamp_max_results, since_days_ago};
 
 use crate::auth::CurrentUser;
 use crate::error::ApiError;

@@ -18,17 +18,9 @@ use smallebot_core::entities::{HistoryRow, Role, SearchHit, SearchHitKind, Searc
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{RepoResult, Store};
 use smallebot_core::rules::truncation::truncate_with_marker;
-use smallebot_core::time::Timestamp;
 
 /// Each shown text is cut to this many characters (with `…`).
 pub const SNIPPET_MAX_CHARS: usize = 300;
-/// Matches shown when no maximum is given.
-pub const DEFAULT_MAX_RESULTS: u32 = 10;
-/// The most matches one search shows; larger requests are clamped.
-pub const MAX_RESULTS: u32 = 50;
-/// The longest `days` window accepted (about a hundred years).
-pub const MAX_DAYS: u64 = 36_500;
-
 /// Tools whose calls are never shown as hits (they quote earlier searches).
 const SELF_QUOTING_TOOLS: &[&str] = &[super::search::NAME, super::timeline::NAME];
 /// Extra hits fetched beyond the limit, to make up for skipped self-quoting hits.
@@ -54,37 +46,6 @@ pub struct SearchMatch {
     pub before: Option<MatchLine>,
     /// The row after it, if any.
     pub after: Option<MatchLine>,
-}
-
-/// The number of matches to show: `requested` clamped to `1..=MAX_RESULTS`, or
-/// [`DEFAULT_MAX_RESULTS`] when absent.
-#[must_use]
-pub fn clamp_max_results(requested: Option<u64>) -> u32 {
-    requested.map_or(DEFAULT_MAX_RESULTS, |n| {
-        u32::try_from(n.clamp(1, u64::from(MAX_RESULTS))).unwrap_or(MAX_RESULTS)
-    })
-}
-
-/// A `days` search window outside `1..=MAX_DAYS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("days must be between 1 and {MAX_DAYS} (omit it to search all time), got {days}")]
-pub struct InvalidDays {
-    /// The value given.
-    pub days: u64,
-}
-
-/// The instant `days` days before `now`, for [`SearchQuery::since`].
-///
-/// # Errors
-/// [`InvalidDays`] when `days` is outside `1..=MAX_DAYS`.
-pub fn since_days_ago(days: u64, now: Timestamp) -> Result<Timestamp, InvalidDays> {
-    let invalid = InvalidDays { days };
-    if !(1..=MAX_DAYS).contains(&days) {
-        return Err(invalid);
-    }
-    let days = i64::try_from(days).map_err(|_| invalid)?;
-    now.checked_sub_signed(chrono::Duration::days(days))
-        .ok_or(invalid)
 }
 
 /// Rows fetched on each side of a hit to find its neighbours (think blocks and the
@@ -286,26 +247,6 @@ pub async fn search_for_people(store: &dyn Store, query: &SearchQuery) -> RepoRe
 mod tests {
     use super::*;
     use chrono::TimeZone;
-
-    #[test]
-    fn clamps_and_validates() {
-        assert_eq!(clamp_max_results(None), 10);
-        assert_eq!(clamp_max_results(Some(0)), 1);
-        assert_eq!(clamp_max_results(Some(7)), 7);
-        assert_eq!(clamp_max_results(Some(500)), 50);
-        assert_eq!(clamp_max_results(Some(u64::MAX)), 50);
-        let now = chrono::Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap();
-        assert_eq!(
-            since_days_ago(2, now).unwrap(),
-            chrono::Utc.with_ymd_and_hms(2026, 3, 8, 12, 0, 0).unwrap()
-        );
-        assert_eq!(
-            since_days_ago(0, now).unwrap_err().to_string(),
-            "days must be between 1 and 36500 (omit it to search all time), got 0"
-        );
-        assert!(since_days_ago(MAX_DAYS + 1, now).is_err());
-        assert!(since_days_ago(u64::MAX, now).is_err());
-    }
 
     #[test]
     fn formats_blocks_with_the_hit_marked_and_texts_cut() {

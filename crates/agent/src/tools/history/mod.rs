@@ -8,9 +8,8 @@ mod search;
 mod timeline;
 
 pub use matches::{
-    DEFAULT_MAX_RESULTS, InvalidDays, MAX_DAYS, MAX_RESULTS, MatchLine, SNIPPET_MAX_CHARS,
-    SearchMatch, clamp_max_results, find_matches, format_matches, format_matches_with,
-    search_and_format, search_for_people, since_days_ago,
+    MatchLine, SNIPPET_MAX_CHARS, SearchMatch, find_matches, format_matches, format_matches_with,
+    search_and_format, search_for_people,
 };
 pub use search::SearchHistory;
 pub use timeline::ReadConversationData;

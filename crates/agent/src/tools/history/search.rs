@@ -9,11 +9,11 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTra
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
-
-use super::matches::{
-    DEFAULT_MAX_RESULTS, MAX_DAYS, MAX_RESULTS, clamp_max_results, search_and_format,
-    since_days_ago,
+use smallebot_core::rules::search_limits::{
+    DEFAULT_MAX_RESULTS, MAX_DAYS, MAX_RESULTS, clamp_max_results, since_days_ago,
 };
+
+use super::matches::search_and_format;
 use crate::tools::args::{ArgError, Args};
 use crate::tools::registry::Tool;
 

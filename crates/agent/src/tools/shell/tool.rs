@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_application::ports::{
+    CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolSchema, ToolTraits,
+};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
-use super::confirm::{CommandConfirmer, ConfirmationRequest};
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
 use crate::sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};

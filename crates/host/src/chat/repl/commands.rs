@@ -8,6 +8,7 @@ use smallebot_agent::tools;
 use smallebot_application::{PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::search_limits::DEFAULT_MAX_RESULTS;
 
 use super::{Next, Repl};
 use crate::chat::slash::{HELP, Slash};
@@ -50,7 +51,7 @@ impl<W: Write> Repl<W> {
                     text,
                     scope: SearchScope::User(self.user.clone()),
                     since: None,
-                    limit: tools::DEFAULT_MAX_RESULTS,
+                    limit: DEFAULT_MAX_RESULTS,
                 };
                 let store = Arc::clone(self.service.store());
                 let found = tools::search_for_people(store.as_ref(), &query).await?;

@@ -1,4 +1,7 @@
 //! The confirmation port: asking the person whether a command may run.
+//!
+//! A tool that runs commands (the agent's `ExecuteCommand`, MCP tools marked for
+//! confirmation) asks through it; a front end (the chat REPL, the web app) implements it.
 
 use std::time::Duration;
 
