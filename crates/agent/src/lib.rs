@@ -12,8 +12,12 @@ pub mod config;
 pub mod history;
 pub mod mcp;
 pub mod processes;
-pub mod sandbox;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;
 pub mod tools;
+
+/// The sandbox launcher `ExecuteCommand` and stdio MCP servers run in
+/// (`smallebot-sandbox`), re-exported so embedders that only depend on this crate can
+/// name [`sandbox::CommandSandbox`] and call [`sandbox::run_helper_if_requested`].
+pub use smallebot_sandbox as sandbox;

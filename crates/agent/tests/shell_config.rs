@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::config::{ConfigError, TerminalSettings, terminal_rules_text};
-use smallebot_agent::sandbox::{NetworkAccess, SandboxMode, SandboxSettings};
 use smallebot_application::ports::DenyAll;
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_sandbox::{NetworkAccess, SandboxMode, SandboxSettings};
 use smallebot_shell::DEFAULT_COMMAND_BLACKLIST;
 
 use shell_support::Shell;

@@ -30,7 +30,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     // Before anything else (no thread may exist yet): a sandboxed command's helper.
-    if let Some(code) = smallebot_agent::sandbox::run_helper_if_requested() {
+    if let Some(code) = smallebot_sandbox::run_helper_if_requested() {
         return code;
     }
     let cli = cli::Cli::parse();

@@ -8,10 +8,11 @@ use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::config::McpSettings;
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_agent::mcp::McpServers;
-use smallebot_agent::sandbox::CommandSandbox;
+use smallebot_agent::processes::LocalProcesses;
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ConversationService;
-use smallebot_application::ports::{CommandConfirmer, DenyAll};
+use smallebot_application::ports::{CommandConfirmer, DenyAll, ProcessProbe};
+use smallebot_sandbox::CommandSandbox;
 
 use crate::chat::StdinConfirmer;
 use crate::commands::open_store;
@@ -168,7 +169,7 @@ pub async fn build_with_confirmer(
 /// the temporary folders and control groups their commands left behind.
 pub async fn recover(app: &App) -> Result<(), HostError> {
     // Nothing to say: what is found is removed.
-    smallebot_agent::sandbox::sweep_leftovers();
+    smallebot_sandbox::sweep_leftovers(|pid| LocalProcesses.exists(pid));
     let interrupted = app.service.recover_interrupted_turns().await?;
     if interrupted > 0 {
         errln!(

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use cli::text;
 use serde_json::json;
-use smallebot_agent::sandbox::probe;
+use smallebot_sandbox::probe;
 use smallebot_testkit::mcp::{SERVE_ENV, TestFn, test_main};
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
 

@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::sandbox::{
-    CommandLimits, CommandSandbox, NetworkAccess, SandboxMode, SandboxSettings, probe,
-};
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ports::{DenyAll, ToolOutcome};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_sandbox::{
+    CommandLimits, CommandSandbox, NetworkAccess, SandboxMode, SandboxSettings, probe,
+};
 
 use sandbox_support::{SECRET, call, helper, landlock_or_skip, shell};
 
@@ -359,7 +359,7 @@ async fn network_deny_blocks_a_tcp_connect_and_allow_does_not() {
     }
     if !matches!(
         probe(),
-        smallebot_agent::sandbox::LandlockSupport::Available { tcp: true }
+        smallebot_sandbox::LandlockSupport::Available { tcp: true }
     ) {
         assert!(
             std::env::var_os("SMALLEBOT_REQUIRE_LANDLOCK").is_none(),

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::sandbox::{
-    CommandSandbox, LandlockSupport, NetworkAccess, SandboxMode, SandboxSettings,
-};
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_sandbox::{
+    CommandSandbox, LandlockSupport, NetworkAccess, SandboxMode, SandboxSettings,
+};
 
 use sandbox_support::{SECRET, call, helper, shell};
 

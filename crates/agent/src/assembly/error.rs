@@ -31,7 +31,7 @@ pub enum AssemblyError {
         file: PathBuf,
         /// What the kernel lacks.
         #[source]
-        source: crate::sandbox::SandboxError,
+        source: smallebot_sandbox::SandboxError,
     },
     /// The tokenizer named in models.json is unknown.
     #[error(transparent)]

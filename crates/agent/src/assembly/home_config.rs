@@ -15,11 +15,11 @@ use crate::config::{
     resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
-use crate::sandbox::CommandSandbox;
 use crate::tools::{
     ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory, ToolRegistry, Workspace,
     workspace_tools,
 };
+use smallebot_sandbox::CommandSandbox;
 
 /// What the built-in tools are made from (kept until `build`, so the confirmer and the
 /// store can still be chosen).

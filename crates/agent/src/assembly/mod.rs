@@ -49,9 +49,9 @@ use home_config::HomeTools;
 use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
-use crate::sandbox::CommandSandbox;
 use crate::tokenizer::Tokenizer;
 use crate::tools::ToolRegistry;
+use smallebot_sandbox::CommandSandbox;
 
 /// The parts of an agent; everything but the store and the chat model has a default or
 /// comes from the home directory.
@@ -265,7 +265,7 @@ impl AgentAssembly {
     }
 
     /// Runs `ExecuteCommand` in terminal.json's sandbox through `helper`: a binary
-    /// whose `main` first calls [`crate::sandbox::run_helper_if_requested`] (a host
+    /// whose `main` first calls [`smallebot_sandbox::run_helper_if_requested`] (a host
     /// passes its own path, `std::env::current_exe()`). Without it, commands run
     /// unconfined and unlimited. Only for assemblies made by
     /// [`AgentAssembly::from_home`].

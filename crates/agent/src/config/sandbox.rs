@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::keys::Keys;
-use crate::sandbox::{CommandLimits, NetworkAccess, SandboxMode, SandboxSettings};
+use smallebot_sandbox::{CommandLimits, NetworkAccess, SandboxMode, SandboxSettings};
 
 /// The keys of the `limits` object.
 pub(super) const LIMIT_KEYS: Keys = Keys {

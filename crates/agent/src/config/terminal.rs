@@ -32,7 +32,7 @@ use super::ConfigError;
 use super::json::{parse_keys, read_optional};
 use super::keys::Keys;
 use super::sandbox::{LIMIT_KEYS, RawLimits, RawSandbox, sandbox_line};
-use crate::sandbox::SandboxSettings;
+use smallebot_sandbox::SandboxSettings;
 
 /// The name of the terminal settings file inside the home directory.
 pub const TERMINAL_FILE: &str = "terminal.json";
@@ -59,7 +59,7 @@ pub struct TerminalSettings {
     /// (default 30000; 1000..=1000000).
     pub max_output_chars: usize,
     /// `sandbox`, `network`, `limits`, `readablePaths`, `writablePaths`: how commands
-    /// are confined (see [`crate::sandbox`]).
+    /// are confined (see [`smallebot_sandbox`]).
     pub sandbox: SandboxSettings,
 }
 

@@ -62,7 +62,7 @@ pub(crate) async fn stdio(
 ) -> Result<Live, String> {
     let command = server.command;
     let mut child = match server.helper {
-        Some(helper) => crate::sandbox::tied_to_this_process(helper, command, server.args),
+        Some(helper) => smallebot_sandbox::tied_to_this_process(helper, command, server.args),
         None => {
             let mut child = tokio::process::Command::new(command);
             child.args(server.args);

@@ -79,7 +79,7 @@ pub(crate) struct McpConnection {
     settings: McpServerSettings,
     list: Arc<ToolList>,
     /// The helper binary that ties a child process to this one (see
-    /// [`crate::sandbox::tied_to_this_process`]); `None` starts it directly.
+    /// [`smallebot_sandbox::tied_to_this_process`]); `None` starts it directly.
     helper: Option<PathBuf>,
     client: tokio::sync::Mutex<Option<Live>>,
     stderr: Arc<Mutex<VecDeque<String>>>,

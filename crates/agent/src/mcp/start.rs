@@ -59,7 +59,7 @@ impl McpServers {
     /// Starts every enabled server at once, each within its startup timeout. A server
     /// that fails adds a warning (which server, why, the tail of its standard error)
     /// and no tools. With `helper` (a binary whose `main` calls
-    /// [`crate::sandbox::run_helper_if_requested`] first), child processes are started
+    /// [`smallebot_sandbox::run_helper_if_requested`] first), child processes are started
     /// through it and die with this process however it ends.
     ///
     /// # Errors

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
-use smallebot_agent::sandbox::CommandSandbox;
+use smallebot_sandbox::CommandSandbox;
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
@@ -244,7 +244,7 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smallebot_agent::sandbox::{LandlockSupport, SandboxMode, SandboxSettings};
+    use smallebot_sandbox::{LandlockSupport, SandboxMode, SandboxSettings};
 
     fn sandbox(mode: SandboxMode, support: LandlockSupport) -> CommandSandbox {
         let settings = SandboxSettings {

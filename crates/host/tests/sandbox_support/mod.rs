@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::sandbox::{CommandSandbox, probe};
 use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
 use smallebot_application::ports::{
     CommandConfirmer, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_sandbox::{CommandSandbox, probe};
 use tokio_util::sync::CancellationToken;
 
 /// What the test homes' files hold; no command may print it.

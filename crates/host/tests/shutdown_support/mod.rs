@@ -24,7 +24,7 @@ pub const INTERRUPTED_MARK: &str = "[interrupted: SmallEBot was shutting down]";
 /// temporary folder), else unconfined (no Landlock: `run` could not ask for consent);
 /// returns whether they are confined.
 pub fn configure_sandbox(home: &Path) -> bool {
-    let confined = smallebot_agent::sandbox::probe().is_available();
+    let confined = smallebot_sandbox::probe().is_available();
     if !confined {
         std::fs::write(home.join("terminal.json"), r#"{"sandbox": "off"}"#).unwrap();
     }

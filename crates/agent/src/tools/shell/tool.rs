@@ -17,8 +17,8 @@ use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
-use crate::sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
 use crate::tools::{Args, Tool, Workspace, WorkspaceError};
+use smallebot_sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
 
 /// The tool's name.
 const NAME: &str = "ExecuteCommand";

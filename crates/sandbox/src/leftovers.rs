@@ -6,14 +6,12 @@
 
 use std::path::Path;
 
-use smallebot_application::ports::ProcessProbe;
-
 /// Removes what commands of host processes that no longer exist left behind (a host
 /// killed while a command ran): their private temporary folders in the system's
 /// temporary directory and their pids control groups, killing what still runs in
-/// those. Call once at start; returns how many were found.
-pub fn sweep_leftovers() -> usize {
-    let alive = |pid| crate::processes::LocalProcesses.exists(pid);
+/// those. `alive` tells whether a process id on this host still exists. Call once at
+/// start; returns how many were found.
+pub fn sweep_leftovers(alive: impl Fn(u32) -> bool) -> usize {
     let folders = sweep_temp_folders(&std::env::temp_dir(), &alive);
     #[cfg(target_os = "linux")]
     let groups = super::cgroup::own_pids_group().map_or(0, |parent| sweep_groups(&parent, &alive));

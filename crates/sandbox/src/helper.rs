@@ -14,16 +14,16 @@ pub const HELPER_ARG: &str = "__sandbox";
 
 /// The exit code of a helper that could not set the sandbox up (the command did not
 /// run); its standard error then starts with [`FAILURE_PREFIX`].
-pub(crate) const FAILURE_CODE: i32 = 125;
+pub const FAILURE_CODE: i32 = 125;
 
 /// How the helper's error message starts.
-pub(crate) const FAILURE_PREFIX: &str = "smallebot sandbox: ";
+pub const FAILURE_PREFIX: &str = "smallebot sandbox: ";
 
 /// Runs the helper when this process was started as one, and never returns then
 /// unless the sandbox could not be set up (the exit code to end with). `None` for a
 /// normal start.
 ///
-/// A binary that hands its path to [`crate::sandbox::CommandSandbox`] must call this
+/// A binary that hands its path to [`crate::CommandSandbox`] must call this
 /// first in `main`, before any thread is started.
 #[must_use]
 pub fn run_helper_if_requested() -> Option<ExitCode> {

@@ -27,7 +27,7 @@ pub struct CommandSandbox {
 
 /// How one command is run, as its result reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Confined {
+pub enum Confined {
     /// Under the configured mode.
     Sandboxed,
     /// Without confinement although a mode was configured: the kernel has no Landlock
@@ -38,7 +38,7 @@ pub(crate) enum Confined {
 /// What a command needs while it runs: dropped when it has ended, which removes the
 /// private temporary directory and the control group (killing what is left in it).
 #[derive(Debug)]
-pub(crate) struct Prepared {
+pub struct Prepared {
     _temp: Option<tempfile::TempDir>,
     #[cfg(target_os = "linux")]
     _group: Option<super::cgroup::PidsGroup>,
@@ -47,7 +47,7 @@ pub(crate) struct Prepared {
 impl CommandSandbox {
     /// The sandbox of `settings` for a host whose home directory is `home` (kept out of
     /// reach), running commands through `helper`: a binary whose `main` calls
-    /// [`crate::sandbox::run_helper_if_requested`] first (the host's own path,
+    /// [`crate::run_helper_if_requested`] first (the host's own path,
     /// `std::env::current_exe()`). Asks the kernel what it supports.
     ///
     /// # Errors
@@ -154,7 +154,7 @@ impl CommandSandbox {
     ///
     /// # Errors
     /// The temporary directory could not be made, or a path is not UTF-8.
-    pub(crate) fn prepare(
+    pub fn prepare(
         &self,
         command: &str,
         dir: &Path,

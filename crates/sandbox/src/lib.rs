@@ -1,3 +1,10 @@
+//! # smallebot-sandbox
+//!
+//! The sandbox launcher, a leaf library (no SmallEBot crate below it): the agent's
+//! `ExecuteCommand` tool and its stdio MCP servers start their child processes through
+//! it, and the host binary serves as its helper. Its settings ([`SandboxSettings`]) are
+//! its own; reading them from terminal.json is the agent's configuration.
+//!
 //! The sandbox of `ExecuteCommand`: each command runs through a helper process that
 //! applies resource limits and the kernel's Landlock rules to itself before it becomes
 //! `/bin/sh -c <command>`, so the host stays unconfined.
@@ -27,12 +34,12 @@ mod cgroup;
 #[cfg(unix)]
 mod limits;
 
-pub(crate) use helper::{FAILURE_CODE, FAILURE_PREFIX};
-pub use helper::{HELPER_ARG, run_helper_if_requested, tied_to_this_process};
+pub use helper::{
+    FAILURE_CODE, FAILURE_PREFIX, HELPER_ARG, run_helper_if_requested, tied_to_this_process,
+};
 #[cfg(target_os = "linux")]
 pub use landlock_rules::{LandlockSupport, probe};
-pub use launcher::CommandSandbox;
-pub(crate) use launcher::Confined;
+pub use launcher::{CommandSandbox, Confined, Prepared};
 pub use leftovers::sweep_leftovers;
 pub use settings::{CommandLimits, NetworkAccess, SandboxMode, SandboxSettings};
 
