@@ -174,3 +174,37 @@ async fn errors_before_the_turn_is_stored_come_from_start() {
         "{closed:?}"
     );
 }
+
+#[tokio::test]
+async fn a_start_given_up_while_storing_still_runs_its_turn() {
+    let h = harness(Options::default()).await;
+    h.server.push(ScriptedResponse::text("Still answered."));
+    let c = h.service.create_conversation("tester").await.unwrap();
+    let mut events = h.service.subscribe(c.id);
+
+    // Polled once, then dropped (a client gone): whatever that poll reached, the turn
+    // runs to its end.
+    let start = h.service.start(c.id, "Anyone?", SendOptions::default());
+    tokio::pin!(start);
+    tokio::select! {
+        biased;
+        _ = &mut start => {}
+        () = std::future::ready(()) => {}
+    }
+    drop(start);
+
+    let end = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let event = events.recv().await.unwrap();
+            if event.kind.ends_turn() {
+                break event.kind;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(matches!(end, EventKind::TurnCompleted { .. }), "{end:?}");
+    let turns = h.store.list_turns(c.id).await.unwrap();
+    assert_eq!(turns.len(), 1);
+    assert_eq!(turns[0].status, TurnStatus::Completed);
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
 use smallebot_core::ids::{ConversationId, TurnId};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::{ConversationService, NEW_CONVERSATION_TITLE};
@@ -47,7 +48,8 @@ struct Stored {
 
 impl ConversationService {
     /// Sends a user message and returns once the turn and the message are stored, with
-    /// the turn's id, its events and its end (the turn runs in a task of its own).
+    /// the turn's id, its events and its end. The turn is stored and run in a task of
+    /// its own: dropping this future or the handle never stops it.
     /// Beside a new conversation's first turn the model is asked for a title when
     /// `options.title` says so. Model failures end the turn as failed (see the
     /// outcome), not as an error.
@@ -62,34 +64,47 @@ impl ConversationService {
         options: SendOptions,
     ) -> Result<TurnHandle, PipelineError> {
         let events = self.subscribe(conversation_id);
-        let wants_title = options.title;
-        let stored = self.store_turn(conversation_id, text, options).await?;
-        let turn_id = stored.turn.id;
-        let title = (wants_title && stored.titled).then(|| {
-            let service = Arc::clone(self);
-            tokio::spawn(async move { service.generate_title(conversation_id).await })
-        });
+        // Stored and run in a task of its own, so a caller that stops waiting (an
+        // HTTP client gone) never leaves a stored turn without its runner.
+        let (stored_tx, stored_rx) = oneshot::channel();
         let service = Arc::clone(self);
+        let text = text.to_owned();
         let end = tokio::spawn(async move {
+            let wants_title = options.title;
             let Stored {
                 turn,
                 guard,
                 known,
                 counts_exact,
-                ..
-            } = stored;
+                titled,
+            } = service.store_turn(conversation_id, &text, options).await?;
+            let title = (wants_title && titled).then(|| {
+                let titler = Arc::clone(&service);
+                tokio::spawn(async move { titler.generate_title(conversation_id).await })
+            });
+            // Nobody waiting: the turn runs on all the same.
+            let _ = stored_tx.send((turn.id, title));
             let outcome = service
                 .run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
                 .await;
             drop(guard);
             outcome
         });
-        Ok(TurnHandle {
-            turn_id,
-            events,
-            end,
-            title,
-        })
+        match stored_rx.await {
+            Ok((turn_id, title)) => Ok(TurnHandle {
+                turn_id,
+                events,
+                end,
+                title,
+            }),
+            // Not stored: the task ended with the reason.
+            Err(_) => match end.await {
+                Ok(Err(error)) => Err(error),
+                Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+                // Cancelled with the runtime (or, never, ended without storing).
+                Ok(Ok(_)) | Err(_) => Err(PipelineError::ShuttingDown),
+            },
+        }
     }
 
     /// Sends a user message and runs the turn to its end. The turn and the message are
