@@ -184,8 +184,7 @@ async fn a_start_given_up_while_storing_still_runs_its_turn() {
 
     // Polled once, then dropped (a client gone): whatever that poll reached, the turn
     // runs to its end.
-    let start = h.service.start(c.id, "Anyone?", SendOptions::default());
-    tokio::pin!(start);
+    let mut start = Box::pin(h.service.start(c.id, "Anyone?", SendOptions::default()));
     tokio::select! {
         biased;
         _ = &mut start => {}
