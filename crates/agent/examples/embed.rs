@@ -25,9 +25,13 @@ async fn ask(home: &Path, question: &str) -> Result<String, Box<dyn Error>> {
         .store(Arc::new(store.clone()))
         .task_store(Arc::new(FileTaskStore::new(home.join("tasks"))))
         .build()?;
-    let service = agent.service;
+    let service = Arc::new(agent.service);
     let conversation = service.create_conversation("embedded").await?;
-    let mut events = service.subscribe(conversation.id);
+    // Returns once the question is stored; the turn runs on, its events in the handle.
+    let handle = service
+        .start(conversation.id, question, SendOptions::default())
+        .await?;
+    let mut events = handle.events;
     let printer = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             match event.kind {
@@ -38,9 +42,7 @@ async fn ask(home: &Path, question: &str) -> Result<String, Box<dyn Error>> {
             }
         }
     });
-    let outcome = service
-        .send(conversation.id, question, SendOptions::default())
-        .await?;
+    let outcome = handle.end.await??;
     printer.await?;
     println!();
     store.close().await;

@@ -20,4 +20,4 @@ pub mod ports;
 
 pub use error::PipelineError;
 pub use events::{Event, EventKind, EventSubscription};
-pub use pipeline::{ConversationService, PipelineSettings, SendOptions, TurnOutcome};
+pub use pipeline::{ConversationService, PipelineSettings, SendOptions, TurnHandle, TurnOutcome};

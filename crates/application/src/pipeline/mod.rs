@@ -27,7 +27,7 @@ mod view;
 pub use active::ActiveTurns;
 pub use compressor::{CompressionReport, CompressionSkipped};
 pub use lease::LeaseSettings;
-pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts};
+pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts, TurnHandle};
 pub use settings::{PipelineSettings, SendOptions};
 pub use title::{TITLE_INSTRUCTION, fallback_title};
 pub use turn::TurnOutcome;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
+use smallebot_core::entities::{Conversation, Turn};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
@@ -12,16 +12,18 @@ mod models;
 mod naming;
 mod rewrite;
 mod shutdown;
+mod start;
+
+pub use start::TurnHandle;
 
 use super::active::ActiveTurns;
 use super::compressor::{CompressionReport, CompressionRequest, Compressor};
 use super::context::PipelineContext;
 use super::lease::{self, LeaseSettings};
-use super::settings::{PipelineSettings, SendOptions};
-use super::title::fallback_title;
+use super::settings::PipelineSettings;
 use super::turn::{TurnOutcome, TurnRun};
 use crate::error::PipelineError;
-use crate::events::{Capacity, CompressionTrigger, EventKind, EventSubscription, Replay};
+use crate::events::{Capacity, CompressionTrigger, EventSubscription, Replay};
 use crate::ports::{
     ChatModel, ContextAssembler, ContextEstimate, PeerTurns, Summarizer, TaskPlan, ToolExecutor,
     ToolSchema,
@@ -201,90 +203,6 @@ impl ConversationService {
     #[must_use]
     pub fn is_busy(&self, conversation_id: ConversationId) -> bool {
         self.active.is_busy(conversation_id)
-    }
-
-    /// Sends a user message and runs the turn to its end. The turn and the message are
-    /// stored before the model is called. Model failures end the turn as failed (see
-    /// the outcome), not as an error of this call.
-    ///
-    /// # Errors
-    /// Busy, empty message, unknown conversation, storage failures.
-    pub async fn send(
-        &self,
-        conversation_id: ConversationId,
-        text: &str,
-        options: SendOptions,
-    ) -> Result<TurnOutcome, PipelineError> {
-        if text.trim().is_empty() {
-            return Err(PipelineError::EmptyMessage);
-        }
-        let context = &self.context;
-        let guard = self.active.begin(conversation_id, options.cancel)?;
-        let conversation = context.conversation(conversation_id).await?;
-        let mut conversation = context.settle_counts_if_ready(conversation).await?;
-        let mut estimate = context.estimate_fresh(&conversation, Some(text)).await;
-        if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
-            // The bound is not enough to decide: count exactly (builds the tokenizer).
-            conversation = context.with_exact_counts(conversation).await?;
-            estimate = context.estimate_fresh(&conversation, Some(text)).await;
-        }
-        let compress = estimate.ratio() >= context.settings.compression_threshold
-            && context
-                .compression_can_help(&conversation, None, Some(text))
-                .await;
-        if compress {
-            // Never summarize under another process's running turn. (Without a
-            // compression, starting the turn below makes the same check.)
-            lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
-            let request = CompressionRequest {
-                trigger: CompressionTrigger::BeforeTurn,
-                turn_id: None,
-                focus: None,
-                new_message: Some(text),
-            };
-            self.compressor
-                .compress(context, &conversation, request)
-                .await?;
-        }
-        // Read before counting: if ready now, every count of this turn is exact.
-        let counts_exact = context.assembler.exact_counts_ready();
-        let tokens = context.assembler.message_tokens(Role::User, text);
-        let owner = &self.lease.owner;
-        // A new conversation's first turn gives it the fallback title, in the same write.
-        let fallback = (conversation.title == NEW_CONVERSATION_TITLE).then(|| fallback_title(text));
-        let (turn, titled) = lease::claim(context.store.as_ref(), &self.lease, || async {
-            let Some(title) = fallback.as_deref() else {
-                let (turn, _) = context
-                    .store
-                    .start_turn_with_message(conversation_id, options.thinking, text, tokens, owner)
-                    .await?;
-                return Ok((turn, false));
-            };
-            let title = FirstTurnTitle {
-                untitled: NEW_CONVERSATION_TITLE,
-                title,
-            };
-            let (turn, _, titled) = context
-                .store
-                .start_turn_with_title(
-                    conversation_id,
-                    options.thinking,
-                    text,
-                    tokens,
-                    owner,
-                    title,
-                )
-                .await?;
-            Ok((turn, titled))
-        })
-        .await?;
-        if let (true, Some(title)) = (titled, fallback) {
-            context.emit(conversation_id, None, EventKind::TitleChanged { title });
-        }
-        // Unless a compression changed it, the conversation read above is current.
-        let known = (!compress).then_some(conversation);
-        self.run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
-            .await
     }
 
     /// How full the context window would be for the next message (stored counts +

@@ -41,4 +41,8 @@ pub struct SendOptions {
     /// Cancels the turn when triggered (also reachable via
     /// [`crate::ConversationService::cancel`]).
     pub cancel: Option<CancellationToken>,
+    /// Ask the model for a title beside a new conversation's first turn
+    /// ([`crate::ConversationService::start`] only; the fallback title made from the
+    /// first message is given either way).
+    pub title: bool,
 }

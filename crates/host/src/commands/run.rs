@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
-use smallebot_application::{EventKind, SendOptions};
+use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 
 use crate::conversation_ref::find_conversation;
@@ -90,7 +90,6 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
         errln!("warning: {}", sandbox.summary());
     }
-    let mut events = service.subscribe(conversation_id);
     let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
     if !args.json {
         let on_terminal = std::io::stdout().is_terminal();
@@ -104,26 +103,43 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         printer,
         failed: None,
     };
-    let sender = Arc::clone(&service);
-    let mut turn = tokio::spawn(async move {
-        sender
-            .send(conversation_id, &prompt, SendOptions::default())
-            .await
-    });
-    let mut title = None;
+    // The title is asked for by the service beside a new conversation's first turn.
+    let options = SendOptions {
+        title: new,
+        ..SendOptions::default()
+    };
+    let start = service.start(conversation_id, &prompt, options);
+    tokio::pin!(start);
     let mut stopping = false;
+    let started = loop {
+        tokio::select! {
+            started = &mut start => break started,
+            stop = signals.recv() => {
+                // Stopped while the turn is being stored (a compression before it, say):
+                // it ends cancelled once stored.
+                errln!("{stop}: stopping the turn");
+                service.interrupt_all();
+                stopping = true;
+            }
+        }
+    };
+    let handle = match started {
+        Ok(handle) => handle,
+        Err(error) => {
+            drop(output);
+            app.close().await;
+            return Err(error.into());
+        }
+    };
+    let TurnHandle {
+        mut events,
+        end: mut turn,
+        title,
+        ..
+    } = handle;
     let outcome = loop {
         tokio::select! {
-            Some(event) = events.recv() => {
-                if new && title.is_none() && matches!(event.kind, EventKind::TurnStarted) {
-                    // The message is stored: the title can be asked for beside the turn.
-                    let titler = Arc::clone(&service);
-                    title = Some(tokio::spawn(async move {
-                        titler.generate_title(conversation_id).await
-                    }));
-                }
-                output.print(&event);
-            }
+            Some(event) = events.recv() => output.print(&event),
             joined = &mut turn => {
                 while let Some(event) = events.try_recv() {
                     output.print(&event);

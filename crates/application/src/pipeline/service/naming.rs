@@ -14,8 +14,9 @@ impl ConversationService {
     /// made from its first message. Call it once for a new conversation: after the
     /// first turn (when
     /// [`TurnOutcome::first_turn`](crate::pipeline::TurnOutcome::first_turn) is set),
-    /// or beside it once its `TurnStarted` event says the message is stored; hosts run
-    /// it in the background. Returns the new title; `None` when nothing changed
+    /// or beside it once its message is stored ([`Self::start`] does so when
+    /// [`SendOptions::title`](crate::SendOptions::title) says so); hosts run it in the
+    /// background. Returns the new title; `None` when nothing changed
     /// (already titled, no messages, or the model failed — the fallback stays).
     ///
     /// # Errors

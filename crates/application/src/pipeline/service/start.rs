@@ -1,0 +1,220 @@
+//! Sending a message: [`ConversationService::start`] stores the turn and its message and
+//! hands back a [`TurnHandle`]; [`ConversationService::send`] also waits for its end.
+
+use std::sync::Arc;
+
+use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
+use smallebot_core::ids::{ConversationId, TurnId};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::{ConversationService, NEW_CONVERSATION_TITLE};
+use crate::error::PipelineError;
+use crate::events::{CompressionTrigger, EventKind, EventSubscription};
+use crate::pipeline::active::ActiveGuard;
+use crate::pipeline::compressor::CompressionRequest;
+use crate::pipeline::lease;
+use crate::pipeline::settings::SendOptions;
+use crate::pipeline::title::fallback_title;
+use crate::pipeline::turn::TurnOutcome;
+
+/// A started turn: its message and the turn are stored, the model is being asked.
+#[derive(Debug)]
+pub struct TurnHandle {
+    /// The turn's id.
+    pub turn_id: TurnId,
+    /// The conversation's events from before the turn started: the turn's whole event
+    /// sequence, from `TurnStarted` (or a compression before it) to its end.
+    pub events: EventSubscription,
+    /// The turn's end: its outcome, or a storage failure while it ran. Dropping it
+    /// leaves the turn running.
+    pub end: JoinHandle<Result<TurnOutcome, PipelineError>>,
+    /// The model's title for a new conversation, asked for beside its first turn when
+    /// [`SendOptions::title`] said so; `None` otherwise. Dropping it leaves it running;
+    /// abort it to give it up (the conversation keeps its fallback title).
+    pub title: Option<JoinHandle<Result<Option<String>, PipelineError>>>,
+}
+
+/// A turn stored and ready to run.
+struct Stored {
+    turn: Turn,
+    guard: ActiveGuard,
+    /// The conversation as read before the turn, unless a compression changed it.
+    known: Option<Conversation>,
+    counts_exact: bool,
+    /// Whether this turn gave a new conversation its fallback title.
+    titled: bool,
+}
+
+impl ConversationService {
+    /// Sends a user message and returns once the turn and the message are stored, with
+    /// the turn's id, its events and its end. The turn is stored and run in a task of
+    /// its own: dropping this future or the handle never stops it.
+    /// Beside a new conversation's first turn the model is asked for a title when
+    /// `options.title` says so. Model failures end the turn as failed (see the
+    /// outcome), not as an error.
+    ///
+    /// # Errors
+    /// Before anything is stored: busy, empty message, unknown conversation, shutting
+    /// down, storage failures.
+    pub async fn start(
+        self: &Arc<Self>,
+        conversation_id: ConversationId,
+        text: &str,
+        options: SendOptions,
+    ) -> Result<TurnHandle, PipelineError> {
+        let events = self.subscribe(conversation_id);
+        // Stored and run in a task of its own, so a caller that stops waiting (an
+        // HTTP client gone) never leaves a stored turn without its runner.
+        let (stored_tx, stored_rx) = oneshot::channel();
+        let service = Arc::clone(self);
+        let text = text.to_owned();
+        let end = tokio::spawn(async move {
+            let wants_title = options.title;
+            let Stored {
+                turn,
+                guard,
+                known,
+                counts_exact,
+                titled,
+            } = service.store_turn(conversation_id, &text, options).await?;
+            let title = (wants_title && titled).then(|| {
+                let titler = Arc::clone(&service);
+                tokio::spawn(async move { titler.generate_title(conversation_id).await })
+            });
+            // Nobody waiting: the turn runs on all the same.
+            let _ = stored_tx.send((turn.id, title));
+            let outcome = service
+                .run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
+                .await;
+            drop(guard);
+            outcome
+        });
+        match stored_rx.await {
+            Ok((turn_id, title)) => Ok(TurnHandle {
+                turn_id,
+                events,
+                end,
+                title,
+            }),
+            // Not stored: the task ended with the reason.
+            Err(_) => match end.await {
+                Ok(Err(error)) => Err(error),
+                Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+                // Cancelled with the runtime (or, never, ended without storing).
+                Ok(Ok(_)) | Err(_) => Err(PipelineError::ShuttingDown),
+            },
+        }
+    }
+
+    /// Sends a user message and runs the turn to its end. The turn and the message are
+    /// stored before the model is called. Model failures end the turn as failed (see
+    /// the outcome), not as an error of this call. It never asks for a title.
+    ///
+    /// # Errors
+    /// Busy, empty message, unknown conversation, storage failures.
+    pub async fn send(
+        &self,
+        conversation_id: ConversationId,
+        text: &str,
+        options: SendOptions,
+    ) -> Result<TurnOutcome, PipelineError> {
+        let stored = self.store_turn(conversation_id, text, options).await?;
+        let outcome = self
+            .run_turn(
+                stored.turn,
+                stored.guard.cancel_token().clone(),
+                stored.known,
+                stored.counts_exact,
+            )
+            .await;
+        drop(stored.guard);
+        outcome
+    }
+
+    /// Marks the conversation busy, compresses first if the new message needs room,
+    /// and stores the turn with its message (a new conversation's fallback title in
+    /// the same write).
+    async fn store_turn(
+        &self,
+        conversation_id: ConversationId,
+        text: &str,
+        options: SendOptions,
+    ) -> Result<Stored, PipelineError> {
+        if text.trim().is_empty() {
+            return Err(PipelineError::EmptyMessage);
+        }
+        let context = &self.context;
+        let guard = self.active.begin(conversation_id, options.cancel)?;
+        let conversation = context.conversation(conversation_id).await?;
+        let mut conversation = context.settle_counts_if_ready(conversation).await?;
+        let mut estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
+            // The bound is not enough to decide: count exactly (builds the tokenizer).
+            conversation = context.with_exact_counts(conversation).await?;
+            estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        }
+        let compress = estimate.ratio() >= context.settings.compression_threshold
+            && context
+                .compression_can_help(&conversation, None, Some(text))
+                .await;
+        if compress {
+            // Never summarize under another process's running turn. (Without a
+            // compression, starting the turn below makes the same check.)
+            lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
+            let request = CompressionRequest {
+                trigger: CompressionTrigger::BeforeTurn,
+                turn_id: None,
+                focus: None,
+                new_message: Some(text),
+            };
+            self.compressor
+                .compress(context, &conversation, request)
+                .await?;
+        }
+        // Read before counting: if ready now, every count of this turn is exact.
+        let counts_exact = context.assembler.exact_counts_ready();
+        let tokens = context.assembler.message_tokens(Role::User, text);
+        let owner = &self.lease.owner;
+        // A new conversation's first turn gives it the fallback title, in the same write.
+        let fallback = (conversation.title == NEW_CONVERSATION_TITLE).then(|| fallback_title(text));
+        let (turn, titled) = lease::claim(context.store.as_ref(), &self.lease, || async {
+            let Some(title) = fallback.as_deref() else {
+                let (turn, _) = context
+                    .store
+                    .start_turn_with_message(conversation_id, options.thinking, text, tokens, owner)
+                    .await?;
+                return Ok((turn, false));
+            };
+            let title = FirstTurnTitle {
+                untitled: NEW_CONVERSATION_TITLE,
+                title,
+            };
+            let (turn, _, titled) = context
+                .store
+                .start_turn_with_title(
+                    conversation_id,
+                    options.thinking,
+                    text,
+                    tokens,
+                    owner,
+                    title,
+                )
+                .await?;
+            Ok((turn, titled))
+        })
+        .await?;
+        if let (true, Some(title)) = (titled, fallback) {
+            context.emit(conversation_id, None, EventKind::TitleChanged { title });
+        }
+        // Unless a compression changed it, the conversation read above is current.
+        let known = (!compress).then_some(conversation);
+        Ok(Stored {
+            turn,
+            guard,
+            known,
+            counts_exact,
+            titled,
+        })
+    }
+}
