@@ -59,6 +59,19 @@ fn expected_parameters() -> Vec<(&'static str, Value)> {
         ("UncompleteTask", task_id.clone()),
         ("DeleteTask", task_id),
         ("GetCurrentTime", none),
+        (
+            "ListFiles",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Directory relative to the workspace root (default: the root)."
+                    }
+                },
+                "additionalProperties": false
+            }),
+        ),
     ]
 }
 
@@ -87,6 +100,7 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b6", "AddTask", r#"{"title": "Lenient", "dependsOn": "1"}"#),
             ToolCallSpec::new("b7", "StartTask", r#"{"taskId": 1, "extra": true}"#),
             ToolCallSpec::new("b8", "GetCurrentTime", r#"{"ignored": 1}"#),
+            ToolCallSpec::new("b9", "ListFiles", r#"{"path": true}"#),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -131,6 +145,10 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         (
             "b5",
             "Error: DeleteTask: parameter 'taskId' must be a string, got [1]",
+        ),
+        (
+            "b9",
+            "Error: ListFiles: parameter 'path' must be a string, got true",
         ),
     ];
     for (id, expected) in results {

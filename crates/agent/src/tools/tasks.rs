@@ -198,13 +198,14 @@ impl TypedTool for ListTasks {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "List this conversation's task list — the plan — as JSON \
                 {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
                 in_progress, done, blocked), done, dependsOn (ids that must be done first), \
                 notes, toolHistory (the tool calls recorded while it was in progress) and \
                 files (the files those calls wrote). The current plan is also shown in the \
                 system prompt under '# Task List'."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
@@ -235,12 +236,13 @@ impl TypedTool for AddTask {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "Add a task to this conversation's task list. The task list is the \
                 plan: for work that takes several steps, add one task per step first, then \
                 work through them with StartTask and CompleteTask. Returns the new task (ids \
                 are \"1\", \"2\", …). dependsOn names tasks that must be done before this one \
                 can start; they must exist and must not form a cycle."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
@@ -285,12 +287,13 @@ impl TypedTool for StartTask {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "Mark a task in progress. Call it before working on a task: while the task is in \
              progress, every tool call you make in this conversation (except the task tools) \
              is recorded on it automatically, with the files the call wrote. Refused while \
              any of its dependencies is not done (the error names them). Returns \
              {\"ok\":true,\"task\":…}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
@@ -317,10 +320,11 @@ impl TypedTool for CompleteTask {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "Mark a task done when its work is finished, optionally with notes on the outcome \
              (what was found, produced or decided; shown in the plan). Returns \
              {\"ok\":true,\"task\":…}, or {\"ok\":false,\"error\":\"Task not found\"}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
@@ -351,9 +355,10 @@ impl TypedTool for UncompleteTask {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "Put a task back to pending (not done), e.g. when its result turned out to be \
              wrong and it must be redone. Returns {\"ok\":true,\"task\":…}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
@@ -380,9 +385,10 @@ impl TypedTool for DeleteTask {
         Self::NAME
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> String {
         "Remove a task from the task list. Refused while other tasks depend on it (the \
              error names them; delete those first). Returns {\"ok\":true}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {

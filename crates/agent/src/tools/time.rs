@@ -21,8 +21,8 @@ impl TypedTool for GetCurrentTime {
         ToolTraits::READ_ONLY
     }
 
-    fn description(&self) -> &str {
-        "Get the current local date and time (with weekday and UTC offset)."
+    fn description(&self) -> String {
+        "Get the current local date and time (with weekday and UTC offset).".into()
     }
 
     async fn run(&self, _args: NoArgs, _context: &ToolContext) -> ToolOutcome {

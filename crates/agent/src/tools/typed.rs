@@ -27,8 +27,8 @@ pub trait TypedTool: Send + Sync {
     /// The name the model calls it by (PascalCase).
     fn name(&self) -> &str;
 
-    /// What the tool does, for the model.
-    fn description(&self) -> &str;
+    /// What the tool does, for the model (asked once per registry build).
+    fn description(&self) -> String;
 
     /// Whether it mutates anything and how it touches the task list.
     fn traits(&self) -> ToolTraits;
@@ -59,7 +59,7 @@ impl<T: TypedTool> Tool for T {
     fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: TypedTool::name(self).to_owned(),
-            description: self.description().to_owned(),
+            description: self.description(),
             parameters: parameters_schema::<T::Args>(),
         }
     }
@@ -219,3 +219,84 @@ pub fn lenient_strings<'de, D: Deserializer<'de>>(
 /// The arguments of a tool that takes none (anything sent is ignored).
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 pub struct NoArgs {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arguments with every kind of field the converted tools use.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    struct Sample {
+        /// The id.
+        #[serde(deserialize_with = "lenient_string")]
+        #[schemars(with = "String")]
+        task_id: String,
+        /// Optional words.
+        #[serde(default)]
+        words: Option<String>,
+        /// Optional ids.
+        #[serde(default, deserialize_with = "lenient_strings")]
+        #[schemars(with = "Option<Vec<String>>")]
+        ids: Vec<String>,
+    }
+
+    fn parse(text: &str) -> Result<Sample, String> {
+        Args::parse("T", text)
+            .map_err(|e| e.to_string())?
+            .parse_as::<Sample>()
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_schema_is_what_an_openai_function_expects() {
+        let schema = parameters_schema::<Sample>();
+        assert_eq!(
+            schema,
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "taskId": {"type": "string", "description": "The id."},
+                    "words": {"type": "string", "description": "Optional words."},
+                    "ids": {"type": "array", "items": {"type": "string"}, "description": "Optional ids."}
+                },
+                "required": ["taskId"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(
+            parameters_schema::<NoArgs>(),
+            serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn errors_name_the_argument_and_what_was_expected() {
+        let cases = [
+            ("{}", "Error: T: missing required parameter 'taskId'"),
+            (
+                r#"{"taskId":null}"#,
+                "Error: T: missing required parameter 'taskId'",
+            ),
+            (
+                r#"{"taskId":true}"#,
+                "Error: T: parameter 'taskId' must be a string, got true",
+            ),
+            (
+                r#"{"taskId":"1","words":5}"#,
+                "Error: T: parameter 'words' must be a string, got 5",
+            ),
+            (
+                r#"{"taskId":"1","ids":[1,false]}"#,
+                "Error: T: parameter 'ids' must be a list of strings, got false",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text).unwrap_err(), expected, "{text}");
+        }
+        let lenient = parse(r#"{"taskId":7,"ids":"3","other":1,"words":null}"#).unwrap();
+        assert_eq!(lenient.task_id, "7");
+        assert_eq!(lenient.ids, ["3"]);
+        assert_eq!(lenient.words, None);
+    }
+}
