@@ -24,7 +24,40 @@ fn expected_parameters() -> Vec<(&'static str, Value)> {
         "required": ["taskId"],
         "additionalProperties": false
     });
+    let path_and_content = |content: &str| {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "File path relative to the workspace root, e.g. 'notes/todo.md'."
+                },
+                "content": {"type": "string", "description": content}
+            },
+            "required": ["path", "content"],
+            "additionalProperties": false
+        })
+    };
     vec![
+        (
+            "WriteFile",
+            path_and_content("The complete new content of the file."),
+        ),
+        ("AppendFile", path_and_content("The text to append.")),
+        (
+            "CreateDirectory",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Directory path relative to the workspace root, e.g. 'notes/2024'."
+                    }
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
         ("ListTasks", none.clone()),
         (
             "AddTask",
@@ -101,6 +134,9 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b7", "StartTask", r#"{"taskId": 1, "extra": true}"#),
             ToolCallSpec::new("b8", "GetCurrentTime", r#"{"ignored": 1}"#),
             ToolCallSpec::new("b9", "ListFiles", r#"{"path": true}"#),
+            ToolCallSpec::new("b10", "WriteFile", r#"{"content": "x"}"#),
+            ToolCallSpec::new("b11", "AppendFile", r#"{"path": "a", "content": 3}"#),
+            ToolCallSpec::new("b12", "CreateDirectory", r#"{"path": null}"#),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -149,6 +185,15 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         (
             "b9",
             "Error: ListFiles: parameter 'path' must be a string, got true",
+        ),
+        ("b10", "Error: WriteFile: missing required parameter 'path'"),
+        (
+            "b11",
+            "Error: AppendFile: parameter 'content' must be a string, got 3",
+        ),
+        (
+            "b12",
+            "Error: CreateDirectory: missing required parameter 'path'",
         ),
     ];
     for (id, expected) in results {
