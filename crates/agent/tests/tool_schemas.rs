@@ -137,6 +137,7 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b10", "WriteFile", r#"{"content": "x"}"#),
             ToolCallSpec::new("b11", "AppendFile", r#"{"path": "a", "content": 3}"#),
             ToolCallSpec::new("b12", "CreateDirectory", r#"{"path": null}"#),
+            ToolCallSpec::new("b13", "ReadFile", r#"{"path": "a", "offset": -1}"#),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -194,6 +195,10 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         (
             "b12",
             "Error: CreateDirectory: missing required parameter 'path'",
+        ),
+        (
+            "b13",
+            "Error: ReadFile: parameter 'offset' must be a non-negative integer, got -1",
         ),
     ];
     for (id, expected) in results {

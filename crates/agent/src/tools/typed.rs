@@ -87,7 +87,7 @@ impl<T: TypedTool> Tool for T {
 
 /// The parameters schema of `A` as an OpenAI function expects it: `type: object`,
 /// `properties` (with the fields' doc comments as descriptions), `required`, and
-/// `additionalProperties: false`; no `$schema`, `title`, `definitions` or `default`, and
+/// `additionalProperties: false`; no `$schema`, `title`, `definitions`, `default` or `format`, and
 /// an optional field typed as its value (not as "value or null"). The struct's own doc
 /// comment is not sent: the tool's description is.
 #[must_use]
@@ -117,7 +117,8 @@ pub fn parameters_schema<A: JsonSchema>() -> Value {
 
 /// An optional property's `"type": ["string", "null"]` becomes `"type": "string"`
 /// (leaving it out is how the model omits it), and the `default` serde's
-/// `#[serde(default)]` adds goes (the description says what omitting it means).
+/// `#[serde(default)]` adds goes (the description says what omitting it means), and so
+/// does the `format` of an integer (`uint64`: `minimum` says it).
 fn not_nullable(property: &mut Value) {
     let Value::Object(property) = property else {
         return;
@@ -129,6 +130,7 @@ fn not_nullable(property: &mut Value) {
         }
     }
     property.remove("default");
+    property.remove("format");
 }
 
 impl Args {
@@ -189,6 +191,25 @@ pub fn lenient_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Stri
         Value::Number(n) => Ok(n.to_string()),
         other => Err(D::Error::custom(format!("must be a string, got {other}"))),
     }
+}
+
+/// An optional non-negative integer that also accepts a numeric string; absent or null
+/// is `None`. Use with `#[serde(default, deserialize_with = "typed::lenient_u64")]` and
+/// `#[schemars(with = "Option<u64>")]`.
+///
+/// # Errors
+/// Not a non-negative integer.
+pub fn lenient_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    let parsed = match &value {
+        Value::Null => return Ok(None),
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed
+        .map(Some)
+        .ok_or_else(|| D::Error::custom(format!("must be a non-negative integer, got {value}")))
 }
 
 /// An optional list of strings that also accepts one string (a list of one) and
