@@ -138,6 +138,7 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b11", "AppendFile", r#"{"path": "a", "content": 3}"#),
             ToolCallSpec::new("b12", "CreateDirectory", r#"{"path": null}"#),
             ToolCallSpec::new("b13", "ReadFile", r#"{"path": "a", "offset": -1}"#),
+            ToolCallSpec::new("b14", "ReadConversationData", r#"{"limit": "many"}"#),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -199,6 +200,10 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         (
             "b13",
             "Error: ReadFile: parameter 'offset' must be a non-negative integer, got -1",
+        ),
+        (
+            "b14",
+            "Error: ReadConversationData: parameter 'limit' must be a non-negative integer, got \"many\"",
         ),
     ];
     for (id, expected) in results {
