@@ -139,6 +139,7 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b12", "CreateDirectory", r#"{"path": null}"#),
             ToolCallSpec::new("b13", "ReadFile", r#"{"path": "a", "offset": -1}"#),
             ToolCallSpec::new("b14", "ReadConversationData", r#"{"limit": "many"}"#),
+            ToolCallSpec::new("b15", "SearchHistory", r#"{"days": 2}"#),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -204,6 +205,10 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         (
             "b14",
             "Error: ReadConversationData: parameter 'limit' must be a non-negative integer, got \"many\"",
+        ),
+        (
+            "b15",
+            "Error: SearchHistory: missing required parameter 'query'",
         ),
     ];
     for (id, expected) in results {
