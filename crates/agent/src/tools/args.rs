@@ -42,6 +42,12 @@ impl Args {
         }
     }
 
+    /// The tool these arguments are for.
+    #[must_use]
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
     /// The raw object.
     #[must_use]
     pub fn as_map(&self) -> &Map<String, Value> {

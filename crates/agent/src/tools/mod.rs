@@ -7,6 +7,7 @@ mod registry;
 mod shell;
 mod tasks;
 mod time;
+pub mod typed;
 mod workspace;
 
 pub use args::{ArgError, Args};
@@ -20,6 +21,7 @@ pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
 };
 pub use time::GetCurrentTime;
+pub use typed::{NoArgs, TypedTool, parameters_schema};
 pub use workspace::{
     AppendFile, CreateDirectory, GREP_DEFAULT_RESULTS, GREP_LINE_CHARS, GREP_MAX_FILE_BYTES,
     GREP_MAX_FILES, GREP_MAX_RESULTS, GREP_REGEX_SIZE_LIMIT, GrepContent, LIST_MAX_ENTRIES,

@@ -10,16 +10,17 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
-use smallebot_application::ports::{PlanAccess, ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{PlanAccess, ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{
     CORRUPT_TASK_FILE, NO_CONVERSATION_CONTEXT, TaskEdit, TaskError, TaskList, TaskStore,
     TaskStoreError, added_result, error_result, list_result, ok_result, ok_task_result,
 };
 
-use super::args::{ArgError, Args};
 use super::registry::Tool;
+use super::typed::{self, NoArgs, TypedTool};
 
 /// All six task tools over one store, in the order they are offered to the model.
 #[must_use]
@@ -87,27 +88,42 @@ task_tool!(
     PlanAccess::Edits
 );
 
-const TASK_ID_DESCRIPTION: &str = "The task's id as returned by AddTask or ListTasks, e.g. \"1\".";
-
-fn task_id_schema(name: &str, description: &str) -> ToolSchema {
-    ToolSchema {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        parameters: json!({
-            "type": "object",
-            "properties": {"taskId": {"type": "string", "description": TASK_ID_DESCRIPTION}},
-            "required": ["taskId"],
-            "additionalProperties": false
-        }),
-    }
+/// `StartTask`, `UncompleteTask` and `DeleteTask`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskIdArgs {
+    /// The task's id as returned by AddTask or ListTasks, e.g. "1".
+    #[serde(deserialize_with = "typed::lenient_string")]
+    #[schemars(with = "String")]
+    pub task_id: String,
 }
 
-/// The `taskId` argument; a number is accepted too (`1` means `"1"`).
-fn task_id(args: &Args) -> Result<String, ArgError> {
-    match args.as_map().get("taskId") {
-        Some(Value::Number(n)) => Ok(n.to_string()),
-        _ => args.string("taskId").map(|id| id.trim().to_owned()),
-    }
+/// `AddTask`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AddTaskArgs {
+    /// Short title of the step, e.g. "Load the CSV data".
+    pub title: String,
+    /// Optional details: what to do and what done looks like.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Optional ids of existing tasks that must be done before this one starts.
+    #[serde(default, deserialize_with = "typed::lenient_strings")]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub depends_on: Vec<String>,
+}
+
+/// `CompleteTask`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompleteTaskArgs {
+    /// The task's id as returned by AddTask or ListTasks, e.g. "1".
+    #[serde(deserialize_with = "typed::lenient_string")]
+    #[schemars(with = "String")]
+    pub task_id: String,
+    /// Optional short notes on the outcome, e.g. "Loaded 1000 rows".
+    #[serde(default)]
+    pub notes: Option<String>,
 }
 
 /// The call's conversation, or the original app's "no conversation context" answer.
@@ -143,21 +159,19 @@ fn with_warning(output: &str, note: &str) -> String {
     }
 }
 
-/// The shape of the tools that change one task: the conversation of the turn, the
-/// `taskId` argument, then `edit` on the list (nothing is written when it refuses).
+/// The shape of the tools that change one task: `edit` on the conversation's list
+/// (nothing is written when it refuses).
 async fn edit_task(
     store: &dyn TaskStore,
-    args: &Args,
+    id: String,
     context: &ToolContext,
     edit: impl FnOnce(&mut TaskList, &str) -> Result<String, TaskError> + Send + 'static,
 ) -> ToolOutcome {
-    let conversation = match turn_conversation(context) {
-        Ok(id) => id,
-        Err(outcome) => return outcome,
-    };
-    match task_id(args) {
-        Ok(id) => edit_list(store, conversation, Box::new(move |list| edit(list, &id))).await,
-        Err(error) => ToolOutcome::error(error.to_string()),
+    match turn_conversation(context) {
+        Ok(conversation) => {
+            edit_list(store, conversation, Box::new(move |list| edit(list, &id))).await
+        }
+        Err(outcome) => outcome,
     }
 }
 
@@ -177,30 +191,32 @@ fn store_error(error: &TaskStoreError) -> ToolOutcome {
 }
 
 #[async_trait]
-impl Tool for ListTasks {
+impl TypedTool for ListTasks {
+    type Args = NoArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "List this conversation's task list — the plan — as JSON \
+                {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
+                in_progress, done, blocked), done, dependsOn (ids that must be done first), \
+                notes, toolHistory (the tool calls recorded while it was in progress) and \
+                files (the files those calls wrote). The current plan is also shown in the \
+                system prompt under '# Task List'."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: Self::NAME.into(),
-            description: "List this conversation's task list — the plan — as JSON \
-                {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
-                in_progress, done, blocked), done, dependsOn (ids that must be done first), \
-                notes, toolHistory (the tool calls recorded while it was in progress) and \
-                files (the files those calls wrote). The current plan is also shown in the \
-                system prompt under '# Task List'."
-                .into(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        }
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, _args: &Args, context: &ToolContext) -> ToolOutcome {
+    async fn run(&self, _args: NoArgs, context: &ToolContext) -> ToolOutcome {
         let conversation = match turn_conversation(context) {
             Ok(id) => id,
             Err(outcome) => return outcome,
@@ -213,55 +229,41 @@ impl Tool for ListTasks {
 }
 
 #[async_trait]
-impl Tool for AddTask {
+impl TypedTool for AddTask {
+    type Args = AddTaskArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Add a task to this conversation's task list. The task list is the \
+                plan: for work that takes several steps, add one task per step first, then \
+                work through them with StartTask and CompleteTask. Returns the new task (ids \
+                are \"1\", \"2\", …). dependsOn names tasks that must be done before this one \
+                can start; they must exist and must not form a cycle."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: Self::NAME.into(),
-            description: "Add a task to this conversation's task list. The task list is the \
-                plan: for work that takes several steps, add one task per step first, then \
-                work through them with StartTask and CompleteTask. Returns the new task (ids \
-                are \"1\", \"2\", …). dependsOn names tasks that must be done before this one \
-                can start; they must exist and must not form a cycle."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string", "description": "Short title of the step, e.g. \"Load the CSV data\"."},
-                    "description": {"type": "string", "description": "Optional details: what to do and what done looks like."},
-                    "dependsOn": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "Optional ids of existing tasks that must be done before this one starts."
-                    }
-                },
-                "required": ["title"],
-                "additionalProperties": false
-            }),
-        }
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+    async fn run(&self, args: AddTaskArgs, context: &ToolContext) -> ToolOutcome {
         let conversation = match turn_conversation(context) {
             Ok(id) => id,
             Err(outcome) => return outcome,
         };
-        let parsed = args.string("title").and_then(|title| {
-            let description = args.opt_string("description")?.unwrap_or_default();
-            let depends_on = args.opt_strings("dependsOn")?;
-            Ok((title.to_owned(), description.to_owned(), depends_on))
-        });
-        let (title, description, depends_on) = match parsed {
-            Ok(parsed) => parsed,
-            Err(error) => return ToolOutcome::error(error.to_string()),
-        };
+        let AddTaskArgs {
+            title,
+            description,
+            depends_on,
+        } = args;
+        let description = description.unwrap_or_default();
         edit_list(
             self.store.as_ref(),
             conversation,
@@ -278,28 +280,32 @@ impl Tool for AddTask {
 }
 
 #[async_trait]
-impl Tool for StartTask {
+impl TypedTool for StartTask {
+    type Args = TaskIdArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Mark a task in progress. Call it before working on a task: while the task is in \
+             progress, every tool call you make in this conversation (except the task tools) \
+             is recorded on it automatically, with the files the call wrote. Refused while \
+             any of its dependencies is not done (the error names them). Returns \
+             {\"ok\":true,\"task\":…}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        task_id_schema(
-            Self::NAME,
-            "Mark a task in progress. Call it before working on a task: while the task is in \
-             progress, every tool call you make in this conversation (except the task tools) \
-             is recorded on it automatically, with the files the call wrote. Refused while \
-             any of its dependencies is not done (the error names them). Returns \
-             {\"ok\":true,\"task\":…}.",
-        )
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, context, |list, id| {
+    async fn run(&self, args: TaskIdArgs, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args.task_id, context, |list, id| {
             Ok(ok_task_result(&list.start(id)?))
         })
         .await
@@ -307,65 +313,64 @@ impl Tool for StartTask {
 }
 
 #[async_trait]
-impl Tool for CompleteTask {
+impl TypedTool for CompleteTask {
+    type Args = CompleteTaskArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Mark a task done when its work is finished, optionally with notes on the outcome \
+             (what was found, produced or decided; shown in the plan). Returns \
+             {\"ok\":true,\"task\":…}, or {\"ok\":false,\"error\":\"Task not found\"}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        let mut schema = task_id_schema(
-            Self::NAME,
-            "Mark a task done when its work is finished, optionally with notes on the outcome \
-             (what was found, produced or decided; shown in the plan). Returns \
-             {\"ok\":true,\"task\":…}, or {\"ok\":false,\"error\":\"Task not found\"}.",
-        );
-        schema.parameters["properties"]["notes"] = json!({
-            "type": "string",
-            "description": "Optional short notes on the outcome, e.g. \"Loaded 1000 rows\"."
-        });
-        schema
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        // Outside a turn every task tool answers the no-context error first.
-        if let Err(outcome) = turn_conversation(context) {
-            return outcome;
-        }
-        let notes = match args.opt_string("notes") {
-            Ok(notes) => notes.map(str::to_owned),
-            Err(error) => return ToolOutcome::error(error.to_string()),
-        };
-        edit_task(self.store.as_ref(), args, context, move |list, id| {
-            Ok(ok_task_result(&list.complete(id, notes)?))
-        })
+    async fn run(&self, args: CompleteTaskArgs, context: &ToolContext) -> ToolOutcome {
+        let notes = args.notes;
+        edit_task(
+            self.store.as_ref(),
+            args.task_id,
+            context,
+            move |list, id| Ok(ok_task_result(&list.complete(id, notes)?)),
+        )
         .await
     }
 }
 
 #[async_trait]
-impl Tool for UncompleteTask {
+impl TypedTool for UncompleteTask {
+    type Args = TaskIdArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Put a task back to pending (not done), e.g. when its result turned out to be \
+             wrong and it must be redone. Returns {\"ok\":true,\"task\":…}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        task_id_schema(
-            Self::NAME,
-            "Put a task back to pending (not done), e.g. when its result turned out to be \
-             wrong and it must be redone. Returns {\"ok\":true,\"task\":…}.",
-        )
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, context, |list, id| {
+    async fn run(&self, args: TaskIdArgs, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args.task_id, context, |list, id| {
             Ok(ok_task_result(&list.uncomplete(id)?))
         })
         .await
@@ -373,25 +378,29 @@ impl Tool for UncompleteTask {
 }
 
 #[async_trait]
-impl Tool for DeleteTask {
+impl TypedTool for DeleteTask {
+    type Args = TaskIdArgs;
+
     fn name(&self) -> &str {
         Self::NAME
+    }
+
+    fn description(&self) -> String {
+        "Remove a task from the task list. Refused while other tasks depend on it (the \
+             error names them; delete those first). Returns {\"ok\":true}."
+            .into()
     }
 
     fn traits(&self) -> ToolTraits {
         Self::TRAITS
     }
 
-    fn schema(&self) -> ToolSchema {
-        task_id_schema(
-            Self::NAME,
-            "Remove a task from the task list. Refused while other tasks depend on it (the \
-             error names them; delete those first). Returns {\"ok\":true}.",
-        )
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        turn_conversation(context).err()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        edit_task(self.store.as_ref(), args, context, |list, id| {
+    async fn run(&self, args: TaskIdArgs, context: &ToolContext) -> ToolOutcome {
+        edit_task(self.store.as_ref(), args.task_id, context, |list, id| {
             list.delete(id)?;
             Ok(ok_result())
         })

@@ -1,18 +1,18 @@
 //! `GetCurrentTime`: the current date and time.
 
 use async_trait::async_trait;
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
-use super::args::Args;
-use super::registry::Tool;
+use super::typed::{NoArgs, TypedTool};
 
 /// Tells the model the current local date and time (and UTC).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct GetCurrentTime;
 
 #[async_trait]
-impl Tool for GetCurrentTime {
+impl TypedTool for GetCurrentTime {
+    type Args = NoArgs;
+
     fn name(&self) -> &str {
         "GetCurrentTime"
     }
@@ -21,16 +21,11 @@ impl Tool for GetCurrentTime {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().into(),
-            description: "Get the current local date and time (with weekday and UTC offset)."
-                .into(),
-            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        }
+    fn description(&self) -> String {
+        "Get the current local date and time (with weekday and UTC offset).".into()
     }
 
-    async fn call(&self, _args: &Args, _context: &ToolContext) -> ToolOutcome {
+    async fn run(&self, _args: NoArgs, _context: &ToolContext) -> ToolOutcome {
         let local = chrono::Local::now();
         let utc = local.with_timezone(&chrono::Utc);
         ToolOutcome::ok(format!(

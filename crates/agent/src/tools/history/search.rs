@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
@@ -14,10 +15,30 @@ use smallebot_core::rules::search_limits::{
 };
 
 use super::matches::search_and_format;
-use crate::tools::args::{ArgError, Args};
-use crate::tools::registry::Tool;
+use crate::tools::args::ArgError;
+use crate::tools::typed::{self, TypedTool};
 
 pub(super) const NAME: &str = "SearchHistory";
+
+/// `SearchHistory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchArgs {
+    /// Words to find (all must occur); punctuation and search operators are matched literally.
+    pub query: String,
+    /// Only rows from the last N days (omit for all time).
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>", range(min = 1, max = MAX_DAYS))]
+    pub days: Option<u64>,
+    /// Most matches to return (default 10; clamped to 1–50).
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>", range(min = 1, max = MAX_RESULTS))]
+    pub max_results: Option<u64>,
+    /// "conversation" (default): this conversation; "all": all of your conversations.
+    #[serde(default)]
+    #[schemars(extend("enum" = ["conversation", "all"]))]
+    pub scope: Option<String>,
+}
 
 /// Searches user and assistant messages and tool calls (name, arguments, result) of
 /// the current conversation (`scope: "conversation"`, the default) or of every
@@ -44,12 +65,9 @@ impl SearchHistory {
 
     async fn scope(
         &self,
-        args: &Args,
+        word: Option<String>,
         conversation: ConversationId,
     ) -> Result<SearchScope, ToolOutcome> {
-        let word = args
-            .opt_string("scope")
-            .map_err(|e| ToolOutcome::error(e.to_string()))?;
         match word.map(|w| w.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "conversation") => Ok(SearchScope::Conversation(conversation)),
             Some("all") => match self.store.get_conversation(conversation).await {
@@ -69,28 +87,27 @@ impl SearchHistory {
         }
     }
 
-    async fn run(&self, args: &Args, context: &ToolContext) -> Result<String, ToolOutcome> {
+    async fn search(&self, args: SearchArgs, context: &ToolContext) -> Result<String, ToolOutcome> {
         let Some(conversation) = context.conversation_id else {
             return Err(ToolOutcome::error(format!(
                 "Error: {NAME} has no conversation context: it only works inside a \
                  conversation turn."
             )));
         };
-        let to_outcome = |e: ArgError| ToolOutcome::error(e.to_string());
-        let text = args.string("query").map_err(to_outcome)?;
+        let text = args.query;
         if text.trim().is_empty() {
             return Err(Self::arg_error(
                 "parameter 'query' is empty; give the words to search for",
             ));
         }
-        let since = match args.opt_u64("days").map_err(to_outcome)? {
+        let since = match args.days {
             Some(days) => Some(since_days_ago(days, chrono::Utc::now()).map_err(Self::arg_error)?),
             None => None,
         };
-        let limit = clamp_max_results(args.opt_u64("maxResults").map_err(to_outcome)?);
-        let scope = self.scope(args, conversation).await?;
+        let limit = clamp_max_results(args.max_results);
+        let scope = self.scope(args.scope, conversation).await?;
         let query = SearchQuery {
-            text: text.to_owned(),
+            text,
             scope,
             since,
             limit,
@@ -102,7 +119,9 @@ impl SearchHistory {
 }
 
 #[async_trait]
-impl Tool for SearchHistory {
+impl TypedTool for SearchHistory {
+    type Args = SearchArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -111,51 +130,29 @@ impl Tool for SearchHistory {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: NAME.into(),
-            description: format!(
-                "Search the stored history (user and assistant messages, tool calls and tool \
-                 results, including parts already summarized) for words, newest first. Each \
-                 match shows the conversation title, the time (UTC), the matching row marked \
-                 with → and one row before and after, each cut to 300 characters. \
-                 scope \"conversation\" (default) searches this conversation, \"all\" every \
-                 conversation of this user. Returns at most maxResults matches (default \
-                 {DEFAULT_MAX_RESULTS}, 1–{MAX_RESULTS})."
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "Words to find (all must occur); punctuation and search operators are matched literally."
-                    },
-                    "days": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_DAYS,
-                        "description": "Only rows from the last N days (omit for all time)."
-                    },
-                    "maxResults": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_RESULTS,
-                        "description": "Most matches to return (default 10; clamped to 1–50)."
-                    },
-                    "scope": {
-                        "type": "string",
-                        "enum": ["conversation", "all"],
-                        "description": "\"conversation\" (default): this conversation; \"all\": all of your conversations."
-                    }
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        format!(
+            "Search the stored history (user and assistant messages, tool calls and tool \
+             results, including parts already summarized) for words, newest first. Each \
+             match shows the conversation title, the time (UTC), the matching row marked \
+             with → and one row before and after, each cut to 300 characters. \
+             scope \"conversation\" (default) searches this conversation, \"all\" every \
+             conversation of this user. Returns at most maxResults matches (default \
+             {DEFAULT_MAX_RESULTS}, 1–{MAX_RESULTS})."
+        )
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        match self.run(args, context).await {
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        context.conversation_id.is_none().then(|| {
+            ToolOutcome::error(format!(
+                "Error: {NAME} has no conversation context: it only works inside a \
+                 conversation turn."
+            ))
+        })
+    }
+
+    async fn run(&self, args: SearchArgs, context: &ToolContext) -> ToolOutcome {
+        match self.search(args, context).await {
             Ok(text) => ToolOutcome::ok(text),
             Err(outcome) => outcome,
         }

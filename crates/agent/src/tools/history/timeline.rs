@@ -4,15 +4,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::Store;
 use smallebot_core::rules::truncation::truncate_tool_result;
 use smallebot_core::time::format_timestamp;
 
-use crate::tools::args::Args;
-use crate::tools::registry::Tool;
+use crate::tools::typed::{self, TypedTool};
 
 pub(super) const NAME: &str = "ReadConversationData";
 
@@ -95,18 +96,10 @@ impl ReadConversationData {
         }
     }
 
-    async fn run(&self, args: &Args, context: &ToolContext) -> Result<String, String> {
-        let id = context.conversation_id.ok_or_else(|| {
-            format!("Error: {NAME} has no conversation context: it only works inside a conversation turn.")
-        })?;
-        let offset = args
-            .opt_u64("offset")
-            .map_err(|e| e.to_string())?
-            .unwrap_or(0);
-        let limit = args
-            .opt_u64("limit")
-            .map_err(|e| e.to_string())?
-            .unwrap_or(CONVERSATION_DATA_DEFAULT_ROWS);
+    async fn read(&self, args: TimelineArgs, context: &ToolContext) -> Result<String, String> {
+        let id = context.conversation_id.ok_or_else(no_context)?;
+        let offset = args.offset.unwrap_or(0);
+        let limit = args.limit.unwrap_or(CONVERSATION_DATA_DEFAULT_ROWS);
         if !(1..=CONVERSATION_DATA_MAX_ROWS).contains(&limit) {
             return Err(format!(
                 "Error: {NAME}: limit must be between 1 and {CONVERSATION_DATA_MAX_ROWS}, got {limit}."
@@ -186,8 +179,28 @@ fn document(
     })
 }
 
+/// The answer outside a conversation.
+fn no_context() -> String {
+    format!("Error: {NAME} has no conversation context: it only works inside a conversation turn.")
+}
+
+/// `ReadConversationData`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TimelineArgs {
+    /// First row to return (0 = the oldest). Default 0.
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>")]
+    pub offset: Option<u64>,
+    /// Most rows to return (fewer when they do not fit the page). Default 100.
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>", range(min = 1, max = CONVERSATION_DATA_MAX_ROWS))]
+    pub limit: Option<u64>,
+}
+
 #[async_trait]
-impl Tool for ReadConversationData {
+impl TypedTool for ReadConversationData {
+    type Args = TimelineArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -196,37 +209,24 @@ impl Tool for ReadConversationData {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: NAME.into(),
-            description: "Read this conversation's stored timeline as JSON, a page at a time: \
-                          messages, tool calls (long texts cut), reasoning, and how often \
-                          each tool was called (toolCounts). Rows share one seq order. \
-                          totalRows and nextOffset say how to continue: call again with \
-                          offset = nextOffset until it is null."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "First row to return (0 = the oldest). Default 0."
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": CONVERSATION_DATA_MAX_ROWS,
-                        "description": "Most rows to return (fewer when they do not fit the page). Default 100."
-                    }
-                },
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        "Read this conversation's stored timeline as JSON, a page at a time: \
+         messages, tool calls (long texts cut), reasoning, and how often \
+         each tool was called (toolCounts). Rows share one seq order. \
+         totalRows and nextOffset say how to continue: call again with \
+         offset = nextOffset until it is null."
+            .into()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        match self.run(args, context).await {
+    fn unavailable(&self, context: &ToolContext) -> Option<ToolOutcome> {
+        context
+            .conversation_id
+            .is_none()
+            .then(|| ToolOutcome::error(no_context()))
+    }
+
+    async fn run(&self, args: TimelineArgs, context: &ToolContext) -> ToolOutcome {
+        match self.read(args, context).await {
             Ok(text) => ToolOutcome::ok(text),
             Err(text) => ToolOutcome::error(text),
         }

@@ -4,14 +4,15 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use tokio_util::sync::CancellationToken;
 
 use super::beneath::{self, Kind};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
-use crate::tools::{Args, Tool};
+use crate::tools::TypedTool;
 
 /// The most entries one `ListFiles` call returns.
 pub const LIST_MAX_ENTRIES: usize = 1000;
@@ -31,8 +32,18 @@ impl ListFiles {
     }
 }
 
+/// `ListFiles`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListFilesArgs {
+    /// Directory relative to the workspace root (default: the root).
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
 #[async_trait]
-impl Tool for ListFiles {
+impl TypedTool for ListFiles {
+    type Args = ListFilesArgs;
+
     fn name(&self) -> &str {
         "ListFiles"
     }
@@ -41,32 +52,16 @@ impl Tool for ListFiles {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().into(),
-            description: format!(
-                "List files and directories in the workspace, recursively (directories end \
-                 with '/', files show their size, symbolic links are not followed). At most \
-                 {LIST_MAX_ENTRIES} entries; list a subdirectory to see more."
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "Directory relative to the workspace root (default: the root)."
-                    }
-                },
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        format!(
+            "List files and directories in the workspace, recursively (directories end \
+             with '/', files show their size, symbolic links are not followed). At most \
+             {LIST_MAX_ENTRIES} entries; list a subdirectory to see more."
+        )
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        let path = match args.opt_string("path") {
-            Ok(path) => path.unwrap_or("").to_owned(),
-            Err(e) => return ToolOutcome::error(e.to_string()),
-        };
+    async fn run(&self, args: ListFilesArgs, context: &ToolContext) -> ToolOutcome {
+        let path = args.path.unwrap_or_default();
         let workspace = self.workspace.clone();
         let cancel = context.cancel.clone();
         run_blocking(context, move || list(&workspace, &path, &cancel)).await

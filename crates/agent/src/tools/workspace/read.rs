@@ -3,14 +3,16 @@
 use std::io::{Read, Seek};
 
 use async_trait::async_trait;
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use super::beneath::{self, Access};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};
-use crate::tools::{Args, Tool};
+use crate::tools::TypedTool;
+use crate::tools::typed;
 
 /// The most one `ReadFile` result holds, note included (the stored-result cap).
 pub const READ_MAX_BYTES: usize = 1024 * 1024;
@@ -35,8 +37,25 @@ impl ReadFile {
     }
 }
 
+/// `ReadFile`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// File path relative to the workspace root, e.g. 'notes/todo.md'.
+    pub path: String,
+    /// Number of lines to skip from the start (default 0).
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>")]
+    pub offset: Option<u64>,
+    /// Maximum number of lines to return (default: as many as fit in 1 MiB).
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
+    pub limit: Option<u64>,
+}
+
 #[async_trait]
-impl Tool for ReadFile {
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
+
     fn name(&self) -> &str {
         "ReadFile"
     }
@@ -45,48 +64,19 @@ impl Tool for ReadFile {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().into(),
-            description: "Read a text file in the workspace. Returns at most 1 MiB per call; \
-                          use offset and limit (in lines) to page through longer files. \
-                          Binary files are refused."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "File path relative to the workspace root, e.g. 'notes/todo.md'."
-                    },
-                    "offset": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "description": "Number of lines to skip from the start (default 0)."
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "Maximum number of lines to return (default: as many as fit in 1 MiB)."
-                    }
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        "Read a text file in the workspace. Returns at most 1 MiB per call; \
+         use offset and limit (in lines) to page through longer files. \
+         Binary files are refused."
+            .into()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        let (path, offset, limit) = match (
-            args.string("path"),
-            args.opt_u64("offset"),
-            args.opt_u64("limit"),
-        ) {
-            (Ok(path), Ok(offset), Ok(limit)) => (path.to_owned(), offset, limit),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                return ToolOutcome::error(e.to_string());
-            }
-        };
+    async fn run(&self, args: ReadFileArgs, context: &ToolContext) -> ToolOutcome {
+        let ReadFileArgs {
+            path,
+            offset,
+            limit,
+        } = args;
         if limit == Some(0) {
             return ToolOutcome::error(
                 "Error: ReadFile: 'limit' must be at least 1 (or left out to read as much as fits)",

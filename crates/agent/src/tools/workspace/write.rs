@@ -3,13 +3,14 @@
 use std::io::Write;
 
 use async_trait::async_trait;
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use super::beneath::{self, Access};
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
-use crate::tools::{Args, Tool};
+use crate::tools::TypedTool;
 
 /// How a file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,48 +61,46 @@ impl CreateDirectory {
     }
 }
 
-fn path_and_content_schema(name: &str, description: &str, content: &str) -> ToolSchema {
-    ToolSchema {
-        name: name.into(),
-        description: description.into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File path relative to the workspace root, e.g. 'notes/todo.md'."
-                },
-                "content": {"type": "string", "description": content}
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        }),
-    }
+/// `WriteFile`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// File path relative to the workspace root, e.g. 'notes/todo.md'.
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+/// `AppendFile`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AppendFileArgs {
+    /// File path relative to the workspace root, e.g. 'notes/todo.md'.
+    pub path: String,
+    /// The text to append.
+    pub content: String,
+}
+
+/// `CreateDirectory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateDirectoryArgs {
+    /// Directory path relative to the workspace root, e.g. 'notes/2024'.
+    pub path: String,
 }
 
 async fn write_call(
     workspace: &Workspace,
-    args: &Args,
+    path: String,
+    content: String,
     context: &ToolContext,
     mode: Mode,
 ) -> ToolOutcome {
-    let (path, content) = match (args.string("path"), args.string("content")) {
-        (Ok(path), Ok(content)) => (path.to_owned(), content.to_owned()),
-        (Err(e), _) | (_, Err(e)) => return ToolOutcome::error(e.to_string()),
-    };
     let workspace = workspace.clone();
     run_blocking(context, move || write(&workspace, &path, &content, mode)).await
 }
 
-/// What a call of a path tool writes: its `path` argument in the workspace.
-fn path_argument(workspace: &Workspace, args: &Args) -> Vec<String> {
-    args.string("path")
-        .map(|path| workspace.written_path(path))
-        .unwrap_or_default()
-}
-
 #[async_trait]
-impl Tool for WriteFile {
+impl TypedTool for WriteFile {
+    type Args = WriteFileArgs;
+
     fn name(&self) -> &str {
         "WriteFile"
     }
@@ -110,26 +109,32 @@ impl Tool for WriteFile {
         ToolTraits::MUTATING
     }
 
-    fn written_paths(&self, args: &Args) -> Vec<String> {
-        path_argument(&self.workspace, args)
+    fn written_paths(&self, args: &WriteFileArgs) -> Vec<String> {
+        self.workspace.written_path(&args.path)
     }
 
-    fn schema(&self) -> ToolSchema {
-        path_and_content_schema(
-            self.name(),
-            "Write a text file in the workspace, replacing it if it exists. Parent \
-             directories are created as needed.",
-            "The complete new content of the file.",
+    fn description(&self) -> String {
+        "Write a text file in the workspace, replacing it if it exists. Parent \
+         directories are created as needed."
+            .into()
+    }
+
+    async fn run(&self, args: WriteFileArgs, context: &ToolContext) -> ToolOutcome {
+        write_call(
+            &self.workspace,
+            args.path,
+            args.content,
+            context,
+            Mode::Replace,
         )
-    }
-
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        write_call(&self.workspace, args, context, Mode::Replace).await
+        .await
     }
 }
 
 #[async_trait]
-impl Tool for AppendFile {
+impl TypedTool for AppendFile {
+    type Args = AppendFileArgs;
+
     fn name(&self) -> &str {
         "AppendFile"
     }
@@ -138,21 +143,25 @@ impl Tool for AppendFile {
         ToolTraits::MUTATING
     }
 
-    fn written_paths(&self, args: &Args) -> Vec<String> {
-        path_argument(&self.workspace, args)
+    fn written_paths(&self, args: &AppendFileArgs) -> Vec<String> {
+        self.workspace.written_path(&args.path)
     }
 
-    fn schema(&self) -> ToolSchema {
-        path_and_content_schema(
-            self.name(),
-            "Append text to the end of a file in the workspace, creating the file (and its \
-             parent directories) if it does not exist. No newline is added.",
-            "The text to append.",
+    fn description(&self) -> String {
+        "Append text to the end of a file in the workspace, creating the file (and its \
+         parent directories) if it does not exist. No newline is added."
+            .into()
+    }
+
+    async fn run(&self, args: AppendFileArgs, context: &ToolContext) -> ToolOutcome {
+        write_call(
+            &self.workspace,
+            args.path,
+            args.content,
+            context,
+            Mode::Append,
         )
-    }
-
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        write_call(&self.workspace, args, context, Mode::Append).await
+        .await
     }
 }
 
@@ -236,7 +245,9 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
 }
 
 #[async_trait]
-impl Tool for CreateDirectory {
+impl TypedTool for CreateDirectory {
+    type Args = CreateDirectoryArgs;
+
     fn name(&self) -> &str {
         "CreateDirectory"
     }
@@ -245,35 +256,18 @@ impl Tool for CreateDirectory {
         ToolTraits::MUTATING
     }
 
-    fn written_paths(&self, args: &Args) -> Vec<String> {
-        path_argument(&self.workspace, args)
+    fn written_paths(&self, args: &CreateDirectoryArgs) -> Vec<String> {
+        self.workspace.written_path(&args.path)
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().into(),
-            description: "Create a directory in the workspace, with any missing parents \
-                          (like mkdir -p). Succeeds if it already exists."
-                .into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "Directory path relative to the workspace root, e.g. 'notes/2024'."
-                    }
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        "Create a directory in the workspace, with any missing parents \
+         (like mkdir -p). Succeeds if it already exists."
+            .into()
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        let path = match args.string("path") {
-            Ok(path) => path.to_owned(),
-            Err(e) => return ToolOutcome::error(e.to_string()),
-        };
+    async fn run(&self, args: CreateDirectoryArgs, context: &ToolContext) -> ToolOutcome {
+        let path = args.path;
         let workspace = self.workspace.clone();
         run_blocking(context, move || create_directory(&workspace, &path)).await
     }
