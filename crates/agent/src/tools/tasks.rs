@@ -10,8 +10,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use smallebot_application::ports::{PlanAccess, ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{
@@ -19,8 +17,12 @@ use smallebot_core::tasks::{
     TaskStoreError, added_result, error_result, list_result, ok_result, ok_task_result,
 };
 
+mod args;
+
+pub use args::{AddTaskArgs, CompleteTaskArgs, TaskIdArgs};
+
 use super::registry::Tool;
-use super::typed::{self, NoArgs, TypedTool};
+use super::typed::{NoArgs, TypedTool};
 
 /// All six task tools over one store, in the order they are offered to the model.
 #[must_use]
@@ -87,44 +89,6 @@ task_tool!(
     DeleteTask,
     PlanAccess::Edits
 );
-
-/// `StartTask`, `UncompleteTask` and `DeleteTask`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskIdArgs {
-    /// The task's id as returned by AddTask or ListTasks, e.g. "1".
-    #[serde(deserialize_with = "typed::lenient_string")]
-    #[schemars(with = "String")]
-    pub task_id: String,
-}
-
-/// `AddTask`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AddTaskArgs {
-    /// Short title of the step, e.g. "Load the CSV data".
-    pub title: String,
-    /// Optional details: what to do and what done looks like.
-    #[serde(default)]
-    pub description: Option<String>,
-    /// Optional ids of existing tasks that must be done before this one starts.
-    #[serde(default, deserialize_with = "typed::lenient_strings")]
-    #[schemars(with = "Option<Vec<String>>")]
-    pub depends_on: Vec<String>,
-}
-
-/// `CompleteTask`'s arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CompleteTaskArgs {
-    /// The task's id as returned by AddTask or ListTasks, e.g. "1".
-    #[serde(deserialize_with = "typed::lenient_string")]
-    #[schemars(with = "String")]
-    pub task_id: String,
-    /// Optional short notes on the outcome, e.g. "Loaded 1000 rows".
-    #[serde(default)]
-    pub notes: Option<String>,
-}
 
 /// The call's conversation, or the original app's "no conversation context" answer.
 fn turn_conversation(context: &ToolContext) -> Result<ConversationId, ToolOutcome> {
