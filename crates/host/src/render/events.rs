@@ -7,6 +7,7 @@ use smallebot_application::{Event, EventKind};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
+use smallebot_core::tasks::format_progress;
 
 use super::Style;
 use super::markdown::MarkdownLines;
@@ -306,11 +307,7 @@ impl<W: Write> EventPrinter<W> {
             } => self.last_usage = Some((*used, *window, *ratio, *exact, *reported)),
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
-                let progress = plan
-                    .lines()
-                    .find(|l| l.starts_with("Progress:"))
-                    .unwrap_or("changed");
-                let line = format!("  plan: {}", escape_controls(progress));
+                let line = format!("  plan: {}", format_progress(plan));
                 self.status_line(&style.dim(&line))?;
             }
             EventKind::TurnCompleted { .. } => {
