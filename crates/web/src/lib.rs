@@ -27,6 +27,11 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
+//! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
+//! maps the server's own types to them; docs/protocol.md says which fields a client may
+//! rely on), and every answer carries the protocol's version in the
+//! `smallebot-protocol` header.
+//!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
 //! token, when there are users), `403` (another
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy, or a
@@ -42,6 +47,7 @@ mod guard;
 mod markdown;
 mod routes;
 mod state;
+mod wire;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
@@ -51,7 +57,9 @@ use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::HeaderValue;
 use axum::middleware;
+use axum::response::Response;
 use axum::routing::{get, post, put};
 
 /// How many undelivered events one event stream may have before it is told to reload
@@ -130,9 +138,29 @@ pub fn router(state: WebState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/api/login", post(auth::login))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::map_response(protocol_version))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             guard::same_site,
         ))
         .with_state(state)
+}
+
+/// `event` in its wire form, as the event stream sends it (for other front ends that
+/// print events, e.g. `smallebot run --json`); `None` for an event the protocol has no
+/// form for.
+#[must_use]
+pub fn protocol_event(
+    event: &smallebot_application::Event,
+) -> Option<smallebot_protocol::events::Event> {
+    wire::events::event(event)
+}
+
+/// Marks an answer with the protocol's version (see `smallebot_protocol::PROTOCOL_VERSION`).
+async fn protocol_version(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        smallebot_protocol::VERSION_HEADER,
+        HeaderValue::from(smallebot_protocol::PROTOCOL_VERSION),
+    );
+    response
 }

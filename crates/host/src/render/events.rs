@@ -1,5 +1,5 @@
 //! Printing pipeline events: human-readable for the terminal, or one JSON object per
-//! line (`--json`).
+//! line (`--json`: each the protocol's event, as the web server streams it).
 
 use std::io::Write;
 
@@ -199,7 +199,12 @@ impl<W: Write> EventPrinter<W> {
     /// Writing failed.
     pub fn print(&mut self, event: &Event) -> std::io::Result<()> {
         if self.json {
-            let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
+            // The web stream's wire form (docs/protocol.md); an event without one is
+            // not printed.
+            let Some(wire) = smallebot_web::protocol_event(event) else {
+                return Ok(());
+            };
+            let line = serde_json::to_string(&wire).map_err(std::io::Error::other)?;
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }

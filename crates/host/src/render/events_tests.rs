@@ -40,7 +40,7 @@ fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
     let tasks = json["plan"]["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
     assert_eq!(tasks[1]["status"], "in_progress");
-    assert_eq!(tasks[2]["dependsOn"], serde_json::json!(["1", "2"]));
+    assert_eq!(tasks[2]["depends_on"], serde_json::json!(["1", "2"]));
 }
 
 /// Task 1 done, 2 in progress, 3 pending after both.
