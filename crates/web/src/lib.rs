@@ -133,6 +133,7 @@ pub fn router(state: WebState) -> Router {
         .route("/", get(page::index))
         .route("/assets/app.js", get(page::script))
         .route("/assets/models.js", get(page::models_script))
+        .route("/assets/plan.js", get(page::plan_script))
         .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
