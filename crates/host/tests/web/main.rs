@@ -17,5 +17,6 @@ mod browser_actions;
 mod browser_outage;
 mod models;
 mod outage;
+mod protocol;
 mod routes;
 mod streams;
