@@ -154,7 +154,7 @@ pub fn router(state: WebState) -> Router {
 pub fn protocol_event(
     event: &smallebot_application::Event,
 ) -> Option<smallebot_protocol::events::Event> {
-    wire::events::event(event)
+    wire::events::event(event.clone())
 }
 
 /// Marks an answer with the protocol's version (see `smallebot_protocol::PROTOCOL_VERSION`).

@@ -112,7 +112,7 @@ async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
             event = subscription.recv() => match event {
                 Some(event) => {
                     // An event with no wire form (yet) is not sent.
-                    if let Some(sent) = sse(&event) {
+                    if let Some(sent) = sse(event) {
                         return Some((Ok(sent), Phase::Live(subscription, confirmations)));
                     }
                 }
@@ -144,11 +144,11 @@ fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
 
 /// An event as SSE, its `seq` as id and its protocol form as data; `None` for an event
 /// the protocol has no form for.
-fn sse(event: &Event) -> Option<SseEvent> {
+fn sse(event: Event) -> Option<SseEvent> {
     let sent = wire::events::event(event)?;
     Some(
         SseEvent::default()
-            .id(event.seq.to_string())
+            .id(sent.seq.to_string())
             .data(json(&sent)),
     )
 }

@@ -9,42 +9,43 @@ use smallebot_protocol::plan::{Plan, PlanTask, ToolUse};
 use crate::confirm::PendingConfirmation;
 
 /// The event as the stream sends it; `None` for an event the protocol has no form for
-/// (a kind added inside the server before the protocol names it).
-pub(crate) fn event(event: &Event) -> Option<wire::Event> {
+/// (a kind added inside the server before the protocol names it). Takes the event, so
+/// its texts move to the wire without a copy.
+pub(crate) fn event(event: Event) -> Option<wire::Event> {
     Some(wire::Event::new(
         event.conversation_id.to_string(),
         event.turn_id.map(|t| t.to_string()),
         event.seq,
-        kind(&event.kind)?,
+        kind(event.kind)?,
     ))
 }
 
 /// What happened, in the protocol's words.
-fn kind(kind: &EventKind) -> Option<wire::EventKind> {
+fn kind(kind: EventKind) -> Option<wire::EventKind> {
     use wire::EventKind as W;
     Some(match kind {
         EventKind::TurnStarted => W::TurnStarted,
-        EventKind::TextDelta { text } => W::TextDelta { text: text.clone() },
-        EventKind::ReasoningDelta { text } => W::ReasoningDelta { text: text.clone() },
+        EventKind::TextDelta { text } => W::TextDelta { text },
+        EventKind::ReasoningDelta { text } => W::ReasoningDelta { text },
         EventKind::Retrying {
             attempt,
             max,
             reason,
             delay_ms,
         } => W::Retrying {
-            attempt: *attempt,
-            max: *max,
-            reason: reason.clone(),
-            delay_ms: *delay_ms,
+            attempt,
+            max,
+            reason,
+            delay_ms,
         },
         EventKind::ToolCallStarted {
             call_id,
             tool_name,
             arguments,
         } => W::ToolCallStarted {
-            call_id: call_id.clone(),
-            tool_name: tool_name.clone(),
-            arguments: arguments.clone(),
+            call_id,
+            tool_name,
+            arguments,
         },
         EventKind::ToolCallCompleted {
             call_id,
@@ -52,13 +53,13 @@ fn kind(kind: &EventKind) -> Option<wire::EventKind> {
             status,
             result,
         } => W::ToolCallCompleted {
-            call_id: call_id.clone(),
-            tool_name: tool_name.clone(),
-            status: tool_status(*status),
-            result: result.clone(),
+            call_id,
+            tool_name,
+            status: tool_status(status),
+            result,
         },
         EventKind::CompressionStarted { trigger: t } => W::CompressionStarted {
-            trigger: trigger(*t),
+            trigger: trigger(t),
         },
         EventKind::CompressionCompleted {
             trigger: t,
@@ -67,11 +68,11 @@ fn kind(kind: &EventKind) -> Option<wire::EventKind> {
             tokens_before,
             tokens_after,
         } => W::CompressionCompleted {
-            trigger: trigger(*t),
-            ok: *ok,
-            detail: detail.clone(),
-            tokens_before: *tokens_before,
-            tokens_after: *tokens_after,
+            trigger: trigger(t),
+            ok,
+            detail,
+            tokens_before,
+            tokens_after,
         },
         EventKind::ContextUsage {
             used,
@@ -80,24 +81,18 @@ fn kind(kind: &EventKind) -> Option<wire::EventKind> {
             exact,
             reported,
         } => W::ContextUsage {
-            used: *used,
-            window: *window,
-            ratio: *ratio,
-            exact: *exact,
-            reported: *reported,
+            used,
+            window,
+            ratio,
+            exact,
+            reported,
         },
-        EventKind::TaskListChanged { plan: list } => W::TaskListChanged { plan: plan(list) },
-        EventKind::TitleChanged { title } => W::TitleChanged {
-            title: title.clone(),
-        },
-        EventKind::Warning { message } => W::Warning {
-            message: message.clone(),
-        },
-        EventKind::TurnCompleted { text } => W::TurnCompleted { text: text.clone() },
+        EventKind::TaskListChanged { plan: list } => W::TaskListChanged { plan: plan(&list) },
+        EventKind::TitleChanged { title } => W::TitleChanged { title },
+        EventKind::Warning { message } => W::Warning { message },
+        EventKind::TurnCompleted { text } => W::TurnCompleted { text },
         EventKind::TurnCancelled => W::TurnCancelled,
-        EventKind::TurnFailed { error } => W::TurnFailed {
-            error: error.clone(),
-        },
+        EventKind::TurnFailed { error } => W::TurnFailed { error },
         _ => return None,
     })
 }
@@ -201,7 +196,7 @@ mod tests {
             tasks: vec![first, second],
         };
         let (conversation, turn) = (ConversationId::new(), TurnId::new());
-        let sent = event(&Event::new(
+        let sent = event(Event::new(
             conversation,
             Some(turn),
             7,
@@ -255,7 +250,7 @@ mod tests {
             ),
         ];
         for (kind, mut expected) in cases {
-            let sent = event(&Event::new(id, None, 1, kind.clone()))
+            let sent = event(Event::new(id, None, 1, kind.clone()))
                 .and_then(|e| serde_json::to_value(e).ok());
             expected["conversation_id"] = id.to_string().into();
             expected["seq"] = 1.into();
