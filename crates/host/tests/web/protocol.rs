@@ -118,3 +118,39 @@ async fn the_plan_travels_as_data_in_events_and_the_timeline() {
         serde_json::from_value(s.get_json("/api/conversations").await).unwrap();
     assert_eq!(list[0].id, id);
 }
+
+#[tokio::test]
+async fn a_corrupt_task_file_is_said_in_the_timeline_not_shown_as_no_tasks() {
+    let tasks = tempfile::tempdir().unwrap();
+    let store = smallebot_infrastructure::FileTaskStore::new(tasks.path().to_path_buf());
+    let task_dir = tasks.path().to_path_buf();
+    let s = Server::start_custom(
+        move |agent| {
+            agent.task_store(Arc::new(smallebot_infrastructure::FileTaskStore::new(
+                task_dir,
+            )))
+        },
+        |web| web,
+    )
+    .await;
+    let id = s.create().await;
+    let timeline: Timeline =
+        serde_json::from_value(s.get_json(&format!("/api/conversations/{id}")).await).unwrap();
+    assert_eq!(
+        (timeline.plan, timeline.plan_error),
+        (None, None),
+        "no tasks yet"
+    );
+
+    let path = store.path_of(id.parse().unwrap());
+    std::fs::write(&path, "{ not json").unwrap();
+    let timeline: Timeline =
+        serde_json::from_value(s.get_json(&format!("/api/conversations/{id}")).await).unwrap();
+    assert_eq!(timeline.plan, None);
+    let error = timeline.plan_error.unwrap();
+    assert!(
+        error.starts_with(smallebot_core::tasks::CORRUPT_TASK_FILE)
+            && error.contains(&path.display().to_string()),
+        "{error}"
+    );
+}
