@@ -1,10 +1,10 @@
 //! Rewriting the end of a conversation: edit a user message, regenerate an answer (each
 //! run to its end, or started with a [`TurnHandle`]), undo the last turn.
 
+use std::sync::Arc;
+
 use smallebot_core::entities::{HistoryRow, Role, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
-
-use std::sync::Arc;
 
 use super::super::lease;
 use super::super::settings::SendOptions;
