@@ -139,11 +139,12 @@ pub fn router(state: WebState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/api/login", post(auth::login))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::map_response(protocol_version))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             guard::same_site,
         ))
+        // Outermost: every answer, a refusal of the guard's included.
+        .layer(middleware::map_response(protocol_version))
         .with_state(state)
 }
 

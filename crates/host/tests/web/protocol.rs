@@ -34,6 +34,19 @@ async fn every_answer_carries_the_protocol_version() {
             "{path}"
         );
     }
+    // A request for another host is refused before any route, with the version too.
+    let refused = s
+        .http
+        .get(s.url("/api/conversations"))
+        .header("host", "elsewhere.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    assert_eq!(
+        refused.headers()[VERSION_HEADER],
+        PROTOCOL_VERSION.to_string().as_str()
+    );
 }
 
 #[tokio::test]
