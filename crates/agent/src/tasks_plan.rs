@@ -4,7 +4,7 @@
 //!   [`format_plan`] of the conversation's list, or nothing when it has no tasks.
 //! - What a finished call means for the list is what its tool declares
 //!   ([`ToolEffects`]), never guessed from its name: a successful call of a tool that
-//!   edits the task list changed it, and the new plan is returned so the pipeline emits
+//!   edits the task list changed it, and the new list is returned so the pipeline emits
 //!   `TaskListChanged`; a tool that only reads the list changes nothing.
 //! - Any other finished call is recorded on the task in progress, if there is one:
 //!   tool, arguments, result cut at 200 characters, timestamp, and — when it succeeded —
@@ -53,13 +53,13 @@ impl TaskPlanService {
         }
     }
 
-    /// Records a call on the task in progress; the new plan if recorded.
+    /// Records a call on the task in progress; the new list if recorded.
     async fn record(
         &self,
         conversation_id: ConversationId,
         call: &ToolCall,
         written_paths: &[String],
-    ) -> Option<String> {
+    ) -> Option<TaskList> {
         // Most calls happen with no task in progress: find that out without the lock.
         self.load(conversation_id).await?.active_index()?;
         let args = parse_arguments(&call.arguments);
@@ -82,7 +82,7 @@ impl TaskPlanService {
             )
             .await;
         match update {
-            Ok(update) if update.written => Some(format_plan(&update.list)),
+            Ok(update) if update.written => Some(update.list),
             Ok(_) => None,
             Err(error) => {
                 tracing::warn!(%conversation_id, %error, "cannot record the tool call on the task in progress");
@@ -116,15 +116,19 @@ impl TaskPlan for TaskPlanService {
         }
     }
 
+    async fn task_list(&self, conversation_id: ConversationId) -> Result<TaskList, TaskStoreError> {
+        self.store.load(conversation_id).await
+    }
+
     async fn tool_call_finished(
         &self,
         conversation_id: ConversationId,
         call: &ToolCall,
         effects: &ToolEffects,
-    ) -> Option<String> {
+    ) -> Option<TaskList> {
         match effects.traits.plan {
             PlanAccess::Edits if call.status == ToolCallStatus::Ok => {
-                self.load(conversation_id).await.map(|l| format_plan(&l))
+                self.load(conversation_id).await
             }
             PlanAccess::Edits | PlanAccess::Reads => None, // nothing changed
             _ => {

@@ -198,7 +198,7 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
     let mut changes = Vec::new();
     for event in h.drain_events() {
         if let EventKind::TaskListChanged { plan, .. } = event {
-            changes.push(plan);
+            changes.push(smallebot_core::tasks::format_plan(&plan));
         }
     }
     assert_eq!(changes.len(), 10, "{changes:#?}");

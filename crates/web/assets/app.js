@@ -250,7 +250,7 @@ async function refresh() {
   state.reasoning = null;
   // A title generated while the timeline was on its way came as an event: keep it.
   if (state.titles === titles) $("title").textContent = timeline.conversation.title;
-  $("plan").textContent = timeline.plan || "No tasks yet.";
+  renderPlan(timeline.plan, timeline.plan_error);
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
@@ -346,7 +346,7 @@ function onEvent(event) {
       if (!event.ok) showError(`Compression did not summarize anything: ${event.detail}`);
       break;
     case "TaskListChanged":
-      $("plan").textContent = event.plan;
+      renderPlan(event.plan);
       break;
     case "TitleChanged":
       state.titles += 1;

@@ -16,10 +16,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use smallebot_application::ConversationService;
 use smallebot_core::RepositoryError;
+use smallebot_protocol::api::{LoggedIn, LoginBody};
 
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -164,13 +164,6 @@ async fn user_for(users: &dyn TokenUsers, headers: &HeaderMap) -> Result<Arc<str
     }
 }
 
-/// The body of `POST /api/login`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LoginBody {
-    token: String,
-}
-
 /// `POST /api/login`: `{"token"}` — when it is a user's, answers `{"user"}` and sets
 /// the HttpOnly cookie the page's later requests carry.
 pub(crate) async fn login(
@@ -179,7 +172,8 @@ pub(crate) async fn login(
 ) -> Result<Response, ApiError> {
     let Json(body) = body?;
     let Some(users) = &state.users else {
-        return Ok(Json(serde_json::json!({ "user": &*state.user_name })).into_response());
+        let user = state.user_name.to_string();
+        return Ok(Json(LoggedIn { user }).into_response());
     };
     let mut headers = HeaderMap::new();
     headers.insert(
@@ -197,7 +191,9 @@ pub(crate) async fn login(
     Ok((
         StatusCode::OK,
         [(SET_COOKIE, cookie)],
-        Json(serde_json::json!({ "user": &*user })),
+        Json(LoggedIn {
+            user: user.to_string(),
+        }),
     )
         .into_response())
 }

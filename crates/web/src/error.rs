@@ -137,7 +137,9 @@ impl From<JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(serde_json::json!({ "error": self.message }));
+        let body = Json(smallebot_protocol::api::ErrorBody {
+            error: self.message,
+        });
         (self.status, body).into_response()
     }
 }

@@ -27,6 +27,11 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
+//! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
+//! maps the server's own types to them; docs/protocol.md says which fields a client may
+//! rely on), and every answer carries the protocol's version in the
+//! `smallebot-protocol` header.
+//!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
 //! token, when there are users), `403` (another
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy, or a
@@ -42,6 +47,7 @@ mod guard;
 mod markdown;
 mod routes;
 mod state;
+mod wire;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
@@ -51,7 +57,9 @@ use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::HeaderValue;
 use axum::middleware;
+use axum::response::Response;
 use axum::routing::{get, post, put};
 
 /// How many undelivered events one event stream may have before it is told to reload
@@ -125,6 +133,7 @@ pub fn router(state: WebState) -> Router {
         .route("/", get(page::index))
         .route("/assets/app.js", get(page::script))
         .route("/assets/models.js", get(page::models_script))
+        .route("/assets/plan.js", get(page::plan_script))
         .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
@@ -134,5 +143,26 @@ pub fn router(state: WebState) -> Router {
             state.clone(),
             guard::same_site,
         ))
+        // Outermost: every answer, a refusal of the guard's included.
+        .layer(middleware::map_response(protocol_version))
         .with_state(state)
+}
+
+/// `event` in its wire form, as the event stream sends it (for other front ends that
+/// print events, e.g. `smallebot run --json`); `None` for an event the protocol has no
+/// form for.
+#[must_use]
+pub fn protocol_event(
+    event: &smallebot_application::Event,
+) -> Option<smallebot_protocol::events::Event> {
+    wire::events::event(event.clone())
+}
+
+/// Marks an answer with the protocol's version (see `smallebot_protocol::PROTOCOL_VERSION`).
+async fn protocol_version(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        smallebot_protocol::VERSION_HEADER,
+        HeaderValue::from(smallebot_protocol::PROTOCOL_VERSION),
+    );
+    response
 }

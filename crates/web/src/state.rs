@@ -88,9 +88,9 @@ impl WebState {
     /// [`TURN_STARTS_PER_CPU`](crate::TURN_STARTS_PER_CPU) for each CPU the process may
     /// use). A start —
     /// sending a message, editing one, regenerating an answer — holds its place from
-    /// the request until its turn is stored (the turn's first event: `TurnStarted`, or
-    /// `CompressionStarted` when it compresses first, so a summary's model call never
-    /// holds a place). Further starts wait in order. Under a burst this keeps the turns
+    /// the request until the service says its turn is stored, or until the
+    /// conversation's first event when that comes sooner (`CompressionStarted` when it
+    /// compresses first, so a summary's model call never holds a place). Further starts wait in order. Under a burst this keeps the turns
     /// already running from queueing behind hundreds of starts; a client that goes away
     /// while waiting starts nothing.
     #[must_use]

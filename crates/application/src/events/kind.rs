@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::tasks::TaskList;
 
 /// Why a compression ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,8 +104,8 @@ pub enum EventKind {
     },
     /// The conversation's task list (plan) changed.
     TaskListChanged {
-        /// The plan as displayed.
-        plan: String,
+        /// The whole new list; each consumer renders it (`format_plan` for text).
+        plan: TaskList,
     },
     /// The conversation got a (new) title.
     TitleChanged {

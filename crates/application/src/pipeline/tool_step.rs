@@ -78,11 +78,11 @@ impl TurnRun<'_> {
         });
         if let Some(plan) = &context.plan {
             let effects = context.tools.effects(invocation).unwrap_or_default();
-            if let Some(plan_text) = plan
+            if let Some(list) = plan
                 .tool_call_finished(self.turn.conversation_id, &stored, &effects)
                 .await
             {
-                self.emit(EventKind::TaskListChanged { plan: plan_text });
+                self.emit(EventKind::TaskListChanged { plan: list });
             }
         }
         Ok(())

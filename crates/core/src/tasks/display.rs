@@ -23,14 +23,7 @@ use super::model::{Task, TaskList, TaskStatus};
 /// breaks inside notes become spaces. An empty list prints `  (no tasks)`.
 #[must_use]
 pub fn format_plan(list: &TaskList) -> String {
-    let total = list.tasks.len();
-    let done = list.tasks.iter().filter(|t| t.is_done()).count();
-    let percent = if total == 0 {
-        0.0
-    } else {
-        count_f64(done) * 100.0 / count_f64(total)
-    };
-    let mut out = format!("Plan:\nProgress: {done}/{total} ({percent:.1}%)");
+    let mut out = format!("Plan:\n{}", format_progress(list));
     if list.tasks.is_empty() {
         out.push_str("\n  (no tasks)");
     }
@@ -38,6 +31,20 @@ pub fn format_plan(list: &TaskList) -> String {
         write_task(&mut out, task);
     }
     out
+}
+
+/// The plan's progress line, `Progress: 1/3 (33.3%)` (what the terminal prints while a
+/// turn changes the plan).
+#[must_use]
+pub fn format_progress(list: &TaskList) -> String {
+    let total = list.tasks.len();
+    let done = list.tasks.iter().filter(|t| t.is_done()).count();
+    let percent = if total == 0 {
+        0.0
+    } else {
+        count_f64(done) * 100.0 / count_f64(total)
+    };
+    format!("Progress: {done}/{total} ({percent:.1}%)")
 }
 
 fn count_f64(n: usize) -> f64 {
@@ -87,8 +94,10 @@ fn or_dash(text: String) -> String {
     }
 }
 
-/// `ReadFile (1 call), ExecuteCommand (2 calls)`, in order of first use.
-fn tool_summary(task: &Task) -> String {
+/// The tools called while `task` was in progress, each once with its number of calls,
+/// in order of first use.
+#[must_use]
+pub fn tool_counts(task: &Task) -> Vec<(&str, usize)> {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for entry in &task.tool_history {
         match counts.iter_mut().find(|(name, _)| *name == entry.tool) {
@@ -97,6 +106,11 @@ fn tool_summary(task: &Task) -> String {
         }
     }
     counts
+}
+
+/// `ReadFile (1 call), ExecuteCommand (2 calls)`, in order of first use.
+fn tool_summary(task: &Task) -> String {
+    tool_counts(task)
         .iter()
         .map(|(name, count)| {
             format!(
@@ -154,6 +168,25 @@ Progress: 1/3 (33.3%)
   2: [→] Process data (depends on: [1])
   3: [ ] Report (depends on: [1, 2])";
         assert_eq!(format_plan(&list), expected);
+    }
+
+    #[test]
+    fn counts_tools_in_order_of_first_use_and_prints_progress() {
+        let mut first = task("1", "a", TaskStatus::Done, &[]);
+        first.tool_history = vec![call("ReadFile"), call("Exec"), call("ReadFile")];
+        assert_eq!(tool_counts(&first), [("ReadFile", 2), ("Exec", 1)]);
+        assert!(tool_counts(&task("2", "b", TaskStatus::Pending, &[])).is_empty());
+        let cases = [
+            (vec![], "Progress: 0/0 (0.0%)"),
+            (vec![first.clone()], "Progress: 1/1 (100.0%)"),
+            (
+                vec![first, task("2", "b", TaskStatus::Blocked, &[])],
+                "Progress: 1/2 (50.0%)",
+            ),
+        ];
+        for (tasks, expected) in cases {
+            assert_eq!(format_progress(&TaskList { tasks }), expected);
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Printing pipeline events: human-readable for the terminal, or one JSON object per
-//! line (`--json`).
+//! line (`--json`: each the protocol's event, as the web server streams it).
 
 use std::io::Write;
 
@@ -7,6 +7,7 @@ use smallebot_application::{Event, EventKind};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
+use smallebot_core::tasks::format_progress;
 
 use super::Style;
 use super::markdown::MarkdownLines;
@@ -198,7 +199,12 @@ impl<W: Write> EventPrinter<W> {
     /// Writing failed.
     pub fn print(&mut self, event: &Event) -> std::io::Result<()> {
         if self.json {
-            let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
+            // The web stream's wire form (docs/protocol.md); an event without one is
+            // not printed.
+            let Some(wire) = smallebot_web::protocol_event(event) else {
+                return Ok(());
+            };
+            let line = serde_json::to_string(&wire).map_err(std::io::Error::other)?;
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
@@ -306,11 +312,7 @@ impl<W: Write> EventPrinter<W> {
             } => self.last_usage = Some((*used, *window, *ratio, *exact, *reported)),
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
-                let progress = plan
-                    .lines()
-                    .find(|l| l.starts_with("Progress:"))
-                    .unwrap_or("changed");
-                let line = format!("  plan: {}", escape_controls(progress));
+                let line = format!("  plan: {}", format_progress(plan));
                 self.status_line(&style.dim(&line))?;
             }
             EventKind::TurnCompleted { .. } => {

@@ -21,7 +21,7 @@ fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
         None,
         1,
         EventKind::TaskListChanged {
-            plan: "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b".into(),
+            plan: three_tasks(),
         },
     );
     let mut out = Vec::new();
@@ -37,10 +37,22 @@ fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
         .print(&event)
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(
-        json["plan"],
-        "Plan:\nProgress: 1/3 (33.3%)\n  1: [✓] a\n  2: [→] b"
-    );
+    let tasks = json["plan"]["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 3);
+    assert_eq!(tasks[1]["status"], "in_progress");
+    assert_eq!(tasks[2]["depends_on"], serde_json::json!(["1", "2"]));
+}
+
+/// Task 1 done, 2 in progress, 3 pending after both.
+fn three_tasks() -> smallebot_core::tasks::TaskList {
+    use smallebot_core::tasks::{Task, TaskList, TaskStatus};
+    let mut tasks = vec![Task::new("1", "a", ""), Task::new("2", "b", "")];
+    tasks[0].set_status(TaskStatus::Done);
+    tasks[1].set_status(TaskStatus::InProgress);
+    let mut last = Task::new("3", "c", "");
+    last.depends_on = vec!["1".into(), "2".into()];
+    tasks.push(last);
+    TaskList { tasks }
 }
 
 #[test]

@@ -4,15 +4,19 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use smallebot_core::entities::{Conversation, HistoryRow, Role};
-use smallebot_core::ids::TurnId;
+use smallebot_application::ConversationService;
+use smallebot_core::entities::{HistoryRow, Role};
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
+use smallebot_protocol::api::{self, Conversation, RenameBody, Timeline, TimelineRow};
+use smallebot_protocol::plan::Plan;
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::markdown;
 use crate::state::WebState;
+use crate::wire;
 
 /// `GET /api/conversations`: the caller's conversations, newest first.
 pub(crate) async fn list(
@@ -24,7 +28,7 @@ pub(crate) async fn list(
         .store()
         .list_conversations(Some(&user.0))
         .await?;
-    Ok(Json(all))
+    Ok(Json(all.iter().map(wire::bodies::conversation).collect()))
 }
 
 /// `POST /api/conversations`: a new, empty conversation.
@@ -33,46 +37,10 @@ pub(crate) async fn create(
     UserService(service): UserService,
 ) -> Result<(StatusCode, Json<Conversation>), ApiError> {
     let created = service.create_conversation(&user.0).await?;
-    Ok((StatusCode::CREATED, Json(created)))
-}
-
-/// A row of the timeline, marked when compression has summarized it or its turn was
-/// undone.
-#[derive(Serialize)]
-pub(crate) struct TimelineRow {
-    /// Whether the row is covered by the conversation's summary.
-    summarized: bool,
-    /// Whether its turn was taken out of the context (`/undo`).
-    undone: bool,
-    /// An assistant message's Markdown as sanitized HTML.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    html: Option<String>,
-    #[serde(flatten)]
-    row: HistoryRow,
-}
-
-/// The conversation with every stored row.
-#[derive(Serialize)]
-pub(crate) struct Timeline {
-    conversation: Conversation,
-    rows: Vec<TimelineRow>,
-    /// Whether a turn runs now.
-    busy: bool,
-    /// The task list as the model sees it (statuses, dependencies, tool calls and
-    /// files of each task), when the conversation has one.
-    plan: Option<String>,
-    /// How full the context window is for the next request.
-    context: ContextUsage,
-    /// The id of the model the next turn runs on (`null` when there is no choice).
-    model: Option<String>,
-}
-
-/// The context estimate as the page shows it.
-#[derive(Serialize)]
-pub(crate) struct ContextUsage {
-    used: u64,
-    window: u64,
-    ratio: f64,
+    Ok((
+        StatusCode::CREATED,
+        Json(wire::bodies::conversation(&created)),
+    ))
 }
 
 /// `GET /api/conversations/{id}`: the conversation and its timeline.
@@ -96,35 +64,56 @@ pub(crate) async fn timeline(
         .collect();
     let busy = service.is_busy_anywhere(conversation.id).await?;
     let estimate = service.context_estimate(conversation.id).await?;
-    let plan = match service.plan() {
-        Some(plan) => plan.plan_text(conversation.id).await,
-        None => None,
-    };
+    let (plan, plan_error) = plan_of(&service, conversation.id).await;
     Ok(Json(Timeline {
         rows: rows
-            .into_iter()
+            .iter()
             .map(|row| TimelineRow {
                 summarized: row.seq() <= boundary,
                 undone: undone.contains(&row.turn_id()),
-                html: match &row {
+                html: match row {
                     HistoryRow::Message(m) if m.role == Role::Assistant => {
                         Some(markdown::to_safe_html(&m.content))
                     }
                     _ => None,
                 },
-                row,
+                row: wire::bodies::row(row),
             })
             .collect(),
         model: service.model_of(&conversation),
-        conversation,
+        conversation: wire::bodies::conversation(&conversation),
         busy,
         plan,
-        context: ContextUsage {
+        plan_error,
+        context: api::ContextUsage {
             used: estimate.used,
             window: estimate.window,
             ratio: estimate.ratio(),
+            exact: estimate.exact,
         },
     }))
+}
+
+/// The conversation's plan, when it has tasks; or why its task list cannot be read.
+async fn plan_of(
+    service: &ConversationService,
+    conversation_id: ConversationId,
+) -> (Option<Plan>, Option<String>) {
+    let Some(plan) = service.plan() else {
+        return (None, None);
+    };
+    match plan.task_list(conversation_id).await {
+        Ok(list) if list.tasks.is_empty() => (None, None),
+        Ok(list) => (Some(wire::events::plan(&list)), None),
+        // Said where the plan is shown, not hidden as "no tasks".
+        Err(error @ (TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. })) => {
+            (None, Some(format!("{CORRUPT_TASK_FILE} {error}")))
+        }
+        Err(error) => {
+            tracing::warn!(%conversation_id, %error, "cannot read the task list");
+            (None, None)
+        }
+    }
 }
 
 /// `DELETE /api/conversations/{id}`: deletes it and everything in it.
@@ -137,13 +126,6 @@ pub(crate) async fn delete(
     let conversation = own_conversation(&state, &user, &id).await?;
     service.delete_conversation(conversation.id).await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-/// The body of `PATCH /api/conversations/{id}`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RenameBody {
-    title: String,
 }
 
 /// The longest title accepted, in characters.
@@ -170,5 +152,5 @@ pub(crate) async fn rename(
         .get_conversation(conversation.id)
         .await?
         .ok_or_else(|| ApiError::not_found("conversation", &id))?;
-    Ok(Json(renamed))
+    Ok(Json(wire::bodies::conversation(&renamed)))
 }

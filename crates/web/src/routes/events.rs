@@ -9,6 +9,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::{Event, EventSubscription};
+use smallebot_protocol::events::ReloadEvent;
 use tokio::sync::watch;
 
 use super::own_conversation;
@@ -16,6 +17,7 @@ use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::state::WebState;
+use crate::wire;
 
 /// Where a stream is.
 enum Phase {
@@ -28,8 +30,9 @@ enum Phase {
     Done,
 }
 
-/// Streams the conversation's events: each as JSON (the envelope's ids and the
-/// event's `type` and fields) with its per-conversation sequence number as the SSE
+/// Streams the conversation's events: each as its protocol form
+/// (`smallebot_protocol::events::Event`: the envelope's ids and the event's `type` and
+/// fields) with its per-conversation sequence number as the SSE
 /// `id`. A client that sends `Last-Event-ID` first receives what it missed; one that
 /// does not, the running turn's events so far. When that is impossible (the events are
 /// no longer kept) or the client falls too far behind, it receives one `reload` event
@@ -94,27 +97,39 @@ async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
     let Phase::Live(mut subscription, mut confirmations) = phase else {
         return None;
     };
-    let question = async {
-        if let Some(watched) = confirmations.as_mut()
-            && watched.changed().await.is_ok()
-        {
-            return Some(watched.borrow_and_update().clone());
-        }
-        // No confirmer (or it is gone): only events.
-        std::future::pending().await
-    };
-    tokio::select! {
-        biased;
-        event = subscription.recv() => match event {
-            Some(event) => Some((Ok(sse(&event)), Phase::Live(subscription, confirmations))),
-            None if subscription.lagged() => Some((
-                Ok(reload("this stream fell too far behind the conversation")),
-                Phase::Done,
-            )),
-            None => None,
-        },
-        Some(pending) = question => {
-            Some((Ok(confirm(pending.as_ref())), Phase::Live(subscription, confirmations)))
+    loop {
+        let question = async {
+            if let Some(watched) = confirmations.as_mut()
+                && watched.changed().await.is_ok()
+            {
+                return Some(watched.borrow_and_update().clone());
+            }
+            // No confirmer (or it is gone): only events.
+            std::future::pending().await
+        };
+        tokio::select! {
+            biased;
+            event = subscription.recv() => match event {
+                Some(event) => {
+                    // An event with no wire form (yet) is not sent.
+                    if let Some(sent) = sse(event) {
+                        return Some((Ok(sent), Phase::Live(subscription, confirmations)));
+                    }
+                }
+                None if subscription.lagged() => {
+                    return Some((
+                        Ok(reload("this stream fell too far behind the conversation")),
+                        Phase::Done,
+                    ));
+                }
+                None => return None,
+            },
+            Some(pending) = question => {
+                return Some((
+                    Ok(confirm(pending.as_ref())),
+                    Phase::Live(subscription, confirmations),
+                ));
+            }
         }
     }
 }
@@ -122,30 +137,32 @@ async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
 /// A `confirm` event: the command waiting for an answer, or `ConfirmationClosed` once
 /// none waits.
 fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
-    let data = match pending {
-        Some(p) => serde_json::json!({
-            "type": "ConfirmationRequested",
-            "request_id": p.request_id,
-            "command": p.command,
-            "timeout_secs": p.timeout_secs,
-            "unconfined": p.unconfined,
-        }),
-        None => serde_json::json!({ "type": "ConfirmationClosed" }),
-    };
-    SseEvent::default().event("confirm").data(data.to_string())
+    SseEvent::default()
+        .event("confirm")
+        .data(json(&wire::events::confirm(pending)))
 }
 
-/// An event as SSE: its `seq` as id, its JSON as data.
-fn sse(event: &Event) -> SseEvent {
-    let data = serde_json::to_string(event).unwrap_or_else(|err| {
-        serde_json::json!({ "type": "Error", "error": err.to_string() }).to_string()
-    });
-    SseEvent::default().id(event.seq.to_string()).data(data)
+/// An event as SSE, its `seq` as id and its protocol form as data; `None` for an event
+/// the protocol has no form for.
+fn sse(event: Event) -> Option<SseEvent> {
+    let sent = wire::events::event(event)?;
+    Some(
+        SseEvent::default()
+            .id(sent.seq.to_string())
+            .data(json(&sent)),
+    )
 }
 
 /// The `reload` event: the client must reload the conversation and reconnect afresh.
 fn reload(reason: &str) -> SseEvent {
     SseEvent::default()
         .event("reload")
-        .data(serde_json::json!({ "type": "Reload", "reason": reason }).to_string())
+        .data(json(&ReloadEvent::new(reason)))
+}
+
+/// A protocol value as JSON text (its types always serialize).
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|err| {
+        serde_json::json!({ "type": "Error", "error": err.to_string() }).to_string()
+    })
 }

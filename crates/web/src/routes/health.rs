@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
-use serde_json::{Value, json};
 use smallebot_core::RepositoryError;
+use smallebot_protocol::api::Ready;
 
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -20,10 +20,10 @@ pub(crate) async fn healthz() -> &'static str {
 
 /// `{"ready": true}` when the database answers a trivial query within 2 s; `503` with
 /// the error otherwise (the page polls it during an outage to recover by itself).
-pub(crate) async fn readyz(State(state): State<WebState>) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn readyz(State(state): State<WebState>) -> Result<Json<Ready>, ApiError> {
     let store = state.service.store();
     match tokio::time::timeout(READY_WITHIN, store.ping()).await {
-        Ok(Ok(())) => Ok(Json(json!({ "ready": true }))),
+        Ok(Ok(())) => Ok(Json(Ready { ready: true })),
         // The probe's own action (a read of no conversation) would only confuse.
         Ok(Err(RepositoryError::Unavailable { message, .. })) => {
             Err(ApiError::unavailable(format!(

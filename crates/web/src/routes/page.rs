@@ -9,6 +9,7 @@ use axum::response::IntoResponse;
 const INDEX_HTML: &str = include_str!("../../assets/index.html");
 const APP_JS: &str = include_str!("../../assets/app.js");
 const MODELS_JS: &str = include_str!("../../assets/models.js");
+const PLAN_JS: &str = include_str!("../../assets/plan.js");
 const APP_CSS: &str = include_str!("../../assets/app.css");
 
 /// Only the server's own script, style and connections; no inline script, no framing.
@@ -39,6 +40,11 @@ pub(crate) async fn script() -> impl IntoResponse {
 /// `GET /assets/models.js`: the model picker.
 pub(crate) async fn models_script() -> impl IntoResponse {
     asset("text/javascript; charset=utf-8", MODELS_JS)
+}
+
+/// `GET /assets/plan.js`: the task drawer's rendering of the plan.
+pub(crate) async fn plan_script() -> impl IntoResponse {
+    asset("text/javascript; charset=utf-8", PLAN_JS)
 }
 
 /// `GET /assets/app.css`.

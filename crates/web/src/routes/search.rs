@@ -5,12 +5,13 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::Deserialize;
-use smallebot_core::entities::{SearchHit, SearchQuery, SearchScope};
+use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::rules::search_limits::{clamp_max_results, since_days_ago};
 
 use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::state::WebState;
+use crate::wire;
 
 /// The query string.
 #[derive(Deserialize)]
@@ -29,7 +30,7 @@ pub(crate) async fn search(
     State(state): State<WebState>,
     user: CurrentUser,
     params: Result<Query<SearchParams>, QueryRejection>,
-) -> Result<Json<Vec<SearchHit>>, ApiError> {
+) -> Result<Json<Vec<smallebot_protocol::api::SearchHit>>, ApiError> {
     let Query(params) = params.map_err(|rejection| {
         ApiError::bad_request(format!("bad search parameters: {}", rejection.body_text()))
     })?;
@@ -51,5 +52,6 @@ pub(crate) async fn search(
         since,
         limit: clamp_max_results(params.limit),
     };
-    Ok(Json(state.service.store().search(&query).await?))
+    let hits = state.service.store().search(&query).await?;
+    Ok(Json(hits.iter().map(wire::bodies::search_hit).collect()))
 }

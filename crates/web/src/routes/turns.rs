@@ -8,37 +8,23 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use smallebot_application::pipeline::{CompressionReport, NEW_CONVERSATION_TITLE};
-use smallebot_application::{
-    ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
-};
+use smallebot_application::{ConversationService, PipelineError, SendOptions, TurnHandle};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
-use tokio::task::JoinError;
+use smallebot_protocol::api::{
+    Cancelled, CompactBody, CompactReport, ConfirmationBody, Started, TextBody, Undone,
+};
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-
-/// The body of `POST …/messages` and of an edit.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TextBody {
-    text: String,
-}
-
-/// The answer to a started turn.
-#[derive(Serialize)]
-pub(crate) struct Started {
-    turn_id: TurnId,
-}
+use crate::wire;
 
 type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
 
 /// `POST /api/conversations/{id}/messages`: starts a turn and answers as soon as it is
 /// stored (`202` with its id); the turn runs on, its progress is in the events. Beside
-/// a new conversation's first turn the model is asked for a title.
+/// a new conversation's first turn the service asks the model for a title.
 pub(crate) async fn send(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -48,22 +34,17 @@ pub(crate) async fn send(
 ) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    let untitled = conversation.title == NEW_CONVERSATION_TITLE;
-    let started = start(&state, &service, conversation.id, move |service, id| async move {
-        service.send(id, &body.text, SendOptions::default()).await
-    })
-    .await?;
-    if untitled {
-        // The first message is stored: the title is asked for beside the turn.
-        let id = conversation.id;
-        tokio::spawn(async move {
-            if let Err(err) = service.generate_title(id).await {
-                // The title is a nicety: a failure leaves the fallback title.
-                tracing::warn!(%err, "generating a title failed");
-            }
-        });
-    }
-    Ok(started)
+    let options = SendOptions {
+        title: true,
+        ..SendOptions::default()
+    };
+    start(
+        &state,
+        &service,
+        conversation.id,
+        |service, id| async move { service.start(id, &body.text, options).await },
+    )
+    .await
 }
 
 /// `POST /api/conversations/{id}/messages/{message_id}/edit`: replaces a user message
@@ -85,9 +66,9 @@ pub(crate) async fn edit(
         &state,
         &service,
         conversation.id,
-        move |service, id| async move {
+        |service, id| async move {
             service
-                .edit_message(id, message_id, &body.text, SendOptions::default())
+                .start_edit(id, message_id, &body.text, SendOptions::default())
                 .await
         },
     )
@@ -111,28 +92,30 @@ pub(crate) async fn regenerate(
         &state,
         &service,
         conversation.id,
-        move |service, id| async move {
+        |service, id| async move {
             service
-                .regenerate(id, turn_id, SendOptions::default())
+                .start_regenerate(id, turn_id, SendOptions::default())
                 .await
         },
     )
     .await
 }
 
-/// Runs `turn` in the background and answers once it started (its `TurnStarted`
-/// event) or failed to start (busy, not found, …). It first waits for a place among
-/// the turns being started, and gives it up at the conversation's first event (see
-/// [`WebState::concurrent_turn_starts`]).
+/// Starts a turn with `begin` (one of the service's `start…`) and answers with its id
+/// once the service says it is stored. It first waits for a place among the turns being
+/// started ([`WebState::concurrent_turn_starts`]) and holds it until then — or only
+/// until the conversation's first event, a compression before the turn, so that a
+/// summary's model call holds no place. The turn runs on in the service; its events
+/// reach the page through the event stream.
 async fn start<F, Fut>(
     state: &WebState,
     service: &Arc<ConversationService>,
     conversation_id: ConversationId,
-    turn: F,
+    begin: F,
 ) -> StartedResponse
 where
     F: FnOnce(Arc<ConversationService>, ConversationId) -> Fut,
-    Fut: Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
+    Fut: Future<Output = Result<TurnHandle, PipelineError>>,
 {
     let mut place = Some(
         Arc::clone(&state.turn_starts)
@@ -141,46 +124,22 @@ where
             // Closed by `WebState::stop_taking_turns`.
             .map_err(|_| ApiError::from(PipelineError::ShuttingDown))?,
     );
-    let mut events = service.subscribe(conversation_id);
-    let mut task = tokio::spawn(turn(Arc::clone(service), conversation_id));
-    loop {
+    // Only to give the place up early; which event it is does not matter.
+    let mut progress = service.subscribe(conversation_id);
+    let started = begin(Arc::clone(service), conversation_id);
+    tokio::pin!(started);
+    let handle = loop {
         tokio::select! {
-            event = events.recv() => match event {
-                Some(event) if matches!(event.kind, EventKind::TurnStarted) => {
-                    if let Some(turn_id) = event.turn_id {
-                        return Ok((StatusCode::ACCEPTED, Json(Started { turn_id })));
-                    }
-                }
-                // Stored, or on to a summary's model call: the next start may begin.
-                Some(_) => drop(place.take()),
-                None => break,
-            },
-            finished = &mut task => return started(finished),
+            handle = &mut started => break handle?,
+            Some(_) = progress.recv(), if place.is_some() => drop(place.take()),
         }
-    }
-    started(task.await)
-}
-
-/// The answer once the turn's task ended before its start was seen.
-fn started(finished: Result<Result<TurnOutcome, PipelineError>, JoinError>) -> StartedResponse {
-    match finished {
-        Ok(Ok(outcome)) => Ok((
-            StatusCode::ACCEPTED,
-            Json(Started {
-                turn_id: outcome.turn_id,
-            }),
-        )),
-        Ok(Err(err)) => Err(err.into()),
-        Err(join) => Err(ApiError::internal(format!(
-            "the turn's task failed: {join}"
-        ))),
-    }
-}
-
-/// Whether a running turn was told to stop.
-#[derive(Serialize)]
-pub(crate) struct Cancelled {
-    cancelled: bool,
+    };
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Started {
+            turn_id: handle.turn_id.to_string(),
+        }),
+    ))
 }
 
 /// `POST /api/conversations/{id}/cancel`: cancels the running turn (its partial answer
@@ -197,13 +156,6 @@ pub(crate) async fn cancel(
     }))
 }
 
-/// The body of `POST …/compact` (may be empty).
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CompactBody {
-    focus: Option<String>,
-}
-
 /// `POST /api/conversations/{id}/compact`: summarizes the older turns now (the recent
 /// ones stay verbatim; nothing is deleted) and answers with what happened. `409`
 /// while a turn runs. Its progress is also in the events (`CompressionStarted`,
@@ -214,21 +166,14 @@ pub(crate) async fn compact(
     UserService(service): UserService,
     Path(id): Path<String>,
     body: Result<Option<Json<CompactBody>>, JsonRejection>,
-) -> Result<Json<CompressionReport>, ApiError> {
+) -> Result<Json<CompactReport>, ApiError> {
     let body = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
     let focus = body
         .and_then(|Json(b)| b.focus)
         .filter(|f| !f.trim().is_empty());
     let report = service.compact(conversation.id, focus.as_deref()).await?;
-    Ok(Json(report))
-}
-
-/// The answer of `POST …/undo`.
-#[derive(Serialize)]
-pub(crate) struct Undone {
-    /// The turn taken out of the context; `null` when none was left to undo.
-    turn_id: Option<TurnId>,
+    Ok(Json(wire::bodies::compact_report(&report)))
 }
 
 /// `POST /api/conversations/{id}/undo`: takes the last turn still in the context out of
@@ -244,16 +189,8 @@ pub(crate) async fn undo(
     let conversation = own_conversation(&state, &user, &id).await?;
     let turn = service.undo_last_turn(conversation.id).await?;
     Ok(Json(Undone {
-        turn_id: turn.map(|t| t.id),
+        turn_id: turn.map(|t| t.id.to_string()),
     }))
-}
-
-/// The body of `POST …/confirmation`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ConfirmationBody {
-    request_id: u64,
-    approve: bool,
 }
 
 /// `POST /api/conversations/{id}/confirmation`: approves or denies the command waiting

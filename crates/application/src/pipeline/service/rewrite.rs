@@ -1,5 +1,7 @@
-//! Rewriting the end of a conversation: edit a user message, regenerate an answer,
-//! undo the last turn.
+//! Rewriting the end of a conversation: edit a user message, regenerate an answer (each
+//! run to its end, or started with a [`TurnHandle`]), undo the last turn.
+
+use std::sync::Arc;
 
 use smallebot_core::entities::{HistoryRow, Role, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
@@ -8,6 +10,7 @@ use super::super::lease;
 use super::super::settings::SendOptions;
 use super::super::turn::TurnOutcome;
 use super::ConversationService;
+use super::start::{Stored, TurnHandle};
 use crate::error::PipelineError;
 
 impl ConversationService {
@@ -23,6 +26,43 @@ impl ConversationService {
         new_text: &str,
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
+        let stored = self
+            .store_edit(conversation_id, message_id, new_text, options)
+            .await?;
+        self.run_stored(stored).await
+    }
+
+    /// [`Self::edit_message`] as [`Self::start`] does a send: returns once the new turn
+    /// and its message are stored, with the turn's handle; the turn runs on in a task
+    /// of its own.
+    ///
+    /// # Errors
+    /// Before anything is stored: busy, empty text, unknown or summarized message,
+    /// shutting down, storage failures.
+    pub async fn start_edit(
+        self: &Arc<Self>,
+        conversation_id: ConversationId,
+        message_id: MessageId,
+        new_text: &str,
+        options: SendOptions,
+    ) -> Result<TurnHandle, PipelineError> {
+        let text = new_text.to_owned();
+        self.start_with(conversation_id, false, move |service| async move {
+            service
+                .store_edit(conversation_id, message_id, &text, options)
+                .await
+        })
+        .await
+    }
+
+    /// Stores an edit: the new message and its turn replace the old message's.
+    async fn store_edit(
+        &self,
+        conversation_id: ConversationId,
+        message_id: MessageId,
+        new_text: &str,
+        options: SendOptions,
+    ) -> Result<Stored, PipelineError> {
         if new_text.trim().is_empty() {
             return Err(PipelineError::EmptyMessage);
         }
@@ -51,8 +91,7 @@ impl ConversationService {
                 .edit_user_message(message_id, new_text, tokens, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
-            .await
+        Ok(Stored::rewritten(turn, guard, counts_exact))
     }
 
     /// Regenerates a turn's answer: its output and every later turn are discarded and
@@ -66,6 +105,40 @@ impl ConversationService {
         turn_id: TurnId,
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
+        let stored = self
+            .store_regeneration(conversation_id, turn_id, options)
+            .await?;
+        self.run_stored(stored).await
+    }
+
+    /// [`Self::regenerate`] as [`Self::start`] does a send: returns once the turn is
+    /// reset and running again (the handle's `turn_id` is `turn_id`); the turn runs on
+    /// in a task of its own.
+    ///
+    /// # Errors
+    /// Before anything is changed: busy, unknown or summarized turn, shutting down,
+    /// storage failures.
+    pub async fn start_regenerate(
+        self: &Arc<Self>,
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        options: SendOptions,
+    ) -> Result<TurnHandle, PipelineError> {
+        self.start_with(conversation_id, false, move |service| async move {
+            service
+                .store_regeneration(conversation_id, turn_id, options)
+                .await
+        })
+        .await
+    }
+
+    /// Resets a turn for its regeneration (its output and every later turn discarded).
+    async fn store_regeneration(
+        &self,
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        options: SendOptions,
+    ) -> Result<Stored, PipelineError> {
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let store = &self.context.store;
         let existing = store
@@ -82,8 +155,7 @@ impl ConversationService {
             store.reset_turn_for_regeneration(existing.id, owner)
         })
         .await?;
-        self.run_turn(turn, guard.cancel_token().clone(), None, counts_exact)
-            .await
+        Ok(Stored::rewritten(turn, guard, counts_exact))
     }
 
     /// Undoes the last turn still in the context (`/undo`): it stays stored, searchable

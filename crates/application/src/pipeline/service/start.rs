@@ -1,6 +1,7 @@
 //! Sending a message: [`ConversationService::start`] stores the turn and its message and
 //! hands back a [`TurnHandle`]; [`ConversationService::send`] also waits for its end.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
@@ -35,15 +36,29 @@ pub struct TurnHandle {
     pub title: Option<JoinHandle<Result<Option<String>, PipelineError>>>,
 }
 
-/// A turn stored and ready to run.
-struct Stored {
-    turn: Turn,
-    guard: ActiveGuard,
+/// A turn stored and ready to run (a send's, an edit's or a regeneration's).
+pub(super) struct Stored {
+    pub(super) turn: Turn,
+    pub(super) guard: ActiveGuard,
     /// The conversation as read before the turn, unless a compression changed it.
-    known: Option<Conversation>,
-    counts_exact: bool,
+    pub(super) known: Option<Conversation>,
+    pub(super) counts_exact: bool,
     /// Whether this turn gave a new conversation its fallback title.
-    titled: bool,
+    pub(super) titled: bool,
+}
+
+impl Stored {
+    /// An edited or regenerated turn: the conversation is read again when it runs, and
+    /// it never titles.
+    pub(super) fn rewritten(turn: Turn, guard: ActiveGuard, counts_exact: bool) -> Self {
+        Self {
+            turn,
+            guard,
+            known: None,
+            counts_exact,
+            titled: false,
+        }
+    }
 }
 
 impl ConversationService {
@@ -63,32 +78,48 @@ impl ConversationService {
         text: &str,
         options: SendOptions,
     ) -> Result<TurnHandle, PipelineError> {
+        let text = text.to_owned();
+        let wants_title = options.title;
+        self.start_with(conversation_id, wants_title, move |service| async move {
+            service.store_turn(conversation_id, &text, options).await
+        })
+        .await
+    }
+
+    /// Stores a turn with `store` in a task of its own, and returns once it is stored
+    /// with its handle; the turn then runs on in that task. A new conversation's title
+    /// is asked for beside it when `wants_title` and the turn gave the fallback title.
+    pub(super) async fn start_with<F, Fut>(
+        self: &Arc<Self>,
+        conversation_id: ConversationId,
+        wants_title: bool,
+        store: F,
+    ) -> Result<TurnHandle, PipelineError>
+    where
+        F: FnOnce(Arc<Self>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<Stored, PipelineError>> + Send,
+    {
         let events = self.subscribe(conversation_id);
         // Stored and run in a task of its own, so a caller that stops waiting (an
         // HTTP client gone) never leaves a stored turn without its runner.
         let (stored_tx, stored_rx) = oneshot::channel();
         let service = Arc::clone(self);
-        let text = text.to_owned();
         let end = tokio::spawn(async move {
-            let wants_title = options.title;
-            let Stored {
-                turn,
-                guard,
-                known,
-                counts_exact,
-                titled,
-            } = service.store_turn(conversation_id, &text, options).await?;
-            let title = (wants_title && titled).then(|| {
+            let stored = store(Arc::clone(&service)).await?;
+            let title = (wants_title && stored.titled).then(|| {
                 let titler = Arc::clone(&service);
-                tokio::spawn(async move { titler.generate_title(conversation_id).await })
+                tokio::spawn(async move {
+                    let title = titler.generate_title(conversation_id).await;
+                    if let Err(err) = &title {
+                        // The title is a nicety: a failure leaves the fallback title.
+                        tracing::warn!(%conversation_id, %err, "generating a title failed");
+                    }
+                    title
+                })
             });
             // Nobody waiting: the turn runs on all the same.
-            let _ = stored_tx.send((turn.id, title));
-            let outcome = service
-                .run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
-                .await;
-            drop(guard);
-            outcome
+            let _ = stored_tx.send((stored.turn.id, title));
+            service.run_stored(stored).await
         });
         match stored_rx.await {
             Ok((turn_id, title)) => Ok(TurnHandle {
@@ -107,6 +138,22 @@ impl ConversationService {
         }
     }
 
+    /// Runs a stored turn to its end; the conversation is free again once it returns.
+    pub(super) async fn run_stored(&self, stored: Stored) -> Result<TurnOutcome, PipelineError> {
+        let Stored {
+            turn,
+            guard,
+            known,
+            counts_exact,
+            ..
+        } = stored;
+        let outcome = self
+            .run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
+            .await;
+        drop(guard);
+        outcome
+    }
+
     /// Sends a user message and runs the turn to its end. The turn and the message are
     /// stored before the model is called. Model failures end the turn as failed (see
     /// the outcome), not as an error of this call. It never asks for a title.
@@ -120,16 +167,7 @@ impl ConversationService {
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
         let stored = self.store_turn(conversation_id, text, options).await?;
-        let outcome = self
-            .run_turn(
-                stored.turn,
-                stored.guard.cancel_token().clone(),
-                stored.known,
-                stored.counts_exact,
-            )
-            .await;
-        drop(stored.guard);
-        outcome
+        self.run_stored(stored).await
     }
 
     /// Marks the conversation busy, compresses first if the new message needs room,

@@ -4,10 +4,8 @@
 //! that was not stored; once the database is back the banner goes by itself, the
 //! conversation is loaded again and the draft can be sent and answered. Screenshots of
 //! the banner (phone and laptop widths) go to `target/ui-screenshots/`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod browser_support;
-mod common;
+use crate::browser_support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,8 +1,7 @@
 //! With users, every API request needs a user's token (header or cookie), and each
 //! user sees only their own conversations.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,8 +1,7 @@
 //! The JSON API against a real server on 127.0.0.1, driving the real pipeline with the
 //! scripted testkit model (the event stream is in `streams.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Server;
 use reqwest::StatusCode;

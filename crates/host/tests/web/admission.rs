@@ -1,9 +1,8 @@
 //! Turn starts wait for a place (`WebState::concurrent_turn_starts`): a start holds it
 //! only until its turn is stored, a summary's model call holds none, and a start whose
 //! client left while it waited starts nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,10 +2,9 @@
 //! confirmations, signing in. Each test drives what a person does against a real
 //! server and the scripted model, and saves a screenshot under
 //! `target/ui-screenshots/`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod browser_support;
-mod common;
+use crate::browser_support;
+use crate::common;
 
 use std::time::Duration;
 
@@ -78,8 +77,50 @@ async fn the_task_drawer_follows_the_plan_while_it_runs() {
         "document.getElementById('plan').textContent.includes('GetCurrentTime')",
     )
     .await;
+    // Rendered from the plan's fields: each task's status, dependencies and tools.
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#plan .progress').textContent"
+        )
+        .await,
+        "Progress: 0/2 (0.0%)"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#plan li[data-task-id=\"1\"]').dataset.status"
+        )
+        .await,
+        "in_progress"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#plan li[data-task-id=\"2\"] .depends').textContent"
+        )
+        .await,
+        " (depends on: 1)"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#plan li[data-task-id=\"1\"] .tools').textContent"
+        )
+        .await,
+        "Tools: GetCurrentTime (1 call)"
+    );
     wait_for(&page, "!document.getElementById('input').disabled").await;
-    // Reloaded from storage after the turn: the plan is still shown.
+    // Reloaded from storage after the turn: the plan is still shown, from the same
+    // fields.
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#plan li[data-task-id=\"2\"]').dataset.status"
+        )
+        .await,
+        "pending"
+    );
     let plan = eval(&page, "document.getElementById('plan').textContent").await;
     let plan = plan.as_str().unwrap();
     assert!(

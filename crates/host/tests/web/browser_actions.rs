@@ -3,10 +3,9 @@
 //! against a real server and the scripted model, and saves a screenshot under
 //! `target/ui-screenshots/`. (The task drawer, command confirmations and signing in
 //! are in `browser_access.rs`.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod browser_support;
-mod common;
+use crate::browser_support;
+use crate::common;
 
 use browser_support::{Chromium, click, eval, open_page, screenshot, send, type_into, wait_for};
 use common::Server;

@@ -1,7 +1,6 @@
 //! A database outage on a real PostgreSQL cluster stopped mid-run: API requests fail
 //! within seconds with `503` and say why, `/healthz` stays `200`, `/readyz` reports the
 //! database, and everything works again once the server is back.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

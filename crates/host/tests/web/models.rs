@@ -1,10 +1,9 @@
 //! The model picker: `GET /api/models`, a conversation's choice over the API, where its
 //! requests go, and the picker on the page in headless Chromium (with a screenshot
 //! under `target/ui-screenshots/`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod browser_support;
-mod common;
+use crate::browser_support;
+use crate::common;
 
 use browser_support::{Chromium, eval, open_page, screenshot, send, wait_for};
 use common::Server;

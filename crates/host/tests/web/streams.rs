@@ -1,9 +1,8 @@
 //! The event stream against a real server on 127.0.0.1: resuming after
 //! `Last-Event-ID`, the running turn replayed to a page opened mid-turn, a client that
 //! stops reading, and a command waiting for its confirmation on the stream.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! Edit, regenerate, rename, compact and search through the API, and that one user
 //! never reaches another's conversations.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,10 +2,9 @@
 //! hostile markup, Stop, reasoning, long results, search. Each test drives what a
 //! person does against a real server and the scripted model, and saves a screenshot
 //! under `target/ui-screenshots/`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod browser_support;
-mod common;
+use crate::browser_support;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,0 +1,22 @@
+//! The web app (`smallebot-web`) end to end: its routes, event streams and page (in
+//! headless Chromium) over real conversation services, built with the agent's assembly
+//! as `smallebot serve` builds them. They live in the host, which wires the agent to
+//! the web app, so that the web crate depends on the application and the protocol
+//! only — never on the agent, not even for its tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod browser_support;
+mod common;
+
+mod admission;
+mod api;
+mod auth;
+mod browser;
+mod browser_access;
+mod browser_actions;
+mod browser_outage;
+mod models;
+mod outage;
+mod protocol;
+mod routes;
+mod streams;

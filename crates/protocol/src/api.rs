@@ -1,0 +1,353 @@
+//! The JSON bodies of the HTTP API: what the routes answer and what they accept.
+//! Requests are refused (`400`) when they carry fields not listed here; answers may
+//! gain fields, which a client ignores.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::events::ToolCallStatus;
+use crate::plan::Plan;
+
+/// Every error answer: `{"error": "what went wrong and what to do"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorBody {
+    /// What went wrong and what to do.
+    pub error: String,
+}
+
+/// `POST /api/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginBody {
+    /// A user's token.
+    pub token: String,
+}
+
+/// The answer of `POST /api/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LoggedIn {
+    /// The user signed in.
+    pub user: String,
+}
+
+/// The answer of `GET /readyz`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Ready {
+    /// Always `true` (not ready is a `503` [`ErrorBody`]).
+    pub ready: bool,
+}
+
+/// A conversation (`GET /api/conversations` lists them, newest first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Conversation {
+    /// Its id (a UUID).
+    pub id: String,
+    /// The user it belongs to.
+    pub user_name: String,
+    /// Its title.
+    pub title: String,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// When it last changed (RFC 3339).
+    pub updated_at: String,
+    /// The summary of its older turns, once compressed.
+    pub compressed_context: Option<String>,
+    /// When the summary was written (RFC 3339).
+    pub compressed_at: Option<String>,
+    /// The last `seq` the summary covers.
+    pub compressed_through_seq: Option<i64>,
+}
+
+/// `PATCH /api/conversations/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameBody {
+    /// The new title (trimmed, 1–200 characters).
+    pub title: String,
+}
+
+/// The answer of `GET /api/conversations/{id}`: the conversation and every stored row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Timeline {
+    /// The conversation.
+    pub conversation: Conversation,
+    /// Its rows in `seq` order.
+    pub rows: Vec<TimelineRow>,
+    /// Whether a turn runs now (on this server or another on the same database).
+    pub busy: bool,
+    /// The task list, when the conversation has tasks.
+    pub plan: Option<Plan>,
+    /// Why the task list could not be read, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_error: Option<String>,
+    /// How full the context window is for the next request.
+    pub context: ContextUsage,
+    /// The id of the model the next turn runs on (`null` when there is no choice).
+    pub model: Option<String>,
+}
+
+/// The context estimate for the next request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContextUsage {
+    /// Estimated tokens.
+    pub used: u64,
+    /// The model's context window.
+    pub window: u64,
+    /// `used / window`.
+    pub ratio: f64,
+    /// Whether `used` is exact; `false`: an upper bound.
+    pub exact: bool,
+}
+
+/// A row of the timeline with how it stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TimelineRow {
+    /// Whether compression replaced it in the model's context by the summary.
+    pub summarized: bool,
+    /// Whether its turn was taken out of the context (`POST …/undo`).
+    pub undone: bool,
+    /// An assistant message's Markdown as sanitized HTML.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// The row, tagged by `kind`.
+    #[serde(flatten)]
+    pub row: Row,
+}
+
+/// A stored row, tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Row {
+    /// A user or assistant message.
+    Message(MessageRow),
+    /// A tool call with its result.
+    ToolCall(ToolCallRow),
+    /// A reasoning block.
+    ThinkBlock(ThinkBlockRow),
+    /// A kind of row this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Role {
+    /// The person.
+    User,
+    /// The model.
+    Assistant,
+    /// A role this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// A message row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MessageRow {
+    /// Its id (a UUID).
+    pub id: String,
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its turn.
+    pub turn_id: String,
+    /// Its place in the conversation.
+    pub seq: i64,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text (an assistant message's is Markdown; empty when a model step only
+    /// called tools).
+    pub content: String,
+    /// Tokens it counts in a request.
+    pub token_count: i64,
+    /// When it was written (RFC 3339).
+    pub created_at: String,
+    /// The message that replaced it (an edit), if any.
+    pub replaced_by: Option<String>,
+    /// Whether it replaced an earlier message.
+    pub is_edited: bool,
+}
+
+/// A tool call row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolCallRow {
+    /// Its id (a UUID).
+    pub id: String,
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its turn.
+    pub turn_id: String,
+    /// Its place in the conversation.
+    pub seq: i64,
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// Its arguments (JSON text).
+    pub arguments: String,
+    /// Its result; `null` while it runs or when it was interrupted without one.
+    pub result: Option<String>,
+    /// How it stands.
+    pub status: ToolCallStatus,
+    /// Tokens it counts in a request.
+    pub token_count: i64,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// When it ended (RFC 3339).
+    pub completed_at: Option<String>,
+}
+
+/// A reasoning row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ThinkBlockRow {
+    /// Its id (a UUID).
+    pub id: String,
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its turn.
+    pub turn_id: String,
+    /// Its place in the conversation.
+    pub seq: i64,
+    /// The reasoning.
+    pub content: String,
+    /// When it was written (RFC 3339).
+    pub created_at: String,
+}
+
+/// `POST …/messages` and `POST …/messages/{message_id}/edit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextBody {
+    /// The message.
+    pub text: String,
+}
+
+/// The answer to a started turn (`202`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Started {
+    /// The turn's id (a UUID): its events carry it.
+    pub turn_id: String,
+}
+
+/// The answer of `POST …/cancel`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Cancelled {
+    /// Whether a running turn was told to stop.
+    pub cancelled: bool,
+}
+
+/// `POST …/compact` (the body may be empty).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompactBody {
+    /// What the summary should keep.
+    #[serde(default)]
+    pub focus: Option<String>,
+}
+
+/// The answer of `POST …/compact`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CompactReport {
+    /// Whether a summary was stored.
+    pub ok: bool,
+    /// What happened, in words (why nothing was summarized, when `ok` is `false`).
+    pub detail: String,
+    /// Context estimate before, in tokens.
+    pub tokens_before: u64,
+    /// Context estimate after.
+    pub tokens_after: u64,
+}
+
+/// The answer of `POST …/undo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Undone {
+    /// The turn taken out of the context; `null` when none was left to undo.
+    pub turn_id: Option<String>,
+}
+
+/// `POST …/confirmation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmationBody {
+    /// The `request_id` of the `confirm` event.
+    pub request_id: u64,
+    /// Whether the command may run.
+    pub approve: bool,
+}
+
+/// The answer of `GET /api/models`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelList {
+    /// The models a conversation may run on, the default first; empty when there is
+    /// no choice.
+    pub models: Vec<ModelChoice>,
+    /// The id of the default model, if the list has one.
+    pub default: Option<String>,
+}
+
+/// A model a conversation may run on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelChoice {
+    /// Its id in the server's model list.
+    pub id: String,
+    /// The model name sent to the endpoint.
+    pub model: String,
+    /// Its context window in tokens.
+    pub context_window: u64,
+}
+
+/// `PUT /api/conversations/{id}/model`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChooseModelBody {
+    /// A model id from `GET /api/models`; `null` for the default.
+    pub model: Option<String>,
+}
+
+/// The answer of `PUT /api/conversations/{id}/model`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChosenModel {
+    /// The model the conversation runs on from its next turn (`null`: the default).
+    pub model: Option<String>,
+}
+
+/// What a search hit matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SearchHitKind {
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
+    /// A tool call's name and arguments.
+    ToolCall,
+    /// A tool call's result.
+    ToolResult,
+    /// A kind this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// One match of `GET /api/search` (newest first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchHit {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its title.
+    pub conversation_title: String,
+    /// The row's place in the conversation.
+    pub seq: i64,
+    /// What matched.
+    pub kind: SearchHitKind,
+    /// The matched text.
+    pub text: String,
+    /// When the row was written (RFC 3339).
+    pub created_at: String,
+}

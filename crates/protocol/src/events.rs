@@ -1,0 +1,264 @@
+//! The event stream (`GET /api/conversations/{id}/events`): each SSE message's data is
+//! an [`Event`]; a `confirm` event's data is a [`ConfirmEvent`], a `reload` event's a
+//! [`ReloadEvent`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Plan;
+
+/// One event of a conversation: the envelope's ids and `seq`, and beside them the
+/// event's `type` and fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Event {
+    /// The conversation (a UUID).
+    pub conversation_id: String,
+    /// The turn (a UUID), for the events of a turn; absent for titles and manual
+    /// compressions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// The conversation's event counter on this server, also the SSE `id`: it grows
+    /// with every event, so `Last-Event-ID` resumes after it.
+    pub seq: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// An event of `conversation_id` (and of `turn_id`, if any) numbered `seq`.
+    #[must_use]
+    pub fn new(
+        conversation_id: String,
+        turn_id: Option<String>,
+        seq: u64,
+        kind: EventKind,
+    ) -> Self {
+        Self {
+            conversation_id,
+            turn_id,
+            seq,
+            kind,
+        }
+    }
+}
+
+/// What happened, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A turn started: its user message is stored.
+    TurnStarted,
+    /// Streamed answer text, to append.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Streamed reasoning, to append.
+    ReasoningDelta {
+        /// The new reasoning.
+        text: String,
+    },
+    /// The model call failed while streaming and is sent again: clear the text and
+    /// reasoning shown since the step began (they are never stored).
+    Retrying {
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// The most attempts this call may make.
+        max: u32,
+        /// What went wrong, in words.
+        reason: String,
+        /// Milliseconds until the attempt starts.
+        delay_ms: u64,
+    },
+    /// The model asked for a tool call; it runs.
+    ToolCallStarted {
+        /// The model's id for the call (matches the completion's).
+        call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// Its arguments, JSON text as the model wrote it.
+        arguments: String,
+    },
+    /// A tool call finished; its result is stored.
+    ToolCallCompleted {
+        /// The model's id for the call.
+        call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// How it ended.
+        status: ToolCallStatus,
+        /// The result, whole.
+        result: String,
+    },
+    /// Context compression started.
+    CompressionStarted {
+        /// Why.
+        trigger: CompressionTrigger,
+    },
+    /// Context compression ended.
+    CompressionCompleted {
+        /// Why it ran.
+        trigger: CompressionTrigger,
+        /// Whether a summary was stored.
+        ok: bool,
+        /// What happened, in words.
+        detail: String,
+        /// Context estimate before, in tokens.
+        tokens_before: u64,
+        /// Context estimate after (equal to before when it failed).
+        tokens_after: u64,
+    },
+    /// How full the context window is for the request about to be sent.
+    ContextUsage {
+        /// Estimated tokens of the request.
+        used: u64,
+        /// The model's context window.
+        window: u64,
+        /// `used / window`.
+        ratio: f64,
+        /// Whether `used` is exact; `false`: an upper bound.
+        exact: bool,
+        /// Prompt tokens the provider reported for the same request, if it reports
+        /// usage.
+        #[serde(default)]
+        reported: Option<u64>,
+    },
+    /// The conversation's task list (plan) changed: the whole new list.
+    TaskListChanged {
+        /// The plan, to render.
+        plan: Plan,
+    },
+    /// The conversation got a (new) title.
+    TitleChanged {
+        /// The title.
+        title: String,
+    },
+    /// Something to know that is not a failure (said once).
+    Warning {
+        /// What, with what to do.
+        message: String,
+    },
+    /// The turn finished normally. Comes once the conversation is free again.
+    TurnCompleted {
+        /// The final answer text (of the last model step), as Markdown.
+        text: String,
+    },
+    /// The turn was cancelled; the partial answer is stored.
+    TurnCancelled,
+    /// The turn failed; the partial answer and the error are stored.
+    TurnFailed {
+        /// What went wrong.
+        error: String,
+    },
+    /// An event type this client does not know (sent by a newer server): ignore it.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+impl EventKind {
+    /// Whether the event ends a turn (completed, cancelled or failed).
+    #[must_use]
+    pub fn ends_turn(&self) -> bool {
+        matches!(
+            self,
+            Self::TurnCompleted { .. } | Self::TurnCancelled | Self::TurnFailed { .. }
+        )
+    }
+}
+
+/// How a tool call stands or ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ToolCallStatus {
+    /// Running (only while its turn runs).
+    Running,
+    /// Succeeded.
+    Ok,
+    /// Failed; the result says why.
+    Error,
+    /// Refused: a command not allowed, or not confirmed.
+    Denied,
+    /// Its turn was cancelled by the person.
+    Cancelled,
+    /// The server was shutting down, or its turn ended before it did.
+    Interrupted,
+    /// A status this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// Why a compression ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CompressionTrigger {
+    /// Before a turn: the estimate reached the threshold.
+    BeforeTurn,
+    /// Between tool steps of a running turn.
+    MidTurn,
+    /// The provider answered "context length exceeded".
+    Overflow,
+    /// The person asked for it (`POST …/compact`).
+    Manual,
+    /// A trigger this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// The data of a `confirm` event: a command waiting for the person's answer, or none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum ConfirmEvent {
+    /// A command waits; answer with `POST …/confirmation`.
+    ConfirmationRequested {
+        /// The id to answer with.
+        request_id: u64,
+        /// The command line.
+        command: String,
+        /// Seconds until it counts as denied.
+        timeout_secs: u64,
+        /// Whether it would run without the sandbox (no Landlock on the server).
+        unconfined: bool,
+    },
+    /// No command waits any more (answered, timed out or dropped).
+    ConfirmationClosed,
+    /// A type this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+/// The data of a `reload` event: load the conversation again and open a new stream
+/// without `Last-Event-ID`. The stream ends after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum ReloadEvent {
+    /// The stream could not go on.
+    Reload {
+        /// Why.
+        reason: String,
+    },
+    /// A type this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+impl ReloadEvent {
+    /// A reload for `reason`.
+    #[must_use]
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self::Reload {
+            reason: reason.into(),
+        }
+    }
+}

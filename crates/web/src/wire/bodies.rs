@@ -1,0 +1,103 @@
+//! JSON bodies to the wire: conversations, timeline rows, search hits, models, reports.
+
+use smallebot_application::pipeline::CompressionReport;
+use smallebot_application::ports::ModelChoice;
+use smallebot_core::entities::{self, HistoryRow, SearchHitKind};
+use smallebot_protocol::api;
+
+use super::events::tool_status;
+use super::time;
+
+/// A conversation as the API shows it.
+pub(crate) fn conversation(c: &entities::Conversation) -> api::Conversation {
+    api::Conversation {
+        id: c.id.to_string(),
+        user_name: c.user_name.clone(),
+        title: c.title.clone(),
+        created_at: time(c.created_at),
+        updated_at: time(c.updated_at),
+        compressed_context: c.compressed_context.clone(),
+        compressed_at: c.compressed_at.map(time),
+        compressed_through_seq: c.compressed_through_seq,
+    }
+}
+
+/// A stored row as the timeline shows it.
+pub(crate) fn row(row: &HistoryRow) -> api::Row {
+    match row {
+        HistoryRow::Message(m) => api::Row::Message(api::MessageRow {
+            id: m.id.to_string(),
+            conversation_id: m.conversation_id.to_string(),
+            turn_id: m.turn_id.to_string(),
+            seq: m.seq,
+            role: match m.role {
+                entities::Role::User => api::Role::User,
+                entities::Role::Assistant => api::Role::Assistant,
+            },
+            content: m.content.clone(),
+            token_count: m.token_count,
+            created_at: time(m.created_at),
+            replaced_by: m.replaced_by.map(|id| id.to_string()),
+            is_edited: m.is_edited,
+        }),
+        HistoryRow::ToolCall(t) => api::Row::ToolCall(api::ToolCallRow {
+            id: t.id.to_string(),
+            conversation_id: t.conversation_id.to_string(),
+            turn_id: t.turn_id.to_string(),
+            seq: t.seq,
+            call_id: t.call_id.clone(),
+            tool_name: t.tool_name.clone(),
+            arguments: t.arguments.clone(),
+            result: t.result.clone(),
+            status: tool_status(t.status),
+            token_count: t.token_count,
+            started_at: time(t.started_at),
+            completed_at: t.completed_at.map(time),
+        }),
+        HistoryRow::ThinkBlock(b) => api::Row::ThinkBlock(api::ThinkBlockRow {
+            id: b.id.to_string(),
+            conversation_id: b.conversation_id.to_string(),
+            turn_id: b.turn_id.to_string(),
+            seq: b.seq,
+            content: b.content.clone(),
+            created_at: time(b.created_at),
+        }),
+    }
+}
+
+/// A search match as the API shows it.
+pub(crate) fn search_hit(hit: &entities::SearchHit) -> api::SearchHit {
+    api::SearchHit {
+        conversation_id: hit.conversation_id.to_string(),
+        conversation_title: hit.conversation_title.clone(),
+        seq: hit.seq,
+        kind: match hit.kind {
+            SearchHitKind::User => api::SearchHitKind::User,
+            SearchHitKind::Assistant => api::SearchHitKind::Assistant,
+            SearchHitKind::ToolCall => api::SearchHitKind::ToolCall,
+            SearchHitKind::ToolResult => api::SearchHitKind::ToolResult,
+            _ => api::SearchHitKind::Unknown,
+        },
+        text: hit.text.clone(),
+        created_at: time(hit.created_at),
+    }
+}
+
+/// A model of the list.
+pub(crate) fn model_choice(choice: &ModelChoice) -> api::ModelChoice {
+    api::ModelChoice {
+        id: choice.id.clone(),
+        model: choice.model.clone(),
+        context_window: choice.context_window,
+    }
+}
+
+/// What a compaction did.
+pub(crate) fn compact_report(report: &CompressionReport) -> api::CompactReport {
+    api::CompactReport {
+        ok: report.ok,
+        detail: report.detail.clone(),
+        tokens_before: report.tokens_before,
+        tokens_after: report.tokens_after,
+    }
+}
