@@ -1,6 +1,7 @@
-//! Issue 27: every built-in tool's arguments are a typed struct, and the model gets a schema derived
-//! from it — the same names, types, required lists and descriptions the hand-written
-//! schemas had — and a bad argument gets an error that names it and says what was expected.
+//! Issue 27: every built-in tool's arguments are a typed struct, and the model gets a
+//! schema derived from it — the same names, types, required lists and descriptions the
+//! hand-written schemas had — and a bad argument gets an error that names it and says
+//! what was expected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

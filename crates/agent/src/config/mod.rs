@@ -17,6 +17,7 @@ mod env_refs;
 mod error;
 mod json;
 pub(crate) mod keys;
+mod known_keys;
 mod mcp;
 mod models;
 mod resolve;
