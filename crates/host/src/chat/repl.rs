@@ -8,9 +8,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 
-use smallebot_application::{
-    ConversationService, PipelineError, SendOptions, TurnHandle, TurnOutcome,
-};
+use smallebot_application::ConversationService;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::mpsc;
@@ -23,7 +21,6 @@ use super::input::{Input, LineSource};
 use super::slash::parse_slash;
 use crate::error::HostError;
 use crate::render::EventPrinter;
-use follow::Follow;
 
 /// The REPL's state.
 pub struct Repl<W: Write> {
@@ -183,71 +180,5 @@ impl<W: Write> Repl<W> {
         }
         self.conversation = Some(created.id);
         Ok(created.id)
-    }
-
-    /// Sends `text` as a turn and follows it to its end. The service names a new
-    /// conversation (a title asked for beside its first turn), so nothing here does.
-    async fn turn<S: LineSource>(&mut self, text: String, input: &mut S) -> Result<(), HostError> {
-        let conversation = self.open_conversation().await?;
-        let options = SendOptions {
-            title: true,
-            ..SendOptions::default()
-        };
-        // Until the turn is stored — a compression before it may take a while, with its
-        // spinner — its progress comes from a subscription of the REPL's own; from then
-        // on from the turn's handle, without the events already printed.
-        let mut storing = Follow::new(self.service.subscribe(conversation));
-        let service = Arc::clone(&self.service);
-        let starting =
-            tokio::spawn(async move { service.start(conversation, &text, options).await });
-        let handle = match self
-            .drive(conversation, &mut storing, starting, input)
-            .await?
-        {
-            Ok(handle) => handle,
-            Err(err) => return self.say(&format!("error: {err}")),
-        };
-        // Dropped, the title's task runs on; the turn's end is followed here.
-        let TurnHandle { events, end, .. } = handle;
-        let mut turn = storing.continued_by(events);
-        if let Err(err) = self.drive(conversation, &mut turn, end, input).await? {
-            self.say(&format!("error: {err}"))?;
-        }
-        Ok(())
-    }
-
-    /// Drives a rewrite of the conversation's end that runs a turn (`/edit`, `/retry`)
-    /// while printing the conversation's events.
-    async fn rewrite<S: LineSource>(
-        &mut self,
-        conversation: ConversationId,
-        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
-        input: &mut S,
-    ) -> Result<(), HostError> {
-        let mut events = Follow::new(self.service.subscribe(conversation));
-        let task = tokio::spawn(task);
-        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
-            self.say(&format!("error: {err}"))?;
-        }
-        Ok(())
-    }
-
-    async fn compact<S: LineSource>(
-        &mut self,
-        focus: Option<String>,
-        input: &mut S,
-    ) -> Result<(), HostError> {
-        let Some(conversation) = self.conversation else {
-            return self.say("nothing to compact: this conversation has no messages yet");
-        };
-        let mut events = Follow::new(self.service.subscribe(conversation));
-        let service = Arc::clone(&self.service);
-        let task =
-            tokio::spawn(async move { service.compact(conversation, focus.as_deref()).await });
-        // Success and failure alike were printed from the compression's events.
-        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
-            self.say(&format!("error: {err}"))?;
-        }
-        Ok(())
     }
 }

@@ -1,10 +1,14 @@
-//! Following a running task (a turn, its storing, a compression): its events printed
-//! as they come, Ctrl+C cancelling it, command confirmations answered, a spinner while a
+//! Running a turn, a rewrite or a compaction and following it: its events printed as
+//! they come, Ctrl+C cancelling it, command confirmations answered, a spinner while a
 //! compression runs.
 
 use std::io::Write;
 
-use smallebot_application::{Event, EventKind, EventSubscription};
+use std::sync::Arc;
+
+use smallebot_application::{
+    Event, EventKind, EventSubscription, PipelineError, SendOptions, TurnHandle, TurnOutcome,
+};
 use smallebot_core::ids::ConversationId;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -17,7 +21,7 @@ use crate::error::HostError;
 /// The events a task is followed by, and how far they were printed: a turn followed
 /// first on a subscription of the REPL's own, then on its handle's events (which begin
 /// before the turn was stored), prints each event once.
-pub(super) struct Follow {
+struct Follow {
     events: EventSubscription,
     /// The `seq` of the last event printed (events are numbered per conversation).
     printed: u64,
@@ -25,12 +29,12 @@ pub(super) struct Follow {
 
 impl Follow {
     /// Follows `events` from their start.
-    pub(super) fn new(events: EventSubscription) -> Self {
+    fn new(events: EventSubscription) -> Self {
         Self { events, printed: 0 }
     }
 
     /// Follows `events` from here on: the events already printed are skipped.
-    pub(super) fn continued_by(self, events: EventSubscription) -> Self {
+    fn continued_by(self, events: EventSubscription) -> Self {
         Self {
             events,
             printed: self.printed,
@@ -68,11 +72,81 @@ impl Follow {
 }
 
 impl<W: Write> Repl<W> {
+    /// Sends `text` as a turn and follows it to its end. The service names a new
+    /// conversation (a title asked for beside its first turn), so nothing here does.
+    pub(super) async fn turn<S: LineSource>(
+        &mut self,
+        text: String,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let conversation = self.open_conversation().await?;
+        let options = SendOptions {
+            title: true,
+            ..SendOptions::default()
+        };
+        // Until the turn is stored — a compression before it may take a while, with its
+        // spinner — its progress comes from a subscription of the REPL's own; from then
+        // on from the turn's handle, without the events already printed.
+        let mut storing = Follow::new(self.service.subscribe(conversation));
+        let service = Arc::clone(&self.service);
+        let starting =
+            tokio::spawn(async move { service.start(conversation, &text, options).await });
+        let handle = match self
+            .drive(conversation, &mut storing, starting, input)
+            .await?
+        {
+            Ok(handle) => handle,
+            Err(err) => return self.say(&format!("error: {err}")),
+        };
+        // Dropped, the title's task runs on; the turn's end is followed here.
+        let TurnHandle { events, end, .. } = handle;
+        let mut turn = storing.continued_by(events);
+        if let Err(err) = self.drive(conversation, &mut turn, end, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
+    /// Drives a rewrite of the conversation's end that runs a turn (`/edit`, `/retry`)
+    /// while printing the conversation's events.
+    pub(super) async fn rewrite<S: LineSource>(
+        &mut self,
+        conversation: ConversationId,
+        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let mut events = Follow::new(self.service.subscribe(conversation));
+        let task = tokio::spawn(task);
+        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn compact<S: LineSource>(
+        &mut self,
+        focus: Option<String>,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to compact: this conversation has no messages yet");
+        };
+        let mut events = Follow::new(self.service.subscribe(conversation));
+        let service = Arc::clone(&self.service);
+        let task =
+            tokio::spawn(async move { service.compact(conversation, focus.as_deref()).await });
+        // Success and failure alike were printed from the compression's events.
+        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
     /// Waits for `task` while printing `conversation`'s events from `events`; Ctrl+C
     /// cancels the conversation's turn. Input is not read meanwhile, except to answer a
     /// command confirmation. A spinner turns while a compression runs and is wiped
     /// before anything else is printed.
-    pub(super) async fn drive<T, S: LineSource>(
+    async fn drive<T, S: LineSource>(
         &mut self,
         conversation: ConversationId,
         events: &mut Follow,
