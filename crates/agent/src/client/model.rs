@@ -82,7 +82,8 @@ impl ChatModel for OpenAiChatModel {
     /// that attempt only: the consumer is told to discard what it streamed
     /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
     /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
-    /// are retried underneath by the [`RetryPolicy`]; errors no retry can fix are not.
+    /// are retried underneath by the [`RetryPolicy`](super::RetryPolicy); errors no
+    /// retry can fix are not.
     async fn complete(
         &self,
         request: &ModelRequest,
