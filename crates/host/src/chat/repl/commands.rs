@@ -72,7 +72,7 @@ impl<W: Write> Repl<W> {
                 let text = if status.is_empty() {
                     "No MCP servers (add them to mcp.json in the home directory).".to_owned()
                 } else {
-                    crate::commands::mcp_status_lines(&status).join("\n")
+                    crate::mcp_status::status_lines(&status).join("\n")
                 };
                 self.say(&text)?;
             }
