@@ -14,8 +14,7 @@ use super::beneath::{self, Access, Kind};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
-use crate::tools::TypedTool;
-use crate::tools::typed;
+use crate::tools::typed::{self, TypedTool};
 
 /// Results returned when `maxResults` is not given.
 pub const GREP_DEFAULT_RESULTS: u64 = 50;
