@@ -1,6 +1,7 @@
-//! Issue 27: the tools whose arguments are a typed struct send the model a schema derived
-//! from it — the same names, types, required lists and descriptions the hand-written
-//! schemas had — and a bad argument gets an error that names it and says what was expected.
+//! Issue 27: every built-in tool's arguments are a typed struct, and the model gets a
+//! schema derived from it — the same names, types, required lists and descriptions the
+//! hand-written schemas had — and a bad argument gets an error that names it and says
+//! what was expected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -93,6 +94,48 @@ fn expected_parameters() -> Vec<(&'static str, Value)> {
         ("DeleteTask", task_id),
         ("GetCurrentTime", none),
         (
+            "GrepContent",
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {
+                        "type": "string",
+                        "description": "Regular expression to search for, e.g. 'fn \\\\w+\\\\(' or '(?i)todo'."
+                    },
+                    "path": {
+                        "type": "string",
+                        "description": "File or directory relative to the workspace root to search (default: the whole workspace)."
+                    },
+                    "maxResults": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 500,
+                        "description": "Maximum number of matching lines to return (default 50, at most 500)."
+                    }
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            "ExecuteCommand",
+            json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "description": "The command line, e.g. `ls -la` or `cargo test 2>&1 | tail -n 50`."
+                    },
+                    "workingDirectory": {
+                        "type": "string",
+                        "description": "Directory to run in, relative to the workspace root (default: the root)."
+                    }
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        ),
+        (
             "ListFiles",
             json!({
                 "type": "object",
@@ -140,6 +183,23 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             ToolCallSpec::new("b13", "ReadFile", r#"{"path": "a", "offset": -1}"#),
             ToolCallSpec::new("b14", "ReadConversationData", r#"{"limit": "many"}"#),
             ToolCallSpec::new("b15", "SearchHistory", r#"{"days": 2}"#),
+            ToolCallSpec::new("b16", "GrepContent", r#"{"path": "sub"}"#),
+            ToolCallSpec::new(
+                "b17",
+                "GrepContent",
+                r#"{"pattern": "x", "maxResults": "lots"}"#,
+            ),
+            ToolCallSpec::new(
+                "b18",
+                "GrepContent",
+                r#"{"pattern": "zzz", "maxResults": "3"}"#,
+            ),
+            ToolCallSpec::new("b19", "ExecuteCommand", r#"{"command": 5}"#),
+            ToolCallSpec::new(
+                "b20",
+                "ExecuteCommand",
+                r#"{"command": "ls", "workingDirectory": ["sub"]}"#,
+            ),
         ]),
         ScriptedResponse::text("Done."),
     ]);
@@ -210,6 +270,22 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
             "b15",
             "Error: SearchHistory: missing required parameter 'query'",
         ),
+        (
+            "b16",
+            "Error: GrepContent: missing required parameter 'pattern'",
+        ),
+        (
+            "b17",
+            "Error: GrepContent: parameter 'maxResults' must be a non-negative integer, got \"lots\"",
+        ),
+        (
+            "b19",
+            "Error: ExecuteCommand: parameter 'command' must be a string, got 5",
+        ),
+        (
+            "b20",
+            "Error: ExecuteCommand: parameter 'workingDirectory' must be a string, got [\"sub\"]",
+        ),
     ];
     for (id, expected) in results {
         assert_eq!(result_of(&requests[1], id), expected, "{id}");
@@ -231,5 +307,11 @@ async fn the_model_sees_the_derived_schemas_and_a_bad_argument_is_named() {
         !result_of(&requests[1], "b8").starts_with("Error"),
         "{}",
         result_of(&requests[1], "b8")
+    );
+    // A numeric string is a number of results, as before.
+    assert!(
+        result_of(&requests[1], "b18").starts_with("No matches for /zzz/"),
+        "{}",
+        result_of(&requests[1], "b18")
     );
 }

@@ -14,6 +14,7 @@ mod commands;
 mod conversation_ref;
 mod database;
 mod error;
+mod mcp_status;
 mod relay;
 mod render;
 mod shutdown;

@@ -1,21 +1,18 @@
-//! The composition root: the store, the task store and the confirmer chosen here, the
-//! rest assembled from the home directory by [`AgentAssembly::from_home`].
+//! The composition root: the store and the task store chosen here, the confirmer given
+//! by the command (the REPL's, the web page's, standard input's for `run`), the rest
+//! assembled from the home directory by [`AgentAssembly::from_home`].
 
-use std::io::IsTerminal;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::config::McpSettings;
-use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_agent::mcp::McpServers;
 use smallebot_agent::processes::LocalProcesses;
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ConversationService;
-use smallebot_application::ports::{CommandConfirmer, DenyAll, ProcessProbe};
+use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
 use smallebot_sandbox::CommandSandbox;
 
-use crate::chat::StdinConfirmer;
-use crate::commands::open_store;
 use crate::database::Database;
 use crate::error::HostError;
 use crate::relay::PeerLink;
@@ -106,39 +103,10 @@ pub fn user_name(flag: Option<&str>, configured: Option<&str>) -> String {
         .unwrap_or_else(|| "local".to_owned())
 }
 
-/// Loads configuration, opens the store and builds the pipeline; commands that need
-/// confirmation are asked by [`default_confirmer`].
-pub async fn build(home: &Home, user_flag: Option<&str>) -> Result<App, HostError> {
-    build_with_confirmer(home, user_flag, default_confirmer()).await
-}
-
-/// Asks on the terminal when standard input is one (`smallebot run`), else denies.
-pub fn default_confirmer() -> Arc<dyn CommandConfirmer> {
-    if std::io::stdin().is_terminal() {
-        Arc::new(StdinConfirmer::new())
-    } else {
-        Arc::new(DenyAll)
-    }
-}
-
-/// What `run` says first when terminal.json asks for confirmations but standard input
-/// cannot answer them (a pipe, a file): every such command will be denied.
-pub fn confirmation_warning(home: &Home) -> Option<String> {
-    let settings = TerminalSettings::load(home.root()).ok()?;
-    (settings.require_command_confirmation && !std::io::stdin().is_terminal()).then(|| {
-        format!(
-            "note: {} sets requireCommandConfirmation and standard input is not a terminal, \
-             so commands that need confirmation will be denied. To allow them, run in a \
-             terminal, or whitelist them (commandWhitelist) or set \
-             requireCommandConfirmation to false in that file.",
-            home.root().join(TERMINAL_FILE).display()
-        )
-    })
-}
-
-/// As [`build`], with `confirmer` asking the person before a command runs when
-/// terminal.json sets `requireCommandConfirmation`.
-pub async fn build_with_confirmer(
+/// Loads configuration, opens the store and builds the pipeline, with `confirmer`
+/// asking the person before a command runs when terminal.json sets
+/// `requireCommandConfirmation`.
+pub async fn build(
     home: &Home,
     user_flag: Option<&str>,
     confirmer: Arc<dyn CommandConfirmer>,
@@ -192,7 +160,7 @@ async fn assemble(
     user_flag: Option<&str>,
     assembly: AgentAssembly,
 ) -> Result<App, HostError> {
-    let store = open_store(home).await?;
+    let store = Database::open(home).await?;
     let peers = match &store {
         Database::Postgres(pg) => match PeerLink::start(pg).await {
             Ok(link) => Some(Arc::new(link)),

@@ -24,6 +24,8 @@ async fn chat_names_the_sandbox_and_a_turns_command_runs_in_it() {
     std::fs::write(home.path().join("terminal.json"), r#"{"network": "deny"}"#).unwrap();
     let db = home.path().join("smallebot.db");
     let server = TestModel::start().await.unwrap();
+    // The title is asked for beside the first turn.
+    cli::answer_titles(&server);
     server.push_all([
         ScriptedResponse::tool_calls([ToolCallSpec::new(
             "c1",
@@ -32,7 +34,6 @@ async fn chat_names_the_sandbox_and_a_turns_command_runs_in_it() {
                 .to_string(),
         )]),
         ScriptedResponse::text("done"),
-        ScriptedResponse::text("A title"),
     ]);
     let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
         .arg("chat")

@@ -1,89 +1,18 @@
 //! [`AgentAssembly::from_home`]: the assembly the command line uses, read from a home
 //! directory's configuration files.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 use smallebot_application::PipelineSettings;
-use smallebot_application::ports::CommandConfirmer;
-use smallebot_core::repository::Store;
 
+use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use crate::config::{
-    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings,
-    resolve_models, terminal_rules_text,
+    AgentSettings, Endpoint, ReasoningEffort, TerminalSettings, resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
-use crate::tools::{
-    ExecuteCommand, GetCurrentTime, ReadConversationData, SearchHistory, ToolRegistry, Workspace,
-    workspace_tools,
-};
-use smallebot_sandbox::CommandSandbox;
-
-/// What the built-in tools are made from (kept until `build`, so the confirmer and the
-/// store can still be chosen).
-pub(super) struct HomeTools {
-    home: Home,
-    /// Where the file and shell tools work (`<home>/workspace` unless overridden).
-    pub(super) workspace: PathBuf,
-    terminal: TerminalSettings,
-    /// The binary whose helper mode runs commands in the sandbox; none → unconfined.
-    pub(super) sandbox_helper: Option<PathBuf>,
-    /// agent.json's `commandEnvironment`: what commands get besides the base.
-    command_environment: CommandEnvironment,
-    /// ReadConversationData's result limit: each page it returns fits in it.
-    conversation_data_page_chars: usize,
-}
-
-impl HomeTools {
-    /// `GetCurrentTime`, the six workspace tools, `ExecuteCommand` (in the sandbox when
-    /// a helper is set, which is returned too), `SearchHistory` and
-    /// `ReadConversationData`.
-    pub(super) fn registry(
-        &self,
-        store: &Arc<dyn Store>,
-        confirmer: Arc<dyn CommandConfirmer>,
-    ) -> Result<(ToolRegistry, Option<Arc<CommandSandbox>>), AssemblyError> {
-        let workspace = Workspace::new(self.workspace.clone());
-        let mut shell = ExecuteCommand::new(self.terminal.clone(), workspace, confirmer)
-            .map_err(|source| AssemblyError::BlacklistRule {
-                file: self.home.root().join(TERMINAL_FILE),
-                source,
-            })?
-            .with_environment(self.command_environment.clone());
-        let sandbox = match &self.sandbox_helper {
-            Some(helper) => {
-                let sandbox = CommandSandbox::new(
-                    self.terminal.sandbox.clone(),
-                    helper.clone(),
-                    &std::path::absolute(self.home.root())
-                        .unwrap_or_else(|_| self.home.root().to_path_buf()),
-                )
-                .map_err(|source| AssemblyError::Sandbox {
-                    file: self.home.root().join(TERMINAL_FILE),
-                    source,
-                })?;
-                let sandbox = Arc::new(sandbox);
-                shell = shell.with_sandbox(Arc::clone(&sandbox));
-                Some(sandbox)
-            }
-            None => None,
-        };
-        let registry = ToolRegistry::new()
-            .with(Arc::new(GetCurrentTime))
-            .with(Arc::new(shell))
-            .with(Arc::new(SearchHistory::new(Arc::clone(store))))
-            .with(Arc::new(ReadConversationData::new(
-                Arc::clone(store),
-                self.conversation_data_page_chars,
-            )));
-        let registry = workspace_tools(self.workspace.clone())
-            .into_iter()
-            .fold(registry, ToolRegistry::with);
-        Ok((registry, sandbox))
-    }
-}
+use crate::tools::ReadConversationData;
 
 /// The client's view of a configured model: a model that reasons when asked gets its
 /// `reasoningEffort` (or agent.json's) with every request.

@@ -28,6 +28,7 @@ mod build;
 mod error;
 mod home;
 mod home_config;
+mod home_tools;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,7 +45,7 @@ use smallebot_core::tasks::TaskStore;
 
 pub use error::AssemblyError;
 pub use home::Home;
-use home_config::HomeTools;
+use home_tools::HomeTools;
 
 use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 use crate::config::ModelSettings;

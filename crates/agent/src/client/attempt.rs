@@ -7,8 +7,8 @@ use smallebot_application::ports::{
 
 use super::accumulate::StreamAccumulator;
 use super::body::RequestBody;
+use super::endpoint::{ClientSettings, Target};
 use super::errors::map_error;
-use super::model::{ClientSettings, Target};
 use super::wire::Chunk;
 
 /// Why an attempt failed, and whether sending the request again can help.

@@ -47,7 +47,13 @@ impl Serialize for RequestBody<'_> {
 }
 
 /// The `tools` array of a request.
-pub(crate) struct Tools<'a>(pub(crate) &'a [ToolSchema]);
+struct Tools<'a>(&'a [ToolSchema]);
+
+/// The `tools` array of a request as JSON text, exactly as sent (its tokens count
+/// toward the context).
+pub(crate) fn tools_json(tools: &[ToolSchema]) -> String {
+    serde_json::to_string(&Tools(tools)).unwrap_or_default()
+}
 
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -3,7 +3,7 @@
 use async_openai::error::OpenAIError;
 use smallebot_application::ports::{ModelError, ModelErrorKind};
 
-use super::model::ChatEndpoint;
+use super::endpoint::ChatEndpoint;
 
 /// Whether an API error means the request is too long for the model.
 fn is_context_overflow(code: Option<&str>, message: &str) -> bool {

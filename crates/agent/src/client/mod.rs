@@ -10,14 +10,18 @@
 
 mod accumulate;
 mod attempt;
-pub(crate) mod body;
+mod body;
+mod endpoint;
 mod errors;
 mod model;
 mod retry;
 mod think;
 mod unconfigured;
-pub(crate) mod wire;
+mod wire;
 
-pub use model::{ChatEndpoint, ClientSettings, NamedEndpoint, OpenAiChatModel};
+pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint};
+pub use model::OpenAiChatModel;
 pub use retry::RetryPolicy;
 pub use unconfigured::UnconfiguredModel;
+
+pub(crate) use body::tools_json;

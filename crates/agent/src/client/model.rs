@@ -1,9 +1,5 @@
 //! `OpenAiChatModel`: the application's `ChatModel` on an OpenAI-compatible endpoint.
 
-use std::time::Duration;
-
-use async_openai::Client;
-use async_openai::config::OpenAIConfig;
 use async_trait::async_trait;
 use smallebot_application::ports::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelRequest, ModelResponse,
@@ -11,140 +7,7 @@ use smallebot_application::ports::{
 };
 
 use super::attempt::stream_once;
-use super::retry::{RetryPolicy, RetryService};
-
-/// Where requests go.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatEndpoint {
-    /// Base URL including `/v1` (e.g. `http://localhost:11434/v1`).
-    pub base_url: String,
-    /// Bearer key, if the endpoint needs one.
-    pub api_key: Option<String>,
-    /// Model name sent in each request.
-    pub model: String,
-    /// The environment variable the key came from (named in "check your key" errors).
-    pub api_key_env: Option<String>,
-    /// `reasoning_effort` sent with every request, for models that reason when asked.
-    pub reasoning_effort: Option<String>,
-}
-
-impl ChatEndpoint {
-    /// `model` at `base_url`, without an API key.
-    #[must_use]
-    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            base_url: base_url.into(),
-            api_key: None,
-            model: model.into(),
-            api_key_env: None,
-            reasoning_effort: None,
-        }
-    }
-
-    /// The same endpoint with a bearer key.
-    #[must_use]
-    pub fn with_api_key(mut self, api_key: impl Into<String>) -> Self {
-        self.api_key = Some(api_key.into());
-        self
-    }
-}
-
-/// A model a conversation may choose: its id in the model list, where it is, and its
-/// context window.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedEndpoint {
-    /// The id conversations store (an `id` of models.json).
-    pub id: String,
-    /// Where requests for it go.
-    pub endpoint: ChatEndpoint,
-    /// Its context window in tokens.
-    pub context_window: u64,
-}
-
-impl NamedEndpoint {
-    /// What the application sees of it.
-    #[must_use]
-    pub fn choice(&self) -> ModelChoice {
-        ModelChoice {
-            id: self.id.clone(),
-            model: self.endpoint.model.clone(),
-            context_window: self.context_window,
-        }
-    }
-}
-
-/// Timeouts and retries.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ClientSettings {
-    /// An attempt fails when no data arrives for this long (waiting for the response
-    /// included).
-    pub idle_timeout: Duration,
-    /// Retries before the body, and the backoff of every retry.
-    pub retry: RetryPolicy,
-    /// Retries of a request whose stream broke after it started.
-    pub stream_max_retries: u32,
-}
-
-impl Default for ClientSettings {
-    fn default() -> Self {
-        Self {
-            idle_timeout: Duration::from_secs(120),
-            retry: RetryPolicy::default(),
-            stream_max_retries: 5,
-        }
-    }
-}
-
-/// One endpoint and the client that talks to it.
-#[derive(Debug)]
-pub(crate) struct Target {
-    pub(crate) client: Client<OpenAIConfig>,
-    pub(crate) endpoint: ChatEndpoint,
-}
-
-impl Target {
-    fn new(endpoint: ChatEndpoint, settings: &ClientSettings, http: &mut HttpClients) -> Self {
-        let mut config = OpenAIConfig::new().with_api_base(endpoint.base_url.trim_end_matches('/'));
-        config = config.with_api_key(endpoint.api_key.clone().unwrap_or_default());
-        let http = http.for_url(&endpoint.base_url);
-        let client =
-            Client::with_config(config).with_http_service(RetryService::new(http, settings.retry));
-        Self { client, endpoint }
-    }
-}
-
-/// The HTTP clients of the endpoints, built once each and shared (a client keeps a
-/// connection pool per host). Plain `http://` endpoints (a local model) get a client
-/// without TLS roots: loading the system's certificates takes tens of milliseconds at
-/// start, on the way to the first request, and plain HTTP never uses them.
-#[derive(Debug, Default)]
-struct HttpClients {
-    plain: Option<reqwest::Client>,
-    tls: Option<reqwest::Client>,
-}
-
-impl HttpClients {
-    fn for_url(&mut self, base_url: &str) -> reqwest::Client {
-        let plain = base_url
-            .get(..7)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
-        let slot = if plain {
-            &mut self.plain
-        } else {
-            &mut self.tls
-        };
-        slot.get_or_insert_with(|| {
-            let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(30));
-            let builder = if plain {
-                builder.tls_certs_only(Vec::new())
-            } else {
-                builder
-            };
-            builder.build().unwrap_or_default()
-        })
-        .clone()
-    }
-}
+use super::endpoint::{ChatEndpoint, ClientSettings, HttpClients, NamedEndpoint, Target};
 
 /// Streams chat completions from an OpenAI-compatible endpoint; summaries may go to a
 /// separate compaction model.
@@ -219,7 +82,8 @@ impl ChatModel for OpenAiChatModel {
     /// that attempt only: the consumer is told to discard what it streamed
     /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
     /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
-    /// are retried underneath by the [`RetryPolicy`]; errors no retry can fix are not.
+    /// are retried underneath by the [`RetryPolicy`](super::RetryPolicy); errors no
+    /// retry can fix are not.
     async fn complete(
         &self,
         request: &ModelRequest,

@@ -4,19 +4,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::ConfigError;
-use super::command_env::{COMMAND_ENV_KEYS, CommandEnvironment, RawCommandEnvironment};
+use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
-use super::keys::Keys;
 use crate::tools::ReadConversationData;
 
 /// The name of the agent settings file inside the home directory.
 pub const AGENT_FILE: &str = "agent.json";
 
 /// How earlier tool calls are written into the history sent to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum ToolHistoryFormat {
@@ -81,7 +81,7 @@ pub struct AgentSettings {
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum ReasoningEffort {
@@ -163,7 +163,7 @@ impl AgentSettings {
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON, a value of the
     /// wrong type, an unknown key, or an unknown `toolHistoryFormat`.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let mut raw: RawAgentFile = parse_keys(text, file, &AGENT_KEYS)?;
+        let mut raw: RawAgentFile = parse_keys(text, file, "the agent settings")?;
         let retries = |key: &str, value: Option<i64>, default: u32| match value {
             None => Ok(default),
             Some(n) => u32::try_from(n)
@@ -221,31 +221,9 @@ impl Default for AgentSettings {
     }
 }
 
-/// The keys of agent.json.
-const AGENT_KEYS: Keys = Keys {
-    what: "the agent settings",
-    names: &[
-        "toolResultMaxLength",
-        "toolResultMaxLengthByTool",
-        "compressionThreshold",
-        "keepRecentTurns",
-        "maxToolSteps",
-        "toolHistoryFormat",
-        "streamIdleTimeoutSeconds",
-        "userName",
-        "systemPrompt",
-        "requestMaxRetries",
-        "streamMaxRetries",
-        "reasoningEffort",
-        "commandEnvironment",
-        "summaryMaxTokens",
-    ],
-    nested: &[("commandEnvironment", &COMMAND_ENV_KEYS)],
-};
-
 /// `agent.json` as written: every key optional, integers signed so that a negative
 /// value is corrected by the range rules instead of failing as a type error.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawAgentFile {
     tool_result_max_length: Option<i64>,

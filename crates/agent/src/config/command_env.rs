@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_core::rules::child_env::invalid_variable_name;
 
 use super::ConfigError;
-use super::keys::Keys;
 
 /// What agent.json adds to every command's environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,15 +23,8 @@ pub struct CommandEnvironment {
     pub set: BTreeMap<String, String>,
 }
 
-/// The keys of `commandEnvironment`.
-pub(super) const COMMAND_ENV_KEYS: Keys = Keys {
-    what: "commandEnvironment",
-    names: &["pass", "set"],
-    nested: &[],
-};
-
 /// `commandEnvironment` as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawCommandEnvironment {
     #[serde(default)]

@@ -3,6 +3,7 @@
 use std::io::ErrorKind;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use super::ConfigError;
@@ -33,15 +34,16 @@ pub(crate) fn parse<T: DeserializeOwned>(text: &str, file: &Path) -> Result<T, C
     serde_json::from_str(text).map_err(|error| invalid(&error, file))
 }
 
-/// As [`parse`], with the keys checked against `keys` first (unknown keys are errors,
-/// keys match case-insensitively; see [`normalize_keys`]).
-pub(crate) fn parse_keys<T: DeserializeOwned>(
+/// As [`parse`], with the keys checked first against those of `T` (its serde fields,
+/// read from its JSON Schema; see [`Keys::of`]), `what` naming the object in messages:
+/// unknown keys are errors, keys match case-insensitively (see [`normalize_keys`]).
+pub(crate) fn parse_keys<T: DeserializeOwned + JsonSchema>(
     text: &str,
     file: &Path,
-    keys: &Keys,
+    what: &str,
 ) -> Result<T, ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let normalized = normalize_keys(text, file, keys)?;
+    let normalized = normalize_keys(text, file, &Keys::of::<T>(what))?;
     parse(&normalized, file)
 }
 

@@ -1,7 +1,8 @@
 //! Strict keys for the configuration files: every key must be known (a misspelt key is
 //! an error naming the nearest known one, never silently ignored), and keys match
 //! case-insensitively (`ToolResultMaxLength` is `toolResultMaxLength`), as the original
-//! system's reader did. A key given twice, in any case, is an error.
+//! system's reader did. A key given twice, in any case, is an error. The known keys
+//! are those of the serde struct the file is parsed into ([`Keys::of`]).
 //!
 //! The check runs on the parsed JSON; keys written in another case are then rewritten
 //! in the text itself (same length, so every position `serde_json` reports afterwards
@@ -12,18 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::ConfigError;
-
-/// The keys an object may have; `nested` gives the keys of objects under a key (its
-/// value, or each element of its array value).
-#[derive(Debug)]
-pub(crate) struct Keys {
-    /// What the object is, for messages ("the agent settings").
-    pub(crate) what: &'static str,
-    /// The known keys, as documented (camelCase).
-    pub(crate) names: &'static [&'static str],
-    /// Keys whose values hold objects with keys of their own.
-    pub(crate) nested: &'static [(&'static str, &'static Keys)],
-}
+pub(crate) use super::known_keys::Keys;
 
 /// `text` (valid JSON, the content of `file`) with its keys checked against `keys` and
 /// rewritten to their documented spelling.
@@ -51,11 +41,11 @@ pub(crate) fn normalize_keys(text: &str, file: &Path, keys: &Keys) -> Result<Str
             ),
         });
     }
-    let mut renames: Vec<(String, &'static str)> = Vec::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
     check(&value, keys, text, file, &mut renames)?;
     let mut out = text.to_owned();
     for (written, canonical) in renames {
-        out = rename_key(&out, &written, canonical);
+        out = rename_key(&out, &written, &canonical);
     }
     Ok(out)
 }
@@ -83,7 +73,7 @@ pub(crate) fn checked_object(
             let canonical = renames
                 .iter()
                 .find(|(written, _)| written == key)
-                .map_or_else(|| key.clone(), |(_, c)| (*c).to_owned());
+                .map_or_else(|| key.clone(), |(_, c)| c.clone());
             (canonical, inner.clone())
         })
         .collect())
@@ -99,20 +89,20 @@ fn check(
     keys: &Keys,
     text: &str,
     file: &Path,
-    renames: &mut Vec<(String, &'static str)>,
+    renames: &mut Vec<(String, String)>,
 ) -> Result<(), ConfigError> {
     let Value::Object(map) = value else {
         return Ok(());
     };
-    let mut seen: Vec<(&'static str, &str)> = Vec::new();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     for (written, inner) in map {
         let Some(canonical) = keys
             .names
             .iter()
-            .copied()
+            .map(String::as_str)
             .find(|name| name.eq_ignore_ascii_case(written))
         else {
-            let hint = nearest(written, keys.names).map_or_else(
+            let hint = nearest(written, &keys.names).map_or_else(
                 || format!(" (known keys: {})", keys.names.join(", ")),
                 |near| format!("; did you mean \"{near}\"?"),
             );
@@ -142,7 +132,7 @@ fn check(
         }
         seen.push((canonical, written));
         if written != canonical && !renames.iter().any(|(w, _)| w == written) {
-            renames.push((written.clone(), canonical));
+            renames.push((written.clone(), canonical.to_owned()));
         }
         if let Some((_, inner_keys)) = keys.nested.iter().find(|(name, _)| *name == canonical) {
             match inner {
@@ -159,11 +149,16 @@ fn check(
 }
 
 /// The known key closest to `written` by edit distance, when close enough to be a typo.
-fn nearest(written: &str, names: &[&'static str]) -> Option<&'static str> {
+fn nearest<'a>(written: &str, names: &'a [String]) -> Option<&'a str> {
     let written = written.to_ascii_lowercase();
     names
         .iter()
-        .map(|name| (edit_distance(&written, &name.to_ascii_lowercase()), *name))
+        .map(|name| {
+            (
+                edit_distance(&written, &name.to_ascii_lowercase()),
+                name.as_str(),
+            )
+        })
         .filter(|(distance, name)| *distance <= (name.len() / 3).clamp(1, 3))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)
@@ -248,23 +243,29 @@ fn position(text: &str, at: usize) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
     use super::*;
 
-    const INNER: Keys = Keys {
-        what: "a model",
-        names: &["id", "baseUrl"],
-        nested: &[],
-    };
-    const OUTER: Keys = Keys {
-        what: "the settings",
-        names: &["requireCommandConfirmation", "contextWindow", "models"],
-        nested: &[("models", &INNER)],
-    };
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[schemars(extend("x-what" = "a model"))]
+    struct Inner {
+        id: String,
+        base_url: String,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    struct Outer {
+        require_command_confirmation: Option<bool>,
+        context_window: Option<i64>,
+        models: Option<Vec<Inner>>,
+    }
 
     fn run(text: &str) -> Result<String, String> {
-        normalize_keys(text, Path::new("/h/x.json"), &OUTER).map_err(|e| e.to_string())
+        let keys = Keys::of::<Outer>("the settings");
+        normalize_keys(text, Path::new("/h/x.json"), &keys).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -285,7 +286,7 @@ mod tests {
             (
                 r#"{"colour": 1}"#,
                 Err(
-                    "/h/x.json:1:2: unknown key \"colour\" in the settings (known keys: requireCommandConfirmation, contextWindow, models)",
+                    "/h/x.json:1:2: unknown key \"colour\" in the settings (known keys: contextWindow, models, requireCommandConfirmation)",
                 ),
             ),
             (
@@ -327,10 +328,8 @@ mod tests {
         for (a, b, d) in cases {
             assert_eq!(edit_distance(a, b), d, "{a} {b}");
         }
-        assert_eq!(
-            nearest("contxtWindow", &["contextWindow", "models"]),
-            Some("contextWindow")
-        );
-        assert_eq!(nearest("xyz", &["contextWindow", "models"]), None);
+        let names = ["contextWindow".to_owned(), "models".to_owned()];
+        assert_eq!(nearest("contxtWindow", &names), Some("contextWindow"));
+        assert_eq!(nearest("xyz", &names), None);
     }
 }

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -96,28 +97,8 @@ const MAX_MAX_RESULT_MEGABYTES: usize = 1024;
 /// Bytes in a MiB.
 const MIB: usize = 1024 * 1024;
 
-/// The keys of one server.
-const SERVER_KEYS: Keys = Keys {
-    what: "an MCP server",
-    names: &[
-        "command",
-        "args",
-        "env",
-        "cwd",
-        "url",
-        "headers",
-        "type",
-        "enabled",
-        "startupTimeoutSeconds",
-        "toolTimeoutSeconds",
-        "confirm",
-        "maxResultMegabytes",
-    ],
-    nested: &[],
-};
-
 /// One server as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawServer {
     command: Option<String>,
@@ -187,6 +168,7 @@ impl McpSettings {
             }
             _ => top,
         };
+        let server_keys = Keys::of::<RawServer>("an MCP server");
         let mut parsed = Vec::with_capacity(servers.len());
         for (name, server) in servers {
             check_name(name, text, file)?;
@@ -198,7 +180,7 @@ impl McpSettings {
                     format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
                 ));
             }
-            let object = checked_object(server, text, file, &SERVER_KEYS)?;
+            let object = checked_object(server, text, file, &server_keys)?;
             let raw: RawServer =
                 serde_json::from_value(Value::Object(object)).map_err(|error| {
                     error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))

@@ -16,7 +16,8 @@ mod command_env;
 mod env_refs;
 mod error;
 mod json;
-pub(crate) mod keys;
+mod keys;
+mod known_keys;
 mod mcp;
 mod models;
 mod resolve;
@@ -36,3 +37,5 @@ pub use resolve::{
     ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels, resolve_models,
 };
 pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};
+
+pub(crate) use keys::kind_of;

@@ -4,13 +4,13 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use super::ConfigError;
 use super::agent::ReasoningEffort;
 use super::json::{parse_keys, read_optional};
-use super::keys::Keys;
 use crate::tokenizer::SUPPORTED_ENCODINGS;
 
 /// The name of the models file inside the home directory.
@@ -91,7 +91,7 @@ impl ModelsConfig {
     /// `tokenizer`; [`ConfigError::Rule`] for an empty model list, an empty or
     /// duplicate id, or a `default` / `compactionModel` naming no listed model.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawModelsFile = parse_keys(text, file, &MODELS_KEYS)?;
+        let raw: RawModelsFile = parse_keys(text, file, "the model list")?;
         raw.validate(file)
     }
 
@@ -113,30 +113,7 @@ fn list_ids(models: &[ModelSettings]) -> String {
     ids.join(", ")
 }
 
-/// The keys of a model entry in models.json.
-const MODEL_KEYS: Keys = Keys {
-    what: "a model of models.json",
-    names: &[
-        "id",
-        "baseUrl",
-        "apiKeyEnv",
-        "model",
-        "contextWindow",
-        "tokenizer",
-        "supportsThinking",
-        "reasoningEffort",
-    ],
-    nested: &[],
-};
-
-/// The keys of models.json.
-const MODELS_KEYS: Keys = Keys {
-    what: "the model list",
-    names: &["default", "compactionModel", "models"],
-    nested: &[("models", &MODEL_KEYS)],
-};
-
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawModelsFile {
     default: Option<String>,
@@ -144,14 +121,16 @@ struct RawModelsFile {
     models: Vec<RawModel>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-what" = "a model of models.json"))]
 struct RawModel {
     id: String,
     base_url: String,
     api_key_env: Option<String>,
     model: String,
     context_window: Option<u64>,
+    #[schemars(with = "Option<String>")]
     tokenizer: Option<EncodingName>,
     supports_thinking: Option<bool>,
     reasoning_effort: Option<ReasoningEffort>,

@@ -3,21 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::keys::Keys;
 use smallebot_sandbox::{CommandLimits, NetworkAccess, SandboxMode, SandboxSettings};
 
-/// The keys of the `limits` object.
-pub(super) const LIMIT_KEYS: Keys = Keys {
-    what: "the command limits",
-    names: &["cpuSeconds", "memoryMb", "processes", "openFiles"],
-    nested: &[],
-};
-
 /// `limits` as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-what" = "the command limits"))]
 pub(super) struct RawLimits {
     cpu_seconds: Option<i64>,
     memory_mb: Option<i64>,

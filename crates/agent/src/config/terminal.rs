@@ -25,13 +25,13 @@
 use std::path::Path;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_shell::{CommandPolicy, DEFAULT_COMMAND_BLACKLIST, PolicyError, default_blacklist};
 
 use super::ConfigError;
 use super::json::{parse_keys, read_optional};
-use super::keys::Keys;
-use super::sandbox::{LIMIT_KEYS, RawLimits, RawSandbox, sandbox_line};
+use super::sandbox::{RawLimits, RawSandbox, sandbox_line};
 use smallebot_sandbox::SandboxSettings;
 
 /// The name of the terminal settings file inside the home directory.
@@ -97,7 +97,7 @@ impl TerminalSettings {
     /// wrong type, or an unknown key; [`ConfigError::Rule`] for a blacklist rule that
     /// does not parse or a sandbox value that is not accepted.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
-        let raw: RawTerminalFile = parse_keys(text, file, &TERMINAL_KEYS)?;
+        let raw: RawTerminalFile = parse_keys(text, file, "the terminal settings")?;
         let home_dir = std::env::var_os("HOME").map(std::path::PathBuf::from);
         let settings =
             raw.into_settings(home_dir.as_deref())
@@ -136,28 +136,9 @@ impl Default for TerminalSettings {
     }
 }
 
-/// The keys of terminal.json.
-const TERMINAL_KEYS: Keys = Keys {
-    what: "the terminal settings",
-    names: &[
-        "commandBlacklist",
-        "requireCommandConfirmation",
-        "confirmationTimeoutSeconds",
-        "commandWhitelist",
-        "commandTimeoutSeconds",
-        "maxOutputChars",
-        "sandbox",
-        "network",
-        "limits",
-        "readablePaths",
-        "writablePaths",
-    ],
-    nested: &[("limits", &LIMIT_KEYS)],
-};
-
 /// `terminal.json` as written: every key optional, integers signed so that a negative
 /// value is corrected by the range rules instead of failing as a type error.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTerminalFile {
     command_blacklist: Option<Vec<String>>,

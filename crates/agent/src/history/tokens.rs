@@ -54,8 +54,7 @@ pub(crate) fn schema_tokens(counter: &impl CountTokens, tools: &[ToolSchema]) ->
     if tools.is_empty() {
         return 0;
     }
-    let json = serde_json::to_string(&crate::client::body::Tools(tools)).unwrap_or_default();
-    count(counter, &json)
+    count(counter, &crate::client::tools_json(tools))
 }
 
 /// Counts a whole built request from scratch (used by tests and benchmarks as the

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::connection::{Client, ListWatcher};
+use super::client::{Client, ListWatcher};
 use super::http_client::WatchedClient;
 use super::process::ServerProcess;
 

@@ -10,69 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use rmcp::service::ServiceError;
 use serde_json::{Map, Value};
 
+use super::client::{ListWatcher, ToolList};
 use super::connect::{self, Live, StdioServer};
 use crate::config::{McpServerSettings, McpTransport};
 
-/// A connected client.
-pub(crate) type Client = RunningService<RoleClient, ListWatcher>;
-
 /// Bytes in a MiB, for messages.
 const MIB: usize = 1024 * 1024;
-
-/// A server's tools as last listed, and the counter that moves when any server's list
-/// changes (shared by all the servers of one [`super::McpServers`]).
-#[derive(Default)]
-pub(crate) struct ToolList {
-    tools: Mutex<Vec<rmcp::model::Tool>>,
-    generation: Arc<AtomicU64>,
-}
-
-impl ToolList {
-    /// An empty list counting changes on `generation`.
-    pub(crate) fn new(generation: Arc<AtomicU64>) -> Self {
-        Self {
-            tools: Mutex::default(),
-            generation,
-        }
-    }
-
-    /// The tools as last listed.
-    pub(crate) fn get(&self) -> Vec<rmcp::model::Tool> {
-        self.tools
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Replaces the list and counts a change.
-    fn set(&self, tools: Vec<rmcp::model::Tool>) {
-        *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = tools;
-        self.generation.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// The client side's handler: re-lists the tools when the server announces a change.
-pub(crate) struct ListWatcher {
-    list: Arc<ToolList>,
-}
-
-impl rmcp::ClientHandler for ListWatcher {
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let list = Arc::clone(&self.list);
-        // Not inline: the handler must not wait on a request of its own connection.
-        tokio::spawn(async move {
-            match context.peer.list_all_tools().await {
-                Ok(tools) => list.set(tools),
-                Err(error) => {
-                    tracing::warn!(%error, "could not list an MCP server's changed tools")
-                }
-            }
-        });
-    }
-}
 
 /// One configured server and its connection, if any.
 pub(crate) struct McpConnection {
@@ -314,9 +260,7 @@ impl McpConnection {
 
     /// The handler of a new connection.
     fn watcher(&self) -> ListWatcher {
-        ListWatcher {
-            list: Arc::clone(&self.list),
-        }
+        ListWatcher::new(Arc::clone(&self.list))
     }
 
     /// Records `reason` (with the tail of standard error) as the last error and

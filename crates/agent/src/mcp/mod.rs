@@ -5,6 +5,7 @@
 //! its arguments against the tool's schema, asks first when the tool is destructive
 //! (or `confirm` says so), and restarts a server that stopped.
 
+mod client;
 mod connect;
 mod connection;
 mod content;

@@ -1,5 +1,7 @@
-//! Reading tool arguments with errors the model can act on.
+//! A call's arguments object, and the error the model gets for arguments it got
+//! wrong (read as a typed struct by [`super::typed`]).
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// A missing or mistyped argument; the message names it and says what is expected.
@@ -54,74 +56,47 @@ impl Args {
         &self.map
     }
 
-    fn mistyped(&self, name: &str, expected: &str, got: &Value) -> ArgError {
-        ArgError(format!(
-            "{}: parameter '{name}' must be {expected}, got {got}",
-            self.tool
-        ))
-    }
-
-    /// A required string.
+    /// The arguments as `A`. A missing (or null) required field, or a field of the
+    /// wrong type, is an error that names it and says what was expected:
+    /// `Tool: missing required parameter 'x'`, `Tool: parameter 'x' must be a string, got 5`.
     ///
     /// # Errors
-    /// Missing or not a string.
-    pub fn string(&self, name: &str) -> Result<&str, ArgError> {
-        match self.map.get(name) {
-            Some(Value::String(s)) => Ok(s),
-            None | Some(Value::Null) => Err(ArgError(format!(
-                "{}: missing required parameter '{name}'",
-                self.tool
-            ))),
-            Some(other) => Err(self.mistyped(name, "a string", other)),
-        }
+    /// A field is missing or of the wrong type.
+    pub fn parse_as<A: DeserializeOwned>(&self) -> Result<A, ArgError> {
+        let value = Value::Object(self.as_map().clone());
+        serde_path_to_error::deserialize(value).map_err(|error| {
+            let field = match error.path().iter().next() {
+                Some(serde_path_to_error::Segment::Map { key }) => Some(key.clone()),
+                _ => None,
+            };
+            let message = error.inner().to_string();
+            self.describe(field.as_deref(), &message)
+        })
     }
 
-    /// An optional string.
-    ///
-    /// # Errors
-    /// Present but not a string.
-    pub fn opt_string(&self, name: &str) -> Result<Option<&str>, ArgError> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(self.mistyped(name, "a string", other)),
-        }
-    }
-
-    /// An optional non-negative integer (a numeric string is accepted).
-    ///
-    /// # Errors
-    /// Present but not a non-negative integer.
-    pub fn opt_u64(&self, name: &str) -> Result<Option<u64>, ArgError> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Number(n)) => n.as_u64().map(Some).ok_or_else(|| {
-                self.mistyped(name, "a non-negative integer", &Value::Number(n.clone()))
-            }),
-            Some(Value::String(s)) => s.trim().parse::<u64>().map(Some).map_err(|_| {
-                self.mistyped(name, "a non-negative integer", &Value::String(s.clone()))
-            }),
-            Some(other) => Err(self.mistyped(name, "a non-negative integer", other)),
-        }
-    }
-
-    /// An optional list of strings (a single string counts as a list of one).
-    ///
-    /// # Errors
-    /// Present but not strings.
-    pub fn opt_strings(&self, name: &str) -> Result<Vec<String>, ArgError> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| match v {
-                    Value::String(s) => Ok(s.clone()),
-                    Value::Number(n) => Ok(n.to_string()),
-                    other => Err(self.mistyped(name, "a list of strings", other)),
-                })
-                .collect(),
-            Some(other) => Err(self.mistyped(name, "a list of strings", other)),
+    /// The error for `message` from serde about `field` (none: the object itself).
+    fn describe(&self, field: Option<&str>, message: &str) -> ArgError {
+        let tool = self.tool();
+        let raw = field.and_then(|f| self.as_map().get(f));
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        match (field, raw, missing) {
+            (_, _, Some(name)) | (Some(name), None | Some(Value::Null), None) => {
+                ArgError(format!("{tool}: missing required parameter '{name}'"))
+            }
+            (Some(name), Some(raw), None) => {
+                if let Some(wording) = message.strip_prefix("must be ") {
+                    return ArgError(format!("{tool}: parameter '{name}' must be {wording}"));
+                }
+                match message.rsplit_once(", expected ") {
+                    Some((_, expected)) => ArgError(format!(
+                        "{tool}: parameter '{name}' must be {expected}, got {raw}"
+                    )),
+                    None => ArgError(format!("{tool}: parameter '{name}' is invalid: {message}")),
+                }
+            }
+            (None, _, None) => ArgError(format!("{tool}: invalid arguments: {message}")),
         }
     }
 }
@@ -131,7 +106,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parse_and_read_with_clear_errors() {
+    fn parse_with_clear_errors() {
         assert!(Args::parse("T", "").unwrap().as_map().is_empty());
         let bad = Args::parse("T", "{not json").unwrap_err();
         assert!(bad.0.contains("not valid JSON"), "{bad}");
@@ -141,24 +116,8 @@ mod tests {
                 .0
                 .contains("must be a JSON object")
         );
-        let args = Args::parse(
-            "ReadFile",
-            r#"{"path":"a","n":3,"s":"7","bad":true,"list":["x",2]}"#,
-        )
-        .unwrap();
-        assert_eq!(args.string("path").unwrap(), "a");
-        assert!(
-            args.string("missing")
-                .unwrap_err()
-                .0
-                .contains("missing required parameter 'missing'")
-        );
-        assert!(args.string("n").unwrap_err().0.contains("must be a string"));
-        assert_eq!(args.opt_u64("n").unwrap(), Some(3));
-        assert_eq!(args.opt_u64("s").unwrap(), Some(7));
-        assert!(args.opt_u64("bad").is_err());
-        assert_eq!(args.opt_u64("none").unwrap(), None);
-        assert_eq!(args.opt_strings("list").unwrap(), ["x", "2"]);
-        assert_eq!(args.opt_strings("path").unwrap(), ["a"]);
+        let args = Args::parse("ReadFile", r#"{"path":"a"}"#).unwrap();
+        assert_eq!(args.tool(), "ReadFile");
+        assert_eq!(args.as_map()["path"], "a");
     }
 }

@@ -232,7 +232,9 @@ mod tests {
             ToolTraits::plan(PlanAccess::Reads)
         }
         fn written_paths(&self, args: &Args) -> Vec<String> {
-            args.string("path")
+            args.as_map()
+                .get("path")
+                .and_then(|p| p.as_str())
                 .map(|p| vec![p.to_owned()])
                 .unwrap_or_default()
         }

@@ -12,7 +12,7 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
-use super::args::{ArgError, Args};
+use super::args::Args;
 use super::registry::Tool;
 
 /// A tool whose arguments are the serde struct [`TypedTool::Args`]: doc comments on its
@@ -131,52 +131,6 @@ fn not_nullable(property: &mut Value) {
     }
     property.remove("default");
     property.remove("format");
-}
-
-impl Args {
-    /// The arguments as `A`. A missing (or null) required field, or a field of the
-    /// wrong type, is an error in the words of [`Args::string`] and friends:
-    /// `Tool: missing required parameter 'x'`, `Tool: parameter 'x' must be a string, got 5`.
-    ///
-    /// # Errors
-    /// A field is missing or of the wrong type.
-    pub fn parse_as<A: DeserializeOwned>(&self) -> Result<A, ArgError> {
-        let value = Value::Object(self.as_map().clone());
-        serde_path_to_error::deserialize(value).map_err(|error| {
-            let field = match error.path().iter().next() {
-                Some(serde_path_to_error::Segment::Map { key }) => Some(key.clone()),
-                _ => None,
-            };
-            let message = error.inner().to_string();
-            self.describe(field.as_deref(), &message)
-        })
-    }
-
-    /// The error for `message` from serde about `field` (none: the object itself).
-    fn describe(&self, field: Option<&str>, message: &str) -> ArgError {
-        let tool = self.tool();
-        let raw = field.and_then(|f| self.as_map().get(f));
-        let missing = message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'));
-        match (field, raw, missing) {
-            (_, _, Some(name)) | (Some(name), None | Some(Value::Null), None) => {
-                ArgError(format!("{tool}: missing required parameter '{name}'"))
-            }
-            (Some(name), Some(raw), None) => {
-                if let Some(wording) = message.strip_prefix("must be ") {
-                    return ArgError(format!("{tool}: parameter '{name}' must be {wording}"));
-                }
-                match message.rsplit_once(", expected ") {
-                    Some((_, expected)) => ArgError(format!(
-                        "{tool}: parameter '{name}' must be {expected}, got {raw}"
-                    )),
-                    None => ArgError(format!("{tool}: parameter '{name}' is invalid: {message}")),
-                }
-            }
-            (None, _, None) => ArgError(format!("{tool}: invalid arguments: {message}")),
-        }
-    }
 }
 
 /// A string argument that also accepts a number (`1` means `"1"`), trimmed. Use with

@@ -249,12 +249,16 @@ impl Tool for Echo {
     }
 
     async fn call(&self, args: &Args, _ctx: &ToolContext) -> ToolOutcome {
-        let text = match args.string("text") {
-            Ok(t) => t.to_owned(),
+        #[derive(serde::Deserialize)]
+        struct EchoArgs {
+            text: String,
+        }
+        let text = match args.parse_as::<EchoArgs>() {
+            Ok(parsed) => parsed.text,
             Err(e) => return ToolOutcome::error(e.to_string()),
         };
-        let repeat = args.opt_u64("repeat").ok().flatten().unwrap_or(1) as usize;
-        ToolOutcome::ok(text.repeat(repeat))
+        let repeat = args.as_map().get("repeat").and_then(Value::as_u64);
+        ToolOutcome::ok(text.repeat(repeat.unwrap_or(1) as usize))
     }
 }
 
@@ -280,7 +284,7 @@ impl Tool for Sleepy {
     }
 
     async fn call(&self, args: &Args, ctx: &ToolContext) -> ToolOutcome {
-        let ms = args.opt_u64("ms").ok().flatten().unwrap_or(0);
+        let ms = args.as_map().get("ms").and_then(Value::as_u64).unwrap_or(0);
         tokio::select! {
             () = tokio::time::sleep(Duration::from_millis(ms)) => ToolOutcome::ok(format!("done {ms}")),
             () = ctx.cancel.cancelled() => ToolOutcome {

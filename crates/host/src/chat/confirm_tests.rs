@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
 use smallebot_application::ConversationService;
-use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
+use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
 use tokio::io::AsyncWriteExt;
 
 use super::*;
@@ -65,26 +65,33 @@ async fn service(
     (service, requests)
 }
 
-/// Scripts "run `touch made && echo made-it`", then an answer; titles get a fallback.
+/// Scripts "run `touch made && echo made-it`", then an answer; titles (asked for beside
+/// the first turn) are answered on their own.
 fn script(server: &TestModel) {
+    server.answer_when(RecordedRequest::asks_for_title, |_| {
+        ScriptedResponse::text("A title")
+    });
     server.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
         "call_1",
         "ExecuteCommand",
         r#"{"command":"touch made && echo made-it"}"#,
     )]));
     server.push(ScriptedResponse::text("finished"));
-    server.respond_with(|_| ScriptedResponse::text("A title"));
 }
 
-/// The tool result the model received in its second request.
-fn tool_result(server: &TestModel) -> String {
-    let requests = server.requests();
-    let message = requests[1]
+/// The tool result a request carries.
+fn tool_message(request: &RecordedRequest) -> Option<serde_json::Value> {
+    request
         .messages()
         .iter()
         .find(|m| m["role"] == "tool")
         .cloned()
-        .unwrap();
+}
+
+/// The tool result the model received after the command.
+fn tool_result(server: &TestModel) -> String {
+    let requests = server.requests();
+    let message = requests.iter().find_map(tool_message).unwrap();
     message_text(&message)
 }
 

@@ -48,9 +48,7 @@ pub struct ChatArgs {
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let (confirmer, confirmations) = TerminalConfirmer::channel();
-    let app =
-        wiring::build_with_confirmer(home, args.user.as_deref(), std::sync::Arc::new(confirmer))
-            .await?;
+    let app = wiring::build(home, args.user.as_deref(), std::sync::Arc::new(confirmer)).await?;
     // Caught once started: SIGTERM and SIGHUP end the session with its turn stored;
     // Ctrl+C stays the REPL's.
     let mut signals = match StopSignals::catch(false) {

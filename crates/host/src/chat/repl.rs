@@ -8,16 +8,15 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 
-use smallebot_application::{
-    ConversationService, EventKind, PipelineError, SendOptions, TurnOutcome,
-};
+use smallebot_application::ConversationService;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::mpsc;
 
 mod commands;
+mod follow;
 
-use super::confirm::{Asked, ConfirmRequest, ask};
+use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};
 use super::slash::parse_slash;
 use crate::error::HostError;
@@ -181,160 +180,5 @@ impl<W: Write> Repl<W> {
         }
         self.conversation = Some(created.id);
         Ok(created.id)
-    }
-
-    async fn turn<S: LineSource>(&mut self, text: String, input: &mut S) -> Result<(), HostError> {
-        let conversation = self.open_conversation().await?;
-        let service = Arc::clone(&self.service);
-        let task = async move {
-            service
-                .send(conversation, &text, SendOptions::default())
-                .await
-        };
-        self.run_turn(conversation, task, input).await
-    }
-
-    /// Drives a turn (a send, an edit, a regeneration) and titles the conversation in
-    /// the background after its first turn.
-    async fn run_turn<S: LineSource>(
-        &mut self,
-        conversation: ConversationId,
-        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
-        input: &mut S,
-    ) -> Result<(), HostError> {
-        match self.drive(conversation, task, input).await? {
-            Ok(outcome) if outcome.first_turn => {
-                let service = Arc::clone(&self.service);
-                tokio::spawn(async move { service.generate_title(conversation).await });
-            }
-            Ok(_) => {}
-            Err(err) => self.say(&format!("error: {err}"))?,
-        }
-        Ok(())
-    }
-
-    async fn compact<S: LineSource>(
-        &mut self,
-        focus: Option<String>,
-        input: &mut S,
-    ) -> Result<(), HostError> {
-        let Some(conversation) = self.conversation else {
-            return self.say("nothing to compact: this conversation has no messages yet");
-        };
-        let service = Arc::clone(&self.service);
-        let task = async move { service.compact(conversation, focus.as_deref()).await };
-        // Success and failure alike were printed from the compression's events.
-        if let Err(err) = self.drive(conversation, task, input).await? {
-            self.say(&format!("error: {err}"))?;
-        }
-        Ok(())
-    }
-
-    /// Runs `task` while printing `conversation`'s events; Ctrl+C cancels the turn.
-    /// Input is not read meanwhile, except to answer a command confirmation. A spinner
-    /// turns while a compression runs and is wiped before anything else is printed.
-    async fn drive<T: Send + 'static, S: LineSource>(
-        &mut self,
-        conversation: ConversationId,
-        task: impl std::future::Future<Output = T> + Send + 'static,
-        input: &mut S,
-    ) -> Result<T, HostError> {
-        let mut events = self.service.subscribe(conversation);
-        let mut handle = tokio::spawn(task);
-        let mut spinner = Spinner::default();
-        let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
-        let result = loop {
-            tokio::select! {
-                Some(event) = events.recv() => {
-                    spinner.observe(&event.kind);
-                    spinner.wipe(self.printer.out())?;
-                    self.printer.print(&event)?;
-                }
-                joined = &mut handle => {
-                    spinner.wipe(self.printer.out())?;
-                    while let Some(event) = events.try_recv() {
-                        self.printer.print(&event)?;
-                    }
-                    break joined;
-                }
-                Some(()) = self.interrupts.recv() => {
-                    self.service.cancel(conversation);
-                }
-                Some(request) = next_confirmation(&mut self.confirmations) => {
-                    spinner.wipe(self.printer.out())?;
-                    let command = request.command().to_owned();
-                    if self.always_allowed.contains(&(conversation, command.clone())) {
-                        let line = format!("→ allowed (always in this conversation): $ {command}");
-                        self.say(&line)?;
-                        request.allow();
-                        continue;
-                    }
-                    match ask(request, input, self.printer.out(), &mut self.interrupts).await? {
-                        Asked::Interrupted => {
-                            self.service.cancel(conversation);
-                        }
-                        Asked::Always => {
-                            self.always_allowed.insert((conversation, command));
-                        }
-                        Asked::Answered(_) => {}
-                    }
-                }
-                _ = tick.tick(), if spinner.active && self.printer.ansi() => {
-                    let frame = spinner.next_frame();
-                    write!(self.printer.out(), "\r{frame} Compressing context...")?;
-                    self.printer.out().flush()?;
-                }
-            }
-        };
-        result.map_err(|source| HostError::TaskJoin {
-            what: "the turn",
-            source,
-        })
-    }
-}
-
-/// The next confirmation request; never ready when there is no channel.
-async fn next_confirmation(
-    requests: &mut Option<mpsc::Receiver<ConfirmRequest>>,
-) -> Option<ConfirmRequest> {
-    match requests {
-        Some(requests) => requests.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// The "Compressing context..." spinner's state.
-#[derive(Debug, Default)]
-struct Spinner {
-    active: bool,
-    frame: usize,
-    /// A frame is on the current line.
-    drawn: bool,
-}
-
-impl Spinner {
-    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-    fn observe(&mut self, event: &EventKind) {
-        match event {
-            EventKind::CompressionStarted { .. } => self.active = true,
-            EventKind::CompressionCompleted { .. } => self.active = false,
-            _ => {}
-        }
-    }
-
-    fn next_frame(&mut self) -> char {
-        self.drawn = true;
-        self.frame = (self.frame + 1) % Self::FRAMES.len();
-        Self::FRAMES[self.frame]
-    }
-
-    /// Clears the spinner's line if a frame is on it.
-    fn wipe(&mut self, out: &mut impl Write) -> std::io::Result<()> {
-        if self.drawn {
-            self.drawn = false;
-            write!(out, "\r\x1b[2K")?;
-        }
-        Ok(())
     }
 }

@@ -25,7 +25,7 @@ async fn compact_shows_the_indicator_and_input_waits_until_it_ends() {
     for i in 0..4 {
         server.push(ScriptedResponse::text(format!("answer {i}")));
         service
-            .send(c.id, &format!("turn {i}"), SendOptions::default())
+            .send(c.id, &filler(i), SendOptions::default())
             .await
             .unwrap();
     }
@@ -71,6 +71,10 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
     let server = TestModel::start().await.unwrap();
     let service = service(dir.path(), &server).await;
     let c = service.create_conversation("tester").await.unwrap();
+    // The title, asked for beside this first turn, never takes the turn's answer.
+    server.answer_when(smallebot_testkit::RecordedRequest::asks_for_title, |_| {
+        ScriptedResponse::text("A title")
+    });
     server.push(
         ScriptedResponse::text("a b c d e f g h i j")
             .chunk_size(2)
@@ -125,7 +129,7 @@ async fn ctrl_c_cancels_a_turn_and_twice_at_the_prompt_exits() {
 }
 
 #[tokio::test]
-async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
+async fn the_service_asks_the_model_for_a_title_beside_the_first_turn_only() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestModel::start().await.unwrap();
     let is_title = smallebot_testkit::RecordedRequest::asks_for_title;
@@ -141,8 +145,8 @@ async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
     let service = service(dir.path(), &server).await;
     let c = service.create_conversation("tester").await.unwrap();
     run_repl(&service, Some(c.id), b"first\nsecond\nthird\n/quit\n").await;
-    // The title request runs in the background: wait for it, then let any other
-    // background work settle.
+    // The title request runs beside the first turn, in the background: wait for it,
+    // then let any other background work settle.
     for _ in 0..100 {
         if server.requests().iter().any(is_title) {
             break;
@@ -154,4 +158,85 @@ async fn the_model_is_asked_for_a_title_after_the_first_turn_only() {
     let titles = requests.iter().filter(|r| is_title(r)).count();
     assert_eq!(titles, 1, "{} requests", requests.len());
     assert_eq!(requests.len(), 4, "three turns and one title");
+}
+
+#[tokio::test]
+async fn a_new_conversation_is_named_by_the_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    server.respond_with(|r| {
+        if r.asks_for_title() {
+            ScriptedResponse::text("Greetings")
+        } else {
+            ScriptedResponse::text("hi")
+        }
+    });
+    let service = service(dir.path(), &server).await;
+    run_repl(&service, None, b"hello there\n/quit\n").await;
+    let mut title = String::new();
+    for _ in 0..100 {
+        let list = service
+            .store()
+            .list_conversations(Some("tester"))
+            .await
+            .unwrap();
+        title.clone_from(&list[0].title);
+        if title == "Greetings" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(title, "Greetings");
+}
+
+#[tokio::test]
+async fn a_compression_before_a_turn_and_the_turn_are_each_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let summary = |r: &smallebot_testkit::RecordedRequest| {
+        r.last_user_text()
+            .is_some_and(|t| t.contains("## Conversation to summarize"))
+    };
+    server.respond_with(move |r| {
+        if summary(r) {
+            ScriptedResponse::text("SUMMARY").delay_before(Duration::from_millis(300))
+        } else {
+            ScriptedResponse::text(format!("answer to {}", r.last_user_text().unwrap()))
+        }
+    });
+    let store = smallebot_infrastructure::SqliteStore::open(&dir.path().join("db.sqlite"))
+        .await
+        .unwrap();
+    let endpoint = smallebot_agent::client::ChatEndpoint::new(server.base_url(), "m");
+    // Three long turns fit a 1000-token window; the next message needs a compression.
+    let history = smallebot_agent::history::HistorySettings {
+        context_window: 1000,
+        ..smallebot_agent::history::HistorySettings::default()
+    };
+    let agent = smallebot_agent::assembly::AgentAssembly::new(Arc::new(store), endpoint)
+        .skill_path(dir.path().join("SKILL.md"))
+        .history(history)
+        .build()
+        .unwrap();
+    let service = Arc::new(agent.service);
+    let c = service.create_conversation("tester").await.unwrap();
+    for i in 0..3 {
+        service
+            .send(c.id, &filler(i), SendOptions::default())
+            .await
+            .unwrap();
+    }
+    let out = run_repl(&service, Some(c.id), b"the question\n/quit\n").await;
+    assert_eq!(out.matches("context compressed").count(), 1, "{out}");
+    assert_eq!(out.matches("answer to the question").count(), 1, "{out}");
+    let compressed = out.find("context compressed").unwrap();
+    assert!(
+        compressed < out.find("answer to the question").unwrap(),
+        "{out}"
+    );
+}
+
+/// About 260 tokens of words.
+fn filler(turn: usize) -> String {
+    (0..260).map(|w| format!("w{turn}x{w} ")).collect()
 }

@@ -1,5 +1,9 @@
 //! `smallebot compact ID [--focus TEXT]`.
 
+use std::sync::Arc;
+
+use smallebot_application::ports::DenyAll;
+
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::tokens;
@@ -8,7 +12,8 @@ use smallebot_agent::assembly::Home;
 
 /// Compresses a conversation's context now and says what happened.
 pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostError> {
-    let app = wiring::build(home, None).await?;
+    // A compaction runs no tools: nobody is asked.
+    let app = wiring::build(home, None, Arc::new(DenyAll)).await?;
     let id = match find_conversation(app.service.store().as_ref(), id, None).await {
         Ok(conversation) => conversation.id,
         Err(error) => {

@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
 use smallebot_agent::config::MCP_FILE;
-use smallebot_agent::mcp::{McpServerStatus, McpServers};
+use smallebot_agent::mcp::McpServers;
 use smallebot_application::ports::DenyAll;
 
 use crate::cli::McpCommand;
 use crate::error::HostError;
+use crate::mcp_status::status_lines;
 use crate::wiring;
 
 /// Runs one `mcp` subcommand.
@@ -39,25 +40,6 @@ async fn print_status(home: &Home, servers: &McpServers) -> Result<(), HostError
         outln!("{line}")?;
     }
     Ok(())
-}
-
-/// One line per server: `name  running  3 tools` (and the last error).
-pub fn status_lines(status: &[McpServerStatus]) -> Vec<String> {
-    status
-        .iter()
-        .map(|s| {
-            let state = match (s.enabled, s.running) {
-                (false, _) => "disabled",
-                (true, true) => "running",
-                (true, false) => "not running",
-            };
-            let mut line = format!("{}  {state}  {} tool(s)", s.name, s.tools);
-            if let Some(error) = &s.last_error {
-                line.push_str(&format!("  last error: {error}"));
-            }
-            line
-        })
-        .collect()
 }
 
 /// The tools of `server` (or all), one per line with its description.

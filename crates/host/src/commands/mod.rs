@@ -9,7 +9,6 @@ mod serve;
 mod serve_users;
 mod users;
 
-pub use mcp::status_lines as mcp_status_lines;
 use smallebot_agent::assembly::Home;
 
 use crate::database::Database;

@@ -12,9 +12,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
+use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
+use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 
+use crate::chat::StdinConfirmer;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{EventPrinter, Style};
@@ -38,6 +41,30 @@ pub struct RunArgs {
     pub user: Option<String>,
 }
 
+/// Asks on the terminal when standard input is one, else denies.
+fn confirmer() -> Arc<dyn CommandConfirmer> {
+    if std::io::stdin().is_terminal() {
+        Arc::new(StdinConfirmer::new())
+    } else {
+        Arc::new(DenyAll)
+    }
+}
+
+/// What `run` says first when terminal.json asks for confirmations but standard input
+/// cannot answer them (a pipe, a file): every such command will be denied.
+fn confirmation_warning(home: &Home) -> Option<String> {
+    let settings = TerminalSettings::load(home.root()).ok()?;
+    (settings.require_command_confirmation && !std::io::stdin().is_terminal()).then(|| {
+        format!(
+            "note: {} sets requireCommandConfirmation and standard input is not a terminal, \
+             so commands that need confirmation will be denied. To allow them, run in a \
+             terminal, or whitelist them (commandWhitelist) or set \
+             requireCommandConfirmation to false in that file.",
+            home.root().join(TERMINAL_FILE).display()
+        )
+    })
+}
+
 /// The prompt: the argument, or standard input read whole for `-`.
 fn read_prompt(argument: String) -> Result<String, HostError> {
     if argument != "-" {
@@ -59,7 +86,7 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let prompt = read_prompt(args.prompt)?;
-    let app = wiring::build(home, args.user.as_deref()).await?;
+    let app = wiring::build(home, args.user.as_deref(), confirmer()).await?;
     // Caught once started (a start that hangs still ends at the first Ctrl+C): from
     // here a stop signal ends the turn stored.
     let mut signals = match StopSignals::catch(true) {
@@ -84,7 +111,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         }
         None => (service.create_conversation(&app.user).await?.id, true),
     };
-    if let Some(warning) = wiring::confirmation_warning(home) {
+    if let Some(warning) = confirmation_warning(home) {
         errln!("{warning}");
     }
     if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {

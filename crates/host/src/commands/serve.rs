@@ -39,7 +39,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let addr = options.addr;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
-    let app = wiring::build_with_confirmer(home, user, confirmer.clone()).await?;
+    let app = wiring::build(home, user, confirmer.clone()).await?;
     let signed_in = !addr.ip().is_loopback();
     if signed_in && app.store.user_names().await?.is_empty() {
         app.close().await;

@@ -19,10 +19,12 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{RepoResult, Store};
 use smallebot_core::rules::truncation::truncate_with_marker;
 
+use super::names::{READ_CONVERSATION_DATA, SEARCH_HISTORY};
+
 /// Each shown text is cut to this many characters (with `…`).
 pub const SNIPPET_MAX_CHARS: usize = 300;
 /// Tools whose calls are never shown as hits (they quote earlier searches).
-const SELF_QUOTING_TOOLS: &[&str] = &[super::search::NAME, super::timeline::NAME];
+const SELF_QUOTING_TOOLS: &[&str] = &[SEARCH_HISTORY, READ_CONVERSATION_DATA];
 /// Extra hits fetched beyond the limit, to make up for skipped self-quoting hits.
 const FETCH_SLACK: u32 = 20;
 /// Never fetch more hits than this for one search.

@@ -4,6 +4,7 @@
 //! `smallebot conversations search` and the chat REPL's `/search`.
 
 mod matches;
+mod names;
 mod search;
 mod timeline;
 

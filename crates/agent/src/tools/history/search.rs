@@ -15,10 +15,11 @@ use smallebot_core::rules::search_limits::{
 };
 
 use super::matches::search_and_format;
+use super::names::SEARCH_HISTORY;
 use crate::tools::args::ArgError;
 use crate::tools::typed::{self, TypedTool};
 
-pub(super) const NAME: &str = "SearchHistory";
+const NAME: &str = SEARCH_HISTORY;
 
 /// `SearchHistory`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -13,9 +13,10 @@ use smallebot_core::repository::Store;
 use smallebot_core::rules::truncation::truncate_tool_result;
 use smallebot_core::time::format_timestamp;
 
+use super::names::READ_CONVERSATION_DATA;
 use crate::tools::typed::{self, TypedTool};
 
-pub(super) const NAME: &str = "ReadConversationData";
+const NAME: &str = READ_CONVERSATION_DATA;
 
 /// Rows per page unless the model asks for another `limit`.
 pub const CONVERSATION_DATA_DEFAULT_ROWS: u64 = 100;

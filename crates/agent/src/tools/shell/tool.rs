@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use smallebot_application::ports::{
-    CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolSchema, ToolTraits,
+    CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolTraits,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
@@ -17,7 +18,7 @@ use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
-use crate::tools::{Args, Tool, Workspace, WorkspaceError};
+use crate::tools::{TypedTool, Workspace, WorkspaceError};
 use smallebot_sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
 
 /// The tool's name.
@@ -229,8 +230,21 @@ fn seconds(duration: Duration) -> String {
     }
 }
 
+/// `ExecuteCommand`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteCommandArgs {
+    /// The command line, e.g. `ls -la` or `cargo test 2>&1 | tail -n 50`.
+    pub command: String,
+    /// Directory to run in, relative to the workspace root (default: the root).
+    #[serde(default)]
+    pub working_directory: Option<String>,
+}
+
 #[async_trait]
-impl Tool for ExecuteCommand {
+impl TypedTool for ExecuteCommand {
+    type Args = ExecuteCommandArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -241,54 +255,34 @@ impl Tool for ExecuteCommand {
 
     /// Output redirections, `tee`, `touch`, `cp`/`mv` targets, `mkdir`, files opened for
     /// writing by inline Python, … of the command line, run in `workingDirectory`.
-    fn written_paths(&self, args: &Args) -> Vec<String> {
-        let Ok(command) = args.string("command") else {
-            return Vec::new();
-        };
+    fn written_paths(&self, args: &ExecuteCommandArgs) -> Vec<String> {
         let root = self.workspace.absolute_root();
-        let directory = match args.opt_string("workingDirectory") {
-            Ok(Some(dir)) => smallebot_shell::resolve_written_path(&root, dir),
-            _ => None,
-        };
-        smallebot_shell::written_files(command, directory.as_deref().unwrap_or(&root))
+        let directory = args
+            .working_directory
+            .as_deref()
+            .and_then(|dir| smallebot_shell::resolve_written_path(&root, dir));
+        smallebot_shell::written_files(&args.command, directory.as_deref().unwrap_or(&root))
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: NAME.into(),
-            description: format!(
-                "Run a shell command line with /bin/sh -c in the workspace and return its \
-                 output (stdout and stderr together, at most {} characters, keeping the \
-                 beginning and the end) and exit code. Time limit {}; background \
-                 processes are stopped when the command ends; no standard input. Some \
-                 commands are refused (see the terminal rules).",
-                self.settings.max_output_chars,
-                seconds(self.settings.command_timeout)
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "type": "string",
-                        "description": "The command line, e.g. `ls -la` or `cargo test 2>&1 | tail -n 50`."
-                    },
-                    "workingDirectory": {
-                        "type": "string",
-                        "description": "Directory to run in, relative to the workspace root (default: the root)."
-                    }
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        format!(
+            "Run a shell command line with /bin/sh -c in the workspace and return its \
+             output (stdout and stderr together, at most {} characters, keeping the \
+             beginning and the end) and exit code. Time limit {}; background \
+             processes are stopped when the command ends; no standard input. Some \
+             commands are refused (see the terminal rules).",
+            self.settings.max_output_chars,
+            seconds(self.settings.command_timeout)
+        )
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        let (command, directory) =
-            match (args.string("command"), args.opt_string("workingDirectory")) {
-                (Ok(command), Ok(directory)) => (command, directory),
-                (Err(error), _) | (_, Err(error)) => return ToolOutcome::error(error.to_string()),
-            };
+    async fn run(&self, args: ExecuteCommandArgs, context: &ToolContext) -> ToolOutcome {
+        let ExecuteCommandArgs {
+            command,
+            working_directory,
+        } = args;
+        let command = command.as_str();
+        let directory = working_directory.as_deref();
         if command.trim().is_empty() {
             return ToolOutcome::error(format!(
                 "Error: {NAME}: parameter 'command' is empty; give the command line to run"

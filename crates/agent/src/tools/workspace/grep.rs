@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use regex::{Regex, RegexBuilder};
-use serde_json::json;
-use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::rules::truncation::truncate_with_marker;
 use tokio_util::sync::CancellationToken;
 
@@ -13,7 +14,7 @@ use super::beneath::{self, Access, Kind};
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
-use crate::tools::{Args, Tool};
+use crate::tools::typed::{self, TypedTool};
 
 /// Results returned when `maxResults` is not given.
 pub const GREP_DEFAULT_RESULTS: u64 = 50;
@@ -43,8 +44,37 @@ impl GrepContent {
     }
 }
 
+/// `GrepContent`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepContentArgs {
+    /// Regular expression to search for, e.g. 'fn \\w+\\(' or '(?i)todo'.
+    pub pattern: String,
+    /// File or directory relative to the workspace root to search (default: the whole workspace).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// How many matching lines to return at most (clamped to 1..=[`GREP_MAX_RESULTS`]).
+    #[serde(default, deserialize_with = "typed::lenient_u64")]
+    #[schemars(
+        with = "Option<u64>",
+        range(min = 1, max = GREP_MAX_RESULTS),
+        description = max_results_description()
+    )]
+    pub max_results: Option<u64>,
+}
+
+/// What the model reads about `maxResults`.
+fn max_results_description() -> String {
+    format!(
+        "Maximum number of matching lines to return (default {GREP_DEFAULT_RESULTS}, at most \
+         {GREP_MAX_RESULTS})."
+    )
+}
+
 #[async_trait]
-impl Tool for GrepContent {
+impl TypedTool for GrepContent {
+    type Args = GrepContentArgs;
+
     fn name(&self) -> &str {
         "GrepContent"
     }
@@ -53,65 +83,36 @@ impl Tool for GrepContent {
         ToolTraits::READ_ONLY
     }
 
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().into(),
-            description: format!(
-                "Search the text files of the workspace for lines matching a regular \
-                 expression (Rust regex syntax; prefix with (?i) to ignore case). Prints \
-                 'path:line: text' per match (files in name order, a directory's files before its subdirectories). Binary files, files over \
-                 {} MiB and symbolic links are skipped.",
-                GREP_MAX_FILE_BYTES / (1024 * 1024)
-            ),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "pattern": {
-                        "type": "string",
-                        "description": "Regular expression to search for, e.g. 'fn \\\\w+\\\\(' or '(?i)todo'."
-                    },
-                    "path": {
-                        "type": "string",
-                        "description": "File or directory relative to the workspace root to search (default: the whole workspace)."
-                    },
-                    "maxResults": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": GREP_MAX_RESULTS,
-                        "description": format!("Maximum number of matching lines to return (default {GREP_DEFAULT_RESULTS}, at most {GREP_MAX_RESULTS}).")
-                    }
-                },
-                "required": ["pattern"],
-                "additionalProperties": false
-            }),
-        }
+    fn description(&self) -> String {
+        format!(
+            "Search the text files of the workspace for lines matching a regular \
+             expression (Rust regex syntax; prefix with (?i) to ignore case). Prints \
+             'path:line: text' per match (files in name order, a directory's files before its subdirectories). Binary files, files over \
+             {} MiB and symbolic links are skipped.",
+            GREP_MAX_FILE_BYTES / (1024 * 1024)
+        )
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
-        let (pattern, path, max) = match (
-            args.string("pattern"),
-            args.opt_string("path"),
-            args.opt_u64("maxResults"),
-        ) {
-            (Ok(pattern), Ok(path), Ok(max)) => (pattern, path.unwrap_or(""), max),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                return ToolOutcome::error(e.to_string());
-            }
-        };
-        let regex = match compile(pattern) {
+    async fn run(&self, args: GrepContentArgs, context: &ToolContext) -> ToolOutcome {
+        let GrepContentArgs {
+            pattern,
+            path,
+            max_results,
+        } = args;
+        let regex = match compile(&pattern) {
             Ok(regex) => regex,
             Err(message) => return ToolOutcome::error(message),
         };
         let search = Search {
             regex,
-            max_results: max
+            max_results: max_results
                 .unwrap_or(GREP_DEFAULT_RESULTS)
                 .clamp(1, GREP_MAX_RESULTS),
-            requested: max,
+            requested: max_results,
             cancel: context.cancel.clone(),
         };
         let workspace = self.workspace.clone();
-        let path = path.to_owned();
+        let path = path.unwrap_or_default();
         run_blocking(context, move || search.run(&workspace, &path)).await
     }
 }

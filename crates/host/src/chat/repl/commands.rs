@@ -72,7 +72,7 @@ impl<W: Write> Repl<W> {
                 let text = if status.is_empty() {
                     "No MCP servers (add them to mcp.json in the home directory).".to_owned()
                 } else {
-                    crate::commands::mcp_status_lines(&status).join("\n")
+                    crate::mcp_status::status_lines(&status).join("\n")
                 };
                 self.say(&text)?;
             }
@@ -223,7 +223,7 @@ impl<W: Write> Repl<W> {
                 .regenerate(conversation, turn, SendOptions::default())
                 .await
         };
-        self.run_turn(conversation, task, input).await
+        self.rewrite(conversation, task, input).await
     }
 
     /// `/edit TEXT`: the last user message replaced and answered again.
@@ -249,7 +249,7 @@ impl<W: Write> Repl<W> {
                 .edit_message(conversation, message, &text, SendOptions::default())
                 .await
         };
-        self.run_turn(conversation, task, input).await
+        self.rewrite(conversation, task, input).await
     }
 
     /// `/undo`: the last turn in the context taken out of it, kept in the history.

@@ -1,0 +1,252 @@
+//! Running a turn, a rewrite or a compaction and following it: its events printed as
+//! they come, Ctrl+C cancelling it, command confirmations answered, a spinner while a
+//! compression runs.
+
+use std::io::Write;
+
+use std::sync::Arc;
+
+use smallebot_application::{
+    Event, EventKind, EventSubscription, PipelineError, SendOptions, TurnHandle, TurnOutcome,
+};
+use smallebot_core::ids::ConversationId;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::super::confirm::{Asked, ConfirmRequest, ask};
+use super::super::input::LineSource;
+use super::Repl;
+use crate::error::HostError;
+
+/// The events a task is followed by, and how far they were printed: a turn followed
+/// first on a subscription of the REPL's own, then on its handle's events (which begin
+/// before the turn was stored), prints each event once.
+struct Follow {
+    events: EventSubscription,
+    /// The `seq` of the last event printed (events are numbered per conversation).
+    printed: u64,
+}
+
+impl Follow {
+    /// Follows `events` from their start.
+    fn new(events: EventSubscription) -> Self {
+        Self { events, printed: 0 }
+    }
+
+    /// Follows `events` from here on: the events already printed are skipped.
+    fn continued_by(self, events: EventSubscription) -> Self {
+        Self {
+            events,
+            printed: self.printed,
+        }
+    }
+
+    /// The next event not printed yet.
+    async fn recv(&mut self) -> Option<Event> {
+        loop {
+            let event = self.events.recv().await?;
+            if self.take(&event) {
+                return Some(event);
+            }
+        }
+    }
+
+    /// The next event not printed yet, if one is queued.
+    fn try_recv(&mut self) -> Option<Event> {
+        loop {
+            let event = self.events.try_recv()?;
+            if self.take(&event) {
+                return Some(event);
+            }
+        }
+    }
+
+    /// Whether `event` is new (and from now on counts as printed).
+    fn take(&mut self, event: &Event) -> bool {
+        if event.seq <= self.printed {
+            return false;
+        }
+        self.printed = event.seq;
+        true
+    }
+}
+
+impl<W: Write> Repl<W> {
+    /// Sends `text` as a turn and follows it to its end. The service names a new
+    /// conversation (a title asked for beside its first turn), so nothing here does.
+    pub(super) async fn turn<S: LineSource>(
+        &mut self,
+        text: String,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let conversation = self.open_conversation().await?;
+        let options = SendOptions {
+            title: true,
+            ..SendOptions::default()
+        };
+        // Until the turn is stored — a compression before it may take a while, with its
+        // spinner — its progress comes from a subscription of the REPL's own; from then
+        // on from the turn's handle, without the events already printed.
+        let mut storing = Follow::new(self.service.subscribe(conversation));
+        let service = Arc::clone(&self.service);
+        let starting =
+            tokio::spawn(async move { service.start(conversation, &text, options).await });
+        let handle = match self
+            .drive(conversation, &mut storing, starting, input)
+            .await?
+        {
+            Ok(handle) => handle,
+            Err(err) => return self.say(&format!("error: {err}")),
+        };
+        // Dropped, the title's task runs on; the turn's end is followed here.
+        let TurnHandle { events, end, .. } = handle;
+        let mut turn = storing.continued_by(events);
+        if let Err(err) = self.drive(conversation, &mut turn, end, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
+    /// Drives a rewrite of the conversation's end that runs a turn (`/edit`, `/retry`)
+    /// while printing the conversation's events.
+    pub(super) async fn rewrite<S: LineSource>(
+        &mut self,
+        conversation: ConversationId,
+        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let mut events = Follow::new(self.service.subscribe(conversation));
+        let task = tokio::spawn(task);
+        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn compact<S: LineSource>(
+        &mut self,
+        focus: Option<String>,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to compact: this conversation has no messages yet");
+        };
+        let mut events = Follow::new(self.service.subscribe(conversation));
+        let service = Arc::clone(&self.service);
+        let task =
+            tokio::spawn(async move { service.compact(conversation, focus.as_deref()).await });
+        // Success and failure alike were printed from the compression's events.
+        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
+            self.say(&format!("error: {err}"))?;
+        }
+        Ok(())
+    }
+
+    /// Waits for `task` while printing `conversation`'s events from `events`; Ctrl+C
+    /// cancels the conversation's turn. Input is not read meanwhile, except to answer a
+    /// command confirmation. A spinner turns while a compression runs and is wiped
+    /// before anything else is printed.
+    async fn drive<T, S: LineSource>(
+        &mut self,
+        conversation: ConversationId,
+        events: &mut Follow,
+        mut task: JoinHandle<T>,
+        input: &mut S,
+    ) -> Result<T, HostError> {
+        let mut spinner = Spinner::default();
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
+        let result = loop {
+            tokio::select! {
+                Some(event) = events.recv() => {
+                    spinner.observe(&event.kind);
+                    spinner.wipe(self.printer.out())?;
+                    self.printer.print(&event)?;
+                }
+                joined = &mut task => {
+                    spinner.wipe(self.printer.out())?;
+                    while let Some(event) = events.try_recv() {
+                        self.printer.print(&event)?;
+                    }
+                    break joined;
+                }
+                Some(()) = self.interrupts.recv() => {
+                    self.service.cancel(conversation);
+                }
+                Some(request) = next_confirmation(&mut self.confirmations) => {
+                    spinner.wipe(self.printer.out())?;
+                    let command = request.command().to_owned();
+                    if self.always_allowed.contains(&(conversation, command.clone())) {
+                        let line = format!("→ allowed (always in this conversation): $ {command}");
+                        self.say(&line)?;
+                        request.allow();
+                        continue;
+                    }
+                    match ask(request, input, self.printer.out(), &mut self.interrupts).await? {
+                        Asked::Interrupted => {
+                            self.service.cancel(conversation);
+                        }
+                        Asked::Always => {
+                            self.always_allowed.insert((conversation, command));
+                        }
+                        Asked::Answered(_) => {}
+                    }
+                }
+                _ = tick.tick(), if spinner.active && self.printer.ansi() => {
+                    let frame = spinner.next_frame();
+                    write!(self.printer.out(), "\r{frame} Compressing context...")?;
+                    self.printer.out().flush()?;
+                }
+            }
+        };
+        result.map_err(|source| HostError::TaskJoin {
+            what: "the turn",
+            source,
+        })
+    }
+}
+
+/// The next confirmation request; never ready when there is no channel.
+async fn next_confirmation(
+    requests: &mut Option<mpsc::Receiver<ConfirmRequest>>,
+) -> Option<ConfirmRequest> {
+    match requests {
+        Some(requests) => requests.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The "Compressing context..." spinner's state.
+#[derive(Debug, Default)]
+struct Spinner {
+    active: bool,
+    frame: usize,
+    /// A frame is on the current line.
+    drawn: bool,
+}
+
+impl Spinner {
+    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+    fn observe(&mut self, event: &EventKind) {
+        match event {
+            EventKind::CompressionStarted { .. } => self.active = true,
+            EventKind::CompressionCompleted { .. } => self.active = false,
+            _ => {}
+        }
+    }
+
+    fn next_frame(&mut self) -> char {
+        self.drawn = true;
+        self.frame = (self.frame + 1) % Self::FRAMES.len();
+        Self::FRAMES[self.frame]
+    }
+
+    /// Clears the spinner's line if a frame is on it.
+    fn wipe(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.drawn {
+            self.drawn = false;
+            write!(out, "\r\x1b[2K")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,387 @@
+//! No import circles between the files of a crate: no file imports, through others, an
+//! item of a file that imports one of its own. Each file's imports are read from its
+//! `use` statements and its inline `crate::…`/`super::…`/`self::…` paths, resolved to
+//! the file that defines the item (following `pub use` re-exports); a re-export itself
+//! is not an import, and neither is a test module or test file.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crates kept free of circles.
+const CHECKED_CRATES: [&str; 3] = ["application", "agent", "host"];
+
+/// A module's path inside its crate (`["tools", "workspace", "grep"]`; the root is empty).
+type Module = Vec<String>;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether a file holds only tests (`tests.rs`, `*_tests.rs`, test support).
+fn is_test_file(path: &Path) -> bool {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    name.ends_with("tests.rs") || name.starts_with("test_")
+}
+
+/// The module a file under `src` defines.
+fn module_of(src: &Path, file: &Path) -> Module {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut module: Module = relative
+        .components()
+        .map(|c| c.as_os_str().to_str().unwrap().to_owned())
+        .collect();
+    if matches!(
+        module.last().map(String::as_str),
+        Some("lib" | "main" | "mod")
+    ) {
+        module.pop();
+    }
+    module
+}
+
+/// `text` without comments, string contents and the trailing `#[cfg(test)]` module.
+fn code_of(text: &str) -> String {
+    let end = text
+        .lines()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .position(|pair| {
+            pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
+        })
+        .map_or(text.len(), |line| {
+            text.lines().take(line).map(|l| l.len() + 1).sum::<usize>()
+        });
+    let chars: Vec<char> = text[..end.min(text.len())].chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match (chars[i], chars.get(i + 1).copied()) {
+            ('/', Some('/')) => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ('/', Some('*')) => {
+                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            ('\'', _) if chars.get(i + 2) == Some(&'\'') => i += 3,
+            ('"', _) => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+                out.push_str("\"\"");
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The paths a use tree names, each with the name it is imported as.
+fn expand(prefix: &[String], tree: &str, out: &mut Vec<(Vec<String>, String)>) {
+    let tree = tree.trim();
+    if tree.is_empty() {
+        return;
+    }
+    if let (Some(open), true) = (tree.find('{'), tree.ends_with('}')) {
+        let mut base = prefix.to_vec();
+        base.extend(
+            tree[..open]
+                .split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
+        let (mut depth, mut start) = (0, open + 1);
+        let inner_end = tree.len() - 1;
+        for (at, c) in tree.char_indices().take(inner_end).skip(open + 1) {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand(&base, &tree[start..at], out);
+                    start = at + 1;
+                }
+                _ => {}
+            }
+        }
+        expand(&base, &tree[start..inner_end], out);
+        return;
+    }
+    let (path, alias) = match tree.split_once(" as ") {
+        Some((path, alias)) => (path, Some(alias.trim())),
+        None => (tree, None),
+    };
+    let mut segments = prefix.to_vec();
+    segments.extend(path.split("::").map(|s| s.trim().to_owned()));
+    let name = alias.map_or_else(
+        || segments.last().cloned().unwrap_or_default(),
+        str::to_owned,
+    );
+    out.push((segments, name));
+}
+
+/// One file's imports: (path, name, whether it is a `pub use` re-export).
+fn imports_of(code: &str) -> Vec<(Vec<String>, String, bool)> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    let mut inline_code = String::new();
+    while let Some(at) = find_word(rest, "use") {
+        let statement_end = rest[at..].find(';').map_or(rest.len(), |e| at + e);
+        let line_start = rest[..at].rfind('\n').map_or(0, |n| n + 1);
+        let public = rest[line_start..at].trim().starts_with("pub");
+        let mut paths = Vec::new();
+        expand(&[], &rest[at + 3..statement_end], &mut paths);
+        found.extend(paths.into_iter().map(|(p, n)| (p, n, public)));
+        inline_code.push_str(&rest[..line_start]);
+        rest = &rest[(statement_end + 1).min(rest.len())..];
+    }
+    inline_code.push_str(rest);
+    // Inline paths: `crate::a::b`, `super::x`, `self::y` (not `$crate::`).
+    for start in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(at) = inline_code[from..].find(start).map(|a| a + from) {
+            from = at + start.len();
+            let before = inline_code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
+                continue;
+            }
+            let path: String = inline_code[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let segments: Vec<String> = path
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let name = segments.last().cloned().unwrap_or_default();
+            found.push((segments, name, false));
+        }
+    }
+    found
+}
+
+/// The offset of `word` standing alone in `text`.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(word).map(|a| a + from) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        let alone = |c: Option<char>| !c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if alone(before) && after.is_some_and(char::is_whitespace) {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+/// A crate's files as modules, and which modules each imports items of.
+struct Graph {
+    edges: BTreeMap<Module, BTreeSet<Module>>,
+}
+
+impl Graph {
+    fn of(src: &Path) -> Self {
+        let mut files = Vec::new();
+        rust_files(src, &mut files);
+        let sources: BTreeMap<Module, String> = files
+            .iter()
+            .filter(|path| !is_test_file(path))
+            .map(|path| {
+                let text = std::fs::read_to_string(path).unwrap();
+                (module_of(src, path), code_of(&text))
+            })
+            .collect();
+        let absolute = |module: &Module, segments: &[String]| -> Option<Module> {
+            let (first, rest) = segments.split_first()?;
+            match first.as_str() {
+                "crate" => Some(rest.to_vec()),
+                "self" => Some([module.as_slice(), rest].concat()),
+                "super" => {
+                    let mut base = module.clone();
+                    let mut rest = segments;
+                    while rest.first().is_some_and(|s| s == "super") {
+                        base.pop();
+                        rest = &rest[1..];
+                    }
+                    Some([base.as_slice(), rest].concat())
+                }
+                _ => {
+                    let child = [module.as_slice(), std::slice::from_ref(first)].concat();
+                    sources
+                        .contains_key(&child)
+                        .then(|| [module.as_slice(), segments].concat())
+                }
+            }
+        };
+        let imports: BTreeMap<Module, Vec<(Module, String, bool)>> = sources
+            .iter()
+            .map(|(module, code)| {
+                let resolved = imports_of(code)
+                    .into_iter()
+                    .filter_map(|(path, name, public)| {
+                        Some((absolute(module, &path)?, name, public))
+                    })
+                    .collect();
+                (module.clone(), resolved)
+            })
+            .collect();
+        // Each module's re-exports: name → the path it stands for.
+        let reexports: BTreeMap<&Module, BTreeMap<&str, &Module>> = imports
+            .iter()
+            .map(|(module, list)| {
+                let names = list
+                    .iter()
+                    .filter(|(_, name, public)| *public && name != "*" && name != "self")
+                    .map(|(path, name, _)| (name.as_str(), path))
+                    .collect();
+                (module, names)
+            })
+            .collect();
+        fn resolve(
+            path: &[String],
+            sources: &BTreeMap<Module, String>,
+            reexports: &BTreeMap<&Module, BTreeMap<&str, &Module>>,
+            depth: usize,
+        ) -> Option<Module> {
+            let path: Vec<String> = path.iter().filter(|s| *s != "self").cloned().collect();
+            let length = (0..=path.len())
+                .rev()
+                .find(|n| sources.contains_key(&path[..*n].to_vec()))?;
+            let module = path[..length].to_vec();
+            if let Some(first) = path.get(length)
+                && depth < 10
+                && let Some(target) = reexports.get(&module).and_then(|r| r.get(first.as_str()))
+            {
+                let followed = [target.as_slice(), &path[length + 1..]].concat();
+                if let Some(found) = resolve(&followed, sources, reexports, depth + 1) {
+                    return Some(found);
+                }
+            }
+            Some(module)
+        }
+        let edges = imports
+            .iter()
+            .map(|(module, list)| {
+                let targets = list
+                    .iter()
+                    .filter(|(_, _, public)| !public)
+                    .filter_map(|(path, _, _)| resolve(path, &sources, &reexports, 0))
+                    .filter(|target| target != module)
+                    .collect();
+                (module.clone(), targets)
+            })
+            .collect();
+        Self { edges }
+    }
+
+    /// Whether `from` reaches `target` through imports.
+    fn reaches(&self, from: &Module, target: &Module, seen: &mut BTreeSet<Module>) -> bool {
+        self.edges.get(from).into_iter().flatten().any(|next| {
+            next == target || (seen.insert(next.clone()) && self.reaches(next, target, seen))
+        })
+    }
+
+    /// The modules on a circle, each with the modules of its circle it imports.
+    fn circles(&self) -> Vec<String> {
+        let on_circle: Vec<&Module> = self
+            .edges
+            .keys()
+            .filter(|m| self.reaches(m, m, &mut BTreeSet::new()))
+            .collect();
+        let name = |m: &Module| {
+            if m.is_empty() {
+                "<root>".to_owned()
+            } else {
+                m.join("::")
+            }
+        };
+        on_circle
+            .iter()
+            .map(|m| {
+                let back: Vec<String> = self.edges[*m]
+                    .iter()
+                    .filter(|n| self.reaches(n, m, &mut BTreeSet::new()) || *n == *m)
+                    .map(name)
+                    .collect();
+                format!("{} -> {}", name(m), back.join(", "))
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn no_file_imports_items_of_a_file_that_imports_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    for name in CHECKED_CRATES {
+        let graph = Graph::of(&root.join("crates").join(name).join("src"));
+        assert!(graph.edges.len() > 10, "{name}: its files are read");
+        let circles = graph.circles();
+        assert!(
+            circles.is_empty(),
+            "import circles in crates/{name}/src (move what both sides need to a module of its own):\n{}",
+            circles.join("\n")
+        );
+    }
+}
+
+#[test]
+fn a_circle_is_found_through_use_trees_inline_paths_and_re_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\nmod c;\n"),
+        ("a/mod.rs", "mod inner;\npub use inner::Thing;\n"),
+        (
+            "a/inner.rs",
+            "use crate::{b::{self, Other as O}};\npub struct Thing;\n",
+        ),
+        (
+            "b.rs",
+            "pub struct Other;\nfn f() { let _ = crate::c::make(); }\n",
+        ),
+        (
+            "c.rs",
+            "// use crate::b::Other;\npub fn make() -> super::a::Thing { todo!() }\n",
+        ),
+    ];
+    for (path, text) in files {
+        std::fs::write(src.join(path), text).unwrap();
+    }
+    let graph = Graph::of(src);
+    let module = |s: &str| -> Module { s.split("::").map(str::to_owned).collect() };
+    assert_eq!(
+        graph.edges[&module("a::inner")],
+        BTreeSet::from([module("b")])
+    );
+    assert_eq!(
+        graph.edges[&module("c")],
+        BTreeSet::from([module("a::inner")])
+    );
+    assert_eq!(
+        graph.circles(),
+        ["a::inner -> b", "b -> c", "c -> a::inner"]
+    );
+    // Without the inline call, no circle.
+    std::fs::write(src.join("b.rs"), "pub struct Other;\n").unwrap();
+    assert!(Graph::of(src).circles().is_empty());
+}
