@@ -218,12 +218,12 @@ impl<W: Write> Repl<W> {
             return self.say("nothing to retry: this conversation has no messages yet");
         };
         let (service, turn) = (Arc::clone(&self.service), last.id);
-        let task = async move {
+        let starting = async move {
             service
-                .regenerate(conversation, turn, SendOptions::default())
+                .start_regenerate(conversation, turn, SendOptions::default())
                 .await
         };
-        self.rewrite(conversation, task, input).await
+        self.follow_turn(conversation, starting, input).await
     }
 
     /// `/edit TEXT`: the last user message replaced and answered again.
@@ -244,12 +244,12 @@ impl<W: Write> Repl<W> {
             return self.say("nothing to edit: you have not sent a message here yet");
         };
         let service = Arc::clone(&self.service);
-        let task = async move {
+        let starting = async move {
             service
-                .edit_message(conversation, message, &text, SendOptions::default())
+                .start_edit(conversation, message, &text, SendOptions::default())
                 .await
         };
-        self.rewrite(conversation, task, input).await
+        self.follow_turn(conversation, starting, input).await
     }
 
     /// `/undo`: the last turn in the context taken out of it, kept in the history.

@@ -2,12 +2,12 @@
 //! they come, Ctrl+C cancelling it, command confirmations answered, a spinner while a
 //! compression runs.
 
+use std::future::Future;
 use std::io::Write;
-
 use std::sync::Arc;
 
 use smallebot_application::{
-    Event, EventKind, EventSubscription, PipelineError, SendOptions, TurnHandle, TurnOutcome,
+    Event, EventKind, EventSubscription, PipelineError, SendOptions, TurnHandle,
 };
 use smallebot_core::ids::ConversationId;
 use tokio::sync::mpsc;
@@ -84,13 +84,23 @@ impl<W: Write> Repl<W> {
             title: true,
             ..SendOptions::default()
         };
-        // Until the turn is stored — a compression before it may take a while, with its
-        // spinner — its progress comes from a subscription of the REPL's own; from then
-        // on from the turn's handle, without the events already printed.
-        let mut storing = Follow::new(self.service.subscribe(conversation));
         let service = Arc::clone(&self.service);
-        let starting =
-            tokio::spawn(async move { service.start(conversation, &text, options).await });
+        let starting = async move { service.start(conversation, &text, options).await };
+        self.follow_turn(conversation, starting, input).await
+    }
+
+    /// Starts a turn with `starting` (a send, `/edit`'s or `/retry`'s start) and follows
+    /// it to its end. Until the turn is stored — a compression before it may take a
+    /// while, with its spinner — its progress comes from a subscription of the REPL's
+    /// own; from then on from the turn's handle, without the events already printed.
+    pub(super) async fn follow_turn<S: LineSource>(
+        &mut self,
+        conversation: ConversationId,
+        starting: impl Future<Output = Result<TurnHandle, PipelineError>> + Send + 'static,
+        input: &mut S,
+    ) -> Result<(), HostError> {
+        let mut storing = Follow::new(self.service.subscribe(conversation));
+        let starting = tokio::spawn(starting);
         let handle = match self
             .drive(conversation, &mut storing, starting, input)
             .await?
@@ -102,22 +112,6 @@ impl<W: Write> Repl<W> {
         let TurnHandle { events, end, .. } = handle;
         let mut turn = storing.continued_by(events);
         if let Err(err) = self.drive(conversation, &mut turn, end, input).await? {
-            self.say(&format!("error: {err}"))?;
-        }
-        Ok(())
-    }
-
-    /// Drives a rewrite of the conversation's end that runs a turn (`/edit`, `/retry`)
-    /// while printing the conversation's events.
-    pub(super) async fn rewrite<S: LineSource>(
-        &mut self,
-        conversation: ConversationId,
-        task: impl std::future::Future<Output = Result<TurnOutcome, PipelineError>> + Send + 'static,
-        input: &mut S,
-    ) -> Result<(), HostError> {
-        let mut events = Follow::new(self.service.subscribe(conversation));
-        let task = tokio::spawn(task);
-        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
             self.say(&format!("error: {err}"))?;
         }
         Ok(())
