@@ -1,6 +1,9 @@
-//! Errors of opening and migrating a database.
+//! Errors of opening and migrating a database, and how SQLite's errors map to the
+//! repository errors.
 
 use std::path::PathBuf;
+
+use smallebot_core::RepositoryError;
 
 /// Why a database could not be opened or migrated. Nothing was changed in the file
 /// unless the message says so.
@@ -110,13 +113,11 @@ impl StoreError {
     #[must_use]
     pub fn is_read_only(&self) -> bool {
         match self {
-            Self::Open { source, .. } | Self::Backup { source, .. } => {
-                crate::database::is_read_only_error(source)
-            }
+            Self::Open { source, .. } | Self::Backup { source, .. } => is_read_only_error(source),
             Self::Migrate {
                 source: sqlx::migrate::MigrateError::Execute(source),
                 ..
-            } => crate::database::is_read_only_error(source),
+            } => is_read_only_error(source),
             Self::Io { source, .. } => matches!(
                 source.kind(),
                 std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
@@ -124,4 +125,48 @@ impl StoreError {
             _ => false,
         }
     }
+}
+
+/// Whether SQLite refused because something may not be written (`SQLITE_READONLY`
+/// and its extended codes) or the file could not be opened as asked (`SQLITE_CANTOPEN`,
+/// what a missing `-shm` in a read-only directory gives on some systems).
+pub(crate) fn is_read_only_error(err: &sqlx::Error) -> bool {
+    const SQLITE_READONLY: i64 = 8;
+    const SQLITE_CANTOPEN: i64 = 14;
+    let sqlx::Error::Database(db) = err else {
+        return false;
+    };
+    db.code()
+        .and_then(|code| code.parse::<i64>().ok())
+        .is_some_and(|code| matches!(code & 0xff, SQLITE_READONLY | SQLITE_CANTOPEN))
+}
+
+/// Maps an SQLite error to a repository error that says what was being done.
+pub(crate) fn sqlite(action: &'static str) -> impl FnOnce(rusqlite::Error) -> RepositoryError {
+    move |err| RepositoryError::Storage {
+        action,
+        message: err.to_string(),
+    }
+}
+
+/// Whether a `UNIQUE` or `PRIMARY KEY` constraint refused a row.
+pub(crate) fn is_unique_violation(err: &rusqlite::Error) -> bool {
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(e, _)
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+    )
+}
+
+/// Whether another connection held a lock (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+pub(crate) fn is_busy(err: &rusqlite::Error) -> bool {
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(e, _)
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            )
+    )
 }

@@ -1,15 +1,9 @@
-//! `HistoryRepository` on SQLite: appending rows with an atomic `seq`, reading them back.
-//!
-//! Every write runs on the store's write connection (`tx/writer.rs`). A message append
-//! is one statement there (`append.rs`); a tool call or a think block is a one-row model
-//! step (`steps.rs`), so those rows have one insert path. The rows after a `seq` are
-//! read in one round trip (`bulk.rs`).
+//! `HistoryRepository` on SQLite: appending rows with an atomic `seq` (jobs of the
+//! writer, `write/history.rs`), reading them back from the read pool. A tool call or a
+//! think block is appended as a one-row model step, so those rows have one insert
+//! path. The rows after a `seq` are read in one statement (`bulk.rs`).
 
-mod append;
 mod bulk;
-mod counts;
-
-pub(crate) use append::{INSERT_MESSAGE, SEQ_TRIGGERS, allocated_seq, message_insert};
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
@@ -17,14 +11,13 @@ use smallebot_core::entities::{
     HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Seq,
     StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
-use smallebot_core::repository::{HistoryRepository, RepoResult};
-use smallebot_core::rules::truncation::cap_stored_result;
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::{HistoryRepository, RepoResult, TurnRepository};
 
-use self::append::APPEND_MESSAGE;
 use crate::database::SqliteStore;
+use crate::queries::{self, int0};
 use crate::rows;
-use crate::tx::{Job, JobKind, ReadConnection, direct_storage, now, storage};
+use crate::write::Write;
 
 /// The messages nearest to a `seq` (?2): up to ?3 before, the one at it, up to ?4 after.
 const MESSAGES_AROUND: &str = "\
@@ -67,26 +60,10 @@ fn unexpected_row(row: &HistoryRow) -> RepositoryError {
 #[async_trait]
 impl HistoryRepository for SqliteStore {
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        const ACTION: &str = "appending a message";
-        let (at, at_text) = now();
-        let id = MessageId::new();
-        let mut writer = self.writer().lock().await.map_err(storage(ACTION))?;
-        let rows = message_insert(APPEND_MESSAGE, at_text, id, message, false)
-            .fetch_all(&mut *writer)
+        let message = message.clone();
+        self.writer()
+            .run(|reply| Write::AppendMessage { message, reply })
             .await
-            .map_err(storage(ACTION))?;
-        Ok(Message {
-            id,
-            conversation_id: message.conversation_id,
-            turn_id: message.turn_id,
-            seq: allocated_seq(&rows, message.conversation_id)?,
-            role: message.role,
-            content: message.content.clone(),
-            token_count: message.token_count,
-            created_at: at,
-            replaced_by: None,
-            is_edited: false,
-        })
     }
 
     async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
@@ -104,7 +81,7 @@ impl HistoryRepository for SqliteStore {
             }],
             end: None,
         };
-        match only_row(crate::steps::record_step(self, &step).await?)? {
+        match only_row(self.record_step(&step).await?)? {
             HistoryRow::ToolCall(recorded) => Ok(recorded),
             other => Err(unexpected_row(&other)),
         }
@@ -116,32 +93,15 @@ impl HistoryRepository for SqliteStore {
         call_id: &str,
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
-        let (_, at_text) = now();
-        let document = serde_json::json!({
-            "subject": turn_id.to_string(),
-            "call_id": call_id,
-            "result": cap_stored_result(&completion.result).as_ref(),
-            "status": completion.status.as_str(),
-            "tokens": completion.token_count,
-            "at": at_text,
-        });
-        let returned = self
-            .writer()
-            .run_batched(Job {
-                kind: JobKind::ToolResult,
-                doc: document.to_string(),
-                keys: vec![format!("result:{turn_id}/{call_id}")],
+        let (call_id, completion) = (call_id.to_owned(), completion.clone());
+        self.writer()
+            .run(|reply| Write::CompleteToolCall {
+                turn_id,
+                call_id,
+                completion,
+                reply,
             })
             .await
-            .map_err(direct_storage("completing a tool call"))?;
-        let row = returned.first();
-        match row {
-            Some(row) => rows::tool_call(row),
-            None => Err(RepositoryError::not_found(
-                "tool call",
-                format!("{call_id} of turn {turn_id}"),
-            )),
-        }
     }
 
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
@@ -154,7 +114,7 @@ impl HistoryRepository for SqliteStore {
             tool_calls: Vec::new(),
             end: None,
         };
-        match only_row(crate::steps::record_step(self, &step).await?)? {
+        match only_row(self.record_step(&step).await?)? {
             HistoryRow::ThinkBlock(recorded) => Ok(recorded),
             other => Err(unexpected_row(&other)),
         }
@@ -165,14 +125,11 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        match self.reader("reading history").await? {
-            ReadConnection::Writer(writer) => {
-                bulk::rows_after_direct(&writer, conversation_id, after_seq, bulk::Rows::All).await
-            }
-            ReadConnection::Pool(mut conn) => {
-                bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::All).await
-            }
-        }
+        self.readers()
+            .read("reading history", move |conn| {
+                bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::All)
+            })
+            .await
     }
 
     async fn context_rows_after(
@@ -180,15 +137,11 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>> {
-        match self.reader("reading history").await? {
-            ReadConnection::Writer(writer) => {
-                bulk::rows_after_direct(&writer, conversation_id, after_seq, bulk::Rows::InContext)
-                    .await
-            }
-            ReadConnection::Pool(mut conn) => {
-                bulk::rows_after(&mut conn, conversation_id, after_seq, bulk::Rows::InContext).await
-            }
-        }
+        self.readers()
+            .read("reading history", move |conn| {
+                bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::InContext)
+            })
+            .await
     }
 
     async fn rows_around(
@@ -198,26 +151,21 @@ impl HistoryRepository for SqliteStore {
         before: u32,
         after: u32,
     ) -> RepoResult<Vec<HistoryRow>> {
+        const ACTION: &str = "reading rows around a search hit";
         let id = conversation_id.to_string();
-        let mut conn = self.reader("reading history").await?;
-        let mut found = Vec::new();
-        for (sql, is_message) in [(MESSAGES_AROUND, true), (CALLS_AROUND, false)] {
-            let rows = sqlx::query(sql)
-                .bind(&id)
-                .bind(seq)
-                .bind(i64::from(before))
-                .bind(i64::from(after))
-                .fetch_all(&mut *conn)
-                .await
-                .map_err(storage("reading rows around a search hit"))?;
-            for row in &rows {
-                found.push(if is_message {
-                    HistoryRow::Message(rows::message(row)?)
-                } else {
-                    HistoryRow::ToolCall(rows::tool_call(row)?)
-                });
-            }
-        }
+        let mut found = self
+            .readers()
+            .read(ACTION, move |conn| {
+                let params = (&id, seq, i64::from(before), i64::from(after));
+                let mut found = queries::all(conn, ACTION, MESSAGES_AROUND, params, |row| {
+                    rows::message(row).map(HistoryRow::Message)
+                })?;
+                found.extend(queries::all(conn, ACTION, CALLS_AROUND, params, |row| {
+                    rows::tool_call(row).map(HistoryRow::ToolCall)
+                })?);
+                Ok(found)
+            })
+            .await?;
         found.sort_by_key(HistoryRow::seq);
         let lower = found.iter().filter(|r| r.seq() < seq).count();
         let skip = lower.saturating_sub(before as usize);
@@ -241,32 +189,37 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<i64> {
-        let mut conn = self.reader("reading the context token total").await?;
-        // At the compression boundary (every turn's case) the running total answers in O(1).
-        let at_boundary: Option<i64> = sqlx::query_scalar(
-            "SELECT context_tokens FROM conversations \
-             WHERE id = ?1 AND COALESCE(compressed_through_seq, 0) = ?2",
-        )
-        .bind(conversation_id.to_string())
-        .bind(after_seq)
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(storage("reading the context token total"))?;
-        if let Some(total) = at_boundary {
-            return Ok(total);
-        }
-        sqlx::query_scalar(
-            "SELECT (SELECT COALESCE(SUM(token_count), 0) FROM messages \
-                     WHERE conversation_id = ?1 AND seq > ?2 AND replaced_by IS NULL \
-                     AND undone = 0) \
-                  + (SELECT COALESCE(SUM(token_count), 0) FROM tool_calls \
-                     WHERE conversation_id = ?1 AND seq > ?2 AND undone = 0)",
-        )
-        .bind(conversation_id.to_string())
-        .bind(after_seq)
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(storage("summing token counts"))
+        const ACTION: &str = "reading the context token total";
+        let id = conversation_id.to_string();
+        self.readers()
+            .read(ACTION, move |conn| {
+                // At the compression boundary (every turn's case) the running total
+                // answers in O(1).
+                let at_boundary = queries::first(
+                    conn,
+                    ACTION,
+                    "SELECT context_tokens FROM conversations \
+                     WHERE id = ?1 AND COALESCE(compressed_through_seq, 0) = ?2",
+                    (&id, after_seq),
+                    int0,
+                )?;
+                if let Some(total) = at_boundary {
+                    return Ok(total);
+                }
+                Ok(queries::first(
+                    conn,
+                    "summing token counts",
+                    "SELECT (SELECT COALESCE(SUM(token_count), 0) FROM messages \
+                             WHERE conversation_id = ?1 AND seq > ?2 AND replaced_by IS NULL \
+                             AND undone = 0) \
+                          + (SELECT COALESCE(SUM(token_count), 0) FROM tool_calls \
+                             WHERE conversation_id = ?1 AND seq > ?2 AND undone = 0)",
+                    (&id, after_seq),
+                    int0,
+                )?
+                .unwrap_or(0))
+            })
+            .await
     }
 
     async fn mark_counts_provisional(
@@ -274,7 +227,13 @@ impl HistoryRepository for SqliteStore {
         conversation_id: ConversationId,
         from_seq: Seq,
     ) -> RepoResult<()> {
-        self.mark_provisional(conversation_id, from_seq).await
+        self.writer()
+            .run(|reply| Write::MarkCountsProvisional {
+                conversation_id,
+                from_seq,
+                reply,
+            })
+            .await
     }
 
     async fn set_exact_counts(
@@ -283,7 +242,14 @@ impl HistoryRepository for SqliteStore {
         counts: &[(Seq, i64)],
         through_seq: Seq,
     ) -> RepoResult<()> {
-        self.store_exact_counts(conversation_id, counts, through_seq)
+        let counts = counts.to_vec();
+        self.writer()
+            .run(|reply| Write::SetExactCounts {
+                conversation_id,
+                counts,
+                through_seq,
+                reply,
+            })
             .await
     }
 }

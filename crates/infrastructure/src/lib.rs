@@ -2,10 +2,11 @@
 //!
 //! SQLite storage for SmallEBot on sqlx: [`SqliteStore`] implements every repository
 //! trait of `smallebot-core` (conversations, turns, messages, tool calls, think blocks,
-//! full-text search), with WAL, foreign keys and a busy timeout. A running turn's
-//! statements (its start, steps, tool results, and the reads of its conversation) run
-//! on the calling thread through a second connection (rusqlite) under the same write
-//! lock, instead of a trip to sqlx's connection thread per statement.
+//! full-text search), with WAL, foreign keys and a busy timeout. Every write is a typed
+//! job of one writer that owns the write connection and commits what queued together
+//! in one transaction, each job in a savepoint of its own; reads come from a small
+//! pool of read connections. Both run their prepared statements on the calling thread
+//! (rusqlite); sqlx applies the migrations and serves tooling.
 //!
 //! The schema lives in the workspace's `migrations/` folder and is embedded in the
 //! binary. [`migrate_database`] applies pending migrations, first copying an existing
@@ -22,18 +23,20 @@ mod database;
 mod error;
 mod fts_query;
 mod history;
-mod leases;
 mod location;
 mod migrate;
 mod migrate_lock;
+mod open;
+mod queries;
+mod read;
 mod rows;
 mod search;
 mod search_index;
-mod steps;
 mod task_store;
+mod time;
 mod turns;
-mod tx;
 mod users;
+mod write;
 
 pub use database::SqliteStore;
 pub use error::StoreError;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use sqlx::SqlitePool;
 use sqlx::migrate::Migrator;
 
-use crate::database::{check_sqlite_header, connect_read_only, connect_read_write};
 use crate::error::StoreError;
 use crate::migrate_lock::MigrationLock;
+use crate::open::{check_sqlite_header, connect_read_only, connect_read_write};
 
 /// The migrations of `migrations/`, embedded at build time.
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");

@@ -11,8 +11,8 @@
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use crate::database::create_parent_dir;
 use crate::error::StoreError;
+use crate::open::create_parent_dir;
 
 /// The suffix of the lock file beside a database.
 pub(crate) const MIGRATE_LOCK_SUFFIX: &str = ".migrate-lock";

@@ -8,34 +8,19 @@ use smallebot_core::entities::{
     TurnStatus,
 };
 use smallebot_core::time::{Timestamp, parse_timestamp};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// A stored value that does not decode: what it was and why.
 pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
     RepositoryError::Corrupt(format!("{what}: {detail}"))
 }
 
-/// A stored row's columns, by name: what the decoders below read. Implemented for
-/// sqlx's rows and for the rows of statements run on the calling thread
-/// (`tx/direct.rs`), so both decode the same way.
+/// A stored row's columns, by name: what the decoders below read (implemented for
+/// rusqlite's rows in `queries.rs`).
 pub(crate) trait Columns {
     /// The text in `column`, `None` for NULL.
     fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError>;
     /// The integer in `column`, `None` for NULL.
     fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError>;
-}
-
-impl Columns for SqliteRow {
-    fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError> {
-        self.try_get::<Option<String>, _>(column)
-            .map_err(|e| corrupt(column, e))
-    }
-
-    fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError> {
-        self.try_get::<Option<i64>, _>(column)
-            .map_err(|e| corrupt(column, e))
-    }
 }
 
 fn text(row: &impl Columns, column: &str) -> Result<String, RepositoryError> {

@@ -5,12 +5,12 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
 use smallebot_core::repository::{RepoResult, SearchRepository};
 use smallebot_core::time::{format_timestamp, parse_timestamp};
-use sqlx::Row;
 
 use crate::database::SqliteStore;
 use crate::fts_query::{escape_fts_query, matches_unindexed};
+use crate::queries;
 use crate::search_index::search_body_sql;
-use crate::tx::storage;
+use crate::write::Write;
 
 fn kind(word: &str) -> RepoResult<SearchHitKind> {
     match word {
@@ -41,7 +41,9 @@ impl SearchRepository for SqliteStore {
             self.scan_unindexed(query, conversation.as_deref(), user.as_deref())
                 .await?
         } else {
-            self.index_pending().await?;
+            self.writer()
+                .run(|reply| Write::IndexPending { reply })
+                .await?;
             Vec::new()
         };
         let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
@@ -49,37 +51,38 @@ impl SearchRepository for SqliteStore {
             hits.truncate(limit);
             return Ok(hits);
         }
-        let found = sqlx::query(
-            "SELECT r.conversation_id, c.title, r.seq, r.kind, f.body, r.created_at \
-             FROM search_fts f \
-             JOIN search_rows r ON r.id = f.rowid \
-             JOIN conversations c ON c.id = r.conversation_id \
-             WHERE search_fts MATCH ?1 \
-               AND (?2 IS NULL OR r.conversation_id = ?2) \
-               AND (?3 IS NULL OR c.user_name = ?3) \
-               AND (?4 IS NULL OR r.created_at >= ?4) \
-             ORDER BY f.rowid DESC LIMIT ?5",
-        )
-        .bind(fts)
-        .bind(conversation)
-        .bind(user)
-        .bind(query.since.as_ref().map(format_timestamp))
-        .bind(i64::from(query.limit))
-        .fetch_all(self.pool())
-        .await
-        .map_err(storage("searching history"))?;
-        for row in &found {
-            hits.push(hit(row)?);
-        }
+        let since = query.since.as_ref().map(format_timestamp);
+        let limit_param = i64::from(query.limit);
+        let found = self
+            .readers()
+            .read("searching history", move |conn| {
+                queries::all(
+                    conn,
+                    "searching history",
+                    "SELECT r.conversation_id, c.title, r.seq, r.kind, f.body, r.created_at \
+                     FROM search_fts f \
+                     JOIN search_rows r ON r.id = f.rowid \
+                     JOIN conversations c ON c.id = r.conversation_id \
+                     WHERE search_fts MATCH ?1 \
+                       AND (?2 IS NULL OR r.conversation_id = ?2) \
+                       AND (?3 IS NULL OR c.user_name = ?3) \
+                       AND (?4 IS NULL OR r.created_at >= ?4) \
+                     ORDER BY f.rowid DESC LIMIT ?5",
+                    (&fts, &conversation, &user, &since, limit_param),
+                    hit,
+                )
+            })
+            .await?;
+        hits.extend(found);
         hits.truncate(limit);
         Ok(hits)
     }
 }
 
 /// The columns `conversation_id, title, seq, kind, body, created_at` as a hit.
-fn hit(row: &sqlx::sqlite::SqliteRow) -> RepoResult<SearchHit> {
+fn hit(row: &rusqlite::Row<'_>) -> RepoResult<SearchHit> {
     let get = |c: &str| {
-        row.try_get::<String, _>(c)
+        row.get::<_, String>(c)
             .map_err(|e| RepositoryError::Corrupt(format!("{c}: {e}")))
     };
     let created = get("created_at")?;
@@ -89,7 +92,7 @@ fn hit(row: &sqlx::sqlite::SqliteRow) -> RepoResult<SearchHit> {
             .map_err(|e| RepositoryError::Corrupt(format!("conversation_id: {e}")))?,
         conversation_title: get("title")?,
         seq: row
-            .try_get::<i64, _>("seq")
+            .get::<_, i64>("seq")
             .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}")))?,
         kind: kind(&get("kind")?)?,
         text: get("body")?,
@@ -121,22 +124,30 @@ impl SqliteStore {
         conversation: Option<&str>,
         user: Option<&str>,
     ) -> RepoResult<Vec<SearchHit>> {
-        let rows = sqlx::query(UNINDEXED)
-            .bind(conversation)
-            .bind(user)
-            .bind(query.since.as_ref().map(format_timestamp))
-            .fetch_all(self.pool())
+        const ACTION: &str = "searching rows not indexed yet";
+        let since = query.since.as_ref().map(format_timestamp);
+        let (conversation, user) = (conversation.map(str::to_owned), user.map(str::to_owned));
+        let text = query.text.clone();
+        self.readers()
+            .read(ACTION, move |conn| {
+                let found = queries::all(
+                    conn,
+                    ACTION,
+                    UNINDEXED,
+                    (&conversation, &user, &since),
+                    |row| {
+                        let body: Option<String> = row
+                            .get("body")
+                            .map_err(|e| RepositoryError::Corrupt(format!("body: {e}")))?;
+                        if body.is_some_and(|b| matches_unindexed(&b, &text)) {
+                            hit(row).map(Some)
+                        } else {
+                            Ok(None)
+                        }
+                    },
+                )?;
+                Ok(found.into_iter().flatten().collect())
+            })
             .await
-            .map_err(storage("searching rows not indexed yet"))?;
-        let mut hits = Vec::new();
-        for row in &rows {
-            let body: Option<String> = row
-                .try_get("body")
-                .map_err(|e| RepositoryError::Corrupt(format!("body: {e}")))?;
-            if body.is_some_and(|b| matches_unindexed(&b, &query.text)) {
-                hits.push(hit(row)?);
-            }
-        }
-        Ok(hits)
     }
 }

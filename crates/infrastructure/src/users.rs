@@ -1,39 +1,26 @@
 //! The web app's users: names and token digests (`migrations/0006_users.sql`).
 
-use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 
 use crate::database::SqliteStore;
-use crate::tx::{now, storage};
+use crate::queries;
+use crate::write::Write;
 
 impl SqliteStore {
     /// Adds user `name` with the SHA-256 hex digest of its token.
     ///
     /// # Errors
-    /// [`RepositoryError::Conflict`] when the name exists; storage failures.
+    /// [`RepositoryError::Conflict`](smallebot_core::RepositoryError::Conflict) when the
+    /// name exists; storage failures.
     pub async fn add_user(&self, name: &str, token_sha256: &str) -> RepoResult<()> {
-        let (_, at) = now();
-        let mut writer = self
-            .writer()
-            .lock()
+        let (name, token_sha256) = (name.to_owned(), token_sha256.to_owned());
+        self.writer()
+            .run(|reply| Write::AddUser {
+                name,
+                token_sha256,
+                reply,
+            })
             .await
-            .map_err(storage("adding a user"))?;
-        sqlx::query("INSERT INTO users (name, token_sha256, created_at) VALUES (?1, ?2, ?3)")
-            .bind(name)
-            .bind(token_sha256)
-            .bind(at)
-            .execute(&mut *writer)
-            .await
-            .map_err(|err| match &err {
-                sqlx::Error::Database(db) if db.is_unique_violation() => {
-                    RepositoryError::Conflict(format!(
-                        "a user named '{name}' exists already; pick another name, or \
-                         `smallebot users remove {name}` first to give them a new token"
-                    ))
-                }
-                _ => storage("adding a user")(err),
-            })?;
-        Ok(())
     }
 
     /// Removes user `name` (their token stops working; their conversations stay).
@@ -42,17 +29,10 @@ impl SqliteStore {
     /// # Errors
     /// Storage failures.
     pub async fn remove_user(&self, name: &str) -> RepoResult<bool> {
-        let mut writer = self
-            .writer()
-            .lock()
+        let name = name.to_owned();
+        self.writer()
+            .run(|reply| Write::RemoveUser { name, reply })
             .await
-            .map_err(storage("removing a user"))?;
-        let done = sqlx::query("DELETE FROM users WHERE name = ?1")
-            .bind(name)
-            .execute(&mut *writer)
-            .await
-            .map_err(storage("removing a user"))?;
-        Ok(done.rows_affected() > 0)
     }
 
     /// The user whose token has this SHA-256 hex digest.
@@ -60,12 +40,19 @@ impl SqliteStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_by_token_sha256(&self, token_sha256: &str) -> RepoResult<Option<String>> {
-        let mut conn = self.reader("looking up a user").await?;
-        sqlx::query_scalar("SELECT name FROM users WHERE token_sha256 = ?1")
-            .bind(token_sha256)
-            .fetch_optional(&mut *conn)
+        const ACTION: &str = "looking up a user";
+        let token_sha256 = token_sha256.to_owned();
+        self.readers()
+            .read(ACTION, move |conn| {
+                queries::first(
+                    conn,
+                    ACTION,
+                    "SELECT name FROM users WHERE token_sha256 = ?1",
+                    [&token_sha256],
+                    queries::text0,
+                )
+            })
             .await
-            .map_err(storage("looking up a user"))
     }
 
     /// The names of all users, sorted.
@@ -73,10 +60,17 @@ impl SqliteStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_names(&self) -> RepoResult<Vec<String>> {
-        let mut conn = self.reader("listing users").await?;
-        sqlx::query_scalar("SELECT name FROM users ORDER BY name")
-            .fetch_all(&mut *conn)
+        const ACTION: &str = "listing users";
+        self.readers()
+            .read(ACTION, move |conn| {
+                queries::all(
+                    conn,
+                    ACTION,
+                    "SELECT name FROM users ORDER BY name",
+                    [],
+                    queries::text0,
+                )
+            })
             .await
-            .map_err(storage("listing users"))
     }
 }

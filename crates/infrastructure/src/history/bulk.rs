@@ -1,15 +1,14 @@
-//! Reading a conversation's rows after a `seq` in one round trip.
+//! Reading a conversation's rows after a `seq` in one statement.
 //!
-//! sqlx hands every result row from its SQLite thread to the caller's task on its own,
-//! and each hand-over can cost a thread wake-up: loading a few hundred rows row by row
-//! cost about a millisecond. [`ROWS_AFTER`] lets SQLite pack all three tables' rows
-//! into one result row of three JSON arrays (one array of column values per stored
-//! row), decoded here into the same entities as `rows.rs` decodes. Should the packed
-//! text exceed SQLite's string limit (a very long history of big tool results), the
-//! rows are read one by one instead.
+//! [`ROWS_AFTER`] lets SQLite pack all three tables' rows into one result row of three
+//! JSON arrays (one array of column values per stored row), decoded here into the same
+//! entities as `rows.rs` decodes: one statement step instead of one per row. Should
+//! the packed text exceed SQLite's string limit (a very long history of big tool
+//! results), the rows are read table by table instead.
 
 use std::str::FromStr;
 
+use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
     HistoryRow, Message, Role, Seq, ThinkBlock, ToolCall, ToolCallStatus,
@@ -17,10 +16,10 @@ use smallebot_core::entities::{
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, parse_timestamp};
-use sqlx::{Row, SqliteConnection};
 
+use crate::error::sqlite;
+use crate::queries;
 use crate::rows::{self, corrupt};
-use crate::tx::{DirectError, DirectRow, WriterGuard, direct_storage, run_script, storage};
 
 /// Which rows a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,91 +38,55 @@ impl Rows {
 }
 
 /// The rows of `conversation_id` after `after_seq`, in `seq` order.
-pub(super) async fn rows_after(
-    conn: &mut SqliteConnection,
+pub(super) fn rows_after(
+    conn: &Connection,
     conversation_id: ConversationId,
     after_seq: Seq,
     which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
+    const ACTION: &str = "reading history";
     let id = conversation_id.to_string();
-    let packed = sqlx::query(ROWS_AFTER)
-        .bind(&id)
-        .bind(after_seq)
-        .bind(which.include_undone())
-        .fetch_one(&mut *conn)
-        .await;
-    match packed {
-        Ok(row) => {
-            let column = |i: usize| {
-                row.try_get::<String, _>(i)
-                    .map_err(|e| corrupt("history rows", e))
-            };
-            decode(conversation_id, &column(0)?, &column(1)?, &column(2)?)
-        }
-        Err(sqlx::Error::Database(db)) if db.message().contains("too big") => {
-            one_by_one(conn, &id, after_seq, which).await
-        }
-        Err(err) => Err(storage("reading history")(err)),
-    }
-}
-
-/// [`rows_after`] on the write connection's direct twin (`tx/direct.rs`).
-pub(super) async fn rows_after_direct(
-    writer: &WriterGuard,
-    conversation_id: ConversationId,
-    after_seq: Seq,
-    which: Rows,
-) -> RepoResult<Vec<HistoryRow>> {
-    let id = conversation_id.to_string();
-    let undone = which.include_undone();
-    let packed = writer
-        .direct(move |conn| {
-            let params: [&dyn rusqlite::ToSql; 3] = [&id, &after_seq, &undone];
-            let packed = run_script(conn, ROWS_AFTER, &params);
-            match packed {
-                Err(err) if err.to_string().contains("too big") => {
-                    tables_direct(conn, &params).map(Unpacked::OneByOne)
-                }
-                other => other.map(Unpacked::Packed),
-            }
+    let params = (&id, after_seq, which.include_undone());
+    let packed = conn.prepare_cached(ROWS_AFTER).and_then(|mut stmt| {
+        stmt.query_row(params, |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+            ))
         })
-        .await
-        .map_err(direct_storage("reading history"))?;
+    });
     match packed {
-        Unpacked::Packed(rows) => {
-            let row = rows
-                .first()
-                .ok_or_else(|| corrupt("history rows", "no row"))?;
-            decode(
-                conversation_id,
-                &row.text_at(0)?,
-                &row.text_at(1)?,
-                &row.text_at(2)?,
-            )
-        }
-        Unpacked::OneByOne([messages, calls, blocks]) => merge(&messages, &calls, &blocks),
+        Ok((messages, calls, blocks)) => decode(conversation_id, &messages, &calls, &blocks),
+        Err(err) if err.to_string().contains("too big") => table_by_table(conn, params),
+        Err(err) => Err(sqlite(ACTION)(err)),
     }
 }
 
-/// The rows of messages, tool calls and think blocks, table by table (`params` as
-/// for [`MESSAGES_AFTER`]).
-fn tables_direct(
-    conn: &mut rusqlite::Connection,
-    params: &[&dyn rusqlite::ToSql; 3],
-) -> Result<[Vec<DirectRow>; 3], DirectError> {
-    Ok([
-        run_script(conn, MESSAGES_AFTER, params)?,
-        run_script(conn, TOOL_CALLS_AFTER, params)?,
-        run_script(conn, THINK_BLOCKS_AFTER, params)?,
-    ])
-}
-
-/// What the direct read returned.
-enum Unpacked {
-    /// The one row of [`ROWS_AFTER`].
-    Packed(Vec<DirectRow>),
-    /// The rows of messages, tool calls and think blocks.
-    OneByOne([Vec<DirectRow>; 3]),
+/// The same rows, read table by table.
+pub(super) fn table_by_table(
+    conn: &Connection,
+    params: (&String, Seq, bool),
+) -> RepoResult<Vec<HistoryRow>> {
+    let mut out = queries::all(conn, "reading messages", MESSAGES_AFTER, params, |row| {
+        rows::message(row).map(HistoryRow::Message)
+    })?;
+    out.extend(queries::all(
+        conn,
+        "reading tool calls",
+        TOOL_CALLS_AFTER,
+        params,
+        |row| rows::tool_call(row).map(HistoryRow::ToolCall),
+    )?);
+    out.extend(queries::all(
+        conn,
+        "reading reasoning",
+        THINK_BLOCKS_AFTER,
+        params,
+        |row| rows::think_block(row).map(HistoryRow::ThinkBlock),
+    )?);
+    out.sort_by_key(HistoryRow::seq);
+    Ok(out)
 }
 
 /// Messages of ?1 after `seq` ?2 (undone ones only when ?3), row by row.
@@ -140,48 +103,6 @@ const TOOL_CALLS_AFTER: &str = "\
 const THINK_BLOCKS_AFTER: &str = "\
     SELECT id, conversation_id, turn_id, seq, content, created_at FROM think_blocks \
     WHERE conversation_id = ?1 AND seq > ?2 AND (?3 OR undone = 0)";
-
-/// The same rows, read row by row.
-async fn one_by_one(
-    conn: &mut SqliteConnection,
-    id: &str,
-    after_seq: Seq,
-    which: Rows,
-) -> RepoResult<Vec<HistoryRow>> {
-    let mut table = async |sql: &'static str, action: &'static str| {
-        sqlx::query(sql)
-            .bind(id)
-            .bind(after_seq)
-            .bind(which.include_undone())
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(storage(action))
-    };
-    let messages = table(MESSAGES_AFTER, "reading messages").await?;
-    let calls = table(TOOL_CALLS_AFTER, "reading tool calls").await?;
-    let blocks = table(THINK_BLOCKS_AFTER, "reading reasoning").await?;
-    merge(&messages, &calls, &blocks)
-}
-
-/// Messages, tool calls and think blocks decoded and in `seq` order.
-fn merge<R: rows::Columns>(
-    messages: &[R],
-    calls: &[R],
-    blocks: &[R],
-) -> RepoResult<Vec<HistoryRow>> {
-    let mut out = Vec::with_capacity(messages.len() + calls.len() + blocks.len());
-    for row in messages {
-        out.push(HistoryRow::Message(rows::message(row)?));
-    }
-    for row in calls {
-        out.push(HistoryRow::ToolCall(rows::tool_call(row)?));
-    }
-    for row in blocks {
-        out.push(HistoryRow::ThinkBlock(rows::think_block(row)?));
-    }
-    out.sort_by_key(HistoryRow::seq);
-    Ok(out)
-}
 
 /// Messages, tool calls and think blocks of conversation ?1 after `seq` ?2 (undone ones
 /// only when ?3), each as a

@@ -1,5 +1,4 @@
-//! Packed history reads decode like row-by-row reads, on sqlx and on the direct
-//! connection.
+//! Packed history reads decode like table-by-table reads.
 
 use super::*;
 use smallebot_core::entities::{
@@ -84,10 +83,14 @@ async fn packed_rows_decode_exactly_like_rows_read_one_by_one() {
         .append_message(&message(turn.id, Role::Assistant, AWKWARD))
         .await
         .unwrap();
-    let mut conn = store.pool().acquire().await.unwrap();
-    let all = one_by_one(&mut conn, &c.id.to_string(), 0, Rows::All)
-        .await
-        .unwrap();
+    let conn = crate::open::connection(
+        store.path(),
+        crate::open::OpenMode::ReadOnly,
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap();
+    let id = c.id.to_string();
+    let all = table_by_table(&conn, (&id, 0, true)).unwrap();
     assert_eq!(all.len(), 7);
     assert!(
         all.iter()
@@ -95,33 +98,11 @@ async fn packed_rows_decode_exactly_like_rows_read_one_by_one() {
     );
     for which in [Rows::All, Rows::InContext] {
         for after in [0, 1, 3, 100] {
-            let packed = rows_after(&mut conn, c.id, after, which).await.unwrap();
-            let plain = one_by_one(&mut conn, &c.id.to_string(), after, which)
-                .await
-                .unwrap();
+            let packed = rows_after(&conn, c.id, after, which).unwrap();
+            let plain = table_by_table(&conn, (&id, after, which.include_undone())).unwrap();
             assert_eq!(packed, plain, "after seq {after}");
-            let writer = store.writer().lock().await.unwrap();
-            let direct = rows_after_direct(&writer, c.id, after, which)
-                .await
-                .unwrap();
-            assert_eq!(direct, plain, "direct, after seq {after}");
-            let (id, undone) = (c.id.to_string(), which.include_undone());
-            let tables = writer
-                .direct(move |conn| tables_direct(conn, &[&id, &after, &undone]))
-                .await
-                .unwrap();
-            let [m, t, b] = tables;
-            assert_eq!(
-                merge(&m, &t, &b).unwrap(),
-                plain,
-                "table by table, after {after}"
-            );
         }
     }
-    assert!(
-        rows_after(&mut conn, c.id, 100, Rows::All)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(rows_after(&conn, c.id, 100, Rows::All).unwrap().is_empty());
+    assert_eq!(store.rows_after(c.id, 0).await.unwrap(), all);
 }

@@ -1,5 +1,5 @@
-//! Batched writes: jobs queued while the write connection is busy run together and
-//! each gets its own rows; a failing job fails alone.
+//! Group commit: jobs queued while the writer is busy run together, each gets its own
+//! rows, and a failing job fails alone with nothing of it stored.
 
 use std::time::Duration;
 
@@ -64,10 +64,10 @@ fn seqs(rows: &[HistoryRow]) -> Vec<i64> {
     rows.iter().map(HistoryRow::seq).collect()
 }
 
-/// Waits until `n` jobs are queued (the write connection is held meanwhile).
+/// Waits until `n` jobs are queued (the writer is held meanwhile).
 async fn queued(store: &SqliteStore, n: usize) {
     for _ in 0..500 {
-        let len = store.writer().batch().pending.lock().unwrap().jobs.len();
+        let len = store.writer().queued();
         if len >= n {
             return;
         }
@@ -90,7 +90,7 @@ async fn queued_steps_and_results_of_many_turns_run_together_each_with_its_own_r
         .await
         .unwrap();
 
-    let held = store.write_tx("test").await.unwrap();
+    let held = store.writer().hold();
     let mut tasks = tokio::task::JoinSet::new();
     for (i, (_, turn)) in turns.iter().enumerate() {
         let (store, s) = (
@@ -115,7 +115,7 @@ async fn queued_steps_and_results_of_many_turns_run_together_each_with_its_own_r
             .await
     });
     queued(&store, 7).await;
-    held.commit().await.unwrap();
+    drop(held);
 
     while let Some(joined) = tasks.join_next().await {
         let (i, recorded) = joined.unwrap();
@@ -143,7 +143,7 @@ async fn queued_steps_and_results_of_many_turns_run_together_each_with_its_own_r
         };
         assert_eq!(ended.status, expected, "turn {i}");
     }
-    assert_eq!(store.writer().batch().jobs_run_together(), 7);
+    assert_eq!(store.writer().jobs_run_together(), 7);
     let completed = result.await.unwrap().unwrap();
     assert_eq!(
         (completed.seq, completed.result.as_deref()),
@@ -155,7 +155,7 @@ async fn queued_steps_and_results_of_many_turns_run_together_each_with_its_own_r
 async fn two_steps_of_one_conversation_in_a_batch_take_consecutive_seqs() {
     let (_dir, store) = store().await;
     let (c, turn) = running(&store).await;
-    let held = store.write_tx("test").await.unwrap();
+    let held = store.writer().hold();
     let one = tokio::spawn({
         let (store, s) = (store.clone(), step(&turn, "one", &["x"], false));
         async move { store.record_step(&s).await }
@@ -166,12 +166,12 @@ async fn two_steps_of_one_conversation_in_a_batch_take_consecutive_seqs() {
         async move { store.record_step(&s).await }
     });
     queued(&store, 2).await;
-    held.commit().await.unwrap();
+    drop(held);
     let one = one.await.unwrap().unwrap();
     let two = two.await.unwrap().unwrap();
     assert_eq!(seqs(&one.rows), [3, 4, 5]);
     assert_eq!(seqs(&two.rows), [6, 7, 8, 9]);
-    assert_eq!(store.writer().batch().jobs_run_together(), 2);
+    assert_eq!(store.writer().jobs_run_together(), 2);
     assert_eq!(
         seqs(&store.rows_after(c.id, 0).await.unwrap()),
         (2..=9).collect::<Vec<_>>()
@@ -187,7 +187,7 @@ async fn a_failing_job_fails_alone_and_the_others_are_stored_once() {
         .record_step(&step(&t1, "first", &["taken"], false))
         .await
         .unwrap();
-    let held = store.write_tx("test").await.unwrap();
+    let held = store.writer().hold();
     let good = tokio::spawn({
         let (store, s) = (store.clone(), step(&t2, "fine", &["free"], true));
         async move { store.record_step(&s).await }
@@ -198,13 +198,13 @@ async fn a_failing_job_fails_alone_and_the_others_are_stored_once() {
         async move { store.record_step(&s).await }
     });
     queued(&store, 2).await;
-    held.commit().await.unwrap();
+    drop(held);
     let good = good.await.unwrap().unwrap();
     assert_eq!(seqs(&good.rows), [3, 4, 5]);
     let clash = clash.await.unwrap().unwrap_err();
     assert!(matches!(clash, RepositoryError::Conflict(_)), "{clash}");
-    // The batch failed and its jobs ran again one by one.
-    assert_eq!(store.writer().batch().jobs_run_together(), 0);
+    // Both ran in one transaction; the clash was rolled back to its savepoint.
+    assert_eq!(store.writer().jobs_run_together(), 2);
     assert_eq!(
         seqs(&store.rows_after(c2.id, 0).await.unwrap()),
         [2, 3, 4, 5]
@@ -225,7 +225,7 @@ async fn a_failing_job_fails_alone_and_the_others_are_stored_once() {
 async fn queued_creates_and_renames_run_together_and_a_missing_conversation_is_not_found() {
     let (_dir, store) = store().await;
     let old = store.create_conversation("u", "old").await.unwrap();
-    let held = store.write_tx("test").await.unwrap();
+    let held = store.writer().hold();
     let mut creates = tokio::task::JoinSet::new();
     for i in 0..3 {
         let store = store.clone();
@@ -244,7 +244,7 @@ async fn queued_creates_and_renames_run_together_and_a_missing_conversation_is_n
         }
     });
     queued(&store, 5).await;
-    held.commit().await.unwrap();
+    drop(held);
     let mut titles = Vec::new();
     while let Some(created) = creates.join_next().await {
         let created = created.unwrap().unwrap();
@@ -260,7 +260,7 @@ async fn queued_creates_and_renames_run_together_and_a_missing_conversation_is_n
         store.get_conversation(old.id).await.unwrap().unwrap().title,
         "renamed"
     );
-    assert_eq!(store.writer().batch().jobs_run_together(), 5);
+    assert_eq!(store.writer().jobs_run_together(), 5);
 }
 
 #[tokio::test]
@@ -289,7 +289,7 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
         .unwrap();
     let (busy, still_running) = running(&store).await;
 
-    let held = store.write_tx("test").await.unwrap();
+    let held = store.writer().hold();
     let mut starts = tokio::task::JoinSet::new();
     let targets: Vec<_> = fresh.iter().chain([&used, &busy]).map(|c| c.id).collect();
     for (i, id) in targets.iter().copied().enumerate() {
@@ -307,7 +307,7 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
         });
     }
     queued(&store, targets.len()).await;
-    held.commit().await.unwrap();
+    drop(held);
 
     while let Some(joined) = starts.join_next().await {
         let (i, started) = joined.unwrap();
@@ -353,5 +353,5 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
     }
     // The refused start stored nothing: the busy conversation still ends at its question.
     assert_eq!(seqs(&store.rows_after(busy.id, 0).await.unwrap()), [2]);
-    assert_eq!(store.writer().batch().jobs_run_together(), 5);
+    assert_eq!(store.writer().jobs_run_together(), 5);
 }

@@ -1,0 +1,177 @@
+//! The store's statements on rusqlite connections that read: shared by the writer
+//! (the checks inside a write) and the read pool.
+
+use rusqlite::{Connection, Params, Row};
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Conversation, Message, Turn};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::RepoResult;
+
+use crate::error::sqlite;
+use crate::rows::{self, Columns, corrupt};
+
+/// The columns of a conversation, as `rows::conversation` reads them.
+macro_rules! conversation_columns {
+    () => {
+        "id, user_name, title, created_at, updated_at, compressed_context, compressed_at, \
+         compressed_through_seq, context_tokens, model_id, provisional_counts_from_seq"
+    };
+}
+pub(crate) use conversation_columns;
+
+/// The columns of a turn, as `rows::turn` reads them.
+macro_rules! turn_columns {
+    () => {
+        "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
+    };
+}
+pub(crate) use turn_columns;
+
+/// The columns of a message, as `rows::message` reads them.
+macro_rules! message_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+         replaced_by, is_edited"
+    };
+}
+pub(crate) use message_columns;
+
+/// The columns of a tool call, as `rows::tool_call` reads them.
+macro_rules! tool_call_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, status, \
+         token_count, started_at, completed_at"
+    };
+}
+pub(crate) use tool_call_columns;
+
+impl Columns for Row<'_> {
+    fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError> {
+        self.get::<_, Option<String>>(column)
+            .map_err(|e| corrupt(column, e))
+    }
+
+    fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError> {
+        self.get::<_, Option<i64>>(column)
+            .map_err(|e| corrupt(column, e))
+    }
+}
+
+/// Every row `sql` returns for `params`, decoded (a cached statement).
+pub(crate) fn all<T>(
+    conn: &Connection,
+    action: &'static str,
+    sql: &str,
+    params: impl Params,
+    decode: impl Fn(&Row<'_>) -> RepoResult<T>,
+) -> RepoResult<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql).map_err(sqlite(action))?;
+    let mut rows = stmt.query(params).map_err(sqlite(action))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(sqlite(action))? {
+        out.push(decode(row)?);
+    }
+    Ok(out)
+}
+
+/// The first row `sql` returns for `params`, decoded, if any.
+pub(crate) fn first<T>(
+    conn: &Connection,
+    action: &'static str,
+    sql: &str,
+    params: impl Params,
+    decode: impl Fn(&Row<'_>) -> RepoResult<T>,
+) -> RepoResult<Option<T>> {
+    let mut stmt = conn.prepare_cached(sql).map_err(sqlite(action))?;
+    let mut rows = stmt.query(params).map_err(sqlite(action))?;
+    match rows.next().map_err(sqlite(action))? {
+        Some(row) => decode(row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Runs a statement that returns no rows; how many rows it changed.
+pub(crate) fn execute(
+    conn: &Connection,
+    action: &'static str,
+    sql: &str,
+    params: impl Params,
+) -> RepoResult<usize> {
+    conn.prepare_cached(sql)
+        .and_then(|mut stmt| stmt.execute(params))
+        .map_err(sqlite(action))
+}
+
+/// The integer in the first column.
+pub(crate) fn int0(row: &Row<'_>) -> RepoResult<i64> {
+    row.get::<_, i64>(0).map_err(|e| corrupt("value", e))
+}
+
+/// The conversation `id`.
+pub(crate) fn conversation(
+    conn: &Connection,
+    id: ConversationId,
+) -> RepoResult<Option<Conversation>> {
+    first(
+        conn,
+        "reading a conversation",
+        concat!(
+            "SELECT ",
+            conversation_columns!(),
+            " FROM conversations WHERE id = ?1"
+        ),
+        [id.to_string()],
+        |row| rows::conversation(row),
+    )
+}
+
+/// The turn `id`.
+pub(crate) fn turn(conn: &Connection, id: TurnId) -> RepoResult<Option<Turn>> {
+    first(
+        conn,
+        "reading a turn",
+        concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1"),
+        [id.to_string()],
+        |row| rows::turn(row),
+    )
+}
+
+/// The message `id`.
+pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Message>> {
+    first(
+        conn,
+        "reading a message",
+        concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages WHERE id = ?1"
+        ),
+        [id.to_string()],
+        |row| rows::message(row),
+    )
+}
+
+/// The running turns of one conversation, or of all, oldest first.
+pub(crate) fn running_turns(
+    conn: &Connection,
+    conversation_id: Option<ConversationId>,
+) -> RepoResult<Vec<Turn>> {
+    all(
+        conn,
+        "listing running turns",
+        concat!(
+            "SELECT ",
+            turn_columns!(),
+            " FROM turns WHERE status = 'running' AND (?1 IS NULL OR conversation_id = ?1) \
+             ORDER BY created_at"
+        ),
+        [conversation_id.map(|id| id.to_string())],
+        |row| rows::turn(row),
+    )
+}
+
+/// The text in the first column.
+pub(crate) fn text0(row: &Row<'_>) -> RepoResult<String> {
+    row.get::<_, String>(0).map_err(|e| corrupt("value", e))
+}

@@ -1,0 +1,343 @@
+//! The store's one write path: every write is a typed [`Write`] job, queued for the
+//! one write connection and run by its writer.
+//!
+//! The writer is whoever finds the queue idle: it takes everything queued (its own
+//! job and what other callers queued meanwhile, up to [`MAX_BATCH`]) and runs it as
+//! one transaction (`BEGIN IMMEDIATE` … `COMMIT`), each job inside a `SAVEPOINT` of its
+//! own: a failing job is rolled back to its savepoint — nothing of it stays — and the
+//! others commit. Every job's answer is handed over only after `COMMIT` returned, so an
+//! acknowledged write is committed; should `COMMIT` fail, every job of the batch gets
+//! that error and nothing of the batch is stored.
+//!
+//! The statements are typed and prepared once per connection (rusqlite's statement
+//! cache). They run on the calling thread when the connection is free: sqlx runs
+//! each SQLite connection on a thread of its own, and a trip there and back per
+//! statement cost more than the statements themselves. With nothing else writing, a
+//! write therefore costs no thread hop at all. The busy timeout there is zero: should
+//! another *process* hold SQLite's write lock, `BEGIN IMMEDIATE` fails at once (before
+//! any job ran) and the batch moves to tokio's blocking pool, where it waits up to the
+//! store's busy timeout; jobs queued meanwhile are drained there too.
+
+mod append;
+mod conversations;
+mod history;
+mod job;
+mod settle;
+mod turns;
+mod users;
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rusqlite::Connection;
+use smallebot_core::RepositoryError;
+use smallebot_core::repository::RepoResult;
+use tokio::sync::oneshot;
+
+pub(crate) use job::Write;
+pub(crate) use settle::Reply;
+pub(crate) use turns::TurnStart;
+
+use settle::{Refusal, Settled, exec};
+
+use crate::error::is_busy;
+use crate::open::{self, OpenMode};
+
+/// The most jobs in one transaction.
+pub(crate) const MAX_BATCH: usize = 64;
+
+/// Connection-local triggers of the write connection: a row (or turn) inserted with a
+/// `seq` advances its conversation's `last_seq` (never backwards) and `updated_at`, so
+/// an append is one `INSERT … SELECT last_seq + 1 …`. `TEMP`: they are not part of the
+/// database file, so other connections, processes and builds are unaffected. Should
+/// an append ever run without them, `last_seq` would not move and the next append
+/// would fail on `UNIQUE (conversation_id, seq)` — loudly, never silently.
+const SEQ_TRIGGERS: &str = "\
+    CREATE TEMP TRIGGER IF NOT EXISTS seq_of_message AFTER INSERT ON main.messages BEGIN \
+      UPDATE conversations SET last_seq = max(last_seq, new.seq), \
+        updated_at = new.created_at WHERE id = new.conversation_id; \
+    END; \
+    CREATE TEMP TRIGGER IF NOT EXISTS seq_of_tool_call AFTER INSERT ON main.tool_calls BEGIN \
+      UPDATE conversations SET last_seq = max(last_seq, new.seq), \
+        updated_at = new.started_at WHERE id = new.conversation_id; \
+    END; \
+    CREATE TEMP TRIGGER IF NOT EXISTS seq_of_think_block AFTER INSERT ON main.think_blocks BEGIN \
+      UPDATE conversations SET last_seq = max(last_seq, new.seq), \
+        updated_at = new.created_at WHERE id = new.conversation_id; \
+    END; \
+    CREATE TEMP TRIGGER IF NOT EXISTS seq_of_turn AFTER INSERT ON main.turns BEGIN \
+      UPDATE conversations SET last_seq = max(last_seq, new.seq), \
+        updated_at = new.created_at WHERE id = new.conversation_id; \
+    END;";
+
+/// The queued jobs, and whether a writer is draining them.
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Write>,
+    draining: bool,
+}
+
+struct Inner {
+    /// `None` once closed. Only the draining writer uses it.
+    conn: Mutex<Option<Connection>>,
+    queue: Mutex<Queue>,
+    busy_timeout: Duration,
+    /// How many jobs committed in a transaction shared with others.
+    together: AtomicUsize,
+}
+
+/// The write connection and its queue, shared by every clone of the store.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer").finish_non_exhaustive()
+    }
+}
+
+/// Whether a batch may wait for another process's lock (on the blocking pool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    No,
+    Yes,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Writer {
+    /// Opens the write connection to `path` in `mode` (a read-only store's writes
+    /// fail with SQLite's read-only error).
+    pub(crate) fn open(
+        path: &Path,
+        mode: OpenMode,
+        busy_timeout: Duration,
+    ) -> Result<Self, rusqlite::Error> {
+        let conn = open::connection(path, mode, busy_timeout)?;
+        conn.execute_batch(SEQ_TRIGGERS)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                conn: Mutex::new(Some(conn)),
+                queue: Mutex::default(),
+                busy_timeout,
+                together: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// Queues the job `make` builds around its reply and returns its answer once its
+    /// transaction committed (or its error, with nothing of it stored).
+    pub(crate) async fn run<T>(&self, make: impl FnOnce(Reply<T>) -> Write) -> RepoResult<T> {
+        let (reply, answer) = oneshot::channel();
+        let job = make(reply);
+        let drain_here = {
+            let mut queue = lock(&self.inner.queue);
+            queue.jobs.push_back(job);
+            !std::mem::replace(&mut queue.draining, true)
+        };
+        if drain_here {
+            Inner::drain_here(&self.inner);
+        }
+        answer.await.unwrap_or_else(|_| {
+            Err(RepositoryError::Unavailable {
+                action: "writing to the database",
+                message: "the writer stopped before running this write".into(),
+            })
+        })
+    }
+
+    /// Closes the connection once the current batch is done; later writes fail as
+    /// unavailable.
+    pub(crate) async fn close(&self) {
+        let inner = Arc::clone(&self.inner);
+        let closed = tokio::task::spawn_blocking(move || lock(&inner.conn).take()).await;
+        if let Ok(Some(conn)) = closed
+            && let Err((_, err)) = conn.close()
+        {
+            tracing::warn!(%err, "closing the write connection failed");
+        }
+    }
+
+    /// How many jobs committed in a transaction shared with others so far.
+    #[cfg(test)]
+    pub(crate) fn jobs_run_together(&self) -> usize {
+        self.inner.together.load(Ordering::Relaxed)
+    }
+
+    /// How many jobs wait in the queue.
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
+        lock(&self.inner.queue).jobs.len()
+    }
+
+    /// Keeps every write queued until the returned guard is dropped (tests: to make
+    /// jobs meet in one batch).
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> Held {
+        loop {
+            let mut queue = lock(&self.inner.queue);
+            if !queue.draining {
+                queue.draining = true;
+                return Held {
+                    inner: Arc::clone(&self.inner),
+                };
+            }
+            drop(queue);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// See [`Writer::hold`]: dropped, it drains what queued meanwhile.
+#[cfg(test)]
+pub(crate) struct Held {
+    inner: Arc<Inner>,
+}
+
+#[cfg(test)]
+impl Drop for Held {
+    fn drop(&mut self) {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || inner.drain());
+    }
+}
+
+impl Inner {
+    /// Up to [`MAX_BATCH`] queued jobs; none (and draining ends) when the queue is
+    /// empty.
+    fn take_batch(&self) -> Option<Vec<Write>> {
+        let mut queue = lock(&self.queue);
+        if queue.jobs.is_empty() {
+            queue.draining = false;
+            return None;
+        }
+        let n = queue.jobs.len().min(MAX_BATCH);
+        Some(queue.jobs.drain(..n).collect())
+    }
+
+    /// One batch on the calling thread, without waiting for another process's lock;
+    /// whatever is left (or must wait) goes on on the blocking pool.
+    fn drain_here(this: &Arc<Self>) {
+        let Some(batch) = this.take_batch() else {
+            return;
+        };
+        let left = match this.run_batch(batch, Wait::No) {
+            Ok(()) => match this.take_batch() {
+                Some(more) => more,
+                None => return,
+            },
+            Err(busy) => busy,
+        };
+        let inner = Arc::clone(this);
+        tokio::task::spawn_blocking(move || {
+            inner.finish(left);
+            inner.drain();
+        });
+    }
+
+    /// Runs batches, waiting for locks, until the queue is empty.
+    fn drain(&self) {
+        while let Some(batch) = self.take_batch() {
+            self.finish(batch);
+        }
+    }
+
+    /// Runs `batch`, waiting for another process's lock up to the busy timeout.
+    fn finish(&self, batch: Vec<Write>) {
+        if let Err(left) = self.run_batch(batch, Wait::Yes) {
+            // Only a batch that may not wait comes back; answer it all the same.
+            refuse(
+                left,
+                &Refusal {
+                    action: "writing to the database",
+                    message: "another process holds the write lock".into(),
+                    unavailable: true,
+                },
+            );
+        }
+    }
+
+    /// Runs `batch` as one transaction and answers every job. Gives the batch back,
+    /// untouched, when another process holds the write lock and `wait` is no.
+    fn run_batch(&self, batch: Vec<Write>, wait: Wait) -> Result<(), Vec<Write>> {
+        let mut slot = lock(&self.conn);
+        let Some(conn) = slot.as_mut() else {
+            refuse(batch, &Refusal::closed());
+            return Ok(());
+        };
+        let timeout = match wait {
+            Wait::No => Duration::ZERO,
+            Wait::Yes => self.busy_timeout,
+        };
+        if let Err(err) = conn.busy_timeout(timeout) {
+            refuse(batch, &Refusal::storage("setting the busy timeout", &err));
+            return Ok(());
+        }
+        if !conn.is_autocommit() {
+            // A transaction left open by a failed ROLLBACK: end it first.
+            let _ = exec(conn, "ROLLBACK");
+        }
+        match exec(conn, "BEGIN IMMEDIATE") {
+            Ok(()) => {}
+            Err(err) if wait == Wait::No && is_busy(&err) => return Err(batch),
+            Err(err) => {
+                refuse(
+                    batch,
+                    &Refusal::storage("starting a write transaction", &err),
+                );
+                return Ok(());
+            }
+        }
+        let size = batch.len();
+        let settled: Vec<Settled> = batch.into_iter().map(|job| job.apply(Ok(conn))).collect();
+        let broken = settled.iter().any(Settled::broken);
+        let committed = if broken {
+            Err(Refusal {
+                action: "writing to the database",
+                message: "a failed write could not be rolled back; nothing of this batch was \
+                          stored, try again"
+                    .into(),
+                unavailable: false,
+            })
+        } else {
+            exec(conn, "COMMIT").map_err(|err| Refusal::storage("committing writes", &err))
+        };
+        match committed {
+            Ok(()) => {
+                if size > 1 {
+                    self.together.fetch_add(size, Ordering::Relaxed);
+                }
+                for done in settled {
+                    done.send(None);
+                }
+            }
+            Err(refusal) => {
+                if let Err(err) = exec(conn, "ROLLBACK") {
+                    tracing::warn!(%err, "ROLLBACK after a failed batch failed");
+                }
+                for done in settled {
+                    done.send(Some(&refusal));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Answers every job of `batch` with `refusal`'s error; nothing ran.
+fn refuse(batch: Vec<Write>, refusal: &Refusal) {
+    for job in batch {
+        job.apply(Err(refusal)).send(None);
+    }
+}
+
+#[cfg(test)]
+#[path = "write_tests.rs"]
+mod tests;

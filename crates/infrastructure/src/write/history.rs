@@ -1,0 +1,221 @@
+//! The writes of history rows: messages, model steps, tool results, token counts,
+//! and the full-text index.
+
+use rusqlite::Connection;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    HistoryRow, Message, NewMessage, NewStep, RecordedStep, Role, Seq, ThinkBlock, ToolCall,
+    ToolCallCompletion, ToolCallStatus,
+};
+use smallebot_core::ids::{ConversationId, ThinkBlockId, ToolCallId, TurnId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::rules::truncation::cap_stored_result;
+
+use super::append::{finish, insert_message};
+use crate::error::{is_unique_violation, sqlite};
+use crate::queries::{execute, first, int0, tool_call_columns};
+use crate::rows;
+use crate::time::now;
+
+pub(super) fn append_message(conn: &Connection, message: &NewMessage) -> RepoResult<Message> {
+    insert_message(conn, message, false, &now())
+}
+
+/// Records a model step — reasoning, assistant message, requested tool calls — and,
+/// for the last step, the end of its turn. Each row takes the conversation's next
+/// `seq` in that order.
+pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<RecordedStep> {
+    const ACTION: &str = "recording a model step";
+    let stamp = now();
+    let (at, at_text) = &stamp;
+    let at = *at;
+    let conversation = step.conversation_id.to_string();
+    let turn_id = step.turn_id.to_string();
+    let missing = || RepositoryError::not_found("conversation", step.conversation_id);
+    let mut recorded = Vec::with_capacity(
+        usize::from(step.reasoning.is_some())
+            + usize::from(step.message.is_some())
+            + step.tool_calls.len(),
+    );
+    if let Some(content) = &step.reasoning {
+        let id = ThinkBlockId::new();
+        let seq = first(
+            conn,
+            ACTION,
+            "INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
+             SELECT ?1, id, ?2, last_seq + 1, ?3, ?4 FROM conversations WHERE id = ?5 \
+             RETURNING seq",
+            (id.to_string(), &turn_id, content, at_text, &conversation),
+            int0,
+        )?
+        .ok_or_else(missing)?;
+        recorded.push(HistoryRow::ThinkBlock(ThinkBlock {
+            id,
+            conversation_id: step.conversation_id,
+            turn_id: step.turn_id,
+            seq,
+            content: content.clone(),
+            created_at: at,
+        }));
+    }
+    if let Some(message) = &step.message {
+        let written = insert_message(
+            conn,
+            &NewMessage {
+                conversation_id: step.conversation_id,
+                turn_id: step.turn_id,
+                role: Role::Assistant,
+                content: message.content.clone(),
+                token_count: message.token_count,
+            },
+            false,
+            &stamp,
+        )?;
+        recorded.push(HistoryRow::Message(written));
+    }
+    for call in &step.tool_calls {
+        let id = ToolCallId::new();
+        let seq = conn
+            .prepare_cached(
+                "INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
+                 arguments, status, token_count, started_at) \
+                 SELECT ?1, id, ?2, last_seq + 1, ?3, ?4, ?5, 'running', ?6, ?7 \
+                 FROM conversations WHERE id = ?8 RETURNING seq",
+            )
+            .and_then(|mut stmt| {
+                let mut rows = stmt.query((
+                    id.to_string(),
+                    &turn_id,
+                    &call.call_id,
+                    &call.tool_name,
+                    &call.arguments,
+                    call.token_count,
+                    at_text,
+                    &conversation,
+                ))?;
+                rows.next()?.map(|row| row.get::<_, i64>(0)).transpose()
+            })
+            .map_err(|err| {
+                if is_unique_violation(&err) {
+                    RepositoryError::Conflict(
+                        "a tool call id of this step is already used in its turn".into(),
+                    )
+                } else {
+                    sqlite(ACTION)(err)
+                }
+            })?
+            .ok_or_else(missing)?;
+        recorded.push(HistoryRow::ToolCall(ToolCall {
+            id,
+            conversation_id: step.conversation_id,
+            turn_id: step.turn_id,
+            seq,
+            call_id: call.call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            arguments: call.arguments.clone(),
+            result: None,
+            status: ToolCallStatus::Running,
+            token_count: call.token_count,
+            started_at: at,
+            completed_at: None,
+        }));
+    }
+    let turn = match &step.end {
+        Some(end) => Some(finish(
+            conn,
+            step.turn_id,
+            end.status,
+            end.error.as_deref(),
+        )?),
+        None => None,
+    };
+    Ok(RecordedStep {
+        rows: recorded,
+        turn,
+    })
+}
+
+/// Stores a tool call's result (capped) and ends the call.
+pub(super) fn complete_tool_call(
+    conn: &Connection,
+    turn_id: TurnId,
+    call_id: &str,
+    completion: &ToolCallCompletion,
+) -> RepoResult<ToolCall> {
+    let (_, at) = now();
+    first(
+        conn,
+        "completing a tool call",
+        concat!(
+            "UPDATE tool_calls SET result = ?1, status = ?2, token_count = ?3, \
+             completed_at = ?4 WHERE turn_id = ?5 AND call_id = ?6 RETURNING ",
+            tool_call_columns!()
+        ),
+        (
+            cap_stored_result(&completion.result).as_ref(),
+            completion.status.as_str(),
+            completion.token_count,
+            at,
+            turn_id.to_string(),
+            call_id,
+        ),
+        |row| rows::tool_call(row),
+    )?
+    .ok_or_else(|| RepositoryError::not_found("tool call", format!("{call_id} of turn {turn_id}")))
+}
+
+/// See `HistoryRepository::mark_counts_provisional`.
+pub(super) fn mark_provisional(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    from_seq: Seq,
+) -> RepoResult<()> {
+    let changed = execute(
+        conn,
+        "marking provisional token counts",
+        "UPDATE conversations SET provisional_counts_from_seq = \
+           MIN(COALESCE(provisional_counts_from_seq, ?2), ?2) WHERE id = ?1",
+        (conversation_id.to_string(), from_seq),
+    )?;
+    if changed == 0 {
+        return Err(RepositoryError::not_found("conversation", conversation_id));
+    }
+    Ok(())
+}
+
+/// See `HistoryRepository::set_exact_counts`.
+pub(super) fn set_exact_counts(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    counts: &[(Seq, i64)],
+    through_seq: Seq,
+) -> RepoResult<()> {
+    const ACTION: &str = "storing exact token counts";
+    let id = conversation_id.to_string();
+    for (seq, tokens) in counts {
+        for sql in [
+            "UPDATE messages SET token_count = ?3 WHERE conversation_id = ?1 AND seq = ?2",
+            "UPDATE tool_calls SET token_count = ?3 WHERE conversation_id = ?1 AND seq = ?2",
+        ] {
+            execute(conn, ACTION, sql, (&id, seq, tokens))?;
+        }
+    }
+    // Rows written after `through_seq` (by another process meanwhile) may still be
+    // provisional: keep a mark just after it then.
+    let changed = execute(
+        conn,
+        ACTION,
+        "UPDATE conversations SET provisional_counts_from_seq = CASE \
+           WHEN provisional_counts_from_seq IS NULL THEN NULL \
+           WHEN EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq > ?2) \
+             OR EXISTS (SELECT 1 FROM tool_calls WHERE conversation_id = ?1 AND seq > ?2) \
+           THEN MAX(provisional_counts_from_seq, ?2 + 1) \
+           ELSE NULL END \
+         WHERE id = ?1",
+        (&id, through_seq),
+    )?;
+    if changed == 0 {
+        return Err(RepositoryError::not_found("conversation", conversation_id));
+    }
+    Ok(())
+}

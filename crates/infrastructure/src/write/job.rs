@@ -1,0 +1,237 @@
+//! The write jobs: one variant per kind of write, with typed fields and a typed
+//! reply, and how each runs inside its own savepoint.
+
+use rusqlite::Connection;
+use smallebot_core::entities::{
+    CompressionUpdate, Conversation, LeaseOwner, Message, NewMessage, NewStep, RecordedStep, Seq,
+    ToolCall, ToolCallCompletion, Turn, TurnStatus,
+};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::time::Timestamp;
+
+use super::settle::{Refusal, Reply, Settled, settle};
+use super::turns::TurnStart;
+use super::{append, conversations, history, turns, users};
+use crate::time::now;
+
+/// One write of the store, with where its answer goes.
+#[derive(Debug)]
+pub(crate) enum Write {
+    /// Inserts a new conversation.
+    CreateConversation {
+        conversation: Conversation,
+        reply: Reply<()>,
+    },
+    /// Gives a conversation a new title.
+    RenameConversation {
+        id: ConversationId,
+        title: String,
+        reply: Reply<()>,
+    },
+    /// Sets or clears a conversation's model.
+    SetConversationModel {
+        id: ConversationId,
+        model: Option<String>,
+        reply: Reply<()>,
+    },
+    /// Deletes a conversation with everything in it; whether it existed.
+    DeleteConversation {
+        id: ConversationId,
+        reply: Reply<bool>,
+    },
+    /// Moves a conversation's compression boundary.
+    SetCompression {
+        id: ConversationId,
+        update: CompressionUpdate,
+        reply: Reply<Conversation>,
+    },
+    /// Starts a turn without a lease or message.
+    StartTurn {
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        reply: Reply<Turn>,
+    },
+    /// Starts a leased turn with its user message; whether it titled the conversation.
+    StartTurnWithMessage {
+        start: TurnStart,
+        reply: Reply<(Turn, Message, bool)>,
+    },
+    /// Ends a turn.
+    FinishTurn {
+        turn_id: TurnId,
+        status: TurnStatus,
+        error: Option<String>,
+        reply: Reply<Turn>,
+    },
+    /// Renews a running turn's lease; whether it still runs.
+    Heartbeat {
+        turn_id: TurnId,
+        at: Timestamp,
+        reply: Reply<bool>,
+    },
+    /// Marks a running turn interrupted; whether it ran.
+    InterruptTurn { turn_id: TurnId, reply: Reply<bool> },
+    /// Replaces a user message and discards what followed it.
+    EditUserMessage {
+        message_id: MessageId,
+        content: String,
+        token_count: i64,
+        owner: LeaseOwner,
+        reply: Reply<(Turn, Message)>,
+    },
+    /// Restarts a turn from its user message.
+    RegenerateTurn {
+        turn_id: TurnId,
+        owner: LeaseOwner,
+        reply: Reply<(Turn, Message)>,
+    },
+    /// Takes the last turn in the context out of it.
+    UndoLastTurn {
+        conversation_id: ConversationId,
+        reply: Reply<Option<Turn>>,
+    },
+    /// Records a model step (and the end of its turn).
+    RecordStep {
+        step: NewStep,
+        reply: Reply<RecordedStep>,
+    },
+    /// Appends a message.
+    AppendMessage {
+        message: NewMessage,
+        reply: Reply<Message>,
+    },
+    /// Stores a tool call's result.
+    CompleteToolCall {
+        turn_id: TurnId,
+        call_id: String,
+        completion: ToolCallCompletion,
+        reply: Reply<ToolCall>,
+    },
+    /// Marks a conversation's token counts provisional from a `seq`.
+    MarkCountsProvisional {
+        conversation_id: ConversationId,
+        from_seq: Seq,
+        reply: Reply<()>,
+    },
+    /// Replaces provisional token counts with exact ones.
+    SetExactCounts {
+        conversation_id: ConversationId,
+        counts: Vec<(Seq, i64)>,
+        through_seq: Seq,
+        reply: Reply<()>,
+    },
+    /// Adds every stored row not indexed yet to the full-text index.
+    IndexPending { reply: Reply<()> },
+    /// Adds a web user.
+    AddUser {
+        name: String,
+        token_sha256: String,
+        reply: Reply<()>,
+    },
+    /// Removes a web user; whether there was one.
+    RemoveUser { name: String, reply: Reply<bool> },
+}
+
+impl Write {
+    /// Runs the job on `conn` inside a savepoint of its own (or, given a refusal,
+    /// only takes its error): its answer, to send once the transaction ended.
+    pub(super) fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
+        use Write as W;
+        match self {
+            W::CreateConversation {
+                conversation,
+                reply,
+            } => settle(conn, reply, |c| conversations::create(c, &conversation)),
+            W::RenameConversation { id, title, reply } => {
+                settle(conn, reply, |c| conversations::rename(c, id, &title))
+            }
+            W::SetConversationModel { id, model, reply } => settle(conn, reply, |c| {
+                conversations::set_model(c, id, model.as_deref())
+            }),
+            W::DeleteConversation { id, reply } => {
+                settle(conn, reply, |c| conversations::delete(c, id))
+            }
+            W::SetCompression { id, update, reply } => {
+                settle(conn, reply, |c| conversations::compress(c, id, &update))
+            }
+            W::StartTurn {
+                conversation_id,
+                thinking_mode,
+                reply,
+            } => settle(conn, reply, |c| {
+                turns::insert_turn(c, conversation_id, thinking_mode, None, &now())
+            }),
+            W::StartTurnWithMessage { start, reply } => {
+                settle(conn, reply, |c| turns::start_with_message(c, &start))
+            }
+            W::FinishTurn {
+                turn_id,
+                status,
+                error,
+                reply,
+            } => settle(conn, reply, |c| {
+                append::finish(c, turn_id, status, error.as_deref())
+            }),
+            W::Heartbeat { turn_id, at, reply } => {
+                settle(conn, reply, |c| turns::heartbeat(c, turn_id, at))
+            }
+            W::InterruptTurn { turn_id, reply } => {
+                settle(conn, reply, |c| turns::interrupt(c, turn_id))
+            }
+            W::EditUserMessage {
+                message_id,
+                content,
+                token_count,
+                owner,
+                reply,
+            } => settle(conn, reply, |c| {
+                turns::edit_user_message(c, message_id, &content, token_count, &owner)
+            }),
+            W::RegenerateTurn {
+                turn_id,
+                owner,
+                reply,
+            } => settle(conn, reply, |c| turns::regenerate(c, turn_id, &owner)),
+            W::UndoLastTurn {
+                conversation_id,
+                reply,
+            } => settle(conn, reply, |c| turns::undo_last(c, conversation_id)),
+            W::RecordStep { step, reply } => {
+                settle(conn, reply, |c| history::record_step(c, &step))
+            }
+            W::AppendMessage { message, reply } => {
+                settle(conn, reply, |c| history::append_message(c, &message))
+            }
+            W::CompleteToolCall {
+                turn_id,
+                call_id,
+                completion,
+                reply,
+            } => settle(conn, reply, |c| {
+                history::complete_tool_call(c, turn_id, &call_id, &completion)
+            }),
+            W::MarkCountsProvisional {
+                conversation_id,
+                from_seq,
+                reply,
+            } => settle(conn, reply, |c| {
+                history::mark_provisional(c, conversation_id, from_seq)
+            }),
+            W::SetExactCounts {
+                conversation_id,
+                counts,
+                through_seq,
+                reply,
+            } => settle(conn, reply, |c| {
+                history::set_exact_counts(c, conversation_id, &counts, through_seq)
+            }),
+            W::IndexPending { reply } => settle(conn, reply, append::index_pending),
+            W::AddUser {
+                name,
+                token_sha256,
+                reply,
+            } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
+            W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The writes of turns: start, finish, leases, edit, regenerate and undo.
+
+use rusqlite::Connection;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    LeaseOwner, Message, NewMessage, Role, Turn, TurnLease, TurnStatus,
+};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::{Timestamp, format_timestamp};
+
+use super::append::insert_message;
+use crate::queries::{self, execute, first, int0, turn_columns};
+use crate::rows;
+use crate::time::{Now, now};
+
+/// A turn start with its user message (see `TurnRepository::start_turn_with_title`).
+#[derive(Debug)]
+pub(crate) struct TurnStart {
+    /// The conversation.
+    pub(crate) conversation_id: ConversationId,
+    /// The turn's thinking mode.
+    pub(crate) thinking_mode: bool,
+    /// The user message.
+    pub(crate) content: String,
+    /// Its token count.
+    pub(crate) token_count: i64,
+    /// Who runs the turn.
+    pub(crate) owner: LeaseOwner,
+    /// The title a first turn gives a conversation still titled `.1`: `(title, untitled)`.
+    pub(crate) title: Option<(String, String)>,
+}
+
+/// Refuses with [`RepositoryError::TurnRunning`] while the conversation has a running
+/// turn (inside the write transaction, so the check and the insert that follows are
+/// one step for every process sharing the database).
+fn ensure_no_running_turn(conn: &Connection, conversation_id: ConversationId) -> RepoResult<()> {
+    let running = first(
+        conn,
+        "checking for a running turn",
+        concat!(
+            "SELECT ",
+            turn_columns!(),
+            " FROM turns WHERE conversation_id = ?1 AND status = 'running' ORDER BY seq LIMIT 1"
+        ),
+        [conversation_id.to_string()],
+        |row| rows::turn(row),
+    )?;
+    match running {
+        Some(running) => Err(RepositoryError::TurnRunning(Box::new(running))),
+        None => Ok(()),
+    }
+}
+
+/// Inserts a running turn with the conversation's next `seq`, leased to `owner` when
+/// given.
+pub(super) fn insert_turn(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    thinking_mode: bool,
+    owner: Option<&LeaseOwner>,
+    (at, at_text): &Now,
+) -> RepoResult<Turn> {
+    let id = TurnId::new();
+    let seq = first(
+        conn,
+        "starting a turn",
+        "INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at) \
+         SELECT ?1, id, last_seq + 1, ?3, 'running', ?4, ?5, ?6, ?7, ?8 FROM conversations \
+         WHERE id = ?2 RETURNING seq",
+        (
+            id.to_string(),
+            conversation_id.to_string(),
+            i64::from(thinking_mode),
+            at_text,
+            owner.map(|o| i64::from(o.pid)),
+            owner.map(|o| o.host.as_str()),
+            owner.map(|o| format_timestamp(&o.started_at)),
+            owner.map(|_| at_text.as_str()),
+        ),
+        int0,
+    )?
+    .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
+    Ok(Turn {
+        id,
+        conversation_id,
+        seq,
+        thinking_mode,
+        status: TurnStatus::Running,
+        error: None,
+        created_at: *at,
+        completed_at: None,
+        lease: owner.map(|owner| TurnLease {
+            owner: owner.clone(),
+            heartbeat_at: *at,
+        }),
+        undone_at: None,
+    })
+}
+
+/// Starts a leased turn with its user message, or refuses with
+/// [`RepositoryError::TurnRunning`]. A first turn of a conversation still titled
+/// `untitled` also gives it its title; the flag says whether it did.
+pub(super) fn start_with_message(
+    conn: &Connection,
+    start: &TurnStart,
+) -> RepoResult<(Turn, Message, bool)> {
+    ensure_no_running_turn(conn, start.conversation_id)?;
+    let at = now();
+    let turn = insert_turn(
+        conn,
+        start.conversation_id,
+        start.thinking_mode,
+        Some(&start.owner),
+        &at,
+    )?;
+    let message = insert_message(
+        conn,
+        &NewMessage {
+            conversation_id: turn.conversation_id,
+            turn_id: turn.id,
+            role: Role::User,
+            content: start.content.clone(),
+            token_count: start.token_count,
+        },
+        false,
+        &at,
+    )?;
+    let titled = match &start.title {
+        Some((title, untitled)) if turn.seq == 1 => {
+            execute(
+                conn,
+                "titling a conversation",
+                "UPDATE conversations SET title = ?2, updated_at = ?3 \
+                 WHERE id = ?1 AND title = ?4",
+                (start.conversation_id.to_string(), title, &at.1, untitled),
+            )? > 0
+        }
+        _ => false,
+    };
+    Ok((turn, message, titled))
+}
+
+/// Renews a running turn's heartbeat; false when it no longer runs.
+pub(super) fn heartbeat(conn: &Connection, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
+    let changed = execute(
+        conn,
+        "renewing a turn's lease",
+        "UPDATE turns SET heartbeat_at = ?1 WHERE id = ?2 AND status = 'running'",
+        (format_timestamp(&at), turn_id.to_string()),
+    )?;
+    Ok(changed == 1)
+}
+
+/// Marks a turn that still runs `interrupted`, ending its lease.
+pub(super) fn interrupt(conn: &Connection, turn_id: TurnId) -> RepoResult<bool> {
+    let (_, at) = now();
+    let changed = execute(
+        conn,
+        "marking a turn interrupted",
+        "UPDATE turns SET status = 'interrupted', completed_at = ?1, \
+         error = 'the process stopped while this turn was running', owner_pid = NULL, \
+         owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
+         WHERE id = ?2 AND status = 'running'",
+        (at, turn_id.to_string()),
+    )?;
+    Ok(changed == 1)
+}
+
+/// Refuses to change rows that compression already summarized.
+fn ensure_not_summarized(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    seq: i64,
+    what: &str,
+) -> RepoResult<()> {
+    let conversation = queries::conversation(conn, conversation_id)?
+        .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
+    if seq <= conversation.history_boundary() {
+        return Err(RepositoryError::Conflict(format!(
+            "{what} is already summarized by context compression and can no longer be changed"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses to change a turn whose last row compression already summarized.
+fn ensure_turn_not_summarized(conn: &Connection, turn: &Turn, what: &str) -> RepoResult<()> {
+    let last_seq = first(
+        conn,
+        "reading a turn's rows",
+        "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
+        [turn.id.to_string()],
+        |row| {
+            row.get::<_, Option<i64>>(0)
+                .map_err(|e| crate::rows::corrupt("seq", e))
+        },
+    )?
+    .flatten();
+    ensure_not_summarized(
+        conn,
+        turn.conversation_id,
+        last_seq.unwrap_or(turn.seq),
+        what,
+    )
+}
+
+/// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
+/// `keep_message`.
+fn discard_after(conn: &Connection, turn: &Turn, keep_message: MessageId) -> RepoResult<()> {
+    let turn_id = turn.id.to_string();
+    execute(
+        conn,
+        "discarding later turns",
+        "DELETE FROM turns WHERE conversation_id = ?1 AND seq > ?2",
+        (turn.conversation_id.to_string(), turn.seq),
+    )?;
+    execute(
+        conn,
+        "discarding a turn's messages",
+        "DELETE FROM messages WHERE turn_id = ?1 AND id <> ?2",
+        (&turn_id, keep_message.to_string()),
+    )?;
+    execute(
+        conn,
+        "discarding a turn's tool calls",
+        "DELETE FROM tool_calls WHERE turn_id = ?1",
+        [&turn_id],
+    )?;
+    execute(
+        conn,
+        "discarding a turn's reasoning",
+        "DELETE FROM think_blocks WHERE turn_id = ?1",
+        [&turn_id],
+    )?;
+    Ok(())
+}
+
+/// Replaces the latest version of a user message: discards what followed it and
+/// starts a new turn with the new text.
+pub(super) fn edit_user_message(
+    conn: &Connection,
+    message_id: MessageId,
+    new_content: &str,
+    token_count: i64,
+    owner: &LeaseOwner,
+) -> RepoResult<(Turn, Message)> {
+    let old = queries::message(conn, message_id)?
+        .ok_or_else(|| RepositoryError::not_found("message", message_id))?;
+    if old.role != Role::User || old.replaced_by.is_some() {
+        return Err(RepositoryError::Conflict(format!(
+            "message {message_id} is not a current user message; only the person's latest \
+             version of a message can be edited"
+        )));
+    }
+    ensure_not_summarized(conn, old.conversation_id, old.seq, "this message")?;
+    ensure_no_running_turn(conn, old.conversation_id)?;
+    let old_turn = queries::turn(conn, old.turn_id)?
+        .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
+    discard_after(conn, &old_turn, old.id)?;
+    let at = now();
+    let turn = insert_turn(
+        conn,
+        old.conversation_id,
+        old_turn.thinking_mode,
+        Some(owner),
+        &at,
+    )?;
+    let message = insert_message(
+        conn,
+        &NewMessage {
+            conversation_id: turn.conversation_id,
+            turn_id: turn.id,
+            role: Role::User,
+            content: new_content.to_owned(),
+            token_count,
+        },
+        true,
+        &at,
+    )?;
+    execute(
+        conn,
+        "marking a message replaced",
+        "UPDATE messages SET replaced_by = ?1 WHERE id = ?2",
+        (message.id.to_string(), old.id.to_string()),
+    )?;
+    Ok((turn, message))
+}
+
+/// Marks a turn and its rows undone, or (`undone` false) brings them back; triggers
+/// keep `context_tokens` right.
+fn set_undone(conn: &Connection, turn_id: TurnId, undone_at: Option<&str>) -> RepoResult<()> {
+    let id = turn_id.to_string();
+    let flag = i64::from(undone_at.is_some());
+    execute(
+        conn,
+        "marking a turn undone",
+        "UPDATE turns SET undone_at = ?2 WHERE id = ?1",
+        (&id, undone_at),
+    )?;
+    for sql in [
+        "UPDATE messages SET undone = ?2 WHERE turn_id = ?1",
+        "UPDATE tool_calls SET undone = ?2 WHERE turn_id = ?1",
+        "UPDATE think_blocks SET undone = ?2 WHERE turn_id = ?1",
+    ] {
+        execute(conn, "marking a turn's rows undone", sql, (&id, flag))?;
+    }
+    Ok(())
+}
+
+/// Restarts a turn from its current user message, discarding what followed it.
+pub(super) fn regenerate(
+    conn: &Connection,
+    turn_id: TurnId,
+    owner: &LeaseOwner,
+) -> RepoResult<(Turn, Message)> {
+    let turn =
+        queries::turn(conn, turn_id)?.ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
+    ensure_no_running_turn(conn, turn.conversation_id)?;
+    let user_message = first(
+        conn,
+        "reading a turn's user message",
+        concat!(
+            "SELECT ",
+            crate::queries::message_columns!(),
+            " FROM messages WHERE turn_id = ?1 AND role = 'user' AND replaced_by IS NULL \
+             ORDER BY seq LIMIT 1"
+        ),
+        [turn_id.to_string()],
+        |row| rows::message(row),
+    )?
+    .ok_or_else(|| {
+        RepositoryError::Conflict(format!("turn {turn_id} has no current user message"))
+    })?;
+    ensure_turn_not_summarized(conn, &turn, "this turn")?;
+    discard_after(conn, &turn, user_message.id)?;
+    if turn.undone_at.is_some() {
+        set_undone(conn, turn_id, None)?;
+    }
+    let (_, at) = now();
+    execute(
+        conn,
+        "restarting a turn",
+        "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL, \
+         owner_pid = ?2, owner_host = ?3, owner_started_at = ?4, heartbeat_at = ?5 \
+         WHERE id = ?1",
+        (
+            turn_id.to_string(),
+            i64::from(owner.pid),
+            &owner.host,
+            format_timestamp(&owner.started_at),
+            at,
+        ),
+    )?;
+    let turn =
+        queries::turn(conn, turn_id)?.ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
+    Ok((turn, user_message))
+}
+
+/// `/undo`: the last turn in the context taken out of it, its rows kept and marked.
+pub(super) fn undo_last(
+    conn: &Connection,
+    conversation_id: ConversationId,
+) -> RepoResult<Option<Turn>> {
+    ensure_no_running_turn(conn, conversation_id)?;
+    let last = first(
+        conn,
+        "finding the last turn",
+        concat!(
+            "SELECT ",
+            turn_columns!(),
+            " FROM turns WHERE conversation_id = ?1 AND undone_at IS NULL \
+             ORDER BY seq DESC LIMIT 1"
+        ),
+        [conversation_id.to_string()],
+        |row| rows::turn(row),
+    )?;
+    let Some(turn) = last else {
+        return Ok(None);
+    };
+    ensure_turn_not_summarized(conn, &turn, "the last turn")?;
+    let (_, at) = now();
+    set_undone(conn, turn.id, Some(&at))?;
+    queries::turn(conn, turn.id)
+}

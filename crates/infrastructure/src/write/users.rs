@@ -1,0 +1,37 @@
+//! The writes of the web app's users.
+
+use rusqlite::Connection;
+use smallebot_core::RepositoryError;
+use smallebot_core::repository::RepoResult;
+
+use crate::error::{is_unique_violation, sqlite};
+use crate::queries::execute;
+use crate::time::now;
+
+pub(super) fn add(conn: &Connection, name: &str, token_sha256: &str) -> RepoResult<()> {
+    const ACTION: &str = "adding a user";
+    let (_, at) = now();
+    conn.prepare_cached("INSERT INTO users (name, token_sha256, created_at) VALUES (?1, ?2, ?3)")
+        .and_then(|mut stmt| stmt.execute((name, token_sha256, at)))
+        .map_err(|err| {
+            if is_unique_violation(&err) {
+                RepositoryError::Conflict(format!(
+                    "a user named '{name}' exists already; pick another name, or \
+                     `smallebot users remove {name}` first to give them a new token"
+                ))
+            } else {
+                sqlite(ACTION)(err)
+            }
+        })?;
+    Ok(())
+}
+
+pub(super) fn remove(conn: &Connection, name: &str) -> RepoResult<bool> {
+    let changed = execute(
+        conn,
+        "removing a user",
+        "DELETE FROM users WHERE name = ?1",
+        [name],
+    )?;
+    Ok(changed > 0)
+}
