@@ -18,6 +18,7 @@
 //! build knows.
 
 mod broadcast;
+mod connect;
 mod conversations;
 mod error;
 mod history;
