@@ -18,9 +18,9 @@ use smallebot_core::repository::{HistoryRepository, RepoResult};
 use smallebot_core::rules::truncation::cap_stored_result;
 use sqlx::PgConnection;
 
-use crate::rows::{self, call_columns};
 use crate::store::PgStore;
 use crate::tx::{now, pg_text, storage};
+use crate::write::{CompleteCall, Job};
 
 /// Inserts a message with the conversation's next `seq` (taking its row lock until the
 /// transaction ends).
@@ -133,28 +133,18 @@ impl HistoryRepository for PgStore {
         call_id: &str,
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
-        let result = cap_stored_result(&completion.result);
-        let row = sqlx::query(concat!(
-            "UPDATE tool_calls SET result = $1, status = $2, token_count = $3, \
-             completed_at = $4 WHERE turn_id = $5 AND call_id = $6 RETURNING ",
-            call_columns!()
-        ))
-        .bind(pg_text(&result).as_ref())
-        .bind(completion.status.as_str())
-        .bind(completion.token_count)
-        .bind(now())
-        .bind(turn_id.to_string())
-        .bind(pg_text(call_id).as_ref())
-        .fetch_optional(self.pool())
-        .await
-        .map_err(storage("completing a tool call"))?;
-        match row {
-            Some(row) => rows::tool_call(&row),
-            None => Err(RepositoryError::not_found(
-                "tool call",
-                format!("{call_id} of turn {turn_id}"),
-            )),
-        }
+        let call = CompleteCall {
+            turn_id,
+            call_id: pg_text(call_id).into_owned(),
+            result: pg_text(&cap_stored_result(&completion.result)).into_owned(),
+            status: completion.status,
+            token_count: completion.token_count,
+        };
+        self.writer()
+            .submit("completing a tool call", |reply| {
+                Job::CompleteCall(call, reply)
+            })
+            .await
     }
 
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {

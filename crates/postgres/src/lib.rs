@@ -31,6 +31,7 @@ mod task_store;
 mod turns;
 mod tx;
 mod users;
+mod write;
 
 pub use broadcast::{PgBroadcast, PgInbox};
 pub use error::{PgStoreError, redact_url};

@@ -5,12 +5,15 @@ use sqlx::PgPool;
 use crate::connect::{MAX_CONNECTIONS, connect_pool};
 use crate::error::PgStoreError;
 use crate::migrate;
+use crate::write::Writer;
 
 /// The PostgreSQL store: implements every repository trait of `smallebot-core`.
-/// Cloning is cheap (clones share the pool).
+/// Cloning is cheap (clones share the pool and the writer).
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// The task a turn's writes go through (see `write.rs`).
+    writer: Writer,
     /// The URL without its password.
     url: String,
 }
@@ -38,7 +41,15 @@ impl PgStore {
                 return Err(err);
             }
         };
-        Ok((Self { pool, url: shown }, applied))
+        let writer = Writer::start(pool.clone());
+        Ok((
+            Self {
+                pool,
+                writer,
+                url: shown,
+            },
+            applied,
+        ))
     }
 
     /// The connection pool (for tooling and tests that inspect the database).
@@ -53,8 +64,14 @@ impl PgStore {
         &self.url
     }
 
-    /// Closes every connection.
+    /// The writer task.
+    pub(crate) fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    /// Closes every connection (the writer's after what is queued is written).
     pub async fn close(&self) {
+        self.writer.close().await;
         self.pool.close().await;
     }
 }

@@ -1,0 +1,291 @@
+//! The one write path of a turn: a writer task that owns a connection, takes typed
+//! [`Job`]s from a channel and drains what is queued into as few statements as it can.
+//!
+//! A turn's writes (its start, each model step, each tool result, its end, its lease's
+//! heartbeats) are sent here instead of each taking a pooled connection. That saves the
+//! pool's work per statement (sqlx checks a connection back in with a second round trip
+//! to the server), and under load the jobs queued while a statement runs go out together:
+//! the steps of several turns in one statement (`UNNEST` arrays), the tool results of
+//! several calls in one `UPDATE`.
+//!
+//! A batched statement is one transaction: when it fails, nothing of it is stored and
+//! each of its jobs runs again alone, so a failing job fails only itself, with the same
+//! error it gets alone. One batch never holds two jobs of the same conversation (steps)
+//! or of the same call (results); such a job goes to the next batch, in its order.
+//! Batches take several conversations' row locks in one statement; should two processes
+//! deadlock on them, PostgreSQL aborts one batch and its jobs run again one by one.
+
+mod calls;
+mod steps;
+mod turns;
+
+use std::time::Instant;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Message, RecordedStep, Turn, TurnStatus};
+use smallebot_core::ids::TurnId;
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::Timestamp;
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
+use tokio::sync::{mpsc, oneshot};
+
+pub(crate) use calls::CompleteCall;
+pub(crate) use steps::PreparedStep;
+pub(crate) use turns::StartTurn;
+
+use crate::connect::PING_AFTER_IDLE;
+use crate::tx::{storage, unreachable};
+
+/// At most this many jobs are drained at once.
+const MAX_DRAIN: usize = 256;
+
+/// Where a job's answer goes.
+pub(crate) type Reply<T> = oneshot::Sender<RepoResult<T>>;
+
+/// A write, with its typed fields and where its answer goes.
+#[derive(Debug)]
+pub(crate) enum Job {
+    /// A running turn with its user message.
+    StartTurn(StartTurn, Reply<(Turn, Message)>),
+    /// A model step's rows, and the end of the turn when it is the last.
+    RecordStep(Box<PreparedStep>, Reply<RecordedStep>),
+    /// A tool call's result.
+    CompleteCall(CompleteCall, Reply<smallebot_core::entities::ToolCall>),
+    /// The end of a turn and its lease.
+    FinishTurn {
+        /// The turn.
+        turn_id: TurnId,
+        /// How it ended.
+        status: TurnStatus,
+        /// Why it failed, if it did.
+        error: Option<String>,
+        /// The ended turn.
+        reply: Reply<Turn>,
+    },
+    /// A running turn's lease renewed.
+    Heartbeat {
+        /// The turn.
+        turn_id: TurnId,
+        /// The renewal time.
+        at: Timestamp,
+        /// Whether the turn was still running.
+        reply: Reply<bool>,
+    },
+}
+
+/// What the writer task is sent.
+#[derive(Debug)]
+enum Command {
+    Job(Job),
+    /// Finish what is queued, give the connection back and end.
+    Close(oneshot::Sender<()>),
+}
+
+/// The handle of the writer task; clones share it.
+#[derive(Debug, Clone)]
+pub(crate) struct Writer {
+    queue: mpsc::UnboundedSender<Command>,
+}
+
+impl Writer {
+    /// Starts the writer task on the current runtime, writing through a connection of
+    /// `pool` (taken when the first job comes).
+    pub(crate) fn start(pool: PgPool) -> Self {
+        let (queue, jobs) = mpsc::unbounded_channel();
+        tokio::spawn(run(Link::new(pool), jobs));
+        Self { queue }
+    }
+
+    /// Sends `job` (built around its reply sender) and waits for its answer.
+    pub(crate) async fn submit<T>(
+        &self,
+        action: &'static str,
+        job: impl FnOnce(Reply<T>) -> Job,
+    ) -> RepoResult<T> {
+        let (reply, answer) = oneshot::channel();
+        if self.queue.send(Command::Job(job(reply))).is_err() {
+            return Err(closed(action));
+        }
+        answer.await.unwrap_or_else(|_| Err(closed(action)))
+    }
+
+    /// Lets the task finish what is queued and end; returns once its connection is
+    /// given back (so the pool can close).
+    pub(crate) async fn close(&self) {
+        let (done, finished) = oneshot::channel();
+        if self.queue.send(Command::Close(done)).is_ok() {
+            let _ = finished.await;
+        }
+    }
+}
+
+/// The error of a job sent after the store was closed.
+fn closed(action: &'static str) -> RepositoryError {
+    RepositoryError::Unavailable {
+        action,
+        message: "the store was closed".into(),
+    }
+}
+
+/// The writer's connection: taken from the pool when needed, pinged after sitting idle,
+/// given up after the server was out of reach (the next job takes a new one).
+struct Link {
+    pool: PgPool,
+    conn: Option<PoolConnection<Postgres>>,
+    used: Instant,
+}
+
+impl Link {
+    fn new(pool: PgPool) -> Self {
+        Self {
+            pool,
+            conn: None,
+            used: Instant::now(),
+        }
+    }
+
+    /// The connection, ready for a statement.
+    async fn get(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
+        if let Some(conn) = self.conn.as_mut()
+            && self.used.elapsed() >= PING_AFTER_IDLE
+            && conn.ping().await.is_err()
+        {
+            self.conn = None;
+        }
+        self.used = Instant::now();
+        let conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => self.pool.acquire().await?,
+        };
+        Ok(&mut **self.conn.insert(conn))
+    }
+
+    /// Forgets the connection when `err` says the server is out of reach.
+    fn check(&mut self, err: &sqlx::Error) {
+        if unreachable(err) {
+            self.conn = None;
+        }
+    }
+}
+
+/// The writer task: drains what is queued and writes it, until closed or every handle
+/// is dropped.
+async fn run(mut link: Link, mut commands: mpsc::UnboundedReceiver<Command>) {
+    while let Some(first) = commands.recv().await {
+        let mut jobs = Vec::new();
+        let mut close = None;
+        let mut next = Some(first);
+        while let Some(command) = next.take() {
+            match command {
+                Command::Job(job) => jobs.push(job),
+                Command::Close(done) => {
+                    close = Some(done);
+                    break;
+                }
+            }
+            if jobs.len() < MAX_DRAIN {
+                next = commands.try_recv().ok();
+            }
+        }
+        write_all(&mut link, jobs).await;
+        if let Some(done) = close {
+            // The connection goes back to the pool before the pool is closed.
+            drop(link);
+            let _ = done.send(());
+            return;
+        }
+    }
+}
+
+/// Writes drained jobs: steps and tool results in batched statements, the rest one by
+/// one.
+async fn write_all(link: &mut Link, jobs: Vec<Job>) {
+    let mut steps = Vec::new();
+    let mut results = Vec::new();
+    for job in jobs {
+        match job {
+            Job::RecordStep(step, reply) => steps.push((*step, reply)),
+            Job::CompleteCall(call, reply) => results.push((call, reply)),
+            Job::StartTurn(start, reply) => {
+                let _ = reply.send(turns::start(link, &start).await);
+            }
+            Job::FinishTurn {
+                turn_id,
+                status,
+                error,
+                reply,
+            } => {
+                let _ = reply.send(turns::finish(link, turn_id, status, error.as_deref()).await);
+            }
+            Job::Heartbeat { turn_id, at, reply } => {
+                let _ = reply.send(turns::heartbeat(link, turn_id, at).await);
+            }
+        }
+    }
+    for batch in batches(steps, |(step, _)| step.conversation_id) {
+        steps::write(link, batch).await;
+    }
+    for batch in batches(results, |(call, _)| (call.turn_id, call.call_id.clone())) {
+        calls::write(link, batch).await;
+    }
+}
+
+/// Splits `jobs` into batches where no key repeats, keeping the order of jobs with the
+/// same key (the n-th job of a key goes to the n-th batch).
+fn batches<J, K: PartialEq>(jobs: Vec<J>, key: impl Fn(&J) -> K) -> Vec<Vec<J>> {
+    let mut batches: Vec<(Vec<K>, Vec<J>)> = Vec::new();
+    for job in jobs {
+        let k = key(&job);
+        // After the last batch holding the key, so that key's jobs stay in order.
+        let after = batches
+            .iter()
+            .rposition(|(keys, _)| keys.contains(&k))
+            .map_or(0, |at| at + 1);
+        match batches.get_mut(after) {
+            Some((keys, batch)) => {
+                keys.push(k);
+                batch.push(job);
+            }
+            None => batches.push((vec![k], vec![job])),
+        }
+    }
+    batches.into_iter().map(|(_, batch)| batch).collect()
+}
+
+/// Maps an error of a statement of `action` on the link, giving the connection up when
+/// the server is out of reach.
+fn failed(link: &mut Link, action: &'static str, err: sqlx::Error) -> RepositoryError {
+    link.check(&err);
+    storage(action)(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batches;
+
+    #[test]
+    fn a_batch_never_holds_a_key_twice_and_each_key_keeps_its_order() {
+        let cases: [(&[(char, u32)], &[&[(char, u32)]]); 4] = [
+            (&[], &[]),
+            (&[('a', 1), ('b', 1)], &[&[('a', 1), ('b', 1)]]),
+            (
+                &[('a', 1), ('a', 2), ('b', 1)],
+                &[&[('a', 1), ('b', 1)], &[('a', 2)]],
+            ),
+            (
+                &[('a', 1), ('b', 1), ('a', 2), ('c', 1), ('a', 3), ('b', 2)],
+                &[
+                    &[('a', 1), ('b', 1), ('c', 1)],
+                    &[('a', 2), ('b', 2)],
+                    &[('a', 3)],
+                ],
+            ),
+        ];
+        for (jobs, expected) in cases {
+            let got = batches(jobs.to_vec(), |(key, _)| *key);
+            let expected: Vec<Vec<(char, u32)>> = expected.iter().map(|b| b.to_vec()).collect();
+            assert_eq!(got, expected, "{jobs:?}");
+        }
+    }
+}
