@@ -15,7 +15,6 @@ use crate::write::{Job, PreparedStep};
 
 /// Stores `step`.
 pub(crate) async fn record_step(store: &PgStore, step: &NewStep) -> RepoResult<RecordedStep> {
-    let at = now();
     let count = usize::from(step.reasoning.is_some())
         + usize::from(step.message.is_some())
         + step.tool_calls.len();
@@ -33,6 +32,18 @@ pub(crate) async fn record_step(store: &PgStore, step: &NewStep) -> RepoResult<R
             },
         });
     }
+    let prepared = prepare(step);
+    store
+        .writer()
+        .submit("recording a model step", |reply| {
+            Job::RecordStep(Box::new(prepared), reply)
+        })
+        .await
+}
+
+/// The rows of `step` (at least one), each `seq` holding its place in the step.
+pub(crate) fn prepare(step: &NewStep) -> PreparedStep {
+    let at = now();
     let mut place = 0_i64;
     let mut take = || {
         place += 1;
@@ -77,24 +88,16 @@ pub(crate) async fn record_step(store: &PgStore, step: &NewStep) -> RepoResult<R
             completed_at: None,
         })
         .collect();
-    store
-        .writer()
-        .submit("recording a model step", |reply| {
-            Job::RecordStep(
-                Box::new(PreparedStep {
-                    conversation_id: step.conversation_id,
-                    turn_id: step.turn_id,
-                    at,
-                    think,
-                    message,
-                    calls,
-                    end: step.end.as_ref().map(|end| TurnEnd {
-                        status: end.status,
-                        error: end.error.as_deref().map(|e| pg_text(e).into_owned()),
-                    }),
-                }),
-                reply,
-            )
-        })
-        .await
+    PreparedStep {
+        conversation_id: step.conversation_id,
+        turn_id: step.turn_id,
+        at,
+        think,
+        message,
+        calls,
+        end: step.end.as_ref().map(|end| TurnEnd {
+            status: end.status,
+            error: end.error.as_deref().map(|e| pg_text(e).into_owned()),
+        }),
+    }
 }

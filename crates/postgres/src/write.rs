@@ -26,8 +26,7 @@ use smallebot_core::entities::{Message, RecordedStep, Turn, TurnStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
-use sqlx::pool::PoolConnection;
-use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
+use sqlx::{Connection as _, PgConnection, PgPool};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use calls::CompleteCall;
@@ -111,7 +110,7 @@ impl Writer {
     }
 
     /// Lets the task finish what is queued and end; returns once its connection is
-    /// given back (so the pool can close).
+    /// closed.
     pub(crate) async fn close(&self) {
         let (done, finished) = oneshot::channel();
         if self.queue.send(Command::Close(done)).is_ok() {
@@ -128,11 +127,12 @@ fn closed(action: &'static str) -> RepositoryError {
     }
 }
 
-/// The writer's connection: taken from the pool when needed, pinged after sitting idle,
-/// given up after the server was out of reach (the next job takes a new one).
+/// The writer's connection: taken out of the pool when needed (so it never pays the
+/// pool's check-in round trip), pinged after sitting idle, dropped after the server
+/// was out of reach (the next job takes a new one).
 struct Link {
     pool: PgPool,
-    conn: Option<PoolConnection<Postgres>>,
+    conn: Option<PgConnection>,
     used: Instant,
 }
 
@@ -156,15 +156,30 @@ impl Link {
         self.used = Instant::now();
         let conn = match self.conn.take() {
             Some(conn) => conn,
-            None => self.pool.acquire().await?,
+            None => {
+                let mut conn = self.pool.acquire().await?.detach();
+                // The writer's statements are the same few with different values: plan
+                // each once (a custom plan per execution costs more than it saves).
+                sqlx::query("SET plan_cache_mode = force_generic_plan")
+                    .execute(&mut conn)
+                    .await?;
+                conn
+            }
         };
-        Ok(&mut **self.conn.insert(conn))
+        Ok(self.conn.insert(conn))
     }
 
     /// Forgets the connection when `err` says the server is out of reach.
     fn check(&mut self, err: &sqlx::Error) {
         if unreachable(err) {
             self.conn = None;
+        }
+    }
+
+    /// Closes the connection.
+    async fn close(self) {
+        if let Some(conn) = self.conn {
+            let _ = conn.close().await;
         }
     }
 }
@@ -190,8 +205,8 @@ async fn run(mut link: Link, mut commands: mpsc::UnboundedReceiver<Command>) {
         }
         write_all(&mut link, jobs).await;
         if let Some(done) = close {
-            // The connection goes back to the pool before the pool is closed.
-            drop(link);
+            // Closed before the pool is.
+            link.close().await;
             let _ = done.send(());
             return;
         }
@@ -261,31 +276,4 @@ fn failed(link: &mut Link, action: &'static str, err: sqlx::Error) -> Repository
 }
 
 #[cfg(test)]
-mod tests {
-    use super::batches;
-
-    #[test]
-    fn a_batch_never_holds_a_key_twice_and_each_key_keeps_its_order() {
-        let cases: [(&[(char, u32)], &[&[(char, u32)]]); 4] = [
-            (&[], &[]),
-            (&[('a', 1), ('b', 1)], &[&[('a', 1), ('b', 1)]]),
-            (
-                &[('a', 1), ('a', 2), ('b', 1)],
-                &[&[('a', 1), ('b', 1)], &[('a', 2)]],
-            ),
-            (
-                &[('a', 1), ('b', 1), ('a', 2), ('c', 1), ('a', 3), ('b', 2)],
-                &[
-                    &[('a', 1), ('b', 1), ('c', 1)],
-                    &[('a', 2), ('b', 2)],
-                    &[('a', 3)],
-                ],
-            ),
-        ];
-        for (jobs, expected) in cases {
-            let got = batches(jobs.to_vec(), |(key, _)| *key);
-            let expected: Vec<Vec<(char, u32)>> = expected.iter().map(|b| b.to_vec()).collect();
-            assert_eq!(got, expected, "{jobs:?}");
-        }
-    }
-}
+mod tests;

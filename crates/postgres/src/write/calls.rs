@@ -30,13 +30,14 @@ const ACTION: &str = "completing a tool call";
 
 /// Stores results: $1 now; per call $2 its place in the batch, $3 turn, $4 call id, $5
 /// result, $6 status, $7 tokens. Returns each stored call with its place (`j`); a call
-/// that does not exist has no row.
+/// that does not exist has no row. The `= ANY` repeats the turns so the rows are looked
+/// up by the `(turn_id, call_id)` index whatever the planner thinks of the table's size.
 const COMPLETE_CALLS: &str = concat!(
     "UPDATE tool_calls SET result = u.new_result, status = u.new_status, \
        token_count = u.new_tokens, completed_at = $1 \
      FROM UNNEST($2::int4[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[]) \
        AS u(j, for_turn, for_call, new_result, new_status, new_tokens) \
-     WHERE turn_id = u.for_turn AND call_id = u.for_call \
+     WHERE turn_id = u.for_turn AND call_id = u.for_call AND turn_id = ANY($3) \
      RETURNING u.j, ",
     call_columns!()
 );
@@ -71,7 +72,7 @@ fn missing(call: &CompleteCall) -> RepositoryError {
 }
 
 /// The answer of each call, in order; `Err` when the statement failed.
-async fn complete(
+pub(super) async fn complete(
     link: &mut Link,
     calls: &[CompleteCall],
 ) -> Result<Vec<RepoResult<ToolCall>>, RepositoryError> {

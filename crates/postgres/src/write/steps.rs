@@ -56,11 +56,11 @@ impl PreparedStep {
 /// What the statement did for one step: the conversation's `last_seq` before it, and
 /// the ended turn when the step ended it.
 #[derive(Debug)]
-struct StepWritten {
+pub(super) struct StepWritten {
     /// Added to each row's place to give its `seq`.
-    base: i64,
+    pub(super) base: i64,
     /// The ended turn.
-    turn: Option<Turn>,
+    pub(super) turn: Option<Turn>,
 }
 
 impl PreparedStep {
@@ -93,12 +93,13 @@ impl PreparedStep {
 /// place, $14 text, $15 tokens; calls $16 conversation, $17 id, $18 place, $19 call
 /// id, $20 name, $21 arguments, $22 tokens. Returns per step its conversation, `base`
 /// (NULL: no such conversation, nothing written for it), the rows inserted and the
-/// ended turn's columns (NULL unless it ended).
+/// ended turn's columns (NULL unless it ended). The `= ANY` conditions repeat the joins'
+/// keys so the planner looks rows up by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
          $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
      seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at \
-       FROM step WHERE id = step.conv \
+       FROM step WHERE id = step.conv AND id = ANY($2) \
        RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base), \
      think AS (INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, \
          created_at) \
@@ -129,7 +130,7 @@ const RECORD_STEPS: &str = concat!(
          heartbeat_at = NULL \
        FROM (SELECT step.turn, step.at, step.end_status, step.end_error FROM step \
          JOIN seq ON seq.conv = step.conv WHERE step.end_status IS NOT NULL) AS ended \
-       WHERE id = ended.turn \
+       WHERE id = ended.turn AND id = ANY($3) \
        RETURNING ",
     turn_columns!(),
     ") \
@@ -188,7 +189,7 @@ fn insert_failed(step: &PreparedStep, err: Failure) -> RepositoryError {
 }
 
 /// Why the statement failed.
-enum Failure {
+pub(super) enum Failure {
     /// The server refused it (nothing of it is stored).
     Statement(sqlx::Error),
     /// No connection, or an answer that does not decode.
@@ -196,7 +197,7 @@ enum Failure {
 }
 
 /// The answer of each step, in order.
-async fn record(
+pub(super) async fn record(
     link: &mut Link,
     steps: &[PreparedStep],
 ) -> Result<Vec<RepoResult<StepWritten>>, Failure> {
