@@ -62,6 +62,16 @@ pub(crate) enum Job {
         /// The ended turn.
         reply: Reply<Turn>,
     },
+    /// A notification for the other processes on the database (sent when its
+    /// statement commits, so after every write queued before it).
+    Notify {
+        /// The channel.
+        channel: &'static str,
+        /// The payload.
+        payload: String,
+        /// Whether it was sent.
+        reply: Reply<()>,
+    },
     /// A running turn's lease renewed.
     Heartbeat {
         /// The turn.
@@ -236,6 +246,13 @@ async fn write_all(link: &mut Link, jobs: Vec<Job>) {
             Job::Heartbeat { turn_id, at, reply } => {
                 let _ = reply.send(turns::heartbeat(link, turn_id, at).await);
             }
+            Job::Notify {
+                channel,
+                payload,
+                reply,
+            } => {
+                let _ = reply.send(notify(link, channel, &payload).await);
+            }
         }
     }
     for batch in batches(steps, |(step, _)| step.conversation_id) {
@@ -244,6 +261,18 @@ async fn write_all(link: &mut Link, jobs: Vec<Job>) {
     for batch in batches(results, |(call, _)| (call.turn_id, call.call_id.clone())) {
         calls::write(link, batch).await;
     }
+}
+
+/// Sends a notification on `channel`.
+async fn notify(link: &mut Link, channel: &str, payload: &str) -> RepoResult<()> {
+    const ACTION: &str = "relaying events to the other server processes";
+    let conn = link.get().await.map_err(storage(ACTION))?;
+    let sent = sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(channel)
+        .bind(payload)
+        .execute(&mut *conn)
+        .await;
+    sent.map(|_| ()).map_err(|e| failed(link, ACTION, e))
 }
 
 /// Splits `jobs` into batches where no key repeats, keeping the order of jobs with the
