@@ -144,7 +144,14 @@ struct Link {
     pool: PgPool,
     conn: Option<PgConnection>,
     used: Instant,
+    /// When taking a connection last failed (the server out of reach).
+    down_since: Option<Instant>,
 }
+
+/// After taking a connection failed (which waits the pool's acquire timeout), jobs fail
+/// at once for this long instead of each waiting that timeout again in turn: during an
+/// outage a write fails within one acquire timeout however many are queued.
+const DOWN_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Link {
     fn new(pool: PgPool) -> Self {
@@ -152,6 +159,7 @@ impl Link {
             pool,
             conn: None,
             used: Instant::now(),
+            down_since: None,
         }
     }
 
@@ -167,7 +175,12 @@ impl Link {
         let conn = match self.conn.take() {
             Some(conn) => conn,
             None => {
-                let mut conn = self.pool.acquire().await?.detach();
+                if self.down_since.is_some_and(|at| at.elapsed() < DOWN_FOR) {
+                    return Err(sqlx::Error::PoolTimedOut);
+                }
+                let acquired = self.pool.acquire().await;
+                self.down_since = acquired.is_err().then(Instant::now);
+                let mut conn = acquired?.detach();
                 // The writer's statements are the same few with different values: plan
                 // each once (a custom plan per execution costs more than it saves).
                 sqlx::query("SET plan_cache_mode = force_generic_plan")
