@@ -87,14 +87,15 @@ impl PreparedStep {
     }
 }
 
-/// Records steps: per step $1 when it was built, $2 conversation, $3 turn, $4 its number of rows, $5
-/// the end's status (NULL: the turn goes on), $6 its error; reasoning rows $7
-/// conversation, $8 id, $9 place, $10 text; messages $11 conversation, $12 id, $13
-/// place, $14 text, $15 tokens; calls $16 conversation, $17 id, $18 place, $19 call
-/// id, $20 name, $21 arguments, $22 tokens. Returns per step its conversation, `base`
-/// (NULL: no such conversation, nothing written for it), the rows inserted and the
-/// ended turn's columns (NULL unless it ended). The `= ANY` conditions repeat the joins'
-/// keys so the planner looks rows up by key whatever it thinks of a table's size.
+/// Records steps: per step $1 when it was built, $2 conversation, $3 turn, $4 its
+/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error;
+/// reasoning rows $7 conversation, $8 id, $9 place, $10 text; messages $11
+/// conversation, $12 id, $13 place, $14 text, $15 tokens, $23 role; calls $16
+/// conversation, $17 id, $18 place, $19 call id, $20 name, $21 arguments, $22 tokens.
+/// Returns per step its conversation, `base` (NULL: no such conversation, nothing
+/// written for it), the rows inserted and the ended turn's columns (NULL unless it
+/// ended). The `= ANY` conditions repeat the joins' keys so the planner looks rows up
+/// by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
          $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
@@ -109,10 +110,11 @@ const RECORD_STEPS: &str = concat!(
        RETURNING conversation_id), \
      message AS (INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
          token_count, created_at, is_edited) \
-       SELECT m.id, seq.conv, seq.turn, seq.base + m.place, 'assistant', m.content, \
+       SELECT m.id, seq.conv, seq.turn, seq.base + m.place, m.role, m.content, \
          m.tokens, seq.at, FALSE \
-       FROM UNNEST($11::text[], $12::text[], $13::int8[], $14::text[], $15::int8[]) \
-         AS m(conv, id, place, content, tokens) JOIN seq ON seq.conv = m.conv \
+       FROM UNNEST($11::text[], $12::text[], $13::int8[], $14::text[], $15::int8[], \
+         $23::text[]) AS m(conv, id, place, content, tokens, role) \
+         JOIN seq ON seq.conv = m.conv \
        RETURNING conversation_id), \
      calls AS (INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, \
          tool_name, arguments, status, token_count, started_at) \
@@ -311,6 +313,12 @@ pub(super) async fn record(
                 .collect::<Vec<_>>(),
         )
         .bind(calls.iter().map(|(_, c)| c.token_count).collect::<Vec<_>>())
+        .bind(
+            messages
+                .iter()
+                .map(|(_, m)| m.role.as_str())
+                .collect::<Vec<_>>(),
+        )
         .fetch_all(&mut *conn)
         .await;
     let found = found.map_err(|err| {
