@@ -1,19 +1,26 @@
 //! The one write path of a turn: a writer task that owns a connection, takes typed
 //! [`Job`]s from a channel and drains what is queued into as few statements as it can.
 //!
-//! A turn's writes (its start, each model step, each tool result, its end, its lease's
-//! heartbeats) are sent here instead of each taking a pooled connection. That saves the
-//! pool's work per statement (sqlx checks a connection back in with a second round trip
-//! to the server), and under load the jobs queued while a statement runs go out together:
-//! the steps of several turns in one statement (`UNNEST` arrays), the tool results of
+//! A turn's writes (its start, each model step, each tool result and appended row, its
+//! end, its lease's heartbeats) and the notifications to other processes are sent here
+//! instead of each taking a pooled connection. That saves the pool's work per
+//! statement (sqlx checks a connection back in with a second round trip to the
+//! server), and under load the jobs queued while a statement runs go out together: the
+//! steps of several turns in one statement (`UNNEST` arrays), the tool results of
 //! several calls in one `UPDATE`.
 //!
-//! A batched statement is one transaction: when it fails, nothing of it is stored and
-//! each of its jobs runs again alone, so a failing job fails only itself, with the same
-//! error it gets alone. One batch never holds two jobs of the same conversation (steps)
-//! or of the same call (results); such a job goes to the next batch, in its order.
-//! Batches take several conversations' row locks in one statement; should two processes
-//! deadlock on them, PostgreSQL aborts one batch and its jobs run again one by one.
+//! A job runs to its end even when its caller stops waiting (a cancelled turn never
+//! leaves a write half done or a batch without its answers). A batched statement is one
+//! transaction: when it fails, nothing of it is stored and each of its jobs runs again
+//! alone, so a failing job fails only itself, with the same error it gets alone. One
+//! batch never holds two jobs of the same conversation (steps) or of the same call
+//! (results); such a job goes to the next batch, in its order. Batches take several
+//! conversations' row locks in one statement; should two processes deadlock on them,
+//! PostgreSQL aborts one batch and its jobs run again one by one.
+//!
+//! Across processes nothing changes: a step's `seq`s still come from the conversation's
+//! row (locked by the statement's `UPDATE`), the partial unique index still admits one
+//! running turn, and a notification is sent when its statement commits.
 
 mod calls;
 mod steps;
