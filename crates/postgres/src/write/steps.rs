@@ -144,7 +144,11 @@ const RECORD_STEPS: &str = concat!(
 
 /// Stores a batch of steps (no conversation twice) in one statement and answers each;
 /// when the statement fails, each runs again alone.
-pub(super) async fn write(link: &mut Link, batch: Vec<(PreparedStep, Reply<RecordedStep>)>) {
+pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<RecordedStep>)>) {
+    // Conversations in one order in every process: looked up in that order, two
+    // processes' batches lock shared rows in the same order rather than deadlocking
+    // (should a plan lock otherwise, PostgreSQL aborts one and its jobs run alone).
+    batch.sort_by_key(|(step, _)| step.conversation_id);
     let (steps, replies): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
     if steps.len() > 1
         && let Ok(answers) = record(link, &steps).await
