@@ -3,7 +3,9 @@
 //!
 //! [`PgBroadcast::publish`] never blocks: it queues the message for a sending task,
 //! which packs what is queued into as few notifications as fit (a payload holds at most
-//! 8000 bytes) and sends them in order on one channel. A message too large for one
+//! 8000 bytes) and sends them in order on one channel, through the store's writer (so a
+//! notification leaves after the writes this process queued before it, and costs no
+//! pooled connection). A message too large for one
 //! notification is stored in `relayed_messages` and the notification carries its id.
 //! Every notification names its origin, so a process skips its own. Notifications sent
 //! while a listener was reconnecting are lost (PostgreSQL does not keep them): a
@@ -20,6 +22,7 @@ use tokio::sync::mpsc;
 
 use crate::error::PgStoreError;
 use crate::store::PgStore;
+use crate::write::Job;
 
 /// The notification channel.
 const CHANNEL: &str = "smallebot_events";
@@ -175,11 +178,9 @@ fn envelope(origin: &str, messages: &[String]) -> String {
     )
 }
 
-async fn send(
-    store: &PgStore,
-    origin: &str,
-    payload: Result<String, Value>,
-) -> Result<(), sqlx::Error> {
+/// Sends one payload: a notification through the store's writer (after the writes this
+/// process queued before it), a large message stored first.
+async fn send(store: &PgStore, origin: &str, payload: Result<String, Value>) -> Result<(), String> {
     let text = match payload {
         Ok(text) => text,
         Err(large) => {
@@ -190,16 +191,20 @@ async fn send(
             )
             .bind(&large)
             .fetch_one(store.pool())
-            .await?;
+            .await
+            .map_err(|e| e.to_string())?;
             json!({"o": origin, "r": id}).to_string()
         }
     };
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(CHANNEL)
-        .bind(text)
-        .execute(store.pool())
-        .await?;
-    Ok(())
+    store
+        .writer()
+        .submit("relaying events", |reply| Job::Notify {
+            channel: CHANNEL,
+            payload: text,
+            reply,
+        })
+        .await
+        .map_err(|e| e.to_string())
 }
 
 impl PgInbox {

@@ -1,8 +1,10 @@
 //! `HistoryRepository` on PostgreSQL: appending rows with the conversation's next `seq`,
 //! reading them back, and token counts.
 //!
-//! A tool call or a think block is a one-row model step (`steps.rs`), so those rows have
-//! one insert path; reads are in `read.rs`, provisional counts in `counts.rs`.
+//! An appended message, tool call or think block is a one-row model step, written by
+//! the writer (`write/steps.rs`), so a turn's rows have one insert path (an edit's new
+//! message, inside its transaction, is the exception); reads are in `read.rs`,
+//! provisional counts in `counts.rs`.
 
 mod counts;
 mod read;
@@ -18,9 +20,9 @@ use smallebot_core::repository::{HistoryRepository, RepoResult};
 use smallebot_core::rules::truncation::cap_stored_result;
 use sqlx::PgConnection;
 
-use crate::rows::{self, call_columns};
 use crate::store::PgStore;
 use crate::tx::{now, pg_text, storage};
+use crate::write::{CompleteCall, Job, PreparedStep};
 
 /// Inserts a message with the conversation's next `seq` (taking its row lock until the
 /// transaction ends).
@@ -90,20 +92,38 @@ fn unexpected_row(row: &HistoryRow) -> RepositoryError {
 #[async_trait]
 impl HistoryRepository for PgStore {
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        const ACTION: &str = "appending a message";
-        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
-        let stored = insert_message(
-            &mut tx,
-            message.conversation_id,
-            message.turn_id,
-            message.role,
-            &message.content,
-            message.token_count,
-            false,
-        )
-        .await?;
-        tx.commit().await.map_err(storage(ACTION))?;
-        Ok(stored)
+        // A step of one message: the writer's one way of adding rows to a turn.
+        let at = now();
+        let step = PreparedStep {
+            conversation_id: message.conversation_id,
+            turn_id: message.turn_id,
+            at,
+            think: None,
+            message: Some(Message {
+                id: MessageId::new(),
+                conversation_id: message.conversation_id,
+                turn_id: message.turn_id,
+                seq: 1,
+                role: message.role,
+                content: pg_text(&message.content).into_owned(),
+                token_count: message.token_count,
+                created_at: at,
+                replaced_by: None,
+                is_edited: false,
+            }),
+            calls: Vec::new(),
+            end: None,
+        };
+        let recorded = self
+            .writer()
+            .submit("appending a message", |reply| {
+                Job::RecordStep(Box::new(step), reply)
+            })
+            .await?;
+        match only_row(recorded)? {
+            HistoryRow::Message(stored) => Ok(stored),
+            other => Err(unexpected_row(&other)),
+        }
     }
 
     async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
@@ -133,28 +153,18 @@ impl HistoryRepository for PgStore {
         call_id: &str,
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall> {
-        let result = cap_stored_result(&completion.result);
-        let row = sqlx::query(concat!(
-            "UPDATE tool_calls SET result = $1, status = $2, token_count = $3, \
-             completed_at = $4 WHERE turn_id = $5 AND call_id = $6 RETURNING ",
-            call_columns!()
-        ))
-        .bind(pg_text(&result).as_ref())
-        .bind(completion.status.as_str())
-        .bind(completion.token_count)
-        .bind(now())
-        .bind(turn_id.to_string())
-        .bind(pg_text(call_id).as_ref())
-        .fetch_optional(self.pool())
-        .await
-        .map_err(storage("completing a tool call"))?;
-        match row {
-            Some(row) => rows::tool_call(&row),
-            None => Err(RepositoryError::not_found(
-                "tool call",
-                format!("{call_id} of turn {turn_id}"),
-            )),
-        }
+        let call = CompleteCall {
+            turn_id,
+            call_id: pg_text(call_id).into_owned(),
+            result: pg_text(&cap_stored_result(&completion.result)).into_owned(),
+            status: completion.status,
+            token_count: completion.token_count,
+        };
+        self.writer()
+            .submit("completing a tool call", |reply| {
+                Job::CompleteCall(call, reply)
+            })
+            .await
     }
 
     async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {

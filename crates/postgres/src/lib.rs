@@ -11,13 +11,19 @@
 //! - a partial unique index admits one running turn per conversation;
 //! - search uses generated `tsvector` columns with GIN indexes; text and query are split
 //!   into words the way SQLite's FTS5 splits them (any user text is a valid query);
-//! - task lists are rows updated with optimistic concurrency.
+//! - task lists are rows updated with optimistic concurrency;
+//! - a turn's writes (its start, steps, tool results, end, heartbeats, appended rows)
+//!   and notifications to the other processes go through one writer task per store,
+//!   which owns a connection and drains what is queued into as few statements as it
+//!   can (the steps of several turns in one statement); the rarer writes (edits,
+//!   undo, compression, conversations, task lists) are transactions on the pool.
 //!
 //! The schema is in this crate's `migrations/` folder and embedded in the binary;
 //! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the
 //! build knows.
 
 mod broadcast;
+mod connect;
 mod conversations;
 mod error;
 mod history;
@@ -30,6 +36,7 @@ mod task_store;
 mod turns;
 mod tx;
 mod users;
+mod write;
 
 pub use broadcast::{PgBroadcast, PgInbox};
 pub use error::{PgStoreError, redact_url};

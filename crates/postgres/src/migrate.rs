@@ -151,7 +151,7 @@ async fn apply_locked(
 /// # Errors
 /// See [`PgStoreError`].
 pub async fn pg_migration_status(url: &str) -> Result<PgMigrationStatus, PgStoreError> {
-    let (pool, shown) = crate::store::connect_pool(url, 1).await?;
+    let (pool, shown) = crate::connect::connect_pool(url, 1).await?;
     let result = match pool.acquire().await {
         Ok(mut conn) => status(&mut conn, &shown).await,
         Err(source) => Err(PgStoreError::Migrate {
@@ -191,11 +191,12 @@ impl std::fmt::Display for PgMigrationReport {
 /// # Errors
 /// See [`PgStoreError`].
 pub async fn pg_migrate(url: &str) -> Result<PgMigrationReport, PgStoreError> {
-    let (store, applied) = crate::PgStore::connect_and_report(url).await?;
-    let report = PgMigrationReport {
-        url: store.url().to_owned(),
-        applied,
-    };
-    store.close().await;
-    Ok(report)
+    // Two connections: the one holding our lock and the one sqlx migrates on.
+    let (pool, shown) = crate::connect::connect_pool(url, 2).await?;
+    let applied = apply(&pool, &shown).await;
+    pool.close().await;
+    Ok(PgMigrationReport {
+        url: shown,
+        applied: applied?,
+    })
 }

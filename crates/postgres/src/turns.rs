@@ -23,6 +23,7 @@ use crate::history::insert_message;
 use crate::rows::{self, message_columns, turn_columns};
 use crate::store::PgStore;
 use crate::tx::{now, pg_text, storage};
+use crate::write::{Job, StartTurn};
 
 /// Reads one turn on `conn`.
 pub(crate) async fn fetch_turn(conn: &mut PgConnection, id: TurnId) -> RepoResult<Option<Turn>> {
@@ -118,14 +119,6 @@ async fn discard_after(
     Ok(())
 }
 
-/// Ends a turn and its lease: $1 status, $2 error, $3 now, $4 turn.
-const FINISH_TURN: &str = concat!(
-    "UPDATE turns SET status = $1, error = $2, completed_at = $3, owner_pid = NULL, \
-     owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = $4 \
-     RETURNING ",
-    turn_columns!()
-);
-
 #[async_trait]
 impl TurnRepository for PgStore {
     async fn start_turn(
@@ -148,15 +141,16 @@ impl TurnRepository for PgStore {
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
-        start::start_turn_with_message(
-            self,
+        let start = StartTurn {
             conversation_id,
             thinking_mode,
-            content,
+            content: content.to_owned(),
             token_count,
-            owner,
-        )
-        .await
+            owner: owner.clone(),
+        };
+        self.writer()
+            .submit("starting a turn", |reply| Job::StartTurn(start, reply))
+            .await
     }
 
     async fn start_turn_with_title(
@@ -189,14 +183,13 @@ impl TurnRepository for PgStore {
     }
 
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
-        let done =
-            sqlx::query("UPDATE turns SET heartbeat_at = $1 WHERE id = $2 AND status = 'running'")
-                .bind(at)
-                .bind(turn_id.to_string())
-                .execute(self.pool())
-                .await
-                .map_err(storage("renewing a turn's lease"))?;
-        Ok(done.rows_affected() == 1)
+        self.writer()
+            .submit("renewing a turn's lease", |reply| Job::Heartbeat {
+                turn_id,
+                at,
+                reply,
+            })
+            .await
     }
 
     async fn running_turns(&self) -> RepoResult<Vec<Turn>> {
@@ -241,18 +234,15 @@ impl TurnRepository for PgStore {
         status: TurnStatus,
         error: Option<&str>,
     ) -> RepoResult<Turn> {
-        let row = sqlx::query(FINISH_TURN)
-            .bind(status.as_str())
-            .bind(error.map(crate::tx::pg_text).as_deref())
-            .bind(now())
-            .bind(turn_id.to_string())
-            .fetch_optional(self.pool())
+        let error = error.map(|e| crate::tx::pg_text(e).into_owned());
+        self.writer()
+            .submit("finishing a turn", |reply| Job::FinishTurn {
+                turn_id,
+                status,
+                error,
+                reply,
+            })
             .await
-            .map_err(storage("finishing a turn"))?;
-        match row {
-            Some(row) => rows::turn(&row),
-            None => Err(RepositoryError::not_found("turn", turn_id)),
-        }
     }
 
     async fn record_step(&self, step: &NewStep) -> RepoResult<RecordedStep> {

@@ -24,7 +24,8 @@ pub struct BenchArgs {
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
     /// (postgres://user@host:port/db), printed beside SQLite. Use a scratch database:
-    /// the benchmark writes its rows there and deletes them afterwards.
+    /// the benchmark writes its rows there and deletes them afterwards. Without it the
+    /// overhead is measured on a throwaway cluster when `initdb` is installed.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
     /// Measure the debug build as it is instead of re-running in release.

@@ -1,0 +1,328 @@
+//! The one write path of a turn: a writer task that owns a connection, takes typed
+//! [`Job`]s from a channel and drains what is queued into as few statements as it can.
+//!
+//! A turn's writes (its start, each model step, each tool result and appended row, its
+//! end, its lease's heartbeats) and the notifications to other processes are sent here
+//! instead of each taking a pooled connection. That saves the pool's work per
+//! statement (sqlx checks a connection back in with a second round trip to the
+//! server), and under load the jobs queued while a statement runs go out together: the
+//! steps of several turns in one statement (`UNNEST` arrays), the tool results of
+//! several calls in one `UPDATE`.
+//!
+//! A job runs to its end even when its caller stops waiting (a cancelled turn never
+//! leaves a write half done or a batch without its answers). A batched statement is one
+//! transaction: when it fails, nothing of it is stored and each of its jobs runs again
+//! alone, so a failing job fails only itself, with the same error it gets alone. One
+//! batch never holds two jobs of the same conversation (steps) or of the same call
+//! (results); such a job goes to the next batch, in its order. Batches take several
+//! conversations' row locks in one statement; should two processes deadlock on them,
+//! PostgreSQL aborts one batch and its jobs run again one by one.
+//!
+//! Across processes nothing changes: a step's `seq`s still come from the conversation's
+//! row (locked by the statement's `UPDATE`), the partial unique index still admits one
+//! running turn, and a notification is sent when its statement commits.
+
+mod calls;
+mod steps;
+mod turns;
+
+use std::time::Instant;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Message, RecordedStep, Turn, TurnStatus};
+use smallebot_core::ids::TurnId;
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::Timestamp;
+use sqlx::{Connection as _, PgConnection, PgPool};
+use tokio::sync::{mpsc, oneshot};
+
+pub(crate) use calls::CompleteCall;
+pub(crate) use steps::PreparedStep;
+pub(crate) use turns::StartTurn;
+
+use crate::connect::PING_AFTER_IDLE;
+use crate::tx::{storage, unreachable};
+
+/// At most this many jobs are drained at once.
+const MAX_DRAIN: usize = 256;
+
+/// Where a job's answer goes.
+pub(crate) type Reply<T> = oneshot::Sender<RepoResult<T>>;
+
+/// A write, with its typed fields and where its answer goes.
+#[derive(Debug)]
+pub(crate) enum Job {
+    /// A running turn with its user message.
+    StartTurn(StartTurn, Reply<(Turn, Message)>),
+    /// A model step's rows, and the end of the turn when it is the last.
+    RecordStep(Box<PreparedStep>, Reply<RecordedStep>),
+    /// A tool call's result.
+    CompleteCall(CompleteCall, Reply<smallebot_core::entities::ToolCall>),
+    /// The end of a turn and its lease.
+    FinishTurn {
+        /// The turn.
+        turn_id: TurnId,
+        /// How it ended.
+        status: TurnStatus,
+        /// Why it failed, if it did.
+        error: Option<String>,
+        /// The ended turn.
+        reply: Reply<Turn>,
+    },
+    /// A notification for the other processes on the database (sent when its
+    /// statement commits, so after every write queued before it).
+    Notify {
+        /// The channel.
+        channel: &'static str,
+        /// The payload.
+        payload: String,
+        /// Whether it was sent.
+        reply: Reply<()>,
+    },
+    /// A running turn's lease renewed.
+    Heartbeat {
+        /// The turn.
+        turn_id: TurnId,
+        /// The renewal time.
+        at: Timestamp,
+        /// Whether the turn was still running.
+        reply: Reply<bool>,
+    },
+}
+
+/// What the writer task is sent.
+#[derive(Debug)]
+enum Command {
+    Job(Job),
+    /// Finish what is queued, give the connection back and end.
+    Close(oneshot::Sender<()>),
+}
+
+/// The handle of the writer task; clones share it.
+#[derive(Debug, Clone)]
+pub(crate) struct Writer {
+    queue: mpsc::UnboundedSender<Command>,
+}
+
+impl Writer {
+    /// Starts the writer task on the current runtime, writing through a connection of
+    /// `pool` (taken when the first job comes).
+    pub(crate) fn start(pool: PgPool) -> Self {
+        let (queue, jobs) = mpsc::unbounded_channel();
+        tokio::spawn(run(Link::new(pool), jobs));
+        Self { queue }
+    }
+
+    /// Sends `job` (built around its reply sender) and waits for its answer.
+    pub(crate) async fn submit<T>(
+        &self,
+        action: &'static str,
+        job: impl FnOnce(Reply<T>) -> Job,
+    ) -> RepoResult<T> {
+        let (reply, answer) = oneshot::channel();
+        if self.queue.send(Command::Job(job(reply))).is_err() {
+            return Err(closed(action));
+        }
+        answer.await.unwrap_or_else(|_| Err(closed(action)))
+    }
+
+    /// Lets the task finish what is queued and end; returns once its connection is
+    /// closed.
+    pub(crate) async fn close(&self) {
+        let (done, finished) = oneshot::channel();
+        if self.queue.send(Command::Close(done)).is_ok() {
+            let _ = finished.await;
+        }
+    }
+}
+
+/// The error of a job sent after the store was closed.
+fn closed(action: &'static str) -> RepositoryError {
+    RepositoryError::Unavailable {
+        action,
+        message: "the store was closed".into(),
+    }
+}
+
+/// The writer's connection: taken out of the pool when needed (so it never pays the
+/// pool's check-in round trip), pinged after sitting idle, dropped after the server
+/// was out of reach (the next job takes a new one).
+struct Link {
+    pool: PgPool,
+    conn: Option<PgConnection>,
+    used: Instant,
+    /// When taking a connection last failed (the server out of reach).
+    down_since: Option<Instant>,
+}
+
+/// After taking a connection failed (which waits the pool's acquire timeout), jobs fail
+/// at once for this long instead of each waiting that timeout again in turn: during an
+/// outage a write fails within one acquire timeout however many are queued.
+const DOWN_FOR: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Link {
+    fn new(pool: PgPool) -> Self {
+        Self {
+            pool,
+            conn: None,
+            used: Instant::now(),
+            down_since: None,
+        }
+    }
+
+    /// The connection, ready for a statement.
+    async fn get(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
+        if let Some(conn) = self.conn.as_mut()
+            && self.used.elapsed() >= PING_AFTER_IDLE
+            && conn.ping().await.is_err()
+        {
+            self.conn = None;
+        }
+        self.used = Instant::now();
+        let conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => {
+                if self.down_since.is_some_and(|at| at.elapsed() < DOWN_FOR) {
+                    return Err(sqlx::Error::PoolTimedOut);
+                }
+                let acquired = self.pool.acquire().await;
+                self.down_since = acquired.is_err().then(Instant::now);
+                let mut conn = acquired?.detach();
+                // The writer's statements are the same few with different values: plan
+                // each once (a custom plan per execution costs more than it saves).
+                sqlx::query("SET plan_cache_mode = force_generic_plan")
+                    .execute(&mut conn)
+                    .await?;
+                conn
+            }
+        };
+        Ok(self.conn.insert(conn))
+    }
+
+    /// Forgets the connection when `err` says the server is out of reach.
+    fn check(&mut self, err: &sqlx::Error) {
+        if unreachable(err) {
+            self.conn = None;
+        }
+    }
+
+    /// Closes the connection.
+    async fn close(self) {
+        if let Some(conn) = self.conn {
+            let _ = conn.close().await;
+        }
+    }
+}
+
+/// The writer task: drains what is queued and writes it, until closed or every handle
+/// is dropped.
+async fn run(mut link: Link, mut commands: mpsc::UnboundedReceiver<Command>) {
+    while let Some(first) = commands.recv().await {
+        let mut jobs = Vec::new();
+        let mut close = None;
+        let mut next = Some(first);
+        while let Some(command) = next.take() {
+            match command {
+                Command::Job(job) => jobs.push(job),
+                Command::Close(done) => {
+                    close = Some(done);
+                    break;
+                }
+            }
+            if jobs.len() < MAX_DRAIN {
+                next = commands.try_recv().ok();
+            }
+        }
+        write_all(&mut link, jobs).await;
+        if let Some(done) = close {
+            // Closed before the pool is.
+            link.close().await;
+            let _ = done.send(());
+            return;
+        }
+    }
+}
+
+/// Writes drained jobs: steps and tool results in batched statements, the rest one by
+/// one.
+async fn write_all(link: &mut Link, jobs: Vec<Job>) {
+    let mut steps = Vec::new();
+    let mut results = Vec::new();
+    for job in jobs {
+        match job {
+            Job::RecordStep(step, reply) => steps.push((*step, reply)),
+            Job::CompleteCall(call, reply) => results.push((call, reply)),
+            Job::StartTurn(start, reply) => {
+                let _ = reply.send(turns::start(link, &start).await);
+            }
+            Job::FinishTurn {
+                turn_id,
+                status,
+                error,
+                reply,
+            } => {
+                let _ = reply.send(turns::finish(link, turn_id, status, error.as_deref()).await);
+            }
+            Job::Heartbeat { turn_id, at, reply } => {
+                let _ = reply.send(turns::heartbeat(link, turn_id, at).await);
+            }
+            Job::Notify {
+                channel,
+                payload,
+                reply,
+            } => {
+                let _ = reply.send(notify(link, channel, &payload).await);
+            }
+        }
+    }
+    for batch in batches(steps, |(step, _)| step.conversation_id) {
+        steps::write(link, batch).await;
+    }
+    for batch in batches(results, |(call, _)| (call.turn_id, call.call_id.clone())) {
+        calls::write(link, batch).await;
+    }
+}
+
+/// Sends a notification on `channel`.
+async fn notify(link: &mut Link, channel: &str, payload: &str) -> RepoResult<()> {
+    const ACTION: &str = "relaying events to the other server processes";
+    let conn = link.get().await.map_err(storage(ACTION))?;
+    let sent = sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(channel)
+        .bind(payload)
+        .execute(&mut *conn)
+        .await;
+    sent.map(|_| ()).map_err(|e| failed(link, ACTION, e))
+}
+
+/// Splits `jobs` into batches where no key repeats, keeping the order of jobs with the
+/// same key (the n-th job of a key goes to the n-th batch).
+fn batches<J, K: PartialEq>(jobs: Vec<J>, key: impl Fn(&J) -> K) -> Vec<Vec<J>> {
+    let mut batches: Vec<(Vec<K>, Vec<J>)> = Vec::new();
+    for job in jobs {
+        let k = key(&job);
+        // After the last batch holding the key, so that key's jobs stay in order.
+        let after = batches
+            .iter()
+            .rposition(|(keys, _)| keys.contains(&k))
+            .map_or(0, |at| at + 1);
+        match batches.get_mut(after) {
+            Some((keys, batch)) => {
+                keys.push(k);
+                batch.push(job);
+            }
+            None => batches.push((vec![k], vec![job])),
+        }
+    }
+    batches.into_iter().map(|(_, batch)| batch).collect()
+}
+
+/// Maps an error of a statement of `action` on the link, giving the connection up when
+/// the server is out of reach.
+fn failed(link: &mut Link, action: &'static str, err: sqlx::Error) -> RepositoryError {
+    link.check(&err);
+    storage(action)(err)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,374 @@
+//! Model steps: the steps of a batch (one per conversation) stored by one statement.
+//!
+//! Each step's `seq`s are taken together by the statement's `UPDATE` of its
+//! conversation (which also takes the conversation's row lock), so a step's reasoning,
+//! message and calls get consecutive `seq`s in that order; data-modifying CTEs insert
+//! the rows and end the turns whose last step it is.
+
+use std::collections::HashMap;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{
+    HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn, TurnEnd,
+};
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::Timestamp;
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+
+use super::{Link, Reply};
+use crate::rows::{self, turn_columns};
+use crate::tx::{storage, violates};
+
+/// What the statement does, for errors.
+const ACTION: &str = "recording a model step";
+
+/// The unique constraint on a turn's tool-call ids.
+const CALL_ID_IN_TURN: &str = "tool_calls_turn_id_call_id_key";
+
+/// A step's rows, each `seq` holding its place in the step (from 1) until the
+/// statement returns the base they are added to.
+#[derive(Debug)]
+pub(crate) struct PreparedStep {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// The turn.
+    pub turn_id: TurnId,
+    /// When the rows were created (their `created_at`).
+    pub at: Timestamp,
+    /// The reasoning, if any.
+    pub think: Option<ThinkBlock>,
+    /// The assistant message, if any.
+    pub message: Option<Message>,
+    /// The requested calls.
+    pub calls: Vec<ToolCall>,
+    /// The end of the turn, when this is its last step.
+    pub end: Option<TurnEnd>,
+}
+
+impl PreparedStep {
+    fn count(&self) -> usize {
+        usize::from(self.think.is_some()) + usize::from(self.message.is_some()) + self.calls.len()
+    }
+}
+
+/// What the statement did for one step: the conversation's `last_seq` before it, and
+/// the ended turn when the step ended it.
+#[derive(Debug)]
+pub(super) struct StepWritten {
+    /// Added to each row's place to give its `seq`.
+    pub(super) base: i64,
+    /// The ended turn.
+    pub(super) turn: Option<Turn>,
+}
+
+impl PreparedStep {
+    /// The stored step: each row's place plus `written.base` as its `seq`.
+    fn stored(self, written: StepWritten) -> RecordedStep {
+        let base = written.base;
+        let mut rows = Vec::with_capacity(self.count());
+        rows.extend(self.think.map(|mut t| {
+            t.seq += base;
+            HistoryRow::ThinkBlock(t)
+        }));
+        rows.extend(self.message.map(|mut m| {
+            m.seq += base;
+            HistoryRow::Message(m)
+        }));
+        rows.extend(self.calls.into_iter().map(|mut c| {
+            c.seq += base;
+            HistoryRow::ToolCall(c)
+        }));
+        RecordedStep {
+            rows,
+            turn: written.turn,
+        }
+    }
+}
+
+/// Records steps: per step $1 when it was built, $2 conversation, $3 turn, $4 its
+/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error;
+/// reasoning rows $7 conversation, $8 id, $9 place, $10 text; messages $11
+/// conversation, $12 id, $13 place, $14 text, $15 tokens, $23 role; calls $16
+/// conversation, $17 id, $18 place, $19 call id, $20 name, $21 arguments, $22 tokens.
+/// Returns per step its conversation, `base` (NULL: no such conversation, nothing
+/// written for it), the rows inserted and the ended turn's columns (NULL unless it
+/// ended). The `= ANY` conditions repeat the joins' keys so the planner looks rows up
+/// by key whatever it thinks of a table's size.
+const RECORD_STEPS: &str = concat!(
+    "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
+         $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
+     seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at \
+       FROM step WHERE id = step.conv AND id = ANY($2) \
+       RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base), \
+     think AS (INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, \
+         created_at) \
+       SELECT t.id, seq.conv, seq.turn, seq.base + t.place, t.content, seq.at \
+       FROM UNNEST($7::text[], $8::text[], $9::int8[], $10::text[]) \
+         AS t(conv, id, place, content) JOIN seq ON seq.conv = t.conv \
+       RETURNING conversation_id), \
+     message AS (INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
+         token_count, created_at, is_edited) \
+       SELECT m.id, seq.conv, seq.turn, seq.base + m.place, m.role, m.content, \
+         m.tokens, seq.at, FALSE \
+       FROM UNNEST($11::text[], $12::text[], $13::int8[], $14::text[], $15::int8[], \
+         $23::text[]) AS m(conv, id, place, content, tokens, role) \
+         JOIN seq ON seq.conv = m.conv \
+       RETURNING conversation_id), \
+     calls AS (INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, \
+         tool_name, arguments, status, token_count, started_at) \
+       SELECT c.id, seq.conv, seq.turn, seq.base + c.place, c.call_id, c.name, \
+         c.arguments, 'running', c.tokens, seq.at \
+       FROM UNNEST($16::text[], $17::text[], $18::int8[], $19::text[], $20::text[], \
+         $21::text[], $22::int8[]) AS c(conv, id, place, call_id, name, arguments, tokens) \
+         JOIN seq ON seq.conv = c.conv \
+       RETURNING conversation_id), \
+     inserted AS (SELECT conversation_id AS conv, COUNT(*) AS n FROM ( \
+         SELECT conversation_id FROM think UNION ALL SELECT conversation_id FROM message \
+         UNION ALL SELECT conversation_id FROM calls) AS r GROUP BY conversation_id), \
+     finish AS (UPDATE turns SET status = ended.end_status, error = ended.end_error, \
+         completed_at = ended.at, owner_pid = NULL, owner_host = NULL, owner_started_at = NULL, \
+         heartbeat_at = NULL \
+       FROM (SELECT step.turn, step.at, step.end_status, step.end_error FROM step \
+         JOIN seq ON seq.conv = step.conv WHERE step.end_status IS NOT NULL) AS ended \
+       WHERE id = ended.turn AND id = ANY($3) \
+       RETURNING ",
+    turn_columns!(),
+    ") \
+     SELECT step.conv AS step_conv, seq.base, COALESCE(inserted.n, 0) AS inserted, finish.* \
+     FROM step LEFT JOIN seq ON seq.conv = step.conv \
+       LEFT JOIN inserted ON inserted.conv = step.conv \
+       LEFT JOIN finish ON finish.id = step.turn"
+);
+
+/// Stores a batch of steps (no conversation twice) in one statement and answers each;
+/// when the statement fails, each runs again alone.
+pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<RecordedStep>)>) {
+    // Conversations in one order in every process: looked up in that order, two
+    // processes' batches lock shared rows in the same order rather than deadlocking
+    // (should a plan lock otherwise, PostgreSQL aborts one and its jobs run alone).
+    batch.sort_by_key(|(step, _)| step.conversation_id);
+    let (steps, replies): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+    if steps.len() > 1
+        && let Ok(answers) = record(link, &steps).await
+    {
+        for ((step, reply), answer) in steps.into_iter().zip(replies).zip(answers) {
+            let _ = reply.send(answer.map(|written| step.stored(written)));
+        }
+        return;
+    }
+    // One step, or a batch that failed (nothing of it stored): each alone.
+    for (step, reply) in steps.into_iter().zip(replies) {
+        let answer = match record(link, std::slice::from_ref(&step)).await {
+            Ok(mut answers) => answers
+                .pop()
+                .unwrap_or_else(|| {
+                    Err(RepositoryError::Corrupt(
+                        "a step's statement answered nothing".into(),
+                    ))
+                })
+                .map(|written| step.stored(written)),
+            Err(err) => Err(insert_failed(&step, err)),
+        };
+        let _ = reply.send(answer);
+    }
+}
+
+/// What a failed insert means: a repeated tool-call id, a turn that does not exist, or
+/// a storage failure.
+fn insert_failed(step: &PreparedStep, err: Failure) -> RepositoryError {
+    match err {
+        Failure::Statement(err) => {
+            if violates(&err, CALL_ID_IN_TURN) {
+                return RepositoryError::Conflict(
+                    "a tool call id of this step is already used in its turn".into(),
+                );
+            }
+            if matches!(&err, sqlx::Error::Database(db) if db.code().as_deref() == Some("23503")) {
+                return RepositoryError::not_found("turn", step.turn_id);
+            }
+            storage(ACTION)(err)
+        }
+        Failure::Other(err) => err,
+    }
+}
+
+/// Why the statement failed.
+pub(super) enum Failure {
+    /// The server refused it (nothing of it is stored).
+    Statement(sqlx::Error),
+    /// No connection, or an answer that does not decode.
+    Other(RepositoryError),
+}
+
+/// The answer of each step, in order.
+pub(super) async fn record(
+    link: &mut Link,
+    steps: &[PreparedStep],
+) -> Result<Vec<RepoResult<StepWritten>>, Failure> {
+    let keys: Vec<String> = steps
+        .iter()
+        .map(|s| s.conversation_id.to_string())
+        .collect();
+    let counts: Vec<i64> = steps
+        .iter()
+        .map(|s| i64::try_from(s.count()).unwrap_or(i64::MAX))
+        .collect();
+    let thinks: Vec<(&str, &ThinkBlock)> = steps
+        .iter()
+        .zip(&keys)
+        .flat_map(|(s, k)| s.think.iter().map(move |t| (k.as_str(), t)))
+        .collect();
+    let messages: Vec<(&str, &Message)> = steps
+        .iter()
+        .zip(&keys)
+        .flat_map(|(s, k)| s.message.iter().map(move |m| (k.as_str(), m)))
+        .collect();
+    let calls: Vec<(&str, &ToolCall)> = steps
+        .iter()
+        .zip(&keys)
+        .flat_map(|(s, k)| s.calls.iter().map(move |c| (k.as_str(), c)))
+        .collect();
+    let conn = link
+        .get()
+        .await
+        .map_err(|e| Failure::Other(storage(ACTION)(e)))?;
+    let found: Result<Vec<PgRow>, sqlx::Error> = sqlx::query(RECORD_STEPS)
+        .bind(steps.iter().map(|s| s.at).collect::<Vec<_>>())
+        .bind(&keys)
+        .bind(
+            steps
+                .iter()
+                .map(|s| s.turn_id.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(&counts)
+        .bind(
+            steps
+                .iter()
+                .map(|s| s.end.as_ref().map(|e| e.status.as_str()))
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            steps
+                .iter()
+                .map(|s| s.end.as_ref().and_then(|e| e.error.as_deref()))
+                .collect::<Vec<_>>(),
+        )
+        .bind(thinks.iter().map(|(c, _)| *c).collect::<Vec<_>>())
+        .bind(
+            thinks
+                .iter()
+                .map(|(_, t)| t.id.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(thinks.iter().map(|(_, t)| t.seq).collect::<Vec<_>>())
+        .bind(
+            thinks
+                .iter()
+                .map(|(_, t)| t.content.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(messages.iter().map(|(c, _)| *c).collect::<Vec<_>>())
+        .bind(
+            messages
+                .iter()
+                .map(|(_, m)| m.id.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(messages.iter().map(|(_, m)| m.seq).collect::<Vec<_>>())
+        .bind(
+            messages
+                .iter()
+                .map(|(_, m)| m.content.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            messages
+                .iter()
+                .map(|(_, m)| m.token_count)
+                .collect::<Vec<_>>(),
+        )
+        .bind(calls.iter().map(|(c, _)| *c).collect::<Vec<_>>())
+        .bind(
+            calls
+                .iter()
+                .map(|(_, c)| c.id.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(calls.iter().map(|(_, c)| c.seq).collect::<Vec<_>>())
+        .bind(
+            calls
+                .iter()
+                .map(|(_, c)| c.call_id.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            calls
+                .iter()
+                .map(|(_, c)| c.tool_name.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            calls
+                .iter()
+                .map(|(_, c)| c.arguments.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(calls.iter().map(|(_, c)| c.token_count).collect::<Vec<_>>())
+        .bind(
+            messages
+                .iter()
+                .map(|(_, m)| m.role.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .fetch_all(&mut *conn)
+        .await;
+    let found = found.map_err(|err| {
+        link.check(&err);
+        Failure::Statement(err)
+    })?;
+    let mut by_conversation: HashMap<String, &PgRow> = HashMap::with_capacity(found.len());
+    for row in &found {
+        let conv: String = row
+            .try_get("step_conv")
+            .map_err(|e| Failure::Other(storage(ACTION)(e)))?;
+        by_conversation.insert(conv, row);
+    }
+    Ok(steps
+        .iter()
+        .zip(&keys)
+        .map(|(step, key)| match by_conversation.get(key.as_str()) {
+            Some(row) => answer(step, row),
+            None => Err(RepositoryError::Corrupt(
+                "a step's statement did not answer for it".into(),
+            )),
+        })
+        .collect())
+}
+
+/// One step's answer from its row of the statement.
+fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
+    let base: Option<i64> = row.try_get("base").map_err(storage(ACTION))?;
+    let base =
+        base.ok_or_else(|| RepositoryError::not_found("conversation", step.conversation_id))?;
+    let inserted: i64 = row.try_get("inserted").map_err(storage(ACTION))?;
+    if usize::try_from(inserted).ok() != Some(step.count()) {
+        return Err(rows::corrupt(
+            "step insert",
+            format!("{inserted} rows written for a step of {}", step.count()),
+        ));
+    }
+    let turn = match &step.end {
+        Some(_) => match row
+            .try_get::<Option<String>, _>("id")
+            .map_err(storage(ACTION))?
+        {
+            Some(_) => Some(rows::turn(row)?),
+            None => return Err(RepositoryError::not_found("turn", step.turn_id)),
+        },
+        None => None,
+    };
+    Ok(StepWritten { base, turn })
+}

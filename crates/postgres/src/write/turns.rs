@@ -1,0 +1,183 @@
+//! A turn's start, end and heartbeats on the writer's connection, one statement each.
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::Timestamp;
+
+use super::{Link, failed};
+use crate::rows::{self, turn_columns};
+use crate::tx::{now, pg_text, storage, violates};
+
+/// A turn to start, leased to `owner`, with its user message.
+#[derive(Debug)]
+pub(crate) struct StartTurn {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// The turn's thinking mode.
+    pub thinking_mode: bool,
+    /// The user message.
+    pub content: String,
+    /// Its tokens.
+    pub token_count: i64,
+    /// The process that runs the turn.
+    pub owner: LeaseOwner,
+}
+
+/// The partial unique index that allows one running turn per conversation.
+const ONE_RUNNING: &str = "turns_one_running";
+
+/// Starts a turn with its user message in one statement: $1 turn id, $2 conversation,
+/// $3 thinking mode, $4 now, $5–$7 the owner (pid, host, start), $8 message id, $9
+/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2`. Returns
+/// the turn's `seq`, NULL when there is no such conversation (nothing written); a
+/// running turn of the conversation makes the insert violate [`ONE_RUNNING`].
+const START_WITH_MESSAGE: &str = "\
+    WITH seq AS (UPDATE conversations SET last_seq = last_seq + 2, updated_at = $4 \
+      WHERE id = $2 RETURNING last_seq - 1 AS first), \
+    turn AS (INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
+        owner_pid, owner_host, owner_started_at, heartbeat_at) \
+      SELECT $1, $2, seq.first, $3, 'running', $4, $5, $6, $7, $4 FROM seq RETURNING id), \
+    message AS (INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
+        token_count, created_at, is_edited) \
+      SELECT $8, $2, turn.id, seq.first + 1, 'user', $9, $10, $4, FALSE FROM turn, seq) \
+    SELECT seq.first FROM (SELECT 1) AS one LEFT JOIN seq ON TRUE";
+
+/// The conversation's running turn: $1 conversation.
+const RUNNING_TURN: &str = concat!(
+    "SELECT ",
+    turn_columns!(),
+    " FROM turns WHERE conversation_id = $1 AND status = 'running' ORDER BY seq LIMIT 1"
+);
+
+/// How often a start refused by the index is tried again when the running turn it met
+/// has ended before it could be read.
+const START_ATTEMPTS: usize = 3;
+
+/// Starts a turn leased to its owner with its user message, or refuses with
+/// [`RepositoryError::TurnRunning`] (nothing stored). Taking the `seq`s locks the
+/// conversation, and the unique index on running turns refuses a second one whichever
+/// process committed it.
+pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Turn, Message)> {
+    const ACTION: &str = "starting a turn";
+    let at = now();
+    let turn_id = TurnId::new();
+    let message_id = MessageId::new();
+    let text = pg_text(&start.content);
+    let owner = &start.owner;
+    let mut attempt = 0;
+    let first = loop {
+        attempt += 1;
+        let conn = link.get().await.map_err(storage(ACTION))?;
+        let started: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(START_WITH_MESSAGE)
+            .bind(turn_id.to_string())
+            .bind(start.conversation_id.to_string())
+            .bind(start.thinking_mode)
+            .bind(at)
+            .bind(i64::from(owner.pid))
+            .bind(&owner.host)
+            .bind(owner.started_at)
+            .bind(message_id.to_string())
+            .bind(text.as_ref())
+            .bind(start.token_count)
+            .fetch_one(&mut *conn)
+            .await;
+        match started {
+            Ok(Some(first)) => break first,
+            Ok(None) => {
+                return Err(RepositoryError::not_found(
+                    "conversation",
+                    start.conversation_id,
+                ));
+            }
+            Err(err) if violates(&err, ONE_RUNNING) => {
+                let row = sqlx::query(RUNNING_TURN)
+                    .bind(start.conversation_id.to_string())
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(|e| failed(link, "checking for a running turn", e))?;
+                if let Some(running) = row.as_ref().map(rows::turn).transpose()? {
+                    return Err(RepositoryError::TurnRunning(Box::new(running)));
+                }
+                if attempt >= START_ATTEMPTS {
+                    return Err(failed(link, ACTION, err));
+                }
+            }
+            Err(err) => return Err(failed(link, ACTION, err)),
+        }
+    };
+    let turn = Turn {
+        id: turn_id,
+        conversation_id: start.conversation_id,
+        seq: first,
+        thinking_mode: start.thinking_mode,
+        status: TurnStatus::Running,
+        error: None,
+        created_at: at,
+        completed_at: None,
+        lease: Some(TurnLease {
+            owner: owner.clone(),
+            heartbeat_at: at,
+        }),
+        undone_at: None,
+    };
+    let message = Message {
+        id: message_id,
+        conversation_id: start.conversation_id,
+        turn_id,
+        seq: first + 1,
+        role: Role::User,
+        content: text.into_owned(),
+        token_count: start.token_count,
+        created_at: at,
+        replaced_by: None,
+        is_edited: false,
+    };
+    Ok((turn, message))
+}
+
+/// Ends a turn and its lease: $1 status, $2 error, $3 now, $4 turn.
+const FINISH_TURN: &str = concat!(
+    "UPDATE turns SET status = $1, error = $2, completed_at = $3, owner_pid = NULL, \
+     owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = $4 \
+     RETURNING ",
+    turn_columns!()
+);
+
+/// Ends a turn; [`RepositoryError::NotFound`] when there is no such turn.
+pub(super) async fn finish(
+    link: &mut Link,
+    turn_id: TurnId,
+    status: TurnStatus,
+    error: Option<&str>,
+) -> RepoResult<Turn> {
+    const ACTION: &str = "finishing a turn";
+    let conn = link.get().await.map_err(storage(ACTION))?;
+    let row = sqlx::query(FINISH_TURN)
+        .bind(status.as_str())
+        .bind(error.map(pg_text).as_deref())
+        .bind(now())
+        .bind(turn_id.to_string())
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(|e| failed(link, ACTION, e))?;
+    match row {
+        Some(row) => rows::turn(&row),
+        None => Err(RepositoryError::not_found("turn", turn_id)),
+    }
+}
+
+/// Renews a running turn's lease; false when it is not running.
+pub(super) async fn heartbeat(link: &mut Link, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
+    const ACTION: &str = "renewing a turn's lease";
+    let conn = link.get().await.map_err(storage(ACTION))?;
+    let done =
+        sqlx::query("UPDATE turns SET heartbeat_at = $1 WHERE id = $2 AND status = 'running'")
+            .bind(at)
+            .bind(turn_id.to_string())
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| failed(link, ACTION, e))?;
+    Ok(done.rows_affected() == 1)
+}
