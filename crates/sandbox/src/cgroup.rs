@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The prefix of a command's control group; the owning pid and a `-` follow (a later
+/// start sweeps the groups of pids that are gone, `leftovers.rs`).
+pub(crate) const GROUP_PREFIX: &str = "smallebot-";
+
 /// A created group; dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub(crate) struct PidsGroup {
@@ -29,7 +33,7 @@ impl PidsGroup {
         // (`leftovers.rs`).
         let name = format!(
             "{}{}-{:016x}",
-            super::leftovers::GROUP_PREFIX,
+            GROUP_PREFIX,
             std::process::id(),
             rand::random::<u64>()
         );

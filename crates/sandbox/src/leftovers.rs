@@ -24,10 +24,6 @@ pub fn sweep_leftovers(alive: impl Fn(u32) -> bool) -> usize {
 /// follow.
 pub(crate) const TEMP_PREFIX: &str = "smallebot-cmd-";
 
-/// The prefix of a command's control group; the owning pid and a `-` follow.
-#[cfg(target_os = "linux")]
-pub(crate) const GROUP_PREFIX: &str = "smallebot-";
-
 /// The pid a leftover named `name` belongs to: `<prefix><pid>-<anything>`.
 pub(crate) fn owner_pid(name: &str, prefix: &str) -> Option<u32> {
     let (pid, rest) = name.strip_prefix(prefix)?.split_once('-')?;
@@ -72,7 +68,7 @@ pub(crate) fn sweep_temp_folders(temp_dir: &Path, alive: &dyn Fn(u32) -> bool) -
 /// `parent` of host processes `alive` says are gone; returns how many were found.
 #[cfg(target_os = "linux")]
 pub(crate) fn sweep_groups(parent: &Path, alive: &dyn Fn(u32) -> bool) -> usize {
-    let dead = dead_entries(parent, GROUP_PREFIX, alive);
+    let dead = dead_entries(parent, super::cgroup::GROUP_PREFIX, alive);
     let found = dead.len();
     for dir in dead {
         // Dropping it kills what is left in it and removes it.

@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+/// The prefix of a title request's last user message (the service's title prompt).
+pub const TITLE_REQUEST_PREFIX: &str = "Generate a short title";
+
 /// One request received on the chat completions route, in arrival order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedRequest {
@@ -74,12 +77,10 @@ impl RecordedRequest {
     }
 
     /// Whether this is SmallEBot asking for a conversation's title (its last user
-    /// message starts with [`TITLE_REQUEST_PREFIX`](crate::scenarios::TITLE_REQUEST_PREFIX)).
+    /// message starts with [`TITLE_REQUEST_PREFIX`]).
     pub fn asks_for_title(&self) -> bool {
-        self.last_user_text().is_some_and(|text| {
-            text.trim_start()
-                .starts_with(crate::scenarios::TITLE_REQUEST_PREFIX)
-        })
+        self.last_user_text()
+            .is_some_and(|text| text.trim_start().starts_with(TITLE_REQUEST_PREFIX))
     }
 }
 

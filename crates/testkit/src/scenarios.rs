@@ -19,8 +19,7 @@ use crate::server::TestModel;
 pub const DEMO_TOOL: &str = "GetCurrentTime";
 /// The title the demo model gives a conversation.
 pub const DEMO_TITLE: &str = "Time check";
-/// The prefix of a title request's last user message.
-pub const TITLE_REQUEST_PREFIX: &str = "Generate a short title";
+pub use crate::record::TITLE_REQUEST_PREFIX;
 
 /// Script `server` with the demo conversation ([`demo_responder`] without pacing).
 pub fn demo_scenario(server: &TestModel) {

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequestParts, Request, State};
@@ -18,11 +17,11 @@ use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use smallebot_application::ConversationService;
-use smallebot_core::RepositoryError;
 use smallebot_protocol::api::{LoggedIn, LoginBody};
 
 use crate::error::ApiError;
 use crate::state::WebState;
+pub use crate::users::{TokenUsers, UserServices};
 
 /// The cookie that carries the token for the page.
 pub const TOKEN_COOKIE: &str = "smallebot_token";
@@ -50,23 +49,6 @@ fn hex(bytes: &[u8]) -> String {
             let _ = write!(s, "{b:02x}");
             s
         })
-}
-
-/// Finds the user a token digest belongs to (the host implements it on its store).
-#[async_trait]
-pub trait TokenUsers: Send + Sync {
-    /// The user whose token has `digest` ([`token_digest`]), if any.
-    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError>;
-}
-
-/// Each user's own conversation service (their tools work in their own workspace).
-#[async_trait]
-pub trait UserServices: Send + Sync {
-    /// The service `user`'s requests go to (made on first use).
-    ///
-    /// # Errors
-    /// What kept the service from being built, in words.
-    async fn service_for(&self, user: &str) -> Result<Arc<ConversationService>, String>;
 }
 
 /// The user a request is made for.

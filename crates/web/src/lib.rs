@@ -47,6 +47,7 @@ mod guard;
 mod markdown;
 mod routes;
 mod state;
+mod users;
 mod wire;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use tokio::sync::Semaphore;
 
-use crate::auth::{TokenUsers, UserServices};
 use crate::confirm::{SharedConfirmer, WebConfirmer};
+use crate::users::{TokenUsers, UserServices};
 
 /// The service the routes drive, and whose conversations they show.
 #[derive(Clone)]
