@@ -11,7 +11,7 @@ use smallebot_core::entities::{
     HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Seq,
     StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
 };
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult, TurnRepository};
 
 use crate::database::SqliteStore;
@@ -118,6 +118,14 @@ impl HistoryRepository for SqliteStore {
             HistoryRow::ThinkBlock(recorded) => Ok(recorded),
             other => Err(unexpected_row(&other)),
         }
+    }
+
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>> {
+        self.readers()
+            .read("reading a message", move |conn| {
+                queries::message(conn, message_id)
+            })
+            .await
     }
 
     async fn rows_after(

@@ -3,6 +3,7 @@
 
 mod common;
 
+use smallebot_application::rewrite;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -303,8 +304,7 @@ async fn the_context_token_total_follows_every_change() {
     else {
         panic!()
     };
-    f.store
-        .edit_user_message(two.id, "two, edited", 9, &owner())
+    rewrite::edit_user_message(&f.store, two.id, "two, edited", 9, &owner())
         .await
         .unwrap();
     let rows = f.store.rows_after(c.id, 0).await.unwrap();

@@ -173,6 +173,15 @@ impl HistoryRepository for PgStore {
         }
     }
 
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>> {
+        let mut conn = self
+            .pool()
+            .acquire()
+            .await
+            .map_err(storage("reading a message"))?;
+        crate::turns::fetch_message(&mut conn, message_id).await
+    }
+
     async fn rows_after(
         &self,
         conversation_id: ConversationId,
