@@ -9,6 +9,7 @@ use smallebot_agent::tools::ReadConversationData;
 use smallebot_application::rewrite;
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
+use smallebot_core::test_support::RowFixtures;
 
 #[tokio::test]
 async fn read_conversation_data_returns_the_timeline_with_counts() {

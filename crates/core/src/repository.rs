@@ -1,13 +1,13 @@
 //! The repository traits the pipeline talks to. The infrastructure crate implements
-//! them on SQLite; tests may implement them in memory.
+//! them on SQLite, the postgres crate on PostgreSQL. Writes only tests use are in
+//! [`crate::test_support`].
 
 use async_trait::async_trait;
 
 use crate::entities::{
     CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, Message,
-    MessageReplacement, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, SearchHit,
-    SearchQuery, Seq, ThinkBlock, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
-    TurnStatus, TurnUndo,
+    MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
+    ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
 use crate::error::RepositoryError;
 use crate::ids::{ConversationId, MessageId, TurnId};
@@ -65,13 +65,6 @@ pub trait ConversationRepository: Send + Sync {
 /// built on (the rules live in `smallebot-application`).
 #[async_trait]
 pub trait TurnRepository: Send + Sync {
-    /// Starts a turn (status `running`), allocating its `seq`.
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn>;
-
     /// Starts a turn leased to `owner` and stores its user message in one transaction
     /// (the message is never lost, the turn never without its message). Refused with
     /// [`RepositoryError::TurnRunning`] — nothing stored — while another turn of the
@@ -168,12 +161,6 @@ pub trait TurnRepository: Send + Sync {
 /// The rows of a conversation's timeline.
 #[async_trait]
 pub trait HistoryRepository: Send + Sync {
-    /// Appends a message with the next `seq`.
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message>;
-
-    /// Inserts a started tool call (status `running`) with the next `seq`.
-    async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall>;
-
     /// Completes the tool call `call_id` of `turn_id`.
     async fn complete_tool_call(
         &self,
@@ -181,9 +168,6 @@ pub trait HistoryRepository: Send + Sync {
         call_id: &str,
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall>;
-
-    /// Appends a reasoning block with the next `seq`.
-    async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock>;
 
     /// Reads one message.
     async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>>;
@@ -258,7 +242,7 @@ pub trait Store:
 {
 }
 
-impl<T> Store for T where
+impl<T: ?Sized> Store for T where
     T: ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
 {
 }

@@ -25,20 +25,6 @@ impl SqliteStore {
 
 #[async_trait]
 impl TurnRepository for SqliteStore {
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn> {
-        self.writer()
-            .run(|reply| Write::StartTurn {
-                conversation_id,
-                thinking_mode,
-                reply,
-            })
-            .await
-    }
-
     async fn start_turn_with_message(
         &self,
         conversation_id: ConversationId,

@@ -4,6 +4,7 @@
 mod common;
 
 use smallebot_application::rewrite;
+use smallebot_core::test_support::RowFixtures;
 use std::collections::HashSet;
 use std::sync::Arc;
 

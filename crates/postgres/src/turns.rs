@@ -67,18 +67,6 @@ const FINISH_TURN: &str = concat!(
 
 #[async_trait]
 impl TurnRepository for PgStore {
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn> {
-        const ACTION: &str = "starting a turn";
-        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
-        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, None).await?;
-        tx.commit().await.map_err(storage(ACTION))?;
-        Ok(turn)
-    }
-
     async fn start_turn_with_message(
         &self,
         conversation_id: ConversationId,

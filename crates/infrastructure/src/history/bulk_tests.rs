@@ -6,6 +6,7 @@ use smallebot_core::entities::{
     LeaseOwner, NewMessage, NewThinkBlock, NewToolCall, ToolCallCompletion, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::test_support::RowFixtures;
 
 use crate::database::SqliteStore;
 
