@@ -95,8 +95,14 @@ fn regeneration_answers_the_first_current_user_message_of_a_live_turn() {
     let first = message(2, Role::User, false);
     let replaced = message(1, Role::User, true);
     let answer = message(3, Role::Assistant, false);
-    // (messages, last row, boundary, expected message index or error)
-    let cases: Vec<(Vec<Message>, Option<Seq>, Seq, Result<MessageId, &str>)> = vec![
+    // (messages, last row, boundary, expected message or error)
+    type Case = (
+        Vec<Message>,
+        Option<Seq>,
+        Seq,
+        Result<MessageId, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
         (
             vec![first.clone(), answer.clone()],
             Some(3),

@@ -1,4 +1,5 @@
-//! The writes of turns: start, finish, leases, edit, regenerate and undo.
+//! The writes of turns: start, finish, leases, and the guarded primitives edit,
+//! regenerate and undo apply (the rules are decided in `smallebot-application`).
 
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
