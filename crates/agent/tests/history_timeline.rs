@@ -6,8 +6,10 @@ mod history_support;
 use history_support::*;
 use serde_json::{Value, json};
 use smallebot_agent::tools::ReadConversationData;
+use smallebot_application::rewrite;
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
+use smallebot_core::test_support::RowFixtures;
 
 #[tokio::test]
 async fn read_conversation_data_returns_the_timeline_with_counts() {
@@ -28,16 +30,15 @@ async fn read_conversation_data_returns_the_timeline_with_counts() {
         HistoryRow::Message(m) => m.id,
         other => panic!("unexpected {other:?}"),
     };
-    let (turn, _) = f
-        .store
-        .edit_user_message(
-            old_id,
-            "second draft",
-            1,
-            &smallebot_agent::processes::this_process(),
-        )
-        .await
-        .unwrap();
+    let (turn, _) = rewrite::edit_user_message(
+        &f.store,
+        old_id,
+        "second draft",
+        1,
+        &smallebot_agent::processes::this_process(),
+    )
+    .await
+    .unwrap();
     f.think(&c, &turn, "let me check").await;
     let long = format!("{}{}", "a".repeat(1000), "z".repeat(1000));
     f.tool(

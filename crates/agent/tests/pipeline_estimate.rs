@@ -8,7 +8,8 @@ use common::*;
 use serde_json::Value;
 use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{NewMessage, Role};
-use smallebot_core::repository::{HistoryRepository, TurnRepository};
+use smallebot_core::repository::TurnRepository;
+use smallebot_core::test_support::RowFixtures;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]

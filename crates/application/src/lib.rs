@@ -17,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod pipeline;
 pub mod ports;
+pub mod rewrite;
 
 pub use error::PipelineError;
 pub use events::{Event, EventKind, EventSubscription};

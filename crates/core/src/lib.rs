@@ -2,8 +2,9 @@
 //!
 //! The domain of SmallEBot, free of I/O: the entities stored for every conversation
 //! ([`entities`]), their time-ordered typed ids ([`ids`]), the repository traits the
-//! pipeline talks to ([`repository`]), pure domain rules ([`rules`]) and the
-//! conversation task list ([`tasks`]). The shell analyzer (command policy and
+//! pipeline talks to ([`repository`]), pure domain rules ([`rules`]), the
+//! conversation task list ([`tasks`]) and the row-by-row writes tests build timelines
+//! with ([`test_support`]). The shell analyzer (command policy and
 //! written-file detection) is no domain concept: it is the `smallebot-shell` crate.
 //!
 //! Nothing here depends on sqlx, tokio or reqwest; the infrastructure crate implements
@@ -22,6 +23,7 @@ pub mod ids;
 pub mod repository;
 pub mod rules;
 pub mod tasks;
+pub mod test_support;
 pub mod time;
 
 pub use error::RepositoryError;

@@ -1,12 +1,13 @@
 //! The repository traits the pipeline talks to. The infrastructure crate implements
-//! them on SQLite; tests may implement them in memory.
+//! them on SQLite, the postgres crate on PostgreSQL. Writes only tests use are in
+//! [`crate::test_support`].
 
 use async_trait::async_trait;
 
 use crate::entities::{
-    CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, Message, NewMessage,
-    NewStep, NewThinkBlock, NewToolCall, RecordedStep, SearchHit, SearchQuery, Seq, ThinkBlock,
-    ToolCall, ToolCallCompletion, Turn, TurnStatus,
+    CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, Message,
+    MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
+    ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
 use crate::error::RepositoryError;
 use crate::ids::{ConversationId, MessageId, TurnId};
@@ -60,16 +61,10 @@ pub trait ConversationRepository: Send + Sync {
     ) -> RepoResult<Conversation>;
 }
 
-/// Turns: their lifecycle, edit and regenerate.
+/// Turns: their lifecycle and the guarded primitives edit, regenerate and undo are
+/// built on (the rules live in `smallebot-application`).
 #[async_trait]
 pub trait TurnRepository: Send + Sync {
-    /// Starts a turn (status `running`), allocating its `seq`.
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn>;
-
     /// Starts a turn leased to `owner` and stores its user message in one transaction
     /// (the message is never lost, the turn never without its message). Refused with
     /// [`RepositoryError::TurnRunning`] — nothing stored — while another turn of the
@@ -131,46 +126,41 @@ pub trait TurnRepository: Send + Sync {
     /// The turns of a conversation in order.
     async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>>;
 
-    /// Edit: in one transaction, discards the output of the edited message's turn and
-    /// every later turn, starts a new turn with the new user message (marked edited)
-    /// and marks the old message replaced by it. Refused for a message already
-    /// summarized by compression, and (like a new turn) while a turn of the
-    /// conversation runs.
-    async fn edit_user_message(
+    /// A turn with its messages and the `seq` of its last row: what the rewrite rules
+    /// (`smallebot_core::rules::rewrite`) decide on.
+    async fn turn_contents(&self, turn_id: TurnId) -> RepoResult<Option<TurnContents>>;
+
+    /// Replaces a user message, in one transaction (see [`MessageReplacement`]). Decides
+    /// nothing: the caller applied the rules. Refused — nothing stored — with
+    /// [`RepositoryError::TurnRunning`] while a turn of the conversation runs, and with
+    /// [`RepositoryError::Conflict`] when the guard no longer holds (the boundary moved,
+    /// the message is no longer current); [`RepositoryError::NotFound`] for an unknown
+    /// message.
+    async fn replace_user_message(
         &self,
-        message_id: MessageId,
-        new_content: &str,
-        token_count: i64,
-        owner: &LeaseOwner,
+        replacement: &MessageReplacement,
     ) -> RepoResult<(Turn, Message)>;
 
-    /// Regenerate: in one transaction, discards a turn's output (everything but its
-    /// user message) and every later turn, and sets the turn `running` again. Returns
-    /// the turn and its user message. Refused while a turn of the conversation runs.
-    async fn reset_turn_for_regeneration(
-        &self,
-        turn_id: TurnId,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)>;
+    /// Starts a turn again from its user message, in one transaction (see
+    /// [`TurnRestart`]); returns the turn and that message. Decides nothing. Refused —
+    /// nothing changed — with [`RepositoryError::TurnRunning`] while a turn of the
+    /// conversation runs, with [`RepositoryError::Conflict`] when the guard no longer
+    /// holds (the boundary moved, the message is no longer a current one of the turn),
+    /// and [`RepositoryError::NotFound`] for an unknown turn.
+    async fn restart_turn(&self, restart: &TurnRestart) -> RepoResult<(Turn, Message)>;
 
-    /// Undo: takes the conversation's last turn that is still in the context out of it,
-    /// in one transaction. Its rows stay stored and searchable, marked undone; they no
-    /// longer go to the model or count in `context_tokens`. `None` when every turn after
-    /// the compression boundary is already undone (or there is none). Refused with
-    /// [`RepositoryError::Conflict`] while a turn of the conversation runs and for a turn
-    /// already summarized by compression. Regenerating an undone turn brings it back.
-    async fn undo_last_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>>;
+    /// Marks a turn and its rows undone, in one transaction (see [`TurnUndo`]); they
+    /// stay stored and searchable but no longer go to the model or count in
+    /// `context_tokens`. Decides nothing. Refused — nothing changed — with
+    /// [`RepositoryError::TurnRunning`] while a turn of the conversation runs, and with
+    /// [`RepositoryError::Conflict`] when the guard no longer holds (the boundary moved,
+    /// the turn is undone already or no longer the last turn not undone).
+    async fn mark_turn_undone(&self, undo: &TurnUndo) -> RepoResult<Turn>;
 }
 
 /// The rows of a conversation's timeline.
 #[async_trait]
 pub trait HistoryRepository: Send + Sync {
-    /// Appends a message with the next `seq`.
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message>;
-
-    /// Inserts a started tool call (status `running`) with the next `seq`.
-    async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall>;
-
     /// Completes the tool call `call_id` of `turn_id`.
     async fn complete_tool_call(
         &self,
@@ -179,8 +169,8 @@ pub trait HistoryRepository: Send + Sync {
         completion: &ToolCallCompletion,
     ) -> RepoResult<ToolCall>;
 
-    /// Appends a reasoning block with the next `seq`.
-    async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock>;
+    /// Reads one message.
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>>;
 
     /// Every row with `seq > after_seq`, in `seq` order (replaced messages included;
     /// callers that build model input skip them).
@@ -252,7 +242,7 @@ pub trait Store:
 {
 }
 
-impl<T> Store for T where
+impl<T: ?Sized> Store for T where
     T: ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
 {
 }

@@ -1,6 +1,7 @@
 //! `smallebot migrate` and `smallebot conversations …` against real files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use smallebot_core::test_support::RowFixtures;
 use std::path::Path;
 use std::process::{Command, Output};
 

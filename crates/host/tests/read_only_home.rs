@@ -6,12 +6,13 @@
 //! util-linux's `setpriv`); otherwise the files are made read-only with chmod.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use smallebot_core::test_support::RowFixtures;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use smallebot_core::entities::{NewMessage, Role, TurnStatus};
-use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::repository::{ConversationRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
 
 const NOBODY: &str = "65534";

@@ -1,6 +1,7 @@
 //! `smallebot conversations search` against a real database.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use smallebot_core::test_support::RowFixtures;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -8,7 +9,7 @@ use smallebot_core::entities::{
     Conversation, HistoryRow, NewMessage, NewToolCall, Role, ToolCallCompletion, ToolCallStatus,
 };
 use smallebot_core::ids::TurnId;
-use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::repository::{ConversationRepository, HistoryRepository};
 use smallebot_infrastructure::SqliteStore;
 
 fn smallebot(home: &Path, args: &[&str]) -> Output {

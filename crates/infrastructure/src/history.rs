@@ -1,18 +1,17 @@
-//! `HistoryRepository` on SQLite: appending rows with an atomic `seq` (jobs of the
-//! writer, `write/history.rs`), reading them back from the read pool. A tool call or a
-//! think block is appended as a one-row model step, so those rows have one insert
-//! path. The rows after a `seq` are read in one statement (`bulk.rs`).
+//! `HistoryRepository` on SQLite: completing tool calls and token counts (jobs of the
+//! writer, `write/history.rs`), reading rows back from the read pool; the rows after a
+//! `seq` are read in one statement (`bulk.rs`). Also the test-support writes
+//! (`RowFixtures`: a bare turn, a single message).
 
 mod bulk;
 
 use async_trait::async_trait;
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Seq,
-    StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
+    HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
 };
-use smallebot_core::ids::{ConversationId, TurnId};
-use smallebot_core::repository::{HistoryRepository, RepoResult, TurnRepository};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::{HistoryRepository, RepoResult};
+use smallebot_core::test_support::RowFixtures;
 
 use crate::database::SqliteStore;
 use crate::queries::{self, int0};
@@ -42,51 +41,8 @@ const CALLS_AROUND: &str = "\
       arguments, result, status, token_count, started_at, completed_at FROM tool_calls \
       WHERE conversation_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?4)";
 
-/// The one row a single-row step wrote.
-fn only_row(step: RecordedStep) -> RepoResult<HistoryRow> {
-    let mut rows = step.rows.into_iter();
-    match (rows.next(), rows.next()) {
-        (Some(row), None) => Ok(row),
-        _ => Err(RepositoryError::Corrupt(
-            "a one-row step did not write exactly one row".into(),
-        )),
-    }
-}
-
-fn unexpected_row(row: &HistoryRow) -> RepositoryError {
-    RepositoryError::Corrupt(format!("a one-row step wrote a different row: {row:?}"))
-}
-
 #[async_trait]
 impl HistoryRepository for SqliteStore {
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        let message = message.clone();
-        self.writer()
-            .run(|reply| Write::AppendMessage { message, reply })
-            .await
-    }
-
-    async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
-        // A step of one running call: the one way tool calls are inserted.
-        let step = NewStep {
-            conversation_id: call.conversation_id,
-            turn_id: call.turn_id,
-            reasoning: None,
-            message: None,
-            tool_calls: vec![StepToolCall {
-                call_id: call.call_id.clone(),
-                tool_name: call.tool_name.clone(),
-                arguments: call.arguments.clone(),
-                token_count: call.token_count,
-            }],
-            end: None,
-        };
-        match only_row(self.record_step(&step).await?)? {
-            HistoryRow::ToolCall(recorded) => Ok(recorded),
-            other => Err(unexpected_row(&other)),
-        }
-    }
-
     async fn complete_tool_call(
         &self,
         turn_id: TurnId,
@@ -104,20 +60,12 @@ impl HistoryRepository for SqliteStore {
             .await
     }
 
-    async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
-        // A step of reasoning only: the one way think blocks are inserted.
-        let step = NewStep {
-            conversation_id: block.conversation_id,
-            turn_id: block.turn_id,
-            reasoning: Some(block.content.clone()),
-            message: None,
-            tool_calls: Vec::new(),
-            end: None,
-        };
-        match only_row(self.record_step(&step).await?)? {
-            HistoryRow::ThinkBlock(recorded) => Ok(recorded),
-            other => Err(unexpected_row(&other)),
-        }
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>> {
+        self.readers()
+            .read("reading a message", move |conn| {
+                queries::message(conn, message_id)
+            })
+            .await
     }
 
     async fn rows_after(
@@ -250,6 +198,30 @@ impl HistoryRepository for SqliteStore {
                 through_seq,
                 reply,
             })
+            .await
+    }
+}
+
+#[async_trait]
+impl RowFixtures for SqliteStore {
+    async fn start_turn(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+    ) -> RepoResult<Turn> {
+        self.writer()
+            .run(|reply| Write::StartTurn {
+                conversation_id,
+                thinking_mode,
+                reply,
+            })
+            .await
+    }
+
+    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
+        let message = message.clone();
+        self.writer()
+            .run(|reply| Write::AppendMessage { message, reply })
             .await
     }
 }

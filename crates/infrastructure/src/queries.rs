@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, Params, Row};
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Conversation, Message, Turn};
+use smallebot_core::entities::{Conversation, Message, Turn, TurnContents};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 
@@ -35,7 +35,6 @@ macro_rules! message_columns {
          replaced_by, is_edited"
     };
 }
-pub(crate) use message_columns;
 
 /// The columns of a tool call, as `rows::tool_call` reads them.
 macro_rules! tool_call_columns {
@@ -150,6 +149,39 @@ pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Mes
         [id.to_string()],
         |row| rows::message(row),
     )
+}
+
+/// A turn with its messages and the `seq` of its last row.
+pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<TurnContents>> {
+    let Some(turn) = self::turn(conn, id)? else {
+        return Ok(None);
+    };
+    let messages = all(
+        conn,
+        "reading a turn's messages",
+        concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages WHERE turn_id = ?1 ORDER BY seq"
+        ),
+        [id.to_string()],
+        |row| rows::message(row),
+    )?;
+    let last_row_seq = first(
+        conn,
+        "reading a turn's rows",
+        "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
+         UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
+        [id.to_string()],
+        |row| row.get::<_, Option<i64>>(0).map_err(|e| corrupt("seq", e)),
+    )?
+    .flatten();
+    Ok(Some(TurnContents {
+        turn,
+        messages,
+        last_row_seq,
+    }))
 }
 
 /// The running turns of one conversation, or of all, oldest first.

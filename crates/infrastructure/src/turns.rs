@@ -3,9 +3,10 @@
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    FirstTurnTitle, LeaseOwner, Message, NewStep, RecordedStep, Turn, TurnStatus,
+    FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
+    TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
 
@@ -24,20 +25,6 @@ impl SqliteStore {
 
 #[async_trait]
 impl TurnRepository for SqliteStore {
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn> {
-        self.writer()
-            .run(|reply| Write::StartTurn {
-                conversation_id,
-                thinking_mode,
-                reply,
-            })
-            .await
-    }
-
     async fn start_turn_with_message(
         &self,
         conversation_id: ConversationId,
@@ -158,46 +145,35 @@ impl TurnRepository for SqliteStore {
             .await
     }
 
-    async fn edit_user_message(
-        &self,
-        message_id: MessageId,
-        new_content: &str,
-        token_count: i64,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)> {
-        let (content, owner) = (new_content.to_owned(), owner.clone());
-        self.writer()
-            .run(|reply| Write::EditUserMessage {
-                message_id,
-                content,
-                token_count,
-                owner,
-                reply,
+    async fn turn_contents(&self, turn_id: TurnId) -> RepoResult<Option<TurnContents>> {
+        self.readers()
+            .read("reading a turn's rows", move |conn| {
+                queries::turn_contents(conn, turn_id)
             })
             .await
     }
 
-    async fn reset_turn_for_regeneration(
+    async fn replace_user_message(
         &self,
-        turn_id: TurnId,
-        owner: &LeaseOwner,
+        replacement: &MessageReplacement,
     ) -> RepoResult<(Turn, Message)> {
-        let owner = owner.clone();
+        let replacement = replacement.clone();
         self.writer()
-            .run(|reply| Write::RegenerateTurn {
-                turn_id,
-                owner,
-                reply,
-            })
+            .run(|reply| Write::ReplaceUserMessage { replacement, reply })
             .await
     }
 
-    async fn undo_last_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>> {
+    async fn restart_turn(&self, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
+        let restart = restart.clone();
         self.writer()
-            .run(|reply| Write::UndoLastTurn {
-                conversation_id,
-                reply,
-            })
+            .run(|reply| Write::RestartTurn { restart, reply })
+            .await
+    }
+
+    async fn mark_turn_undone(&self, undo: &TurnUndo) -> RepoResult<Turn> {
+        let undo = *undo;
+        self.writer()
+            .run(|reply| Write::MarkTurnUndone { undo, reply })
             .await
     }
 }

@@ -1,6 +1,7 @@
 //! Group commit: jobs queued while the writer is busy run together, each gets its own
 //! rows, and a failing job fails alone with nothing of it stored.
 
+use smallebot_core::test_support::RowFixtures;
 use std::time::Duration;
 
 use smallebot_core::RepositoryError;

@@ -109,7 +109,7 @@ async fn upgrades_an_old_database_keeping_data_and_a_backup() {
         .unwrap();
     assert_eq!(hits.len(), 1);
     // New rows continue the sequence.
-    let t = smallebot_core::repository::TurnRepository::start_turn(&store, conversation, false)
+    let t = smallebot_core::test_support::RowFixtures::start_turn(&store, conversation, false)
         .await
         .unwrap();
     assert_eq!(t.seq, 3);

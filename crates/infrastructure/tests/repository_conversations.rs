@@ -8,6 +8,7 @@ use common::*;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, NewThinkBlock, SearchQuery, SearchScope};
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, SearchRepository};
+use smallebot_core::test_support::RowFixtures;
 
 #[tokio::test]
 async fn deleting_a_conversation_removes_every_child_and_its_index_rows() {

@@ -3,6 +3,8 @@
 
 mod common;
 
+use smallebot_application::rewrite;
+use smallebot_core::test_support::RowFixtures;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -303,8 +305,7 @@ async fn the_context_token_total_follows_every_change() {
     else {
         panic!()
     };
-    f.store
-        .edit_user_message(two.id, "two, edited", 9, &owner())
+    rewrite::edit_user_message(&f.store, two.id, "two, edited", 9, &owner())
         .await
         .unwrap();
     let rows = f.store.rows_after(c.id, 0).await.unwrap();

@@ -5,6 +5,7 @@ mod common;
 
 use chrono::Utc;
 use common::*;
+use smallebot_application::rewrite;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
@@ -58,9 +59,7 @@ async fn edit_discards_later_turns_and_marks_the_old_message_replaced() {
     let HistoryRow::Message(typo) = &rows[2] else {
         panic!("expected message")
     };
-    let (turn, edited) = f
-        .store
-        .edit_user_message(typo.id, "fixed", 2, &owner())
+    let (turn, edited) = rewrite::edit_user_message(&f.store, typo.id, "fixed", 2, &owner())
         .await
         .unwrap();
     assert!(edited.is_edited);
@@ -94,8 +93,7 @@ async fn edit_discards_later_turns_and_marks_the_old_message_replaced() {
     assert_eq!(f.store.token_sum_after(c.id, 0).await.unwrap(), 3 + 5 + 2);
     // Editing the replaced message again is refused.
     assert!(
-        f.store
-            .edit_user_message(typo.id, "again", 1, &owner())
+        rewrite::edit_user_message(&f.store, typo.id, "again", 1, &owner())
             .await
             .is_err()
     );
@@ -115,9 +113,7 @@ async fn regenerate_discards_the_turn_output_and_later_turns() {
     let t2 = user_turn(&f.store, &c, "later").await;
     assistant(&f.store, &c, &t2, "later answer").await;
 
-    let (turn, user) = f
-        .store
-        .reset_turn_for_regeneration(t1.id, &owner())
+    let (turn, user) = rewrite::regenerate_turn(&f.store, t1.id, &owner())
         .await
         .unwrap();
     assert_eq!(turn.status, TurnStatus::Running);
@@ -149,15 +145,12 @@ async fn summarized_rows_cannot_be_edited_or_regenerated() {
     let HistoryRow::Message(old) = &rows[0] else {
         panic!()
     };
-    let err = f
-        .store
-        .edit_user_message(old.id, "new", 1, &owner())
+    let err = rewrite::edit_user_message(&f.store, old.id, "new", 1, &owner())
         .await
         .unwrap_err();
     assert!(err.to_string().contains("summarized"), "{err}");
     assert!(
-        f.store
-            .reset_turn_for_regeneration(t1.id, &owner())
+        rewrite::regenerate_turn(&f.store, t1.id, &owner())
             .await
             .is_err()
     );

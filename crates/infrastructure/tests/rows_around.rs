@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use smallebot_core::entities::{HistoryRow, NewThinkBlock};
 use smallebot_core::repository::HistoryRepository;
+use smallebot_core::test_support::RowFixtures;
 
 #[tokio::test]
 async fn nearest_rows_skip_think_blocks_and_respect_the_bounds() {

@@ -7,6 +7,7 @@ mod common;
 
 use chrono::Utc;
 use common::*;
+use smallebot_application::rewrite;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, SearchQuery, SearchScope};
 use smallebot_core::repository::{
@@ -46,7 +47,10 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
     assistant(&f.store, &c, &second, "second answer").await;
     assert_eq!(total(&f.store, &c).await, (3 + 5) + (3 + 11 + 5));
 
-    let undone = f.store.undo_last_turn(c.id).await.unwrap().unwrap();
+    let undone = rewrite::undo_last_turn(&f.store, c.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(undone.id, second.id);
     assert!(undone.undone_at.is_some());
     assert_eq!(total(&f.store, &c).await, 3 + 5);
@@ -80,7 +84,10 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
     assert_eq!(hits.len(), 1, "an undone turn stays searchable");
 
     // The next undo takes the turn before; then nothing is left.
-    let undone = f.store.undo_last_turn(c.id).await.unwrap().unwrap();
+    let undone = rewrite::undo_last_turn(&f.store, c.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(undone.id, first.id);
     assert_eq!(total(&f.store, &c).await, 0);
     assert!(
@@ -90,7 +97,12 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
             .unwrap()
             .is_empty()
     );
-    assert!(f.store.undo_last_turn(c.id).await.unwrap().is_none());
+    assert!(
+        rewrite::undo_last_turn(&f.store, c.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // A new turn counts again, the undone ones stay out.
     let third = user_turn(&f.store, &c, "third").await;
@@ -102,7 +114,12 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
 async fn nothing_to_undo_in_a_new_conversation() {
     let f = fixture().await;
     let c = conversation(&f.store, "ann").await;
-    assert!(f.store.undo_last_turn(c.id).await.unwrap().is_none());
+    assert!(
+        rewrite::undo_last_turn(&f.store, c.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -111,7 +128,7 @@ async fn a_running_turn_is_not_undone() {
     let c = conversation(&f.store, "ann").await;
     let _done = user_turn(&f.store, &c, "done").await;
     let _running = running_user_turn(&f.store, &c, "running").await;
-    let error = f.store.undo_last_turn(c.id).await.unwrap_err();
+    let error = rewrite::undo_last_turn(&f.store, c.id).await.unwrap_err();
     assert!(matches!(error, RepositoryError::TurnRunning(_)), "{error}");
     assert_eq!(total(&f.store, &c).await, 3 + 3);
 }
@@ -142,7 +159,7 @@ async fn a_summarized_turn_is_not_undone() {
         )
         .await
         .unwrap();
-    let error = f.store.undo_last_turn(c.id).await.unwrap_err();
+    let error = rewrite::undo_last_turn(&f.store, c.id).await.unwrap_err();
     assert!(error.to_string().contains("already summarized"), "{error}");
     let turns = f.store.list_turns(c.id).await.unwrap();
     assert!(turns[0].undone_at.is_none());
@@ -158,7 +175,10 @@ async fn the_total_skips_undone_rows_when_the_boundary_moves_and_rows_are_recoun
     assistant(&f.store, &c, &second, "two").await;
     let third = user_turn(&f.store, &c, "third").await;
     tool(&f.store, &c, &third, "c1", "{}", "out").await;
-    f.store.undo_last_turn(c.id).await.unwrap().unwrap();
+    rewrite::undo_last_turn(&f.store, c.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(total(&f.store, &c).await, 8 + 8);
 
     // Exact counts written for an undone row change nothing in the total.
@@ -205,12 +225,13 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
     assistant(&f.store, &c, &first, "one").await;
     let second = user_turn(&f.store, &c, "second").await;
     assistant(&f.store, &c, &second, "two").await;
-    f.store.undo_last_turn(c.id).await.unwrap().unwrap();
+    rewrite::undo_last_turn(&f.store, c.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(total(&f.store, &c).await, 8);
 
-    let (turn, message) = f
-        .store
-        .reset_turn_for_regeneration(second.id, &owner())
+    let (turn, message) = rewrite::regenerate_turn(&f.store, second.id, &owner())
         .await
         .unwrap();
     assert_eq!(message.content, "second");
@@ -232,7 +253,10 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
 
     // Undo again, then edit the first message: the undone turn is discarded and the
     // total stays right (its rows were already out of it).
-    f.store.undo_last_turn(c.id).await.unwrap().unwrap();
+    rewrite::undo_last_turn(&f.store, c.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(total(&f.store, &c).await, 8);
     let first_message = f
         .store
@@ -245,8 +269,7 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
             _ => None,
         })
         .unwrap();
-    f.store
-        .edit_user_message(first_message, "first, edited", 4, &owner())
+    rewrite::edit_user_message(&f.store, first_message, "first, edited", 4, &owner())
         .await
         .unwrap();
     assert_eq!(total(&f.store, &c).await, 4);

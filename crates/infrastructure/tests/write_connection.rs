@@ -6,6 +6,7 @@
 
 mod common;
 
+use smallebot_core::test_support::RowFixtures;
 use std::time::Duration;
 
 use smallebot_core::repository::{ConversationRepository, TurnRepository};

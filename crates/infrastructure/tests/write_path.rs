@@ -6,7 +6,8 @@ mod common;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{NewMessage, NewToolCall, Role};
-use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::repository::ConversationRepository;
+use smallebot_core::test_support::RowFixtures;
 use smallebot_infrastructure::SqliteStore;
 
 /// Takes and releases the write lock from a pool connection: fails (after the busy

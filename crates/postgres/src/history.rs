@@ -1,10 +1,7 @@
-//! `HistoryRepository` on PostgreSQL: appending rows with the conversation's next `seq`,
-//! reading them back, and token counts.
-//!
-//! An appended message, tool call or think block is a one-row model step, written by
-//! the writer (`write/steps.rs`), so a turn's rows have one insert path (an edit's new
-//! message, inside its transaction, is the exception); reads are in `read.rs`,
-//! provisional counts in `counts.rs`.
+//! `HistoryRepository` on PostgreSQL: completing tool calls, reading rows back, and
+//! token counts; reads are in `read.rs`, provisional counts in `counts.rs`. Also the
+//! test-support writes (`RowFixtures`: a bare turn, a single message, each with the
+//! conversation's next `seq`).
 
 mod counts;
 mod read;
@@ -12,17 +9,18 @@ mod read;
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, NewStep, NewThinkBlock, NewToolCall, RecordedStep, Role, Seq,
-    StepToolCall, ThinkBlock, ToolCall, ToolCallCompletion,
+    HistoryRow, Message, NewMessage, Role, Seq, ToolCall, ToolCallCompletion, Turn,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 use smallebot_core::rules::truncation::cap_stored_result;
+use smallebot_core::test_support::RowFixtures;
 use sqlx::PgConnection;
 
 use crate::store::PgStore;
+use crate::turns::insert_turn;
 use crate::tx::{now, pg_text, storage};
-use crate::write::{CompleteCall, Job, PreparedStep};
+use crate::write::{CompleteCall, Job};
 
 /// Inserts a message with the conversation's next `seq` (taking its row lock until the
 /// transaction ends).
@@ -74,79 +72,8 @@ pub(crate) async fn insert_message(
     })
 }
 
-/// The one row a single-row step wrote.
-fn only_row(step: RecordedStep) -> RepoResult<HistoryRow> {
-    let mut rows = step.rows.into_iter();
-    match (rows.next(), rows.next()) {
-        (Some(row), None) => Ok(row),
-        _ => Err(RepositoryError::Corrupt(
-            "a one-row step did not write exactly one row".into(),
-        )),
-    }
-}
-
-fn unexpected_row(row: &HistoryRow) -> RepositoryError {
-    RepositoryError::Corrupt(format!("a one-row step wrote a different row: {row:?}"))
-}
-
 #[async_trait]
 impl HistoryRepository for PgStore {
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        // A step of one message: the writer's one way of adding rows to a turn.
-        let at = now();
-        let step = PreparedStep {
-            conversation_id: message.conversation_id,
-            turn_id: message.turn_id,
-            at,
-            think: None,
-            message: Some(Message {
-                id: MessageId::new(),
-                conversation_id: message.conversation_id,
-                turn_id: message.turn_id,
-                seq: 1,
-                role: message.role,
-                content: pg_text(&message.content).into_owned(),
-                token_count: message.token_count,
-                created_at: at,
-                replaced_by: None,
-                is_edited: false,
-            }),
-            calls: Vec::new(),
-            end: None,
-        };
-        let recorded = self
-            .writer()
-            .submit("appending a message", |reply| {
-                Job::RecordStep(Box::new(step), reply)
-            })
-            .await?;
-        match only_row(recorded)? {
-            HistoryRow::Message(stored) => Ok(stored),
-            other => Err(unexpected_row(&other)),
-        }
-    }
-
-    async fn append_tool_call(&self, call: &NewToolCall) -> RepoResult<ToolCall> {
-        // A step of one running call: the one way tool calls are inserted.
-        let step = NewStep {
-            conversation_id: call.conversation_id,
-            turn_id: call.turn_id,
-            reasoning: None,
-            message: None,
-            tool_calls: vec![StepToolCall {
-                call_id: call.call_id.clone(),
-                tool_name: call.tool_name.clone(),
-                arguments: call.arguments.clone(),
-                token_count: call.token_count,
-            }],
-            end: None,
-        };
-        match only_row(crate::steps::record_step(self, &step).await?)? {
-            HistoryRow::ToolCall(recorded) => Ok(recorded),
-            other => Err(unexpected_row(&other)),
-        }
-    }
-
     async fn complete_tool_call(
         &self,
         turn_id: TurnId,
@@ -167,20 +94,13 @@ impl HistoryRepository for PgStore {
             .await
     }
 
-    async fn append_think_block(&self, block: &NewThinkBlock) -> RepoResult<ThinkBlock> {
-        // A step of reasoning only: the one way think blocks are inserted.
-        let step = NewStep {
-            conversation_id: block.conversation_id,
-            turn_id: block.turn_id,
-            reasoning: Some(block.content.clone()),
-            message: None,
-            tool_calls: Vec::new(),
-            end: None,
-        };
-        match only_row(crate::steps::record_step(self, &step).await?)? {
-            HistoryRow::ThinkBlock(recorded) => Ok(recorded),
-            other => Err(unexpected_row(&other)),
-        }
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>> {
+        let mut conn = self
+            .pool()
+            .acquire()
+            .await
+            .map_err(storage("reading a message"))?;
+        crate::turns::fetch_message(&mut conn, message_id).await
     }
 
     async fn rows_after(
@@ -232,5 +152,37 @@ impl HistoryRepository for PgStore {
         through_seq: Seq,
     ) -> RepoResult<()> {
         counts::store_exact(self, conversation_id, counts, through_seq).await
+    }
+}
+
+#[async_trait]
+impl RowFixtures for PgStore {
+    async fn start_turn(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+    ) -> RepoResult<Turn> {
+        const ACTION: &str = "starting a turn";
+        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
+        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, None).await?;
+        tx.commit().await.map_err(storage(ACTION))?;
+        Ok(turn)
+    }
+
+    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
+        const ACTION: &str = "appending a message";
+        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
+        let stored = insert_message(
+            &mut tx,
+            message.conversation_id,
+            message.turn_id,
+            message.role,
+            &message.content,
+            message.token_count,
+            false,
+        )
+        .await?;
+        tx.commit().await.map_err(storage(ACTION))?;
+        Ok(stored)
     }
 }

@@ -3,6 +3,7 @@
 //! `ReadConversationData`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use smallebot_core::test_support::RowFixtures;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -12,9 +13,7 @@ use smallebot_core::entities::{
     Conversation, NewMessage, NewThinkBlock, NewToolCall, Role, ToolCallCompletion, ToolCallStatus,
     Turn,
 };
-use smallebot_core::repository::{
-    ConversationRepository, HistoryRepository, Store, TurnRepository,
-};
+use smallebot_core::repository::{ConversationRepository, HistoryRepository, Store};
 use smallebot_infrastructure::SqliteStore;
 use tempfile::TempDir;
 

@@ -7,6 +7,7 @@
 mod conversation;
 mod lease;
 mod message;
+mod rewrite;
 mod row;
 mod search;
 mod step;
@@ -17,6 +18,7 @@ mod turn;
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{Message, NewMessage, Role};
+pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, TurnUndo};
 pub use row::HistoryRow;
 pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
 pub use step::{NewStep, RecordedStep, StepMessage, StepToolCall, TurnEnd};

@@ -6,6 +6,7 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod lease;
 pub mod request_fit;
+pub mod rewrite;
 pub mod search_limits;
 pub mod terminal_text;
 pub mod truncation;

@@ -1,10 +1,12 @@
 //! Packed history reads decode like table-by-table reads.
 
 use super::*;
+use smallebot_application::rewrite;
 use smallebot_core::entities::{
     LeaseOwner, NewMessage, NewThinkBlock, NewToolCall, ToolCallCompletion, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::test_support::RowFixtures;
 
 use crate::database::SqliteStore;
 
@@ -36,8 +38,7 @@ async fn packed_rows_decode_exactly_like_rows_read_one_by_one() {
         host: "h".into(),
         started_at: chrono::Utc::now(),
     };
-    let (turn, _) = store
-        .edit_user_message(typo.id, AWKWARD, 7, &owner)
+    let (turn, _) = rewrite::edit_user_message(&store, typo.id, AWKWARD, 7, &owner)
         .await
         .unwrap();
     store

@@ -3,10 +3,10 @@
 
 use rusqlite::Connection;
 use smallebot_core::entities::{
-    CompressionUpdate, Conversation, LeaseOwner, Message, NewMessage, NewStep, RecordedStep, Seq,
-    ToolCall, ToolCallCompletion, Turn, TurnStatus,
+    CompressionUpdate, Conversation, Message, MessageReplacement, NewMessage, NewStep,
+    RecordedStep, Seq, ToolCall, ToolCallCompletion, Turn, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::time::Timestamp;
 
 use super::settle::{Refusal, Reply, Settled, settle};
@@ -71,25 +71,18 @@ pub(crate) enum Write {
     },
     /// Marks a running turn interrupted; whether it ran.
     InterruptTurn { turn_id: TurnId, reply: Reply<bool> },
-    /// Replaces a user message and discards what followed it.
-    EditUserMessage {
-        message_id: MessageId,
-        content: String,
-        token_count: i64,
-        owner: LeaseOwner,
+    /// Replaces a user message by a new version (guarded).
+    ReplaceUserMessage {
+        replacement: MessageReplacement,
         reply: Reply<(Turn, Message)>,
     },
-    /// Restarts a turn from its user message.
-    RegenerateTurn {
-        turn_id: TurnId,
-        owner: LeaseOwner,
+    /// Starts a turn again from its user message (guarded).
+    RestartTurn {
+        restart: TurnRestart,
         reply: Reply<(Turn, Message)>,
     },
-    /// Takes the last turn in the context out of it.
-    UndoLastTurn {
-        conversation_id: ConversationId,
-        reply: Reply<Option<Turn>>,
-    },
+    /// Marks a turn undone (guarded).
+    MarkTurnUndone { undo: TurnUndo, reply: Reply<Turn> },
     /// Records a model step (and the end of its turn).
     RecordStep {
         step: NewStep,
@@ -178,24 +171,15 @@ impl Write {
             W::InterruptTurn { turn_id, reply } => {
                 settle(conn, reply, |c| turns::interrupt(c, turn_id))
             }
-            W::EditUserMessage {
-                message_id,
-                content,
-                token_count,
-                owner,
-                reply,
-            } => settle(conn, reply, |c| {
-                turns::edit_user_message(c, message_id, &content, token_count, &owner)
+            W::ReplaceUserMessage { replacement, reply } => settle(conn, reply, |c| {
+                turns::replace_user_message(c, &replacement)
             }),
-            W::RegenerateTurn {
-                turn_id,
-                owner,
-                reply,
-            } => settle(conn, reply, |c| turns::regenerate(c, turn_id, &owner)),
-            W::UndoLastTurn {
-                conversation_id,
-                reply,
-            } => settle(conn, reply, |c| turns::undo_last(c, conversation_id)),
+            W::RestartTurn { restart, reply } => {
+                settle(conn, reply, |c| turns::restart(c, &restart))
+            }
+            W::MarkTurnUndone { undo, reply } => {
+                settle(conn, reply, |c| turns::mark_undone(c, &undo))
+            }
             W::RecordStep { step, reply } => {
                 settle(conn, reply, |c| history::record_step(c, &step))
             }

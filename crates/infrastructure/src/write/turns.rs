@@ -1,9 +1,11 @@
-//! The writes of turns: start, finish, leases, edit, regenerate and undo.
+//! The writes of turns: start, finish, leases, and the guarded primitives edit,
+//! regenerate and undo apply (the rules are decided in `smallebot-application`).
 
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    LeaseOwner, Message, NewMessage, Role, Turn, TurnLease, TurnStatus,
+    LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnLease,
+    TurnRestart, TurnStatus, TurnUndo,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
@@ -168,44 +170,23 @@ pub(super) fn interrupt(conn: &Connection, turn_id: TurnId) -> RepoResult<bool> 
     Ok(changed == 1)
 }
 
-/// Refuses to change rows that compression already summarized.
-fn ensure_not_summarized(
-    conn: &Connection,
-    conversation_id: ConversationId,
-    seq: i64,
-    what: &str,
-) -> RepoResult<()> {
-    let conversation = queries::conversation(conn, conversation_id)?
-        .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
-    if seq <= conversation.history_boundary() {
-        return Err(RepositoryError::Conflict(format!(
-            "{what} is already summarized by context compression and can no longer be changed"
-        )));
+/// Refuses a rewrite decided on a state that no longer holds: the conversation's
+/// boundary moved, or a turn of it runs (inside the write transaction, so the check
+/// and the change are one step for every process).
+fn check_guard(conn: &Connection, guard: &RewriteGuard, action: &str) -> RepoResult<()> {
+    let conversation = queries::conversation(conn, guard.conversation_id)?
+        .ok_or_else(|| RepositoryError::not_found("conversation", guard.conversation_id))?;
+    if conversation.history_boundary() != guard.boundary {
+        return Err(changed(action));
     }
-    Ok(())
+    ensure_no_running_turn(conn, guard.conversation_id)
 }
 
-/// Refuses to change a turn whose last row compression already summarized.
-fn ensure_turn_not_summarized(conn: &Connection, turn: &Turn, what: &str) -> RepoResult<()> {
-    let last_seq = first(
-        conn,
-        "reading a turn's rows",
-        "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = ?1 \
-         UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
-         UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
-        [turn.id.to_string()],
-        |row| {
-            row.get::<_, Option<i64>>(0)
-                .map_err(|e| crate::rows::corrupt("seq", e))
-        },
-    )?
-    .flatten();
-    ensure_not_summarized(
-        conn,
-        turn.conversation_id,
-        last_seq.unwrap_or(turn.seq),
-        what,
-    )
+/// The refusal of a rewrite whose guard no longer holds.
+fn changed(action: &str) -> RepositoryError {
+    RepositoryError::Conflict(format!(
+        "the conversation changed while {action} (another writer compressed, edited or undid          it); nothing was changed, try again"
+    ))
 }
 
 /// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
@@ -239,25 +220,18 @@ fn discard_after(conn: &Connection, turn: &Turn, keep_message: MessageId) -> Rep
     Ok(())
 }
 
-/// Replaces the latest version of a user message: discards what followed it and
-/// starts a new turn with the new text.
-pub(super) fn edit_user_message(
+/// Replaces a user message by a new version (see `TurnRepository::replace_user_message`).
+pub(super) fn replace_user_message(
     conn: &Connection,
-    message_id: MessageId,
-    new_content: &str,
-    token_count: i64,
-    owner: &LeaseOwner,
+    replacement: &MessageReplacement,
 ) -> RepoResult<(Turn, Message)> {
-    let old = queries::message(conn, message_id)?
-        .ok_or_else(|| RepositoryError::not_found("message", message_id))?;
-    if old.role != Role::User || old.replaced_by.is_some() {
-        return Err(RepositoryError::Conflict(format!(
-            "message {message_id} is not a current user message; only the person's latest \
-             version of a message can be edited"
-        )));
+    const ACTION: &str = "editing a message";
+    let old = queries::message(conn, replacement.message_id)?
+        .ok_or_else(|| RepositoryError::not_found("message", replacement.message_id))?;
+    if old.conversation_id != replacement.guard.conversation_id || old.replaced_by.is_some() {
+        return Err(changed(ACTION));
     }
-    ensure_not_summarized(conn, old.conversation_id, old.seq, "this message")?;
-    ensure_no_running_turn(conn, old.conversation_id)?;
+    check_guard(conn, &replacement.guard, ACTION)?;
     let old_turn = queries::turn(conn, old.turn_id)?
         .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
     discard_after(conn, &old_turn, old.id)?;
@@ -266,7 +240,7 @@ pub(super) fn edit_user_message(
         conn,
         old.conversation_id,
         old_turn.thinking_mode,
-        Some(owner),
+        Some(&replacement.owner),
         &at,
     )?;
     let message = insert_message(
@@ -275,8 +249,8 @@ pub(super) fn edit_user_message(
             conversation_id: turn.conversation_id,
             turn_id: turn.id,
             role: Role::User,
-            content: new_content.to_owned(),
-            token_count,
+            content: replacement.content.clone(),
+            token_count: replacement.token_count,
         },
         true,
         &at,
@@ -311,35 +285,24 @@ fn set_undone(conn: &Connection, turn_id: TurnId, undone_at: Option<&str>) -> Re
     Ok(())
 }
 
-/// Restarts a turn from its current user message, discarding what followed it.
-pub(super) fn regenerate(
-    conn: &Connection,
-    turn_id: TurnId,
-    owner: &LeaseOwner,
-) -> RepoResult<(Turn, Message)> {
+/// Starts a turn again from its user message (see `TurnRepository::restart_turn`).
+pub(super) fn restart(conn: &Connection, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
+    const ACTION: &str = "regenerating a turn";
+    let turn_id = restart.turn_id;
     let turn =
         queries::turn(conn, turn_id)?.ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
-    ensure_no_running_turn(conn, turn.conversation_id)?;
-    let user_message = first(
-        conn,
-        "reading a turn's user message",
-        concat!(
-            "SELECT ",
-            crate::queries::message_columns!(),
-            " FROM messages WHERE turn_id = ?1 AND role = 'user' AND replaced_by IS NULL \
-             ORDER BY seq LIMIT 1"
-        ),
-        [turn_id.to_string()],
-        |row| rows::message(row),
-    )?
-    .ok_or_else(|| {
-        RepositoryError::Conflict(format!("turn {turn_id} has no current user message"))
-    })?;
-    ensure_turn_not_summarized(conn, &turn, "this turn")?;
+    if turn.conversation_id != restart.guard.conversation_id {
+        return Err(changed(ACTION));
+    }
+    check_guard(conn, &restart.guard, ACTION)?;
+    let user_message = queries::message(conn, restart.keep_message)?
+        .filter(|m| m.turn_id == turn_id && m.replaced_by.is_none())
+        .ok_or_else(|| changed(ACTION))?;
     discard_after(conn, &turn, user_message.id)?;
     if turn.undone_at.is_some() {
         set_undone(conn, turn_id, None)?;
     }
+    let owner = &restart.owner;
     let (_, at) = now();
     execute(
         conn,
@@ -360,29 +323,25 @@ pub(super) fn regenerate(
     Ok((turn, user_message))
 }
 
-/// `/undo`: the last turn in the context taken out of it, its rows kept and marked.
-pub(super) fn undo_last(
-    conn: &Connection,
-    conversation_id: ConversationId,
-) -> RepoResult<Option<Turn>> {
-    ensure_no_running_turn(conn, conversation_id)?;
-    let last = first(
+/// Marks a turn undone (see `TurnRepository::mark_turn_undone`).
+pub(super) fn mark_undone(conn: &Connection, undo: &TurnUndo) -> RepoResult<Turn> {
+    const ACTION: &str = "undoing a turn";
+    check_guard(conn, &undo.guard, ACTION)?;
+    let turn = queries::turn(conn, undo.turn_id)?
+        .ok_or_else(|| RepositoryError::not_found("turn", undo.turn_id))?;
+    let later = first(
         conn,
         "finding the last turn",
-        concat!(
-            "SELECT ",
-            turn_columns!(),
-            " FROM turns WHERE conversation_id = ?1 AND undone_at IS NULL \
-             ORDER BY seq DESC LIMIT 1"
-        ),
-        [conversation_id.to_string()],
-        |row| rows::turn(row),
-    )?;
-    let Some(turn) = last else {
-        return Ok(None);
-    };
-    ensure_turn_not_summarized(conn, &turn, "the last turn")?;
+        "SELECT COUNT(*) FROM turns WHERE conversation_id = ?1 AND seq > ?2 \
+         AND undone_at IS NULL",
+        (turn.conversation_id.to_string(), turn.seq),
+        int0,
+    )?
+    .unwrap_or(0);
+    if turn.conversation_id != undo.guard.conversation_id || turn.undone_at.is_some() || later > 0 {
+        return Err(changed(ACTION));
+    }
     let (_, at) = now();
     set_undone(conn, turn.id, Some(&at))?;
-    queries::turn(conn, turn.id)
+    queries::turn(conn, turn.id)?.ok_or_else(|| RepositoryError::not_found("turn", turn.id))
 }

@@ -6,6 +6,7 @@ use smallebot_core::entities::{
     Conversation, NewMessage, NewToolCall, Role, ToolCallCompletion, ToolCallStatus, Turn,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+use smallebot_core::test_support::RowFixtures;
 use smallebot_infrastructure::SqliteStore;
 use tempfile::TempDir;
 

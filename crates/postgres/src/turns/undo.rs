@@ -1,12 +1,14 @@
-//! `/undo`: the last turn in the context taken out of it, its rows kept and marked.
+//! Undo's primitive: a turn and its rows marked undone (kept, out of the context), and
+//! brought back when the turn is regenerated.
 
-use smallebot_core::entities::Turn;
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Turn, TurnUndo};
+use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::{ensure_no_running_turn, ensure_turn_not_summarized, fetch_turn};
-use crate::rows::{self, turn_columns};
+use super::fetch_turn;
+use super::rewrite::{changed, check_guard};
 use crate::store::PgStore;
 use crate::tx::{now, storage};
 
@@ -40,28 +42,26 @@ pub(super) async fn restore(conn: &mut PgConnection, turn_id: TurnId) -> RepoRes
     mark_rows(conn, turn_id, false).await
 }
 
-/// See [`TurnRepository::undo_last_turn`](smallebot_core::repository::TurnRepository::undo_last_turn).
-pub(super) async fn undo_last(
-    store: &PgStore,
-    conversation_id: ConversationId,
-) -> RepoResult<Option<Turn>> {
+/// See [`TurnRepository::mark_turn_undone`](smallebot_core::repository::TurnRepository::mark_turn_undone).
+pub(super) async fn mark_undone(store: &PgStore, undo: &TurnUndo) -> RepoResult<Turn> {
     const ACTION: &str = "undoing a turn";
     let mut tx = store.pool().begin().await.map_err(storage(ACTION))?;
-    let conversation = PgStore::lock_conversation(&mut tx, conversation_id).await?;
-    ensure_no_running_turn(&mut tx, conversation_id).await?;
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        turn_columns!(),
-        " FROM turns WHERE conversation_id = $1 AND undone_at IS NULL ORDER BY seq DESC LIMIT 1"
-    ))
-    .bind(conversation_id.to_string())
-    .fetch_optional(&mut *tx)
+    check_guard(&mut tx, &undo.guard, ACTION).await?;
+    let turn = fetch_turn(&mut tx, undo.turn_id)
+        .await?
+        .ok_or_else(|| RepositoryError::not_found("turn", undo.turn_id))?;
+    let later: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM turns WHERE conversation_id = $1 AND seq > $2 \
+         AND undone_at IS NULL",
+    )
+    .bind(turn.conversation_id.to_string())
+    .bind(turn.seq)
+    .fetch_one(&mut *tx)
     .await
     .map_err(storage("finding the last turn"))?;
-    let Some(turn) = row.as_ref().map(rows::turn).transpose()? else {
-        return Ok(None);
-    };
-    ensure_turn_not_summarized(&mut tx, &conversation, &turn, "the last turn").await?;
+    if turn.conversation_id != undo.guard.conversation_id || turn.undone_at.is_some() || later > 0 {
+        return Err(changed(ACTION));
+    }
     sqlx::query("UPDATE turns SET undone_at = $2 WHERE id = $1")
         .bind(turn.id.to_string())
         .bind(now())
@@ -69,7 +69,9 @@ pub(super) async fn undo_last(
         .await
         .map_err(storage("marking a turn undone"))?;
     mark_rows(&mut tx, turn.id, true).await?;
-    let undone = fetch_turn(&mut tx, turn.id).await?;
+    let undone = fetch_turn(&mut tx, turn.id)
+        .await?
+        .ok_or_else(|| RepositoryError::not_found("turn", turn.id))?;
     tx.commit().await.map_err(storage(ACTION))?;
     Ok(undone)
 }

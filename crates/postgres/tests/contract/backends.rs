@@ -12,7 +12,7 @@ use smallebot_core::entities::{
     Conversation, HistoryRow, LeaseOwner, NewMessage, NewToolCall, Role, SearchQuery, SearchScope,
     StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnStatus,
 };
-use smallebot_core::repository::Store;
+use smallebot_core::test_support::RowFixtures;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
@@ -43,7 +43,7 @@ pub struct Backend {
     /// "sqlite" or "postgres", for assertion messages.
     pub name: &'static str,
     /// The store.
-    pub store: Arc<dyn Store>,
+    pub store: Arc<dyn RowFixtures>,
     /// The concrete store, for backend-specific checks.
     pub kind: Kind,
     /// Keeps the temp dir or the cluster alive.

@@ -116,7 +116,8 @@ async fn two_concurrent_starts_on_one_conversation_admit_exactly_one() {
         let name = b.name;
         for _ in 0..3 {
             let c = b.conversation("alice").await;
-            let winner = race_starts(name, &[Arc::clone(&b.store)], c.id, 2).await;
+            let store: Arc<dyn Store> = b.store.clone();
+            let winner = race_starts(name, &[store], c.id, 2).await;
             let rows = b.rows(&c).await;
             assert_eq!(rows.len(), 1, "{name}: one user message: {rows:?}");
             assert_eq!(rows[0].turn_id(), winner, "{name}");

@@ -9,6 +9,7 @@ mod backends;
 mod concurrency;
 mod conversations;
 mod provisional_counts;
+mod rewrite_guards;
 mod rows;
 mod rows_around;
 mod search;

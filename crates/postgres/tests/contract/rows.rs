@@ -4,6 +4,7 @@
 //! PostgreSQL. (Concurrent appends: `contract_turns.rs`.)
 
 use crate::backends;
+use smallebot_application::rewrite;
 
 use crate::backends::{Backend, Kind, OrFail, TOOL, owner};
 use chrono::Utc;
@@ -267,9 +268,7 @@ async fn the_context_token_total_follows_every_change() {
                 _ => None,
             })
             .or_fail(name);
-        let (turn, _) = b
-            .store
-            .edit_user_message(two, "two, edited", 9, &owner())
+        let (turn, _) = rewrite::edit_user_message(&*b.store, two, "two, edited", 9, &owner())
             .await
             .or_fail(name);
         b.assistant(&c, &turn, "answer to the edit").await;

@@ -3,6 +3,7 @@
 //! PostgreSQL.
 
 use crate::backends;
+use smallebot_application::rewrite;
 
 use crate::backends::{OrFail, owner};
 use smallebot_core::entities::{HistoryRow, NewThinkBlock};
@@ -58,8 +59,7 @@ async fn nearest_rows_skip_think_blocks_and_respect_the_bounds() {
         let HistoryRow::Message(three) = &around(7, 0, 0).await[0] else {
             panic!("{name}: expected the message at seq 7")
         };
-        b.store
-            .edit_user_message(three.id, "three, edited", 3, &owner())
+        rewrite::edit_user_message(&*b.store, three.id, "three, edited", 3, &owner())
             .await
             .or_fail(name);
         let rows = around(7, 0, 5).await;

@@ -3,6 +3,7 @@
 //! running turn per conversation with its lease. Runs on SQLite and PostgreSQL.
 
 use crate::backends;
+use smallebot_application::rewrite;
 
 use crate::backends::{OrFail, owner};
 use chrono::Utc;
@@ -80,9 +81,7 @@ async fn edit_and_regenerate_discard_later_turns_but_never_summarized_rows() {
         let HistoryRow::Message(typo) = &rows[2] else {
             panic!("{name}: expected a message in {rows:?}")
         };
-        let (turn, edited) = b
-            .store
-            .edit_user_message(typo.id, "fixed", 2, &owner())
+        let (turn, edited) = rewrite::edit_user_message(&*b.store, typo.id, "fixed", 2, &owner())
             .await
             .or_fail(name);
         assert!(edited.is_edited, "{name}");
@@ -107,7 +106,7 @@ async fn edit_and_regenerate_discard_later_turns_but_never_summarized_rows() {
         let sum = b.store.token_sum_after(c.id, 0).await.or_fail(name);
         assert_eq!(sum, 3 + 5 + 2, "{name}");
         // Editing the replaced message again is refused.
-        let again = b.store.edit_user_message(typo.id, "again", 1, &me);
+        let again = rewrite::edit_user_message(&*b.store, typo.id, "again", 1, &me);
         assert!(again.await.is_err(), "{name}");
 
         // Regenerate: the turn's output and later turns go, the user message stays.
@@ -117,9 +116,7 @@ async fn edit_and_regenerate_discard_later_turns_but_never_summarized_rows() {
         b.assistant(&c, &t1, "bad answer").await;
         let t2 = b.user_turn(&c, "later").await;
         b.assistant(&c, &t2, "later answer").await;
-        let (turn, user) = b
-            .store
-            .reset_turn_for_regeneration(t1.id, &owner())
+        let (turn, user) = rewrite::regenerate_turn(&*b.store, t1.id, &owner())
             .await
             .or_fail(name);
         assert_eq!(turn.status, TurnStatus::Running, "{name}");
@@ -150,13 +147,11 @@ async fn edit_and_regenerate_discard_later_turns_but_never_summarized_rows() {
         let HistoryRow::Message(old) = &rows[0] else {
             panic!("{name}: expected a message in {rows:?}")
         };
-        let err = b
-            .store
-            .edit_user_message(old.id, "new", 1, &owner())
+        let err = rewrite::edit_user_message(&*b.store, old.id, "new", 1, &owner())
             .await
             .unwrap_err();
         assert!(err.to_string().contains("summarized"), "{name}: {err}");
-        let regenerate = b.store.reset_turn_for_regeneration(t1.id, &me);
+        let regenerate = rewrite::regenerate_turn(&*b.store, t1.id, &me);
         assert!(regenerate.await.is_err(), "{name}");
         assert_eq!(b.rows(&c).await, rows, "{name}");
     }

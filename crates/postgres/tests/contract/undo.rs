@@ -4,6 +4,7 @@
 //! SQLite and PostgreSQL.
 
 use crate::backends;
+use smallebot_application::rewrite;
 
 use crate::backends::{Backend, OrFail, owner, query};
 use chrono::Utc;
@@ -53,7 +54,7 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
     for b in backends::each("the_last_turn_leaves_the_context").await {
         let name = b.name;
         let c = b.conversation("ann").await;
-        let nothing = b.store.undo_last_turn(c.id).await.or_fail(name);
+        let nothing = rewrite::undo_last_turn(&*b.store, c.id).await.or_fail(name);
         assert!(
             nothing.is_none(),
             "{name}: nothing to undo in a new conversation"
@@ -65,9 +66,7 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
         b.assistant(&c, &second, "second answer").await;
         assert_eq!(total(&b, &c).await, (3 + 5) + (3 + 11 + 5), "{name}");
 
-        let undone = b
-            .store
-            .undo_last_turn(c.id)
+        let undone = rewrite::undo_last_turn(&*b.store, c.id)
             .await
             .or_fail(name)
             .or_fail(name);
@@ -96,9 +95,7 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
         assert_eq!(hits.len(), 1, "{name}: an undone turn stays searchable");
 
         // The next undo takes the turn before; then nothing is left.
-        let undone = b
-            .store
-            .undo_last_turn(c.id)
+        let undone = rewrite::undo_last_turn(&*b.store, c.id)
             .await
             .or_fail(name)
             .or_fail(name);
@@ -106,7 +103,7 @@ async fn the_last_turn_leaves_the_context_and_stays_stored_marked_and_searchable
         assert_eq!(total(&b, &c).await, 0, "{name}");
         let context = b.store.context_rows_after(c.id, 0).await.or_fail(name);
         assert!(context.is_empty(), "{name}: {context:?}");
-        let nothing = b.store.undo_last_turn(c.id).await.or_fail(name);
+        let nothing = rewrite::undo_last_turn(&*b.store, c.id).await.or_fail(name);
         assert!(nothing.is_none(), "{name}");
 
         // A new turn counts again, the undone ones stay out.
@@ -123,7 +120,7 @@ async fn running_and_summarized_turns_are_not_undone() {
         let c = b.conversation("ann").await;
         let _done = b.user_turn(&c, "done").await;
         let _running = b.running_user_turn(&c, "running").await;
-        let error = b.store.undo_last_turn(c.id).await.unwrap_err();
+        let error = rewrite::undo_last_turn(&*b.store, c.id).await.unwrap_err();
         assert!(
             matches!(error, RepositoryError::TurnRunning(_)),
             "{name}: {error}"
@@ -140,7 +137,7 @@ async fn running_and_summarized_turns_are_not_undone() {
             .set_compression(c.id, &summary(last))
             .await
             .or_fail(name);
-        let error = b.store.undo_last_turn(c.id).await.unwrap_err();
+        let error = rewrite::undo_last_turn(&*b.store, c.id).await.unwrap_err();
         assert!(
             error.to_string().contains("already summarized"),
             "{name}: {error}"
@@ -161,8 +158,7 @@ async fn the_total_skips_undone_rows_when_the_boundary_moves_and_rows_are_recoun
         b.assistant(&c, &second, "two").await;
         let third = b.user_turn(&c, "third").await;
         b.tool(&c, &third, "c1", "{}", "out").await;
-        b.store
-            .undo_last_turn(c.id)
+        rewrite::undo_last_turn(&*b.store, c.id)
             .await
             .or_fail(name)
             .or_fail(name);
@@ -206,16 +202,13 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
         b.assistant(&c, &first, "one").await;
         let second = b.user_turn(&c, "second").await;
         b.assistant(&c, &second, "two").await;
-        b.store
-            .undo_last_turn(c.id)
+        rewrite::undo_last_turn(&*b.store, c.id)
             .await
             .or_fail(name)
             .or_fail(name);
         assert_eq!(total(&b, &c).await, 8, "{name}");
 
-        let (turn, message) = b
-            .store
-            .reset_turn_for_regeneration(second.id, &owner())
+        let (turn, message) = rewrite::regenerate_turn(&*b.store, second.id, &owner())
             .await
             .or_fail(name);
         assert_eq!(message.content, "second", "{name}");
@@ -233,8 +226,7 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
 
         // Undo again, then edit the first message: the undone turn is discarded and the
         // total stays right (its rows were already out of it).
-        b.store
-            .undo_last_turn(c.id)
+        rewrite::undo_last_turn(&*b.store, c.id)
             .await
             .or_fail(name)
             .or_fail(name);
@@ -248,8 +240,7 @@ async fn regenerating_an_undone_turn_brings_it_back_and_editing_before_it_discar
                 _ => None,
             })
             .or_fail(name);
-        b.store
-            .edit_user_message(first_message, "first, edited", 4, &owner())
+        rewrite::edit_user_message(&*b.store, first_message, "first, edited", 4, &owner())
             .await
             .or_fail(name);
         assert_eq!(total(&b, &c).await, 4, "{name}");

@@ -12,6 +12,7 @@ use super::super::turn::TurnOutcome;
 use super::ConversationService;
 use super::start::{Stored, TurnHandle};
 use crate::error::PipelineError;
+use crate::rewrite;
 
 impl ConversationService {
     /// Edits a user message: its turn's output and every later turn are discarded, the
@@ -86,9 +87,7 @@ impl ConversationService {
         let tokens = context.assembler.message_tokens(Role::User, new_text);
         let owner = &self.lease.owner;
         let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
-            context
-                .store
-                .edit_user_message(message_id, new_text, tokens, owner)
+            rewrite::edit_user_message(context.store.as_ref(), message_id, new_text, tokens, owner)
         })
         .await?;
         Ok(Stored::rewritten(turn, guard, counts_exact))
@@ -152,7 +151,7 @@ impl ConversationService {
         let owner = &self.lease.owner;
         let counts_exact = self.context.assembler.exact_counts_ready();
         let (turn, _) = lease::claim(store.as_ref(), &self.lease, || {
-            store.reset_turn_for_regeneration(existing.id, owner)
+            rewrite::regenerate_turn(store.as_ref(), existing.id, owner)
         })
         .await?;
         Ok(Stored::rewritten(turn, guard, counts_exact))
@@ -172,6 +171,6 @@ impl ConversationService {
         let _guard = self.active.begin(conversation_id, None)?;
         lease::ensure_idle(self.context.store.as_ref(), &self.lease, conversation_id).await?;
         self.context.conversation(conversation_id).await?;
-        Ok(self.context.store.undo_last_turn(conversation_id).await?)
+        Ok(rewrite::undo_last_turn(self.context.store.as_ref(), conversation_id).await?)
     }
 }
