@@ -7,70 +7,18 @@ mod counts;
 mod read;
 
 use async_trait::async_trait;
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, Role, Seq, ToolCall, ToolCallCompletion, Turn,
+    HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 use smallebot_core::rules::truncation::cap_stored_result;
 use smallebot_core::test_support::RowFixtures;
-use sqlx::PgConnection;
 
 use crate::store::PgStore;
-use crate::turns::insert_turn;
-use crate::tx::{now, pg_text, storage};
+use crate::turns::{insert_message, insert_turn};
+use crate::tx::{pg_text, storage};
 use crate::write::{CompleteCall, Job};
-
-/// Inserts a message with the conversation's next `seq` (taking its row lock until the
-/// transaction ends).
-pub(crate) async fn insert_message(
-    conn: &mut PgConnection,
-    conversation_id: ConversationId,
-    turn_id: TurnId,
-    role: Role,
-    content: &str,
-    token_count: i64,
-    is_edited: bool,
-) -> RepoResult<Message> {
-    let seq = PgStore::allocate_seqs(conn, conversation_id, 1).await?;
-    let at = now();
-    let id = MessageId::new();
-    let content = pg_text(content).into_owned();
-    sqlx::query(
-        "INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
-         created_at, is_edited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(id.to_string())
-    .bind(conversation_id.to_string())
-    .bind(turn_id.to_string())
-    .bind(seq)
-    .bind(role.as_str())
-    .bind(&content)
-    .bind(token_count)
-    .bind(at)
-    .bind(is_edited)
-    .execute(&mut *conn)
-    .await
-    .map_err(|err| match &err {
-        sqlx::Error::Database(db) if db.code().as_deref() == Some("23503") => {
-            RepositoryError::not_found("turn", turn_id)
-        }
-        _ => storage("appending a message")(err),
-    })?;
-    Ok(Message {
-        id,
-        conversation_id,
-        turn_id,
-        seq,
-        role,
-        content,
-        token_count,
-        created_at: at,
-        replaced_by: None,
-        is_edited,
-    })
-}
 
 #[async_trait]
 impl HistoryRepository for PgStore {

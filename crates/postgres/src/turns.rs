@@ -15,11 +15,12 @@ use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
 use sqlx::PgConnection;
 
+mod guard;
 mod rewrite;
 mod start;
 mod undo;
 
-pub(crate) use start::{ensure_no_running_turn, insert_turn};
+pub(crate) use start::{ensure_no_running_turn, insert_message, insert_turn};
 
 use crate::rows::{self, message_columns, turn_columns};
 use crate::store::PgStore;
@@ -56,7 +57,6 @@ pub(crate) async fn fetch_message(
     .map_err(storage("reading a message"))?;
     row.as_ref().map(rows::message).transpose()
 }
-
 
 #[async_trait]
 impl TurnRepository for PgStore {

@@ -4,39 +4,17 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Message, MessageReplacement, RewriteGuard, Role, Turn, TurnContents, TurnRestart,
+    Message, MessageReplacement, Role, Turn, TurnContents, TurnRestart,
 };
 use smallebot_core::ids::{MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::{ensure_no_running_turn, fetch_message, fetch_turn, insert_turn, undo};
-use crate::history::insert_message;
+use super::guard::{changed, check_guard};
+use super::{fetch_message, fetch_turn, insert_message, insert_turn, undo};
 use crate::rows::{self, message_columns, turn_columns};
 use crate::store::PgStore;
 use crate::tx::{now, storage};
-
-/// Takes the conversation's row lock and refuses a rewrite decided on a state that no
-/// longer holds: the boundary moved, or a turn of the conversation runs.
-pub(super) async fn check_guard(
-    conn: &mut PgConnection,
-    guard: &RewriteGuard,
-    action: &str,
-) -> RepoResult<()> {
-    let conversation = PgStore::lock_conversation(conn, guard.conversation_id).await?;
-    if conversation.history_boundary() != guard.boundary {
-        return Err(changed(action));
-    }
-    ensure_no_running_turn(conn, guard.conversation_id).await
-}
-
-/// The refusal of a rewrite whose guard no longer holds.
-pub(super) fn changed(action: &str) -> RepositoryError {
-    RepositoryError::Conflict(format!(
-        "the conversation changed while {action} (another writer compressed, edited or undid \
-         it); nothing was changed, try again"
-    ))
-}
 
 /// A turn with its messages and the `seq` of its last row.
 pub(super) async fn turn_contents(

@@ -1,17 +1,17 @@
 //! Starting turns inside a transaction (edit): the one-running-turn check and the
-//! insert, under the conversation's row lock so the check and the insert are one step
-//! for every process. A new turn with its user message is the writer's
+//! inserts of a turn and of a message, under the conversation's row lock so the check
+//! and the inserts are one step for every process. A new turn with its user message is the writer's
 //! (`write/turns.rs`).
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Turn, TurnLease, TurnStatus};
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
 use crate::rows::{self, turn_columns};
 use crate::store::PgStore;
-use crate::tx::{now, storage};
+use crate::tx::{now, pg_text, storage};
 
 /// The conversation's running turn, if any.
 pub(crate) async fn running_turn_on(
@@ -86,5 +86,55 @@ pub(crate) async fn insert_turn(
             heartbeat_at: at,
         }),
         undone_at: None,
+    })
+}
+
+/// Inserts a message with the conversation's next `seq` (taking its row lock until the
+/// transaction ends).
+pub(crate) async fn insert_message(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    turn_id: TurnId,
+    role: Role,
+    content: &str,
+    token_count: i64,
+    is_edited: bool,
+) -> RepoResult<Message> {
+    let seq = PgStore::allocate_seqs(conn, conversation_id, 1).await?;
+    let at = now();
+    let id = MessageId::new();
+    let content = pg_text(content).into_owned();
+    sqlx::query(
+        "INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, token_count, \
+         created_at, is_edited) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(id.to_string())
+    .bind(conversation_id.to_string())
+    .bind(turn_id.to_string())
+    .bind(seq)
+    .bind(role.as_str())
+    .bind(&content)
+    .bind(token_count)
+    .bind(at)
+    .bind(is_edited)
+    .execute(&mut *conn)
+    .await
+    .map_err(|err| match &err {
+        sqlx::Error::Database(db) if db.code().as_deref() == Some("23503") => {
+            RepositoryError::not_found("turn", turn_id)
+        }
+        _ => storage("appending a message")(err),
+    })?;
+    Ok(Message {
+        id,
+        conversation_id,
+        turn_id,
+        seq,
+        role,
+        content,
+        token_count,
+        created_at: at,
+        replaced_by: None,
+        is_edited,
     })
 }

@@ -8,7 +8,7 @@ use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
 use super::fetch_turn;
-use super::rewrite::{changed, check_guard};
+use super::guard::{changed, check_guard};
 use crate::store::PgStore;
 use crate::tx::{now, storage};
 
