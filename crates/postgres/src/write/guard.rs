@@ -6,8 +6,8 @@ use smallebot_core::entities::RewriteGuard;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::ensure_no_running_turn;
 use crate::store::PgStore;
+use crate::turns::ensure_no_running_turn;
 
 /// Takes the conversation's row lock and refuses a rewrite decided on a state that no
 /// longer holds: the boundary moved, or a turn of the conversation runs.
