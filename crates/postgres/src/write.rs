@@ -222,16 +222,27 @@ impl Link {
         }
     }
 
-    /// Gives the connection up when `answer` says the server is out of reach.
-    fn settle<T>(&mut self, answer: &RepoResult<T>) {
-        if edits::lost(answer) {
+    /// After a job that may have run a transaction: gives the connection up when
+    /// `answer` says the server is out of reach, and ends a transaction the job left
+    /// without committing when it failed.
+    async fn settle<T, E>(&mut self, answer: &Result<T, E>, lost: bool) {
+        if lost {
             self.conn = None;
+        } else if answer.is_err() {
+            self.release().await;
         }
     }
 
-    /// Gives the connection up (the server was out of reach).
-    fn forget(&mut self) {
-        self.conn = None;
+    /// Rolls back now what a job left open (sqlx only queues the `ROLLBACK` of a
+    /// transaction dropped without committing, to be sent with the connection's next
+    /// statement): its locks are not held until the next job, however long that takes,
+    /// while other processes wait on them.
+    async fn release(&mut self) {
+        if let Some(conn) = self.conn.as_mut()
+            && conn.ping().await.is_err()
+        {
+            self.conn = None;
+        }
     }
 
     /// Closes the connection.

@@ -92,15 +92,16 @@ pub(crate) enum Edit {
 }
 
 /// Runs `$body` with the writer's connection bound to `$conn`, answering
-/// [`RepositoryError::Unavailable`] when there is none, and giving the connection up
-/// when the answer says the server is out of reach.
+/// [`RepositoryError::Unavailable`] when there is none; then gives the connection up
+/// when the answer says the server is out of reach, or rolls back at once what a
+/// failed body left open.
 macro_rules! on_link {
     ($link:expr, $action:expr, |$conn:ident| $body:expr) => {{
         let answer = match $link.get().await {
             Ok($conn) => $body.await,
             Err(err) => Err(storage($action)(err)),
         };
-        $link.settle(&answer);
+        $link.settle(&answer, lost(&answer)).await;
         answer
     }};
 }

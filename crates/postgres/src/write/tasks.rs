@@ -37,9 +37,7 @@ pub(super) async fn update(
         Ok(conn) => update_on(conn, conversation_id, edit, &lost).await,
         Err(err) => Err(crate::task_store::failed("update")(err)),
     };
-    if lost.load(Ordering::Relaxed) {
-        link.forget();
-    }
+    link.settle(&answer, lost.load(Ordering::Relaxed)).await;
     answer
 }
 
@@ -58,9 +56,7 @@ pub(super) async fn delete(
             .map_err(failed(&lost, "delete")),
         Err(err) => Err(crate::task_store::failed("delete")(err)),
     };
-    if lost.load(Ordering::Relaxed) {
-        link.forget();
-    }
+    link.settle(&answer, lost.load(Ordering::Relaxed)).await;
     answer
 }
 
@@ -112,6 +108,8 @@ async fn update_on(
     let mut list = before.clone();
     let output = edit(&mut list)?;
     if list == before && recovered.is_none() {
+        // Nothing to write: the lock is given back now.
+        tx.rollback().await.map_err(failed(lost, "update"))?;
         return Ok(TaskUpdate {
             output,
             list,
