@@ -1,57 +1,15 @@
 //! `ConversationRepository` on PostgreSQL.
 
 use async_trait::async_trait;
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, Conversation};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
 
+use crate::fetch::fetch_conversation;
 use crate::rows;
 use crate::store::PgStore;
 use crate::tx::{now, storage};
 use crate::write::Edit;
-
-impl PgStore {
-    /// Reads one conversation on `conn`; `FOR UPDATE` variants lock it (see
-    /// [`PgStore::lock_conversation`]).
-    pub(crate) async fn fetch_conversation(
-        conn: &mut sqlx::PgConnection,
-        id: ConversationId,
-    ) -> RepoResult<Option<Conversation>> {
-        let row = sqlx::query(
-            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id, \
-             provisional_counts_from_seq FROM conversations WHERE id = $1",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(storage("reading a conversation"))?;
-        row.as_ref().map(rows::conversation).transpose()
-    }
-
-    /// Locks the conversation's row until the transaction ends (every writer of a
-    /// conversation takes this lock first, so they queue instead of interleaving) and
-    /// returns it.
-    pub(crate) async fn lock_conversation(
-        conn: &mut sqlx::PgConnection,
-        id: ConversationId,
-    ) -> RepoResult<Conversation> {
-        let row = sqlx::query(
-            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id, \
-             provisional_counts_from_seq FROM conversations WHERE id = $1 FOR UPDATE",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(storage("locking a conversation"))?;
-        row.as_ref()
-            .map(rows::conversation)
-            .transpose()?
-            .ok_or_else(|| RepositoryError::not_found("conversation", id))
-    }
-}
 
 #[async_trait]
 impl ConversationRepository for PgStore {
@@ -96,7 +54,7 @@ impl ConversationRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading a conversation"))?;
-        Self::fetch_conversation(&mut conn, id).await
+        fetch_conversation(&mut conn, id).await
     }
 
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {

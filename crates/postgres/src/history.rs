@@ -47,7 +47,7 @@ impl HistoryRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading a message"))?;
-        crate::turns::fetch_message(&mut conn, message_id).await
+        crate::fetch::fetch_message(&mut conn, message_id).await
     }
 
     async fn rows_after(

@@ -26,6 +26,7 @@ mod broadcast;
 mod connect;
 mod conversations;
 mod error;
+mod fetch;
 mod history;
 mod migrate;
 mod rows;

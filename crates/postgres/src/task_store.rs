@@ -15,10 +15,10 @@
 use async_trait::async_trait;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{TaskEdit, TaskList, TaskStore, TaskStoreError, TaskUpdate};
-use sqlx::PgConnection;
 
 use smallebot_core::RepositoryError;
 
+use crate::fetch::{Stored, read_tasks, task_failed as failed};
 use crate::store::PgStore;
 use crate::write::{Edit, EditTasks};
 
@@ -36,48 +36,11 @@ impl PgTaskStore {
     }
 }
 
-/// Maps a statement's error to the task store's.
-pub(crate) fn failed(action: &'static str) -> impl FnOnce(sqlx::Error) -> TaskStoreError {
-    move |err| TaskStoreError::Storage {
-        action,
-        message: err.to_string(),
-    }
-}
-
-/// A stored list: parsed, or not a task list (with why).
-pub(crate) enum Stored {
-    /// No list yet.
-    Missing,
-    /// A list and its version.
-    List(TaskList, i64),
-    /// What is stored, why it is no task list, and its version.
-    Corrupt(serde_json::Value, String, i64),
-}
-
-/// Reads a conversation's stored list.
-pub(crate) async fn read(
-    conn: &mut PgConnection,
-    id: ConversationId,
-) -> Result<Stored, sqlx::Error> {
-    let row: Option<(serde_json::Value, i64)> =
-        sqlx::query_as("SELECT body, version FROM task_lists WHERE conversation_id = $1")
-            .bind(id.to_string())
-            .fetch_optional(&mut *conn)
-            .await?;
-    Ok(match row {
-        None => Stored::Missing,
-        Some((body, version)) => match serde_json::from_value::<TaskList>(body.clone()) {
-            Ok(list) => Stored::List(list, version),
-            Err(err) => Stored::Corrupt(body, err.to_string(), version),
-        },
-    })
-}
-
 #[async_trait]
 impl TaskStore for PgTaskStore {
     async fn load(&self, conversation_id: ConversationId) -> Result<TaskList, TaskStoreError> {
         let mut conn = self.store.pool().acquire().await.map_err(failed("read"))?;
-        match read(&mut conn, conversation_id)
+        match read_tasks(&mut conn, conversation_id)
             .await
             .map_err(failed("read"))?
         {

@@ -11,51 +11,17 @@ use smallebot_core::entities::{
     FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
     TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
-use sqlx::PgConnection;
 
 mod contents;
-mod start;
 
-pub(crate) use start::ensure_no_running_turn;
-
-use crate::rows::{self, message_columns, turn_columns};
+use crate::fetch::{fetch_turn, running_turn_on};
+use crate::rows::{self, turn_columns};
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
 use crate::write::{Edit, Job, StartTurn};
-
-/// Reads one turn on `conn`.
-pub(crate) async fn fetch_turn(conn: &mut PgConnection, id: TurnId) -> RepoResult<Option<Turn>> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        turn_columns!(),
-        " FROM turns WHERE id = $1"
-    ))
-    .bind(id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("reading a turn"))?;
-    row.as_ref().map(rows::turn).transpose()
-}
-
-/// Reads one message on `conn`.
-pub(crate) async fn fetch_message(
-    conn: &mut PgConnection,
-    id: MessageId,
-) -> RepoResult<Option<Message>> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        message_columns!(),
-        " FROM messages WHERE id = $1"
-    ))
-    .bind(id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("reading a message"))?;
-    row.as_ref().map(rows::message).transpose()
-}
 
 #[async_trait]
 impl TurnRepository for PgStore {
@@ -138,7 +104,7 @@ impl TurnRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading the running turn"))?;
-        start::running_turn_on(&mut conn, conversation_id).await
+        running_turn_on(&mut conn, conversation_id).await
     }
 
     async fn interrupt_turn(&self, turn_id: TurnId) -> RepoResult<bool> {

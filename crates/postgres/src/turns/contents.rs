@@ -5,7 +5,7 @@ use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::fetch_turn;
+use crate::fetch::fetch_turn;
 use crate::rows::{self, message_columns};
 use crate::tx::storage;
 

@@ -9,7 +9,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 use sqlx::{Connection as _, PgConnection};
 
-use crate::store::PgStore;
+use crate::fetch::{fetch_conversation, lock_conversation};
 use crate::tx::{now, storage};
 
 pub(super) const CREATE: &str = "creating a conversation";
@@ -92,7 +92,7 @@ pub(super) async fn set_compression(
     update: &CompressionUpdate,
 ) -> RepoResult<Conversation> {
     let mut tx = conn.begin().await.map_err(storage(COMPRESS))?;
-    let current = PgStore::lock_conversation(&mut tx, id).await?;
+    let current = lock_conversation(&mut tx, id).await?;
     if current.compressed_through_seq != update.expected_previous_seq {
         return Err(RepositoryError::Conflict(
             "the conversation was compacted by another request meanwhile; nothing changed"
@@ -134,7 +134,7 @@ pub(super) async fn set_compression(
     .execute(&mut *tx)
     .await
     .map_err(storage("writing the compression fields"))?;
-    let updated = PgStore::fetch_conversation(&mut tx, id)
+    let updated = fetch_conversation(&mut tx, id)
         .await?
         .ok_or_else(|| RepositoryError::not_found("conversation", id))?;
     tx.commit()
@@ -198,7 +198,7 @@ pub(super) async fn store_exact(
     let tokens: Vec<i64> = counts.iter().map(|(_, tokens)| *tokens).collect();
     let mut tx = conn.begin().await.map_err(storage(EXACT))?;
     // The conversation's lock first, as every writer takes it.
-    PgStore::lock_conversation(&mut tx, conversation_id).await?;
+    lock_conversation(&mut tx, conversation_id).await?;
     for table in [
         "UPDATE messages m SET token_count = n.tokens \
          FROM UNNEST($2::bigint[], $3::bigint[]) AS n(seq, tokens) \

@@ -9,7 +9,7 @@ use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use crate::turns::ensure_no_running_turn;
+use crate::fetch::ensure_no_running_turn;
 use crate::tx::{now, pg_text, storage};
 
 /// Hands out the conversation's next `count` seqs (under its row lock, held until

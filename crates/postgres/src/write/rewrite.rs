@@ -12,8 +12,8 @@ use sqlx::{Connection as _, PgConnection};
 use super::guard::{changed, check_guard};
 use super::insert::{insert_message, insert_turn};
 use super::undo;
+use crate::fetch::{fetch_message, fetch_turn};
 use crate::rows::{self, turn_columns};
-use crate::turns::{fetch_message, fetch_turn};
 use crate::tx::{now, storage};
 
 pub(super) const EDIT: &str = "editing a message";

@@ -10,7 +10,7 @@ use smallebot_core::tasks::{TaskEdit, TaskList, TaskStoreError, TaskUpdate};
 use sqlx::{Connection as _, PgConnection};
 
 use super::Link;
-use crate::task_store::{Stored, read};
+use crate::fetch::{Stored, read_tasks, task_failed};
 use crate::tx::{now, unreachable};
 
 /// Maps a statement's error, noting when it says the server is out of reach.
@@ -22,7 +22,7 @@ fn failed<'a>(
         if unreachable(&err) {
             lost.store(true, Ordering::Relaxed);
         }
-        crate::task_store::failed(action)(err)
+        task_failed(action)(err)
     }
 }
 
@@ -35,7 +35,7 @@ pub(super) async fn update(
     let lost = AtomicBool::new(false);
     let answer = match link.get().await {
         Ok(conn) => update_on(conn, conversation_id, edit, &lost).await,
-        Err(err) => Err(crate::task_store::failed("update")(err)),
+        Err(err) => Err(task_failed("update")(err)),
     };
     link.settle(&answer, lost.load(Ordering::Relaxed)).await;
     answer
@@ -54,7 +54,7 @@ pub(super) async fn delete(
             .await
             .map(|_| ())
             .map_err(failed(&lost, "delete")),
-        Err(err) => Err(crate::task_store::failed("delete")(err)),
+        Err(err) => Err(task_failed("delete")(err)),
     };
     link.settle(&answer, lost.load(Ordering::Relaxed)).await;
     answer
@@ -74,7 +74,7 @@ async fn update_on(
         .await
         .map_err(failed(lost, "lock"))?;
     let mut recovered = None;
-    let stored = read(&mut tx, conversation_id)
+    let stored = read_tasks(&mut tx, conversation_id)
         .await
         .map_err(failed(lost, "read"))?;
     let (before, version) = match stored {

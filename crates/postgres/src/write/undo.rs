@@ -10,7 +10,7 @@ use sqlx::PgConnection;
 use sqlx::Connection as _;
 
 use super::guard::{changed, check_guard};
-use crate::turns::fetch_turn;
+use crate::fetch::fetch_turn;
 use crate::tx::{now, storage};
 
 pub(super) const ACTION: &str = "undoing a turn";
