@@ -10,7 +10,8 @@ impl PgStore {
     /// Adds user `name` with the SHA-256 hex digest of its token.
     ///
     /// # Errors
-    /// [`RepositoryError::Conflict`] when the name exists; storage failures.
+    /// [`RepositoryError::Conflict`](smallebot_core::RepositoryError::Conflict) when the
+    /// name exists; storage failures.
     pub async fn add_user(&self, name: &str, token_sha256: &str) -> RepoResult<()> {
         let (name, digest) = (name.to_owned(), token_sha256.to_owned());
         self.edit("adding a user", |reply| Edit::AddUser(name, digest, reply))
