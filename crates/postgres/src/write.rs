@@ -1,4 +1,4 @@
-//! The one write path of a turn: a writer task that owns a connection, takes typed
+//! The store's one write path: a writer task that owns a connection, takes typed
 //! [`Job`]s from a channel and drains what is queued into as few statements as it can.
 //!
 //! Every write of the store is sent here: a turn's writes (its start, each model step,
@@ -6,7 +6,9 @@
 //! processes, and the rarer writes ([`Edit`]: conversations, compression, token counts,
 //! the guarded rewrites, users, task lists, relayed messages) — none takes a pooled
 //! connection; reads do. A rarer write runs alone, in its queue order, as one
-//! transaction when it has several statements. That saves the pool's work per
+//! transaction when it has several statements; one that fails or is refused is rolled
+//! back before the next job (its row and advisory locks are not kept while the writer
+//! waits). That saves the pool's work per
 //! statement (sqlx checks a connection back in with a second round trip to the
 //! server), and under load the jobs queued while a statement runs go out together: the
 //! steps of several turns in one statement (`UNNEST` arrays), the tool results of

@@ -1,7 +1,7 @@
 //! Rows inserted inside a rewrite's or a fixture's transaction on the writer's
 //! connection: a turn, a message, each taking the conversation's next `seq` (and its row
 //! lock until the transaction ends). A new turn with its user message in one statement
-//! is `turns.rs`'.
+//! is in `turns.rs`.
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
