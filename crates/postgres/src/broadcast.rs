@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 
 use crate::error::PgStoreError;
 use crate::store::PgStore;
-use crate::write::Job;
+use crate::write::{Edit, Job};
 
 /// The notification channel.
 const CHANNEL: &str = "smallebot_events";
@@ -184,15 +184,10 @@ async fn send(store: &PgStore, origin: &str, payload: Result<String, Value>) -> 
     let text = match payload {
         Ok(text) => text,
         Err(large) => {
-            let id: i64 = sqlx::query_scalar(
-                "WITH swept AS (DELETE FROM relayed_messages \
-                     WHERE created_at < now() - interval '10 minutes') \
-                 INSERT INTO relayed_messages (body) VALUES ($1) RETURNING id",
-            )
-            .bind(&large)
-            .fetch_one(store.pool())
-            .await
-            .map_err(|e| e.to_string())?;
+            let id = store
+                .edit("relaying events", |reply| Edit::Relay(large, reply))
+                .await
+                .map_err(|e| e.to_string())??;
             json!({"o": origin, "r": id}).to_string()
         }
     };

@@ -1,7 +1,7 @@
 //! `HistoryRepository` on PostgreSQL: completing tool calls, reading rows back, and
-//! token counts; reads are in `read.rs`, provisional counts in `counts.rs`. Also the
-//! test-support writes (`RowFixtures`: a bare turn, a single message, each with the
-//! conversation's next `seq`).
+//! token counts; reads are in `read.rs`, the context total in `counts.rs`, every write
+//! a job of the writer. Also the test-support writes (`RowFixtures`: a bare turn, a
+//! single message, each with the conversation's next `seq`).
 
 mod counts;
 mod read;
@@ -16,9 +16,8 @@ use smallebot_core::rules::truncation::cap_stored_result;
 use smallebot_core::test_support::RowFixtures;
 
 use crate::store::PgStore;
-use crate::turns::{insert_message, insert_turn};
 use crate::tx::{pg_text, storage};
-use crate::write::{CompleteCall, Job};
+use crate::write::{CompleteCall, Edit, Job};
 
 #[async_trait]
 impl HistoryRepository for PgStore {
@@ -48,7 +47,7 @@ impl HistoryRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading a message"))?;
-        crate::turns::fetch_message(&mut conn, message_id).await
+        crate::fetch::fetch_message(&mut conn, message_id).await
     }
 
     async fn rows_after(
@@ -90,7 +89,10 @@ impl HistoryRepository for PgStore {
         conversation_id: ConversationId,
         from_seq: Seq,
     ) -> RepoResult<()> {
-        counts::mark_provisional(self, conversation_id, from_seq).await
+        self.edit("marking provisional token counts", |reply| {
+            Edit::MarkProvisional(conversation_id, from_seq, reply)
+        })
+        .await
     }
 
     async fn set_exact_counts(
@@ -99,7 +101,14 @@ impl HistoryRepository for PgStore {
         counts: &[(Seq, i64)],
         through_seq: Seq,
     ) -> RepoResult<()> {
-        counts::store_exact(self, conversation_id, counts, through_seq).await
+        let counts = counts.to_vec();
+        self.edit("storing exact token counts", |reply| Edit::ExactCounts {
+            conversation_id,
+            counts,
+            through_seq,
+            reply,
+        })
+        .await
     }
 }
 
@@ -110,27 +119,17 @@ impl RowFixtures for PgStore {
         conversation_id: ConversationId,
         thinking_mode: bool,
     ) -> RepoResult<Turn> {
-        const ACTION: &str = "starting a turn";
-        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
-        let turn = insert_turn(&mut tx, conversation_id, thinking_mode, None).await?;
-        tx.commit().await.map_err(storage(ACTION))?;
-        Ok(turn)
+        self.edit("starting a turn", |reply| {
+            Edit::FixtureTurn(conversation_id, thinking_mode, reply)
+        })
+        .await
     }
 
     async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        const ACTION: &str = "appending a message";
-        let mut tx = self.pool().begin().await.map_err(storage(ACTION))?;
-        let stored = insert_message(
-            &mut tx,
-            message.conversation_id,
-            message.turn_id,
-            message.role,
-            &message.content,
-            message.token_count,
-            false,
-        )
-        .await?;
-        tx.commit().await.map_err(storage(ACTION))?;
-        Ok(stored)
+        let message = message.clone();
+        self.edit("appending a message", |reply| {
+            Edit::FixtureMessage(message, reply)
+        })
+        .await
     }
 }

@@ -12,11 +12,11 @@
 //! - search uses generated `tsvector` columns with GIN indexes; text and query are split
 //!   into words the way SQLite's FTS5 splits them (any user text is a valid query);
 //! - task lists are rows updated with optimistic concurrency;
-//! - a turn's writes (its start, steps, tool results, end, heartbeats, appended rows)
-//!   and notifications to the other processes go through one writer task per store,
-//!   which owns a connection and drains what is queued into as few statements as it
-//!   can (the steps of several turns in one statement); the rarer writes (edits,
-//!   undo, compression, conversations, task lists) are transactions on the pool.
+//! - every write (a turn's start, steps, tool results, end and heartbeats; the rarer
+//!   edits, undo, compression, conversations, users, task lists) and the
+//!   notifications to the other processes go through one writer task per store, which
+//!   owns a connection and drains what is queued into as few statements as it can (the
+//!   steps of several turns in one statement); reads use the pool.
 //!
 //! The schema is in this crate's `migrations/` folder and embedded in the binary;
 //! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the
@@ -26,6 +26,7 @@ mod broadcast;
 mod connect;
 mod conversations;
 mod error;
+mod fetch;
 mod history;
 mod migrate;
 mod rows;

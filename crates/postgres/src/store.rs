@@ -5,7 +5,9 @@ use sqlx::PgPool;
 use crate::connect::{MAX_CONNECTIONS, connect_pool};
 use crate::error::PgStoreError;
 use crate::migrate;
-use crate::write::Writer;
+use smallebot_core::repository::RepoResult;
+
+use crate::write::{Edit, Job, Reply, Writer};
 
 /// The PostgreSQL store: implements every repository trait of `smallebot-core`.
 /// Cloning is cheap (clones share the pool and the writer).
@@ -67,6 +69,17 @@ impl PgStore {
     /// The writer task.
     pub(crate) fn writer(&self) -> &Writer {
         &self.writer
+    }
+
+    /// Sends one of the rarer writes to the writer and waits for its answer.
+    pub(crate) async fn edit<T>(
+        &self,
+        action: &'static str,
+        edit: impl FnOnce(Reply<T>) -> Edit,
+    ) -> RepoResult<T> {
+        self.writer
+            .submit(action, |reply| Job::Edit(edit(reply)))
+            .await
     }
 
     /// Closes every connection (the writer's after what is queued is written).

@@ -1,8 +1,9 @@
 //! `TurnRepository` on PostgreSQL: turn lifecycle, leases, and the guarded primitives
-//! edit, regenerate and undo are built on (`rewrite.rs`, `undo.rs`).
+//! edit, regenerate and undo are built on. Every write is a job of the writer
+//! (`write.rs`; the rewrites in `write/rewrite.rs`, `write/undo.rs`); reads are here.
 //!
 //! Every write that adds rows to a conversation first takes the conversation's row lock
-//! (`allocate_seqs`), so writers from any process queue there; the partial unique index
+//! (its `last_seq`), so writers from any process queue there; the partial unique index
 //! `turns_one_running` backs the one-running-turn rule should a writer skip the check.
 
 use async_trait::async_trait;
@@ -10,53 +11,17 @@ use smallebot_core::entities::{
     FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
     TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
-use sqlx::PgConnection;
 
-mod guard;
-mod rewrite;
-mod start;
-mod undo;
+mod contents;
 
-pub(crate) use start::{ensure_no_running_turn, insert_message, insert_turn};
-
-use crate::rows::{self, message_columns, turn_columns};
+use crate::fetch::{fetch_turn, running_turn_on};
+use crate::rows::{self, turn_columns};
 use crate::store::PgStore;
-use crate::tx::{now, pg_text, storage};
-use crate::write::{Job, StartTurn};
-
-/// Reads one turn on `conn`.
-pub(crate) async fn fetch_turn(conn: &mut PgConnection, id: TurnId) -> RepoResult<Option<Turn>> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        turn_columns!(),
-        " FROM turns WHERE id = $1"
-    ))
-    .bind(id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("reading a turn"))?;
-    row.as_ref().map(rows::turn).transpose()
-}
-
-/// Reads one message on `conn`.
-pub(crate) async fn fetch_message(
-    conn: &mut PgConnection,
-    id: MessageId,
-) -> RepoResult<Option<Message>> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        message_columns!(),
-        " FROM messages WHERE id = $1"
-    ))
-    .bind(id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("reading a message"))?;
-    row.as_ref().map(rows::message).transpose()
-}
+use crate::tx::{pg_text, storage};
+use crate::write::{Edit, Job, StartTurn};
 
 #[async_trait]
 impl TurnRepository for PgStore {
@@ -96,17 +61,19 @@ impl TurnRepository for PgStore {
         if turn.seq != 1 {
             return Ok((turn, message, false));
         }
-        let titled = sqlx::query(
-            "UPDATE conversations SET title = $1, updated_at = $2 WHERE id = $3 AND title = $4",
-        )
-        .bind(pg_text(title.title).as_ref())
-        .bind(now())
-        .bind(conversation_id.to_string())
-        .bind(title.untitled)
-        .execute(self.pool())
-        .await
-        .map_err(storage("giving a new conversation its title"))?;
-        Ok((turn, message, titled.rows_affected() > 0))
+        let untitled = title.untitled.to_owned();
+        let title = pg_text(title.title).into_owned();
+        let titled = self
+            .edit("giving a new conversation its title", |reply| {
+                Edit::FirstTitle {
+                    conversation_id,
+                    title,
+                    untitled,
+                    reply,
+                }
+            })
+            .await?;
+        Ok((turn, message, titled))
     }
 
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
@@ -137,22 +104,14 @@ impl TurnRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading the running turn"))?;
-        start::running_turn_on(&mut conn, conversation_id).await
+        running_turn_on(&mut conn, conversation_id).await
     }
 
     async fn interrupt_turn(&self, turn_id: TurnId) -> RepoResult<bool> {
-        let done = sqlx::query(
-            "UPDATE turns SET status = 'interrupted', completed_at = $1, \
-             error = 'the process stopped while this turn was running', owner_pid = NULL, \
-             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
-             WHERE id = $2 AND status = 'running'",
-        )
-        .bind(now())
-        .bind(turn_id.to_string())
-        .execute(self.pool())
+        self.edit("marking a turn interrupted", |reply| {
+            Edit::InterruptTurn(turn_id, reply)
+        })
         .await
-        .map_err(storage("marking a turn interrupted"))?;
-        Ok(done.rows_affected() == 1)
     }
 
     async fn finish_turn(
@@ -204,21 +163,31 @@ impl TurnRepository for PgStore {
             .acquire()
             .await
             .map_err(storage("reading a turn's rows"))?;
-        rewrite::turn_contents(&mut conn, turn_id).await
+        contents::turn_contents(&mut conn, turn_id).await
     }
 
     async fn replace_user_message(
         &self,
         replacement: &MessageReplacement,
     ) -> RepoResult<(Turn, Message)> {
-        rewrite::replace_user_message(self, replacement).await
+        let replacement = replacement.clone();
+        self.edit("editing a message", |reply| {
+            Edit::ReplaceUserMessage(replacement, reply)
+        })
+        .await
     }
 
     async fn restart_turn(&self, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
-        rewrite::restart(self, restart).await
+        let restart = restart.clone();
+        self.edit("regenerating a turn", |reply| {
+            Edit::RestartTurn(restart, reply)
+        })
+        .await
     }
 
     async fn mark_turn_undone(&self, undo: &TurnUndo) -> RepoResult<Turn> {
-        undo::mark_undone(self, undo).await
+        let undo = *undo;
+        self.edit("undoing a turn", |reply| Edit::MarkTurnUndone(undo, reply))
+            .await
     }
 }

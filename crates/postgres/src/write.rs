@@ -1,9 +1,14 @@
-//! The one write path of a turn: a writer task that owns a connection, takes typed
+//! The store's one write path: a writer task that owns a connection, takes typed
 //! [`Job`]s from a channel and drains what is queued into as few statements as it can.
 //!
-//! A turn's writes (its start, each model step, each tool result and appended row, its
-//! end, its lease's heartbeats) and the notifications to other processes are sent here
-//! instead of each taking a pooled connection. That saves the pool's work per
+//! Every write of the store is sent here: a turn's writes (its start, each model step,
+//! each tool result, its end, its lease's heartbeats), the notifications to other
+//! processes, and the rarer writes ([`Edit`]: conversations, compression, token counts,
+//! the guarded rewrites, users, task lists, relayed messages) — none takes a pooled
+//! connection; reads do. A rarer write runs alone, in its queue order, as one
+//! transaction when it has several statements; one that fails or is refused is rolled
+//! back before the next job (its row and advisory locks are not kept while the writer
+//! waits). That saves the pool's work per
 //! statement (sqlx checks a connection back in with a second round trip to the
 //! server), and under load the jobs queued while a statement runs go out together: the
 //! steps of several turns in one statement (`UNNEST` arrays), the tool results of
@@ -23,8 +28,16 @@
 //! running turn, and a notification is sent when its statement commits.
 
 mod calls;
+mod conversations;
+mod edits;
+mod guard;
+mod insert;
+mod rewrite;
 mod steps;
+mod tasks;
 mod turns;
+mod undo;
+mod users;
 
 use std::time::Instant;
 
@@ -37,6 +50,7 @@ use sqlx::{Connection as _, PgConnection, PgPool};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use calls::CompleteCall;
+pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use steps::PreparedStep;
 pub(crate) use turns::StartTurn;
 
@@ -79,6 +93,10 @@ pub(crate) enum Job {
         /// Whether it was sent.
         reply: Reply<()>,
     },
+    /// One of the rarer writes (conversations, compression, counts, rewrites, users,
+    /// task lists): alone in its drain slot, as one transaction when it has several
+    /// statements.
+    Edit(Edit),
     /// A running turn's lease renewed.
     Heartbeat {
         /// The turn.
@@ -206,6 +224,29 @@ impl Link {
         }
     }
 
+    /// After a job that may have run a transaction: gives the connection up when
+    /// `answer` says the server is out of reach, and ends a transaction the job left
+    /// without committing when it failed.
+    async fn settle<T, E>(&mut self, answer: &Result<T, E>, lost: bool) {
+        if lost {
+            self.conn = None;
+        } else if answer.is_err() {
+            self.release().await;
+        }
+    }
+
+    /// Rolls back now what a job left open (sqlx only queues the `ROLLBACK` of a
+    /// transaction dropped without committing, to be sent with the connection's next
+    /// statement): its locks are not held until the next job, however long that takes,
+    /// while other processes wait on them.
+    async fn release(&mut self) {
+        if let Some(conn) = self.conn.as_mut()
+            && conn.ping().await.is_err()
+        {
+            self.conn = None;
+        }
+    }
+
     /// Closes the connection.
     async fn close(self) {
         if let Some(conn) = self.conn {
@@ -263,6 +304,7 @@ async fn write_all(link: &mut Link, jobs: Vec<Job>) {
             } => {
                 let _ = reply.send(turns::finish(link, turn_id, status, error.as_deref()).await);
             }
+            Job::Edit(edit) => edits::run(link, edit).await,
             Job::Heartbeat { turn_id, at, reply } => {
                 let _ = reply.send(turns::heartbeat(link, turn_id, at).await);
             }

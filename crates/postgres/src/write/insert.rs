@@ -1,7 +1,7 @@
-//! Starting turns inside a transaction (edit): the one-running-turn check and the
-//! inserts of a turn and of a message, under the conversation's row lock so the check
-//! and the inserts are one step for every process. A new turn with its user message is the writer's
-//! (`write/turns.rs`).
+//! Rows inserted inside a rewrite's or a fixture's transaction on the writer's
+//! connection: a turn, a message, each taking the conversation's next `seq` (and its row
+//! lock until the transaction ends). A new turn with its user message in one statement
+//! is in `turns.rs`.
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
@@ -9,49 +9,40 @@ use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use crate::rows::{self, turn_columns};
-use crate::store::PgStore;
+use crate::fetch::ensure_no_running_turn;
 use crate::tx::{now, pg_text, storage};
 
-/// The conversation's running turn, if any.
-pub(crate) async fn running_turn_on(
-    conn: &mut PgConnection,
-    conversation_id: ConversationId,
-) -> RepoResult<Option<Turn>> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        turn_columns!(),
-        " FROM turns WHERE conversation_id = $1 AND status = 'running' ORDER BY seq LIMIT 1"
-    ))
-    .bind(conversation_id.to_string())
+/// Hands out the conversation's next `count` seqs (under its row lock, held until
+/// the transaction ends) and bumps `updated_at`; returns the first.
+pub(super) async fn allocate_seqs(
+    conn: &mut sqlx::PgConnection,
+    id: ConversationId,
+    count: i64,
+) -> RepoResult<i64> {
+    let last: Option<i64> = sqlx::query_scalar(
+        "UPDATE conversations SET last_seq = last_seq + $2, updated_at = $3 \
+         WHERE id = $1 RETURNING last_seq",
+    )
+    .bind(id.to_string())
+    .bind(count)
+    .bind(now())
     .fetch_optional(&mut *conn)
     .await
-    .map_err(storage("checking for a running turn"))?;
-    row.as_ref().map(rows::turn).transpose()
-}
-
-/// Refuses with [`RepositoryError::TurnRunning`] while the conversation has a running
-/// turn (call it holding the conversation's row lock).
-pub(crate) async fn ensure_no_running_turn(
-    conn: &mut PgConnection,
-    conversation_id: ConversationId,
-) -> RepoResult<()> {
-    match running_turn_on(conn, conversation_id).await? {
-        Some(running) => Err(RepositoryError::TurnRunning(Box::new(running))),
-        None => Ok(()),
-    }
+    .map_err(storage("allocating a seq"))?;
+    let last = last.ok_or_else(|| RepositoryError::not_found("conversation", id))?;
+    Ok(last - count + 1)
 }
 
 /// Inserts a running turn with the next `seq`, leased to `owner` when given, or
 /// refuses with [`RepositoryError::TurnRunning`]. Taking the `seq` takes the
 /// conversation's row lock, so the check sees every turn committed before.
-pub(crate) async fn insert_turn(
+pub(super) async fn insert_turn(
     conn: &mut PgConnection,
     conversation_id: ConversationId,
     thinking_mode: bool,
     owner: Option<&LeaseOwner>,
 ) -> RepoResult<Turn> {
-    let seq = PgStore::allocate_seqs(conn, conversation_id, 1).await?;
+    let seq = allocate_seqs(conn, conversation_id, 1).await?;
     ensure_no_running_turn(conn, conversation_id).await?;
     let at = now();
     let id = TurnId::new();
@@ -91,7 +82,7 @@ pub(crate) async fn insert_turn(
 
 /// Inserts a message with the conversation's next `seq` (taking its row lock until the
 /// transaction ends).
-pub(crate) async fn insert_message(
+pub(super) async fn insert_message(
     conn: &mut PgConnection,
     conversation_id: ConversationId,
     turn_id: TurnId,
@@ -100,7 +91,7 @@ pub(crate) async fn insert_message(
     token_count: i64,
     is_edited: bool,
 ) -> RepoResult<Message> {
-    let seq = PgStore::allocate_seqs(conn, conversation_id, 1).await?;
+    let seq = allocate_seqs(conn, conversation_id, 1).await?;
     let at = now();
     let id = MessageId::new();
     let content = pg_text(content).into_owned();

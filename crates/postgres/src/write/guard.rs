@@ -6,8 +6,7 @@ use smallebot_core::entities::RewriteGuard;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::ensure_no_running_turn;
-use crate::store::PgStore;
+use crate::fetch::{ensure_no_running_turn, lock_conversation};
 
 /// Takes the conversation's row lock and refuses a rewrite decided on a state that no
 /// longer holds: the boundary moved, or a turn of the conversation runs.
@@ -16,7 +15,7 @@ pub(super) async fn check_guard(
     guard: &RewriteGuard,
     action: &str,
 ) -> RepoResult<()> {
-    let conversation = PgStore::lock_conversation(conn, guard.conversation_id).await?;
+    let conversation = lock_conversation(conn, guard.conversation_id).await?;
     if conversation.history_boundary() != guard.boundary {
         return Err(changed(action));
     }

@@ -1,54 +1,26 @@
-//! The guarded rewrite primitives: replace a user message, restart a turn, and what
-//! the rewrite rules read of a turn. They decide nothing; each checks, under the
-//! conversation's row lock, that the state the caller decided on still holds.
+//! The guarded rewrite primitives on the writer's connection: replace a user message,
+//! restart a turn (each one transaction). They decide nothing; each checks, under the
+//! conversation's row lock, that the state the caller decided on still holds. Also a
+//! turn marked interrupted, and the test fixtures' rows.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{
-    Message, MessageReplacement, Role, Turn, TurnContents, TurnRestart,
-};
-use smallebot_core::ids::{MessageId, TurnId};
+use smallebot_core::entities::{Message, MessageReplacement, NewMessage, Role, Turn, TurnRestart};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
-use sqlx::PgConnection;
+use sqlx::{Connection as _, PgConnection};
 
 use super::guard::{changed, check_guard};
-use super::{fetch_message, fetch_turn, insert_message, insert_turn, undo};
-use crate::rows::{self, message_columns, turn_columns};
-use crate::store::PgStore;
+use super::insert::{insert_message, insert_turn};
+use super::undo;
+use crate::fetch::{fetch_message, fetch_turn};
+use crate::rows::{self, turn_columns};
 use crate::tx::{now, storage};
 
-/// A turn with its messages and the `seq` of its last row.
-pub(super) async fn turn_contents(
-    conn: &mut PgConnection,
-    turn_id: TurnId,
-) -> RepoResult<Option<TurnContents>> {
-    let Some(turn) = fetch_turn(conn, turn_id).await? else {
-        return Ok(None);
-    };
-    let found = sqlx::query(concat!(
-        "SELECT ",
-        message_columns!(),
-        " FROM messages WHERE turn_id = $1 ORDER BY seq"
-    ))
-    .bind(turn_id.to_string())
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(storage("reading a turn's messages"))?;
-    let messages = found.iter().map(rows::message).collect::<RepoResult<_>>()?;
-    let last_row_seq: Option<i64> = sqlx::query_scalar(
-        "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = $1 \
-         UNION ALL SELECT seq FROM tool_calls WHERE turn_id = $1 \
-         UNION ALL SELECT seq FROM think_blocks WHERE turn_id = $1) AS rows",
-    )
-    .bind(turn_id.to_string())
-    .fetch_one(&mut *conn)
-    .await
-    .map_err(storage("reading a turn's rows"))?;
-    Ok(Some(TurnContents {
-        turn,
-        messages,
-        last_row_seq,
-    }))
-}
+pub(super) const EDIT: &str = "editing a message";
+pub(super) const REGENERATE: &str = "regenerating a turn";
+pub(super) const INTERRUPT: &str = "marking a turn interrupted";
+pub(super) const FIXTURE_TURN: &str = "starting a turn";
+pub(super) const FIXTURE_MESSAGE: &str = "appending a message";
 
 /// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
 /// `keep_message`.
@@ -85,12 +57,12 @@ async fn discard_after(
 
 /// See `TurnRepository::replace_user_message`.
 pub(super) async fn replace_user_message(
-    store: &PgStore,
+    conn: &mut PgConnection,
     replacement: &MessageReplacement,
 ) -> RepoResult<(Turn, Message)> {
-    const ACTION: &str = "editing a message";
+    const ACTION: &str = EDIT;
     let message_id = replacement.message_id;
-    let mut tx = store.pool().begin().await.map_err(storage(ACTION))?;
+    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
     check_guard(&mut tx, &replacement.guard, ACTION).await?;
     // Read under the lock: another process may have edited it meanwhile.
     let old = fetch_message(&mut tx, message_id)
@@ -131,10 +103,13 @@ pub(super) async fn replace_user_message(
 }
 
 /// See `TurnRepository::restart_turn`.
-pub(super) async fn restart(store: &PgStore, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
-    const ACTION: &str = "regenerating a turn";
+pub(super) async fn restart(
+    conn: &mut PgConnection,
+    restart: &TurnRestart,
+) -> RepoResult<(Turn, Message)> {
+    const ACTION: &str = REGENERATE;
     let turn_id = restart.turn_id;
-    let mut tx = store.pool().begin().await.map_err(storage(ACTION))?;
+    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
     check_guard(&mut tx, &restart.guard, ACTION).await?;
     let turn = fetch_turn(&mut tx, turn_id)
         .await?
@@ -168,4 +143,52 @@ pub(super) async fn restart(store: &PgStore, restart: &TurnRestart) -> RepoResul
     let turn = rows::turn(&row)?;
     tx.commit().await.map_err(storage(ACTION))?;
     Ok((turn, user_message))
+}
+
+/// See `TurnRepository::interrupt_turn`.
+pub(super) async fn interrupt(conn: &mut PgConnection, turn_id: TurnId) -> RepoResult<bool> {
+    let done = sqlx::query(
+        "UPDATE turns SET status = 'interrupted', completed_at = $1, \
+         error = 'the process stopped while this turn was running', owner_pid = NULL, \
+         owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
+         WHERE id = $2 AND status = 'running'",
+    )
+    .bind(now())
+    .bind(turn_id.to_string())
+    .execute(&mut *conn)
+    .await
+    .map_err(storage(INTERRUPT))?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A running turn without an owner, in one transaction (a test fixture).
+pub(super) async fn fixture_turn(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    thinking_mode: bool,
+) -> RepoResult<Turn> {
+    let mut tx = conn.begin().await.map_err(storage(FIXTURE_TURN))?;
+    let turn = insert_turn(&mut tx, conversation_id, thinking_mode, None).await?;
+    tx.commit().await.map_err(storage(FIXTURE_TURN))?;
+    Ok(turn)
+}
+
+/// A message appended to a turn, in one transaction (a test fixture).
+pub(super) async fn fixture_message(
+    conn: &mut PgConnection,
+    message: &NewMessage,
+) -> RepoResult<Message> {
+    let mut tx = conn.begin().await.map_err(storage(FIXTURE_MESSAGE))?;
+    let stored = insert_message(
+        &mut tx,
+        message.conversation_id,
+        message.turn_id,
+        message.role,
+        &message.content,
+        message.token_count,
+        false,
+    )
+    .await?;
+    tx.commit().await.map_err(storage(FIXTURE_MESSAGE))?;
+    Ok(stored)
 }

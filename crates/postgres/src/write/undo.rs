@@ -1,4 +1,4 @@
-//! Undo's primitive: a turn and its rows marked undone (kept, out of the context), and
+//! Undo's primitive on the writer's connection: a turn and its rows marked undone (kept, out of the context), and
 //! brought back when the turn is regenerated.
 
 use smallebot_core::RepositoryError;
@@ -7,10 +7,13 @@ use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::fetch_turn;
+use sqlx::Connection as _;
+
 use super::guard::{changed, check_guard};
-use crate::store::PgStore;
+use crate::fetch::fetch_turn;
 use crate::tx::{now, storage};
+
+pub(super) const ACTION: &str = "undoing a turn";
 
 /// Sets the `undone` mark of a turn's rows ($1 turn, $2 the mark); the triggers move
 /// their tokens out of (or back into) `context_tokens`.
@@ -43,9 +46,8 @@ pub(super) async fn restore(conn: &mut PgConnection, turn_id: TurnId) -> RepoRes
 }
 
 /// See [`TurnRepository::mark_turn_undone`](smallebot_core::repository::TurnRepository::mark_turn_undone).
-pub(super) async fn mark_undone(store: &PgStore, undo: &TurnUndo) -> RepoResult<Turn> {
-    const ACTION: &str = "undoing a turn";
-    let mut tx = store.pool().begin().await.map_err(storage(ACTION))?;
+pub(super) async fn mark_undone(conn: &mut PgConnection, undo: &TurnUndo) -> RepoResult<Turn> {
+    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
     check_guard(&mut tx, &undo.guard, ACTION).await?;
     let turn = fetch_turn(&mut tx, undo.turn_id)
         .await?

@@ -1,0 +1,150 @@
+//! Reads on a given connection, shared by the readers (on the pool) and the writer
+//! (inside its transactions, under the conversation's row lock): a conversation (and
+//! its lock), a turn, a message, the running turn, a task list.
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::{Conversation, Message, Turn};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::tasks::{TaskList, TaskStoreError};
+use sqlx::PgConnection;
+
+use crate::rows::{self, message_columns, turn_columns};
+use crate::tx::storage;
+
+/// Reads one conversation on `conn`; `FOR UPDATE` variants lock it (see
+/// [`lock_conversation`]).
+pub(crate) async fn fetch_conversation(
+    conn: &mut PgConnection,
+    id: ConversationId,
+) -> RepoResult<Option<Conversation>> {
+    let row = sqlx::query(
+        "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
+         compressed_at, compressed_through_seq, context_tokens, model_id, \
+         provisional_counts_from_seq FROM conversations WHERE id = $1",
+    )
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("reading a conversation"))?;
+    row.as_ref().map(rows::conversation).transpose()
+}
+
+/// Locks the conversation's row until the transaction ends (every writer of a
+/// conversation takes this lock first, so they queue instead of interleaving) and
+/// returns it.
+pub(crate) async fn lock_conversation(
+    conn: &mut PgConnection,
+    id: ConversationId,
+) -> RepoResult<Conversation> {
+    let row = sqlx::query(
+        "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
+         compressed_at, compressed_through_seq, context_tokens, model_id, \
+         provisional_counts_from_seq FROM conversations WHERE id = $1 FOR UPDATE",
+    )
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("locking a conversation"))?;
+    row.as_ref()
+        .map(rows::conversation)
+        .transpose()?
+        .ok_or_else(|| RepositoryError::not_found("conversation", id))
+}
+
+/// Reads one turn on `conn`.
+pub(crate) async fn fetch_turn(conn: &mut PgConnection, id: TurnId) -> RepoResult<Option<Turn>> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        turn_columns!(),
+        " FROM turns WHERE id = $1"
+    ))
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("reading a turn"))?;
+    row.as_ref().map(rows::turn).transpose()
+}
+
+/// Reads one message on `conn`.
+pub(crate) async fn fetch_message(
+    conn: &mut PgConnection,
+    id: MessageId,
+) -> RepoResult<Option<Message>> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        message_columns!(),
+        " FROM messages WHERE id = $1"
+    ))
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("reading a message"))?;
+    row.as_ref().map(rows::message).transpose()
+}
+
+/// The conversation's running turn, if any.
+pub(crate) async fn running_turn_on(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+) -> RepoResult<Option<Turn>> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        turn_columns!(),
+        " FROM turns WHERE conversation_id = $1 AND status = 'running' ORDER BY seq LIMIT 1"
+    ))
+    .bind(conversation_id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("checking for a running turn"))?;
+    row.as_ref().map(rows::turn).transpose()
+}
+
+/// Refuses with [`RepositoryError::TurnRunning`] while the conversation has a running
+/// turn (call it holding the conversation's row lock).
+pub(crate) async fn ensure_no_running_turn(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+) -> RepoResult<()> {
+    match running_turn_on(conn, conversation_id).await? {
+        Some(running) => Err(RepositoryError::TurnRunning(Box::new(running))),
+        None => Ok(()),
+    }
+}
+
+/// Maps a statement's error to the task store's.
+pub(crate) fn task_failed(action: &'static str) -> impl FnOnce(sqlx::Error) -> TaskStoreError {
+    move |err| TaskStoreError::Storage {
+        action,
+        message: err.to_string(),
+    }
+}
+
+/// A stored list: parsed, or not a task list (with why).
+pub(crate) enum Stored {
+    /// No list yet.
+    Missing,
+    /// A list and its version.
+    List(TaskList, i64),
+    /// What is stored, why it is no task list, and its version.
+    Corrupt(serde_json::Value, String, i64),
+}
+
+/// Reads a conversation's stored list.
+pub(crate) async fn read_tasks(
+    conn: &mut PgConnection,
+    id: ConversationId,
+) -> Result<Stored, sqlx::Error> {
+    let row: Option<(serde_json::Value, i64)> =
+        sqlx::query_as("SELECT body, version FROM task_lists WHERE conversation_id = $1")
+            .bind(id.to_string())
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(match row {
+        None => Stored::Missing,
+        Some((body, version)) => match serde_json::from_value::<TaskList>(body.clone()) {
+            Ok(list) => Stored::List(list, version),
+            Err(err) => Stored::Corrupt(body, err.to_string(), version),
+        },
+    })
+}

@@ -1,0 +1,62 @@
+//! Rows outside conversations, on the writer's connection: the web app's users, and
+//! relayed messages too large for a notification.
+
+use smallebot_core::RepositoryError;
+use smallebot_core::repository::RepoResult;
+use sqlx::PgConnection;
+
+use super::Link;
+use crate::tx::{now, storage, violates};
+
+pub(super) const ADD: &str = "adding a user";
+pub(super) const REMOVE: &str = "removing a user";
+
+/// Adds user `name` with the SHA-256 hex digest of their token; a name taken is
+/// [`RepositoryError::Conflict`].
+pub(super) async fn add(conn: &mut PgConnection, name: &str, token_sha256: &str) -> RepoResult<()> {
+    sqlx::query("INSERT INTO users (name, token_sha256, created_at) VALUES ($1, $2, $3)")
+        .bind(name)
+        .bind(token_sha256)
+        .bind(now())
+        .execute(&mut *conn)
+        .await
+        .map_err(|err| {
+            if violates(&err, "users_pkey") {
+                RepositoryError::Conflict(format!(
+                    "a user named '{name}' exists already; pick another name, or \
+                     `smallebot users remove {name}` first to give them a new token"
+                ))
+            } else {
+                storage(ADD)(err)
+            }
+        })?;
+    Ok(())
+}
+
+/// Removes user `name`; whether there was one.
+pub(super) async fn remove(conn: &mut PgConnection, name: &str) -> RepoResult<bool> {
+    let done = sqlx::query("DELETE FROM users WHERE name = $1")
+        .bind(name)
+        .execute(&mut *conn)
+        .await
+        .map_err(storage(REMOVE))?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Stores a relayed message (sweeping those older than ten minutes); its id, or the
+/// database's error text.
+pub(super) async fn relay(link: &mut Link, body: &serde_json::Value) -> Result<i64, String> {
+    let conn = link.get().await.map_err(|e| e.to_string())?;
+    let stored = sqlx::query_scalar(
+        "WITH swept AS (DELETE FROM relayed_messages \
+             WHERE created_at < now() - interval '10 minutes') \
+         INSERT INTO relayed_messages (body) VALUES ($1) RETURNING id",
+    )
+    .bind(body)
+    .fetch_one(&mut *conn)
+    .await;
+    stored.map_err(|e| {
+        link.check(&e);
+        e.to_string()
+    })
+}
