@@ -103,6 +103,9 @@ async fn a_paste_of_any_size_is_one_message() {
     term.paste("first pasted line\nsecond\nthird");
     term.keys(&["Enter"]);
     term.wait_for("answer 0");
+    // The turn is over and the editor reads again: a paste that arrived while the
+    // terminal was still in line mode would meet its line-length limit.
+    term.wait_for_prompt_after("[context");
     // Far beyond a terminal's 4095-character line limit, on one line.
     let long = "0123456789".repeat(20_000);
     term.paste(&long);

@@ -106,6 +106,26 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
     }
 
+    /// Waits until the prompt is drawn again after the last `marker` on the screen (the
+    /// line editor reads again: what is typed or pasted from now on reaches it, not a
+    /// terminal in line mode with its line-length limit).
+    pub fn wait_for_prompt_after(&self, marker: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if let Some(at) = screen.rfind(marker)
+                && screen[at..].contains("\n› ")
+            {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for the prompt after {marker:?}; the screen shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits until the screen shows `needle` (20 s at most); returns the screen.
     pub fn wait_for(&self, needle: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);
