@@ -110,22 +110,11 @@ pub(super) fn start_with_message(
 ) -> RepoResult<(Turn, Message, bool)> {
     ensure_no_running_turn(conn, start.conversation_id)?;
     let at = now();
-    let turn = insert_turn(
+    let (turn, message) = insert_turn_with_message(
         conn,
-        start.conversation_id,
-        start.thinking_mode,
-        Some(&start.owner),
-        &at,
-    )?;
-    let message = insert_message(
-        conn,
-        &NewMessage {
-            conversation_id: turn.conversation_id,
-            turn_id: turn.id,
-            role: Role::User,
-            content: start.content.clone(),
-            token_count: start.token_count,
-        },
+        (start.conversation_id, start.thinking_mode, &start.owner),
+        &start.content,
+        start.token_count,
         false,
         &at,
     )?;
@@ -236,22 +225,15 @@ pub(super) fn replace_user_message(
         .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
     discard_after(conn, &old_turn, old.id)?;
     let at = now();
-    let turn = insert_turn(
+    let (turn, message) = insert_turn_with_message(
         conn,
-        old.conversation_id,
-        old_turn.thinking_mode,
-        Some(&replacement.owner),
-        &at,
-    )?;
-    let message = insert_message(
-        conn,
-        &NewMessage {
-            conversation_id: turn.conversation_id,
-            turn_id: turn.id,
-            role: Role::User,
-            content: replacement.content.clone(),
-            token_count: replacement.token_count,
-        },
+        (
+            old.conversation_id,
+            old_turn.thinking_mode,
+            &replacement.owner,
+        ),
+        &replacement.content,
+        replacement.token_count,
         true,
         &at,
     )?;
@@ -260,6 +242,32 @@ pub(super) fn replace_user_message(
         "marking a message replaced",
         "UPDATE messages SET replaced_by = ?1 WHERE id = ?2",
         (message.id.to_string(), old.id.to_string()),
+    )?;
+    Ok((turn, message))
+}
+
+/// A new running turn leased to its owner, with its user message (`is_edited` for an
+/// edit's new version): the two inserts of a start and of an edit.
+fn insert_turn_with_message(
+    conn: &Connection,
+    (conversation_id, thinking_mode, owner): (ConversationId, bool, &LeaseOwner),
+    content: &str,
+    token_count: i64,
+    is_edited: bool,
+    at: &Now,
+) -> RepoResult<(Turn, Message)> {
+    let turn = insert_turn(conn, conversation_id, thinking_mode, Some(owner), at)?;
+    let message = insert_message(
+        conn,
+        &NewMessage {
+            conversation_id,
+            turn_id: turn.id,
+            role: Role::User,
+            content: content.to_owned(),
+            token_count,
+        },
+        is_edited,
+        at,
     )?;
     Ok((turn, message))
 }
