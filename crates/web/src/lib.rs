@@ -145,6 +145,7 @@ pub fn router(state: WebState) -> Router {
             guard::same_site,
         ))
         // Outermost: every answer, a refusal of the guard's included.
+        .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
         .with_state(state)
 }
@@ -157,6 +158,20 @@ pub fn protocol_event(
     event: &smallebot_application::Event,
 ) -> Option<smallebot_protocol::events::Event> {
     wire::events::event(event.clone())
+}
+
+/// Marks every answer under `/api/` `Cache-Control: no-store`: conversations are
+/// private and change all the time, so neither a browser nor a proxy keeps them.
+async fn api_not_stored(request: axum::extract::Request, next: middleware::Next) -> Response {
+    let api = request.uri().path().starts_with("/api/");
+    let mut response = next.run(request).await;
+    if api {
+        response.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        );
+    }
+    response
 }
 
 /// Marks an answer with the protocol's version (see `smallebot_protocol::PROTOCOL_VERSION`).

@@ -1,5 +1,7 @@
 //! Conversation titles: a fallback from the first message, then one from the model.
 
+use smallebot_core::rules::title_text::clean_title as clean_stored_title;
+
 use crate::ports::{ChatModel, ModelMessage, ModelRequest, RequestPurpose};
 
 /// The instruction that starts a title request's user message.
@@ -9,13 +11,11 @@ that starts with the message below. Reply with the title only, without quotes.";
 /// Longest title kept from the model.
 const MAX_TITLE_CHARS: usize = 80;
 
-/// The first 20 characters of the first message, with "…" when it was longer.
+/// The first 20 characters of the first message, with "…" when it was longer (cleaned
+/// as every stored title is, see [`smallebot_core::rules::title_text`]).
 #[must_use]
 pub fn fallback_title(first_message: &str) -> String {
-    let flat: String = first_message
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = clean_stored_title(first_message);
     let mut chars = flat.chars();
     let head: String = chars.by_ref().take(20).collect();
     if chars.next().is_some() {
@@ -48,6 +48,7 @@ pub(crate) async fn model_title(
 
 fn clean_title(raw: &str) -> Option<String> {
     let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = clean_stored_title(line);
     let line = line.trim_start_matches("Title:").trim();
     let trimmed =
         line.trim_matches(|c: char| matches!(c, '"' | '\'' | '*' | '#' | '`' | '“' | '”'));
@@ -87,6 +88,7 @@ mod tests {
             ("Title: **Bold**", Some("Bold")),
             ("   \n  ", None),
             ("\"\"", None),
+            ("Bidi\u{202E}txt.exe\u{7}", Some("Bidi txt.exe")),
         ];
         for (input, expected) in cases {
             assert_eq!(clean_title(input).as_deref(), expected, "{input:?}");

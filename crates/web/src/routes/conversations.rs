@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use smallebot_application::ConversationService;
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::rules::title_text::clean_title;
 use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
 use smallebot_protocol::api::{self, Conversation, RenameBody, Timeline, TimelineRow};
 use smallebot_protocol::plan::Plan;
@@ -131,7 +132,8 @@ pub(crate) async fn delete(
 /// The longest title accepted, in characters.
 const MAX_TITLE_CHARS: usize = 200;
 
-/// `PATCH /api/conversations/{id}`: `{"title"}` renames it (1–200 characters).
+/// `PATCH /api/conversations/{id}`: `{"title"}` renames it (1–200 characters once
+/// cleaned by [`clean_title`]).
 pub(crate) async fn rename(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -140,14 +142,14 @@ pub(crate) async fn rename(
 ) -> Result<Json<Conversation>, ApiError> {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    let title = body.title.trim();
+    let title = clean_title(&body.title);
     if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
         return Err(ApiError::bad_request(format!(
             "a title has 1 to {MAX_TITLE_CHARS} characters"
         )));
     }
     let store = state.service.store();
-    store.rename_conversation(conversation.id, title).await?;
+    store.rename_conversation(conversation.id, &title).await?;
     let renamed = store
         .get_conversation(conversation.id)
         .await?
