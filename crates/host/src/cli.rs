@@ -119,8 +119,10 @@ pub enum Command {
         /// Where to listen.
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: std::net::SocketAddr,
-        /// A host name the server is reached by (as in the browser's address bar,
-        /// `name` or `name:port`); repeatable. Requests naming other hosts are refused.
+        /// A name the server is reached by, as the browser's address bar shows it: a
+        /// host (`bot.lan`), a host:port or an origin (`https://bot.example.com`, for a
+        /// reverse proxy; https also makes the sign-in cookie Secure); repeatable.
+        /// Requests naming other hosts are refused.
         #[arg(long = "public-name")]
         public_names: Vec<String>,
         /// Open the page in a browser once listening ($BROWSER if set, else xdg-open).

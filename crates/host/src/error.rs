@@ -114,6 +114,9 @@ pub enum HostError {
          carry a user's token, and there are no users. Add one with `smallebot users add NAME`."
     )]
     NotLoopback(std::net::SocketAddr),
+    /// A `--public-name` is no host, host:port or origin.
+    #[error(transparent)]
+    PublicName(#[from] smallebot_web::PublicNameError),
 
     /// mcp.json is invalid.
     #[error(transparent)]

@@ -30,6 +30,13 @@ pub struct LoggedIn {
     pub user: String,
 }
 
+/// The answer of `GET /api/me`: who is signed in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Me {
+    /// The user's name (without users, the local user the server serves).
+    pub name: String,
+}
+
 /// The answer of `GET /readyz`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Ready {

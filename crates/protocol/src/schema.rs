@@ -18,6 +18,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::ErrorBody>();
     generator.subschema_for::<api::LoginBody>();
     generator.subschema_for::<api::LoggedIn>();
+    generator.subschema_for::<api::Me>();
     generator.subschema_for::<api::Ready>();
     generator.subschema_for::<Vec<api::Conversation>>();
     generator.subschema_for::<api::RenameBody>();

@@ -1,23 +1,20 @@
 //! Who is asking. On loopback the server belongs to its one local user and nobody signs
 //! in. With users ([`WebState::users`](crate::WebState::users)) every API request must
 //! carry a user's token — `Authorization: Bearer <token>`, or the `smallebot_token`
-//! cookie the page gets from `POST /api/login` (HttpOnly, SameSite=Strict) — and sees
-//! only that user's conversations.
+//! cookie the page gets from `POST /api/login` (see [`crate::signin`]) — and sees only
+//! that user's conversations.
 
 use std::sync::Arc;
 
-use axum::Json;
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequestParts, Request, State};
-use axum::http::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
+use axum::http::HeaderMap;
+use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use smallebot_application::ConversationService;
-use smallebot_protocol::api::{LoggedIn, LoginBody};
 
 use crate::error::ApiError;
 use crate::state::WebState;
@@ -134,7 +131,10 @@ pub(crate) async fn authenticate(
     next.run(request).await
 }
 
-async fn user_for(users: &dyn TokenUsers, headers: &HeaderMap) -> Result<Arc<str>, ApiError> {
+pub(crate) async fn user_for(
+    users: &dyn TokenUsers,
+    headers: &HeaderMap,
+) -> Result<Arc<str>, ApiError> {
     let token = token(headers).ok_or_else(|| {
         ApiError::unauthorized("sign in: send your token as `Authorization: Bearer <token>`")
     })?;
@@ -146,43 +146,10 @@ async fn user_for(users: &dyn TokenUsers, headers: &HeaderMap) -> Result<Arc<str
     }
 }
 
-/// `POST /api/login`: `{"token"}` — when it is a user's, answers `{"user"}` and sets
-/// the HttpOnly cookie the page's later requests carry.
-pub(crate) async fn login(
-    State(state): State<WebState>,
-    body: Result<Json<LoginBody>, JsonRejection>,
-) -> Result<Response, ApiError> {
-    let Json(body) = body?;
-    let Some(users) = &state.users else {
-        let user = state.user_name.to_string();
-        return Ok(Json(LoggedIn { user }).into_response());
-    };
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        AUTHORIZATION,
-        HeaderValue::from_str(&format!("Bearer {}", body.token.trim()))
-            .map_err(|_| ApiError::unauthorized("a token is 64 hex digits"))?,
-    );
-    let user = user_for(users.as_ref(), &headers).await?;
-    let cookie = format!(
-        "{TOKEN_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
-        body.token.trim()
-    );
-    let cookie = HeaderValue::from_str(&cookie)
-        .map_err(|_| ApiError::unauthorized("a token is 64 hex digits"))?;
-    Ok((
-        StatusCode::OK,
-        [(SET_COOKIE, cookie)],
-        Json(LoggedIn {
-            user: user.to_string(),
-        }),
-    )
-        .into_response())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     #[test]
     fn tokens_are_fresh_and_only_their_digest_is_compared() {

@@ -47,6 +47,14 @@ impl ApiError {
         }
     }
 
+    /// `429` for a client that tried too often.
+    pub(crate) fn too_many(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            message: message.into(),
+        }
+    }
+
     /// `503` for a request the server cannot answer now (its database is out of
     /// reach).
     pub(crate) fn unavailable(message: impl Into<String>) -> Self {

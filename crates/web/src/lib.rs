@@ -11,7 +11,9 @@
 //! | `GET /` | the page (its script and style under `/assets/`) |
 //! | `GET /healthz` | `ok` (the process runs) |
 //! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
-//! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie ([`auth`]) |
+//! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie for 30 days; failed tries limited per address (`429`, [`login_limit`]) |
+//! | `POST /api/logout` | clears the cookie (`204`) |
+//! | `GET /api/me` | `{"name"}`: who is signed in (the local user without users) |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked |
@@ -44,14 +46,18 @@ pub mod auth;
 mod confirm;
 mod error;
 mod guard;
+pub mod login_limit;
 mod markdown;
+pub mod public_name;
 mod routes;
+mod signin;
 mod state;
 mod users;
 mod wire;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
+pub use public_name::{PublicName, PublicNameError};
 pub use state::WebState;
 
 use std::net::SocketAddr;
@@ -126,6 +132,7 @@ pub fn router(state: WebState) -> Router {
         .route("/api/conversations/{id}/events", get(events::stream))
         .route("/api/search", get(search::search))
         .route("/api/models", get(models::list))
+        .route("/api/me", get(signin::me))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
@@ -138,7 +145,8 @@ pub fn router(state: WebState) -> Router {
         .route("/assets/app.css", get(page::style))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
-        .route("/api/login", post(auth::login))
+        .route("/api/login", post(signin::login))
+        .route("/api/logout", post(signin::logout))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -6,6 +6,7 @@ use smallebot_application::ConversationService;
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
+use crate::login_limit::LoginLimiter;
 use crate::users::{TokenUsers, UserServices};
 
 /// The service the routes drive, and whose conversations they show.
@@ -18,6 +19,10 @@ pub struct WebState {
     pub(crate) confirmer: Option<SharedConfirmer>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
     pub(crate) per_user: Option<Arc<dyn UserServices>>,
+    /// Failed sign-ins by client address.
+    pub(crate) login_limit: Arc<LoginLimiter>,
+    /// Whether the page is served over https (the sign-in cookie is then `Secure`).
+    pub(crate) https: bool,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
 }
@@ -35,6 +40,8 @@ impl WebState {
             users: None,
             per_user: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
+            login_limit: Arc::default(),
+            https: false,
         }
     }
 
@@ -46,6 +53,16 @@ impl WebState {
     pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = String>) -> Self {
         let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
         self.allowed_hosts = Arc::from(hosts);
+        self
+    }
+
+    /// Says the page is served over https (a reverse proxy with a certificate in
+    /// front of it): the sign-in cookie is then always `Secure`. Without it the cookie
+    /// is `Secure` when the request says it came over https (`Origin: https://…` or
+    /// `X-Forwarded-Proto: https`).
+    #[must_use]
+    pub fn https(mut self, https: bool) -> Self {
+        self.https = https;
         self
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use smallebot_agent::assembly::Home;
 use smallebot_sandbox::CommandSandbox;
-use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
+use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
 
@@ -37,6 +37,11 @@ pub struct ServeOptions {
 /// elsewhere for the store's users, who sign in with their tokens.
 pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Result<(), HostError> {
     let addr = options.addr;
+    let public_names = options
+        .public_names
+        .iter()
+        .map(|name| PublicName::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
     let app = wiring::build(home, user, confirmer.clone()).await?;
@@ -69,18 +74,15 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     // Only its own host names: a DNS name rebound to the server, or another site open
     // in the browser, gets 403.
     let mut hosts = hosts_for(bound);
-    hosts.extend(options.public_names.iter().map(|name| {
-        if name.contains(':') {
-            name.clone()
-        } else {
-            format!("{name}:{}", bound.port())
-        }
-    }));
+    for name in &public_names {
+        hosts.extend(name.hosts(bound.port()));
+    }
     let confirmer_for_users = confirmer.clone();
     let mut per_user = None;
     let banner;
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
         .allow_hosts(hosts)
+        .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer);
     if signed_in {
         // Each user's tools work in their own folder, <home>/workspace/users/<name>.
@@ -122,7 +124,9 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     // interrupted here, not only when this process starts.
     let sweeper = tokio::spawn(sweep_abandoned_turns(Arc::clone(&app.service)));
     let admission = state.clone();
-    let server = axum::serve(listener, router(state)).into_future();
+    // The peer's address limits failed sign-ins per client.
+    let app_service = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let server = axum::serve(listener, app_service).into_future();
     tokio::pin!(server);
     let served = tokio::select! {
         served = &mut server => served,

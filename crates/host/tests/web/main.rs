@@ -20,4 +20,5 @@ mod models;
 mod outage;
 mod protocol;
 mod routes;
+mod signin;
 mod streams;
