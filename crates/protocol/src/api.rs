@@ -65,6 +65,31 @@ pub struct Conversation {
     pub compressed_through_seq: Option<i64>,
 }
 
+/// `POST /api/conversations` with a body: the conversation is created with its first
+/// message, whose turn starts at once (no empty conversation is stored).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NewConversationBody {
+    /// The first message (without it, an empty conversation is created).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The model it runs on (an id of `GET /api/models`; default: the default model).
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// The answer of `POST /api/conversations` (`201`): the conversation, and with a first
+/// message the id of its running turn (as `POST …/messages` answers).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CreatedConversation {
+    /// The conversation.
+    #[serde(flatten)]
+    pub conversation: Conversation,
+    /// The first turn's id, when a first message was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+}
+
 /// `PATCH /api/conversations/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

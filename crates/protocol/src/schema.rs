@@ -21,6 +21,8 @@ pub fn document() -> Value {
     generator.subschema_for::<api::Me>();
     generator.subschema_for::<api::Ready>();
     generator.subschema_for::<Vec<api::Conversation>>();
+    generator.subschema_for::<api::NewConversationBody>();
+    generator.subschema_for::<api::CreatedConversation>();
     generator.subschema_for::<api::RenameBody>();
     generator.subschema_for::<api::Timeline>();
     generator.subschema_for::<api::TextBody>();

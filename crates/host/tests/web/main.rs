@@ -15,6 +15,7 @@ mod browser;
 mod browser_access;
 mod browser_actions;
 mod browser_outage;
+mod first_message;
 mod hygiene;
 mod models;
 mod outage;

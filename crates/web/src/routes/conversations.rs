@@ -4,15 +4,19 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use smallebot_application::ConversationService;
+use std::sync::Arc;
+
+use smallebot_application::{ConversationService, PipelineError};
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::rules::title_text::clean_title;
 use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
-use smallebot_protocol::api::{self, Conversation, RenameBody, Timeline, TimelineRow};
+use smallebot_protocol::api::{
+    self, Conversation, CreatedConversation, NewConversationBody, RenameBody, Timeline, TimelineRow,
+};
 use smallebot_protocol::plan::Plan;
 
-use super::own_conversation;
+use super::{own_conversation, turns};
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::markdown;
@@ -32,16 +36,91 @@ pub(crate) async fn list(
     Ok(Json(all.iter().map(wire::bodies::conversation).collect()))
 }
 
-/// `POST /api/conversations`: a new, empty conversation.
+/// `POST /api/conversations`: a new conversation — empty without a body; with
+/// `{"message", "model"}` created with its model and its first message, whose turn is
+/// started as `POST …/messages` starts one (the conversation is deleted again when the
+/// turn cannot start, so no empty conversation is left).
 pub(crate) async fn create(
+    State(state): State<WebState>,
     user: CurrentUser,
     UserService(service): UserService,
-) -> Result<(StatusCode, Json<Conversation>), ApiError> {
+    body: Result<Option<Json<NewConversationBody>>, JsonRejection>,
+) -> Result<(StatusCode, Json<CreatedConversation>), ApiError> {
+    let body = body?.map(|Json(b)| b).unwrap_or_default();
+    let Some(message) = body.message else {
+        if body.model.is_some() {
+            return Err(ApiError::bad_request(
+                "a model is chosen with a first message (or later with PUT …/model)",
+            ));
+        }
+        let created = service.create_conversation(&user.0).await?;
+        return Ok(created_answer(&created, None));
+    };
+    if message.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "the message is empty: type something",
+        ));
+    }
+    if let Some(model) = &body.model {
+        let known: Vec<_> = service.models().iter().map(|c| c.id.clone()).collect();
+        if !known.contains(model) {
+            return Err(PipelineError::UnknownModel {
+                id: model.clone(),
+                known: known.join(", "),
+            }
+            .into());
+        }
+    }
+    if state.turn_starts.is_closed() {
+        return Err(PipelineError::ShuttingDown.into());
+    }
     let created = service.create_conversation(&user.0).await?;
-    Ok((
+    let started = first_turn(&state, &service, created.id, &message, body.model).await;
+    let turn_id = match started {
+        Ok(turn_id) => turn_id,
+        Err(refusal) => {
+            if let Err(error) = service.delete_conversation(created.id).await {
+                tracing::warn!(%error, "cannot delete a conversation whose first turn failed");
+            }
+            return Err(refusal);
+        }
+    };
+    // Its title is now the fallback made from the message.
+    let conversation = state
+        .service
+        .store()
+        .get_conversation(created.id)
+        .await?
+        .unwrap_or(created);
+    Ok(created_answer(&conversation, Some(turn_id)))
+}
+
+/// Chooses the new conversation's model and starts its first turn; the turn's id.
+async fn first_turn(
+    state: &WebState,
+    service: &Arc<ConversationService>,
+    id: ConversationId,
+    message: &str,
+    model: Option<String>,
+) -> Result<String, ApiError> {
+    if model.is_some() {
+        service.set_model(id, model.as_deref()).await?;
+    }
+    let (_, Json(started)) = turns::send_text(state, service, id, message.to_owned()).await?;
+    Ok(started.turn_id)
+}
+
+fn created_answer(
+    conversation: &smallebot_core::entities::Conversation,
+    turn_id: Option<String>,
+) -> (StatusCode, Json<CreatedConversation>) {
+    (
         StatusCode::CREATED,
-        Json(wire::bodies::conversation(&created)),
-    ))
+        Json(CreatedConversation {
+            conversation: wire::bodies::conversation(conversation),
+            turn_id,
+        }),
+    )
 }
 
 /// `GET /api/conversations/{id}`: the conversation and its timeline.

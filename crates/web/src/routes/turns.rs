@@ -34,16 +34,25 @@ pub(crate) async fn send(
 ) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
+    send_text(&state, &service, conversation.id, body.text).await
+}
+
+/// Starts a turn with `text` in `conversation_id` (a title is asked for beside a
+/// conversation's first turn): what `POST …/messages` and a conversation created with
+/// its first message do.
+pub(crate) async fn send_text(
+    state: &WebState,
+    service: &Arc<ConversationService>,
+    conversation_id: ConversationId,
+    text: String,
+) -> StartedResponse {
     let options = SendOptions {
         title: true,
         ..SendOptions::default()
     };
-    start(
-        &state,
-        &service,
-        conversation.id,
-        |service, id| async move { service.start(id, &body.text, options).await },
-    )
+    start(state, service, conversation_id, |service, id| async move {
+        service.start(id, &text, options).await
+    })
     .await
 }
 
