@@ -6,6 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::events::ToolCallStatus;
+pub use crate::history::{
+    ConversationExport, MessageVersion, SnippetPart, TurnOutcome, TurnStatus,
+};
 use crate::plan::Plan;
 
 /// Every error answer: `{"error": "what went wrong and what to do"}`.
@@ -116,6 +119,9 @@ pub struct Timeline {
     pub context: ContextUsage,
     /// The id of the model the next turn runs on (`null` when there is no choice).
     pub model: Option<String>,
+    /// Every turn in order, with how it ended.
+    #[serde(default)]
+    pub turns: Vec<TurnOutcome>,
 }
 
 /// The context estimate for the next request.
@@ -141,6 +147,10 @@ pub struct TimelineRow {
     /// An assistant message's Markdown as sanitized HTML.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
+    /// A user message's earlier versions (replaced by edits), oldest first; absent
+    /// when it replaced none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<MessageVersion>,
     /// The row, tagged by `kind`.
     #[serde(flatten)]
     pub row: Row,
@@ -380,6 +390,9 @@ pub struct SearchHit {
     pub kind: SearchHitKind,
     /// The matched text.
     pub text: String,
+    /// The text around the first match with the searched words marked.
+    #[serde(default)]
+    pub snippet: Vec<SnippetPart>,
     /// When the row was written (RFC 3339).
     pub created_at: String,
 }

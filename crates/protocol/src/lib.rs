@@ -35,6 +35,7 @@
 
 pub mod api;
 pub mod events;
+pub mod history;
 pub mod plan;
 pub mod schema;
 

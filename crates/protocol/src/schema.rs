@@ -24,6 +24,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::NewConversationBody>();
     generator.subschema_for::<api::CreatedConversation>();
     generator.subschema_for::<api::RenameBody>();
+    generator.subschema_for::<api::ConversationExport>();
     generator.subschema_for::<api::Timeline>();
     generator.subschema_for::<api::TextBody>();
     generator.subschema_for::<api::Started>();

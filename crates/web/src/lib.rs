@@ -100,7 +100,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, models, page, search, turns};
+    use routes::{conversations, events, health, models, page, search, timeline, turns};
     Router::new()
         .route(
             "/api/conversations",
@@ -108,7 +108,7 @@ pub fn router(state: WebState) -> Router {
         )
         .route(
             "/api/conversations/{id}",
-            get(conversations::timeline)
+            get(timeline::timeline)
                 .patch(conversations::rename)
                 .delete(conversations::delete),
         )

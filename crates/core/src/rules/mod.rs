@@ -5,9 +5,11 @@
 pub mod child_env;
 pub mod compression_scope;
 pub mod lease;
+pub mod message_versions;
 pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;
+pub mod snippet;
 pub mod terminal_text;
 pub mod title_text;
 pub mod truncation;

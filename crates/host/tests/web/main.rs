@@ -16,6 +16,7 @@ mod browser_access;
 mod browser_actions;
 mod browser_outage;
 mod first_message;
+mod history_data;
 mod hygiene;
 mod models;
 mod outage;

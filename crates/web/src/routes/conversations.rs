@@ -1,4 +1,4 @@
-//! Conversations: list, create, read with the timeline, rename, delete.
+//! Conversations: list, create (empty, or with its first message), rename, delete.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -7,19 +7,13 @@ use axum::http::StatusCode;
 use std::sync::Arc;
 
 use smallebot_application::{ConversationService, PipelineError};
-use smallebot_core::entities::{HistoryRow, Role};
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::title_text::clean_title;
-use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
-use smallebot_protocol::api::{
-    self, Conversation, CreatedConversation, NewConversationBody, RenameBody, Timeline, TimelineRow,
-};
-use smallebot_protocol::plan::Plan;
+use smallebot_protocol::api::{Conversation, CreatedConversation, NewConversationBody, RenameBody};
 
 use super::{own_conversation, turns};
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
-use crate::markdown;
 use crate::state::WebState;
 use crate::wire;
 
@@ -121,79 +115,6 @@ fn created_answer(
             turn_id,
         }),
     )
-}
-
-/// `GET /api/conversations/{id}`: the conversation and its timeline.
-pub(crate) async fn timeline(
-    State(state): State<WebState>,
-    user: CurrentUser,
-    UserService(service): UserService,
-    Path(id): Path<String>,
-) -> Result<Json<Timeline>, ApiError> {
-    let conversation = own_conversation(&state, &user, &id).await?;
-    let boundary = conversation.history_boundary();
-    let rows = state.service.store().rows_after(conversation.id, 0).await?;
-    let undone: Vec<TurnId> = state
-        .service
-        .store()
-        .list_turns(conversation.id)
-        .await?
-        .into_iter()
-        .filter(|t| t.undone_at.is_some())
-        .map(|t| t.id)
-        .collect();
-    let busy = service.is_busy_anywhere(conversation.id).await?;
-    let estimate = service.context_estimate(conversation.id).await?;
-    let (plan, plan_error) = plan_of(&service, conversation.id).await;
-    Ok(Json(Timeline {
-        rows: rows
-            .iter()
-            .map(|row| TimelineRow {
-                summarized: row.seq() <= boundary,
-                undone: undone.contains(&row.turn_id()),
-                html: match row {
-                    HistoryRow::Message(m) if m.role == Role::Assistant => {
-                        Some(markdown::to_safe_html(&m.content))
-                    }
-                    _ => None,
-                },
-                row: wire::bodies::row(row),
-            })
-            .collect(),
-        model: service.model_of(&conversation),
-        conversation: wire::bodies::conversation(&conversation),
-        busy,
-        plan,
-        plan_error,
-        context: api::ContextUsage {
-            used: estimate.used,
-            window: estimate.window,
-            ratio: estimate.ratio(),
-            exact: estimate.exact,
-        },
-    }))
-}
-
-/// The conversation's plan, when it has tasks; or why its task list cannot be read.
-async fn plan_of(
-    service: &ConversationService,
-    conversation_id: ConversationId,
-) -> (Option<Plan>, Option<String>) {
-    let Some(plan) = service.plan() else {
-        return (None, None);
-    };
-    match plan.task_list(conversation_id).await {
-        Ok(list) if list.tasks.is_empty() => (None, None),
-        Ok(list) => (Some(wire::events::plan(&list)), None),
-        // Said where the plan is shown, not hidden as "no tasks".
-        Err(error @ (TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. })) => {
-            (None, Some(format!("{CORRUPT_TASK_FILE} {error}")))
-        }
-        Err(error) => {
-            tracing::warn!(%conversation_id, %error, "cannot read the task list");
-            (None, None)
-        }
-    }
 }
 
 /// `DELETE /api/conversations/{id}`: deletes it and everything in it.

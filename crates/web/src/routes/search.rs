@@ -24,7 +24,7 @@ pub(crate) struct SearchParams {
     limit: Option<u64>,
 }
 
-/// Matches newest first, each with its conversation, `seq`, kind and text. Only the
+/// Matches newest first, each with its conversation, `seq`, kind, text and snippet. Only the
 /// caller's conversations are searched.
 pub(crate) async fn search(
     State(state): State<WebState>,
@@ -47,11 +47,15 @@ pub(crate) async fn search(
         None => None,
     };
     let query = SearchQuery {
-        text: params.q,
+        text: params.q.clone(),
         scope: SearchScope::User(user.0.to_string()),
         since,
         limit: clamp_max_results(params.limit),
     };
     let hits = state.service.store().search(&query).await?;
-    Ok(Json(hits.iter().map(wire::bodies::search_hit).collect()))
+    Ok(Json(
+        hits.iter()
+            .map(|hit| wire::bodies::search_hit(hit, &params.q))
+            .collect(),
+    ))
 }

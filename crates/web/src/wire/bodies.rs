@@ -2,7 +2,8 @@
 
 use smallebot_application::pipeline::CompressionReport;
 use smallebot_application::ports::ModelChoice;
-use smallebot_core::entities::{self, HistoryRow, SearchHitKind};
+use smallebot_core::entities::{self, HistoryRow, SearchHitKind, TurnStatus};
+use smallebot_core::rules::snippet::snippet;
 use smallebot_protocol::api;
 
 use super::events::tool_status;
@@ -65,8 +66,28 @@ pub(crate) fn row(row: &HistoryRow) -> api::Row {
     }
 }
 
-/// A search match as the API shows it.
-pub(crate) fn search_hit(hit: &entities::SearchHit) -> api::SearchHit {
+/// A turn and how it ended.
+pub(crate) fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
+    api::TurnOutcome {
+        id: turn.id.to_string(),
+        seq: turn.seq,
+        status: match turn.status {
+            TurnStatus::Running => api::TurnStatus::Running,
+            TurnStatus::Completed => api::TurnStatus::Completed,
+            TurnStatus::Failed => api::TurnStatus::Failed,
+            TurnStatus::Cancelled => api::TurnStatus::Cancelled,
+            TurnStatus::Interrupted => api::TurnStatus::Interrupted,
+            _ => api::TurnStatus::Unknown,
+        },
+        error: turn.error.clone(),
+        created_at: time(turn.created_at),
+        completed_at: turn.completed_at.map(time),
+        undone: turn.undone_at.is_some(),
+    }
+}
+
+/// A search match for the search `query` as the API shows it, with its snippet.
+pub(crate) fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchHit {
     api::SearchHit {
         conversation_id: hit.conversation_id.to_string(),
         conversation_title: hit.conversation_title.clone(),
@@ -79,6 +100,13 @@ pub(crate) fn search_hit(hit: &entities::SearchHit) -> api::SearchHit {
             _ => api::SearchHitKind::Unknown,
         },
         text: hit.text.clone(),
+        snippet: snippet(&hit.text, query)
+            .into_iter()
+            .map(|part| api::SnippetPart {
+                text: part.text,
+                marked: part.marked,
+            })
+            .collect(),
         created_at: time(hit.created_at),
     }
 }

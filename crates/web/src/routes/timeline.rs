@@ -1,0 +1,124 @@
+//! `GET /api/conversations/{id}`: the conversation, its timeline, its turns and their
+//! outcomes, the earlier versions of edited messages, the plan and the context.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use smallebot_application::ConversationService;
+use smallebot_core::entities::{HistoryRow, Message, Role};
+use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::rules::message_versions::earlier_versions;
+use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
+use smallebot_protocol::api::{self, Timeline, TimelineRow};
+use smallebot_protocol::plan::Plan;
+
+use super::own_conversation;
+use crate::auth::{CurrentUser, UserService};
+use crate::error::ApiError;
+use crate::markdown;
+use crate::state::WebState;
+use crate::wire;
+
+/// `GET /api/conversations/{id}`: the conversation and its timeline.
+pub(crate) async fn timeline(
+    State(state): State<WebState>,
+    user: CurrentUser,
+    UserService(service): UserService,
+    Path(id): Path<String>,
+) -> Result<Json<Timeline>, ApiError> {
+    let conversation = own_conversation(&state, &user, &id).await?;
+    let boundary = conversation.history_boundary();
+    let store = state.service.store();
+    let rows = store.rows_after(conversation.id, 0).await?;
+    let turns = store.list_turns(conversation.id).await?;
+    let undone: Vec<TurnId> = turns
+        .iter()
+        .filter(|t| t.undone_at.is_some())
+        .map(|t| t.id)
+        .collect();
+    let versions = versions_of(&rows);
+    let busy = service.is_busy_anywhere(conversation.id).await?;
+    let estimate = service.context_estimate(conversation.id).await?;
+    let (plan, plan_error) = plan_of(&service, conversation.id).await;
+    Ok(Json(Timeline {
+        rows: rows
+            .iter()
+            .map(|row| TimelineRow {
+                summarized: row.seq() <= boundary,
+                undone: undone.contains(&row.turn_id()),
+                html: match row {
+                    HistoryRow::Message(m) if m.role == Role::Assistant => {
+                        Some(markdown::to_safe_html(&m.content))
+                    }
+                    _ => None,
+                },
+                versions: match row {
+                    HistoryRow::Message(m) => versions.get(&m.id).cloned().unwrap_or_default(),
+                    _ => Vec::new(),
+                },
+                row: wire::bodies::row(row),
+            })
+            .collect(),
+        model: service.model_of(&conversation),
+        conversation: wire::bodies::conversation(&conversation),
+        busy,
+        plan,
+        plan_error,
+        context: api::ContextUsage {
+            used: estimate.used,
+            window: estimate.window,
+            ratio: estimate.ratio(),
+            exact: estimate.exact,
+        },
+        turns: turns.iter().map(wire::bodies::turn_outcome).collect(),
+    }))
+}
+
+/// The earlier versions of each user message that replaced others, oldest first.
+fn versions_of(rows: &[HistoryRow]) -> HashMap<MessageId, Vec<api::MessageVersion>> {
+    let messages: HashMap<MessageId, &Message> = rows
+        .iter()
+        .filter_map(|row| match row {
+            HistoryRow::Message(m) => Some((m.id, m)),
+            _ => None,
+        })
+        .collect();
+    earlier_versions(messages.values().copied())
+        .into_iter()
+        .map(|(current, chain)| {
+            let versions = chain
+                .iter()
+                .filter_map(|id| messages.get(id))
+                .map(|m| api::MessageVersion {
+                    id: m.id.to_string(),
+                    content: m.content.clone(),
+                    created_at: wire::time(m.created_at),
+                })
+                .collect();
+            (current, versions)
+        })
+        .collect()
+}
+
+/// The conversation's plan, when it has tasks; or why its task list cannot be read.
+async fn plan_of(
+    service: &ConversationService,
+    conversation_id: ConversationId,
+) -> (Option<Plan>, Option<String>) {
+    let Some(plan) = service.plan() else {
+        return (None, None);
+    };
+    match plan.task_list(conversation_id).await {
+        Ok(list) if list.tasks.is_empty() => (None, None),
+        Ok(list) => (Some(wire::events::plan(&list)), None),
+        // Said where the plan is shown, not hidden as "no tasks".
+        Err(error @ (TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. })) => {
+            (None, Some(format!("{CORRUPT_TASK_FILE} {error}")))
+        }
+        Err(error) => {
+            tracing::warn!(%conversation_id, %error, "cannot read the task list");
+            (None, None)
+        }
+    }
+}
