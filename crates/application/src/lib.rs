@@ -15,6 +15,7 @@
 
 pub mod error;
 pub mod events;
+pub mod export;
 pub mod pipeline;
 pub mod ports;
 pub mod rewrite;

@@ -141,7 +141,7 @@ pub enum Command {
     /// Users of the web app when it listens beyond loopback.
     #[command(subcommand)]
     Users(UsersCommand),
-    /// List, show, search or delete stored conversations.
+    /// List, show, search, export or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
     /// The MCP servers of mcp.json: their state and tools (each is started to ask).
@@ -193,6 +193,19 @@ pub enum ConversationsCommand {
         /// The conversation (its id as `conversations list` prints it, or the start of it).
         id: String,
     },
+    /// Write a conversation whole as Markdown (to read or share) or JSON (the
+    /// structured conversation, as the web API's export), to standard output or a
+    /// file.
+    Export {
+        /// The conversation (its id, or the start of it).
+        id: String,
+        /// `md` or `json`.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Md)]
+        format: ExportFormat,
+        /// Write to this file instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
     /// Delete a conversation and everything stored for it.
     Delete {
         /// The conversation (its id, or the start of it).
@@ -215,6 +228,15 @@ pub enum ConversationsCommand {
         #[arg(long)]
         limit: Option<u64>,
     },
+}
+
+/// The format of `conversations export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Markdown: the conversation to read.
+    Md,
+    /// JSON: the structured conversation (the protocol's `ConversationExport`).
+    Json,
 }
 
 /// A `--shutdown-grace`: a number of seconds, 0 or more (at most a day).

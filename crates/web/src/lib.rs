@@ -18,6 +18,7 @@
 //! | `POST /api/conversations` | a new conversation (`201`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked |
 //! | `PATCH /api/conversations/{id}` | `{"title"}` renames it |
+//! | `GET /api/conversations/{id}/export?format=md\|json` | the conversation as a Markdown or JSON attachment |
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
 //! | `POST /api/conversations/{id}/messages/{message_id}/edit` | `{"text"}` replaces a user message and runs a new turn (`202`) |
@@ -100,7 +101,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, models, page, search, timeline, turns};
+    use routes::{conversations, events, export, health, models, page, search, timeline, turns};
     Router::new()
         .route(
             "/api/conversations",
@@ -113,6 +114,7 @@ pub fn router(state: WebState) -> Router {
                 .delete(conversations::delete),
         )
         .route("/api/conversations/{id}/messages", post(turns::send))
+        .route("/api/conversations/{id}/export", get(export::export))
         .route(
             "/api/conversations/{id}/messages/{message_id}/edit",
             post(turns::edit),
@@ -166,6 +168,15 @@ pub fn protocol_event(
     event: &smallebot_application::Event,
 ) -> Option<smallebot_protocol::events::Event> {
     wire::events::event(event.clone())
+}
+
+/// `export` in its wire form, as `GET …/export?format=json` answers it (for other front
+/// ends that export, e.g. `smallebot conversations export --format json`).
+#[must_use]
+pub fn export_json(
+    export: &smallebot_core::entities::ConversationExport,
+) -> smallebot_protocol::api::ConversationExport {
+    wire::bodies::export(export)
 }
 
 /// Marks every answer under `/api/` `Cache-Control: no-store`: conversations are

@@ -5,6 +5,7 @@
 //! timestamps tie.
 
 mod conversation;
+mod export;
 mod lease;
 mod message;
 mod rewrite;
@@ -16,6 +17,7 @@ mod tool_call;
 mod turn;
 
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
+pub use export::ConversationExport;
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{Message, NewMessage, Role};
 pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, TurnUndo};

@@ -4,6 +4,7 @@
 
 pub mod child_env;
 pub mod compression_scope;
+pub mod export;
 pub mod lease;
 pub mod message_versions;
 pub mod request_fit;

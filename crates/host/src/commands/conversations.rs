@@ -1,4 +1,4 @@
-//! `smallebot conversations list|show|delete|search`.
+//! `smallebot conversations list|show|export|delete|search`.
 
 use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
@@ -10,7 +10,12 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::tasks::{TaskStore, format_plan};
 use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
 
-use crate::cli::ConversationsCommand;
+use std::io::IsTerminal as _;
+use std::path::Path;
+
+use smallebot_core::rules::export::markdown;
+
+use crate::cli::{ConversationsCommand, ExportFormat};
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::{conversation_line, render_timeline};
@@ -22,6 +27,12 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
         ConversationsCommand::Delete { id } => delete(home, &id).await,
         ConversationsCommand::List { user } => {
             with_store(home, async |store, _| list(store, user.as_deref()).await).await
+        }
+        ConversationsCommand::Export { id, format, output } => {
+            with_store(home, async |store, _| {
+                export(store, &id, format, output.as_deref()).await
+            })
+            .await
         }
         ConversationsCommand::Show { id } => {
             with_store(home, async |store, tasks| show(store, tasks, &id).await).await
@@ -118,6 +129,39 @@ async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Resu
         }
         Ok(_) => {}
         Err(error) => errln!("the task list cannot be shown: {error}"),
+    }
+    Ok(())
+}
+
+/// Writes the conversation as Markdown or JSON to `output`, else to standard output
+/// (control characters made visible there when it is a terminal).
+async fn export(
+    store: &dyn Store,
+    reference: &str,
+    format: ExportFormat,
+    output: Option<&Path>,
+) -> Result<(), HostError> {
+    let conversation = find_conversation(store, reference, None).await?;
+    let gathered = smallebot_application::export::gather(store, conversation.id).await?;
+    let mut text = match format {
+        ExportFormat::Md => markdown(&gathered),
+        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(&gathered))
+            .map_err(std::io::Error::other)?,
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    match output {
+        Some(path) => {
+            tokio::fs::write(path, text).await?;
+            errln!(
+                "wrote conversation {} to {}",
+                conversation.id,
+                path.display()
+            );
+        }
+        None if std::io::stdout().is_terminal() => out!("{}", escape_controls(&text))?,
+        None => out!("{text}")?,
     }
     Ok(())
 }

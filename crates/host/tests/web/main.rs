@@ -15,6 +15,7 @@ mod browser;
 mod browser_access;
 mod browser_actions;
 mod browser_outage;
+mod export;
 mod first_message;
 mod history_data;
 mod hygiene;

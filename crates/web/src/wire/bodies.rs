@@ -86,6 +86,15 @@ pub(crate) fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
     }
 }
 
+/// A conversation exported whole.
+pub(crate) fn export(export: &entities::ConversationExport) -> api::ConversationExport {
+    api::ConversationExport {
+        conversation: conversation(&export.conversation),
+        turns: export.turns.iter().map(turn_outcome).collect(),
+        rows: export.rows.iter().map(row).collect(),
+    }
+}
+
 /// A search match for the search `query` as the API shows it, with its snippet.
 pub(crate) fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchHit {
     api::SearchHit {

@@ -1,0 +1,34 @@
+//! Gathering a conversation whole for an export: the web app's `…/export`, `smallebot
+//! conversations export`, and the terminal. Writing it is not done here: Markdown by
+//! `smallebot_core::rules::export::markdown`, JSON by a front end's wire types
+//! (`smallebot_web::export_json`).
+
+use smallebot_core::entities::ConversationExport;
+use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::Store;
+
+use crate::error::PipelineError;
+
+/// The conversation with every turn and every stored row, in `seq` order (replaced
+/// messages, reasoning and undone turns included; a running turn with its rows so
+/// far). Only reads: a read-only store will do. The caller checks that the
+/// conversation is the asking user's.
+///
+/// # Errors
+/// [`PipelineError::ConversationNotFound`] for an unknown id; storage failures.
+pub async fn gather(
+    store: &dyn Store,
+    conversation_id: ConversationId,
+) -> Result<ConversationExport, PipelineError> {
+    let conversation = store
+        .get_conversation(conversation_id)
+        .await?
+        .ok_or(PipelineError::ConversationNotFound(conversation_id))?;
+    let turns = store.list_turns(conversation_id).await?;
+    let rows = store.rows_after(conversation_id, 0).await?;
+    Ok(ConversationExport {
+        conversation,
+        turns,
+        rows,
+    })
+}
