@@ -10,7 +10,7 @@ use smallebot_core::repository::Store;
 use crate::error::PipelineError;
 
 /// The conversation with every turn and every stored row, in `seq` order (replaced
-/// messages, reasoning and undone turns included; a running turn with its rows so
+/// messages, replaced answers, reasoning and undone turns included; a running turn with its rows so
 /// far). Only reads: a read-only store will do. The caller checks that the
 /// conversation is the asking user's.
 ///
@@ -26,9 +26,11 @@ pub async fn gather(
         .ok_or(PipelineError::ConversationNotFound(conversation_id))?;
     let turns = store.list_turns(conversation_id).await?;
     let rows = store.rows_after(conversation_id, 0).await?;
+    let answer_versions = store.answer_versions(conversation_id).await?;
     Ok(ConversationExport {
         conversation,
         turns,
         rows,
+        answer_versions,
     })
 }

@@ -5,8 +5,8 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, Message,
-    MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
+    AnswerVersion, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner,
+    Message, MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
     ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
 use crate::error::RepositoryError;
@@ -130,8 +130,9 @@ pub trait TurnRepository: Send + Sync {
     /// (`smallebot_core::rules::rewrite`) decide on.
     async fn turn_contents(&self, turn_id: TurnId) -> RepoResult<Option<TurnContents>>;
 
-    /// Replaces a user message, in one transaction (see [`MessageReplacement`]). Decides
-    /// nothing: the caller applied the rules. Refused — nothing stored — with
+    /// Replaces a user message, in one transaction (see [`MessageReplacement`]); the
+    /// replaced turn's answer so far is kept as an [`AnswerVersion`] of the old message.
+    /// Decides nothing: the caller applied the rules. Refused — nothing stored — with
     /// [`RepositoryError::TurnRunning`] while a turn of the conversation runs, and with
     /// [`RepositoryError::Conflict`] when the guard no longer holds (the boundary moved,
     /// the message is no longer current); [`RepositoryError::NotFound`] for an unknown
@@ -142,7 +143,8 @@ pub trait TurnRepository: Send + Sync {
     ) -> RepoResult<(Turn, Message)>;
 
     /// Starts a turn again from its user message, in one transaction (see
-    /// [`TurnRestart`]); returns the turn and that message. Decides nothing. Refused —
+    /// [`TurnRestart`]); returns the turn and that message. Its answer so far is kept
+    /// as an [`AnswerVersion`] of that message. Decides nothing. Refused —
     /// nothing changed — with [`RepositoryError::TurnRunning`] while a turn of the
     /// conversation runs, with [`RepositoryError::Conflict`] when the guard no longer
     /// holds (the boundary moved, the message is no longer a current one of the turn),
@@ -179,6 +181,13 @@ pub trait HistoryRepository: Send + Sync {
         conversation_id: ConversationId,
         after_seq: Seq,
     ) -> RepoResult<Vec<HistoryRow>>;
+
+    /// The answers edits and regenerations replaced in the conversation, oldest first
+    /// (see [`AnswerVersion`]); those of discarded later turns are gone with them.
+    async fn answer_versions(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<AnswerVersion>>;
 
     /// The rows with `seq > after_seq` that are in the context, in `seq` order: like
     /// [`rows_after`](Self::rows_after) without the rows of undone turns.

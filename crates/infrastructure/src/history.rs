@@ -7,7 +7,7 @@ mod bulk;
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
+    AnswerVersion, HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
@@ -76,6 +76,26 @@ impl HistoryRepository for SqliteStore {
         self.readers()
             .read("reading history", move |conn| {
                 bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::All)
+            })
+            .await
+    }
+
+    async fn answer_versions(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<AnswerVersion>> {
+        const ACTION: &str = "reading replaced answers";
+        let id = conversation_id.to_string();
+        self.readers()
+            .read(ACTION, move |conn| {
+                queries::all(
+                    conn,
+                    ACTION,
+                    "SELECT conversation_id, turn_id, message_id, content, created_at \
+                     FROM answer_versions WHERE conversation_id = ?1 ORDER BY id",
+                    [&id],
+                    |row| rows::answer_version(row),
+                )
             })
             .await
     }

@@ -4,8 +4,8 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, LeaseOwner, Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease,
-    TurnStatus,
+    AnswerVersion, Conversation, LeaseOwner, Message, Role, ThinkBlock, ToolCall, ToolCallStatus,
+    Turn, TurnLease, TurnStatus,
 };
 use smallebot_core::time::{Timestamp, parse_timestamp};
 
@@ -129,6 +129,16 @@ pub(crate) fn message(row: &impl Columns) -> Result<Message, RepositoryError> {
         created_at: time(row, "created_at")?,
         replaced_by: opt_id(row, "replaced_by")?,
         is_edited: int(row, "is_edited")? != 0,
+    })
+}
+
+pub(crate) fn answer_version(row: &impl Columns) -> Result<AnswerVersion, RepositoryError> {
+    Ok(AnswerVersion {
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        message_id: id(row, "message_id")?,
+        content: text(row, "content")?,
+        created_at: time(row, "created_at")?,
     })
 }
 

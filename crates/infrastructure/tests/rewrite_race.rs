@@ -193,6 +193,12 @@ impl HistoryRepository for Overtaken {
     ) -> RepoResult<Vec<HistoryRow>> {
         self.inner.context_rows_after(id, after).await
     }
+    async fn answer_versions(
+        &self,
+        id: ConversationId,
+    ) -> RepoResult<Vec<smallebot_core::entities::AnswerVersion>> {
+        self.inner.answer_versions(id).await
+    }
     async fn rows_around(
         &self,
         id: ConversationId,

@@ -8,7 +8,7 @@ mod read;
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
+    AnswerVersion, HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
@@ -48,6 +48,13 @@ impl HistoryRepository for PgStore {
             .await
             .map_err(storage("reading a message"))?;
         crate::fetch::fetch_message(&mut conn, message_id).await
+    }
+
+    async fn answer_versions(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<AnswerVersion>> {
+        read::answer_versions(self, conversation_id).await
     }
 
     async fn rows_after(

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::ToolCallStatus;
 pub use crate::history::{
-    ConversationExport, MessageVersion, SnippetPart, TurnOutcome, TurnStatus,
+    ConversationExport, MessageVersion, ReplacedAnswer, SnippetPart, TurnOutcome, TurnStatus,
 };
 use crate::plan::Plan;
 

@@ -47,15 +47,20 @@ pub struct TurnOutcome {
     pub undone: bool,
 }
 
-/// An earlier version of a user message, replaced by an edit.
+/// An earlier version of an exchange, replaced by an edit of its message or a
+/// regeneration of its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MessageVersion {
-    /// The replaced message's id (also a row of the timeline, with `replaced_by`).
+    /// The user message of that version: a replaced one (also a row of the timeline,
+    /// with `replaced_by`), or the current one when only the answer was regenerated.
     pub id: String,
-    /// Its text.
+    /// The user message's text.
     pub content: String,
-    /// When it was sent (RFC 3339).
+    /// When the user message was sent (RFC 3339).
     pub created_at: String,
+    /// The answer that version had (its assistant messages joined by a blank line);
+    /// `null` when it had none.
+    pub answer: Option<String>,
 }
 
 /// A piece of a search hit's snippet. The pieces joined are the snippet; a `marked`
@@ -77,4 +82,20 @@ pub struct ConversationExport {
     pub turns: Vec<TurnOutcome>,
     /// Every stored row in `seq` order: replaced messages and reasoning included.
     pub rows: Vec<Row>,
+    /// The answers edits and regenerations replaced, oldest first.
+    #[serde(default)]
+    pub answer_versions: Vec<ReplacedAnswer>,
+}
+
+/// An answer an edit or a regeneration replaced (in an export).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplacedAnswer {
+    /// The user message it answered (a row of `rows`).
+    pub message_id: String,
+    /// The turn that gave it.
+    pub turn_id: String,
+    /// Its text: the turn's assistant messages joined by a blank line.
+    pub content: String,
+    /// When it was replaced (RFC 3339).
+    pub created_at: String,
 }

@@ -1,6 +1,6 @@
 //! A conversation gathered whole, for an export.
 
-use super::{Conversation, HistoryRow, Turn};
+use super::{AnswerVersion, Conversation, HistoryRow, Turn};
 
 /// A conversation with every turn and every stored row: what an export is made from
 /// (the application gathers it, `rules::export` writes it as Markdown, the web crate
@@ -13,4 +13,6 @@ pub struct ConversationExport {
     pub turns: Vec<Turn>,
     /// Every stored row in `seq` order (replaced messages and reasoning included).
     pub rows: Vec<HistoryRow>,
+    /// The answers edits and regenerations replaced, oldest first.
+    pub answer_versions: Vec<AnswerVersion>,
 }

@@ -76,3 +76,20 @@ pub struct NewMessage {
     /// Tokens of `content`.
     pub token_count: i64,
 }
+
+/// An answer an edit or a regeneration replaced: the assistant text a turn had when
+/// its exchange was rewritten, kept so that earlier versions stay readable. It never
+/// goes to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerVersion {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// The turn that gave the answer.
+    pub turn_id: TurnId,
+    /// The user message it answered (replaced by an edit, or the one regenerated).
+    pub message_id: MessageId,
+    /// The answer's text: the turn's assistant messages joined by a blank line.
+    pub content: String,
+    /// When it was replaced.
+    pub created_at: Timestamp,
+}

@@ -19,7 +19,7 @@ mod turn;
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
 pub use export::ConversationExport;
 pub use lease::{LeaseOwner, TurnLease};
-pub use message::{Message, NewMessage, Role};
+pub use message::{AnswerVersion, Message, NewMessage, Role};
 pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, TurnUndo};
 pub use row::HistoryRow;
 pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};

@@ -130,6 +130,7 @@ fn turns_tool_calls_and_outcomes_are_written_in_order() {
             message(&stopped, 10, Role::Assistant, "Roses are"),
             message(&undone, 12, Role::User, "never mind"),
         ],
+        answer_versions: Vec::new(),
     };
     let expected = "## You\n\nRun `ls`\n\n\
         ### Tool: ExecuteCommand (ok)\n\n```json\n{\"command\":\"ls\"}\n```\n\n\
@@ -158,6 +159,7 @@ fn the_summary_comes_first_and_an_empty_conversation_is_its_title() {
             conversation: conversation(summary),
             turns: Vec::new(),
             rows: Vec::new(),
+            answer_versions: Vec::new(),
         };
         let text = markdown(&export);
         assert!(text.ends_with('\n'), "{text:?}");

@@ -71,6 +71,7 @@ async fn a_conversation_downloads_as_markdown_or_json() {
     let body: Value = json_export.json().await.unwrap();
     assert_eq!(body["conversation"]["id"], id.as_str());
     assert_eq!(body["turns"][0]["status"], "completed");
+    assert_eq!(body["answer_versions"], json!([]), "nothing was replaced");
     let contents: Vec<_> = body["rows"]
         .as_array()
         .unwrap()

@@ -68,46 +68,84 @@ async fn each_turn_says_how_it_ended() {
     assert_eq!(rows[0]["turn_id"], turns[0]["id"]);
 }
 
+/// The current (not replaced) user message of the conversation's last exchange.
+async fn current_user_message(s: &Server, id: &str) -> Value {
+    let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
+    timeline["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|r| r["role"] == "user" && r["replaced_by"].is_null())
+        .unwrap()
+        .clone()
+}
+
 #[tokio::test]
-async fn an_edited_message_lists_its_earlier_versions_oldest_first() {
+async fn edits_and_regenerations_keep_earlier_versions_of_the_exchange() {
     let s = Server::start().await;
     let id = s.create().await;
     s.model.push(ScriptedResponse::text("answer 1"));
     s.turn(&id, "first text").await;
     for (text, answer) in [("second text", "answer 2"), ("third text", "answer 3")] {
-        let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
-        let current = timeline["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["role"] == "user" && r["replaced_by"].is_null())
-            .unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let current = current_user_message(&s, &id).await;
         s.model.push(ScriptedResponse::text(answer));
         let mut events = s.open_events(&id, None).await;
         let edited = post(
             &s,
-            &format!("/api/conversations/{id}/messages/{current}/edit"),
+            &format!(
+                "/api/conversations/{id}/messages/{}/edit",
+                current["id"].as_str().unwrap()
+            ),
             json!({ "text": text }),
         )
         .await;
         assert_eq!(edited.status(), StatusCode::ACCEPTED);
         events.until_turn_ends().await;
     }
-    let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
-    let rows = timeline["rows"].as_array().unwrap();
-    let current = rows.iter().find(|r| r["content"] == "third text").unwrap();
+    let current = current_user_message(&s, &id).await;
+    s.model.push(ScriptedResponse::text("answer 4"));
+    let mut events = s.open_events(&id, None).await;
+    let regenerated = post(
+        &s,
+        &format!(
+            "/api/conversations/{id}/turns/{}/regenerate",
+            current["turn_id"].as_str().unwrap()
+        ),
+        json!({}),
+    )
+    .await;
+    assert_eq!(regenerated.status(), StatusCode::ACCEPTED);
+    events.until_turn_ends().await;
+
+    let current = current_user_message(&s, &id).await;
+    assert_eq!(current["content"], "third text");
     let versions: Vec<_> = current["versions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v["content"].as_str().unwrap())
+        .map(|v| {
+            (
+                v["content"].as_str().unwrap(),
+                v["answer"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(versions, ["first text", "second text"]);
+    assert_eq!(
+        versions,
+        [
+            ("first text", "answer 1"),
+            ("second text", "answer 2"),
+            ("third text", "answer 3"),
+        ]
+    );
     // Replaced messages list no versions of their own.
-    for old in rows.iter().filter(|r| !r["replaced_by"].is_null()) {
+    let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
+    for old in timeline["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["replaced_by"].is_null())
+    {
         assert!(old.get("versions").is_none(), "{old}");
     }
 }

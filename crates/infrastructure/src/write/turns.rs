@@ -178,9 +178,42 @@ fn changed(action: &str) -> RepositoryError {
     ))
 }
 
+/// Keeps `turn`'s answer so far (its assistant messages joined by a blank line) as a
+/// version of `answered`, the user message it answered; nothing when it has none.
+fn keep_answer(conn: &Connection, turn: &Turn, answered: MessageId) -> RepoResult<()> {
+    const ACTION: &str = "keeping a replaced answer";
+    let parts = queries::all(
+        conn,
+        ACTION,
+        "SELECT content FROM messages WHERE turn_id = ?1 AND role = 'assistant' \
+         AND replaced_by IS NULL ORDER BY seq",
+        [turn.id.to_string()],
+        queries::text0,
+    )?;
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let (_, at) = now();
+    execute(
+        conn,
+        ACTION,
+        "INSERT INTO answer_versions (conversation_id, turn_id, message_id, content, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        (
+            turn.conversation_id.to_string(),
+            turn.id.to_string(),
+            answered.to_string(),
+            parts.join("\n\n"),
+            at,
+        ),
+    )?;
+    Ok(())
+}
+
 /// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
-/// `keep_message`.
+/// `keep_message`, after keeping `turn`'s answer as a version of `keep_message`.
 fn discard_after(conn: &Connection, turn: &Turn, keep_message: MessageId) -> RepoResult<()> {
+    keep_answer(conn, turn, keep_message)?;
     let turn_id = turn.id.to_string();
     execute(
         conn,

@@ -3,7 +3,7 @@
 //! snapshot: a row another process writes meanwhile is either wholly in or out).
 
 use smallebot_core::entities::{
-    HistoryRow, Message, Role, Seq, ThinkBlock, ToolCall, ToolCallStatus,
+    AnswerVersion, HistoryRow, Message, Role, Seq, ThinkBlock, ToolCall, ToolCallStatus,
 };
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
@@ -85,6 +85,33 @@ pub(super) async fn rows_after(
     found
         .iter()
         .map(|row| history_row(row, conversation_id))
+        .collect()
+}
+
+/// The answers edits and regenerations replaced in `conversation_id`, oldest first.
+pub(super) async fn answer_versions(
+    store: &PgStore,
+    conversation_id: ConversationId,
+) -> RepoResult<Vec<AnswerVersion>> {
+    let found = sqlx::query(
+        "SELECT turn_id, message_id, content, created_at FROM answer_versions \
+         WHERE conversation_id = $1 ORDER BY id",
+    )
+    .bind(conversation_id.to_string())
+    .fetch_all(store.pool())
+    .await
+    .map_err(storage("reading replaced answers"))?;
+    found
+        .iter()
+        .map(|row| {
+            Ok(AnswerVersion {
+                conversation_id,
+                turn_id: id(row, "turn_id")?,
+                message_id: id(row, "message_id")?,
+                content: get(row, "content")?,
+                created_at: get(row, "created_at")?,
+            })
+        })
         .collect()
 }
 

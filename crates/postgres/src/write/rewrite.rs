@@ -22,13 +22,33 @@ pub(super) const INTERRUPT: &str = "marking a turn interrupted";
 pub(super) const FIXTURE_TURN: &str = "starting a turn";
 pub(super) const FIXTURE_MESSAGE: &str = "appending a message";
 
+/// Keeps `turn`'s answer so far (its assistant messages joined by a blank line) as a
+/// version of `answered`, the user message it answered; nothing when it has none.
+async fn keep_answer(conn: &mut PgConnection, turn: &Turn, answered: MessageId) -> RepoResult<()> {
+    sqlx::query(
+        "INSERT INTO answer_versions (conversation_id, turn_id, message_id, content, created_at) \
+         SELECT $1, $2, $3, string_agg(content, E'\\n\\n' ORDER BY seq), $4 FROM messages \
+         WHERE turn_id = $2 AND role = 'assistant' AND replaced_by IS NULL \
+         HAVING count(*) > 0",
+    )
+    .bind(turn.conversation_id.to_string())
+    .bind(turn.id.to_string())
+    .bind(answered.to_string())
+    .bind(now())
+    .execute(&mut *conn)
+    .await
+    .map_err(storage("keeping a replaced answer"))?;
+    Ok(())
+}
+
 /// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
-/// `keep_message`.
+/// `keep_message`, after keeping `turn`'s answer as a version of `keep_message`.
 async fn discard_after(
     conn: &mut PgConnection,
     turn: &Turn,
     keep_message: MessageId,
 ) -> RepoResult<()> {
+    keep_answer(conn, turn, keep_message).await?;
     sqlx::query("DELETE FROM turns WHERE conversation_id = $1 AND seq > $2")
         .bind(turn.conversation_id.to_string())
         .bind(turn.seq)

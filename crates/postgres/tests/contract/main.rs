@@ -6,6 +6,7 @@
 
 mod backends;
 
+mod answer_versions;
 mod concurrency;
 mod conversations;
 mod provisional_counts;

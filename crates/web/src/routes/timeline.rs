@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use axum::Json;
 use axum::extract::{Path, State};
 use smallebot_application::ConversationService;
-use smallebot_core::entities::{HistoryRow, Message, Role};
+use smallebot_core::entities::{AnswerVersion, HistoryRow, Message, Role};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::rules::message_versions::earlier_versions;
 use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
@@ -37,7 +37,8 @@ pub(crate) async fn timeline(
         .filter(|t| t.undone_at.is_some())
         .map(|t| t.id)
         .collect();
-    let versions = versions_of(&rows);
+    let answers = store.answer_versions(conversation.id).await?;
+    let versions = versions_of(&rows, &answers);
     let busy = service.is_busy_anywhere(conversation.id).await?;
     let estimate = service.context_estimate(conversation.id).await?;
     let (plan, plan_error) = plan_of(&service, conversation.id).await;
@@ -75,8 +76,14 @@ pub(crate) async fn timeline(
     }))
 }
 
-/// The earlier versions of each user message that replaced others, oldest first.
-fn versions_of(rows: &[HistoryRow]) -> HashMap<MessageId, Vec<api::MessageVersion>> {
+/// The earlier versions of each current user message's exchange, oldest first: each
+/// message it replaced with the answers that message got, then the answers a
+/// regeneration replaced of its own; a replaced message whose turn had no answer is a
+/// version without one.
+fn versions_of(
+    rows: &[HistoryRow],
+    answers: &[AnswerVersion],
+) -> HashMap<MessageId, Vec<api::MessageVersion>> {
     let messages: HashMap<MessageId, &Message> = rows
         .iter()
         .filter_map(|row| match row {
@@ -84,19 +91,36 @@ fn versions_of(rows: &[HistoryRow]) -> HashMap<MessageId, Vec<api::MessageVersio
             _ => None,
         })
         .collect();
-    earlier_versions(messages.values().copied())
-        .into_iter()
-        .map(|(current, chain)| {
-            let versions = chain
-                .iter()
-                .filter_map(|id| messages.get(id))
-                .map(|m| api::MessageVersion {
-                    id: m.id.to_string(),
-                    content: m.content.clone(),
-                    created_at: wire::time(m.created_at),
-                })
-                .collect();
-            (current, versions)
+    let chains = earlier_versions(messages.values().copied());
+    let version = |m: &Message, answer: Option<&str>| api::MessageVersion {
+        id: m.id.to_string(),
+        content: m.content.clone(),
+        created_at: wire::time(m.created_at),
+        answer: answer.map(str::to_owned),
+    };
+    messages
+        .values()
+        .filter(|m| m.role == Role::User && m.replaced_by.is_none())
+        .filter_map(|current| {
+            let chain = chains.get(&current.id).map_or(&[][..], Vec::as_slice);
+            let mut versions = Vec::new();
+            for older in chain.iter().filter_map(|id| messages.get(id)) {
+                let given: Vec<_> = answers
+                    .iter()
+                    .filter(|a| a.message_id == older.id)
+                    .collect();
+                if given.is_empty() {
+                    versions.push(version(older, None));
+                }
+                versions.extend(given.iter().map(|a| version(older, Some(&a.content))));
+            }
+            versions.extend(
+                answers
+                    .iter()
+                    .filter(|a| a.message_id == current.id)
+                    .map(|a| version(current, Some(&a.content))),
+            );
+            (!versions.is_empty()).then_some((current.id, versions))
         })
         .collect()
 }

@@ -92,6 +92,16 @@ pub(crate) fn export(export: &entities::ConversationExport) -> api::Conversation
         conversation: conversation(&export.conversation),
         turns: export.turns.iter().map(turn_outcome).collect(),
         rows: export.rows.iter().map(row).collect(),
+        answer_versions: export
+            .answer_versions
+            .iter()
+            .map(|a| api::ReplacedAnswer {
+                message_id: a.message_id.to_string(),
+                turn_id: a.turn_id.to_string(),
+                content: a.content.clone(),
+                created_at: time(a.created_at),
+            })
+            .collect(),
     }
 }
 
