@@ -145,6 +145,62 @@ async fn show_renders_the_timeline_and_marks_summarized_rows() {
 }
 
 #[tokio::test]
+async fn export_writes_markdown_or_json_to_standard_output_or_a_file() {
+    let home = tempfile::tempdir().unwrap();
+    let c = seeded(home.path()).await;
+    let id = c.id.to_string();
+    let export = |args: &[&str]| {
+        let mut all = vec!["conversations", "export"];
+        all.extend_from_slice(args);
+        smallebot(home.path(), &all)
+    };
+
+    let md = export(&[&id[..8]]);
+    assert!(md.status.success(), "{md:?}");
+    let text = out(&md);
+    assert!(text.starts_with("# Disk check\n"), "{text}");
+    for expected in [
+        "## Summary of earlier turns\n\nThe person asked about disk usage; it was 42%.\n",
+        "## You\n\nhow full is the disk?\n\n### Tool: ExecuteCommand (ok)\n\n```json\n{\"command\":\"df -h\"}\n```",
+        "## Assistant\n\nThe disk is 42% full.\n",
+        "## You\n\nand now?\n\n> **Failed:** provider returned 500\n",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(!text.contains("run df"), "reasoning is left out: {text}");
+
+    let file = home.path().join("out.json");
+    let json = export(&[&id, "--format", "json", "--output", file.to_str().unwrap()]);
+    assert!(json.status.success(), "{json:?}");
+    assert!(json.stdout.is_empty());
+    let body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(body["conversation"]["id"], id.as_str());
+    assert_eq!(body["conversation"]["title"], "Disk check");
+    let statuses: Vec<_> = body["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "failed"]);
+    assert_eq!(body["turns"][1]["error"], "provider returned 500");
+    let kinds: Vec<_> = body["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["message", "think_block", "tool_call", "message", "message"]
+    );
+
+    assert_eq!(export(&["0000"]).status.code(), Some(1));
+    assert!(!export(&[&id, "--format", "pdf"]).status.success());
+}
+
+#[tokio::test]
 async fn list_filters_by_user_and_delete_removes() {
     let home = tempfile::tempdir().unwrap();
     let c = seeded(home.path()).await;

@@ -3,34 +3,16 @@
 
 use crate::common;
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use async_trait::async_trait;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_core::RepositoryError;
-use smallebot_web::auth::{TokenUsers, new_token, token_digest};
-
-/// Users by token digest, as a store keeps them.
-struct Users(HashMap<String, String>);
-
-#[async_trait]
-impl TokenUsers for Users {
-    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
-        Ok(self.0.get(digest).cloned())
-    }
-}
+use smallebot_web::auth::new_token;
 
 #[tokio::test]
 async fn requests_need_a_users_token_and_see_only_that_users_conversations() {
     let (alice, bob) = (new_token(), new_token());
-    let users = Users(HashMap::from([
-        (token_digest(&alice), "alice".to_owned()),
-        (token_digest(&bob), "bob".to_owned()),
-    ]));
-    let s = Server::start_with(|web| web.users(Arc::new(users))).await;
+    let users = common::users(&[(&alice, "alice"), (&bob, "bob")]);
+    let s = Server::start_with(|web| web.users(users)).await;
     let get = |path: &str, token: Option<&str>| {
         let mut request = s.http.get(s.url(path));
         if let Some(token) = token {

@@ -2,25 +2,11 @@
 
 use crate::common;
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use async_trait::async_trait;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_core::RepositoryError;
 use smallebot_testkit::ScriptedResponse;
-use smallebot_web::auth::{TokenUsers, new_token, token_digest};
-
-struct Users(HashMap<String, String>);
-
-#[async_trait]
-impl TokenUsers for Users {
-    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
-        Ok(self.0.get(digest).cloned())
-    }
-}
+use smallebot_web::auth::new_token;
 
 #[tokio::test]
 async fn a_conversation_downloads_as_markdown_or_json() {
@@ -29,13 +15,7 @@ async fn a_conversation_downloads_as_markdown_or_json() {
     s.model
         .push(ScriptedResponse::text("Use `<script>` **carefully**."));
     s.turn(&id, "teach me HTML").await;
-    let rename = s
-        .http
-        .patch(s.url(&format!("/api/conversations/{id}")))
-        .json(&json!({"title": "HTML: a primer"}))
-        .send()
-        .await
-        .unwrap();
+    let rename = s.rename(&id, "HTML: a primer").await;
     assert_eq!(rename.status(), StatusCode::OK);
 
     for path in [
@@ -92,25 +72,10 @@ async fn a_conversation_downloads_as_markdown_or_json() {
 #[tokio::test]
 async fn another_users_conversation_is_not_found() {
     let (alice, bob) = (new_token(), new_token());
-    let users = Users(HashMap::from([
-        (token_digest(&alice), "alice".to_owned()),
-        (token_digest(&bob), "bob".to_owned()),
-    ]));
-    let s = Server::start_with(|web| web.users(Arc::new(users))).await;
-    let created: Value = s
-        .http
-        .post(s.url("/api/conversations"))
-        .bearer_auth(&alice)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let path = format!(
-        "/api/conversations/{}/export",
-        created["id"].as_str().unwrap()
-    );
+    let users = common::users(&[(&alice, "alice"), (&bob, "bob")]);
+    let s = Server::start_with(|web| web.users(users)).await;
+    let id = s.create_as(&alice).await;
+    let path = format!("/api/conversations/{id}/export");
     let get = |token: &str| s.http.get(s.url(&path)).bearer_auth(token).send();
     assert_eq!(get(&alice).await.unwrap().status(), StatusCode::OK);
     assert_eq!(get(&bob).await.unwrap().status(), StatusCode::NOT_FOUND);

@@ -5,7 +5,7 @@ use crate::common;
 
 use common::Server;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::Value;
 use smallebot_testkit::ScriptedResponse;
 
 #[tokio::test]
@@ -35,23 +35,13 @@ async fn titles_lose_control_characters_and_bidi_overrides() {
     let s = Server::start().await;
     let id = s.create().await;
     let renamed: Value = s
-        .http
-        .patch(s.url(&format!("/api/conversations/{id}")))
-        .json(&json!({"title": "invoice\u{202E}fdp.exe\u{1b}[31m\n\u{2066}x"}))
-        .send()
+        .rename(&id, "invoice\u{202E}fdp.exe\u{1b}[31m\n\u{2066}x")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(renamed["title"], "invoice fdp.exe [31m x");
-    let only_controls = s
-        .http
-        .patch(s.url(&format!("/api/conversations/{id}")))
-        .json(&json!({"title": "\u{202E}\u{7}"}))
-        .send()
-        .await
-        .unwrap();
+    let only_controls = s.rename(&id, "\u{202E}\u{7}").await;
     assert_eq!(only_controls.status(), StatusCode::BAD_REQUEST);
 
     // A generated title is cleaned the same way.

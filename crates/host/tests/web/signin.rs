@@ -3,31 +3,16 @@
 
 use crate::common;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_core::RepositoryError;
 use smallebot_web::PublicName;
-use smallebot_web::auth::{TokenUsers, new_token, token_digest};
+use smallebot_web::auth::new_token;
 
-struct Users(HashMap<String, String>);
-
-#[async_trait]
-impl TokenUsers for Users {
-    async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
-        Ok(self.0.get(digest).cloned())
-    }
-}
-
-fn carol(token: &str) -> Arc<Users> {
-    Arc::new(Users(HashMap::from([(
-        token_digest(token),
-        "carol".to_owned(),
-    )])))
+fn carol(token: &str) -> Arc<common::Users> {
+    common::users(&[(token, "carol")])
 }
 
 async fn login(s: &Server, token: &str, headers: &[(&str, &str)]) -> reqwest::Response {

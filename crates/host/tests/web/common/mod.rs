@@ -16,6 +16,29 @@ use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 
+/// Users by token digest, as a store keeps them.
+pub struct Users(std::collections::HashMap<String, String>);
+
+#[async_trait::async_trait]
+impl smallebot_web::auth::TokenUsers for Users {
+    async fn user_for_digest(
+        &self,
+        digest: &str,
+    ) -> Result<Option<String>, smallebot_core::RepositoryError> {
+        Ok(self.0.get(digest).cloned())
+    }
+}
+
+/// The users `(token, name)`, for [`WebState::users`].
+pub fn users(tokens: &[(&str, &str)]) -> Arc<Users> {
+    Arc::new(Users(
+        tokens
+            .iter()
+            .map(|(token, name)| (smallebot_web::auth::token_digest(token), (*name).to_owned()))
+            .collect(),
+    ))
+}
+
 pub struct Server {
     pub base: String,
     pub model: TestModel,
@@ -181,15 +204,36 @@ impl Server {
     }
 
     pub async fn create(&self) -> String {
-        let created = self
-            .http
-            .post(self.url("/api/conversations"))
-            .send()
+        self.created(self.http.post(self.url("/api/conversations")))
             .await
-            .unwrap();
+    }
+
+    /// A new conversation of the user whose token is `token`; its id.
+    pub async fn create_as(&self, token: &str) -> String {
+        self.created(
+            self.http
+                .post(self.url("/api/conversations"))
+                .bearer_auth(token),
+        )
+        .await
+    }
+
+    /// The id of the conversation `request` creates.
+    async fn created(&self, request: reqwest::RequestBuilder) -> String {
+        let created = request.send().await.unwrap();
         assert_eq!(created.status(), StatusCode::CREATED);
         let body: Value = created.json().await.unwrap();
         body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// `PATCH /api/conversations/{id}` with `{"title"}`.
+    pub async fn rename(&self, id: &str, title: &str) -> reqwest::Response {
+        self.http
+            .patch(self.url(&format!("/api/conversations/{id}")))
+            .json(&serde_json::json!({ "title": title }))
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn send(&self, id: &str, body: Value) -> reqwest::Response {
