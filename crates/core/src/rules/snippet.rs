@@ -1,6 +1,8 @@
 //! A search hit's snippet: the text around the first match, with the searched words
 //! marked — as a list of parts, so that no markup is ever inserted into stored text.
 
+use super::title_text::clean_title;
+
 /// The characters a snippet shows (the `…` marks left out).
 pub const SNIPPET_CHARS: usize = 160;
 
@@ -26,7 +28,8 @@ fn query_words(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// The snippet of `text` for the search `query`: whitespace runs become one space; the
+/// The snippet of `text` for the search `query`: cleaned as a title is (control
+/// characters and bidi overrides become spaces, whitespace runs one space); the
 /// [`SNIPPET_CHARS`] characters around the first word of `text` that is a word of
 /// `query` (whole words, case-insensitive, as the index matches them), cut at word
 /// boundaries where it can, with `…` where text was left out; every word of `query`
@@ -34,12 +37,8 @@ fn query_words(query: &str) -> Vec<String> {
 #[must_use]
 pub fn snippet(text: &str, query: &str) -> Vec<SnippetPart> {
     let wanted = query_words(query);
-    let flat: Vec<char> = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .collect();
+    // Shown on one line, where a bidi override would reorder what follows it.
+    let flat: Vec<char> = clean_title(text).chars().collect();
     // Words as (start, end) char ranges, and whether each is searched.
     let mut words = Vec::new();
     let mut at = 0;
@@ -140,6 +139,7 @@ mod tests {
             ("a <b>tag</b> & more", "tag", "a <b>[tag]</b> & more"),
             ("deploy-script ok", "deploy-script", "[deploy]-[script] ok"),
             ("", "x", ""),
+            ("evil\u{202E}deploy\u{7}", "deploy", "evil [deploy]"),
         ];
         for (text, query, expected) in cases {
             assert_eq!(shown(&snippet(text, query)), expected, "{text:?} {query:?}");
