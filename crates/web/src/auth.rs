@@ -1,7 +1,7 @@
 //! Who is asking. On loopback the server belongs to its one local user and nobody signs
 //! in. With users ([`WebState::users`](crate::WebState::users)) every API request must
 //! carry a user's token — `Authorization: Bearer <token>`, or the `smallebot_token`
-//! cookie the page gets from `POST /api/login` (see [`crate::signin`]) — and sees only
+//! cookie the page gets from `POST /api/login` (HttpOnly, 30 days) — and sees only
 //! that user's conversations.
 
 use std::sync::Arc;
