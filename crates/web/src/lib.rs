@@ -15,8 +15,8 @@
 //! | `POST /api/logout` | clears the cookie (`204`) |
 //! | `GET /api/me` | `{"name"}`: who is signed in (the local user without users) |
 //! | `GET /api/conversations` | the user's conversations, newest first |
-//! | `POST /api/conversations` | a new conversation (`201`) |
-//! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked |
+//! | `POST /api/conversations` | a new conversation (`201`); with `{"message", "model"}` created with its first turn started (`turn_id`) |
+//! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked, each turn's outcome, earlier versions of rewritten exchanges |
 //! | `PATCH /api/conversations/{id}` | `{"title"}` renames it |
 //! | `GET /api/conversations/{id}/export?format=md\|json` | the conversation as a Markdown or JSON attachment |
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
@@ -27,13 +27,13 @@
 //! | `POST /api/conversations/{id}/compact` | `{"focus"}` (optional): summarizes older turns now |
 //! | `POST /api/conversations/{id}/undo` | the last turn in the context leaves it (kept, marked `undone`) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
-//! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
+//! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
 //! maps the server's own types to them; docs/protocol.md says which fields a client may
 //! rely on), and every answer carries the protocol's version in the
-//! `smallebot-protocol` header.
+//! `smallebot-protocol` header; every answer under `/api/` is `Cache-Control: no-store`.
 //!
 //! Errors are JSON `{"error": "…"}` with `400` (bad or empty input), `401` (no user's
 //! token, when there are users), `403` (another
