@@ -78,7 +78,9 @@ impl Wrapper {
             self.line_width += 1;
         }
         if word_width <= self.width - self.line_width {
-            self.line.extend(word);
+            for span in word {
+                push_text(&mut self.line, &span.text, span.look);
+            }
             self.line_width += word_width;
             return;
         }
