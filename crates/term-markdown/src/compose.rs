@@ -3,10 +3,15 @@
 //! the cursor here: [`crate::LiveMarkdown`] draws what this composes.
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
-use crate::layout::{Layout, code_close, code_line, code_open};
+use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open};
 use crate::split::{Fence, Unit, fence_language, next_unit, opening_fence};
-use crate::style::Line;
+use crate::style::{Line, Look};
 use crate::tree::{Block, parse};
+use crate::wrap::Wrapper;
+
+/// A line of an open paragraph this long has its block kind settled (no list marker,
+/// heading or fence can start it any more): text added to it only extends it.
+const SETTLED_LINE: usize = 12;
 
 /// Streamed Markdown cut into committed lines and the open unit's lines.
 #[derive(Debug, Default)]
@@ -24,6 +29,16 @@ pub struct Composer {
     next_number: Option<u64>,
     /// Lines of the open unit already committed (it grew taller than the screen).
     frozen: usize,
+    /// The open unit when it is one paragraph: wrapped so far, extended by plain text
+    /// without parsing it again.
+    paragraph: Option<OpenParagraph>,
+}
+
+/// An open paragraph wrapped up to `source_len` bytes of the open unit.
+#[derive(Debug)]
+struct OpenParagraph {
+    source_len: usize,
+    wrapper: Wrapper,
 }
 
 impl Composer {
@@ -63,16 +78,54 @@ impl Composer {
     }
 
     /// The open unit's lines (without those already frozen).
-    pub fn open_lines(&self, width: usize) -> Vec<Line> {
+    pub fn open_lines(&mut self, width: usize) -> Vec<Line> {
         if self.pending.trim().is_empty() {
             return Vec::new();
         }
         let lines = if self.fence.is_some() {
             vec![code_line(plain_code(&self.pending))]
         } else {
-            self.markdown(&self.pending, width).0
+            self.open_markdown(width)
         };
         self.with_blank(lines.into_iter().skip(self.frozen).collect())
+    }
+
+    /// The open unit's lines: an open paragraph extended by plain text is wrapped on
+    /// from where it was (the same lines as parsing it whole: see
+    /// [`extends_plainly`]); anything else is parsed again.
+    fn open_markdown(&mut self, width: usize) -> Vec<Line> {
+        let width = width.max(MIN_WIDTH);
+        if let Some(open) = self.paragraph.as_mut()
+            && open.wrapper.width() == width
+            && extends_plainly(
+                &self.pending[..open.source_len],
+                &self.pending[open.source_len..],
+            )
+        {
+            open.wrapper
+                .push(&self.pending[open.source_len..], Look::PLAIN);
+            open.source_len = self.pending.len();
+            return open.wrapper.lines();
+        }
+        let blocks = parse(&self.pending);
+        self.paragraph = match blocks.as_slice() {
+            [Block::Paragraph(spans)] => {
+                let mut wrapper = Wrapper::new(width);
+                for span in spans {
+                    wrapper.push(&span.text, span.look);
+                }
+                // The parser drops the white space the paragraph ends with.
+                if self.pending.ends_with(char::is_whitespace) {
+                    wrapper.push(" ", Look::PLAIN);
+                }
+                Some(OpenParagraph {
+                    source_len: self.pending.len(),
+                    wrapper,
+                })
+            }
+            _ => None,
+        };
+        self.layout(&blocks, width).0
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
@@ -95,6 +148,7 @@ impl Composer {
     }
 
     fn commit(&mut self, unit: Unit, source: &str, width: usize, committed: &mut Vec<Line>) {
+        self.paragraph = None;
         let lines = match unit {
             Unit::Blank => {
                 self.blank = self.started;
@@ -134,8 +188,12 @@ impl Composer {
 
     /// A Markdown unit's lines, and the number an ordered item after it would get.
     fn markdown(&self, source: &str, width: usize) -> (Vec<Line>, Option<u64>) {
-        let blocks = parse(source);
-        let (first, next) = match blocks.as_slice() {
+        self.layout(&parse(source), width)
+    }
+
+    /// Parsed blocks' lines, and the number an ordered item after them would get.
+    fn layout(&self, blocks: &[Block], width: usize) -> (Vec<Line>, Option<u64>) {
+        let (first, next) = match blocks {
             [Block::List(Some(start), items)] => {
                 let first = self.next_number.unwrap_or(*start);
                 (Some(first), Some(first + items.len() as u64))
@@ -145,6 +203,85 @@ impl Composer {
         let layout = Layout {
             highlighter: &self.highlighter,
         };
-        (layout.blocks(&blocks, width, first), next)
+        (layout.blocks(blocks, width, first), next)
+    }
+}
+
+/// Whether `added` after `open` (an open paragraph's text) only extends it: the text
+/// is parsed as the paragraph so far followed by `added` as plain text. So `added` holds
+/// only letters, digits, spaces and punctuation that opens or closes nothing, no line
+/// break; the line it goes on is long enough to be settled; and it does not complete an
+/// entity or escape begun at the end of `open`.
+fn extends_plainly(open: &str, added: &str) -> bool {
+    let last_line = open.rsplit('\n').next().unwrap_or(open);
+    let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
+    last_line.len() >= SETTLED_LINE
+        && !last_word.contains(['&', '\\'])
+        && added.chars().all(|c| {
+            c.is_alphanumeric()
+                || matches!(
+                    c,
+                    ' ' | ','
+                        | '.'
+                        | ';'
+                        | ':'
+                        | '?'
+                        | '!'
+                        | '\''
+                        | '"'
+                        | '-'
+                        | '/'
+                        | '+'
+                        | '='
+                        | '%'
+                )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
+        let text = "A first line that is long enough, then *emphasis* and **strong** words, \
+            `code`, a [link](https://x.y) &amp; entities, 1. numbers. and more words to wrap\n\
+            onto a second line  \nwith a hard break, trailing spaces   and 宽字符 wide text.";
+        let chars: Vec<char> = text.chars().collect();
+        for piece in [1, 2, 3, 5, 8] {
+            let mut composer = Composer::default();
+            let mut committed = Vec::new();
+            for chunk in chars.chunks(piece) {
+                composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
+                let open = composer.open_lines(30);
+                let whole = composer.markdown(&composer.pending, 30).0;
+                assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
+            }
+            assert!(committed.is_empty());
+        }
+    }
+
+    #[test]
+    fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
+        let cases = [
+            ("A settled first line", " goes on, plainly.", true),
+            ("A settled first line", "", true),
+            ("Short", " text", false),
+            ("A settled line\n1", ". item", false),
+            ("A settled first line", " **bold", false),
+            ("A settled first line", " `code", false),
+            ("A settled first line", "\nnext", false),
+            ("A settled line [link]", "(url)", false),
+            ("A settled line &amp", ";", false),
+            ("A settled line \\", "x", false),
+            ("A settled first line", " and 宽字符", true),
+        ];
+        for (open, added, expected) in cases {
+            assert_eq!(
+                extends_plainly(open, added),
+                expected,
+                "{open:?} + {added:?}"
+            );
+        }
     }
 }

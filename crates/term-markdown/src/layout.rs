@@ -12,7 +12,7 @@ use crate::wrap::wrap;
 /// Bullets of unordered lists by depth.
 const BULLETS: [&str; 3] = ["•", "◦", "▪"];
 /// The narrowest text column a nested block gets.
-const MIN_WIDTH: usize = 10;
+pub(crate) const MIN_WIDTH: usize = 10;
 
 /// Lays out blocks with one highlighter (code blocks).
 #[derive(Debug, Clone, Copy)]

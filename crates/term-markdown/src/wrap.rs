@@ -8,44 +8,17 @@ use crate::style::{Line, Look, Span, push_text};
 
 /// Wraps `spans` into lines of at most `width` columns (at least 1).
 pub fn wrap(spans: &[Span], width: usize) -> Vec<Line> {
-    let mut state = Wrapper {
-        width: width.max(1),
-        lines: Vec::new(),
-        line: Vec::new(),
-        line_width: 0,
-        word: Vec::new(),
-        word_width: 0,
-        gap: None,
-    };
+    let mut wrapper = Wrapper::new(width);
     for span in spans {
-        for c in span.text.chars() {
-            match c {
-                '\n' => {
-                    state.place_word();
-                    state.break_line();
-                }
-                ' ' | '\t' => {
-                    state.place_word();
-                    if state.line_width > 0 {
-                        state.gap = Some(span.look);
-                    }
-                }
-                c => {
-                    let mut buf = [0u8; 4];
-                    push_text(&mut state.word, c.encode_utf8(&mut buf), span.look);
-                    state.word_width += c.width().unwrap_or(0);
-                }
-            }
-        }
+        wrapper.push(&span.text, span.look);
     }
-    state.place_word();
-    if !state.line.is_empty() || state.lines.is_empty() {
-        state.break_line();
-    }
-    state.lines
+    wrapper.into_lines()
 }
 
-struct Wrapper {
+/// Word wrap fed piece by piece: the lines of all the text pushed so far are the same
+/// as [`wrap`] of it at once.
+#[derive(Debug, Clone)]
+pub struct Wrapper {
     width: usize,
     lines: Vec<Line>,
     line: Line,
@@ -57,6 +30,61 @@ struct Wrapper {
 }
 
 impl Wrapper {
+    /// An empty wrapper for lines of `width` columns (at least 1).
+    pub fn new(width: usize) -> Self {
+        Self {
+            width: width.max(1),
+            lines: Vec::new(),
+            line: Vec::new(),
+            line_width: 0,
+            word: Vec::new(),
+            word_width: 0,
+            gap: None,
+        }
+    }
+
+    /// The width wrapped to.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Adds text in one look.
+    pub fn push(&mut self, text: &str, look: Look) {
+        for c in text.chars() {
+            match c {
+                '\n' => {
+                    self.place_word();
+                    self.break_line();
+                }
+                ' ' | '\t' => {
+                    self.place_word();
+                    if self.line_width > 0 {
+                        self.gap = Some(look);
+                    }
+                }
+                c => {
+                    let mut buf = [0u8; 4];
+                    push_text(&mut self.word, c.encode_utf8(&mut buf), look);
+                    self.word_width += c.width().unwrap_or(0);
+                }
+            }
+        }
+    }
+
+    /// The lines of what was pushed so far.
+    pub fn lines(&self) -> Vec<Line> {
+        self.clone().into_lines()
+    }
+
+    /// The lines of what was pushed, consuming the wrapper.
+    pub fn into_lines(mut self) -> Vec<Line> {
+        self.place_word();
+        if !self.line.is_empty() || self.lines.is_empty() {
+            self.break_line();
+        }
+        self.lines
+    }
+
     fn break_line(&mut self) {
         self.lines.push(std::mem::take(&mut self.line));
         self.line_width = 0;
@@ -163,6 +191,23 @@ mod tests {
             assert_eq!(plain(&lines), *expected, "{text:?} at {width}");
             for line in &lines {
                 assert!(crate::style::line_width(line) <= *width, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn wrapping_piece_by_piece_equals_wrapping_at_once() {
+        let text = "Some words, a verylongwordthatiscut and 宽字符 wide ones  here.";
+        for width in [1, 5, 9, 20] {
+            let whole = wrap(&[Span::plain(text)], width);
+            for piece in [1, 2, 3, 7] {
+                let mut wrapper = Wrapper::new(width);
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(piece) {
+                    wrapper.push(&chunk.iter().collect::<String>(), Look::PLAIN);
+                    let _ = wrapper.lines();
+                }
+                assert_eq!(wrapper.lines(), whole, "{width} {piece}");
             }
         }
     }
