@@ -30,9 +30,8 @@ impl Size {
 pub struct LiveMarkdown {
     composer: Composer,
     ansi: bool,
-    /// The open lines on the screen (text as printed, display width); the cursor is at
-    /// the end of the last.
-    shown: Vec<(String, usize)>,
+    /// The open lines on the screen; the cursor is at the end of the last.
+    shown: Vec<Shown>,
 }
 
 impl LiveMarkdown {
@@ -51,20 +50,22 @@ impl LiveMarkdown {
         let mut committed = Vec::new();
         self.composer.feed(text, size.width, &mut committed);
         let mut open = self.composer.open_lines(size.width);
+        let mut widths: Vec<usize> = open.iter().map(|l| line_width(l)).collect();
         // The cursor can only move up within the screen: what would not fit is
         // committed as it stands.
         let room = size.height.saturating_sub(2).max(1);
-        let mut rows = rows_of(open.iter().map(|l| line_width(l)), size.width);
+        let mut rows = rows_of(widths.iter().copied(), size.width);
         let mut frozen = 0;
         while rows > room && frozen + 1 < open.len() {
-            rows -= rows_of([line_width(&open[frozen])], size.width);
+            rows -= rows_of([widths[frozen]], size.width);
             frozen += 1;
         }
         if frozen > 0 {
             self.composer.freeze(frozen);
             committed.extend(open.drain(..frozen));
+            widths.drain(..frozen);
         }
-        self.draw(&committed, &open, size.width)
+        self.draw(&committed, open, &widths, size.width)
     }
 
     /// Draws the open lines again at a new size (the terminal was resized).
@@ -78,7 +79,7 @@ impl LiveMarkdown {
     pub fn finish(&mut self, size: Size) -> String {
         let mut committed = Vec::new();
         self.composer.finish(size.width, &mut committed);
-        self.draw(&committed, &[], size.width)
+        self.draw(&committed, Vec::new(), &[], size.width)
     }
 
     /// Whether open lines are on the screen (the cursor is not at a line start).
@@ -86,22 +87,25 @@ impl LiveMarkdown {
         !self.shown.is_empty()
     }
 
-    /// Replaces the shown open lines by `committed` then `open`.
-    fn draw(&mut self, committed: &[Line], open: &[Line], width: usize) -> String {
-        let mut new: Vec<(String, usize)> = committed
-            .iter()
-            .chain(open)
-            .map(|l| (line_string(l, self.ansi), line_width(l)))
-            .collect();
+    /// Replaces the shown open lines by `committed` then `open` (whose display widths
+    /// are `widths`). Lines equal to those shown are not printed again.
+    fn draw(
+        &mut self,
+        committed: &[Line],
+        open: Vec<Line>,
+        widths: &[usize],
+        width: usize,
+    ) -> String {
+        let count = committed.len() + open.len();
         let same = self
             .shown
             .iter()
-            .zip(&new)
-            .take_while(|(a, b)| a == b)
+            .zip(committed.iter().chain(&open))
+            .take_while(|(shown, line)| shown.line == **line)
             .count();
         // Lines dropped at the end: draw the last kept one again, so that the cursor
         // ends after it.
-        let same = if same == new.len() && same < self.shown.len() {
+        let same = if same == count && same < self.shown.len() {
             same.saturating_sub(1)
         } else {
             same
@@ -109,26 +113,61 @@ impl LiveMarkdown {
         let mut out = String::new();
         if same < self.shown.len() {
             // Back to the start of the first changed line, and clear from there.
-            let up = rows_of(self.shown[same..].iter().map(|l| l.1), width) - 1;
+            let up = rows_of(self.shown[same..].iter().map(|l| l.width), width) - 1;
             out.push('\r');
             if up > 0 {
                 out.push_str(&format!("\x1b[{up}A"));
             }
             out.push_str("\x1b[J");
-        } else if !self.shown.is_empty() && same < new.len() {
+        } else if !self.shown.is_empty() && same < count {
             out.push('\n');
         }
-        let rest: Vec<&str> = new[same.min(new.len())..]
-            .iter()
-            .map(|l| l.0.as_str())
+        let mut texts: Vec<Option<String>> = Vec::with_capacity(open.len());
+        for (i, line) in committed.iter().chain(&open).enumerate().skip(same) {
+            if i > same {
+                out.push('\n');
+            }
+            let text = line_string(line, self.ansi);
+            out.push_str(&text);
+            if i >= committed.len() {
+                texts.push(Some(text));
+            }
+        }
+        if open.is_empty() && count > 0 {
+            out.push('\n');
+        }
+        let mut old = std::mem::take(&mut self.shown)
+            .into_iter()
+            .skip(committed.len());
+        let unchanged = same.saturating_sub(committed.len());
+        let mut texts = texts.into_iter();
+        self.shown = open
+            .into_iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(j, (line, width))| {
+                let text = if j < unchanged {
+                    old.next().map(|s| s.text)
+                } else {
+                    texts.next().flatten()
+                };
+                Shown {
+                    text: text.unwrap_or_default(),
+                    width: *width,
+                    line,
+                }
+            })
             .collect();
-        out.push_str(&rest.join("\n"));
-        if open.is_empty() && !new.is_empty() {
-            out.push('\n');
-        }
-        self.shown = new.split_off(committed.len().min(new.len()));
         out
     }
+}
+
+/// A line on the screen, as printed.
+#[derive(Debug)]
+struct Shown {
+    line: Line,
+    text: String,
+    width: usize,
 }
 
 /// Rows that lines of these display widths take in `width` columns (a line wider than

@@ -50,24 +50,23 @@ impl Wrapper {
 
     /// Adds text in one look.
     pub fn push(&mut self, text: &str, look: Look) {
-        for c in text.chars() {
-            match c {
-                '\n' => {
-                    self.place_word();
-                    self.break_line();
-                }
-                ' ' | '\t' => {
-                    self.place_word();
-                    if self.line_width > 0 {
-                        self.gap = Some(look);
-                    }
-                }
-                c => {
-                    let mut buf = [0u8; 4];
-                    push_text(&mut self.word, c.encode_utf8(&mut buf), look);
-                    self.word_width += c.width().unwrap_or(0);
-                }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let end = rest.find([' ', '\t', '\n']).unwrap_or(rest.len());
+            if end > 0 {
+                let run = &rest[..end];
+                push_text(&mut self.word, run, look);
+                self.word_width += run.width();
+                rest = &rest[end..];
+                continue;
             }
+            self.place_word();
+            if rest.starts_with('\n') {
+                self.break_line();
+            } else if self.line_width > 0 {
+                self.gap = Some(look);
+            }
+            rest = &rest[1..];
         }
     }
 
