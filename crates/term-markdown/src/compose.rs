@@ -3,11 +3,12 @@
 //! the cursor here: [`crate::LiveMarkdown`] draws what this composes.
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
-use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open};
+use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
 use crate::split::{Fence, Unit, fence_language, next_unit, opening_fence};
-use crate::style::{Line, Look};
+use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
+use unicode_width::UnicodeWidthStr;
 
 /// A line of an open paragraph this long has its block kind settled (no list marker,
 /// heading or fence can start it any more): text added to it only extends it.
@@ -34,11 +35,29 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph wrapped up to `source_len` bytes of the open unit.
+/// An open paragraph (or list item of one paragraph) wrapped up to `source_len` bytes
+/// of the open unit, laid out at `width`.
 #[derive(Debug)]
 struct OpenParagraph {
     source_len: usize,
+    width: usize,
+    /// The list item's marker.
+    marker: Option<Span>,
     wrapper: Wrapper,
+}
+
+impl OpenParagraph {
+    /// Its lines as the layout draws them.
+    fn lines(&self) -> Vec<Line> {
+        let lines = self.wrapper.lines();
+        match &self.marker {
+            Some(marker) => {
+                let rest = Span::plain(" ".repeat(marker.text.width()));
+                prefixed(lines, marker.clone(), Some(rest))
+            }
+            None => lines,
+        }
+    }
 }
 
 impl Composer {
@@ -96,7 +115,7 @@ impl Composer {
     fn open_markdown(&mut self, width: usize) -> Vec<Line> {
         let width = width.max(MIN_WIDTH);
         if let Some(open) = self.paragraph.as_mut()
-            && open.wrapper.width() == width
+            && open.width == width
             && extends_plainly(
                 &self.pending[..open.source_len],
                 &self.pending[open.source_len..],
@@ -105,27 +124,43 @@ impl Composer {
             open.wrapper
                 .push(&self.pending[open.source_len..], Look::PLAIN);
             open.source_len = self.pending.len();
-            return open.wrapper.lines();
+            return open.lines();
         }
         let blocks = parse(&self.pending);
-        self.paragraph = match blocks.as_slice() {
-            [Block::Paragraph(spans)] => {
-                let mut wrapper = Wrapper::new(width);
-                for span in spans {
-                    wrapper.push(&span.text, span.look);
-                }
-                // The parser drops the white space the paragraph ends with.
-                if self.pending.ends_with(char::is_whitespace) {
-                    wrapper.push(" ", Look::PLAIN);
-                }
-                Some(OpenParagraph {
-                    source_len: self.pending.len(),
-                    wrapper,
-                })
-            }
-            _ => None,
+        let lines = self.layout(&blocks, width).0;
+        // One paragraph, or one list item of one paragraph (behind its marker, taken
+        // from the lines just laid out).
+        let (spans, marker) = match blocks.as_slice() {
+            [Block::Paragraph(spans)] => (Some(spans), None),
+            [Block::List(_, items)] => match items.as_slice() {
+                [item] if item.task.is_none() => match item.blocks.as_slice() {
+                    [Block::Paragraph(spans)] => {
+                        (Some(spans), lines.first().and_then(|l| l.first()))
+                    }
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            },
+            _ => (None, None),
         };
-        self.layout(&blocks, width).0
+        self.paragraph = spans.map(|spans| {
+            let indent = marker.map_or(0, |m| m.text.width());
+            let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+            for span in spans {
+                wrapper.push(&span.text, span.look);
+            }
+            // The parser drops the white space the paragraph ends with.
+            if self.pending.ends_with(char::is_whitespace) {
+                wrapper.push(" ", Look::PLAIN);
+            }
+            OpenParagraph {
+                source_len: self.pending.len(),
+                width,
+                marker: marker.cloned(),
+                wrapper,
+            }
+        });
+        lines
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
@@ -247,6 +282,15 @@ mod tests {
         let text = "A first line that is long enough, then *emphasis* and **strong** words, \
             `code`, a [link](https://x.y) &amp; entities, 1. numbers. and more words to wrap\n\
             onto a second line  \nwith a hard break, trailing spaces   and 宽字符 wide text.";
+        let items = "12. A numbered item long enough to be settled, with words to wrap \
+            and *markup*, 1. more\n    continued on an indented line";
+        let bullet = "- A bulleted item long enough to be settled, with words to wrap";
+        for text in [text, items, bullet] {
+            extended_like_whole(text);
+        }
+    }
+
+    fn extended_like_whole(text: &str) {
         let chars: Vec<char> = text.chars().collect();
         for piece in [1, 2, 3, 5, 8] {
             let mut composer = Composer::default();
@@ -258,6 +302,7 @@ mod tests {
                 assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
             }
             assert!(committed.is_empty());
+            assert!(composer.paragraph.is_some(), "{text:?} was extended");
         }
     }
 

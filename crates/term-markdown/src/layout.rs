@@ -109,7 +109,7 @@ impl Layout<'_> {
 
 /// `lines` behind `first` (the first line) and `rest` (the others; `first` again when
 /// `None`). Empty lines get no trailing spaces.
-fn prefixed(lines: Vec<Line>, first: Span, rest: Option<Span>) -> Vec<Line> {
+pub(crate) fn prefixed(lines: Vec<Line>, first: Span, rest: Option<Span>) -> Vec<Line> {
     lines
         .into_iter()
         .enumerate()
