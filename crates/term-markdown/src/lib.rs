@@ -4,7 +4,7 @@
 //! item, a quote, a table, a rule, each line of a fenced code block. A finished unit is
 //! committed — rendered once and never drawn again; the unit still open is drawn and
 //! redrawn in place as text arrives ([`LiveMarkdown`]). Units are parsed with
-//! pulldown-cmark ([`tree`]), laid out to the terminal's width ([`layout`]: headings by
+//! pulldown-cmark ([`tree`]), laid out to the terminal's width (`layout`: headings by
 //! level, numbered and nested lists, quotes, rules), word-wrapped at spaces ([`wrap`]),
 //! tables aligned or shown as records when too wide ([`table`]), code highlighted by
 //! syntect with grammars loaded on the first code block ([`Highlighter`]).
