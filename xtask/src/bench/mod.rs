@@ -7,6 +7,7 @@ mod fixture;
 mod harness;
 mod overhead;
 mod pg_fill;
+mod render;
 mod run;
 mod search;
 mod serve;
@@ -19,7 +20,8 @@ pub struct BenchArgs {
     /// Rows stored for the search benchmark.
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
-    /// Run only these benchmarks (overhead, run, estimate, search, compression, serve).
+    /// Run only these benchmarks (overhead, run, estimate, search, compression, serve,
+    /// render).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -112,6 +114,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("search") {
         print(&search::run(args.search_rows, args.database.as_deref()).await?);
+    }
+    if wants("render") {
+        print(&[render::run()]);
     }
     if wants("serve") {
         print(&serve::run().await?);

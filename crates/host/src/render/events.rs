@@ -9,8 +9,10 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
 use smallebot_core::tasks::format_progress;
 
+use smallebot_term_markdown::Highlighter;
+
 use super::Style;
-use super::markdown::MarkdownLines;
+use super::markdown::{AnswerView, LiveAnswer};
 
 /// Characters of each shown line of a tool call or result.
 const SHOWN_RESULT_CHARS: usize = 200;
@@ -38,8 +40,10 @@ pub struct EventPrinter<W: Write> {
     in_reasoning: bool,
     /// The answer printed so far does not end with a line break.
     answer_open: bool,
-    /// Renders the answer's Markdown (on a terminal with colours only).
-    markdown: Option<MarkdownLines>,
+    /// Renders the answer's Markdown live (on a terminal with colours only).
+    markdown: Option<LiveAnswer>,
+    /// Highlights code in answers (grammars loaded on the first code block).
+    highlighter: smallebot_term_markdown::Highlighter,
     /// End an open answer line before a status line even when status lines go to
     /// another writer (both show on one terminal).
     shared_screen: bool,
@@ -52,6 +56,7 @@ pub struct EventPrinter<W: Write> {
 impl<W: Write> EventPrinter<W> {
     /// A printer writing everything to `out`.
     pub fn new(out: W, json: bool, style: Style) -> Self {
+        let highlighter = Highlighter::default();
         Self {
             out,
             status: None,
@@ -59,7 +64,8 @@ impl<W: Write> EventPrinter<W> {
             style,
             in_reasoning: false,
             answer_open: false,
-            markdown: (style.ansi && !json).then(MarkdownLines::default),
+            markdown: (style.ansi && !json).then(|| LiveAnswer::new(highlighter.clone())),
+            highlighter,
             shared_screen: false,
             last_usage: None,
             held: None,
@@ -98,6 +104,12 @@ impl<W: Write> EventPrinter<W> {
         self.style.ansi && !self.json
     }
 
+    /// How stored answers are shown in this printer's style (the transcript of a
+    /// reopened conversation), sharing its code highlighter.
+    pub fn answer_view(&self) -> AnswerView {
+        AnswerView::new(self.style, self.highlighter.clone())
+    }
+
     /// The writer (for prompts between turns).
     pub fn out(&mut self) -> &mut W {
         &mut self.out
@@ -110,10 +122,10 @@ impl<W: Write> EventPrinter<W> {
 
     /// Prints the answer's open line (Markdown waiting for its end) and ends it.
     fn end_answer_line(&mut self) -> std::io::Result<()> {
-        if let Some(markdown) = self.markdown.as_mut().filter(|m| m.has_pending()) {
-            let rest = markdown.finish(self.style);
+        if let Some(markdown) = self.markdown.as_mut() {
+            // Ends at the start of a line.
+            let rest = markdown.finish();
             write!(self.out, "{rest}")?;
-            self.answer_open = true;
         }
         if self.answer_open {
             self.answer_open = false;
@@ -155,8 +167,8 @@ impl<W: Write> EventPrinter<W> {
     fn answer_text(&mut self, text: &str) -> std::io::Result<()> {
         self.end_reasoning()?;
         if let Some(markdown) = self.markdown.as_mut() {
-            let lines = markdown.push(text, self.style);
-            write!(self.out, "{lines}")?;
+            let drawn = markdown.push(text);
+            write!(self.out, "{drawn}")?;
         } else {
             if !text.is_empty() {
                 self.answer_open = !text.ends_with('\n');

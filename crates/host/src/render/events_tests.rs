@@ -194,7 +194,7 @@ fn status_lines_can_go_to_another_writer() {
 }
 
 #[test]
-fn on_a_terminal_the_answer_is_rendered_as_markdown_and_its_last_line_kept() {
+fn on_a_terminal_the_answer_is_rendered_as_markdown_as_it_streams() {
     let shown = printed(
         &[
             EventKind::TextDelta {
@@ -211,7 +211,9 @@ fn on_a_terminal_the_answer_is_rendered_as_markdown_and_its_last_line_kept() {
     );
     assert_eq!(
         shown,
-        "\x1b[1mPlan\x1b[0m\nuse \x1b[33mcargo test\x1b[0m \x1b[1mnow\x1b[0m\n"
+        // The open line shows before it ends, then is redrawn in place once more
+        // of it arrived; the heading above it stays.
+        "\x1b[1;4;35mPlan\x1b[0m\nuse `cargo\r\x1b[Juse \x1b[33mcargo test\x1b[0m \x1b[1mnow\x1b[0m\n"
     );
     // Without colours (a pipe, NO_COLOR) the Markdown source is printed as it came.
     let plain = printed(

@@ -59,12 +59,6 @@ impl Style {
         self.paint("1", text)
     }
 
-    /// Italic text (emphasis).
-    #[must_use]
-    pub fn italic(self, text: &str) -> String {
-        self.paint("3", text)
-    }
-
     /// Yellow text (code).
     #[must_use]
     pub fn yellow(self, text: &str) -> String {

@@ -8,6 +8,8 @@ use smallebot_core::ids::TurnId;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
+use super::markdown::AnswerView;
+
 /// Turns shown when a conversation is reopened.
 pub const RESUMED_TURNS: usize = 3;
 /// Characters of each shown message (the whole timeline: `conversations show`).
@@ -16,11 +18,16 @@ const SHOWN_MESSAGE_CHARS: usize = 2_000;
 const SHOWN_ARGUMENT_CHARS: usize = 120;
 
 /// The rows of the last `turns` turns as the chat shows them: `› ` before what the
-/// person typed, the answers, one line per tool call; reasoning and replaced messages
+/// person typed, the answers (rendered as `answers` shows them), one line per tool call; reasoning and replaced messages
 /// left out, everything escaped; what the person typed in an `undone` turn is marked
 /// `[undone]`. Empty when there are no rows.
 #[must_use]
-pub fn recent_transcript(rows: &[HistoryRow], turns: usize, undone: &[TurnId]) -> String {
+pub fn recent_transcript(
+    rows: &[HistoryRow],
+    turns: usize,
+    undone: &[TurnId],
+    answers: &AnswerView,
+) -> String {
     // A turn's rows are contiguous in `seq` order: a new turn starts where the id changes.
     let mut order: Vec<TurnId> = Vec::new();
     for row in rows {
@@ -39,12 +46,14 @@ pub fn recent_transcript(rows: &[HistoryRow], turns: usize, undone: &[TurnId]) -
             HistoryRow::Message(m) if m.replaced_by.is_some() || m.content.trim().is_empty() => {}
             HistoryRow::Message(m) => {
                 let text = truncate_with_marker(m.content.trim_end(), SHOWN_MESSAGE_CHARS, "…");
-                let prefix = match m.role {
-                    Role::User if undone.contains(&m.turn_id) => "› [undone] ",
-                    Role::User => "› ",
-                    Role::Assistant => "",
+                let shown = match m.role {
+                    Role::User if undone.contains(&m.turn_id) => {
+                        format!("› [undone] {}", escape_controls(&text))
+                    }
+                    Role::User => format!("› {}", escape_controls(&text)),
+                    Role::Assistant => answers.render(&text),
                 };
-                let _ = writeln!(out, "{prefix}{}", escape_controls(&text));
+                let _ = writeln!(out, "{shown}");
             }
             HistoryRow::ToolCall(c) => {
                 let args = truncate_with_marker(&c.arguments, SHOWN_ARGUMENT_CHARS, "…");

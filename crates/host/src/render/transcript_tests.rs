@@ -1,4 +1,9 @@
 use super::*;
+
+/// Answers shown as their escaped text (no colours).
+fn plain() -> AnswerView {
+    AnswerView::new(crate::render::Style { ansi: false }, Default::default())
+}
 use smallebot_core::entities::{Message, ThinkBlock, ToolCall, ToolCallStatus};
 use smallebot_core::ids::{ConversationId, MessageId, ThinkBlockId, ToolCallId};
 
@@ -59,7 +64,7 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             &format!("answer {i}\x1b[2J"),
         ));
     }
-    let shown = recent_transcript(&rows, 3, &[]);
+    let shown = recent_transcript(&rows, 3, &[], &plain());
     let expected = "… 1 earlier turn(s)\n".to_owned()
         + &(1..4)
             .map(|i| {
@@ -69,7 +74,7 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             })
             .collect::<String>();
     assert_eq!(shown, expected);
-    assert_eq!(recent_transcript(&[], 3, &[]), "");
+    assert_eq!(recent_transcript(&[], 3, &[], &plain()), "");
 }
 
 #[test]
@@ -82,7 +87,7 @@ fn what_was_typed_in_an_undone_turn_is_marked() {
         message(undone, 4, Role::Assistant, "two"),
     ];
     assert_eq!(
-        recent_transcript(&rows, 3, &[undone]),
+        recent_transcript(&rows, 3, &[undone], &plain()),
         "› first\none\n› [undone] second\ntwo\n"
     );
 }

@@ -24,6 +24,17 @@ impl Tmux {
     /// Runs `smallebot --home <home> <args>` with `env` in a 160×50 terminal; `None`
     /// (after saying so) when tmux is missing and not required.
     pub fn start(test: &str, home: &Path, env: &[(&str, &str)], args: &[&str]) -> Option<Self> {
+        Self::start_sized(test, home, env, args, (160, 50))
+    }
+
+    /// [`Tmux::start`] in a terminal of `(columns, rows)`.
+    pub fn start_sized(
+        test: &str,
+        home: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+        (columns, rows): (u16, u16),
+    ) -> Option<Self> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var_os("SMALLEBOT_REQUIRE_TMUX").is_none(),
@@ -57,9 +68,9 @@ impl Tmux {
             "-s",
             "t",
             "-x",
-            "160",
+            &columns.to_string(),
             "-y",
-            "50",
+            &rows.to_string(),
             &line,
         ]);
         tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
@@ -104,6 +115,16 @@ impl Tmux {
     /// The whole screen and scrollback, wrapped lines joined.
     pub fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
+    }
+
+    /// The screen and scrollback row by row as the terminal shows them (wrapped lines
+    /// not joined), with the colour escapes of each cell when `escapes`.
+    pub fn rows(&self, escapes: bool) -> String {
+        let mut args = vec!["capture-pane", "-p", "-S", "-", "-t", "t"];
+        if escapes {
+            args.push("-e");
+        }
+        self.run(&args)
     }
 
     /// Waits until the prompt is drawn again after the last `marker` on the screen (the

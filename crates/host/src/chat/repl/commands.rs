@@ -100,7 +100,8 @@ impl<W: Write> Repl<W> {
             .filter(|t| t.undone_at.is_some())
             .map(|t| t.id)
             .collect();
-        let transcript = recent_transcript(&rows, RESUMED_TURNS, &undone);
+        let answers = self.printer.answer_view();
+        let transcript = recent_transcript(&rows, RESUMED_TURNS, &undone, &answers);
         if !transcript.is_empty() {
             // Already escaped, line by line.
             write!(self.printer.out(), "{transcript}")?;

@@ -1,0 +1,332 @@
+//! The answer composed unit by unit: finished units become committed lines (never
+//! changed after), the open unit's lines are recomputed at each call. No escapes for
+//! the cursor here: [`crate::LiveMarkdown`] draws what this composes.
+
+use crate::highlight::{CodeBlock, Highlighter, plain_code};
+use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
+use crate::split::{Fence, Unit, fence_language, next_unit, opening_fence};
+use crate::style::{Line, Look, Span};
+use crate::tree::{Block, parse};
+use crate::wrap::Wrapper;
+use unicode_width::UnicodeWidthStr;
+
+/// A line of an open paragraph this long has its block kind settled (no list marker,
+/// heading or fence can start it any more): text added to it only extends it.
+const SETTLED_LINE: usize = 12;
+
+/// Streamed Markdown cut into committed lines and the open unit's lines.
+#[derive(Debug, Default)]
+pub struct Composer {
+    highlighter: Highlighter,
+    /// The text after the last finished unit.
+    pending: String,
+    /// The code block being read.
+    fence: Option<(Fence, CodeBlock)>,
+    /// A blank line waits before the next content.
+    blank: bool,
+    /// Something was committed (blank lines before it are dropped).
+    started: bool,
+    /// The number the next top-level ordered item gets (a list streamed item by item).
+    next_number: Option<u64>,
+    /// Lines of the open unit already committed (it grew taller than the screen).
+    frozen: usize,
+    /// The open unit when it is one paragraph: wrapped so far, extended by plain text
+    /// without parsing it again.
+    paragraph: Option<OpenParagraph>,
+}
+
+/// An open paragraph (or list item of one paragraph) wrapped up to `source_len` bytes
+/// of the open unit, laid out at `width`.
+#[derive(Debug)]
+struct OpenParagraph {
+    source_len: usize,
+    width: usize,
+    /// The list item's marker.
+    marker: Option<Span>,
+    wrapper: Wrapper,
+}
+
+impl OpenParagraph {
+    /// Its lines as the layout draws them.
+    fn lines(&self) -> Vec<Line> {
+        let lines = self.wrapper.lines();
+        match &self.marker {
+            Some(marker) => {
+                let rest = Span::plain(" ".repeat(marker.text.width()));
+                prefixed(lines, marker.clone(), Some(rest))
+            }
+            None => lines,
+        }
+    }
+}
+
+impl Composer {
+    /// A composer highlighting code with `highlighter`.
+    pub fn new(highlighter: Highlighter) -> Self {
+        Self {
+            highlighter,
+            ..Self::default()
+        }
+    }
+
+    /// Adds streamed text; the lines of units it finished go to `committed`.
+    pub fn feed(&mut self, text: &str, width: usize, committed: &mut Vec<Line>) {
+        self.pending.push_str(text);
+        while let Some((unit, len)) = next_unit(&self.pending, self.fence.as_ref().map(|f| f.0)) {
+            let source: String = self.pending.drain(..len).collect();
+            self.commit(unit, &source, width, committed);
+        }
+    }
+
+    /// Commits what is left (the answer ended) and starts over.
+    pub fn finish(&mut self, width: usize, committed: &mut Vec<Line>) {
+        // The last line is complete now: split it as any other.
+        if !self.pending.is_empty() && !self.pending.ends_with('\n') {
+            self.feed("\n", width, committed);
+        }
+        let rest = std::mem::take(&mut self.pending);
+        if self.fence.is_some() {
+            if !rest.is_empty() {
+                self.commit(Unit::CodeLine, &rest, width, committed);
+            }
+            self.commit(Unit::FenceClose, "", width, committed);
+        } else if !rest.trim().is_empty() {
+            self.commit(Unit::Markdown, &rest, width, committed);
+        }
+        *self = Self::new(self.highlighter.clone());
+    }
+
+    /// The open unit's lines (without those already frozen).
+    pub fn open_lines(&mut self, width: usize) -> Vec<Line> {
+        if self.pending.trim().is_empty() {
+            return Vec::new();
+        }
+        let lines = if self.fence.is_some() {
+            vec![code_line(plain_code(&self.pending))]
+        } else {
+            self.open_markdown(width)
+        };
+        self.with_blank(lines.into_iter().skip(self.frozen).collect())
+    }
+
+    /// The open unit's lines: an open paragraph extended by plain text is wrapped on
+    /// from where it was (the same lines as parsing it whole: see
+    /// [`extends_plainly`]); anything else is parsed again.
+    fn open_markdown(&mut self, width: usize) -> Vec<Line> {
+        let width = width.max(MIN_WIDTH);
+        if let Some(open) = self.paragraph.as_mut()
+            && open.width == width
+            && extends_plainly(
+                &self.pending[..open.source_len],
+                &self.pending[open.source_len..],
+            )
+        {
+            open.wrapper
+                .push(&self.pending[open.source_len..], Look::PLAIN);
+            open.source_len = self.pending.len();
+            return open.lines();
+        }
+        let blocks = parse(&self.pending);
+        let lines = self.layout(&blocks, width).0;
+        // One paragraph, or one list item of one paragraph (behind its marker, taken
+        // from the lines just laid out).
+        let (spans, marker) = match blocks.as_slice() {
+            [Block::Paragraph(spans)] => (Some(spans), None),
+            [Block::List(_, items)] => match items.as_slice() {
+                [item] if item.task.is_none() => match item.blocks.as_slice() {
+                    [Block::Paragraph(spans)] => {
+                        (Some(spans), lines.first().and_then(|l| l.first()))
+                    }
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        self.paragraph = spans.map(|spans| {
+            let indent = marker.map_or(0, |m| m.text.width());
+            let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+            for span in spans {
+                wrapper.push(&span.text, span.look);
+            }
+            // The parser drops the white space the paragraph ends with.
+            if self.pending.ends_with(char::is_whitespace) {
+                wrapper.push(" ", Look::PLAIN);
+            }
+            OpenParagraph {
+                source_len: self.pending.len(),
+                width,
+                marker: marker.cloned(),
+                wrapper,
+            }
+        });
+        lines
+    }
+
+    /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
+    /// be drawn again.
+    pub fn freeze(&mut self, mut lines: usize) {
+        if self.blank && lines > 0 {
+            self.blank = false;
+            self.started = true;
+            lines -= 1;
+        }
+        self.frozen += lines;
+    }
+
+    fn with_blank(&self, lines: Vec<Line>) -> Vec<Line> {
+        if self.blank && !lines.is_empty() {
+            std::iter::once(Vec::new()).chain(lines).collect()
+        } else {
+            lines
+        }
+    }
+
+    fn commit(&mut self, unit: Unit, source: &str, width: usize, committed: &mut Vec<Line>) {
+        self.paragraph = None;
+        let lines = match unit {
+            Unit::Blank => {
+                self.blank = self.started;
+                return;
+            }
+            Unit::FenceOpen => {
+                let language = fence_language(source);
+                if let Some(fence) = opening_fence(source) {
+                    self.fence = Some((fence, self.highlighter.block(language)));
+                }
+                self.next_number = None;
+                vec![code_open(language)]
+            }
+            Unit::CodeLine => {
+                let text = source.trim_end_matches(['\n', '\r']);
+                match self.fence.as_mut() {
+                    Some((_, block)) => vec![code_line(block.line(text))],
+                    None => vec![code_line(plain_code(text))],
+                }
+            }
+            Unit::FenceClose => {
+                self.fence = None;
+                vec![code_close()]
+            }
+            Unit::Markdown => {
+                let (lines, next) = self.markdown(source, width);
+                self.next_number = next;
+                lines
+            }
+        };
+        let lines: Vec<Line> = lines.into_iter().skip(self.frozen).collect();
+        self.frozen = 0;
+        committed.extend(self.with_blank(lines));
+        self.blank = false;
+        self.started = true;
+    }
+
+    /// A Markdown unit's lines, and the number an ordered item after it would get.
+    fn markdown(&self, source: &str, width: usize) -> (Vec<Line>, Option<u64>) {
+        self.layout(&parse(source), width)
+    }
+
+    /// Parsed blocks' lines, and the number an ordered item after them would get.
+    fn layout(&self, blocks: &[Block], width: usize) -> (Vec<Line>, Option<u64>) {
+        let (first, next) = match blocks {
+            [Block::List(Some(start), items)] => {
+                let first = self.next_number.unwrap_or(*start);
+                (Some(first), Some(first + items.len() as u64))
+            }
+            _ => (None, None),
+        };
+        let layout = Layout {
+            highlighter: &self.highlighter,
+        };
+        (layout.blocks(blocks, width, first), next)
+    }
+}
+
+/// Whether `added` after `open` (an open paragraph's text) only extends it: the text
+/// is parsed as the paragraph so far followed by `added` as plain text. So `added` holds
+/// only letters, digits, spaces and punctuation that opens or closes nothing, no line
+/// break; the line it goes on is long enough to be settled; and it does not complete an
+/// entity or escape begun at the end of `open`.
+fn extends_plainly(open: &str, added: &str) -> bool {
+    let last_line = open.rsplit('\n').next().unwrap_or(open);
+    let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
+    last_line.len() >= SETTLED_LINE
+        && !last_word.contains(['&', '\\'])
+        && added.chars().all(|c| {
+            c.is_alphanumeric()
+                || matches!(
+                    c,
+                    ' ' | ','
+                        | '.'
+                        | ';'
+                        | ':'
+                        | '?'
+                        | '!'
+                        | '\''
+                        | '"'
+                        | '-'
+                        | '/'
+                        | '+'
+                        | '='
+                        | '%'
+                )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
+        let text = "A first line that is long enough, then *emphasis* and **strong** words, \
+            `code`, a [link](https://x.y) &amp; entities, 1. numbers. and more words to wrap\n\
+            onto a second line  \nwith a hard break, trailing spaces   and 宽字符 wide text.";
+        let items = "12. A numbered item long enough to be settled, with words to wrap \
+            and *markup*, 1. more\n    continued on an indented line";
+        let bullet = "- A bulleted item long enough to be settled, with words to wrap";
+        for text in [text, items, bullet] {
+            extended_like_whole(text);
+        }
+    }
+
+    fn extended_like_whole(text: &str) {
+        let chars: Vec<char> = text.chars().collect();
+        for piece in [1, 2, 3, 5, 8] {
+            let mut composer = Composer::default();
+            let mut committed = Vec::new();
+            for chunk in chars.chunks(piece) {
+                composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
+                let open = composer.open_lines(30);
+                let whole = composer.markdown(&composer.pending, 30).0;
+                assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
+            }
+            assert!(committed.is_empty());
+            assert!(composer.paragraph.is_some(), "{text:?} was extended");
+        }
+    }
+
+    #[test]
+    fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
+        let cases = [
+            ("A settled first line", " goes on, plainly.", true),
+            ("A settled first line", "", true),
+            ("Short", " text", false),
+            ("A settled line\n1", ". item", false),
+            ("A settled first line", " **bold", false),
+            ("A settled first line", " `code", false),
+            ("A settled first line", "\nnext", false),
+            ("A settled line [link]", "(url)", false),
+            ("A settled line &amp", ";", false),
+            ("A settled line \\", "x", false),
+            ("A settled first line", " and 宽字符", true),
+        ];
+        for (open, added, expected) in cases {
+            assert_eq!(
+                extends_plainly(open, added),
+                expected,
+                "{open:?} + {added:?}"
+            );
+        }
+    }
+}

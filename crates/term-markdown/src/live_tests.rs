@@ -1,0 +1,202 @@
+use super::*;
+
+const SIZE: Size = Size {
+    width: 40,
+    height: 24,
+};
+
+/// What a terminal shows after `out` (cursor-up, erase and line breaks obeyed), with
+/// styles dropped.
+fn screen(out: &str) -> Vec<String> {
+    let mut lines: Vec<String> = vec![String::new()];
+    let mut row = 0;
+    let mut rest = out;
+    while let Some(c) = rest.chars().next() {
+        if let Some(tail) = rest.strip_prefix("\x1b[") {
+            let end = tail.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(0);
+            let (args, command) = (&tail[..end], &tail[end..=end]);
+            match command {
+                "A" => row -= args.parse::<usize>().unwrap_or(1),
+                "J" => {
+                    lines.truncate(row + 1);
+                    lines[row].clear();
+                }
+                _ => {}
+            }
+            rest = &tail[end + 1..];
+            continue;
+        }
+        match c {
+            '\r' => lines[row].clear(),
+            '\n' => {
+                row += 1;
+                if lines.len() <= row {
+                    lines.push(String::new());
+                }
+            }
+            c => lines[row].push(c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    lines
+}
+
+fn streamed(chunks: &[&str], size: Size) -> (String, LiveMarkdown) {
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    let out: String = chunks.iter().map(|c| live.push(c, size)).collect();
+    (out, live)
+}
+
+#[test]
+fn documents_render_blocks_as_a_reader_expects() {
+    let highlighter = Highlighter::default();
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "# Title\nText *em* **strong**",
+            &["Title", "Text em strong"],
+        ),
+        (
+            "1. first\n2. second\n3. third",
+            &["1. first", "2. second", "3. third"],
+        ),
+        (
+            "1. a\n   1. x\n   2. y\n2. b\n   - z",
+            &["1. a", "   1. x", "   2. y", "2. b", "   ◦ z"],
+        ),
+        ("1. a\n\n1. b\n\n1. c", &["1. a", "", "2. b", "", "3. c"]),
+        ("7. seven\n8. eight", &["7. seven", "8. eight"]),
+        ("- [x] done\n- [ ] todo", &["• ☑ done", "• ☐ todo"]),
+        ("> quoted\n> more", &["│ quoted more"]),
+        (
+            "a\n\n---\n\nb",
+            &["a", "", "────────────────────────────────────────", "", "b"],
+        ),
+        (
+            "[docs](https://x.y) and <https://a.b>",
+            &["docs (https://x.y) and https://a.b"],
+        ),
+        (
+            "| Name | Size |\n|---|--:|\n| alpha | 1 |\n| b | 12345 |",
+            &[
+                "Name  │  Size",
+                "──────┼──────",
+                "alpha │     1",
+                "b     │ 12345",
+            ],
+        ),
+        ("```\nplain\n```", &["╭─", "│ plain", "╰─"]),
+        ("```rust\nfn x() {}\n", &["╭─ rust", "│ fn x() {}", "╰─"]),
+        ("\n\n\npara\n\n\n\nnext\n\n", &["para", "", "next"]),
+        ("esc \x1b[2J here", &["esc ^[[2J here"]),
+        (
+            "A line of words that is longer than forty columns wide.",
+            &["A line of words that is longer than", "forty columns wide."],
+        ),
+    ];
+    for (text, expected) in cases {
+        let shown = render_document(text, 40, false, &highlighter);
+        assert_eq!(shown.lines().collect::<Vec<_>>(), *expected, "{text:?}");
+    }
+}
+
+#[test]
+fn streaming_in_any_chunks_ends_as_the_whole_document() {
+    let text = "# Plan\n\nSome **bold** words that wrap across the narrow width here.\n\n1. one\n2. two\n   - nested\n3. three\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```sh\nls -l\necho hi\n```\n\n> done\n";
+    let whole = render_document(text, 40, false, &Highlighter::default());
+    for chunk in [1, 2, 3, 7, 16, 1000] {
+        let chars: Vec<char> = text.chars().collect();
+        let pieces: Vec<String> = chars.chunks(chunk).map(|c| c.iter().collect()).collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let (mut out, mut live) = streamed(&refs, SIZE);
+        out.push_str(&live.finish(SIZE));
+        let mut shown = screen(&out);
+        assert_eq!(shown.pop().as_deref(), Some(""), "ends with a line break");
+        assert_eq!(shown.join("\n"), whole, "chunks of {chunk}");
+    }
+}
+
+#[test]
+fn the_open_block_shows_at_once_and_is_redrawn_in_place() {
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    // The first words show before their line ends.
+    let out = live.push("Hello **wor", SIZE);
+    assert_eq!(out, "Hello **wor");
+    assert!(live.is_open());
+    // Only the open line is rewritten.
+    let out = live.push("ld** again", SIZE);
+    assert_eq!(out, "\r\x1b[JHello world again");
+    // A finished paragraph is committed; the next block opens below it.
+    let out = live.push("\n\n- item", SIZE);
+    assert_eq!(out, "\n\n• item");
+    let mut all = String::from("Hello world again\n\n• item");
+    all.push_str(&live.push(" one\n- item two\n", SIZE));
+    all.push_str(&live.finish(SIZE));
+    assert_eq!(
+        screen(&all),
+        ["Hello world again", "", "• item one", "• item two", ""]
+    );
+    assert!(!live.is_open());
+}
+
+#[test]
+fn a_block_taller_than_the_screen_commits_what_does_not_fit() {
+    let size = Size {
+        width: 20,
+        height: 5,
+    };
+    let text = "word ".repeat(40);
+    let (mut out, mut live) = streamed(&[&text], size);
+    assert!(live.shown.len() <= 3, "{:?}", live.shown);
+    out.push_str(&live.push(" end", size));
+    out.push_str(&live.finish(size));
+    let whole = render_document(&format!("{text} end"), 20, false, &Highlighter::default());
+    let mut shown = screen(&out);
+    shown.pop();
+    assert_eq!(shown.join("\n"), whole);
+}
+
+#[test]
+fn a_resize_reflows_the_open_block() {
+    let wide = Size {
+        width: 40,
+        height: 24,
+    };
+    let narrow = Size {
+        width: 20,
+        height: 24,
+    };
+    let (out, mut live) = streamed(&["one two three four five six seven eight"], wide);
+    assert_eq!(out, "one two three four five six seven eight");
+    // The 39-column line now takes two rows: up one, clear, drawn at 20 columns.
+    let out = live.resize(narrow);
+    assert_eq!(
+        out,
+        "\r\x1b[1A\x1b[Jone two three four\nfive six seven eight"
+    );
+}
+
+#[test]
+fn code_is_highlighted_and_labelled_with_colours_on() {
+    let shown = render_document(
+        "```python\nprint('x')\n```",
+        40,
+        true,
+        &Highlighter::default(),
+    );
+    assert!(shown.contains("python"), "{shown:?}");
+    assert!(shown.contains("\x1b[38;5;"), "{shown:?}");
+    let plain = render_document(
+        "```python\nprint('x')\n```",
+        40,
+        false,
+        &Highlighter::default(),
+    );
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+}
+
+#[test]
+fn no_code_no_grammars() {
+    let highlighter = Highlighter::default();
+    let _ = render_document("# Just text\n\n- a list", 40, true, &highlighter);
+    assert!(!highlighter.is_loaded());
+}

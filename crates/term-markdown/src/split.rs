@@ -1,0 +1,304 @@
+//! Where a streamed answer's finished units end. A unit is what can be committed to
+//! the screen once it is complete and never changes after: a blank line, a heading, a
+//! rule, a paragraph, one top-level list item (with what is nested under it), a block
+//! quote, a table, and in a fenced code block each line (its opening and closing fence
+//! too). Only complete lines are classified; the text after the last finished unit is
+//! the open unit, drawn and redrawn until it is finished.
+
+/// What a finished unit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Blank lines (one).
+    Blank,
+    /// Markdown rendered as a whole: a paragraph, heading, rule, list item, quote,
+    /// table.
+    Markdown,
+    /// The opening fence of a code block.
+    FenceOpen,
+    /// One line of code.
+    CodeLine,
+    /// The closing fence of a code block.
+    FenceClose,
+}
+
+/// The fence of the code block being read: its character and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    /// `` ` `` or `~`.
+    pub marker: char,
+    /// How many of them (at least 3).
+    pub len: usize,
+}
+
+/// The kind of block a unit's first line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Paragraph,
+    List,
+    Quote,
+    Table,
+}
+
+/// The first finished unit at the start of `text` (which starts at a line start) and
+/// its length in bytes; `None` while the unit may still grow. `fence` is the code block
+/// being read, if any.
+pub fn next_unit(text: &str, fence: Option<Fence>) -> Option<(Unit, usize)> {
+    let mut lines = complete_lines(text);
+    let (_, first) = lines.next()?;
+    if let Some(fence) = fence {
+        let unit = if closes(first, fence) {
+            Unit::FenceClose
+        } else {
+            Unit::CodeLine
+        };
+        return Some((unit, first.len()));
+    }
+    if is_blank(first) {
+        return Some((Unit::Blank, first.len()));
+    }
+    if opening_fence(first).is_some() {
+        return Some((Unit::FenceOpen, first.len()));
+    }
+    if is_heading(first) || is_rule(first) {
+        return Some((Unit::Markdown, first.len()));
+    }
+    let kind = kind_of(first);
+    let mut blank_from = None;
+    for (at, line) in lines {
+        if is_blank(line) {
+            if kind != Kind::List {
+                return Some((Unit::Markdown, at));
+            }
+            blank_from.get_or_insert(at);
+            continue;
+        }
+        let indent = indent_of(line);
+        if let Some(blank) = blank_from.take() {
+            // After a blank line only an indented line goes on with a list item.
+            if indent < 2 {
+                return Some((Unit::Markdown, blank));
+            }
+            continue;
+        }
+        let goes_on = match kind {
+            Kind::Paragraph => {
+                if is_setext_underline(line) {
+                    return Some((Unit::Markdown, at + line.len()));
+                }
+                !starts_block(line)
+            }
+            Kind::List => indent >= 2 || !starts_block(line),
+            Kind::Quote => line.trim_start().starts_with('>'),
+            Kind::Table => line.trim_start().starts_with('|'),
+        };
+        if !goes_on {
+            return Some((Unit::Markdown, at));
+        }
+    }
+    None
+}
+
+/// The complete lines of `text` (with their `\n`) and where each starts.
+fn complete_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n')
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some((start, line))
+        })
+        .take_while(|(_, line)| line.ends_with('\n'))
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// Columns of leading white space (a tab counts 4).
+fn indent_of(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum()
+}
+
+/// The fence a line opens (``` or ~~~, indented at most 3), if any.
+pub fn opening_fence(line: &str) -> Option<Fence> {
+    if indent_of(line) > 3 {
+        return None;
+    }
+    let trimmed = line.trim_start();
+    let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = trimmed.chars().take_while(|c| *c == marker).count();
+    if len < 3 {
+        return None;
+    }
+    // A backtick fence's info string holds no backtick.
+    let info = &trimmed[len..];
+    if marker == '`' && info.contains('`') {
+        return None;
+    }
+    Some(Fence { marker, len })
+}
+
+/// The language of an opening fence line (the info string's first word).
+pub fn fence_language(line: &str) -> &str {
+    line.trim()
+        .trim_start_matches(['`', '~'])
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+}
+
+fn closes(line: &str, fence: Fence) -> bool {
+    let trimmed = line.trim();
+    indent_of(line) <= 3 && trimmed.len() >= fence.len && trimmed.chars().all(|c| c == fence.marker)
+}
+
+fn is_heading(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let hashes = trimmed.chars().take_while(|c| *c == '#').count();
+    indent_of(line) <= 3
+        && (1..=6).contains(&hashes)
+        && trimmed[hashes..].starts_with([' ', '\t', '\n'])
+}
+
+fn is_rule(line: &str) -> bool {
+    let trimmed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    indent_of(line) <= 3
+        && trimmed.len() >= 3
+        && ['-', '*', '_']
+            .iter()
+            .any(|m| trimmed.chars().all(|c| c == *m))
+}
+
+fn is_setext_underline(line: &str) -> bool {
+    let trimmed = line.trim();
+    indent_of(line) <= 3
+        && !trimmed.is_empty()
+        && (trimmed.chars().all(|c| c == '=') || trimmed.chars().all(|c| c == '-'))
+}
+
+fn is_list_marker(line: &str) -> bool {
+    if indent_of(line) > 3 {
+        return false;
+    }
+    let trimmed = line.trim_start();
+    let after = if let Some(rest) = trimmed.strip_prefix(['-', '*', '+']) {
+        rest
+    } else {
+        let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+        if !(1..=9).contains(&digits) {
+            return false;
+        }
+        match trimmed[digits..].strip_prefix(['.', ')']) {
+            Some(rest) => rest,
+            None => return false,
+        }
+    };
+    after.starts_with([' ', '\t', '\n'])
+}
+
+/// Whether a line starts a block of its own (and so ends a paragraph).
+fn starts_block(line: &str) -> bool {
+    opening_fence(line).is_some()
+        || is_heading(line)
+        || is_rule(line)
+        || is_list_marker(line)
+        || kind_of(line) == Kind::Quote
+        || kind_of(line) == Kind::Table
+}
+
+fn kind_of(line: &str) -> Kind {
+    let trimmed = line.trim_start();
+    if indent_of(line) > 3 {
+        Kind::Paragraph
+    } else if trimmed.starts_with('>') {
+        Kind::Quote
+    } else if trimmed.starts_with('|') {
+        Kind::Table
+    } else if is_list_marker(line) {
+        Kind::List
+    } else {
+        Kind::Paragraph
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FENCE: Fence = Fence {
+        marker: '`',
+        len: 3,
+    };
+
+    #[test]
+    fn finished_units_end_where_the_next_block_begins() {
+        use Unit::*;
+        type Case = (&'static str, Option<Fence>, Option<(Unit, usize)>);
+        let cases: &[Case] = &[
+            ("", None, None),
+            ("partial line", None, None),
+            ("\n", None, Some((Blank, 1))),
+            ("  \nx", None, Some((Blank, 3))),
+            ("# Title\n", None, Some((Markdown, 8))),
+            ("#hashtag\nmore\n", None, None),
+            ("---\n", None, Some((Markdown, 4))),
+            ("```rust\n", None, Some((FenceOpen, 8))),
+            ("``` `x`\n", None, None),
+            // A paragraph ends at a blank line or a block of another kind.
+            ("one\ntwo\n", None, None),
+            ("one\ntwo\n\n", None, Some((Markdown, 8))),
+            ("one\n# Next\n", None, Some((Markdown, 4))),
+            ("one\n- item\n", None, Some((Markdown, 4))),
+            ("Title\n===\n", None, Some((Markdown, 10))),
+            ("one\n| a | b |\n", None, Some((Markdown, 4))),
+            // A list item goes on with what is indented under it.
+            ("1. a\n2. b\n", None, Some((Markdown, 5))),
+            ("1. a\n   - x\n   - y\n2. b\n", None, Some((Markdown, 19))),
+            ("- a\nlazy\n- b\n", None, Some((Markdown, 9))),
+            ("- a\n\n  more\n\n- b\n", None, Some((Markdown, 12))),
+            ("- a\n\n", None, None),
+            ("- a\n\nnext\n", None, Some((Markdown, 4))),
+            ("10) ten\n11) eleven\n", None, Some((Markdown, 8))),
+            // Quotes and tables go on while their lines do.
+            ("> a\n> b\nc\n", None, Some((Markdown, 8))),
+            ("| a |\n|---|\n| 1 |\n", None, None),
+            ("| a |\n|---|\n| 1 |\n\n", None, Some((Markdown, 18))),
+            // In a code block: each line, then the closing fence.
+            ("let x;\n", Some(FENCE), Some((CodeLine, 7))),
+            ("# comment\n", Some(FENCE), Some((CodeLine, 10))),
+            ("```\n", Some(FENCE), Some((FenceClose, 4))),
+            ("````\n", Some(FENCE), Some((FenceClose, 5))),
+            ("```not\n", Some(FENCE), Some((CodeLine, 7))),
+            ("let x", Some(FENCE), None),
+        ];
+        for (text, fence, expected) in cases {
+            assert_eq!(next_unit(text, *fence), *expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn fences_and_their_language() {
+        let cases = [
+            ("```rust\n", Some(FENCE), "rust"),
+            (
+                "~~~~ python extra\n",
+                Some(Fence {
+                    marker: '~',
+                    len: 4,
+                }),
+                "python",
+            ),
+            ("   ```\n", Some(FENCE), ""),
+            ("    ```\n", None, ""),
+            ("``\n", None, ""),
+        ];
+        for (line, fence, language) in cases {
+            assert_eq!(opening_fence(line), fence, "{line:?}");
+            if fence.is_some() {
+                assert_eq!(fence_language(line), language, "{line:?}");
+            }
+        }
+    }
+}
