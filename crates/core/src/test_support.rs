@@ -3,6 +3,11 @@
 //! [`TurnRepository::record_step`](crate::repository::TurnRepository::record_step)),
 //! kept out of [`Store`] so a store implements only what the product needs. Both
 //! stores implement it for tests and fixtures that build a timeline row by row.
+//! [`Intercepted`] wraps a store so a test can act before any of its calls.
+
+mod intercept;
+
+pub use intercept::{Intercepted, Interceptor};
 
 use async_trait::async_trait;
 

@@ -1,7 +1,10 @@
 //! Storing a model step: what it produced, in one transaction (`record_step`).
 
-use smallebot_core::entities::{HistoryRow, NewStep, Role, StepMessage, StepToolCall, TurnEnd};
+use smallebot_core::entities::{
+    HistoryRow, NewStep, Role, StepMessage, StepToolCall, ToolCall, TurnEnd,
+};
 
+use super::tool_step::StartedCall;
 use super::turn::TurnRun;
 use crate::error::PipelineError;
 use crate::events::EventKind;
@@ -11,14 +14,16 @@ impl TurnRun<'_> {
     /// Stores what one step produced — its reasoning when there is any, its text (an
     /// assistant message, also when empty if it asked for tools), the requested calls
     /// as running, and `end` when it ends the turn — in one transaction, and returns
-    /// the calls to run under their stored ids.
+    /// the calls to run under their stored ids, with their stored rows.
     pub(super) async fn record_step(
         &mut self,
         reasoning: &str,
         text: &str,
         calls: &[ModelToolCall],
         end: Option<TurnEnd>,
-    ) -> Result<Vec<ToolInvocation>, PipelineError> {
+    ) -> Result<Vec<StartedCall>, PipelineError> {
+        // In the order they happened: the previous step's tool results first.
+        self.settle_results().await?;
         let assembler = &self.context.assembler;
         let invocations: Vec<ToolInvocation> = calls
             .iter()
@@ -49,15 +54,30 @@ impl TurnRun<'_> {
         };
         let recorded = self.context.store.record_step(&step).await?;
         self.update_view(|v| v.extend(&recorded.rows));
-        for row in &recorded.rows {
-            if let HistoryRow::ToolCall(call) = row {
-                self.emit(EventKind::ToolCallStarted {
-                    call_id: call.call_id.clone(),
-                    tool_name: call.tool_name.clone(),
-                    arguments: call.arguments.clone(),
-                });
-            }
+        let calls: Vec<&ToolCall> = recorded
+            .rows
+            .iter()
+            .filter_map(|row| match row {
+                HistoryRow::ToolCall(call) => Some(call),
+                _ => None,
+            })
+            .collect();
+        for call in &calls {
+            self.emit(EventKind::ToolCallStarted {
+                call_id: call.call_id.clone(),
+                tool_name: call.tool_name.clone(),
+                arguments: call.arguments.clone(),
+            });
         }
-        Ok(invocations)
+        Ok(invocations
+            .into_iter()
+            .map(|invocation| StartedCall {
+                row: calls
+                    .iter()
+                    .find(|c| c.call_id == invocation.call_id)
+                    .map(|c| (*c).clone()),
+                invocation,
+            })
+            .collect())
     }
 }

@@ -1,10 +1,20 @@
 //! The tool part of a model step: run the requested calls (stored with the step)
 //! concurrently, store each result by its call id as it finishes.
+//!
+//! A result's write is started when its tool finishes and runs beside what follows
+//! (the next request to the model): the turn awaits it before its next write or read of
+//! storage ([`TurnRun::settle_results`]), so the writes of a turn are stored in the
+//! order they happened and a failed one fails the turn before anything later is
+//! stored. Until then the turn's view holds the result as it will be stored.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
-use smallebot_core::entities::{ToolCallCompletion, ToolCallStatus};
+use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::rules::truncation::cap_stored_result;
+use tokio::task::JoinHandle;
 
 use super::turn::TurnRun;
 use crate::error::PipelineError;
@@ -14,30 +24,59 @@ use crate::ports::{ToolContext, ToolInvocation, ToolOutcome};
 /// How long a tool may keep running after its turn was cancelled before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
 
+/// A tool result being written: the stored call once done.
+pub(super) type PendingResult = JoinHandle<RepoResult<ToolCall>>;
+
+/// A call of a recorded step: what to run, and its stored (running) row.
+pub(super) struct StartedCall {
+    /// The call to run, under its stored id.
+    pub(super) invocation: ToolInvocation,
+    /// Its row as the step stored it.
+    pub(super) row: Option<ToolCall>,
+}
+
 impl TurnRun<'_> {
-    /// Runs the step's calls (stored as running already) concurrently, and stores each
-    /// result as it finishes, matched by call id.
-    pub(super) async fn run_tools(
-        &mut self,
-        invocations: Vec<ToolInvocation>,
-    ) -> Result<(), PipelineError> {
+    /// Runs the step's calls (stored as running already) concurrently, and starts
+    /// storing each result as it finishes, matched by call id.
+    pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
-        let results = join_all(
-            invocations
-                .iter()
-                .map(|inv| self.run_tool(inv, &tool_context)),
-        )
-        .await;
-        results.into_iter().collect()
+        let writes = join_all(calls.iter().map(|call| self.run_tool(call, &tool_context))).await;
+        if let Ok(mut pending) = self.pending_results.lock() {
+            pending.extend(writes);
+        }
     }
 
-    async fn run_tool(
-        &self,
-        invocation: &ToolInvocation,
-        tool_context: &ToolContext,
-    ) -> Result<(), PipelineError> {
+    /// Waits until the tool results being written are stored (the view then holds them
+    /// as stored).
+    ///
+    /// # Errors
+    /// The first write that failed.
+    pub(super) async fn settle_results(&self) -> Result<(), PipelineError> {
+        let pending = match self.pending_results.lock() {
+            Ok(mut pending) => std::mem::take(&mut *pending),
+            Err(_) => Vec::new(),
+        };
+        let mut failed = None;
+        for write in pending {
+            match write.await {
+                Ok(Ok(stored)) => self.update_view(|v| v.complete(stored)),
+                Ok(Err(err)) => {
+                    failed.get_or_insert(PipelineError::from(err));
+                }
+                Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+                // Cancelled with the runtime.
+                Err(_) => {
+                    failed.get_or_insert(PipelineError::ShuttingDown);
+                }
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    async fn run_tool(&self, call: &StartedCall, tool_context: &ToolContext) -> PendingResult {
         let context = self.context;
+        let invocation = &call.invocation;
         let cancel = self.cancel.clone();
         let mut outcome = tokio::select! {
             outcome = context.tools.execute(invocation, tool_context) => outcome,
@@ -53,39 +92,49 @@ impl TurnRun<'_> {
             // Stopped by a shutdown, not by the person.
             outcome = interrupted(outcome.content);
         }
-        let stored = context
-            .store
-            .complete_tool_call(
-                self.turn.id,
-                &invocation.call_id,
-                &ToolCallCompletion {
-                    token_count: context.assembler.tool_call_tokens(
-                        &invocation.name,
-                        &invocation.arguments,
-                        Some(&outcome.content),
-                    ),
-                    result: outcome.content.clone(),
-                    status: outcome.status,
-                },
-            )
-            .await?;
-        self.update_view(|v| v.complete(stored.clone()));
+        let completion = ToolCallCompletion {
+            token_count: context.assembler.tool_call_tokens(
+                &invocation.name,
+                &invocation.arguments,
+                Some(&outcome.content),
+            ),
+            result: outcome.content.clone(),
+            status: outcome.status,
+        };
+        // The call as it will be stored, for the view and the plan meanwhile.
+        let completed = call.row.clone().map(|row| ToolCall {
+            result: Some(cap_stored_result(&completion.result).into_owned()),
+            status: completion.status,
+            token_count: completion.token_count,
+            completed_at: Some(chrono::Utc::now()),
+            ..row
+        });
+        let store = Arc::clone(&context.store);
+        let (turn_id, call_id) = (self.turn.id, invocation.call_id.clone());
+        let write = tokio::spawn(async move {
+            store
+                .complete_tool_call(turn_id, &call_id, &completion)
+                .await
+        });
+        if let Some(completed) = &completed {
+            self.update_view(|v| v.complete(completed.clone()));
+        }
         self.emit(EventKind::ToolCallCompleted {
             call_id: invocation.call_id.clone(),
             tool_name: invocation.name.clone(),
             status: outcome.status,
             result: outcome.content,
         });
-        if let Some(plan) = &context.plan {
+        if let (Some(plan), Some(completed)) = (&context.plan, &completed) {
             let effects = context.tools.effects(invocation).unwrap_or_default();
             if let Some(list) = plan
-                .tool_call_finished(self.turn.conversation_id, &stored, &effects)
+                .tool_call_finished(self.turn.conversation_id, completed, &effects)
                 .await
             {
                 self.emit(EventKind::TaskListChanged { plan: list });
             }
         }
-        Ok(())
+        write
     }
 }
 

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::compressor::{CompressionRequest, Compressor};
 use super::context::{PipelineContext, with_stored_exactness};
 use super::tool_ids::ToolCallIds;
+use super::tool_step::PendingResult;
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
@@ -55,6 +56,9 @@ pub(crate) struct TurnRun<'a> {
     /// The conversation as read just before the turn started, if nothing changed it
     /// since (its first view then needs only the rows).
     pub(super) known_conversation: Option<Conversation>,
+    /// Tool results being written (see `tool_step.rs`): awaited before the turn's next
+    /// write or read of storage.
+    pub(super) pending_results: Mutex<Vec<PendingResult>>,
 }
 
 enum StepResult {
@@ -83,6 +87,7 @@ impl<'a> TurnRun<'a> {
             steps_done: 0,
             view: Mutex::new(None),
             known_conversation,
+            pending_results: Mutex::new(Vec::new()),
         }
     }
 
@@ -94,6 +99,7 @@ impl<'a> TurnRun<'a> {
 
     /// Compresses the conversation for this turn.
     async fn compress(&self, trigger: CompressionTrigger) -> Result<(), PipelineError> {
+        self.settle_results().await?;
         let conversation = self.context.conversation(self.turn.conversation_id).await?;
         let request = CompressionRequest {
             trigger,
@@ -146,7 +152,9 @@ impl<'a> TurnRun<'a> {
             .tell_notices(self.turn.conversation_id, self.turn.id);
         let result = self.tool_loop().await;
         if let Err(err) = &result {
-            // Storage failed mid-turn: record the failure if storage still answers.
+            // Storage failed mid-turn: record the failure if storage still answers (after
+            // the tool results still being written, whatever became of them).
+            let _ = self.settle_results().await;
             let message = format!("the turn stopped: {err}");
             if self
                 .context
@@ -232,7 +240,7 @@ impl<'a> TurnRun<'a> {
                     None,
                 )
                 .await?;
-            self.run_tools(invocations).await?;
+            self.run_tools(invocations).await;
             if self.cancel.is_cancelled() {
                 return self
                     .finish(TurnStatus::Cancelled, response.text, None)
@@ -276,6 +284,8 @@ impl<'a> TurnRun<'a> {
         let mut full = estimate_of(&view);
         if full.ratio() >= context.settings.compression_threshold && !full.exact {
             // The bound is not enough to decide: count exactly (builds the tokenizer).
+            // Storage is read again below: the tool results must be stored first.
+            self.settle_results().await?;
             context.with_exact_counts(view.conversation.clone()).await?;
             view = TurnView::load(context, conversation_id).await?;
             full = estimate_of(&view);
@@ -286,7 +296,9 @@ impl<'a> TurnRun<'a> {
                 .compression_can_help(&view.conversation, Some(self.turn.id), None)
                 .await
         {
-            // Between tool steps: this turn pushed the context over; compress.
+            // Between tool steps: this turn pushed the context over; compress (the
+            // tool results stored first).
+            self.settle_results().await?;
             let request = CompressionRequest {
                 trigger: CompressionTrigger::MidTurn,
                 turn_id: Some(self.turn.id),

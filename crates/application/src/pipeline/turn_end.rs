@@ -30,6 +30,8 @@ impl TurnRun<'_> {
         text: String,
         error: Option<String>,
     ) -> Result<TurnOutcome, PipelineError> {
+        // After the tool results still being written (the end comes last).
+        self.settle_results().await?;
         self.context
             .store
             .finish_turn(self.turn.id, status, error.as_deref())

@@ -1,0 +1,261 @@
+//! [`Intercepted`]: a store for tests that passes every call on to another store, first
+//! letting a hook see it — to hold a write, refuse it, or change the stored state just
+//! before it runs (as another process would).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::entities::{
+    AnswerVersion, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner,
+    Message, MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
+    ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
+};
+use crate::ids::{ConversationId, MessageId, TurnId};
+use crate::repository::{
+    ConversationRepository, HistoryRepository, RepoResult, SearchRepository, Store, TurnRepository,
+};
+use crate::time::Timestamp;
+
+/// What a test does before a call of an [`Intercepted`] store runs.
+#[async_trait]
+pub trait Interceptor: Send + Sync {
+    /// Runs before the store method `method` (its name, e.g. `"complete_tool_call"`);
+    /// an error is returned instead of running it.
+    async fn before(&self, method: &'static str) -> RepoResult<()>;
+}
+
+/// A store that runs [`Interceptor::before`] and then passes the call on to `inner`.
+pub struct Intercepted<H> {
+    /// The store that does the work.
+    pub inner: Arc<dyn Store>,
+    /// What runs first.
+    pub hooks: H,
+}
+
+#[async_trait]
+impl<H: Interceptor> ConversationRepository for Intercepted<H> {
+    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
+        self.hooks.before("create_conversation").await?;
+        self.inner.create_conversation(user_name, title).await
+    }
+    async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
+        self.hooks.before("list_conversations").await?;
+        self.inner.list_conversations(user_name).await
+    }
+    async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
+        self.hooks.before("get_conversation").await?;
+        self.inner.get_conversation(id).await
+    }
+    async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
+        self.hooks.before("rename_conversation").await?;
+        self.inner.rename_conversation(id, title).await
+    }
+    async fn set_conversation_model(
+        &self,
+        id: ConversationId,
+        model: Option<&str>,
+    ) -> RepoResult<()> {
+        self.hooks.before("set_conversation_model").await?;
+        self.inner.set_conversation_model(id, model).await
+    }
+    async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
+        self.hooks.before("delete_conversation").await?;
+        self.inner.delete_conversation(id).await
+    }
+    async fn set_compression(
+        &self,
+        id: ConversationId,
+        update: &CompressionUpdate,
+    ) -> RepoResult<Conversation> {
+        self.hooks.before("set_compression").await?;
+        self.inner.set_compression(id, update).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> TurnRepository for Intercepted<H> {
+    async fn start_turn_with_message(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+        owner: &LeaseOwner,
+    ) -> RepoResult<(Turn, Message)> {
+        self.hooks.before("start_turn_with_message").await?;
+        self.inner
+            .start_turn_with_message(conversation_id, thinking_mode, content, token_count, owner)
+            .await
+    }
+    async fn start_turn_with_title(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+        content: &str,
+        token_count: i64,
+        owner: &LeaseOwner,
+        title: FirstTurnTitle<'_>,
+    ) -> RepoResult<(Turn, Message, bool)> {
+        self.hooks.before("start_turn_with_title").await?;
+        self.inner
+            .start_turn_with_title(
+                conversation_id,
+                thinking_mode,
+                content,
+                token_count,
+                owner,
+                title,
+            )
+            .await
+    }
+    async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
+        self.hooks.before("heartbeat").await?;
+        self.inner.heartbeat(turn_id, at).await
+    }
+    async fn running_turns(&self) -> RepoResult<Vec<Turn>> {
+        self.hooks.before("running_turns").await?;
+        self.inner.running_turns().await
+    }
+    async fn running_turn(&self, conversation_id: ConversationId) -> RepoResult<Option<Turn>> {
+        self.hooks.before("running_turn").await?;
+        self.inner.running_turn(conversation_id).await
+    }
+    async fn interrupt_turn(&self, turn_id: TurnId) -> RepoResult<bool> {
+        self.hooks.before("interrupt_turn").await?;
+        self.inner.interrupt_turn(turn_id).await
+    }
+    async fn finish_turn(
+        &self,
+        turn_id: TurnId,
+        status: TurnStatus,
+        error: Option<&str>,
+    ) -> RepoResult<Turn> {
+        self.hooks.before("finish_turn").await?;
+        self.inner.finish_turn(turn_id, status, error).await
+    }
+    async fn record_step(&self, step: &NewStep) -> RepoResult<RecordedStep> {
+        self.hooks.before("record_step").await?;
+        self.inner.record_step(step).await
+    }
+    async fn get_turn(&self, turn_id: TurnId) -> RepoResult<Option<Turn>> {
+        self.hooks.before("get_turn").await?;
+        self.inner.get_turn(turn_id).await
+    }
+    async fn list_turns(&self, conversation_id: ConversationId) -> RepoResult<Vec<Turn>> {
+        self.hooks.before("list_turns").await?;
+        self.inner.list_turns(conversation_id).await
+    }
+    async fn turn_contents(&self, turn_id: TurnId) -> RepoResult<Option<TurnContents>> {
+        self.hooks.before("turn_contents").await?;
+        self.inner.turn_contents(turn_id).await
+    }
+    async fn replace_user_message(
+        &self,
+        replacement: &MessageReplacement,
+    ) -> RepoResult<(Turn, Message)> {
+        self.hooks.before("replace_user_message").await?;
+        self.inner.replace_user_message(replacement).await
+    }
+    async fn restart_turn(&self, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
+        self.hooks.before("restart_turn").await?;
+        self.inner.restart_turn(restart).await
+    }
+    async fn mark_turn_undone(&self, undo: &TurnUndo) -> RepoResult<Turn> {
+        self.hooks.before("mark_turn_undone").await?;
+        self.inner.mark_turn_undone(undo).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> HistoryRepository for Intercepted<H> {
+    async fn complete_tool_call(
+        &self,
+        turn_id: TurnId,
+        call_id: &str,
+        completion: &ToolCallCompletion,
+    ) -> RepoResult<ToolCall> {
+        self.hooks.before("complete_tool_call").await?;
+        self.inner
+            .complete_tool_call(turn_id, call_id, completion)
+            .await
+    }
+    async fn get_message(&self, message_id: MessageId) -> RepoResult<Option<Message>> {
+        self.hooks.before("get_message").await?;
+        self.inner.get_message(message_id).await
+    }
+    async fn rows_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<Vec<HistoryRow>> {
+        self.hooks.before("rows_after").await?;
+        self.inner.rows_after(conversation_id, after_seq).await
+    }
+    async fn answer_versions(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<AnswerVersion>> {
+        self.hooks.before("answer_versions").await?;
+        self.inner.answer_versions(conversation_id).await
+    }
+    async fn context_rows_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<Vec<HistoryRow>> {
+        self.hooks.before("context_rows_after").await?;
+        self.inner
+            .context_rows_after(conversation_id, after_seq)
+            .await
+    }
+    async fn rows_around(
+        &self,
+        conversation_id: ConversationId,
+        seq: Seq,
+        before: u32,
+        after: u32,
+    ) -> RepoResult<Vec<HistoryRow>> {
+        self.hooks.before("rows_around").await?;
+        self.inner
+            .rows_around(conversation_id, seq, before, after)
+            .await
+    }
+    async fn token_sum_after(
+        &self,
+        conversation_id: ConversationId,
+        after_seq: Seq,
+    ) -> RepoResult<i64> {
+        self.hooks.before("token_sum_after").await?;
+        self.inner.token_sum_after(conversation_id, after_seq).await
+    }
+    async fn mark_counts_provisional(
+        &self,
+        conversation_id: ConversationId,
+        from_seq: Seq,
+    ) -> RepoResult<()> {
+        self.hooks.before("mark_counts_provisional").await?;
+        self.inner
+            .mark_counts_provisional(conversation_id, from_seq)
+            .await
+    }
+    async fn set_exact_counts(
+        &self,
+        conversation_id: ConversationId,
+        counts: &[(Seq, i64)],
+        through_seq: Seq,
+    ) -> RepoResult<()> {
+        self.hooks.before("set_exact_counts").await?;
+        self.inner
+            .set_exact_counts(conversation_id, counts, through_seq)
+            .await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> SearchRepository for Intercepted<H> {
+    async fn search(&self, query: &SearchQuery) -> RepoResult<Vec<SearchHit>> {
+        self.hooks.before("search").await?;
+        self.inner.search(query).await
+    }
+}
