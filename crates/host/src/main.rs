@@ -18,6 +18,7 @@ mod mcp_status;
 mod relay;
 mod render;
 mod shutdown;
+mod skills_text;
 mod wiring;
 
 use std::process::ExitCode;

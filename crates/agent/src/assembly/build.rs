@@ -10,7 +10,7 @@ use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
 use crate::client::{OpenAiChatModel, UnconfiguredModel};
 use crate::history::{HistoryBuilder, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
-use crate::skills::{SkillCatalog, SkillFolders};
+use crate::skills::SkillCatalog;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
@@ -44,7 +44,7 @@ impl AgentAssembly {
         let skill_dirs = self
             .skills
             .as_ref()
-            .map(SkillFolders::offered)
+            .map(|folders| folders.clone().absolute().offered())
             .unwrap_or_default();
         let (mut tools, sandbox) = match &self.home_tools {
             Some(home_tools) => {

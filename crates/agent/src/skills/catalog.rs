@@ -26,6 +26,18 @@ impl SkillFolders {
         self.user.as_deref().unwrap_or(&self.shared)
     }
 
+    /// The same folders as absolute paths (the prompt shows them to the model, whose
+    /// commands run in the workspace; the sandbox resolves them there too).
+    #[must_use]
+    pub fn absolute(self) -> Self {
+        let absolute = |path: PathBuf| std::path::absolute(&path).unwrap_or(path);
+        Self {
+            system: absolute(self.system),
+            shared: absolute(self.shared),
+            user: self.user.map(absolute),
+        }
+    }
+
     /// The folders the model's skills come from (the shared one, then the user's).
     #[must_use]
     pub fn offered(&self) -> Vec<PathBuf> {
@@ -48,11 +60,11 @@ pub struct SkillCatalog {
 }
 
 impl SkillCatalog {
-    /// The catalog of `folders` (read on first use).
+    /// The catalog of `folders`, made absolute (read on first use).
     #[must_use]
     pub fn new(folders: SkillFolders) -> Self {
         Self {
-            folders,
+            folders: folders.absolute(),
             cache: Mutex::new(None),
         }
     }
