@@ -19,6 +19,7 @@ mod relay;
 mod render;
 mod shutdown;
 mod skills_text;
+mod skills_web;
 mod wiring;
 
 use std::process::ExitCode;

@@ -6,7 +6,7 @@ use smallebot_application::ConversationService;
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
-use crate::users::{TokenUsers, UserServices};
+use crate::users::{TokenUsers, UserServices, UserSkills};
 
 /// The service the routes drive, and whose conversations they show.
 #[derive(Clone)]
@@ -18,6 +18,7 @@ pub struct WebState {
     pub(crate) confirmer: Option<SharedConfirmer>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
     pub(crate) per_user: Option<Arc<dyn UserServices>>,
+    pub(crate) skills: Option<Arc<dyn UserSkills>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
 }
@@ -34,6 +35,7 @@ impl WebState {
             confirmer: None,
             users: None,
             per_user: None,
+            skills: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
         }
     }
@@ -64,6 +66,14 @@ impl WebState {
     #[must_use]
     pub fn per_user_services(mut self, services: Arc<dyn UserServices>) -> Self {
         self.per_user = Some(services);
+        self
+    }
+
+    /// Answers `GET /api/skills` and `GET /api/skills/{name}` from `skills` (without,
+    /// the list is empty and every name `404`).
+    #[must_use]
+    pub fn skills(mut self, skills: Arc<dyn UserSkills>) -> Self {
+        self.skills = Some(skills);
         self
     }
 

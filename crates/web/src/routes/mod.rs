@@ -6,6 +6,7 @@ pub(crate) mod health;
 pub(crate) mod models;
 pub(crate) mod page;
 pub(crate) mod search;
+pub(crate) mod skills;
 pub(crate) mod turns;
 
 use smallebot_core::entities::Conversation;
