@@ -494,3 +494,58 @@ fn broken_folders_are_reported_by_file_and_line_and_the_others_load() {
     );
     assert_eq!(release.license.as_deref(), Some("Apache-2.0"));
 }
+
+#[tokio::test]
+async fn allowed_tools_grant_nothing_a_listed_command_still_needs_its_confirmation() {
+    let h = home(|home| {
+        std::fs::write(
+            home.join("terminal.json"),
+            r#"{"requireCommandConfirmation": true}"#,
+        )
+        .unwrap();
+    })
+    .await;
+    h.server.push_all([
+        call("r1", "ReadSkill", json!({"name": "csv-summary"})),
+        call(
+            "x1",
+            "ExecuteCommand",
+            json!({"command": "echo from-skill > granted.txt"}),
+        ),
+        ScriptedResponse::text("done"),
+    ]);
+    let c = h.service.create_conversation("t").await.unwrap();
+    h.service
+        .send(c.id, "use the skill", SendOptions::default())
+        .await
+        .unwrap();
+    let last = h.server.requests().pop().unwrap();
+    let results: std::collections::BTreeMap<String, String> =
+        tool_messages(&last).into_iter().collect();
+    assert!(
+        results["r1"].contains("allowed-tools (shown only"),
+        "{}",
+        results["r1"]
+    );
+    assert!(!results["x1"].contains("from-skill"), "{}", results["x1"]);
+    assert!(
+        !h.dir.path().join("workspace/granted.txt").exists(),
+        "{}",
+        results["x1"]
+    );
+    h.store.close().await;
+}
+
+#[tokio::test]
+async fn the_skills_block_is_counted_in_the_fixed_part_of_the_estimate() {
+    let with = home(|_| {}).await;
+    let without = home(|home| std::fs::remove_dir_all(home.join("skills")).unwrap()).await;
+    let mut used = Vec::new();
+    for h in [&with, &without] {
+        let c = h.service.create_conversation("t").await.unwrap();
+        used.push(h.service.context_estimate(c.id).await.unwrap().used);
+        h.store.close().await;
+    }
+    // Three skills' lines and the introduction: well over a hundred tokens.
+    assert!(used[0] > used[1] + 100, "{used:?}");
+}
