@@ -181,3 +181,28 @@ async fn a_skill_the_model_generates_is_listed_by_skills_list() {
         "{list}"
     );
 }
+
+#[tokio::test]
+async fn slash_skills_in_chat_lists_the_skills() {
+    use tokio::io::AsyncWriteExt;
+    let home = home();
+    let server = TestModel::start().await.unwrap();
+    let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
+        .arg("chat")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"/skills\n/quit\n").await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "release-notes   shared  Drafts release notes from a list of merged changes."
+        ),
+        "{stdout}"
+    );
+    assert_eq!(server.request_count(), 0);
+}
