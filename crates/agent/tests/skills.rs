@@ -81,6 +81,22 @@ fn call(id: &str, tool: &str, args: serde_json::Value) -> ScriptedResponse {
     ScriptedResponse::tool_calls([ToolCallSpec::new(id, tool, args.to_string())])
 }
 
+/// Sends `text` in conversation `c` and returns the tool results of the turn's last
+/// request, by call id.
+async fn results_after(
+    h: &Home,
+    c: smallebot_core::ids::ConversationId,
+    text: &str,
+) -> std::collections::BTreeMap<String, String> {
+    h.service
+        .send(c, text, SendOptions::default())
+        .await
+        .unwrap();
+    tool_messages(&h.server.requests().pop().unwrap())
+        .into_iter()
+        .collect()
+}
+
 /// The `# Skills` section of a system prompt.
 fn skills_section(prompt: &str) -> String {
     let start = prompt.find("# Skills\n").expect("a skills section") + "# Skills\n".len();
@@ -214,13 +230,7 @@ async fn read_skill_returns_the_body_and_files_and_refuses_paths_outside() {
         ScriptedResponse::text("done"),
     ]);
     let c = h.service.create_conversation("t").await.unwrap();
-    h.service
-        .send(c.id, "go", SendOptions::default())
-        .await
-        .unwrap();
-    let last = h.server.requests().pop().unwrap();
-    let results: std::collections::BTreeMap<String, String> =
-        tool_messages(&last).into_iter().collect();
+    let results = results_after(&h, c.id, "go").await;
     let body = &results["c1"];
     assert!(body.contains("# Summarizing a CSV file"), "{body}");
     assert!(
@@ -290,15 +300,7 @@ async fn generate_skill_writes_a_skill_the_next_request_lists_and_refuses_clashe
         ScriptedResponse::text("again"),
     ]);
     let c = h.service.create_conversation("t").await.unwrap();
-    h.service
-        .send(c.id, "save that", SendOptions::default())
-        .await
-        .unwrap();
-    let requests = h.server.requests();
-    let results: std::collections::BTreeMap<String, String> =
-        tool_messages(requests.last().unwrap())
-            .into_iter()
-            .collect();
+    let results = results_after(&h, c.id, "save that").await;
     let folder = h.skills().join("tidy-notes");
     assert!(
         results["g1"].starts_with(&format!(
@@ -515,13 +517,7 @@ async fn allowed_tools_grant_nothing_a_listed_command_still_needs_its_confirmati
         ScriptedResponse::text("done"),
     ]);
     let c = h.service.create_conversation("t").await.unwrap();
-    h.service
-        .send(c.id, "use the skill", SendOptions::default())
-        .await
-        .unwrap();
-    let last = h.server.requests().pop().unwrap();
-    let results: std::collections::BTreeMap<String, String> =
-        tool_messages(&last).into_iter().collect();
+    let results = results_after(&h, c.id, "use the skill").await;
     assert!(
         results["r1"].contains("allowed-tools (shown only"),
         "{}",

@@ -15,24 +15,17 @@ use sandbox_support::landlock_or_skip;
 use serde_json::json;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A home with the agent's compatibility fixtures in `skills/`.
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent/tests/skills_fixtures");
-    copy_dir(&fixtures, &home.path().join("skills"));
+    let copied = std::process::Command::new("cp")
+        .arg("-R")
+        .arg(&fixtures)
+        .arg(home.path().join("skills"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
     home
 }
 

@@ -14,6 +14,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 
+async fn json_of(
+    response: impl std::future::Future<Output = reqwest::Result<reqwest::Response>>,
+) -> Value {
+    response.await.unwrap().json().await.unwrap()
+}
+
 fn write_skill(dir: &Path, name: &str, description: &str) {
     std::fs::create_dir_all(dir.join(name)).unwrap();
     std::fs::write(
@@ -59,12 +65,7 @@ async fn each_user_sees_the_shared_skills_and_their_own() {
             .bearer_auth(token.to_owned())
             .send()
     };
-    let list: Value = get("/api/skills", carol)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = json_of(get("/api/skills", carol)).await;
     let seen: Vec<(String, String, String)> = list["skills"]
         .as_array()
         .unwrap()
@@ -87,12 +88,7 @@ async fn each_user_sees_the_shared_skills_and_their_own() {
         ]
     );
     assert_eq!(list["skills"][0]["problems"], json!([]));
-    let detail: Value = get("/api/skills/carol-only", carol)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let detail: Value = json_of(get("/api/skills/carol-only", carol)).await;
     assert_eq!(
         detail,
         json!({"name": "carol-only", "description": "Carol's own steps.", "body": "Steps of carol-only.\n",
@@ -100,12 +96,7 @@ async fn each_user_sees_the_shared_skills_and_their_own() {
     );
     let hidden = get("/api/skills/carol-only", dave).await.unwrap();
     assert_eq!(hidden.status(), reqwest::StatusCode::NOT_FOUND);
-    let theirs: Value = get("/api/skills/overridden", dave)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let theirs: Value = json_of(get("/api/skills/overridden", dave)).await;
     assert_eq!(theirs["description"], "The shared version.");
 
     // A skill Carol's model writes lands in her folder, outside her workspace.
@@ -143,12 +134,7 @@ async fn each_user_sees_the_shared_skills_and_their_own() {
         assert!(std::time::Instant::now() < deadline, "never written");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let dave_list: Value = get("/api/skills", dave)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let dave_list: Value = json_of(get("/api/skills", dave)).await;
     assert!(!dave_list.to_string().contains("carol-new"), "{dave_list}");
     child.start_kill().unwrap();
     child.wait().await.unwrap();
