@@ -146,7 +146,7 @@ pub enum Command {
     #[command(subcommand)]
     Mcp(McpCommand),
     /// Skills: folders with a SKILL.md (name, description, instructions) in
-    /// <home>/skills/ that the model loads when a task matches; see docs/configuration.md.
+    /// `<home>/skills/` that the model loads when a task matches; see docs/configuration.md.
     #[command(subcommand)]
     Skills(SkillsCommand),
 }
@@ -157,7 +157,7 @@ pub enum SkillsCommand {
     /// Every skill folder: name, source (system, shared, user), description, and the
     /// problems of folders that break the format (file, line, rule).
     List {
-        /// Also this web user's own skills (<home>/users/NAME/skills/), which shadow
+        /// Also this web user's own skills (`<home>/users/NAME/skills/`), which shadow
         /// shared ones of the same name.
         #[arg(long)]
         user: Option<String>,
