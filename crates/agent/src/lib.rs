@@ -12,6 +12,7 @@ pub mod config;
 pub mod history;
 pub mod mcp;
 pub mod processes;
+pub mod skills;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;

@@ -22,6 +22,7 @@ pub mod error;
 pub mod ids;
 pub mod repository;
 pub mod rules;
+pub mod skills;
 pub mod tasks;
 pub mod test_support;
 pub mod time;

@@ -147,6 +147,39 @@ pub enum Command {
     /// The MCP servers of mcp.json: their state and tools (each is started to ask).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Skills: folders with a SKILL.md (name, description, instructions) in
+    /// `<home>/skills/` that the model loads when a task matches; see docs/configuration.md.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
+}
+
+/// `smallebot skills …`
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Every skill folder: name, source (system, shared, user), description, and the
+    /// problems of folders that break the format (file, line, rule).
+    List {
+        /// Also this web user's own skills (`<home>/users/NAME/skills/`), which shadow
+        /// shared ones of the same name.
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// One skill in full: folder, fields, allowed-tools, files and instructions.
+    Show {
+        /// The skill's name.
+        name: String,
+        /// Look in this web user's own skills too.
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// Validate one skill folder against the format (SKILL.md front matter: name equal
+    /// to the folder, description, optional license, compatibility, metadata,
+    /// allowed-tools). Prints each problem as FILE:LINE: rule; exits 1 when the folder
+    /// would not load.
+    Check {
+        /// The skill's folder (the one holding SKILL.md).
+        dir: PathBuf,
+    },
 }
 
 /// `smallebot mcp …`

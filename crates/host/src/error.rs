@@ -129,6 +129,13 @@ pub enum HostError {
     #[error("mcp.json has no MCP server named '{0}' (`smallebot mcp list` shows them)")]
     UnknownMcpServer(String),
 
+    /// `skills show` named a skill that is not there.
+    #[error("no skill is called '{0}' (`smallebot skills list` shows them)")]
+    UnknownSkill(String),
+    /// `skills check` found problems that keep the folder from loading.
+    #[error("{0} does not load as a skill: fix the problems above")]
+    SkillCheckFailed(String),
+
     /// `serve` for several users where the sandbox cannot be enforced.
     #[error(
         "refusing to serve several users without a working sandbox ({0}). Their commands \

@@ -18,6 +18,8 @@ mod mcp_status;
 mod relay;
 mod render;
 mod shutdown;
+mod skills_text;
+mod skills_web;
 mod wiring;
 
 use std::process::ExitCode;

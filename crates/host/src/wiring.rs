@@ -36,6 +36,8 @@ pub struct App {
     /// (`None` on SQLite: the service has a bus and registry of its own). Services
     /// built later (web users') are wired to it too.
     pub peers: Option<Arc<PeerLink>>,
+    /// The skills the model is offered (for `/skills`).
+    pub skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
 }
 
 impl App {
@@ -201,5 +203,6 @@ async fn assemble(
         sandbox: agent.sandbox,
         mcp: Arc::new(McpServers::none()),
         peers,
+        skills: agent.skills,
     })
 }

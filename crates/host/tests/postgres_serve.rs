@@ -20,26 +20,13 @@ use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
 use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// `serve` on a free loopback port with `--database url`; the process and its address.
 async fn serve(home: &Path, model: &str, url: &str) -> (tokio::process::Child, String) {
     let mut command = cli::smallebot(home, Some(model));
     command.args(["--database", url, "serve", "--addr", "127.0.0.1:0"]);
-    let mut child = command.spawn().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("a banner within 30 s")
-        .unwrap()
-        .expect("serve prints where it listens");
-    let port = banner
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://"))
-        .and_then(|address| address.trim_end_matches('/').rsplit(':').next())
-        .unwrap_or_else(|| panic!("no address in {banner}"))
-        .to_owned();
-    (child, format!("http://127.0.0.1:{port}"))
+    let (child, _, base) = cli::start_serving(command).await;
+    (child, base)
 }
 
 /// Reads the server-sent events of `response` until one of type `wanted` arrives;

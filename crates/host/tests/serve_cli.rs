@@ -9,14 +9,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 use smallebot_testkit::{ScriptedResponse, TestModel};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 fn command(home: &Path, base_url: &str) -> tokio::process::Command {
     cli::smallebot(home, Some(base_url))
 }
 
-/// Starts `serve` (already given its arguments) and returns the process, its banner
-/// line and the page address on 127.0.0.1 the banner names.
 /// Reads `file` every 50 ms until it holds text, for at most 30 s.
 async fn text_of(file: &Path) -> String {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -33,25 +30,6 @@ async fn text_of(file: &Path) -> String {
     }
 }
 
-async fn start_serving(
-    mut serve: tokio::process::Command,
-) -> (tokio::process::Child, String, String) {
-    let mut child = serve.spawn().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let banner = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("a banner within 30 s")
-        .unwrap()
-        .expect("serve prints where it listens");
-    let port = banner
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://"))
-        .and_then(|address| address.trim_end_matches('/').rsplit(':').next())
-        .unwrap_or_else(|| panic!("no address in {banner}"))
-        .to_owned();
-    (child, banner, format!("http://127.0.0.1:{port}"))
-}
-
 #[tokio::test]
 async fn serve_answers_the_api_on_loopback() {
     let home = tempfile::tempdir().unwrap();
@@ -60,7 +38,7 @@ async fn serve_answers_the_api_on_loopback() {
     model.push(ScriptedResponse::text("served answer"));
     let mut serve = command(home.path(), &model.base_url());
     serve.args(["serve", "--addr", "127.0.0.1:0"]);
-    let (mut child, banner, base) = start_serving(serve).await;
+    let (mut child, banner, base) = cli::start_serving(serve).await;
     assert!(banner.contains("tester's conversations"), "{banner}");
     assert!(banner.contains(&format!("{base}/")), "{banner}");
 
@@ -144,7 +122,7 @@ async fn serve_open_hands_the_page_address_to_the_browser() {
     serve
         .args(["serve", "--addr", "127.0.0.1:0", "--open"])
         .env("BROWSER", &browser);
-    let (mut child, _, base) = start_serving(serve).await;
+    let (mut child, _, base) = cli::start_serving(serve).await;
     let url = format!("{base}/");
     assert_eq!(text_of(&opened).await.trim(), url);
     child.start_kill().unwrap();
@@ -202,7 +180,7 @@ async fn beyond_loopback_each_user_signs_in_with_the_token_printed_once() {
 
     let mut serve = command(home.path(), &model.base_url());
     serve.args(["serve", "--addr", "0.0.0.0:0", "--public-name", "127.0.0.1"]);
-    let (mut child, banner, base) = start_serving(serve).await;
+    let (mut child, banner, base) = cli::start_serving(serve).await;
     assert!(banner.contains("signs in"), "{banner}");
     assert!(banner.contains("http://0.0.0.0:"), "{banner}");
     let http = reqwest::Client::new();

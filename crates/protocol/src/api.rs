@@ -396,3 +396,54 @@ pub struct SearchHit {
     /// When the row was written (RFC 3339).
     pub created_at: String,
 }
+
+/// Where a skill comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SkillSource {
+    /// The system's own (`sys.skills/`, the compaction prompt); never offered to the
+    /// model.
+    System,
+    /// Every user's (`<home>/skills/`).
+    Shared,
+    /// The signed-in user's own folder; shadows a shared skill of the same name.
+    User,
+}
+
+/// One skill folder in `GET /api/skills`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillSummary {
+    /// Its name (its folder's name when it does not load).
+    pub name: String,
+    /// What it does and when to use it (empty when it does not load).
+    pub description: String,
+    /// Where it comes from.
+    pub source: SkillSource,
+    /// Its folder on the server.
+    pub location: String,
+    /// The rules its `SKILL.md` breaks, each `FILE:LINE: rule`; a skill with problems
+    /// other than notes (an unknown key) is not offered to the model.
+    pub problems: Vec<String>,
+}
+
+/// The answer of `GET /api/skills`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillList {
+    /// Every skill folder the user sees: system ones, then the others by name.
+    pub skills: Vec<SkillSummary>,
+}
+
+/// The answer of `GET /api/skills/{name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillDetail {
+    /// Its name.
+    pub name: String,
+    /// What it does and when to use it.
+    pub description: String,
+    /// The instructions: the Markdown after `SKILL.md`'s front matter.
+    pub body: String,
+    /// Its other files, relative to its folder (`scripts/run.sh`).
+    pub files: Vec<String>,
+    /// `allowed-tools` as written, one tool per entry; shown only, it grants nothing.
+    pub allowed_tools: Vec<String>,
+}

@@ -37,6 +37,8 @@ pub fn document() -> Value {
     generator.subschema_for::<api::ChooseModelBody>();
     generator.subschema_for::<api::ChosenModel>();
     generator.subschema_for::<Vec<api::SearchHit>>();
+    generator.subschema_for::<api::SkillList>();
+    generator.subschema_for::<api::SkillDetail>();
     let definitions: Map<String, Value> = generator.take_definitions(true);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

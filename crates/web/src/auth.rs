@@ -18,7 +18,7 @@ use smallebot_application::ConversationService;
 
 use crate::error::ApiError;
 use crate::state::WebState;
-pub use crate::users::{TokenUsers, UserServices};
+pub use crate::users::{TokenUsers, UserServices, UserSkills};
 
 /// The cookie that carries the token for the page.
 pub const TOKEN_COOKIE: &str = "smallebot_token";

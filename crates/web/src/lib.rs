@@ -28,6 +28,8 @@
 //! | `POST /api/conversations/{id}/undo` | the last turn in the context leaves it (kept, marked `undone`) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
+//! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
+//! | `GET /api/skills/{name}` | one skill: description, instructions, files, allowed-tools |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
@@ -101,7 +103,9 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, export, health, models, page, search, timeline, turns};
+    use routes::{
+        conversations, events, export, health, models, page, search, skills, timeline, turns,
+    };
     Router::new()
         .route(
             "/api/conversations",
@@ -135,6 +139,8 @@ pub fn router(state: WebState) -> Router {
         .route("/api/search", get(search::search))
         .route("/api/models", get(models::list))
         .route("/api/me", get(signin::me))
+        .route("/api/skills", get(skills::list))
+        .route("/api/skills/{name}", get(skills::show))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),

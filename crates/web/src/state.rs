@@ -7,7 +7,7 @@ use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
 use crate::login_limit::LoginLimiter;
-use crate::users::{TokenUsers, UserServices};
+use crate::users::{TokenUsers, UserServices, UserSkills};
 
 /// The service the routes drive, and whose conversations they show.
 #[derive(Clone)]
@@ -23,6 +23,8 @@ pub struct WebState {
     pub(crate) login_limit: Arc<LoginLimiter>,
     /// Whether the page is served over https (the sign-in cookie is then `Secure`).
     pub(crate) https: bool,
+    /// The skills a user sees (the host answers it; none: the skills routes answer 404).
+    pub(crate) skills: Option<Arc<dyn UserSkills>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
 }
@@ -39,6 +41,7 @@ impl WebState {
             confirmer: None,
             users: None,
             per_user: None,
+            skills: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             login_limit: Arc::default(),
             https: false,
@@ -81,6 +84,14 @@ impl WebState {
     #[must_use]
     pub fn per_user_services(mut self, services: Arc<dyn UserServices>) -> Self {
         self.per_user = Some(services);
+        self
+    }
+
+    /// Answers `GET /api/skills` and `GET /api/skills/{name}` from `skills` (without,
+    /// the list is empty and every name `404`).
+    #[must_use]
+    pub fn skills(mut self, skills: Arc<dyn UserSkills>) -> Self {
+        self.skills = Some(skills);
         self
     }
 

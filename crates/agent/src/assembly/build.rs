@@ -10,10 +10,11 @@ use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
 use crate::client::{OpenAiChatModel, UnconfiguredModel};
 use crate::history::{HistoryBuilder, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
+use crate::skills::SkillCatalog;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
-use crate::tools::{ToolRegistry, task_tools};
+use crate::tools::{GenerateSkill, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ToolRegistry, task_tools};
 
 impl AgentAssembly {
     /// Wires everything.
@@ -40,8 +41,15 @@ impl AgentAssembly {
             }
             WarmUp::Background | WarmUp::OnDemand => {}
         }
+        let skill_dirs = self
+            .skills
+            .as_ref()
+            .map(|folders| folders.clone().absolute().offered())
+            .unwrap_or_default();
         let (mut tools, sandbox) = match &self.home_tools {
-            Some(home_tools) => home_tools.registry(&store, Arc::clone(&self.confirmer))?,
+            Some(home_tools) => {
+                home_tools.registry(&store, Arc::clone(&self.confirmer), &skill_dirs)?
+            }
             None => (ToolRegistry::new(), None),
         };
         let mut plan = self.plan;
@@ -53,8 +61,20 @@ impl AgentAssembly {
                 plan = Some(Arc::new(TaskPlanService::new(Arc::clone(task_store))));
             }
         }
-        let tools = tools.merge(self.tools);
         let mut history_settings = self.history;
+        let skills = self
+            .skills
+            .map(|folders| Arc::new(SkillCatalog::new(folders)));
+        if let Some(catalog) = &skills {
+            let limit = *history_settings
+                .tool_result_max_length_by_tool
+                .entry(ReadSkill::NAME.to_owned())
+                .or_insert(READ_SKILL_DEFAULT_LIMIT);
+            tools = tools
+                .with(Arc::new(ReadSkill::new(Arc::clone(catalog), limit)))
+                .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
+        }
+        let tools = tools.merge(self.tools);
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }
@@ -87,10 +107,12 @@ impl AgentAssembly {
         };
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
-        let history = Arc::new(
-            HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
-                .with_model_windows(windows),
-        );
+        let mut history = HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
+            .with_model_windows(windows);
+        if let Some(catalog) = &skills {
+            history = history.with_skills(Arc::clone(catalog));
+        }
+        let history = Arc::new(history);
         let service = ConversationService::new(ServiceParts {
             store,
             model,
@@ -112,6 +134,7 @@ impl AgentAssembly {
             tokenizer,
             user_name: self.user_name,
             sandbox,
+            skills,
         })
     }
 }

@@ -50,6 +50,25 @@ impl Home {
             .join("SKILL.md")
     }
 
+    /// The system's skills, `sys.skills/`.
+    #[must_use]
+    pub fn system_skills_dir(&self) -> PathBuf {
+        self.root.join("sys.skills")
+    }
+
+    /// The skills every user shares, `skills/`.
+    #[must_use]
+    pub fn skills_dir(&self) -> PathBuf {
+        self.root.join("skills")
+    }
+
+    /// A web user's own skills, `users/<name>/skills/` (outside their workspace, so
+    /// their commands cannot rewrite them).
+    #[must_use]
+    pub fn user_skills_dir(&self, user: &str) -> PathBuf {
+        self.root.join("users").join(user).join("skills")
+    }
+
     /// The home's own SQLite database, `smallebot.db` (used unless
     /// [`Home::database_location`] names another).
     #[must_use]

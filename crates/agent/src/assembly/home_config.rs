@@ -12,6 +12,7 @@ use crate::config::{
     AgentSettings, Endpoint, ReasoningEffort, TerminalSettings, resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
+use crate::skills::SkillFolders;
 use crate::tools::ReadConversationData;
 
 /// The client's view of a configured model: a model that reasons when asked gets its
@@ -122,6 +123,11 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
+        assembly.skills = Some(SkillFolders {
+            system: home.system_skills_dir(),
+            shared: home.skills_dir(),
+            user: None,
+        });
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,

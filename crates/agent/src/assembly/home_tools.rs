@@ -36,12 +36,13 @@ pub(super) struct HomeTools {
 
 impl HomeTools {
     /// `GetCurrentTime`, the six workspace tools, `ExecuteCommand` (in the sandbox when
-    /// a helper is set, which is returned too), `SearchHistory` and
-    /// `ReadConversationData`.
+    /// a helper is set, which is returned too; `skill_dirs` readable in it),
+    /// `SearchHistory` and `ReadConversationData`.
     pub(super) fn registry(
         &self,
         store: &Arc<dyn Store>,
         confirmer: Arc<dyn CommandConfirmer>,
+        skill_dirs: &[PathBuf],
     ) -> Result<(ToolRegistry, Option<Arc<CommandSandbox>>), AssemblyError> {
         let workspace = Workspace::new(self.workspace.clone());
         let mut shell = ExecuteCommand::new(self.terminal.clone(), workspace, confirmer)
@@ -52,8 +53,11 @@ impl HomeTools {
             .with_environment(self.command_environment.clone());
         let sandbox = match &self.sandbox_helper {
             Some(helper) => {
+                // Skills' scripts run from their folders: readable, never writable.
+                let mut settings = self.terminal.sandbox.clone();
+                settings.readable_paths.extend(skill_dirs.iter().cloned());
                 let sandbox = CommandSandbox::new(
-                    self.terminal.sandbox.clone(),
+                    settings,
                     helper.clone(),
                     &std::path::absolute(self.home.root())
                         .unwrap_or_else(|_| self.home.root().to_path_buf()),

@@ -50,6 +50,7 @@ use home_tools::HomeTools;
 use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
+use crate::skills::{SkillCatalog, SkillFolders};
 use crate::tokenizer::Tokenizer;
 use crate::tools::ToolRegistry;
 use smallebot_sandbox::CommandSandbox;
@@ -80,6 +81,7 @@ pub struct AgentAssembly {
     events: Option<Arc<EventBus>>,
     turns: Option<Arc<ActiveTurns>>,
     peers: Option<Arc<dyn PeerTurns>>,
+    skills: Option<SkillFolders>,
 }
 
 /// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
@@ -115,6 +117,9 @@ pub struct Agent {
     /// The sandbox `ExecuteCommand` runs commands in (set with
     /// [`AgentAssembly::sandbox_helper`]).
     pub sandbox: Option<Arc<CommandSandbox>>,
+    /// The skills offered to the model (an assembly from a home, or one given
+    /// [`AgentAssembly::skills`]).
+    pub skills: Option<Arc<SkillCatalog>>,
 }
 
 impl AgentAssembly {
@@ -151,6 +156,7 @@ impl AgentAssembly {
             events: None,
             turns: None,
             peers: None,
+            skills: None,
         }
     }
 
@@ -261,6 +267,27 @@ impl AgentAssembly {
     pub fn workspace(mut self, dir: PathBuf) -> Self {
         if let Some(tools) = self.home_tools.as_mut() {
             tools.workspace = dir;
+        }
+        self
+    }
+
+    /// Offers the skills of `folders`: listed in the system prompt, loaded with
+    /// `ReadSkill`, written with `GenerateSkill`, readable (never writable) by sandboxed
+    /// commands. [`AgentAssembly::from_home`] sets `<home>/skills` and
+    /// `<home>/sys.skills`.
+    #[must_use]
+    pub fn skills(mut self, folders: SkillFolders) -> Self {
+        self.skills = Some(folders);
+        self
+    }
+
+    /// A user's own skills folder on top of the shared one (multi-user `serve`:
+    /// `<home>/users/<name>/skills`, outside the user's workspace); `GenerateSkill`
+    /// writes there. No effect without skills.
+    #[must_use]
+    pub fn user_skills(mut self, dir: PathBuf) -> Self {
+        if let Some(folders) = self.skills.as_mut() {
+            folders.user = Some(dir);
         }
         self
     }

@@ -13,7 +13,9 @@ use super::messages::build_messages;
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
 use crate::config::ToolHistoryFormat;
+use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
+use crate::tools::ReadSkill;
 
 /// What the builder needs to know.
 #[derive(Debug, Clone)]
@@ -81,6 +83,8 @@ pub struct HistoryBuilder {
     system_cache: Mutex<Option<(String, i64)>>,
     /// Context windows of the models a conversation may choose, by id.
     model_windows: Vec<(String, u64)>,
+    /// The skills listed in the system prompt (read again when their files change).
+    skills: Option<Arc<SkillCatalog>>,
 }
 
 impl HistoryBuilder {
@@ -93,7 +97,16 @@ impl HistoryBuilder {
             schema_cache: Mutex::new(None),
             system_cache: Mutex::new(None),
             model_windows: Vec::new(),
+            skills: None,
         }
+    }
+
+    /// The same builder listing `catalog`'s skills under `# Skills` in every system
+    /// prompt (part of the estimate's fixed tokens, like the rest of the prompt).
+    #[must_use]
+    pub fn with_skills(mut self, catalog: Arc<SkillCatalog>) -> Self {
+        self.skills = Some(catalog);
+        self
     }
 
     /// The same builder knowing the context windows of the models conversations may
@@ -117,7 +130,12 @@ impl HistoryBuilder {
     /// The system prompt for a conversation with the given plan.
     #[must_use]
     pub fn system_prompt(&self, conversation: &Conversation, plan: Option<&str>) -> String {
+        let skills = self
+            .skills
+            .as_ref()
+            .map(|catalog| catalog.current().block(ReadSkill::NAME));
         assemble_system_prompt(&SystemPromptSections {
+            skills: skills.as_deref(),
             base: &self.settings.base_instructions,
             summary: conversation.compressed_context.as_deref(),
             plan,

@@ -32,6 +32,8 @@ pub struct SystemPromptSections<'a> {
     pub base: &'a str,
     /// How to use the task tools, when they are offered.
     pub task_guidance: Option<&'a str>,
+    /// The skills: each one's name, description and folder (a bounded block).
+    pub skills: Option<&'a str>,
     /// The compression summary of everything before the boundary.
     pub summary: Option<&'a str>,
     /// The current task list (plan), re-injected every step.
@@ -41,7 +43,7 @@ pub struct SystemPromptSections<'a> {
 }
 
 /// Joins the non-empty sections with headings: the task guidance under `# Task Tools`,
-/// the summary under `# Conversation Summary`, the plan under `# Task List`, the terminal rules under
+/// the skills under `# Skills`, the summary under `# Conversation Summary`, the plan under `# Task List`, the terminal rules under
 /// `# Terminal Rules`.
 #[must_use]
 pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
@@ -55,6 +57,7 @@ pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
         }
     };
     push("Task Tools", sections.task_guidance);
+    push("Skills", sections.skills);
     push("Conversation Summary", sections.summary);
     push("Task List", sections.plan);
     push("Terminal Rules", sections.terminal_rules);
@@ -87,11 +90,12 @@ mod tests {
                 SystemPromptSections {
                     base: "Base.",
                     task_guidance: Some("Use tasks."),
+                    skills: Some("- pdf: Reads PDFs. (/s/pdf)"),
                     summary: Some("S"),
                     plan: Some("Plan:\nProgress: 0/1 (0.0%)"),
                     terminal_rules: Some("No sudo."),
                 },
-                "Base.\n\n# Task Tools\nUse tasks.\n\n# Conversation Summary\nS\n\n# Task List\nPlan:\nProgress: 0/1 (0.0%)\n\n# Terminal Rules\nNo sudo.",
+                "Base.\n\n# Task Tools\nUse tasks.\n\n# Skills\n- pdf: Reads PDFs. (/s/pdf)\n\n# Conversation Summary\nS\n\n# Task List\nPlan:\nProgress: 0/1 (0.0%)\n\n# Terminal Rules\nNo sudo.",
             ),
             (
                 SystemPromptSections {
@@ -100,6 +104,7 @@ mod tests {
                     plan: Some(""),
                     terminal_rules: None,
                     task_guidance: None,
+                    skills: None,
                 },
                 "Base.",
             ),

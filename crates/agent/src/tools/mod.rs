@@ -5,6 +5,7 @@ mod args;
 mod history;
 mod registry;
 mod shell;
+mod skills;
 mod tasks;
 mod time;
 pub mod typed;
@@ -17,6 +18,10 @@ pub use history::{
 };
 pub use registry::{Tool, ToolRegistry, ToolSource};
 pub use shell::ExecuteCommand;
+pub use skills::{
+    GenerateSkill, GenerateSkillArgs, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ReadSkillArgs,
+    SkillFileArg,
+};
 pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
 };

@@ -106,7 +106,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         interrupts,
     )
     .with_confirmations(confirmations)
-    .with_mcp(std::sync::Arc::clone(&app.mcp));
+    .with_mcp(std::sync::Arc::clone(&app.mcp))
+    .with_skills(app.skills.clone());
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }

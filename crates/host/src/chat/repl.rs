@@ -38,6 +38,8 @@ pub struct Repl<W: Write> {
     always_allowed: HashSet<(ConversationId, String)>,
     /// The MCP servers, for `/mcp`.
     mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
+    /// The skills, for `/skills`.
+    skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
 }
 
 enum Next {
@@ -65,7 +67,18 @@ impl<W: Write> Repl<W> {
             confirmations: None,
             always_allowed: HashSet::new(),
             mcp: None,
+            skills: None,
         }
+    }
+
+    /// Lists these skills on `/skills`.
+    #[must_use]
+    pub fn with_skills(
+        mut self,
+        skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
+    ) -> Self {
+        self.skills = skills;
+        self
     }
 
     /// Shows these MCP servers on `/mcp`.

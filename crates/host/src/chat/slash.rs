@@ -27,6 +27,8 @@ pub enum Slash {
     Undo,
     /// Show the MCP servers and their state.
     Mcp,
+    /// List the skills (and the problems of broken skill folders).
+    Skills,
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -50,6 +52,7 @@ Commands:
   /edit TEXT     replace your last message with TEXT and answer it again
   /undo          take the last turn out of the context (kept in the history, marked)
   /mcp           show the MCP servers: running or not, tools, last error
+  /skills        list the skills the model can load, and broken skill folders
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -82,12 +85,15 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("edit", text) => Ok(Slash::Edit(text.to_owned())),
         ("undo", "") => Ok(Slash::Undo),
         ("mcp", "") => Ok(Slash::Mcp),
+        ("skills", "") => Ok(Slash::Skills),
         ("clear", "") => Ok(Slash::Clear),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"), _) => {
-            Err(format!("/{known} takes no argument"))
-        }
+        (
+            known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"
+            | "skills"),
+            _,
+        ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
 }
@@ -118,6 +124,8 @@ mod tests {
             ("/tasks", Some(Ok(Slash::Tasks))),
             ("/mcp", Some(Ok(Slash::Mcp))),
             ("/mcp x", Some(Err("/mcp takes no argument"))),
+            ("/skills", Some(Ok(Slash::Skills))),
+            ("/skills x", Some(Err("/skills takes no argument"))),
             ("/model", Some(Ok(Slash::Model(None)))),
             ("/model large", Some(Ok(Slash::Model(Some("large".into()))))),
             ("/retry", Some(Ok(Slash::Retry))),

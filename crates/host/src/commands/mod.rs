@@ -7,6 +7,7 @@ mod migrate;
 pub mod run;
 mod serve;
 mod serve_users;
+mod skills;
 mod users;
 
 use smallebot_agent::assembly::Home;
@@ -77,6 +78,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
+        Command::Skills(command) => skills::run(&home, command),
     }
 }
 

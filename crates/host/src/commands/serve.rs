@@ -83,7 +83,11 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
-        .confirmations(confirmer);
+        .confirmations(confirmer)
+        .skills(Arc::new(crate::skills_web::HomeSkills {
+            home: home.clone(),
+            per_user: signed_in,
+        }));
     if signed_in {
         // Each user's tools work in their own folder, <home>/workspace/users/<name>.
         let services = PerUserServices {

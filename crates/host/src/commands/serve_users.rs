@@ -70,6 +70,7 @@ impl UserServices for PerUserServices {
             .notices(self.mcp.warnings().to_vec())
             .warm_up(WarmUp::Background)
             .workspace(workspace)
+            .user_skills(self.home.user_skills_dir(user))
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);

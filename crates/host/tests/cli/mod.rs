@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Stdio;
 
+use tokio::io::AsyncBufReadExt;
+
 /// `smallebot --home <home>` with the environment cleared of SmallEBot and OpenAI
 /// settings, `USER=tester`, no input, output captured; pointed at `base_url` (model
 /// `scripted`) when given. Killed when dropped.
@@ -39,4 +41,25 @@ pub fn answer_titles(model: &smallebot_testkit::TestModel) {
     model.answer_when(smallebot_testkit::RecordedRequest::asks_for_title, |_| {
         smallebot_testkit::ScriptedResponse::text("A title")
     });
+}
+
+/// Starts `serve` (already given its arguments) and returns the process, its banner
+/// line and the page address on 127.0.0.1 the banner names.
+pub async fn start_serving(
+    mut serve: tokio::process::Command,
+) -> (tokio::process::Child, String, String) {
+    let mut child = serve.spawn().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let banner = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("a banner within 30 s")
+        .unwrap()
+        .expect("serve prints where it listens");
+    let port = banner
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .and_then(|address| address.trim_end_matches('/').rsplit(':').next())
+        .unwrap_or_else(|| panic!("no address in {banner}"))
+        .to_owned();
+    (child, banner, format!("http://127.0.0.1:{port}"))
 }

@@ -7,6 +7,7 @@ pub(crate) mod health;
 pub(crate) mod models;
 pub(crate) mod page;
 pub(crate) mod search;
+pub(crate) mod skills;
 pub(crate) mod timeline;
 pub(crate) mod turns;
 

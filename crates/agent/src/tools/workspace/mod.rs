@@ -25,6 +25,7 @@ pub use grep::{
 pub use list::{LIST_MAX_ENTRIES, ListFiles};
 pub use read::{READ_MAX_BYTES, ReadFile};
 pub use resolve::{Resolved, Workspace, WorkspaceError};
+pub(crate) use run::run_blocking;
 pub use write::{AppendFile, CreateDirectory, WriteFile};
 
 use super::Tool;

@@ -76,6 +76,20 @@ impl<W: Write> Repl<W> {
                 };
                 self.say(&text)?;
             }
+            Slash::Skills => {
+                let lines = self
+                    .skills
+                    .as_ref()
+                    .map(|catalog| crate::skills_text::list_lines(&catalog.current()))
+                    .unwrap_or_default();
+                let text = if lines.is_empty() {
+                    "No skills (add a folder with a SKILL.md to skills/ in the home directory)."
+                        .to_owned()
+                } else {
+                    lines.join("\n")
+                };
+                self.say(&text)?;
+            }
             Slash::Usage => self.usage().await?,
             Slash::Model(choice) => self.model(choice).await?,
             Slash::Retry => self.retry(input).await?,

@@ -1,0 +1,245 @@
+//! `GenerateSkill`: the model writes a new skill into the user's skills folder.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
+use smallebot_core::rules::workspace_path::check_relative_path;
+use smallebot_core::skills::{SKILL_FILE, description_problem, name_problem, parse_skill};
+
+use crate::skills::SkillCatalog;
+use crate::tools::TypedTool;
+use crate::tools::workspace::run_blocking;
+
+/// The most files one call writes besides `SKILL.md`.
+const FILES_MAX: usize = 50;
+/// The most bytes one call writes in all.
+const BYTES_MAX: usize = 1024 * 1024;
+
+/// Writes a skill (a folder with `SKILL.md` and optional files) that later turns list.
+#[derive(Debug, Clone)]
+pub struct GenerateSkill {
+    catalog: Arc<SkillCatalog>,
+}
+
+impl GenerateSkill {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "GenerateSkill";
+
+    /// The tool writing into `catalog`'s writable folder.
+    #[must_use]
+    pub fn new(catalog: Arc<SkillCatalog>) -> Self {
+        Self { catalog }
+    }
+}
+
+/// One file of a new skill.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SkillFileArg {
+    /// Path relative to the skill's folder, e.g. 'scripts/report.py' or 'references/notes.md'.
+    pub path: String,
+    /// The file's text.
+    pub content: String,
+}
+
+/// `GenerateSkill`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateSkillArgs {
+    /// 1-64 lowercase letters, digits and hyphens (not at the start or end), e.g. 'csv-report'.
+    pub name: String,
+    /// What the skill does and when to use it (1-1024 characters); this is what later turns see.
+    pub description: String,
+    /// The instructions: Markdown that follows the front matter of SKILL.md.
+    pub body: String,
+    /// More files of the skill (scripts/, references/, assets/).
+    #[serde(default)]
+    pub files: Option<Vec<SkillFileArg>>,
+    /// Replace an existing skill of the same name (default false).
+    #[serde(default)]
+    pub overwrite: Option<bool>,
+}
+
+#[async_trait]
+impl TypedTool for GenerateSkill {
+    type Args = GenerateSkillArgs;
+
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::MUTATING
+    }
+
+    fn description(&self) -> String {
+        "Save a procedure as a skill that later turns can load with ReadSkill: writes \
+         SKILL.md (name, description, instructions) and optional files such as scripts. \
+         Never replaces an existing skill unless overwrite is true."
+            .into()
+    }
+
+    async fn run(&self, args: GenerateSkillArgs, context: &ToolContext) -> ToolOutcome {
+        let catalog = Arc::clone(&self.catalog);
+        run_blocking(context, move || match generate(&catalog, &args) {
+            Ok(text) => ToolOutcome::ok(text),
+            Err(why) => {
+                ToolOutcome::error(format!("Error: GenerateSkill: {why}; nothing was written"))
+            }
+        })
+        .await
+    }
+}
+
+/// The text of `SKILL.md` for the arguments (the description quoted as a YAML string).
+fn skill_text(args: &GenerateSkillArgs) -> String {
+    let quoted = serde_json::to_string(args.description.trim()).unwrap_or_default();
+    format!(
+        "---\nname: {}\ndescription: {quoted}\n---\n\n{}\n",
+        args.name,
+        args.body.trim()
+    )
+}
+
+fn generate(catalog: &SkillCatalog, args: &GenerateSkillArgs) -> Result<String, String> {
+    if let Some(problem) =
+        name_problem(&args.name, None).or_else(|| description_problem(&args.description))
+    {
+        return Err(problem);
+    }
+    let text = skill_text(args);
+    let (document, problems) = parse_skill(&text, Some(&args.name));
+    if document.is_none() {
+        let rules: Vec<String> = problems.into_iter().map(|p| p.rule).collect();
+        return Err(rules.join("; "));
+    }
+    let files = checked_files(args.files.as_deref().unwrap_or_default(), text.len())?;
+    let root = catalog.folders().writable().to_path_buf();
+    let target = root.join(&args.name);
+    let overwrite = args.overwrite.unwrap_or(false);
+    let existing = catalog.current().find(&args.name).map(|s| s.dir.clone());
+    let clash = existing
+        .as_ref()
+        .or(target.symlink_metadata().is_ok().then_some(&target));
+    if let Some(dir) = clash
+        && !overwrite
+    {
+        return Err(format!(
+            "a skill called '{}' already exists at {}; choose another name, or pass \
+             overwrite: true to replace it",
+            args.name,
+            dir.display()
+        ));
+    }
+    write_skill(&root, &target, &text, &files)?;
+    let mut written: Vec<&str> = vec![SKILL_FILE];
+    written.extend(files.iter().map(|(path, _)| path.as_str()));
+    Ok(format!(
+        "Wrote skill '{}' to {} ({}). It is listed under # Skills from the next request on; \
+         load it with ReadSkill {{\"name\": \"{}\"}}.",
+        args.name,
+        target.display(),
+        written.join(", "),
+        args.name
+    ))
+}
+
+/// The files as (normalized relative path, text), checked: relative, inside the
+/// folder, not `SKILL.md`, within the count and size limits.
+fn checked_files(files: &[SkillFileArg], mut bytes: usize) -> Result<Vec<(String, &str)>, String> {
+    if files.len() > FILES_MAX {
+        return Err(format!(
+            "{} files given; at most {FILES_MAX} can be written at once",
+            files.len()
+        ));
+    }
+    let mut checked = Vec::new();
+    for file in files {
+        let path = check_relative_path(&file.path).map_err(|e| {
+            format!(
+                "file '{}': {e} (paths are relative to the skill's folder)",
+                file.path
+            )
+        })?;
+        let path = path.to_relative_string();
+        if path.is_empty() || path == SKILL_FILE {
+            return Err(format!(
+                "file '{}' cannot be written: give the instructions as 'body' and other files \
+                 their own paths",
+                file.path
+            ));
+        }
+        bytes += file.content.len();
+        checked.push((path, file.content.as_str()));
+    }
+    if bytes > BYTES_MAX {
+        return Err(format!(
+            "the skill has {bytes} bytes; at most {BYTES_MAX} can be written"
+        ));
+    }
+    Ok(checked)
+}
+
+/// Writes the skill into a fresh folder beside `target`, then puts it in place
+/// (replacing what was there), so a failure leaves no half-written skill.
+fn write_skill(
+    root: &Path,
+    target: &Path,
+    text: &str,
+    files: &[(String, &str)],
+) -> Result<(), String> {
+    let io = |what: &str, path: &Path, e: std::io::Error| {
+        format!("could not {what} {} ({e})", path.display())
+    };
+    std::fs::create_dir_all(root).map_err(|e| io("create the skills folder", root, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".new-skill-")
+        .tempdir_in(root)
+        .map_err(|e| io("create a folder in", root, e))?;
+    let write = |relative: &str, content: &str| -> Result<(), String> {
+        let path = staging.path().join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+        }
+        std::fs::write(&path, content).map_err(|e| io("write", &path, e))?;
+        if relative.starts_with("scripts/") {
+            make_executable(&path);
+        }
+        Ok(())
+    };
+    write(SKILL_FILE, text)?;
+    for (path, content) in files {
+        write(path, content)?;
+    }
+    let old: Option<PathBuf> = if target.symlink_metadata().is_ok() {
+        let old = root.join(format!(".old-skill-{}", std::process::id()));
+        std::fs::rename(target, &old).map_err(|e| io("move aside", target, e))?;
+        Some(old)
+    } else {
+        None
+    };
+    let staged = staging.keep();
+    if let Err(e) = std::fs::rename(&staged, target) {
+        if let Some(old) = &old {
+            let _ = std::fs::rename(old, target);
+        }
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(io("put in place", target, e));
+    }
+    if let Some(old) = old {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(())
+}
+
+/// Scripts are made executable (owner, group, others may run them).
+fn make_executable(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+    }
+}

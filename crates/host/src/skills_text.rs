@@ -1,0 +1,87 @@
+//! Skills as the command line and the chat show them, and the folders a home's (or a
+//! web user's) skills come from.
+
+use smallebot_agent::assembly::Home;
+use smallebot_agent::skills::{Skill, SkillFolders, SkillSet, skill_files};
+
+/// The skills folders of `home`; with `user`, that web user's own folder on top.
+pub fn folders(home: &Home, user: Option<&str>) -> SkillFolders {
+    SkillFolders {
+        system: home.system_skills_dir(),
+        shared: home.skills_dir(),
+        user: user.map(|u| home.user_skills_dir(u)),
+    }
+}
+
+/// One line per skill (`NAME  SOURCE  description`), each problem indented under it.
+pub fn list_lines(set: &SkillSet) -> Vec<String> {
+    let width = set
+        .all
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut lines = Vec::new();
+    for skill in &set.all {
+        let description = match &skill.document {
+            Some(document) => one_line(&document.description),
+            None => "(not loaded)".to_owned(),
+        };
+        lines.push(format!(
+            "{:<width$}  {:<6}  {description}",
+            skill.name,
+            skill.source.as_str()
+        ));
+        for problem in &skill.problems {
+            lines.push(format!("    problem: {problem}"));
+        }
+    }
+    lines
+}
+
+/// A skill in full: where it is, its fields, its files and its instructions.
+pub fn show_text(skill: &Skill) -> String {
+    let mut out = format!(
+        "{} ({}) in {}\n",
+        skill.name,
+        skill.source.as_str(),
+        skill.dir.display()
+    );
+    for problem in &skill.problems {
+        out.push_str(&format!("problem: {problem}\n"));
+    }
+    let Some(document) = &skill.document else {
+        return out;
+    };
+    out.push_str(&format!(
+        "description: {}\n",
+        one_line(&document.description)
+    ));
+    if let Some(license) = &document.license {
+        out.push_str(&format!("license: {license}\n"));
+    }
+    if let Some(compatibility) = &document.compatibility {
+        out.push_str(&format!("compatibility: {compatibility}\n"));
+    }
+    for (key, value) in &document.metadata {
+        out.push_str(&format!("metadata: {key} = {value}\n"));
+    }
+    if !document.allowed_tools.is_empty() {
+        out.push_str(&format!(
+            "allowed-tools: {} (shown only: grants nothing, every tool keeps its confirmation)\n",
+            document.allowed_tools.join(" ")
+        ));
+    }
+    let files = skill_files(&skill.dir);
+    if !files.is_empty() {
+        out.push_str(&format!("files: {}\n", files.join(", ")));
+    }
+    out.push('\n');
+    out.push_str(document.body.trim());
+    out
+}
+
+/// A description on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,68 @@
+//! The web app's skills port on the home's skills folders: a signed-in user sees the
+//! shared skills and their own; on loopback, the shared ones.
+
+use smallebot_agent::assembly::Home;
+use smallebot_agent::skills::{Skill, SkillCatalog, SkillSource, skill_files};
+use smallebot_protocol::api;
+use smallebot_web::auth::UserSkills;
+
+use crate::skills_text::folders;
+
+/// The skills of `home` as the web app shows them.
+pub struct HomeSkills {
+    /// The home directory.
+    pub home: Home,
+    /// Whether users sign in (then each has their own folder on top of the shared one).
+    pub per_user: bool,
+}
+
+impl HomeSkills {
+    fn catalog(&self, user: &str) -> SkillCatalog {
+        SkillCatalog::new(folders(&self.home, self.per_user.then_some(user)))
+    }
+}
+
+fn source(source: SkillSource) -> api::SkillSource {
+    match source {
+        SkillSource::System => api::SkillSource::System,
+        SkillSource::Shared => api::SkillSource::Shared,
+        SkillSource::User => api::SkillSource::User,
+    }
+}
+
+fn summary(skill: &Skill) -> api::SkillSummary {
+    api::SkillSummary {
+        name: skill.name.clone(),
+        description: skill.description().to_owned(),
+        source: source(skill.source),
+        location: skill.dir.display().to_string(),
+        problems: skill.problems.clone(),
+    }
+}
+
+impl UserSkills for HomeSkills {
+    fn list(&self, user: &str) -> api::SkillList {
+        api::SkillList {
+            skills: self
+                .catalog(user)
+                .current()
+                .all
+                .iter()
+                .map(summary)
+                .collect(),
+        }
+    }
+
+    fn show(&self, user: &str, name: &str) -> Option<api::SkillDetail> {
+        let set = self.catalog(user).current();
+        let skill = set.find(name)?;
+        let document = skill.document.as_ref()?;
+        Some(api::SkillDetail {
+            name: skill.name.clone(),
+            description: document.description.clone(),
+            body: document.body.clone(),
+            files: skill_files(&skill.dir),
+            allowed_tools: document.allowed_tools.clone(),
+        })
+    }
+}
