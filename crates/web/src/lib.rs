@@ -8,7 +8,7 @@
 //!
 //! | route | what |
 //! | --- | --- |
-//! | `GET /` | the page (its script and style under `/assets/`) |
+//! | `GET /`, `GET /c/{id}` | the page (its modules and style under `/assets/`, its icon at `/favicon.ico`) |
 //! | `GET /healthz` | `ok` (the process runs) |
 //! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie ([`auth`]) |
@@ -132,10 +132,9 @@ pub fn router(state: WebState) -> Router {
             auth::authenticate,
         ))
         .route("/", get(page::index))
-        .route("/assets/app.js", get(page::script))
-        .route("/assets/models.js", get(page::models_script))
-        .route("/assets/plan.js", get(page::plan_script))
-        .route("/assets/app.css", get(page::style))
+        .route("/c/{id}", get(page::index))
+        .route("/assets/{*path}", get(page::asset))
+        .route("/favicon.ico", get(page::favicon))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/api/login", post(auth::login))

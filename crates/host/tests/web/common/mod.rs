@@ -118,6 +118,30 @@ impl Server {
         (server, workspace)
     }
 
+    /// A server whose tools read and write files (`ReadFile`, `WriteFile`) in a fresh
+    /// workspace holding `files`, beside `GetCurrentTime`.
+    pub async fn with_workspace(files: &[(&str, &str)]) -> (Self, tempfile::TempDir) {
+        use smallebot_agent::tools::{ReadFile, WriteFile};
+        let workspace = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(workspace.path().join(path), text).unwrap();
+        }
+        let root = || Workspace::new(workspace.path().to_path_buf());
+        let server = Self::start_custom(
+            |agent| {
+                agent.tools(
+                    ToolRegistry::new()
+                        .with(Arc::new(GetCurrentTime))
+                        .with(Arc::new(ReadFile::new(root())))
+                        .with(Arc::new(WriteFile::new(root()))),
+                )
+            },
+            |web| web,
+        )
+        .await;
+        (server, workspace)
+    }
+
     /// A server whose agent is built by `customize` and whose web state by `configure`.
     pub async fn start_custom(
         customize: impl FnOnce(AgentAssembly) -> AgentAssembly,

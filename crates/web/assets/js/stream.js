@@ -1,0 +1,129 @@
+// The open conversation's live events (server-sent events, docs/protocol.md): the
+// streamed answer, tool cards, the plan, the title, compression.
+import { showConfirmation } from "./confirmation.js";
+import { $, element, scrollDown } from "./dom.js";
+import { renderPlan } from "./plan.js";
+import { showError, state, updateControls } from "./session.js";
+import { completeCard, reasoningBlock, toolCard } from "./timeline.js";
+import { showUsage } from "./usage.js";
+
+const live = {
+  source: null, // the EventSource
+  streaming: null, // the assistant bubble receiving text deltas
+  reasoning: null, // the reasoning block receiving deltas
+  cards: new Map(), // call id -> tool card of the running turn
+};
+
+/** Closes the event stream, if one is open. */
+export function closeStream() {
+  if (live.source) live.source.close();
+  live.source = null;
+}
+
+/** Forgets the running turn's bubbles and cards (the timeline was drawn again). */
+export function resetStream() {
+  live.cards.clear();
+  live.streaming = null;
+  live.reasoning = null;
+}
+
+/**
+ * Opens conversation `id`'s event stream. `on.ended`: a turn ended (show the stored
+ * timeline); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
+ */
+export function listen(id, on) {
+  const source = new EventSource(`/api/conversations/${id}/events`);
+  live.source = source;
+  source.onmessage = (message) => {
+    if (state.conversation !== id) return;
+    onEvent(JSON.parse(message.data), on);
+  };
+  source.addEventListener("confirm", (message) => {
+    if (state.conversation !== id) return;
+    showConfirmation(JSON.parse(message.data));
+  });
+  source.addEventListener("reload", () => {
+    // The stream could not be continued: load the stored state, start a new one.
+    source.close();
+    if (state.conversation === id) on.reload();
+  });
+}
+
+function streamingBubble() {
+  if (!live.streaming) {
+    live.streaming = element("div", "message assistant streaming");
+    $("messages").append(live.streaming);
+  }
+  return live.streaming;
+}
+
+function onEvent(event, on) {
+  switch (event.type) {
+    case "TurnStarted":
+      state.busy = true;
+      break;
+    case "TextDelta":
+      streamingBubble().textContent += event.text;
+      break;
+    case "ReasoningDelta":
+      if (!live.reasoning) {
+        const details = reasoningBlock("");
+        $("messages").append(details);
+        live.reasoning = details.lastChild;
+      }
+      live.reasoning.textContent += event.text;
+      break;
+    case "Retrying":
+      if (live.streaming) live.streaming.textContent = "";
+      if (live.reasoning) live.reasoning.textContent = "";
+      showError(`The model connection failed (${event.reason}); retrying (${event.attempt}/${event.max})…`);
+      break;
+    case "ToolCallStarted": {
+      live.streaming = null; // the next step's text gets its own bubble
+      live.reasoning = null;
+      const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
+      live.cards.set(event.call_id, card);
+      $("messages").append(card);
+      break;
+    }
+    case "ToolCallCompleted": {
+      const card = live.cards.get(event.call_id);
+      if (card) completeCard(card, event.status, event.result);
+      break;
+    }
+    case "ContextUsage":
+      showUsage(event);
+      break;
+    case "CompressionStarted":
+      state.compressing = true;
+      break;
+    case "CompressionCompleted":
+      state.compressing = false;
+      if (!event.ok) showError(`Compression did not summarize anything: ${event.detail}`);
+      break;
+    case "TaskListChanged":
+      renderPlan(event.plan);
+      break;
+    case "TitleChanged":
+      state.titles += 1;
+      $("title").textContent = event.title;
+      on.titled();
+      break;
+    case "Warning":
+      showError(`Warning: ${event.message}`);
+      break;
+    case "TurnFailed":
+      showError(`The turn failed: ${event.error}`);
+    // falls through
+    case "TurnCompleted":
+    case "TurnCancelled":
+      state.busy = false;
+      updateControls();
+      on.ended(); // the stored timeline, with the answer rendered as Markdown
+      return;
+    default:
+      break;
+  }
+  updateControls();
+  scrollDown();
+}

@@ -1,0 +1,108 @@
+// The stored timeline drawn: messages, tool cards, reasoning. Buttons carry their
+// action in `data-action` (and the row in `data-*`); actions.js handles the clicks.
+import { $, button, element, scrollDown } from "./dom.js";
+
+const RESULT_PREVIEW_CHARS = 600;
+const rows = new WeakMap(); // bubble -> its stored row
+
+/** The stored row `bubble` shows. */
+export function rowOf(bubble) {
+  return rows.get(bubble);
+}
+
+/** A tool call's card: name, status, arguments, result. */
+export function toolCard(call) {
+  const card = element("div", `tool ${call.status || "running"}`);
+  card.dataset.callId = call.call_id;
+  const head = element("div");
+  head.append(element("span", "name", call.tool_name), document.createTextNode(" "));
+  head.append(element("span", "status", call.status || "running"));
+  card.append(head, element("pre", "arguments", call.arguments));
+  card.append(element("pre", "result"));
+  setResult(card, call.result);
+  return card;
+}
+
+/** Marks `card` finished with `status` and `result`. */
+export function completeCard(card, status, result) {
+  card.className = `tool ${status}`;
+  card.querySelector(".status").textContent = status;
+  setResult(card, result);
+}
+
+function setResult(card, result) {
+  const box = card.querySelector(".result");
+  const old = card.querySelector(".show-all");
+  if (old) old.remove();
+  if (result === null || result === undefined) {
+    box.textContent = "";
+    return;
+  }
+  if (result.length <= RESULT_PREVIEW_CHARS) {
+    box.textContent = result;
+    return;
+  }
+  box.textContent = result.slice(0, RESULT_PREVIEW_CHARS) + "…";
+  const all = button("show-all", "show all", () => {
+    box.textContent = result;
+    all.remove();
+  });
+  card.append(all);
+}
+
+/** A collapsed reasoning block whose text element is returned as `.lastChild`. */
+export function reasoningBlock(text) {
+  const details = element("details", "reasoning");
+  details.append(element("summary", "", "Reasoning"), element("div", "", text));
+  return details;
+}
+
+function messageBubble(row) {
+  const bubble = element("div", `message ${row.role}`);
+  bubble.dataset.id = row.id;
+  if (row.summarized) bubble.classList.add("summarized");
+  if (row.undone) {
+    bubble.classList.add("undone");
+    bubble.title = "undone: kept in the history, no longer sent to the model";
+  }
+  if (row.role === "assistant" && typeof row.html === "string") {
+    bubble.classList.add("rendered");
+    bubble.innerHTML = row.html; // rendered and sanitized by the server
+  } else {
+    bubble.textContent = row.content;
+  }
+  if (row.role === "user" && !row.replaced_by) {
+    const edit = button("edit", "edit");
+    edit.dataset.action = "edit";
+    bubble.prepend(edit);
+  }
+  return bubble;
+}
+
+/** Draws `timeline` (`GET /api/conversations/{id}`) into the message list. */
+export function renderTimeline(timeline) {
+  const box = $("messages");
+  box.replaceChildren();
+  let lastAnswer = null;
+  for (const row of timeline.rows) {
+    if (row.kind === "message") {
+      if (row.replaced_by) continue; // shown as its replacement
+      if (row.role === "assistant" && row.content === "") continue; // opens a tool step
+      const bubble = messageBubble(row);
+      rows.set(bubble, row);
+      if (row.role === "assistant") lastAnswer = { bubble, row };
+      box.append(bubble);
+    } else if (row.kind === "tool_call") {
+      box.append(toolCard(row));
+    } else if (row.kind === "think_block") {
+      box.append(reasoningBlock(row.content));
+    }
+  }
+  if (lastAnswer && !lastAnswer.row.summarized) {
+    const again = button("regenerate", "regenerate");
+    again.dataset.action = "regenerate";
+    again.dataset.turnId = lastAnswer.row.turn_id;
+    lastAnswer.bubble.prepend(again);
+  }
+  scrollDown();
+}
