@@ -1,6 +1,7 @@
 // The open conversation: switching to one, showing its stored state again, the list.
 import { api } from "./api.js";
 import { $, element } from "./dom.js";
+import { conversationPicked } from "./layout.js";
 import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
@@ -17,7 +18,10 @@ export async function loadConversations() {
   for (const c of list) {
     const li = element("li", c.id === state.conversation ? "active" : "", c.title);
     li.dataset.id = c.id;
-    li.addEventListener("click", () => openConversation(c.id));
+    li.addEventListener("click", () => {
+      conversationPicked();
+      openConversation(c.id);
+    });
     ul.append(li);
   }
   return list;

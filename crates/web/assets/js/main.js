@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { answerConfirmation } from "./confirmation.js";
 import { loadConversations, openConversation } from "./conversation.js";
 import { $ } from "./dom.js";
+import { installLayout } from "./layout.js";
 import { loadModels } from "./models.js";
 import { onRecovery } from "./outage.js";
 import { installSearch } from "./search.js";
@@ -28,14 +29,12 @@ function boot() {
 }
 
 function start() {
+  installLayout();
   installActions();
   installSearch();
   onRecovery(() => (state.conversation ? openConversation(state.conversation) : boot()));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
-  $("tasks-toggle").addEventListener("click", () => {
-    $("tasks").hidden = !$("tasks").hidden;
-  });
   $("login").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {

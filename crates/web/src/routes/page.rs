@@ -36,6 +36,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../assets/js/conversation.js"),
     ),
     ("js/dom.js", JS, include_str!("../../assets/js/dom.js")),
+    (
+        "js/layout.js",
+        JS,
+        include_str!("../../assets/js/layout.js"),
+    ),
     ("js/main.js", JS, include_str!("../../assets/js/main.js")),
     (
         "js/models.js",

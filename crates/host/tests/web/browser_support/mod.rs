@@ -188,6 +188,13 @@ pub async fn screenshot(page: &Page, name: &str) {
 /// Saves a screenshot as `target/ui-screenshots/<name>.png` with the page laid out
 /// for a `width` × `height` window (a phone, a laptop); the override stays on the page.
 pub async fn screenshot_at(page: &Page, name: &str, width: i64, height: i64) {
+    set_viewport(page, width, height).await;
+    screenshot(page, name).await;
+}
+
+/// Lays the page out for a `width` × `height` window (a phone below 600 px); the
+/// override stays on the page.
+pub async fn set_viewport(page: &Page, width: i64, height: i64) {
     use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
     page.execute(SetDeviceMetricsOverrideParams::new(
         width,
@@ -197,7 +204,6 @@ pub async fn screenshot_at(page: &Page, name: &str, width: i64, height: i64) {
     ))
     .await
     .unwrap();
-    screenshot(page, name).await;
 }
 
 /// Presses Shift+Enter in the focused element (as a person does for a new line).

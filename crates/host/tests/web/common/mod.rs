@@ -118,6 +118,27 @@ impl Server {
         (server, workspace)
     }
 
+    /// A server with one user, alice, and her token.
+    pub async fn with_one_user() -> (Self, String) {
+        use smallebot_web::auth::{TokenUsers, new_token, token_digest};
+
+        struct OneUser(String);
+        #[async_trait::async_trait]
+        impl TokenUsers for OneUser {
+            async fn user_for_digest(
+                &self,
+                digest: &str,
+            ) -> Result<Option<String>, smallebot_core::RepositoryError> {
+                Ok((digest == self.0).then(|| "alice".to_owned()))
+            }
+        }
+
+        let token = new_token();
+        let users = OneUser(token_digest(&token));
+        let server = Self::start_with(|web| web.users(Arc::new(users))).await;
+        (server, token)
+    }
+
     /// A server whose tools read and write files (`ReadFile`, `WriteFile`) in a fresh
     /// workspace holding `files`, beside `GetCurrentTime`.
     pub async fn with_workspace(files: &[(&str, &str)]) -> (Self, tempfile::TempDir) {
