@@ -10,6 +10,7 @@ import { loadModels } from "./models.js";
 import { onRecovery } from "./outage.js";
 import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
+import { installTheme } from "./theme.js";
 
 // Loads the conversations (or asks to sign in when the server has users); settles when
 // done, failures shown.
@@ -29,6 +30,7 @@ function boot() {
 }
 
 function start() {
+  installTheme();
   installLayout();
   installActions();
   installSearch();

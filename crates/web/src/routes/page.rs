@@ -16,64 +16,36 @@ const FAVICON: &str = include_str!("../../assets/favicon.svg");
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
+/// A module under assets/js/, as an [`ASSETS`] entry.
+macro_rules! module {
+    ($name:literal) => {
+        (
+            concat!("js/", $name),
+            JS,
+            include_str!(concat!("../../assets/js/", $name)),
+        )
+    };
+}
+
 /// Every file under `/assets/`: its path there, its type, its text.
 const ASSETS: &[(&str, &str, &str)] = &[
     ("app.css", CSS, include_str!("../../assets/app.css")),
-    (
-        "js/actions.js",
-        JS,
-        include_str!("../../assets/js/actions.js"),
-    ),
-    ("js/api.js", JS, include_str!("../../assets/js/api.js")),
-    (
-        "js/confirmation.js",
-        JS,
-        include_str!("../../assets/js/confirmation.js"),
-    ),
-    (
-        "js/conversation.js",
-        JS,
-        include_str!("../../assets/js/conversation.js"),
-    ),
-    ("js/dom.js", JS, include_str!("../../assets/js/dom.js")),
-    (
-        "js/layout.js",
-        JS,
-        include_str!("../../assets/js/layout.js"),
-    ),
-    ("js/main.js", JS, include_str!("../../assets/js/main.js")),
-    (
-        "js/models.js",
-        JS,
-        include_str!("../../assets/js/models.js"),
-    ),
-    (
-        "js/outage.js",
-        JS,
-        include_str!("../../assets/js/outage.js"),
-    ),
-    ("js/plan.js", JS, include_str!("../../assets/js/plan.js")),
-    (
-        "js/search.js",
-        JS,
-        include_str!("../../assets/js/search.js"),
-    ),
-    (
-        "js/session.js",
-        JS,
-        include_str!("../../assets/js/session.js"),
-    ),
-    (
-        "js/stream.js",
-        JS,
-        include_str!("../../assets/js/stream.js"),
-    ),
-    (
-        "js/timeline.js",
-        JS,
-        include_str!("../../assets/js/timeline.js"),
-    ),
-    ("js/usage.js", JS, include_str!("../../assets/js/usage.js")),
+    module!("actions.js"),
+    module!("api.js"),
+    module!("confirmation.js"),
+    module!("conversation.js"),
+    module!("dom.js"),
+    module!("layout.js"),
+    module!("main.js"),
+    module!("models.js"),
+    module!("outage.js"),
+    module!("plan.js"),
+    module!("search.js"),
+    module!("session.js"),
+    module!("stream.js"),
+    module!("theme.js"),
+    module!("timeline.js"),
+    module!("usage.js"),
 ];
 
 /// Only the server's own script, style and connections; no inline script, no framing.

@@ -231,3 +231,19 @@ pub async fn shift_enter(page: &Page) {
         .await
         .unwrap();
 }
+
+/// Makes the page see `scheme` (`light` or `dark`) as the system's colour scheme.
+pub async fn prefer_scheme(page: &Page, scheme: &str) {
+    use chromiumoxide::cdp::browser_protocol::emulation::{MediaFeature, SetEmulatedMediaParams};
+    let feature = MediaFeature {
+        name: "prefers-color-scheme".into(),
+        value: scheme.into(),
+    };
+    page.execute(
+        SetEmulatedMediaParams::builder()
+            .features(vec![feature])
+            .build(),
+    )
+    .await
+    .unwrap();
+}
