@@ -17,6 +17,7 @@ mod browser_actions;
 mod browser_layout;
 mod browser_outage;
 mod browser_page;
+mod browser_routing;
 mod browser_theme;
 mod models;
 mod outage;

@@ -6,7 +6,8 @@ import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { closeStream, listen, resetStream } from "./stream.js";
-import { renderTimeline } from "./timeline.js";
+import { remember } from "./router.js";
+import { markRow, renderTimeline } from "./timeline.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
 
@@ -27,15 +28,20 @@ export async function loadConversations() {
   return list;
 }
 
-/** Switches to conversation `id`: its timeline, and its event stream. */
-export async function openConversation(id) {
+/**
+ * Switches to conversation `id`: its timeline, and its event stream. `seq`: a row to
+ * scroll to and mark; `history`: how the address bar follows (see `remember`).
+ */
+export async function openConversation(id, { seq = null, history = "push" } = {}) {
   showError("");
   closeStream();
   state.conversation = id;
+  remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
   await refresh();
-  listen(id, { ended: refresh, reload: () => openConversation(id), titled: loadConversations });
-  $("input").focus();
+  const reload = () => openConversation(id, { history: "none" });
+  listen(id, { ended: refresh, reload, titled: loadConversations });
+  if (seq === null || !markRow(seq)) $("input").focus();
 }
 
 /**

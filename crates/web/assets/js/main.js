@@ -8,16 +8,29 @@ import { $ } from "./dom.js";
 import { installLayout } from "./layout.js";
 import { loadModels } from "./models.js";
 import { onRecovery } from "./outage.js";
+import { addressed, onHistoryMove } from "./router.js";
 import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
 import { installTheme } from "./theme.js";
+
+// Opens the conversation the address names, or the newest (a new one when there is
+// none); one the person cannot open is said so and the newest shown instead.
+async function openFirst(list) {
+  const target = addressed();
+  if (target && list.some((c) => c.id === target.id)) {
+    return openConversation(target.id, { seq: target.seq, history: "replace" });
+  }
+  if (list.length === 0) return newConversation();
+  await openConversation(list[0].id, { history: "replace" });
+  if (target) showError("That conversation does not exist or is not yours; showing your newest one.");
+}
 
 // Loads the conversations (or asks to sign in when the server has users); settles when
 // done, failures shown.
 function boot() {
   return loadModels()
     .then(loadConversations)
-    .then((list) => (list.length > 0 ? openConversation(list[0].id) : newConversation()))
+    .then(openFirst)
     .catch((error) => {
       if (error.status === 401) {
         for (const part of ["sidebar", "chat", "tasks"]) $(part).hidden = true;
@@ -34,7 +47,8 @@ function start() {
   installLayout();
   installActions();
   installSearch();
-  onRecovery(() => (state.conversation ? openConversation(state.conversation) : boot()));
+  onRecovery(() => (state.conversation ? openConversation(state.conversation, { history: "none" }) : boot()));
+  onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
   $("login").addEventListener("submit", async (event) => {

@@ -2,6 +2,8 @@
 import { api } from "./api.js";
 import { $, element } from "./dom.js";
 import { openConversation } from "./conversation.js";
+import { conversationPicked } from "./layout.js";
+import { addressOf } from "./router.js";
 import { showError } from "./session.js";
 
 async function search(text) {
@@ -14,8 +16,15 @@ async function search(text) {
     const hits = await api(`/api/search?q=${encodeURIComponent(text)}`);
     results.replaceChildren();
     for (const hit of hits) {
-      const li = element("li", "", `${hit.conversation_title}: ${hit.text.slice(0, 140)}`);
-      li.addEventListener("click", () => openConversation(hit.conversation_id));
+      const li = element("li");
+      const link = element("a", "hit", `${hit.conversation_title}: ${hit.text.slice(0, 140)}`);
+      link.href = addressOf(hit.conversation_id, hit.seq);
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        conversationPicked();
+        openConversation(hit.conversation_id, { seq: hit.seq });
+      });
+      li.append(link);
       results.append(li);
     }
     if (hits.length === 0) results.append(element("li", "", "No matches"));

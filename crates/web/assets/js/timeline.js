@@ -79,24 +79,46 @@ function messageBubble(row) {
   return bubble;
 }
 
+/** Scrolls to the row with sequence number `seq` and marks it; false if it is not shown. */
+export function markRow(seq) {
+  for (const old of document.querySelectorAll("#messages .marked")) old.classList.remove("marked");
+  const row = document.querySelector(`#messages [data-seq="${Number(seq)}"]`);
+  if (!row) return false;
+  row.classList.add("marked");
+  row.tabIndex = -1;
+  row.scrollIntoView({ block: "center" });
+  row.focus({ preventScroll: true });
+  return true;
+}
+
+// Appends the element of stored row `row` to `box` (none for a replaced message or the
+// empty message that opens a tool step); `answered(bubble)` for an answer's bubble.
+function draw(box, row, answered) {
+  if (row.kind === "message") {
+    if (row.replaced_by) return; // shown as its replacement
+    if (row.role === "assistant" && row.content === "") return; // opens a tool step
+    const bubble = messageBubble(row);
+    rows.set(bubble, row);
+    if (row.role === "assistant") answered(bubble);
+    box.append(bubble);
+  } else if (row.kind === "tool_call") {
+    box.append(toolCard(row));
+  } else if (row.kind === "think_block") {
+    box.append(reasoningBlock(row.content));
+  }
+}
+
 /** Draws `timeline` (`GET /api/conversations/{id}`) into the message list. */
 export function renderTimeline(timeline) {
   const box = $("messages");
   box.replaceChildren();
   let lastAnswer = null;
   for (const row of timeline.rows) {
-    if (row.kind === "message") {
-      if (row.replaced_by) continue; // shown as its replacement
-      if (row.role === "assistant" && row.content === "") continue; // opens a tool step
-      const bubble = messageBubble(row);
-      rows.set(bubble, row);
-      if (row.role === "assistant") lastAnswer = { bubble, row };
-      box.append(bubble);
-    } else if (row.kind === "tool_call") {
-      box.append(toolCard(row));
-    } else if (row.kind === "think_block") {
-      box.append(reasoningBlock(row.content));
-    }
+    const before = box.lastElementChild;
+    draw(box, row, (bubble) => {
+      lastAnswer = { bubble, row };
+    });
+    if (box.lastElementChild !== before) box.lastElementChild.dataset.seq = row.seq;
   }
   if (lastAnswer && !lastAnswer.row.summarized) {
     const again = button("regenerate", "regenerate");

@@ -40,6 +40,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("models.js"),
     module!("outage.js"),
     module!("plan.js"),
+    module!("router.js"),
     module!("search.js"),
     module!("session.js"),
     module!("stream.js"),
