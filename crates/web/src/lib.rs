@@ -25,6 +25,7 @@
 //! | `POST /api/conversations/{id}/undo` | the last turn in the context leaves it (kept, marked `undone`) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history |
+//! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
@@ -94,7 +95,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
-    use routes::{conversations, events, health, models, page, search, turns};
+    use routes::{conversations, events, health, markdown, models, page, search, turns};
     Router::new()
         .route(
             "/api/conversations",
@@ -126,6 +127,7 @@ pub fn router(state: WebState) -> Router {
         .route("/api/conversations/{id}/events", get(events::stream))
         .route("/api/search", get(search::search))
         .route("/api/models", get(models::list))
+        .route("/api/markdown", post(markdown::render))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),

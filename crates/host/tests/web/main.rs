@@ -15,6 +15,7 @@ mod browser;
 mod browser_access;
 mod browser_actions;
 mod browser_layout;
+mod browser_markdown;
 mod browser_outage;
 mod browser_page;
 mod browser_routing;

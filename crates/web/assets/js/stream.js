@@ -2,6 +2,7 @@
 // streamed answer, tool cards, the plan, the title, compression.
 import { showConfirmation } from "./confirmation.js";
 import { $, element, scrollDown } from "./dom.js";
+import { MarkdownStream } from "./markdown.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { completeCard, reasoningBlock, toolCard } from "./timeline.js";
@@ -9,8 +10,8 @@ import { showUsage } from "./usage.js";
 
 const live = {
   source: null, // the EventSource
-  streaming: null, // the assistant bubble receiving text deltas
-  reasoning: null, // the reasoning block receiving deltas
+  streaming: null, // the MarkdownStream of the answer receiving text deltas
+  reasoning: null, // the reasoning block receiving deltas: {box, pieces, frame}
   cards: new Map(), // call id -> tool card of the running turn
 };
 
@@ -49,12 +50,32 @@ export function listen(id, on) {
   });
 }
 
-function streamingBubble() {
+function streamingAnswer() {
   if (!live.streaming) {
-    live.streaming = element("div", "message assistant streaming");
-    $("messages").append(live.streaming);
+    const bubble = element("div", "message assistant streaming");
+    live.streaming = new MarkdownStream(bubble);
+    bubble.append(element("div", "message-actions"));
+    $("messages").append(bubble);
   }
   return live.streaming;
+}
+
+// Reasoning text arrives in many small pieces: they are added once a frame, as one
+// text node, so a long stream costs what its length costs.
+function addReasoning(text) {
+  if (!live.reasoning) {
+    const details = reasoningBlock("");
+    $("messages").append(details);
+    live.reasoning = { box: details.lastChild, pieces: [], frame: 0 };
+  }
+  const reasoning = live.reasoning;
+  reasoning.pieces.push(text);
+  if (reasoning.frame) return;
+  reasoning.frame = requestAnimationFrame(() => {
+    reasoning.box.append(document.createTextNode(reasoning.pieces.join("")));
+    reasoning.pieces = [];
+    reasoning.frame = 0;
+  });
 }
 
 function onEvent(event, on) {
@@ -63,19 +84,17 @@ function onEvent(event, on) {
       state.busy = true;
       break;
     case "TextDelta":
-      streamingBubble().textContent += event.text;
+      streamingAnswer().push(event.text);
       break;
     case "ReasoningDelta":
-      if (!live.reasoning) {
-        const details = reasoningBlock("");
-        $("messages").append(details);
-        live.reasoning = details.lastChild;
-      }
-      live.reasoning.textContent += event.text;
+      addReasoning(event.text);
       break;
     case "Retrying":
-      if (live.streaming) live.streaming.textContent = "";
-      if (live.reasoning) live.reasoning.textContent = "";
+      if (live.streaming) live.streaming.clear();
+      if (live.reasoning) {
+        live.reasoning.box.replaceChildren();
+        live.reasoning.pieces = [];
+      }
       showError(`The model connection failed (${event.reason}); retrying (${event.attempt}/${event.max})…`);
       break;
     case "ToolCallStarted": {

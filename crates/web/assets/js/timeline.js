@@ -1,6 +1,7 @@
 // The stored timeline drawn: messages, tool cards, reasoning. Buttons carry their
 // action in `data-action` (and the row in `data-*`); actions.js handles the clicks.
 import { $, button, element, scrollDown } from "./dom.js";
+import { addCopyMessage, enhance } from "./markdown.js";
 
 const RESULT_PREVIEW_CHARS = 600;
 const rows = new WeakMap(); // bubble -> its stored row
@@ -68,6 +69,10 @@ function messageBubble(row) {
   if (row.role === "assistant" && typeof row.html === "string") {
     bubble.classList.add("rendered");
     bubble.innerHTML = row.html; // rendered and sanitized by the server
+    enhance(bubble);
+    const actions = element("div", "message-actions");
+    bubble.append(actions);
+    addCopyMessage(actions, row.content);
   } else {
     bubble.textContent = row.content;
   }
@@ -124,7 +129,8 @@ export function renderTimeline(timeline) {
     const again = button("regenerate", "regenerate");
     again.dataset.action = "regenerate";
     again.dataset.turnId = lastAnswer.row.turn_id;
-    lastAnswer.bubble.prepend(again);
+    again.setAttribute("aria-label", "Regenerate the last answer");
+    lastAnswer.bubble.querySelector(".message-actions").append(again);
   }
   scrollDown();
 }

@@ -37,6 +37,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("dom.js"),
     module!("layout.js"),
     module!("main.js"),
+    module!("markdown.js"),
     module!("models.js"),
     module!("outage.js"),
     module!("plan.js"),
@@ -47,6 +48,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("theme.js"),
     module!("timeline.js"),
     module!("usage.js"),
+    (
+        "vendor/highlight.min.js",
+        JS,
+        include_str!("../../assets/vendor/highlight.min.js"),
+    ),
 ];
 
 /// Only the server's own script, style and connections; no inline script, no framing.
@@ -103,7 +109,7 @@ mod tests {
     fn every_asset_file_is_served_and_every_import_resolves() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
         let mut on_disk = Vec::new();
-        for sub in ["", "js"] {
+        for sub in ["", "js", "vendor"] {
             for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
                 let name = entry.unwrap().file_name().into_string().unwrap();
                 let served = if sub.is_empty() {
@@ -124,8 +130,11 @@ mod tests {
         }
         for (name, _, body) in ASSETS {
             for line in body.lines().filter(|l| l.starts_with("import ")) {
-                let target = line.rsplit("\"./").next().unwrap().trim_end_matches("\";");
-                let wanted = format!("js/{target}");
+                let target = line.split('"').nth(1).unwrap();
+                let wanted = match target.strip_prefix("../") {
+                    Some(up) => up.to_owned(),
+                    None => format!("js/{}", target.trim_start_matches("./")),
+                };
                 assert!(
                     ASSETS.iter().any(|(n, _, _)| *n == wanted),
                     "{name} imports {target}, which is not served"

@@ -80,10 +80,17 @@ impl Chromium {
         self.browser.new_page(url).await.unwrap()
     }
 
-    /// Closes the browser.
+    /// Closes the browser; one that does not exit within 5 s (a loaded machine) is
+    /// killed, so that a test never hangs on its last line.
     pub async fn close(mut self) {
-        let _ = self.browser.close().await;
-        let _ = self.browser.wait().await;
+        let patience = Duration::from_secs(5);
+        let _ = tokio::time::timeout(patience, self.browser.close()).await;
+        if tokio::time::timeout(patience, self.browser.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.browser.kill().await;
+        }
         self.handler.abort();
     }
 }
