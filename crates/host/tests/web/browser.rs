@@ -340,6 +340,8 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
         "document.querySelector('[data-call-id=\"c9\"] .show-all') !== null",
     )
     .await;
+    // A read folds to one line: opened first.
+    click(&page, "[data-call-id=\"c9\"] summary").await;
     let shown = eval(
         &page,
         "document.querySelector('[data-call-id=\"c9\"] .result').textContent.length",

@@ -29,7 +29,12 @@ export async function send() {
     state.busy = false;
     updateControls();
     input.value = text;
-    showError(error.message);
+    const unreachable = error.status === undefined; // fetch itself failed
+    showError(
+      unreachable
+        ? `Not sent: the server could not be reached (${error.message}). Your message is still in the box; send it again when the server is back.`
+        : error.message,
+    );
   }
 }
 

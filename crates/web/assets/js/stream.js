@@ -5,7 +5,8 @@ import { $, element, scrollDown } from "./dom.js";
 import { MarkdownStream } from "./markdown.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
-import { completeCard, reasoningBlock, toolCard } from "./timeline.js";
+import { reasoningBlock } from "./timeline.js";
+import { completeCard, toolCard } from "./toolcards.js";
 import { showUsage } from "./usage.js";
 
 const live = {
@@ -14,6 +15,31 @@ const live = {
   reasoning: null, // the reasoning block receiving deltas: {box, pieces, frame}
   cards: new Map(), // call id -> tool card of the running turn
 };
+
+// The model call failed and is tried again: a line with the attempt, the reason and a
+// countdown to the next attempt, until text or a tool call comes (or the turn ends).
+const retry = { line: null, timer: 0 };
+
+function showRetry(event) {
+  endRetry();
+  const line = element("div", "retrying");
+  line.setAttribute("role", "status");
+  const due = Date.now() + event.delay_ms;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+    line.textContent = `The model did not answer (${event.reason}). Retrying, attempt ${event.attempt} of ${event.max}${left > 0 ? `, in ${left} s` : "…"}`;
+  };
+  tick();
+  retry.timer = setInterval(tick, 250);
+  retry.line = line;
+  $("messages").append(line);
+}
+
+function endRetry() {
+  clearInterval(retry.timer);
+  if (retry.line) retry.line.remove();
+  retry.line = null;
+}
 
 /** Closes the event stream, if one is open. */
 export function closeStream() {
@@ -84,6 +110,7 @@ function onEvent(event, on) {
       state.busy = true;
       break;
     case "TextDelta":
+      endRetry();
       streamingAnswer().push(event.text);
       break;
     case "ReasoningDelta":
@@ -95,9 +122,10 @@ function onEvent(event, on) {
         live.reasoning.box.replaceChildren();
         live.reasoning.pieces = [];
       }
-      showError(`The model connection failed (${event.reason}); retrying (${event.attempt}/${event.max})…`);
+      showRetry(event);
       break;
     case "ToolCallStarted": {
+      endRetry();
       live.streaming = null; // the next step's text gets its own bubble
       live.reasoning = null;
       const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
@@ -131,11 +159,14 @@ function onEvent(event, on) {
     case "Warning":
       showError(`Warning: ${event.message}`);
       break;
+    case "TurnCancelled":
+      state.stopped.add(event.turn_id);
+    // falls through
     case "TurnFailed":
-      showError(`The turn failed: ${event.error}`);
+      if (event.type === "TurnFailed") showError(`The turn failed: ${event.error}`);
     // falls through
     case "TurnCompleted":
-    case "TurnCancelled":
+      endRetry();
       state.busy = false;
       updateControls();
       on.ended(); // the stored timeline, with the answer rendered as Markdown

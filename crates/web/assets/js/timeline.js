@@ -2,53 +2,14 @@
 // action in `data-action` (and the row in `data-*`); actions.js handles the clicks.
 import { $, button, element, scrollDown } from "./dom.js";
 import { addCopyMessage, enhance } from "./markdown.js";
+import { state } from "./session.js";
+import { toolCard } from "./toolcards.js";
 
-const RESULT_PREVIEW_CHARS = 600;
 const rows = new WeakMap(); // bubble -> its stored row
 
 /** The stored row `bubble` shows. */
 export function rowOf(bubble) {
   return rows.get(bubble);
-}
-
-/** A tool call's card: name, status, arguments, result. */
-export function toolCard(call) {
-  const card = element("div", `tool ${call.status || "running"}`);
-  card.dataset.callId = call.call_id;
-  const head = element("div");
-  head.append(element("span", "name", call.tool_name), document.createTextNode(" "));
-  head.append(element("span", "status", call.status || "running"));
-  card.append(head, element("pre", "arguments", call.arguments));
-  card.append(element("pre", "result"));
-  setResult(card, call.result);
-  return card;
-}
-
-/** Marks `card` finished with `status` and `result`. */
-export function completeCard(card, status, result) {
-  card.className = `tool ${status}`;
-  card.querySelector(".status").textContent = status;
-  setResult(card, result);
-}
-
-function setResult(card, result) {
-  const box = card.querySelector(".result");
-  const old = card.querySelector(".show-all");
-  if (old) old.remove();
-  if (result === null || result === undefined) {
-    box.textContent = "";
-    return;
-  }
-  if (result.length <= RESULT_PREVIEW_CHARS) {
-    box.textContent = result;
-    return;
-  }
-  box.textContent = result.slice(0, RESULT_PREVIEW_CHARS) + "…";
-  const all = button("show-all", "show all", () => {
-    box.textContent = result;
-    all.remove();
-  });
-  card.append(all);
 }
 
 /** A collapsed reasoning block whose text element is returned as `.lastChild`. */
@@ -71,6 +32,10 @@ function messageBubble(row) {
     bubble.innerHTML = row.html; // rendered and sanitized by the server
     enhance(bubble);
     const actions = element("div", "message-actions");
+    if (state.stopped.has(row.turn_id)) {
+      bubble.classList.add("stopped");
+      actions.append(element("span", "stopped-mark", "Stopped"));
+    }
     bubble.append(actions);
     addCopyMessage(actions, row.content);
   } else {

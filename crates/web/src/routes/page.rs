@@ -47,6 +47,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("stream.js"),
     module!("theme.js"),
     module!("timeline.js"),
+    module!("toolcards.js"),
     module!("usage.js"),
     (
         "vendor/highlight.min.js",
