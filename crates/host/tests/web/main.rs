@@ -16,6 +16,7 @@ mod browser_access;
 mod browser_actions;
 mod browser_cards;
 mod browser_layout;
+mod browser_list;
 mod browser_markdown;
 mod browser_outage;
 mod browser_page;

@@ -1,7 +1,8 @@
 // The open conversation: switching to one, showing its stored state again, the list.
 import { api } from "./api.js";
-import { $, element } from "./dom.js";
+import { $ } from "./dom.js";
 import { conversationPicked } from "./layout.js";
+import { renderList } from "./list.js";
 import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
@@ -14,18 +15,27 @@ import { showConfirmation } from "./confirmation.js";
 /** Fills the conversation list; returns it (newest first). */
 export async function loadConversations() {
   const list = await api("/api/conversations");
-  const ul = $("conversations");
-  ul.replaceChildren();
-  for (const c of list) {
-    const li = element("li", c.id === state.conversation ? "active" : "", c.title);
-    li.dataset.id = c.id;
-    li.addEventListener("click", () => {
+  renderList(list, {
+    open: (id) => {
       conversationPicked();
-      openConversation(c.id);
-    });
-    ul.append(li);
-  }
+      openConversation(id);
+    },
+    removed: () => closeDeleted(list),
+  });
   return list;
+}
+
+// The open conversation was deleted: the newest other one opens, or none.
+async function closeDeleted(list) {
+  const gone = state.conversation;
+  const next = list.find((c) => c.id !== gone && document.querySelector(`#conversations li[data-id="${CSS.escape(c.id)}"]:not([hidden])`));
+  if (next) return openConversation(next.id, { history: "replace" });
+  closeStream();
+  state.conversation = null;
+  $("title").textContent = "SmallEBot";
+  $("messages").replaceChildren();
+  history.replaceState(null, "", "/");
+  updateControls();
 }
 
 /**

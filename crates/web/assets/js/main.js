@@ -6,6 +6,7 @@ import { answerConfirmation } from "./confirmation.js";
 import { loadConversations, openConversation } from "./conversation.js";
 import { $ } from "./dom.js";
 import { installLayout } from "./layout.js";
+import { installList } from "./list.js";
 import { loadModels } from "./models.js";
 import { onRecovery } from "./outage.js";
 import { addressed, onHistoryMove } from "./router.js";
@@ -45,6 +46,7 @@ function boot() {
 function start() {
   installTheme();
   installLayout();
+  installList();
   installActions();
   installSearch();
   onRecovery(() => (state.conversation ? openConversation(state.conversation, { history: "none" }) : boot()));

@@ -36,6 +36,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("conversation.js"),
     module!("dom.js"),
     module!("layout.js"),
+    module!("list.js"),
     module!("main.js"),
     module!("markdown.js"),
     module!("models.js"),
