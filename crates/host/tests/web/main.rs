@@ -15,6 +15,7 @@ mod browser;
 mod browser_access;
 mod browser_actions;
 mod browser_cards;
+mod browser_keyboard;
 mod browser_layout;
 mod browser_list;
 mod browser_markdown;

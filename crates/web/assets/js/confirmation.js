@@ -3,7 +3,7 @@ import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { showError, state } from "./session.js";
 
-const pending = { id: null }; // the request waiting for an answer
+const pending = { id: null, returnTo: null }; // the request waiting, where the focus was
 
 /** Shows the question of a `ConfirmationRequested`, or hides the dialog for anything else. */
 export function showConfirmation(question) {
@@ -13,10 +13,23 @@ export function showConfirmation(question) {
     pending.id = null;
     return;
   }
+  const wasOpen = !dialog.hidden;
   pending.id = question.request_id;
   $("confirm-command").textContent = question.command;
   $("confirm-unconfined").hidden = !question.unconfined;
   dialog.hidden = false;
+  // The question takes the focus (on Deny: Enter never runs a command by accident).
+  if (!wasOpen) pending.returnTo = document.activeElement;
+  $("confirm-deny").focus();
+}
+
+// The focus goes back where it was, or to Stop while the turn runs on.
+function returnFocus() {
+  const back = pending.returnTo;
+  pending.returnTo = null;
+  if (back && back.isConnected && !back.disabled && back !== document.body) back.focus();
+  else if (!$("stop").hidden) $("stop").focus();
+  else $("input").focus();
 }
 
 /** Sends the person's answer to the waiting command. */
@@ -25,6 +38,7 @@ export async function answerConfirmation(approve) {
   if (requestId === null) return;
   $("confirm-dialog").hidden = true;
   pending.id = null;
+  returnFocus();
   try {
     await api(`/api/conversations/${state.conversation}/confirmation`, {
       method: "POST",

@@ -12,6 +12,7 @@ import { onRecovery } from "./outage.js";
 import { addressed, onHistoryMove } from "./router.js";
 import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
+import { installShortcuts } from "./shortcuts.js";
 import { installTheme } from "./theme.js";
 
 // Opens the conversation the address names, or the newest (a new one when there is
@@ -49,6 +50,7 @@ function start() {
   installList();
   installActions();
   installSearch();
+  installShortcuts();
   onRecovery(() => (state.conversation ? openConversation(state.conversation, { history: "none" }) : boot()));
   onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));

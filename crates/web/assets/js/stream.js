@@ -41,6 +41,12 @@ function endRetry() {
   retry.line = null;
 }
 
+// The live region says once that an answer is done (not each piece as it streams).
+function announce(type) {
+  const words = { TurnCompleted: "The answer is complete.", TurnCancelled: "The answer was stopped.", TurnFailed: "The turn failed." };
+  $("announcer").textContent = words[type];
+}
+
 /** Closes the event stream, if one is open. */
 export function closeStream() {
   if (live.source) live.source.close();
@@ -166,6 +172,7 @@ function onEvent(event, on) {
       if (event.type === "TurnFailed") showError(`The turn failed: ${event.error}`);
     // falls through
     case "TurnCompleted":
+      announce(event.type);
       endRetry();
       state.busy = false;
       updateControls();

@@ -45,6 +45,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("router.js"),
     module!("search.js"),
     module!("session.js"),
+    module!("shortcuts.js"),
     module!("stream.js"),
     module!("theme.js"),
     module!("timeline.js"),

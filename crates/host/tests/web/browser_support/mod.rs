@@ -254,3 +254,27 @@ pub async fn prefer_scheme(page: &Page, scheme: &str) {
     .await
     .unwrap();
 }
+
+/// Presses `key` (its `code`, e.g. `KeyK`) with `modifiers` (Alt 1, Ctrl 2, Meta 4,
+/// Shift 8) in the focused element.
+pub async fn press_with(page: &Page, key: &str, code: &str, modifiers: i64) {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchKeyEventParams, DispatchKeyEventType,
+    };
+    let event = DispatchKeyEventParams::builder()
+        .key(key)
+        .code(code)
+        .modifiers(modifiers);
+    page.execute(
+        event
+            .clone()
+            .r#type(DispatchKeyEventType::KeyDown)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    page.execute(event.r#type(DispatchKeyEventType::KeyUp).build().unwrap())
+        .await
+        .unwrap();
+}
