@@ -22,6 +22,7 @@ mod browser_markdown;
 mod browser_outage;
 mod browser_page;
 mod browser_routing;
+mod browser_screens;
 mod browser_theme;
 mod models;
 mod outage;
