@@ -1,6 +1,7 @@
-//! `cargo xtask vendor`: refreshes the page's vendored browser libraries from the npm
-//! registry (through `npm pack`, so npm's own client and registry settings apply) into
-//! `crates/web/assets/vendor/`, each beside its licence. The versions are pinned here;
+//! `cargo xtask vendor`: refreshes the vendored browser libraries from the npm registry
+//! (through `npm pack`, so npm's own client and registry settings apply) — the page's
+//! into `crates/web/assets/vendor/`, the browser tests' into
+//! `crates/host/tests/web/fixtures/` — each beside its licence. The versions are pinned here;
 //! raise one, run this, and look at the page.
 
 use std::path::{Path, PathBuf};
@@ -12,19 +13,31 @@ use clap::Args;
 struct Vendored {
     package: &'static str,
     version: &'static str,
-    /// (path inside the package, file name under assets/vendor/)
+    /// The folder it goes to, from the workspace's root.
+    into: &'static str,
+    /// (path inside the package, file name in `into`)
     files: &'static [(&'static str, &'static str)],
 }
 
-const VENDORED: &[Vendored] = &[Vendored {
-    // highlight.js's ES module build with its common languages (the code blocks).
-    package: "@highlightjs/cdn-assets",
-    version: "11.11.1",
-    files: &[
-        ("es/highlight.min.js", "highlight.min.js"),
-        ("LICENSE", "highlight.LICENSE"),
-    ],
-}];
+const VENDORED: &[Vendored] = &[
+    Vendored {
+        // highlight.js's ES module build with its common languages (the code blocks).
+        package: "@highlightjs/cdn-assets",
+        version: "11.11.1",
+        into: "crates/web/assets/vendor",
+        files: &[
+            ("es/highlight.min.js", "highlight.min.js"),
+            ("LICENSE", "highlight.LICENSE"),
+        ],
+    },
+    Vendored {
+        // axe-core: the accessibility checks of the browser tests (never served).
+        package: "axe-core",
+        version: "4.10.3",
+        into: "crates/host/tests/web/fixtures",
+        files: &[("axe.min.js", "axe.min.js"), ("LICENSE", "axe.LICENSE")],
+    },
+];
 
 /// `cargo xtask vendor` takes no options.
 #[derive(Debug, Args)]
@@ -32,11 +45,12 @@ pub struct VendorArgs {}
 
 /// Fetches each pinned package and copies its files into the assets.
 pub async fn run(_args: VendorArgs) -> Result<(), String> {
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/web/assets/vendor");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let scratch =
         tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
     for vendored in VENDORED {
         let unpacked = fetch(vendored, scratch.path())?;
+        let target = root.join(vendored.into);
         for (inside, name) in vendored.files {
             let from = unpacked.join(inside);
             std::fs::copy(&from, target.join(name)).map_err(|e| {

@@ -14,6 +14,7 @@ mod auth;
 mod browser;
 mod browser_access;
 mod browser_actions;
+mod browser_axe;
 mod browser_cards;
 mod browser_keyboard;
 mod browser_layout;

@@ -61,6 +61,10 @@ export function enhance(root) {
     pre.replaceWith(block);
     block.append(head, pre);
   }
+  // A task list's checkbox says what it shows.
+  for (const box of root.querySelectorAll('input[type="checkbox"]:not([aria-label])')) {
+    box.setAttribute("aria-label", box.checked ? "Done" : "Not done");
+  }
   for (const table of root.querySelectorAll("table:not(.enhanced)")) {
     table.classList.add("enhanced");
     const scroller = element("div", "table-scroll");
