@@ -1,6 +1,6 @@
 //! Tool cards by kind and the states of a turn, in headless Chromium: a command as a
 //! terminal block, a file write as path and content, reads folded to one line, every
-//! card collapsible; the Retrying line, a stopped answer, a send that never reached the
+//! card collapsible, the command question taking and giving back the focus; the Retrying line, a stopped answer, a send that never reached the
 //! server.
 
 use crate::browser_support;
@@ -29,7 +29,15 @@ async fn a_command_is_a_terminal_block_and_a_write_shows_its_file() {
     let page = open_page(&s, &browser).await;
     send(&page, "run echo").await;
     wait_for(&page, "!document.getElementById('confirm-dialog').hidden").await;
+    // The question takes the focus (on Deny), and gives it back once answered (to Stop
+    // while the turn runs on, the message box being closed).
+    wait_for(&page, "document.activeElement.id === 'confirm-deny'").await;
     click(&page, "#confirm-approve").await;
+    wait_for(
+        &page,
+        "['stop', 'input'].includes(document.activeElement.id)",
+    )
+    .await;
     wait_for(
         &page,
         "document.querySelector('.message.assistant.rendered')?.textContent.includes('Ran it.')",

@@ -1,15 +1,14 @@
 //! Keyboard and screen readers in headless Chromium: every control labelled, the
 //! shortcuts (listed in a help dialog that takes and gives back the focus), the live
-//! region saying once that an answer is done, the command question taking the focus.
+//! region saying once that an answer is done (the command question taking the focus is
+//! in browser_cards.rs).
 
 use crate::browser_support;
 use crate::common;
 
-use std::time::Duration;
-
 use browser_support::{Chromium, click, eval, open_page, press_with, send, wait_for};
 use common::Server;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::ScriptedResponse;
 
 const CTRL: i64 = 2;
 const SHIFT: i64 = 8;
@@ -85,34 +84,6 @@ async fn shortcuts_work_from_the_keyboard_and_are_listed_in_a_help_dialog() {
     wait_for(
         &page,
         "document.querySelectorAll('#conversations li').length === 2",
-    )
-    .await;
-    browser.close().await;
-}
-
-#[tokio::test]
-async fn the_command_question_takes_the_focus_and_gives_it_back() {
-    let Some(browser) = Chromium::start("question focus").await else {
-        return;
-    };
-    let (s, _workspace) = Server::with_confirmed_shell(Duration::from_secs(20)).await;
-    s.model.push_all([
-        ScriptedResponse::tool_calls([ToolCallSpec::new(
-            "c1",
-            "ExecuteCommand",
-            r#"{"command":"true"}"#,
-        )]),
-        ScriptedResponse::text("Done.").delay_before(Duration::from_millis(500)),
-    ]);
-    let page = open_page(&s, &browser).await;
-    send(&page, "run it").await;
-    wait_for(&page, "!document.getElementById('confirm-dialog').hidden").await;
-    wait_for(&page, "document.activeElement.id === 'confirm-deny'").await;
-    click(&page, "#confirm-approve").await;
-    // The message box is closed while the turn runs: the focus goes to Stop.
-    wait_for(
-        &page,
-        "document.activeElement.id === 'stop' || document.activeElement.id === 'input'",
     )
     .await;
     browser.close().await;

@@ -119,35 +119,31 @@ async fn rows_are_grouped_by_date_renamed_in_place_and_deleted_with_undo() {
     )
     .await;
     tokio::time::sleep(Duration::from_secs(6)).await;
-    let kept = s
-        .http
-        .get(s.url(&format!("/api/conversations/{second}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(kept.status(), StatusCode::OK, "undone, yet deleted");
+    assert_eq!(
+        status_of(&s, &second).await,
+        StatusCode::OK,
+        "undone, yet deleted"
+    );
     // Without Undo, it is deleted once the seconds are over.
     click(&page, &format!("{} .delete", row(&second))).await;
     wait_for(&page, "document.getElementById('delete-dialog').open").await;
     click(&page, "#delete-confirm").await;
-    let deleted = s
-        .http
-        .get(s.url(&format!("/api/conversations/{second}")))
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        deleted.status(),
+        status_of(&s, &second).await,
         StatusCode::OK,
         "deleted before the undo time was over"
     );
     tokio::time::sleep(Duration::from_secs(6)).await;
-    let deleted = s
-        .http
-        .get(s.url(&format!("/api/conversations/{second}")))
+    assert_eq!(status_of(&s, &second).await, StatusCode::NOT_FOUND);
+    browser.close().await;
+}
+
+/// The status `GET /api/conversations/{id}` answers.
+async fn status_of(s: &Server, id: &str) -> StatusCode {
+    s.http
+        .get(s.url(&format!("/api/conversations/{id}")))
         .send()
         .await
-        .unwrap();
-    assert_eq!(deleted.status(), StatusCode::NOT_FOUND);
-    browser.close().await;
+        .unwrap()
+        .status()
 }

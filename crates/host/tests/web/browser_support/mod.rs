@@ -215,28 +215,45 @@ pub async fn set_viewport(page: &Page, width: i64, height: i64) {
 
 /// Presses Shift+Enter in the focused element (as a person does for a new line).
 pub async fn shift_enter(page: &Page) {
-    use chromiumoxide::cdp::browser_protocol::input::{
-        DispatchKeyEventParams, DispatchKeyEventType,
-    };
-    let event = DispatchKeyEventParams::builder()
-        .key("Enter")
-        .code("Enter")
-        .text("\r")
-        .modifiers(8) // Shift
-        .windows_virtual_key_code(13)
-        .native_virtual_key_code(13);
-    page.execute(
-        event
-            .clone()
-            .r#type(DispatchKeyEventType::KeyDown)
-            .build()
-            .unwrap(),
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams;
+    key_down_up(
+        page,
+        DispatchKeyEventParams::builder()
+            .key("Enter")
+            .code("Enter")
+            .text("\r")
+            .modifiers(8) // Shift
+            .windows_virtual_key_code(13)
+            .native_virtual_key_code(13),
     )
-    .await
-    .unwrap();
-    page.execute(event.r#type(DispatchKeyEventType::KeyUp).build().unwrap())
-        .await
-        .unwrap();
+    .await;
+}
+
+/// Presses `key` (its `code`, e.g. `KeyK`) with `modifiers` (Alt 1, Ctrl 2, Meta 4,
+/// Shift 8) in the focused element.
+pub async fn press_with(page: &Page, key: &str, code: &str, modifiers: i64) {
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams;
+    key_down_up(
+        page,
+        DispatchKeyEventParams::builder()
+            .key(key)
+            .code(code)
+            .modifiers(modifiers),
+    )
+    .await;
+}
+
+/// Sends `event` as a key going down, then up.
+async fn key_down_up(
+    page: &Page,
+    event: chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParamsBuilder,
+) {
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventType;
+    for kind in [DispatchKeyEventType::KeyDown, DispatchKeyEventType::KeyUp] {
+        page.execute(event.clone().r#type(kind).build().unwrap())
+            .await
+            .unwrap();
+    }
 }
 
 /// Makes the page see `scheme` (`light` or `dark`) as the system's colour scheme.
@@ -253,28 +270,4 @@ pub async fn prefer_scheme(page: &Page, scheme: &str) {
     )
     .await
     .unwrap();
-}
-
-/// Presses `key` (its `code`, e.g. `KeyK`) with `modifiers` (Alt 1, Ctrl 2, Meta 4,
-/// Shift 8) in the focused element.
-pub async fn press_with(page: &Page, key: &str, code: &str, modifiers: i64) {
-    use chromiumoxide::cdp::browser_protocol::input::{
-        DispatchKeyEventParams, DispatchKeyEventType,
-    };
-    let event = DispatchKeyEventParams::builder()
-        .key(key)
-        .code(code)
-        .modifiers(modifiers);
-    page.execute(
-        event
-            .clone()
-            .r#type(DispatchKeyEventType::KeyDown)
-            .build()
-            .unwrap(),
-    )
-    .await
-    .unwrap();
-    page.execute(event.r#type(DispatchKeyEventType::KeyUp).build().unwrap())
-        .await
-        .unwrap();
 }
