@@ -5,6 +5,8 @@
 //! - `cargo xtask demo [--chat]`: the host against the scripted testkit model, offline.
 //! - `cargo xtask bench [--only overhead,estimate,compression,search]`: performance
 //!   figures beside their baselines.
+//! - `cargo xtask vendor`: refresh the page's vendored browser libraries (pinned
+//!   versions) from the npm registry.
 //! - `cargo xtask chaos [--turns N] [--seed S]`: the real binary under injected provider
 //!   faults; prints completed/failed turns, retries by reason and store checks.
 
@@ -12,6 +14,7 @@ mod bench;
 mod chaos;
 mod demo;
 mod migrate;
+mod vendor;
 
 use std::process::ExitCode;
 
@@ -38,6 +41,8 @@ enum Task {
     Demo(demo::DemoArgs),
     /// Print the performance figures beside their baselines.
     Bench(bench::BenchArgs),
+    /// Refresh the page's vendored browser libraries from the npm registry.
+    Vendor(vendor::VendorArgs),
     /// Soak the real binary under injected provider faults and check what was stored.
     Chaos(chaos::ChaosArgs),
 }
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         Task::Demo(args) => runtime.block_on(demo::run(args)),
         Task::Bench(args) => runtime.block_on(bench::run(args)),
         Task::Chaos(args) => runtime.block_on(chaos::run(args)),
+        Task::Vendor(args) => runtime.block_on(vendor::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,7 @@
 //!
 //! | route | what |
 //! | --- | --- |
-//! | `GET /` | the page (its script and style under `/assets/`) |
+//! | `GET /`, `GET /c/{id}` | the page (its modules and style under `/assets/`, its icon at `/favicon.ico`) |
 //! | `GET /healthz` | `ok` (the process runs) |
 //! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie for 30 days; failed tries limited per address (`429`, [`login_limit`]) |
@@ -30,6 +30,7 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
 //! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
 //! | `GET /api/skills/{name}` | one skill: description, instructions, files, allowed-tools |
+//! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
 //! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
@@ -104,7 +105,8 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        conversations, events, export, health, models, page, search, skills, timeline, turns,
+        conversations, events, export, health, markdown, models, page, search, skills, timeline,
+        turns,
     };
     Router::new()
         .route(
@@ -141,16 +143,16 @@ pub fn router(state: WebState) -> Router {
         .route("/api/me", get(signin::me))
         .route("/api/skills", get(skills::list))
         .route("/api/skills/{name}", get(skills::show))
+        .route("/api/markdown", post(markdown::render))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
         ))
         .route("/", get(page::index))
-        .route("/assets/app.js", get(page::script))
-        .route("/assets/models.js", get(page::models_script))
-        .route("/assets/plan.js", get(page::plan_script))
-        .route("/assets/app.css", get(page::style))
+        .route("/c/{id}", get(page::index))
+        .route("/assets/{*path}", get(page::asset))
+        .route("/favicon.ico", get(page::favicon))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/api/login", post(signin::login))

@@ -297,7 +297,8 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
     let Some(browser) = Chromium::start("show all").await else {
         return;
     };
-    let s = Server::start().await;
+    let full = "x".repeat(2000);
+    let (s, _workspace) = Server::with_workspace(&[("long.txt", &full)]).await;
     s.model.push_all([
         ScriptedResponse::tool_calls([ToolCallSpec::new("c1", "GetCurrentTime", "{}")])
             .usage(5_000, 10),
@@ -324,18 +325,23 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
         .await,
         true
     );
-    // A long result, delivered as the stream delivers one, is cut until "show all".
-    eval(
+    // A long result is cut until "show all".
+    s.model.push_all([
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "c9",
+            "ReadFile",
+            r#"{"path":"long.txt"}"#,
+        )]),
+        ScriptedResponse::text("Read."),
+    ]);
+    send(&page, "read long.txt").await;
+    wait_for(
         &page,
-        "(() => { window.__full = 'x'.repeat(2000); return true; })()",
+        "document.querySelector('[data-call-id=\"c9\"] .show-all') !== null",
     )
     .await;
-    eval(
-        &page,
-        "onEvent({type: 'ToolCallStarted', call_id: 'c9', tool_name: 'ReadFile', arguments: '{}'})",
-    )
-    .await;
-    eval(&page, "onEvent({type: 'ToolCallCompleted', call_id: 'c9', tool_name: 'ReadFile', status: 'ok', result: window.__full})").await;
+    // A read folds to one line: opened first.
+    click(&page, "[data-call-id=\"c9\"] summary").await;
     let shown = eval(
         &page,
         "document.querySelector('[data-call-id=\"c9\"] .result').textContent.length",
@@ -346,10 +352,12 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
     assert_eq!(
         eval(
             &page,
-            "document.querySelector('[data-call-id=\"c9\"] .result').textContent.length"
+            &format!(
+                "document.querySelector('[data-call-id=\"c9\"] .result').textContent.includes('{full}')"
+            )
         )
         .await,
-        2_000
+        true
     );
     screenshot(&page, "show-all").await;
     browser.close().await;

@@ -198,25 +198,10 @@ async fn the_confirmation_dialog_approves_and_denies_commands() {
 
 #[tokio::test]
 async fn the_page_asks_for_a_token_once_and_keeps_it_out_of_scripts_reach() {
-    use smallebot_web::auth::{TokenUsers, new_token, token_digest};
-
-    struct OneUser(String);
-    #[async_trait::async_trait]
-    impl TokenUsers for OneUser {
-        async fn user_for_digest(
-            &self,
-            digest: &str,
-        ) -> Result<Option<String>, smallebot_core::RepositoryError> {
-            Ok((digest == self.0).then(|| "alice".to_owned()))
-        }
-    }
-
     let Some(browser) = Chromium::start("sign in").await else {
         return;
     };
-    let token = new_token();
-    let users = OneUser(token_digest(&token));
-    let s = Server::start_with(|web| web.users(std::sync::Arc::new(users))).await;
+    let (s, token) = Server::with_one_user().await;
     let page = browser.open(&format!("{}/", s.base)).await;
     wait_for(&page, "!document.getElementById('login').hidden").await;
     assert_eq!(

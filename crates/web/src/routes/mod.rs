@@ -4,6 +4,7 @@ pub(crate) mod conversations;
 pub(crate) mod events;
 pub(crate) mod export;
 pub(crate) mod health;
+pub(crate) mod markdown;
 pub(crate) mod models;
 pub(crate) mod page;
 pub(crate) mod search;

@@ -1,23 +1,69 @@
-//! The page: HTML, script and style embedded in the binary (no CDN, no build step).
+//! The page: HTML, ES modules, style and icon embedded in the binary (no CDN, no build
+//! step). `/` and `/c/{id}` (one URL per conversation) answer the same page; the
+//! modules pick the conversation from the address.
 
+use axum::extract::Path;
+use axum::http::StatusCode;
 use axum::http::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
     X_FRAME_OPTIONS,
 };
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 
 const INDEX_HTML: &str = include_str!("../../assets/index.html");
-const APP_JS: &str = include_str!("../../assets/app.js");
-const MODELS_JS: &str = include_str!("../../assets/models.js");
-const PLAN_JS: &str = include_str!("../../assets/plan.js");
-const APP_CSS: &str = include_str!("../../assets/app.css");
+const FAVICON: &str = include_str!("../../assets/favicon.svg");
+
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
+/// A module under assets/js/, as an [`ASSETS`] entry.
+macro_rules! module {
+    ($name:literal) => {
+        (
+            concat!("js/", $name),
+            JS,
+            include_str!(concat!("../../assets/js/", $name)),
+        )
+    };
+}
+
+/// Every file under `/assets/`: its path there, its type, its text.
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("app.css", CSS, include_str!("../../assets/app.css")),
+    module!("actions.js"),
+    module!("api.js"),
+    module!("confirmation.js"),
+    module!("conversation.js"),
+    module!("dom.js"),
+    module!("layout.js"),
+    module!("list.js"),
+    module!("main.js"),
+    module!("markdown.js"),
+    module!("models.js"),
+    module!("outage.js"),
+    module!("plan.js"),
+    module!("router.js"),
+    module!("search.js"),
+    module!("session.js"),
+    module!("shortcuts.js"),
+    module!("stream.js"),
+    module!("theme.js"),
+    module!("timeline.js"),
+    module!("toolcards.js"),
+    module!("usage.js"),
+    (
+        "vendor/highlight.min.js",
+        JS,
+        include_str!("../../assets/vendor/highlight.min.js"),
+    ),
+];
 
 /// Only the server's own script, style and connections; no inline script, no framing.
 /// A second line of defence behind the sanitized answers.
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                    connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/// `GET /`: the page.
+/// `GET /` and `GET /c/{id}`: the page.
 pub(crate) async fn index() -> impl IntoResponse {
     (
         [
@@ -32,27 +78,20 @@ pub(crate) async fn index() -> impl IntoResponse {
     )
 }
 
-/// `GET /assets/app.js`.
-pub(crate) async fn script() -> impl IntoResponse {
-    asset("text/javascript; charset=utf-8", APP_JS)
+/// `GET /assets/{path}`: a module, the style; `404` for anything else.
+pub(crate) async fn asset(Path(path): Path<String>) -> Response {
+    match ASSETS.iter().find(|(name, _, _)| *name == path) {
+        Some((_, content_type, body)) => embedded(content_type, body),
+        None => (StatusCode::NOT_FOUND, "no such asset").into_response(),
+    }
 }
 
-/// `GET /assets/models.js`: the model picker.
-pub(crate) async fn models_script() -> impl IntoResponse {
-    asset("text/javascript; charset=utf-8", MODELS_JS)
+/// `GET /favicon.ico`: the icon (an SVG).
+pub(crate) async fn favicon() -> Response {
+    embedded("image/svg+xml", FAVICON)
 }
 
-/// `GET /assets/plan.js`: the task drawer's rendering of the plan.
-pub(crate) async fn plan_script() -> impl IntoResponse {
-    asset("text/javascript; charset=utf-8", PLAN_JS)
-}
-
-/// `GET /assets/app.css`.
-pub(crate) async fn style() -> impl IntoResponse {
-    asset("text/css; charset=utf-8", APP_CSS)
-}
-
-fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+fn embedded(content_type: &'static str, body: &'static str) -> Response {
     (
         [
             (CONTENT_TYPE, content_type),
@@ -61,4 +100,49 @@ fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
         ],
         body,
     )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ASSETS;
+
+    /// Every file under assets/ is served, and every module a module imports is one.
+    #[test]
+    fn every_asset_file_is_served_and_every_import_resolves() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut on_disk = Vec::new();
+        for sub in ["", "js", "vendor"] {
+            for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+                let name = entry.unwrap().file_name().into_string().unwrap();
+                let served = if sub.is_empty() {
+                    name
+                } else {
+                    format!("{sub}/{name}")
+                };
+                if served.ends_with(".js") || served.ends_with(".css") {
+                    on_disk.push(served);
+                }
+            }
+        }
+        for file in &on_disk {
+            assert!(
+                ASSETS.iter().any(|(name, _, _)| name == file),
+                "assets/{file} is not in ASSETS"
+            );
+        }
+        for (name, _, body) in ASSETS {
+            for line in body.lines().filter(|l| l.starts_with("import ")) {
+                let target = line.split('"').nth(1).unwrap();
+                let wanted = match target.strip_prefix("../") {
+                    Some(up) => up.to_owned(),
+                    None => format!("js/{}", target.trim_start_matches("./")),
+                };
+                assert!(
+                    ASSETS.iter().any(|(n, _, _)| *n == wanted),
+                    "{name} imports {target}, which is not served"
+                );
+            }
+        }
+    }
 }

@@ -80,10 +80,17 @@ impl Chromium {
         self.browser.new_page(url).await.unwrap()
     }
 
-    /// Closes the browser.
+    /// Closes the browser; one that does not exit within 5 s (a loaded machine) is
+    /// killed, so that a test never hangs on its last line.
     pub async fn close(mut self) {
-        let _ = self.browser.close().await;
-        let _ = self.browser.wait().await;
+        let patience = Duration::from_secs(5);
+        let _ = tokio::time::timeout(patience, self.browser.close()).await;
+        if tokio::time::timeout(patience, self.browser.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.browser.kill().await;
+        }
         self.handler.abort();
     }
 }
@@ -188,6 +195,13 @@ pub async fn screenshot(page: &Page, name: &str) {
 /// Saves a screenshot as `target/ui-screenshots/<name>.png` with the page laid out
 /// for a `width` × `height` window (a phone, a laptop); the override stays on the page.
 pub async fn screenshot_at(page: &Page, name: &str, width: i64, height: i64) {
+    set_viewport(page, width, height).await;
+    screenshot(page, name).await;
+}
+
+/// Lays the page out for a `width` × `height` window (a phone below 600 px); the
+/// override stays on the page.
+pub async fn set_viewport(page: &Page, width: i64, height: i64) {
     use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
     page.execute(SetDeviceMetricsOverrideParams::new(
         width,
@@ -197,31 +211,63 @@ pub async fn screenshot_at(page: &Page, name: &str, width: i64, height: i64) {
     ))
     .await
     .unwrap();
-    screenshot(page, name).await;
 }
 
 /// Presses Shift+Enter in the focused element (as a person does for a new line).
 pub async fn shift_enter(page: &Page) {
-    use chromiumoxide::cdp::browser_protocol::input::{
-        DispatchKeyEventParams, DispatchKeyEventType,
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams;
+    key_down_up(
+        page,
+        DispatchKeyEventParams::builder()
+            .key("Enter")
+            .code("Enter")
+            .text("\r")
+            .modifiers(8) // Shift
+            .windows_virtual_key_code(13)
+            .native_virtual_key_code(13),
+    )
+    .await;
+}
+
+/// Presses `key` (its `code`, e.g. `KeyK`) with `modifiers` (Alt 1, Ctrl 2, Meta 4,
+/// Shift 8) in the focused element.
+pub async fn press_with(page: &Page, key: &str, code: &str, modifiers: i64) {
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams;
+    key_down_up(
+        page,
+        DispatchKeyEventParams::builder()
+            .key(key)
+            .code(code)
+            .modifiers(modifiers),
+    )
+    .await;
+}
+
+/// Sends `event` as a key going down, then up.
+async fn key_down_up(
+    page: &Page,
+    event: chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParamsBuilder,
+) {
+    use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventType;
+    for kind in [DispatchKeyEventType::KeyDown, DispatchKeyEventType::KeyUp] {
+        page.execute(event.clone().r#type(kind).build().unwrap())
+            .await
+            .unwrap();
+    }
+}
+
+/// Makes the page see `scheme` (`light` or `dark`) as the system's colour scheme.
+pub async fn prefer_scheme(page: &Page, scheme: &str) {
+    use chromiumoxide::cdp::browser_protocol::emulation::{MediaFeature, SetEmulatedMediaParams};
+    let feature = MediaFeature {
+        name: "prefers-color-scheme".into(),
+        value: scheme.into(),
     };
-    let event = DispatchKeyEventParams::builder()
-        .key("Enter")
-        .code("Enter")
-        .text("\r")
-        .modifiers(8) // Shift
-        .windows_virtual_key_code(13)
-        .native_virtual_key_code(13);
     page.execute(
-        event
-            .clone()
-            .r#type(DispatchKeyEventType::KeyDown)
-            .build()
-            .unwrap(),
+        SetEmulatedMediaParams::builder()
+            .features(vec![feature])
+            .build(),
     )
     .await
     .unwrap();
-    page.execute(event.r#type(DispatchKeyEventType::KeyUp).build().unwrap())
-        .await
-        .unwrap();
 }

@@ -141,6 +141,51 @@ impl Server {
         (server, workspace)
     }
 
+    /// A server with one user, alice, and her token.
+    pub async fn with_one_user() -> (Self, String) {
+        use smallebot_web::auth::{TokenUsers, new_token, token_digest};
+
+        struct OneUser(String);
+        #[async_trait::async_trait]
+        impl TokenUsers for OneUser {
+            async fn user_for_digest(
+                &self,
+                digest: &str,
+            ) -> Result<Option<String>, smallebot_core::RepositoryError> {
+                Ok((digest == self.0).then(|| "alice".to_owned()))
+            }
+        }
+
+        let token = new_token();
+        let users = OneUser(token_digest(&token));
+        let server = Self::start_with(|web| web.users(Arc::new(users))).await;
+        (server, token)
+    }
+
+    /// A server whose tools read and write files (`ReadFile`, `WriteFile`) in a fresh
+    /// workspace holding `files`, beside `GetCurrentTime`.
+    pub async fn with_workspace(files: &[(&str, &str)]) -> (Self, tempfile::TempDir) {
+        use smallebot_agent::tools::{ReadFile, WriteFile};
+        let workspace = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(workspace.path().join(path), text).unwrap();
+        }
+        let root = || Workspace::new(workspace.path().to_path_buf());
+        let server = Self::start_custom(
+            |agent| {
+                agent.tools(
+                    ToolRegistry::new()
+                        .with(Arc::new(GetCurrentTime))
+                        .with(Arc::new(ReadFile::new(root())))
+                        .with(Arc::new(WriteFile::new(root()))),
+                )
+            },
+            |web| web,
+        )
+        .await;
+        (server, workspace)
+    }
+
     /// A server whose agent is built by `customize` and whose web state by `configure`.
     pub async fn start_custom(
         customize: impl FnOnce(AgentAssembly) -> AgentAssembly,

@@ -1,14 +1,12 @@
 // The task drawer: the plan rendered from its fields (docs/protocol.md, "The plan").
-// Loaded before app.js; uses its helpers ($, element) only when called, after both
-// scripts have run.
-"use strict";
+import { $, element } from "./dom.js";
 
 const TASK_MARKERS = { done: "✓", in_progress: "→", blocked: "!", pending: " " };
 
 // The task drawer from a plan (docs/protocol.md, `Plan`): progress, then each task with
 // its status, dependencies and, once it has any, its notes, tools and files. `error`:
 // why the task list could not be read.
-function renderPlan(plan, error) {
+export function renderPlan(plan, error) {
   const box = $("plan");
   box.replaceChildren();
   if (error) {

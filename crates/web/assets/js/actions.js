@@ -1,0 +1,152 @@
+// What the person does to the open conversation: send, edit, regenerate, undo,
+// compact, stop, pick a model, start a new conversation.
+import { api } from "./api.js";
+import { $, button, element, scrollDown } from "./dom.js";
+import { openConversation, refresh } from "./conversation.js";
+import { showModel } from "./models.js";
+import { showError, state, updateControls } from "./session.js";
+import { rowOf } from "./timeline.js";
+
+const at = (path) => `/api/conversations/${state.conversation}${path}`;
+
+/** Sends the message box's text as a new turn. */
+export async function send() {
+  const input = $("input");
+  const text = input.value;
+  if (!text.trim() || !state.conversation || state.outage) return;
+  showError("");
+  const bubble = element("div", "message user", text);
+  try {
+    state.busy = true;
+    updateControls();
+    $("messages").append(bubble);
+    input.value = "";
+    scrollDown();
+    await api(at("/messages"), { method: "POST", body: { text } });
+  } catch (error) {
+    // Not stored: no bubble pretends it was; the draft is back in the box.
+    bubble.remove();
+    state.busy = false;
+    updateControls();
+    input.value = text;
+    const unreachable = error.status === undefined; // fetch itself failed
+    showError(
+      unreachable
+        ? `Not sent: the server could not be reached (${error.message}). Your message is still in the box; send it again when the server is back.`
+        : error.message,
+    );
+  }
+}
+
+// Runs `request` as the action that starts a turn: the controls blocked meanwhile,
+// the stored timeline shown after it, a failure shown.
+async function startingTurn(request) {
+  try {
+    state.busy = true;
+    updateControls();
+    await request();
+    await refresh();
+  } catch (error) {
+    state.busy = false;
+    updateControls();
+    showError(error.message);
+  }
+}
+
+// Turns a user message into an editor; saving replaces the message and everything
+// after it with a new turn.
+function startEditing(bubble) {
+  const row = rowOf(bubble);
+  bubble.replaceChildren();
+  const text = element("textarea", "edit-text");
+  text.value = row.content;
+  text.setAttribute("aria-label", "Edited message");
+  const save = button("save-edit", "Save and regenerate", () => {
+    if (!text.value.trim()) return;
+    startingTurn(() => api(at(`/messages/${row.id}/edit`), { method: "POST", body: { text: text.value } }));
+  });
+  const cancel = button("cancel-edit", "Cancel", () => refresh());
+  bubble.append(text, save, cancel);
+  text.focus();
+}
+
+function regenerate(turnId) {
+  startingTurn(() => api(at(`/turns/${turnId}/regenerate`), { method: "POST" }));
+}
+
+// Takes the last turn out of the context; the timeline shows it struck through.
+async function undo() {
+  try {
+    const undone = await api(at("/undo"), { method: "POST" });
+    await refresh();
+    if (undone.turn_id === null) showError("Nothing to undo: no turn after the last summary is left in the context.");
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function compact() {
+  const focus = $("compact-focus").value;
+  try {
+    const report = await api(at("/compact"), { method: "POST", body: { focus } });
+    $("compact-focus").value = "";
+    await refresh();
+    if (!report.ok) showError(`Nothing was summarized: ${report.detail}`);
+  } catch (error) {
+    state.compressing = false;
+    updateControls();
+    showError(error.message);
+  }
+}
+
+/** Stores the picked model for the open conversation; its next turn runs on it. */
+async function chooseModel() {
+  if (!state.conversation) return;
+  try {
+    const chosen = await api(at("/model"), { method: "PUT", body: { model: $("model").value } });
+    showModel(chosen.model);
+    await refresh(); // the context bar follows the model's window
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+/** Creates a conversation and opens it. */
+export async function newConversation() {
+  try {
+    const created = await api("/api/conversations", { method: "POST" });
+    await openConversation(created.id);
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+/** Stops the running turn. */
+export function stop() {
+  api(at("/cancel"), { method: "POST" }).catch((e) => showError(e.message));
+}
+
+/** Connects the controls of the conversation to these actions. */
+export function installActions() {
+  $("composer").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send();
+  });
+  $("input").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  $("stop").addEventListener("click", stop);
+  $("new-conversation").addEventListener("click", newConversation);
+  $("compact").addEventListener("click", compact);
+  $("undo").addEventListener("click", undo);
+  $("model").addEventListener("change", chooseModel);
+  $("messages").addEventListener("click", (event) => {
+    const target = event.target.closest("button[data-action]");
+    if (!target) return;
+    if (target.dataset.action === "edit") startEditing(target.closest(".message"));
+    if (target.dataset.action === "regenerate") regenerate(target.dataset.turnId);
+  });
+}

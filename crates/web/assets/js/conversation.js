@@ -1,0 +1,77 @@
+// The open conversation: switching to one, showing its stored state again, the list.
+import { api } from "./api.js";
+import { $ } from "./dom.js";
+import { conversationPicked } from "./layout.js";
+import { renderList } from "./list.js";
+import { showModel } from "./models.js";
+import { renderPlan } from "./plan.js";
+import { showError, state, updateControls } from "./session.js";
+import { closeStream, listen, resetStream } from "./stream.js";
+import { remember } from "./router.js";
+import { markRow, renderTimeline } from "./timeline.js";
+import { showUsage } from "./usage.js";
+import { showConfirmation } from "./confirmation.js";
+
+/** Fills the conversation list; returns it (newest first). */
+export async function loadConversations() {
+  const list = await api("/api/conversations");
+  renderList(list, {
+    open: (id) => {
+      conversationPicked();
+      openConversation(id);
+    },
+    removed: () => closeDeleted(list),
+  });
+  return list;
+}
+
+// The open conversation was deleted: the newest other one opens, or none.
+async function closeDeleted(list) {
+  const gone = state.conversation;
+  const next = list.find((c) => c.id !== gone && document.querySelector(`#conversations li[data-id="${CSS.escape(c.id)}"]:not([hidden])`));
+  if (next) return openConversation(next.id, { history: "replace" });
+  closeStream();
+  state.conversation = null;
+  $("title").textContent = "SmallEBot";
+  $("messages").replaceChildren();
+  history.replaceState(null, "", "/");
+  updateControls();
+}
+
+/**
+ * Switches to conversation `id`: its timeline, and its event stream. `seq`: a row to
+ * scroll to and mark; `history`: how the address bar follows (see `remember`).
+ */
+export async function openConversation(id, { seq = null, history = "push" } = {}) {
+  showError("");
+  closeStream();
+  state.conversation = id;
+  remember(id, seq, history);
+  showConfirmation({ type: "ConfirmationClosed" });
+  await refresh();
+  const reload = () => openConversation(id, { history: "none" });
+  listen(id, { ended: refresh, reload, titled: loadConversations });
+  if (seq === null || !markRow(seq)) $("input").focus();
+}
+
+/**
+ * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
+ * the event stream, so nothing emitted meanwhile is missed.
+ */
+export async function refresh() {
+  const id = state.conversation;
+  if (!id) return;
+  const titles = state.titles;
+  const timeline = await api(`/api/conversations/${id}`);
+  if (state.conversation !== id) return;
+  resetStream();
+  // A title generated while the timeline was on its way came as an event: keep it.
+  if (state.titles === titles) $("title").textContent = timeline.conversation.title;
+  renderPlan(timeline.plan, timeline.plan_error);
+  showUsage(timeline.context);
+  showModel(timeline.model);
+  state.busy = timeline.busy;
+  renderTimeline(timeline);
+  updateControls();
+  await loadConversations();
+}

@@ -1,0 +1,73 @@
+// SmallEBot's page: the entry module. It connects the controls to the modules that
+// act, signs in when the server asks for it, and opens the newest conversation.
+import { installActions, newConversation } from "./actions.js";
+import { api } from "./api.js";
+import { answerConfirmation } from "./confirmation.js";
+import { loadConversations, openConversation } from "./conversation.js";
+import { $ } from "./dom.js";
+import { installLayout } from "./layout.js";
+import { installList } from "./list.js";
+import { loadModels } from "./models.js";
+import { onRecovery } from "./outage.js";
+import { addressed, onHistoryMove } from "./router.js";
+import { installSearch } from "./search.js";
+import { showError, state } from "./session.js";
+import { installShortcuts } from "./shortcuts.js";
+import { installTheme } from "./theme.js";
+
+// Opens the conversation the address names, or the newest (a new one when there is
+// none); one the person cannot open is said so and the newest shown instead.
+async function openFirst(list) {
+  const target = addressed();
+  if (target && list.some((c) => c.id === target.id)) {
+    return openConversation(target.id, { seq: target.seq, history: "replace" });
+  }
+  if (list.length === 0) return newConversation();
+  await openConversation(list[0].id, { history: "replace" });
+  if (target) showError("That conversation does not exist or is not yours; showing your newest one.");
+}
+
+// Loads the conversations (or asks to sign in when the server has users); settles when
+// done, failures shown.
+function boot() {
+  return loadModels()
+    .then(loadConversations)
+    .then(openFirst)
+    .catch((error) => {
+      if (error.status === 401) {
+        for (const part of ["sidebar", "chat", "tasks"]) $(part).hidden = true;
+        $("login").hidden = false;
+        $("token").focus();
+      } else {
+        showError(error.message);
+      }
+    });
+}
+
+function start() {
+  installTheme();
+  installLayout();
+  installList();
+  installActions();
+  installSearch();
+  installShortcuts();
+  onRecovery(() => (state.conversation ? openConversation(state.conversation, { history: "none" }) : boot()));
+  onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
+  $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
+  $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
+  $("login").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await api("/api/login", { method: "POST", body: { token: $("token").value } });
+      $("token").value = "";
+      $("login").hidden = true;
+      for (const part of ["sidebar", "chat"]) $(part).hidden = false;
+      boot();
+    } catch (error) {
+      $("login-error").textContent = error.message;
+    }
+  });
+  boot();
+}
+
+start();

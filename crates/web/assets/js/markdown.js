@@ -1,0 +1,171 @@
+// Answers as Markdown: rendered (and sanitized) by the server — the same renderer for a
+// streaming answer as for a stored one, so nothing jumps when the answer ends — and
+// finished here: code blocks highlighted (highlight.js, vendored under /assets/vendor/)
+// with their language and a Copy button, wide tables scrolling in their own box.
+import hljs from "../vendor/highlight.min.js";
+import { button, element } from "./dom.js";
+
+async function render(markdown, open) {
+  const response = await fetch(`/api/markdown${open ? "?open=true" : ""}`, {
+    method: "POST",
+    headers: { "content-type": "text/plain; charset=utf-8" },
+    body: markdown,
+  });
+  if (!response.ok) throw new Error(`rendering failed: ${response.status}`);
+  return response.text();
+}
+
+/** Copies `text` to the clipboard; `done(ok)` when it is there (or not). */
+export function copyText(text, done) {
+  const fallback = () => {
+    const area = element("textarea");
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    done(ok);
+  };
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => done(true), fallback);
+  else fallback();
+}
+
+function copyButton(label, text) {
+  const copy = button("copy", "Copy", () =>
+    copyText(text(), (ok) => {
+      copy.textContent = ok ? "Copied" : "Copy failed";
+      setTimeout(() => (copy.textContent = "Copy"), 1500);
+    }),
+  );
+  copy.setAttribute("aria-label", label);
+  return copy;
+}
+
+/** Highlights the code blocks under `root`, labels them and gives each a Copy button. */
+export function enhance(root) {
+  for (const pre of root.querySelectorAll("pre:not(.enhanced)")) {
+    const code = pre.querySelector("code");
+    if (!code) continue;
+    pre.classList.add("enhanced");
+    const match = /(?:^|\s)language-([\w+#-]+)/.exec(code.className);
+    const language = match ? match[1] : "";
+    const source = code.textContent;
+    if (language && hljs.getLanguage(language)) {
+      // highlight.js escapes the text; its output is the text in <span class="hljs-…">.
+      code.innerHTML = hljs.highlight(source, { language, ignoreIllegals: true }).value;
+      code.classList.add("hljs");
+    }
+    const block = element("div", "code-block");
+    const head = element("div", "code-head");
+    head.append(element("span", "code-language", language || "text"), copyButton(`Copy the ${language || "text"} code`, () => source));
+    pre.replaceWith(block);
+    block.append(head, pre);
+  }
+  // A task list's checkbox says what it shows.
+  for (const box of root.querySelectorAll('input[type="checkbox"]:not([aria-label])')) {
+    box.setAttribute("aria-label", box.checked ? "Done" : "Not done");
+  }
+  for (const table of root.querySelectorAll("table:not(.enhanced)")) {
+    table.classList.add("enhanced");
+    const scroller = element("div", "table-scroll");
+    table.replaceWith(scroller);
+    scroller.append(table);
+  }
+}
+
+/** Puts a Copy button for the whole of `markdown` on `bubble`. */
+export function addCopyMessage(bubble, markdown) {
+  const copy = copyButton("Copy the whole answer", () => markdown);
+  copy.classList.add("copy-message");
+  bubble.append(copy);
+}
+
+// Where the streamed text's finished blocks end: after the last blank line outside a
+// code fence that is followed by a line starting a new block (not a list item, a quote
+// or an indented continuation, which may still belong to the block before). 0: none.
+function finishedUpTo(text) {
+  let fence = false;
+  let blank = false;
+  let cut = 0;
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const next = offset + line.length + 1;
+    if (/^\s{0,3}(```|~~~)/.test(line)) {
+      if (!fence && blank && offset > 0) cut = offset;
+      fence = !fence;
+      blank = false;
+    } else if (!fence) {
+      if (line.trim() === "") {
+        blank = true;
+      } else {
+        if (blank && !/^(\s|[-*+>|]|\d+[.)])/.test(line)) cut = offset;
+        blank = false;
+      }
+    }
+    offset = next;
+  }
+  return Math.min(cut, text.length);
+}
+
+/**
+ * The Markdown of an answer while it streams into `bubble`: finished blocks are
+ * rendered once and kept; only the open end is rendered again, one request at a time,
+ * so the work grows with the answer, not with its square.
+ */
+export class MarkdownStream {
+  constructor(bubble) {
+    this.finished = element("div", "md-finished");
+    this.open = element("div", "md-open");
+    bubble.append(this.finished, this.open);
+    this.text = "";
+    this.rendered = 0; // how much of `text` is in `finished`
+    this.running = false;
+    this.generation = 0; // counts clear()s: a render begun before one is dropped
+  }
+
+  /** Adds a delta. */
+  push(delta) {
+    this.text += delta;
+    if (!this.running) this.run();
+  }
+
+  /** Forgets everything shown (the answer starts again, after a retry). */
+  clear() {
+    this.generation += 1;
+    this.text = "";
+    this.rendered = 0;
+    this.finished.replaceChildren();
+    this.open.replaceChildren();
+  }
+
+  async run() {
+    this.running = true;
+    try {
+      let seen = -1;
+      while (seen !== this.text.length) {
+        seen = this.text.length;
+        const generation = this.generation;
+        const rest = this.text.slice(this.rendered);
+        const cut = finishedUpTo(rest);
+        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", render(rest.slice(cut), true)]);
+        if (generation !== this.generation) {
+          seen = -1; // cleared meanwhile: start from what came since
+          continue;
+        }
+        if (cut > 0) {
+          const part = element("div", "md-part");
+          part.innerHTML = done; // rendered and sanitized by the server
+          enhance(part);
+          this.finished.append(part);
+          this.rendered += cut;
+        }
+        this.open.innerHTML = open; // rendered and sanitized by the server
+        enhance(this.open);
+      }
+    } catch (_) {
+      this.open.textContent = this.text.slice(this.rendered); // the server is away: the text as it is
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+// The search box: full-text search over the person's history (`GET /api/search`).
+import { api } from "./api.js";
+import { $, element } from "./dom.js";
+import { openConversation } from "./conversation.js";
+import { conversationPicked } from "./layout.js";
+import { addressOf } from "./router.js";
+import { showError } from "./session.js";
+
+async function search(text) {
+  const results = $("search-results");
+  if (!text.trim()) {
+    results.hidden = true;
+    return;
+  }
+  try {
+    const hits = await api(`/api/search?q=${encodeURIComponent(text)}`);
+    results.replaceChildren();
+    for (const hit of hits) {
+      const li = element("li");
+      const link = element("a", "hit", `${hit.conversation_title}: ${hit.text.slice(0, 140)}`);
+      link.href = addressOf(hit.conversation_id, hit.seq);
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        conversationPicked();
+        openConversation(hit.conversation_id, { seq: hit.seq });
+      });
+      li.append(link);
+      results.append(li);
+    }
+    if (hits.length === 0) results.append(element("li", "", "No matches"));
+    results.hidden = false;
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+/** Searches as the person types (after a short pause). */
+export function installSearch() {
+  let pending = null;
+  $("search").addEventListener("input", (event) => {
+    clearTimeout(pending);
+    pending = setTimeout(() => search(event.target.value), 250);
+  });
+}

@@ -1,0 +1,186 @@
+// The open conversation's live events (server-sent events, docs/protocol.md): the
+// streamed answer, tool cards, the plan, the title, compression.
+import { showConfirmation } from "./confirmation.js";
+import { $, element, scrollDown } from "./dom.js";
+import { MarkdownStream } from "./markdown.js";
+import { renderPlan } from "./plan.js";
+import { showError, state, updateControls } from "./session.js";
+import { reasoningBlock } from "./timeline.js";
+import { completeCard, toolCard } from "./toolcards.js";
+import { showUsage } from "./usage.js";
+
+const live = {
+  source: null, // the EventSource
+  streaming: null, // the MarkdownStream of the answer receiving text deltas
+  reasoning: null, // the reasoning block receiving deltas: {box, pieces, frame}
+  cards: new Map(), // call id -> tool card of the running turn
+};
+
+// The model call failed and is tried again: a line with the attempt, the reason and a
+// countdown to the next attempt, until text or a tool call comes (or the turn ends).
+const retry = { line: null, timer: 0 };
+
+function showRetry(event) {
+  endRetry();
+  const line = element("div", "retrying");
+  line.setAttribute("role", "status");
+  const due = Date.now() + event.delay_ms;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+    line.textContent = `The model did not answer (${event.reason}). Retrying, attempt ${event.attempt} of ${event.max}${left > 0 ? `, in ${left} s` : "…"}`;
+  };
+  tick();
+  retry.timer = setInterval(tick, 250);
+  retry.line = line;
+  $("messages").append(line);
+}
+
+function endRetry() {
+  clearInterval(retry.timer);
+  if (retry.line) retry.line.remove();
+  retry.line = null;
+}
+
+// The live region says once that an answer is done (not each piece as it streams).
+function announce(type) {
+  const words = { TurnCompleted: "The answer is complete.", TurnCancelled: "The answer was stopped.", TurnFailed: "The turn failed." };
+  $("announcer").textContent = words[type];
+}
+
+/** Closes the event stream, if one is open. */
+export function closeStream() {
+  if (live.source) live.source.close();
+  live.source = null;
+}
+
+/** Forgets the running turn's bubbles and cards (the timeline was drawn again). */
+export function resetStream() {
+  live.cards.clear();
+  live.streaming = null;
+  live.reasoning = null;
+}
+
+/**
+ * Opens conversation `id`'s event stream. `on.ended`: a turn ended (show the stored
+ * timeline); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
+ */
+export function listen(id, on) {
+  const source = new EventSource(`/api/conversations/${id}/events`);
+  live.source = source;
+  source.onmessage = (message) => {
+    if (state.conversation !== id) return;
+    onEvent(JSON.parse(message.data), on);
+  };
+  source.addEventListener("confirm", (message) => {
+    if (state.conversation !== id) return;
+    showConfirmation(JSON.parse(message.data));
+  });
+  source.addEventListener("reload", () => {
+    // The stream could not be continued: load the stored state, start a new one.
+    source.close();
+    if (state.conversation === id) on.reload();
+  });
+}
+
+function streamingAnswer() {
+  if (!live.streaming) {
+    const bubble = element("div", "message assistant streaming");
+    live.streaming = new MarkdownStream(bubble);
+    bubble.append(element("div", "message-actions"));
+    $("messages").append(bubble);
+  }
+  return live.streaming;
+}
+
+// Reasoning text arrives in many small pieces: they are added once a frame, as one
+// text node, so a long stream costs what its length costs.
+function addReasoning(text) {
+  if (!live.reasoning) {
+    const details = reasoningBlock("");
+    $("messages").append(details);
+    live.reasoning = { box: details.lastChild, pieces: [], frame: 0 };
+  }
+  const reasoning = live.reasoning;
+  reasoning.pieces.push(text);
+  if (reasoning.frame) return;
+  reasoning.frame = requestAnimationFrame(() => {
+    reasoning.box.append(document.createTextNode(reasoning.pieces.join("")));
+    reasoning.pieces = [];
+    reasoning.frame = 0;
+  });
+}
+
+function onEvent(event, on) {
+  switch (event.type) {
+    case "TurnStarted":
+      state.busy = true;
+      break;
+    case "TextDelta":
+      endRetry();
+      streamingAnswer().push(event.text);
+      break;
+    case "ReasoningDelta":
+      addReasoning(event.text);
+      break;
+    case "Retrying":
+      if (live.streaming) live.streaming.clear();
+      if (live.reasoning) {
+        live.reasoning.box.replaceChildren();
+        live.reasoning.pieces = [];
+      }
+      showRetry(event);
+      break;
+    case "ToolCallStarted": {
+      endRetry();
+      live.streaming = null; // the next step's text gets its own bubble
+      live.reasoning = null;
+      const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
+      live.cards.set(event.call_id, card);
+      $("messages").append(card);
+      break;
+    }
+    case "ToolCallCompleted": {
+      const card = live.cards.get(event.call_id);
+      if (card) completeCard(card, event.status, event.result);
+      break;
+    }
+    case "ContextUsage":
+      showUsage(event);
+      break;
+    case "CompressionStarted":
+      state.compressing = true;
+      break;
+    case "CompressionCompleted":
+      state.compressing = false;
+      if (!event.ok) showError(`Compression did not summarize anything: ${event.detail}`);
+      break;
+    case "TaskListChanged":
+      renderPlan(event.plan);
+      break;
+    case "TitleChanged":
+      state.titles += 1;
+      $("title").textContent = event.title;
+      on.titled();
+      break;
+    case "Warning":
+      showError(`Warning: ${event.message}`);
+      break;
+    case "TurnCancelled":
+      state.stopped.add(event.turn_id);
+    // falls through
+    case "TurnFailed":
+      if (event.type === "TurnFailed") showError(`The turn failed: ${event.error}`);
+    // falls through
+    case "TurnCompleted":
+      announce(event.type);
+      endRetry();
+      state.busy = false;
+      updateControls();
+      on.ended(); // the stored timeline, with the answer rendered as Markdown
+      return;
+    default:
+      break;
+  }
+  updateControls();
+  scrollDown();
+}

@@ -1,0 +1,108 @@
+// Tool cards by kind: a command as a terminal block (command, output, exit code and
+// sandbox), a file write as its path and content, reads and task tools folded to one
+// line, anything else with its arguments pretty-printed. Every card folds (<details>).
+import { button, element } from "./dom.js";
+
+const RESULT_PREVIEW_CHARS = 600;
+const FOLDED = new Set(["ReadFile", "ListFiles", "GrepContent", "GetCurrentTime", "SearchHistory", "ReadConversationData", "ReadSkill"]);
+const WRITES = new Set(["WriteFile", "AppendFile"]);
+
+function parsed(text) {
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === "object" ? value : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+// What the card's title names beside the tool: the command, the path, the skill.
+function subject(args) {
+  if (!args) return "";
+  for (const key of ["command", "path", "name", "title", "query"]) {
+    if (typeof args[key] === "string") return args[key];
+  }
+  return "";
+}
+
+function kind(name) {
+  if (name === "ExecuteCommand") return "command";
+  if (WRITES.has(name)) return "write";
+  if (FOLDED.has(name) || /Tasks?$/.test(name)) return "folded";
+  return "generic";
+}
+
+/** A tool call's card (`call`: a stored tool-call row, or a ToolCallStarted event). */
+export function toolCard(call) {
+  const status = call.status || "running";
+  const args = parsed(call.arguments);
+  const card = element("details", `tool ${status} kind-${kind(call.tool_name)}`);
+  card.dataset.callId = call.call_id;
+  card.open = kind(call.tool_name) !== "folded";
+  const head = element("summary");
+  const about = subject(args);
+  head.append(element("span", "name", call.tool_name));
+  if (about) head.append(element("span", "subject", about.split("\n")[0]));
+  head.append(element("span", "status", status), element("span", "fold-hint"));
+  card.append(head);
+  const body = element("div", "tool-body");
+  if (kind(call.tool_name) === "command") {
+    const command = element("pre", "arguments command-line", args && typeof args.command === "string" ? args.command : call.arguments);
+    body.append(command, element("pre", "result"), element("div", "exit"));
+  } else if (kind(call.tool_name) === "write") {
+    const path = element("div", "file-path", args && args.path ? args.path : "");
+    const content = element("pre", "arguments file-content", args && typeof args.content === "string" ? args.content : call.arguments);
+    body.append(path, content, element("pre", "result"));
+  } else {
+    const pretty = args ? JSON.stringify(args, null, 2) : call.arguments;
+    body.append(element("pre", "arguments", pretty), element("pre", "result"));
+  }
+  card.append(body);
+  setResult(card, call.result);
+  return card;
+}
+
+/** Marks `card` finished with `status` and `result`. */
+export function completeCard(card, status, result) {
+  card.classList.remove("running", "ok", "error", "denied", "cancelled", "interrupted");
+  card.classList.add(status);
+  card.querySelector(".status").textContent = status;
+  setResult(card, result);
+}
+
+// A command's result ends in one status line, `[exit code: N; sandbox: …]`: shown
+// apart from the output.
+function splitExit(result) {
+  const match = /\n?\[((?:exit code|killed by signal)[^\]\n]*)\]\s*$/.exec(result);
+  if (!match) return [result, ""];
+  return [result.slice(0, match.index), match[1]];
+}
+
+function setResult(card, result) {
+  const box = card.querySelector(".result");
+  const old = card.querySelector(".show-all");
+  if (old) old.remove();
+  if (result === null || result === undefined) {
+    box.textContent = "";
+    box.hidden = true;
+    return;
+  }
+  let text = result;
+  const exit = card.querySelector(".exit");
+  if (exit) {
+    const [output, line] = splitExit(result);
+    text = output;
+    exit.textContent = line;
+  }
+  box.hidden = text === "";
+  if (text.length <= RESULT_PREVIEW_CHARS) {
+    box.textContent = text;
+    return;
+  }
+  box.textContent = text.slice(0, RESULT_PREVIEW_CHARS) + "…";
+  const all = button("show-all", "show all", () => {
+    box.textContent = text;
+    all.remove();
+  });
+  box.after(all);
+}
