@@ -14,18 +14,14 @@ use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::rules::truncation::cap_stored_result;
-use tokio::task::JoinHandle;
 
-use super::turn::TurnRun;
+use super::turn::{PendingResult, TurnRun};
 use crate::error::PipelineError;
 use crate::events::EventKind;
 use crate::ports::{ToolContext, ToolInvocation, ToolOutcome};
 
 /// How long a tool may keep running after its turn was cancelled before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);
-
-/// A tool result being written: the stored call once done.
-pub(super) type PendingResult = JoinHandle<RepoResult<ToolCall>>;
 
 /// A call of a recorded step: what to run, and its stored (running) row.
 pub(super) struct StartedCall {

@@ -11,13 +11,17 @@ use tokio_util::sync::CancellationToken;
 use super::compressor::{CompressionRequest, Compressor};
 use super::context::{PipelineContext, with_stored_exactness};
 use super::tool_ids::ToolCallIds;
-use super::tool_step::PendingResult;
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
     ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
 };
+
+/// A tool result being written (see `tool_step.rs`): the stored call once done.
+pub(super) type PendingResult = tokio::task::JoinHandle<
+    smallebot_core::repository::RepoResult<smallebot_core::entities::ToolCall>,
+>;
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
