@@ -49,15 +49,35 @@ struct OpenParagraph {
 impl OpenParagraph {
     /// Its lines as the layout draws them.
     fn lines(&self) -> Vec<Line> {
-        let lines = self.wrapper.lines();
+        self.lines_from(0)
+    }
+
+    /// Its lines from line `from` on (at most the wrapper's finished lines).
+    fn lines_from(&self, from: usize) -> Vec<Line> {
+        let lines = self.wrapper.lines_from(from);
         match &self.marker {
             Some(marker) => {
                 let rest = Span::plain(" ".repeat(marker.text.width()));
-                prefixed(lines, marker.clone(), Some(rest))
+                let first = if from == 0 {
+                    marker.clone()
+                } else {
+                    rest.clone()
+                };
+                prefixed(lines, first, Some(rest))
             }
             None => lines,
         }
     }
+}
+
+/// The open unit's lines from the first that changed, after [`Composer::extend`].
+#[derive(Debug)]
+pub struct Tail {
+    /// The index, among [`Composer::open_lines`], of the first line that may have
+    /// changed: those before it are as they were.
+    pub from: usize,
+    /// The open lines from `from` on.
+    pub lines: Vec<Line>,
 }
 
 impl Composer {
@@ -76,6 +96,35 @@ impl Composer {
             let source: String = self.pending.drain(..len).collect();
             self.commit(unit, &source, width, committed);
         }
+    }
+
+    /// Adds streamed text that only extends the open paragraph (no line break, plain
+    /// text: see [`extends_plainly`]), and returns the open lines from the first that
+    /// changed; `None` (and nothing added) when it does not, or when the open lines were
+    /// not drawn by [`Composer::open_lines`] at this width since the last change: then
+    /// [`Composer::feed`] it.
+    pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+        let open = self.paragraph.as_mut()?;
+        if self.fence.is_some()
+            || open.width != width.max(MIN_WIDTH)
+            || open.source_len != self.pending.len()
+            || self.pending.trim().is_empty()
+            || text.contains('\n')
+            || !extends_plainly(&self.pending, text)
+        {
+            return None;
+        }
+        let first = open.wrapper.finished();
+        if first < self.frozen {
+            return None;
+        }
+        self.pending.push_str(text);
+        open.wrapper.push(text, Look::PLAIN);
+        open.source_len = self.pending.len();
+        Some(Tail {
+            from: first - self.frozen + usize::from(self.blank),
+            lines: open.lines_from(first),
+        })
     }
 
     /// Commits what is left (the answer ended) and starts over.
