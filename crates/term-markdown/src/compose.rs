@@ -4,7 +4,7 @@
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
 use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
-use crate::split::{Fence, Unit, fence_language, next_unit, opening_fence};
+use crate::split::{Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence};
 use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
@@ -125,6 +125,21 @@ impl Composer {
             from: first - self.frozen + usize::from(self.blank),
             lines: open.lines_from(first),
         })
+    }
+
+    /// Adds streamed text that ends no line to an open table or quote, which is drawn
+    /// again only when a line ends ([`drawn_by_line`]): its open lines stay as drawn.
+    /// `false` (and nothing added) otherwise: then [`Composer::feed`] it.
+    pub fn hold(&mut self, text: &str) -> bool {
+        let held = self.fence.is_none()
+            && !text.is_empty()
+            && !text.contains('\n')
+            && !self.pending.trim().is_empty()
+            && drawn_by_line(&self.pending);
+        if held {
+            self.pending.push_str(text);
+        }
+        held
     }
 
     /// Commits what is left (the answer ended) and starts over.

@@ -32,6 +32,8 @@ pub struct LiveMarkdown {
     ansi: bool,
     /// The open lines on the screen; the cursor is at the end of the last.
     shown: Vec<Shown>,
+    /// The size the open lines were drawn at.
+    drawn_at: Option<Size>,
 }
 
 impl LiveMarkdown {
@@ -42,12 +44,17 @@ impl LiveMarkdown {
             composer: Composer::new(highlighter),
             ansi,
             shown: Vec::new(),
+            drawn_at: None,
         }
     }
 
     /// Adds streamed text; returns what to print.
     pub fn push(&mut self, text: &str, size: Size) -> String {
         let mut committed = Vec::new();
+        let same_size = self.drawn_at.replace(size) == Some(size);
+        if same_size && self.composer.hold(text) {
+            return String::new();
+        }
         if let Some(tail) = self.composer.extend(text, size.width) {
             if let Some(out) = self.draw_tail(tail, size) {
                 return out;

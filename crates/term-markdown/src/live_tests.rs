@@ -119,8 +119,7 @@ fn streaming_in_any_chunks_ends_as_the_whole_document() {
 fn every_delta_shows_what_the_text_so_far_shows_drawn_at_once() {
     let text = "A paragraph long enough to be settled, with words that wrap across the \
         narrow width, and **bold**, then plain words again until it wraps twice more.\n\n\
-        1. A numbered item long enough to be settled, with words that wrap past the width\n\n\
-        > A quote\n";
+        1. A numbered item long enough to be settled, with words that wrap past the width\n";
     let chars: Vec<char> = text.chars().collect();
     for (chunk, size) in [
         (1, SIZE),
@@ -168,6 +167,23 @@ fn a_line_that_only_grows_gets_just_its_new_characters() {
     let out = live.push("alongerword", SIZE);
     assert_eq!(out, "\r\x1b[JA settled first line goes on\nandalongerword");
     assert_eq!(live.push(" more", SIZE), " more");
+}
+
+#[test]
+fn an_open_table_or_quote_is_drawn_again_only_when_a_line_ends() {
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("| a | b |\n", SIZE), "| a | b |");
+    for piece in ["|---", "|---|"] {
+        assert_eq!(live.push(piece, SIZE), "", "{piece:?}");
+    }
+    assert_ne!(live.push("\n", SIZE), "");
+    assert_eq!(live.push("| 1", SIZE), "");
+    // Drawn at another size: drawn again at once.
+    assert_ne!(live.push(" | 2", Size { width: 30, ..SIZE }), "");
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("> quoted\n", SIZE), "│ quoted");
+    assert_eq!(live.push("> more", SIZE), "");
+    assert_eq!(screen(&live.push("\n", SIZE)), ["│ quoted more"]);
 }
 
 #[test]
