@@ -35,12 +35,14 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph (or list item of one paragraph) wrapped up to `source_len` bytes
-/// of the open unit, laid out at `width`.
+/// An open paragraph (or a list whose last item is one paragraph) wrapped up to
+/// `source_len` bytes of the open unit, laid out at `width`.
 #[derive(Debug)]
 struct OpenParagraph {
     source_len: usize,
     width: usize,
+    /// The lines of the list's items before the last.
+    before: Vec<Line>,
     /// The list item's marker.
     marker: Option<Span>,
     wrapper: Wrapper,
@@ -49,11 +51,13 @@ struct OpenParagraph {
 impl OpenParagraph {
     /// Its lines as the layout draws them.
     fn lines(&self) -> Vec<Line> {
-        self.lines_from(0)
+        let mut lines = self.before.clone();
+        lines.extend(self.own_lines(0));
+        lines
     }
 
-    /// Its lines from line `from` on (at most the wrapper's finished lines).
-    fn lines_from(&self, from: usize) -> Vec<Line> {
+    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines).
+    fn own_lines(&self, from: usize) -> Vec<Line> {
         let lines = self.wrapper.lines_from(from);
         match &self.marker {
             Some(marker) => {
@@ -114,7 +118,8 @@ impl Composer {
         {
             return None;
         }
-        let first = open.wrapper.finished();
+        let finished = open.wrapper.finished();
+        let first = open.before.len() + finished;
         if first < self.frozen {
             return None;
         }
@@ -123,7 +128,7 @@ impl Composer {
         open.source_len = self.pending.len();
         Some(Tail {
             from: first - self.frozen + usize::from(self.blank),
-            lines: open.lines_from(first),
+            lines: open.own_lines(finished),
         })
     }
 
@@ -192,39 +197,54 @@ impl Composer {
         }
         let blocks = parse(&self.pending);
         let lines = self.layout(&blocks, width).0;
-        // One paragraph, or one list item of one paragraph (behind its marker, taken
-        // from the lines just laid out).
-        let (spans, marker) = match blocks.as_slice() {
-            [Block::Paragraph(spans)] => (Some(spans), None),
-            [Block::List(_, items)] => match items.as_slice() {
-                [item] if item.task.is_none() => match item.blocks.as_slice() {
-                    [Block::Paragraph(spans)] => {
-                        (Some(spans), lines.first().and_then(|l| l.first()))
-                    }
-                    _ => (None, None),
-                },
-                _ => (None, None),
-            },
-            _ => (None, None),
-        };
-        self.paragraph = spans.map(|spans| {
-            let indent = marker.map_or(0, |m| m.text.width());
-            let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
-            for span in spans {
-                wrapper.push(&span.text, span.look);
-            }
-            // The parser drops the white space the paragraph ends with.
-            if self.pending.ends_with(char::is_whitespace) {
-                wrapper.push(" ", Look::PLAIN);
-            }
-            OpenParagraph {
-                source_len: self.pending.len(),
-                width,
-                marker: marker.cloned(),
-                wrapper,
-            }
-        });
+        self.paragraph = self.open_paragraph(&blocks, &lines, width);
         lines
+    }
+
+    /// The open unit as an [`OpenParagraph`] when it is one paragraph, or a list whose
+    /// last item is one paragraph (behind its marker: the last line's prefix that is not
+    /// blank), and wrapping that paragraph again gives the `lines` just laid out.
+    fn open_paragraph(
+        &self,
+        blocks: &[Block],
+        lines: &[Line],
+        width: usize,
+    ) -> Option<OpenParagraph> {
+        let (spans, start) = match blocks {
+            [Block::Paragraph(spans)] => (spans, None),
+            [Block::List(_, items)] => match items.last() {
+                Some(item) if item.task.is_none() => match item.blocks.as_slice() {
+                    [Block::Paragraph(spans)] => {
+                        let start = lines
+                            .iter()
+                            .rposition(|l| l.first().is_some_and(|s| !s.text.trim().is_empty()))?;
+                        (spans, Some(start))
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let marker = start.and_then(|at| lines[at].first());
+        let indent = marker.map_or(0, |m| m.text.width());
+        let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+        for span in spans {
+            wrapper.push(&span.text, span.look);
+        }
+        // The parser drops the white space the paragraph ends with.
+        if self.pending.ends_with(char::is_whitespace) {
+            wrapper.push(" ", Look::PLAIN);
+        }
+        let start = start.unwrap_or(0);
+        let open = OpenParagraph {
+            source_len: self.pending.len(),
+            width,
+            before: lines[..start].to_vec(),
+            marker: marker.cloned(),
+            wrapper,
+        };
+        (open.own_lines(0) == lines[start..]).then_some(open)
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
@@ -278,8 +298,11 @@ impl Composer {
                 lines
             }
         };
-        let lines: Vec<Line> = lines.into_iter().skip(self.frozen).collect();
-        self.frozen = 0;
+        // Lines frozen past this unit's were the next unit's first (an open list
+        // committed item by item): they stay frozen.
+        let skipped = self.frozen.min(lines.len());
+        let lines: Vec<Line> = lines.into_iter().skip(skipped).collect();
+        self.frozen -= skipped;
         committed.extend(self.with_blank(lines));
         self.blank = false;
         self.started = true;
@@ -338,59 +361,5 @@ fn extends_plainly(open: &str, added: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
-        let text = "A first line that is long enough, then *emphasis* and **strong** words, \
-            `code`, a [link](https://x.y) &amp; entities, 1. numbers. and more words to wrap\n\
-            onto a second line  \nwith a hard break, trailing spaces   and 宽字符 wide text.";
-        let items = "12. A numbered item long enough to be settled, with words to wrap \
-            and *markup*, 1. more\n    continued on an indented line";
-        let bullet = "- A bulleted item long enough to be settled, with words to wrap";
-        for text in [text, items, bullet] {
-            extended_like_whole(text);
-        }
-    }
-
-    fn extended_like_whole(text: &str) {
-        let chars: Vec<char> = text.chars().collect();
-        for piece in [1, 2, 3, 5, 8] {
-            let mut composer = Composer::default();
-            let mut committed = Vec::new();
-            for chunk in chars.chunks(piece) {
-                composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
-                let open = composer.open_lines(30);
-                let whole = composer.markdown(&composer.pending, 30).0;
-                assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
-            }
-            assert!(committed.is_empty());
-            assert!(composer.paragraph.is_some(), "{text:?} was extended");
-        }
-    }
-
-    #[test]
-    fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
-        let cases = [
-            ("A settled first line", " goes on, plainly.", true),
-            ("A settled first line", "", true),
-            ("Short", " text", false),
-            ("A settled line\n1", ". item", false),
-            ("A settled first line", " **bold", false),
-            ("A settled first line", " `code", false),
-            ("A settled first line", "\nnext", false),
-            ("A settled line [link]", "(url)", false),
-            ("A settled line &amp", ";", false),
-            ("A settled line \\", "x", false),
-            ("A settled first line", " and 宽字符", true),
-        ];
-        for (open, added, expected) in cases {
-            assert_eq!(
-                extends_plainly(open, added),
-                expected,
-                "{open:?} + {added:?}"
-            );
-        }
-    }
-}
+#[path = "compose_tests.rs"]
+mod tests;

@@ -119,7 +119,7 @@ fn streaming_in_any_chunks_ends_as_the_whole_document() {
 fn every_delta_shows_what_the_text_so_far_shows_drawn_at_once() {
     let text = "A paragraph long enough to be settled, with words that wrap across the \
         narrow width, and **bold**, then plain words again until it wraps twice more.\n\n\
-        1. A numbered item long enough to be settled, with words that wrap past the width\n";
+        1. one\n   - nested\n2. A numbered item long enough to be settled, with words that wrap past the width\n";
     let chars: Vec<char> = text.chars().collect();
     for (chunk, size) in [
         (1, SIZE),
@@ -147,7 +147,7 @@ fn every_delta_shows_what_the_text_so_far_shows_drawn_at_once() {
                 let (shown, at_once) = (screen(&out), screen(&at_once));
                 assert!(
                     shown.ends_with(&at_once[at_once.len().min(2)..]),
-                    "{so_far:?}"
+                    "{so_far:?} {shown:#?} {at_once:#?}"
                 );
             }
         }
