@@ -4,7 +4,7 @@
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
 use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
-use crate::split::{Fence, Unit, fence_language, next_unit, opening_fence};
+use crate::split::{Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence};
 use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
@@ -35,12 +35,14 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph (or list item of one paragraph) wrapped up to `source_len` bytes
-/// of the open unit, laid out at `width`.
+/// An open paragraph (or a list whose last item is one paragraph) wrapped up to
+/// `source_len` bytes of the open unit, laid out at `width`.
 #[derive(Debug)]
 struct OpenParagraph {
     source_len: usize,
     width: usize,
+    /// The lines of the list's items before the last.
+    before: Vec<Line>,
     /// The list item's marker.
     marker: Option<Span>,
     wrapper: Wrapper,
@@ -49,15 +51,37 @@ struct OpenParagraph {
 impl OpenParagraph {
     /// Its lines as the layout draws them.
     fn lines(&self) -> Vec<Line> {
-        let lines = self.wrapper.lines();
+        let mut lines = self.before.clone();
+        lines.extend(self.own_lines(0));
+        lines
+    }
+
+    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines).
+    fn own_lines(&self, from: usize) -> Vec<Line> {
+        let lines = self.wrapper.lines_from(from);
         match &self.marker {
             Some(marker) => {
                 let rest = Span::plain(" ".repeat(marker.text.width()));
-                prefixed(lines, marker.clone(), Some(rest))
+                let first = if from == 0 {
+                    marker.clone()
+                } else {
+                    rest.clone()
+                };
+                prefixed(lines, first, Some(rest))
             }
             None => lines,
         }
     }
+}
+
+/// The open unit's lines from the first that changed, after [`Composer::extend`].
+#[derive(Debug)]
+pub struct Tail {
+    /// The index, among [`Composer::open_lines`], of the first line that may have
+    /// changed: those before it are as they were.
+    pub from: usize,
+    /// The open lines from `from` on.
+    pub lines: Vec<Line>,
 }
 
 impl Composer {
@@ -76,6 +100,51 @@ impl Composer {
             let source: String = self.pending.drain(..len).collect();
             self.commit(unit, &source, width, committed);
         }
+    }
+
+    /// Adds streamed text that only extends the open paragraph (no line break, plain
+    /// text: see [`extends_plainly`]), and returns the open lines from the first that
+    /// changed; `None` (and nothing added) when it does not, or when the open lines were
+    /// not drawn by [`Composer::open_lines`] at this width since the last change: then
+    /// [`Composer::feed`] it.
+    pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+        let open = self.paragraph.as_mut()?;
+        if self.fence.is_some()
+            || open.width != width.max(MIN_WIDTH)
+            || open.source_len != self.pending.len()
+            || self.pending.trim().is_empty()
+            || text.contains('\n')
+            || !extends_plainly(&self.pending, text)
+        {
+            return None;
+        }
+        let finished = open.wrapper.finished();
+        let first = open.before.len() + finished;
+        if first < self.frozen {
+            return None;
+        }
+        self.pending.push_str(text);
+        open.wrapper.push(text, Look::PLAIN);
+        open.source_len = self.pending.len();
+        Some(Tail {
+            from: first - self.frozen + usize::from(self.blank),
+            lines: open.own_lines(finished),
+        })
+    }
+
+    /// Adds streamed text that ends no line to an open table or quote, which is drawn
+    /// again only when a line ends ([`drawn_by_line`]): its open lines stay as drawn.
+    /// `false` (and nothing added) otherwise: then [`Composer::feed`] it.
+    pub fn hold(&mut self, text: &str) -> bool {
+        let held = self.fence.is_none()
+            && !text.is_empty()
+            && !text.contains('\n')
+            && !self.pending.trim().is_empty()
+            && drawn_by_line(&self.pending);
+        if held {
+            self.pending.push_str(text);
+        }
+        held
     }
 
     /// Commits what is left (the answer ended) and starts over.
@@ -128,39 +197,54 @@ impl Composer {
         }
         let blocks = parse(&self.pending);
         let lines = self.layout(&blocks, width).0;
-        // One paragraph, or one list item of one paragraph (behind its marker, taken
-        // from the lines just laid out).
-        let (spans, marker) = match blocks.as_slice() {
-            [Block::Paragraph(spans)] => (Some(spans), None),
-            [Block::List(_, items)] => match items.as_slice() {
-                [item] if item.task.is_none() => match item.blocks.as_slice() {
-                    [Block::Paragraph(spans)] => {
-                        (Some(spans), lines.first().and_then(|l| l.first()))
-                    }
-                    _ => (None, None),
-                },
-                _ => (None, None),
-            },
-            _ => (None, None),
-        };
-        self.paragraph = spans.map(|spans| {
-            let indent = marker.map_or(0, |m| m.text.width());
-            let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
-            for span in spans {
-                wrapper.push(&span.text, span.look);
-            }
-            // The parser drops the white space the paragraph ends with.
-            if self.pending.ends_with(char::is_whitespace) {
-                wrapper.push(" ", Look::PLAIN);
-            }
-            OpenParagraph {
-                source_len: self.pending.len(),
-                width,
-                marker: marker.cloned(),
-                wrapper,
-            }
-        });
+        self.paragraph = self.open_paragraph(&blocks, &lines, width);
         lines
+    }
+
+    /// The open unit as an [`OpenParagraph`] when it is one paragraph, or a list whose
+    /// last item is one paragraph (behind its marker: the last line's prefix that is not
+    /// blank), and wrapping that paragraph again gives the `lines` just laid out.
+    fn open_paragraph(
+        &self,
+        blocks: &[Block],
+        lines: &[Line],
+        width: usize,
+    ) -> Option<OpenParagraph> {
+        let (spans, start) = match blocks {
+            [Block::Paragraph(spans)] => (spans, None),
+            [Block::List(_, items)] => match items.last() {
+                Some(item) if item.task.is_none() => match item.blocks.as_slice() {
+                    [Block::Paragraph(spans)] => {
+                        let start = lines
+                            .iter()
+                            .rposition(|l| l.first().is_some_and(|s| !s.text.trim().is_empty()))?;
+                        (spans, Some(start))
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let marker = start.and_then(|at| lines[at].first());
+        let indent = marker.map_or(0, |m| m.text.width());
+        let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+        for span in spans {
+            wrapper.push(&span.text, span.look);
+        }
+        // The parser drops the white space the paragraph ends with.
+        if self.pending.ends_with(char::is_whitespace) {
+            wrapper.push(" ", Look::PLAIN);
+        }
+        let start = start.unwrap_or(0);
+        let open = OpenParagraph {
+            source_len: self.pending.len(),
+            width,
+            before: lines[..start].to_vec(),
+            marker: marker.cloned(),
+            wrapper,
+        };
+        (open.own_lines(0) == lines[start..]).then_some(open)
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
@@ -214,8 +298,11 @@ impl Composer {
                 lines
             }
         };
-        let lines: Vec<Line> = lines.into_iter().skip(self.frozen).collect();
-        self.frozen = 0;
+        // Lines frozen past this unit's were the next unit's first (an open list
+        // committed item by item): they stay frozen.
+        let skipped = self.frozen.min(lines.len());
+        let lines: Vec<Line> = lines.into_iter().skip(skipped).collect();
+        self.frozen -= skipped;
         committed.extend(self.with_blank(lines));
         self.blank = false;
         self.started = true;
@@ -274,59 +361,5 @@ fn extends_plainly(open: &str, added: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
-        let text = "A first line that is long enough, then *emphasis* and **strong** words, \
-            `code`, a [link](https://x.y) &amp; entities, 1. numbers. and more words to wrap\n\
-            onto a second line  \nwith a hard break, trailing spaces   and 宽字符 wide text.";
-        let items = "12. A numbered item long enough to be settled, with words to wrap \
-            and *markup*, 1. more\n    continued on an indented line";
-        let bullet = "- A bulleted item long enough to be settled, with words to wrap";
-        for text in [text, items, bullet] {
-            extended_like_whole(text);
-        }
-    }
-
-    fn extended_like_whole(text: &str) {
-        let chars: Vec<char> = text.chars().collect();
-        for piece in [1, 2, 3, 5, 8] {
-            let mut composer = Composer::default();
-            let mut committed = Vec::new();
-            for chunk in chars.chunks(piece) {
-                composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
-                let open = composer.open_lines(30);
-                let whole = composer.markdown(&composer.pending, 30).0;
-                assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
-            }
-            assert!(committed.is_empty());
-            assert!(composer.paragraph.is_some(), "{text:?} was extended");
-        }
-    }
-
-    #[test]
-    fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
-        let cases = [
-            ("A settled first line", " goes on, plainly.", true),
-            ("A settled first line", "", true),
-            ("Short", " text", false),
-            ("A settled line\n1", ". item", false),
-            ("A settled first line", " **bold", false),
-            ("A settled first line", " `code", false),
-            ("A settled first line", "\nnext", false),
-            ("A settled line [link]", "(url)", false),
-            ("A settled line &amp", ";", false),
-            ("A settled line \\", "x", false),
-            ("A settled first line", " and 宽字符", true),
-        ];
-        for (open, added, expected) in cases {
-            assert_eq!(
-                extends_plainly(open, added),
-                expected,
-                "{open:?} + {added:?}"
-            );
-        }
-    }
-}
+#[path = "compose_tests.rs"]
+mod tests;

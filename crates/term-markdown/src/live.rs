@@ -4,7 +4,7 @@
 //! On a width change the open lines are counted as the terminal re-flowed them, and
 //! drawn again at the new width.
 
-use crate::compose::Composer;
+use crate::compose::{Composer, Tail};
 use crate::highlight::Highlighter;
 use crate::style::{Line, line_string, line_width};
 
@@ -32,6 +32,8 @@ pub struct LiveMarkdown {
     ansi: bool,
     /// The open lines on the screen; the cursor is at the end of the last.
     shown: Vec<Shown>,
+    /// The size the open lines were drawn at.
+    drawn_at: Option<Size>,
 }
 
 impl LiveMarkdown {
@@ -42,13 +44,24 @@ impl LiveMarkdown {
             composer: Composer::new(highlighter),
             ansi,
             shown: Vec::new(),
+            drawn_at: None,
         }
     }
 
     /// Adds streamed text; returns what to print.
     pub fn push(&mut self, text: &str, size: Size) -> String {
         let mut committed = Vec::new();
-        self.composer.feed(text, size.width, &mut committed);
+        let same_size = self.drawn_at.replace(size) == Some(size);
+        if same_size && self.composer.hold(text) {
+            return String::new();
+        }
+        if let Some(tail) = self.composer.extend(text, size.width) {
+            if let Some(out) = self.draw_tail(tail, size) {
+                return out;
+            }
+        } else {
+            self.composer.feed(text, size.width, &mut committed);
+        }
         let mut open = self.composer.open_lines(size.width);
         let mut widths: Vec<usize> = open.iter().map(|l| line_width(l)).collect();
         // The cursor can only move up within the screen: what would not fit is
@@ -85,6 +98,59 @@ impl LiveMarkdown {
     /// Whether open lines are on the screen (the cursor is not at a line start).
     pub fn is_open(&self) -> bool {
         !self.shown.is_empty()
+    }
+
+    /// Replaces the shown open lines from `tail.from` on by `tail.lines` when they fit
+    /// on the screen (else `None`: nothing drawn). A line that only grew is finished by
+    /// printing what it gained, without moving the cursor.
+    fn draw_tail(&mut self, tail: Tail, size: Size) -> Option<String> {
+        let Tail { from, lines } = tail;
+        if self.shown.is_empty() || from > self.shown.len() || from + lines.len() < self.shown.len()
+        {
+            return None;
+        }
+        let widths: Vec<usize> = lines.iter().map(|l| line_width(l)).collect();
+        let room = size.height.saturating_sub(2).max(1);
+        let kept = rows_of(self.shown[..from].iter().map(|l| l.width), size.width);
+        if kept + rows_of(widths.iter().copied(), size.width) > room {
+            return None;
+        }
+        let same = self.shown[from..]
+            .iter()
+            .zip(&lines)
+            .take_while(|(shown, line)| shown.line == **line)
+            .count();
+        let first = from + same;
+        let mut out = String::new();
+        let mut lines = lines.into_iter().zip(widths).skip(same);
+        if first + 1 == self.shown.len() {
+            // The last line shown changed: extended in place when it only grew.
+            let (line, width) = lines.next()?;
+            let text = line_string(&line, self.ansi);
+            let shown = &self.shown[first];
+            match text.strip_prefix(shown.text.as_str()) {
+                Some(gained) => out.push_str(gained),
+                None => {
+                    let up = rows_of([shown.width], size.width) - 1;
+                    out.push('\r');
+                    if up > 0 {
+                        out.push_str(&format!("\x1b[{up}A"));
+                    }
+                    out.push_str("\x1b[J");
+                    out.push_str(&text);
+                }
+            }
+            self.shown[first] = Shown { line, text, width };
+        } else if first < self.shown.len() {
+            return None;
+        }
+        for (line, width) in lines {
+            let text = line_string(&line, self.ansi);
+            out.push('\n');
+            out.push_str(&text);
+            self.shown.push(Shown { line, text, width });
+        }
+        Some(out)
     }
 
     /// Replaces the shown open lines by `committed` then `open` (whose display widths

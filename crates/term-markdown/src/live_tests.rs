@@ -116,6 +116,77 @@ fn streaming_in_any_chunks_ends_as_the_whole_document() {
 }
 
 #[test]
+fn every_delta_shows_what_the_text_so_far_shows_drawn_at_once() {
+    let text = "A paragraph long enough to be settled, with words that wrap across the \
+        narrow width, and **bold**, then plain words again until it wraps twice more.\n\n\
+        1. one\n   - nested\n2. A numbered item long enough to be settled, with words that wrap past the width\n";
+    let chars: Vec<char> = text.chars().collect();
+    for (chunk, size) in [
+        (1, SIZE),
+        (3, SIZE),
+        (
+            2,
+            Size {
+                width: 40,
+                height: 4,
+            },
+        ),
+    ] {
+        let mut live = LiveMarkdown::new(Highlighter::default(), true);
+        let mut out = String::new();
+        let mut so_far = String::new();
+        for piece in chars.chunks(chunk) {
+            let piece: String = piece.iter().collect();
+            so_far.push_str(&piece);
+            out.push_str(&live.push(&piece, size));
+            let mut whole = LiveMarkdown::new(Highlighter::default(), true);
+            let at_once = whole.push(&so_far, size);
+            if size.height > 4 {
+                assert_eq!(screen(&out), screen(&at_once), "{chunk}: {so_far:?}");
+            } else {
+                let (shown, at_once) = (screen(&out), screen(&at_once));
+                assert!(
+                    shown.ends_with(&at_once[at_once.len().min(2)..]),
+                    "{so_far:?} {shown:#?} {at_once:#?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_line_that_only_grows_gets_just_its_new_characters() {
+    let mut live = LiveMarkdown::new(Highlighter::default(), true);
+    assert_eq!(
+        live.push("A settled first line", SIZE),
+        "A settled first line"
+    );
+    assert_eq!(live.push(" goes on", SIZE), " goes on");
+    // A word that no longer fits moves to a new line: the line is drawn again.
+    assert_eq!(live.push(" and", SIZE), " and");
+    let out = live.push("alongerword", SIZE);
+    assert_eq!(out, "\r\x1b[JA settled first line goes on\nandalongerword");
+    assert_eq!(live.push(" more", SIZE), " more");
+}
+
+#[test]
+fn an_open_table_or_quote_is_drawn_again_only_when_a_line_ends() {
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("| a | b |\n", SIZE), "| a | b |");
+    for piece in ["|---", "|---|"] {
+        assert_eq!(live.push(piece, SIZE), "", "{piece:?}");
+    }
+    assert_ne!(live.push("\n", SIZE), "");
+    assert_eq!(live.push("| 1", SIZE), "");
+    // Drawn at another size: drawn again at once.
+    assert_ne!(live.push(" | 2", Size { width: 30, ..SIZE }), "");
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("> quoted\n", SIZE), "│ quoted");
+    assert_eq!(live.push("> more", SIZE), "");
+    assert_eq!(screen(&live.push("\n", SIZE)), ["│ quoted more"]);
+}
+
+#[test]
 fn the_open_block_shows_at_once_and_is_redrawn_in_place() {
     let mut live = LiveMarkdown::new(Highlighter::default(), false);
     // The first words show before their line ends.

@@ -208,6 +208,13 @@ fn starts_block(line: &str) -> bool {
         || kind_of(line) == Kind::Table
 }
 
+/// Whether an open unit (not code) starting as `open` does is drawn again only when
+/// one of its lines ends: a table (a row half typed has no columns yet) or a quote.
+pub fn drawn_by_line(open: &str) -> bool {
+    let first = open.split('\n').next().unwrap_or(open);
+    matches!(kind_of(first), Kind::Quote | Kind::Table)
+}
+
 fn kind_of(line: &str) -> Kind {
     let trimmed = line.trim_start();
     if indent_of(line) > 3 {

@@ -70,9 +70,33 @@ impl Wrapper {
         }
     }
 
+    /// How many lines are finished: text pushed later never changes them.
+    pub fn finished(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The lines of what was pushed so far from line `from` on (at most
+    /// [`Wrapper::finished`]): the same as `lines()[from..]`, without copying the others.
+    pub fn lines_from(&self, from: usize) -> Vec<Line> {
+        let mut tail = Self {
+            width: self.width,
+            lines: self.lines[from.min(self.lines.len())..].to_vec(),
+            line: self.line.clone(),
+            line_width: self.line_width,
+            word: self.word.clone(),
+            word_width: self.word_width,
+            gap: self.gap,
+        };
+        tail.place_word();
+        if !tail.line.is_empty() || self.lines.is_empty() && tail.lines.is_empty() {
+            tail.break_line();
+        }
+        tail.lines
+    }
+
     /// The lines of what was pushed so far.
     pub fn lines(&self) -> Vec<Line> {
-        self.clone().into_lines()
+        self.lines_from(0)
     }
 
     /// The lines of what was pushed, consuming the wrapper.
