@@ -241,3 +241,20 @@ async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
     let turn = turn_requests(&server).pop().unwrap();
     assert_eq!(turn.model(), Some("large-model"));
 }
+
+#[tokio::test]
+async fn switch_to_an_unknown_id_points_to_list_and_help_names_the_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let out = run_repl(&service, None, b"/switch ffff\n/help\n/quit\n").await;
+    assert!(
+        out.contains("no conversation of yours has an id starting with 'ffff': /list shows them"),
+        "{out}"
+    );
+    assert!(!out.contains("smallebot conversations list"), "{out}");
+    for key in ["Alt+Enter", "Shift+Enter", "Tab", "Ctrl+R"] {
+        assert!(out.contains(key), "{key} missing from /help:\n{out}");
+    }
+}

@@ -105,6 +105,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         printer,
         interrupts,
     )
+    .on_terminal(std::io::stdout().is_terminal())
     .with_confirmations(confirmations)
     .with_mcp(std::sync::Arc::clone(&app.mcp));
     if let Some(c) = &conversation {
@@ -112,8 +113,11 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     }
     let session = async {
         if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-            repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
-                .await
+            repl.run(EditorInput::start(
+                home.root().join(HISTORY_FILE),
+                style.ansi,
+            ))
+            .await
         } else {
             repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
                 .await

@@ -38,6 +38,8 @@ pub struct Repl<W: Write> {
     always_allowed: HashSet<(ConversationId, String)>,
     /// The MCP servers, for `/mcp`.
     mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
+    /// The output is a terminal (with or without colours): `/clear` clears it.
+    terminal: bool,
 }
 
 enum Next {
@@ -65,7 +67,16 @@ impl<W: Write> Repl<W> {
             confirmations: None,
             always_allowed: HashSet::new(),
             mcp: None,
+            terminal: false,
         }
+    }
+
+    /// Whether the output is a terminal (colours or not: `NO_COLOR` only takes the
+    /// colours away).
+    #[must_use]
+    pub fn on_terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
+        self
     }
 
     /// Shows these MCP servers on `/mcp`.

@@ -53,8 +53,12 @@ Commands:
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
-While a turn runs, Ctrl+C cancels it (the partial answer is kept).
-At the prompt, Ctrl+C twice exits.";
+Keys:
+  Enter          send; Alt+Enter or Shift+Enter starts a new line
+  Tab            complete a command, or the conversation id after /switch
+  Ctrl+R         search what you typed before (Up and Down walk through it)
+  Ctrl+C         while a turn runs: cancel it (the partial answer is kept);
+                 at the prompt: twice to exit";
 
 /// Parses a line starting with `/`; `None` for ordinary messages, `Some(Err)` for an
 /// unknown or malformed command (with a message saying what to type instead).

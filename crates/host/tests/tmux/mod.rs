@@ -106,6 +106,16 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
     }
 
+    /// What the screen shows now (no scrollback), wrapped lines joined.
+    pub fn visible(&self) -> String {
+        self.run(&["capture-pane", "-p", "-J", "-t", "t"])
+    }
+
+    /// The whole screen and scrollback with its colours and attributes as escapes.
+    pub fn screen_with_escapes(&self) -> String {
+        self.run(&["capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "t"])
+    }
+
     /// Waits until the prompt is drawn again after the last `marker` on the screen (the
     /// line editor reads again: what is typed or pasted from now on reaches it, not a
     /// terminal in line mode with its line-length limit).

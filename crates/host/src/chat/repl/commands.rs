@@ -32,15 +32,28 @@ impl<W: Write> Repl<W> {
                 self.say("new conversation: it is saved with your first message")?;
             }
             Slash::Clear => {
-                if self.printer.ansi() {
-                    write!(self.printer.out(), "\x1b[2J\x1b[H")?;
+                if self.terminal {
+                    // Home, the screen, and the scrollback (as `clear` does).
+                    write!(self.printer.out(), "\x1b[H\x1b[2J\x1b[3J")?;
+                    self.printer.out().flush()?;
                 }
             }
             Slash::List => self.list().await?,
             Slash::Switch(reference) => {
-                let found =
-                    find_conversation(self.service.store().as_ref(), &reference, Some(&self.user))
-                        .await?;
+                let store = self.service.store().as_ref();
+                let found = match find_conversation(store, &reference, Some(&self.user)).await {
+                    Ok(found) => found,
+                    // In the chat, the ids are one command away.
+                    Err(HostError::NoConversationMatches { reference, .. }) => {
+                        let line = format!(
+                            "no conversation of yours has an id starting with '{reference}': \
+                             /list shows them (Tab after /switch completes them)"
+                        );
+                        self.say(&line)?;
+                        return Ok(Next::Continue);
+                    }
+                    Err(error) => return Err(error),
+                };
                 self.conversation = Some(found.id);
                 self.say(&format!("switched to {} — {}", found.id, found.title))?;
                 self.show_recent(found.id).await?;
