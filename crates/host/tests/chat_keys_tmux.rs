@@ -95,3 +95,34 @@ async fn under_no_color_input_is_plain_and_clear_still_clears() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_home_is_found_from_a_subdirectory_and_the_banner_names_it() {
+    let model = model().await;
+    let user_home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let home = project.path().join(".agents");
+    std::fs::create_dir(&home).unwrap();
+    let sub = project.path().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let url = model.base_url();
+    let env = [
+        ("OPENAI_BASE_URL", url.as_str()),
+        ("SMALLEBOT_MODEL", "scripted"),
+        ("HOME", &*user_home.path().to_string_lossy()),
+    ];
+    let Some(term) = Tmux::start_in("discovery", Some(&sub), &env, &["chat"]) else {
+        return;
+    };
+    let screen = term.wait_for("› ");
+    assert!(
+        screen.contains(&format!("home {} · model scripted", home.display())),
+        "{screen}"
+    );
+    term.type_text("hi");
+    term.keys(&["Enter"]);
+    term.wait_for("the answer");
+    assert!(home.join("smallebot.db").exists());
+    assert!(!user_home.path().join(".smallebot").exists());
+    assert!(!sub.join(".agents").exists());
+}

@@ -45,6 +45,25 @@ pub struct ChatArgs {
     pub user: Option<String>,
 }
 
+/// The model `conversation` (or a new one) runs on, as the banner names it: the name
+/// sent to the endpoint, with its id in models.json when there is a choice and the two
+/// differ.
+fn model_shown(
+    service: &smallebot_application::ConversationService,
+    conversation: Option<&smallebot_core::entities::Conversation>,
+    default: &str,
+) -> String {
+    let choices = service.models();
+    let id = conversation
+        .and_then(|c| service.model_of(c))
+        .or_else(|| choices.first().map(|m| m.id.clone()));
+    match id.and_then(|id| choices.iter().find(|m| m.id == id)) {
+        Some(m) if choices.len() > 1 && m.id != m.model => format!("{} ({})", m.model, m.id),
+        Some(m) => m.model.clone(),
+        None => default.to_owned(),
+    }
+}
+
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let (confirmer, confirmations) = TerminalConfirmer::channel();
@@ -86,8 +105,13 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         None => "new conversation".to_owned(),
     };
     let mut banner = format!(
-        "SmallEBot — {opened} — /help for commands\nhome {}",
-        home.root().display()
+        "SmallEBot — {opened} — /help for commands\nhome {} · model {}",
+        home.root().display(),
+        escape_controls(&model_shown(
+            &app.service,
+            conversation.as_ref(),
+            &app.model
+        ))
     );
     if let Some(sandbox) = &app.sandbox {
         banner.push('\n');

@@ -24,6 +24,20 @@ impl Tmux {
     /// Runs `smallebot --home <home> <args>` with `env` in a 160×50 terminal; `None`
     /// (after saying so) when tmux is missing and not required.
     pub fn start(test: &str, home: &Path, env: &[(&str, &str)], args: &[&str]) -> Option<Self> {
+        let home = home.to_string_lossy();
+        let mut all = vec!["--home", home.as_ref()];
+        all.extend_from_slice(args);
+        Self::start_in(test, None, env, &all)
+    }
+
+    /// Runs `smallebot <args>` (no `--home`: the home is found) in the directory `cwd`
+    /// with `env`; `None` when tmux is missing and not required.
+    pub fn start_in(
+        test: &str,
+        cwd: Option<&Path>,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Option<Self> {
         if Command::new("tmux").arg("-V").output().is_err() {
             assert!(
                 std::env::var_os("SMALLEBOT_REQUIRE_TMUX").is_none(),
@@ -36,17 +50,17 @@ impl Tmux {
         }
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("tmux.sock");
-        let mut line = String::from(
+        let mut line = String::new();
+        if let Some(cwd) = cwd {
+            line.push_str(&format!("cd {} && ", quote(&cwd.to_string_lossy())));
+        }
+        line.push_str(
             "env -u SMALLEBOT_HOME -u OPENAI_API_KEY -u OPENAI_BASE_URL -u SMALLEBOT_MODEL -u NO_COLOR USER=tester",
         );
         for (key, value) in env {
             line.push_str(&format!(" {}", quote(&format!("{key}={value}"))));
         }
-        line.push_str(&format!(
-            " {} --home {}",
-            quote(env!("CARGO_BIN_EXE_smallebot")),
-            quote(&home.to_string_lossy())
-        ));
+        line.push_str(&format!(" {}", quote(env!("CARGO_BIN_EXE_smallebot"))));
         for arg in args {
             line.push_str(&format!(" {}", quote(arg)));
         }
