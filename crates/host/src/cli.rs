@@ -273,18 +273,20 @@ mod tests {
         }
     }
 
+    /// (given, cwd, $HOME, the .agents directories, the .git entries, expected)
+    type Case<'a> = (
+        Option<PathBuf>,
+        &'a str,
+        Option<PathBuf>,
+        &'a [&'a str],
+        &'a [&'a str],
+        &'a str,
+    );
+
     #[test]
     fn the_home_is_given_found_above_or_per_user() {
         let some = |p: &str| Some(PathBuf::from(p));
-        // (given, cwd, $HOME, the .agents directories, the .git entries, expected)
-        let cases: &[(
-            Option<PathBuf>,
-            &str,
-            Option<PathBuf>,
-            &[&str],
-            &[&str],
-            &str,
-        )] = &[
+        let cases: &[Case] = &[
             (some("/h"), "/p", some("/u"), &["/p/.agents"], &[], "/h"),
             (some("/h"), "/p", None, &[], &[], "/h"),
             (None, "/p", some("/u"), &["/p/.agents"], &[], "/p/.agents"),

@@ -3,6 +3,7 @@
 #[cfg(test)]
 mod commands_tests;
 mod confirm;
+mod cursor_query;
 mod editor;
 mod input;
 mod repl;
@@ -136,7 +137,12 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         repl.show_recent(c.id).await?;
     }
     let session = async {
-        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        // The line editor needs the terminal to say where the cursor is; one that does
+        // not answer gets plain lines at once rather than the editor's 2 s wait.
+        if std::io::stdin().is_terminal()
+            && std::io::stdout().is_terminal()
+            && cursor_query::terminal_answers(cursor_query::ANSWER_WAIT)
+        {
             repl.run(EditorInput::start(
                 home.root().join(HISTORY_FILE),
                 style.ansi,
