@@ -9,5 +9,6 @@ pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;
 pub mod terminal_text;
+pub mod tool_summary;
 pub mod truncation;
 pub mod workspace_path;

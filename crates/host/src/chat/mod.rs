@@ -8,6 +8,7 @@ mod editor;
 mod input;
 mod repl;
 mod slash;
+mod status_line;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]
