@@ -126,3 +126,21 @@ async fn a_project_home_is_found_from_a_subdirectory_and_the_banner_names_it() {
     assert!(!user_home.path().join(".smallebot").exists());
     assert!(!sub.join(".agents").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_puts_the_last_answer_on_the_clipboard() {
+    let home = tempfile::tempdir().unwrap();
+    let model = model().await;
+    let Some(term) = chat("copy", home.path(), &model, &[]) else {
+        return;
+    };
+    term.allow_clipboard();
+    term.wait_for("› ");
+    term.type_text("hi");
+    term.keys(&["Enter"]);
+    term.wait_for_prompt_after("[context");
+    term.type_text("/copy");
+    term.keys(&["Enter"]);
+    term.wait_for("copied the last answer (10 characters)");
+    assert_eq!(term.clipboard(), "the answer");
+}

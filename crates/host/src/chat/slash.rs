@@ -27,6 +27,8 @@ pub enum Slash {
     Undo,
     /// Show the MCP servers and their state.
     Mcp,
+    /// Put the last answer on the clipboard (OSC 52).
+    Copy,
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -50,6 +52,8 @@ Commands:
   /edit TEXT     replace your last message with TEXT and answer it again
   /undo          take the last turn out of the context (kept in the history, marked)
   /mcp           show the MCP servers: running or not, tools, last error
+  /copy          put the last answer on the clipboard (through the terminal, OSC 52:
+                 the terminal must allow programs to set the clipboard)
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -87,11 +91,14 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("undo", "") => Ok(Slash::Undo),
         ("mcp", "") => Ok(Slash::Mcp),
         ("clear", "") => Ok(Slash::Clear),
+        ("copy", "") => Ok(Slash::Copy),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
-        (known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"), _) => {
-            Err(format!("/{known} takes no argument"))
-        }
+        (
+            known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"
+            | "copy"),
+            _,
+        ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
 }
@@ -135,6 +142,8 @@ mod tests {
                 Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
             ),
             ("/clear", Some(Ok(Slash::Clear))),
+            ("/copy", Some(Ok(Slash::Copy))),
+            ("/copy all", Some(Err("/copy takes no argument"))),
             ("/undo", Some(Ok(Slash::Undo))),
             ("/undo 2", Some(Err("/undo takes no argument"))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),

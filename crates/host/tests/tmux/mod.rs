@@ -166,6 +166,16 @@ impl Tmux {
         }
     }
 
+    /// Lets programs set the clipboard (OSC 52), which tmux keeps as a paste buffer.
+    pub fn allow_clipboard(&self) {
+        self.run(&["set-option", "-s", "set-clipboard", "on"]);
+    }
+
+    /// The newest paste buffer (what a program put on the clipboard last).
+    pub fn clipboard(&self) -> String {
+        self.run(&["show-buffer"])
+    }
+
     /// Whether the program in the pane has exited.
     pub fn exited(&self) -> bool {
         self.run(&["display-message", "-p", "-t", "t", "#{pane_dead}"])

@@ -38,6 +38,7 @@ impl<W: Write> Repl<W> {
                     self.printer.out().flush()?;
                 }
             }
+            Slash::Copy => self.copy().await?,
             Slash::List => self.list().await?,
             Slash::Switch(reference) => {
                 let store = self.service.store().as_ref();
