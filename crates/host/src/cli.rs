@@ -72,6 +72,10 @@ pub enum Command {
         /// Start a new conversation.
         #[arg(long)]
         new: bool,
+        /// Choose the conversation from a list of recent ones (title, date, turns;
+        /// type to filter, Enter opens, Esc starts a new one).
+        #[arg(long, conflicts_with_all = ["conversation", "new"])]
+        resume: bool,
         /// Whose conversations (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,

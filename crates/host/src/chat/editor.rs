@@ -23,7 +23,7 @@ const HISTORY_ENTRIES: usize = 1_000;
 /// The commands offered by Tab.
 const COMMANDS: &[&str] = &[
     "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
-    "/undo", "/mcp", "/edit ", "/copy", "/clear", "/help", "/quit",
+    "/undo", "/mcp", "/edit ", "/copy", "/resume", "/history", "/clear", "/help", "/quit",
 ];
 
 type Reply = oneshot::Sender<std::io::Result<Signal>>;

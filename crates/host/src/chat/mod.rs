@@ -6,6 +6,7 @@ mod confirm;
 mod cursor_query;
 mod editor;
 mod input;
+mod picker;
 mod repl;
 mod slash;
 mod status_line;
@@ -43,6 +44,8 @@ pub struct ChatArgs {
     pub conversation: Option<String>,
     /// Start a new conversation (default: continue the most recent one).
     pub new: bool,
+    /// Choose the conversation from the picker (on a terminal; else the most recent).
+    pub resume: bool,
     /// Conversation owner.
     pub user: Option<String>,
 }
@@ -81,7 +84,9 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     };
     let service = std::sync::Arc::clone(&app.service);
     // A new conversation is created with its first message, not before.
-    let conversation = match (&args.conversation, args.new) {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let picking = args.resume && terminal;
+    let conversation = match (&args.conversation, args.new || picking) {
         (Some(reference), _) => {
             Some(find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?)
         }
@@ -104,6 +109,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let style = Style::for_stdout();
     let opened = match &conversation {
         Some(c) => format!("{} ({})", escape_controls(&c.title), c.id),
+        None if picking => "choose a conversation to resume".to_owned(),
         None => "new conversation".to_owned(),
     };
     let mut banner = format!(
@@ -137,13 +143,16 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
+    if picking {
+        match repl.pick().await? {
+            Some(id) => repl.open(id).await?,
+            None => outln!("new conversation: it is saved with your first message")?,
+        }
+    }
     let session = async {
         // The line editor needs the terminal to say where the cursor is; one that does
         // not answer gets plain lines at once rather than the editor's 2 s wait.
-        if std::io::stdin().is_terminal()
-            && std::io::stdout().is_terminal()
-            && cursor_query::terminal_answers(cursor_query::ANSWER_WAIT)
-        {
+        if terminal && cursor_query::terminal_answers(cursor_query::ANSWER_WAIT) {
             repl.run(EditorInput::start(
                 home.root().join(HISTORY_FILE),
                 style.ansi,

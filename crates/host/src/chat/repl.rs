@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 mod commands;
 mod copy;
 mod follow;
+mod resume;
 
 use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};

@@ -27,6 +27,10 @@ pub enum Slash {
     Undo,
     /// Show the MCP servers and their state.
     Mcp,
+    /// Choose a conversation to open from a picker of recent ones.
+    Resume,
+    /// Show this conversation's whole timeline.
+    History,
     /// Put the last answer on the clipboard (OSC 52).
     Copy,
     /// Clear the screen.
@@ -43,6 +47,8 @@ Commands:
   /new           start a new conversation
   /list          list your conversations
   /switch ID     switch to a conversation (full id or a unique prefix)
+  /resume        choose a recent conversation from a list (type to filter)
+  /history       show this whole conversation (the reopened view shows the last turns)
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
   /tasks         show this conversation's task list (the plan)
@@ -92,6 +98,8 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("mcp", "") => Ok(Slash::Mcp),
         ("clear", "") => Ok(Slash::Clear),
         ("copy", "") => Ok(Slash::Copy),
+        ("resume", "") => Ok(Slash::Resume),
+        ("history", "") => Ok(Slash::History),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (
@@ -143,6 +151,8 @@ mod tests {
             ),
             ("/clear", Some(Ok(Slash::Clear))),
             ("/copy", Some(Ok(Slash::Copy))),
+            ("/resume", Some(Ok(Slash::Resume))),
+            ("/history", Some(Ok(Slash::History))),
             ("/copy all", Some(Err("/copy takes no argument"))),
             ("/undo", Some(Ok(Slash::Undo))),
             ("/undo 2", Some(Err("/undo takes no argument"))),

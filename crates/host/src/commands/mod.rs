@@ -34,6 +34,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Chat {
             conversation,
             new,
+            resume,
             user,
         } => {
             crate::chat::run(
@@ -41,6 +42,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
                 crate::chat::ChatArgs {
                     conversation,
                     new,
+                    resume,
                     user,
                 },
             )

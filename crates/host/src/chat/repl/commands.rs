@@ -7,14 +7,13 @@ use super::super::input::LineSource;
 use smallebot_agent::tools;
 use smallebot_application::{PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
-use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::search_limits::DEFAULT_MAX_RESULTS;
 
 use super::{Next, Repl};
 use crate::chat::slash::{HELP, Slash};
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
-use crate::render::{RESUMED_TURNS, conversation_line, recent_transcript, tokens};
+use crate::render::{conversation_line, tokens};
 use smallebot_core::rules::truncation::truncate_with_marker;
 
 impl<W: Write> Repl<W> {
@@ -39,6 +38,8 @@ impl<W: Write> Repl<W> {
                 }
             }
             Slash::Copy => self.copy().await?,
+            Slash::History => self.history().await?,
+            Slash::Resume => self.resume().await?,
             Slash::List => self.list().await?,
             Slash::Switch(reference) => {
                 let store = self.service.store().as_ref();
@@ -55,9 +56,7 @@ impl<W: Write> Repl<W> {
                     }
                     Err(error) => return Err(error),
                 };
-                self.conversation = Some(found.id);
-                self.say(&format!("switched to {} — {}", found.id, found.title))?;
-                self.show_recent(found.id).await?;
+                self.open(found.id).await?;
             }
             Slash::Compact(focus) => self.compact(focus, input).await?,
             Slash::Search(text) => {
@@ -97,29 +96,6 @@ impl<W: Write> Repl<W> {
             Slash::Undo => self.undo().await?,
         }
         Ok(Next::Continue)
-    }
-
-    /// Prints the last turns of `conversation` (when it has any).
-    pub(crate) async fn show_recent(
-        &mut self,
-        conversation: ConversationId,
-    ) -> Result<(), HostError> {
-        let rows = self.service.store().rows_after(conversation, 0).await?;
-        let undone: Vec<_> = self
-            .service
-            .store()
-            .list_turns(conversation)
-            .await?
-            .into_iter()
-            .filter(|t| t.undone_at.is_some())
-            .map(|t| t.id)
-            .collect();
-        let transcript = recent_transcript(&rows, RESUMED_TURNS, &undone);
-        if !transcript.is_empty() {
-            // Already escaped, line by line.
-            write!(self.printer.out(), "{transcript}")?;
-        }
-        Ok(())
     }
 
     async fn list(&mut self) -> Result<(), HostError> {
