@@ -121,3 +121,39 @@ async fn run_into_a_pipe_prints_no_status_line() {
     assert_no_trace(&all);
     assert!(!all.contains('\r') && !all.contains("\x1b[2K"), "{all:?}");
 }
+
+/// The context figure of the footer (`[context 2.7k / 128.0k tokens, …]`).
+fn context_figure(screen: &str) -> String {
+    let at = screen.rfind("[context ").unwrap();
+    screen[at..].lines().next().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_figure_of_run_in_a_terminal_equals_the_chats() {
+    let model = TestModel::start().await.unwrap();
+    model.respond_with(|req| {
+        if req.asks_for_title() {
+            ScriptedResponse::text("A title")
+        } else {
+            ScriptedResponse::text("hello back").usage(100, 3)
+        }
+    });
+    let url = model.base_url();
+    let env = [
+        ("OPENAI_BASE_URL", url.as_str()),
+        ("SMALLEBOT_MODEL", "scripted"),
+    ];
+    let run_home = tempfile::tempdir().unwrap();
+    let Some(run) = Tmux::start("run figure", run_home.path(), &env, &["run", "hello"]) else {
+        return;
+    };
+    let ran = context_figure(&run.wait_for("tokens"));
+    let chat_home = tempfile::tempdir().unwrap();
+    let chat = Tmux::start("chat figure", chat_home.path(), &env, &["chat", "--new"]).unwrap();
+    chat.wait_for("› ");
+    chat.type_text("hello");
+    chat.keys(&["Enter"]);
+    let chatted = context_figure(&chat.wait_for_prompt_after("[context"));
+    assert!(!ran.contains('≤'), "run counted a bound: {ran}");
+    assert_eq!(ran, chatted);
+}

@@ -138,6 +138,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         interrupts,
     )
     .on_terminal(std::io::stdout().is_terminal())
+    .with_tokenizer(std::sync::Arc::clone(&app.tokenizer))
     .with_confirmations(confirmations)
     .with_mcp(std::sync::Arc::clone(&app.mcp));
     if let Some(c) = &conversation {

@@ -42,6 +42,9 @@ pub struct Repl<W: Write> {
     mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
     /// The output is a terminal (with or without colours): `/clear` clears it.
     terminal: bool,
+    /// The tokenizer (built in the background), waited for before a turn is sent so
+    /// its context figure is exact even when the first message came at once.
+    tokenizer: Option<Arc<smallebot_agent::tokenizer::Tokenizer>>,
 }
 
 enum Next {
@@ -70,6 +73,24 @@ impl<W: Write> Repl<W> {
             always_allowed: HashSet::new(),
             mcp: None,
             terminal: false,
+            tokenizer: None,
+        }
+    }
+
+    /// Counts every turn's context exactly: `tokenizer` is waited for (if it is still
+    /// being built) before a turn is sent.
+    #[must_use]
+    pub fn with_tokenizer(mut self, tokenizer: Arc<smallebot_agent::tokenizer::Tokenizer>) -> Self {
+        self.tokenizer = Some(tokenizer);
+        self
+    }
+
+    /// Waits until the tokenizer is built (at once when it is), so the turn's context
+    /// figure is counted, not bounded.
+    async fn exact_counts(&self) {
+        if let Some(tokenizer) = self.tokenizer.as_ref().filter(|t| !t.is_ready()) {
+            let tokenizer = Arc::clone(tokenizer);
+            let _built = tokio::task::spawn_blocking(move || tokenizer.warm_up()).await;
         }
     }
 
@@ -167,6 +188,7 @@ impl<W: Write> Repl<W> {
                 }
                 None if line.trim().is_empty() => Next::Continue,
                 None => {
+                    self.exact_counts().await;
                     match self.turn(line, &mut input).await {
                         Ok(()) => {}
                         Err(HostError::Io(error)) => return Err(HostError::Io(error)),
