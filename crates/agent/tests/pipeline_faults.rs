@@ -57,21 +57,12 @@ async fn retries_before_the_first_byte_are_announced_as_they_come() {
         .unwrap();
     assert_eq!(outcome.text, "finally");
     let events = h.drain_events();
-    let retries: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            EventKind::Retrying {
-                attempt,
-                max,
-                reason,
-                ..
-            } => Some((*attempt, *max, reason.as_str())),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        retries,
-        [(2, 4, "rate limited (429)"), (3, 4, "server error 503")],
+        retries(&events),
+        [
+            (2, 4, "rate limited (429)".to_owned()),
+            (3, 4, "server error 503".to_owned())
+        ],
         "{events:?}"
     );
     let first_text = events

@@ -4,19 +4,11 @@
 
 mod tmux;
 
-use smallebot_testkit::{ScriptedResponse, TestModel};
+use smallebot_testkit::TestModel;
 use tmux::Tmux;
 
 async fn model() -> TestModel {
-    let model = TestModel::start().await.unwrap();
-    model.respond_with(|req| {
-        if req.asks_for_title() {
-            ScriptedResponse::text("A title")
-        } else {
-            ScriptedResponse::text("the answer")
-        }
-    });
-    model
+    tmux::answering("the answer").await
 }
 
 fn chat(

@@ -31,6 +31,18 @@ async fn model(gate: &Gate) -> TestModel {
     model
 }
 
+/// A home, the gate of the `hold` message, the model.
+async fn setup() -> (tempfile::TempDir, Gate, TestModel) {
+    let gate = Gate::new();
+    let model = model(&gate).await;
+    (tempfile::tempdir().unwrap(), gate, model)
+}
+
+/// The environment pointing the chat at the model at `url`.
+fn environment(url: &str) -> [(&'static str, &str); 2] {
+    [("OPENAI_BASE_URL", url), ("SMALLEBOT_MODEL", "scripted")]
+}
+
 fn send(term: &Tmux, text: &str) {
     term.type_text(text);
     term.keys(&["Enter"]);
@@ -39,14 +51,9 @@ fn send(term: &Tmux, text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_picker_opens_a_conversation_chosen_by_part_of_its_title() {
-    let home = tempfile::tempdir().unwrap();
-    let gate = Gate::new();
-    let model = model(&gate).await;
+    let (home, gate, model) = setup().await;
     let url = model.base_url();
-    let env = [
-        ("OPENAI_BASE_URL", url.as_str()),
-        ("SMALLEBOT_MODEL", "scripted"),
-    ];
+    let env = environment(&url);
     let Some(term) = Tmux::start("resume", home.path(), &env, &["chat", "--new"]) else {
         return;
     };
@@ -98,14 +105,9 @@ async fn the_picker_opens_a_conversation_chosen_by_part_of_its_title() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_resume_starts_with_the_picker_and_esc_starts_a_new_conversation() {
-    let home = tempfile::tempdir().unwrap();
-    let gate = Gate::new();
-    let model = model(&gate).await;
+    let (home, _gate, model) = setup().await;
     let url = model.base_url();
-    let env = [
-        ("OPENAI_BASE_URL", url.as_str()),
-        ("SMALLEBOT_MODEL", "scripted"),
-    ];
+    let env = environment(&url);
     let Some(first) = Tmux::start("resume first", home.path(), &env, &["chat"]) else {
         return;
     };

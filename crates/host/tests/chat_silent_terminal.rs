@@ -2,12 +2,12 @@
 //! (`script` relaying to pipes): the prompt comes at once, and messages still work.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod tmux;
+
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-use smallebot_testkit::{ScriptedResponse, TestModel};
 
 /// Waits until `output` holds `needle`; how long that took from `since`.
 fn wait_for(output: &Arc<Mutex<Vec<u8>>>, needle: &str, since: Instant) -> Duration {
@@ -28,14 +28,7 @@ async fn a_terminal_that_does_not_answer_the_cursor_query_gets_the_prompt_at_onc
         eprintln!("!!! SKIPPED: `script` (util-linux) is not installed");
         return;
     }
-    let model = TestModel::start().await.unwrap();
-    model.respond_with(|req| {
-        if req.asks_for_title() {
-            ScriptedResponse::text("A title")
-        } else {
-            ScriptedResponse::text("the answer")
-        }
-    });
+    let model = tmux::answering("the answer").await;
     let home = tempfile::tempdir().unwrap();
     let command = format!(
         "'{}' --home '{}' chat",

@@ -28,20 +28,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     for _ in 0..RUNS {
         starts.push(to_prompt(&binary, home.path(), &model.base_url()).await?);
     }
-    let mut versions = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let started = Instant::now();
-        let status = tokio::process::Command::new(&binary)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .await
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err(format!("smallebot --version exited with {status}"));
-        }
-        versions.push(started.elapsed());
-    }
+    let versions = super::run::version_starts(&binary, RUNS).await?;
     let (chat, version) = (median(starts), median(versions));
     Ok(vec![Figure {
         name: "`smallebot chat` to its first prompt (a new conversation, input a pipe)".into(),

@@ -9,6 +9,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A testkit model answering every turn with `answer` and every title request with
+/// `A title`.
+pub async fn answering(answer: &'static str) -> smallebot_testkit::TestModel {
+    let model = smallebot_testkit::TestModel::start().await.unwrap();
+    model.respond_with(move |req| {
+        if req.asks_for_title() {
+            smallebot_testkit::ScriptedResponse::text("A title")
+        } else {
+            smallebot_testkit::ScriptedResponse::text(answer)
+        }
+    });
+    model
+}
+
 /// A terminal running one command.
 pub struct Tmux {
     socket: PathBuf,
