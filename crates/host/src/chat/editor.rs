@@ -23,7 +23,8 @@ const HISTORY_ENTRIES: usize = 1_000;
 /// The commands offered by Tab.
 const COMMANDS: &[&str] = &[
     "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
-    "/undo", "/mcp", "/edit ", "/copy", "/resume", "/history", "/clear", "/help", "/quit",
+    "/undo", "/mcp", "/edit ", "/copy", "/resume", "/history", "/show ", "/clear", "/help",
+    "/quit",
 ];
 
 type Reply = oneshot::Sender<std::io::Result<Signal>>;
@@ -228,7 +229,7 @@ mod tests {
 
     #[test]
     fn slash_commands_and_conversation_ids_complete() {
-        assert_eq!(completions("/s"), ["/switch ", "/search "]);
+        assert_eq!(completions("/s"), ["/switch ", "/search ", "/show "]);
         assert_eq!(completions("/q"), ["/quit"]);
         assert!(completions("/zz").is_empty());
         let mut completer = ChatCompleter {

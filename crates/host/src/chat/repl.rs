@@ -17,6 +17,7 @@ mod commands;
 mod copy;
 mod follow;
 mod resume;
+mod show;
 
 use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};

@@ -31,6 +31,8 @@ pub enum Slash {
     Resume,
     /// Show this conversation's whole timeline.
     History,
+    /// Show the Nth tool call of the last turn whole.
+    Show(usize),
     /// Put the last answer on the clipboard (OSC 52).
     Copy,
     /// Clear the screen.
@@ -58,6 +60,7 @@ Commands:
   /edit TEXT     replace your last message with TEXT and answer it again
   /undo          take the last turn out of the context (kept in the history, marked)
   /mcp           show the MCP servers: running or not, tools, last error
+  /show N        show the Nth tool call of the last turn whole (arguments, result)
   /copy          put the last answer on the clipboard (through the terminal, OSC 52:
                  the terminal must allow programs to set the clipboard)
   /clear         clear the screen
@@ -100,6 +103,10 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("copy", "") => Ok(Slash::Copy),
         ("resume", "") => Ok(Slash::Resume),
         ("history", "") => Ok(Slash::History),
+        ("show", n) => match n.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Slash::Show(n)),
+            _ => Err("usage: /show N (the number on the tool call's line)".into()),
+        },
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (
@@ -153,6 +160,15 @@ mod tests {
             ("/copy", Some(Ok(Slash::Copy))),
             ("/resume", Some(Ok(Slash::Resume))),
             ("/history", Some(Ok(Slash::History))),
+            ("/show 2", Some(Ok(Slash::Show(2)))),
+            (
+                "/show",
+                Some(Err("usage: /show N (the number on the tool call's line)")),
+            ),
+            (
+                "/show 0",
+                Some(Err("usage: /show N (the number on the tool call's line)")),
+            ),
             ("/copy all", Some(Err("/copy takes no argument"))),
             ("/undo", Some(Ok(Slash::Undo))),
             ("/undo 2", Some(Err("/undo takes no argument"))),

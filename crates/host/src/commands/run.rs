@@ -125,7 +125,9 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
         errln!("warning: {}", sandbox.summary());
     }
-    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
+    // `/show N` is the chat's: `conversations show` prints a run's tool calls whole.
+    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout())
+        .show_hint(false);
     if !args.json {
         let on_terminal = std::io::stdout().is_terminal();
         printer = printer

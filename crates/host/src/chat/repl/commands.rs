@@ -39,6 +39,7 @@ impl<W: Write> Repl<W> {
             }
             Slash::Copy => self.copy().await?,
             Slash::History => self.history().await?,
+            Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,
             Slash::List => self.list().await?,
             Slash::Switch(reference) => {
