@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use smallebot_application::SendOptions;
+use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, TurnStatus};
 use smallebot_core::repository::TurnRepository;
 use smallebot_testkit::ScriptedResponse;
@@ -41,6 +41,39 @@ async fn rate_limit_is_retried_after_retry_after() {
         started.elapsed()
     );
     assert_eq!(h.server.requests().len(), 2, "exactly one retry");
+}
+
+#[tokio::test]
+async fn retries_before_the_first_byte_are_announced_as_they_come() {
+    let mut h = harness(Options::default()).await;
+    h.server.push(ScriptedResponse::rate_limited(0));
+    h.server.push(ScriptedResponse::server_error(503));
+    h.server.push(ScriptedResponse::text("finally"));
+    let c = h.conversation().await;
+    let outcome = h
+        .service
+        .send(c.id, "hi", SendOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.text, "finally");
+    let events = h.drain_events();
+    assert_eq!(
+        retries(&events),
+        [
+            (2, 4, "rate limited (429)".to_owned()),
+            (3, 4, "server error 503".to_owned())
+        ],
+        "{events:?}"
+    );
+    let first_text = events
+        .iter()
+        .position(|e| matches!(e, EventKind::TextDelta { .. }))
+        .unwrap();
+    let last_retry = events
+        .iter()
+        .rposition(|e| matches!(e, EventKind::Retrying { .. }))
+        .unwrap();
+    assert!(last_retry < first_text, "{events:?}");
 }
 
 #[tokio::test]

@@ -132,18 +132,7 @@ async fn every_fault_anywhere_in_a_stream_is_retried_and_the_turn_completes_once
                 "{case}: the tool ran exactly once"
             );
             let events = h.drain_events();
-            let retries: Vec<_> = events
-                .iter()
-                .filter_map(|e| match e {
-                    EventKind::Retrying {
-                        attempt,
-                        max,
-                        reason,
-                        ..
-                    } => Some((*attempt, *max, reason.clone())),
-                    _ => None,
-                })
-                .collect();
+            let retries = retries(&events);
             assert_eq!(retries.len(), 1, "{case}: {retries:?}");
             assert_eq!((retries[0].0, retries[0].1), (2, 6), "{case}");
         }

@@ -1,14 +1,15 @@
 //! Command-line definitions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
 /// The environment variables and exit codes, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
 Environment:
-  SMALLEBOT_HOME    the home directory (same as --home; default ./.agents when it
-                    exists in the current directory, else ~/.smallebot)
+  SMALLEBOT_HOME    the home directory (same as --home; default the nearest .agents
+                    directory here or in a parent, up to the repository root, else
+                    ~/.smallebot)
   SMALLEBOT_DATABASE_URL
                     the database (same as --database): a postgres:// URL shared by
                     several `serve` processes, or a SQLite file path
@@ -38,8 +39,8 @@ Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation 
 )]
 pub struct Cli {
     /// Home directory holding agent.json, models.json, terminal.json, smallebot.db,
-    /// tasks/ and workspace/ [default: ./.agents when that directory exists, else
-    /// ~/.smallebot]
+    /// tasks/ and workspace/ [default: the nearest .agents directory in the current
+    /// directory or a parent, up to the repository root, else ~/.smallebot]
     #[arg(long, global = true, env = "SMALLEBOT_HOME")]
     pub home: Option<PathBuf>,
 
@@ -71,6 +72,10 @@ pub enum Command {
         /// Start a new conversation.
         #[arg(long)]
         new: bool,
+        /// Choose the conversation from a list of recent ones (title, date, turns;
+        /// type to filter, Enter opens, Esc starts a new one).
+        #[arg(long, conflicts_with_all = ["conversation", "new"])]
+        resume: bool,
         /// Whose conversations (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
@@ -282,22 +287,36 @@ fn grace_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The home of a run: `--home` (or `SMALLEBOT_HOME`) when given; else `./.agents` when
-/// the current directory has one; else `.smallebot` in the user's home directory
-/// (`user_home`, from `$HOME`); else `./.agents`.
+/// The directory name of a project's own home.
+pub const PROJECT_HOME: &str = ".agents";
+
+/// The home of a run, found as git finds a repository: `--home` (or `SMALLEBOT_HOME`)
+/// when given; else the nearest `.agents` directory in `cwd` or a parent of it, up to
+/// the filesystem root but not above a repository root (a directory holding `.git`);
+/// else `.smallebot` in the user's home directory (`user_home`, from `$HOME`); else
+/// `cwd/.agents`. `is_dir` and `exists` ask the file system (tests pass fakes).
 pub fn resolve_home(
     given: Option<PathBuf>,
-    local_agents_exists: bool,
+    cwd: &Path,
     user_home: Option<PathBuf>,
+    is_dir: impl Fn(&Path) -> bool,
+    exists: impl Fn(&Path) -> bool,
 ) -> PathBuf {
-    const LOCAL: &str = "./.agents";
-    match (given, user_home) {
-        (Some(given), _) => given,
-        (None, _) if local_agents_exists => PathBuf::from(LOCAL),
-        (None, Some(user_home)) if !user_home.as_os_str().is_empty() => {
-            user_home.join(".smallebot")
+    if let Some(given) = given {
+        return given;
+    }
+    for dir in cwd.ancestors() {
+        let candidate = dir.join(PROJECT_HOME);
+        if is_dir(&candidate) {
+            return candidate;
         }
-        (None, _) => PathBuf::from(LOCAL),
+        if exists(&dir.join(".git")) {
+            break;
+        }
+    }
+    match user_home {
+        Some(user_home) if !user_home.as_os_str().is_empty() => user_home.join(".smallebot"),
+        _ => cwd.join(PROJECT_HOME),
     }
 }
 
@@ -315,22 +334,73 @@ mod tests {
         }
     }
 
+    /// (given, cwd, $HOME, the .agents directories, the .git entries, expected)
+    type Case<'a> = (
+        Option<PathBuf>,
+        &'a str,
+        Option<PathBuf>,
+        &'a [&'a str],
+        &'a [&'a str],
+        &'a str,
+    );
+
     #[test]
-    fn the_home_is_given_local_or_per_user() {
+    fn the_home_is_given_found_above_or_per_user() {
         let some = |p: &str| Some(PathBuf::from(p));
-        let cases = [
-            (some("/h"), true, some("/u"), "/h"),
-            (some("/h"), false, None, "/h"),
-            (None, true, some("/u"), "./.agents"),
-            (None, false, some("/u"), "/u/.smallebot"),
-            (None, false, some(""), "./.agents"),
-            (None, false, None, "./.agents"),
+        let cases: &[Case] = &[
+            (some("/h"), "/p", some("/u"), &["/p/.agents"], &[], "/h"),
+            (some("/h"), "/p", None, &[], &[], "/h"),
+            (None, "/p", some("/u"), &["/p/.agents"], &[], "/p/.agents"),
+            // Found from a subdirectory, the nearest first.
+            (
+                None,
+                "/p/sub/deep",
+                some("/u"),
+                &["/p/.agents"],
+                &[],
+                "/p/.agents",
+            ),
+            (
+                None,
+                "/p/sub",
+                some("/u"),
+                &["/p/.agents", "/p/sub/.agents"],
+                &[],
+                "/p/sub/.agents",
+            ),
+            // The repository root is the last directory looked at.
+            (
+                None,
+                "/p/repo/sub",
+                some("/u"),
+                &["/p/.agents"],
+                &["/p/repo/.git"],
+                "/u/.smallebot",
+            ),
+            (
+                None,
+                "/p/repo/sub",
+                some("/u"),
+                &["/p/repo/.agents"],
+                &["/p/repo/.git"],
+                "/p/repo/.agents",
+            ),
+            (None, "/p", some("/u"), &[], &[], "/u/.smallebot"),
+            (None, "/p", some(""), &[], &[], "/p/.agents"),
+            (None, "/p", None, &[], &[], "/p/.agents"),
         ];
-        for (given, local, user, expected) in cases {
+        for (given, cwd, user, dirs, gits, expected) in cases {
+            let got = resolve_home(
+                given.clone(),
+                Path::new(cwd),
+                user.clone(),
+                |p| dirs.iter().any(|d| Path::new(d) == p),
+                |p| gits.iter().any(|g| Path::new(g) == p),
+            );
             assert_eq!(
-                resolve_home(given.clone(), local, user.clone()),
+                got,
                 PathBuf::from(expected),
-                "{given:?} {local} {user:?}"
+                "{given:?} {cwd} {user:?} {dirs:?} {gits:?}"
             );
         }
     }

@@ -31,6 +31,8 @@ pub struct App {
     pub sandbox: Option<Arc<CommandSandbox>>,
     /// The MCP servers of mcp.json and their tools.
     pub mcp: Arc<McpServers>,
+    /// The name of the default chat model (empty for work that needs no model).
+    pub model: String,
     /// The link to the other processes on a PostgreSQL database — the relayed event
     /// bus, the registry of turns running here, the peers asked to cancel a turn
     /// (`None` on SQLite: the service has a bus and registry of its own). Services
@@ -119,6 +121,7 @@ pub async fn build(
     if !assembly.has_endpoint() {
         return Err(HostError::NoEndpoint);
     }
+    let model = assembly.chat_model().unwrap_or_default().to_owned();
     let mcp = Arc::new(start_mcp(home, Arc::clone(&confirmer)).await?);
     // Servers that did not start: said at each conversation's first turn (chat, run,
     // the web page alike).
@@ -127,6 +130,7 @@ pub async fn build(
         .notices(mcp.warnings().to_vec());
     let mut app = assemble(home, user_flag, assembly).await?;
     app.mcp = mcp;
+    app.model = model;
     if let Err(error) = recover(&app).await {
         app.close().await;
         return Err(error);
@@ -202,6 +206,7 @@ async fn assemble(
         tokenizer: agent.tokenizer,
         sandbox: agent.sandbox,
         mcp: Arc::new(McpServers::none()),
+        model: String::new(),
         peers,
         skills: agent.skills,
     })

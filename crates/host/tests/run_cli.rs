@@ -119,7 +119,8 @@ async fn without_an_endpoint_run_exits_2_and_says_how_to_configure_one() {
     assert!(
         err.contains("OPENAI_API_KEY")
             && err.contains("models.json")
-            && err.contains("cargo xtask demo"),
+            && err.contains("ollama pull")
+            && !err.contains("cargo xtask"),
         "{err}"
     );
 }

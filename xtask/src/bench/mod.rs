@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: the performance figures of docs/design.md §13, each printed beside a
 //! baseline measured in the same run, as ratios.
 
+mod chat;
 mod compression;
 mod estimate;
 mod fixture;
@@ -20,8 +21,8 @@ pub struct BenchArgs {
     /// Rows stored for the search benchmark.
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
-    /// Run only these benchmarks (overhead, run, estimate, search, compression, serve,
-    /// render).
+    /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
+    /// serve, render).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -105,6 +106,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("run") {
         print(&run::run().await?);
+    }
+    if wants("chat") {
+        print(&chat::run().await?);
     }
     if wants("estimate") {
         print(&estimate::run().await?);

@@ -44,20 +44,7 @@ pub async fn run() -> Result<Vec<Figure>, String> {
             .await?,
         );
     }
-    let mut starts = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let started = Instant::now();
-        let status = tokio::process::Command::new(&binary)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .await
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err(format!("smallebot --version exited with {status}"));
-        }
-        starts.push(started.elapsed());
-    }
+    let starts = version_starts(&binary, RUNS).await?;
     let turn_request = model
         .requests()
         .into_iter()
@@ -105,6 +92,25 @@ pub async fn run() -> Result<Vec<Figure>, String> {
             if run <= TARGET { "met" } else { "NOT met" }
         ),
     }])
+}
+
+/// `runs` times `smallebot --version`, start to exit: the floor of any command.
+pub async fn version_starts(binary: &Path, runs: usize) -> Result<Vec<Duration>, String> {
+    let mut starts = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        let status = tokio::process::Command::new(binary)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("smallebot --version exited with {status}"));
+        }
+        starts.push(started.elapsed());
+    }
+    Ok(starts)
 }
 
 /// One `smallebot run PROMPT` in `home`, to its exit; the answer must arrive.

@@ -173,6 +173,13 @@ impl AgentAssembly {
         self.chat.is_some()
     }
 
+    /// The name of the chat model sent to its endpoint, if one is configured (the
+    /// default of the models a conversation may choose).
+    #[must_use]
+    pub fn chat_model(&self) -> Option<&str> {
+        self.chat.as_ref().map(|chat| chat.model.as_str())
+    }
+
     /// The chat model (replaces the one from models.json or the environment).
     #[must_use]
     pub fn endpoint(mut self, chat: ChatEndpoint) -> Self {

@@ -2,13 +2,15 @@
 
 use futures::StreamExt;
 use smallebot_application::ports::{
-    DeltaSink, ModelError, ModelErrorKind, ModelRequest, ModelResponse,
+    DeltaSink, ModelDelta, ModelError, ModelErrorKind, ModelRequest, ModelResponse,
 };
+use tokio::sync::mpsc;
 
 use super::accumulate::StreamAccumulator;
 use super::body::RequestBody;
 use super::endpoint::{ClientSettings, Target};
 use super::errors::map_error;
+use super::retry::announcing_retries;
 use super::wire::Chunk;
 
 /// Why an attempt failed, and whether sending the request again can help.
@@ -71,8 +73,20 @@ pub(crate) async fn stream_once(
         reasoning_effort: target.endpoint.reasoning_effort.as_deref(),
     };
     let chat = target.client.chat();
-    let started = chat.create_stream_byot::<_, Chunk>(body);
-    let mut stream = match tokio::time::timeout(idle, started).await {
+    // Retries before the response (the layer underneath) are announced as they come.
+    let (notices, mut announced) = mpsc::unbounded_channel();
+    let started = tokio::time::timeout(
+        idle,
+        announcing_retries(notices, chat.create_stream_byot::<_, Chunk>(body)),
+    );
+    tokio::pin!(started);
+    let opened = loop {
+        tokio::select! {
+            opened = &mut started => break opened,
+            Some(notice) = announced.recv() => on_delta(ModelDelta::Retrying(notice)),
+        }
+    };
+    let mut stream = match opened {
         Err(_) => return Err(stalled()),
         Ok(Err(err)) => {
             return Err(AttemptFailure::before_body(map_error(

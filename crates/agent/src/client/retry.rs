@@ -3,7 +3,9 @@
 //!
 //! It retries only before a response body is read. A stream that breaks after it
 //! started is retried one level up, per attempt (`attempt.rs`), where the consumer is
-//! told to discard what the failed attempt streamed.
+//! told to discard what the failed attempt streamed. A retry here is announced too
+//! (a [`RetryNotice`] on the channel [`announcing_retries`] gives the task making the
+//! request), so a person waiting for the first byte sees why and for how long.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,6 +16,8 @@ use async_openai::error::OpenAIError;
 use async_openai::middleware::{HttpRequestFactory, ReqwestService};
 use rand::Rng;
 use reqwest::Response;
+use smallebot_application::ports::RetryNotice;
+use tokio::sync::mpsc;
 use tower::{Service, ServiceExt};
 
 /// When and how long to wait between attempts.
@@ -51,6 +55,31 @@ impl RetryPolicy {
             .min(self.max_delay);
         let jitter = rand::rng().random_range(0.75..1.25);
         exp.mul_f64(jitter)
+    }
+}
+
+tokio::task_local! {
+    /// Where the retries of a request made in this task are announced (set by
+    /// [`announcing_retries`] around the wait for a response).
+    static RETRY_NOTICES: mpsc::UnboundedSender<RetryNotice>;
+}
+
+/// Runs `request` (a future that makes a request through a [`RetryService`]) with its
+/// retries before the response — 429, 5xx, connection errors — announced on `notices`.
+pub(crate) async fn announcing_retries<F: Future>(
+    notices: mpsc::UnboundedSender<RetryNotice>,
+    request: F,
+) -> F::Output {
+    RETRY_NOTICES.scope(notices, request).await
+}
+
+/// What went wrong, in a few words, for a retry's notice.
+fn failure_reason(result: &Result<Response, OpenAIError>) -> String {
+    match result {
+        Ok(response) if response.status().as_u16() == 429 => "rate limited (429)".to_owned(),
+        Ok(response) => format!("server error {}", response.status().as_u16()),
+        Err(OpenAIError::Reqwest(err)) if err.is_timeout() => "no response in time".to_owned(),
+        Err(_) => "cannot connect".to_owned(),
     }
 }
 
@@ -120,6 +149,17 @@ impl Service<HttpRequestFactory> for RetryService {
                     None => policy.backoff(attempt),
                 };
                 tracing::warn!(attempt, ?delay, "model request failed; retrying");
+                // Announced where someone listens (a turn's request), before the wait.
+                let _ = RETRY_NOTICES.try_with(|notices| {
+                    let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+                    let notice = RetryNotice::new(
+                        attempt + 1,
+                        policy.max_attempts,
+                        failure_reason(&result),
+                        delay_ms,
+                    );
+                    notices.send(notice)
+                });
                 tokio::time::sleep(delay).await;
                 attempt += 1;
             }

@@ -31,13 +31,17 @@ No model endpoint is configured. Configure one of these ways:
      For a local Ollama:
        OPENAI_BASE_URL=http://localhost:11434/v1 SMALLEBOT_MODEL=qwen3:8b smallebot chat
 
-  2. A models file, <home>/models.json (home: --home DIR, SMALLEBOT_HOME, or ./.agents):
+  2. A models file, <home>/models.json (home: --home DIR, SMALLEBOT_HOME, else the
+     nearest .agents directory here or above, else ~/.smallebot):
        { \"default\": \"local\",
          \"models\": [ { \"id\": \"local\", \"baseUrl\": \"http://localhost:11434/v1\",
                        \"model\": \"qwen3:8b\", \"contextWindow\": 32768 } ] }
      Add \"apiKeyEnv\": \"NAME_OF_VARIABLE\" to a model that needs an API key.
 
-  3. No model at all: run the offline demo with `cargo xtask demo`.
+  3. No account and no key: run a model on this machine and point 1. at it. Ollama
+     (https://ollama.com): `ollama pull qwen3:8b`, then the line above; llama.cpp's
+     `llama-server --port 8080`: OPENAI_BASE_URL=http://localhost:8080/v1; LM Studio's
+     server: OPENAI_BASE_URL=http://localhost:1234/v1.
 ";
 
 /// A model endpoint ready to call: its settings and its API key.

@@ -336,3 +336,19 @@ pub fn independent_count(tokenizer: &Tokenizer, request: &RecordedRequest) -> u6
     }
     total
 }
+
+/// The `(attempt, max, reason)` of every `Retrying` event among `events`.
+pub fn retries(events: &[EventKind]) -> Vec<(u32, u32, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Retrying {
+                attempt,
+                max,
+                reason,
+                ..
+            } => Some((*attempt, *max, reason.clone())),
+            _ => None,
+        })
+        .collect()
+}

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
-use smallebot_core::repository::RepoResult;
 use smallebot_core::rules::truncation::cap_stored_result;
 
 use super::turn::{PendingResult, TurnRun};

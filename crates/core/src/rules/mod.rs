@@ -13,5 +13,6 @@ pub mod search_limits;
 pub mod snippet;
 pub mod terminal_text;
 pub mod title_text;
+pub mod tool_summary;
 pub mod truncation;
 pub mod workspace_path;

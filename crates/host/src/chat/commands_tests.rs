@@ -241,3 +241,60 @@ async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
     let turn = turn_requests(&server).pop().unwrap();
     assert_eq!(turn.model(), Some("large-model"));
 }
+
+#[tokio::test]
+async fn switch_to_an_unknown_id_points_to_list_and_help_names_the_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let out = run_repl(&service, None, b"/switch ffff\n/help\n/quit\n").await;
+    assert!(
+        out.contains("no conversation of yours has an id starting with 'ffff': /list shows them"),
+        "{out}"
+    );
+    assert!(!out.contains("smallebot conversations list"), "{out}");
+    for key in ["Alt+Enter", "Shift+Enter", "Tab", "Ctrl+R"] {
+        assert!(out.contains(key), "{key} missing from /help:\n{out}");
+    }
+}
+
+#[tokio::test]
+async fn show_expands_a_folded_tool_call_of_the_last_turn() {
+    use smallebot_agent::tools::GetCurrentTime;
+    use smallebot_testkit::ToolCallSpec;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    server.respond_with(|req| {
+        if req.asks_for_title() {
+            ScriptedResponse::text("Title")
+        } else if req.last_role() == Some("user") {
+            ScriptedResponse::tool_calls([ToolCallSpec::new(
+                "call_1",
+                "GetCurrentTime",
+                r#"{"zone":"UTC"}"#,
+            )])
+        } else {
+            ScriptedResponse::text("it is now")
+        }
+    });
+    let service = service_with(
+        dir.path(),
+        &server,
+        ToolRegistry::new().with(std::sync::Arc::new(GetCurrentTime)),
+    )
+    .await;
+    let out = run_repl(&service, None, b"what time?\n/show 1\n/show 2\n/quit\n").await;
+    // Folded in the stream: one line each way, no result.
+    assert!(out.contains("⚙ GetCurrentTime UTC\n"), "{out}");
+    assert!(out.contains("  ✓ GetCurrentTime · ok · "), "{out}");
+    let shown = &out[out.find("⚙ GetCurrentTime [ok]").expect(&out)..];
+    assert!(
+        shown.contains("arguments:\n{\n  \"zone\": \"UTC\"\n}\nresult:\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the last turn made 1 tool call(s): /show 1 to /show 1"),
+        "{out}"
+    );
+}

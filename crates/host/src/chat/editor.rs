@@ -23,7 +23,8 @@ const HISTORY_ENTRIES: usize = 1_000;
 /// The commands offered by Tab.
 const COMMANDS: &[&str] = &[
     "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
-    "/undo", "/mcp", "/edit ", "/clear", "/help", "/quit",
+    "/undo", "/mcp", "/edit ", "/copy", "/resume", "/history", "/show ", "/clear", "/help",
+    "/quit",
 ];
 
 type Reply = oneshot::Sender<std::io::Result<Signal>>;
@@ -37,15 +38,16 @@ pub struct EditorInput {
 
 impl EditorInput {
     /// Starts the editor thread; history goes to `history` (a warning is printed and
-    /// nothing is kept if the file cannot be used).
-    pub fn start(history: PathBuf) -> Self {
+    /// nothing is kept if the file cannot be used); `colours` off (`NO_COLOR`) draws
+    /// what is typed, the prompt and the menu without colours.
+    pub fn start(history: PathBuf, colours: bool) -> Self {
         let (requests, receiver) = mpsc::channel::<(String, Reply)>();
         let conversations = Arc::new(Mutex::new(Vec::new()));
         let ids = Arc::clone(&conversations);
         let spawned = std::thread::Builder::new()
             .name("line-editor".into())
             .spawn(move || {
-                let mut editor = editor(history, ids);
+                let mut editor = editor(history, ids, colours);
                 while let Ok((prompt, reply)) = receiver.recv() {
                     let read = editor.read_line(&ChatPrompt(prompt));
                     if matches!(read, Ok(Signal::Success(_))) {
@@ -67,7 +69,7 @@ impl EditorInput {
     }
 }
 
-fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>) -> Reedline {
+fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: bool) -> Reedline {
     let mut keys = default_emacs_keybindings();
     for modifiers in [KeyModifiers::ALT, KeyModifiers::SHIFT] {
         keys.add_binding(
@@ -89,6 +91,9 @@ fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>) -> Reedline 
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(ChatCompleter { conversations }))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+        // One candidate (a unique id prefix, `/q`): completed at once, no menu.
+        .with_quick_completions(true)
+        .with_ansi_colors(colours)
         .use_bracketed_paste(true);
     match FileBackedHistory::with_file(HISTORY_ENTRIES, history.clone()) {
         Ok(kept) => editor.with_history(Box::new(kept)),
@@ -224,7 +229,7 @@ mod tests {
 
     #[test]
     fn slash_commands_and_conversation_ids_complete() {
-        assert_eq!(completions("/s"), ["/switch ", "/search "]);
+        assert_eq!(completions("/s"), ["/switch ", "/search ", "/show "]);
         assert_eq!(completions("/q"), ["/quit"]);
         assert!(completions("/zz").is_empty());
         let mut completer = ChatCompleter {

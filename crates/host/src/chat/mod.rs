@@ -3,10 +3,13 @@
 #[cfg(test)]
 mod commands_tests;
 mod confirm;
+mod cursor_query;
 mod editor;
 mod input;
+mod picker;
 mod repl;
 mod slash;
+mod status_line;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]
@@ -41,8 +44,29 @@ pub struct ChatArgs {
     pub conversation: Option<String>,
     /// Start a new conversation (default: continue the most recent one).
     pub new: bool,
+    /// Choose the conversation from the picker (on a terminal; else the most recent).
+    pub resume: bool,
     /// Conversation owner.
     pub user: Option<String>,
+}
+
+/// The model `conversation` (or a new one) runs on, as the banner names it: the name
+/// sent to the endpoint, with its id in models.json when there is a choice and the two
+/// differ.
+fn model_shown(
+    service: &smallebot_application::ConversationService,
+    conversation: Option<&smallebot_core::entities::Conversation>,
+    default: &str,
+) -> String {
+    let choices = service.models();
+    let id = conversation
+        .and_then(|c| service.model_of(c))
+        .or_else(|| choices.first().map(|m| m.id.clone()));
+    match id.and_then(|id| choices.iter().find(|m| m.id == id)) {
+        Some(m) if choices.len() > 1 && m.id != m.model => format!("{} ({})", m.model, m.id),
+        Some(m) => m.model.clone(),
+        None => default.to_owned(),
+    }
 }
 
 /// Runs the REPL on stdin/stdout until the person leaves.
@@ -60,7 +84,9 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     };
     let service = std::sync::Arc::clone(&app.service);
     // A new conversation is created with its first message, not before.
-    let conversation = match (&args.conversation, args.new) {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let picking = args.resume && terminal;
+    let conversation = match (&args.conversation, args.new || picking) {
         (Some(reference), _) => {
             Some(find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?)
         }
@@ -83,11 +109,17 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let style = Style::for_stdout();
     let opened = match &conversation {
         Some(c) => format!("{} ({})", escape_controls(&c.title), c.id),
+        None if picking => "choose a conversation to resume".to_owned(),
         None => "new conversation".to_owned(),
     };
     let mut banner = format!(
-        "SmallEBot — {opened} — /help for commands\nhome {}",
-        home.root().display()
+        "SmallEBot — {opened} — /help for commands\nhome {} · model {}",
+        home.root().display(),
+        escape_controls(&model_shown(
+            &app.service,
+            conversation.as_ref(),
+            &app.model
+        ))
     );
     if let Some(sandbox) = &app.sandbox {
         banner.push('\n');
@@ -105,16 +137,29 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         printer,
         interrupts,
     )
+    .on_terminal(std::io::stdout().is_terminal())
+    .with_tokenizer(std::sync::Arc::clone(&app.tokenizer))
     .with_confirmations(confirmations)
     .with_mcp(std::sync::Arc::clone(&app.mcp))
     .with_skills(app.skills.clone());
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
+    if picking {
+        match repl.pick().await? {
+            Some(id) => repl.open(id).await?,
+            None => outln!("new conversation: it is saved with your first message")?,
+        }
+    }
     let session = async {
-        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-            repl.run(EditorInput::start(home.root().join(HISTORY_FILE)))
-                .await
+        // The line editor needs the terminal to say where the cursor is; one that does
+        // not answer gets plain lines at once rather than the editor's 2 s wait.
+        if terminal && cursor_query::terminal_answers(cursor_query::ANSWER_WAIT) {
+            repl.run(EditorInput::start(
+                home.root().join(HISTORY_FILE),
+                style.ansi,
+            ))
+            .await
         } else {
             repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
                 .await

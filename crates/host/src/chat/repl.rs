@@ -14,7 +14,10 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::mpsc;
 
 mod commands;
+mod copy;
 mod follow;
+mod resume;
+mod show;
 
 use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};
@@ -40,6 +43,11 @@ pub struct Repl<W: Write> {
     mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
     /// The skills, for `/skills`.
     skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
+    /// The output is a terminal (with or without colours): `/clear` clears it.
+    terminal: bool,
+    /// The tokenizer (built in the background), waited for before a turn is sent so
+    /// its context figure is exact even when the first message came at once.
+    tokenizer: Option<Arc<smallebot_agent::tokenizer::Tokenizer>>,
 }
 
 enum Next {
@@ -68,7 +76,34 @@ impl<W: Write> Repl<W> {
             always_allowed: HashSet::new(),
             mcp: None,
             skills: None,
+            terminal: false,
+            tokenizer: None,
         }
+    }
+
+    /// Counts every turn's context exactly: `tokenizer` is waited for (if it is still
+    /// being built) before a turn is sent.
+    #[must_use]
+    pub fn with_tokenizer(mut self, tokenizer: Arc<smallebot_agent::tokenizer::Tokenizer>) -> Self {
+        self.tokenizer = Some(tokenizer);
+        self
+    }
+
+    /// Waits until the tokenizer is built (at once when it is), so the turn's context
+    /// figure is counted, not bounded.
+    async fn exact_counts(&self) {
+        if let Some(tokenizer) = self.tokenizer.as_ref().filter(|t| !t.is_ready()) {
+            let tokenizer = Arc::clone(tokenizer);
+            let _built = tokio::task::spawn_blocking(move || tokenizer.warm_up()).await;
+        }
+    }
+
+    /// Whether the output is a terminal (colours or not: `NO_COLOR` only takes the
+    /// colours away).
+    #[must_use]
+    pub fn on_terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
+        self
     }
 
     /// Lists these skills on `/skills`.
@@ -167,6 +202,7 @@ impl<W: Write> Repl<W> {
                 }
                 None if line.trim().is_empty() => Next::Continue,
                 None => {
+                    self.exact_counts().await;
                     match self.turn(line, &mut input).await {
                         Ok(()) => {}
                         Err(HostError::Io(error)) => return Err(HostError::Io(error)),

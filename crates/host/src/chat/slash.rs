@@ -29,6 +29,14 @@ pub enum Slash {
     Mcp,
     /// List the skills (and the problems of broken skill folders).
     Skills,
+    /// Choose a conversation to open from a picker of recent ones.
+    Resume,
+    /// Show this conversation's whole timeline.
+    History,
+    /// Show the Nth tool call of the last turn whole.
+    Show(usize),
+    /// Put the last answer on the clipboard (OSC 52).
+    Copy,
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -43,6 +51,8 @@ Commands:
   /new           start a new conversation
   /list          list your conversations
   /switch ID     switch to a conversation (full id or a unique prefix)
+  /resume        choose a recent conversation from a list (type to filter)
+  /history       show this whole conversation (the reopened view shows the last turns)
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
   /tasks         show this conversation's task list (the plan)
@@ -53,11 +63,18 @@ Commands:
   /undo          take the last turn out of the context (kept in the history, marked)
   /mcp           show the MCP servers: running or not, tools, last error
   /skills        list the skills the model can load, and broken skill folders
+  /show N        show the Nth tool call of the last turn whole (arguments, result)
+  /copy          put the last answer on the clipboard (through the terminal, OSC 52:
+                 the terminal must allow programs to set the clipboard)
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
-While a turn runs, Ctrl+C cancels it (the partial answer is kept).
-At the prompt, Ctrl+C twice exits.";
+Keys:
+  Enter          send; Alt+Enter or Shift+Enter starts a new line
+  Tab            complete a command, or the conversation id after /switch
+  Ctrl+R         search what you typed before (Up and Down walk through it)
+  Ctrl+C         while a turn runs: cancel it (the partial answer is kept);
+                 at the prompt: twice to exit";
 
 /// Parses a line starting with `/`; `None` for ordinary messages, `Some(Err)` for an
 /// unknown or malformed command (with a message saying what to type instead).
@@ -87,11 +104,18 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("mcp", "") => Ok(Slash::Mcp),
         ("skills", "") => Ok(Slash::Skills),
         ("clear", "") => Ok(Slash::Clear),
+        ("copy", "") => Ok(Slash::Copy),
+        ("resume", "") => Ok(Slash::Resume),
+        ("history", "") => Ok(Slash::History),
+        ("show", n) => match n.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Slash::Show(n)),
+            _ => Err("usage: /show N (the number on the tool call's line)".into()),
+        },
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (
             known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"
-            | "skills"),
+            | "skills" | "copy"),
             _,
         ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
@@ -139,6 +163,19 @@ mod tests {
                 Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
             ),
             ("/clear", Some(Ok(Slash::Clear))),
+            ("/copy", Some(Ok(Slash::Copy))),
+            ("/resume", Some(Ok(Slash::Resume))),
+            ("/history", Some(Ok(Slash::History))),
+            ("/show 2", Some(Ok(Slash::Show(2)))),
+            (
+                "/show",
+                Some(Err("usage: /show N (the number on the tool call's line)")),
+            ),
+            (
+                "/show 0",
+                Some(Err("usage: /show N (the number on the tool call's line)")),
+            ),
+            ("/copy all", Some(Err("/copy takes no argument"))),
             ("/undo", Some(Ok(Slash::Undo))),
             ("/undo 2", Some(Err("/undo takes no argument"))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),

@@ -19,10 +19,14 @@ use crate::error::HostError;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), HostError> {
+    // Without a current directory (deleted under us) only `.` is left to look in.
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let home = Home::new(crate::cli::resolve_home(
         cli.home,
-        std::path::Path::new("./.agents").is_dir(),
+        &cwd,
         std::env::var_os("HOME").map(std::path::PathBuf::from),
+        std::path::Path::is_dir,
+        |p| p.symlink_metadata().is_ok(),
     ))
     .with_database(cli.database);
     match cli.command {
@@ -31,6 +35,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Chat {
             conversation,
             new,
+            resume,
             user,
         } => {
             crate::chat::run(
@@ -38,6 +43,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
                 crate::chat::ChatArgs {
                     conversation,
                     new,
+                    resume,
                     user,
                 },
             )

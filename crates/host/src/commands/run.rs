@@ -111,13 +111,23 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         }
         None => (service.create_conversation(&app.user).await?.id, true),
     };
+    if std::io::stderr().is_terminal() {
+        // A person reads the context figure: counted exactly, as the chat counts it,
+        // rather than the upper bound (one token per byte, ~4× too high) a request
+        // sent before the tokenizer is built gets. Built in the background since
+        // start-up; a script (standard error not a terminal) never waits for it.
+        let tokenizer = Arc::clone(&app.tokenizer);
+        let _built = tokio::task::spawn_blocking(move || tokenizer.warm_up()).await;
+    }
     if let Some(warning) = confirmation_warning(home) {
         errln!("{warning}");
     }
     if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
         errln!("warning: {}", sandbox.summary());
     }
-    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout());
+    // `/show N` is the chat's: `conversations show` prints a run's tool calls whole.
+    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout())
+        .show_hint(false);
     if !args.json {
         let on_terminal = std::io::stdout().is_terminal();
         printer = printer

@@ -4,20 +4,13 @@
 use std::io::Write;
 
 use smallebot_application::{Event, EventKind};
-use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::terminal_text::escape_controls;
-use smallebot_core::rules::truncation::truncate_with_marker;
 use smallebot_core::tasks::format_progress;
 
 use smallebot_term_markdown::Highlighter;
 
 use super::Style;
 use super::markdown::{AnswerView, LiveAnswer};
-
-/// Characters of each shown line of a tool call or result.
-const SHOWN_RESULT_CHARS: usize = 200;
-/// Lines of a tool result shown in the terminal (the rest is counted).
-const SHOWN_RESULT_LINES: usize = 6;
 
 /// Formats a token count as `12.3k`.
 pub fn tokens(n: u64) -> String {
@@ -51,6 +44,32 @@ pub struct EventPrinter<W: Write> {
     /// With [`EventPrinter::hold_attempts`]: the answer text of the attempt still
     /// streaming, printed once the attempt has finished.
     held: Option<String>,
+    /// The tool calls of the turn: their numbers (for `/show N`) and start times.
+    tools: ToolClock,
+    /// Whether a finished tool call's line names `/show N` (the chat's command).
+    show_hint: bool,
+}
+
+/// The tool calls of a turn as they start and end: numbered in the order they started,
+/// timed.
+#[derive(Debug, Default)]
+struct ToolClock {
+    started: Vec<(String, std::time::Instant)>,
+}
+
+impl ToolClock {
+    fn started(&mut self, call_id: &str) {
+        self.started
+            .push((call_id.to_owned(), std::time::Instant::now()));
+    }
+
+    /// The call's number in the turn (from 1) and how long it took.
+    fn completed(&mut self, call_id: &str) -> (usize, Option<std::time::Duration>) {
+        match self.started.iter().position(|(id, _)| id == call_id) {
+            Some(at) => (at + 1, Some(self.started[at].1.elapsed())),
+            None => (self.started.len() + 1, None),
+        }
+    }
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -69,6 +88,8 @@ impl<W: Write> EventPrinter<W> {
             shared_screen: false,
             last_usage: None,
             held: None,
+            tools: ToolClock::default(),
+            show_hint: true,
         }
     }
 
@@ -80,6 +101,14 @@ impl<W: Write> EventPrinter<W> {
     #[must_use]
     pub fn hold_attempts(mut self, hold: bool) -> Self {
         self.held = hold.then(String::new);
+        self
+    }
+
+    /// Whether a finished tool call's line ends with `/show N` (where that command
+    /// exists: the chat).
+    #[must_use]
+    pub fn show_hint(mut self, shown: bool) -> Self {
+        self.show_hint = shown;
         self
     }
 
@@ -256,40 +285,28 @@ impl<W: Write> EventPrinter<W> {
             }
             EventKind::TextDelta { text } => self.answer_text(text)?,
             EventKind::ToolCallStarted {
+                call_id,
                 tool_name,
                 arguments,
-                ..
             } => {
-                let args = truncate_with_marker(arguments, SHOWN_RESULT_CHARS, "…");
-                let line = format!(
-                    "{} {}({})",
-                    style.bold("⚙"),
-                    style.cyan(&escape_controls(tool_name)),
-                    escape_controls(&args)
-                );
-                self.status_line(&line)?;
+                self.tools.started(call_id);
+                self.status_line(&super::tool_lines::started(style, tool_name, arguments))?;
             }
             EventKind::ToolCallCompleted {
+                call_id,
                 tool_name,
                 status,
                 result,
-                ..
             } => {
-                let mark = if *status == ToolCallStatus::Ok {
-                    style.green("✓")
-                } else {
-                    style.red("✗")
-                };
-                let head = format!(
-                    "  {mark} {} {}",
-                    style.cyan(&escape_controls(tool_name)),
-                    style.dim(&format!("[{}]", status.as_str()))
-                );
-                self.status_line(&head)?;
-                for line in result_lines(result) {
-                    self.status_line(&style.dim(&format!("    {line}")))?;
+                let (number, took) = self.tools.completed(call_id);
+                let number = self.show_hint.then_some(number);
+                let lines =
+                    super::tool_lines::completed(style, number, tool_name, *status, result, took);
+                for line in lines {
+                    self.status_line(&line)?;
                 }
             }
+            EventKind::TurnStarted => self.tools = ToolClock::default(),
             EventKind::CompressionStarted { .. } => {
                 self.status_line(&style.dim("Compressing context..."))?;
             }
@@ -362,29 +379,11 @@ impl<W: Write> EventPrinter<W> {
                 );
                 self.status_line(&style.red(&line))?;
             }
-            // TurnStarted, TitleChanged and kinds added later print nothing.
+            // TitleChanged and kinds added later print nothing.
             _ => {}
         }
         self.out.flush()
     }
-}
-
-/// The lines of a tool result as shown: at most [`SHOWN_RESULT_LINES`], each cut to
-/// [`SHOWN_RESULT_CHARS`], then how many more there are; control characters escaped.
-fn result_lines(result: &str) -> Vec<String> {
-    let lines: Vec<&str> = result.lines().collect();
-    let mut shown: Vec<String> = lines
-        .iter()
-        .take(SHOWN_RESULT_LINES)
-        .map(|l| escape_controls(&truncate_with_marker(l, SHOWN_RESULT_CHARS, "…")).into_owned())
-        .collect();
-    if lines.len() > SHOWN_RESULT_LINES {
-        shown.push(format!(
-            "… ({} more lines)",
-            lines.len() - SHOWN_RESULT_LINES
-        ));
-    }
-    shown
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
 
 fn printed(events: &[EventKind], ansi: bool) -> String {
@@ -71,7 +72,8 @@ fn escape_sequences_from_the_model_and_tools_are_printed_as_text() {
             EventKind::ToolCallCompleted {
                 call_id: "c".into(),
                 tool_name: "Tool\x1b[H".into(),
-                status: ToolCallStatus::Ok,
+                // A failure's first line of result is shown (an ok result is folded).
+                status: ToolCallStatus::Error,
                 result: "out\x1b[2Jput".into(),
             },
             EventKind::TurnFailed {
@@ -95,21 +97,29 @@ fn escape_sequences_from_the_model_and_tools_are_printed_as_text() {
 }
 
 #[test]
-fn a_tool_result_shows_several_lines_up_to_a_bound() {
+fn a_tool_call_is_one_line_each_way_with_its_result_folded() {
     let result: String = (1..=10).map(|i| format!("line {i}\n")).collect();
     let shown = printed(
-        &[EventKind::ToolCallCompleted {
-            call_id: "c".into(),
-            tool_name: "ReadFile".into(),
-            status: ToolCallStatus::Ok,
-            result,
-        }],
+        &[
+            EventKind::ToolCallStarted {
+                call_id: "c".into(),
+                tool_name: "ReadFile".into(),
+                arguments: r#"{"path":"notes.md"}"#.into(),
+            },
+            EventKind::ToolCallCompleted {
+                call_id: "c".into(),
+                tool_name: "ReadFile".into(),
+                status: ToolCallStatus::Ok,
+                result,
+            },
+        ],
         false,
     );
-    assert_eq!(
-        shown,
-        "  ✓ ReadFile [ok]\n    line 1\n    line 2\n    line 3\n    line 4\n    line 5\n    line 6\n    … (4 more lines)\n"
-    );
+    let (started, ended) = shown.split_once('\n').unwrap();
+    assert_eq!(started, "⚙ ReadFile notes.md");
+    assert!(ended.starts_with("  ✓ ReadFile · ok · "), "{shown}");
+    assert!(ended.ends_with("s · /show 1\n"), "{shown}");
+    assert!(!shown.contains("line 1"), "{shown}");
 }
 
 #[test]
@@ -190,7 +200,7 @@ fn status_lines_can_go_to_another_writer() {
     drop(printer);
     assert_eq!(String::from_utf8(out).unwrap(), "The answer.");
     let side = String::from_utf8(status.0.lock().unwrap().clone()).unwrap();
-    assert_eq!(side, "⚙ GetCurrentTime({})\n");
+    assert_eq!(side, "⚙ GetCurrentTime\n");
 }
 
 #[test]

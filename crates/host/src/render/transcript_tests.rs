@@ -64,8 +64,8 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             &format!("answer {i}\x1b[2J"),
         ));
     }
-    let shown = recent_transcript(&rows, 3, &[], &plain());
-    let expected = "… 1 earlier turn(s)\n".to_owned()
+    let shown = recent_transcript(&rows, 3, &[], &[], &plain());
+    let expected = "… 1 earlier turn(s) — /history shows them\n".to_owned()
         + &(1..4)
             .map(|i| {
                 format!(
@@ -74,7 +74,7 @@ fn the_last_turns_are_shown_escaped_without_reasoning_or_empty_rows() {
             })
             .collect::<String>();
     assert_eq!(shown, expected);
-    assert_eq!(recent_transcript(&[], 3, &[], &plain()), "");
+    assert_eq!(recent_transcript(&[], 3, &[], &[], &plain()), "");
 }
 
 #[test]
@@ -87,7 +87,33 @@ fn what_was_typed_in_an_undone_turn_is_marked() {
         message(undone, 4, Role::Assistant, "two"),
     ];
     assert_eq!(
-        recent_transcript(&rows, 3, &[undone], &plain()),
+        recent_transcript(&rows, 3, &[undone], &[], &plain()),
         "› first\none\n› [undone] second\ntwo\n"
+    );
+}
+
+#[test]
+fn turns_that_did_not_complete_are_marked_and_long_messages_bounded() {
+    let (cancelled, failed, long) = (TurnId::new(), TurnId::new(), TurnId::new());
+    let many_lines: String = (1..=25).map(|i| format!("line {i}\n")).collect();
+    let rows = [
+        message(cancelled, 1, Role::User, "first"),
+        message(cancelled, 2, Role::Assistant, "half an ans"),
+        message(failed, 3, Role::User, "second"),
+        message(long, 4, Role::User, "third"),
+        message(long, 5, Role::Assistant, &many_lines),
+    ];
+    let ended = [
+        (cancelled, "cancelled — partial answer kept".to_owned()),
+        (failed, "failed: the model is down".to_owned()),
+    ];
+    let shown = recent_transcript(&rows, 3, &[], &ended, &plain());
+    let expected_long: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(
+        shown,
+        format!(
+            "› first\nhalf an ans\n(cancelled — partial answer kept)\n› second\n\
+             (failed: the model is down)\n› third\n{expected_long}… (5 more lines — /history)\n"
+        )
     );
 }

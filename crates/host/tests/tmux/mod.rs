@@ -9,6 +9,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A testkit model answering every turn with `answer` and every title request with
+/// `A title`.
+pub async fn answering(answer: &'static str) -> smallebot_testkit::TestModel {
+    let model = smallebot_testkit::TestModel::start().await.unwrap();
+    model.respond_with(move |req| {
+        if req.asks_for_title() {
+            smallebot_testkit::ScriptedResponse::text("A title")
+        } else {
+            smallebot_testkit::ScriptedResponse::text(answer)
+        }
+    });
+    model
+}
+
 /// A terminal running one command.
 pub struct Tmux {
     socket: PathBuf,
@@ -33,6 +47,31 @@ impl Tmux {
         home: &Path,
         env: &[(&str, &str)],
         args: &[&str],
+        size: (u16, u16),
+    ) -> Option<Self> {
+        let home = home.to_string_lossy();
+        let mut all = vec!["--home", home.as_ref()];
+        all.extend_from_slice(args);
+        Self::launch(test, None, env, &all, size)
+    }
+
+    /// Runs `smallebot <args>` (no `--home`: the home is found) in the directory `cwd`
+    /// with `env`; `None` when tmux is missing and not required.
+    pub fn start_in(
+        test: &str,
+        cwd: Option<&Path>,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Option<Self> {
+        Self::launch(test, cwd, env, args, (160, 50))
+    }
+
+    /// Starts `smallebot <args>` in `cwd` in a terminal of `(columns, rows)`.
+    fn launch(
+        test: &str,
+        cwd: Option<&Path>,
+        env: &[(&str, &str)],
+        args: &[&str],
         (columns, rows): (u16, u16),
     ) -> Option<Self> {
         if Command::new("tmux").arg("-V").output().is_err() {
@@ -47,17 +86,17 @@ impl Tmux {
         }
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("tmux.sock");
-        let mut line = String::from(
+        let mut line = String::new();
+        if let Some(cwd) = cwd {
+            line.push_str(&format!("cd {} && ", quote(&cwd.to_string_lossy())));
+        }
+        line.push_str(
             "env -u SMALLEBOT_HOME -u OPENAI_API_KEY -u OPENAI_BASE_URL -u SMALLEBOT_MODEL -u NO_COLOR USER=tester",
         );
         for (key, value) in env {
             line.push_str(&format!(" {}", quote(&format!("{key}={value}"))));
         }
-        line.push_str(&format!(
-            " {} --home {}",
-            quote(env!("CARGO_BIN_EXE_smallebot")),
-            quote(&home.to_string_lossy())
-        ));
+        line.push_str(&format!(" {}", quote(env!("CARGO_BIN_EXE_smallebot"))));
         for arg in args {
             line.push_str(&format!(" {}", quote(arg)));
         }
@@ -127,6 +166,16 @@ impl Tmux {
         self.run(&args)
     }
 
+    /// What the screen shows now (no scrollback), wrapped lines joined.
+    pub fn visible(&self) -> String {
+        self.run(&["capture-pane", "-p", "-J", "-t", "t"])
+    }
+
+    /// The whole screen and scrollback with its colours and attributes as escapes.
+    pub fn screen_with_escapes(&self) -> String {
+        self.run(&["capture-pane", "-p", "-e", "-J", "-S", "-", "-t", "t"])
+    }
+
     /// Waits until the prompt is drawn again after the last `marker` on the screen (the
     /// line editor reads again: what is typed or pasted from now on reaches it, not a
     /// terminal in line mode with its line-length limit).
@@ -161,6 +210,16 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Lets programs set the clipboard (OSC 52), which tmux keeps as a paste buffer.
+    pub fn allow_clipboard(&self) {
+        self.run(&["set-option", "-s", "set-clipboard", "on"]);
+    }
+
+    /// The newest paste buffer (what a program put on the clipboard last).
+    pub fn clipboard(&self) -> String {
+        self.run(&["show-buffer"])
     }
 
     /// Whether the program in the pane has exited.

@@ -7,14 +7,13 @@ use super::super::input::LineSource;
 use smallebot_agent::tools;
 use smallebot_application::{PipelineError, SendOptions};
 use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
-use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::search_limits::DEFAULT_MAX_RESULTS;
 
 use super::{Next, Repl};
 use crate::chat::slash::{HELP, Slash};
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
-use crate::render::{RESUMED_TURNS, conversation_line, recent_transcript, tokens};
+use crate::render::{conversation_line, tokens};
 use smallebot_core::rules::truncation::truncate_with_marker;
 
 impl<W: Write> Repl<W> {
@@ -32,18 +31,33 @@ impl<W: Write> Repl<W> {
                 self.say("new conversation: it is saved with your first message")?;
             }
             Slash::Clear => {
-                if self.printer.ansi() {
-                    write!(self.printer.out(), "\x1b[2J\x1b[H")?;
+                if self.terminal {
+                    // Home, the screen, and the scrollback (as `clear` does).
+                    write!(self.printer.out(), "\x1b[H\x1b[2J\x1b[3J")?;
+                    self.printer.out().flush()?;
                 }
             }
+            Slash::Copy => self.copy().await?,
+            Slash::History => self.history().await?,
+            Slash::Show(number) => self.show(number).await?,
+            Slash::Resume => self.resume().await?,
             Slash::List => self.list().await?,
             Slash::Switch(reference) => {
-                let found =
-                    find_conversation(self.service.store().as_ref(), &reference, Some(&self.user))
-                        .await?;
-                self.conversation = Some(found.id);
-                self.say(&format!("switched to {} — {}", found.id, found.title))?;
-                self.show_recent(found.id).await?;
+                let store = self.service.store().as_ref();
+                let found = match find_conversation(store, &reference, Some(&self.user)).await {
+                    Ok(found) => found,
+                    // In the chat, the ids are one command away.
+                    Err(HostError::NoConversationMatches { reference, .. }) => {
+                        let line = format!(
+                            "no conversation of yours has an id starting with '{reference}': \
+                             /list shows them (Tab after /switch completes them)"
+                        );
+                        self.say(&line)?;
+                        return Ok(Next::Continue);
+                    }
+                    Err(error) => return Err(error),
+                };
+                self.open(found.id).await?;
             }
             Slash::Compact(focus) => self.compact(focus, input).await?,
             Slash::Search(text) => {
@@ -97,30 +111,6 @@ impl<W: Write> Repl<W> {
             Slash::Undo => self.undo().await?,
         }
         Ok(Next::Continue)
-    }
-
-    /// Prints the last turns of `conversation` (when it has any).
-    pub(crate) async fn show_recent(
-        &mut self,
-        conversation: ConversationId,
-    ) -> Result<(), HostError> {
-        let rows = self.service.store().rows_after(conversation, 0).await?;
-        let undone: Vec<_> = self
-            .service
-            .store()
-            .list_turns(conversation)
-            .await?
-            .into_iter()
-            .filter(|t| t.undone_at.is_some())
-            .map(|t| t.id)
-            .collect();
-        let answers = self.printer.answer_view();
-        let transcript = recent_transcript(&rows, RESUMED_TURNS, &undone, &answers);
-        if !transcript.is_empty() {
-            // Already escaped, line by line.
-            write!(self.printer.out(), "{transcript}")?;
-        }
-        Ok(())
     }
 
     async fn list(&mut self) -> Result<(), HostError> {

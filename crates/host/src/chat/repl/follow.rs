@@ -1,22 +1,23 @@
 //! Running a turn, a rewrite or a compaction and following it: its events printed as
-//! they come, Ctrl+C cancelling it, command confirmations answered, a spinner while a
-//! compression runs.
+//! they come, Ctrl+C cancelling it, command confirmations answered, the status line
+//! under the stream on a terminal.
 
 use std::future::Future;
 use std::io::Write;
 use std::sync::Arc;
+use std::time::Instant;
 
-use smallebot_application::{
-    Event, EventKind, EventSubscription, PipelineError, SendOptions, TurnHandle,
-};
+use smallebot_application::{Event, EventSubscription, PipelineError, SendOptions, TurnHandle};
 use smallebot_core::ids::ConversationId;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::super::confirm::{Asked, ConfirmRequest, ask};
 use super::super::input::LineSource;
+use super::super::status_line::{StatusLine, terminal_width};
 use super::Repl;
 use crate::error::HostError;
+use crate::render::Style;
 
 /// The events a task is followed by, and how far they were printed: a turn followed
 /// first on a subscription of the REPL's own, then on its handle's events (which begin
@@ -102,7 +103,7 @@ impl<W: Write> Repl<W> {
         let mut storing = Follow::new(self.service.subscribe(conversation));
         let starting = tokio::spawn(starting);
         let handle = match self
-            .drive(conversation, &mut storing, starting, input)
+            .drive(conversation, &mut storing, starting, input, true)
             .await?
         {
             Ok(handle) => handle,
@@ -111,7 +112,10 @@ impl<W: Write> Repl<W> {
         // Dropped, the title's task runs on; the turn's end is followed here.
         let TurnHandle { events, end, .. } = handle;
         let mut turn = storing.continued_by(events);
-        if let Err(err) = self.drive(conversation, &mut turn, end, input).await? {
+        if let Err(err) = self
+            .drive(conversation, &mut turn, end, input, true)
+            .await?
+        {
             self.say(&format!("error: {err}"))?;
         }
         Ok(())
@@ -130,7 +134,10 @@ impl<W: Write> Repl<W> {
         let task =
             tokio::spawn(async move { service.compact(conversation, focus.as_deref()).await });
         // Success and failure alike were printed from the compression's events.
-        if let Err(err) = self.drive(conversation, &mut events, task, input).await? {
+        if let Err(err) = self
+            .drive(conversation, &mut events, task, input, false)
+            .await?
+        {
             self.say(&format!("error: {err}"))?;
         }
         Ok(())
@@ -138,26 +145,33 @@ impl<W: Write> Repl<W> {
 
     /// Waits for `task` while printing `conversation`'s events from `events`; Ctrl+C
     /// cancels the conversation's turn. Input is not read meanwhile, except to answer a
-    /// command confirmation. A spinner turns while a compression runs and is wiped
-    /// before anything else is printed.
+    /// command confirmation. On a terminal the status line says what the work is doing
+    /// (`waiting`: a model request is on the way from the start) and is wiped before
+    /// anything else is printed.
     async fn drive<T, S: LineSource>(
         &mut self,
         conversation: ConversationId,
         events: &mut Follow,
         mut task: JoinHandle<T>,
         input: &mut S,
+        waiting: bool,
     ) -> Result<T, HostError> {
-        let mut spinner = Spinner::default();
-        let mut tick = tokio::time::interval(std::time::Duration::from_millis(120));
+        let style = Style {
+            ansi: self.printer.ansi(),
+        };
+        let mut status = StatusLine::new(self.terminal, style, waiting, Instant::now());
+        let width = if self.terminal { terminal_width() } else { 80 };
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
         let result = loop {
             tokio::select! {
                 Some(event) = events.recv() => {
-                    spinner.observe(&event.kind);
-                    spinner.wipe(self.printer.out())?;
+                    status.observe(&event.kind, Instant::now());
+                    status.wipe(self.printer.out())?;
                     self.printer.print(&event)?;
+                    status.draw(self.printer.out(), Instant::now(), width)?;
                 }
                 joined = &mut task => {
-                    spinner.wipe(self.printer.out())?;
+                    status.wipe(self.printer.out())?;
                     while let Some(event) = events.try_recv() {
                         self.printer.print(&event)?;
                     }
@@ -167,7 +181,7 @@ impl<W: Write> Repl<W> {
                     self.service.cancel(conversation);
                 }
                 Some(request) = next_confirmation(&mut self.confirmations) => {
-                    spinner.wipe(self.printer.out())?;
+                    status.pause(self.printer.out())?;
                     let command = request.command().to_owned();
                     if self.always_allowed.contains(&(conversation, command.clone())) {
                         let line = format!("→ allowed (always in this conversation): $ {command}");
@@ -185,10 +199,8 @@ impl<W: Write> Repl<W> {
                         Asked::Answered(_) => {}
                     }
                 }
-                _ = tick.tick(), if spinner.active && self.printer.ansi() => {
-                    let frame = spinner.next_frame();
-                    write!(self.printer.out(), "\r{frame} Compressing context...")?;
-                    self.printer.out().flush()?;
+                _ = tick.tick(), if status.visible() => {
+                    status.draw(self.printer.out(), Instant::now(), width)?;
                 }
             }
         };
@@ -206,41 +218,5 @@ async fn next_confirmation(
     match requests {
         Some(requests) => requests.recv().await,
         None => std::future::pending().await,
-    }
-}
-
-/// The "Compressing context..." spinner's state.
-#[derive(Debug, Default)]
-struct Spinner {
-    active: bool,
-    frame: usize,
-    /// A frame is on the current line.
-    drawn: bool,
-}
-
-impl Spinner {
-    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-    fn observe(&mut self, event: &EventKind) {
-        match event {
-            EventKind::CompressionStarted { .. } => self.active = true,
-            EventKind::CompressionCompleted { .. } => self.active = false,
-            _ => {}
-        }
-    }
-
-    fn next_frame(&mut self) -> char {
-        self.drawn = true;
-        self.frame = (self.frame + 1) % Self::FRAMES.len();
-        Self::FRAMES[self.frame]
-    }
-
-    /// Clears the spinner's line if a frame is on it.
-    fn wipe(&mut self, out: &mut impl Write) -> std::io::Result<()> {
-        if self.drawn {
-            self.drawn = false;
-            write!(out, "\r\x1b[2K")?;
-        }
-        Ok(())
     }
 }

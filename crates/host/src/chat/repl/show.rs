@@ -1,0 +1,49 @@
+//! `/show N`: the Nth tool call of the last turn whole — its arguments and its result
+//! as stored — where the stream showed it as one folded line.
+
+use std::io::Write;
+
+use smallebot_core::entities::HistoryRow;
+
+use super::Repl;
+use crate::error::HostError;
+
+impl<W: Write> Repl<W> {
+    /// `/show N`: the Nth (from 1) tool call of this conversation's last turn.
+    pub(super) async fn show(&mut self, number: usize) -> Result<(), HostError> {
+        let Some(conversation) = self.conversation else {
+            return self.say("nothing to show: this conversation has no tool calls yet");
+        };
+        let rows = self.service.store().rows_after(conversation, 0).await?;
+        let Some(last) = rows.last().map(HistoryRow::turn_id) else {
+            return self.say("nothing to show: this conversation has no tool calls yet");
+        };
+        let calls: Vec<_> = rows
+            .iter()
+            .filter_map(|row| match row {
+                HistoryRow::ToolCall(call) if call.turn_id == last => Some(call),
+                _ => None,
+            })
+            .collect();
+        let Some(call) = number.checked_sub(1).and_then(|at| calls.get(at)) else {
+            let line = match calls.len() {
+                0 => "the last turn called no tools".to_owned(),
+                count => {
+                    format!("the last turn made {count} tool call(s): /show 1 to /show {count}")
+                }
+            };
+            return self.say(&line);
+        };
+        let arguments = serde_json::from_str::<serde_json::Value>(&call.arguments)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| call.arguments.clone());
+        let text = format!(
+            "⚙ {} [{}]\narguments:\n{arguments}\nresult:\n{}",
+            call.tool_name,
+            call.status.as_str(),
+            call.result.as_deref().unwrap_or("(no result stored)")
+        );
+        self.say(&text)
+    }
+}
