@@ -2,7 +2,7 @@
 // compact, stop, pick a model, start a new conversation.
 import { api } from "./api.js";
 import { $, button, element, scrollDown } from "./dom.js";
-import { openConversation, refresh } from "./conversation.js";
+import { loadConversations, openConversation, refresh, startDraft } from "./conversation.js";
 import { showModel } from "./models.js";
 import { showError, state, updateControls } from "./session.js";
 import { rowOf } from "./timeline.js";
@@ -13,7 +13,7 @@ const at = (path) => `/api/conversations/${state.conversation}${path}`;
 export async function send() {
   const input = $("input");
   const text = input.value;
-  if (!text.trim() || !state.conversation || state.outage) return;
+  if (!text.trim() || (!state.conversation && !state.draft) || state.outage) return;
   showError("");
   const bubble = element("div", "message user", text);
   try {
@@ -22,7 +22,15 @@ export async function send() {
     $("messages").append(bubble);
     input.value = "";
     scrollDown();
-    await api(at("/messages"), { method: "POST", body: { text } });
+    if (state.conversation) {
+      await api(at("/messages"), { method: "POST", body: { text } });
+    } else {
+      // A new conversation is stored with its first message, never empty.
+      const model = $("model").value || undefined;
+      const created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
+      state.draft = false;
+      await openConversation(created.id);
+    }
   } catch (error) {
     // Not stored: no bubble pretends it was; the draft is back in the box.
     bubble.remove();
@@ -111,14 +119,14 @@ async function chooseModel() {
   }
 }
 
-/** Creates a conversation and opens it. */
+/**
+ * Starts a new conversation: an empty page at `/`; nothing is stored until its first
+ * message is sent (see `send`).
+ */
 export async function newConversation() {
-  try {
-    const created = await api("/api/conversations", { method: "POST" });
-    await openConversation(created.id);
-  } catch (error) {
-    showError(error.message);
-  }
+  startDraft();
+  await loadConversations().catch((error) => showError(error.message));
+  $("input").focus();
 }
 
 /** Stops the running turn. */
@@ -147,6 +155,8 @@ export function installActions() {
     const target = event.target.closest("button[data-action]");
     if (!target) return;
     if (target.dataset.action === "edit") startEditing(target.closest(".message"));
-    if (target.dataset.action === "regenerate") regenerate(target.dataset.turnId);
+    if (target.dataset.action === "regenerate" || target.dataset.action === "retry") {
+      regenerate(target.dataset.turnId);
+    }
   });
 }

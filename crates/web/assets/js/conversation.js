@@ -30,11 +30,27 @@ async function closeDeleted(list) {
   const gone = state.conversation;
   const next = list.find((c) => c.id !== gone && document.querySelector(`#conversations li[data-id="${CSS.escape(c.id)}"]:not([hidden])`));
   if (next) return openConversation(next.id, { history: "replace" });
+  startDraft("replace");
+}
+
+/**
+ * Shows an empty new conversation at `/` (`history`: `push` or `replace` the address);
+ * it is stored with its first message.
+ */
+export function startDraft(how = "push") {
+  showError("");
   closeStream();
+  resetStream();
   state.conversation = null;
-  $("title").textContent = "SmallEBot";
+  state.draft = true;
+  state.busy = false;
+  $("title").textContent = "New conversation";
   $("messages").replaceChildren();
-  history.replaceState(null, "", "/");
+  renderPlan(null, null);
+  if (location.pathname !== "/" || location.hash) {
+    if (how === "replace") history.replaceState(null, "", "/");
+    else history.pushState(null, "", "/");
+  }
   updateControls();
 }
 
@@ -46,6 +62,7 @@ export async function openConversation(id, { seq = null, history = "push" } = {}
   showError("");
   closeStream();
   state.conversation = id;
+  state.draft = false;
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
   await refresh();
