@@ -29,6 +29,8 @@ async fn a_message_is_sent_with_enter_and_the_answer_streams_in_as_markdown() {
     .delay_between(Duration::from_millis(40))
     .pause_after_chunks(4, &rest)]);
     s.answer_titles_with("Greeting");
+    // (a stored conversation: a new one is stored with its first message)
+    s.create().await;
     let page = open_page(&s, &browser).await;
     // The usage bar is filled from the timeline before any turn ran.
     assert_eq!(

@@ -5,9 +5,9 @@
 use crate::browser_support;
 use crate::common;
 
-use std::time::Duration;
-
-use browser_support::{Chromium, click, eval, open_page, screenshot, send, wait_for};
+use browser_support::{
+    Chromium, click, eval, open_page, screenshot, send, send_and_stop, wait_for,
+};
 use common::Server;
 use smallebot_testkit::{ScriptedResponse, error_body};
 
@@ -42,23 +42,7 @@ async fn a_failed_turn_keeps_its_error_and_retry_and_a_stopped_answer_its_mark()
     .await;
 
     // A stopped answer stays marked after a reload.
-    s.model.push(
-        ScriptedResponse::text("word ".repeat(300))
-            .chunk_size(5)
-            .delay_between(Duration::from_millis(40)),
-    );
-    send(&page, "talk long").await;
-    wait_for(
-        &page,
-        "document.querySelector('.message.assistant.streaming')?.textContent.length > 10",
-    )
-    .await;
-    click(&page, "#stop").await;
-    wait_for(
-        &page,
-        "document.querySelector('.message.assistant.stopped .stopped-mark') !== null",
-    )
-    .await;
+    send_and_stop(&s, &page, "talk long").await;
     page.reload().await.unwrap();
     wait_for(
         &page,

@@ -5,6 +5,7 @@ import { $, button, element, scrollDown } from "./dom.js";
 import { loadConversations, openConversation, refresh, startDraft } from "./conversation.js";
 import { showModel } from "./models.js";
 import { showError, state, updateControls } from "./session.js";
+import { announceEnded } from "./stream.js";
 import { rowOf } from "./timeline.js";
 
 const at = (path) => `/api/conversations/${state.conversation}${path}`;
@@ -29,7 +30,9 @@ export async function send() {
       const model = $("model").value || undefined;
       const created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
       state.draft = false;
-      await openConversation(created.id);
+      const timeline = await openConversation(created.id, { fresh: true });
+      const first = timeline && !timeline.busy && timeline.turns.find((t) => t.id === created.turn_id);
+      if (first) announceEnded(first.status);
     }
   } catch (error) {
     // Not stored: no bubble pretends it was; the draft is back in the box.

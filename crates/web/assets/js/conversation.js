@@ -56,31 +56,38 @@ export function startDraft(how = "push") {
 
 /**
  * Switches to conversation `id`: its timeline, and its event stream. `seq`: a row to
- * scroll to and mark; `history`: how the address bar follows (see `remember`).
+ * scroll to and mark; `history`: how the address bar follows (see `remember`); `fresh`:
+ * its first turn was just started.
  */
-export async function openConversation(id, { seq = null, history = "push" } = {}) {
+export async function openConversation(id, { seq = null, history = "push", fresh = false } = {}) {
   showError("");
   closeStream();
   state.conversation = id;
   state.draft = false;
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
-  await refresh();
   const reload = () => openConversation(id, { history: "none" });
-  listen(id, { ended: refresh, reload, titled: loadConversations });
+  const handlers = { ended: refresh, reload, titled: loadConversations };
+  // A conversation just created with its first turn: the stream is open before the
+  // timeline is read, so the turn's end is either stored or seen as an event.
+  if (fresh) await listen(id, handlers);
+  const timeline = await refresh();
+  if (!fresh) listen(id, handlers);
   if (seq === null || !markRow(seq)) $("input").focus();
+  return timeline;
 }
 
 /**
  * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
- * the event stream, so nothing emitted meanwhile is missed.
+ * the event stream, so nothing emitted meanwhile is missed; returns the timeline (none
+ * when another conversation was opened meanwhile).
  */
 export async function refresh() {
   const id = state.conversation;
-  if (!id) return;
+  if (!id) return null;
   const titles = state.titles;
   const timeline = await api(`/api/conversations/${id}`);
-  if (state.conversation !== id) return;
+  if (state.conversation !== id) return null;
   resetStream();
   // A title generated while the timeline was on its way came as an event: keep it.
   if (state.titles === titles) $("title").textContent = timeline.conversation.title;
@@ -91,4 +98,5 @@ export async function refresh() {
   renderTimeline(timeline);
   updateControls();
   await loadConversations();
+  return timeline;
 }

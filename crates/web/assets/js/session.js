@@ -26,7 +26,7 @@ export function updateControls() {
   for (const node of document.querySelectorAll("#messages .edit, #messages .regenerate, #messages .retry")) {
     node.disabled = acting;
   }
-  $("tasks-toggle").disabled = state.conversation === null;
+  $("tasks-toggle").disabled = !open;
   showExport(state.conversation);
   $("model").disabled = !open;
   $("stop").hidden = !state.busy;
