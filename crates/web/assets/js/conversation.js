@@ -96,7 +96,7 @@ export async function refresh() {
   showModel(timeline.model);
   state.busy = timeline.busy;
   renderTimeline(timeline);
+  await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
-  await loadConversations();
   return timeline;
 }

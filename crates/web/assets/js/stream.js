@@ -97,6 +97,11 @@ export function listen(id, on) {
   return opened;
 }
 
+// The card of call `id` the timeline shows, if any.
+function storedCard(id) {
+  return $("messages").querySelector(`[data-call-id="${CSS.escape(id)}"]`);
+}
+
 function streamingAnswer() {
   if (!live.streaming) {
     const bubble = element("div", "message assistant streaming");
@@ -149,13 +154,15 @@ function onEvent(event, on) {
       endRetry();
       live.streaming = null; // the next step's text gets its own bubble
       live.reasoning = null;
-      const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
+      // A replayed start of a call the stored timeline shows already keeps its card.
+      const shown = storedCard(event.call_id);
+      const card = shown || toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
       live.cards.set(event.call_id, card);
-      $("messages").append(card);
+      if (!shown) $("messages").append(card);
       break;
     }
     case "ToolCallCompleted": {
-      const card = live.cards.get(event.call_id);
+      const card = live.cards.get(event.call_id) || storedCard(event.call_id);
       if (card) completeCard(card, event.status, event.result);
       break;
     }
