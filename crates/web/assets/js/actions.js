@@ -17,6 +17,7 @@ export async function send() {
   if (!text.trim() || (!state.conversation && !state.draft) || state.outage) return;
   showError("");
   const bubble = element("div", "message user", text);
+  let created = null;
   try {
     state.busy = true;
     updateControls();
@@ -28,11 +29,8 @@ export async function send() {
     } else {
       // A new conversation is stored with its first message, never empty.
       const model = $("model").value || undefined;
-      const created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
+      created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
       state.draft = false;
-      const timeline = await openConversation(created.id, { fresh: true });
-      const first = timeline && !timeline.busy && timeline.turns.find((t) => t.id === created.turn_id);
-      if (first) announceEnded(first.status);
     }
   } catch (error) {
     // Not stored: no bubble pretends it was; the draft is back in the box.
@@ -46,6 +44,20 @@ export async function send() {
         ? `Not sent: the server could not be reached (${error.message}). Your message is still in the box; send it again when the server is back.`
         : error.message,
     );
+    return;
+  }
+  if (created) await openCreated(created);
+}
+
+// Opens the conversation just created with its first turn (stored: a failure now is
+// only shown); says it ended if it did before its event stream opened.
+async function openCreated(created) {
+  try {
+    const timeline = await openConversation(created.id, { fresh: true });
+    const first = timeline && !timeline.busy && timeline.turns.find((t) => t.id === created.turn_id);
+    if (first) announceEnded(first.status);
+  } catch (error) {
+    showError(error.message);
   }
 }
 

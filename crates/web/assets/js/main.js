@@ -1,6 +1,6 @@
 // SmallEBot's page: the entry module. It connects the controls to the modules that
 // act, signs in when the server asks for it, and opens the newest conversation.
-import { showMe, installSignOut, showSignIn } from "./account.js";
+import { installSignOut, showMe, showSignIn } from "./account.js";
 import { installActions, newConversation } from "./actions.js";
 import { api } from "./api.js";
 import { answerConfirmation } from "./confirmation.js";
