@@ -98,5 +98,8 @@ export async function refresh() {
   renderTimeline(timeline);
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
+  // A focused control that went away (Stop, once the turn ended) leaves the focus in
+  // the message box rather than nowhere.
+  if (!document.activeElement || document.activeElement === document.body) $("input").focus();
   return timeline;
 }
