@@ -71,7 +71,7 @@ export async function openConversation(id, { seq = null, history = "push", fresh
   // A conversation just created with its first turn: the stream is open before the
   // timeline is read, so the turn's end is either stored or seen as an event.
   if (fresh) await listen(id, handlers);
-  const timeline = await refresh();
+  const timeline = await refresh({ live: fresh });
   if (!fresh) listen(id, handlers);
   if (seq === null || !markRow(seq)) $("input").focus();
   return timeline;
@@ -80,22 +80,25 @@ export async function openConversation(id, { seq = null, history = "push", fresh
 /**
  * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
  * the event stream, so nothing emitted meanwhile is missed; returns the timeline (none
- * when another conversation was opened meanwhile).
+ * when another conversation was opened meanwhile). `live`: a stream opened just before
+ * replays a running turn, so its rows are left to it.
  */
-export async function refresh() {
+export async function refresh({ live = false } = {}) {
   const id = state.conversation;
   if (!id) return null;
   const titles = state.titles;
   const timeline = await api(`/api/conversations/${id}`);
   if (state.conversation !== id) return null;
-  resetStream();
+  // `live`: the stream replays the running turn from its start; it draws it.
+  const drawn = live && timeline.busy;
+  if (!drawn) resetStream();
   // A title generated while the timeline was on its way came as an event: keep it.
   if (state.titles === titles) $("title").textContent = timeline.conversation.title;
   renderPlan(timeline.plan, timeline.plan_error);
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
-  renderTimeline(timeline);
+  if (!drawn) renderTimeline(timeline);
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
   // A focused control that went away (Stop, once the turn ended) leaves the focus in
