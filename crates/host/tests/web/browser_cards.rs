@@ -8,7 +8,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use browser_support::{Chromium, click, eval, open_page, screenshot, send, wait_for};
+use browser_support::{
+    Chromium, click, eval, open_page, screenshot, send, send_and_stop, wait_for,
+};
 use common::Server;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 
@@ -183,18 +185,7 @@ async fn retries_stops_and_unsent_messages_are_shown() {
         true
     );
     // A stopped answer is marked.
-    s.model
-        .push_all([ScriptedResponse::text("word ".repeat(300))
-            .chunk_size(5)
-            .delay_between(Duration::from_millis(40))]);
-    send(&page, "talk long").await;
-    wait_for(
-        &page,
-        "document.querySelector('.message.assistant.streaming')?.textContent.length > 10",
-    )
-    .await;
-    click(&page, "#stop").await;
-    wait_for(&page, "document.querySelector('.message.assistant.stopped .stopped-mark')?.textContent === 'Stopped'").await;
+    send_and_stop(&s, &page, "talk long").await;
     // A send that never reaches the server keeps the text, with the error.
     eval(
         &page,

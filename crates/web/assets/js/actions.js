@@ -2,9 +2,10 @@
 // compact, stop, pick a model, start a new conversation.
 import { api } from "./api.js";
 import { $, button, element, scrollDown } from "./dom.js";
-import { openConversation, refresh } from "./conversation.js";
+import { loadConversations, openConversation, refresh, startDraft } from "./conversation.js";
 import { showModel } from "./models.js";
 import { showError, state, updateControls } from "./session.js";
+import { announceEnded } from "./stream.js";
 import { rowOf } from "./timeline.js";
 
 const at = (path) => `/api/conversations/${state.conversation}${path}`;
@@ -13,16 +14,24 @@ const at = (path) => `/api/conversations/${state.conversation}${path}`;
 export async function send() {
   const input = $("input");
   const text = input.value;
-  if (!text.trim() || !state.conversation || state.outage) return;
+  if (!text.trim() || (!state.conversation && !state.draft) || state.outage) return;
   showError("");
   const bubble = element("div", "message user", text);
+  let created = null;
   try {
     state.busy = true;
     updateControls();
     $("messages").append(bubble);
     input.value = "";
     scrollDown();
-    await api(at("/messages"), { method: "POST", body: { text } });
+    if (state.conversation) {
+      await api(at("/messages"), { method: "POST", body: { text } });
+    } else {
+      // A new conversation is stored with its first message, never empty.
+      const model = $("model").value || undefined;
+      created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
+      state.draft = false;
+    }
   } catch (error) {
     // Not stored: no bubble pretends it was; the draft is back in the box.
     bubble.remove();
@@ -35,6 +44,20 @@ export async function send() {
         ? `Not sent: the server could not be reached (${error.message}). Your message is still in the box; send it again when the server is back.`
         : error.message,
     );
+    return;
+  }
+  if (created) await openCreated(created);
+}
+
+// Opens the conversation just created with its first turn (stored: a failure now is
+// only shown); says it ended if it did before its event stream opened.
+async function openCreated(created) {
+  try {
+    const timeline = await openConversation(created.id, { fresh: true });
+    const first = timeline && !timeline.busy && timeline.turns.find((t) => t.id === created.turn_id);
+    if (first) announceEnded(first.status);
+  } catch (error) {
+    showError(error.message);
   }
 }
 
@@ -111,14 +134,14 @@ async function chooseModel() {
   }
 }
 
-/** Creates a conversation and opens it. */
+/**
+ * Starts a new conversation: an empty page at `/`; nothing is stored until its first
+ * message is sent (see `send`).
+ */
 export async function newConversation() {
-  try {
-    const created = await api("/api/conversations", { method: "POST" });
-    await openConversation(created.id);
-  } catch (error) {
-    showError(error.message);
-  }
+  startDraft();
+  await loadConversations().catch((error) => showError(error.message));
+  $("input").focus();
 }
 
 /** Stops the running turn. */
@@ -147,6 +170,8 @@ export function installActions() {
     const target = event.target.closest("button[data-action]");
     if (!target) return;
     if (target.dataset.action === "edit") startEditing(target.closest(".message"));
-    if (target.dataset.action === "regenerate") regenerate(target.dataset.turnId);
+    if (target.dataset.action === "regenerate" || target.dataset.action === "retry") {
+      regenerate(target.dataset.turnId);
+    }
   });
 }

@@ -30,48 +30,79 @@ async function closeDeleted(list) {
   const gone = state.conversation;
   const next = list.find((c) => c.id !== gone && document.querySelector(`#conversations li[data-id="${CSS.escape(c.id)}"]:not([hidden])`));
   if (next) return openConversation(next.id, { history: "replace" });
+  startDraft("replace");
+}
+
+/**
+ * Shows an empty new conversation at `/` (`history`: `push` or `replace` the address);
+ * it is stored with its first message.
+ */
+export function startDraft(how = "push") {
+  showError("");
   closeStream();
+  resetStream();
   state.conversation = null;
-  $("title").textContent = "SmallEBot";
+  state.draft = true;
+  state.busy = false;
+  $("title").textContent = "New conversation";
   $("messages").replaceChildren();
-  history.replaceState(null, "", "/");
+  renderPlan(null, null);
+  if (location.pathname !== "/" || location.hash) {
+    if (how === "replace") history.replaceState(null, "", "/");
+    else history.pushState(null, "", "/");
+  }
   updateControls();
 }
 
 /**
  * Switches to conversation `id`: its timeline, and its event stream. `seq`: a row to
- * scroll to and mark; `history`: how the address bar follows (see `remember`).
+ * scroll to and mark; `history`: how the address bar follows (see `remember`); `fresh`:
+ * its first turn was just started.
  */
-export async function openConversation(id, { seq = null, history = "push" } = {}) {
+export async function openConversation(id, { seq = null, history = "push", fresh = false } = {}) {
   showError("");
   closeStream();
   state.conversation = id;
+  state.draft = false;
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
-  await refresh();
   const reload = () => openConversation(id, { history: "none" });
-  listen(id, { ended: refresh, reload, titled: loadConversations });
+  const handlers = { ended: refresh, reload, titled: loadConversations };
+  // A conversation just created with its first turn: the stream is open before the
+  // timeline is read, so the turn's end is either stored or seen as an event.
+  if (fresh) await listen(id, handlers);
+  const timeline = await refresh({ live: fresh });
+  if (!fresh) listen(id, handlers);
   if (seq === null || !markRow(seq)) $("input").focus();
+  return timeline;
 }
 
 /**
  * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
- * the event stream, so nothing emitted meanwhile is missed.
+ * the event stream, so nothing emitted meanwhile is missed; returns the timeline (none
+ * when another conversation was opened meanwhile). `live`: a stream opened just before
+ * replays a running turn, so its rows are left to it.
  */
-export async function refresh() {
+export async function refresh({ live = false } = {}) {
   const id = state.conversation;
-  if (!id) return;
+  if (!id) return null;
   const titles = state.titles;
   const timeline = await api(`/api/conversations/${id}`);
-  if (state.conversation !== id) return;
-  resetStream();
+  if (state.conversation !== id) return null;
+  // `live`: the stream replays the running turn from its start; it draws it.
+  const drawn = live && timeline.busy;
+  if (!drawn) resetStream();
   // A title generated while the timeline was on its way came as an event: keep it.
   if (state.titles === titles) $("title").textContent = timeline.conversation.title;
   renderPlan(timeline.plan, timeline.plan_error);
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
-  renderTimeline(timeline);
+  if (!drawn) renderTimeline(timeline);
+  await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
-  await loadConversations();
+  // A focused control that went away (Stop, once the turn ended) leaves the focus in
+  // the message box rather than nowhere.
+  if (!document.activeElement || document.activeElement === document.body) $("input").focus();
+  return timeline;
 }

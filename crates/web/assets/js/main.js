@@ -1,5 +1,6 @@
 // SmallEBot's page: the entry module. It connects the controls to the modules that
 // act, signs in when the server asks for it, and opens the newest conversation.
+import { installSignOut, showMe, showSignIn } from "./account.js";
 import { installActions, newConversation } from "./actions.js";
 import { api } from "./api.js";
 import { answerConfirmation } from "./confirmation.js";
@@ -13,6 +14,7 @@ import { addressed, onHistoryMove } from "./router.js";
 import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
 import { installShortcuts } from "./shortcuts.js";
+import { installSkills } from "./skills.js";
 import { installTheme } from "./theme.js";
 
 // Opens the conversation the address names, or the newest (a new one when there is
@@ -31,13 +33,12 @@ async function openFirst(list) {
 // done, failures shown.
 function boot() {
   return loadModels()
+    .then(showMe)
     .then(loadConversations)
     .then(openFirst)
     .catch((error) => {
       if (error.status === 401) {
-        for (const part of ["sidebar", "chat", "tasks"]) $(part).hidden = true;
-        $("login").hidden = false;
-        $("token").focus();
+        showSignIn();
       } else {
         showError(error.message);
       }
@@ -50,8 +51,13 @@ function start() {
   installList();
   installActions();
   installSearch();
+  installSignOut();
+  installSkills();
   installShortcuts();
-  onRecovery(() => (state.conversation ? openConversation(state.conversation, { history: "none" }) : boot()));
+  onRecovery(() => {
+    if (state.conversation) return openConversation(state.conversation, { history: "none" });
+    return state.draft ? loadConversations() : boot();
+  });
   onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));

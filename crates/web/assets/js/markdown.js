@@ -41,6 +41,16 @@ function copyButton(label, text) {
   return copy;
 }
 
+/**
+ * Shows `markdown` in `target` as the server renders and sanitizes it (the path of
+ * answers), finished as answers are; the text itself until the rendering arrives.
+ */
+export async function showMarkdown(target, markdown) {
+  target.textContent = markdown;
+  target.innerHTML = await render(markdown, false); // sanitized by the server
+  enhance(target);
+}
+
 /** Highlights the code blocks under `root`, labels them and gives each a Copy button. */
 export function enhance(root) {
   for (const pre of root.querySelectorAll("pre:not(.enhanced)")) {

@@ -6,6 +6,15 @@ import { conversationPicked } from "./layout.js";
 import { addressOf } from "./router.js";
 import { showError } from "./session.js";
 
+// The text around the match, its words in <mark>: every part goes in as text.
+function snippet(parts) {
+  const box = element("span", "hit-snippet");
+  for (const part of parts) {
+    box.append(part.marked ? element("mark", "", part.text) : document.createTextNode(part.text));
+  }
+  return box;
+}
+
 async function search(text) {
   const results = $("search-results");
   if (!text.trim()) {
@@ -17,7 +26,8 @@ async function search(text) {
     results.replaceChildren();
     for (const hit of hits) {
       const li = element("li");
-      const link = element("a", "hit", `${hit.conversation_title}: ${hit.text.slice(0, 140)}`);
+      const link = element("a", "hit");
+      link.append(element("span", "hit-title", hit.conversation_title), snippet(hit.snippet));
       link.href = addressOf(hit.conversation_id, hit.seq);
       link.addEventListener("click", (event) => {
         event.preventDefault();

@@ -47,6 +47,15 @@ function announce(type) {
   $("announcer").textContent = words[type];
 }
 
+/**
+ * Says that a turn the stream did not see end ended with stored `status` (a first turn
+ * can end before its new conversation's stream opens).
+ */
+export function announceEnded(status) {
+  const types = { completed: "TurnCompleted", cancelled: "TurnCancelled", failed: "TurnFailed" };
+  if (types[status]) announce(types[status]);
+}
+
 /** Closes the event stream, if one is open. */
 export function closeStream() {
   if (live.source) live.source.close();
@@ -63,10 +72,15 @@ export function resetStream() {
 /**
  * Opens conversation `id`'s event stream. `on.ended`: a turn ended (show the stored
  * timeline); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
+ * Settles once the stream is open (or failed to open).
  */
 export function listen(id, on) {
   const source = new EventSource(`/api/conversations/${id}/events`);
   live.source = source;
+  const opened = new Promise((resolve) => {
+    source.addEventListener("open", resolve, { once: true });
+    source.addEventListener("error", resolve, { once: true });
+  });
   source.onmessage = (message) => {
     if (state.conversation !== id) return;
     onEvent(JSON.parse(message.data), on);
@@ -80,6 +94,12 @@ export function listen(id, on) {
     source.close();
     if (state.conversation === id) on.reload();
   });
+  return opened;
+}
+
+// The card of call `id` the timeline shows, if any.
+function storedCard(id) {
+  return $("messages").querySelector(`[data-call-id="${CSS.escape(id)}"]`);
 }
 
 function streamingAnswer() {
@@ -134,13 +154,15 @@ function onEvent(event, on) {
       endRetry();
       live.streaming = null; // the next step's text gets its own bubble
       live.reasoning = null;
-      const card = toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
+      // A replayed start of a call the stored timeline shows already keeps its card.
+      const shown = storedCard(event.call_id);
+      const card = shown || toolCard({ call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments });
       live.cards.set(event.call_id, card);
-      $("messages").append(card);
+      if (!shown) $("messages").append(card);
       break;
     }
     case "ToolCallCompleted": {
-      const card = live.cards.get(event.call_id);
+      const card = live.cards.get(event.call_id) || storedCard(event.call_id);
       if (card) completeCard(card, event.status, event.result);
       break;
     }

@@ -1,9 +1,11 @@
 // The stored timeline drawn: messages, tool cards, reasoning. Buttons carry their
 // action in `data-action` (and the row in `data-*`); actions.js handles the clicks.
 import { $, button, element, scrollDown } from "./dom.js";
+import { countFolded, summaryCard } from "./compression.js";
 import { addCopyMessage, enhance } from "./markdown.js";
 import { state } from "./session.js";
 import { toolCard } from "./toolcards.js";
+import { addVersions } from "./versions.js";
 
 const rows = new WeakMap(); // bubble -> its stored row
 
@@ -19,7 +21,7 @@ export function reasoningBlock(text) {
   return details;
 }
 
-function messageBubble(row) {
+function messageBubble(row, stopped) {
   const bubble = element("div", `message ${row.role}`);
   bubble.dataset.id = row.id;
   if (row.summarized) bubble.classList.add("summarized");
@@ -32,7 +34,7 @@ function messageBubble(row) {
     bubble.innerHTML = row.html; // rendered and sanitized by the server
     enhance(bubble);
     const actions = element("div", "message-actions");
-    if (state.stopped.has(row.turn_id)) {
+    if (stopped || state.stopped.has(row.turn_id)) {
       bubble.classList.add("stopped");
       actions.append(element("span", "stopped-mark", "Stopped"));
     }
@@ -54,6 +56,8 @@ export function markRow(seq) {
   for (const old of document.querySelectorAll("#messages .marked")) old.classList.remove("marked");
   const row = document.querySelector(`#messages [data-seq="${Number(seq)}"]`);
   if (!row) return false;
+  // A row folded under the summary card is unfolded first.
+  for (let fold = row.closest("details"); fold; fold = fold.parentElement.closest("details")) fold.open = true;
   row.classList.add("marked");
   row.tabIndex = -1;
   row.scrollIntoView({ block: "center" });
@@ -63,11 +67,11 @@ export function markRow(seq) {
 
 // Appends the element of stored row `row` to `box` (none for a replaced message or the
 // empty message that opens a tool step); `answered(bubble)` for an answer's bubble.
-function draw(box, row, answered) {
+function draw(box, row, answered, stopped) {
   if (row.kind === "message") {
     if (row.replaced_by) return; // shown as its replacement
     if (row.role === "assistant" && row.content === "") return; // opens a tool step
-    const bubble = messageBubble(row);
+    const bubble = messageBubble(row, stopped);
     rows.set(bubble, row);
     if (row.role === "assistant") answered(bubble);
     box.append(bubble);
@@ -78,17 +82,48 @@ function draw(box, row, answered) {
   }
 }
 
+// A failed turn's stored outcome: its error (as text) and a Retry button, which
+// regenerates the turn (actions.js).
+function failedCard(turn) {
+  const card = element("div", "turn-failed");
+  card.setAttribute("role", "group");
+  card.setAttribute("aria-label", "Failed turn");
+  card.append(element("p", "turn-error", `The turn failed: ${turn.error || "no reason was stored"}`));
+  const retry = button("retry", "Retry");
+  retry.dataset.action = "retry";
+  retry.dataset.turnId = turn.id;
+  card.append(retry);
+  return card;
+}
+
 /** Draws `timeline` (`GET /api/conversations/{id}`) into the message list. */
 export function renderTimeline(timeline) {
   const box = $("messages");
   box.replaceChildren();
   let lastAnswer = null;
+  const outcomes = new Map((timeline.turns || []).map((turn) => [turn.id, turn]));
+  const lastOfTurn = new Map(); // turn id -> the last element drawn for it
+  const folded = summaryCard(timeline.conversation);
+  if (folded) box.append(folded.card);
   for (const row of timeline.rows) {
-    const before = box.lastElementChild;
-    draw(box, row, (bubble) => {
-      lastAnswer = { bubble, row };
-    });
-    if (box.lastElementChild !== before) box.lastElementChild.dataset.seq = row.seq;
+    const into = folded && row.summarized ? folded.rows : box;
+    const before = into.lastElementChild;
+    const stopped = outcomes.get(row.turn_id)?.status === "cancelled";
+    draw(into, row, (bubble) => (lastAnswer = { bubble, row }), stopped);
+    if (into.lastElementChild !== before) {
+      into.lastElementChild.dataset.seq = row.seq;
+      into.lastElementChild.dataset.turn = row.turn_id;
+      lastOfTurn.set(row.turn_id, into.lastElementChild);
+    }
+  }
+  if (folded) countFolded(folded);
+  for (const bubble of box.querySelectorAll(".message.user")) {
+    const row = rows.get(bubble);
+    if (row && row.versions) addVersions(bubble, row);
+  }
+  for (const [turnId, last] of lastOfTurn) {
+    const turn = outcomes.get(turnId);
+    if (turn && turn.status === "failed" && !turn.undone) last.after(failedCard(turn));
   }
   if (lastAnswer && !lastAnswer.row.summarized) {
     const again = button("regenerate", "regenerate");

@@ -30,8 +30,10 @@ macro_rules! module {
 /// Every file under `/assets/`: its path there, its type, its text.
 const ASSETS: &[(&str, &str, &str)] = &[
     ("app.css", CSS, include_str!("../../assets/app.css")),
+    module!("account.js"),
     module!("actions.js"),
     module!("api.js"),
+    module!("compression.js"),
     module!("confirmation.js"),
     module!("conversation.js"),
     module!("dom.js"),
@@ -46,11 +48,13 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("search.js"),
     module!("session.js"),
     module!("shortcuts.js"),
+    module!("skills.js"),
     module!("stream.js"),
     module!("theme.js"),
     module!("timeline.js"),
     module!("toolcards.js"),
     module!("usage.js"),
+    module!("versions.js"),
     (
         "vendor/highlight.min.js",
         JS,

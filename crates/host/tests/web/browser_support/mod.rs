@@ -102,6 +102,28 @@ pub async fn open_page(s: &Server, browser: &Chromium) -> Page {
     page
 }
 
+/// Sends `text`, which the model answers at length and slowly, and stops the answer
+/// once it streams; returns when the page marks it stopped.
+pub async fn send_and_stop(s: &Server, page: &Page, text: &str) {
+    s.model.push(
+        smallebot_testkit::ScriptedResponse::text("word ".repeat(300))
+            .chunk_size(5)
+            .delay_between(Duration::from_millis(40)),
+    );
+    send(page, text).await;
+    wait_for(
+        page,
+        "document.querySelector('.message.assistant.streaming')?.textContent.length > 10",
+    )
+    .await;
+    click(page, "#stop").await;
+    wait_for(
+        page,
+        "document.querySelector('.message.assistant.stopped .stopped-mark')?.textContent === 'Stopped'",
+    )
+    .await;
+}
+
 /// Types `text` in the message box and presses Enter.
 pub async fn send(page: &Page, text: &str) {
     type_into(page, "#input", text).await;

@@ -1,0 +1,49 @@
+// Earlier versions of a rewritten exchange (an edited message, a regenerated answer):
+// ‹ n/N › under its user message browses them; the last is the exchange as it is now.
+import { $, button, element } from "./dom.js";
+import { showMarkdown } from "./markdown.js";
+
+/**
+ * Adds the switcher after `bubble`, the current user message `row` (with `versions`);
+ * browsing hides the current exchange (the elements of its turn) and shows the chosen
+ * version's message and answer in its place.
+ */
+export function addVersions(bubble, row) {
+  const versions = row.versions;
+  if (!Array.isArray(versions) || versions.length === 0) return;
+  const total = versions.length + 1;
+  let at = total; // 1-based; `total` is the current version
+  const nav = element("div", "versions");
+  nav.setAttribute("role", "group");
+  nav.setAttribute("aria-label", "Versions of this message");
+  const label = element("span", "versions-at");
+  label.setAttribute("aria-live", "polite");
+  const earlier = button("versions-prev", "‹", () => show(at - 1), "Earlier version");
+  const later = button("versions-next", "›", () => show(at + 1), "Later version");
+  nav.append(earlier, label, later);
+  bubble.after(nav);
+  const shown = { user: null, answer: null };
+
+  function show(n) {
+    at = Math.min(Math.max(n, 1), total);
+    label.textContent = `${at}/${total}`;
+    earlier.disabled = at === 1;
+    later.disabled = at === total;
+    shown.user?.remove();
+    shown.answer?.remove();
+    const current = at === total;
+    for (const node of $("messages").querySelectorAll(`[data-turn="${CSS.escape(String(row.turn_id))}"]`)) {
+      node.hidden = !current;
+    }
+    if (current) return;
+    const version = versions[at - 1];
+    // Model and person text: as text, or through the server's sanitizing renderer.
+    shown.user = element("div", "message user old-version", version.content);
+    nav.before(shown.user);
+    shown.answer = element("div", "message assistant rendered old-version");
+    if (version.answer === null) shown.answer.textContent = "(no answer)";
+    else showMarkdown(shown.answer, version.answer);
+    nav.after(shown.answer);
+  }
+  show(total);
+}
