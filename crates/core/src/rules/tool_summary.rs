@@ -16,7 +16,7 @@ const KEY_ARGUMENTS: &[&str] = &[
 ];
 
 /// The argument that says what a tool call does, on one line: the first of
-/// [`KEY_ARGUMENTS`] the call has as a string, else its first string argument; only
+/// the usual argument names (`command`, `path`, `query`, …) the call has as a string, else its first string argument; only
 /// its first line, with `…` when more follow. `None` when `arguments` is not a JSON
 /// object or holds no non-empty string.
 #[must_use]

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use smallebot_agent::tools::ExecuteCommand;
 use smallebot_application::EventKind;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::tool_summary::{elapsed, key_argument};
@@ -128,10 +129,10 @@ impl StatusLine {
                 detail,
                 since: at,
             } => {
-                let detail = match (name.as_str(), detail) {
-                    ("ExecuteCommand", Some(command)) => format!(" $ {command}"),
-                    (_, Some(argument)) => format!(" {argument}"),
-                    (_, None) => String::new(),
+                let detail = match detail {
+                    Some(command) if name == ExecuteCommand::NAME => format!(" $ {command}"),
+                    Some(argument) => format!(" {argument}"),
+                    None => String::new(),
                 };
                 format!("running {name}{detail} · {} · Ctrl+C cancels", since(at))
             }

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use smallebot_agent::tools::ExecuteCommand;
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::tool_summary::{elapsed, key_argument};
@@ -21,7 +22,7 @@ pub fn started(style: Style, name: &str, arguments: &str) -> String {
     let argument = key_argument(arguments)
         .map(|a| {
             let a = truncate_with_marker(&a, SHOWN_ARGUMENT_CHARS, "…").into_owned();
-            let a = if name == "ExecuteCommand" {
+            let a = if name == ExecuteCommand::NAME {
                 format!("$ {a}")
             } else {
                 a
@@ -81,7 +82,7 @@ mod tests {
     #[test]
     fn calls_show_their_key_argument_and_fold_their_result() {
         assert_eq!(
-            started(PLAIN, "ExecuteCommand", r#"{"command":"ls\u001b[2J"}"#),
+            started(PLAIN, ExecuteCommand::NAME, r#"{"command":"ls\u001b[2J"}"#),
             "⚙ ExecuteCommand $ ls^[[2J"
         );
         assert_eq!(
@@ -105,7 +106,7 @@ mod tests {
             completed(
                 PLAIN,
                 None,
-                "ExecuteCommand",
+                ExecuteCommand::NAME,
                 ToolCallStatus::Error,
                 "\nexit 1\nmore",
                 None

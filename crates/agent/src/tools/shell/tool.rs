@@ -54,6 +54,9 @@ pub struct ExecuteCommand {
 }
 
 impl ExecuteCommand {
+    /// The name the model calls this tool by (front ends show its calls as commands).
+    pub const NAME: &'static str = NAME;
+
     /// The tool with `settings` from `terminal.json`, confined to `workspace`, asking
     /// `confirmer` when confirmation is required.
     ///
