@@ -84,6 +84,12 @@ async fn a_command_is_a_terminal_block_and_a_write_shows_its_file() {
                 r##"{"path":"plan.md","content":"# Plan\n- one"}"##,
             ),
             ToolCallSpec::new("r1", "ReadFile", r#"{"path":"notes.md"}"#),
+            ToolCallSpec::new("s1", "ReadSkill", r#"{"name":"csv-summary"}"#),
+            ToolCallSpec::new(
+                "g1",
+                "GenerateSkill",
+                r#"{"name":"release-notes","description":"Drafts release notes.","body":"Collect the changes."}"#,
+            ),
         ]),
         ScriptedResponse::text("Wrote and read."),
     ]);
@@ -136,6 +142,15 @@ async fn a_command_is_a_terminal_block_and_a_write_shows_its_file() {
         )
         .await,
         true
+    );
+    // The skill tools' cards name the skill.
+    assert_eq!(
+        eval(
+            &page,
+            "['s1', 'g1'].map(id => document.querySelector(`[data-call-id=\"${id}\"] .subject`).textContent)"
+        )
+        .await,
+        serde_json::json!(["csv-summary", "release-notes"])
     );
     screenshot(&page, "file-cards").await;
     browser.close().await;
