@@ -154,6 +154,8 @@ async fn the_picker_switches_the_model_of_the_open_conversation() {
         return;
     };
     let s = two_models().await;
+    // (a stored conversation: a new one is stored with its first message)
+    s.create().await;
     let page = open_page(&s, &browser).await;
     wait_for(&page, "!document.getElementById('model').hidden").await;
     assert_eq!(
