@@ -37,9 +37,12 @@ impl TurnRun<'_> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
         let writes = join_all(calls.iter().map(|call| self.run_tool(call, &tool_context))).await;
-        if let Ok(mut pending) = self.pending_results.lock() {
-            pending.extend(writes);
-        }
+        // A panic elsewhere while the list was held leaves it as it was: keep using it,
+        // so no result's write goes unawaited.
+        self.pending_results
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(writes);
     }
 
     /// Waits until the tool results being written are stored (the view then holds them
@@ -48,10 +51,12 @@ impl TurnRun<'_> {
     /// # Errors
     /// The first write that failed.
     pub(super) async fn settle_results(&self) -> Result<(), PipelineError> {
-        let pending = match self.pending_results.lock() {
-            Ok(mut pending) => std::mem::take(&mut *pending),
-            Err(_) => Vec::new(),
-        };
+        let pending = std::mem::take(
+            &mut *self
+                .pending_results
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         let mut failed = None;
         for write in pending {
             match write.await {
