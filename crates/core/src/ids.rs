@@ -92,6 +92,10 @@ typed_id!(
     /// Identifies a stored reasoning block.
     ThinkBlockId
 );
+typed_id!(
+    /// Identifies a stored attachment: one file given with one user message.
+    AttachmentId
+);
 
 #[cfg(test)]
 mod tests {

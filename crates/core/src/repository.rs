@@ -5,12 +5,13 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    AnswerVersion, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner,
-    Message, MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
-    ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
+    AnswerVersion, Attachment, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow,
+    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, RecordedStep, SearchHit,
+    SearchQuery, Seq, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
+    TurnUndo,
 };
 use crate::error::RepositoryError;
-use crate::ids::{ConversationId, MessageId, TurnId};
+use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::time::Timestamp;
 
 /// Shorthand for repository results.
@@ -243,6 +244,31 @@ pub trait HistoryRepository: Send + Sync {
 pub trait SearchRepository: Send + Sync {
     /// Matches newest first, at most `query.limit`.
     async fn search(&self, query: &SearchQuery) -> RepoResult<Vec<SearchHit>>;
+}
+
+/// Attachments: files uploaded into a conversation and then carried by a user message.
+/// Content is stored once per SHA-256 (`facts.sha256`), however many attachments share
+/// it, and removed when no attachment uses it any more.
+#[async_trait]
+pub trait AttachmentRepository: Send + Sync {
+    /// Stores an uploaded file in its conversation, on no message yet. The content is
+    /// written only when no stored attachment has the same digest. Refused with
+    /// [`RepositoryError::NotFound`] for an unknown conversation; nothing is stored
+    /// when it fails.
+    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment>;
+
+    /// Reads one attachment.
+    async fn get_attachment(&self, id: AttachmentId) -> RepoResult<Option<Attachment>>;
+
+    /// Reads an attachment's content.
+    async fn attachment_content(&self, id: AttachmentId) -> RepoResult<Option<Vec<u8>>>;
+
+    /// A conversation's attachments, in upload order: those on its messages and those
+    /// uploaded but not yet sent.
+    async fn conversation_attachments(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<Attachment>>;
 }
 
 /// Everything the pipeline needs from storage, as one trait object.

@@ -4,6 +4,7 @@
 //! messages, tool calls and think blocks, so rows are ordered exactly even when
 //! timestamps tie.
 
+mod attachment;
 mod conversation;
 mod export;
 mod lease;
@@ -16,6 +17,7 @@ mod think_block;
 mod tool_call;
 mod turn;
 
+pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
 pub use export::ConversationExport;
 pub use lease::{LeaseOwner, TurnLease};
