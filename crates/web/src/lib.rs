@@ -50,6 +50,7 @@ pub mod auth;
 mod confirm;
 mod error;
 mod guard;
+mod images;
 pub mod login_limit;
 mod markdown;
 pub mod public_name;
