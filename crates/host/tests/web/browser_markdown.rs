@@ -185,7 +185,7 @@ async fn an_image_the_page_cannot_load_is_a_link_with_its_alt_text() {
             &page,
             &format!(
                 "[[...{bubble}.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href')]), \
-                  [...{bubble}.querySelectorAll('img')].map((i) => [i.alt, i.src.startsWith('data:image/png'), i.complete && i.naturalWidth > 0]), \
+                  [...{bubble}.querySelectorAll('img')].map((i) => [i.alt, i.src.startsWith('data:image/png'), i.complete && i.naturalWidth > 0, getComputedStyle(i).maxWidth]), \
                   window.__blocked]"
             )
         )
@@ -195,7 +195,7 @@ async fn an_image_the_page_cannot_load_is_a_link_with_its_alt_text() {
                 ["the sales chart", "https://example.com/chart.png"],
                 ["a tracking pixel", "https://example.com/pixel.gif"]
             ],
-            [["a dot", true, true]],
+            [["a dot", true, true, "100%"]],
             []
         ])
     );
