@@ -38,6 +38,10 @@ pub struct LoggedIn {
 pub struct Me {
     /// The user's name (without users, the local user the server serves).
     pub name: String,
+    /// Whether this server's users sign in with a token (so signing out means
+    /// something); `false` on loopback without users, where nobody signs in.
+    #[serde(default)]
+    pub sign_in: bool,
 }
 
 /// The answer of `GET /readyz`.

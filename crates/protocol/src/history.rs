@@ -61,6 +61,10 @@ pub struct MessageVersion {
     /// The answer that version had (its assistant messages joined by a blank line);
     /// `null` when it had none.
     pub answer: Option<String>,
+    /// That answer's Markdown as sanitized HTML (as a timeline row's `html`); absent
+    /// when it had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_html: Option<String>,
 }
 
 /// A piece of a search hit's snippet. The pieces joined are the snippet; a `marked`

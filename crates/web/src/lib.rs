@@ -13,7 +13,7 @@
 //! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie for 30 days; failed tries limited per address (`429`, [`login_limit`]) |
 //! | `POST /api/logout` | clears the cookie (`204`) |
-//! | `GET /api/me` | `{"name"}`: who is signed in (the local user without users) |
+//! | `GET /api/me` | `{"name", "sign_in"}`: who is signed in (the local user without users), whether users sign in |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`); with `{"message", "model"}` created with its first turn started (`turn_id`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked, each turn's outcome, earlier versions of rewritten exchanges |
@@ -50,6 +50,7 @@ pub mod auth;
 mod confirm;
 mod error;
 mod guard;
+mod images;
 pub mod login_limit;
 mod markdown;
 pub mod public_name;

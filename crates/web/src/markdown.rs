@@ -2,7 +2,8 @@
 //! allow-list, so nothing a model or a tool wrote can add a script, an event handler
 //! or a `javascript:` link to the page. A code block keeps its language as a
 //! `language-NAME` class (letters, digits, `+`, `-`, `_`, `#` only), for the page's
-//! highlighter and label.
+//! highlighter and label. An image the page cannot show becomes a link
+//! ([`crate::images`]).
 //!
 //! The page renders a streaming answer here too, block by block ([`close_open_inline`]
 //! closes what the last line left open), so what it shows while the answer streams is
@@ -12,14 +13,19 @@ use std::borrow::Cow;
 
 use pulldown_cmark::{Options, Parser, html};
 
+use crate::images;
+
 /// `markdown` as safe HTML.
 pub(crate) fn to_safe_html(markdown: &str) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut rendered = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut rendered, Parser::new_ext(markdown, options));
+    let rendered = images::images_as_links(&rendered);
     ammonia::Builder::default()
         .link_rel(Some("noopener noreferrer nofollow"))
+        // Pictures in `data:` URLs (see crate::images); no other `data:` URL stays.
+        .add_url_schemes(["data"])
         .add_tag_attributes("code", &["class"])
         // Task lists: pulldown-cmark's `<input type="checkbox" disabled>` (no form can
         // hold it, and no other input type stays).
@@ -29,6 +35,8 @@ pub(crate) fn to_safe_html(markdown: &str) -> String {
             let kept = match (element, attribute) {
                 ("code", "class") => is_language_class(value),
                 ("input", "type") => value == "checkbox",
+                ("img", "src") => images::page_can_show(value),
+                (_, "href" | "src" | "cite") => !images::is_data_url(value),
                 _ => true,
             };
             kept.then_some(Cow::Borrowed(value))
@@ -184,6 +192,33 @@ mod tests {
                 "<iframe src=\"https://example.com\"></iframe>",
                 &[],
                 &["<iframe"],
+            ),
+            (
+                "![the chart](https://example.com/chart.png)",
+                &[
+                    "<a href=\"https://example.com/chart.png\" rel=\"noopener noreferrer nofollow\">the chart</a>",
+                ],
+                &["<img"],
+            ),
+            (
+                "[![build](https://ci.example/badge.svg)](https://ci.example)",
+                &["<a href=\"https://ci.example\" rel=\"noopener noreferrer nofollow\">build</a>"],
+                &["<img", "badge.svg"],
+            ),
+            (
+                "<img src=\"https://example.com/t.gif\" alt=\"<b>x</b>\" onerror=alert(1)>",
+                &["&lt;b&gt;x&lt;/b&gt;</a>"],
+                &["<img", "<b>", "onerror"],
+            ),
+            (
+                "![dot](data:image/png;base64,iVBORw0KGgo=)",
+                &["<img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"dot\">"],
+                &["<a"],
+            ),
+            (
+                "![page](data:text/html;base64,PHNjcmlwdD4=) [x](data:text/html,y)",
+                &["page</a>"],
+                &["<img", "data:"],
             ),
         ];
         for (markdown, present, absent) in cases {

@@ -101,10 +101,12 @@ pub(crate) async fn logout(State(state): State<WebState>, headers: HeaderMap) ->
     }
 }
 
-/// `GET /api/me`: `{"name"}`, the user the request is made for.
-pub(crate) async fn me(user: CurrentUser) -> Json<Me> {
+/// `GET /api/me`: `{"name", "sign_in"}`, the user the request is made for and whether
+/// users sign in here (not on loopback without users).
+pub(crate) async fn me(State(state): State<WebState>, user: CurrentUser) -> Json<Me> {
     Json(Me {
         name: user.0.to_string(),
+        sign_in: state.users.is_some(),
     })
 }
 

@@ -1,10 +1,11 @@
 //! The signed-in user in headless Chromium: the name shown (`GET /api/me`) and Sign out
-//! (`POST /api/logout`), after which the sign-in card is back, also after a reload.
+//! (`POST /api/logout`), after which the sign-in card is back, also after a reload; on
+//! loopback without users the local user's name shows and there is no Sign out.
 
 use crate::browser_support;
 use crate::common;
 
-use browser_support::{Chromium, click, eval, screenshot, type_into, wait_for};
+use browser_support::{Chromium, click, eval, open_page, screenshot, type_into, wait_for};
 use common::Server;
 
 #[tokio::test]
@@ -37,6 +38,30 @@ async fn the_signed_in_name_shows_and_sign_out_brings_the_card_back() {
     assert_eq!(
         eval(&page, "document.getElementById('me').textContent").await,
         ""
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn without_users_nobody_signs_out() {
+    let Some(browser) = Chromium::start("no sign-out without users").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let page = open_page(&s, &browser).await;
+    wait_for(
+        &page,
+        "document.getElementById('me').textContent === 'alice'",
+    )
+    .await;
+    assert_eq!(
+        eval(
+            &page,
+            "[document.getElementById('sign-out').hidden, \
+              document.getElementById('sign-out').offsetParent === null]"
+        )
+        .await,
+        serde_json::json!([true, true])
     );
     browser.close().await;
 }

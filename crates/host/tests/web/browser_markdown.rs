@@ -1,7 +1,8 @@
 //! Answers as Markdown in headless Chromium: rendered while they stream (no raw `**`,
 //! the same layout as once stored), code highlighted with its language and a Copy
 //! button, tables, quotes, inline code and task lists styled, long lines scrolling
-//! inside their block, a whole answer copied.
+//! inside their block, a whole answer copied; an image the page cannot load shown as a
+//! link with its alt text.
 
 use crate::browser_support;
 use crate::common;
@@ -148,5 +149,56 @@ async fn a_streaming_answer_is_markdown_from_its_first_piece_to_its_last() {
     )
     .await;
     screenshot(&page, "markdown").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_image_the_page_cannot_load_is_a_link_with_its_alt_text() {
+    let Some(browser) = Chromium::start("images in answers").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let dot = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    s.model.push(ScriptedResponse::text(format!(
+        "Here: ![the sales chart](https://example.com/chart.png)\n\n\
+         Raw: <img src=\"https://example.com/pixel.gif\" alt=\"a tracking pixel\">\n\n\
+         A dot: ![a dot]({dot})\n\nThe end."
+    )));
+    let page = open_page(&s, &browser).await;
+    // Whatever the policy blocks is noted: nothing should even be tried.
+    eval(
+        &page,
+        "(() => { window.__blocked = []; document.addEventListener('securitypolicyviolation', \
+           (e) => window.__blocked.push(e.blockedURI)); return true; })()",
+    )
+    .await;
+    send(&page, "show me the chart").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant.rendered')?.textContent.includes('The end.')",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let bubble = "document.querySelector('.message.assistant.rendered')";
+    assert_eq!(
+        eval(
+            &page,
+            &format!(
+                "[[...{bubble}.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href')]), \
+                  [...{bubble}.querySelectorAll('img')].map((i) => [i.alt, i.src.startsWith('data:image/png'), i.complete && i.naturalWidth > 0, getComputedStyle(i).maxWidth]), \
+                  window.__blocked]"
+            )
+        )
+        .await,
+        serde_json::json!([
+            [
+                ["the sales chart", "https://example.com/chart.png"],
+                ["a tracking pixel", "https://example.com/pixel.gif"]
+            ],
+            [["a dot", true, true, "100%"]],
+            []
+        ])
+    );
+    screenshot(&page, "image-links").await;
     browser.close().await;
 }

@@ -1,6 +1,6 @@
 //! Versions in headless Chromium: after an edit and a regeneration the exchange shows
 //! ‹ 3/3 ›, and the earlier versions are browsed in its place (the person's text as
-//! text, the answers through the server's sanitizing renderer).
+//! text, the answers as the server rendered and sanitized them, at once).
 
 use crate::browser_support;
 use crate::common;
@@ -19,7 +19,7 @@ async fn an_edited_and_regenerated_exchange_browses_its_earlier_versions() {
     let s = Server::start().await;
     s.model.push_all([
         ScriptedResponse::text("**first** answer <img src=x onerror=\"document.title='pwned'\">"),
-        ScriptedResponse::text("second answer"),
+        ScriptedResponse::text("**second** answer\n\n```rust\nfn main() {}\n```"),
         ScriptedResponse::text("third answer"),
     ]);
     let page = open_page(&s, &browser).await;
@@ -54,7 +54,20 @@ async fn an_edited_and_regenerated_exchange_browses_its_earlier_versions() {
         eval(&page, "document.querySelector('.versions-next').disabled").await,
         true
     );
-    click(&page, ".versions-prev").await;
+    // An earlier answer is drawn as current ones are, at once: the server's rendering
+    // of its Markdown (bold, a code block with its label), never its raw text.
+    assert_eq!(
+        eval(
+            &page,
+            "(() => { document.querySelector('.versions-prev').click(); \
+             const old = document.querySelector('.message.assistant.old-version'); \
+             return [old.querySelector('strong')?.textContent, \
+                     old.querySelector('.code-block .code-language')?.textContent, \
+                     old.textContent.includes('**')]; })()"
+        )
+        .await,
+        serde_json::json!(["second", "rust", false])
+    );
     wait_for(&page, &format!("{AT} === '2/3'")).await;
     wait_for(
         &page,

@@ -138,6 +138,13 @@ async fn edits_and_regenerations_keep_earlier_versions_of_the_exchange() {
             ("third text", "answer 3"),
         ]
     );
+    // Each earlier answer also comes as the server rendered and sanitized it.
+    for v in current["versions"].as_array().unwrap() {
+        assert_eq!(
+            v["answer_html"].as_str().unwrap(),
+            format!("<p>{}</p>\n", v["answer"].as_str().unwrap())
+        );
+    }
     // Replaced messages list no versions of their own.
     let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
     for old in timeline["rows"]

@@ -67,7 +67,10 @@ async fn the_cookie_lasts_30_days_signs_out_and_names_the_user() {
         .await
         .unwrap();
     assert_eq!(me.status(), StatusCode::OK);
-    assert_eq!(me.json::<Value>().await.unwrap(), json!({"name": "carol"}));
+    assert_eq!(
+        me.json::<Value>().await.unwrap(),
+        json!({"name": "carol", "sign_in": true})
+    );
     let anonymous = s.http.get(s.url("/api/me")).send().await.unwrap();
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
 
@@ -79,9 +82,12 @@ async fn the_cookie_lasts_30_days_signs_out_and_names_the_user() {
 }
 
 #[tokio::test]
-async fn without_users_me_is_the_local_user() {
+async fn without_users_me_is_the_local_user_who_does_not_sign_in() {
     let s = Server::start().await;
-    assert_eq!(s.get_json("/api/me").await, json!({"name": "alice"}));
+    assert_eq!(
+        s.get_json("/api/me").await,
+        json!({"name": "alice", "sign_in": false})
+    );
 }
 
 #[tokio::test]

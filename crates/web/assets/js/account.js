@@ -12,12 +12,15 @@ export function showSignIn() {
   $("token").focus();
 }
 
-/** Shows the signed-in user's name (as text) and the Sign out button. */
+/**
+ * Shows the signed-in user's name (as text), and the Sign out button where users sign
+ * in (not on loopback without users, where there is nothing to sign out of).
+ */
 export async function showMe() {
   const me = await api("/api/me");
   $("me").textContent = me.name;
-  $("me").title = `Signed in as ${me.name}`;
-  $("sign-out").hidden = false;
+  $("me").title = me.sign_in ? `Signed in as ${me.name}` : `The local user, ${me.name}`;
+  $("sign-out").hidden = !me.sign_in;
 }
 
 /** Connects Sign out: the cookie cleared, the page emptied, the sign-in card shown. */

@@ -1,6 +1,7 @@
 // Tool cards by kind: a command as a terminal block (command, output, exit code and
-// sandbox), a file write as its path and content, reads and task tools folded to one
+// sandbox), a file write as its path and content (its diff when it replaced a file), reads and task tools folded to one
 // line, anything else with its arguments pretty-printed. Every card folds (<details>).
+import { diffBlock, splitDiff } from "./diff.js";
 import { button, element } from "./dom.js";
 
 const RESULT_PREVIEW_CHARS = 600;
@@ -78,19 +79,33 @@ function splitExit(result) {
   return [result.slice(0, match.index), match[1]];
 }
 
+// A write that replaced a file: its report, then its diff in place of the content
+// written (which "show the whole file" brings back).
+function showDiff(card, box, result) {
+  const diff = card.classList.contains("kind-write") ? splitDiff(result) : null;
+  if (!diff) return result;
+  const content = card.querySelector(".file-content");
+  content.hidden = true;
+  const whole = button("show-file", "show the whole file", () => {
+    content.hidden = false;
+    whole.remove();
+  });
+  box.after(diffBlock(diff.lines), whole);
+  return diff.report;
+}
+
 function setResult(card, result) {
   const box = card.querySelector(".result");
-  const old = card.querySelector(".show-all");
-  if (old) old.remove();
+  for (const old of card.querySelectorAll(".show-all, .diff, .show-file")) old.remove();
   if (result === null || result === undefined) {
     box.textContent = "";
     box.hidden = true;
     return;
   }
-  let text = result;
+  let text = showDiff(card, box, result);
   const exit = card.querySelector(".exit");
   if (exit) {
-    const [output, line] = splitExit(result);
+    const [output, line] = splitExit(text);
     text = output;
     exit.textContent = line;
   }

@@ -1,7 +1,9 @@
 // Earlier versions of a rewritten exchange (an edited message, a regenerated answer):
 // ‹ n/N › under its user message browses them; the last is the exchange as it is now.
+// An earlier answer is drawn as current answers are: the Markdown the server rendered
+// and sanitized (`answer_html`), finished by enhance().
 import { $, button, element } from "./dom.js";
-import { showMarkdown } from "./markdown.js";
+import { enhance } from "./markdown.js";
 
 /**
  * Adds the switcher after `bubble`, the current user message `row` (with `versions`);
@@ -37,12 +39,14 @@ export function addVersions(bubble, row) {
     }
     if (current) return;
     const version = versions[at - 1];
-    // Model and person text: as text, or through the server's sanitizing renderer.
+    // Model and person text: as text, or as the server rendered and sanitized it.
     shown.user = element("div", "message user old-version", version.content);
     nav.before(shown.user);
     shown.answer = element("div", "message assistant rendered old-version");
-    if (version.answer === null) shown.answer.textContent = "(no answer)";
-    else showMarkdown(shown.answer, version.answer);
+    if (typeof version.answer_html === "string") {
+      shown.answer.innerHTML = version.answer_html; // rendered and sanitized by the server
+      enhance(shown.answer);
+    } else shown.answer.textContent = "(no answer)";
     nav.after(shown.answer);
   }
   show(total);

@@ -36,6 +36,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("compression.js"),
     module!("confirmation.js"),
     module!("conversation.js"),
+    module!("diff.js"),
     module!("dom.js"),
     module!("layout.js"),
     module!("list.js"),

@@ -97,6 +97,7 @@ fn versions_of(
         content: m.content.clone(),
         created_at: wire::time(m.created_at),
         answer: answer.map(str::to_owned),
+        answer_html: answer.map(markdown::to_safe_html),
     };
     messages
         .values()
