@@ -38,6 +38,7 @@ impl<W: Write> Repl<W> {
                 }
             }
             Slash::Copy => self.copy().await?,
+            Slash::Export(format, file) => self.export(format, file).await?,
             Slash::History => self.history().await?,
             Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,
