@@ -7,7 +7,7 @@ mod events;
 mod markdown;
 mod style;
 mod timeline;
-mod tool_lines;
+pub(crate) mod tool_lines;
 mod transcript;
 
 pub use events::{EventPrinter, tokens};
