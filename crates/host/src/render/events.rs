@@ -11,6 +11,7 @@ use smallebot_term_markdown::Highlighter;
 
 use super::Style;
 use super::markdown::{AnswerView, LiveAnswer};
+use super::tool_lines::ToolClock;
 
 /// Formats a token count as `12.3k`.
 pub fn tokens(n: u64) -> String {
@@ -48,28 +49,9 @@ pub struct EventPrinter<W: Write> {
     tools: ToolClock,
     /// Whether a finished tool call's line names `/show N` (the chat's command).
     show_hint: bool,
-}
-
-/// The tool calls of a turn as they start and end: numbered in the order they started,
-/// timed.
-#[derive(Debug, Default)]
-struct ToolClock {
-    started: Vec<(String, std::time::Instant)>,
-}
-
-impl ToolClock {
-    fn started(&mut self, call_id: &str) {
-        self.started
-            .push((call_id.to_owned(), std::time::Instant::now()));
-    }
-
-    /// The call's number in the turn (from 1) and how long it took.
-    fn completed(&mut self, call_id: &str) -> (usize, Option<std::time::Duration>) {
-        match self.started.iter().position(|(id, _)| id == call_id) {
-            Some(at) => (at + 1, Some(self.started[at].1.elapsed())),
-            None => (self.started.len() + 1, None),
-        }
-    }
+    /// The model attempt in flight has streamed answer text (shown, or held): a retry
+    /// discards it.
+    attempt_text: bool,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -90,6 +72,7 @@ impl<W: Write> EventPrinter<W> {
             held: None,
             tools: ToolClock::default(),
             show_hint: true,
+            attempt_text: false,
         }
     }
 
@@ -249,6 +232,14 @@ impl<W: Write> EventPrinter<W> {
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
+        match &event.kind {
+            EventKind::TextDelta { text } if !text.is_empty() => self.attempt_text = true,
+            // A new step's request (its text before is stored), or a new turn.
+            EventKind::TurnStarted | EventKind::ToolCallStarted { .. } => {
+                self.attempt_text = false;
+            }
+            _ => {}
+        }
         if self.hold(event)? {
             return Ok(());
         }
@@ -270,14 +261,14 @@ impl<W: Write> EventPrinter<W> {
                 reason,
                 delay_ms,
             } => {
-                // Held attempts never showed the discarded text.
-                let discarded = if self.held.is_some() {
-                    "the partial answer is discarded"
-                } else {
-                    "the partial answer above is discarded"
+                // Only text that came is discarded; held attempts never showed it.
+                let discarded = match (std::mem::take(&mut self.attempt_text), &self.held) {
+                    (false, _) => "",
+                    (true, Some(_)) => " — the partial answer is discarded",
+                    (true, None) => " — the partial answer above is discarded",
                 };
                 let line = format!(
-                    "[retrying ({attempt}/{max}) in {:.1} s: {} — {discarded}]",
+                    "[retrying ({attempt}/{max}) in {:.1} s: {}{discarded}]",
                     *delay_ms as f64 / 1000.0,
                     escape_controls(reason)
                 );

@@ -375,3 +375,37 @@ fn without_holding_the_text_streams_as_it_comes() {
         Some("Hi")
     );
 }
+
+#[test]
+fn a_retry_says_a_partial_answer_is_discarded_only_when_text_came() {
+    let cases: Vec<(&str, Vec<EventKind>, &str)> = vec![
+        (
+            "before any text",
+            vec![EventKind::TurnStarted, retrying()],
+            "[retrying (2/5) in 0.0 s: stream cut]",
+        ),
+        (
+            "after text",
+            vec![text("Hi"), retrying()],
+            "[retrying (2/5) in 0.0 s: stream cut — the partial answer above is discarded]",
+        ),
+        (
+            "a second retry before new text",
+            vec![text("Hi"), retrying(), retrying()],
+            "[retrying (2/5) in 0.0 s: stream cut]",
+        ),
+        (
+            "the text of a step before its tools is kept",
+            vec![text("Let me look."), tool_started(), retrying()],
+            "[retrying (2/5) in 0.0 s: stream cut]",
+        ),
+    ];
+    for (name, events, expected) in cases {
+        let shown: Vec<String> = printed(&events, false)
+            .lines()
+            .filter(|l| l.starts_with("[retrying"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(shown.last().map(String::as_str), Some(expected), "{name}");
+    }
+}

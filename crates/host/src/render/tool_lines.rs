@@ -19,6 +19,28 @@ const SHOWN_ARGUMENT_CHARS: usize = 100;
 /// Characters of a failure's first line.
 const SHOWN_FAILURE_CHARS: usize = 200;
 
+/// The tool calls of a turn as they start and end: numbered in the order they started,
+/// timed.
+#[derive(Debug, Default)]
+pub(super) struct ToolClock {
+    started: Vec<(String, std::time::Instant)>,
+}
+
+impl ToolClock {
+    pub(super) fn started(&mut self, call_id: &str) {
+        self.started
+            .push((call_id.to_owned(), std::time::Instant::now()));
+    }
+
+    /// The call's number in the turn (from 1) and how long it took.
+    pub(super) fn completed(&mut self, call_id: &str) -> (usize, Option<std::time::Duration>) {
+        match self.started.iter().position(|(id, _)| id == call_id) {
+            Some(at) => (at + 1, Some(self.started[at].1.elapsed())),
+            None => (self.started.len() + 1, None),
+        }
+    }
+}
+
 /// The line of a tool call that starts.
 pub fn started(style: Style, name: &str, arguments: &str) -> String {
     let argument = key_argument(arguments)
