@@ -127,6 +127,20 @@ impl<W: Write> EventPrinter<W> {
         &mut self.out
     }
 
+    /// The terminal was resized: the answer's open lines are laid out again at its new
+    /// width (lines already committed are not drawn again).
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn resized(&mut self) -> std::io::Result<()> {
+        if let Some(markdown) = self.markdown.as_mut() {
+            let drawn = markdown.resize();
+            write!(self.out, "{drawn}")?;
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+
     /// The style of status lines.
     fn status_style(&self) -> Style {
         self.status.as_ref().map_or(self.style, |(_, style)| *style)

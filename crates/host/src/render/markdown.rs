@@ -39,6 +39,12 @@ impl LiveAnswer {
         self.live.push(text, terminal_size())
     }
 
+    /// Lays the open lines out again at the terminal's new size (it was resized):
+    /// what to print. Committed lines stay as they are.
+    pub fn resize(&mut self) -> String {
+        self.live.resize(terminal_size())
+    }
+
     /// Ends the answer (it ended, or a status line comes): what to print, after which
     /// the cursor is at the start of a line.
     pub fn finish(&mut self) -> String {

@@ -1,6 +1,7 @@
 //! Running a turn, a rewrite or a compaction and following it: its events printed as
 //! they come, Ctrl+C cancelling it, command confirmations answered, the status line
-//! under the stream on a terminal.
+//! under the stream on a terminal, the open answer lines laid out again when the
+//! terminal is resized.
 
 use std::future::Future;
 use std::io::Write;
@@ -9,6 +10,7 @@ use std::time::Instant;
 
 use smallebot_application::{Event, EventSubscription, PipelineError, SendOptions, TurnHandle};
 use smallebot_core::ids::ConversationId;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -160,7 +162,12 @@ impl<W: Write> Repl<W> {
             ansi: self.printer.ansi(),
         };
         let mut status = StatusLine::new(self.terminal, style, waiting, Instant::now());
-        let width = if self.terminal { terminal_width() } else { 80 };
+        let mut width = if self.terminal { terminal_width() } else { 80 };
+        // A resize re-flows the open answer lines and the status line.
+        let mut resizes = self
+            .terminal
+            .then(|| signal(SignalKind::window_change()).ok())
+            .flatten();
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
         let result = loop {
             tokio::select! {
@@ -199,6 +206,12 @@ impl<W: Write> Repl<W> {
                         Asked::Answered(_) => {}
                     }
                 }
+                Some(()) = next_resize(&mut resizes) => {
+                    width = terminal_width();
+                    status.wipe(self.printer.out())?;
+                    self.printer.resized()?;
+                    status.draw(self.printer.out(), Instant::now(), width)?;
+                }
                 _ = tick.tick(), if status.visible() => {
                     status.draw(self.printer.out(), Instant::now(), width)?;
                 }
@@ -208,6 +221,14 @@ impl<W: Write> Repl<W> {
             what: "the turn",
             source,
         })
+    }
+}
+
+/// The next resize of the terminal; never ready without a terminal.
+async fn next_resize(resizes: &mut Option<Signal>) -> Option<()> {
+    match resizes {
+        Some(resizes) => resizes.recv().await,
+        None => std::future::pending().await,
     }
 }
 
