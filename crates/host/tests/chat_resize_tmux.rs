@@ -101,3 +101,28 @@ async fn a_resize_reflows_the_open_answer() {
     let shown: usize = rows.iter().map(|r| r.split_whitespace().count()).sum();
     assert_eq!(shown, words.len(), "{rows:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_no_color_answers_wrap_between_words() {
+    let home = tempfile::tempdir().unwrap();
+    let model = model(None).await;
+    let url = model.base_url();
+    let env = [
+        ("OPENAI_BASE_URL", url.as_str()),
+        ("SMALLEBOT_MODEL", "scripted"),
+        ("NO_COLOR", "1"),
+    ];
+    let Some(term) = Tmux::start_sized("no color wrap", home.path(), &env, &["chat"], (40, 30))
+    else {
+        return;
+    };
+    term.wait_for("› ");
+    term.type_text("count");
+    term.keys(&["Enter"]);
+    term.wait_for_prompt_after("word0040");
+    let rows = answer_rows(&term);
+    assert_wrapped(&rows, 40, &words());
+    assert_eq!(rows.len(), 10, "four words a line:\n{rows:#?}");
+    let coloured = term.rows(true);
+    assert!(!coloured.contains('\x1b'), "{coloured:?}");
+}

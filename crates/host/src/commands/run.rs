@@ -133,6 +133,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         printer = printer
             .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
             .on_one_screen(on_terminal)
+            .wrap_on_terminal(on_terminal)
             // A script reading the answer gets what is stored, never a retried attempt.
             .hold_attempts(!on_terminal);
     }

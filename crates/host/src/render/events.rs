@@ -10,7 +10,8 @@ use smallebot_core::tasks::format_progress;
 use smallebot_term_markdown::Highlighter;
 
 use super::Style;
-use super::markdown::{AnswerView, LiveAnswer};
+use super::markdown::{AnswerView, LiveAnswer, terminal_size};
+use super::plain_wrap::PlainWrap;
 use super::tool_lines::ToolClock;
 
 /// Formats a token count as `12.3k`.
@@ -36,6 +37,8 @@ pub struct EventPrinter<W: Write> {
     answer_open: bool,
     /// Renders the answer's Markdown live (on a terminal with colours only).
     markdown: Option<LiveAnswer>,
+    /// Wraps the plain answer at word boundaries (on a terminal without colours).
+    wrap: Option<PlainWrap>,
     /// Highlights code in answers (grammars loaded on the first code block).
     highlighter: smallebot_term_markdown::Highlighter,
     /// End an open answer line before a status line even when status lines go to
@@ -66,6 +69,7 @@ impl<W: Write> EventPrinter<W> {
             in_reasoning: false,
             answer_open: false,
             markdown: (style.ansi && !json).then(|| LiveAnswer::new(highlighter.clone())),
+            wrap: None,
             highlighter,
             shared_screen: false,
             last_usage: None,
@@ -84,6 +88,15 @@ impl<W: Write> EventPrinter<W> {
     #[must_use]
     pub fn hold_attempts(mut self, hold: bool) -> Self {
         self.held = hold.then(String::new);
+        self
+    }
+
+    /// Whether the answer goes to a terminal: without colours (where it is not rendered
+    /// as Markdown) its text is then wrapped at word boundaries to the terminal's width.
+    /// Off a terminal it is printed as it came.
+    #[must_use]
+    pub fn wrap_on_terminal(mut self, terminal: bool) -> Self {
+        self.wrap = (terminal && self.markdown.is_none() && !self.json).then(PlainWrap::default);
         self
     }
 
@@ -153,6 +166,10 @@ impl<W: Write> EventPrinter<W> {
             let rest = markdown.finish();
             write!(self.out, "{rest}")?;
         }
+        if let Some(wrap) = self.wrap.as_mut() {
+            let rest = wrap.finish(terminal_size().width);
+            write!(self.out, "{rest}")?;
+        }
         if self.answer_open {
             self.answer_open = false;
             writeln!(self.out)?;
@@ -199,7 +216,11 @@ impl<W: Write> EventPrinter<W> {
             if !text.is_empty() {
                 self.answer_open = !text.ends_with('\n');
             }
-            write!(self.out, "{}", escape_controls(text))?;
+            let text = escape_controls(text);
+            match self.wrap.as_mut() {
+                Some(wrap) => write!(self.out, "{}", wrap.push(&text, terminal_size().width))?,
+                None => write!(self.out, "{text}")?,
+            }
         }
         Ok(())
     }

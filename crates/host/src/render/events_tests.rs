@@ -409,3 +409,37 @@ fn a_retry_says_a_partial_answer_is_discarded_only_when_text_came() {
         assert_eq!(shown.last().map(String::as_str), Some(expected), "{name}");
     }
 }
+
+#[test]
+fn plain_answers_wrap_only_on_a_terminal() {
+    let long = "word ".repeat(30);
+    let print = |terminal: bool| {
+        let id = ConversationId::new();
+        let mut out = Vec::new();
+        let mut printer =
+            EventPrinter::new(&mut out, false, Style { ansi: false }).wrap_on_terminal(terminal);
+        for (seq, kind) in [text(&long), text("end")].into_iter().enumerate() {
+            printer
+                .print(&Event::new(id, None, seq as u64 + 1, kind))
+                .unwrap();
+        }
+        printer
+            .print(&Event::new(
+                id,
+                None,
+                3,
+                EventKind::TurnCompleted {
+                    text: String::new(),
+                },
+            ))
+            .unwrap();
+        drop(printer);
+        String::from_utf8(out).unwrap()
+    };
+    // Tests have no terminal: the fallback width of 80 columns.
+    let wrapped = print(true);
+    assert!(wrapped.lines().all(|l| l.len() <= 80), "{wrapped}");
+    assert_eq!(wrapped.lines().count(), 2, "{wrapped}");
+    assert!(wrapped.ends_with("word end\n"), "{wrapped:?}");
+    assert_eq!(print(false), format!("{long}end\n"));
+}

@@ -5,6 +5,7 @@
 
 mod events;
 mod markdown;
+mod plain_wrap;
 mod style;
 mod timeline;
 pub(crate) mod tool_lines;
