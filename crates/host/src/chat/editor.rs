@@ -23,9 +23,27 @@ use super::input::{Input, LineSource};
 const HISTORY_ENTRIES: usize = 1_000;
 /// The commands offered by Tab.
 const COMMANDS: &[&str] = &[
-    "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
-    "/undo", "/mcp", "/edit ", "/copy", "/export ", "/resume", "/history", "/show ", "/clear",
-    "/help", "/quit",
+    "/new",
+    "/list",
+    "/switch ",
+    "/usage",
+    "/compact",
+    "/tasks",
+    "/search ",
+    "/model",
+    "/retry",
+    "/undo",
+    "/mcp",
+    "/edit ",
+    "/copy",
+    "/export ",
+    "/resume",
+    "/history",
+    "/show ",
+    "/verbose ",
+    "/clear",
+    "/help",
+    "/quit",
 ];
 
 type Reply = oneshot::Sender<std::io::Result<Signal>>;

@@ -39,6 +39,9 @@ pub enum Slash {
     Show(usize),
     /// Put the last answer on the clipboard (OSC 52).
     Copy,
+    /// Print finished tool calls' results whole (`Some(true)`), folded
+    /// (`Some(false)`), or say which (`None`).
+    Verbose(Option<bool>),
     /// Write the conversation as Markdown or JSON, to this file or one named after
     /// its title.
     Export(ExportFormat, Option<String>),
@@ -69,6 +72,9 @@ Commands:
   /mcp           show the MCP servers: running or not, tools, last error
   /skills        list the skills the model can load, and broken skill folders
   /show N        show the Nth tool call of the last turn whole (arguments, result)
+  /verbose [on|off]
+                 print each tool call's result whole as it ends (a file's diff in
+                 colour), or fold it into its line again (the default)
   /copy          put the last answer on the clipboard (through the terminal, OSC 52:
                  the terminal must allow programs to set the clipboard)
   /export md|json [FILE]
@@ -114,6 +120,10 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("clear", "") => Ok(Slash::Clear),
         ("copy", "") => Ok(Slash::Copy),
         ("export", args) => parse_export(args),
+        ("verbose", "") => Ok(Slash::Verbose(None)),
+        ("verbose", "on") => Ok(Slash::Verbose(Some(true))),
+        ("verbose", "off") => Ok(Slash::Verbose(Some(false))),
+        ("verbose", _) => Err("usage: /verbose [on|off]".into()),
         ("resume", "") => Ok(Slash::Resume),
         ("history", "") => Ok(Slash::History),
         ("show", n) => match n.parse::<usize>() {
@@ -216,6 +226,10 @@ mod tests {
                 ))),
             ),
             ("/export", Some(Err("usage: /export md|json [FILE]"))),
+            ("/verbose", Some(Ok(Slash::Verbose(None)))),
+            ("/verbose on", Some(Ok(Slash::Verbose(Some(true))))),
+            ("/verbose off", Some(Ok(Slash::Verbose(Some(false))))),
+            ("/verbose loud", Some(Err("usage: /verbose [on|off]"))),
             (
                 "/export pdf out.pdf",
                 Some(Err(

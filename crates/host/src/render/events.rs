@@ -52,6 +52,8 @@ pub struct EventPrinter<W: Write> {
     tools: ToolClock,
     /// Whether a finished tool call's line names `/show N` (the chat's command).
     show_hint: bool,
+    /// A finished tool call's result is printed whole under its line (`/verbose on`).
+    verbose: bool,
     /// The model attempt in flight has streamed answer text (shown, or held): a retry
     /// discards it.
     attempt_text: bool,
@@ -77,6 +79,7 @@ impl<W: Write> EventPrinter<W> {
             tools: ToolClock::default(),
             show_hint: true,
             attempt_text: false,
+            verbose: false,
         }
     }
 
@@ -138,6 +141,17 @@ impl<W: Write> EventPrinter<W> {
     /// The writer (for prompts between turns).
     pub fn out(&mut self) -> &mut W {
         &mut self.out
+    }
+
+    /// Whether a finished tool call's result is printed whole under its line (a file
+    /// write's diff in colour) instead of folded.
+    pub fn set_verbose(&mut self, verbose: bool) {
+        self.verbose = verbose;
+    }
+
+    /// Whether finished tool calls' results are printed whole.
+    pub fn verbose(&self) -> bool {
+        self.verbose
     }
 
     /// The terminal was resized: the answer's open lines are laid out again at its new
@@ -330,6 +344,9 @@ impl<W: Write> EventPrinter<W> {
                     super::tool_lines::completed(style, number, tool_name, *status, result, took);
                 for line in lines {
                     self.status_line(&line)?;
+                }
+                if self.verbose && !result.is_empty() {
+                    self.status_line(&super::tool_lines::shown_result(style, result))?;
                 }
             }
             EventKind::TurnStarted => self.tools = ToolClock::default(),

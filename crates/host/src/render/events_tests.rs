@@ -443,3 +443,35 @@ fn plain_answers_wrap_only_on_a_terminal() {
     assert!(wrapped.ends_with("word end\n"), "{wrapped:?}");
     assert_eq!(print(false), format!("{long}end\n"));
 }
+
+#[test]
+fn verbose_prints_a_finished_calls_result_whole_with_its_diff_coloured() {
+    let result = "Wrote 2 bytes to 'f' (replaced the previous 2 bytes).\n\n\
+                  ```diff\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n```";
+    let completed = EventKind::ToolCallCompleted {
+        call_id: "c".into(),
+        tool_name: "WriteFile".into(),
+        status: ToolCallStatus::Ok,
+        result: result.into(),
+    };
+    for verbose in [false, true] {
+        let id = ConversationId::new();
+        let mut out = Vec::new();
+        let mut printer = EventPrinter::new(&mut out, false, Style { ansi: true });
+        printer.set_verbose(verbose);
+        for (seq, kind) in [tool_started(), completed.clone()].into_iter().enumerate() {
+            printer
+                .print(&Event::new(id, None, seq as u64 + 1, kind))
+                .unwrap();
+        }
+        drop(printer);
+        let shown = String::from_utf8(out).unwrap();
+        assert_eq!(shown.contains("\x1b[32m+b\x1b[0m"), verbose, "{shown:?}");
+        assert_eq!(shown.contains("\x1b[31m-a\x1b[0m"), verbose, "{shown:?}");
+        assert_eq!(
+            shown.contains("\x1b[36m@@ -1 +1 @@\x1b[0m"),
+            verbose,
+            "{shown:?}"
+        );
+    }
+}
