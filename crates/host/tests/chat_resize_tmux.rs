@@ -74,8 +74,18 @@ async fn a_resize_reflows_the_open_answer() {
     term.wait_for("› ");
     term.type_text("count");
     term.keys(&["Enter"]);
-    term.wait_for("word0015");
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    term.wait_for("word0010");
+    // Resized only once the stream has paused: output still on its way while the
+    // terminal re-flows was laid out for the old width (a race no program can win).
+    let mut shown = answer_rows(&term);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let now = answer_rows(&term);
+        if now == shown {
+            break;
+        }
+        shown = now;
+    }
     let words = words();
     assert_wrapped(&answer_rows(&term), 80, &words);
     term.resize((40, 30));
