@@ -48,6 +48,10 @@ const MORE: &str = "… ";
 #[must_use]
 pub fn unified(path: &str, old: Option<&str>, new: &str) -> Option<String> {
     let old = old?;
+    // A line break in the path would end its header line early.
+    if path.contains(['\n', '\r']) {
+        return None;
+    }
     let old_lines: Vec<&str> = split_lines(old);
     let new_lines: Vec<&str> = split_lines(new);
     if old_lines == new_lines {
@@ -113,37 +117,41 @@ pub enum DiffLine {
     More,
 }
 
-/// Each line of a tool result (as [`str::lines`] cuts it) with what it is.
+/// Each line of a tool result (as [`str::lines`] cuts it) with what it is. Only a block
+/// where a write's result puts it counts — after the first line and a blank line,
+/// opened by the fence and the two file headers — so a file that merely contains a
+/// diff (a `ReadFile` result) is text.
 #[must_use]
 pub fn classify(result: &str) -> Vec<(&str, DiffLine)> {
+    let lines: Vec<&str> = result.lines().collect();
+    let has_block = matches!(
+        lines.as_slice(),
+        [_, "", OPENING, old, new, ..] if old.starts_with("--- a/") && new.starts_with("+++ b/")
+    );
     let mut inside = false;
-    let mut headers = 0;
-    result
-        .lines()
-        .map(|line| {
-            let kind = if !inside {
-                inside = line == OPENING;
-                headers = 0;
-                if inside {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(at, line)| {
+            let kind = match at {
+                _ if !has_block || at < 2 => DiffLine::Text,
+                2 => {
+                    inside = true;
                     DiffLine::Header
-                } else {
-                    DiffLine::Text
                 }
-            } else if line == CLOSING {
-                inside = false;
-                DiffLine::Header
-            } else if headers < 2 && (line.starts_with("--- ") || line.starts_with("+++ ")) {
-                headers += 1;
-                DiffLine::Header
-            } else {
-                headers = 2;
-                match line.chars().next() {
+                3 | 4 => DiffLine::Header,
+                _ if !inside => DiffLine::Text,
+                _ if line == CLOSING => {
+                    inside = false;
+                    DiffLine::Header
+                }
+                _ => match line.chars().next() {
                     Some('@') => DiffLine::Hunk,
                     Some('+') => DiffLine::Added,
                     Some('-') => DiffLine::Removed,
                     _ if line.starts_with(MORE) => DiffLine::More,
                     _ => DiffLine::Context,
-                }
+                },
             };
             (line, kind)
         })

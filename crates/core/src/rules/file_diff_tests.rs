@@ -50,7 +50,12 @@ fn a_replaced_file_gets_a_bounded_unified_diff() {
         ),
     ];
     for (name, old, new, expected) in cases {
-        assert_eq!(unified("f.txt", old, new).as_deref(), expected, "{name}");
+        let path = if name.contains("path") {
+            "f\n.txt"
+        } else {
+            "f.txt"
+        };
+        assert_eq!(unified(path, old, new).as_deref(), expected, "{name}");
     }
     let cut = unified("f.txt", Some(&long_old), &long_new).unwrap();
     let lines: Vec<&str> = cut.lines().collect();
@@ -85,6 +90,10 @@ fn a_result_with_a_diff_is_read_back() {
         ),
         ("Wrote 5 bytes to 'f.txt' (new file).", None),
         ("```diff\n--- a/x\n+++ b/x\n```", None),
+        (
+            "# A README read whole\n\nIt shows:\n```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```",
+            None,
+        ),
         (
             "ok\n\n```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-x\n… 12 more lines\n```",
             Some(Changed {
