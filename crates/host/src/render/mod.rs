@@ -12,6 +12,7 @@ pub(crate) mod tool_lines;
 mod transcript;
 
 pub use events::{EventPrinter, tokens};
+pub use markdown::Resizes;
 pub use style::Style;
 pub use timeline::{conversation_line, render_timeline};
 pub use transcript::{RESUMED_TURNS, recent_transcript};

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use smallebot_application::{Event, EventSubscription, PipelineError, SendOptions, TurnHandle};
 use smallebot_core::ids::ConversationId;
-use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -19,7 +18,7 @@ use super::super::input::LineSource;
 use super::super::status_line::{StatusLine, terminal_width};
 use super::Repl;
 use crate::error::HostError;
-use crate::render::Style;
+use crate::render::{Resizes, Style};
 
 /// The events a task is followed by, and how far they were printed: a turn followed
 /// first on a subscription of the REPL's own, then on its handle's events (which begin
@@ -172,10 +171,7 @@ impl<W: Write> Repl<W> {
     ) -> Result<T, HostError> {
         let mut width = if self.terminal { terminal_width() } else { 80 };
         // A resize re-flows the open answer lines and the status line.
-        let mut resizes = self
-            .terminal
-            .then(|| signal(SignalKind::window_change()).ok())
-            .flatten();
+        let mut resizes = Resizes::watch(self.terminal);
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
         let result = loop {
             tokio::select! {
@@ -215,7 +211,7 @@ impl<W: Write> Repl<W> {
                         Asked::Answered(_) => {}
                     }
                 }
-                Some(()) = next_resize(&mut resizes) => {
+                Some(()) = resizes.next() => {
                     width = terminal_width();
                     status.wipe(self.printer.out())?;
                     self.printer.resized()?;
@@ -230,14 +226,6 @@ impl<W: Write> Repl<W> {
             what: "the turn",
             source,
         })
-    }
-}
-
-/// The next resize of the terminal; never ready without a terminal.
-async fn next_resize(resizes: &mut Option<Signal>) -> Option<()> {
-    match resizes {
-        Some(resizes) => resizes.recv().await,
-        None => std::future::pending().await,
     }
 }
 
