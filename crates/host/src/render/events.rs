@@ -10,18 +10,10 @@ use smallebot_core::tasks::format_progress;
 use smallebot_term_markdown::Highlighter;
 
 use super::Style;
+use super::event_lines::{Usage, compression_line, retry_line};
 use super::markdown::{AnswerView, LiveAnswer, terminal_size};
 use super::plain_wrap::PlainWrap;
 use super::tool_lines::ToolClock;
-
-/// Formats a token count as `12.3k`.
-pub fn tokens(n: u64) -> String {
-    if n >= 1000 {
-        format!("{:.1}k", n as f64 / 1000.0)
-    } else {
-        n.to_string()
-    }
-}
 
 /// Writes events as they arrive: the answer to its writer; status lines (reasoning,
 /// tool calls, compression, usage, errors) to the same writer or, with
@@ -44,7 +36,7 @@ pub struct EventPrinter<W: Write> {
     /// End an open answer line before a status line even when status lines go to
     /// another writer (both show on one terminal).
     shared_screen: bool,
-    last_usage: Option<(u64, u64, f64, bool, Option<u64>)>,
+    last_usage: Option<Usage>,
     /// With [`EventPrinter::hold_attempts`]: the answer text of the attempt still
     /// streaming, printed once the attempt has finished.
     held: Option<String>,
@@ -239,33 +231,6 @@ impl<W: Write> EventPrinter<W> {
         Ok(())
     }
 
-    /// With held attempts: keeps the answer text of the attempt in flight, drops it
-    /// when the attempt is retried, prints it once the attempt has finished (its tool
-    /// calls start, or the turn ends). Whether `event` was taken here.
-    fn hold(&mut self, event: &Event) -> std::io::Result<bool> {
-        let Some(held) = self.held.as_mut() else {
-            return Ok(false);
-        };
-        match &event.kind {
-            EventKind::TextDelta { text } => {
-                held.push_str(text);
-                return Ok(true);
-            }
-            EventKind::Retrying { .. } => held.clear(),
-            EventKind::ToolCallStarted { .. }
-            | EventKind::TurnCompleted { .. }
-            | EventKind::TurnCancelled
-            | EventKind::TurnFailed { .. } => {
-                let finished = std::mem::take(held);
-                if !finished.is_empty() {
-                    self.answer_text(&finished)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(false)
-    }
-
     /// Prints one event.
     ///
     /// # Errors
@@ -281,14 +246,7 @@ impl<W: Write> EventPrinter<W> {
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
-        match &event.kind {
-            EventKind::TextDelta { text } if !text.is_empty() => self.attempt_text = true,
-            // A new step's request (its text before is stored), or a new turn.
-            EventKind::TurnStarted | EventKind::ToolCallStarted { .. } => {
-                self.attempt_text = false;
-            }
-            _ => {}
-        }
+        self.note_attempt(&event.kind);
         if self.hold(event)? {
             return Ok(());
         }
@@ -311,16 +269,9 @@ impl<W: Write> EventPrinter<W> {
                 delay_ms,
             } => {
                 // Only text that came is discarded; held attempts never showed it.
-                let discarded = match (std::mem::take(&mut self.attempt_text), &self.held) {
-                    (false, _) => "",
-                    (true, Some(_)) => " — the partial answer is discarded",
-                    (true, None) => " — the partial answer above is discarded",
-                };
-                let line = format!(
-                    "[retrying ({attempt}/{max}) in {:.1} s: {}{discarded}]",
-                    *delay_ms as f64 / 1000.0,
-                    escape_controls(reason)
-                );
+                let discarded =
+                    std::mem::take(&mut self.attempt_text).then_some(self.held.is_none());
+                let line = retry_line((*attempt, *max), *delay_ms, reason, discarded);
                 self.status_line(&style.dim(&line))?;
             }
             EventKind::TextDelta { text } => self.answer_text(text)?,
@@ -360,18 +311,7 @@ impl<W: Write> EventPrinter<W> {
                 tokens_after,
                 ..
             } => {
-                let line = if *ok {
-                    style.dim(&format!(
-                        "context compressed: {} → {} tokens",
-                        tokens(*tokens_before),
-                        tokens(*tokens_after)
-                    ))
-                } else {
-                    style.red(&format!(
-                        "context compression failed: {}",
-                        escape_controls(detail)
-                    ))
-                };
+                let line = compression_line(style, *ok, detail, (*tokens_before, *tokens_after));
                 self.status_line(&line)?;
             }
             EventKind::ContextUsage {
@@ -381,7 +321,15 @@ impl<W: Write> EventPrinter<W> {
                 exact,
                 reported,
                 ..
-            } => self.last_usage = Some((*used, *window, *ratio, *exact, *reported)),
+            } => {
+                self.last_usage = Some(Usage {
+                    used: *used,
+                    window: *window,
+                    ratio: *ratio,
+                    exact: *exact,
+                    reported: *reported,
+                });
+            }
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
                 let line = format!("  plan: {}", format_progress(plan));
@@ -390,19 +338,8 @@ impl<W: Write> EventPrinter<W> {
             EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
                 self.end_answer_line()?;
-                if let Some((used, window, ratio, exact, reported)) = self.last_usage {
-                    let provider = reported
-                        .map(|r| format!(" · provider counted {}", tokens(r)))
-                        .unwrap_or_default();
-                    // Not exact: an upper bound, counted before the tokenizer was ready.
-                    let bound = if exact { "" } else { "≤ " };
-                    let line = format!(
-                        "[context {bound}{} / {} tokens, {bound}{:.1}%{provider}]",
-                        tokens(used),
-                        tokens(window),
-                        ratio * 100.0
-                    );
-                    self.status_line(&style.dim(&line))?;
+                if let Some(usage) = self.last_usage {
+                    self.status_line(&style.dim(&usage.line()))?;
                 }
             }
             EventKind::Warning { message } => {
@@ -432,3 +369,10 @@ impl<W: Write> EventPrinter<W> {
 #[cfg(test)]
 #[path = "events_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "events_output_tests.rs"]
+mod output_tests;
+
+#[path = "events_attempts.rs"]
+mod attempts;
