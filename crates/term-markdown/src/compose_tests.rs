@@ -55,3 +55,37 @@ fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
         );
     }
 }
+
+#[test]
+fn a_width_change_lays_the_open_unit_out_again_and_leaves_committed_lines() {
+    let text = "A first paragraph, committed before the terminal narrows.\n\n\
+        - one\n- A second item long enough to be settled, with words that wrap again";
+    let (first, rest) = text.split_at(70);
+    let mut composer = Composer::default();
+    let mut committed = Vec::new();
+    composer.feed(first, 40, &mut committed);
+    let whole = composer.with_blank(composer.markdown(&composer.pending, 40).0);
+    assert_eq!(composer.open_lines(40), whole);
+    let before = committed.clone();
+    assert!(!before.is_empty());
+    for (n, chunk) in rest.as_bytes().chunks(4).enumerate() {
+        let chunk = std::str::from_utf8(chunk).unwrap();
+        // The width changes after the first piece, and back and forth later.
+        let width = if n % 7 == 6 { 30 } else { 20 };
+        match composer.extend(chunk, width) {
+            Some(_) => {}
+            None => composer.feed(chunk, width, &mut committed),
+        }
+        let whole = composer.with_blank(composer.markdown(&composer.pending, width).0);
+        assert_eq!(
+            composer.open_lines(width),
+            whole,
+            "{width}: {:?}",
+            composer.pending
+        );
+    }
+    assert_eq!(
+        committed, before,
+        "committed lines are never laid out again"
+    );
+}

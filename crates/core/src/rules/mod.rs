@@ -6,6 +6,7 @@ pub mod attachment;
 pub mod child_env;
 pub mod compression_scope;
 pub mod export;
+pub mod file_diff;
 pub mod lease;
 pub mod message_versions;
 pub mod request_fit;

@@ -1,7 +1,8 @@
 //! The line editor on a terminal (reedline, chosen over rustyline for its bracketed
 //! paste, menus and maintained key bindings): editing, history kept in the home,
 //! Alt+Enter or Shift+Enter for a new line, a paste of any size as one message, Tab
-//! completion of slash commands and of conversation ids after `/switch`.
+//! completion of slash commands, of conversation ids after `/switch` and of the
+//! format after `/export`.
 //!
 //! reedline blocks while it reads, so it runs on a thread of its own; each read is a
 //! request answered over a channel.
@@ -22,8 +23,26 @@ use super::input::{Input, LineSource};
 const HISTORY_ENTRIES: usize = 1_000;
 /// The commands offered by Tab.
 const COMMANDS: &[&str] = &[
-    "/new", "/list", "/switch ", "/usage", "/compact", "/tasks", "/search ", "/model", "/retry",
-    "/undo", "/mcp", "/edit ", "/copy", "/resume", "/history", "/show ", "/clear", "/help",
+    "/new",
+    "/list",
+    "/switch ",
+    "/usage",
+    "/compact",
+    "/tasks",
+    "/search ",
+    "/model",
+    "/retry",
+    "/undo",
+    "/mcp",
+    "/edit ",
+    "/copy",
+    "/export ",
+    "/resume",
+    "/history",
+    "/show ",
+    "/verbose ",
+    "/clear",
+    "/help",
     "/quit",
 ];
 
@@ -206,6 +225,16 @@ impl Completer for ChatCompleter {
                 .collect();
             return suggest(matching, "/switch ".len());
         }
+        if let Some(format) = typed.strip_prefix("/export ")
+            && !format.contains(' ')
+        {
+            let matching = ["md ", "json "]
+                .into_iter()
+                .filter(|f| f.starts_with(format))
+                .map(str::to_owned)
+                .collect();
+            return suggest(matching, "/export ".len());
+        }
         if typed.starts_with('/') && !typed.contains(' ') {
             let matching = completions(typed);
             return suggest(matching, 0);
@@ -243,5 +272,13 @@ mod tests {
             .collect();
         assert_eq!(got, [("0191aa".to_owned(), 8)]);
         assert!(completer.complete("hello /s", 8).is_empty());
+        assert_eq!(completions("/exp"), ["/export "]);
+        let line = "/export j";
+        let got: Vec<String> = completer
+            .complete(line, line.len())
+            .into_iter()
+            .map(|s| s.value)
+            .collect();
+        assert_eq!(got, ["json "]);
     }
 }

@@ -129,7 +129,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         app.close().await;
         return Err(error.into());
     }
-    let printer = EventPrinter::new(std::io::stdout(), false, style);
+    let printer = EventPrinter::new(std::io::stdout(), false, style)
+        .wrap_on_terminal(std::io::stdout().is_terminal());
     let mut repl = Repl::new(
         service,
         app.user.clone(),

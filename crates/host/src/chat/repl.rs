@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 mod commands;
 mod copy;
+mod export;
 mod follow;
 mod resume;
 mod show;

@@ -1,5 +1,7 @@
 //! Slash commands of the chat REPL.
 
+use crate::cli::ExportFormat;
+
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Slash {
@@ -37,6 +39,12 @@ pub enum Slash {
     Show(usize),
     /// Put the last answer on the clipboard (OSC 52).
     Copy,
+    /// Print finished tool calls' results whole (`Some(true)`), folded
+    /// (`Some(false)`), or say which (`None`).
+    Verbose(Option<bool>),
+    /// Write the conversation as Markdown or JSON, to this file or one named after
+    /// its title.
+    Export(ExportFormat, Option<String>),
     /// Clear the screen.
     Clear,
     /// Show help.
@@ -64,8 +72,14 @@ Commands:
   /mcp           show the MCP servers: running or not, tools, last error
   /skills        list the skills the model can load, and broken skill folders
   /show N        show the Nth tool call of the last turn whole (arguments, result)
+  /verbose [on|off]
+                 print each tool call's result whole as it ends (a file's diff in
+                 colour), or fold it into its line again (the default)
   /copy          put the last answer on the clipboard (through the terminal, OSC 52:
                  the terminal must allow programs to set the clipboard)
+  /export md|json [FILE]
+                 write this conversation as Markdown or JSON to FILE, or to a
+                 file named after its title here (an existing file is never replaced)
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
@@ -105,6 +119,11 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("skills", "") => Ok(Slash::Skills),
         ("clear", "") => Ok(Slash::Clear),
         ("copy", "") => Ok(Slash::Copy),
+        ("export", args) => parse_export(args),
+        ("verbose", "") => Ok(Slash::Verbose(None)),
+        ("verbose", "on") => Ok(Slash::Verbose(Some(true))),
+        ("verbose", "off") => Ok(Slash::Verbose(Some(false))),
+        ("verbose", _) => Err("usage: /verbose [on|off]".into()),
         ("resume", "") => Ok(Slash::Resume),
         ("history", "") => Ok(Slash::History),
         ("show", n) => match n.parse::<usize>() {
@@ -120,6 +139,25 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
+}
+
+/// `/export`'s arguments: `md` or `json`, then an optional file name (the rest of the
+/// line, so it may hold spaces).
+fn parse_export(args: &str) -> Result<Slash, String> {
+    const USAGE: &str = "usage: /export md|json [FILE]";
+    let mut parts = args.splitn(2, char::is_whitespace);
+    let format = match parts.next().unwrap_or("").to_lowercase().as_str() {
+        "md" | "markdown" => ExportFormat::Md,
+        "json" => ExportFormat::Json,
+        "" => return Err(USAGE.into()),
+        other => {
+            return Err(format!(
+                "/export writes md or json, not '{other}' ({USAGE})"
+            ));
+        }
+    };
+    let file = parts.next().map(str::trim).filter(|f| !f.is_empty());
+    Ok(Slash::Export(format, file.map(str::to_owned)))
 }
 
 #[cfg(test)]
@@ -176,6 +214,28 @@ mod tests {
                 Some(Err("usage: /show N (the number on the tool call's line)")),
             ),
             ("/copy all", Some(Err("/copy takes no argument"))),
+            (
+                "/export md",
+                Some(Ok(Slash::Export(ExportFormat::Md, None))),
+            ),
+            (
+                "/export JSON  my notes.json ",
+                Some(Ok(Slash::Export(
+                    ExportFormat::Json,
+                    Some("my notes.json".into()),
+                ))),
+            ),
+            ("/export", Some(Err("usage: /export md|json [FILE]"))),
+            ("/verbose", Some(Ok(Slash::Verbose(None)))),
+            ("/verbose on", Some(Ok(Slash::Verbose(Some(true))))),
+            ("/verbose off", Some(Ok(Slash::Verbose(Some(false))))),
+            ("/verbose loud", Some(Err("usage: /verbose [on|off]"))),
+            (
+                "/export pdf out.pdf",
+                Some(Err(
+                    "/export writes md or json, not 'pdf' (usage: /export md|json [FILE])",
+                )),
+            ),
             ("/undo", Some(Ok(Slash::Undo))),
             ("/undo 2", Some(Err("/undo takes no argument"))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),

@@ -3,7 +3,7 @@
 use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
 use smallebot_application::PipelineError;
-use smallebot_core::entities::{SearchQuery, SearchScope};
+use smallebot_core::entities::{ConversationExport, SearchQuery, SearchScope};
 use smallebot_core::repository::Store;
 use smallebot_core::rules::search_limits;
 use smallebot_core::rules::terminal_text::escape_controls;
@@ -143,14 +143,7 @@ async fn export(
 ) -> Result<(), HostError> {
     let conversation = find_conversation(store, reference, None).await?;
     let gathered = smallebot_application::export::gather(store, conversation.id).await?;
-    let mut text = match format {
-        ExportFormat::Md => markdown(&gathered),
-        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(&gathered))
-            .map_err(std::io::Error::other)?,
-    };
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
+    let text = export_text(&gathered, format)?;
     match output {
         Some(path) => {
             tokio::fs::write(path, text).await?;
@@ -164,6 +157,24 @@ async fn export(
         None => out!("{text}")?,
     }
     Ok(())
+}
+
+/// A gathered conversation as `format` — Markdown by the core rule, JSON as the web
+/// API's export — ending with a line break (`conversations export`, the chat's
+/// `/export`).
+pub(crate) fn export_text(
+    gathered: &ConversationExport,
+    format: ExportFormat,
+) -> Result<String, HostError> {
+    let mut text = match format {
+        ExportFormat::Md => markdown(gathered),
+        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(gathered))
+            .map_err(std::io::Error::other)?,
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// Deletes a conversation through the service, so the busy check applies (a running

@@ -1,7 +1,7 @@
 //! One module per command; `run` dispatches.
 
 mod compact;
-mod conversations;
+pub(crate) mod conversations;
 mod mcp;
 mod migrate;
 pub mod run;

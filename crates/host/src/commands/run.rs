@@ -20,7 +20,7 @@ use smallebot_core::entities::TurnStatus;
 use crate::chat::StdinConfirmer;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
-use crate::render::{EventPrinter, Style};
+use crate::render::{EventPrinter, Resizes, Style};
 use crate::shutdown::StopSignals;
 use crate::stdio::Lossy;
 use crate::wiring;
@@ -133,6 +133,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         printer = printer
             .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
             .on_one_screen(on_terminal)
+            .wrap_on_terminal(on_terminal)
             // A script reading the answer gets what is stored, never a retried attempt.
             .hold_attempts(!on_terminal);
     }
@@ -174,9 +175,12 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         title,
         ..
     } = handle;
+    // A resize lays the answer's open lines out again at the new width.
+    let mut resizes = Resizes::watch(!args.json && std::io::stdout().is_terminal());
     let outcome = loop {
         tokio::select! {
             Some(event) = events.recv() => output.print(&event),
+            Some(()) = resizes.next() => output.resized(),
             joined = &mut turn => {
                 while let Some(event) = events.try_recv() {
                     output.print(&event);
@@ -232,6 +236,14 @@ struct Output<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> Output<W> {
+    fn resized(&mut self) {
+        if self.failed.is_none()
+            && let Err(error) = self.printer.resized()
+        {
+            self.failed = Some(error);
+        }
+    }
+
     fn print(&mut self, event: &smallebot_application::Event) {
         if self.failed.is_none()
             && let Err(error) = self.printer.print(event)

@@ -10,16 +10,10 @@ use smallebot_core::tasks::format_progress;
 use smallebot_term_markdown::Highlighter;
 
 use super::Style;
-use super::markdown::{AnswerView, LiveAnswer};
-
-/// Formats a token count as `12.3k`.
-pub fn tokens(n: u64) -> String {
-    if n >= 1000 {
-        format!("{:.1}k", n as f64 / 1000.0)
-    } else {
-        n.to_string()
-    }
-}
+use super::event_lines::{Usage, compression_line, retry_line};
+use super::markdown::{AnswerView, LiveAnswer, terminal_size};
+use super::plain_wrap::PlainWrap;
+use super::tool_lines::ToolClock;
 
 /// Writes events as they arrive: the answer to its writer; status lines (reasoning,
 /// tool calls, compression, usage, errors) to the same writer or, with
@@ -35,12 +29,14 @@ pub struct EventPrinter<W: Write> {
     answer_open: bool,
     /// Renders the answer's Markdown live (on a terminal with colours only).
     markdown: Option<LiveAnswer>,
+    /// Wraps the plain answer at word boundaries (on a terminal without colours).
+    wrap: Option<PlainWrap>,
     /// Highlights code in answers (grammars loaded on the first code block).
     highlighter: smallebot_term_markdown::Highlighter,
     /// End an open answer line before a status line even when status lines go to
     /// another writer (both show on one terminal).
     shared_screen: bool,
-    last_usage: Option<(u64, u64, f64, bool, Option<u64>)>,
+    last_usage: Option<Usage>,
     /// With [`EventPrinter::hold_attempts`]: the answer text of the attempt still
     /// streaming, printed once the attempt has finished.
     held: Option<String>,
@@ -48,28 +44,11 @@ pub struct EventPrinter<W: Write> {
     tools: ToolClock,
     /// Whether a finished tool call's line names `/show N` (the chat's command).
     show_hint: bool,
-}
-
-/// The tool calls of a turn as they start and end: numbered in the order they started,
-/// timed.
-#[derive(Debug, Default)]
-struct ToolClock {
-    started: Vec<(String, std::time::Instant)>,
-}
-
-impl ToolClock {
-    fn started(&mut self, call_id: &str) {
-        self.started
-            .push((call_id.to_owned(), std::time::Instant::now()));
-    }
-
-    /// The call's number in the turn (from 1) and how long it took.
-    fn completed(&mut self, call_id: &str) -> (usize, Option<std::time::Duration>) {
-        match self.started.iter().position(|(id, _)| id == call_id) {
-            Some(at) => (at + 1, Some(self.started[at].1.elapsed())),
-            None => (self.started.len() + 1, None),
-        }
-    }
+    /// A finished tool call's result is printed whole under its line (`/verbose on`).
+    verbose: bool,
+    /// The model attempt in flight has streamed answer text (shown, or held): a retry
+    /// discards it.
+    attempt_text: bool,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -84,12 +63,15 @@ impl<W: Write> EventPrinter<W> {
             in_reasoning: false,
             answer_open: false,
             markdown: (style.ansi && !json).then(|| LiveAnswer::new(highlighter.clone())),
+            wrap: None,
             highlighter,
             shared_screen: false,
             last_usage: None,
             held: None,
             tools: ToolClock::default(),
             show_hint: true,
+            attempt_text: false,
+            verbose: false,
         }
     }
 
@@ -101,6 +83,15 @@ impl<W: Write> EventPrinter<W> {
     #[must_use]
     pub fn hold_attempts(mut self, hold: bool) -> Self {
         self.held = hold.then(String::new);
+        self
+    }
+
+    /// Whether the answer goes to a terminal: without colours (where it is not rendered
+    /// as Markdown) its text is then wrapped at word boundaries to the terminal's width.
+    /// Off a terminal it is printed as it came.
+    #[must_use]
+    pub fn wrap_on_terminal(mut self, terminal: bool) -> Self {
+        self.wrap = (terminal && self.markdown.is_none() && !self.json).then(PlainWrap::default);
         self
     }
 
@@ -144,6 +135,31 @@ impl<W: Write> EventPrinter<W> {
         &mut self.out
     }
 
+    /// Whether a finished tool call's result is printed whole under its line (a file
+    /// write's diff in colour) instead of folded.
+    pub fn set_verbose(&mut self, verbose: bool) {
+        self.verbose = verbose;
+    }
+
+    /// Whether finished tool calls' results are printed whole.
+    pub fn verbose(&self) -> bool {
+        self.verbose
+    }
+
+    /// The terminal was resized: the answer's open lines are laid out again at its new
+    /// width (lines already committed are not drawn again).
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn resized(&mut self) -> std::io::Result<()> {
+        if let Some(markdown) = self.markdown.as_mut() {
+            let drawn = markdown.resize();
+            write!(self.out, "{drawn}")?;
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+
     /// The style of status lines.
     fn status_style(&self) -> Style {
         self.status.as_ref().map_or(self.style, |(_, style)| *style)
@@ -154,6 +170,10 @@ impl<W: Write> EventPrinter<W> {
         if let Some(markdown) = self.markdown.as_mut() {
             // Ends at the start of a line.
             let rest = markdown.finish();
+            write!(self.out, "{rest}")?;
+        }
+        if let Some(wrap) = self.wrap.as_mut() {
+            let rest = wrap.finish(terminal_size().width);
             write!(self.out, "{rest}")?;
         }
         if self.answer_open {
@@ -202,36 +222,13 @@ impl<W: Write> EventPrinter<W> {
             if !text.is_empty() {
                 self.answer_open = !text.ends_with('\n');
             }
-            write!(self.out, "{}", escape_controls(text))?;
+            let text = escape_controls(text);
+            match self.wrap.as_mut() {
+                Some(wrap) => write!(self.out, "{}", wrap.push(&text, terminal_size().width))?,
+                None => write!(self.out, "{text}")?,
+            }
         }
         Ok(())
-    }
-
-    /// With held attempts: keeps the answer text of the attempt in flight, drops it
-    /// when the attempt is retried, prints it once the attempt has finished (its tool
-    /// calls start, or the turn ends). Whether `event` was taken here.
-    fn hold(&mut self, event: &Event) -> std::io::Result<bool> {
-        let Some(held) = self.held.as_mut() else {
-            return Ok(false);
-        };
-        match &event.kind {
-            EventKind::TextDelta { text } => {
-                held.push_str(text);
-                return Ok(true);
-            }
-            EventKind::Retrying { .. } => held.clear(),
-            EventKind::ToolCallStarted { .. }
-            | EventKind::TurnCompleted { .. }
-            | EventKind::TurnCancelled
-            | EventKind::TurnFailed { .. } => {
-                let finished = std::mem::take(held);
-                if !finished.is_empty() {
-                    self.answer_text(&finished)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(false)
     }
 
     /// Prints one event.
@@ -249,6 +246,7 @@ impl<W: Write> EventPrinter<W> {
             writeln!(self.out, "{line}")?;
             return self.out.flush();
         }
+        self.note_attempt(&event.kind);
         if self.hold(event)? {
             return Ok(());
         }
@@ -270,17 +268,10 @@ impl<W: Write> EventPrinter<W> {
                 reason,
                 delay_ms,
             } => {
-                // Held attempts never showed the discarded text.
-                let discarded = if self.held.is_some() {
-                    "the partial answer is discarded"
-                } else {
-                    "the partial answer above is discarded"
-                };
-                let line = format!(
-                    "[retrying ({attempt}/{max}) in {:.1} s: {} — {discarded}]",
-                    *delay_ms as f64 / 1000.0,
-                    escape_controls(reason)
-                );
+                // Only text that came is discarded; held attempts never showed it.
+                let discarded =
+                    std::mem::take(&mut self.attempt_text).then_some(self.held.is_none());
+                let line = retry_line((*attempt, *max), *delay_ms, reason, discarded);
                 self.status_line(&style.dim(&line))?;
             }
             EventKind::TextDelta { text } => self.answer_text(text)?,
@@ -305,6 +296,9 @@ impl<W: Write> EventPrinter<W> {
                 for line in lines {
                     self.status_line(&line)?;
                 }
+                if self.verbose && !result.is_empty() {
+                    self.status_line(&super::tool_lines::shown_result(style, result))?;
+                }
             }
             EventKind::TurnStarted => self.tools = ToolClock::default(),
             EventKind::CompressionStarted { .. } => {
@@ -317,18 +311,7 @@ impl<W: Write> EventPrinter<W> {
                 tokens_after,
                 ..
             } => {
-                let line = if *ok {
-                    style.dim(&format!(
-                        "context compressed: {} → {} tokens",
-                        tokens(*tokens_before),
-                        tokens(*tokens_after)
-                    ))
-                } else {
-                    style.red(&format!(
-                        "context compression failed: {}",
-                        escape_controls(detail)
-                    ))
-                };
+                let line = compression_line(style, *ok, detail, (*tokens_before, *tokens_after));
                 self.status_line(&line)?;
             }
             EventKind::ContextUsage {
@@ -338,7 +321,15 @@ impl<W: Write> EventPrinter<W> {
                 exact,
                 reported,
                 ..
-            } => self.last_usage = Some((*used, *window, *ratio, *exact, *reported)),
+            } => {
+                self.last_usage = Some(Usage {
+                    used: *used,
+                    window: *window,
+                    ratio: *ratio,
+                    exact: *exact,
+                    reported: *reported,
+                });
+            }
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
                 let line = format!("  plan: {}", format_progress(plan));
@@ -347,19 +338,8 @@ impl<W: Write> EventPrinter<W> {
             EventKind::TurnCompleted { .. } => {
                 self.end_reasoning()?;
                 self.end_answer_line()?;
-                if let Some((used, window, ratio, exact, reported)) = self.last_usage {
-                    let provider = reported
-                        .map(|r| format!(" · provider counted {}", tokens(r)))
-                        .unwrap_or_default();
-                    // Not exact: an upper bound, counted before the tokenizer was ready.
-                    let bound = if exact { "" } else { "≤ " };
-                    let line = format!(
-                        "[context {bound}{} / {} tokens, {bound}{:.1}%{provider}]",
-                        tokens(used),
-                        tokens(window),
-                        ratio * 100.0
-                    );
-                    self.status_line(&style.dim(&line))?;
+                if let Some(usage) = self.last_usage {
+                    self.status_line(&style.dim(&usage.line()))?;
                 }
             }
             EventKind::Warning { message } => {
@@ -389,3 +369,10 @@ impl<W: Write> EventPrinter<W> {
 #[cfg(test)]
 #[path = "events_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "events_output_tests.rs"]
+mod output_tests;
+
+#[path = "events_attempts.rs"]
+mod attempts;

@@ -2,7 +2,7 @@ use super::*;
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
 
-fn printed(events: &[EventKind], ansi: bool) -> String {
+pub(super) fn printed(events: &[EventKind], ansi: bool) -> String {
     let id = ConversationId::new();
     let mut out = Vec::new();
     let mut printer = EventPrinter::new(&mut out, false, Style { ansi });
@@ -277,11 +277,11 @@ fn printed_holding(events: &[EventKind]) -> String {
     String::from_utf8(out).unwrap()
 }
 
-fn text(t: &str) -> EventKind {
+pub(super) fn text(t: &str) -> EventKind {
     EventKind::TextDelta { text: t.into() }
 }
 
-fn retrying() -> EventKind {
+pub(super) fn retrying() -> EventKind {
     EventKind::Retrying {
         attempt: 2,
         max: 5,
@@ -290,7 +290,7 @@ fn retrying() -> EventKind {
     }
 }
 
-fn tool_started() -> EventKind {
+pub(super) fn tool_started() -> EventKind {
     EventKind::ToolCallStarted {
         call_id: "c".into(),
         tool_name: "GetCurrentTime".into(),

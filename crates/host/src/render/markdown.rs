@@ -20,6 +20,30 @@ pub fn terminal_size() -> Size {
     }
 }
 
+/// The terminal's resizes (SIGWINCH), where standard output is one.
+#[derive(Debug)]
+pub struct Resizes(Option<tokio::signal::unix::Signal>);
+
+impl Resizes {
+    /// Resizes of the terminal when `terminal` (else none ever come).
+    pub fn watch(terminal: bool) -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Self(
+            terminal
+                .then(|| signal(SignalKind::window_change()).ok())
+                .flatten(),
+        )
+    }
+
+    /// The next resize; never ready when resizes are not watched.
+    pub async fn next(&mut self) -> Option<()> {
+        match self.0.as_mut() {
+            Some(signal) => signal.recv().await,
+            None => std::future::pending().await,
+        }
+    }
+}
+
 /// The streamed answer rendered live on standard output's terminal.
 #[derive(Debug)]
 pub struct LiveAnswer {
@@ -37,6 +61,12 @@ impl LiveAnswer {
     /// Adds streamed text; returns what to print.
     pub fn push(&mut self, text: &str) -> String {
         self.live.push(text, terminal_size())
+    }
+
+    /// Lays the open lines out again at the terminal's new size (it was resized):
+    /// what to print. Committed lines stay as they are.
+    pub fn resize(&mut self) -> String {
+        self.live.resize(terminal_size())
     }
 
     /// Ends the answer (it ended, or a status line comes): what to print, after which

@@ -3,14 +3,18 @@
 //! `escape_controls`, so it cannot move the cursor, clear the screen or retitle the
 //! window.
 
+mod event_lines;
 mod events;
 mod markdown;
+mod plain_wrap;
 mod style;
 mod timeline;
-mod tool_lines;
+pub(crate) mod tool_lines;
 mod transcript;
 
-pub use events::{EventPrinter, tokens};
+pub use event_lines::tokens;
+pub use events::EventPrinter;
+pub use markdown::Resizes;
 pub use style::Style;
 pub use timeline::{conversation_line, render_timeline};
 pub use transcript::{RESUMED_TURNS, recent_transcript};

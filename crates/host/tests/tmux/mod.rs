@@ -212,6 +212,19 @@ impl Tmux {
         }
     }
 
+    /// Resizes the terminal to `(columns, rows)` (the program gets SIGWINCH).
+    pub fn resize(&self, (columns, rows): (u16, u16)) {
+        self.run(&[
+            "resize-window",
+            "-t",
+            "t",
+            "-x",
+            &columns.to_string(),
+            "-y",
+            &rows.to_string(),
+        ]);
+    }
+
     /// Lets programs set the clipboard (OSC 52), which tmux keeps as a paste buffer.
     pub fn allow_clipboard(&self) {
         self.run(&["set-option", "-s", "set-clipboard", "on"]);

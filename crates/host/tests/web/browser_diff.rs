@@ -31,9 +31,10 @@ fn replaced_result() -> String {
         "```diff",
         "--- a/plan.md",
         "+++ b/plan.md",
-        "@@ -1,3 +1,4 @@",
+        "@@ -1,4 +1,4 @@",
         " # Plan",
         "-- one",
+        "--- a rule that was a heading underline",
         "+- one, done",
         "+<img src=x onerror=\"document.title='pwned'\">",
         &format!("+{LONG}"),
@@ -132,7 +133,7 @@ async fn a_replaced_file_shows_its_diff_and_a_new_one_its_content() {
     let expected = json!([
         "Wrote 131 bytes to 'plan.md' (replaced the previous 40 bytes).",
         [
-            "file", "file", "hunk", "context", "del", "add", "add", "add", "context", "more"
+            "file", "file", "hunk", "context", "del", "del", "add", "add", "add", "context", "more"
         ],
         true,
         0,

@@ -23,9 +23,10 @@ export function splitDiff(result) {
   return { report: result.slice(0, start), lines: body === "" ? [] : body.split("\n") };
 }
 
-// The kind of a diff line, by how it starts (file headers before added/removed lines).
-function lineKind(line) {
-  if (line.startsWith("--- ") || line.startsWith("+++ ")) return "file";
+// The kind of a diff line, by how it starts. `--- `/`+++ ` are file headers only before
+// the first hunk: after it they are a removed `-- …` or an added `++ …` line.
+function lineKind(line, inHunks) {
+  if (!inHunks && (line.startsWith("--- ") || line.startsWith("+++ "))) return "file";
   if (line.startsWith("@@")) return "hunk";
   if (line.startsWith("+")) return "add";
   if (line.startsWith("-")) return "del";
@@ -40,8 +41,11 @@ export function diffBlock(lines) {
   block.setAttribute("aria-label", "Changes to the file");
   block.tabIndex = 0; // scrolls sideways with the keyboard
   const rows = element("div", "diff-lines");
+  let inHunks = false;
   for (const line of lines) {
-    rows.append(element("div", `diff-line diff-${lineKind(line)}`, line === "" ? " " : line));
+    const kind = lineKind(line, inHunks);
+    inHunks ||= kind === "hunk";
+    rows.append(element("div", `diff-line diff-${kind}`, line === "" ? " " : line));
   }
   block.append(rows);
   return block;

@@ -1,6 +1,6 @@
 //! `WriteFile`, `AppendFile` and `CreateDirectory`: changes inside the workspace.
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -11,6 +11,11 @@ use super::beneath::{self, Access};
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::TypedTool;
+use smallebot_core::rules::file_diff;
+
+/// A replaced file and its new content are compared (and the result shows the diff)
+/// only up to this size each: a diff of larger texts is too long to read anyway.
+const DIFF_MAX_BYTES: u64 = 256 * 1024;
 
 /// How a file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,6 +221,10 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
         }
         None
     };
+    let old_text = match (mode, before) {
+        (Mode::Replace, Some(size)) if size <= DIFF_MAX_BYTES => old_text(&resolved),
+        _ => None,
+    };
     let access = match mode {
         Mode::Replace => Access::Replace,
         Mode::Append => Access::Append,
@@ -231,7 +240,7 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
         return failure(error);
     }
     let bytes = content.len();
-    ToolOutcome::ok(match (mode, before) {
+    let line = match (mode, before) {
         (Mode::Replace, None) => format!("Wrote {bytes} bytes to '{shown}' (new file)."),
         (Mode::Replace, Some(old)) => {
             format!("Wrote {bytes} bytes to '{shown}' (replaced the previous {old} bytes).")
@@ -241,7 +250,33 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
             "Appended {bytes} bytes to '{shown}' (now {} bytes).",
             old + bytes as u64
         ),
+    };
+    let diff = old_text
+        .filter(|_| bytes as u64 <= DIFF_MAX_BYTES)
+        .and_then(|old| file_diff::unified(shown, Some(&old), content));
+    ToolOutcome::ok(match diff {
+        Some(block) => format!("{line}\n\n{block}"),
+        None => line,
     })
+}
+
+/// The text of the file about to be replaced, when it is UTF-8 and at most
+/// [`DIFF_MAX_BYTES`] long; `None` otherwise or when it cannot be read (the write goes
+/// on without a diff).
+fn old_text(resolved: &Resolved) -> Option<String> {
+    let file = beneath::open(
+        resolved.root(),
+        resolved.relative(),
+        &resolved.path(),
+        Access::Read,
+    )
+    .ok()?;
+    let mut bytes = Vec::new();
+    file.take(DIFF_MAX_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > DIFF_MAX_BYTES {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 #[async_trait]

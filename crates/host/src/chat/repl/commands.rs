@@ -38,6 +38,17 @@ impl<W: Write> Repl<W> {
                 }
             }
             Slash::Copy => self.copy().await?,
+            Slash::Export(format, file) => self.export(format, file).await?,
+            Slash::Verbose(choice) => {
+                if let Some(verbose) = choice {
+                    self.printer.set_verbose(verbose);
+                }
+                self.say(if self.printer.verbose() {
+                    "tool results: printed whole as each call ends (/verbose off folds them)"
+                } else {
+                    "tool results: folded into each call's line (/show N expands one;                      /verbose on prints them all)"
+                })?;
+            }
             Slash::History => self.history().await?,
             Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,

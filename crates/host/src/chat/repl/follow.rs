@@ -1,6 +1,7 @@
 //! Running a turn, a rewrite or a compaction and following it: its events printed as
 //! they come, Ctrl+C cancelling it, command confirmations answered, the status line
-//! under the stream on a terminal.
+//! under the stream on a terminal, the open answer lines laid out again when the
+//! terminal is resized.
 
 use std::future::Future;
 use std::io::Write;
@@ -17,7 +18,7 @@ use super::super::input::LineSource;
 use super::super::status_line::{StatusLine, terminal_width};
 use super::Repl;
 use crate::error::HostError;
-use crate::render::Style;
+use crate::render::{Resizes, Style};
 
 /// The events a task is followed by, and how far they were printed: a turn followed
 /// first on a subscription of the REPL's own, then on its handle's events (which begin
@@ -102,8 +103,11 @@ impl<W: Write> Repl<W> {
     ) -> Result<(), HostError> {
         let mut storing = Follow::new(self.service.subscribe(conversation));
         let starting = tokio::spawn(starting);
+        // One status line for both stages: the answer may already flow when the turn's
+        // handle comes, and a fresh "waiting" line would be drawn over it.
+        let mut status = self.status_line(true);
         let handle = match self
-            .drive(conversation, &mut storing, starting, input, true)
+            .drive(conversation, &mut storing, starting, input, &mut status)
             .await?
         {
             Ok(handle) => handle,
@@ -113,7 +117,7 @@ impl<W: Write> Repl<W> {
         let TurnHandle { events, end, .. } = handle;
         let mut turn = storing.continued_by(events);
         if let Err(err) = self
-            .drive(conversation, &mut turn, end, input, true)
+            .drive(conversation, &mut turn, end, input, &mut status)
             .await?
         {
             self.say(&format!("error: {err}"))?;
@@ -133,9 +137,10 @@ impl<W: Write> Repl<W> {
         let service = Arc::clone(&self.service);
         let task =
             tokio::spawn(async move { service.compact(conversation, focus.as_deref()).await });
+        let mut status = self.status_line(false);
         // Success and failure alike were printed from the compression's events.
         if let Err(err) = self
-            .drive(conversation, &mut events, task, input, false)
+            .drive(conversation, &mut events, task, input, &mut status)
             .await?
         {
             self.say(&format!("error: {err}"))?;
@@ -143,24 +148,30 @@ impl<W: Write> Repl<W> {
         Ok(())
     }
 
+    /// The status line for work that starts now (`waiting`: a model request is on the
+    /// way from the start).
+    fn status_line(&self, waiting: bool) -> StatusLine {
+        let style = Style {
+            ansi: self.printer.ansi(),
+        };
+        StatusLine::new(self.terminal, style, waiting, Instant::now())
+    }
+
     /// Waits for `task` while printing `conversation`'s events from `events`; Ctrl+C
     /// cancels the conversation's turn. Input is not read meanwhile, except to answer a
-    /// command confirmation. On a terminal the status line says what the work is doing
-    /// (`waiting`: a model request is on the way from the start) and is wiped before
-    /// anything else is printed.
+    /// command confirmation. On a terminal `status` says what the work is doing and is
+    /// wiped before anything else is printed.
     async fn drive<T, S: LineSource>(
         &mut self,
         conversation: ConversationId,
         events: &mut Follow,
         mut task: JoinHandle<T>,
         input: &mut S,
-        waiting: bool,
+        status: &mut StatusLine,
     ) -> Result<T, HostError> {
-        let style = Style {
-            ansi: self.printer.ansi(),
-        };
-        let mut status = StatusLine::new(self.terminal, style, waiting, Instant::now());
-        let width = if self.terminal { terminal_width() } else { 80 };
+        let mut width = if self.terminal { terminal_width() } else { 80 };
+        // A resize re-flows the open answer lines and the status line.
+        let mut resizes = Resizes::watch(self.terminal);
         let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
         let result = loop {
             tokio::select! {
@@ -173,6 +184,7 @@ impl<W: Write> Repl<W> {
                 joined = &mut task => {
                     status.wipe(self.printer.out())?;
                     while let Some(event) = events.try_recv() {
+                        status.observe(&event.kind, Instant::now());
                         self.printer.print(&event)?;
                     }
                     break joined;
@@ -198,6 +210,12 @@ impl<W: Write> Repl<W> {
                         }
                         Asked::Answered(_) => {}
                     }
+                }
+                Some(()) = resizes.next() => {
+                    width = terminal_width();
+                    status.wipe(self.printer.out())?;
+                    self.printer.resized()?;
+                    status.draw(self.printer.out(), Instant::now(), width)?;
                 }
                 _ = tick.tick(), if status.visible() => {
                     status.draw(self.printer.out(), Instant::now(), width)?;

@@ -1,5 +1,6 @@
 //! `/show N`: the Nth tool call of the last turn whole — its arguments and its result
-//! as stored — where the stream showed it as one folded line.
+//! as stored — where the stream showed it as one folded line; a file write's diff in
+//! colour.
 
 use std::io::Write;
 
@@ -7,6 +8,7 @@ use smallebot_core::entities::HistoryRow;
 
 use super::Repl;
 use crate::error::HostError;
+use crate::render::{Style, tool_lines};
 
 impl<W: Write> Repl<W> {
     /// `/show N`: the Nth (from 1) tool call of this conversation's last turn.
@@ -39,11 +41,19 @@ impl<W: Write> Repl<W> {
             .and_then(|v| serde_json::to_string_pretty(&v).ok())
             .unwrap_or_else(|| call.arguments.clone());
         let text = format!(
-            "⚙ {} [{}]\narguments:\n{arguments}\nresult:\n{}",
+            "⚙ {} [{}]\narguments:\n{arguments}\nresult:",
             call.tool_name,
             call.status.as_str(),
-            call.result.as_deref().unwrap_or("(no result stored)")
         );
-        self.say(&text)
+        self.say(&text)?;
+        let style = Style {
+            ansi: self.printer.ansi(),
+        };
+        let result = match call.result.as_deref() {
+            Some(result) => tool_lines::shown_result(style, result),
+            None => "(no result stored)".to_owned(),
+        };
+        writeln!(self.printer.out(), "{result}")?;
+        Ok(())
     }
 }

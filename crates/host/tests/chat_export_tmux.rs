@@ -1,0 +1,84 @@
+//! `/export` in a real terminal (tmux): the conversation written as JSON to a named
+//! file and as Markdown to a file named after its title in the current directory, a
+//! second export picking a free name, an existing file never replaced.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod tmux;
+
+use tmux::Tmux;
+
+/// The file a `exported the conversation to FILE (N bytes)` line on `screen` names
+/// last.
+fn exported(screen: &str) -> String {
+    let line = screen
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("exported the conversation to "))
+        .unwrap();
+    line[..line.rfind(" (").unwrap()].to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_writes_the_conversation_and_never_replaces_a_file() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join("taken.json"), "keep").unwrap();
+    let model = tmux::answering("the **answer**").await;
+    let url = model.base_url();
+    let env = [
+        ("OPENAI_BASE_URL", url.as_str()),
+        ("SMALLEBOT_MODEL", "scripted"),
+    ];
+    let home_arg = home.path().to_string_lossy().into_owned();
+    let args = ["--home", home_arg.as_str(), "chat"];
+    let Some(term) = Tmux::start_in("export", Some(cwd.path()), &env, &args) else {
+        return;
+    };
+    term.wait_for("› ");
+    term.type_text("/export md");
+    term.keys(&["Enter"]);
+    term.wait_for("nothing to export: this conversation has no messages yet");
+    term.type_text("a question");
+    term.keys(&["Enter"]);
+    term.wait_for_prompt_after("[context");
+
+    term.type_text("/export json taken.json");
+    term.keys(&["Enter"]);
+    term.wait_for("error: taken.json exists already");
+    assert_eq!(
+        std::fs::read_to_string(cwd.path().join("taken.json")).unwrap(),
+        "keep"
+    );
+
+    term.type_text("/exp");
+    term.keys(&["Tab"]);
+    term.type_text("j");
+    term.keys(&["Tab"]);
+    term.wait_for("› /export json ");
+    term.type_text("out.json");
+    term.keys(&["Enter"]);
+    term.wait_for("exported the conversation to out.json (");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.path().join("out.json")).unwrap())
+            .unwrap();
+    assert!(json.to_string().contains("a question"), "{json}");
+    assert!(json.to_string().contains("the **answer**"), "{json}");
+
+    term.type_text("/export md");
+    term.keys(&["Enter"]);
+    let screen = term.wait_for(".md (");
+    let first = exported(&screen);
+    assert!(first.ends_with(".md"), "{first}");
+    let markdown = std::fs::read_to_string(cwd.path().join(&first)).unwrap();
+    assert!(markdown.contains("## You"), "{markdown}");
+    assert!(markdown.contains("the **answer**"), "{markdown}");
+
+    term.type_text("/export md");
+    term.keys(&["Enter"]);
+    let second_name = format!("{}-2.md", first.trim_end_matches(".md"));
+    term.wait_for(&format!("exported the conversation to {second_name} ("));
+    assert_eq!(
+        std::fs::read_to_string(cwd.path().join(&second_name)).unwrap(),
+        markdown
+    );
+}
