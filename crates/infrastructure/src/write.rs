@@ -19,7 +19,9 @@
 //! store's busy timeout; jobs queued meanwhile are drained there too.
 
 mod append;
+mod attachments;
 mod conversations;
+mod discard;
 mod history;
 mod job;
 mod settle;
@@ -37,6 +39,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
+pub(crate) use attachments::AttachmentPut;
 pub(crate) use job::Write;
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;

@@ -3,6 +3,8 @@
 //! The shell command policy lives with the shell parser in the `smallebot-shell` crate.
 
 pub mod attachment;
+pub mod attachment_link;
+pub mod attachment_search;
 pub mod child_env;
 pub mod compression_scope;
 pub mod export;

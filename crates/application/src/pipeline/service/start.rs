@@ -220,7 +220,14 @@ impl ConversationService {
             let Some(title) = fallback.as_deref() else {
                 let (turn, _) = context
                     .store
-                    .start_turn_with_message(conversation_id, options.thinking, text, tokens, owner)
+                    .start_turn_with_message(
+                        conversation_id,
+                        options.thinking,
+                        text,
+                        &[],
+                        tokens,
+                        owner,
+                    )
                     .await?;
                 return Ok((turn, false));
             };
@@ -234,6 +241,7 @@ impl ConversationService {
                     conversation_id,
                     options.thinking,
                     text,
+                    &[],
                     tokens,
                     owner,
                     title,
