@@ -42,6 +42,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             tokenizer: "cl100k_base".into(),
             supports_thinking: true,
             reasoning_effort: Some(ReasoningEffort::High),
+            supports_images: false,
         }
     );
     let small = config.model("small").unwrap();

@@ -7,7 +7,9 @@
 //! assistant message's empty `content` sent as `null` when it carries tool calls.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use smallebot_application::ports::{ModelMessage, ModelRequest, ModelToolCall, ToolSchema};
+use smallebot_application::ports::{
+    ModelMessage, ModelPart, ModelRequest, ModelToolCall, ToolSchema,
+};
 
 /// The whole streaming request body for `model`.
 pub(crate) struct RequestBody<'a> {
@@ -116,11 +118,24 @@ struct Message<'a>(&'a ModelMessage);
 impl Serialize for Message<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            ModelMessage::User { content } => Text {
+            ModelMessage::User { content, parts } if parts.is_empty() => Text {
                 role: "user",
                 content,
             }
             .serialize(serializer),
+            ModelMessage::User { content, parts } => {
+                // With attachments: content parts, the text first.
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry(
+                    "content",
+                    &Parts {
+                        text: content,
+                        parts,
+                    },
+                )?;
+                map.serialize_entry("role", "user")?;
+                map.end()
+            }
             ModelMessage::Assistant {
                 content,
                 tool_calls,
@@ -148,6 +163,66 @@ impl Serialize for Message<'_> {
                 map.end()
             }
         }
+    }
+}
+
+/// A user message's content parts: `{"text": …, "type": "text"}` for its text (when
+/// not empty) and each text part, `{"image_url": {"url": …}, "type": "image_url"}`
+/// for an image.
+struct Parts<'a> {
+    text: &'a str,
+    parts: &'a [ModelPart],
+}
+
+impl Serialize for Parts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = (!self.text.is_empty()).then_some(self.text);
+        let mut seq = serializer.serialize_seq(None)?;
+        for part in text
+            .into_iter()
+            .map(Part::Text)
+            .chain(self.parts.iter().map(|p| match p {
+                ModelPart::Text { text } => Part::Text(text),
+                ModelPart::Image { data_url } => Part::Image(data_url),
+            }))
+        {
+            seq.serialize_element(&part)?;
+        }
+        seq.end()
+    }
+}
+
+/// One content part as sent.
+enum Part<'a> {
+    Text(&'a str),
+    Image(&'a str),
+}
+
+/// `{"url": …}`
+struct Url<'a>(&'a str);
+
+impl Serialize for Url<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("url", self.0)?;
+        map.end()
+    }
+}
+
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self {
+            Self::Text(text) => {
+                map.serialize_entry("text", text)?;
+                map.serialize_entry("type", "text")?;
+            }
+            Self::Image(url) => {
+                map.serialize_entry("image_url", &Url(url))?;
+                map.serialize_entry("type", "image_url")?;
+            }
+        }
+        map.end()
     }
 }
 
@@ -224,7 +299,22 @@ mod tests {
         }
         for m in &request.messages {
             messages.push(match m {
-                ModelMessage::User { content } => json!({"role": "user", "content": content}),
+                ModelMessage::User { content, parts } if parts.is_empty() => {
+                    json!({"role": "user", "content": content})
+                }
+                ModelMessage::User { content, parts } => {
+                    let mut sent: Vec<Value> = (!content.is_empty())
+                        .then(|| json!({"type": "text", "text": content}))
+                        .into_iter()
+                        .collect();
+                    sent.extend(parts.iter().map(|p| match p {
+                        ModelPart::Text { text } => json!({"type": "text", "text": text}),
+                        ModelPart::Image { data_url } => {
+                            json!({"type": "image_url", "image_url": {"url": data_url}})
+                        }
+                    }));
+                    json!({"role": "user", "content": sent})
+                }
                 ModelMessage::Assistant {
                     content,
                     tool_calls,
@@ -277,8 +367,17 @@ mod tests {
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
         }];
         let messages = vec![
+            ModelMessage::user("héllo \u{1}\n"),
             ModelMessage::User {
-                content: "héllo \u{1}\n".into(),
+                content: "see these".into(),
+                parts: vec![
+                    ModelPart::Text {
+                        text: "Attached file a.txt (1 B):\n```\na\n```".into(),
+                    },
+                    ModelPart::Image {
+                        data_url: "data:image/png;base64,iVBORw0KGgo=".into(),
+                    },
+                ],
             },
             ModelMessage::Assistant {
                 content: String::new(),

@@ -1,7 +1,7 @@
 //! Token accounting: one scheme shared by the stored counts, the estimate and the
 //! independent count of a built request, so they agree.
 
-use smallebot_application::ports::{ModelMessage, ModelRequest, ToolSchema};
+use smallebot_application::ports::{ModelMessage, ModelPart, ModelRequest, ToolSchema};
 
 use crate::tokenizer::{Tokenizer, token_upper_bound};
 
@@ -58,16 +58,24 @@ pub(crate) fn schema_tokens(counter: &impl CountTokens, tools: &[ToolSchema]) ->
 }
 
 /// Counts a whole built request from scratch (used by tests and benchmarks as the
-/// independent reference; the pipeline never calls it).
+/// independent reference; the pipeline never calls it). Image parts are not counted.
 #[must_use]
 pub fn request_tokens(tokenizer: &Tokenizer, request: &ModelRequest) -> i64 {
     let mut total = REQUEST_OVERHEAD + MESSAGE_OVERHEAD + count(tokenizer, &request.system);
     for message in &request.messages {
         total += MESSAGE_OVERHEAD;
         match message {
-            ModelMessage::User { content } | ModelMessage::Tool { content, .. } => {
+            ModelMessage::User { content, parts } => {
                 total += count(tokenizer, content);
+                // Image parts are counted by their size, which a data URL does not
+                // give here: a request with images is not counted by this reference.
+                for part in parts {
+                    if let ModelPart::Text { text } = part {
+                        total += count(tokenizer, text);
+                    }
+                }
             }
+            ModelMessage::Tool { content, .. } => total += count(tokenizer, content),
             ModelMessage::Assistant {
                 content,
                 tool_calls,

@@ -8,6 +8,7 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod export;
 pub mod lease;
+pub mod mentions;
 pub mod message_versions;
 pub mod request_fit;
 pub mod rewrite;
