@@ -251,7 +251,8 @@ async fn the_estimate_grows_by_the_image_formula() {
         width: 1280,
         height: 720,
     });
-    assert_eq!(formula, 765);
+    // 3×2 tiles of 512 pixels at 170 tokens, plus 85.
+    assert_eq!(formula, 1105);
     let difference =
         user_row_tokens(&h.rows(&pictured).await) - user_row_tokens(&h.rows(&plain).await);
     assert_eq!(difference, formula);

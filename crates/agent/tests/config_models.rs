@@ -304,6 +304,41 @@ fn env_quick_start() {
 }
 
 #[test]
+fn images_are_seen_only_where_configured() {
+    let home = home_with_models(
+        r#"{ "default": "eyes", "models": [
+             { "id": "eyes", "baseUrl": "http://a/v1", "model": "m", "supportsImages": true },
+             { "id": "blind", "baseUrl": "http://b/v1", "model": "n" } ] }"#,
+    );
+    let resolved = resolve(home.path(), &[]).unwrap().unwrap();
+    let seen: Vec<(&str, bool)> = resolved
+        .choices
+        .iter()
+        .map(|c| (c.settings.id.as_str(), c.settings.supports_images))
+        .collect();
+    assert_eq!(seen, [("eyes", true), ("blind", false)]);
+    let empty = tempfile::tempdir().unwrap();
+    for (value, expected) in [
+        ("1", true),
+        ("true", true),
+        ("YES", true),
+        ("0", false),
+        ("", false),
+    ] {
+        let pairs: Env = &[("OPENAI_API_KEY", "k"), ("OPENAI_SUPPORTS_IMAGES", value)];
+        let resolved = resolve(empty.path(), pairs).unwrap().unwrap();
+        assert_eq!(
+            resolved.chat.settings.supports_images, expected,
+            "{value:?}"
+        );
+    }
+    let unset = resolve(empty.path(), &[("OPENAI_API_KEY", "k")])
+        .unwrap()
+        .unwrap();
+    assert!(!unset.chat.settings.supports_images);
+}
+
+#[test]
 fn nothing_configured_is_none() {
     let home = tempfile::tempdir().unwrap();
     assert_eq!(resolve(home.path(), &[]).unwrap(), None);

@@ -97,7 +97,7 @@ async fn run_attach_refuses_before_anything_is_stored() {
     std::fs::write(files.path().join("big.txt"), "x".repeat(64)).unwrap();
     std::fs::write(
         home.path().join("agent.json"),
-        r#"{ "attachments": { "maxFileBytes": 32, "maxMessageBytes": 32 } }"#,
+        r#"{ "attachments": { "maxFileBytes": 48, "maxMessageBytes": 48 } }"#,
     )
     .unwrap();
     let path = |name: &str| files.path().join(name).to_str().unwrap().to_owned();

@@ -18,7 +18,7 @@ use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 
-use super::run_attach;
+use crate::attach_files;
 use crate::chat::StdinConfirmer;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
