@@ -119,17 +119,17 @@ async fn only_turns_whose_owner_is_gone_or_silent_are_recovered() {
     let live = me.create_conversation("u").await.unwrap();
     let silent = me.create_conversation("u").await.unwrap();
     let (dead_turn, _) = store
-        .start_turn_with_message(dead.id, false, "dead", 1, &owner(99))
+        .start_turn_with_message(dead.id, false, "dead", &[], 1, &owner(99))
         .await
         .unwrap();
     let (live_turn, _) = store
-        .start_turn_with_message(live.id, false, "live", 1, &owner(11))
+        .start_turn_with_message(live.id, false, "live", &[], 1, &owner(11))
         .await
         .unwrap();
     let mut far = owner(11);
     far.host = "elsewhere".into();
     let (silent_turn, _) = store
-        .start_turn_with_message(silent.id, false, "silent", 1, &far)
+        .start_turn_with_message(silent.id, false, "silent", &[], 1, &far)
         .await
         .unwrap();
     let long_ago = chrono::Utc::now() - chrono::Duration::minutes(5);
@@ -147,7 +147,7 @@ async fn only_turns_whose_owner_is_gone_or_silent_are_recovered() {
         Err(PipelineError::TurnRunning { .. })
     ));
     let (gone, _) = store
-        .start_turn_with_message(dead.id, false, "dead again", 1, &owner(98))
+        .start_turn_with_message(dead.id, false, "dead again", &[], 1, &owner(98))
         .await
         .unwrap();
     let outcome = me

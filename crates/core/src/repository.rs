@@ -70,11 +70,19 @@ pub trait TurnRepository: Send + Sync {
     /// (the message is never lost, the turn never without its message). Refused with
     /// [`RepositoryError::TurnRunning`] — nothing stored — while another turn of the
     /// conversation is `running`, whatever process runs it.
+    ///
+    /// `attachments` (uploaded into the conversation with
+    /// [`AttachmentRepository::put_attachment`]) are linked to the message in the same
+    /// transaction and come back in its [`Message::attachments`]. Refused — nothing
+    /// stored — with [`RepositoryError::NotFound`] for an unknown attachment and with
+    /// [`RepositoryError::Conflict`] for one of another conversation or already on a
+    /// message.
     async fn start_turn_with_message(
         &self,
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)>;
@@ -88,6 +96,7 @@ pub trait TurnRepository: Send + Sync {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
         title: FirstTurnTitle<'_>,
@@ -137,7 +146,8 @@ pub trait TurnRepository: Send + Sync {
     /// [`RepositoryError::TurnRunning`] while a turn of the conversation runs, and with
     /// [`RepositoryError::Conflict`] when the guard no longer holds (the boundary moved,
     /// the message is no longer current); [`RepositoryError::NotFound`] for an unknown
-    /// message.
+    /// message. The old message's attachments move to the new version (the edited
+    /// text still carries them; the replaced version lists none).
     async fn replace_user_message(
         &self,
         replacement: &MessageReplacement,
@@ -273,11 +283,19 @@ pub trait AttachmentRepository: Send + Sync {
 
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
-    ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
+    ConversationRepository
+    + TurnRepository
+    + HistoryRepository
+    + SearchRepository
+    + AttachmentRepository
 {
 }
 
 impl<T: ?Sized> Store for T where
-    T: ConversationRepository + TurnRepository + HistoryRepository + SearchRepository
+    T: ConversationRepository
+        + TurnRepository
+        + HistoryRepository
+        + SearchRepository
+        + AttachmentRepository
 {
 }

@@ -85,9 +85,12 @@ impl ConversationRepository for SqliteStore {
     }
 
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
-        self.writer()
+        let (existed, digests) = self
+            .writer()
             .run(|reply| Write::DeleteConversation { id, reply })
-            .await
+            .await?;
+        self.sweep_contents(digests).await;
+        Ok(existed)
     }
 
     async fn set_compression(

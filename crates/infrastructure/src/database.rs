@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use sqlx::SqlitePool;
 
+use crate::content_files::ContentFiles;
 use crate::error::StoreError;
 use crate::migrate::{MigrationReport, migrate_database, migration_status};
 use crate::open::{
@@ -11,7 +12,7 @@ use crate::open::{
     read_write_options,
 };
 use crate::read::ReadPool;
-use crate::write::Writer;
+use crate::write::{Write, Writer};
 
 /// The SQLite store: implements every repository trait of `smallebot-core`.
 ///
@@ -25,6 +26,8 @@ pub struct SqliteStore {
     writer: Writer,
     readers: ReadPool,
     path: PathBuf,
+    /// Where attachment content is kept (beside the database).
+    files: ContentFiles,
     /// Opened with [`SqliteStore::open_read_only`].
     read_only: bool,
 }
@@ -61,6 +64,7 @@ impl SqliteStore {
                 writer,
                 readers,
                 path: path.to_path_buf(),
+                files: ContentFiles::beside(path),
                 read_only: false,
             },
             report,
@@ -103,6 +107,7 @@ impl SqliteStore {
             writer,
             readers,
             path: path.to_path_buf(),
+            files: ContentFiles::beside(path),
             read_only: true,
         })
     }
@@ -127,6 +132,32 @@ impl SqliteStore {
     /// The read connections.
     pub(crate) fn readers(&self) -> &ReadPool {
         &self.readers
+    }
+
+    /// Where attachment content is kept.
+    pub(crate) fn content_files(&self) -> &ContentFiles {
+        &self.files
+    }
+
+    /// Removes the content of `sha256s` no attachment uses any more, after the commit
+    /// that deleted their rows. A failure is logged: the delete stands, and a leftover
+    /// file is harmless.
+    pub(crate) async fn sweep_contents(&self, sha256s: Vec<String>) {
+        if sha256s.is_empty() {
+            return;
+        }
+        let files = self.files.clone();
+        let swept = self
+            .writer
+            .run(|reply| Write::SweepContents {
+                files,
+                sha256s,
+                reply,
+            })
+            .await;
+        if let Err(err) = swept {
+            tracing::warn!(%err, "removing unused attachment content failed");
+        }
     }
 
     /// The database file.

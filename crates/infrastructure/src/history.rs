@@ -75,7 +75,9 @@ impl HistoryRepository for SqliteStore {
     ) -> RepoResult<Vec<HistoryRow>> {
         self.readers()
             .read("reading history", move |conn| {
-                bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::All)
+                let mut rows = bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::All)?;
+                queries::fill_row_attachments(conn, &mut rows)?;
+                Ok(rows)
             })
             .await
     }
@@ -107,7 +109,10 @@ impl HistoryRepository for SqliteStore {
     ) -> RepoResult<Vec<HistoryRow>> {
         self.readers()
             .read("reading history", move |conn| {
-                bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::InContext)
+                let mut rows =
+                    bulk::rows_after(conn, conversation_id, after_seq, bulk::Rows::InContext)?;
+                queries::fill_row_attachments(conn, &mut rows)?;
+                Ok(rows)
             })
             .await
     }
@@ -131,6 +136,7 @@ impl HistoryRepository for SqliteStore {
                 found.extend(queries::all(conn, ACTION, CALLS_AROUND, params, |row| {
                     rows::tool_call(row).map(HistoryRow::ToolCall)
                 })?);
+                queries::fill_row_attachments(conn, &mut found)?;
                 Ok(found)
             })
             .await?;

@@ -18,6 +18,8 @@
 //! [`FileTaskStore`] keeps each conversation's task list as a JSON file (atomic writes,
 //! corrupt files preserved).
 
+mod attachments;
+mod content_files;
 mod conversations;
 mod database;
 mod error;

@@ -3,8 +3,12 @@
 
 use rusqlite::{Connection, Params, Row};
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Conversation, Message, Turn, TurnContents};
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use std::collections::HashMap;
+
+use smallebot_core::entities::{
+    Attachment, Conversation, HistoryRow, Message, Role, Turn, TurnContents,
+};
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 
 use crate::error::sqlite;
@@ -35,6 +39,15 @@ macro_rules! message_columns {
          replaced_by, is_edited"
     };
 }
+
+/// The columns of an attachment (of `attachments a`), as `rows::attachment` reads them.
+macro_rules! attachment_columns {
+    () => {
+        "a.id, a.conversation_id, a.message_id, a.name, a.media_type, a.kind, a.size, \
+         a.sha256, a.image_width, a.image_height, a.created_at"
+    };
+}
+pub(crate) use attachment_columns;
 
 /// The columns of a tool call, as `rows::tool_call` reads them.
 macro_rules! tool_call_columns {
@@ -136,9 +149,9 @@ pub(crate) fn turn(conn: &Connection, id: TurnId) -> RepoResult<Option<Turn>> {
     )
 }
 
-/// The message `id`.
+/// The message `id`, with its attachments.
 pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Message>> {
-    first(
+    let found = first(
         conn,
         "reading a message",
         concat!(
@@ -148,6 +161,96 @@ pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Mes
         ),
         [id.to_string()],
         |row| rows::message(row),
+    )?;
+    let Some(mut message) = found else {
+        return Ok(None);
+    };
+    if message.role == Role::User {
+        message.attachments = message_attachments(conn, message.id)?;
+    }
+    Ok(Some(message))
+}
+
+/// The attachment `id`.
+pub(crate) fn attachment(conn: &Connection, id: AttachmentId) -> RepoResult<Option<Attachment>> {
+    first(
+        conn,
+        "reading an attachment",
+        concat!(
+            "SELECT ",
+            attachment_columns!(),
+            " FROM attachments a WHERE a.id = ?1"
+        ),
+        [id.to_string()],
+        |row| rows::attachment(row),
+    )
+}
+
+/// The attachments of message `id`, in upload order.
+pub(crate) fn message_attachments(conn: &Connection, id: MessageId) -> RepoResult<Vec<Attachment>> {
+    all(
+        conn,
+        "reading a message's attachments",
+        concat!(
+            "SELECT ",
+            attachment_columns!(),
+            " FROM attachments a WHERE a.message_id = ?1 ORDER BY a.rowid"
+        ),
+        [id.to_string()],
+        |row| rows::attachment(row),
+    )
+}
+
+/// Gives the user messages among `messages` (all of one conversation) their
+/// attachments: one indexed query over the span of their `seq`, none without a user
+/// message (a conversation without attachments finds nothing at once).
+pub(crate) fn fill_attachments<'a>(
+    conn: &Connection,
+    messages: impl IntoIterator<Item = &'a mut Message>,
+) -> RepoResult<()> {
+    let mut users: Vec<&mut Message> = messages
+        .into_iter()
+        .filter(|m| m.role == Role::User)
+        .collect();
+    let (Some(low), Some(high)) = (
+        users.iter().map(|m| m.seq).min(),
+        users.iter().map(|m| m.seq).max(),
+    ) else {
+        return Ok(());
+    };
+    let found = all(
+        conn,
+        "reading messages' attachments",
+        concat!(
+            "SELECT ",
+            attachment_columns!(),
+            " FROM attachments a JOIN messages m ON m.id = a.message_id \
+             WHERE a.conversation_id = ?1 AND a.message_id IS NOT NULL \
+             AND m.seq BETWEEN ?2 AND ?3 ORDER BY a.rowid"
+        ),
+        (users[0].conversation_id.to_string(), low, high),
+        |row| rows::attachment(row),
+    )?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    let at: HashMap<MessageId, usize> = users.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
+    for attachment in found {
+        if let Some(&i) = attachment.message_id.as_ref().and_then(|id| at.get(id)) {
+            users[i].attachments.push(attachment);
+        }
+    }
+    Ok(())
+}
+
+/// [`fill_attachments`] for the messages among history rows.
+pub(crate) fn fill_row_attachments(conn: &Connection, rows: &mut [HistoryRow]) -> RepoResult<()> {
+    fill_attachments(
+        conn,
+        rows.iter_mut().filter_map(|row| match row {
+            HistoryRow::Message(m) => Some(m),
+            _ => None,
+        }),
     )
 }
 
@@ -156,7 +259,7 @@ pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<
     let Some(turn) = self::turn(conn, id)? else {
         return Ok(None);
     };
-    let messages = all(
+    let mut messages = all(
         conn,
         "reading a turn's messages",
         concat!(
@@ -167,6 +270,7 @@ pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<
         [id.to_string()],
         |row| rows::message(row),
     )?;
+    fill_attachments(conn, &mut messages)?;
     let last_row_seq = first(
         conn,
         "reading a turn's rows",

@@ -4,8 +4,8 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    AnswerVersion, Conversation, LeaseOwner, Message, Role, ThinkBlock, ToolCall, ToolCallStatus,
-    Turn, TurnLease, TurnStatus,
+    AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner, Message, Role,
+    ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
 };
 use smallebot_core::time::{Timestamp, parse_timestamp};
 
@@ -129,6 +129,7 @@ pub(crate) fn message(row: &impl Columns) -> Result<Message, RepositoryError> {
         created_at: time(row, "created_at")?,
         replaced_by: opt_id(row, "replaced_by")?,
         is_edited: int(row, "is_edited")? != 0,
+        attachments: Vec::new(),
     })
 }
 
@@ -166,6 +167,28 @@ pub(crate) fn think_block(row: &impl Columns) -> Result<ThinkBlock, RepositoryEr
         turn_id: id(row, "turn_id")?,
         seq: int(row, "seq")?,
         content: text(row, "content")?,
+        created_at: time(row, "created_at")?,
+    })
+}
+
+pub(crate) fn attachment(row: &impl Columns) -> Result<Attachment, RepositoryError> {
+    let image_size = match (row.opt_int("image_width")?, row.opt_int("image_height")?) {
+        (Some(width), Some(height)) => Some(ImageSize {
+            width: u32::try_from(width).map_err(|e| corrupt("image_width", e))?,
+            height: u32::try_from(height).map_err(|e| corrupt("image_height", e))?,
+        }),
+        _ => None,
+    };
+    Ok(Attachment {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        message_id: opt_id(row, "message_id")?,
+        name: text(row, "name")?,
+        media_type: text(row, "media_type")?,
+        kind: AttachmentKind::parse(&text(row, "kind")?).map_err(|e| corrupt("kind", e))?,
+        size: int(row, "size")?,
+        sha256: text(row, "sha256")?,
+        image_size,
         created_at: time(row, "created_at")?,
     })
 }

@@ -18,6 +18,7 @@ fn kind(word: &str) -> RepoResult<SearchHitKind> {
         "assistant" => Ok(SearchHitKind::Assistant),
         "tool_call" => Ok(SearchHitKind::ToolCall),
         "tool_result" => Ok(SearchHitKind::ToolResult),
+        "attachment" => Ok(SearchHitKind::Attachment),
         other => Err(RepositoryError::Corrupt(format!(
             "unknown search row kind '{other}'"
         ))),

@@ -19,6 +19,8 @@ macro_rules! search_body_sql {
              FROM tool_calls t WHERE t.id = r.source_id) \
            WHEN 'tool_result' THEN (SELECT t.result FROM tool_calls t \
              WHERE t.id = r.source_id) \
+           WHEN 'attachment' THEN (SELECT a.search_text FROM attachments a \
+             WHERE a.id = r.source_id) \
            ELSE (SELECT m.content FROM messages m WHERE m.id = r.source_id) END"
     };
 }

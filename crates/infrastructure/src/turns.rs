@@ -6,7 +6,7 @@ use smallebot_core::entities::{
     FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
     TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
 
@@ -30,6 +30,7 @@ impl TurnRepository for SqliteStore {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
@@ -38,6 +39,7 @@ impl TurnRepository for SqliteStore {
                 conversation_id,
                 thinking_mode,
                 content: content.to_owned(),
+                attachments: attachments.to_vec(),
                 token_count,
                 owner: owner.clone(),
                 title: None,
@@ -51,6 +53,7 @@ impl TurnRepository for SqliteStore {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
         title: FirstTurnTitle<'_>,
@@ -59,6 +62,7 @@ impl TurnRepository for SqliteStore {
             conversation_id,
             thinking_mode,
             content: content.to_owned(),
+            attachments: attachments.to_vec(),
             token_count,
             owner: owner.clone(),
             title: Some((title.title.to_owned(), title.untitled.to_owned())),
@@ -158,16 +162,22 @@ impl TurnRepository for SqliteStore {
         replacement: &MessageReplacement,
     ) -> RepoResult<(Turn, Message)> {
         let replacement = replacement.clone();
-        self.writer()
+        let (done, discarded) = self
+            .writer()
             .run(|reply| Write::ReplaceUserMessage { replacement, reply })
-            .await
+            .await?;
+        self.sweep_contents(discarded).await;
+        Ok(done)
     }
 
     async fn restart_turn(&self, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
         let restart = restart.clone();
-        self.writer()
+        let (done, discarded) = self
+            .writer()
             .run(|reply| Write::RestartTurn { restart, reply })
-            .await
+            .await?;
+        self.sweep_contents(discarded).await;
+        Ok(done)
     }
 
     async fn mark_turn_undone(&self, undo: &TurnUndo) -> RepoResult<Turn> {

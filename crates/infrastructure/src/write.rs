@@ -19,6 +19,7 @@
 //! store's busy timeout; jobs queued meanwhile are drained there too.
 
 mod append;
+mod attachments;
 mod conversations;
 mod history;
 mod job;
@@ -37,6 +38,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
+pub(crate) use attachments::AttachmentPut;
 pub(crate) use job::Write;
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;

@@ -302,7 +302,7 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
                 title: &text,
             };
             let started = store
-                .start_turn_with_title(id, i == 0, &text, 5, &owner, title)
+                .start_turn_with_title(id, i == 0, &text, &[], 5, &owner, title)
                 .await;
             (i, started)
         });

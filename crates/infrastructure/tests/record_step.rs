@@ -47,7 +47,7 @@ async fn a_step_stores_reasoning_message_and_calls_in_order() {
     let c = conversation(&f.store, "alice").await;
     let (turn, user) = f
         .store
-        .start_turn_with_message(c.id, false, "read them", 2, &owner())
+        .start_turn_with_message(c.id, false, "read them", &[], 2, &owner())
         .await
         .unwrap();
     let recorded = f.store.record_step(&step(c.id, turn.id)).await.unwrap();
@@ -108,7 +108,7 @@ async fn the_last_step_ends_the_turn_with_its_answer() {
     let c = conversation(&f.store, "alice").await;
     let (turn, _) = f
         .store
-        .start_turn_with_message(c.id, false, "hi", 1, &owner())
+        .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
         .await
         .unwrap();
     let recorded = f
@@ -134,7 +134,7 @@ async fn the_last_step_ends_the_turn_with_its_answer() {
     assert_eq!(recorded.rows.len(), 1);
     // The conversation may start its next turn.
     f.store
-        .start_turn_with_message(c.id, false, "again", 1, &owner())
+        .start_turn_with_message(c.id, false, "again", &[], 1, &owner())
         .await
         .unwrap();
 }
@@ -145,7 +145,7 @@ async fn a_step_that_fails_stores_nothing() {
     let c = conversation(&f.store, "alice").await;
     let (turn, user) = f
         .store
-        .start_turn_with_message(c.id, false, "hi", 1, &owner())
+        .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
         .await
         .unwrap();
     // Two calls with one id: the second insert fails, so the reasoning, the message

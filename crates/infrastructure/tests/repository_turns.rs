@@ -163,7 +163,7 @@ async fn a_turn_starts_with_its_message_or_not_at_all() {
     let c = conversation(&f.store, "alice").await;
     let (turn, message) = f
         .store
-        .start_turn_with_message(c.id, false, "hello", 3, &owner())
+        .start_turn_with_message(c.id, false, "hello", &[], 3, &owner())
         .await
         .unwrap();
     assert_eq!(turn.seq, 1, "a conversation's first turn has seq 1");
@@ -174,7 +174,7 @@ async fn a_turn_starts_with_its_message_or_not_at_all() {
     let missing = smallebot_core::ids::ConversationId::new();
     let err = f
         .store
-        .start_turn_with_message(missing, false, "lost?", 1, &owner())
+        .start_turn_with_message(missing, false, "lost?", &[], 1, &owner())
         .await
         .unwrap_err();
     assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
@@ -189,7 +189,7 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     let me = owner();
     let (first, _) = f
         .store
-        .start_turn_with_message(c.id, false, "first", 1, &me)
+        .start_turn_with_message(c.id, false, "first", &[], 1, &me)
         .await
         .unwrap();
     let lease = first.lease.clone().unwrap();
@@ -202,7 +202,7 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     // A second start is refused with the running turn, and stores nothing.
     let err = f
         .store
-        .start_turn_with_message(c.id, false, "second", 1, &me)
+        .start_turn_with_message(c.id, false, "second", &[], 1, &me)
         .await
         .unwrap_err();
     let RepositoryError::TurnRunning(running) = &err else {
@@ -215,7 +215,7 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     // Other conversations are not affected.
     let other = conversation(&f.store, "alice").await;
     f.store
-        .start_turn_with_message(other.id, false, "elsewhere", 1, &me)
+        .start_turn_with_message(other.id, false, "elsewhere", &[], 1, &me)
         .await
         .unwrap();
 
@@ -242,7 +242,7 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     assert_eq!(done.lease, None);
     assert!(!f.store.heartbeat(first.id, later).await.unwrap());
     f.store
-        .start_turn_with_message(c.id, false, "second", 1, &me)
+        .start_turn_with_message(c.id, false, "second", &[], 1, &me)
         .await
         .unwrap();
 }

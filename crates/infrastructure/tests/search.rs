@@ -174,7 +174,7 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     let indexed = || count(&f.store, "SELECT COUNT(*) FROM search_fts");
     let (turn, _) = f
         .store
-        .start_turn_with_message(c.id, false, "find the armadillo", 3, &owner())
+        .start_turn_with_message(c.id, false, "find the armadillo", &[], 3, &owner())
         .await
         .unwrap();
     let step = |message: &str, calls: Vec<StepToolCall>, end: Option<TurnEnd>| NewStep {
@@ -243,7 +243,7 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     // A turn that leaves a full batch pending indexes it as it ends.
     let (second, _) = f
         .store
-        .start_turn_with_message(c.id, false, "and the pangolin?", 3, &owner())
+        .start_turn_with_message(c.id, false, "and the pangolin?", &[], 3, &owner())
         .await
         .unwrap();
     let batch = usize::try_from(INDEX_BATCH_ROWS).unwrap();
@@ -265,7 +265,7 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     // The same when the turn ends with its last model step (one script with the step).
     let (third, _) = f
         .store
-        .start_turn_with_message(c.id, false, "and the aardvark?", 3, &owner())
+        .start_turn_with_message(c.id, false, "and the aardvark?", &[], 3, &owner())
         .await
         .unwrap();
     let calls: Vec<StepToolCall> = (0..batch).map(|i| call(&format!("q{i}"))).collect();

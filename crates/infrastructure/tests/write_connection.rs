@@ -80,7 +80,7 @@ async fn writes_wait_for_another_process_lock_off_the_async_thread() {
         };
         store.record_step(&step).await.unwrap();
         store
-            .start_turn_with_message(c.id, false, "next", 1, &common::owner())
+            .start_turn_with_message(c.id, false, "next", &[], 1, &common::owner())
             .await
             .unwrap()
     });

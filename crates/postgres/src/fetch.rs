@@ -80,7 +80,13 @@ pub(crate) async fn fetch_message(
     .fetch_optional(&mut *conn)
     .await
     .map_err(storage("reading a message"))?;
-    row.as_ref().map(rows::message).transpose()
+    let Some(mut message) = row.as_ref().map(rows::message).transpose()? else {
+        return Ok(None);
+    };
+    if message.role == smallebot_core::entities::Role::User {
+        message.attachments = crate::attachments::message_attachments(&mut *conn, id).await?;
+    }
+    Ok(Some(message))
 }
 
 /// The conversation's running turn, if any.

@@ -144,6 +144,7 @@ pub(crate) fn message(row: &PgRow) -> Result<Message, RepositoryError> {
         created_at: time(row, "created_at")?,
         replaced_by: opt_id(row, "replaced_by")?,
         is_edited: get(row, "is_edited")?,
+        attachments: Vec::new(),
     })
 }
 

@@ -5,7 +5,7 @@
 //! index would fetch every match to sort them), a rare word matches few rows (the GIN
 //! index finds them at once, while the walk would read the whole table). The planner
 //! cannot tell them apart for words outside its statistics, so each source (messages,
-//! tool calls, tool results; searched concurrently) is asked twice: first among its
+//! tool calls, tool results, attachments of messages; searched concurrently) is asked twice: first among its
 //! newest [`RECENT_WINDOW`] rows in scope; when that finds fewer hits than asked for
 //! and the window did not hold every row, through its GIN index (index scans switched
 //! off for that one statement, so the planner takes the bitmap path). Each source's
@@ -93,6 +93,19 @@ macro_rules! results {
     };
 }
 
+macro_rules! attachments {
+    () => {
+        source!(
+            "s.conversation_id, c.title, m.seq, 'attachment' AS kind, s.search_text AS body, \
+             3 AS rank",
+            "attachments s JOIN messages m ON m.id = s.message_id",
+            "s.search",
+            "m.created_at",
+            "TRUE"
+        )
+    };
+}
+
 /// The hits among the newest $6 rows of a source, newest first, at most $5, each row
 /// with `window_rows`, the number of rows in the window (one row of NULL hit columns
 /// when there is no hit).
@@ -123,13 +136,19 @@ macro_rules! matching {
 
 /// The first pass per source: $1 text, $2 conversation, $3 user, $4 since, $5 limit,
 /// $6 window.
-const RECENT: [&str; 3] = [recent!(messages!()), recent!(calls!()), recent!(results!())];
+const RECENT: [&str; 4] = [
+    recent!(messages!()),
+    recent!(calls!()),
+    recent!(results!()),
+    recent!(attachments!()),
+];
 
 /// The second pass per source, with the same parameters but the window.
-const MATCHING: [&str; 3] = [
+const MATCHING: [&str; 4] = [
     matching!(messages!()),
     matching!(calls!()),
     matching!(results!()),
+    matching!(attachments!()),
 ];
 
 /// A search's parameters, bound the same way by both passes.
@@ -199,9 +218,11 @@ async fn source_hits(
 }
 
 /// Orders a tool result before its call, and both after a message, at the same time
-/// and `seq` (the order the SQLite store indexes them in, newest first).
+/// and `seq`, and a message's attachments before it (the order the SQLite store
+/// indexes them in, newest first).
 fn rank(kind: SearchHitKind) -> u8 {
     match kind {
+        SearchHitKind::Attachment => 3,
         SearchHitKind::ToolResult => 2,
         SearchHitKind::ToolCall => 0,
         _ => 1,
@@ -214,6 +235,7 @@ fn kind(word: &str) -> RepoResult<SearchHitKind> {
         "assistant" => Ok(SearchHitKind::Assistant),
         "tool_call" => Ok(SearchHitKind::ToolCall),
         "tool_result" => Ok(SearchHitKind::ToolResult),
+        "attachment" => Ok(SearchHitKind::Attachment),
         other => Err(RepositoryError::Corrupt(format!(
             "unknown search row kind '{other}'"
         ))),
@@ -253,12 +275,18 @@ impl SearchRepository for PgStore {
             since: query.since,
             limit: i64::from(query.limit),
         };
-        let (messages, calls, results) = tokio::try_join!(
+        let (messages, calls, results, attachments) = tokio::try_join!(
             source_hits(self, 0, &params),
             source_hits(self, 1, &params),
             source_hits(self, 2, &params),
+            source_hits(self, 3, &params),
         )?;
-        let mut hits: Vec<SearchHit> = messages.into_iter().chain(calls).chain(results).collect();
+        let mut hits: Vec<SearchHit> = messages
+            .into_iter()
+            .chain(calls)
+            .chain(results)
+            .chain(attachments)
+            .collect();
         hits.sort_by(|a, b| {
             (b.created_at, b.seq, rank(b.kind)).cmp(&(a.created_at, a.seq, rank(a.kind)))
         });

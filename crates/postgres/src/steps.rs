@@ -69,6 +69,7 @@ pub(crate) fn prepare(step: &NewStep) -> PreparedStep {
         created_at: at,
         replaced_by: None,
         is_edited: false,
+        attachments: Vec::new(),
     });
     let calls: Vec<ToolCall> = step
         .tool_calls

@@ -11,7 +11,7 @@ use smallebot_core::entities::{
     FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
     TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
 
@@ -30,6 +30,7 @@ impl TurnRepository for PgStore {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
@@ -37,6 +38,7 @@ impl TurnRepository for PgStore {
             conversation_id,
             thinking_mode,
             content: content.to_owned(),
+            attachments: attachments.to_vec(),
             token_count,
             owner: owner.clone(),
         };
@@ -50,12 +52,20 @@ impl TurnRepository for PgStore {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
         title: FirstTurnTitle<'_>,
     ) -> RepoResult<(Turn, Message, bool)> {
         let (turn, message) = self
-            .start_turn_with_message(conversation_id, thinking_mode, content, token_count, owner)
+            .start_turn_with_message(
+                conversation_id,
+                thinking_mode,
+                content,
+                attachments,
+                token_count,
+                owner,
+            )
             .await?;
         // A conversation's sequence starts at 1: its first turn has seq 1.
         if turn.seq != 1 {

@@ -27,6 +27,7 @@
 //! row (locked by the statement's `UPDATE`), the partial unique index still admits one
 //! running turn, and a notification is sent when its statement commits.
 
+mod attachments;
 mod calls;
 mod conversations;
 mod edits;
@@ -49,6 +50,7 @@ use smallebot_core::time::Timestamp;
 use sqlx::{Connection as _, PgConnection, PgPool};
 use tokio::sync::{mpsc, oneshot};
 
+pub(crate) use attachments::PutAttachment;
 pub(crate) use calls::CompleteCall;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use steps::PreparedStep;

@@ -52,7 +52,7 @@ async fn during_an_outage_queued_writes_fail_within_one_acquire_timeout_then_wor
         started_at: chrono::Utc::now(),
     };
     let (turn, _) = store
-        .start_turn_with_message(conversation.id, false, "go", 1, &owner)
+        .start_turn_with_message(conversation.id, false, "go", &[], 1, &owner)
         .await
         .unwrap();
 

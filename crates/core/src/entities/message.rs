@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::Seq;
+use super::{Attachment, Seq};
 use crate::ids::{ConversationId, MessageId, TurnId};
 use crate::time::Timestamp;
 
@@ -60,6 +60,11 @@ pub struct Message {
     pub replaced_by: Option<MessageId>,
     /// Whether this message is the edited version of an earlier one.
     pub is_edited: bool,
+    /// The files and images the person gave with it (user messages only), in upload
+    /// order: their metadata, never their content. Empty for most messages, and then
+    /// left out of the serialized form.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 /// A message to append.

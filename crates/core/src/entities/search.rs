@@ -44,6 +44,8 @@ pub enum SearchHitKind {
     ToolCall,
     /// A tool call's result.
     ToolResult,
+    /// An attachment of a user message: its name, or the text of a text file.
+    Attachment,
 }
 
 impl SearchHitKind {
@@ -55,6 +57,7 @@ impl SearchHitKind {
             Self::Assistant => "ASSISTANT",
             Self::ToolCall => "TOOL CALL",
             Self::ToolResult => "TOOL RESULT",
+            Self::Attachment => "ATTACHMENT",
         }
     }
 }

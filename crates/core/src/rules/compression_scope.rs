@@ -79,6 +79,7 @@ mod tests {
                     created_at: at,
                     replaced_by: None,
                     is_edited: false,
+                    attachments: Vec::new(),
                 })
             })
             .collect();
@@ -166,6 +167,7 @@ mod fit_tests {
                 created_at: at,
                 replaced_by: None,
                 is_edited: false,
+                attachments: Vec::new(),
             })
         };
         let rows = vec![row(0, 1, 50), row(0, 2, 50), row(1, 3, 30), row(2, 4, 40)];

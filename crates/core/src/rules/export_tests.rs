@@ -55,6 +55,7 @@ fn message(turn: &Turn, seq: i64, role: Role, content: &str) -> HistoryRow {
         created_at: at(),
         replaced_by: None,
         is_edited: false,
+        attachments: Vec::new(),
     })
 }
 

@@ -55,6 +55,7 @@ mod tests {
             created_at: chrono::Utc::now(),
             replaced_by,
             is_edited: false,
+            attachments: Vec::new(),
         }
     }
 

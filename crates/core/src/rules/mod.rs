@@ -4,6 +4,7 @@
 
 pub mod attachment;
 pub mod attachment_text;
+pub mod attachment_search;
 pub mod child_env;
 pub mod compression_scope;
 pub mod export;

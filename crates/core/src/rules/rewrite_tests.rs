@@ -29,6 +29,7 @@ fn message(seq: Seq, role: Role, replaced: bool) -> Message {
         created_at: chrono::Utc::now(),
         replaced_by: replaced.then(MessageId::new),
         is_edited: false,
+        attachments: Vec::new(),
     }
 }
 

@@ -7,13 +7,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::entities::{
-    AnswerVersion, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow, LeaseOwner,
-    Message, MessageReplacement, NewStep, RecordedStep, SearchHit, SearchQuery, Seq, ToolCall,
-    ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
+    AnswerVersion, Attachment, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow,
+    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, RecordedStep, SearchHit,
+    SearchQuery, Seq, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
+    TurnUndo,
 };
-use crate::ids::{ConversationId, MessageId, TurnId};
+use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
-    ConversationRepository, HistoryRepository, RepoResult, SearchRepository, Store, TurnRepository,
+    AttachmentRepository, ConversationRepository, HistoryRepository, RepoResult, SearchRepository,
+    Store, TurnRepository,
 };
 use crate::time::Timestamp;
 
@@ -80,12 +82,20 @@ impl<H: Interceptor> TurnRepository for Intercepted<H> {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
     ) -> RepoResult<(Turn, Message)> {
         self.hooks.before("start_turn_with_message").await?;
         self.inner
-            .start_turn_with_message(conversation_id, thinking_mode, content, token_count, owner)
+            .start_turn_with_message(
+                conversation_id,
+                thinking_mode,
+                content,
+                attachments,
+                token_count,
+                owner,
+            )
             .await
     }
     async fn start_turn_with_title(
@@ -93,6 +103,7 @@ impl<H: Interceptor> TurnRepository for Intercepted<H> {
         conversation_id: ConversationId,
         thinking_mode: bool,
         content: &str,
+        attachments: &[AttachmentId],
         token_count: i64,
         owner: &LeaseOwner,
         title: FirstTurnTitle<'_>,
@@ -103,6 +114,7 @@ impl<H: Interceptor> TurnRepository for Intercepted<H> {
                 conversation_id,
                 thinking_mode,
                 content,
+                attachments,
                 token_count,
                 owner,
                 title,
@@ -257,5 +269,28 @@ impl<H: Interceptor> SearchRepository for Intercepted<H> {
     async fn search(&self, query: &SearchQuery) -> RepoResult<Vec<SearchHit>> {
         self.hooks.before("search").await?;
         self.inner.search(query).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> AttachmentRepository for Intercepted<H> {
+    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
+        self.hooks.before("put_attachment").await?;
+        self.inner.put_attachment(new).await
+    }
+    async fn get_attachment(&self, id: AttachmentId) -> RepoResult<Option<Attachment>> {
+        self.hooks.before("get_attachment").await?;
+        self.inner.get_attachment(id).await
+    }
+    async fn attachment_content(&self, id: AttachmentId) -> RepoResult<Option<Vec<u8>>> {
+        self.hooks.before("attachment_content").await?;
+        self.inner.attachment_content(id).await
+    }
+    async fn conversation_attachments(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<Attachment>> {
+        self.hooks.before("conversation_attachments").await?;
+        self.inner.conversation_attachments(conversation_id).await
     }
 }

@@ -19,6 +19,7 @@ fn message(turn: TurnId, seq: i64, role: Role, text: &str) -> HistoryRow {
         created_at: chrono::Utc::now(),
         replaced_by: None,
         is_edited: false,
+        attachments: Vec::new(),
     })
 }
 

@@ -275,7 +275,7 @@ async fn another_users_conversations_are_404_and_never_searched() {
     };
     let (bob_turn, _) = s
         .store
-        .start_turn_with_message(bob.id, false, "the walrus secret", 3, &owner)
+        .start_turn_with_message(bob.id, false, "the walrus secret", &[], 3, &owner)
         .await
         .unwrap();
     s.store

@@ -179,6 +179,7 @@ fn message(
         created_at: time(c.6, "created_at")?,
         replaced_by: c.7.map(|r| id(r, "replaced_by")).transpose()?,
         is_edited: c.8 != 0,
+        attachments: Vec::new(),
     }))
 }
 

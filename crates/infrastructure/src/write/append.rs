@@ -54,6 +54,7 @@ pub(super) fn insert_message(
         created_at: *at,
         replaced_by: None,
         is_edited,
+        attachments: Vec::new(),
     })
 }
 

@@ -57,14 +57,19 @@ pub(super) fn set_model(
     Ok(())
 }
 
-pub(super) fn delete(conn: &Connection, id: ConversationId) -> RepoResult<bool> {
+pub(super) fn delete(conn: &Connection, id: ConversationId) -> RepoResult<(bool, Vec<String>)> {
+    let digests = super::attachments::digests(
+        conn,
+        "SELECT DISTINCT sha256 FROM attachments WHERE conversation_id = ?1",
+        [id.to_string()],
+    )?;
     let changed = execute(
         conn,
         "deleting a conversation",
         "DELETE FROM conversations WHERE id = ?1",
         [id.to_string()],
     )?;
-    Ok(changed > 0)
+    Ok((changed > 0, digests))
 }
 
 pub(super) fn compress(

@@ -9,9 +9,11 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::time::Timestamp;
 
+use super::attachments::AttachmentPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, conversations, history, turns, users};
+use super::{append, attachments, conversations, history, turns, users};
+use crate::content_files::ContentFiles;
 use crate::time::now;
 
 /// One write of the store, with where its answer goes.
@@ -34,10 +36,22 @@ pub(crate) enum Write {
         model: Option<String>,
         reply: Reply<()>,
     },
-    /// Deletes a conversation with everything in it; whether it existed.
+    /// Deletes a conversation with everything in it; whether it existed, and the
+    /// digests of its attachments (to sweep once committed).
     DeleteConversation {
         id: ConversationId,
-        reply: Reply<bool>,
+        reply: Reply<(bool, Vec<String>)>,
+    },
+    /// Stores an uploaded attachment.
+    PutAttachment {
+        put: AttachmentPut,
+        reply: Reply<smallebot_core::entities::Attachment>,
+    },
+    /// Removes the content files of these digests that no row uses any more.
+    SweepContents {
+        files: ContentFiles,
+        sha256s: Vec<String>,
+        reply: Reply<()>,
     },
     /// Moves a conversation's compression boundary.
     SetCompression {
@@ -71,15 +85,17 @@ pub(crate) enum Write {
     },
     /// Marks a running turn interrupted; whether it ran.
     InterruptTurn { turn_id: TurnId, reply: Reply<bool> },
-    /// Replaces a user message by a new version (guarded).
+    /// Replaces a user message by a new version (guarded); with the digests of the
+    /// discarded turns' attachments.
     ReplaceUserMessage {
         replacement: MessageReplacement,
-        reply: Reply<(Turn, Message)>,
+        reply: Reply<((Turn, Message), Vec<String>)>,
     },
-    /// Starts a turn again from its user message (guarded).
+    /// Starts a turn again from its user message (guarded); with the digests of the
+    /// discarded turns' attachments.
     RestartTurn {
         restart: TurnRestart,
-        reply: Reply<(Turn, Message)>,
+        reply: Reply<((Turn, Message), Vec<String>)>,
     },
     /// Marks a turn undone (guarded).
     MarkTurnUndone { undo: TurnUndo, reply: Reply<Turn> },
@@ -144,6 +160,14 @@ impl Write {
             W::DeleteConversation { id, reply } => {
                 settle(conn, reply, |c| conversations::delete(c, id))
             }
+            W::PutAttachment { put, reply } => {
+                settle(conn, reply, |c| attachments::insert(c, &put))
+            }
+            W::SweepContents {
+                files,
+                sha256s,
+                reply,
+            } => settle(conn, reply, |c| attachments::sweep(c, &files, &sha256s)),
             W::SetCompression { id, update, reply } => {
                 settle(conn, reply, |c| conversations::compress(c, id, &update))
             }

@@ -7,11 +7,12 @@ use smallebot_core::entities::{
     LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnLease,
     TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, format_timestamp};
 
 use super::append::insert_message;
+use super::attachments;
 use crate::queries::{self, execute, first, int0, turn_columns};
 use crate::rows;
 use crate::time::{Now, now};
@@ -25,6 +26,8 @@ pub(crate) struct TurnStart {
     pub(crate) thinking_mode: bool,
     /// The user message.
     pub(crate) content: String,
+    /// The uploads it carries (linked in the same transaction).
+    pub(crate) attachments: Vec<AttachmentId>,
     /// Its token count.
     pub(crate) token_count: i64,
     /// Who runs the turn.
@@ -110,7 +113,7 @@ pub(super) fn start_with_message(
 ) -> RepoResult<(Turn, Message, bool)> {
     ensure_no_running_turn(conn, start.conversation_id)?;
     let at = now();
-    let (turn, message) = insert_turn_with_message(
+    let (turn, mut message) = insert_turn_with_message(
         conn,
         (start.conversation_id, start.thinking_mode, &start.owner),
         &start.content,
@@ -118,6 +121,8 @@ pub(super) fn start_with_message(
         false,
         &at,
     )?;
+    message.attachments =
+        attachments::link(conn, start.conversation_id, message.id, &start.attachments)?;
     let titled = match &start.title {
         Some((title, untitled)) if turn.seq == 1 => {
             execute(
@@ -210,11 +215,29 @@ fn keep_answer(conn: &Connection, turn: &Turn, answered: MessageId) -> RepoResul
     Ok(())
 }
 
-/// Deletes every turn after `turn` (their rows cascade) and `turn`'s rows other than
-/// `keep_message`, after keeping `turn`'s answer as a version of `keep_message`.
-fn discard_after(conn: &Connection, turn: &Turn, keep_message: MessageId) -> RepoResult<()> {
+/// Deletes every turn after `turn` (their rows cascade, attachments included) and
+/// `turn`'s rows other than `keep_message`, after keeping `turn`'s answer as a version
+/// of `keep_message`. Returns the digests of the attachments discarded (to sweep once
+/// committed).
+fn discard_after(
+    conn: &Connection,
+    turn: &Turn,
+    keep_message: MessageId,
+) -> RepoResult<Vec<String>> {
     keep_answer(conn, turn, keep_message)?;
     let turn_id = turn.id.to_string();
+    let digests = attachments::digests(
+        conn,
+        "SELECT DISTINCT a.sha256 FROM attachments a \
+         JOIN messages m ON m.id = a.message_id JOIN turns t ON t.id = m.turn_id \
+         WHERE t.conversation_id = ?1 AND (t.seq > ?2 OR (t.id = ?3 AND m.id <> ?4))",
+        (
+            turn.conversation_id.to_string(),
+            turn.seq,
+            &turn_id,
+            keep_message.to_string(),
+        ),
+    )?;
     execute(
         conn,
         "discarding later turns",
@@ -239,14 +262,14 @@ fn discard_after(conn: &Connection, turn: &Turn, keep_message: MessageId) -> Rep
         "DELETE FROM think_blocks WHERE turn_id = ?1",
         [&turn_id],
     )?;
-    Ok(())
+    Ok(digests)
 }
 
 /// Replaces a user message by a new version (see `TurnRepository::replace_user_message`).
 pub(super) fn replace_user_message(
     conn: &Connection,
     replacement: &MessageReplacement,
-) -> RepoResult<(Turn, Message)> {
+) -> RepoResult<((Turn, Message), Vec<String>)> {
     const ACTION: &str = "editing a message";
     let old = queries::message(conn, replacement.message_id)?
         .ok_or_else(|| RepositoryError::not_found("message", replacement.message_id))?;
@@ -256,9 +279,9 @@ pub(super) fn replace_user_message(
     check_guard(conn, &replacement.guard, ACTION)?;
     let old_turn = queries::turn(conn, old.turn_id)?
         .ok_or_else(|| RepositoryError::not_found("turn", old.turn_id))?;
-    discard_after(conn, &old_turn, old.id)?;
+    let discarded = discard_after(conn, &old_turn, old.id)?;
     let at = now();
-    let (turn, message) = insert_turn_with_message(
+    let (turn, mut message) = insert_turn_with_message(
         conn,
         (
             old.conversation_id,
@@ -276,7 +299,8 @@ pub(super) fn replace_user_message(
         "UPDATE messages SET replaced_by = ?1 WHERE id = ?2",
         (message.id.to_string(), old.id.to_string()),
     )?;
-    Ok((turn, message))
+    message.attachments = attachments::move_to(conn, old.id, message.id)?;
+    Ok(((turn, message), discarded))
 }
 
 /// A new running turn leased to its owner, with its user message (`is_edited` for an
@@ -327,7 +351,10 @@ fn set_undone(conn: &Connection, turn_id: TurnId, undone_at: Option<&str>) -> Re
 }
 
 /// Starts a turn again from its user message (see `TurnRepository::restart_turn`).
-pub(super) fn restart(conn: &Connection, restart: &TurnRestart) -> RepoResult<(Turn, Message)> {
+pub(super) fn restart(
+    conn: &Connection,
+    restart: &TurnRestart,
+) -> RepoResult<((Turn, Message), Vec<String>)> {
     const ACTION: &str = "regenerating a turn";
     let turn_id = restart.turn_id;
     let turn =
@@ -339,7 +366,7 @@ pub(super) fn restart(conn: &Connection, restart: &TurnRestart) -> RepoResult<(T
     let user_message = queries::message(conn, restart.keep_message)?
         .filter(|m| m.turn_id == turn_id && m.replaced_by.is_none())
         .ok_or_else(|| changed(ACTION))?;
-    discard_after(conn, &turn, user_message.id)?;
+    let discarded = discard_after(conn, &turn, user_message.id)?;
     if turn.undone_at.is_some() {
         set_undone(conn, turn_id, None)?;
     }
@@ -361,7 +388,7 @@ pub(super) fn restart(conn: &Connection, restart: &TurnRestart) -> RepoResult<(T
     )?;
     let turn =
         queries::turn(conn, turn_id)?.ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
-    Ok((turn, user_message))
+    Ok(((turn, user_message), discarded))
 }
 
 /// Marks a turn undone (see `TurnRepository::mark_turn_undone`).

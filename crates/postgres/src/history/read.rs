@@ -9,6 +9,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 use sqlx::postgres::PgRow;
 
+use crate::attachments::fill_row_attachments;
 use crate::rows::{corrupt, get, id};
 use crate::store::PgStore;
 use crate::tx::storage;
@@ -82,10 +83,12 @@ pub(super) async fn rows_after(
         .fetch_all(store.pool())
         .await
         .map_err(storage("reading history"))?;
-    found
+    let mut rows = found
         .iter()
         .map(|row| history_row(row, conversation_id))
-        .collect()
+        .collect::<RepoResult<Vec<_>>>()?;
+    fill_row_attachments(store.pool(), &mut rows).await?;
+    Ok(rows)
 }
 
 /// The answers edits and regenerations replaced in `conversation_id`, oldest first.
@@ -131,10 +134,12 @@ pub(super) async fn rows_around(
         .fetch_all(store.pool())
         .await
         .map_err(storage("reading rows around a search hit"))?;
-    found
+    let mut rows = found
         .iter()
         .map(|row| history_row(row, conversation_id))
-        .collect()
+        .collect::<RepoResult<Vec<_>>>()?;
+    fill_row_attachments(store.pool(), &mut rows).await?;
+    Ok(rows)
 }
 
 /// One row of [`history_union!`] as the entity it came from.
@@ -158,6 +163,7 @@ fn history_row(row: &PgRow, conversation_id: ConversationId) -> RepoResult<Histo
                 .map(|raw| raw.parse().map_err(|e| corrupt("replaced_by", e)))
                 .transpose()?,
             is_edited: get(row, "flag")?,
+            attachments: Vec::new(),
         })),
         "c" => Ok(HistoryRow::ToolCall(ToolCall {
             id: id(row, "id")?,

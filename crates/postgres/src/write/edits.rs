@@ -12,7 +12,7 @@ use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
-use super::{Link, Reply, conversations, rewrite, tasks, undo, users};
+use super::{Link, Reply, attachments, conversations, rewrite, tasks, undo, users};
 use crate::tx::storage;
 
 /// A task list's edit, sent to the writer (a closure has no `Debug` of its own).
@@ -74,6 +74,11 @@ pub(crate) enum Edit {
     FixtureTurn(ConversationId, bool, Reply<Turn>),
     /// A message appended to a turn (a test fixture).
     FixtureMessage(NewMessage, Reply<Message>),
+    /// An uploaded attachment, with its content.
+    PutAttachment(
+        Box<attachments::PutAttachment>,
+        Reply<smallebot_core::entities::Attachment>,
+    ),
     /// A web user with the SHA-256 hex digest of their token.
     AddUser(String, String, Reply<()>),
     /// A web user removed; whether there was one.
@@ -200,6 +205,12 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         Edit::FixtureMessage(message, reply) => {
             let answer = on_link!(link, rewrite::FIXTURE_MESSAGE, |conn| {
                 rewrite::fixture_message(conn, &message)
+            });
+            let _ = reply.send(answer);
+        }
+        Edit::PutAttachment(put, reply) => {
+            let answer = on_link!(link, "storing an attachment", |conn| {
+                attachments::put(conn, &put)
             });
             let _ = reply.send(answer);
         }

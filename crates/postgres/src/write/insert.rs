@@ -127,5 +127,6 @@ pub(super) async fn insert_message(
         created_at: at,
         replaced_by: None,
         is_edited,
+        attachments: Vec::new(),
     })
 }

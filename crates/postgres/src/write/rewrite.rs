@@ -102,7 +102,7 @@ pub(super) async fn replace_user_message(
         Some(&replacement.owner),
     )
     .await?;
-    let message = insert_message(
+    let mut message = insert_message(
         &mut tx,
         turn.conversation_id,
         turn.id,
@@ -118,6 +118,7 @@ pub(super) async fn replace_user_message(
         .execute(&mut *tx)
         .await
         .map_err(storage("marking a message replaced"))?;
+    message.attachments = super::attachments::move_to(&mut tx, old.id, message.id).await?;
     tx.commit().await.map_err(storage(ACTION))?;
     Ok((turn, message))
 }

@@ -53,7 +53,7 @@ async fn running(cluster: &TestCluster, n: usize) -> (PgStore, Vec<Turn>) {
             .await
             .unwrap();
         let (turn, _) = store
-            .start_turn_with_message(c.id, false, "go", 1, &owner())
+            .start_turn_with_message(c.id, false, "go", &[], 1, &owner())
             .await
             .unwrap();
         turns.push(turn);

@@ -2,9 +2,11 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
+use sqlx::Connection as _;
+use sqlx::postgres::PgArguments;
 
 use super::{Link, failed};
 use crate::rows::{self, turn_columns};
@@ -19,6 +21,8 @@ pub(crate) struct StartTurn {
     pub thinking_mode: bool,
     /// The user message.
     pub content: String,
+    /// The uploads it carries (linked in the same transaction).
+    pub attachments: Vec<AttachmentId>,
     /// Its tokens.
     pub token_count: i64,
     /// The process that runs the turn.
@@ -55,6 +59,27 @@ const RUNNING_TURN: &str = concat!(
 /// has ended before it could be read.
 const START_ATTEMPTS: usize = 3;
 
+/// The start statement with its values bound (see [`START_WITH_MESSAGE`]).
+fn start_query<'q>(
+    start: &'q StartTurn,
+    (turn_id, message_id): (&'q str, &'q str),
+    at: Timestamp,
+    text: &'q str,
+) -> sqlx::query::QueryScalar<'q, sqlx::Postgres, Option<i64>, PgArguments> {
+    let owner = &start.owner;
+    sqlx::query_scalar(START_WITH_MESSAGE)
+        .bind(turn_id)
+        .bind(start.conversation_id.to_string())
+        .bind(start.thinking_mode)
+        .bind(at)
+        .bind(i64::from(owner.pid))
+        .bind(&owner.host)
+        .bind(owner.started_at)
+        .bind(message_id)
+        .bind(text)
+        .bind(start.token_count)
+}
+
 /// Starts a turn leased to its owner with its user message, or refuses with
 /// [`RepositoryError::TurnRunning`] (nothing stored). Taking the `seq`s locks the
 /// conversation, and the unique index on running turns refuses a second one whichever
@@ -66,23 +91,37 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
     let message_id = MessageId::new();
     let text = pg_text(&start.content);
     let owner = &start.owner;
+    let (turn_text, message_text) = (turn_id.to_string(), message_id.to_string());
+    let ids = (turn_text.as_str(), message_text.as_str());
+    let mut attachments = Vec::new();
     let mut attempt = 0;
     let first = loop {
         attempt += 1;
         let conn = link.get().await.map_err(storage(ACTION))?;
-        let started: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(START_WITH_MESSAGE)
-            .bind(turn_id.to_string())
-            .bind(start.conversation_id.to_string())
-            .bind(start.thinking_mode)
-            .bind(at)
-            .bind(i64::from(owner.pid))
-            .bind(&owner.host)
-            .bind(owner.started_at)
-            .bind(message_id.to_string())
-            .bind(text.as_ref())
-            .bind(start.token_count)
-            .fetch_one(&mut *conn)
-            .await;
+        let started = if start.attachments.is_empty() {
+            start_query(start, ids, at, &text)
+                .fetch_one(&mut *conn)
+                .await
+        } else {
+            // The start and the links in one transaction: a refused link leaves
+            // nothing (the transaction is rolled back when dropped).
+            match conn.begin().await {
+                Err(err) => Err(err),
+                Ok(mut tx) => match start_query(start, ids, at, &text).fetch_one(&mut *tx).await {
+                    Ok(Some(first)) => {
+                        attachments = super::attachments::link(
+                            &mut tx,
+                            start.conversation_id,
+                            message_id,
+                            &start.attachments,
+                        )
+                        .await?;
+                        tx.commit().await.map(|()| Some(first))
+                    }
+                    other => other,
+                },
+            }
+        };
         match started {
             Ok(Some(first)) => break first,
             Ok(None) => {
@@ -133,6 +172,7 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
         created_at: at,
         replaced_by: None,
         is_edited: false,
+        attachments,
     };
     Ok((turn, message))
 }

@@ -85,7 +85,7 @@ async fn race_starts(
             tokio::spawn(async move {
                 let text = format!("racer {i}");
                 store
-                    .start_turn_with_message(conversation, false, &text, 1, &owner())
+                    .start_turn_with_message(conversation, false, &text, &[], 1, &owner())
                     .await
             })
         })

@@ -7,6 +7,7 @@
 mod backends;
 
 mod answer_versions;
+mod attachments;
 mod concurrency;
 mod conversations;
 mod provisional_counts;

@@ -181,7 +181,7 @@ async fn any_text_is_a_query_and_a_running_turn_is_found_at_once() {
         // A running turn's rows are found before it ends; an empty message is no hit.
         let (turn, _) = b
             .store
-            .start_turn_with_message(c.id, false, "find the armadillo", 3, &owner())
+            .start_turn_with_message(c.id, false, "find the armadillo", &[], 3, &owner())
             .await
             .or_fail(name);
         let step = |message: &str, calls, end| NewStep {

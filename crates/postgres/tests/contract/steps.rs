@@ -36,7 +36,7 @@ async fn a_step_stores_reasoning_message_and_calls_in_order() {
         let c = b.conversation("alice").await;
         let (turn, user) = b
             .store
-            .start_turn_with_message(c.id, false, "read them", 2, &owner())
+            .start_turn_with_message(c.id, false, "read them", &[], 2, &owner())
             .await
             .or_fail(name);
         let recorded = b
@@ -113,7 +113,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         let c = b.conversation("alice").await;
         let (turn, _) = b
             .store
-            .start_turn_with_message(c.id, false, "hi", 1, &owner())
+            .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
             .await
             .or_fail(name);
         let recorded = b
@@ -141,7 +141,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         assert_eq!(recorded.rows.len(), 1, "{name}");
         // The conversation may start its next turn.
         b.store
-            .start_turn_with_message(c.id, false, "again", 1, &owner())
+            .start_turn_with_message(c.id, false, "again", &[], 1, &owner())
             .await
             .or_fail(name);
 
@@ -150,7 +150,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         let c = b.conversation("alice").await;
         let (turn, user) = b
             .store
-            .start_turn_with_message(c.id, false, "hi", 1, &owner())
+            .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
             .await
             .or_fail(name);
         let mut twice = step(c.id, turn.id);

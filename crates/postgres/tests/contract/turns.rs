@@ -165,7 +165,7 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         let me = owner();
         let (first, message) = b
             .store
-            .start_turn_with_message(c.id, false, "hello", 3, &me)
+            .start_turn_with_message(c.id, false, "hello", &[], 3, &me)
             .await
             .or_fail(name);
         assert_eq!(
@@ -181,7 +181,7 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         let missing = ConversationId::new();
         let err = b
             .store
-            .start_turn_with_message(missing, false, "lost?", 1, &me)
+            .start_turn_with_message(missing, false, "lost?", &[], 1, &me)
             .await
             .unwrap_err();
         assert!(
@@ -203,7 +203,7 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         // A second start is refused with the running turn, and stores nothing.
         let err = b
             .store
-            .start_turn_with_message(c.id, false, "second", 1, &me)
+            .start_turn_with_message(c.id, false, "second", &[], 1, &me)
             .await
             .unwrap_err();
         let RepositoryError::TurnRunning(running) = &err else {
@@ -220,7 +220,7 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         // Other conversations are not affected.
         let other = b.conversation("alice").await;
         b.store
-            .start_turn_with_message(other.id, false, "elsewhere", 1, &me)
+            .start_turn_with_message(other.id, false, "elsewhere", &[], 1, &me)
             .await
             .or_fail(name);
 
@@ -248,7 +248,7 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
             "{name}"
         );
         b.store
-            .start_turn_with_message(c.id, false, "second", 1, &me)
+            .start_turn_with_message(c.id, false, "second", &[], 1, &me)
             .await
             .or_fail(name);
     }
@@ -274,7 +274,7 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
         let fresh = b.conversation("alice").await;
         let (first, message, titled) = b
             .store
-            .start_turn_with_title(fresh.id, false, "hello", 3, &me, title("hello"))
+            .start_turn_with_title(fresh.id, false, "hello", &[], 3, &me, title("hello"))
             .await
             .or_fail(name);
         assert!(titled, "{name}");
@@ -291,7 +291,7 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
             .or_fail(name);
         let (second, _, titled) = b
             .store
-            .start_turn_with_title(fresh.id, false, "again", 1, &me, title("again"))
+            .start_turn_with_title(fresh.id, false, "again", &[], 1, &me, title("again"))
             .await
             .or_fail(name);
         assert!(!titled, "{name}");
@@ -305,7 +305,7 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
             .or_fail(name);
         let (_, _, titled) = b
             .store
-            .start_turn_with_title(named.id, false, "hi", 1, &me, title("hi"))
+            .start_turn_with_title(named.id, false, "hi", &[], 1, &me, title("hi"))
             .await
             .or_fail(name);
         assert!(!titled, "{name}");
@@ -313,7 +313,7 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
         // Refused while a turn runs: nothing stored, the title unchanged.
         let err = b
             .store
-            .start_turn_with_title(named.id, false, "busy", 1, &me, title("busy"))
+            .start_turn_with_title(named.id, false, "busy", &[], 1, &me, title("busy"))
             .await
             .unwrap_err();
         assert!(

@@ -1,0 +1,166 @@
+//! The writes of attachments: storing an upload, linking uploads to the user message
+//! that carries them, moving them to an edit's new version, and removing content no
+//! row uses any more.
+//!
+//! Content files are written before the job that stores their row (a job holds the
+//! write lock and should not spend it writing megabytes); the job checks that the file
+//! is still there — a `sweep` of another process may have removed it between — and
+//! writes it again when not. A sweep runs as a job of its own after the commit that
+//! deleted rows, so it removes a file only when no committed (or same-transaction)
+//! row names its digest: the write lock orders it against every store of the row.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::Attachment;
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
+use smallebot_core::repository::RepoResult;
+use smallebot_core::time::format_timestamp;
+
+use crate::content_files::ContentFiles;
+use crate::queries::{self, execute, first, int0};
+
+/// An upload to store: its row, its indexed text and its content.
+#[derive(Debug)]
+pub(crate) struct AttachmentPut {
+    /// The row.
+    pub(crate) attachment: Attachment,
+    /// What the full-text index holds for it once linked.
+    pub(crate) search_text: String,
+    /// Where its content goes.
+    pub(crate) files: ContentFiles,
+    /// The content (already written once; written again only if a sweep removed it).
+    pub(crate) content: Arc<Vec<u8>>,
+}
+
+/// Stores an upload's row, its content file being there; refuses an unknown
+/// conversation.
+pub(super) fn insert(conn: &Connection, put: &AttachmentPut) -> RepoResult<Attachment> {
+    const ACTION: &str = "storing an attachment";
+    let a = &put.attachment;
+    if !put.files.exists(&a.sha256)? {
+        put.files.write(&a.sha256, &put.content)?;
+    }
+    let changed = execute(
+        conn,
+        ACTION,
+        "INSERT INTO attachments (id, conversation_id, message_id, name, media_type, kind, \
+         size, sha256, image_width, image_height, search_text, created_at) \
+         SELECT ?1, id, NULL, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM conversations \
+         WHERE id = ?2",
+        (
+            a.id.to_string(),
+            a.conversation_id.to_string(),
+            &a.name,
+            &a.media_type,
+            a.kind.as_str(),
+            a.size,
+            &a.sha256,
+            a.image_size.map(|s| i64::from(s.width)),
+            a.image_size.map(|s| i64::from(s.height)),
+            &put.search_text,
+            format_timestamp(&a.created_at),
+        ),
+    )?;
+    if changed == 0 {
+        return Err(RepositoryError::not_found(
+            "conversation",
+            a.conversation_id,
+        ));
+    }
+    Ok(a.clone())
+}
+
+/// Links the uploads `ids` (each once) to `message_id`, a user message of
+/// `conversation_id`; returns them in upload order. Refuses an unknown id, one of
+/// another conversation and one already on a message (the caller's savepoint then
+/// drops everything).
+pub(super) fn link(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    message_id: MessageId,
+    ids: &[AttachmentId],
+) -> RepoResult<Vec<Attachment>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut seen = HashSet::new();
+    for id in ids.iter().filter(|id| seen.insert(**id)) {
+        let Some(found) = queries::attachment(conn, *id)? else {
+            return Err(RepositoryError::not_found("attachment", id));
+        };
+        if found.conversation_id != conversation_id {
+            return Err(RepositoryError::Conflict(format!(
+                "attachment {id} was uploaded into another conversation; upload the file \
+                 into this one; nothing was stored"
+            )));
+        }
+        if found.message_id.is_some() {
+            return Err(RepositoryError::Conflict(format!(
+                "attachment {id} ('{}') is already sent with a message; upload the file \
+                 again to send it once more; nothing was stored",
+                found.name
+            )));
+        }
+        execute(
+            conn,
+            "linking an attachment to its message",
+            "UPDATE attachments SET message_id = ?1 WHERE id = ?2",
+            (message_id.to_string(), id.to_string()),
+        )?;
+    }
+    queries::message_attachments(conn, message_id)
+}
+
+/// Moves the attachments of message `from` to message `to` (an edit's new version);
+/// returns them.
+pub(super) fn move_to(
+    conn: &Connection,
+    from: MessageId,
+    to: MessageId,
+) -> RepoResult<Vec<Attachment>> {
+    execute(
+        conn,
+        "keeping a message's attachments on its new version",
+        "UPDATE attachments SET message_id = ?2 WHERE message_id = ?1",
+        (from.to_string(), to.to_string()),
+    )?;
+    queries::message_attachments(conn, to)
+}
+
+/// The digests of the attachments `sql` selects (one `sha256` column) for `params`:
+/// the content a delete about to run may leave unused.
+pub(super) fn digests(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> RepoResult<Vec<String>> {
+    queries::all(
+        conn,
+        "finding attachments' content",
+        sql,
+        params,
+        queries::text0,
+    )
+}
+
+/// Removes the content files of `sha256s` no attachment row names any more (run after
+/// the commit that deleted rows).
+pub(super) fn sweep(conn: &Connection, files: &ContentFiles, sha256s: &[String]) -> RepoResult<()> {
+    for sha256 in sha256s {
+        let used = first(
+            conn,
+            "checking whether attachment content is used",
+            "SELECT COUNT(*) FROM attachments WHERE sha256 = ?1",
+            [sha256],
+            int0,
+        )?
+        .unwrap_or(0);
+        if used == 0 {
+            files.remove(sha256);
+        }
+    }
+    Ok(())
+}

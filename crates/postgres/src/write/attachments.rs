@@ -1,0 +1,137 @@
+//! The writes of attachments on the writer's connection: an upload stored with its
+//! content (once per digest), uploads linked to the user message that carries them,
+//! and an edit's new version taking the old one's. Content no attachment names any
+//! more is deleted by the schema's trigger, in the transaction that deleted the last.
+
+use std::collections::HashSet;
+
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::Attachment;
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
+use smallebot_core::repository::RepoResult;
+use sqlx::PgConnection;
+
+use crate::attachments::{attachment, attachment_columns, message_attachments};
+use crate::tx::storage;
+
+/// An upload to store (see `AttachmentRepository::put_attachment`).
+#[derive(Debug)]
+pub(crate) struct PutAttachment {
+    /// The row.
+    pub attachment: Attachment,
+    /// What the full-text index holds for it.
+    pub search_text: String,
+    /// The content.
+    pub content: Vec<u8>,
+}
+
+/// Stores an upload and, unless its digest is stored already, its content, in one
+/// statement: nothing when the conversation does not exist.
+const PUT: &str = "\
+    WITH conversation AS (SELECT id FROM conversations WHERE id = $2), \
+    content AS (INSERT INTO attachment_contents (sha256, content) \
+      SELECT $7, $11 FROM conversation ON CONFLICT (sha256) DO NOTHING) \
+    INSERT INTO attachments (id, conversation_id, name, media_type, kind, size, sha256, \
+      image_width, image_height, search_text, created_at) \
+    SELECT $1, conversation.id, $3, $4, $5, $6, $7, $8, $9, $10, $12 FROM conversation \
+    RETURNING id";
+
+/// See `AttachmentRepository::put_attachment`.
+pub(super) async fn put(conn: &mut PgConnection, put: &PutAttachment) -> RepoResult<Attachment> {
+    let a = &put.attachment;
+    let stored: Option<String> = sqlx::query_scalar(PUT)
+        .bind(a.id.to_string())
+        .bind(a.conversation_id.to_string())
+        .bind(&a.name)
+        .bind(&a.media_type)
+        .bind(a.kind.as_str())
+        .bind(a.size)
+        .bind(&a.sha256)
+        .bind(
+            a.image_size
+                .map(|s| i32::try_from(s.width).unwrap_or(i32::MAX)),
+        )
+        .bind(
+            a.image_size
+                .map(|s| i32::try_from(s.height).unwrap_or(i32::MAX)),
+        )
+        .bind(&put.search_text)
+        .bind(&put.content)
+        .bind(a.created_at)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(storage("storing an attachment"))?;
+    match stored {
+        Some(_) => Ok(a.clone()),
+        None => Err(RepositoryError::not_found(
+            "conversation",
+            a.conversation_id,
+        )),
+    }
+}
+
+/// Links the uploads `ids` (each once) to `message_id`, a user message of
+/// `conversation_id`, inside the caller's transaction; returns them in upload order.
+/// Refuses an unknown id, one of another conversation and one already on a message
+/// (the caller then rolls everything back).
+pub(super) async fn link(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    message_id: MessageId,
+    ids: &[AttachmentId],
+) -> RepoResult<Vec<Attachment>> {
+    const ACTION: &str = "linking attachments to their message";
+    let mut seen = HashSet::new();
+    for id in ids.iter().filter(|id| seen.insert(**id)) {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            attachment_columns!(),
+            " FROM attachments a WHERE a.id = $1 FOR UPDATE"
+        ))
+        .bind(id.to_string())
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(storage(ACTION))?;
+        let Some(found) = row.as_ref().map(attachment).transpose()? else {
+            return Err(RepositoryError::not_found("attachment", id));
+        };
+        if found.conversation_id != conversation_id {
+            return Err(RepositoryError::Conflict(format!(
+                "attachment {id} was uploaded into another conversation; upload the file \
+                 into this one; nothing was stored"
+            )));
+        }
+        if found.message_id.is_some() {
+            return Err(RepositoryError::Conflict(format!(
+                "attachment {id} ('{}') is already sent with a message; upload the file \
+                 again to send it once more; nothing was stored",
+                found.name
+            )));
+        }
+        sqlx::query("UPDATE attachments SET message_id = $1 WHERE id = $2")
+            .bind(message_id.to_string())
+            .bind(id.to_string())
+            .execute(&mut *conn)
+            .await
+            .map_err(storage(ACTION))?;
+    }
+    message_attachments(&mut *conn, message_id).await
+}
+
+/// Moves the attachments of message `from` to message `to` (an edit's new version);
+/// returns them.
+pub(super) async fn move_to(
+    conn: &mut PgConnection,
+    from: MessageId,
+    to: MessageId,
+) -> RepoResult<Vec<Attachment>> {
+    sqlx::query("UPDATE attachments SET message_id = $2 WHERE message_id = $1")
+        .bind(from.to_string())
+        .bind(to.to_string())
+        .execute(&mut *conn)
+        .await
+        .map_err(storage(
+            "keeping a message's attachments on its new version",
+        ))?;
+    message_attachments(&mut *conn, to).await
+}
