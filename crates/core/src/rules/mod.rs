@@ -3,8 +3,8 @@
 //! The shell command policy lives with the shell parser in the `smallebot-shell` crate.
 
 pub mod attachment;
-pub mod attachment_text;
 pub mod attachment_search;
+pub mod attachment_text;
 pub mod child_env;
 pub mod compression_scope;
 pub mod export;
