@@ -9,21 +9,12 @@ mod common;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use common::*;
-use serde_json::Value;
 use smallebot_application::{PipelineError, SendOptions};
 use smallebot_core::entities::{Conversation, HistoryRow, ImageSize, Role};
 use smallebot_core::repository::{AttachmentRepository, ConversationRepository};
 use smallebot_core::rules::attachment::image_tokens;
-use smallebot_testkit::{RecordedRequest, ScriptedResponse};
-
-/// A PNG header (signature and IHDR) of `width`×`height`: enough to be sniffed as one.
-fn png(width: u32, height: u32) -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    bytes.extend_from_slice(&width.to_be_bytes());
-    bytes.extend_from_slice(&height.to_be_bytes());
-    bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
-    bytes
-}
+use smallebot_testkit::ScriptedResponse;
+use smallebot_testkit::files::png_header as png;
 
 /// Sends `text` with files (name, content) attached, and waits for the turn's end.
 async fn send_with(h: &Harness, c: &Conversation, text: &str, files: &[(&str, Vec<u8>)]) {
@@ -42,17 +33,6 @@ async fn send_with(h: &Harness, c: &Conversation, text: &str, files: &[(&str, Ve
         ..SendOptions::default()
     };
     h.service.send(c.id, text, options).await.unwrap();
-}
-
-/// The content parts of the last user message of `request`.
-fn last_user_parts(request: &RecordedRequest) -> Vec<Value> {
-    let user = request
-        .messages()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .unwrap();
-    user["content"].as_array().cloned().unwrap_or_default()
 }
 
 fn user_row_tokens(rows: &[HistoryRow]) -> i64 {
@@ -81,7 +61,7 @@ async fn an_image_reaches_a_vision_model_as_a_data_url_after_the_text() {
         &[("error.png", image.clone())],
     )
     .await;
-    let parts = last_user_parts(&h.server.requests()[0]);
+    let parts = h.server.requests()[0].last_user_parts();
     assert_eq!(parts.len(), 2, "{parts:?}");
     assert_eq!(parts[0]["type"], "text");
     assert_eq!(parts[0]["text"], "what does this say?");
@@ -105,7 +85,7 @@ async fn a_text_file_is_inlined_under_its_header() {
     let c = h.conversation().await;
     h.server.push(ScriptedResponse::text("Two rows."));
     send_with(&h, &c, "summarize", &[("data.csv", b"a,b\n1,2\n".to_vec())]).await;
-    let parts = last_user_parts(&h.server.requests()[0]);
+    let parts = h.server.requests()[0].last_user_parts();
     assert_eq!(parts[1]["type"], "text", "{parts:?}");
     assert_eq!(
         parts[1]["text"],
@@ -132,7 +112,7 @@ async fn a_long_text_is_cut_with_a_marker_and_saved_whole_in_the_workspace() {
         &[("big.log", log.clone().into_bytes())],
     )
     .await;
-    let parts = last_user_parts(&h.server.requests()[0]);
+    let parts = h.server.requests()[0].last_user_parts();
     let text = parts[1]["text"].as_str().unwrap();
     assert!(text.starts_with("Attached file big.log ("), "{text}");
     assert!(text.contains("line 0: all is well"), "{text}");
@@ -156,7 +136,7 @@ async fn another_file_is_saved_in_the_workspace_without_overwriting_a_different_
     let pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\nbinary".to_vec();
     h.server.push(ScriptedResponse::text("A spec."));
     send_with(&h, &c, "", &[("spec.pdf", pdf.clone())]).await;
-    let parts = last_user_parts(&h.server.requests()[0]);
+    let parts = h.server.requests()[0].last_user_parts();
     // No text: the attachment's line is the only part.
     assert_eq!(parts.len(), 1, "{parts:?}");
     let line = parts[0]["text"].as_str().unwrap();

@@ -11,16 +11,8 @@ use std::process::Output;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cli::text;
+use smallebot_testkit::files::png_header as png;
 use smallebot_testkit::{ScriptedResponse, TestModel};
-
-/// A PNG header (signature and IHDR) of `width`×`height`: enough to be sniffed as one.
-fn png(width: u32, height: u32) -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    bytes.extend_from_slice(&width.to_be_bytes());
-    bytes.extend_from_slice(&height.to_be_bytes());
-    bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
-    bytes
-}
 
 async fn run(home: &Path, base_url: &str, images: bool, args: &[&str]) -> Output {
     let mut command = cli::smallebot(home, Some(base_url));
@@ -69,13 +61,7 @@ async fn run_attach_sends_an_image_and_a_text_file_with_the_message() {
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("A login error."));
-    let request = server
-        .requests()
-        .into_iter()
-        .find(|r| !r.asks_for_title())
-        .unwrap();
-    let user = request.messages().last().unwrap().clone();
-    let parts = user["content"].as_array().unwrap();
+    let parts = server.turn_requests()[0].last_user_parts();
     assert_eq!(parts[0]["text"], "what went wrong?");
     assert_eq!(
         parts[1]["image_url"]["url"],

@@ -39,14 +39,9 @@ async fn an_at_path_attaches_the_file_and_a_missing_one_sends_nothing() {
     .await;
     assert!(out.contains("attached [file: notes.txt 9 B]"), "{out}");
     assert!(out.contains("Milk it is."), "{out}");
-    let request = server
-        .requests()
-        .into_iter()
-        .find(|r| !r.asks_for_title())
-        .unwrap();
-    let user = request.messages().last().unwrap().clone();
+    let parts = server.turn_requests()[0].last_user_parts();
     assert_eq!(
-        user["content"][1]["text"],
+        parts[1]["text"],
         "Attached file notes.txt (9 B):\n```\nbuy milk\n```"
     );
 }
