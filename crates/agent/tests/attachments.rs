@@ -173,6 +173,7 @@ async fn a_model_without_images_refuses_the_image_before_anything_is_stored() {
         "{text}"
     );
     assert!(text.contains("/model"), "{text}");
+    assert!(!text.contains("  "), "{text}");
     assert!(h.rows(&c).await.is_empty());
     assert_eq!(h.server.request_count(), 0);
     // Still waiting to be sent, on no message.

@@ -70,7 +70,9 @@ pub enum PipelineError {
     /// An attachment to send is unknown, of another conversation, or already sent
     /// with a message.
     #[error(
-        "attachment {attachment_id} is not waiting to be sent in conversation          {conversation_id} (unknown, of another conversation, or already sent): attach          the file again"
+        "attachment {attachment_id} is not waiting to be sent in conversation \
+         {conversation_id} (unknown, of another conversation, or already sent): attach \
+         the file again"
     )]
     AttachmentNotSendable {
         /// The conversation.
@@ -81,7 +83,9 @@ pub enum PipelineError {
     /// The message carries an image and the conversation's model does not see images;
     /// nothing was stored.
     #[error(
-        "model '{model}' cannot see images (supportsImages is false in models.json);          choose a model that can with /model or the model picker, or send the image as a          file"
+        "model '{model}' cannot see images (supportsImages is false in models.json; \
+         OPENAI_SUPPORTS_IMAGES=1 for the environment's model); choose a model that can \
+         with /model or the model picker, or send the image as a file"
     )]
     ImagesNotSupported {
         /// The model's name.
