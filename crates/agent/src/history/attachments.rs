@@ -34,6 +34,9 @@ pub(crate) struct AttachmentWriter {
     max_inline_tokens: i64,
     /// Where each attachment was saved, relative to the workspace.
     saved: Mutex<HashMap<AttachmentId, String>>,
+    /// Where each text file is cut, in bytes, once counted exactly (the cut costs a
+    /// few counts of the text, and every request carries it again).
+    cuts: Mutex<HashMap<AttachmentId, usize>>,
 }
 
 impl AttachmentWriter {
@@ -43,6 +46,7 @@ impl AttachmentWriter {
             workspace,
             max_inline_tokens,
             saved: Mutex::default(),
+            cuts: Mutex::default(),
         }
     }
 
@@ -85,7 +89,7 @@ impl AttachmentWriter {
             AttachmentKind::Text => {
                 let text = String::from_utf8_lossy(content);
                 let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-                let cut = self.cut(text, counter);
+                let cut = self.cut(attachment, text, counter);
                 let saved_at = if cut.is_cut() {
                     self.save(attachment, content)
                 } else {
@@ -126,9 +130,28 @@ impl AttachmentWriter {
         }
     }
 
-    /// What of `text` is inlined.
-    fn cut<'t>(&self, text: &'t str, counter: &impl CountTokens) -> TextCut<'t> {
-        cut_to_budget(text, self.max_inline_tokens, &|start| count(counter, start))
+    /// What of `attachment`'s `text` is inlined (remembered once counted exactly).
+    fn cut<'t>(
+        &self,
+        attachment: &Attachment,
+        text: &'t str,
+        counter: &impl CountTokens,
+    ) -> TextCut<'t> {
+        let known = self
+            .cuts
+            .lock()
+            .ok()
+            .and_then(|cuts| cuts.get(&attachment.id).copied());
+        if let Some(cut) = known.and_then(|end| TextCut::keeping(text, end)) {
+            return cut;
+        }
+        // Read before counting: once ready, every count below is exact.
+        let exact = counter.exact();
+        let cut = cut_to_budget(text, self.max_inline_tokens, &|start| count(counter, start));
+        if exact && let Ok(mut cuts) = self.cuts.lock() {
+            cuts.insert(attachment.id, cut.kept.len());
+        }
+        cut
     }
 
     /// Tokens `attachment` adds to its message, counted over the text it becomes
@@ -152,7 +175,7 @@ impl AttachmentWriter {
             }
             (AttachmentKind::Text, Some(text)) => {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-                let cut = self.cut(text, counter);
+                let cut = self.cut(attachment, text, counter);
                 let path = if cut.is_cut() { nominal.as_str() } else { "" };
                 count(
                     counter,

@@ -9,6 +9,11 @@ use crate::tokenizer::{Tokenizer, token_upper_bound};
 pub(crate) trait CountTokens {
     /// The tokens of `text`.
     fn tokens(&self, text: &str) -> usize;
+
+    /// Whether the counts are exact (not upper bounds).
+    fn exact(&self) -> bool {
+        true
+    }
 }
 
 /// Exact counts (builds the encoder on first use).
@@ -25,6 +30,10 @@ impl CountTokens for Counter<'_> {
     fn tokens(&self, text: &str) -> usize {
         self.0.count_or_bound(text).0
     }
+
+    fn exact(&self) -> bool {
+        self.0.is_ready()
+    }
 }
 
 /// Upper bounds only ([`token_upper_bound`]).
@@ -33,6 +42,10 @@ pub(crate) struct Bound;
 impl CountTokens for Bound {
     fn tokens(&self, text: &str) -> usize {
         token_upper_bound(text)
+    }
+
+    fn exact(&self) -> bool {
+        false
     }
 }
 

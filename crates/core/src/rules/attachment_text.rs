@@ -26,7 +26,20 @@ pub struct TextCut<'a> {
     pub left_out_bytes: usize,
 }
 
-impl TextCut<'_> {
+impl<'a> TextCut<'a> {
+    /// The cut of `text` that keeps its first `end` bytes (`None` when `end` is past
+    /// the end or not at a character boundary).
+    #[must_use]
+    pub fn keeping(text: &'a str, end: usize) -> Option<Self> {
+        let kept = text.get(..end)?;
+        let rest = &text[end..];
+        Some(Self {
+            kept,
+            left_out_lines: rest.lines().count(),
+            left_out_bytes: rest.len(),
+        })
+    }
+
     /// Whether anything was left out.
     #[must_use]
     pub fn is_cut(&self) -> bool {
@@ -75,12 +88,11 @@ pub fn cut_to_budget<'a>(
         }
     }
     let end = text[..low].rfind('\n').map_or(low, |newline| newline + 1);
-    let rest = &text[end..];
-    TextCut {
-        kept: &text[..end],
-        left_out_lines: rest.lines().count(),
-        left_out_bytes: rest.len(),
-    }
+    TextCut::keeping(text, end).unwrap_or(TextCut {
+        kept: "",
+        left_out_lines: text.lines().count(),
+        left_out_bytes: text.len(),
+    })
 }
 
 /// The largest character boundary of `text` at or below `index`.

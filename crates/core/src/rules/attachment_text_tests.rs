@@ -199,3 +199,18 @@ fn labels_name_the_attachment_and_its_size() {
         assert_eq!(attachment_label(&attachment), expected);
     }
 }
+
+#[test]
+fn a_remembered_cut_is_rebuilt_from_its_length() {
+    // (text, kept bytes, expected (kept, left out lines, left out bytes))
+    let cases: &[(&str, usize, Option<(&str, usize, usize)>)] = &[
+        ("a\nb\nc\n", 2, Some(("a\n", 2, 4))),
+        ("a\nb\nc\n", 6, Some(("a\nb\nc\n", 0, 0))),
+        ("é", 1, None),
+        ("ab", 3, None),
+    ];
+    for &(text, end, expected) in cases {
+        let cut = TextCut::keeping(text, end).map(|c| (c.kept, c.left_out_lines, c.left_out_bytes));
+        assert_eq!(cut, expected, "{text:?} at {end}");
+    }
+}
