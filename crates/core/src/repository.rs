@@ -91,6 +91,10 @@ pub trait TurnRepository: Send + Sync {
     /// is the conversation's first and its title is still `title.untitled`, the title
     /// becomes `title.title` (the last value says whether it did). One write where the
     /// store can: the fallback title of a new conversation costs no write of its own.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the start's parts, each used once; a struct would only rename them"
+    )]
     async fn start_turn_with_title(
         &self,
         conversation_id: ConversationId,

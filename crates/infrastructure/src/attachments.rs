@@ -9,7 +9,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Attachment, NewAttachment};
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
-use smallebot_core::rules::attachment::sha256_hex;
+use smallebot_core::rules::attachment_link::check_content;
 use smallebot_core::rules::attachment_search::searchable_text;
 
 use crate::database::SqliteStore;
@@ -29,22 +29,6 @@ async fn blocking<T: Send + 'static>(
             action,
             message: err.to_string(),
         })?
-}
-
-/// Refuses content whose size or digest is not the one its facts state (a wrong
-/// digest would file it under another file's name).
-pub(crate) fn check_facts(new: &NewAttachment) -> RepoResult<()> {
-    let facts = &new.facts;
-    if usize::try_from(facts.size).ok() != Some(new.content.len())
-        || sha256_hex(&new.content) != facts.sha256
-    {
-        return Err(RepositoryError::Conflict(format!(
-            "the size or SHA-256 given for attachment '{}' is not the content's; describe \
-             the file with rules::attachment::describe; nothing was stored",
-            facts.name
-        )));
-    }
-    Ok(())
 }
 
 /// The attachment row of an upload, stamped now.
@@ -78,7 +62,7 @@ impl AttachmentRepository for SqliteStore {
         let (files, sha256) = (self.content_files().clone(), new.facts.sha256.clone());
         let (checked, written) = (new.clone(), Arc::clone(&content));
         let search_text = blocking(ACTION, move || {
-            check_facts(&checked)?;
+            check_content(&checked)?;
             files.write(&sha256, &written)?;
             Ok(searchable_text(&checked.facts, &checked.content))
         })

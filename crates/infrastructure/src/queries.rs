@@ -3,13 +3,13 @@
 
 use rusqlite::{Connection, Params, Row};
 use smallebot_core::RepositoryError;
-use std::collections::HashMap;
-
 use smallebot_core::entities::{
     Attachment, Conversation, HistoryRow, Message, Role, Turn, TurnContents,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
+
+use smallebot_core::rules::attachment_link::{hand_out, user_seq_span};
 
 use crate::error::sqlite;
 use crate::rows::{self, Columns, corrupt};
@@ -208,14 +208,7 @@ pub(crate) fn fill_attachments<'a>(
     conn: &Connection,
     messages: impl IntoIterator<Item = &'a mut Message>,
 ) -> RepoResult<()> {
-    let mut users: Vec<&mut Message> = messages
-        .into_iter()
-        .filter(|m| m.role == Role::User)
-        .collect();
-    let (Some(low), Some(high)) = (
-        users.iter().map(|m| m.seq).min(),
-        users.iter().map(|m| m.seq).max(),
-    ) else {
+    let Some((mut users, low, high)) = user_seq_span(messages) else {
         return Ok(());
     };
     let found = all(
@@ -231,15 +224,7 @@ pub(crate) fn fill_attachments<'a>(
         (users[0].conversation_id.to_string(), low, high),
         |row| rows::attachment(row),
     )?;
-    if found.is_empty() {
-        return Ok(());
-    }
-    let at: HashMap<MessageId, usize> = users.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
-    for attachment in found {
-        if let Some(&i) = attachment.message_id.as_ref().and_then(|id| at.get(id)) {
-            users[i].attachments.push(attachment);
-        }
-    }
+    hand_out(&mut users, found);
     Ok(())
 }
 

@@ -48,6 +48,7 @@ impl TurnRepository for SqliteStore {
         Ok((turn, message))
     }
 
+    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
     async fn start_turn_with_title(
         &self,
         conversation_id: ConversationId,

@@ -21,6 +21,7 @@
 mod append;
 mod attachments;
 mod conversations;
+mod discard;
 mod history;
 mod job;
 mod settle;

@@ -3,16 +3,13 @@
 //! it). Stores are jobs of the writer (`write/attachments.rs`); reads are here, with
 //! how messages read for the pipeline get their attachments ([`fill_attachments`]).
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Attachment, AttachmentKind, HistoryRow, ImageSize, Message, NewAttachment, Role,
+    Attachment, AttachmentKind, HistoryRow, ImageSize, Message, NewAttachment,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
-use smallebot_core::rules::attachment::sha256_hex;
+use smallebot_core::rules::attachment_link::{check_content, hand_out, user_seq_span};
 use smallebot_core::rules::attachment_search::searchable_text;
 use sqlx::postgres::PgRow;
 
@@ -81,14 +78,7 @@ pub(crate) async fn fill_attachments<'a>(
     conn: impl sqlx::PgExecutor<'_>,
     messages: impl IntoIterator<Item = &'a mut Message>,
 ) -> RepoResult<()> {
-    let mut users: Vec<&mut Message> = messages
-        .into_iter()
-        .filter(|m| m.role == Role::User)
-        .collect();
-    let (Some(low), Some(high)) = (
-        users.iter().map(|m| m.seq).min(),
-        users.iter().map(|m| m.seq).max(),
-    ) else {
+    let Some((mut users, low, high)) = user_seq_span(messages) else {
         return Ok(());
     };
     let found = sqlx::query(concat!(
@@ -103,16 +93,11 @@ pub(crate) async fn fill_attachments<'a>(
     .fetch_all(conn)
     .await
     .map_err(storage("reading messages' attachments"))?;
-    if found.is_empty() {
-        return Ok(());
-    }
-    let at: HashMap<MessageId, usize> = users.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
-    for row in &found {
-        let attachment = attachment(row)?;
-        if let Some(&i) = attachment.message_id.as_ref().and_then(|id| at.get(id)) {
-            users[i].attachments.push(attachment);
-        }
-    }
+    let found = found
+        .iter()
+        .map(attachment)
+        .collect::<RepoResult<Vec<_>>>()?;
+    hand_out(&mut users, found);
     Ok(())
 }
 
@@ -134,16 +119,8 @@ pub(crate) async fn fill_row_attachments(
 #[async_trait]
 impl AttachmentRepository for PgStore {
     async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
+        check_content(new)?;
         let facts = &new.facts;
-        if usize::try_from(facts.size).ok() != Some(new.content.len())
-            || sha256_hex(&new.content) != facts.sha256
-        {
-            return Err(RepositoryError::Conflict(format!(
-                "the size or SHA-256 given for attachment '{}' is not the content's; \
-                 describe the file with rules::attachment::describe; nothing was stored",
-                facts.name
-            )));
-        }
         let put = PutAttachment {
             attachment: Attachment {
                 id: AttachmentId::new(),

@@ -47,6 +47,7 @@ impl TurnRepository for PgStore {
             .await
     }
 
+    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
     async fn start_turn_with_title(
         &self,
         conversation_id: ConversationId,

@@ -3,6 +3,7 @@
 //! The shell command policy lives with the shell parser in the `smallebot-shell` crate.
 
 pub mod attachment;
+pub mod attachment_link;
 pub mod attachment_search;
 pub mod attachment_text;
 pub mod child_env;

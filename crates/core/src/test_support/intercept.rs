@@ -98,6 +98,7 @@ impl<H: Interceptor> TurnRepository for Intercepted<H> {
             )
             .await
     }
+    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
     async fn start_turn_with_title(
         &self,
         conversation_id: ConversationId,

@@ -17,6 +17,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::Attachment;
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::rules::attachment_link::check_link;
 use smallebot_core::time::format_timestamp;
 
 use crate::content_files::ContentFiles;
@@ -88,22 +89,8 @@ pub(super) fn link(
     }
     let mut seen = HashSet::new();
     for id in ids.iter().filter(|id| seen.insert(**id)) {
-        let Some(found) = queries::attachment(conn, *id)? else {
-            return Err(RepositoryError::not_found("attachment", id));
-        };
-        if found.conversation_id != conversation_id {
-            return Err(RepositoryError::Conflict(format!(
-                "attachment {id} was uploaded into another conversation; upload the file \
-                 into this one; nothing was stored"
-            )));
-        }
-        if found.message_id.is_some() {
-            return Err(RepositoryError::Conflict(format!(
-                "attachment {id} ('{}') is already sent with a message; upload the file \
-                 again to send it once more; nothing was stored",
-                found.name
-            )));
-        }
+        let found = queries::attachment(conn, *id)?;
+        check_link(*id, found.as_ref(), conversation_id)?;
         execute(
             conn,
             "linking an attachment to its message",

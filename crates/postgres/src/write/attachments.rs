@@ -9,6 +9,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::Attachment;
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::rules::attachment_link::check_link;
 use sqlx::PgConnection;
 
 use crate::attachments::{attachment, attachment_columns, message_attachments};
@@ -92,22 +93,8 @@ pub(super) async fn link(
         .fetch_optional(&mut *conn)
         .await
         .map_err(storage(ACTION))?;
-        let Some(found) = row.as_ref().map(attachment).transpose()? else {
-            return Err(RepositoryError::not_found("attachment", id));
-        };
-        if found.conversation_id != conversation_id {
-            return Err(RepositoryError::Conflict(format!(
-                "attachment {id} was uploaded into another conversation; upload the file \
-                 into this one; nothing was stored"
-            )));
-        }
-        if found.message_id.is_some() {
-            return Err(RepositoryError::Conflict(format!(
-                "attachment {id} ('{}') is already sent with a message; upload the file \
-                 again to send it once more; nothing was stored",
-                found.name
-            )));
-        }
+        let found = row.as_ref().map(attachment).transpose()?;
+        check_link(*id, found.as_ref(), conversation_id)?;
         sqlx::query("UPDATE attachments SET message_id = $1 WHERE id = $2")
             .bind(message_id.to_string())
             .bind(id.to_string())

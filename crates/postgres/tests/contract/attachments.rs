@@ -1,8 +1,8 @@
 //! Contract: attachments — stored with their content once per digest, linked to the
 //! user message that carries them in the transaction that stores it (refused ids store
-//! nothing), read back with messages, kept by an edit, deleted with their conversation
-//! (content another conversation uses stays), and found by search. Runs on SQLite and
-//! PostgreSQL.
+//! nothing), read back with messages, kept by an edit, a regeneration and an undo,
+//! deleted with their conversation (content another conversation uses stays), and found
+//! by search. Runs on SQLite and PostgreSQL.
 
 use smallebot_application::rewrite;
 use smallebot_core::RepositoryError;
@@ -244,6 +244,37 @@ async fn an_edit_keeps_the_attachments_on_the_new_version() {
             "{name}: the discarded turn's attachment is gone"
         );
         assert_eq!(b.contents().await, 1, "{name}: and its content");
+    }
+}
+
+#[tokio::test]
+async fn regenerate_and_undo_keep_the_attachments() {
+    for b in backends::each("attachment_regenerate").await {
+        let name = b.name;
+        let c = b.conversation("ann").await;
+        let shot = b.put(&c, "shot.png", PNG).await;
+        let message = b.send(&c, "what is this", &[shot.id]).await;
+        let (turn, kept) = rewrite::regenerate_turn(&*b.store, message.turn_id, &owner())
+            .await
+            .or_fail(name);
+        assert_eq!(kept.id, message.id, "{name}: the same message runs again");
+        assert_eq!(
+            names(&kept.attachments),
+            ["shot.png"],
+            "{name}: regenerate keeps them"
+        );
+        b.store
+            .finish_turn(turn.id, TurnStatus::Completed, None)
+            .await
+            .or_fail(name);
+        rewrite::undo_last_turn(&*b.store, c.id).await.or_fail(name);
+        let read = b.store.get_message(message.id).await.or_fail(name).unwrap();
+        assert_eq!(
+            names(&read.attachments),
+            ["shot.png"],
+            "{name}: undo keeps them"
+        );
+        assert_eq!(b.contents().await, 1, "{name}");
     }
 }
 
