@@ -200,10 +200,13 @@ fn labels_name_the_attachment_and_its_size() {
     }
 }
 
+/// What a cut keeps and leaves out: (kept, left out lines, left out bytes).
+type Kept<'a> = Option<(&'a str, usize, usize)>;
+
 #[test]
 fn a_remembered_cut_is_rebuilt_from_its_length() {
-    // (text, kept bytes, expected (kept, left out lines, left out bytes))
-    let cases: &[(&str, usize, Option<(&str, usize, usize)>)] = &[
+    // (text, kept bytes, expected)
+    let cases: &[(&str, usize, Kept<'_>)] = &[
         ("a\nb\nc\n", 2, Some(("a\n", 2, 4))),
         ("a\nb\nc\n", 6, Some(("a\nb\nc\n", 0, 0))),
         ("é", 1, None),
