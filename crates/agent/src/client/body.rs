@@ -7,9 +7,9 @@
 //! assistant message's empty `content` sent as `null` when it carries tool calls.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use smallebot_application::ports::{
-    ModelMessage, ModelPart, ModelRequest, ModelToolCall, ToolSchema,
-};
+use smallebot_application::ports::{ModelMessage, ModelRequest, ModelToolCall, ToolSchema};
+
+use super::body_parts::Parts;
 
 /// The whole streaming request body for `model`.
 pub(crate) struct RequestBody<'a> {
@@ -166,66 +166,6 @@ impl Serialize for Message<'_> {
     }
 }
 
-/// A user message's content parts: `{"text": …, "type": "text"}` for its text (when
-/// not empty) and each text part, `{"image_url": {"url": …}, "type": "image_url"}`
-/// for an image.
-struct Parts<'a> {
-    text: &'a str,
-    parts: &'a [ModelPart],
-}
-
-impl Serialize for Parts<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let text = (!self.text.is_empty()).then_some(self.text);
-        let mut seq = serializer.serialize_seq(None)?;
-        for part in text
-            .into_iter()
-            .map(Part::Text)
-            .chain(self.parts.iter().map(|p| match p {
-                ModelPart::Text { text } => Part::Text(text),
-                ModelPart::Image { data_url } => Part::Image(data_url),
-            }))
-        {
-            seq.serialize_element(&part)?;
-        }
-        seq.end()
-    }
-}
-
-/// One content part as sent.
-enum Part<'a> {
-    Text(&'a str),
-    Image(&'a str),
-}
-
-/// `{"url": …}`
-struct Url<'a>(&'a str);
-
-impl Serialize for Url<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("url", self.0)?;
-        map.end()
-    }
-}
-
-impl Serialize for Part<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        match self {
-            Self::Text(text) => {
-                map.serialize_entry("text", text)?;
-                map.serialize_entry("type", "text")?;
-            }
-            Self::Image(url) => {
-                map.serialize_entry("image_url", &Url(url))?;
-                map.serialize_entry("type", "image_url")?;
-            }
-        }
-        map.end()
-    }
-}
-
 /// The `tool_calls` of an assistant message.
 struct ToolCalls<'a>(&'a [ModelToolCall]);
 
@@ -289,7 +229,7 @@ impl Serialize for ToolFunction<'_> {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
-    use smallebot_application::ports::RequestPurpose;
+    use smallebot_application::ports::{ModelPart, RequestPurpose};
 
     /// The body as a `serde_json::Value` tree, built the straightforward way.
     fn reference(model: &str, request: &ModelRequest) -> Value {
