@@ -71,6 +71,18 @@ async fn run_attach_sends_an_image_and_a_text_file_with_the_message() {
         parts[2]["text"],
         "Attached file notes.txt (23 B):\n```\nfirst line\nsecond line\n```"
     );
+    // The timeline names them under the message.
+    let id = listed(home.path()).await;
+    let id = id.split_whitespace().next().unwrap();
+    let shown = cli::smallebot(home.path(), None)
+        .args(["conversations", "show", id])
+        .output()
+        .await
+        .unwrap();
+    let shown = text(&shown.stdout);
+    assert!(shown.contains("USER: what went wrong?"), "{shown}");
+    assert!(shown.contains("[image: shot.png 800×600]"), "{shown}");
+    assert!(shown.contains("[file: notes.txt 23 B]"), "{shown}");
 }
 
 #[tokio::test]
