@@ -19,8 +19,8 @@ CREATE TABLE attachments (
     kind            TEXT NOT NULL CHECK (kind IN ('image', 'text', 'file')),
     size            BIGINT NOT NULL,
     sha256          TEXT NOT NULL REFERENCES attachment_contents (sha256),
-    image_width     INTEGER NULL,
-    image_height    INTEGER NULL,
+    image_width     BIGINT NULL,
+    image_height    BIGINT NULL,
     -- Its name and, for a text file, the start of its text (what search finds).
     search_text     TEXT NOT NULL,
     search          TSVECTOR GENERATED ALWAYS AS (search_words(search_text)) STORED,

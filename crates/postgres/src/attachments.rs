@@ -29,8 +29,8 @@ pub(crate) use attachment_columns;
 
 /// A row of [`attachment_columns!`] as an attachment.
 pub(crate) fn attachment(row: &PgRow) -> RepoResult<Attachment> {
-    let width: Option<i32> = get(row, "image_width")?;
-    let height: Option<i32> = get(row, "image_height")?;
+    let width: Option<i64> = get(row, "image_width")?;
+    let height: Option<i64> = get(row, "image_height")?;
     let image_size = match (width, height) {
         (Some(width), Some(height)) => Some(ImageSize {
             width: u32::try_from(width).map_err(|e| corrupt("image_width", e))?,

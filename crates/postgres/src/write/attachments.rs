@@ -48,14 +48,8 @@ pub(super) async fn put(conn: &mut PgConnection, put: &PutAttachment) -> RepoRes
         .bind(a.kind.as_str())
         .bind(a.size)
         .bind(&a.sha256)
-        .bind(
-            a.image_size
-                .map(|s| i32::try_from(s.width).unwrap_or(i32::MAX)),
-        )
-        .bind(
-            a.image_size
-                .map(|s| i32::try_from(s.height).unwrap_or(i32::MAX)),
-        )
+        .bind(a.image_size.map(|s| i64::from(s.width)))
+        .bind(a.image_size.map(|s| i64::from(s.height)))
         .bind(&put.search_text)
         .bind(&put.content)
         .bind(a.created_at)

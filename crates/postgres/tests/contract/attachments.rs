@@ -91,6 +91,8 @@ async fn an_upload_round_trips_and_the_same_content_is_stored_once() {
         let c = b.conversation("ann").await;
         let image = b.put(&c, "shot.png", PNG).await;
         assert_eq!(image.media_type, "image/png", "{name}");
+        let size = image.image_size.map(|s| (s.width, s.height));
+        assert_eq!(size, Some((2, 3)), "{name}: the image's size");
         assert_eq!(image.message_id, None, "{name}: not sent yet");
         let read = b.store.get_attachment(image.id).await.or_fail(name);
         assert_eq!(read.as_ref(), Some(&image), "{name}: read back as stored");
