@@ -7,6 +7,7 @@ use std::time::Duration;
 use smallebot_agent::config::{
     AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
 };
+use smallebot_core::rules::attachment::AttachmentLimits;
 
 const FILE: &str = "/home/me/.agents/agent.json";
 
@@ -126,7 +127,9 @@ fn all_keys_are_read() {
              "streamIdleTimeoutSeconds": 45, "userName": "ada",
              "systemPrompt": "Be brief.",
              "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low",
-             "summaryMaxTokens": 800 }"#,
+             "summaryMaxTokens": 800,
+             "attachments": { "maxFileBytes": 1000, "maxMessageBytes": 5000,
+                              "maxInlineTokens": 300 } }"#,
     );
     assert_eq!(
         s,
@@ -151,8 +154,49 @@ fn all_keys_are_read() {
             reasoning_effort: ReasoningEffort::Low,
             command_environment: CommandEnvironment::default(),
             summary_max_tokens: 800,
+            attachments: AttachmentLimits {
+                max_file_bytes: 1000,
+                max_message_bytes: 5000,
+                max_inline_tokens: 300,
+            },
         }
     );
+}
+
+#[test]
+fn attachment_limits_default_and_bad_values_are_errors() {
+    assert_eq!(settings("{}").attachments, AttachmentLimits::default());
+    assert_eq!(
+        settings(r#"{"attachments": {"maxInlineTokens": 20}}"#).attachments,
+        AttachmentLimits {
+            max_inline_tokens: 20,
+            ..AttachmentLimits::default()
+        }
+    );
+    for (text, expected) in [
+        (
+            r#"{"attachments": {"maxFileBytes": 0}}"#,
+            "/home/me/.agents/agent.json: attachments.maxFileBytes must be at least 1, got 0",
+        ),
+        (
+            r#"{"attachments": {"maxInlineTokens": -5}}"#,
+            "/home/me/.agents/agent.json: attachments.maxInlineTokens must be at least 1, got -5",
+        ),
+        (
+            r#"{"attachments": {"maxFileBytes": 100, "maxMessageBytes": 10}}"#,
+            "/home/me/.agents/agent.json: attachments.maxMessageBytes (10) is below \
+             attachments.maxFileBytes (100): a message could not carry one file of the \
+             largest size; raise maxMessageBytes or lower maxFileBytes",
+        ),
+    ] {
+        assert_eq!(parse(text).unwrap_err().to_string(), expected, "{text}");
+    }
+    let unknown = parse(r#"{"attachments": {"maxFileSize": 10}}"#).unwrap_err();
+    assert!(
+        matches!(unknown, ConfigError::Invalid { .. }),
+        "{unknown:?}"
+    );
+    assert!(unknown.to_string().contains("maxFileBytes"), "{unknown}");
 }
 
 #[test]

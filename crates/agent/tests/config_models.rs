@@ -42,6 +42,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             tokenizer: "cl100k_base".into(),
             supports_thinking: true,
             reasoning_effort: Some(ReasoningEffort::High),
+            supports_images: false,
         }
     );
     let small = config.model("small").unwrap();
@@ -300,6 +301,41 @@ fn env_quick_start() {
         assert_eq!(chat.settings.tokenizer, "o200k_base");
         assert_eq!(resolved.compaction, resolved.chat);
     }
+}
+
+#[test]
+fn images_are_seen_only_where_configured() {
+    let home = home_with_models(
+        r#"{ "default": "eyes", "models": [
+             { "id": "eyes", "baseUrl": "http://a/v1", "model": "m", "supportsImages": true },
+             { "id": "blind", "baseUrl": "http://b/v1", "model": "n" } ] }"#,
+    );
+    let resolved = resolve(home.path(), &[]).unwrap().unwrap();
+    let seen: Vec<(&str, bool)> = resolved
+        .choices
+        .iter()
+        .map(|c| (c.settings.id.as_str(), c.settings.supports_images))
+        .collect();
+    assert_eq!(seen, [("eyes", true), ("blind", false)]);
+    let empty = tempfile::tempdir().unwrap();
+    for (value, expected) in [
+        ("1", true),
+        ("true", true),
+        ("YES", true),
+        ("0", false),
+        ("", false),
+    ] {
+        let pairs: Env = &[("OPENAI_API_KEY", "k"), ("OPENAI_SUPPORTS_IMAGES", value)];
+        let resolved = resolve(empty.path(), pairs).unwrap().unwrap();
+        assert_eq!(
+            resolved.chat.settings.supports_images, expected,
+            "{value:?}"
+        );
+    }
+    let unset = resolve(empty.path(), &[("OPENAI_API_KEY", "k")])
+        .unwrap()
+        .unwrap();
+    assert!(!unset.chat.settings.supports_images);
 }
 
 #[test]

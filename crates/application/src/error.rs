@@ -1,7 +1,8 @@
 //! The application's error type.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
+use smallebot_core::rules::attachment::AttachmentRefusal;
 
 /// Why a pipeline operation could not run. Model failures during a turn are not
 /// errors of `send`: the turn is stored as failed and reported as a [`crate::TurnOutcome`].
@@ -61,6 +62,34 @@ pub enum PipelineError {
         id: String,
         /// The configured ids, comma-separated.
         known: String,
+    },
+    /// A file or a message's files are over agent.json's attachment limits; nothing
+    /// was stored.
+    #[error(transparent)]
+    AttachmentRefused(#[from] AttachmentRefusal),
+    /// An attachment to send is unknown, of another conversation, or already sent
+    /// with a message.
+    #[error(
+        "attachment {attachment_id} is not waiting to be sent in conversation \
+         {conversation_id} (unknown, of another conversation, or already sent): attach \
+         the file again"
+    )]
+    AttachmentNotSendable {
+        /// The conversation.
+        conversation_id: ConversationId,
+        /// The attachment asked for.
+        attachment_id: AttachmentId,
+    },
+    /// The message carries an image and the conversation's model does not see images;
+    /// nothing was stored.
+    #[error(
+        "model '{model}' cannot see images (supportsImages is false in models.json; \
+         OPENAI_SUPPORTS_IMAGES=1 for the environment's model); choose a model that can \
+         with /model or the model picker, or send the image as a file"
+    )]
+    ImagesNotSupported {
+        /// The model's name.
+        model: String,
     },
     /// The message to send (or the edited text) is empty.
     #[error("the message is empty: type something to send")]

@@ -98,6 +98,10 @@ pub enum Command {
         /// Whose conversation (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
+        /// Send this file with the message (repeatable): an image to a model that sees
+        /// images, a text file inlined, any other file saved in the workspace.
+        #[arg(long = "attach", value_name = "FILE")]
+        attach: Vec<std::path::PathBuf>,
     },
     /// Apply pending database migrations (the other commands do this too, at start).
     Migrate {

@@ -172,6 +172,15 @@ pub enum HostError {
     )]
     PromptNotUtf8(std::io::Error),
 
+    /// A file to attach (`--attach`, `@path`) cannot be read.
+    #[error("cannot read {} to attach it: {source}. Check the path.", .path.display())]
+    AttachmentUnreadable {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+
     /// Reading or writing standard input, output or error, or another file, failed.
     #[error("input/output failed: {0}")]
     Io(#[from] std::io::Error),

@@ -8,6 +8,7 @@
 #[macro_use]
 mod stdio;
 
+mod attach_files;
 mod chat;
 mod cli;
 mod commands;

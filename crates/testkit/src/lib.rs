@@ -46,6 +46,7 @@
 //! ```
 
 mod error;
+pub mod files;
 mod gate;
 pub mod mcp;
 pub mod postgres;

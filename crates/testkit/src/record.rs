@@ -76,6 +76,20 @@ impl RecordedRequest {
             .map(message_text)
     }
 
+    /// The content parts of the last `user` message (empty when its content is plain
+    /// text): `{"type": "text", "text": …}`, `{"type": "image_url", "image_url": {"url":
+    /// …}}`.
+    pub fn last_user_parts(&self) -> Vec<Value> {
+        self.messages()
+            .iter()
+            .rev()
+            .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Whether this is SmallEBot asking for a conversation's title (its last user
     /// message starts with [`TITLE_REQUEST_PREFIX`]).
     pub fn asks_for_title(&self) -> bool {

@@ -178,6 +178,15 @@ impl TestModel {
         script.requests.iter().map(|r| r.as_ref().clone()).collect()
     }
 
+    /// The requests received so far that are not title requests
+    /// ([`RecordedRequest::asks_for_title`]), in arrival order: a conversation's turns,
+    /// whatever titles were asked for beside them.
+    pub fn turn_requests(&self) -> Vec<RecordedRequest> {
+        let mut requests = self.requests();
+        requests.retain(|r| !r.asks_for_title());
+        requests
+    }
+
     /// Request `index` (0-based arrival order), if it arrived.
     pub fn request(&self, index: usize) -> Option<RecordedRequest> {
         let script = self.shared.script();

@@ -62,6 +62,10 @@ impl AgentAssembly {
             }
         }
         let mut history_settings = self.history;
+        if history_settings.workspace.is_none() {
+            // Attached files are saved where the model's tools work.
+            history_settings.workspace = self.home_tools.as_ref().map(|h| h.workspace.clone());
+        }
         let skills = self
             .skills
             .map(|folders| Arc::new(SkillCatalog::new(folders)));

@@ -24,6 +24,7 @@ fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
         api_key: endpoint.api_key.clone(),
         model: settings.model.clone(),
         api_key_env: settings.api_key_env.clone(),
+        supports_images: settings.supports_images,
         reasoning_effort: settings.supports_thinking.then(|| {
             settings
                 .reasoning_effort
@@ -113,6 +114,9 @@ impl AgentAssembly {
             tool_result_max_length_by_tool: settings.tool_result_max_length_by_tool.clone(),
             tool_history_format: settings.tool_history_format,
             context_window,
+            max_inline_tokens: settings.attachments.max_inline_tokens,
+            // The workspace's: set by `build` (a web user's own folder, say).
+            workspace: None,
         };
         assembly.skill_path = home.compact_skill();
         assembly.summary_max_tokens = settings.summary_max_tokens;
@@ -120,6 +124,7 @@ impl AgentAssembly {
             max_tool_steps: settings.max_tool_steps,
             compression_threshold: settings.compression_threshold,
             keep_recent_turns: settings.keep_recent_turns,
+            attachments: settings.attachments,
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();

@@ -9,6 +9,8 @@
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use smallebot_application::ports::{ModelMessage, ModelRequest, ModelToolCall, ToolSchema};
 
+use super::body_parts::Parts;
+
 /// The whole streaming request body for `model`.
 pub(crate) struct RequestBody<'a> {
     /// The model name sent.
@@ -116,11 +118,24 @@ struct Message<'a>(&'a ModelMessage);
 impl Serialize for Message<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            ModelMessage::User { content } => Text {
+            ModelMessage::User { content, parts } if parts.is_empty() => Text {
                 role: "user",
                 content,
             }
             .serialize(serializer),
+            ModelMessage::User { content, parts } => {
+                // With attachments: content parts, the text first.
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry(
+                    "content",
+                    &Parts {
+                        text: content,
+                        parts,
+                    },
+                )?;
+                map.serialize_entry("role", "user")?;
+                map.end()
+            }
             ModelMessage::Assistant {
                 content,
                 tool_calls,
@@ -214,7 +229,7 @@ impl Serialize for ToolFunction<'_> {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
-    use smallebot_application::ports::RequestPurpose;
+    use smallebot_application::ports::{ModelPart, RequestPurpose};
 
     /// The body as a `serde_json::Value` tree, built the straightforward way.
     fn reference(model: &str, request: &ModelRequest) -> Value {
@@ -224,7 +239,22 @@ mod tests {
         }
         for m in &request.messages {
             messages.push(match m {
-                ModelMessage::User { content } => json!({"role": "user", "content": content}),
+                ModelMessage::User { content, parts } if parts.is_empty() => {
+                    json!({"role": "user", "content": content})
+                }
+                ModelMessage::User { content, parts } => {
+                    let mut sent: Vec<Value> = (!content.is_empty())
+                        .then(|| json!({"type": "text", "text": content}))
+                        .into_iter()
+                        .collect();
+                    sent.extend(parts.iter().map(|p| match p {
+                        ModelPart::Text { text } => json!({"type": "text", "text": text}),
+                        ModelPart::Image { data_url } => {
+                            json!({"type": "image_url", "image_url": {"url": data_url}})
+                        }
+                    }));
+                    json!({"role": "user", "content": sent})
+                }
                 ModelMessage::Assistant {
                     content,
                     tool_calls,
@@ -277,8 +307,17 @@ mod tests {
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
         }];
         let messages = vec![
+            ModelMessage::user("héllo \u{1}\n"),
             ModelMessage::User {
-                content: "héllo \u{1}\n".into(),
+                content: "see these".into(),
+                parts: vec![
+                    ModelPart::Text {
+                        text: "Attached file a.txt (1 B):\n```\na\n```".into(),
+                    },
+                    ModelPart::Image {
+                        data_url: "data:image/png;base64,iVBORw0KGgo=".into(),
+                    },
+                ],
             },
             ModelMessage::Assistant {
                 content: String::new(),

@@ -23,6 +23,9 @@ pub struct ChatEndpoint {
     pub api_key_env: Option<String>,
     /// `reasoning_effort` sent with every request, for models that reason when asked.
     pub reasoning_effort: Option<String>,
+    /// Whether the model sees images (models.json `supportsImages`): only then is it
+    /// sent image attachments.
+    pub supports_images: bool,
 }
 
 impl ChatEndpoint {
@@ -35,7 +38,15 @@ impl ChatEndpoint {
             model: model.into(),
             api_key_env: None,
             reasoning_effort: None,
+            supports_images: false,
         }
+    }
+
+    /// The same endpoint, for a model that sees images.
+    #[must_use]
+    pub fn with_images(mut self) -> Self {
+        self.supports_images = true;
+        self
     }
 
     /// The same endpoint with a bearer key.
@@ -66,6 +77,7 @@ impl NamedEndpoint {
             id: self.id.clone(),
             model: self.endpoint.model.clone(),
             context_window: self.context_window,
+            supports_images: self.endpoint.supports_images,
         }
     }
 }

@@ -11,6 +11,7 @@
 mod accumulate;
 mod attempt;
 mod body;
+mod body_parts;
 mod endpoint;
 mod errors;
 mod model;

@@ -67,9 +67,12 @@ impl OpenAiChatModel {
         if let (RequestPurpose::Summary, Some(compaction)) = (request.purpose, &self.compaction) {
             return compaction;
         }
-        request
-            .model
-            .as_deref()
+        self.chosen(request.model.as_deref())
+    }
+
+    /// The target of the model `model` names: a choice, else the chat model.
+    fn chosen(&self, model: Option<&str>) -> &Target {
+        model
             .and_then(|id| self.alternatives.iter().find(|(known, _)| known == id))
             .map_or(&self.chat, |(_, target)| target)
     }
@@ -125,5 +128,17 @@ impl ChatModel for OpenAiChatModel {
 
     fn choices(&self) -> &[ModelChoice] {
         &self.choices
+    }
+
+    fn supports_images(&self, model: Option<&str>) -> bool {
+        self.chosen(model).endpoint.supports_images
+    }
+
+    fn model_name(&self, model: Option<&str>) -> String {
+        let choices = &self.choices;
+        model
+            .and_then(|id| choices.iter().find(|c| c.id == id))
+            .or_else(|| choices.first())
+            .map_or_else(|| self.chat.endpoint.model.clone(), |c| c.id.clone())
     }
 }

@@ -7,7 +7,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use smallebot_core::rules::attachment::AttachmentLimits;
+
 use super::ConfigError;
+use super::attachments::RawAttachments;
 use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
 use crate::tools::ReadConversationData;
@@ -78,6 +81,11 @@ pub struct AgentSettings {
     /// the summary request and sent as its `max_tokens` (default 500; 100..=16000,
     /// values outside clamped).
     pub summary_max_tokens: u32,
+    /// `attachments`: the limits of files given with a message — `maxFileBytes`
+    /// (default 20 MiB), `maxMessageBytes` (default 50 MiB, at least `maxFileBytes`),
+    /// `maxInlineTokens` (default 8000: the most of a text file inlined into the
+    /// message); each at least 1.
+    pub attachments: AttachmentLimits,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -189,7 +197,13 @@ impl AgentSettings {
             .take()
             .unwrap_or_default()
             .into_settings(file)?;
+        let attachments = raw
+            .attachments
+            .take()
+            .unwrap_or_default()
+            .into_limits(file)?;
         let mut settings = raw.into_settings();
+        settings.attachments = attachments;
         settings.command_environment = command_environment;
         settings.request_max_retries = request_max_retries;
         settings.stream_max_retries = stream_max_retries;
@@ -217,6 +231,7 @@ impl Default for AgentSettings {
             reasoning_effort: ReasoningEffort::default(),
             command_environment: CommandEnvironment::default(),
             summary_max_tokens: Self::DEFAULT_SUMMARY_MAX_TOKENS,
+            attachments: AttachmentLimits::default(),
         }
     }
 }
@@ -240,6 +255,7 @@ struct RawAgentFile {
     reasoning_effort: Option<ReasoningEffort>,
     command_environment: Option<RawCommandEnvironment>,
     summary_max_tokens: Option<i64>,
+    attachments: Option<RawAttachments>,
 }
 
 impl RawAgentFile {
@@ -279,6 +295,7 @@ impl RawAgentFile {
             summary_max_tokens: self
                 .summary_max_tokens
                 .map_or(defaults.summary_max_tokens, summary_max_tokens),
+            attachments: defaults.attachments,
         }
     }
 }

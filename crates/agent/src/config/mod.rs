@@ -12,6 +12,7 @@
 //! Nothing here reads the process environment: lookups are passed in.
 
 mod agent;
+mod attachments;
 mod command_env;
 mod env_refs;
 mod error;
@@ -34,7 +35,8 @@ pub use mcp::{
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
 pub use resolve::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,
-    ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels, resolve_models,
+    ENV_OPENAI_SUPPORTS_IMAGES, ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels,
+    resolve_models,
 };
 pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};
 

@@ -38,6 +38,10 @@ pub struct ModelSettings {
     /// `reasoningEffort`: this model's effort (`"low"`, `"medium"`, `"high"`); none:
     /// agent.json's `reasoningEffort`.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// `supportsImages`: whether the model sees images (default false); only such a
+    /// model is sent an image attachment, and a turn with one on another model is
+    /// refused before anything is stored.
+    pub supports_images: bool,
 }
 
 impl ModelSettings {
@@ -134,6 +138,7 @@ struct RawModel {
     tokenizer: Option<EncodingName>,
     supports_thinking: Option<bool>,
     reasoning_effort: Option<ReasoningEffort>,
+    supports_images: Option<bool>,
 }
 
 impl RawModelsFile {
@@ -232,6 +237,7 @@ impl RawModel {
             ),
             supports_thinking: self.supports_thinking.unwrap_or(false),
             reasoning_effort: self.reasoning_effort,
+            supports_images: self.supports_images.unwrap_or(false),
             id: self.id,
             base_url: self.base_url,
             model: self.model,

@@ -13,6 +13,9 @@ pub const ENV_OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 /// Environment variable: the chat model id in `models.json`, or the model name of the
 /// quick-start endpoint.
 pub const ENV_SMALLEBOT_MODEL: &str = "SMALLEBOT_MODEL";
+/// Environment variable: whether the quick-start model sees images (`1`, `true` or
+/// `yes`; anything else, or unset: it does not).
+pub const ENV_OPENAI_SUPPORTS_IMAGES: &str = "OPENAI_SUPPORTS_IMAGES";
 /// The API root of the quick-start endpoint when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// The model of the quick-start endpoint when `SMALLEBOT_MODEL` is not set.
@@ -27,7 +30,8 @@ No model endpoint is configured. Configure one of these ways:
   1. Environment (OpenAI or any OpenAI-compatible server):
        export OPENAI_API_KEY=sk-...
        optional: OPENAI_BASE_URL (default https://api.openai.com/v1),
-                 SMALLEBOT_MODEL (default gpt-4o-mini)
+                 SMALLEBOT_MODEL (default gpt-4o-mini),
+                 OPENAI_SUPPORTS_IMAGES=1 (the model sees attached images)
      For a local Ollama:
        OPENAI_BASE_URL=http://localhost:11434/v1 SMALLEBOT_MODEL=qwen3:8b smallebot chat
 
@@ -87,7 +91,8 @@ pub struct ResolvedModels {
 /// - no `models.json`, but `OPENAI_BASE_URL` or `OPENAI_API_KEY` is set: one model with
 ///   id `"env"`, base URL `OPENAI_BASE_URL` or [`DEFAULT_BASE_URL`], model
 ///   `SMALLEBOT_MODEL` or [`DEFAULT_MODEL`], key `OPENAI_API_KEY`, 128000 tokens,
-///   `o200k_base`; it is also the compaction model.
+///   `o200k_base`, seeing images when `OPENAI_SUPPORTS_IMAGES` is `1`, `true` or `yes`;
+///   it is also the compaction model.
 /// - neither: `Ok(None)` (print [`HOW_TO_CONFIGURE`]).
 ///
 /// # Errors
@@ -179,6 +184,9 @@ fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
             tokenizer: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
             supports_thinking: false,
             reasoning_effort: None,
+            supports_images: env(ENV_OPENAI_SUPPORTS_IMAGES).is_some_and(|value| {
+                ["1", "true", "yes"].contains(&value.trim().to_ascii_lowercase().as_str())
+            }),
         },
         api_key,
     };

@@ -6,9 +6,10 @@ use std::sync::{Arc, Mutex};
 use smallebot_application::ports::{
     ContextAssembler, ContextEstimate, ModelRequest, PromptInput, RequestPurpose, ToolSchema,
 };
-use smallebot_core::entities::{Conversation, Role};
+use smallebot_core::entities::{Attachment, Conversation, Role};
 use smallebot_core::rules::truncation::truncate_tool_result;
 
+use super::attachments::AttachmentWriter;
 use super::messages::build_messages;
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
@@ -34,6 +35,12 @@ pub struct HistorySettings {
     pub tool_history_format: ToolHistoryFormat,
     /// The chat model's context window.
     pub context_window: u64,
+    /// The most tokens of a text attachment inlined into its message (agent.json
+    /// `attachments.maxInlineTokens`).
+    pub max_inline_tokens: i64,
+    /// The workspace attached files are saved in, for the model's tools (`None`: they
+    /// are not saved, and the message says so).
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 impl HistorySettings {
@@ -67,6 +74,8 @@ impl Default for HistorySettings {
             tool_result_max_length_by_tool: BTreeMap::new(),
             tool_history_format: ToolHistoryFormat::Native,
             context_window: 128_000,
+            max_inline_tokens: smallebot_core::rules::attachment::DEFAULT_MAX_INLINE_TOKENS,
+            workspace: None,
         }
     }
 }
@@ -85,13 +94,18 @@ pub struct HistoryBuilder {
     model_windows: Vec<(String, u64)>,
     /// The skills listed in the system prompt (read again when their files change).
     skills: Option<Arc<SkillCatalog>>,
+    /// Writes user messages' attachments (and saves their files in the workspace).
+    attachments: AttachmentWriter,
 }
 
 impl HistoryBuilder {
     /// A builder counting with `tokenizer`.
     #[must_use]
     pub fn new(settings: HistorySettings, tokenizer: Arc<Tokenizer>) -> Self {
+        let attachments =
+            AttachmentWriter::new(settings.workspace.clone(), settings.max_inline_tokens);
         Self {
+            attachments,
             settings,
             tokenizer,
             schema_cache: Mutex::new(None),
@@ -193,6 +207,11 @@ impl ContextAssembler for HistoryBuilder {
                 input.current_turn,
                 self.settings.tool_history_format,
                 &|tool| self.settings.result_limit(tool),
+                &|message| {
+                    let counter = Counter(&self.tokenizer);
+                    self.attachments
+                        .parts(&message.attachments, input.attachments, &counter)
+                },
             ),
             tools: std::sync::Arc::clone(input.tools),
             thinking: input.thinking,
@@ -224,6 +243,11 @@ impl ContextAssembler for HistoryBuilder {
 
     fn message_tokens(&self, _role: Role, content: &str) -> i64 {
         MESSAGE_OVERHEAD + count(&Counter(&self.tokenizer), content)
+    }
+
+    fn attachment_tokens(&self, attachment: &Attachment, text: Option<&str>) -> i64 {
+        self.attachments
+            .tokens(attachment, text, &Counter(&self.tokenizer))
     }
 
     fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64 {

@@ -1,7 +1,7 @@
 //! Stored rows → chat messages.
 
-use smallebot_application::ports::{ModelMessage, ModelToolCall};
-use smallebot_core::entities::{HistoryRow, Role, ToolCall};
+use smallebot_application::ports::{ModelMessage, ModelPart, ModelToolCall};
+use smallebot_core::entities::{HistoryRow, Message, Role, ToolCall};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::truncation::truncate_tool_result;
 
@@ -36,13 +36,15 @@ fn inline_line(call: &ToolCall, limit: &dyn Fn(&str) -> usize) -> String {
 ///   step: native `tool_calls` plus one `tool` message per call (always for
 ///   `current_turn`), or inline lines appended to the text for earlier turns when
 ///   `format` is [`ToolHistoryFormat::Inline`];
-/// - every tool result is cut to `result_limit(tool name)` characters.
+/// - every tool result is cut to `result_limit(tool name)` characters;
+/// - a user message's attachments become `user_parts(message)` after its text.
 #[must_use]
 pub fn build_messages(
     rows: &[HistoryRow],
     current_turn: TurnId,
     format: ToolHistoryFormat,
     result_limit: &dyn Fn(&str) -> usize,
+    user_parts: &dyn Fn(&Message) -> Vec<ModelPart>,
 ) -> Vec<ModelMessage> {
     let mut out = Vec::with_capacity(rows.len());
     let mut i = 0;
@@ -51,8 +53,14 @@ pub fn build_messages(
             HistoryRow::ThinkBlock(_) => i += 1,
             HistoryRow::Message(m) if m.replaced_by.is_some() => i += 1,
             HistoryRow::Message(m) if m.role == Role::User => {
+                let parts = if m.attachments.is_empty() {
+                    Vec::new()
+                } else {
+                    user_parts(m)
+                };
                 out.push(ModelMessage::User {
                     content: m.content.clone(),
+                    parts,
                 });
                 i += 1;
             }
@@ -168,7 +176,10 @@ mod tests {
         let long = "y".repeat(5_000);
         let rows = [call(turn, 1, "Wide", &long), call(turn, 2, "Other", &long)];
         let limit = |tool: &str| if tool == "Wide" { 4_000 } else { 300 };
-        let sent: Vec<usize> = build_messages(&rows, turn, ToolHistoryFormat::Native, &limit)
+        let sent: Vec<usize> =
+            build_messages(&rows, turn, ToolHistoryFormat::Native, &limit, &|_| {
+                Vec::new()
+            })
             .into_iter()
             .filter_map(|m| match m {
                 ModelMessage::Tool { content, .. } => Some(content.chars().count()),

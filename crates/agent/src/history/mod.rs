@@ -6,8 +6,11 @@
 //! with `toolHistoryFormat: "inline"`) as the seed's lines `[Tool: Name(args)] → result`
 //! appended to the assistant message. Results are cut to `toolResultMaxLength`
 //! characters, keeping head and tail. Token counts are stored per row when written, so
-//! the estimate is a sum that never re-tokenizes the history.
+//! the estimate is a sum that never re-tokenizes the history. A user message's
+//! attachments follow its text as parts (`attachments.rs`): images as data URLs, text
+//! files inlined within `maxInlineTokens`, other files saved in the workspace.
 
+mod attachments;
 mod builder;
 mod messages;
 mod system_prompt;

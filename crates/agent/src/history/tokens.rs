@@ -1,7 +1,7 @@
 //! Token accounting: one scheme shared by the stored counts, the estimate and the
 //! independent count of a built request, so they agree.
 
-use smallebot_application::ports::{ModelMessage, ModelRequest, ToolSchema};
+use smallebot_application::ports::{ModelMessage, ModelPart, ModelRequest, ToolSchema};
 
 use crate::tokenizer::{Tokenizer, token_upper_bound};
 
@@ -9,6 +9,11 @@ use crate::tokenizer::{Tokenizer, token_upper_bound};
 pub(crate) trait CountTokens {
     /// The tokens of `text`.
     fn tokens(&self, text: &str) -> usize;
+
+    /// Whether the counts are exact (not upper bounds).
+    fn exact(&self) -> bool {
+        true
+    }
 }
 
 /// Exact counts (builds the encoder on first use).
@@ -25,6 +30,10 @@ impl CountTokens for Counter<'_> {
     fn tokens(&self, text: &str) -> usize {
         self.0.count_or_bound(text).0
     }
+
+    fn exact(&self) -> bool {
+        self.0.is_ready()
+    }
 }
 
 /// Upper bounds only ([`token_upper_bound`]).
@@ -33,6 +42,10 @@ pub(crate) struct Bound;
 impl CountTokens for Bound {
     fn tokens(&self, text: &str) -> usize {
         token_upper_bound(text)
+    }
+
+    fn exact(&self) -> bool {
+        false
     }
 }
 
@@ -58,16 +71,24 @@ pub(crate) fn schema_tokens(counter: &impl CountTokens, tools: &[ToolSchema]) ->
 }
 
 /// Counts a whole built request from scratch (used by tests and benchmarks as the
-/// independent reference; the pipeline never calls it).
+/// independent reference; the pipeline never calls it). Image parts are not counted.
 #[must_use]
 pub fn request_tokens(tokenizer: &Tokenizer, request: &ModelRequest) -> i64 {
     let mut total = REQUEST_OVERHEAD + MESSAGE_OVERHEAD + count(tokenizer, &request.system);
     for message in &request.messages {
         total += MESSAGE_OVERHEAD;
         match message {
-            ModelMessage::User { content } | ModelMessage::Tool { content, .. } => {
+            ModelMessage::User { content, parts } => {
                 total += count(tokenizer, content);
+                // Image parts are counted by their size, which a data URL does not
+                // give here: a request with images is not counted by this reference.
+                for part in parts {
+                    if let ModelPart::Text { text } = part {
+                        total += count(tokenizer, text);
+                    }
+                }
             }
+            ModelMessage::Tool { content, .. } => total += count(tokenizer, content),
             ModelMessage::Assistant {
                 content,
                 tool_calls,

@@ -70,7 +70,7 @@ impl ModelSummarizer {
         let request = ModelRequest {
             purpose: RequestPurpose::Summary,
             system: system.to_owned(),
-            messages: vec![ModelMessage::User { content: user }],
+            messages: vec![ModelMessage::user(user)],
             tools: std::sync::Arc::default(),
             thinking: false,
             // Summaries go to the compaction model (or the default chat model).

@@ -1,6 +1,7 @@
 //! Rows → transcript entries for the summarizer.
 
-use smallebot_core::entities::{HistoryRow, Role};
+use smallebot_core::entities::{HistoryRow, Message, Role};
+use smallebot_core::rules::attachment_text::attachment_label;
 use smallebot_core::rules::truncation::truncate_tool_result;
 
 /// What an entry is.
@@ -31,9 +32,10 @@ pub struct Entry {
 /// The placeholder of a tool result dropped to fit the window.
 pub const OMITTED_RESULT: &str = "TOOL RESULT: [omitted to fit the summarizer's context window]";
 
-/// Labelled entries: `USER:`, `ASSISTANT:`, `TOOL CALL: Name(args)`, `TOOL RESULT:` (cut
-/// to `result_limit(tool name)` characters, as the model saw it). Reasoning and
-/// replaced messages are not part of it.
+/// Labelled entries: `USER:` (its attachments named by their labels, `[image:
+/// error.png 1280×720]`, never sent), `ASSISTANT:`, `TOOL CALL: Name(args)`, `TOOL
+/// RESULT:` (cut to `result_limit(tool name)` characters, as the model saw it).
+/// Reasoning and replaced messages are not part of it.
 #[must_use]
 pub fn transcript_entries(rows: &[HistoryRow], result_limit: &dyn Fn(&str) -> usize) -> Vec<Entry> {
     let mut entries = Vec::new();
@@ -47,9 +49,7 @@ pub fn transcript_entries(rows: &[HistoryRow], result_limit: &dyn Fn(&str) -> us
     for row in rows {
         match row {
             HistoryRow::Message(m) if m.replaced_by.is_some() => {}
-            HistoryRow::Message(m) if m.role == Role::User => {
-                push(EntryKind::User, format!("USER: {}", m.content))
-            }
+            HistoryRow::Message(m) if m.role == Role::User => push(EntryKind::User, user_entry(m)),
             HistoryRow::Message(m) => {
                 if !m.content.is_empty() {
                     push(EntryKind::Assistant, format!("ASSISTANT: {}", m.content));
@@ -78,6 +78,16 @@ pub fn transcript_entries(rows: &[HistoryRow], result_limit: &dyn Fn(&str) -> us
         }
     }
     entries
+}
+
+/// `USER: text`, then a line naming the message's attachments.
+fn user_entry(message: &Message) -> String {
+    let mut entry = format!("USER: {}", message.content);
+    if !message.attachments.is_empty() {
+        let labels: Vec<String> = message.attachments.iter().map(attachment_label).collect();
+        entry.push_str(&format!("\n(attached: {})", labels.join(" ")));
+    }
+    entry
 }
 
 #[cfg(test)]

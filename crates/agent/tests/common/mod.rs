@@ -39,6 +39,10 @@ pub struct Options {
     pub stream_max_retries: u32,
     pub retry_base_delay: Duration,
     pub warm_up: WarmUp,
+    /// Whether the chat model sees images (models.json `supportsImages`).
+    pub images: bool,
+    /// agent.json `attachments.maxInlineTokens`.
+    pub max_inline_tokens: i64,
 }
 
 impl Default for Options {
@@ -59,6 +63,8 @@ impl Default for Options {
             stream_max_retries: 5,
             retry_base_delay: Duration::from_millis(20),
             warm_up: WarmUp::Now,
+            images: false,
+            max_inline_tokens: 8_000,
         }
     }
 }
@@ -86,7 +92,12 @@ pub async fn harness(options: Options) -> Harness {
         .tools
         .into_iter()
         .fold(ToolRegistry::new(), ToolRegistry::with);
-    let agent = AgentAssembly::new(Arc::new(store.clone()), endpoint("test-model"))
+    let chat = if options.images {
+        endpoint("test-model").with_images()
+    } else {
+        endpoint("test-model")
+    };
+    let agent = AgentAssembly::new(Arc::new(store.clone()), chat)
         .compaction(
             compaction,
             options.compaction_window.unwrap_or(options.context_window),
@@ -103,6 +114,8 @@ pub async fn harness(options: Options) -> Harness {
             tool_result_max_length: options.tool_result_max_length,
             tool_history_format: options.format,
             context_window: options.context_window,
+            max_inline_tokens: options.max_inline_tokens,
+            workspace: Some(dir.path().join("workspace")),
             ..HistorySettings::default()
         })
         .skill_path(

@@ -11,10 +11,13 @@ use smallebot_core::entities::{Conversation, HistoryRow, Seq};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::Store;
 
+use super::attachments;
 use super::settings::PipelineSettings;
 use crate::error::PipelineError;
 use crate::events::{EventBus, EventKind};
-use crate::ports::{ChatModel, ContextAssembler, ContextEstimate, TaskPlan, ToolExecutor};
+use crate::ports::{
+    AttachmentContents, ChatModel, ContextAssembler, ContextEstimate, TaskPlan, ToolExecutor,
+};
 
 /// `estimate` over the stored counts of `conversation`: exact only if those are.
 pub(crate) fn with_stored_exactness(
@@ -26,12 +29,17 @@ pub(crate) fn with_stored_exactness(
 }
 
 /// `(seq, tokens)` for every row of `rows` whose stored count differs from its count
-/// now (think blocks count nothing and are skipped).
-fn exact_counts(assembler: &dyn ContextAssembler, rows: &[HistoryRow]) -> Vec<(Seq, i64)> {
+/// now (think blocks count nothing and are skipped). `contents` holds the text
+/// attachments' contents (a message counts its attachments too).
+fn exact_counts(
+    assembler: &dyn ContextAssembler,
+    rows: &[HistoryRow],
+    contents: &AttachmentContents,
+) -> Vec<(Seq, i64)> {
     rows.iter()
         .filter_map(|row| {
             let now = match row {
-                HistoryRow::Message(m) => assembler.message_tokens(m.role, &m.content),
+                HistoryRow::Message(m) => attachments::message_tokens(assembler, m, contents),
                 HistoryRow::ToolCall(c) => {
                     assembler.tool_call_tokens(&c.tool_name, &c.arguments, c.result.as_deref())
                 }
@@ -142,7 +150,10 @@ impl PipelineContext {
         };
         let after = from.saturating_sub(1);
         let rows = self.store.rows_after(conversation.id, after).await?;
-        let counts = exact_counts(self.assembler.as_ref(), &rows);
+        let mut contents = AttachmentContents::new();
+        let carried = attachments::carried(&rows);
+        attachments::load_contents(self.store.as_ref(), carried, &mut contents, true).await?;
+        let counts = exact_counts(self.assembler.as_ref(), &rows, &contents);
         let through = rows.iter().map(HistoryRow::seq).max().unwrap_or(after);
         self.store
             .set_exact_counts(conversation.id, &counts, through)

@@ -7,10 +7,12 @@
 //! - `context.rs`: the `PipelineContext` the turn and the compressor are given (the
 //!   ports, settings and the event bus) — they never see the service.
 //! - `view.rs`: the turn's in-memory view of its conversation.
+//! - `attachments.rs`: the contents and token counts of the attachments messages carry.
 //!
 //! Imports run one way: `service → {turn, tool_step, compressor} → {view, context}`.
 
 mod active;
+mod attachments;
 mod compressor;
 mod context;
 mod lease;

@@ -8,6 +8,7 @@ use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
 
 mod anywhere;
+mod attach;
 mod export;
 mod models;
 mod naming;

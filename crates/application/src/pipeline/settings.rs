@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use smallebot_core::ids::AttachmentId;
+use smallebot_core::rules::attachment::AttachmentLimits;
 use tokio_util::sync::CancellationToken;
 
 /// How the pipeline behaves (from `agent.json`, resolved by the host).
@@ -19,6 +21,8 @@ pub struct PipelineSettings {
     /// starts: what the person should know about this setup (an MCP server that did
     /// not start, say).
     pub notices: Vec<String>,
+    /// The limits of files given with a message (agent.json `attachments`).
+    pub attachments: AttachmentLimits,
 }
 
 impl Default for PipelineSettings {
@@ -29,6 +33,7 @@ impl Default for PipelineSettings {
             keep_recent_turns: 2,
             compression_timeout: Duration::from_secs(180),
             notices: Vec::new(),
+            attachments: AttachmentLimits::default(),
         }
     }
 }
@@ -45,4 +50,7 @@ pub struct SendOptions {
     /// ([`crate::ConversationService::start`] only; the fallback title made from the
     /// first message is given either way).
     pub title: bool,
+    /// Files uploaded into the conversation ([`crate::ConversationService::attach`])
+    /// that the message carries, in order.
+    pub attachments: Vec<AttachmentId>,
 }

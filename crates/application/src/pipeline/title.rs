@@ -34,9 +34,9 @@ pub(crate) async fn model_title(
     let request = ModelRequest {
         purpose: RequestPurpose::Title,
         system: "You name conversations.".to_owned(),
-        messages: vec![ModelMessage::User {
-            content: format!("{TITLE_INSTRUCTION}\n\n{first_message}"),
-        }],
+        messages: vec![ModelMessage::user(format!(
+            "{TITLE_INSTRUCTION}\n\n{first_message}"
+        ))],
         tools: std::sync::Arc::default(),
         thinking: false,
         model: model_id.map(str::to_owned),

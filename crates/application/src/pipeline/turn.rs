@@ -8,6 +8,7 @@ use smallebot_core::rules::compression_scope::first_row_that_fits;
 use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
 use tokio_util::sync::CancellationToken;
 
+use super::attachments::{carried, load_contents};
 use super::compressor::{CompressionRequest, Compressor};
 use super::context::{PipelineContext, with_stored_exactness};
 use super::tool_ids::ToolCallIds;
@@ -15,7 +16,8 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse, PromptInput, ToolSchema,
+    AttachmentContents, ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse,
+    PromptInput, ToolSchema,
 };
 
 /// A tool result being written (see `tool_step.rs`): the stored call once done.
@@ -63,6 +65,8 @@ pub(crate) struct TurnRun<'a> {
     /// Tool results being written (see `tool_step.rs`): awaited before the turn's next
     /// write or read of storage.
     pub(super) pending_results: Mutex<Vec<PendingResult>>,
+    /// The contents of the attachments the requests carry, read once.
+    pub(super) attachments: AttachmentContents,
 }
 
 enum StepResult {
@@ -92,6 +96,7 @@ impl<'a> TurnRun<'a> {
             view: Mutex::new(None),
             known_conversation,
             pending_results: Mutex::new(Vec::new()),
+            attachments: AttachmentContents::new(),
         }
     }
 
@@ -346,6 +351,8 @@ impl<'a> TurnRun<'a> {
             self.put_view(view);
             return Ok(StepResult::Refused(error));
         }
+        let (store, sent) = (context.store.as_ref(), carried(&view.rows[start..]));
+        load_contents(store, sent, &mut self.attachments, false).await?;
         let request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
@@ -353,6 +360,7 @@ impl<'a> TurnRun<'a> {
             plan: plan.as_deref(),
             tools: schemas,
             thinking: self.turn.thinking_mode,
+            attachments: &self.attachments,
         });
         self.put_view(view);
 

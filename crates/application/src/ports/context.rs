@@ -1,8 +1,12 @@
 //! The context port: building requests from stored rows and counting their tokens.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use serde::Serialize;
-use smallebot_core::entities::{Conversation, HistoryRow, Role};
-use smallebot_core::ids::TurnId;
+use smallebot_core::entities::{Attachment, AttachmentKind, Conversation, HistoryRow, Role};
+use smallebot_core::ids::{AttachmentId, TurnId};
+use smallebot_core::rules::attachment::image_tokens;
 
 use super::model::ModelRequest;
 use super::tools::ToolSchema;
@@ -23,7 +27,13 @@ pub struct PromptInput<'a> {
     pub tools: &'a std::sync::Arc<[ToolSchema]>,
     /// Whether reasoning is requested.
     pub thinking: bool,
+    /// The content of every attachment of the user messages in `rows` (one missing
+    /// here is named in the request, not sent).
+    pub attachments: &'a AttachmentContents,
 }
+
+/// Attachments' contents by id, read once per turn.
+pub type AttachmentContents = HashMap<AttachmentId, Arc<[u8]>>;
 
 /// How full the context window is.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -71,6 +81,25 @@ pub trait ContextAssembler: Send + Sync {
     /// Tokens a message row costs in a request (stored in `token_count`): exact once
     /// [`exact_counts_ready`](Self::exact_counts_ready), an upper bound before.
     fn message_tokens(&self, role: Role, content: &str) -> i64;
+
+    /// Tokens `attachment` adds to its message in a request: an image by the provider's
+    /// formula, a text file by its inlined (budgeted) text with the header, another file
+    /// by the line naming its path. `text` is a text attachment's content (`None` for
+    /// other kinds). The default counts images by the formula and anything else as
+    /// one token per four bytes, with no budget.
+    fn attachment_tokens(&self, attachment: &Attachment, text: Option<&str>) -> i64 {
+        match (attachment.kind, attachment.image_size) {
+            (AttachmentKind::Image, Some(size)) => image_tokens(size),
+            (AttachmentKind::Image, None) => image_tokens(smallebot_core::entities::ImageSize {
+                width: 0,
+                height: 0,
+            }),
+            _ => {
+                let bytes = text.map_or(0, str::len) + attachment.name.len() + 64;
+                i64::try_from(bytes / 4).unwrap_or(i64::MAX)
+            }
+        }
+    }
 
     /// Tokens a tool call row costs in a request, with its result as it is sent
     /// (truncated), or without a result while it runs. Exact or a bound, as

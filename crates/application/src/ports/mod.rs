@@ -24,10 +24,10 @@ mod tasks;
 mod tools;
 
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
-pub use context::{ContextAssembler, ContextEstimate, PromptInput};
+pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
-    ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
+    ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
 };
 pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};

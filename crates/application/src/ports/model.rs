@@ -39,6 +39,10 @@ pub enum ModelMessage {
     User {
         /// Text.
         content: String,
+        /// What the message's attachments became, after the text (empty for most
+        /// messages: then the message is sent as plain text).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ModelPart>,
     },
     /// The model, possibly with tool calls.
     Assistant {
@@ -54,6 +58,34 @@ pub enum ModelMessage {
         /// The result as sent (already truncated).
         content: String,
     },
+}
+
+/// A part of a user message after its text: what an attachment became.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ModelPart {
+    /// Text: an inlined text file with its header, or the line naming a file saved in
+    /// the workspace.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, for a model that sees images.
+    Image {
+        /// A `data:` URL of the image's content (`data:image/png;base64,…`).
+        data_url: String,
+    },
+}
+
+impl ModelMessage {
+    /// A user message of text only.
+    #[must_use]
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+            parts: Vec::new(),
+        }
+    }
 }
 
 /// A chat request, provider neutral.
@@ -202,6 +234,23 @@ pub trait ChatModel: Send + Sync {
     fn choices(&self) -> &[ModelChoice] {
         &[]
     }
+
+    /// Whether the model `model` names (one of [`Self::choices`]; `None` or an id not
+    /// among them: the default model) sees images. No by default.
+    fn supports_images(&self, model: Option<&str>) -> bool {
+        let _ = model;
+        false
+    }
+
+    /// The name people know the model `model` names by, for messages: its id among
+    /// [`Self::choices`], else the default model's name.
+    fn model_name(&self, model: Option<&str>) -> String {
+        let choices = self.choices();
+        model
+            .and_then(|id| choices.iter().find(|c| c.id == id))
+            .or_else(|| choices.first())
+            .map_or_else(|| "the chat model".to_owned(), |c| c.id.clone())
+    }
 }
 
 /// A model a conversation may run on.
@@ -214,4 +263,7 @@ pub struct ModelChoice {
     pub model: String,
     /// Its context window in tokens.
     pub context_window: u64,
+    /// Whether it sees images (models.json `supportsImages`).
+    #[serde(default)]
+    pub supports_images: bool,
 }

@@ -5,11 +5,13 @@
 pub mod attachment;
 pub mod attachment_link;
 pub mod attachment_search;
+pub mod attachment_text;
 pub mod child_env;
 pub mod compression_scope;
 pub mod export;
 pub mod file_diff;
 pub mod lease;
+pub mod mentions;
 pub mod message_versions;
 pub mod request_fit;
 pub mod rewrite;

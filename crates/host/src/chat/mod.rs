@@ -1,6 +1,8 @@
 //! `smallebot chat`: the interactive REPL.
 
 #[cfg(test)]
+mod attach_tests;
+#[cfg(test)]
 mod commands_tests;
 mod confirm;
 mod cursor_query;

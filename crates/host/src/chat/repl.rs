@@ -13,6 +13,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::mpsc;
 
+mod attach;
 mod commands;
 mod copy;
 mod export;

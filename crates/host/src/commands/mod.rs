@@ -54,6 +54,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             conversation,
             json,
             user,
+            attach,
         } => {
             run::run(
                 &home,
@@ -62,6 +63,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
                     conversation,
                     json,
                     user,
+                    attach,
                 },
             )
             .await

@@ -1,4 +1,5 @@
-//! `smallebot run PROMPT|- [--conversation ID] [--json]`: one turn, then exit.
+//! `smallebot run PROMPT|- [--conversation ID] [--json] [--attach FILE]…`: one turn,
+//! then exit.
 //!
 //! The answer goes to standard output; tool lines, reasoning and the usage footer go to
 //! standard error, so `smallebot run … > answer.md` keeps only the answer. `-` reads the
@@ -17,6 +18,7 @@ use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 
+use crate::attach_files;
 use crate::chat::StdinConfirmer;
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
@@ -39,6 +41,8 @@ pub struct RunArgs {
     pub json: bool,
     /// Conversation owner.
     pub user: Option<String>,
+    /// Files sent with the message (`--attach`).
+    pub attach: Vec<std::path::PathBuf>,
 }
 
 /// Asks on the terminal when standard input is one, else denies.
@@ -86,6 +90,8 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let prompt = read_prompt(args.prompt)?;
+    // Every file is read before anything is stored: a missing one stops here.
+    let files = attach_files::read_files(&args.attach)?;
     let app = wiring::build(home, args.user.as_deref(), confirmer()).await?;
     // Caught once started (a start that hangs still ends at the first Ctrl+C): from
     // here a stop signal ends the turn stored.
@@ -97,19 +103,36 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
         }
     };
     let service = Arc::clone(&app.service);
-    let (conversation_id, new) = match &args.conversation {
+    let existing = match &args.conversation {
         Some(reference) => {
             let found =
                 find_conversation(service.store().as_ref(), reference, Some(&app.user)).await;
             match found {
-                Ok(c) => (c.id, false),
+                Ok(c) => Some(c),
                 Err(error) => {
                     app.close().await;
                     return Err(error);
                 }
             }
         }
+        None => None,
+    };
+    // Files over a limit, or an image for a model that cannot see it: refused before
+    // anything is stored.
+    if let Err(error) = attach_files::check(&service, existing.as_ref(), &files) {
+        app.close().await;
+        return Err(error);
+    }
+    let (conversation_id, new) = match existing {
+        Some(c) => (c.id, false),
         None => (service.create_conversation(&app.user).await?.id, true),
+    };
+    let attachments = match attach_files::upload(&service, conversation_id, files).await {
+        Ok(attached) => attached.into_iter().map(|a| a.id).collect(),
+        Err(error) => {
+            app.close().await;
+            return Err(error);
+        }
     };
     if std::io::stderr().is_terminal() {
         // A person reads the context figure: counted exactly, as the chat counts it,
@@ -144,6 +167,7 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     // The title is asked for by the service beside a new conversation's first turn.
     let options = SendOptions {
         title: new,
+        attachments,
         ..SendOptions::default()
     };
     let start = service.start(conversation_id, &prompt, options);

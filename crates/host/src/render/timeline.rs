@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
 use smallebot_core::ids::TurnId;
+use smallebot_core::rules::attachment_text::attachment_label;
 use smallebot_core::rules::truncation::truncate_with_marker;
 use smallebot_core::time::Timestamp;
 
@@ -113,7 +114,12 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
                     (false, true) => " (edited)",
                     _ => "",
                 };
-                format!("{who}{note}: {}", m.content)
+                let mut line = format!("{who}{note}: {}", m.content);
+                for attachment in &m.attachments {
+                    line.push('\n');
+                    line.push_str(&attachment_label(attachment));
+                }
+                line
             }
             HistoryRow::ToolCall(t) => {
                 let result = t.result.as_deref().map_or_else(

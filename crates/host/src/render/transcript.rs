@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use smallebot_core::entities::{HistoryRow, Role};
 use smallebot_core::ids::TurnId;
+use smallebot_core::rules::attachment_text::attachment_label;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
@@ -58,7 +59,9 @@ pub fn recent_transcript(
             .get(at + 1)
             .is_none_or(|next| next.turn_id() != turn);
         match row {
-            HistoryRow::Message(m) if m.replaced_by.is_some() || m.content.trim().is_empty() => {}
+            HistoryRow::Message(m)
+                if m.replaced_by.is_some()
+                    || (m.content.trim().is_empty() && m.attachments.is_empty()) => {}
             HistoryRow::Message(m) => {
                 let text = bounded(&truncate_with_marker(
                     m.content.trim_end(),
@@ -73,6 +76,9 @@ pub fn recent_transcript(
                     Role::Assistant => answers.render(&text),
                 };
                 let _ = writeln!(out, "{shown}");
+                for attachment in &m.attachments {
+                    let _ = writeln!(out, "  {}", escape_controls(&attachment_label(attachment)));
+                }
             }
             HistoryRow::ToolCall(c) => {
                 let args = truncate_with_marker(&c.arguments, SHOWN_ARGUMENT_CHARS, "…");

@@ -118,3 +118,43 @@ fn turns_that_did_not_complete_are_marked_and_long_messages_bounded() {
         )
     );
 }
+
+#[test]
+fn attachments_are_shown_by_their_labels_under_what_was_typed() {
+    use smallebot_core::entities::{Attachment, AttachmentKind, ImageSize};
+    use smallebot_core::ids::AttachmentId;
+    let turn = TurnId::new();
+    let attachment = |name: &str, kind, size, image_size| Attachment {
+        id: AttachmentId::new(),
+        conversation_id: ConversationId::new(),
+        message_id: None,
+        name: name.into(),
+        media_type: "x".into(),
+        kind,
+        size,
+        sha256: String::new(),
+        image_size,
+        created_at: chrono::Utc::now(),
+    };
+    let mut typed = message(turn, 1, Role::User, "");
+    if let HistoryRow::Message(m) = &mut typed {
+        m.attachments = vec![
+            attachment(
+                "shot.png",
+                AttachmentKind::Image,
+                4000,
+                Some(ImageSize {
+                    width: 1280,
+                    height: 720,
+                }),
+            ),
+            attachment("spec.pdf", AttachmentKind::File, 12 * 1024, None),
+        ];
+    }
+    let rows = [typed, message(turn, 2, Role::Assistant, "seen")];
+    let shown = recent_transcript(&rows, 3, &[], &[], &plain());
+    assert_eq!(
+        shown,
+        "› \n  [image: shot.png 1280×720]\n  [file: spec.pdf 12 KB]\nseen\n"
+    );
+}

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use smallebot_core::entities::{HistoryRow, Role, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 
+use super::super::attachments::{attachments_tokens, load_contents};
 use super::super::lease;
 use super::super::settings::SendOptions;
 use super::super::turn::TurnOutcome;
 use super::ConversationService;
 use super::start::{Stored, TurnHandle};
 use crate::error::PipelineError;
+use crate::ports::AttachmentContents;
 use crate::rewrite;
 
 impl ConversationService {
@@ -74,17 +76,22 @@ impl ConversationService {
             .store
             .rows_after(conversation_id, conversation.history_boundary())
             .await?;
-        let belongs = rows
-            .iter()
-            .any(|r| matches!(r, HistoryRow::Message(m) if m.id == message_id));
-        if !belongs {
+        let Some(edited) = rows.iter().find_map(|r| match r {
+            HistoryRow::Message(m) if m.id == message_id => Some(m),
+            _ => None,
+        }) else {
             return Err(PipelineError::MessageNotEditable {
                 conversation_id,
                 message_id,
             });
-        }
+        };
+        // The edited text carries the old message's attachments: they count with it.
+        let mut contents = AttachmentContents::new();
+        let carried = edited.attachments.iter();
+        load_contents(context.store.as_ref(), carried, &mut contents, true).await?;
         let counts_exact = context.assembler.exact_counts_ready();
-        let tokens = context.assembler.message_tokens(Role::User, new_text);
+        let tokens = context.assembler.message_tokens(Role::User, new_text)
+            + attachments_tokens(context.assembler.as_ref(), &edited.attachments, &contents);
         let owner = &self.lease.owner;
         let (turn, _) = lease::claim(context.store.as_ref(), &self.lease, || {
             rewrite::edit_user_message(context.store.as_ref(), message_id, new_text, tokens, owner)

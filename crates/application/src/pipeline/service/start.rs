@@ -13,11 +13,13 @@ use super::{ConversationService, NEW_CONVERSATION_TITLE};
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind, EventSubscription};
 use crate::pipeline::active::ActiveGuard;
+use crate::pipeline::attachments::{attachments_tokens, load_contents};
 use crate::pipeline::compressor::CompressionRequest;
 use crate::pipeline::lease;
 use crate::pipeline::settings::SendOptions;
 use crate::pipeline::title::fallback_title;
 use crate::pipeline::turn::TurnOutcome;
+use crate::ports::{AttachmentContents, ContextEstimate};
 
 /// A started turn: its message and the turn are stored, the model is being asked.
 #[derive(Debug)]
@@ -179,18 +181,33 @@ impl ConversationService {
         text: &str,
         options: SendOptions,
     ) -> Result<Stored, PipelineError> {
-        if text.trim().is_empty() {
+        if text.trim().is_empty() && options.attachments.is_empty() {
             return Err(PipelineError::EmptyMessage);
         }
         let context = &self.context;
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
+        // Refused before anything is stored: unknown, sent or too large files, or an
+        // image for a model that cannot see it.
+        let attached = self
+            .sendable_attachments(&conversation, &options.attachments)
+            .await?;
+        let mut contents = AttachmentContents::new();
+        load_contents(context.store.as_ref(), attached.iter(), &mut contents, true).await?;
         let mut conversation = context.settle_counts_if_ready(conversation).await?;
-        let mut estimate = context.estimate_fresh(&conversation, Some(text)).await;
+        // The attachments count in the estimate as the message does.
+        let with_attached = |mut estimate: ContextEstimate| {
+            let extra = attachments_tokens(context.assembler.as_ref(), &attached, &contents);
+            estimate.used = estimate
+                .used
+                .saturating_add(u64::try_from(extra).unwrap_or(0));
+            estimate
+        };
+        let mut estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
         if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
             // The bound is not enough to decide: count exactly (builds the tokenizer).
             conversation = context.with_exact_counts(conversation).await?;
-            estimate = context.estimate_fresh(&conversation, Some(text)).await;
+            estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
         }
         let compress = estimate.ratio() >= context.settings.compression_threshold
             && context
@@ -212,10 +229,17 @@ impl ConversationService {
         }
         // Read before counting: if ready now, every count of this turn is exact.
         let counts_exact = context.assembler.exact_counts_ready();
-        let tokens = context.assembler.message_tokens(Role::User, text);
+        let tokens = context.assembler.message_tokens(Role::User, text)
+            + attachments_tokens(context.assembler.as_ref(), &attached, &contents);
+        let attachment_ids: Vec<_> = attached.iter().map(|a| a.id).collect();
         let owner = &self.lease.owner;
         // A new conversation's first turn gives it the fallback title, in the same write.
-        let fallback = (conversation.title == NEW_CONVERSATION_TITLE).then(|| fallback_title(text));
+        let fallback = (conversation.title == NEW_CONVERSATION_TITLE).then(|| {
+            match attached.first().filter(|_| text.trim().is_empty()) {
+                Some(first) => fallback_title(&first.name),
+                None => fallback_title(text),
+            }
+        });
         let (turn, titled) = lease::claim(context.store.as_ref(), &self.lease, || async {
             let Some(title) = fallback.as_deref() else {
                 let (turn, _) = context
@@ -224,7 +248,7 @@ impl ConversationService {
                         conversation_id,
                         options.thinking,
                         text,
-                        &[],
+                        &attachment_ids,
                         tokens,
                         owner,
                     )
@@ -241,7 +265,7 @@ impl ConversationService {
                     conversation_id,
                     options.thinking,
                     text,
-                    &[],
+                    &attachment_ids,
                     tokens,
                     owner,
                     title,

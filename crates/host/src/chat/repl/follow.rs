@@ -74,16 +74,25 @@ impl Follow {
 }
 
 impl<W: Write> Repl<W> {
-    /// Sends `text` as a turn and follows it to its end. The service names a new
-    /// conversation (a title asked for beside its first turn), so nothing here does.
+    /// Sends `text` as a turn, with the files it mentions (`@path`), and follows it to
+    /// its end. The service names a new conversation (a title asked for beside its
+    /// first turn), so nothing here does.
     pub(super) async fn turn<S: LineSource>(
         &mut self,
         text: String,
         input: &mut S,
     ) -> Result<(), HostError> {
+        // `@path` files are read and checked before anything is stored.
+        let Some(files) = self.mentioned_files(&text).await? else {
+            return Ok(());
+        };
         let conversation = self.open_conversation().await?;
+        let Some(attachments) = self.upload_files(conversation, files).await? else {
+            return Ok(());
+        };
         let options = SendOptions {
             title: true,
+            attachments,
             ..SendOptions::default()
         };
         let service = Arc::clone(&self.service);

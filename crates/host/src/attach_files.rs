@@ -1,0 +1,89 @@
+//! Files a person attaches on the terminal (`run --attach FILE`, `@path` in the chat):
+//! read before anything is stored, checked against the limits and the model, then
+//! uploaded into the conversation and sent with the message.
+
+use std::path::{Path, PathBuf};
+
+use smallebot_application::ConversationService;
+use smallebot_core::entities::{Attachment, AttachmentFacts, Conversation};
+use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::attachment::describe;
+use smallebot_core::rules::mentions::mentions;
+
+use crate::error::HostError;
+
+/// A file to attach, read whole.
+pub(crate) struct FileToAttach {
+    /// The name it is attached under (the path's last component).
+    name: String,
+    /// Its content.
+    content: Vec<u8>,
+}
+
+/// Reads every file of `paths` (relative ones from the working directory).
+///
+/// # Errors
+/// [`HostError::AttachmentUnreadable`] for the first path that cannot be read.
+pub(crate) fn read_files(paths: &[PathBuf]) -> Result<Vec<FileToAttach>, HostError> {
+    paths.iter().map(|path| read_file(path)).collect()
+}
+
+fn read_file(path: &Path) -> Result<FileToAttach, HostError> {
+    let unreadable = |source| HostError::AttachmentUnreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let content = std::fs::read(path).map_err(unreadable)?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(FileToAttach { name, content })
+}
+
+/// Checks `files` for a message of `conversation` (`None`: a new conversation), before
+/// anything is stored: the limits of agent.json, and images only for a model that sees
+/// them.
+///
+/// # Errors
+/// The pipeline's refusal.
+pub(crate) fn check(
+    service: &ConversationService,
+    conversation: Option<&Conversation>,
+    files: &[FileToAttach],
+) -> Result<(), HostError> {
+    let facts: Vec<AttachmentFacts> = files
+        .iter()
+        .map(|file| describe(&file.name, &file.content))
+        .collect();
+    Ok(service.check_files(conversation, &facts)?)
+}
+
+/// The `@path` mentions of a chat message that name files: every existing one, and
+/// every path-like one (so that a missing `@notes.txt` is an error, not text).
+pub(crate) fn mentioned_paths(text: &str) -> Vec<PathBuf> {
+    mentions(text)
+        .into_iter()
+        .filter(|m| m.path_like || Path::new(m.path).is_file())
+        .map(|m| PathBuf::from(m.path))
+        .collect()
+}
+
+/// Uploads `files` into `conversation_id`, in order, and returns them.
+///
+/// # Errors
+/// The pipeline's refusal or a storage failure.
+pub(crate) async fn upload(
+    service: &ConversationService,
+    conversation_id: ConversationId,
+    files: Vec<FileToAttach>,
+) -> Result<Vec<Attachment>, HostError> {
+    let mut attached = Vec::with_capacity(files.len());
+    for file in files {
+        let attachment = service
+            .attach(conversation_id, &file.name, file.content)
+            .await?;
+        attached.push(attachment);
+    }
+    Ok(attached)
+}
