@@ -84,7 +84,7 @@ pub(crate) async fn fetch_message(
         return Ok(None);
     };
     if message.role == smallebot_core::entities::Role::User {
-        message.attachments = crate::attachments::message_attachments(&mut *conn, id).await?;
+        message.attachments = crate::attachment_rows::message_attachments(&mut *conn, id).await?;
     }
     Ok(Some(message))
 }

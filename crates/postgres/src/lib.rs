@@ -22,6 +22,7 @@
 //! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the
 //! build knows.
 
+mod attachment_rows;
 mod attachments;
 mod broadcast;
 mod connect;

@@ -9,7 +9,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 use sqlx::postgres::PgRow;
 
-use crate::attachments::fill_row_attachments;
+use crate::attachment_rows::fill_row_attachments;
 use crate::rows::{corrupt, get, id};
 use crate::store::PgStore;
 use crate::tx::storage;

@@ -27,7 +27,7 @@ pub(super) async fn turn_contents(
     .await
     .map_err(storage("reading a turn's messages"))?;
     let mut messages: Vec<_> = found.iter().map(rows::message).collect::<RepoResult<_>>()?;
-    crate::attachments::fill_attachments(&mut *conn, &mut messages).await?;
+    crate::attachment_rows::fill_attachments(&mut *conn, &mut messages).await?;
     let last_row_seq: Option<i64> = sqlx::query_scalar(
         "SELECT MAX(seq) FROM (SELECT seq FROM messages WHERE turn_id = $1 \
          UNION ALL SELECT seq FROM tool_calls WHERE turn_id = $1 \

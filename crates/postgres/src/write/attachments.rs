@@ -12,7 +12,7 @@ use smallebot_core::repository::RepoResult;
 use smallebot_core::rules::attachment_link::check_link;
 use sqlx::PgConnection;
 
-use crate::attachments::{attachment, attachment_columns, message_attachments};
+use crate::attachment_rows::{attachment, attachment_columns, message_attachments};
 use crate::tx::storage;
 
 /// An upload to store (see `AttachmentRepository::put_attachment`).
