@@ -13,15 +13,15 @@ use crate::fetch::ensure_no_running_turn;
 use crate::tx::{now, pg_text, storage};
 
 /// Hands out the conversation's next `count` seqs (under its row lock, held until
-/// the transaction ends) and bumps `updated_at`; returns the first.
+/// the transaction ends), bumps `updated_at` and moves its version; returns the first.
 pub(super) async fn allocate_seqs(
     conn: &mut sqlx::PgConnection,
     id: ConversationId,
     count: i64,
 ) -> RepoResult<i64> {
     let last: Option<i64> = sqlx::query_scalar(
-        "UPDATE conversations SET last_seq = last_seq + $2, updated_at = $3 \
-         WHERE id = $1 RETURNING last_seq",
+        "UPDATE conversations SET last_seq = last_seq + $2, updated_at = $3, \
+         version = version + 1 WHERE id = $1 RETURNING last_seq",
     )
     .bind(id.to_string())
     .bind(count)

@@ -18,6 +18,7 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 
 use super::{Link, Reply};
+use crate::history::cache::{RowsCache, Written};
 use crate::rows::{self, turn_columns};
 use crate::tx::{storage, violates};
 
@@ -53,20 +54,24 @@ impl PreparedStep {
     }
 }
 
-/// What the statement did for one step: the conversation's `last_seq` before it, and
-/// the ended turn when the step ended it.
+/// What the statement did for one step: the conversation's `last_seq` before it, its
+/// version after it, and the ended turn when the step ended it.
 #[derive(Debug)]
 pub(super) struct StepWritten {
     /// Added to each row's place to give its `seq`.
     pub(super) base: i64,
+    /// The conversation's version after the step.
+    pub(super) version: i64,
     /// The ended turn.
     pub(super) turn: Option<Turn>,
 }
 
 impl PreparedStep {
-    /// The stored step: each row's place plus `written.base` as its `seq`.
-    fn stored(self, written: StepWritten) -> RecordedStep {
+    /// The stored step: each row's place plus `written.base` as its `seq`; the rows
+    /// the store keeps of the conversation brought along.
+    fn stored(self, written: StepWritten, cache: &RowsCache) -> RecordedStep {
         let base = written.base;
+        let (conversation, turn, ended) = (self.conversation_id, self.turn_id, self.end.is_some());
         let mut rows = Vec::with_capacity(self.count());
         rows.extend(self.think.map(|mut t| {
             t.seq += base;
@@ -80,6 +85,15 @@ impl PreparedStep {
             c.seq += base;
             HistoryRow::ToolCall(c)
         }));
+        cache.written(
+            conversation,
+            written.version,
+            Written::Appended {
+                rows: &rows,
+                turn,
+                ended,
+            },
+        );
         RecordedStep {
             rows,
             turn: written.turn,
@@ -92,16 +106,18 @@ impl PreparedStep {
 /// reasoning rows $7 conversation, $8 id, $9 place, $10 text; messages $11
 /// conversation, $12 id, $13 place, $14 text, $15 tokens, $23 role; calls $16
 /// conversation, $17 id, $18 place, $19 call id, $20 name, $21 arguments, $22 tokens.
-/// Returns per step its conversation, `base` (NULL: no such conversation, nothing
-/// written for it), the rows inserted and the ended turn's columns (NULL unless it
+/// Moves each conversation's version by one. Returns per step its conversation, `base`
+/// (NULL: no such conversation, nothing written for it), the new `version`, the rows
+/// inserted and the ended turn's columns (NULL unless it
 /// ended). The `= ANY` conditions repeat the joins' keys so the planner looks rows up
 /// by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
          $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
-     seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at \
+     seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at, \
+         version = version + 1 \
        FROM step WHERE id = step.conv AND id = ANY($2) \
-       RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base), \
+       RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base, version), \
      think AS (INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, \
          created_at) \
        SELECT t.id, seq.conv, seq.turn, seq.base + t.place, t.content, seq.at \
@@ -136,7 +152,7 @@ const RECORD_STEPS: &str = concat!(
        RETURNING ",
     turn_columns!(),
     ") \
-     SELECT step.conv AS step_conv, seq.base, COALESCE(inserted.n, 0) AS inserted, finish.* \
+     SELECT step.conv AS step_conv, seq.base, seq.version, COALESCE(inserted.n, 0) AS inserted, finish.* \
      FROM step LEFT JOIN seq ON seq.conv = step.conv \
        LEFT JOIN inserted ON inserted.conv = step.conv \
        LEFT JOIN finish ON finish.id = step.turn"
@@ -154,7 +170,7 @@ pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<R
         && let Ok(answers) = record(link, &steps).await
     {
         for ((step, reply), answer) in steps.into_iter().zip(replies).zip(answers) {
-            let _ = reply.send(answer.map(|written| step.stored(written)));
+            let _ = reply.send(answer.map(|written| step.stored(written, &link.cache)));
         }
         return;
     }
@@ -168,7 +184,7 @@ pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<R
                         "a step's statement answered nothing".into(),
                     ))
                 })
-                .map(|written| step.stored(written)),
+                .map(|written| step.stored(written, &link.cache)),
             Err(err) => Err(insert_failed(&step, err)),
         };
         let _ = reply.send(answer);
@@ -353,6 +369,7 @@ fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
     let base: Option<i64> = row.try_get("base").map_err(storage(ACTION))?;
     let base =
         base.ok_or_else(|| RepositoryError::not_found("conversation", step.conversation_id))?;
+    let version: i64 = row.try_get("version").map_err(storage(ACTION))?;
     let inserted: i64 = row.try_get("inserted").map_err(storage(ACTION))?;
     if usize::try_from(inserted).ok() != Some(step.count()) {
         return Err(rows::corrupt(
@@ -370,5 +387,9 @@ fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
         },
         None => None,
     };
-    Ok(StepWritten { base, turn })
+    Ok(StepWritten {
+        base,
+        version,
+        turn,
+    })
 }
