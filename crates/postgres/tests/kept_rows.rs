@@ -1,7 +1,8 @@
 //! The rows in the context a store keeps between reads (`history/cache.rs`) are always
 //! what a fresh read finds: two stores on one database stand for two server
 //! processes; after each write of either, each store's read equals that of a store
-//! that never read before.
+//! that never read before, and the conversation's running total equals the sum of
+//! those rows' tokens.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use smallebot_application::rewrite;
@@ -60,6 +61,18 @@ impl Stores {
     async fn agree(&self, c: &Conversation, boundary: i64, after: &str) -> Vec<HistoryRow> {
         let fresh = PgStore::connect(&self.url).await.unwrap();
         let expected = fresh.context_rows_after(c.id, boundary).await.unwrap();
+        if let Some(now) = fresh.get_conversation(c.id).await.unwrap() {
+            let rows = fresh
+                .context_rows_after(c.id, now.history_boundary())
+                .await
+                .unwrap();
+            let sum: i64 = rows
+                .iter()
+                .filter(|r| !matches!(r, HistoryRow::Message(m) if m.replaced_by.is_some()))
+                .map(HistoryRow::token_count)
+                .sum();
+            assert_eq!(now.context_tokens, sum, "the running total after {after}");
+        }
         fresh.close().await;
         for (name, store) in [("a", &self.a), ("b", &self.b)] {
             let kept = store.context_rows_after(c.id, boundary).await.unwrap();

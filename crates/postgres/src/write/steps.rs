@@ -8,18 +8,15 @@
 use std::collections::HashMap;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{
-    HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn, TurnEnd,
-};
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::entities::{HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn};
 use smallebot_core::repository::RepoResult;
-use smallebot_core::time::Timestamp;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
 use super::{Link, Reply};
 use crate::history::cache::{RowsCache, Written};
 use crate::rows::{self, turn_columns};
+pub(crate) use crate::steps::PreparedStep;
 use crate::tx::{storage, violates};
 
 /// What the statement does, for errors.
@@ -28,29 +25,15 @@ const ACTION: &str = "recording a model step";
 /// The unique constraint on a turn's tool-call ids.
 const CALL_ID_IN_TURN: &str = "tool_calls_turn_id_call_id_key";
 
-/// A step's rows, each `seq` holding its place in the step (from 1) until the
-/// statement returns the base they are added to.
-#[derive(Debug)]
-pub(crate) struct PreparedStep {
-    /// The conversation.
-    pub conversation_id: ConversationId,
-    /// The turn.
-    pub turn_id: TurnId,
-    /// When the rows were created (their `created_at`).
-    pub at: Timestamp,
-    /// The reasoning, if any.
-    pub think: Option<ThinkBlock>,
-    /// The assistant message, if any.
-    pub message: Option<Message>,
-    /// The requested calls.
-    pub calls: Vec<ToolCall>,
-    /// The end of the turn, when this is its last step.
-    pub end: Option<TurnEnd>,
-}
-
 impl PreparedStep {
     fn count(&self) -> usize {
         usize::from(self.think.is_some()) + usize::from(self.message.is_some()) + self.calls.len()
+    }
+
+    /// The tokens its rows add to the context total.
+    fn tokens(&self) -> i64 {
+        let calls: i64 = self.calls.iter().map(|c| c.token_count).sum();
+        self.message.as_ref().map_or(0, |m| m.token_count) + calls
     }
 }
 
@@ -102,7 +85,8 @@ impl PreparedStep {
 }
 
 /// Records steps: per step $1 when it was built, $2 conversation, $3 turn, $4 its
-/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error;
+/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error, $24
+/// the tokens of its message and calls (counted into the context total);
 /// reasoning rows $7 conversation, $8 id, $9 place, $10 text; messages $11
 /// conversation, $12 id, $13 place, $14 text, $15 tokens, $23 role; calls $16
 /// conversation, $17 id, $18 place, $19 call id, $20 name, $21 arguments, $22 tokens.
@@ -113,9 +97,10 @@ impl PreparedStep {
 /// by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
-         $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
+         $5::text[], $6::text[], $24::int8[]) AS s(at, conv, turn, n, end_status, end_error, \
+         tokens)), \
      seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at, \
-         version = version + 1 \
+         version = version + 1, context_tokens = context_tokens + step.tokens \
        FROM step WHERE id = step.conv AND id = ANY($2) \
        RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base, version), \
      think AS (INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, \
@@ -339,6 +324,7 @@ pub(super) async fn record(
                 .map(|(_, m)| m.role.as_str())
                 .collect::<Vec<_>>(),
         )
+        .bind(steps.iter().map(PreparedStep::tokens).collect::<Vec<_>>())
         .fetch_all(&mut *conn)
         .await;
     let found = found.map_err(|err| {

@@ -33,13 +33,13 @@ const ONE_RUNNING: &str = "turns_one_running";
 
 /// Starts a turn with its user message in one statement: $1 turn id, $2 conversation,
 /// $3 thinking mode, $4 now, $5–$7 the owner (pid, host, start), $8 message id, $9
-/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2`, the
-/// conversation's version moves by one. Returns the turn's `seq` and the new version,
+/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2` (its
+/// tokens counted into the context total), the conversation's version moves by one. Returns the turn's `seq` and the new version,
 /// NULLs when there is no such conversation (nothing written); a running turn of the
 /// conversation makes the insert violate [`ONE_RUNNING`].
 const START_WITH_MESSAGE: &str = "\
     WITH seq AS (UPDATE conversations SET last_seq = last_seq + 2, updated_at = $4, \
-        version = version + 1 \
+        version = version + 1, context_tokens = context_tokens + $10 \
       WHERE id = $2 RETURNING last_seq - 1 AS first, version), \
     turn AS (INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
         owner_pid, owner_host, owner_started_at, heartbeat_at) \

@@ -125,3 +125,92 @@ fn at_most_capacity_conversations_are_kept_the_least_recently_used_goes() {
     assert_eq!(cache.version(first, 0), Some(1));
     assert_eq!(cache.version(second, 0), None);
 }
+
+/// The conversation's version in the database.
+async fn stored_version(store: &crate::PgStore, c: ConversationId) -> i64 {
+    sqlx::query_scalar("SELECT version FROM conversations WHERE id = $1")
+        .bind(c.to_string())
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_turns_own_writes_keep_the_copy_current_a_write_of_another_process_leaves_it_behind() {
+    use smallebot_core::entities::{
+        LeaseOwner, NewStep, StepMessage, StepToolCall, ToolCallCompletion, TurnEnd, TurnStatus,
+    };
+    use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
+
+    let Some(cluster) = smallebot_testkit::postgres::TestCluster::start("kept_rows_follow") else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let store = crate::PgStore::connect(&url).await.unwrap();
+    let other = crate::PgStore::connect(&url).await.unwrap();
+    let c = store.create_conversation("ann", "New").await.unwrap();
+    let owner = LeaseOwner {
+        pid: 1,
+        host: "h".into(),
+        started_at: chrono::Utc::now(),
+    };
+    let step = |turn: TurnId, call: Option<&str>| NewStep {
+        conversation_id: c.id,
+        turn_id: turn,
+        reasoning: None,
+        message: call.is_none().then(|| StepMessage {
+            content: "noon".into(),
+            token_count: 2,
+        }),
+        tool_calls: call
+            .map(|id| StepToolCall {
+                call_id: id.into(),
+                tool_name: "GetCurrentTime".into(),
+                arguments: "{}".into(),
+                token_count: 2,
+            })
+            .into_iter()
+            .collect(),
+        end: call.is_none().then_some(TurnEnd {
+            status: TurnStatus::Completed,
+            error: None,
+        }),
+    };
+    let current = |store: &crate::PgStore| store.rows_cache().version(c.id, 0);
+    for text in ["first", "second"] {
+        let (turn, _) = store
+            .start_turn_with_message(c.id, false, text, 1, &owner)
+            .await
+            .unwrap();
+        store.context_rows_after(c.id, 0).await.unwrap();
+        store.record_step(&step(turn.id, Some("c1"))).await.unwrap();
+        let done = ToolCallCompletion {
+            result: "noon".into(),
+            status: ToolCallStatus::Ok,
+            token_count: 3,
+        };
+        store
+            .complete_tool_call(turn.id, "c1", &done)
+            .await
+            .unwrap();
+        store.record_step(&step(turn.id, None)).await.unwrap();
+        assert_eq!(
+            current(&store),
+            Some(stored_version(&store, c.id).await),
+            "after the {text} turn the copy is current: the next read sends no rows"
+        );
+    }
+    let kept = store.context_rows_after(c.id, 0).await.unwrap();
+    assert_eq!(kept.len(), 2 * 3, "two turns: message, call, answer each");
+
+    other.mark_counts_provisional(c.id, 1).await.unwrap();
+    other.set_exact_counts(c.id, &[(2, 5)], 10).await.unwrap();
+    assert_ne!(
+        current(&store),
+        Some(stored_version(&store, c.id).await),
+        "another process's write moved the version past the copy"
+    );
+    let read = store.context_rows_after(c.id, 0).await.unwrap();
+    assert_eq!(read.iter().map(HistoryRow::token_count).next(), Some(5));
+    assert_eq!(current(&store), Some(stored_version(&store, c.id).await));
+}
