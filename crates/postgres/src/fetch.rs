@@ -1,6 +1,6 @@
 //! Reads on a given connection, shared by the readers (on the pool) and the writer
-//! (inside its transactions, under the conversation's row lock): a conversation (and
-//! its lock), a turn, a message, the running turn, a task list.
+//! (inside its transactions, under the conversation's row lock): a conversation, a
+//! turn, a message, the running turn, a task list.
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Conversation, Message, Turn};
@@ -12,8 +12,8 @@ use sqlx::PgConnection;
 use crate::rows::{self, message_columns, turn_columns};
 use crate::tx::storage;
 
-/// Reads one conversation on `conn`; `FOR UPDATE` variants lock it (see
-/// [`lock_conversation`]).
+/// Reads one conversation on `conn` (the writer locks it with `lock_conversation` in
+/// `write/guard.rs`).
 pub(crate) async fn fetch_conversation(
     conn: &mut PgConnection,
     id: ConversationId,
@@ -28,28 +28,6 @@ pub(crate) async fn fetch_conversation(
     .await
     .map_err(storage("reading a conversation"))?;
     row.as_ref().map(rows::conversation).transpose()
-}
-
-/// Locks the conversation's row until the transaction ends (every writer of a
-/// conversation takes this lock first, so they queue instead of interleaving) and
-/// returns it.
-pub(crate) async fn lock_conversation(
-    conn: &mut PgConnection,
-    id: ConversationId,
-) -> RepoResult<Conversation> {
-    let row = sqlx::query(
-        "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-         compressed_at, compressed_through_seq, context_tokens, model_id, \
-         provisional_counts_from_seq FROM conversations WHERE id = $1 FOR UPDATE",
-    )
-    .bind(id.to_string())
-    .fetch_optional(&mut *conn)
-    .await
-    .map_err(storage("locking a conversation"))?;
-    row.as_ref()
-        .map(rows::conversation)
-        .transpose()?
-        .ok_or_else(|| RepositoryError::not_found("conversation", id))
 }
 
 /// Reads one turn on `conn`.

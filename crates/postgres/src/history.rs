@@ -1,8 +1,9 @@
 //! `HistoryRepository` on PostgreSQL: completing tool calls, reading rows back, and
-//! token counts; reads are in `read.rs`, the context total in `counts.rs`, every write
-//! a job of the writer. Also the test-support writes (`RowFixtures`: a bare turn, a
+//! token counts; reads are in `read.rs` (the rows in the context kept between reads
+//! in `cache.rs`), the context total in `counts.rs`, every write a job of the writer. Also the test-support writes (`RowFixtures`: a bare turn, a
 //! single message, each with the conversation's next `seq`).
 
+pub(crate) mod cache;
 mod counts;
 mod read;
 

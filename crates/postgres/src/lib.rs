@@ -16,7 +16,11 @@
 //!   edits, undo, compression, conversations, users, task lists) and the
 //!   notifications to the other processes go through one writer task per store, which
 //!   owns a connection and drains what is queued into as few statements as it can (the
-//!   steps of several turns in one statement); reads use the pool.
+//!   steps of several turns in one statement); reads use the pool;
+//! - the rows in a conversation's context are kept in memory between turns and
+//!   checked against the conversation's version (moved by every write of its rows, in
+//!   any process) in the same statement that would read them, so a turn's history is
+//!   read from the database only when another writer changed it.
 //!
 //! The schema is in this crate's `migrations/` folder and embedded in the binary;
 //! [`PgStore::connect`] applies pending migrations and refuses a schema newer than the

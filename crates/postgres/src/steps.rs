@@ -6,12 +6,33 @@
 use smallebot_core::entities::{
     Message, NewStep, RecordedStep, Role, ThinkBlock, ToolCall, ToolCallStatus, TurnEnd,
 };
-use smallebot_core::ids::{MessageId, ThinkBlockId, ToolCallId};
+use smallebot_core::ids::{ConversationId, MessageId, ThinkBlockId, ToolCallId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
+use smallebot_core::time::Timestamp;
 
 use crate::store::PgStore;
 use crate::tx::{now, pg_text};
-use crate::write::{Job, PreparedStep};
+use crate::write::Job;
+
+/// A step's rows, each `seq` holding its place in the step (from 1) until the
+/// statement returns the base they are added to.
+#[derive(Debug)]
+pub(crate) struct PreparedStep {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// The turn.
+    pub turn_id: TurnId,
+    /// When the rows were created (their `created_at`).
+    pub at: Timestamp,
+    /// The reasoning, if any.
+    pub think: Option<ThinkBlock>,
+    /// The assistant message, if any.
+    pub message: Option<Message>,
+    /// The requested calls.
+    pub calls: Vec<ToolCall>,
+    /// The end of the turn, when this is its last step.
+    pub end: Option<TurnEnd>,
+}
 
 /// Stores `step`.
 pub(crate) async fn record_step(store: &PgStore, step: &NewStep) -> RepoResult<RecordedStep> {

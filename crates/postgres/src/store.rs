@@ -4,6 +4,7 @@ use sqlx::PgPool;
 
 use crate::connect::{MAX_CONNECTIONS, connect_pool};
 use crate::error::PgStoreError;
+use crate::history::cache::RowsCache;
 use crate::migrate;
 use smallebot_core::repository::RepoResult;
 
@@ -18,6 +19,8 @@ pub struct PgStore {
     writer: Writer,
     /// The URL without its password.
     url: String,
+    /// The rows in the context of recently read conversations (see `history/cache.rs`).
+    rows_cache: RowsCache,
 }
 
 impl PgStore {
@@ -43,12 +46,14 @@ impl PgStore {
                 return Err(err);
             }
         };
-        let writer = Writer::start(pool.clone());
+        let rows_cache = RowsCache::default();
+        let writer = Writer::start(pool.clone(), rows_cache.clone());
         Ok((
             Self {
                 pool,
                 writer,
                 url: shown,
+                rows_cache,
             },
             applied,
         ))
@@ -64,6 +69,11 @@ impl PgStore {
     #[must_use]
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The rows kept between reads.
+    pub(crate) fn rows_cache(&self) -> &RowsCache {
+        &self.rows_cache
     }
 
     /// The writer task.

@@ -26,6 +26,14 @@
 //! Across processes nothing changes: a step's `seq`s still come from the conversation's
 //! row (locked by the statement's `UPDATE`), the partial unique index still admits one
 //! running turn, and a notification is sent when its statement commits.
+//!
+//! Every write of a conversation's rows moves the conversation's `version` by one in
+//! the same statement or transaction: a turn's start and its steps in their `UPDATE`
+//! of the conversation, tool results and a turn's end or interruption beside theirs,
+//! every transaction that takes the conversation's lock (`guard::lock_conversation`)
+//! or hands out `seq`s (`insert::allocate_seqs`) there. Reads check the rows a store
+//! keeps against it (`history/cache.rs`); the writes that add or complete rows bring
+//! this store's copy along.
 
 mod attachments;
 mod calls;
@@ -57,6 +65,7 @@ pub(crate) use steps::PreparedStep;
 pub(crate) use turns::StartTurn;
 
 use crate::connect::PING_AFTER_IDLE;
+use crate::history::cache::RowsCache;
 use crate::tx::{storage, unreachable};
 
 /// At most this many jobs are drained at once.
@@ -127,9 +136,9 @@ pub(crate) struct Writer {
 impl Writer {
     /// Starts the writer task on the current runtime, writing through a connection of
     /// `pool` (taken when the first job comes).
-    pub(crate) fn start(pool: PgPool) -> Self {
+    pub(crate) fn start(pool: PgPool, cache: RowsCache) -> Self {
         let (queue, jobs) = mpsc::unbounded_channel();
-        tokio::spawn(run(Link::new(pool), jobs));
+        tokio::spawn(run(Link::new(pool, cache), jobs));
         Self { queue }
     }
 
@@ -173,6 +182,9 @@ struct Link {
     used: Instant,
     /// When taking a connection last failed (the server out of reach).
     down_since: Option<Instant>,
+    /// The rows the store keeps between reads, brought along with the writes that
+    /// add or complete rows.
+    cache: RowsCache,
 }
 
 /// After taking a connection failed (which waits the pool's acquire timeout), jobs fail
@@ -181,12 +193,13 @@ struct Link {
 const DOWN_FOR: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Link {
-    fn new(pool: PgPool) -> Self {
+    fn new(pool: PgPool, cache: RowsCache) -> Self {
         Self {
             pool,
             conn: None,
             used: Instant::now(),
             down_since: None,
+            cache,
         }
     }
 

@@ -57,6 +57,27 @@ const ROWS_AFTER: &str = concat!(
     " ORDER BY seq"
 );
 
+/// The rows in the context after $2, unless the conversation ($1) still has version
+/// $3 (then only the version: the caller has those rows); first a row of kind `v`
+/// holding the version in `tokens`, its `seq` -1 (none when there is no such
+/// conversation). The condition on the version is the same for every row, so
+/// PostgreSQL checks it once and reads no row when it holds.
+const CONTEXT_ROWS_AFTER: &str = concat!(
+    "SELECT 'v' AS kind, NULL::text AS id, NULL::text AS turn_id, -1::bigint AS seq, \
+       NULL::text AS a, NULL::text AS b, NULL::text AS c, NULL::text AS d, NULL::text AS e, \
+       version AS tokens, NULL::timestamptz AS t1, NULL::timestamptz AS t2, FALSE AS flag \
+     FROM conversations WHERE id = $1 UNION ALL SELECT * FROM (",
+    history_union!(
+        "seq > $2 AND NOT undone AND NOT EXISTS (SELECT 1 FROM conversations \
+           WHERE id = $1 AND version = $3)",
+        "seq > $2 AND NOT undone AND NOT EXISTS (SELECT 1 FROM conversations \
+           WHERE id = $1 AND version = $3)",
+        "seq > $2 AND NOT undone AND NOT EXISTS (SELECT 1 FROM conversations \
+           WHERE id = $1 AND version = $3)"
+    ),
+    ") AS rows ORDER BY seq"
+);
+
 /// Messages and tool calls nearest to $2: up to $3 before, the one at it, up to $4
 /// after.
 const ROWS_AROUND: &str = concat!(
@@ -76,6 +97,9 @@ pub(super) async fn rows_after(
     after_seq: Seq,
     which: Rows,
 ) -> RepoResult<Vec<HistoryRow>> {
+    if which == Rows::InContext {
+        return context_rows_after(store, conversation_id, after_seq).await;
+    }
     let found = sqlx::query(ROWS_AFTER)
         .bind(conversation_id.to_string())
         .bind(after_seq)
@@ -89,6 +113,54 @@ pub(super) async fn rows_after(
         .collect::<RepoResult<Vec<_>>>()?;
     fill_row_attachments(store.pool(), &mut rows).await?;
     Ok(rows)
+}
+
+/// The rows in the context of `conversation_id` after `after_seq`: the store's copy
+/// when the conversation's version has not moved since it was kept (see `cache.rs`),
+/// else read and kept.
+async fn context_rows_after(
+    store: &PgStore,
+    conversation_id: ConversationId,
+    after_seq: Seq,
+) -> RepoResult<Vec<HistoryRow>> {
+    let cache = store.rows_cache();
+    let mut known = cache.version(conversation_id, after_seq);
+    loop {
+        let found = sqlx::query(CONTEXT_ROWS_AFTER)
+            .bind(conversation_id.to_string())
+            .bind(after_seq)
+            .bind(known)
+            .fetch_all(store.pool())
+            .await
+            .map_err(storage("reading history"))?;
+        let Some((first, rest)) = found.split_first() else {
+            // No such conversation: no rows.
+            cache.forget(conversation_id);
+            return Ok(Vec::new());
+        };
+        let version: i64 = get(first, "tokens")?;
+        if rest.is_empty()
+            && let Some(kept) = known
+            && kept == version
+        {
+            match cache.rows(conversation_id, after_seq, version) {
+                Some(rows) => return Ok(rows),
+                // The copy moved on meanwhile (a write of this store): read the rows.
+                None => {
+                    known = None;
+                    continue;
+                }
+            }
+        }
+        let mut rows = rest
+            .iter()
+            .map(|row| history_row(row, conversation_id))
+            .collect::<RepoResult<Vec<_>>>()?;
+        // Kept with their attachments: a kept copy is read without asking again.
+        fill_row_attachments(store.pool(), &mut rows).await?;
+        cache.keep(conversation_id, after_seq, version, &rows);
+        return Ok(rows);
+    }
 }
 
 /// The answers edits and regenerations replaced in `conversation_id`, oldest first.

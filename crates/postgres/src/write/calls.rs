@@ -8,6 +8,7 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 
 use super::{Link, Reply, failed};
+use crate::history::cache::Written;
 use crate::rows::{self, call_columns};
 use crate::tx::{now, storage};
 
@@ -29,17 +30,22 @@ pub(crate) struct CompleteCall {
 const ACTION: &str = "completing a tool call";
 
 /// Stores results: $1 now; per call $2 its place in the batch, $3 turn, $4 call id, $5
-/// result, $6 status, $7 tokens. Returns each stored call with its place (`j`); a call
-/// that does not exist has no row. The `= ANY` repeats the turns so the rows are looked
-/// up by the `(turn_id, call_id)` index whatever the planner thinks of the table's size.
+/// result, $6 status, $7 tokens. Moves the version of each conversation it wrote calls
+/// of by one. Returns each stored call with its place (`j`) and its conversation's new
+/// `version`; a call that does not exist has no row. The `= ANY` repeats the turns so
+/// the rows are looked up by the `(turn_id, call_id)` index whatever the planner thinks
+/// of the table's size.
 const COMPLETE_CALLS: &str = concat!(
-    "UPDATE tool_calls SET result = u.new_result, status = u.new_status, \
+    "WITH done AS (UPDATE tool_calls SET result = u.new_result, status = u.new_status, \
        token_count = u.new_tokens, completed_at = $1 \
      FROM UNNEST($2::int4[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[]) \
        AS u(j, for_turn, for_call, new_result, new_status, new_tokens) \
      WHERE turn_id = u.for_turn AND call_id = u.for_call AND turn_id = ANY($3) \
      RETURNING u.j, ",
-    call_columns!()
+    call_columns!(),
+    "), moved AS (UPDATE conversations SET version = version + 1 \
+       WHERE id IN (SELECT conversation_id FROM done) RETURNING id, version) \
+     SELECT done.*, moved.version FROM done JOIN moved ON moved.id = done.conversation_id"
 );
 
 /// Stores a batch of results (no call twice) in one statement and answers each; when
@@ -93,10 +99,25 @@ pub(super) async fn complete(
         .await;
     let found = found.map_err(|e| failed(link, ACTION, e))?;
     let mut answers: Vec<RepoResult<ToolCall>> = calls.iter().map(|c| Err(missing(c))).collect();
+    let mut moved: Vec<(i64, ToolCall)> = Vec::with_capacity(found.len());
     for row in &found {
         let j: i32 = row.try_get("j").map_err(storage(ACTION))?;
+        let version: i64 = row.try_get("version").map_err(storage(ACTION))?;
+        let call = rows::tool_call(row);
+        if let Ok(call) = &call {
+            moved.push((version, call.clone()));
+        }
         if let Some(answer) = usize::try_from(j).ok().and_then(|j| answers.get_mut(j)) {
-            *answer = rows::tool_call(row);
+            *answer = call;
+        }
+    }
+    // The kept rows brought along, per conversation (one version for all its calls).
+    moved.sort_by_key(|(_, call)| call.conversation_id);
+    for same in moved.chunk_by(|a, b| a.1.conversation_id == b.1.conversation_id) {
+        if let Some((version, first)) = same.first() {
+            let done: Vec<&ToolCall> = same.iter().map(|(_, call)| call).collect();
+            link.cache
+                .written(first.conversation_id, *version, Written::Completed(&done));
         }
     }
     Ok(answers)

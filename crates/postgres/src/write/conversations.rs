@@ -9,7 +9,8 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::RepoResult;
 use sqlx::{Connection as _, PgConnection};
 
-use crate::fetch::{fetch_conversation, lock_conversation};
+use super::guard::lock_conversation;
+use crate::fetch::fetch_conversation;
 use crate::tx::{now, storage};
 
 pub(super) const CREATE: &str = "creating a conversation";

@@ -6,7 +6,36 @@ use smallebot_core::entities::RewriteGuard;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use crate::fetch::{ensure_no_running_turn, lock_conversation};
+use smallebot_core::entities::Conversation;
+use smallebot_core::ids::ConversationId;
+
+use crate::fetch::ensure_no_running_turn;
+use crate::rows;
+use crate::tx::storage;
+
+/// Locks the conversation's row until the transaction ends (every writer of a
+/// conversation takes this lock first, so they queue instead of interleaving), moves
+/// its version (whatever the transaction then writes of its rows, a copy of them kept
+/// by any process is behind) and returns it.
+pub(super) async fn lock_conversation(
+    conn: &mut PgConnection,
+    id: ConversationId,
+) -> RepoResult<Conversation> {
+    let row = sqlx::query(
+        "UPDATE conversations SET version = version + 1 WHERE id = $1 \
+         RETURNING id, user_name, title, created_at, updated_at, compressed_context, \
+         compressed_at, compressed_through_seq, context_tokens, model_id, \
+         provisional_counts_from_seq",
+    )
+    .bind(id.to_string())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(storage("locking a conversation"))?;
+    row.as_ref()
+        .map(rows::conversation)
+        .transpose()?
+        .ok_or_else(|| RepositoryError::not_found("conversation", id))
+}
 
 /// Takes the conversation's row lock and refuses a rewrite decided on a state that no
 /// longer holds: the boundary moved, or a turn of the conversation runs.

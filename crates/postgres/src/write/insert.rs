@@ -13,19 +13,23 @@ use crate::fetch::ensure_no_running_turn;
 use crate::tx::{now, pg_text, storage};
 
 /// Hands out the conversation's next `count` seqs (under its row lock, held until
-/// the transaction ends) and bumps `updated_at`; returns the first.
+/// the transaction ends), bumps `updated_at`, moves its version and counts `tokens`,
+/// those of the rows about to be inserted, into its context total; returns the first.
 pub(super) async fn allocate_seqs(
     conn: &mut sqlx::PgConnection,
     id: ConversationId,
     count: i64,
+    tokens: i64,
 ) -> RepoResult<i64> {
     let last: Option<i64> = sqlx::query_scalar(
-        "UPDATE conversations SET last_seq = last_seq + $2, updated_at = $3 \
+        "UPDATE conversations SET last_seq = last_seq + $2, updated_at = $3, \
+         version = version + 1, context_tokens = context_tokens + $4 \
          WHERE id = $1 RETURNING last_seq",
     )
     .bind(id.to_string())
     .bind(count)
     .bind(now())
+    .bind(tokens)
     .fetch_optional(&mut *conn)
     .await
     .map_err(storage("allocating a seq"))?;
@@ -42,7 +46,7 @@ pub(super) async fn insert_turn(
     thinking_mode: bool,
     owner: Option<&LeaseOwner>,
 ) -> RepoResult<Turn> {
-    let seq = allocate_seqs(conn, conversation_id, 1).await?;
+    let seq = allocate_seqs(conn, conversation_id, 1, 0).await?;
     ensure_no_running_turn(conn, conversation_id).await?;
     let at = now();
     let id = TurnId::new();
@@ -91,7 +95,7 @@ pub(super) async fn insert_message(
     token_count: i64,
     is_edited: bool,
 ) -> RepoResult<Message> {
-    let seq = allocate_seqs(conn, conversation_id, 1).await?;
+    let seq = allocate_seqs(conn, conversation_id, 1, token_count).await?;
     let at = now();
     let id = MessageId::new();
     let content = pg_text(content).into_owned();

@@ -168,11 +168,16 @@ pub(super) async fn restart(
 
 /// See `TurnRepository::interrupt_turn`.
 pub(super) async fn interrupt(conn: &mut PgConnection, turn_id: TurnId) -> RepoResult<bool> {
+    // The conversation's version moves (its calls still running end with the turn),
+    // its row locked first as every writer locks it.
     let done = sqlx::query(
-        "UPDATE turns SET status = 'interrupted', completed_at = $1, \
+        "WITH moved AS (UPDATE conversations SET version = version + 1 \
+           WHERE id = (SELECT conversation_id FROM turns WHERE id = $2 AND status = 'running') \
+           RETURNING id) \
+         UPDATE turns SET status = 'interrupted', completed_at = $1, \
          error = 'the process stopped while this turn was running', owner_pid = NULL, \
          owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
-         WHERE id = $2 AND status = 'running'",
+         WHERE id = $2 AND status = 'running' AND conversation_id IN (SELECT id FROM moved)",
     )
     .bind(now())
     .bind(turn_id.to_string())

@@ -8,17 +8,15 @@
 use std::collections::HashMap;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{
-    HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn, TurnEnd,
-};
-use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::entities::{HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn};
 use smallebot_core::repository::RepoResult;
-use smallebot_core::time::Timestamp;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
 use super::{Link, Reply};
+use crate::history::cache::{RowsCache, Written};
 use crate::rows::{self, turn_columns};
+pub(crate) use crate::steps::PreparedStep;
 use crate::tx::{storage, violates};
 
 /// What the statement does, for errors.
@@ -27,46 +25,36 @@ const ACTION: &str = "recording a model step";
 /// The unique constraint on a turn's tool-call ids.
 const CALL_ID_IN_TURN: &str = "tool_calls_turn_id_call_id_key";
 
-/// A step's rows, each `seq` holding its place in the step (from 1) until the
-/// statement returns the base they are added to.
-#[derive(Debug)]
-pub(crate) struct PreparedStep {
-    /// The conversation.
-    pub conversation_id: ConversationId,
-    /// The turn.
-    pub turn_id: TurnId,
-    /// When the rows were created (their `created_at`).
-    pub at: Timestamp,
-    /// The reasoning, if any.
-    pub think: Option<ThinkBlock>,
-    /// The assistant message, if any.
-    pub message: Option<Message>,
-    /// The requested calls.
-    pub calls: Vec<ToolCall>,
-    /// The end of the turn, when this is its last step.
-    pub end: Option<TurnEnd>,
-}
-
 impl PreparedStep {
     fn count(&self) -> usize {
         usize::from(self.think.is_some()) + usize::from(self.message.is_some()) + self.calls.len()
     }
+
+    /// The tokens its rows add to the context total.
+    fn tokens(&self) -> i64 {
+        let calls: i64 = self.calls.iter().map(|c| c.token_count).sum();
+        self.message.as_ref().map_or(0, |m| m.token_count) + calls
+    }
 }
 
-/// What the statement did for one step: the conversation's `last_seq` before it, and
-/// the ended turn when the step ended it.
+/// What the statement did for one step: the conversation's `last_seq` before it, its
+/// version after it, and the ended turn when the step ended it.
 #[derive(Debug)]
 pub(super) struct StepWritten {
     /// Added to each row's place to give its `seq`.
     pub(super) base: i64,
+    /// The conversation's version after the step.
+    pub(super) version: i64,
     /// The ended turn.
     pub(super) turn: Option<Turn>,
 }
 
 impl PreparedStep {
-    /// The stored step: each row's place plus `written.base` as its `seq`.
-    fn stored(self, written: StepWritten) -> RecordedStep {
+    /// The stored step: each row's place plus `written.base` as its `seq`; the rows
+    /// the store keeps of the conversation brought along.
+    fn stored(self, written: StepWritten, cache: &RowsCache) -> RecordedStep {
         let base = written.base;
+        let (conversation, turn, ended) = (self.conversation_id, self.turn_id, self.end.is_some());
         let mut rows = Vec::with_capacity(self.count());
         rows.extend(self.think.map(|mut t| {
             t.seq += base;
@@ -80,6 +68,15 @@ impl PreparedStep {
             c.seq += base;
             HistoryRow::ToolCall(c)
         }));
+        cache.written(
+            conversation,
+            written.version,
+            Written::Appended {
+                rows: &rows,
+                turn,
+                ended,
+            },
+        );
         RecordedStep {
             rows,
             turn: written.turn,
@@ -88,20 +85,24 @@ impl PreparedStep {
 }
 
 /// Records steps: per step $1 when it was built, $2 conversation, $3 turn, $4 its
-/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error;
+/// number of rows, $5 the end's status (NULL: the turn goes on), $6 its error, $24
+/// the tokens of its message and calls (counted into the context total);
 /// reasoning rows $7 conversation, $8 id, $9 place, $10 text; messages $11
 /// conversation, $12 id, $13 place, $14 text, $15 tokens, $23 role; calls $16
 /// conversation, $17 id, $18 place, $19 call id, $20 name, $21 arguments, $22 tokens.
-/// Returns per step its conversation, `base` (NULL: no such conversation, nothing
-/// written for it), the rows inserted and the ended turn's columns (NULL unless it
+/// Moves each conversation's version by one. Returns per step its conversation, `base`
+/// (NULL: no such conversation, nothing written for it), the new `version`, the rows
+/// inserted and the ended turn's columns (NULL unless it
 /// ended). The `= ANY` conditions repeat the joins' keys so the planner looks rows up
 /// by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
-         $5::text[], $6::text[]) AS s(at, conv, turn, n, end_status, end_error)), \
-     seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at \
+         $5::text[], $6::text[], $24::int8[]) AS s(at, conv, turn, n, end_status, end_error, \
+         tokens)), \
+     seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at, \
+         version = version + 1, context_tokens = context_tokens + step.tokens \
        FROM step WHERE id = step.conv AND id = ANY($2) \
-       RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base), \
+       RETURNING step.conv, step.turn, step.at, last_seq - step.n AS base, version), \
      think AS (INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, \
          created_at) \
        SELECT t.id, seq.conv, seq.turn, seq.base + t.place, t.content, seq.at \
@@ -136,7 +137,7 @@ const RECORD_STEPS: &str = concat!(
        RETURNING ",
     turn_columns!(),
     ") \
-     SELECT step.conv AS step_conv, seq.base, COALESCE(inserted.n, 0) AS inserted, finish.* \
+     SELECT step.conv AS step_conv, seq.base, seq.version, COALESCE(inserted.n, 0) AS inserted, finish.* \
      FROM step LEFT JOIN seq ON seq.conv = step.conv \
        LEFT JOIN inserted ON inserted.conv = step.conv \
        LEFT JOIN finish ON finish.id = step.turn"
@@ -154,7 +155,7 @@ pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<R
         && let Ok(answers) = record(link, &steps).await
     {
         for ((step, reply), answer) in steps.into_iter().zip(replies).zip(answers) {
-            let _ = reply.send(answer.map(|written| step.stored(written)));
+            let _ = reply.send(answer.map(|written| step.stored(written, &link.cache)));
         }
         return;
     }
@@ -168,7 +169,7 @@ pub(super) async fn write(link: &mut Link, mut batch: Vec<(PreparedStep, Reply<R
                         "a step's statement answered nothing".into(),
                     ))
                 })
-                .map(|written| step.stored(written)),
+                .map(|written| step.stored(written, &link.cache)),
             Err(err) => Err(insert_failed(&step, err)),
         };
         let _ = reply.send(answer);
@@ -323,6 +324,7 @@ pub(super) async fn record(
                 .map(|(_, m)| m.role.as_str())
                 .collect::<Vec<_>>(),
         )
+        .bind(steps.iter().map(PreparedStep::tokens).collect::<Vec<_>>())
         .fetch_all(&mut *conn)
         .await;
     let found = found.map_err(|err| {
@@ -353,6 +355,7 @@ fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
     let base: Option<i64> = row.try_get("base").map_err(storage(ACTION))?;
     let base =
         base.ok_or_else(|| RepositoryError::not_found("conversation", step.conversation_id))?;
+    let version: i64 = row.try_get("version").map_err(storage(ACTION))?;
     let inserted: i64 = row.try_get("inserted").map_err(storage(ACTION))?;
     if usize::try_from(inserted).ok() != Some(step.count()) {
         return Err(rows::corrupt(
@@ -370,5 +373,9 @@ fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
         },
         None => None,
     };
-    Ok(StepWritten { base, turn })
+    Ok(StepWritten {
+        base,
+        version,
+        turn,
+    })
 }

@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 
 use super::{CompleteCall, Job, Link, batches, calls, steps, write_all};
 use crate::PgStore;
+use crate::history::cache::RowsCache;
 use crate::steps::prepare;
 
 fn owner() -> LeaseOwner {
@@ -81,7 +82,7 @@ async fn the_steps_of_several_turns_are_stored_by_one_statement() {
         .enumerate()
         .map(|(i, t)| prepare(&step(t, &[&format!("a{i}"), &format!("b{i}")])))
         .collect();
-    let mut link = Link::new(store.pool().clone());
+    let mut link = Link::new(store.pool().clone(), RowsCache::default());
     let answers = steps::record(&mut link, &prepared)
         .await
         .map_err(|_| "the batched statement failed")
@@ -148,7 +149,11 @@ async fn a_failing_job_fails_alone_leaves_nothing_and_the_others_of_its_drain_ar
         },
         reply,
     ));
-    write_all(&mut Link::new(store.pool().clone()), jobs).await;
+    write_all(
+        &mut Link::new(store.pool().clone(), RowsCache::default()),
+        jobs,
+    )
+    .await;
     let mut got = Vec::new();
     for answer in answers {
         got.push(answer.await.unwrap());

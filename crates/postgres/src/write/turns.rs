@@ -1,7 +1,9 @@
 //! A turn's start, end and heartbeats on the writer's connection, one statement each.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
+use smallebot_core::entities::{
+    HistoryRow, LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus,
+};
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
@@ -9,6 +11,7 @@ use sqlx::Connection as _;
 use sqlx::postgres::PgArguments;
 
 use super::{Link, failed};
+use crate::history::cache::Written;
 use crate::rows::{self, turn_columns};
 use crate::tx::{now, pg_text, storage, violates};
 
@@ -34,19 +37,21 @@ const ONE_RUNNING: &str = "turns_one_running";
 
 /// Starts a turn with its user message in one statement: $1 turn id, $2 conversation,
 /// $3 thinking mode, $4 now, $5–$7 the owner (pid, host, start), $8 message id, $9
-/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2`. Returns
-/// the turn's `seq`, NULL when there is no such conversation (nothing written); a
-/// running turn of the conversation makes the insert violate [`ONE_RUNNING`].
+/// text, $10 tokens. The turn takes `last_seq + 1`, the message `last_seq + 2` (its
+/// tokens counted into the context total), the conversation's version moves by one. Returns the turn's `seq` and the new version,
+/// NULLs when there is no such conversation (nothing written); a running turn of the
+/// conversation makes the insert violate [`ONE_RUNNING`].
 const START_WITH_MESSAGE: &str = "\
-    WITH seq AS (UPDATE conversations SET last_seq = last_seq + 2, updated_at = $4 \
-      WHERE id = $2 RETURNING last_seq - 1 AS first), \
+    WITH seq AS (UPDATE conversations SET last_seq = last_seq + 2, updated_at = $4, \
+        version = version + 1, context_tokens = context_tokens + $10 \
+      WHERE id = $2 RETURNING last_seq - 1 AS first, version), \
     turn AS (INSERT INTO turns (id, conversation_id, seq, thinking_mode, status, created_at, \
         owner_pid, owner_host, owner_started_at, heartbeat_at) \
       SELECT $1, $2, seq.first, $3, 'running', $4, $5, $6, $7, $4 FROM seq RETURNING id), \
     message AS (INSERT INTO messages (id, conversation_id, turn_id, seq, role, content, \
         token_count, created_at, is_edited) \
       SELECT $8, $2, turn.id, seq.first + 1, 'user', $9, $10, $4, FALSE FROM turn, seq) \
-    SELECT seq.first FROM (SELECT 1) AS one LEFT JOIN seq ON TRUE";
+    SELECT seq.first, seq.version FROM (SELECT 1) AS one LEFT JOIN seq ON TRUE";
 
 /// The conversation's running turn: $1 conversation.
 const RUNNING_TURN: &str = concat!(
@@ -65,9 +70,9 @@ fn start_query<'q>(
     (turn_id, message_id): (&'q str, &'q str),
     at: Timestamp,
     text: &'q str,
-) -> sqlx::query::QueryScalar<'q, sqlx::Postgres, Option<i64>, PgArguments> {
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, (Option<i64>, Option<i64>), PgArguments> {
     let owner = &start.owner;
-    sqlx::query_scalar(START_WITH_MESSAGE)
+    sqlx::query_as(START_WITH_MESSAGE)
         .bind(turn_id)
         .bind(start.conversation_id.to_string())
         .bind(start.thinking_mode)
@@ -95,7 +100,7 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
     let ids = (turn_text.as_str(), message_text.as_str());
     let mut attachments = Vec::new();
     let mut attempt = 0;
-    let first = loop {
+    let (first, version) = loop {
         attempt += 1;
         let conn = link.get().await.map_err(storage(ACTION))?;
         let started = if start.attachments.is_empty() {
@@ -108,7 +113,7 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
             match conn.begin().await {
                 Err(err) => Err(err),
                 Ok(mut tx) => match start_query(start, ids, at, &text).fetch_one(&mut *tx).await {
-                    Ok(Some(first)) => {
+                    Ok((Some(first), Some(version))) => {
                         attachments = super::attachments::link(
                             &mut tx,
                             start.conversation_id,
@@ -116,15 +121,15 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
                             &start.attachments,
                         )
                         .await?;
-                        tx.commit().await.map(|()| Some(first))
+                        tx.commit().await.map(|()| (Some(first), Some(version)))
                     }
                     other => other,
                 },
             }
         };
         match started {
-            Ok(Some(first)) => break first,
-            Ok(None) => {
+            Ok((Some(first), Some(version))) => break (first, version),
+            Ok(_) => {
                 return Err(RepositoryError::not_found(
                     "conversation",
                     start.conversation_id,
@@ -174,13 +179,27 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
         is_edited: false,
         attachments,
     };
+    link.cache.written(
+        start.conversation_id,
+        version,
+        Written::Appended {
+            rows: &[HistoryRow::Message(message.clone())],
+            turn: turn_id,
+            ended: false,
+        },
+    );
     Ok((turn, message))
 }
 
 /// Ends a turn and its lease: $1 status, $2 error, $3 now, $4 turn.
+/// Its conversation's version moves by one (ending a turn ends its calls still running),
+/// its row locked first as every writer locks it.
 const FINISH_TURN: &str = concat!(
-    "UPDATE turns SET status = $1, error = $2, completed_at = $3, owner_pid = NULL, \
-     owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = $4 \
+    "WITH moved AS (UPDATE conversations SET version = version + 1 \
+       WHERE id = (SELECT conversation_id FROM turns WHERE id = $4) RETURNING id) \
+     UPDATE turns SET status = $1, error = $2, completed_at = $3, owner_pid = NULL, \
+     owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL \
+     WHERE id = $4 AND conversation_id IN (SELECT id FROM moved) \
      RETURNING ",
     turn_columns!()
 );
