@@ -196,6 +196,13 @@ impl Composer {
             return open.lines();
         }
         let blocks = parse(&self.pending);
+        if let [Block::Paragraph(spans)] = blocks.as_slice() {
+            // One paragraph: its wrapped spans are its lines as laid out.
+            let open = self.wrapped(spans, None, Vec::new(), width);
+            let lines = open.lines();
+            self.paragraph = Some(open);
+            return lines;
+        }
         let lines = self.layout(&blocks, width).0;
         self.paragraph = self.open_paragraph(&blocks, &lines, width);
         lines
@@ -226,8 +233,22 @@ impl Composer {
             },
             _ => return None,
         };
-        let marker = start.and_then(|at| lines[at].first());
-        let indent = marker.map_or(0, |m| m.text.width());
+        let marker = start.and_then(|at| lines[at].first()).cloned();
+        let start = start.unwrap_or(0);
+        let open = self.wrapped(spans, marker, lines[..start].to_vec(), width);
+        (open.own_lines(0) == lines[start..]).then_some(open)
+    }
+
+    /// The open unit's paragraph `spans` wrapped at `width` behind `marker` (a list
+    /// item's), after the lines `before` it.
+    fn wrapped(
+        &self,
+        spans: &[Span],
+        marker: Option<Span>,
+        before: Vec<Line>,
+        width: usize,
+    ) -> OpenParagraph {
+        let indent = marker.as_ref().map_or(0, |m| m.text.width());
         let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
         for span in spans {
             wrapper.push(&span.text, span.look);
@@ -236,15 +257,13 @@ impl Composer {
         if self.pending.ends_with(char::is_whitespace) {
             wrapper.push(" ", Look::PLAIN);
         }
-        let start = start.unwrap_or(0);
-        let open = OpenParagraph {
+        OpenParagraph {
             source_len: self.pending.len(),
             width,
-            before: lines[..start].to_vec(),
-            marker: marker.cloned(),
+            before,
+            marker,
             wrapper,
-        };
-        (open.own_lines(0) == lines[start..]).then_some(open)
+        }
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not

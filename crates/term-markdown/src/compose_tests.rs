@@ -24,10 +24,11 @@ fn extended_like_whole(text: &str) {
         for chunk in chars.chunks(piece) {
             composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
             let open = composer.open_lines(30);
-            let whole = composer.markdown(&composer.pending, 30).0;
+            let whole = composer.with_blank(composer.markdown(&composer.pending, 30).0);
             assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
         }
-        assert!(committed.is_empty());
+        // Only items before the last were committed (once the next one's marker was in).
+        assert!(committed.len() <= 2, "{committed:?}");
         assert!(composer.paragraph.is_some(), "{text:?} was extended");
     }
 }

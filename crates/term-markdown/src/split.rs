@@ -95,6 +95,15 @@ pub fn next_unit(text: &str, fence: Option<Fence>) -> Option<(Unit, usize)> {
             return Some((Unit::Markdown, at));
         }
     }
+    if kind == Kind::List {
+        // A top-level item being written ends the one before as its complete line will:
+        // that is settled once its marker and the space after it are in.
+        let at = text.rfind('\n').map_or(0, |i| i + 1);
+        let last = &text[at..];
+        if indent_of(last) < 2 && is_list_marker(last) {
+            return Some((Unit::Markdown, blank_from.unwrap_or(at)));
+        }
+    }
     None
 }
 
@@ -266,6 +275,12 @@ mod tests {
             ("- a\nlazy\n- b\n", None, Some((Markdown, 9))),
             ("- a\n\n  more\n\n- b\n", None, Some((Markdown, 12))),
             ("- a\n\n", None, None),
+            // ... known as soon as the next item's marker is in.
+            ("1. a\n   - x\n2. b", None, Some((Markdown, 12))),
+            ("1. a\n2.", None, None),
+            ("1. a\n  - x", None, None),
+            ("- a\n\n- ", None, Some((Markdown, 4))),
+            ("one\n- ", None, None),
             ("- a\n\nnext\n", None, Some((Markdown, 4))),
             ("10) ten\n11) eleven\n", None, Some((Markdown, 8))),
             // Quotes and tables go on while their lines do.
