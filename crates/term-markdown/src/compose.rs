@@ -4,13 +4,16 @@
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
 use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
-use crate::split::{Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence};
+use crate::split::{
+    Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence, text_starts_with_letter,
+};
 use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
 use unicode_width::UnicodeWidthStr;
 
-/// A line of an open paragraph this long has its block kind settled (no list marker,
+/// A line of an open paragraph this long (or whose text starts with a letter: see
+/// [`text_starts_with_letter`]) has its block kind settled (no list marker,
 /// heading or fence can start it any more): text added to it only extends it.
 const SETTLED_LINE: usize = 12;
 
@@ -35,16 +38,18 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph (or a list whose last item is one paragraph) wrapped up to
-/// `source_len` bytes of the open unit, laid out at `width`.
+/// An open paragraph (or a list whose last item ends with one paragraph, in lists as
+/// deep as they go) wrapped up to `source_len` bytes of the open unit, laid out at
+/// `width`.
 #[derive(Debug)]
 struct OpenParagraph {
     source_len: usize,
     width: usize,
-    /// The lines of the list's items before the last.
+    /// The lines of the open unit before the paragraph.
     before: Vec<Line>,
-    /// The list item's marker.
-    marker: Option<Span>,
+    /// What stands before the paragraph's first line, one span for each list it is in
+    /// (outermost first): its item's marker, or the indent under an outer item.
+    markers: Vec<Span>,
     wrapper: Wrapper,
 }
 
@@ -56,21 +61,20 @@ impl OpenParagraph {
         lines
     }
 
-    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines).
+    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines),
+    /// behind the markers as the layout puts them (the innermost first).
     fn own_lines(&self, from: usize) -> Vec<Line> {
-        let lines = self.wrapper.lines_from(from);
-        match &self.marker {
-            Some(marker) => {
-                let rest = Span::plain(" ".repeat(marker.text.width()));
-                let first = if from == 0 {
-                    marker.clone()
-                } else {
-                    rest.clone()
-                };
-                prefixed(lines, first, Some(rest))
-            }
-            None => lines,
+        let mut lines = self.wrapper.lines_from(from);
+        for marker in self.markers.iter().rev() {
+            let rest = Span::plain(" ".repeat(marker.text.width()));
+            let first = if from == 0 {
+                marker.clone()
+            } else {
+                rest.clone()
+            };
+            lines = prefixed(lines, first, Some(rest));
         }
+        lines
     }
 }
 
@@ -198,7 +202,7 @@ impl Composer {
         let blocks = parse(&self.pending);
         if let [Block::Paragraph(spans)] = blocks.as_slice() {
             // One paragraph: its wrapped spans are its lines as laid out.
-            let open = self.wrapped(spans, None, Vec::new(), width);
+            let open = self.wrapped(spans, Vec::new(), Vec::new(), width);
             let lines = open.lines();
             self.paragraph = Some(open);
             return lines;
@@ -209,47 +213,57 @@ impl Composer {
     }
 
     /// The open unit as an [`OpenParagraph`] when it is one paragraph, or a list whose
-    /// last item is one paragraph (behind its marker: the last line's prefix that is not
-    /// blank), and wrapping that paragraph again gives the `lines` just laid out.
+    /// last item ends with one paragraph or with such a list (behind its markers: the
+    /// prefix of the paragraph's first line), and wrapping that paragraph again gives
+    /// the `lines` just laid out.
     fn open_paragraph(
         &self,
         blocks: &[Block],
         lines: &[Line],
         width: usize,
     ) -> Option<OpenParagraph> {
-        let (spans, start) = match blocks {
-            [Block::Paragraph(spans)] => (spans, None),
-            [Block::List(_, items)] => match items.last() {
-                Some(item) if item.task.is_none() => match item.blocks.as_slice() {
-                    [Block::Paragraph(spans)] => {
-                        let start = lines
-                            .iter()
-                            .rposition(|l| l.first().is_some_and(|s| !s.text.trim().is_empty()))?;
-                        (spans, Some(start))
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            },
+        let mut last = match blocks {
+            [block] => block,
             _ => return None,
         };
-        let marker = start.and_then(|at| lines[at].first()).cloned();
-        let start = start.unwrap_or(0);
-        let open = self.wrapped(spans, marker, lines[..start].to_vec(), width);
+        let mut depth = 0;
+        let spans = loop {
+            match last {
+                Block::Paragraph(spans) => break spans,
+                Block::List(_, items) => {
+                    let item = items.last().filter(|item| item.task.is_none())?;
+                    last = item.blocks.last()?;
+                    depth += 1;
+                }
+                _ => return None,
+            }
+        };
+        // The last line is the paragraph's: its prefix is as wide as the markers.
+        let indents = lines.last()?.get(..depth)?.to_vec();
+        let open = self.wrapped(spans, indents, Vec::new(), width);
+        let start = lines.len().checked_sub(open.wrapper.lines().len())?;
+        let open = OpenParagraph {
+            markers: lines[start].get(..depth)?.to_vec(),
+            before: lines[..start].to_vec(),
+            ..open
+        };
         (open.own_lines(0) == lines[start..]).then_some(open)
     }
 
-    /// The open unit's paragraph `spans` wrapped at `width` behind `marker` (a list
-    /// item's), after the lines `before` it.
+    /// The open unit's paragraph `spans` wrapped at `width` behind `markers` (its list
+    /// items'), after the lines `before` it.
     fn wrapped(
         &self,
         spans: &[Span],
-        marker: Option<Span>,
+        markers: Vec<Span>,
         before: Vec<Line>,
         width: usize,
     ) -> OpenParagraph {
-        let indent = marker.as_ref().map_or(0, |m| m.text.width());
-        let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+        // Each list narrows the column by its marker, down to the narrowest allowed.
+        let column = markers.iter().fold(width.max(MIN_WIDTH), |column, marker| {
+            (column - marker.text.width().min(column)).max(MIN_WIDTH)
+        });
+        let mut wrapper = Wrapper::new(column);
         for span in spans {
             wrapper.push(&span.text, span.look);
         }
@@ -261,7 +275,7 @@ impl Composer {
             source_len: self.pending.len(),
             width,
             before,
-            marker,
+            markers,
             wrapper,
         }
     }
@@ -356,7 +370,7 @@ impl Composer {
 fn extends_plainly(open: &str, added: &str) -> bool {
     let last_line = open.rsplit('\n').next().unwrap_or(open);
     let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
-    last_line.len() >= SETTLED_LINE
+    (last_line.len() >= SETTLED_LINE || text_starts_with_letter(last_line))
         && !last_word.contains(['&', '\\'])
         && added.chars().all(|c| {
             c.is_alphanumeric()

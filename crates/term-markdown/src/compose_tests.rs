@@ -11,7 +11,9 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
     let last = "1. first\n   - nested\n2. A second item long enough to be settled, with \
         words to wrap and *markup*, 1. more";
     let loose = "- one\n\n- A loose item long enough to be settled, with words to wrap";
-    for text in [text, items, bullet, last, loose] {
+    let nested = "1. An item\n   - A nested item long enough to wrap, with words *and* more words";
+    let deeper = "- a\n  1. b\n     - A deeply nested item with words to wrap, 2. not an item";
+    for text in [text, items, bullet, last, loose, nested, deeper] {
         extended_like_whole(text);
     }
 }
@@ -38,7 +40,10 @@ fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
     let cases = [
         ("A settled first line", " goes on, plainly.", true),
         ("A settled first line", "", true),
-        ("Short", " text", false),
+        ("Short", " text", true),
+        ("12", " text", false),
+        ("- ", "text", false),
+        ("   - ab", "c", true),
         ("A settled line\n1", ". item", false),
         ("A settled first line", " **bold", false),
         ("A settled first line", " `code", false),

@@ -207,6 +207,26 @@ fn is_list_marker(line: &str) -> bool {
     after.starts_with([' ', '\t', '\n'])
 }
 
+/// Whether a line (maybe not complete) has its block kind settled because its text,
+/// after the list markers it opens with, starts with a letter: no block starts with
+/// one, so what is added to the line cannot change its kind.
+pub fn text_starts_with_letter(line: &str) -> bool {
+    let mut rest = line.trim_start_matches(' ');
+    loop {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let marker = match rest.chars().next() {
+            Some('-' | '*' | '+') => 1,
+            _ if (1..=9).contains(&digits) && rest[digits..].starts_with(['.', ')']) => digits + 1,
+            _ => break,
+        };
+        match rest[marker..].strip_prefix(' ') {
+            Some(after) => rest = after.trim_start_matches(' '),
+            None => return false,
+        }
+    }
+    rest.chars().next().is_some_and(char::is_alphabetic)
+}
+
 /// Whether a line starts a block of its own (and so ends a paragraph).
 fn starts_block(line: &str) -> bool {
     opening_fence(line).is_some()
@@ -297,6 +317,30 @@ mod tests {
         ];
         for (text, fence, expected) in cases {
             assert_eq!(next_unit(text, *fence), *expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_whose_text_starts_with_a_letter_is_settled() {
+        let cases = [
+            ("Short", true),
+            ("   - a nested", true),
+            ("1. x", true),
+            ("12) - é", true),
+            ("", false),
+            ("1", false),
+            ("1. ", false),
+            ("1. 2", false),
+            ("-a", false),
+            ("- - -", false),
+            ("# title", false),
+            ("> quote", false),
+            ("| cell", false),
+            ("`code", false),
+            ("\tindented", false),
+        ];
+        for (line, settled) in cases {
+            assert_eq!(text_starts_with_letter(line), settled, "{line:?}");
         }
     }
 
