@@ -107,7 +107,17 @@ pub type Line = Vec<Span>;
 
 /// Display columns of a line.
 pub fn line_width(line: &[Span]) -> usize {
-    line.iter().map(|s| s.text.width()).sum()
+    line.iter().map(|s| text_width(&s.text)).sum()
+}
+
+/// Display columns of a text: printable ASCII counted by its bytes (most text), the
+/// rest by its characters' widths.
+pub fn text_width(text: &str) -> usize {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
 /// A line as printed: with SGR escapes around each styled run when `ansi`, else plain.
@@ -184,6 +194,9 @@ mod tests {
             assert_eq!(line_string(&line, ansi), expected, "{ansi}");
         }
         assert_eq!(line_width(&line), 4);
+        for (text, width) in [("ab c~", 5), ("宽字符", 6), ("e\u{301}", 1), ("", 0)] {
+            assert_eq!(text_width(text), width, "{text:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::style::{Line, Look, Span, push_text};
+use crate::style::{Line, Look, Span, push_text, text_width};
 
 /// Wraps `spans` into lines of at most `width` columns (at least 1).
 pub fn wrap(spans: &[Span], width: usize) -> Vec<Line> {
@@ -56,7 +56,7 @@ impl Wrapper {
             if end > 0 {
                 let run = &rest[..end];
                 push_text(&mut self.word, run, look);
-                self.word_width += run.width();
+                self.word_width += text_width(run);
                 rest = &rest[end..];
                 continue;
             }
