@@ -5,17 +5,12 @@
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
 use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
 use crate::split::{
-    Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence, text_starts_with_letter,
+    Fence, Unit, drawn_by_line, extends_plainly, fence_language, next_unit, opening_fence,
 };
 use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
 use unicode_width::UnicodeWidthStr;
-
-/// A line of an open paragraph this long (or whose text starts with a letter: see
-/// [`text_starts_with_letter`]) has its block kind settled (no list marker,
-/// heading or fence can start it any more): text added to it only extends it.
-const SETTLED_LINE: usize = 12;
 
 /// Streamed Markdown cut into committed lines and the open unit's lines.
 #[derive(Debug, Default)]
@@ -107,11 +102,15 @@ impl Composer {
     }
 
     /// Adds streamed text that only extends the open paragraph (no line break, plain
-    /// text: see [`extends_plainly`]), and returns the open lines from the first that
+    /// text: see [`extends_plainly`]) or the open line of a code block, and returns the
+    /// open lines from the first that
     /// changed; `None` (and nothing added) when it does not, or when the open lines were
     /// not drawn by [`Composer::open_lines`] at this width since the last change: then
     /// [`Composer::feed`] it.
     pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+        if self.fence.is_some() {
+            return self.extend_code(text);
+        }
         let open = self.paragraph.as_mut()?;
         if self.fence.is_some()
             || open.width != width.max(MIN_WIDTH)
@@ -133,6 +132,23 @@ impl Composer {
         Some(Tail {
             from: first - self.frozen + usize::from(self.blank),
             lines: open.own_lines(finished),
+        })
+    }
+
+    /// Adds text that ends no line to the open line of a code block when it is shown (not
+    /// blank, not frozen): its one line drawn again (highlighted once it ends).
+    fn extend_code(&mut self, text: &str) -> Option<Tail> {
+        if self.frozen > 0
+            || text.is_empty()
+            || text.contains('\n')
+            || self.pending.trim().is_empty()
+        {
+            return None;
+        }
+        self.pending.push_str(text);
+        Some(Tail {
+            from: usize::from(self.blank),
+            lines: vec![code_line(plain_code(&self.pending))],
         })
     }
 
@@ -360,37 +376,6 @@ impl Composer {
         };
         (layout.blocks(blocks, width, first), next)
     }
-}
-
-/// Whether `added` after `open` (an open paragraph's text) only extends it: the text
-/// is parsed as the paragraph so far followed by `added` as plain text. So `added` holds
-/// only letters, digits, spaces and punctuation that opens or closes nothing, no line
-/// break; the line it goes on is long enough to be settled; and it does not complete an
-/// entity or escape begun at the end of `open`.
-fn extends_plainly(open: &str, added: &str) -> bool {
-    let last_line = open.rsplit('\n').next().unwrap_or(open);
-    let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
-    (last_line.len() >= SETTLED_LINE || text_starts_with_letter(last_line))
-        && !last_word.contains(['&', '\\'])
-        && added.chars().all(|c| {
-            c.is_alphanumeric()
-                || matches!(
-                    c,
-                    ' ' | ','
-                        | '.'
-                        | ';'
-                        | ':'
-                        | '?'
-                        | '!'
-                        | '\''
-                        | '"'
-                        | '-'
-                        | '/'
-                        | '+'
-                        | '='
-                        | '%'
-                )
-        })
 }
 
 #[cfg(test)]

@@ -36,28 +36,25 @@ fn extended_like_whole(text: &str) {
 }
 
 #[test]
-fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
-    let cases = [
-        ("A settled first line", " goes on, plainly.", true),
-        ("A settled first line", "", true),
-        ("Short", " text", true),
-        ("12", " text", false),
-        ("- ", "text", false),
-        ("   - ab", "c", true),
-        ("A settled line\n1", ". item", false),
-        ("A settled first line", " **bold", false),
-        ("A settled first line", " `code", false),
-        ("A settled first line", "\nnext", false),
-        ("A settled line [link]", "(url)", false),
-        ("A settled line &amp", ";", false),
-        ("A settled line \\", "x", false),
-        ("A settled first line", " and 宽字符", true),
-    ];
-    for (open, added, expected) in cases {
-        assert_eq!(
-            extends_plainly(open, added),
-            expected,
-            "{open:?} + {added:?}"
-        );
-    }
+fn the_open_code_line_is_extended_without_feeding_it() {
+    let mut composer = Composer::default();
+    let mut committed = Vec::new();
+    composer.feed("```\n    ", 30, &mut committed);
+    assert!(composer.open_lines(30).is_empty());
+    // A blank line is not shown yet: it is fed.
+    assert!(composer.extend("  ", 30).is_none());
+    composer.feed("  let x", 30, &mut committed);
+    assert_eq!(composer.open_lines(30).len(), 1);
+    let tail = composer.extend(" = 1;", 30).map(|t| (t.from, t.lines));
+    let line = code_line(plain_code("      let x = 1;"));
+    assert_eq!(tail, Some((0, vec![line])));
+    assert!(composer.extend("\n", 30).is_none());
+    // On the screen: only what the line gained.
+    let size = crate::Size {
+        width: 30,
+        height: 10,
+    };
+    let mut live = crate::LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("```\nlet x", size), "╭─\n│ let x");
+    assert_eq!(live.push(" = 1;", size), " = 1;");
 }
