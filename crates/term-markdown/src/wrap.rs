@@ -119,7 +119,6 @@ impl Wrapper {
         if self.word.is_empty() {
             return;
         }
-        let word = std::mem::take(&mut self.word);
         let word_width = std::mem::take(&mut self.word_width);
         if self.line_width > 0 && self.line_width + 1 + word_width > self.width {
             self.break_line();
@@ -129,14 +128,15 @@ impl Wrapper {
             self.line_width += 1;
         }
         if word_width <= self.width - self.line_width {
-            for span in word {
+            // Drained, not taken: the next word reuses the buffer.
+            for span in self.word.drain(..) {
                 push_text(&mut self.line, &span.text, span.look);
             }
             self.line_width += word_width;
             return;
         }
         // Wider than a whole line: cut at the width.
-        for span in word {
+        for span in std::mem::take(&mut self.word) {
             for c in span.text.chars() {
                 let w = c.width().unwrap_or(0);
                 if self.line_width + w > self.width && self.line_width > 0 {
