@@ -4,15 +4,13 @@
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
 use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
-use crate::split::{Fence, Unit, drawn_by_line, fence_language, next_unit, opening_fence};
+use crate::split::{
+    Fence, Unit, drawn_by_line, extends_plainly, fence_language, next_unit, opening_fence,
+};
 use crate::style::{Line, Look, Span};
 use crate::tree::{Block, parse};
 use crate::wrap::Wrapper;
 use unicode_width::UnicodeWidthStr;
-
-/// A line of an open paragraph this long has its block kind settled (no list marker,
-/// heading or fence can start it any more): text added to it only extends it.
-const SETTLED_LINE: usize = 12;
 
 /// Streamed Markdown cut into committed lines and the open unit's lines.
 #[derive(Debug, Default)]
@@ -35,16 +33,18 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph (or a list whose last item is one paragraph) wrapped up to
-/// `source_len` bytes of the open unit, laid out at `width`.
+/// An open paragraph (or a list whose last item ends with one paragraph, in lists as
+/// deep as they go) wrapped up to `source_len` bytes of the open unit, laid out at
+/// `width`.
 #[derive(Debug)]
 struct OpenParagraph {
     source_len: usize,
     width: usize,
-    /// The lines of the list's items before the last.
+    /// The lines of the open unit before the paragraph.
     before: Vec<Line>,
-    /// The list item's marker.
-    marker: Option<Span>,
+    /// What stands before the paragraph's first line, one span for each list it is in
+    /// (outermost first): its item's marker, or the indent under an outer item.
+    markers: Vec<Span>,
     wrapper: Wrapper,
 }
 
@@ -56,21 +56,20 @@ impl OpenParagraph {
         lines
     }
 
-    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines).
+    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines),
+    /// behind the markers as the layout puts them (the innermost first).
     fn own_lines(&self, from: usize) -> Vec<Line> {
-        let lines = self.wrapper.lines_from(from);
-        match &self.marker {
-            Some(marker) => {
-                let rest = Span::plain(" ".repeat(marker.text.width()));
-                let first = if from == 0 {
-                    marker.clone()
-                } else {
-                    rest.clone()
-                };
-                prefixed(lines, first, Some(rest))
-            }
-            None => lines,
+        let mut lines = self.wrapper.lines_from(from);
+        for marker in self.markers.iter().rev() {
+            let rest = Span::plain(" ".repeat(marker.text.width()));
+            let first = if from == 0 {
+                marker.clone()
+            } else {
+                rest.clone()
+            };
+            lines = prefixed(lines, first, Some(rest));
         }
+        lines
     }
 }
 
@@ -103,11 +102,15 @@ impl Composer {
     }
 
     /// Adds streamed text that only extends the open paragraph (no line break, plain
-    /// text: see [`extends_plainly`]), and returns the open lines from the first that
+    /// text: see [`extends_plainly`]) or the open line of a code block, and returns the
+    /// open lines from the first that
     /// changed; `None` (and nothing added) when it does not, or when the open lines were
     /// not drawn by [`Composer::open_lines`] at this width since the last change: then
     /// [`Composer::feed`] it.
     pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+        if self.fence.is_some() {
+            return self.extend_code(text);
+        }
         let open = self.paragraph.as_mut()?;
         if self.fence.is_some()
             || open.width != width.max(MIN_WIDTH)
@@ -129,6 +132,23 @@ impl Composer {
         Some(Tail {
             from: first - self.frozen + usize::from(self.blank),
             lines: open.own_lines(finished),
+        })
+    }
+
+    /// Adds text that ends no line to the open line of a code block when it is shown (not
+    /// blank, not frozen): its one line drawn again (highlighted once it ends).
+    fn extend_code(&mut self, text: &str) -> Option<Tail> {
+        if self.frozen > 0
+            || text.is_empty()
+            || text.contains('\n')
+            || self.pending.trim().is_empty()
+        {
+            return None;
+        }
+        self.pending.push_str(text);
+        Some(Tail {
+            from: usize::from(self.blank),
+            lines: vec![code_line(plain_code(&self.pending))],
         })
     }
 
@@ -196,39 +216,70 @@ impl Composer {
             return open.lines();
         }
         let blocks = parse(&self.pending);
+        if let [Block::Paragraph(spans)] = blocks.as_slice() {
+            // One paragraph: its wrapped spans are its lines as laid out.
+            let open = self.wrapped(spans, Vec::new(), Vec::new(), width);
+            let lines = open.lines();
+            self.paragraph = Some(open);
+            return lines;
+        }
         let lines = self.layout(&blocks, width).0;
         self.paragraph = self.open_paragraph(&blocks, &lines, width);
         lines
     }
 
     /// The open unit as an [`OpenParagraph`] when it is one paragraph, or a list whose
-    /// last item is one paragraph (behind its marker: the last line's prefix that is not
-    /// blank), and wrapping that paragraph again gives the `lines` just laid out.
+    /// last item ends with one paragraph or with such a list (behind its markers: the
+    /// prefix of the paragraph's first line), and wrapping that paragraph again gives
+    /// the `lines` just laid out.
     fn open_paragraph(
         &self,
         blocks: &[Block],
         lines: &[Line],
         width: usize,
     ) -> Option<OpenParagraph> {
-        let (spans, start) = match blocks {
-            [Block::Paragraph(spans)] => (spans, None),
-            [Block::List(_, items)] => match items.last() {
-                Some(item) if item.task.is_none() => match item.blocks.as_slice() {
-                    [Block::Paragraph(spans)] => {
-                        let start = lines
-                            .iter()
-                            .rposition(|l| l.first().is_some_and(|s| !s.text.trim().is_empty()))?;
-                        (spans, Some(start))
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            },
+        let mut last = match blocks {
+            [block] => block,
             _ => return None,
         };
-        let marker = start.and_then(|at| lines[at].first());
-        let indent = marker.map_or(0, |m| m.text.width());
-        let mut wrapper = Wrapper::new((width - indent.min(width)).max(MIN_WIDTH));
+        let mut depth = 0;
+        let spans = loop {
+            match last {
+                Block::Paragraph(spans) => break spans,
+                Block::List(_, items) => {
+                    let item = items.last().filter(|item| item.task.is_none())?;
+                    last = item.blocks.last()?;
+                    depth += 1;
+                }
+                _ => return None,
+            }
+        };
+        // The last line is the paragraph's: its prefix is as wide as the markers.
+        let indents = lines.last()?.get(..depth)?.to_vec();
+        let open = self.wrapped(spans, indents, Vec::new(), width);
+        let start = lines.len().checked_sub(open.wrapper.lines().len())?;
+        let open = OpenParagraph {
+            markers: lines[start].get(..depth)?.to_vec(),
+            before: lines[..start].to_vec(),
+            ..open
+        };
+        (open.own_lines(0) == lines[start..]).then_some(open)
+    }
+
+    /// The open unit's paragraph `spans` wrapped at `width` behind `markers` (its list
+    /// items'), after the lines `before` it.
+    fn wrapped(
+        &self,
+        spans: &[Span],
+        markers: Vec<Span>,
+        before: Vec<Line>,
+        width: usize,
+    ) -> OpenParagraph {
+        // Each list narrows the column by its marker, down to the narrowest allowed.
+        let column = markers.iter().fold(width.max(MIN_WIDTH), |column, marker| {
+            (column - marker.text.width().min(column)).max(MIN_WIDTH)
+        });
+        let mut wrapper = Wrapper::new(column);
         for span in spans {
             wrapper.push(&span.text, span.look);
         }
@@ -236,15 +287,13 @@ impl Composer {
         if self.pending.ends_with(char::is_whitespace) {
             wrapper.push(" ", Look::PLAIN);
         }
-        let start = start.unwrap_or(0);
-        let open = OpenParagraph {
+        OpenParagraph {
             source_len: self.pending.len(),
             width,
-            before: lines[..start].to_vec(),
-            marker: marker.cloned(),
+            before,
+            markers,
             wrapper,
-        };
-        (open.own_lines(0) == lines[start..]).then_some(open)
+        }
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not
@@ -327,37 +376,6 @@ impl Composer {
         };
         (layout.blocks(blocks, width, first), next)
     }
-}
-
-/// Whether `added` after `open` (an open paragraph's text) only extends it: the text
-/// is parsed as the paragraph so far followed by `added` as plain text. So `added` holds
-/// only letters, digits, spaces and punctuation that opens or closes nothing, no line
-/// break; the line it goes on is long enough to be settled; and it does not complete an
-/// entity or escape begun at the end of `open`.
-fn extends_plainly(open: &str, added: &str) -> bool {
-    let last_line = open.rsplit('\n').next().unwrap_or(open);
-    let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
-    last_line.len() >= SETTLED_LINE
-        && !last_word.contains(['&', '\\'])
-        && added.chars().all(|c| {
-            c.is_alphanumeric()
-                || matches!(
-                    c,
-                    ' ' | ','
-                        | '.'
-                        | ';'
-                        | ':'
-                        | '?'
-                        | '!'
-                        | '\''
-                        | '"'
-                        | '-'
-                        | '/'
-                        | '+'
-                        | '='
-                        | '%'
-                )
-        })
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
     let last = "1. first\n   - nested\n2. A second item long enough to be settled, with \
         words to wrap and *markup*, 1. more";
     let loose = "- one\n\n- A loose item long enough to be settled, with words to wrap";
-    for text in [text, items, bullet, last, loose] {
+    let nested = "1. An item\n   - A nested item long enough to wrap, with words *and* more words";
+    let deeper = "- a\n  1. b\n     - A deeply nested item with words to wrap, 2. not an item";
+    for text in [text, items, bullet, last, loose, nested, deeper] {
         extended_like_whole(text);
     }
 }
@@ -24,36 +26,37 @@ fn extended_like_whole(text: &str) {
         for chunk in chars.chunks(piece) {
             composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
             let open = composer.open_lines(30);
-            let whole = composer.markdown(&composer.pending, 30).0;
+            let whole = composer.with_blank(composer.markdown(&composer.pending, 30).0);
             assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
         }
-        assert!(committed.is_empty());
+        // Only items before the last were committed (once the next one's marker was in).
+        assert!(committed.len() <= 2, "{committed:?}");
         assert!(composer.paragraph.is_some(), "{text:?} was extended");
     }
 }
 
 #[test]
-fn only_plain_text_on_a_settled_line_extends_a_paragraph() {
-    let cases = [
-        ("A settled first line", " goes on, plainly.", true),
-        ("A settled first line", "", true),
-        ("Short", " text", false),
-        ("A settled line\n1", ". item", false),
-        ("A settled first line", " **bold", false),
-        ("A settled first line", " `code", false),
-        ("A settled first line", "\nnext", false),
-        ("A settled line [link]", "(url)", false),
-        ("A settled line &amp", ";", false),
-        ("A settled line \\", "x", false),
-        ("A settled first line", " and 宽字符", true),
-    ];
-    for (open, added, expected) in cases {
-        assert_eq!(
-            extends_plainly(open, added),
-            expected,
-            "{open:?} + {added:?}"
-        );
-    }
+fn the_open_code_line_is_extended_without_feeding_it() {
+    let mut composer = Composer::default();
+    let mut committed = Vec::new();
+    composer.feed("```\n    ", 30, &mut committed);
+    assert!(composer.open_lines(30).is_empty());
+    // A blank line is not shown yet: it is fed.
+    assert!(composer.extend("  ", 30).is_none());
+    composer.feed("  let x", 30, &mut committed);
+    assert_eq!(composer.open_lines(30).len(), 1);
+    let tail = composer.extend(" = 1;", 30).map(|t| (t.from, t.lines));
+    let line = code_line(plain_code("      let x = 1;"));
+    assert_eq!(tail, Some((0, vec![line])));
+    assert!(composer.extend("\n", 30).is_none());
+    // On the screen: only what the line gained.
+    let size = crate::Size {
+        width: 30,
+        height: 10,
+    };
+    let mut live = crate::LiveMarkdown::new(Highlighter::default(), false);
+    assert_eq!(live.push("```\nlet x", size), "╭─\n│ let x");
+    assert_eq!(live.push(" = 1;", size), " = 1;");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Code highlighted with syntect's bundled grammars and theme. The grammars are loaded
 //! the first time a code block needs them (a chat that shows no code never pays for
-//! them), then shared by every clone of the [`Highlighter`].
+//! them), then shared by every clone of the [`Highlighter`]. The theme, a constant of the
+//! program, is read once per process on the first code block, so that its selectors are
+//! prepared once and not for every line.
 
 use std::sync::{Arc, OnceLock};
 
@@ -17,9 +19,22 @@ const THEME: &str = "base16-ocean.dark";
 /// Columns a tab in code stands for.
 const TAB: &str = "    ";
 
+/// The bundled theme, read on the first code block of the process (it never changes).
+static BUNDLED_THEME: OnceLock<Theme> = OnceLock::new();
+
+fn bundled_theme() -> &'static Theme {
+    BUNDLED_THEME.get_or_init(|| {
+        ThemeSet::load_defaults()
+            .themes
+            .remove(THEME)
+            .unwrap_or_default()
+    })
+}
+
 struct Loaded {
     syntaxes: SyntaxSet,
-    theme: Theme,
+    /// The theme's selectors, prepared once.
+    theme: ThemeHighlighter<'static>,
 }
 
 /// Highlights code; cheap to clone (clones share the loaded grammars).
@@ -38,12 +53,9 @@ impl std::fmt::Debug for Highlighter {
 
 impl Highlighter {
     fn loaded(&self) -> &Loaded {
-        self.loaded.get_or_init(|| {
-            let mut themes = ThemeSet::load_defaults().themes;
-            Loaded {
-                syntaxes: SyntaxSet::load_defaults_newlines(),
-                theme: themes.remove(THEME).unwrap_or_default(),
-            }
+        self.loaded.get_or_init(|| Loaded {
+            syntaxes: SyntaxSet::load_defaults_newlines(),
+            theme: ThemeHighlighter::new(bundled_theme()),
         })
     }
 
@@ -60,11 +72,10 @@ impl Highlighter {
             .syntaxes
             .find_syntax_by_token(language)
             .unwrap_or_else(|| loaded.syntaxes.find_syntax_plain_text());
-        let theme = ThemeHighlighter::new(&loaded.theme);
         CodeBlock {
             shared: Arc::clone(&self.loaded),
             parse: ParseState::new(syntax),
-            highlight: HighlightState::new(&theme, ScopeStack::new()),
+            highlight: HighlightState::new(&loaded.theme, ScopeStack::new()),
         }
     }
 }
@@ -93,8 +104,8 @@ impl CodeBlock {
         let Ok(ops) = self.parse.parse_line(&source, &loaded.syntaxes) else {
             return plain_code(&source);
         };
-        let theme = ThemeHighlighter::new(&loaded.theme);
-        for (style, piece) in HighlightIterator::new(&mut self.highlight, &ops, &source, &theme) {
+        let theme = &loaded.theme;
+        for (style, piece) in HighlightIterator::new(&mut self.highlight, &ops, &source, theme) {
             let piece = piece.trim_end_matches('\n');
             if piece.is_empty() {
                 continue;

@@ -95,6 +95,15 @@ pub fn next_unit(text: &str, fence: Option<Fence>) -> Option<(Unit, usize)> {
             return Some((Unit::Markdown, at));
         }
     }
+    if kind == Kind::List {
+        // A top-level item being written ends the one before as its complete line will:
+        // that is settled once its marker and the space after it are in.
+        let at = text.rfind('\n').map_or(0, |i| i + 1);
+        let last = &text[at..];
+        if indent_of(last) < 2 && is_list_marker(last) {
+            return Some((Unit::Markdown, blank_from.unwrap_or(at)));
+        }
+    }
     None
 }
 
@@ -198,6 +207,62 @@ fn is_list_marker(line: &str) -> bool {
     after.starts_with([' ', '\t', '\n'])
 }
 
+/// A line of an open paragraph this long (or whose text starts with a letter: see
+/// `text_starts_with_letter`) has its block kind settled (no list marker,
+/// heading or fence can start it any more): text added to it only extends it.
+const SETTLED_LINE: usize = 12;
+
+/// Whether `added` after `open` (an open paragraph's text) only extends it: the text
+/// is parsed as the paragraph so far followed by `added` as plain text. So `added` holds
+/// only letters, digits, spaces and punctuation that opens or closes nothing, no line
+/// break; the line it goes on is long enough to be settled; and it does not complete an
+/// entity or escape begun at the end of `open`.
+pub(crate) fn extends_plainly(open: &str, added: &str) -> bool {
+    let last_line = open.rsplit('\n').next().unwrap_or(open);
+    let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
+    (last_line.len() >= SETTLED_LINE || text_starts_with_letter(last_line))
+        && !last_word.contains(['&', '\\'])
+        && added.chars().all(|c| {
+            c.is_alphanumeric()
+                || matches!(
+                    c,
+                    ' ' | ','
+                        | '.'
+                        | ';'
+                        | ':'
+                        | '?'
+                        | '!'
+                        | '\''
+                        | '"'
+                        | '-'
+                        | '/'
+                        | '+'
+                        | '='
+                        | '%'
+                )
+        })
+}
+
+/// Whether a line (maybe not complete) has its block kind settled because its text,
+/// after the list markers it opens with, starts with a letter: no block starts with
+/// one, so what is added to the line cannot change its kind.
+fn text_starts_with_letter(line: &str) -> bool {
+    let mut rest = line.trim_start_matches(' ');
+    loop {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let marker = match rest.chars().next() {
+            Some('-' | '*' | '+') => 1,
+            _ if (1..=9).contains(&digits) && rest[digits..].starts_with(['.', ')']) => digits + 1,
+            _ => break,
+        };
+        match rest[marker..].strip_prefix(' ') {
+            Some(after) => rest = after.trim_start_matches(' '),
+            None => return false,
+        }
+    }
+    rest.chars().next().is_some_and(char::is_alphabetic)
+}
+
 /// Whether a line starts a block of its own (and so ends a paragraph).
 fn starts_block(line: &str) -> bool {
     opening_fence(line).is_some()
@@ -231,81 +296,5 @@ fn kind_of(line: &str) -> Kind {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FENCE: Fence = Fence {
-        marker: '`',
-        len: 3,
-    };
-
-    #[test]
-    fn finished_units_end_where_the_next_block_begins() {
-        use Unit::*;
-        type Case = (&'static str, Option<Fence>, Option<(Unit, usize)>);
-        let cases: &[Case] = &[
-            ("", None, None),
-            ("partial line", None, None),
-            ("\n", None, Some((Blank, 1))),
-            ("  \nx", None, Some((Blank, 3))),
-            ("# Title\n", None, Some((Markdown, 8))),
-            ("#hashtag\nmore\n", None, None),
-            ("---\n", None, Some((Markdown, 4))),
-            ("```rust\n", None, Some((FenceOpen, 8))),
-            ("``` `x`\n", None, None),
-            // A paragraph ends at a blank line or a block of another kind.
-            ("one\ntwo\n", None, None),
-            ("one\ntwo\n\n", None, Some((Markdown, 8))),
-            ("one\n# Next\n", None, Some((Markdown, 4))),
-            ("one\n- item\n", None, Some((Markdown, 4))),
-            ("Title\n===\n", None, Some((Markdown, 10))),
-            ("one\n| a | b |\n", None, Some((Markdown, 4))),
-            // A list item goes on with what is indented under it.
-            ("1. a\n2. b\n", None, Some((Markdown, 5))),
-            ("1. a\n   - x\n   - y\n2. b\n", None, Some((Markdown, 19))),
-            ("- a\nlazy\n- b\n", None, Some((Markdown, 9))),
-            ("- a\n\n  more\n\n- b\n", None, Some((Markdown, 12))),
-            ("- a\n\n", None, None),
-            ("- a\n\nnext\n", None, Some((Markdown, 4))),
-            ("10) ten\n11) eleven\n", None, Some((Markdown, 8))),
-            // Quotes and tables go on while their lines do.
-            ("> a\n> b\nc\n", None, Some((Markdown, 8))),
-            ("| a |\n|---|\n| 1 |\n", None, None),
-            ("| a |\n|---|\n| 1 |\n\n", None, Some((Markdown, 18))),
-            // In a code block: each line, then the closing fence.
-            ("let x;\n", Some(FENCE), Some((CodeLine, 7))),
-            ("# comment\n", Some(FENCE), Some((CodeLine, 10))),
-            ("```\n", Some(FENCE), Some((FenceClose, 4))),
-            ("````\n", Some(FENCE), Some((FenceClose, 5))),
-            ("```not\n", Some(FENCE), Some((CodeLine, 7))),
-            ("let x", Some(FENCE), None),
-        ];
-        for (text, fence, expected) in cases {
-            assert_eq!(next_unit(text, *fence), *expected, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn fences_and_their_language() {
-        let cases = [
-            ("```rust\n", Some(FENCE), "rust"),
-            (
-                "~~~~ python extra\n",
-                Some(Fence {
-                    marker: '~',
-                    len: 4,
-                }),
-                "python",
-            ),
-            ("   ```\n", Some(FENCE), ""),
-            ("    ```\n", None, ""),
-            ("``\n", None, ""),
-        ];
-        for (line, fence, language) in cases {
-            assert_eq!(opening_fence(line), fence, "{line:?}");
-            if fence.is_some() {
-                assert_eq!(fence_language(line), language, "{line:?}");
-            }
-        }
-    }
-}
+#[path = "split_tests.rs"]
+mod tests;

@@ -46,9 +46,11 @@ impl Look {
         ..Self::PLAIN
     };
 
-    /// The SGR parameters of this look (`1;3;33`), empty for plain text.
-    fn sgr(self) -> String {
-        let mut codes: Vec<String> = Vec::new();
+    /// Writes the SGR parameters of this look (`1;3;33`) to `out`; nothing for plain
+    /// text.
+    fn write_sgr(self, out: &mut String) {
+        use std::fmt::Write;
+        let start = out.len();
         for (on, code) in [
             (self.bold, "1"),
             (self.dim, "2"),
@@ -57,15 +59,22 @@ impl Look {
             (self.strike, "9"),
         ] {
             if on {
-                codes.push(code.to_owned());
+                if out.len() > start {
+                    out.push(';');
+                }
+                out.push_str(code);
             }
         }
-        match self.fg {
-            Some(Colour::Basic(c)) => codes.push((30 + c.min(7)).to_string()),
-            Some(Colour::Palette(i)) => codes.push(format!("38;5;{i}")),
-            None => {}
+        if let Some(fg) = self.fg {
+            if out.len() > start {
+                out.push(';');
+            }
+            // Writing to a String cannot fail.
+            let _ = match fg {
+                Colour::Basic(c) => write!(out, "{}", 30 + c.min(7)),
+                Colour::Palette(i) => write!(out, "38;5;{i}"),
+            };
         }
-        codes.join(";")
     }
 }
 
@@ -98,19 +107,28 @@ pub type Line = Vec<Span>;
 
 /// Display columns of a line.
 pub fn line_width(line: &[Span]) -> usize {
-    line.iter().map(|s| s.text.width()).sum()
+    line.iter().map(|s| text_width(&s.text)).sum()
+}
+
+/// Display columns of a text: printable ASCII counted by its bytes (most text), the
+/// rest by its characters' widths.
+pub fn text_width(text: &str) -> usize {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
 /// A line as printed: with SGR escapes around each styled run when `ansi`, else plain.
 pub fn line_string(line: &[Span], ansi: bool) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(line.iter().map(|s| s.text.len() + 16).sum());
     for span in line {
-        let sgr = if ansi { span.look.sgr() } else { String::new() };
-        if sgr.is_empty() {
+        if !ansi || span.look == Look::PLAIN {
             out.push_str(&span.text);
         } else {
             out.push_str("\x1b[");
-            out.push_str(&sgr);
+            span.look.write_sgr(&mut out);
             out.push('m');
             out.push_str(&span.text);
             out.push_str("\x1b[0m");
@@ -176,6 +194,9 @@ mod tests {
             assert_eq!(line_string(&line, ansi), expected, "{ansi}");
         }
         assert_eq!(line_width(&line), 4);
+        for (text, width) in [("ab c~", 5), ("宽字符", 6), ("e\u{301}", 1), ("", 0)] {
+            assert_eq!(text_width(text), width, "{text:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::style::{Line, Look, Span, push_text};
+use crate::style::{Line, Look, Span, push_text, text_width};
 
 /// Wraps `spans` into lines of at most `width` columns (at least 1).
 pub fn wrap(spans: &[Span], width: usize) -> Vec<Line> {
@@ -56,7 +56,7 @@ impl Wrapper {
             if end > 0 {
                 let run = &rest[..end];
                 push_text(&mut self.word, run, look);
-                self.word_width += run.width();
+                self.word_width += text_width(run);
                 rest = &rest[end..];
                 continue;
             }
@@ -119,7 +119,6 @@ impl Wrapper {
         if self.word.is_empty() {
             return;
         }
-        let word = std::mem::take(&mut self.word);
         let word_width = std::mem::take(&mut self.word_width);
         if self.line_width > 0 && self.line_width + 1 + word_width > self.width {
             self.break_line();
@@ -129,14 +128,15 @@ impl Wrapper {
             self.line_width += 1;
         }
         if word_width <= self.width - self.line_width {
-            for span in word {
+            // Drained, not taken: the next word reuses the buffer.
+            for span in self.word.drain(..) {
                 push_text(&mut self.line, &span.text, span.look);
             }
             self.line_width += word_width;
             return;
         }
         // Wider than a whole line: cut at the width.
-        for span in word {
+        for span in std::mem::take(&mut self.word) {
             for c in span.text.chars() {
                 let w = c.width().unwrap_or(0);
                 if self.line_width + w > self.width && self.line_width > 0 {
