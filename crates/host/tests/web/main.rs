@@ -10,6 +10,7 @@ mod common;
 
 mod admission;
 mod api;
+mod attachments;
 mod auth;
 mod browser;
 mod browser_access;
