@@ -64,7 +64,7 @@ async fn uploaded(response: reqwest::Response) -> Vec<Value> {
 }
 
 /// A server whose model sees images, or not.
-async fn server(images: bool) -> Server {
+pub async fn server(images: bool) -> Server {
     Server::start_full(
         |agent, base| {
             let endpoint = ChatEndpoint::new(base, "test");

@@ -16,6 +16,7 @@ mod browser;
 mod browser_access;
 mod browser_account;
 mod browser_actions;
+mod browser_attachments;
 mod browser_axe;
 mod browser_cards;
 mod browser_drafts;
