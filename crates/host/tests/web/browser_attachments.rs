@@ -6,9 +6,10 @@
 
 use crate::attachments::server;
 use crate::browser_support;
+use smallebot_testkit::ScriptedResponse;
 
 use browser_support::{
-    Chromium, click, eval, open_page, prefer_scheme, screenshot_at, send, wait_for,
+    Chromium, click, eval, open_page, prefer_scheme, screenshot, send, set_viewport, wait_for,
 };
 
 /// A real 48×32 PNG (orange), so that the browser draws it.
@@ -90,11 +91,17 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         ("dark", 390, 844, "attachments-pending-phone-dark"),
     ] {
         prefer_scheme(&page, scheme).await;
-        screenshot_at(&page, name, width, height).await;
+        set_viewport(&page, width, height).await;
+        // The list's drawer slides away when the width becomes a phone's.
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        screenshot(&page, name).await;
     }
     prefer_scheme(&page, "light").await;
-    browser_support::set_viewport(&page, 1280, 900).await;
+    set_viewport(&page, 1280, 900).await;
 
+    s.model.push(ScriptedResponse::text(
+        "Two orange squares and a small CSV.",
+    ));
     send(&page, "what is in these?").await;
     wait_for(&page, THUMBS_DRAWN).await;
     wait_for(&page, "document.getElementById('pending-files').hidden").await;
@@ -105,6 +112,11 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         .filter(|p| p["type"] == "image_url")
         .count();
     assert_eq!(images, 2);
+    wait_for(
+        &page,
+        "document.querySelector('.message.assistant')?.textContent.includes('orange squares')",
+    )
+    .await;
     let listed = s.get_json("/api/conversations").await;
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
 
@@ -123,7 +135,10 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         ("dark", 390, 844, "attachments-sent-phone-dark"),
     ] {
         prefer_scheme(&page, scheme).await;
-        screenshot_at(&page, name, width, height).await;
+        set_viewport(&page, width, height).await;
+        // The list's drawer slides away when the width becomes a phone's.
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        screenshot(&page, name).await;
     }
     browser.close().await;
 }
