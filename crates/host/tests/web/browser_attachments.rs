@@ -6,6 +6,9 @@
 
 use crate::attachments::server;
 use crate::browser_support;
+use crate::common::Server;
+use smallebot_application::PipelineSettings;
+use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_testkit::ScriptedResponse;
 
 use browser_support::{
@@ -140,5 +143,83 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
         screenshot(&page, name).await;
     }
+
+    // In the stored conversation: uploaded into it and sent with the next message.
+    s.model.push(ScriptedResponse::text("One more."));
+    eval(&page, &paste).await;
+    send(&page, "and this?").await;
+    wait_for(
+        &page,
+        "(() => { const images = [...document.querySelectorAll('.message.user .thumb img')]; \
+         return images.length === 3 && images.every((i) => i.complete && i.naturalWidth === 48); })()",
+    )
+    .await;
+    assert_eq!(
+        s.get_json("/api/conversations")
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_upload_leaves_no_conversation_and_keeps_the_draft() {
+    let Some(browser) = Chromium::start("refused upload").await else {
+        return;
+    };
+    let limits = AttachmentLimits {
+        max_file_bytes: 1024,
+        ..AttachmentLimits::default()
+    };
+    let s = Server::start_custom(
+        |agent| {
+            agent.pipeline(PipelineSettings {
+                attachments: limits,
+                ..PipelineSettings::default()
+            })
+        },
+        |web| web,
+    )
+    .await;
+    let page = open_page(&s, &browser).await;
+    let big = transfer("new File(['x'.repeat(4096)], 'big.log', { type: 'text/plain' })");
+    eval(
+        &page,
+        &format!(
+            "document.getElementById('composer').dispatchEvent(new DragEvent('drop', \
+             {{ dataTransfer: {big}, bubbles: true, cancelable: true }}))"
+        ),
+    )
+    .await;
+    send(&page, "read this log").await;
+    wait_for(
+        &page,
+        "!document.getElementById('error').hidden \
+         && document.getElementById('error').textContent.includes('big.log')",
+    )
+    .await;
+    assert_eq!(
+        s.get_json("/api/conversations").await,
+        serde_json::json!([])
+    );
+    assert_eq!(
+        eval(&page, "document.getElementById('input').value").await,
+        "read this log"
+    );
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelectorAll('#pending-files .file-chip').length"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        eval(&page, "document.querySelectorAll('.message.user').length").await,
+        0
+    );
     browser.close().await;
 }
