@@ -79,6 +79,20 @@ pub async fn server(images: bool) -> Server {
     .await
 }
 
+/// A server with these attachment limits.
+pub async fn limited_server(limits: AttachmentLimits) -> Server {
+    Server::start_custom(
+        |agent| {
+            agent.pipeline(PipelineSettings {
+                attachments: limits,
+                ..PipelineSettings::default()
+            })
+        },
+        |web| web,
+    )
+    .await
+}
+
 #[tokio::test]
 async fn an_upload_is_served_back_with_its_sniffed_type_and_safe_headers() {
     let s = server(false).await;
@@ -201,20 +215,11 @@ async fn another_users_attachment_is_not_found() {
 
 #[tokio::test]
 async fn an_oversized_file_is_refused_with_nothing_stored_and_a_duplicate_is_stored_once() {
-    let limits = AttachmentLimits {
+    let s = limited_server(AttachmentLimits {
         max_file_bytes: 2048,
         max_message_bytes: 3000,
         ..AttachmentLimits::default()
-    };
-    let s = Server::start_custom(
-        |agent| {
-            agent.pipeline(PipelineSettings {
-                attachments: limits,
-                ..PipelineSettings::default()
-            })
-        },
-        |web| web,
-    )
+    })
     .await;
     let id = s.create().await;
     let big = vec![b'a'; 4096];

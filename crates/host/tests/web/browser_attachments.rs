@@ -4,10 +4,8 @@
 //! shows its thumbnails and a file chip, after a reload too. Screenshots at phone and
 //! desktop widths, light and dark, under `target/ui-screenshots/`.
 
-use crate::attachments::server;
+use crate::attachments::{limited_server, server};
 use crate::browser_support;
-use crate::common::Server;
-use smallebot_application::PipelineSettings;
 use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_testkit::ScriptedResponse;
 
@@ -30,9 +28,28 @@ fn png_file(name: &str) -> String {
     )
 }
 
-const THUMBS_DRAWN: &str = "(() => { const images = [...document.querySelectorAll('.message.user .thumb img')]; \
-     return images.length === 2 && images.every((i) => i.complete && i.naturalWidth === 48) \
-     && document.querySelector('.message.user a.file-chip')?.textContent.includes('notes.txt'); })()";
+/// Script: `count` thumbnails drawn (the PNG loaded) in the user messages, and the
+/// text file's chip.
+fn thumbs_drawn(count: usize) -> String {
+    format!(
+        "(() => {{ const images = [...document.querySelectorAll('.message.user .thumb img')]; \
+         return images.length === {count} && images.every((i) => i.complete && i.naturalWidth === 48) \
+         && document.querySelector('.message.user a.file-chip')?.textContent.includes('notes.txt'); }})()"
+    )
+}
+
+/// Drops `file` (a JS expression for a File) on the composer.
+async fn drop_on_composer(page: &chromiumoxide::Page, file: &str) {
+    eval(
+        page,
+        &format!(
+            "document.getElementById('composer').dispatchEvent(new DragEvent('drop', \
+             {{ dataTransfer: {}, bubbles: true, cancelable: true }}))",
+            transfer(file)
+        ),
+    )
+    .await;
+}
 
 #[tokio::test]
 async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
@@ -52,13 +69,9 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         ),
     )
     .await;
-    let dropped = transfer("new File(['a,b\\n1,2\\n'], 'notes.txt', { type: 'text/plain' })");
-    eval(
+    drop_on_composer(
         &page,
-        &format!(
-            "document.getElementById('composer').dispatchEvent(new DragEvent('drop', \
-             {{ dataTransfer: {dropped}, bubbles: true, cancelable: true }}))"
-        ),
+        "new File(['a,b\\n1,2\\n'], 'notes.txt', { type: 'text/plain' })",
     )
     .await;
     let paste = format!(
@@ -106,7 +119,7 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
         "Two orange squares and a small CSV.",
     ));
     send(&page, "what is in these?").await;
-    wait_for(&page, THUMBS_DRAWN).await;
+    wait_for(&page, &thumbs_drawn(2)).await;
     wait_for(&page, "document.getElementById('pending-files').hidden").await;
     let request = s.turn_requests().pop().unwrap();
     let images = request
@@ -124,7 +137,7 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
 
     page.reload().await.unwrap();
-    wait_for(&page, THUMBS_DRAWN).await;
+    wait_for(&page, &thumbs_drawn(2)).await;
     let link = eval(
         &page,
         "document.querySelector('.message.user .thumb').getAttribute('href')",
@@ -148,12 +161,7 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
     s.model.push(ScriptedResponse::text("One more."));
     eval(&page, &paste).await;
     send(&page, "and this?").await;
-    wait_for(
-        &page,
-        "(() => { const images = [...document.querySelectorAll('.message.user .thumb img')]; \
-         return images.length === 3 && images.every((i) => i.complete && i.naturalWidth === 48); })()",
-    )
-    .await;
+    wait_for(&page, &thumbs_drawn(3)).await;
     assert_eq!(
         s.get_json("/api/conversations")
             .await
@@ -170,28 +178,15 @@ async fn a_refused_upload_leaves_no_conversation_and_keeps_the_draft() {
     let Some(browser) = Chromium::start("refused upload").await else {
         return;
     };
-    let limits = AttachmentLimits {
+    let s = limited_server(AttachmentLimits {
         max_file_bytes: 1024,
         ..AttachmentLimits::default()
-    };
-    let s = Server::start_custom(
-        |agent| {
-            agent.pipeline(PipelineSettings {
-                attachments: limits,
-                ..PipelineSettings::default()
-            })
-        },
-        |web| web,
-    )
+    })
     .await;
     let page = open_page(&s, &browser).await;
-    let big = transfer("new File(['x'.repeat(4096)], 'big.log', { type: 'text/plain' })");
-    eval(
+    drop_on_composer(
         &page,
-        &format!(
-            "document.getElementById('composer').dispatchEvent(new DragEvent('drop', \
-             {{ dataTransfer: {big}, bubbles: true, cancelable: true }}))"
-        ),
+        "new File(['x'.repeat(4096)], 'big.log', { type: 'text/plain' })",
     )
     .await;
     send(&page, "read this log").await;
