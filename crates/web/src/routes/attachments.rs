@@ -8,7 +8,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use smallebot_core::entities::AttachmentKind;
 use smallebot_core::ids::AttachmentId;
-use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::attachment::{AttachmentLimits, human_size};
 use smallebot_protocol::attachments::Uploaded;
 
 use super::own_conversation;
@@ -50,10 +50,15 @@ pub(crate) async fn upload(
         let mut content = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
             content.extend_from_slice(&chunk);
-            let size = i64::try_from(content.len()).unwrap_or(i64::MAX);
-            limits
-                .check_file(&name, size)
-                .map_err(|refusal| ApiError::too_large(refusal.to_string()))?;
+            // Refused as soon as it is over: the rest is not read, so its size is not
+            // known.
+            if i64::try_from(content.len()).unwrap_or(i64::MAX) > limits.max_file_bytes {
+                return Err(ApiError::too_large(format!(
+                    "'{name}' is over the limit of {} per file (agent.json \
+                     attachments.maxFileBytes): send a smaller file",
+                    human_size(limits.max_file_bytes)
+                )));
+            }
         }
         files.push((name, content));
     }
