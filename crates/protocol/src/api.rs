@@ -216,6 +216,9 @@ pub struct MessageRow {
     pub replaced_by: Option<String>,
     /// Whether it replaced an earlier message.
     pub is_edited: bool,
+    /// The files a user message carries, in order (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachments::Attachment>,
 }
 
 /// A tool call row.
@@ -268,8 +271,13 @@ pub struct ThinkBlockRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextBody {
-    /// The message.
+    /// The message (may be empty when it carries attachments).
     pub text: String,
+    /// Files uploaded into the conversation (`POST …/attachments`) that the message
+    /// carries, by id, in order (`POST …/messages` only; an edit keeps the edited
+    /// message's files and takes none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<String>,
 }
 
 /// The answer to a started turn (`202`).

@@ -1,7 +1,8 @@
 //! # smallebot-protocol
 //!
 //! The wire protocol of SmallEBot's web server: what goes over its server-sent event
-//! stream ([`events`]) and in the JSON bodies of its HTTP API ([`api`]), with the plan
+//! stream ([`events`]) and in the JSON bodies of its HTTP API ([`api`], with the
+//! [`attachments`] of messages), with the plan
 //! as structured data ([`plan`]). The types are serde types and derive
 //! [`schemars::JsonSchema`]; [`schema`] builds the JSON Schema checked into
 //! `docs/protocol.schema.json`, and `docs/protocol.md` says which fields a client may
@@ -34,6 +35,7 @@
 //! ```
 
 pub mod api;
+pub mod attachments;
 pub mod events;
 pub mod history;
 pub mod plan;

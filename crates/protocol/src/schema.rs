@@ -4,7 +4,7 @@
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::{PROTOCOL_VERSION, api, events, plan};
+use crate::{PROTOCOL_VERSION, api, attachments, events, plan};
 
 /// The schema document: `$defs` with every event and body type, and the protocol's
 /// version.
@@ -39,6 +39,7 @@ pub fn document() -> Value {
     generator.subschema_for::<Vec<api::SearchHit>>();
     generator.subschema_for::<api::SkillList>();
     generator.subschema_for::<api::SkillDetail>();
+    generator.subschema_for::<attachments::Uploaded>();
     let definitions: Map<String, Value> = generator.take_definitions(true);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -47,6 +47,14 @@ impl ApiError {
         }
     }
 
+    /// `413` for a body or a file over its limit (the refusal says which).
+    pub(crate) fn too_large(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: message.into(),
+        }
+    }
+
     /// `429` for a client that tried too often.
     pub(crate) fn too_many(message: impl Into<String>) -> Self {
         Self {
@@ -97,7 +105,11 @@ impl From<PipelineError> for ApiError {
             | PipelineError::Repository(RepositoryError::NotFound { .. }) => StatusCode::NOT_FOUND,
             PipelineError::EmptyMessage
             | PipelineError::MessageNotEditable { .. }
-            | PipelineError::UnknownModel { .. } => StatusCode::BAD_REQUEST,
+            | PipelineError::UnknownModel { .. }
+            | PipelineError::AttachmentNotSendable { .. }
+            | PipelineError::ImagesNotSupported { .. } => StatusCode::BAD_REQUEST,
+            // Nothing was stored: files over agent.json's limits.
+            PipelineError::AttachmentRefused(_) => StatusCode::PAYLOAD_TOO_LARGE,
             // A request that contradicts what is stored (a summarized turn to undo or
             // regenerate, a name taken): nothing was changed.
             PipelineError::Repository(

@@ -20,7 +20,9 @@
 //! | `PATCH /api/conversations/{id}` | `{"title"}` renames it |
 //! | `GET /api/conversations/{id}/export?format=md\|json` | the conversation as a Markdown or JSON attachment |
 //! | `DELETE /api/conversations/{id}` | deletes it (`409` while a turn runs) |
-//! | `POST /api/conversations/{id}/messages` | `{"text"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
+//! | `POST /api/conversations/{id}/attachments` | multipart files stored on no message yet (`201`, `413` over agent.json's limits, nothing stored) |
+//! | `GET /api/conversations/{id}/attachments/{attachment_id}` | a file's content: sniffed type, `nosniff`, `sandbox` CSP, inline only for raster images |
+//! | `POST /api/conversations/{id}/messages` | `{"text", "attachments"}` starts a turn; answers `202 {"turn_id"}` at once, `409` while another runs |
 //! | `POST /api/conversations/{id}/messages/{message_id}/edit` | `{"text"}` replaces a user message and runs a new turn (`202`) |
 //! | `POST /api/conversations/{id}/turns/{turn_id}/regenerate` | answers a turn's message again (`202`) |
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
@@ -42,7 +44,8 @@
 //! token, when there are users), `403` (another
 //! host or site, see [`WebState::allow_hosts`]), `404` (unknown id), `409` (busy, or a
 //! change that contradicts what is stored), `503` (the database cannot be reached) or
-//! `500` (storage). Request bodies are limited to 1 MiB. At most
+//! `500` (storage). Request bodies are limited to 1 MiB (an upload's to one message's
+//! files, `413` past it). At most
 //! [`TURN_STARTS_PER_CPU`] turns per CPU are being started at once (see
 //! [`WebState::concurrent_turn_starts`]).
 
@@ -106,9 +109,10 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        conversations, events, export, health, markdown, models, page, search, skills, timeline,
-        turns,
+        attachments, conversations, events, export, health, markdown, models, page, search, skills,
+        timeline, turns,
     };
+    let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
         .route(
             "/api/conversations",
@@ -121,6 +125,14 @@ pub fn router(state: WebState) -> Router {
                 .delete(conversations::delete),
         )
         .route("/api/conversations/{id}/messages", post(turns::send))
+        .route(
+            "/api/conversations/{id}/attachments",
+            post(attachments::upload).layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .route(
+            "/api/conversations/{id}/attachments/{attachment_id}",
+            get(attachments::content),
+        )
         .route("/api/conversations/{id}/export", get(export::export))
         .route(
             "/api/conversations/{id}/messages/{message_id}/edit",

@@ -10,11 +10,13 @@ mod common;
 
 mod admission;
 mod api;
+mod attachments;
 mod auth;
 mod browser;
 mod browser_access;
 mod browser_account;
 mod browser_actions;
+mod browser_attachments;
 mod browser_axe;
 mod browser_cards;
 mod browser_diff;

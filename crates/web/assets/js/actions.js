@@ -1,6 +1,7 @@
 // What the person does to the open conversation: send, edit, regenerate, undo,
 // compact, stop, pick a model, start a new conversation.
 import { api } from "./api.js";
+import { clearPending, createWithFiles, pendingFiles, sendingList, uploadPending } from "./attachments.js";
 import { $, button, element, scrollDown } from "./dom.js";
 import { loadConversations, openConversation, refresh, startDraft } from "./conversation.js";
 import { showModel } from "./models.js";
@@ -10,13 +11,15 @@ import { rowOf } from "./timeline.js";
 
 const at = (path) => `/api/conversations/${state.conversation}${path}`;
 
-/** Sends the message box's text as a new turn. */
+/** Sends the message box's text and the waiting files as a new turn. */
 export async function send() {
   const input = $("input");
   const text = input.value;
-  if (!text.trim() || (!state.conversation && !state.draft) || state.outage) return;
+  const files = pendingFiles();
+  if ((!text.trim() && files.length === 0) || (!state.conversation && !state.draft) || state.outage) return;
   showError("");
   const bubble = element("div", "message user", text);
+  if (files.length > 0) bubble.append(sendingList(files));
   let created = null;
   try {
     state.busy = true;
@@ -25,13 +28,19 @@ export async function send() {
     input.value = "";
     scrollDown();
     if (state.conversation) {
-      await api(at("/messages"), { method: "POST", body: { text } });
+      const attachments = files.length > 0 ? await uploadPending(state.conversation) : undefined;
+      await api(at("/messages"), { method: "POST", body: { text, attachments } });
     } else {
-      // A new conversation is stored with its first message, never empty.
+      // A new conversation is stored with its first message, never empty (with files:
+      // created, given them and its message, or deleted again).
       const model = $("model").value || undefined;
-      created = await api("/api/conversations", { method: "POST", body: { message: text, model } });
+      created =
+        files.length > 0
+          ? await createWithFiles(text, model)
+          : await api("/api/conversations", { method: "POST", body: { message: text, model } });
       state.draft = false;
     }
+    clearPending();
   } catch (error) {
     // Not stored: no bubble pretends it was; the draft is back in the box.
     bubble.remove();

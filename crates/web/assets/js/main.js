@@ -3,6 +3,7 @@
 import { installSignOut, showMe, showSignIn } from "./account.js";
 import { installActions, newConversation } from "./actions.js";
 import { api } from "./api.js";
+import { installAttachments } from "./attachments.js";
 import { answerConfirmation } from "./confirmation.js";
 import { loadConversations, openConversation } from "./conversation.js";
 import { $ } from "./dom.js";
@@ -50,6 +51,7 @@ function start() {
   installLayout();
   installList();
   installActions();
+  installAttachments();
   installSearch();
   installSignOut();
   installSkills();

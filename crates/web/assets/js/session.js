@@ -19,6 +19,7 @@ export function updateControls() {
   const blocked = !open || state.busy || state.compressing;
   const acting = blocked || state.outage; // a draft can be typed during an outage
   $("input").disabled = blocked;
+  $("attach").disabled = blocked;
   $("send").disabled = acting;
   $("compact").disabled = acting;
   $("compact-focus").disabled = blocked;

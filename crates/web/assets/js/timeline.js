@@ -1,5 +1,6 @@
 // The stored timeline drawn: messages, tool cards, reasoning. Buttons carry their
 // action in `data-action` (and the row in `data-*`); actions.js handles the clicks.
+import { attachmentList } from "./attachments.js";
 import { $, button, element, scrollDown } from "./dom.js";
 import { countFolded, summaryCard } from "./compression.js";
 import { addCopyMessage, enhance } from "./markdown.js";
@@ -43,6 +44,7 @@ function messageBubble(row, stopped) {
   } else {
     bubble.textContent = row.content;
   }
+  if (row.attachments && row.attachments.length > 0) bubble.append(attachmentList(row));
   if (row.role === "user" && !row.replaced_by) {
     const edit = button("edit", "edit");
     edit.dataset.action = "edit";

@@ -100,7 +100,8 @@ async fn first_turn(
     if model.is_some() {
         service.set_model(id, model.as_deref()).await?;
     }
-    let (_, Json(started)) = turns::send_text(state, service, id, message.to_owned()).await?;
+    let (_, Json(started)) =
+        turns::send_text(state, service, id, message.to_owned(), Vec::new()).await?;
     Ok(started.turn_id)
 }
 

@@ -33,6 +33,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("account.js"),
     module!("actions.js"),
     module!("api.js"),
+    module!("attachments.js"),
     module!("compression.js"),
     module!("confirmation.js"),
     module!("conversation.js"),

@@ -9,7 +9,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use smallebot_application::{ConversationService, PipelineError, SendOptions, TurnHandle};
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_protocol::api::{
     Cancelled, CompactBody, CompactReport, ConfirmationBody, Started, TextBody, Undone,
 };
@@ -34,20 +34,36 @@ pub(crate) async fn send(
 ) -> StartedResponse {
     let Json(body) = body?;
     let conversation = own_conversation(&state, &user, &id).await?;
-    send_text(&state, &service, conversation.id, body.text).await
+    let attachments = attachment_ids(&body.attachments)?;
+    send_text(&state, &service, conversation.id, body.text, attachments).await
 }
 
-/// Starts a turn with `text` in `conversation_id` (a title is asked for beside a
-/// conversation's first turn): what `POST …/messages` and a conversation created with
-/// its first message do.
+/// The ids of a message's `attachments`; `400` for one that is not an id.
+fn attachment_ids(raw: &[String]) -> Result<Vec<AttachmentId>, ApiError> {
+    raw.iter()
+        .map(|id| {
+            id.parse().map_err(|_| {
+                ApiError::bad_request(format!(
+                    "attachment {id} is not an attachment id: name the ids POST …/attachments answered"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Starts a turn with `text` and the uploaded `attachments` in `conversation_id` (a
+/// title is asked for beside a conversation's first turn): what `POST …/messages` and
+/// a conversation created with its first message do.
 pub(crate) async fn send_text(
     state: &WebState,
     service: &Arc<ConversationService>,
     conversation_id: ConversationId,
     text: String,
+    attachments: Vec<AttachmentId>,
 ) -> StartedResponse {
     let options = SendOptions {
         title: true,
+        attachments,
         ..SendOptions::default()
     };
     start(state, service, conversation_id, |service, id| async move {
@@ -67,6 +83,11 @@ pub(crate) async fn edit(
     body: Result<Json<TextBody>, JsonRejection>,
 ) -> StartedResponse {
     let Json(body) = body?;
+    if !body.attachments.is_empty() {
+        return Err(ApiError::bad_request(
+            "an edit keeps the message's files and takes no new ones: send them with a new message",
+        ));
+    }
     let conversation = own_conversation(&state, &user, &id).await?;
     let message_id: MessageId = message_id
         .parse()

@@ -40,6 +40,7 @@ pub(crate) fn row(row: &HistoryRow) -> api::Row {
             created_at: time(m.created_at),
             replaced_by: m.replaced_by.map(|id| id.to_string()),
             is_edited: m.is_edited,
+            attachments: m.attachments.iter().map(attachment).collect(),
         }),
         HistoryRow::ToolCall(t) => api::Row::ToolCall(api::ToolCallRow {
             id: t.id.to_string(),
@@ -146,5 +147,24 @@ pub(crate) fn compact_report(report: &CompressionReport) -> api::CompactReport {
         detail: report.detail.clone(),
         tokens_before: report.tokens_before,
         tokens_after: report.tokens_after,
+    }
+}
+
+/// A stored attachment as the API answers it.
+pub(crate) fn attachment(a: &entities::Attachment) -> smallebot_protocol::attachments::Attachment {
+    use smallebot_protocol::attachments::{Attachment, AttachmentKind};
+    Attachment {
+        id: a.id.to_string(),
+        conversation_id: a.conversation_id.to_string(),
+        name: a.name.clone(),
+        media_type: a.media_type.clone(),
+        kind: match a.kind {
+            entities::AttachmentKind::Image => AttachmentKind::Image,
+            entities::AttachmentKind::Text => AttachmentKind::Text,
+            entities::AttachmentKind::File => AttachmentKind::File,
+        },
+        size: a.size,
+        width: a.image_size.map(|s| s.width),
+        height: a.image_size.map(|s| s.height),
     }
 }
