@@ -17,6 +17,7 @@ mod browser_account;
 mod browser_actions;
 mod browser_axe;
 mod browser_cards;
+mod browser_connection;
 mod browser_drafts;
 mod browser_export;
 mod browser_keyboard;

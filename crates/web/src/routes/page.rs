@@ -35,6 +35,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("api.js"),
     module!("compression.js"),
     module!("confirmation.js"),
+    module!("connection.js"),
     module!("conversation.js"),
     module!("dom.js"),
     module!("layout.js"),
