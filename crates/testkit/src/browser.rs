@@ -135,6 +135,16 @@ impl Chromium {
     }
 }
 
+/// Sends `page` to `url` and returns once the navigation started, not waiting for the
+/// page to load (a benchmark times the load with the page's own clocks).
+pub async fn navigate(page: &Page, url: &str) -> Result<(), TestkitError> {
+    use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
+    page.execute(NavigateParams::new(url))
+        .await
+        .map_err(|e| failed(&format!("navigating to {url}"), e))?;
+    Ok(())
+}
+
 /// Evaluates the JavaScript expression `js` in `page` (a promise is awaited) and
 /// returns its JSON value (`null` for what has none).
 pub async fn evaluate(page: &Page, js: &str) -> Result<serde_json::Value, TestkitError> {
