@@ -79,6 +79,8 @@ async fn serve(listener: TcpListener, target: SocketAddr, away: Option<Away>) {
 
 const BANNER_SHOWN: &str = "!document.getElementById('connection').hidden";
 const BANNER_GONE: &str = "document.getElementById('connection').hidden";
+const UNREACHABLE: &str = "!document.getElementById('connection').hidden \
+    && document.getElementById('connection').textContent === 'Server unreachable — retrying'";
 
 /// How many elements `selector` finds whose text contains `text`.
 fn count(selector: &str, text: &str) -> String {
@@ -135,9 +137,21 @@ async fn half_answered(
     (page, ConversationId::from_str(id).unwrap())
 }
 
-/// The answer that finished while the page was away is shown once, rendered, with
-/// one tool card and one question.
-async fn caught_up_once(page: &chromiumoxide::Page) {
+/// The answer ends while the page cannot hear it (the banner stays); then the server
+/// is back: the banner goes, and the answer is shown once, rendered, with one tool
+/// card and one question.
+async fn back_after_the_answer(
+    page: &chromiumoxide::Page,
+    s: &Server,
+    proxy: &mut Proxy,
+    rest: &Gate,
+    id: ConversationId,
+) {
+    rest.open();
+    wait_completed(s, id).await;
+    assert_eq!(eval(page, BANNER_SHOWN).await, true);
+    proxy.switch(None).await;
+    wait_within(page, BANNER_GONE, Duration::from_secs(20)).await;
     wait_within(
         page,
         "document.querySelector('.message.assistant.rendered')?.textContent.includes('Part two came after the reconnect.') \
@@ -197,11 +211,7 @@ async fn a_lost_event_stream_shows_a_banner_and_the_answer_arrives_once_after_re
         .await,
         "status"
     );
-    wait_for(
-        &page,
-        "document.getElementById('connection').textContent === 'Server unreachable — retrying'",
-    )
-    .await;
+    wait_for(&page, UNREACHABLE).await;
     for theme in ["light", "dark"] {
         prefer_scheme(&page, theme).await;
         for (width, height) in [(390, 844), (1280, 800)] {
@@ -217,16 +227,8 @@ async fn a_lost_event_stream_shows_a_banner_and_the_answer_arrives_once_after_re
         }
     }
 
-    // The answer ends while the page cannot hear it.
-    rest.open();
-    wait_completed(&s, id).await;
-    assert_eq!(eval(&page, BANNER_SHOWN).await, true);
-
-    // Back: the browser reconnects (resuming after the last event it received), the
-    // banner goes, and the rest of the answer is shown once.
-    proxy.switch(None).await;
-    wait_within(&page, BANNER_GONE, Duration::from_secs(20)).await;
-    caught_up_once(&page).await;
+    // Back: the browser reconnects (resuming after the last event it received).
+    back_after_the_answer(&page, &s, &mut proxy, &rest, id).await;
     browser.close().await;
 }
 
@@ -240,19 +242,9 @@ async fn a_stream_the_browser_gave_up_on_is_opened_again_once_the_server_answers
 
     // A reverse proxy answering 502: the browser gives the event stream up for good.
     proxy.switch(Some(Away::BadGateway)).await;
-    wait_for(
-        &page,
-        "document.getElementById('connection').textContent === 'Server unreachable — retrying' \
-         && !document.getElementById('connection').hidden",
-    )
-    .await;
-    rest.open();
-    wait_completed(&s, id).await;
-
+    wait_for(&page, UNREACHABLE).await;
     // The server answers again: the page loads the stored state and a new stream.
-    proxy.switch(None).await;
-    wait_within(&page, BANNER_GONE, Duration::from_secs(20)).await;
-    caught_up_once(&page).await;
+    back_after_the_answer(&page, &s, &mut proxy, &rest, id).await;
     // And the new stream works: the next answer streams in.
     s.model.push(ScriptedResponse::text("A later answer."));
     send(&page, "and now").await;
