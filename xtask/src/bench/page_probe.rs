@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use smallebot_testkit::browser::chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
+use smallebot_testkit::browser::chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, BringToFrontParams,
+};
 use smallebot_testkit::browser::{Chromium, Page, evaluate, navigate, wait_until};
 
 /// How long one measurement may take before the benchmark gives up.
@@ -65,6 +67,10 @@ async fn tab_at(browser: &Chromium, url: &str, script: Option<String>) -> Result
         .new_tab("about:blank")
         .await
         .map_err(|e| e.to_string())?;
+    // Only a tab in front paints (a hidden one has no first paint to time).
+    tab.execute(BringToFrontParams::default())
+        .await
+        .map_err(|e| format!("bringing the tab to the front: {e}"))?;
     if let Some(source) = script {
         tab.execute(AddScriptToEvaluateOnNewDocumentParams::new(source))
             .await
