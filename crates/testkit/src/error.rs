@@ -12,6 +12,9 @@ pub enum TestkitError {
     /// A throwaway PostgreSQL cluster could not be set up.
     #[error("smallebot-testkit: PostgreSQL test cluster: {0}")]
     Postgres(String),
+    /// Headless Chromium could not be started or driven.
+    #[error("smallebot-testkit: Chromium: {0}")]
+    Browser(String),
     /// Fewer requests than expected arrived before the timeout.
     #[error(
         "smallebot-testkit: waited {timeout:?} for {expected} request(s) but only {arrived} \

@@ -20,6 +20,8 @@
 //!   ([`TestModel::answer_when`]), then a FIFO queue, then a function of the request
 //!   ([`TestModel::respond_with`]); with none of them the server answers 500
 //!   "smallebot-testkit: no scripted response left for request #N".
+//! - With the `browser` feature, `browser` drives headless Chromium over the DevTools
+//!   Protocol (the web page's tests and the page benchmark).
 //! - [`scenarios`] scripts the demo conversation (a `GetCurrentTime` tool call, an
 //!   answer, a title).
 //!
@@ -45,6 +47,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "browser")]
+pub mod browser;
 mod error;
 pub mod files;
 mod gate;

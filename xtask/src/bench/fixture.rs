@@ -69,6 +69,19 @@ pub async fn fill_conversation(
     words: usize,
     tokens: i64,
 ) -> Result<ConversationId, String> {
+    fill_conversation_with(pool, user, turns, tokens, |n| sentence(n, words)).await
+}
+
+/// Inserts a conversation of `turns` turns (a user and an assistant message each, of
+/// `tokens` stored tokens) directly with SQL; message `n` (from 0, the user's even,
+/// the assistant's odd) says `text(n)`.
+pub async fn fill_conversation_with(
+    pool: &SqlitePool,
+    user: &str,
+    turns: usize,
+    tokens: i64,
+    text: impl Fn(usize) -> String,
+) -> Result<ConversationId, String> {
     let id = ConversationId::new();
     let at = "2026-01-01T00:00:00.000Z";
     let err = |e: sqlx::Error| format!("filling the benchmark database: {e}");
@@ -101,7 +114,7 @@ pub async fn fill_conversation(
                 .bind(turn.to_string())
                 .bind(seq)
                 .bind(role)
-                .bind(sentence(t * 2 + usize::from(role == "assistant"), words))
+                .bind(text(t * 2 + usize::from(role == "assistant")))
                 .bind(tokens)
                 .bind(at)
                 .execute(&mut *tx)
@@ -111,4 +124,31 @@ pub async fn fill_conversation(
     }
     tx.commit().await.map_err(err)?;
     Ok(id)
+}
+
+/// A Markdown answer of at least `bytes` bytes, as models write them: sections of a
+/// heading, a paragraph with inline markup, a list, a Rust code block, a table and a
+/// quote, varied by `n`; it ends with "End of answer `n`.".
+pub fn markdown_answer(n: usize, bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 2048);
+    let mut section = 0;
+    while out.len() < bytes {
+        let k = n * 1000 + section;
+        out.push_str(&format!(
+            "## Step {section}\n\nThe {} with **{}** and `inline {k}` code.\n\n\
+             - first {}\n- second, *emphasised* {k}\n- [x] third, done\n\n\
+             ```rust\nfn step_{k}(x: u64) -> u64 {{\n    let y = x.wrapping_mul({k}) + 1;\n    \
+             y.rotate_left(3) // {}\n}}\n```\n\n\
+             | key | value |\n|-----|-------|\n| a{k} | {} |\n\n> {}\n\n",
+            sentence(k, 24),
+            sentence(k + 1, 2),
+            sentence(k + 2, 6),
+            sentence(k + 3, 4),
+            sentence(k + 4, 3),
+            sentence(k + 5, 12),
+        ));
+        section += 1;
+    }
+    out.push_str(&format!("End of answer {n}."));
+    out
 }

@@ -7,11 +7,14 @@ mod estimate;
 mod fixture;
 mod harness;
 mod overhead;
+mod page;
+mod page_probe;
 mod pg_fill;
 mod render;
 mod run;
 mod search;
 mod serve;
+mod server;
 
 use clap::Args;
 
@@ -22,7 +25,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render).
+    /// serve, render, page).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -124,6 +127,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("serve") {
         print(&serve::run().await?);
+    }
+    if wants("page") {
+        print(&page::run().await?);
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 // The open conversation's live events (server-sent events, docs/protocol.md): the
 // streamed answer, tool cards, the plan, the title, compression.
 import { showConfirmation } from "./confirmation.js";
+import { streamClosed, streamLost, streamOpen } from "./connection.js";
 import { $, element, scrollDown } from "./dom.js";
 import { MarkdownStream } from "./markdown.js";
 import { renderPlan } from "./plan.js";
@@ -60,6 +61,7 @@ export function announceEnded(status) {
 export function closeStream() {
   if (live.source) live.source.close();
   live.source = null;
+  streamClosed();
 }
 
 /** Forgets the running turn's bubbles and cards (the timeline was drawn again). */
@@ -72,11 +74,28 @@ export function resetStream() {
 /**
  * Opens conversation `id`'s event stream. `on.ended`: a turn ended (show the stored
  * timeline); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
- * Settles once the stream is open (or failed to open).
+ * Settles once the stream is open (or failed to open). A broken stream shows the
+ * connection banner until it is open again (connection.js).
  */
 export function listen(id, on) {
   const source = new EventSource(`/api/conversations/${id}/events`);
   live.source = source;
+  source.addEventListener("open", () => {
+    if (live.source === source) streamOpen();
+  });
+  source.addEventListener("error", () => {
+    if (live.source !== source) return;
+    if (source.readyState !== EventSource.CLOSED) {
+      streamLost(); // the browser reconnects, resuming after the last event it received
+      return;
+    }
+    // The browser gave up (the answer was no event stream): once the server answers,
+    // the stored state is loaded and a new stream opened.
+    streamLost(() => {
+      if (live.source !== source || state.conversation !== id) return;
+      Promise.resolve(on.reload()).catch((error) => showError(error.message));
+    });
+  });
   const opened = new Promise((resolve) => {
     source.addEventListener("open", resolve, { once: true });
     source.addEventListener("error", resolve, { once: true });

@@ -36,6 +36,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("attachments.js"),
     module!("compression.js"),
     module!("confirmation.js"),
+    module!("connection.js"),
     module!("conversation.js"),
     module!("diff.js"),
     module!("dom.js"),

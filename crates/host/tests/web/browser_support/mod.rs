@@ -1,4 +1,5 @@
-//! Headless Chromium (the distribution's package) driving the page of a test server.
+//! Headless Chromium (the testkit's driver, `smallebot_testkit::browser`) driving the
+//! page of a test server.
 //!
 //! Without a `chromium` binary the browser tests print one loud line and pass as
 //! skipped — unless `SMALLEBOT_REQUIRE_BROWSER=1` (set by `.ci/run`), where a missing
@@ -8,92 +9,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
-use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::page::{Page, ScreenshotParams};
-use futures::StreamExt;
-use tokio::task::JoinHandle;
+use smallebot_testkit::browser::{evaluate, wait_until};
 
 use crate::common::Server;
 
-/// A headless browser for one test.
-pub struct Chromium {
-    browser: Browser,
-    handler: JoinHandle<()>,
-    _profile: tempfile::TempDir,
-}
-
-/// The Chromium binary, if there is one.
-fn executable() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SMALLEBOT_CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-impl Chromium {
-    /// Starts Chromium, or `None` (with one loud line) when there is none and CI does
-    /// not require one.
-    pub async fn start(test: &str) -> Option<Self> {
-        let Some(executable) = executable() else {
-            if std::env::var("SMALLEBOT_REQUIRE_BROWSER").as_deref() == Ok("1") {
-                panic!("{test}: SMALLEBOT_REQUIRE_BROWSER=1 but no chromium binary was found");
-            }
-            eprintln!(
-                "!!! SKIPPED {test}: browser tests need Chromium (apt-get install chromium, \
-                 or set SMALLEBOT_CHROMIUM)"
-            );
-            return None;
-        };
-        let profile = tempfile::tempdir().unwrap();
-        let config = BrowserConfig::builder()
-            .chrome_executable(executable)
-            .new_headless_mode()
-            .no_sandbox()
-            .user_data_dir(profile.path())
-            .window_size(1280, 900)
-            .viewport(Viewport {
-                width: 1280,
-                height: 900,
-                ..Viewport::default()
-            })
-            .arg("--disable-gpu")
-            .arg("--disable-dev-shm-usage")
-            .build()
-            .unwrap();
-        let (browser, mut events) = Browser::launch(config).await.unwrap();
-        let handler = tokio::spawn(async move { while events.next().await.is_some() {} });
-        Some(Self {
-            browser,
-            handler,
-            _profile: profile,
-        })
-    }
-
-    /// Opens `url` in a new tab.
-    pub async fn open(&self, url: &str) -> Page {
-        self.browser.new_page(url).await.unwrap()
-    }
-
-    /// Closes the browser; one that does not exit within 5 s (a loaded machine) is
-    /// killed, so that a test never hangs on its last line.
-    pub async fn close(mut self) {
-        let patience = Duration::from_secs(5);
-        let _ = tokio::time::timeout(patience, self.browser.close()).await;
-        if tokio::time::timeout(patience, self.browser.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.browser.kill().await;
-        }
-        self.handler.abort();
-    }
-}
+/// A headless browser for one test (`Chromium::start` skips loudly without one).
+pub use smallebot_testkit::browser::Chromium;
 
 /// The page of a fresh server, ready for input (it opened a new conversation).
 pub async fn open_page(s: &Server, browser: &Chromium) -> Page {
@@ -132,11 +55,7 @@ pub async fn send(page: &Page, text: &str) {
 
 /// Evaluates `js` in `page` and returns its JSON value.
 pub async fn eval(page: &Page, js: &str) -> serde_json::Value {
-    page.evaluate(js)
-        .await
-        .unwrap_or_else(|e| panic!("evaluating {js}: {e}"))
-        .into_value()
-        .unwrap_or(serde_json::Value::Null)
+    evaluate(page, js).await.unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Waits until the JavaScript expression `condition` is true (10 s at most).
@@ -146,17 +65,9 @@ pub async fn wait_for(page: &Page, condition: &str) {
 
 /// Waits until the JavaScript expression `condition` is true (`within` at most).
 pub async fn wait_within(page: &Page, condition: &str, within: Duration) {
-    let deadline = Instant::now() + within;
-    loop {
-        if eval(page, condition).await == serde_json::Value::Bool(true) {
-            return;
-        }
-        if Instant::now() > deadline {
-            let body = eval(page, "document.body.innerText").await;
-            panic!("timed out waiting for `{condition}`; the page shows:\n{body}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(page, condition, within)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Types `text` into the element `selector` (focused first).
