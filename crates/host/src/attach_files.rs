@@ -2,13 +2,16 @@
 //! read before anything is stored, checked against the limits and the model, then
 //! uploaded into the conversation and sent with the message.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use smallebot_application::ConversationService;
-use smallebot_core::entities::{Attachment, AttachmentFacts, Conversation};
+use smallebot_core::entities::{Attachment, AttachmentFacts, AttachmentKind, Conversation};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::attachment::describe;
+use smallebot_core::rules::attachment_text::facts_label;
 use smallebot_core::rules::mentions::mentions;
+use smallebot_core::rules::pasted_path::pasted_paths;
 
 use crate::error::HostError;
 
@@ -18,6 +21,15 @@ pub(crate) struct FileToAttach {
     name: String,
     /// Its content.
     content: Vec<u8>,
+    /// What it is (sniffed from the content).
+    facts: AttachmentFacts,
+}
+
+impl FileToAttach {
+    /// Its label: `[image: shot.png 1280×720]`, `[file: notes.txt 9 B]`.
+    pub(crate) fn label(&self) -> String {
+        facts_label(&self.facts)
+    }
 }
 
 /// Reads every file of `paths` (relative ones from the working directory).
@@ -38,7 +50,12 @@ fn read_file(path: &Path) -> Result<FileToAttach, HostError> {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    Ok(FileToAttach { name, content })
+    let facts = describe(&name, &content);
+    Ok(FileToAttach {
+        name,
+        content,
+        facts,
+    })
 }
 
 /// Checks `files` for a message of `conversation` (`None`: a new conversation), before
@@ -50,12 +67,9 @@ fn read_file(path: &Path) -> Result<FileToAttach, HostError> {
 pub(crate) fn check(
     service: &ConversationService,
     conversation: Option<&Conversation>,
-    files: &[FileToAttach],
+    files: &[&FileToAttach],
 ) -> Result<(), HostError> {
-    let facts: Vec<AttachmentFacts> = files
-        .iter()
-        .map(|file| describe(&file.name, &file.content))
-        .collect();
+    let facts: Vec<AttachmentFacts> = files.iter().map(|file| file.facts.clone()).collect();
     Ok(service.check_files(conversation, &facts)?)
 }
 
@@ -67,6 +81,34 @@ pub(crate) fn mentioned_paths(text: &str) -> Vec<PathBuf> {
         .filter(|m| m.path_like || Path::new(m.path).is_file())
         .map(|m| PathBuf::from(m.path))
         .collect()
+}
+
+/// Bytes read from a pasted path to tell whether it is an image (the header, and a
+/// JPEG's metadata before its size).
+const SNIFFED_BYTES: u64 = 256 * 1024;
+
+/// The paths of a chat line that is only paths of existing image files (dragged onto
+/// the terminal from a file manager, see [`pasted_paths`]); `None` for any other line,
+/// which is sent as text. Only the head of each file is read here.
+pub(crate) fn pasted_images(line: &str) -> Option<Vec<PathBuf>> {
+    let home = std::env::var("HOME").ok();
+    let paths: Vec<PathBuf> = pasted_paths(line, home.as_deref())?
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    paths.iter().all(|path| is_image(path)).then_some(paths)
+}
+
+/// Whether `path` is a regular file whose content sniffs as an image.
+fn is_image(path: &Path) -> bool {
+    // Not a FIFO or a device: opening one could block or never end.
+    if !path.is_file() {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|file| file.take(SNIFFED_BYTES).read_to_end(&mut head));
+    read.is_ok() && describe("", &head).kind == AttachmentKind::Image
 }
 
 /// Uploads `files` into `conversation_id`, in order, and returns them.

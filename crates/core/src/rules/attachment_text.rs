@@ -5,7 +5,7 @@
 //! (`[image: error.png 1280×720]`, `[file: spec.pdf 12 KB]`) transcripts and summary
 //! requests show instead of the content.
 
-use crate::entities::{Attachment, AttachmentKind};
+use crate::entities::{Attachment, AttachmentFacts, AttachmentKind, ImageSize};
 use crate::rules::attachment::human_size;
 
 /// The workspace folder attached files are saved in (relative to the workspace).
@@ -191,16 +191,28 @@ pub fn workspace_candidates(name: &str) -> impl Iterator<Item = String> + '_ {
 /// `[file: NAME SIZE]` for text and other files.
 #[must_use]
 pub fn attachment_label(attachment: &Attachment) -> String {
-    let name = &attachment.name;
-    match (attachment.kind, attachment.image_size) {
-        (AttachmentKind::Image, Some(size)) => {
-            format!("[image: {name} {}×{}]", size.width, size.height)
+    label(
+        &attachment.name,
+        attachment.kind,
+        attachment.image_size,
+        attachment.size,
+    )
+}
+
+/// [`attachment_label`] of a file read but not stored yet (the chat's `/attach`).
+#[must_use]
+pub fn facts_label(facts: &AttachmentFacts) -> String {
+    label(&facts.name, facts.kind, facts.image_size, facts.size)
+}
+
+fn label(name: &str, kind: AttachmentKind, image_size: Option<ImageSize>, size: i64) -> String {
+    match (kind, image_size) {
+        (AttachmentKind::Image, Some(pixels)) => {
+            format!("[image: {name} {}×{}]", pixels.width, pixels.height)
         }
-        (AttachmentKind::Image, None) => {
-            format!("[image: {name} {}]", human_size(attachment.size))
-        }
+        (AttachmentKind::Image, None) => format!("[image: {name} {}]", human_size(size)),
         (AttachmentKind::Text | AttachmentKind::File, _) => {
-            format!("[file: {name} {}]", human_size(attachment.size))
+            format!("[file: {name} {}]", human_size(size))
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod file_diff;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
+pub mod pasted_path;
 pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;

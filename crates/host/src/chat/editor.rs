@@ -41,6 +41,7 @@ const COMMANDS: &[&str] = &[
     "/history",
     "/show ",
     "/verbose ",
+    "/attach ",
     "/clear",
     "/help",
     "/quit",

@@ -24,6 +24,7 @@ mod show;
 use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};
 use super::slash::parse_slash;
+use crate::attach_files::pasted_images;
 use crate::error::HostError;
 use crate::render::EventPrinter;
 
@@ -50,6 +51,9 @@ pub struct Repl<W: Write> {
     /// The tokenizer (built in the background), waited for before a turn is sent so
     /// its context figure is exact even when the first message came at once.
     tokenizer: Option<Arc<smallebot_agent::tokenizer::Tokenizer>>,
+    /// Files attached with `/attach` (or a pasted image path), sent with the next
+    /// message.
+    pending: Vec<crate::attach_files::FileToAttach>,
 }
 
 enum Next {
@@ -80,6 +84,7 @@ impl<W: Write> Repl<W> {
             skills: None,
             terminal: false,
             tokenizer: None,
+            pending: Vec::new(),
         }
     }
 
@@ -188,7 +193,16 @@ impl<W: Write> Repl<W> {
                 }
             };
             exit_armed = false;
-            let next = match parse_slash(&line) {
+            let parsed = parse_slash(&line);
+            // A line of image paths (dragged onto the terminal) attaches them; a
+            // command is never taken for one.
+            if !matches!(parsed, Some(Ok(_)))
+                && let Some(images) = pasted_images(&line)
+            {
+                self.attach(&images).await?;
+                continue;
+            }
+            let next = match parsed {
                 Some(Ok(command)) => match self.command(command, &mut input).await {
                     Ok(next) => next,
                     // The terminal is gone: nothing more can be said.

@@ -1,5 +1,7 @@
 //! Slash commands of the chat REPL.
 
+use smallebot_core::rules::pasted_path::typed_path;
+
 use crate::cli::ExportFormat;
 
 /// A parsed slash command.
@@ -47,6 +49,12 @@ pub enum Slash {
     Export(ExportFormat, Option<String>),
     /// Clear the screen.
     Clear,
+    /// Attach a file (the path as typed, unquoted) to the next message.
+    Attach(String),
+    /// List the files attached to the next message.
+    Attached,
+    /// Take the files attached to the next message off.
+    AttachClear,
     /// Show help.
     Help,
     /// Leave.
@@ -80,12 +88,17 @@ Commands:
   /export md|json [FILE]
                  write this conversation as Markdown or JSON to FILE, or to a
                  file named after its title here (an existing file is never replaced)
+  /attach PATH   attach a file to your next message (relative to the working
+                 directory; quote a name with spaces); /attach alone lists them,
+                 /attach clear takes them off. @path in a message attaches too, and
+                 a pasted (or dragged) image file path attaches that image
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
 Keys:
   Enter          send; Alt+Enter or Shift+Enter starts a new line
-  Tab            complete a command, or the conversation id after /switch
+  Tab            complete a command, the conversation id after /switch, or a
+                 file path after @ or /attach
   Ctrl+R         search what you typed before (Up and Down walk through it)
   Ctrl+C         while a turn runs: cancel it (the partial answer is kept);
                  at the prompt: twice to exit";
@@ -118,6 +131,9 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("mcp", "") => Ok(Slash::Mcp),
         ("skills", "") => Ok(Slash::Skills),
         ("clear", "") => Ok(Slash::Clear),
+        ("attach", "") => Ok(Slash::Attached),
+        ("attach", "clear") => Ok(Slash::AttachClear),
+        ("attach", path) => Ok(Slash::Attach(typed_path(path))),
         ("copy", "") => Ok(Slash::Copy),
         ("export", args) => parse_export(args),
         ("verbose", "") => Ok(Slash::Verbose(None)),
@@ -201,6 +217,13 @@ mod tests {
                 Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
             ),
             ("/clear", Some(Ok(Slash::Clear))),
+            ("/attach", Some(Ok(Slash::Attached))),
+            ("/attach clear", Some(Ok(Slash::AttachClear))),
+            (
+                "/attach 'my notes.txt'",
+                Some(Ok(Slash::Attach("my notes.txt".into()))),
+            ),
+            ("/attach ./clear", Some(Ok(Slash::Attach("./clear".into())))),
             ("/copy", Some(Ok(Slash::Copy))),
             ("/resume", Some(Ok(Slash::Resume))),
             ("/history", Some(Ok(Slash::History))),

@@ -23,8 +23,17 @@ pub(crate) async fn service_with(
     server: &TestModel,
     tools: ToolRegistry,
 ) -> Arc<ConversationService> {
-    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
     let endpoint = ChatEndpoint::new(server.base_url(), "m");
+    service_on(dir, endpoint, tools).await
+}
+
+/// A service on a database in `dir`, talking to `endpoint`, offering `tools`.
+pub(crate) async fn service_on(
+    dir: &Path,
+    endpoint: ChatEndpoint,
+    tools: ToolRegistry,
+) -> Arc<ConversationService> {
+    let store = SqliteStore::open(&dir.join("db.sqlite")).await.unwrap();
     let agent = AgentAssembly::new(Arc::new(store), endpoint)
         .skill_path(dir.join("SKILL.md"))
         .tools(tools)

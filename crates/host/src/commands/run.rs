@@ -119,7 +119,11 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     };
     // Files over a limit, or an image for a model that cannot see it: refused before
     // anything is stored.
-    if let Err(error) = attach_files::check(&service, existing.as_ref(), &files) {
+    if let Err(error) = attach_files::check(
+        &service,
+        existing.as_ref(),
+        &files.iter().collect::<Vec<_>>(),
+    ) {
         app.close().await;
         return Err(error);
     }

@@ -38,6 +38,9 @@ impl<W: Write> Repl<W> {
                 }
             }
             Slash::Copy => self.copy().await?,
+            Slash::Attach(path) => self.attach(&[path.into()]).await?,
+            Slash::Attached => self.list_attached()?,
+            Slash::AttachClear => self.clear_attached()?,
             Slash::Export(format, file) => self.export(format, file).await?,
             Slash::Verbose(choice) => {
                 if let Some(verbose) = choice {
