@@ -1,5 +1,5 @@
 //! `@path` mentions in a message typed on the terminal: which words name files to
-//! attach.
+//! attach, and which path is being typed (for completion).
 
 /// Characters a mention may end with that belong to the sentence, not the path.
 const TRAILING: &[char] = &[',', ';', ':', '!', '?', ')', ']', '"', '\'', '.'];
@@ -29,9 +29,48 @@ pub fn mentions(text: &str) -> Vec<Mention<'_>> {
         .collect()
 }
 
+/// The command whose argument is a file path.
+const ATTACH: &str = "/attach ";
+
+/// Where the file path being typed at the end of `typed` (the line up to the cursor)
+/// starts, for completion: just after an `@` opening the last word, or after
+/// `/attach ` (when the path has no space yet). `None` when no path is being typed.
+#[must_use]
+pub fn path_being_typed(typed: &str) -> Option<usize> {
+    if let Some(rest) = typed.strip_prefix(ATTACH) {
+        let path = rest.trim_start();
+        return (!path.contains(char::is_whitespace)).then_some(typed.len() - path.len());
+    }
+    let word = typed.rfind(char::is_whitespace).map_or(0, |at| {
+        at + typed[at..].chars().next().map_or(1, char::len_utf8)
+    });
+    typed[word..].starts_with('@').then_some(word + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_path_being_typed_follows_an_at_or_slash_attach() {
+        let cases: &[(&str, Option<usize>)] = &[
+            ("read @no", Some(6)),
+            ("@", Some(1)),
+            ("read @src/ma", Some(6)),
+            ("mail me@exa", None),
+            ("read @notes.txt and", None),
+            ("plain words", None),
+            ("/attach ", Some(8)),
+            ("/attach  doc", Some(9)),
+            ("/attach my file", None),
+            ("/attachx", None),
+            ("é @x", Some(4)),
+            ("", None),
+        ];
+        for (typed, expected) in cases {
+            assert_eq!(path_being_typed(typed), *expected, "{typed:?}");
+        }
+    }
 
     #[test]
     fn at_words_are_mentions_and_paths_are_told_apart() {

@@ -1,8 +1,8 @@
 //! The line editor on a terminal (reedline, chosen over rustyline for its bracketed
 //! paste, menus and maintained key bindings): editing, history kept in the home,
 //! Alt+Enter or Shift+Enter for a new line, a paste of any size as one message, Tab
-//! completion of slash commands, of conversation ids after `/switch` and of the
-//! format after `/export`.
+//! completion of slash commands, of conversation ids after `/switch`, of the format
+//! after `/export` and of file paths after `@` and `/attach `.
 //!
 //! reedline blocks while it reads, so it runs on a thread of its own; each read is a
 //! request answered over a channel.
@@ -17,7 +17,10 @@ use reedline::{
 };
 use tokio::sync::oneshot;
 
+use smallebot_core::rules::mentions::path_being_typed;
+
 use super::input::{Input, LineSource};
+use super::path_complete::complete_path;
 
 /// Entries kept in the history file.
 const HISTORY_ENTRIES: usize = 1_000;
@@ -109,7 +112,10 @@ fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: boo
     let menu = ColumnarMenu::default().with_name("completion");
     let editor = Reedline::create()
         .with_edit_mode(Box::new(Emacs::new(keys)))
-        .with_completer(Box::new(ChatCompleter { conversations }))
+        .with_completer(Box::new(ChatCompleter {
+            conversations,
+            base: None,
+        }))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
         // One candidate (a unique id prefix, `/q`): completed at once, no menu.
         .with_quick_completions(true)
@@ -196,9 +202,12 @@ impl Prompt for ChatPrompt {
     }
 }
 
-/// Completes slash commands, and conversation ids after `/switch `.
+/// Completes slash commands, conversation ids after `/switch `, and file paths after
+/// `@` and `/attach `.
 struct ChatCompleter {
     conversations: Arc<Mutex<Vec<String>>>,
+    /// The directory relative paths complete from; `None`: the working directory.
+    base: Option<PathBuf>,
 }
 
 impl Completer for ChatCompleter {
@@ -214,6 +223,23 @@ impl Completer for ChatCompleter {
                 })
                 .collect()
         };
+        if let Some(start) = path_being_typed(typed) {
+            let base = match &self.base {
+                Some(base) => base.clone(),
+                None => std::env::current_dir().unwrap_or_default(),
+            };
+            let partial = typed.get(start..).unwrap_or_default();
+            return complete_path(partial, &base)
+                .into_iter()
+                .map(|found| Suggestion {
+                    value: found.value,
+                    span: Span::new(start, pos),
+                    // A file is done: the message goes on after a space.
+                    append_whitespace: !found.directory,
+                    ..Suggestion::default()
+                })
+                .collect();
+        }
         if let Some(prefix) = typed.strip_prefix("/switch ") {
             let ids = self
                 .conversations
@@ -262,8 +288,12 @@ mod tests {
         assert_eq!(completions("/s"), ["/switch ", "/search ", "/show "]);
         assert_eq!(completions("/q"), ["/quit"]);
         assert!(completions("/zz").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         let mut completer = ChatCompleter {
             conversations: Arc::new(Mutex::new(vec!["0191aa".into(), "0292bb".into()])),
+            base: Some(dir.path().to_path_buf()),
         };
         let line = "/switch 01";
         let got: Vec<(String, usize)> = completer
@@ -281,5 +311,21 @@ mod tests {
             .map(|s| s.value)
             .collect();
         assert_eq!(got, ["json "]);
+        assert_eq!(completions("/at"), ["/attach "]);
+        // Paths after `@` and `/attach `: a file ends the word, a directory goes on.
+        for (line, start) in [("read @no", 6), ("/attach no", 8)] {
+            let got: Vec<(String, usize, bool)> = completer
+                .complete(line, line.len())
+                .into_iter()
+                .map(|s| (s.value, s.span.start, s.append_whitespace))
+                .collect();
+            assert_eq!(got, [("notes.txt".to_owned(), start, true)], "{line}");
+        }
+        let got: Vec<(String, bool)> = completer
+            .complete("see @d", 6)
+            .into_iter()
+            .map(|s| (s.value, s.append_whitespace))
+            .collect();
+        assert_eq!(got, [("docs/".to_owned(), false)]);
     }
 }

@@ -8,6 +8,7 @@ mod confirm;
 mod cursor_query;
 mod editor;
 mod input;
+mod path_complete;
 mod picker;
 mod repl;
 mod slash;
