@@ -15,8 +15,9 @@ pub(super) struct PathCompletion {
 }
 
 /// The completions of `partial` (a path as typed) from `base`, sorted by name. Hidden
-/// entries only when the name typed starts with a dot; none when the directory cannot
-/// be read.
+/// entries only when the name typed starts with a dot; names with whitespace left out
+/// (an `@` mention ends at whitespace; `/attach` takes such a name quoted); none when
+/// the directory cannot be read.
 pub(super) fn complete_path(partial: &str, base: &Path) -> Vec<PathCompletion> {
     let (dir, prefix) = match partial.rfind('/') {
         Some(at) => partial.split_at(at + 1),
@@ -29,8 +30,9 @@ pub(super) fn complete_path(partial: &str, base: &Path) -> Vec<PathCompletion> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let shown =
-                name.starts_with(prefix) && (prefix.starts_with('.') || !name.starts_with('.'));
+            let shown = name.starts_with(prefix)
+                && (prefix.starts_with('.') || !name.starts_with('.'))
+                && !name.contains(char::is_whitespace);
             // A symbolic link to a directory is a directory here.
             let directory = entry.path().is_dir();
             shown.then(|| PathCompletion {
@@ -56,6 +58,7 @@ mod tests {
         std::fs::write(base.join("docs/news.md"), "x").unwrap();
         std::fs::write(base.join(".hidden"), "x").unwrap();
         std::fs::write(base.join("data.csv"), "x").unwrap();
+        std::fs::write(base.join("docs/new file.txt"), "x").unwrap();
         let values = |partial: &str| -> Vec<String> {
             complete_path(partial, base)
                 .into_iter()
