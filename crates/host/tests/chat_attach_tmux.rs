@@ -4,8 +4,6 @@
 
 mod tmux;
 
-use tmux::Tmux;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tab_completes_paths_and_the_files_go_with_the_message() {
     let home = tempfile::tempdir().unwrap();
@@ -14,14 +12,7 @@ async fn tab_completes_paths_and_the_files_go_with_the_message() {
     std::fs::write(cwd.path().join("docs/plan.md"), "step one\n").unwrap();
     std::fs::write(cwd.path().join("notes.txt"), "buy milk\n").unwrap();
     let model = tmux::answering("the answer").await;
-    let url = model.base_url();
-    let env = [
-        ("OPENAI_BASE_URL", url.as_str()),
-        ("SMALLEBOT_MODEL", "scripted"),
-    ];
-    let home_arg = home.path().to_string_lossy().into_owned();
-    let args = ["--home", home_arg.as_str(), "chat"];
-    let Some(term) = Tmux::start_in("attach", Some(cwd.path()), &env, &args) else {
+    let Some(term) = tmux::chat_in("attach", home.path(), cwd.path(), &model) else {
         return;
     };
     term.wait_for("› ");

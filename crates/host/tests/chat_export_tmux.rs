@@ -5,8 +5,6 @@
 
 mod tmux;
 
-use tmux::Tmux;
-
 /// The file a `exported the conversation to FILE (N bytes)` line on `screen` names
 /// last.
 fn exported(screen: &str) -> String {
@@ -24,14 +22,7 @@ async fn export_writes_the_conversation_and_never_replaces_a_file() {
     let cwd = tempfile::tempdir().unwrap();
     std::fs::write(cwd.path().join("taken.json"), "keep").unwrap();
     let model = tmux::answering("the **answer**").await;
-    let url = model.base_url();
-    let env = [
-        ("OPENAI_BASE_URL", url.as_str()),
-        ("SMALLEBOT_MODEL", "scripted"),
-    ];
-    let home_arg = home.path().to_string_lossy().into_owned();
-    let args = ["--home", home_arg.as_str(), "chat"];
-    let Some(term) = Tmux::start_in("export", Some(cwd.path()), &env, &args) else {
+    let Some(term) = tmux::chat_in("export", home.path(), cwd.path(), &model) else {
         return;
     };
     term.wait_for("› ");

@@ -23,6 +23,24 @@ pub async fn answering(answer: &'static str) -> smallebot_testkit::TestModel {
     model
 }
 
+/// `smallebot --home <home> chat` on `model` (as the scripted model), run in the
+/// directory `cwd`; `None` when tmux is missing and not required.
+pub fn chat_in(
+    test: &str,
+    home: &Path,
+    cwd: &Path,
+    model: &smallebot_testkit::TestModel,
+) -> Option<Tmux> {
+    let url = model.base_url();
+    let env = [
+        ("OPENAI_BASE_URL", url.as_str()),
+        ("SMALLEBOT_MODEL", "scripted"),
+    ];
+    let home_arg = home.to_string_lossy().into_owned();
+    let args = ["--home", home_arg.as_str(), "chat"];
+    Tmux::start_in(test, Some(cwd), &env, &args)
+}
+
 /// A terminal running one command.
 pub struct Tmux {
     socket: PathBuf,
