@@ -90,14 +90,12 @@ async fn a_streaming_answer_is_markdown_from_its_first_piece_to_its_last() {
         .await,
         "rust"
     );
-    assert_eq!(
-        eval(
-            &page,
-            &format!("{answer_el}.querySelectorAll('.code-block .hljs-keyword').length > 0")
-        )
-        .await,
-        true
-    );
+    // Highlighted once in view (blocks are highlighted as they come near the view).
+    wait_for(
+        &page,
+        &format!("{answer_el}.querySelectorAll('.code-block .hljs-keyword').length > 0"),
+    )
+    .await;
     assert_eq!(
         eval(
             &page,
