@@ -1,8 +1,8 @@
 //! Answers as Markdown in headless Chromium: rendered while they stream (no raw `**`,
-//! the same layout as once stored), code highlighted with its language and a Copy
-//! button, tables, quotes, inline code and task lists styled, long lines scrolling
-//! inside their block, a whole answer copied; an image the page cannot load shown as a
-//! link with its alt text.
+//! the same layout as once stored), code labelled with its language and a Copy button
+//! and highlighted as it comes near the view, tables, quotes, inline code and task lists
+//! styled, long lines scrolling inside their block, a whole answer copied; an image the
+//! page cannot load shown as a link with its alt text.
 
 use crate::browser_support;
 use crate::common;
@@ -90,14 +90,12 @@ async fn a_streaming_answer_is_markdown_from_its_first_piece_to_its_last() {
         .await,
         "rust"
     );
-    assert_eq!(
-        eval(
-            &page,
-            &format!("{answer_el}.querySelectorAll('.code-block .hljs-keyword').length > 0")
-        )
-        .await,
-        true
-    );
+    // Highlighted once in view (blocks are highlighted as they come near the view).
+    wait_for(
+        &page,
+        &format!("{answer_el}.querySelectorAll('.code-block .hljs-keyword').length > 0"),
+    )
+    .await;
     assert_eq!(
         eval(
             &page,
@@ -200,5 +198,42 @@ async fn an_image_the_page_cannot_load_is_a_link_with_its_alt_text() {
         ])
     );
     screenshot(&page, "image-links").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_long_answers_code_is_highlighted_as_it_comes_near_the_view() {
+    let Some(browser) = Chromium::start("lazy highlighting").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let blocks: Vec<String> = (0..80)
+        .map(|i| format!("Step {i}.\n\n```rust\nfn step_{i}() -> u32 {{\n    {i}\n}}\n```"))
+        .collect();
+    s.model.push(ScriptedResponse::text(format!(
+        "{}\n\nThe end.",
+        blocks.join("\n\n")
+    )));
+    let page = open_page(&s, &browser).await;
+    send(&page, "show me many steps").await;
+    let code = "document.querySelectorAll('.message.assistant.rendered pre code')";
+    // The end is in view and highlighted; the first block, thousands of pixels above,
+    // is labelled but not highlighted yet.
+    wait_for(&page, &format!("{code}[79]?.classList.contains('hljs')")).await;
+    assert_eq!(
+        eval(
+            &page,
+            &format!("[{code}[0].classList.contains('hljs'), {code}.length, document.querySelectorAll('.message.assistant.rendered .code-language').length]")
+        )
+        .await,
+        serde_json::json!([false, 80, 80])
+    );
+    // Scrolled to, it is highlighted.
+    eval(&page, &format!("{code}[0].scrollIntoView(); true")).await;
+    wait_for(
+        &page,
+        &format!("{code}[0].querySelectorAll('.hljs-keyword').length > 0"),
+    )
+    .await;
     browser.close().await;
 }

@@ -51,7 +51,23 @@ export async function showMarkdown(target, markdown) {
   enhance(target);
 }
 
-/** Highlights the code blocks under `root`, labels them and gives each a Copy button. */
+// A long answer has code blocks by the thousand: each is highlighted when it comes
+// near the view, not all at once when the answer is drawn.
+const nearView = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const code = entry.target;
+      nearView.unobserve(code);
+      // highlight.js escapes the text; its output is the text in <span class="hljs-…">.
+      code.innerHTML = hljs.highlight(code.textContent, { language: code.dataset.language, ignoreIllegals: true }).value;
+      code.classList.add("hljs");
+    }
+  },
+  { rootMargin: "1500px 0px", scrollMargin: "1500px 0px" },
+);
+
+/** Labels the code blocks under `root`, gives each a Copy button and highlights it near the view. */
 export function enhance(root) {
   for (const pre of root.querySelectorAll("pre:not(.enhanced)")) {
     const code = pre.querySelector("code");
@@ -61,9 +77,8 @@ export function enhance(root) {
     const language = match ? match[1] : "";
     const source = code.textContent;
     if (language && hljs.getLanguage(language)) {
-      // highlight.js escapes the text; its output is the text in <span class="hljs-…">.
-      code.innerHTML = hljs.highlight(source, { language, ignoreIllegals: true }).value;
-      code.classList.add("hljs");
+      code.dataset.language = language;
+      nearView.observe(code);
     }
     const block = element("div", "code-block");
     const head = element("div", "code-head");

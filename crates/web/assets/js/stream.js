@@ -15,6 +15,7 @@ const live = {
   streaming: null, // the MarkdownStream of the answer receiving text deltas
   reasoning: null, // the reasoning block receiving deltas: {box, pieces, frame}
   cards: new Map(), // call id -> tool card of the running turn
+  scrollFrame: 0, // the animation frame that follows the timeline's end, if one is due
 };
 
 // The model call failed and is tried again: a line with the attempt, the reason and a
@@ -149,6 +150,16 @@ function addReasoning(text) {
   });
 }
 
+// Deltas come by the thousand: the timeline follows its end once a frame, not once an
+// event (each scroll lays the page out).
+function scrollSoon() {
+  if (live.scrollFrame) return;
+  live.scrollFrame = requestAnimationFrame(() => {
+    live.scrollFrame = 0;
+    scrollDown();
+  });
+}
+
 function onEvent(event, on) {
   switch (event.type) {
     case "TurnStarted":
@@ -157,10 +168,12 @@ function onEvent(event, on) {
     case "TextDelta":
       endRetry();
       streamingAnswer().push(event.text);
-      break;
+      scrollSoon(); // a delta changes no control: only the end is followed, once a frame
+      return;
     case "ReasoningDelta":
       addReasoning(event.text);
-      break;
+      scrollSoon();
+      return;
     case "Retrying":
       if (live.streaming) live.streaming.clear();
       if (live.reasoning) {
