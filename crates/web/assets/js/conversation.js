@@ -3,6 +3,7 @@ import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { conversationPicked } from "./layout.js";
 import { renderList } from "./list.js";
+import { forgetCode } from "./markdown.js";
 import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
@@ -45,6 +46,7 @@ export function startDraft(how = "push") {
   state.draft = true;
   state.busy = false;
   $("title").textContent = "New conversation";
+  forgetCode($("messages"));
   $("messages").replaceChildren();
   renderPlan(null, null);
   if (location.pathname !== "/" || location.hash) {

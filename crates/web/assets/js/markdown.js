@@ -67,6 +67,15 @@ const nearView = new IntersectionObserver(
   { rootMargin: "1500px 0px", scrollMargin: "1500px 0px" },
 );
 
+/**
+ * Stops waiting to highlight the code blocks under `root`, before it is emptied: the
+ * observer holds each block it waits for, and a block never scrolled near would
+ * otherwise stay held after the timeline is drawn again.
+ */
+export function forgetCode(root) {
+  for (const code of root.querySelectorAll("code[data-language]:not(.hljs)")) nearView.unobserve(code);
+}
+
 /** Labels the code blocks under `root`, gives each a Copy button and highlights it near the view. */
 export function enhance(root) {
   for (const pre of root.querySelectorAll("pre:not(.enhanced)")) {

@@ -3,7 +3,7 @@
 import { attachmentList } from "./attachments.js";
 import { $, button, element, scrollDown } from "./dom.js";
 import { countFolded, summaryCard } from "./compression.js";
-import { addCopyMessage, enhance } from "./markdown.js";
+import { addCopyMessage, enhance, forgetCode } from "./markdown.js";
 import { state } from "./session.js";
 import { toolCard } from "./toolcards.js";
 import { addVersions } from "./versions.js";
@@ -101,6 +101,7 @@ function failedCard(turn) {
 /** Draws `timeline` (`GET /api/conversations/{id}`) into the message list. */
 export function renderTimeline(timeline) {
   const box = $("messages");
+  forgetCode(box);
   box.replaceChildren();
   let lastAnswer = null;
   const outcomes = new Map((timeline.turns || []).map((turn) => [turn.id, turn]));
