@@ -383,6 +383,8 @@ pub enum SearchHitKind {
     ToolCall,
     /// A tool call's result.
     ToolResult,
+    /// An attachment of a user message: its name and, for a text file, its text.
+    Attachment,
     /// A kind this client does not know.
     #[serde(other)]
     #[schemars(skip)]

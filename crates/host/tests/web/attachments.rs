@@ -288,6 +288,15 @@ async fn an_image_reaches_a_model_that_sees_images_and_shows_in_the_timeline() {
         .unwrap();
     assert_eq!(user["attachments"][0]["id"], json!(aid));
     assert_eq!(user["attachments"][0]["name"], "shot.png");
+    // Found by its name, as an attachment.
+    let hits = s.get_json("/api/search?q=shot.png").await;
+    let hit = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "attachment")
+        .unwrap_or_else(|| panic!("no attachment hit: {hits}"));
+    assert_eq!(hit["conversation_id"], json!(id));
     // Sent: it cannot be sent again.
     let again = s
         .send(&id, json!({ "text": "again", "attachments": [aid] }))

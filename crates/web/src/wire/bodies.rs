@@ -117,6 +117,7 @@ pub(crate) fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchH
             SearchHitKind::Assistant => api::SearchHitKind::Assistant,
             SearchHitKind::ToolCall => api::SearchHitKind::ToolCall,
             SearchHitKind::ToolResult => api::SearchHitKind::ToolResult,
+            SearchHitKind::Attachment => api::SearchHitKind::Attachment,
             _ => api::SearchHitKind::Unknown,
         },
         text: hit.text.clone(),
