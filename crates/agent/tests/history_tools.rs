@@ -5,8 +5,9 @@ mod history_support;
 
 use history_support::*;
 use serde_json::{Value, json};
-use smallebot_core::entities::{CompressionUpdate, Role};
-use smallebot_core::repository::ConversationRepository;
+use smallebot_core::entities::{CompressionUpdate, LeaseOwner, NewAttachment, Role};
+use smallebot_core::repository::{AttachmentRepository, ConversationRepository, TurnRepository};
+use smallebot_core::rules::attachment::describe;
 
 #[tokio::test]
 async fn finds_messages_tool_arguments_and_results_newest_first_with_context() {
@@ -328,4 +329,36 @@ async fn earlier_searches_never_crowd_out_real_matches() {
     assert!(text.contains("→ USER: the second walrus"));
     assert!(text.contains("→ USER: the first walrus"));
     assert!(!text.contains("→ TOOL"), "{text}");
+}
+
+#[tokio::test]
+async fn an_attachment_is_found_by_its_text_beside_its_message() {
+    let f = fixture().await;
+    let c = f.conversation("alice", "Logs").await;
+    let content = b"error: wombat overflow\n".to_vec();
+    let attachment = f
+        .store
+        .put_attachment(&NewAttachment {
+            conversation_id: c.id,
+            facts: describe("server.log", &content),
+            content,
+        })
+        .await
+        .unwrap();
+    let owner = LeaseOwner {
+        pid: 1,
+        host: "box".into(),
+        started_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 3),
+    };
+    f.store
+        .start_turn_with_message(c.id, false, "what broke?", &[attachment.id], 5, &owner)
+        .await
+        .unwrap();
+
+    let text = ok(f.search(&c, json!({"query": "wombat"})).await);
+    assert_eq!(match_count(&text), 1, "{text}");
+    assert!(
+        text.contains("→ ATTACHMENT: server.log") && text.contains("\nUSER: what broke?"),
+        "the hit shows its message after it: {text}"
+    );
 }

@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use smallebot_core::entities::{HistoryRow, Role, SearchHit, SearchHitKind, SearchQuery, Seq};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{RepoResult, Store};
+use smallebot_core::rules::attachment_text::attachment_label;
 use smallebot_core::rules::truncation::truncate_with_marker;
 
 use super::names::{READ_CONVERSATION_DATA, SEARCH_HISTORY};
@@ -54,8 +55,9 @@ pub struct SearchMatch {
 /// empty assistant rows that open a tool step show nothing and are passed over).
 const NEIGHBOUR_ROWS: u32 = 3;
 
-/// The searchable rows of one stored row: a message with text is one, a tool call two
-/// (call and result), a think block or an empty message none.
+/// The searchable rows of one stored row: a message with text is one, after one for
+/// each of its attachments (their hits come before the message at its `seq`), a tool
+/// call two (call and result), a think block or an empty message none.
 fn lines_of(row: &HistoryRow) -> Vec<(Seq, MatchLine)> {
     let line = |kind, text: &str| {
         (
@@ -67,13 +69,20 @@ fn lines_of(row: &HistoryRow) -> Vec<(Seq, MatchLine)> {
         )
     };
     match row {
-        HistoryRow::Message(m) if m.content.trim().is_empty() => Vec::new(),
         HistoryRow::Message(m) => {
+            let mut lines: Vec<_> = m
+                .attachments
+                .iter()
+                .map(|a| line(SearchHitKind::Attachment, &attachment_label(a)))
+                .collect();
             let kind = match m.role {
                 Role::User => SearchHitKind::User,
                 Role::Assistant => SearchHitKind::Assistant,
             };
-            vec![line(kind, &m.content)]
+            if !m.content.trim().is_empty() {
+                lines.push(line(kind, &m.content));
+            }
+            lines
         }
         HistoryRow::ToolCall(c) => {
             let mut lines = vec![line(
