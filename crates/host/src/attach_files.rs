@@ -14,6 +14,7 @@ use smallebot_core::rules::mentions::mentions;
 use smallebot_core::rules::pasted_path::pasted_paths;
 
 use crate::error::HostError;
+use crate::user_path::user_path;
 
 /// A file to attach, read whole.
 pub(crate) struct FileToAttach {
@@ -40,7 +41,8 @@ pub(crate) fn read_files(paths: &[PathBuf]) -> Result<Vec<FileToAttach>, HostErr
     paths.iter().map(|path| read_file(path)).collect()
 }
 
-fn read_file(path: &Path) -> Result<FileToAttach, HostError> {
+fn read_file(typed: &Path) -> Result<FileToAttach, HostError> {
+    let path = &user_path(typed);
     let unreadable = |source| HostError::AttachmentUnreadable {
         path: path.to_path_buf(),
         source,

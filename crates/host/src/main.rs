@@ -21,6 +21,7 @@ mod render;
 mod shutdown;
 mod skills_text;
 mod skills_web;
+mod user_path;
 mod wiring;
 
 use std::process::ExitCode;

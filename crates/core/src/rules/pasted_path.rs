@@ -34,6 +34,21 @@ pub fn typed_path(argument: &str) -> String {
     }
 }
 
+/// `path` with a leading `~` or `~/` replaced by `home` (as a shell does for the user's
+/// own home directory); any other path, `~user/…`, or any path without a `home`, as
+/// it is.
+#[must_use]
+pub fn expand_home(path: &str, home: Option<&str>) -> String {
+    let rest = match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+        _ => return path.to_owned(),
+    };
+    match home {
+        Some(home) => format!("{}{rest}", home.trim_end_matches('/')),
+        None => path.to_owned(),
+    }
+}
+
 /// The absolute path `word` names, if it names one.
 fn absolute(word: &str, home: Option<&str>) -> Option<String> {
     if let Some(rest) = word.strip_prefix("file://") {
@@ -89,6 +104,24 @@ mod tests {
             assert_eq!(pasted_paths(line, home), expected, "{line:?}");
         }
         assert_eq!(pasted_paths("~/a.png", None), None);
+    }
+
+    #[test]
+    fn a_leading_tilde_is_the_home_directory() {
+        let home = Some("/home/me/");
+        let cases = [
+            ("~/notes.md", home, "/home/me/notes.md"),
+            ("~", home, "/home/me"),
+            ("~/", home, "/home/me/"),
+            ("~alice/notes.md", home, "~alice/notes.md"),
+            ("notes~/x", home, "notes~/x"),
+            ("./~/x", home, "./~/x"),
+            ("/tmp/x", home, "/tmp/x"),
+            ("~/notes.md", None, "~/notes.md"),
+        ];
+        for (path, home, expected) in cases {
+            assert_eq!(expand_home(path, home), expected, "{path:?} {home:?}");
+        }
     }
 
     #[test]

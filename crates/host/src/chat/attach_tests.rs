@@ -155,3 +155,30 @@ async fn a_pasted_image_path_attaches_the_image_and_other_paths_stay_text() {
         "{parts:?}"
     );
 }
+
+#[tokio::test]
+async fn files_attached_before_new_are_said_to_stay_for_the_next_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "buy milk\n").unwrap();
+    server.answer_when(smallebot_testkit::RecordedRequest::asks_for_title, |_| {
+        ScriptedResponse::text("A title")
+    });
+    server.push(ScriptedResponse::text("Milk it is."));
+
+    let input = format!(
+        "/new\n/attach {notes}\n/new\nwhat do I buy?\n/new\n/quit\n",
+        notes = notes.display(),
+    );
+    let out = run_repl(&service, None, input.as_bytes()).await;
+    let said = "1 attached file still goes with your next message \
+                (/attach lists it, /attach clear takes it off)";
+    assert_eq!(out.matches(said).count(), 1, "{out}");
+    let parts = server.turn_requests()[0].last_user_parts();
+    assert_eq!(
+        parts[1]["text"],
+        "Attached file notes.txt (9 B):\n```\nbuy milk\n```"
+    );
+}

@@ -229,7 +229,8 @@ impl Completer for ChatCompleter {
                 None => std::env::current_dir().unwrap_or_default(),
             };
             let partial = typed.get(start..).unwrap_or_default();
-            return complete_path(partial, &base)
+            let home = std::env::var("HOME").ok();
+            return complete_path(partial, &base, home.as_deref())
                 .into_iter()
                 .map(|found| Suggestion {
                     value: found.value,

@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use smallebot_core::rules::pasted_path::expand_home;
+
 /// A completion of a path: the whole path typed so far with the entry's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PathCompletion {
@@ -17,13 +19,14 @@ pub(super) struct PathCompletion {
 /// The completions of `partial` (a path as typed) from `base`, sorted by name. Hidden
 /// entries only when the name typed starts with a dot; names with whitespace left out
 /// (an `@` mention ends at whitespace; `/attach` takes such a name quoted); none when
-/// the directory cannot be read.
-pub(super) fn complete_path(partial: &str, base: &Path) -> Vec<PathCompletion> {
+/// the directory cannot be read. A leading `~/` is `home`'s directory and stays as typed
+/// in the completions.
+pub(super) fn complete_path(partial: &str, base: &Path, home: Option<&str>) -> Vec<PathCompletion> {
     let (dir, prefix) = match partial.rfind('/') {
         Some(at) => partial.split_at(at + 1),
         None => ("", partial),
     };
-    let Ok(entries) = std::fs::read_dir(base.join(dir)) else {
+    let Ok(entries) = std::fs::read_dir(base.join(expand_home(dir, home))) else {
         return Vec::new();
     };
     let mut found: Vec<PathCompletion> = entries
@@ -60,7 +63,7 @@ mod tests {
         std::fs::write(base.join("data.csv"), "x").unwrap();
         std::fs::write(base.join("docs/new file.txt"), "x").unwrap();
         let values = |partial: &str| -> Vec<String> {
-            complete_path(partial, base)
+            complete_path(partial, base, None)
                 .into_iter()
                 .map(|c| c.value)
                 .collect()
@@ -77,6 +80,12 @@ mod tests {
             values(&absolute),
             [format!("{}/docs/notes.txt", base.display())]
         );
-        assert!(!complete_path("data", base)[0].directory);
+        assert!(!complete_path("data", base, None)[0].directory);
+        // `~/` lists the home directory and stays `~/` in what is completed.
+        let home = base.join("docs");
+        let in_home = complete_path("~/n", Path::new("/"), home.to_str());
+        let in_home: Vec<&str> = in_home.iter().map(|c| c.value.as_str()).collect();
+        assert_eq!(in_home, ["~/news.md", "~/notes.txt"]);
+        assert!(complete_path("~/n", base, None).is_empty());
     }
 }

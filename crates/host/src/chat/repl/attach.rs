@@ -97,6 +97,22 @@ impl<W: Write> Repl<W> {
         self.say(&lines.join("\n"))
     }
 
+    /// What the user is told on leaving a conversation (`/new`, `/switch`, `/resume`)
+    /// with files attached: they stay for the next message, wherever it goes.
+    pub(super) fn say_still_attached(&mut self) -> Result<(), HostError> {
+        let line = match self.pending.len() {
+            0 => return Ok(()),
+            1 => "1 attached file still goes with your next message \
+                  (/attach lists it, /attach clear takes it off)"
+                .to_owned(),
+            n => format!(
+                "{n} attached files still go with your next message \
+                 (/attach lists them, /attach clear takes them off)"
+            ),
+        };
+        self.say(&line)
+    }
+
     /// `/attach clear`: the files waiting for the next message are taken off.
     pub(super) fn clear_attached(&mut self) -> Result<(), HostError> {
         let count = std::mem::take(&mut self.pending).len();

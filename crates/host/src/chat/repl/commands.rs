@@ -29,6 +29,7 @@ impl<W: Write> Repl<W> {
                 self.conversation = None;
                 self.pending_model = None;
                 self.say("new conversation: it is saved with your first message")?;
+                self.say_still_attached()?;
             }
             Slash::Clear => {
                 if self.terminal {

@@ -10,6 +10,7 @@ use super::Repl;
 use crate::cli::ExportFormat;
 use crate::commands::conversations::export_text;
 use crate::error::HostError;
+use crate::user_path::user_path;
 
 /// Names tried after the title's own when that file exists (`title-2.md` …).
 const FREE_NAME_TRIES: usize = 100;
@@ -32,7 +33,10 @@ impl<W: Write> Repl<W> {
             ExportFormat::Json => "json",
         };
         let written = match file {
-            Some(file) => write_new(Path::new(&file), &text).map(|()| PathBuf::from(file)),
+            Some(file) => {
+                let path = user_path(Path::new(&file));
+                write_new(&path, &text).map(|()| path)
+            }
             None => write_free(&file_name(&gathered.conversation.title, extension), &text),
         };
         let line = match written {

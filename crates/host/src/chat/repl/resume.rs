@@ -90,7 +90,8 @@ impl<W: Write> Repl<W> {
             .ok_or(HostError::ConversationNotFound(id))?;
         self.conversation = Some(found.id);
         self.say(&format!("switched to {} — {}", found.id, found.title))?;
-        self.show_recent(found.id).await
+        self.show_recent(found.id).await?;
+        self.say_still_attached()
     }
 
     /// The picker over this user's recent conversations; `None` when cancelled (or

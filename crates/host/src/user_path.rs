@@ -1,0 +1,15 @@
+//! Paths a person types for a file of theirs (one to attach, one to export to): a
+//! leading `~` is their home directory, as in their shell.
+
+use std::path::{Path, PathBuf};
+
+use smallebot_core::rules::pasted_path::expand_home;
+
+/// `typed` with a leading `~` or `~/` replaced by `$HOME` (as typed when `HOME` is not
+/// set or the path is not valid UTF-8).
+pub(crate) fn user_path(typed: &Path) -> PathBuf {
+    let (Some(text), Ok(home)) = (typed.to_str(), std::env::var("HOME")) else {
+        return typed.to_path_buf();
+    };
+    PathBuf::from(expand_home(text, Some(&home)))
+}
