@@ -80,6 +80,50 @@ async fn an_image_reaches_a_vision_model_as_a_data_url_after_the_text() {
 }
 
 #[tokio::test]
+async fn an_image_sent_before_a_switch_to_a_model_without_images_is_named_not_sent() {
+    let h = harness(Options {
+        images: true,
+        text_model_choice: true,
+        ..Options::default()
+    })
+    .await;
+    let c = h.conversation().await;
+    h.server.push(ScriptedResponse::text("I see an error."));
+    send_with(&h, &c, "what does this say?", &[("error.png", png(64, 32))]).await;
+    h.service.set_model(c.id, Some("text-model")).await.unwrap();
+    h.server
+        .push(ScriptedResponse::text("It said there was an error."));
+    h.service
+        .send(c.id, "what did it say?", SendOptions::default())
+        .await
+        .unwrap();
+
+    let request = &h.server.requests()[1];
+    assert_eq!(request.body["model"], "text-model");
+    assert!(
+        !request.body.to_string().contains("image_url"),
+        "{}",
+        request.body
+    );
+    let first_user = &request.body["messages"][1];
+    assert_eq!(first_user["role"], "user");
+    assert_eq!(first_user["content"][0]["text"], "what does this say?");
+    let line = first_user["content"][1]["text"].as_str().unwrap();
+    assert!(
+        line.starts_with("Attached image error.png (")
+            && line.contains("attachments/error.png")
+            && line.ends_with("the model in use does not see images."),
+        "{line}"
+    );
+    assert!(
+        h.dir
+            .path()
+            .join("workspace/attachments/error.png")
+            .is_file()
+    );
+}
+
+#[tokio::test]
 async fn a_text_file_is_inlined_under_its_header() {
     let h = harness(Options::default()).await;
     let c = h.conversation().await;

@@ -16,7 +16,8 @@ use smallebot_core::entities::{Attachment, AttachmentKind, ImageSize};
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::image_tokens;
 use smallebot_core::rules::attachment_text::{
-    TextCut, cut_to_budget, inline_part, saved_file_line, unsaved_file_line, workspace_candidates,
+    TextCut, cut_to_budget, inline_part, saved_file_line, unsaved_file_line, unseen_image_line,
+    workspace_candidates,
 };
 
 use super::tokens::{CountTokens, count};
@@ -50,16 +51,21 @@ impl AttachmentWriter {
         }
     }
 
-    /// The parts `attachments` become, in order.
+    /// The parts `attachments` become, in order; for a model that does not see images
+    /// (`sees_images` false), an image is saved in the workspace and named like a file.
     pub(crate) fn parts(
         &self,
         attachments: &[Attachment],
         contents: &AttachmentContents,
+        sees_images: bool,
         counter: &impl CountTokens,
     ) -> Vec<ModelPart> {
         attachments
             .iter()
-            .map(|a| self.part(a, contents.get(&a.id).map(AsRef::as_ref), counter))
+            .map(|a| {
+                let content = contents.get(&a.id).map(AsRef::as_ref);
+                self.part(a, content, sees_images, counter)
+            })
             .collect()
     }
 
@@ -67,6 +73,7 @@ impl AttachmentWriter {
         &self,
         attachment: &Attachment,
         content: Option<&[u8]>,
+        sees_images: bool,
         counter: &impl CountTokens,
     ) -> ModelPart {
         let Some(content) = content else {
@@ -79,7 +86,7 @@ impl AttachmentWriter {
             return ModelPart::Text { text };
         };
         match attachment.kind {
-            AttachmentKind::Image => ModelPart::Image {
+            AttachmentKind::Image if sees_images => ModelPart::Image {
                 data_url: format!(
                     "data:{};base64,{}",
                     attachment.media_type,
@@ -118,11 +125,16 @@ impl AttachmentWriter {
                 };
                 ModelPart::Text { text }
             }
-            AttachmentKind::File => {
+            // Any other file, or an image the model cannot see: saved and named.
+            kind @ (AttachmentKind::File | AttachmentKind::Image) => {
                 let (name, size, media_type) =
                     (&attachment.name, attachment.size, &attachment.media_type);
+                let line = match kind {
+                    AttachmentKind::Image => unseen_image_line,
+                    _ => saved_file_line,
+                };
                 let text = match self.save(attachment, content) {
-                    Ok(path) => saved_file_line(name, size, media_type, &path),
+                    Ok(path) => line(name, size, media_type, &path),
                     Err(why) => unsaved_file_line(name, size, media_type, &why),
                 };
                 ModelPart::Text { text }

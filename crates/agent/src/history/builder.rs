@@ -209,8 +209,12 @@ impl ContextAssembler for HistoryBuilder {
                 &|tool| self.settings.result_limit(tool),
                 &|message| {
                     let counter = Counter(&self.tokenizer);
-                    self.attachments
-                        .parts(&message.attachments, input.attachments, &counter)
+                    self.attachments.parts(
+                        &message.attachments,
+                        input.attachments,
+                        input.sees_images,
+                        &counter,
+                    )
                 },
             ),
             tools: std::sync::Arc::clone(input.tools),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use smallebot_agent::assembly::{AgentAssembly, WarmUp};
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, RetryPolicy};
+use smallebot_agent::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tokenizer::Tokenizer;
@@ -43,6 +43,8 @@ pub struct Options {
     pub images: bool,
     /// agent.json `attachments.maxInlineTokens`.
     pub max_inline_tokens: i64,
+    /// A second model conversations may choose, `text-model`, which sees no images.
+    pub text_model_choice: bool,
 }
 
 impl Default for Options {
@@ -65,6 +67,7 @@ impl Default for Options {
             warm_up: WarmUp::Now,
             images: false,
             max_inline_tokens: 8_000,
+            text_model_choice: false,
         }
     }
 }
@@ -97,7 +100,21 @@ pub async fn harness(options: Options) -> Harness {
     } else {
         endpoint("test-model")
     };
+    let choices = if options.text_model_choice {
+        let named = |id: &str, endpoint: ChatEndpoint| NamedEndpoint {
+            id: id.to_owned(),
+            endpoint,
+            context_window: options.context_window,
+        };
+        vec![
+            named("test-model", chat.clone()),
+            named("text-model", endpoint("text-model")),
+        ]
+    } else {
+        Vec::new()
+    };
     let agent = AgentAssembly::new(Arc::new(store.clone()), chat)
+        .choices(choices)
         .compaction(
             compaction,
             options.compaction_window.unwrap_or(options.context_window),

@@ -361,6 +361,9 @@ impl<'a> TurnRun<'a> {
             tools: schemas,
             thinking: self.turn.thinking_mode,
             attachments: &self.attachments,
+            sees_images: context
+                .model
+                .supports_images(view.conversation.model.as_deref()),
         });
         self.put_view(view);
 

@@ -30,6 +30,9 @@ pub struct PromptInput<'a> {
     /// The content of every attachment of the user messages in `rows` (one missing
     /// here is named in the request, not sent).
     pub attachments: &'a AttachmentContents,
+    /// Whether the conversation's model sees images; when not (it was chosen after an
+    /// image was sent), an image goes as a line naming it, never as an image.
+    pub sees_images: bool,
 }
 
 /// Attachments' contents by id, read once per turn.

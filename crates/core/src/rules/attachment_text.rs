@@ -161,6 +161,18 @@ pub fn saved_file_line(name: &str, size: i64, media_type: &str, saved_at: &str) 
     )
 }
 
+/// The line an image becomes for a model that does not see images (the conversation
+/// was switched to it after the image was sent): where in the workspace it is, and
+/// why it is not shown.
+#[must_use]
+pub fn unseen_image_line(name: &str, size: i64, media_type: &str, saved_at: &str) -> String {
+    format!(
+        "Attached image {name} ({}, {media_type}) is saved in the workspace at {saved_at}; \
+         it is not shown because the model in use does not see images.",
+        human_size(size)
+    )
+}
+
 /// The line an attachment that could not be saved becomes (the workspace is not
 /// writable, say): named, so the model knows it was given.
 #[must_use]

@@ -115,6 +115,11 @@ fn a_saved_file_is_named_with_its_path() {
         unsaved_file_line("a.bin", 3, "application/octet-stream", "read-only")
             .contains("(read-only)")
     );
+    assert_eq!(
+        unseen_image_line("shot.png", 2048, "image/png", "attachments/shot.png"),
+        "Attached image shot.png (2 KB, image/png) is saved in the workspace at \
+         attachments/shot.png; it is not shown because the model in use does not see images."
+    );
 }
 
 #[test]
