@@ -5,11 +5,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::events::ToolCallStatus;
 pub use crate::history::{
     ConversationExport, MessageVersion, ReplacedAnswer, SnippetPart, TurnOutcome, TurnStatus,
 };
-use crate::plan::Plan;
+
+mod timeline;
+
+pub use timeline::{
+    ContextUsage, MessageRow, Role, Row, ThinkBlockRow, Timeline, TimelineRow, ToolCallRow,
+};
 
 /// Every error answer: `{"error": "what went wrong and what to do"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -103,168 +107,6 @@ pub struct CreatedConversation {
 pub struct RenameBody {
     /// The new title (trimmed, 1–200 characters).
     pub title: String,
-}
-
-/// The answer of `GET /api/conversations/{id}`: the conversation and every stored row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Timeline {
-    /// The conversation.
-    pub conversation: Conversation,
-    /// Its rows in `seq` order.
-    pub rows: Vec<TimelineRow>,
-    /// Whether a turn runs now (on this server or another on the same database).
-    pub busy: bool,
-    /// The task list, when the conversation has tasks.
-    pub plan: Option<Plan>,
-    /// Why the task list could not be read, when it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan_error: Option<String>,
-    /// How full the context window is for the next request.
-    pub context: ContextUsage,
-    /// The id of the model the next turn runs on (`null` when there is no choice).
-    pub model: Option<String>,
-    /// Every turn in order, with how it ended.
-    #[serde(default)]
-    pub turns: Vec<TurnOutcome>,
-}
-
-/// The context estimate for the next request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ContextUsage {
-    /// Estimated tokens.
-    pub used: u64,
-    /// The model's context window.
-    pub window: u64,
-    /// `used / window`.
-    pub ratio: f64,
-    /// Whether `used` is exact; `false`: an upper bound.
-    pub exact: bool,
-}
-
-/// A row of the timeline with how it stands.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct TimelineRow {
-    /// Whether compression replaced it in the model's context by the summary.
-    pub summarized: bool,
-    /// Whether its turn was taken out of the context (`POST …/undo`).
-    pub undone: bool,
-    /// An assistant message's Markdown as sanitized HTML.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub html: Option<String>,
-    /// A user message's earlier versions (replaced by edits), oldest first; absent
-    /// when it replaced none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub versions: Vec<MessageVersion>,
-    /// The row, tagged by `kind`.
-    #[serde(flatten)]
-    pub row: Row,
-}
-
-/// A stored row, tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Row {
-    /// A user or assistant message.
-    Message(MessageRow),
-    /// A tool call with its result.
-    ToolCall(ToolCallRow),
-    /// A reasoning block.
-    ThinkBlock(ThinkBlockRow),
-    /// A kind of row this client does not know.
-    #[serde(other)]
-    #[schemars(skip)]
-    Unknown,
-}
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Role {
-    /// The person.
-    User,
-    /// The model.
-    Assistant,
-    /// A role this client does not know.
-    #[serde(other)]
-    #[schemars(skip)]
-    Unknown,
-}
-
-/// A message row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct MessageRow {
-    /// Its id (a UUID).
-    pub id: String,
-    /// The conversation.
-    pub conversation_id: String,
-    /// Its turn.
-    pub turn_id: String,
-    /// Its place in the conversation.
-    pub seq: i64,
-    /// Who wrote it.
-    pub role: Role,
-    /// Its text (an assistant message's is Markdown; empty when a model step only
-    /// called tools).
-    pub content: String,
-    /// Tokens it counts in a request.
-    pub token_count: i64,
-    /// When it was written (RFC 3339).
-    pub created_at: String,
-    /// The message that replaced it (an edit), if any.
-    pub replaced_by: Option<String>,
-    /// Whether it replaced an earlier message.
-    pub is_edited: bool,
-    /// The files a user message carries, in order (absent when none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<crate::attachments::Attachment>,
-}
-
-/// A tool call row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolCallRow {
-    /// Its id (a UUID).
-    pub id: String,
-    /// The conversation.
-    pub conversation_id: String,
-    /// Its turn.
-    pub turn_id: String,
-    /// Its place in the conversation.
-    pub seq: i64,
-    /// The model's id for the call.
-    pub call_id: String,
-    /// The tool.
-    pub tool_name: String,
-    /// Its arguments (JSON text).
-    pub arguments: String,
-    /// Its result; `null` while it runs or when it was interrupted without one.
-    pub result: Option<String>,
-    /// How it stands.
-    pub status: ToolCallStatus,
-    /// Tokens it counts in a request.
-    pub token_count: i64,
-    /// When it started (RFC 3339).
-    pub started_at: String,
-    /// When it ended (RFC 3339).
-    pub completed_at: Option<String>,
-}
-
-/// A reasoning row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThinkBlockRow {
-    /// Its id (a UUID).
-    pub id: String,
-    /// The conversation.
-    pub conversation_id: String,
-    /// Its turn.
-    pub turn_id: String,
-    /// Its place in the conversation.
-    pub seq: i64,
-    /// The reasoning.
-    pub content: String,
-    /// When it was written (RFC 3339).
-    pub created_at: String,
 }
 
 /// `POST …/messages` and `POST …/messages/{message_id}/edit`.
