@@ -15,6 +15,7 @@ mod commands;
 mod conversation_ref;
 mod database;
 mod error;
+mod home;
 mod mcp_status;
 mod relay;
 mod render;

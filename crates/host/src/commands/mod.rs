@@ -21,7 +21,7 @@ use crate::error::HostError;
 pub async fn run(cli: Cli) -> Result<(), HostError> {
     // Without a current directory (deleted under us) only `.` is left to look in.
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let home = Home::new(crate::cli::resolve_home(
+    let home = Home::new(crate::home::resolve_home(
         cli.home,
         &cwd,
         std::env::var_os("HOME").map(std::path::PathBuf::from),
