@@ -102,7 +102,12 @@ async fn run_attach_refuses_before_anything_is_stored() {
     let cases = [
         (path("missing.txt"), false, "cannot read"),
         (path("big.txt"), false, "maxFileBytes"),
-        (path("shot.png"), false, "cannot see images"),
+        // The environment's model is named as it was given (SMALLEBOT_MODEL).
+        (
+            path("shot.png"),
+            false,
+            "model 'scripted' cannot see images",
+        ),
     ];
     for (file, images, expected) in cases {
         let out = run(

@@ -8,6 +8,7 @@ use smallebot_application::ports::{
 
 use super::attempt::stream_once;
 use super::endpoint::{ChatEndpoint, ClientSettings, HttpClients, NamedEndpoint, Target};
+use crate::config::ENV_MODEL_ID;
 
 /// Streams chat completions from an OpenAI-compatible endpoint; summaries may go to a
 /// separate compaction model.
@@ -139,6 +140,13 @@ impl ChatModel for OpenAiChatModel {
         model
             .and_then(|id| choices.iter().find(|c| c.id == id))
             .or_else(|| choices.first())
-            .map_or_else(|| self.chat.endpoint.model.clone(), |c| c.id.clone())
+            .map_or_else(
+                || self.chat.endpoint.model.clone(),
+                // The environment's model is known by the name it was given there.
+                |c| match c.id.as_str() {
+                    ENV_MODEL_ID => c.model.clone(),
+                    id => id.to_owned(),
+                },
+            )
     }
 }
