@@ -109,11 +109,13 @@ pub fn user_name(flag: Option<&str>, configured: Option<&str>) -> String {
 
 /// Loads configuration, opens the store and builds the pipeline, with `confirmer`
 /// asking the person before a command runs when terminal.json sets
-/// `requireCommandConfirmation`.
+/// `requireCommandConfirmation`; the tokenizer's encoder is built as `warm_up` says
+/// (never on the way to the first request).
 pub async fn build(
     home: &Home,
     user_flag: Option<&str>,
     confirmer: Arc<dyn CommandConfirmer>,
+    warm_up: WarmUp,
 ) -> Result<App, HostError> {
     // Configuration first: an invalid file or a missing endpoint is reported before
     // the database is touched.
@@ -128,7 +130,7 @@ pub async fn build(
     let assembly = with_sandbox(assembly.confirmer(confirmer))
         .tools(mcp_registry(&mcp))
         .notices(mcp.warnings().to_vec());
-    let mut app = assemble(home, user_flag, assembly).await?;
+    let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
     app.mcp = mcp;
     app.model = model;
     if let Err(error) = recover(&app).await {
@@ -156,7 +158,9 @@ pub async fn recover(app: &App) -> Result<(), HostError> {
 /// The service for work that needs no model (deleting a conversation): configuration
 /// is still read and checked, but no endpoint is needed.
 pub async fn build_without_model(home: &Home) -> Result<App, HostError> {
-    let assembly = AgentAssembly::from_home(home.root())?.without_model();
+    let assembly = AgentAssembly::from_home(home.root())?
+        .without_model()
+        .warm_up(WarmUp::Background);
     assemble(home, None, assembly).await
 }
 
@@ -184,8 +188,6 @@ async fn assemble(
     let agent = assembly
         .store(store.store())
         .task_store(store.task_store(home))
-        // Never on the way to the first request: a one-shot `run` answers without it.
-        .warm_up(WarmUp::Background)
         .build();
     let agent = match agent {
         Ok(agent) => agent,

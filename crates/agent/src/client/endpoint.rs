@@ -120,8 +120,10 @@ impl Target {
         let mut config = OpenAIConfig::new().with_api_base(endpoint.base_url.trim_end_matches('/'));
         config = config.with_api_key(endpoint.api_key.clone().unwrap_or_default());
         let http = http.for_url(&endpoint.base_url);
-        let client =
-            Client::with_config(config).with_http_service(RetryService::new(http, settings.retry));
+        // `Client::with_config` would build a default HTTP client of its own, loading
+        // the system's TLS roots for every endpoint, even a plain `http://` one.
+        let client = Client::build(http.clone(), config)
+            .with_http_service(RetryService::new(http, settings.retry));
         Self { client, endpoint }
     }
 }

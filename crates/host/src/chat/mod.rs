@@ -26,7 +26,7 @@ use editor::EditorInput;
 use input::PipedInput;
 pub use repl::Repl;
 
-use smallebot_agent::assembly::Home;
+use smallebot_agent::assembly::{Home, WarmUp};
 
 use std::io::IsTerminal;
 
@@ -75,7 +75,13 @@ fn model_shown(
 /// Runs the REPL on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let (confirmer, confirmations) = TerminalConfirmer::channel();
-    let app = wiring::build(home, args.user.as_deref(), std::sync::Arc::new(confirmer)).await?;
+    let app = wiring::build(
+        home,
+        args.user.as_deref(),
+        std::sync::Arc::new(confirmer),
+        WarmUp::Background,
+    )
+    .await?;
     // Caught once started: SIGTERM and SIGHUP end the session with its turn stored;
     // Ctrl+C stays the REPL's.
     let mut signals = match StopSignals::catch(false) {

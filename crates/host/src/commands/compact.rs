@@ -8,12 +8,12 @@ use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
 use crate::render::tokens;
 use crate::wiring;
-use smallebot_agent::assembly::Home;
+use smallebot_agent::assembly::{Home, WarmUp};
 
 /// Compresses a conversation's context now and says what happened.
 pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostError> {
     // A compaction runs no tools: nobody is asked.
-    let app = wiring::build(home, None, Arc::new(DenyAll)).await?;
+    let app = wiring::build(home, None, Arc::new(DenyAll), WarmUp::Background).await?;
     let id = match find_conversation(app.service.store().as_ref(), id, None).await {
         Ok(conversation) => conversation.id,
         Err(error) => {

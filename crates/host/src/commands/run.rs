@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_agent::assembly::Home;
+use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
 use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
@@ -92,7 +92,17 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let prompt = read_prompt(args.prompt)?;
     // Every file is read before anything is stored: a missing one stops here.
     let files = attach_files::read_files(&args.attach)?;
-    let app = wiring::build(home, args.user.as_deref(), confirmer()).await?;
+    // A person reading the context figure gets it counted exactly (below), so the
+    // encoder is built from the start; a script never waits for it, and its ~150 ms
+    // of CPU would only compete with the turn on a busy machine: built only if a
+    // count must be exact (near the compression threshold); the counts stay marked
+    // provisional for the next process to settle.
+    let warm_up = if std::io::stderr().is_terminal() {
+        WarmUp::Background
+    } else {
+        WarmUp::OnDemand
+    };
+    let app = wiring::build(home, args.user.as_deref(), confirmer(), warm_up).await?;
     // Caught once started (a start that hangs still ends at the first Ctrl+C): from
     // here a stop signal ends the turn stored.
     let mut signals = match StopSignals::catch(true) {

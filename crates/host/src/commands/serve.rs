@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_agent::assembly::Home;
+use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_sandbox::CommandSandbox;
 use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
 
@@ -44,7 +44,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         .collect::<Result<Vec<_>, _>>()?;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
-    let app = wiring::build(home, user, confirmer.clone()).await?;
+    let app = wiring::build(home, user, confirmer.clone(), WarmUp::Background).await?;
     let signed_in = !addr.ip().is_loopback();
     if signed_in && app.store.user_names().await?.is_empty() {
         app.close().await;
