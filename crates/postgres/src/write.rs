@@ -77,8 +77,9 @@ pub(crate) type Reply<T> = oneshot::Sender<RepoResult<T>>;
 /// A write, with its typed fields and where its answer goes.
 #[derive(Debug)]
 pub(crate) enum Job {
-    /// A running turn with its user message.
-    StartTurn(StartTurn, Reply<(Turn, Message)>),
+    /// A running turn with its user message; answered with the conversation's version
+    /// after the start.
+    StartTurn(StartTurn, Reply<(Turn, Message, i64)>),
     /// A model step's rows, and the end of the turn when it is the last.
     RecordStep(Box<PreparedStep>, Reply<RecordedStep>),
     /// A tool call's result.
