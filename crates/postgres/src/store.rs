@@ -76,7 +76,7 @@ impl PgStore {
         &self.rows_cache
     }
 
-    /// The writer task.
+    /// The writer (see `write.rs`).
     pub(crate) fn writer(&self) -> &Writer {
         &self.writer
     }
