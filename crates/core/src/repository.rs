@@ -114,30 +114,25 @@ pub trait TurnRepository: Send + Sync {
     /// them); `None` otherwise, and the caller reads them
     /// ([`HistoryRepository::context_rows_after`]). Refused as those two are.
     async fn start_turn_in_context(&self, start: &NewTurn<'_>) -> RepoResult<StartedTurn> {
-        let (turn, message, titled) = match start.title {
+        let NewTurn {
+            conversation_id: id,
+            thinking_mode: thinking,
+            content,
+            attachments,
+            token_count: tokens,
+            owner,
+            title,
+            ..
+        } = *start;
+        let (turn, message, titled) = match title {
             Some(title) => {
-                self.start_turn_with_title(
-                    start.conversation_id,
-                    start.thinking_mode,
-                    start.content,
-                    start.attachments,
-                    start.token_count,
-                    start.owner,
-                    title,
-                )
-                .await?
+                self.start_turn_with_title(id, thinking, content, attachments, tokens, owner, title)
+                    .await?
             }
             None => {
-                let (turn, message) = self
-                    .start_turn_with_message(
-                        start.conversation_id,
-                        start.thinking_mode,
-                        start.content,
-                        start.attachments,
-                        start.token_count,
-                        start.owner,
-                    )
-                    .await?;
+                let started =
+                    self.start_turn_with_message(id, thinking, content, attachments, tokens, owner);
+                let (turn, message) = started.await?;
                 (turn, message, false)
             }
         };

@@ -57,6 +57,25 @@ struct Stores {
 }
 
 impl Stores {
+    /// Two stores on a new database of a throwaway cluster, and a conversation of the
+    /// first; `None` without PostgreSQL.
+    async fn start(test: &str) -> Option<(Self, Conversation)> {
+        let cluster = TestCluster::start(test)?;
+        let url = cluster.create_database().unwrap();
+        let stores = Self {
+            a: PgStore::connect(&url).await.unwrap(),
+            b: PgStore::connect(&url).await.unwrap(),
+            url,
+            _cluster: cluster,
+        };
+        let c = stores
+            .a
+            .create_conversation("ann", "New conversation")
+            .await
+            .unwrap();
+        Some((stores, c))
+    }
+
     /// Both stores' rows after `boundary` equal a fresh store's; returns them.
     async fn agree(&self, c: &Conversation, boundary: i64, after: &str) -> Vec<HistoryRow> {
         let fresh = PgStore::connect(&self.url).await.unwrap();
@@ -113,21 +132,10 @@ fn done(result: &str) -> ToolCallCompletion {
 
 #[tokio::test]
 async fn kept_rows_equal_a_fresh_read_after_every_write_of_either_process() {
-    let Some(cluster) = TestCluster::start("kept_rows") else {
+    let Some((stores, c)) = Stores::start("kept_rows").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let stores = Stores {
-        a: PgStore::connect(&url).await.unwrap(),
-        b: PgStore::connect(&url).await.unwrap(),
-        url,
-        _cluster: cluster,
-    };
     let (a, b) = (&stores.a, &stores.b);
-    let c = a
-        .create_conversation("ann", "New conversation")
-        .await
-        .unwrap();
     stores.agree(&c, 0, "nothing").await;
 
     // Each write of a turn, read between them.
@@ -225,21 +233,10 @@ async fn kept_rows_equal_a_fresh_read_after_every_write_of_either_process() {
 #[tokio::test]
 async fn a_turn_started_in_context_takes_its_rows_from_the_copy_only_while_current() {
     use smallebot_core::entities::NewTurn;
-    let Some(cluster) = TestCluster::start("kept_rows_start") else {
+    let Some((stores, c)) = Stores::start("kept_rows_start").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let stores = Stores {
-        a: PgStore::connect(&url).await.unwrap(),
-        b: PgStore::connect(&url).await.unwrap(),
-        url,
-        _cluster: cluster,
-    };
     let (a, b) = (&stores.a, &stores.b);
-    let c = a
-        .create_conversation("ann", "New conversation")
-        .await
-        .unwrap();
     let me = owner();
     let new = |text| NewTurn {
         conversation_id: c.id,

@@ -1,7 +1,11 @@
-//! The writer's drains run on the task of whoever finds its connection free: a write
-//! whose caller stops waiting mid-drain is still written, with the others' jobs that
-//! drain held, and the connection serves the next write; writes sent from many tasks
-//! at once are all stored, each conversation's in the order they were sent.
+//! The store's own connections. The writer's drains run on the task of whoever finds
+//! its connection free: a write whose caller stops waiting mid-drain is still written,
+//! with the others' jobs that drain held, and the connection serves the next write;
+//! writes sent from many tasks at once are all stored, each conversation's in the
+//! order they were sent. The reads on a turn's path (a conversation, the rows of its
+//! context) use the store's own read connection when it is free and a pooled one
+//! otherwise: many at once all answer, a read whose caller stops waiting leaves
+//! nothing broken behind, and a read after the connection sat idle still answers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
@@ -134,4 +138,37 @@ async fn writes_sent_from_many_tasks_at_once_are_all_stored_in_their_order() {
     store.close().await;
     // Closed: a write is refused, not lost in a queue nobody drains.
     assert!(store.create_conversation("me", "late").await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_at_once_abandoned_or_after_idling_all_answer_what_is_stored() {
+    let Some(cluster) = TestCluster::start("reads_on_the_own_connection") else {
+        return;
+    };
+    let url = cluster.create_database().unwrap();
+    let store = PgStore::connect(&url).await.unwrap();
+    let c = store.create_conversation("me", "first").await.unwrap();
+    store
+        .start_turn_with_message(c.id, false, "hello", &[], 1, &owner())
+        .await
+        .unwrap();
+    let title =
+        |store: PgStore| async move { store.get_conversation(c.id).await.unwrap().unwrap().title };
+    assert_eq!(title(store.clone()).await, "first");
+    // Abandoned while under way: the next reads answer all the same.
+    poll_once_and_drop(store.get_conversation(c.id)).await;
+    poll_once_and_drop(store.context_rows_after(c.id, 0)).await;
+    assert_eq!(title(store.clone()).await, "first");
+    assert_eq!(store.context_rows_after(c.id, 0).await.unwrap().len(), 1);
+    // Many at once: one on the own connection, the others pooled.
+    let reads: Vec<_> = (0..8).map(|_| tokio::spawn(title(store.clone()))).collect();
+    for read in reads {
+        assert_eq!(read.await.unwrap(), "first");
+    }
+    // A write in between is seen; so after the connection sat idle (pinged first).
+    store.rename_conversation(c.id, "second").await.unwrap();
+    assert_eq!(title(store.clone()).await, "second");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(title(store.clone()).await, "second");
+    store.close().await;
 }
