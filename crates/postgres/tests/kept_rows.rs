@@ -248,12 +248,15 @@ async fn a_turn_started_in_context_takes_its_rows_from_the_copy_only_while_curre
         title: None,
         boundary: 0,
     };
+    let end = |turn: smallebot_core::ids::TurnId| async move {
+        a.finish_turn(turn, TurnStatus::Completed, None)
+            .await
+            .unwrap();
+    };
     // Nothing kept yet: the start does not answer the rows (the caller reads them).
     let first = a.start_turn_in_context(&new("first")).await.unwrap();
     assert_eq!(first.rows, None);
-    a.finish_turn(first.turn.id, TurnStatus::Completed, None)
-        .await
-        .unwrap();
+    end(first.turn.id).await;
     // Read once, then a turn of the same store: its start brings the copy along and
     // answers it, equal to a fresh read.
     stores.agree(&c, 0, "a first turn").await;
@@ -261,18 +264,14 @@ async fn a_turn_started_in_context_takes_its_rows_from_the_copy_only_while_curre
     let started = a.start_turn_in_context(&new("second")).await.unwrap();
     let expected = stores.agree(&c, 0, "a start in context").await;
     assert_eq!(started.rows, Some(expected));
-    a.finish_turn(started.turn.id, TurnStatus::Completed, None)
-        .await
-        .unwrap();
+    end(started.turn.id).await;
     // Another process wrote since the copy was kept: no rows answered, never stale ones.
     stores.agree(&c, 0, "before b's turn").await;
     stores.turn(b, &c, "a turn of b").await;
     let after_b = a.start_turn_in_context(&new("third")).await.unwrap();
     assert_eq!(after_b.rows, None);
+    end(after_b.turn.id).await;
     // Another boundary than the copy's: none either.
-    a.finish_turn(after_b.turn.id, TurnStatus::Completed, None)
-        .await
-        .unwrap();
     stores.agree(&c, 0, "a turn after b's").await;
     let elsewhere = a
         .start_turn_in_context(&NewTurn {
