@@ -57,6 +57,15 @@ async fn texts(store: &PgStore, c: &Conversation) -> Vec<String> {
         .collect()
 }
 
+/// A store on a new database of a throwaway cluster (kept while the test runs);
+/// `None` without PostgreSQL.
+async fn store(test: &str) -> Option<(TestCluster, PgStore)> {
+    let cluster = TestCluster::start(test)?;
+    let url = cluster.create_database().unwrap();
+    let store = PgStore::connect(&url).await.unwrap();
+    Some((cluster, store))
+}
+
 /// Polls `future` once and drops it.
 async fn poll_once_and_drop(future: impl Future) {
     let mut future = pin!(future);
@@ -69,11 +78,9 @@ async fn poll_once_and_drop(future: impl Future) {
 
 #[tokio::test]
 async fn a_write_whose_caller_stops_waiting_is_still_written_and_the_writer_goes_on() {
-    let Some(cluster) = TestCluster::start("a_write_whose_caller_stops_waiting") else {
+    let Some((_cluster, store)) = store("a_write_whose_caller_stops_waiting").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let store = PgStore::connect(&url).await.unwrap();
     let c = store.create_conversation("me", "t").await.unwrap();
     let (turn, _) = store
         .start_turn_with_message(c.id, false, "hello", &[], 1, &owner())
@@ -104,11 +111,9 @@ async fn a_write_whose_caller_stops_waiting_is_still_written_and_the_writer_goes
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_sent_from_many_tasks_at_once_are_all_stored_in_their_order() {
-    let Some(cluster) = TestCluster::start("writes_from_many_tasks_at_once") else {
+    let Some((_cluster, store)) = store("writes_from_many_tasks_at_once").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let store = PgStore::connect(&url).await.unwrap();
     let mut tasks = Vec::new();
     for i in 0..16 {
         let store = store.clone();
@@ -142,11 +147,9 @@ async fn writes_sent_from_many_tasks_at_once_are_all_stored_in_their_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reads_at_once_abandoned_or_after_idling_all_answer_what_is_stored() {
-    let Some(cluster) = TestCluster::start("reads_on_the_own_connection") else {
+    let Some((_cluster, store)) = store("reads_on_the_own_connection").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let store = PgStore::connect(&url).await.unwrap();
     let c = store.create_conversation("me", "first").await.unwrap();
     store
         .start_turn_with_message(c.id, false, "hello", &[], 1, &owner())
