@@ -6,9 +6,9 @@ use async_trait::async_trait;
 
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow,
-    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, RecordedStep, SearchHit,
-    SearchQuery, Seq, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
-    TurnUndo,
+    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep,
+    SearchHit, SearchQuery, Seq, StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents,
+    TurnRestart, TurnStatus, TurnUndo,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -105,6 +105,44 @@ pub trait TurnRepository: Send + Sync {
         owner: &LeaseOwner,
         title: FirstTurnTitle<'_>,
     ) -> RepoResult<(Turn, Message, bool)>;
+
+    /// Starts a turn as [`start_turn_with_title`](Self::start_turn_with_title) does
+    /// (as [`start_turn_with_message`](Self::start_turn_with_message) when
+    /// [`NewTurn::title`] is `None`), and gives back the rows in its context after
+    /// [`NewTurn::boundary`] when the store has them at hand without a read of its own
+    /// (a store that keeps recently used conversations' rows and saw nothing else write
+    /// them); `None` otherwise, and the caller reads them
+    /// ([`HistoryRepository::context_rows_after`]). Refused as those two are.
+    async fn start_turn_in_context(&self, start: &NewTurn<'_>) -> RepoResult<StartedTurn> {
+        let NewTurn {
+            conversation_id: id,
+            thinking_mode: thinking,
+            content,
+            attachments,
+            token_count: tokens,
+            owner,
+            title,
+            ..
+        } = *start;
+        let (turn, message, titled) = match title {
+            Some(title) => {
+                self.start_turn_with_title(id, thinking, content, attachments, tokens, owner, title)
+                    .await?
+            }
+            None => {
+                let started =
+                    self.start_turn_with_message(id, thinking, content, attachments, tokens, owner);
+                let (turn, message) = started.await?;
+                (turn, message, false)
+            }
+        };
+        Ok(StartedTurn {
+            turn,
+            message,
+            titled,
+            rows: None,
+        })
+    }
 
     /// Renews a running turn's lease; false when the turn no longer runs.
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool>;

@@ -9,7 +9,7 @@ use sqlx::{Connection as _, PgConnection, PgPool};
 use crate::error::{PgStoreError, redact_url};
 
 /// Pooled connections per process (each server process has its own pool); the store's
-/// writer holds one more of its own.
+/// writer and its own read connection (a turn's reads) hold one more each.
 pub(crate) const MAX_CONNECTIONS: u32 = 16;
 /// How long a caller waits for a connection before the operation fails as
 /// unavailable: a server that is down fails requests within seconds instead of

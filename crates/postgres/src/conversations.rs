@@ -50,11 +50,13 @@ impl ConversationRepository for PgStore {
 
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
         let mut conn = self
-            .pool()
+            .reader()
             .acquire()
             .await
             .map_err(storage("reading a conversation"))?;
-        fetch_conversation(&mut conn, id).await
+        let found = fetch_conversation(&mut conn, id).await?;
+        conn.keep();
+        Ok(found)
     }
 
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {

@@ -14,9 +14,10 @@
 //! - task lists are rows updated with optimistic concurrency;
 //! - every write (a turn's start, steps, tool results, end and heartbeats; the rarer
 //!   edits, undo, compression, conversations, users, task lists) and the
-//!   notifications to the other processes go through one writer task per store, which
-//!   owns a connection and drains what is queued into as few statements as it can (the
-//!   steps of several turns in one statement); reads use the pool;
+//!   notifications to the other processes go through one writer per store, which owns
+//!   a connection and drains what is queued into as few statements as it can (the
+//!   steps of several turns in one statement), on the task of whoever finds it free;
+//!   reads use the pool;
 //! - the rows in a conversation's context are kept in memory between turns and
 //!   checked against the conversation's version (moved by every write of its rows, in
 //!   any process) in the same statement that would read them, so a turn's history is
@@ -35,6 +36,7 @@ mod error;
 mod fetch;
 mod history;
 mod migrate;
+mod read_link;
 mod rows;
 mod search;
 mod steps;

@@ -6,6 +6,7 @@ use crate::connect::{MAX_CONNECTIONS, connect_pool};
 use crate::error::PgStoreError;
 use crate::history::cache::RowsCache;
 use crate::migrate;
+use crate::read_link::ReadLink;
 use smallebot_core::repository::RepoResult;
 
 use crate::write::{Edit, Job, Reply, Writer};
@@ -17,6 +18,8 @@ pub struct PgStore {
     pool: PgPool,
     /// The task a turn's writes go through (see `write.rs`).
     writer: Writer,
+    /// The own connection of the reads on a turn's path (see `read_link.rs`).
+    reader: ReadLink,
     /// The URL without its password.
     url: String,
     /// The rows in the context of recently read conversations (see `history/cache.rs`).
@@ -48,10 +51,12 @@ impl PgStore {
         };
         let rows_cache = RowsCache::default();
         let writer = Writer::start(pool.clone(), rows_cache.clone());
+        let reader = ReadLink::new(pool.clone());
         Ok((
             Self {
                 pool,
                 writer,
+                reader,
                 url: shown,
                 rows_cache,
             },
@@ -76,7 +81,12 @@ impl PgStore {
         &self.rows_cache
     }
 
-    /// The writer task.
+    /// The own read connection of the reads on a turn's path.
+    pub(crate) fn reader(&self) -> &ReadLink {
+        &self.reader
+    }
+
+    /// The writer (see `write.rs`).
     pub(crate) fn writer(&self) -> &Writer {
         &self.writer
     }
@@ -95,6 +105,7 @@ impl PgStore {
     /// Closes every connection (the writer's after what is queued is written).
     pub async fn close(&self) {
         self.writer.close().await;
+        self.reader.close().await;
         self.pool.close().await;
     }
 }

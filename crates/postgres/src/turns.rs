@@ -8,8 +8,8 @@
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
-    TurnContents, TurnRestart, TurnStatus, TurnUndo,
+    FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, NewTurn, RecordedStep,
+    StartedTurn, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
@@ -22,6 +22,37 @@ use crate::rows::{self, turn_columns};
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
 use crate::write::{Edit, Job, StartTurn};
+
+impl PgStore {
+    /// Starts a turn through the writer; also answers the conversation's version after
+    /// the start.
+    async fn start(&self, start: StartTurn) -> RepoResult<(Turn, Message, i64)> {
+        self.writer()
+            .submit("starting a turn", |reply| Job::StartTurn(start, reply))
+            .await
+    }
+
+    /// Gives a conversation whose first turn `turn` is the title `title.title` while it
+    /// still has `title.untitled`; whether it did.
+    async fn first_title(&self, turn: &Turn, title: FirstTurnTitle<'_>) -> RepoResult<bool> {
+        // A conversation's sequence starts at 1: its first turn has seq 1.
+        if turn.seq != 1 {
+            return Ok(false);
+        }
+        let conversation_id = turn.conversation_id;
+        let untitled = title.untitled.to_owned();
+        let title = pg_text(title.title).into_owned();
+        self.edit("giving a new conversation its title", |reply| {
+            Edit::FirstTitle {
+                conversation_id,
+                title,
+                untitled,
+                reply,
+            }
+        })
+        .await
+    }
+}
 
 #[async_trait]
 impl TurnRepository for PgStore {
@@ -42,9 +73,8 @@ impl TurnRepository for PgStore {
             token_count,
             owner: owner.clone(),
         };
-        self.writer()
-            .submit("starting a turn", |reply| Job::StartTurn(start, reply))
-            .await
+        let (turn, message, _) = self.start(start).await?;
+        Ok((turn, message))
     }
 
     #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
@@ -68,23 +98,36 @@ impl TurnRepository for PgStore {
                 owner,
             )
             .await?;
-        // A conversation's sequence starts at 1: its first turn has seq 1.
-        if turn.seq != 1 {
-            return Ok((turn, message, false));
-        }
-        let untitled = title.untitled.to_owned();
-        let title = pg_text(title.title).into_owned();
-        let titled = self
-            .edit("giving a new conversation its title", |reply| {
-                Edit::FirstTitle {
-                    conversation_id,
-                    title,
-                    untitled,
-                    reply,
-                }
-            })
-            .await?;
+        let titled = self.first_title(&turn, title).await?;
         Ok((turn, message, titled))
+    }
+
+    /// The start's own write brings the kept rows of the conversation along when they
+    /// were current just before it (see `history/cache.rs`): then they are the rows as
+    /// the start left them, answered without a read.
+    async fn start_turn_in_context(&self, new: &NewTurn<'_>) -> RepoResult<StartedTurn> {
+        let start = StartTurn {
+            conversation_id: new.conversation_id,
+            thinking_mode: new.thinking_mode,
+            content: new.content.to_owned(),
+            attachments: new.attachments.to_vec(),
+            token_count: new.token_count,
+            owner: new.owner.clone(),
+        };
+        let (turn, message, version) = self.start(start).await?;
+        let rows = self
+            .rows_cache()
+            .rows(new.conversation_id, new.boundary, version);
+        let titled = match new.title {
+            Some(title) => self.first_title(&turn, title).await?,
+            None => false,
+        };
+        Ok(StartedTurn {
+            turn,
+            message,
+            titled,
+            rows,
+        })
     }
 
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {

@@ -1,5 +1,7 @@
-//! The store's one write path: a writer task that owns a connection, takes typed
-//! [`Job`]s from a channel and drains what is queued into as few statements as it can.
+//! The store's one write path: a writer that owns a connection, takes typed [`Job`]s
+//! and drains what is queued into as few statements as it can — on the task of
+//! whoever finds the connection free, so a write on an idle store costs no hop to
+//! another task (`writer.rs`).
 //!
 //! Every write of the store is sent here: a turn's writes (its start, each model step,
 //! each tool result, its end, its lease's heartbeats), the notifications to other
@@ -15,7 +17,8 @@
 //! several calls in one `UPDATE`.
 //!
 //! A job runs to its end even when its caller stops waiting (a cancelled turn never
-//! leaves a write half done or a batch without its answers). A batched statement is one
+//! leaves a write half done or a batch without its answers; a drain whose caller
+//! stops waiting goes on in a task of its own). A batched statement is one
 //! transaction: when it fails, nothing of it is stored and each of its jobs runs again
 //! alone, so a failing job fails only itself, with the same error it gets alone. One
 //! batch never holds two jobs of the same conversation (steps) or of the same call
@@ -47,6 +50,7 @@ mod tasks;
 mod turns;
 mod undo;
 mod users;
+mod writer;
 
 use std::time::Instant;
 
@@ -56,13 +60,14 @@ use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
 use sqlx::{Connection as _, PgConnection, PgPool};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 pub(crate) use attachments::PutAttachment;
 pub(crate) use calls::CompleteCall;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use steps::PreparedStep;
 pub(crate) use turns::StartTurn;
+pub(crate) use writer::Writer;
 
 use crate::connect::PING_AFTER_IDLE;
 use crate::history::cache::RowsCache;
@@ -77,8 +82,9 @@ pub(crate) type Reply<T> = oneshot::Sender<RepoResult<T>>;
 /// A write, with its typed fields and where its answer goes.
 #[derive(Debug)]
 pub(crate) enum Job {
-    /// A running turn with its user message.
-    StartTurn(StartTurn, Reply<(Turn, Message)>),
+    /// A running turn with its user message; answered with the conversation's version
+    /// after the start.
+    StartTurn(StartTurn, Reply<(Turn, Message, i64)>),
     /// A model step's rows, and the end of the turn when it is the last.
     RecordStep(Box<PreparedStep>, Reply<RecordedStep>),
     /// A tool call's result.
@@ -119,63 +125,10 @@ pub(crate) enum Job {
     },
 }
 
-/// What the writer task is sent.
-#[derive(Debug)]
-enum Command {
-    Job(Job),
-    /// Finish what is queued, give the connection back and end.
-    Close(oneshot::Sender<()>),
-}
-
-/// The handle of the writer task; clones share it.
-#[derive(Debug, Clone)]
-pub(crate) struct Writer {
-    queue: mpsc::UnboundedSender<Command>,
-}
-
-impl Writer {
-    /// Starts the writer task on the current runtime, writing through a connection of
-    /// `pool` (taken when the first job comes).
-    pub(crate) fn start(pool: PgPool, cache: RowsCache) -> Self {
-        let (queue, jobs) = mpsc::unbounded_channel();
-        tokio::spawn(run(Link::new(pool, cache), jobs));
-        Self { queue }
-    }
-
-    /// Sends `job` (built around its reply sender) and waits for its answer.
-    pub(crate) async fn submit<T>(
-        &self,
-        action: &'static str,
-        job: impl FnOnce(Reply<T>) -> Job,
-    ) -> RepoResult<T> {
-        let (reply, answer) = oneshot::channel();
-        if self.queue.send(Command::Job(job(reply))).is_err() {
-            return Err(closed(action));
-        }
-        answer.await.unwrap_or_else(|_| Err(closed(action)))
-    }
-
-    /// Lets the task finish what is queued and end; returns once its connection is
-    /// closed.
-    pub(crate) async fn close(&self) {
-        let (done, finished) = oneshot::channel();
-        if self.queue.send(Command::Close(done)).is_ok() {
-            let _ = finished.await;
-        }
-    }
-}
-
-/// The error of a job sent after the store was closed.
-fn closed(action: &'static str) -> RepositoryError {
-    RepositoryError::Unavailable {
-        action,
-        message: "the store was closed".into(),
-    }
-}
-
 /// The writer's connection: taken out of the pool when needed (so it never pays the
 /// pool's check-in round trip), pinged after sitting idle, dropped after the server
 /// was out of reach (the next job takes a new one).
+#[derive(Debug)]
 struct Link {
     pool: PgPool,
     conn: Option<PgConnection>,
@@ -263,38 +216,15 @@ impl Link {
     }
 
     /// Closes the connection.
-    async fn close(self) {
-        if let Some(conn) = self.conn {
-            let _ = conn.close().await;
-        }
+    #[cfg(test)]
+    async fn close(mut self) {
+        self.disconnect().await;
     }
-}
 
-/// The writer task: drains what is queued and writes it, until closed or every handle
-/// is dropped.
-async fn run(mut link: Link, mut commands: mpsc::UnboundedReceiver<Command>) {
-    while let Some(first) = commands.recv().await {
-        let mut jobs = Vec::new();
-        let mut close = None;
-        let mut next = Some(first);
-        while let Some(command) = next.take() {
-            match command {
-                Command::Job(job) => jobs.push(job),
-                Command::Close(done) => {
-                    close = Some(done);
-                    break;
-                }
-            }
-            if jobs.len() < MAX_DRAIN {
-                next = commands.try_recv().ok();
-            }
-        }
-        write_all(&mut link, jobs).await;
-        if let Some(done) = close {
-            // Closed before the pool is.
-            link.close().await;
-            let _ = done.send(());
-            return;
+    /// Closes the connection (the next job takes a new one).
+    async fn disconnect(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _ = conn.close().await;
         }
     }
 }

@@ -57,6 +57,25 @@ struct Stores {
 }
 
 impl Stores {
+    /// Two stores on a new database of a throwaway cluster, and a conversation of the
+    /// first; `None` without PostgreSQL.
+    async fn start(test: &str) -> Option<(Self, Conversation)> {
+        let cluster = TestCluster::start(test)?;
+        let url = cluster.create_database().unwrap();
+        let stores = Self {
+            a: PgStore::connect(&url).await.unwrap(),
+            b: PgStore::connect(&url).await.unwrap(),
+            url,
+            _cluster: cluster,
+        };
+        let c = stores
+            .a
+            .create_conversation("ann", "New conversation")
+            .await
+            .unwrap();
+        Some((stores, c))
+    }
+
     /// Both stores' rows after `boundary` equal a fresh store's; returns them.
     async fn agree(&self, c: &Conversation, boundary: i64, after: &str) -> Vec<HistoryRow> {
         let fresh = PgStore::connect(&self.url).await.unwrap();
@@ -113,21 +132,10 @@ fn done(result: &str) -> ToolCallCompletion {
 
 #[tokio::test]
 async fn kept_rows_equal_a_fresh_read_after_every_write_of_either_process() {
-    let Some(cluster) = TestCluster::start("kept_rows") else {
+    let Some((stores, c)) = Stores::start("kept_rows").await else {
         return;
     };
-    let url = cluster.create_database().unwrap();
-    let stores = Stores {
-        a: PgStore::connect(&url).await.unwrap(),
-        b: PgStore::connect(&url).await.unwrap(),
-        url,
-        _cluster: cluster,
-    };
     let (a, b) = (&stores.a, &stores.b);
-    let c = a
-        .create_conversation("ann", "New conversation")
-        .await
-        .unwrap();
     stores.agree(&c, 0, "nothing").await;
 
     // Each write of a turn, read between them.
@@ -220,4 +228,57 @@ async fn kept_rows_equal_a_fresh_read_after_every_write_of_either_process() {
     // A deleted conversation has no rows.
     b.delete_conversation(c.id).await.unwrap();
     assert!(stores.agree(&c, through, "a deletion").await.is_empty());
+}
+
+#[tokio::test]
+async fn a_turn_started_in_context_takes_its_rows_from_the_copy_only_while_current() {
+    use smallebot_core::entities::NewTurn;
+    let Some((stores, c)) = Stores::start("kept_rows_start").await else {
+        return;
+    };
+    let (a, b) = (&stores.a, &stores.b);
+    let me = owner();
+    let new = |text| NewTurn {
+        conversation_id: c.id,
+        thinking_mode: false,
+        content: text,
+        attachments: &[],
+        token_count: 3,
+        owner: &me,
+        title: None,
+        boundary: 0,
+    };
+    let end = |turn: smallebot_core::ids::TurnId| async move {
+        a.finish_turn(turn, TurnStatus::Completed, None)
+            .await
+            .unwrap();
+    };
+    // Nothing kept yet: the start does not answer the rows (the caller reads them).
+    let first = a.start_turn_in_context(&new("first")).await.unwrap();
+    assert_eq!(first.rows, None);
+    end(first.turn.id).await;
+    // Read once, then a turn of the same store: its start brings the copy along and
+    // answers it, equal to a fresh read.
+    stores.agree(&c, 0, "a first turn").await;
+    stores.turn(a, &c, "a turn of a").await;
+    let started = a.start_turn_in_context(&new("second")).await.unwrap();
+    let expected = stores.agree(&c, 0, "a start in context").await;
+    assert_eq!(started.rows, Some(expected));
+    end(started.turn.id).await;
+    // Another process wrote since the copy was kept: no rows answered, never stale ones.
+    stores.agree(&c, 0, "before b's turn").await;
+    stores.turn(b, &c, "a turn of b").await;
+    let after_b = a.start_turn_in_context(&new("third")).await.unwrap();
+    assert_eq!(after_b.rows, None);
+    end(after_b.turn.id).await;
+    // Another boundary than the copy's: none either.
+    stores.agree(&c, 0, "a turn after b's").await;
+    let elsewhere = a
+        .start_turn_in_context(&NewTurn {
+            boundary: 2,
+            ..new("fourth")
+        })
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.rows, None);
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, Turn};
+use smallebot_core::entities::{Conversation, HistoryRow, Turn};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
@@ -251,12 +251,15 @@ impl ConversationService {
     /// are marked provisional, and recounted at its end if the tokenizer is ready by
     /// then (never waited for: a one-shot `run` exits without it). The turn's last
     /// event (completed, cancelled or failed) comes after that recount, so the
-    /// conversation is free once it is heard.
+    /// conversation is free once it is heard. `known_rows`: the rows of
+    /// `known_conversation`'s context as the turn's start left them, when the store gave
+    /// them back.
     pub(super) async fn run_turn(
         &self,
         turn: Turn,
         cancel: CancellationToken,
         mut known_conversation: Option<Conversation>,
+        known_rows: Option<Vec<HistoryRow>>,
         counts_exact: bool,
     ) -> Result<TurnOutcome, PipelineError> {
         let store = self.context.store.as_ref();
@@ -279,6 +282,7 @@ impl ConversationService {
             turn,
             cancel,
             known_conversation,
+            known_rows,
         )
         .run();
         let outcome = tokio::select! {

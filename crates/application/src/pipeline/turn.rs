@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use smallebot_core::entities::{Conversation, Turn, TurnEnd, TurnStatus};
+use smallebot_core::entities::{Conversation, HistoryRow, Turn, TurnEnd, TurnStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
 use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
@@ -12,6 +12,7 @@ use super::attachments::{carried, load_contents};
 use super::compressor::{CompressionRequest, Compressor};
 use super::context::{PipelineContext, with_stored_exactness};
 use super::tool_ids::ToolCallIds;
+use super::tool_step::PendingResult;
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
@@ -19,11 +20,6 @@ use crate::ports::{
     AttachmentContents, ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse,
     PromptInput, ToolSchema,
 };
-
-/// A tool result being written (see `tool_step.rs`): the stored call once done.
-pub(super) type PendingResult = tokio::task::JoinHandle<
-    smallebot_core::repository::RepoResult<smallebot_core::entities::ToolCall>,
->;
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +58,8 @@ pub(crate) struct TurnRun<'a> {
     /// The conversation as read just before the turn started, if nothing changed it
     /// since (its first view then needs only the rows).
     pub(super) known_conversation: Option<Conversation>,
+    /// Its rows as the turn's start left them, if the store gave them back.
+    pub(super) known_rows: Option<Vec<HistoryRow>>,
     /// Tool results being written (see `tool_step.rs`): awaited before the turn's next
     /// write or read of storage.
     pub(super) pending_results: Mutex<Vec<PendingResult>>,
@@ -84,6 +82,7 @@ impl<'a> TurnRun<'a> {
         turn: Turn,
         cancel: CancellationToken,
         known_conversation: Option<Conversation>,
+        known_rows: Option<Vec<HistoryRow>>,
     ) -> Self {
         Self {
             context,
@@ -95,6 +94,7 @@ impl<'a> TurnRun<'a> {
             steps_done: 0,
             view: Mutex::new(None),
             known_conversation,
+            known_rows,
             pending_results: Mutex::new(Vec::new()),
             attachments: AttachmentContents::new(),
         }
@@ -275,10 +275,10 @@ impl<'a> TurnRun<'a> {
         let plan = context.plan_text(conversation_id).await;
         let mut view = match self.take_view() {
             Some(view) => view,
-            None => match self.known_conversation.take() {
-                Some(conversation) => TurnView::load_rows(context, conversation).await?,
-                None => TurnView::load(context, conversation_id).await?,
-            },
+            None => {
+                let (known, rows) = (self.known_conversation.take(), self.known_rows.take());
+                TurnView::first(context, conversation_id, known, rows).await?
+            }
         };
         let estimate_of = |view: &TurnView| {
             let estimate = context.assembler.estimate(

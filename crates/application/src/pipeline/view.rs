@@ -26,6 +26,21 @@ impl TurnView {
         Self::load_rows(context, conversation).await
     }
 
+    /// A turn's first view: the conversation read before its start and the rows the
+    /// start gave back, as far as it has them, the rest read.
+    pub(crate) async fn first(
+        context: &PipelineContext,
+        conversation_id: ConversationId,
+        known: Option<Conversation>,
+        rows: Option<Vec<HistoryRow>>,
+    ) -> Result<Self, PipelineError> {
+        match (known, rows) {
+            (Some(conversation), Some(rows)) => Ok(Self { conversation, rows }),
+            (Some(conversation), None) => Self::load_rows(context, conversation).await,
+            (None, _) => Self::load(context, conversation_id).await,
+        }
+    }
+
     /// Loads the rows after the boundary of `conversation`, just read from storage.
     pub(crate) async fn load_rows(
         context: &PipelineContext,

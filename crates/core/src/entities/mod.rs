@@ -16,6 +16,7 @@ mod step;
 mod think_block;
 mod tool_call;
 mod turn;
+mod turn_start;
 
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
@@ -29,6 +30,7 @@ pub use step::{NewStep, RecordedStep, StepMessage, StepToolCall, TurnEnd};
 pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
 pub use turn::{Turn, TurnStatus};
+pub use turn_start::{NewTurn, StartedTurn};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

@@ -125,16 +125,22 @@ async fn context_rows_after(
 ) -> RepoResult<Vec<HistoryRow>> {
     let cache = store.rows_cache();
     let mut known = cache.version(conversation_id, after_seq);
+    let mut conn = store
+        .reader()
+        .acquire()
+        .await
+        .map_err(storage("reading history"))?;
     loop {
         let found = sqlx::query(CONTEXT_ROWS_AFTER)
             .bind(conversation_id.to_string())
             .bind(after_seq)
             .bind(known)
-            .fetch_all(store.pool())
+            .fetch_all(&mut *conn)
             .await
             .map_err(storage("reading history"))?;
         let Some((first, rest)) = found.split_first() else {
             // No such conversation: no rows.
+            conn.keep();
             cache.forget(conversation_id);
             return Ok(Vec::new());
         };
@@ -144,7 +150,10 @@ async fn context_rows_after(
             && kept == version
         {
             match cache.rows(conversation_id, after_seq, version) {
-                Some(rows) => return Ok(rows),
+                Some(rows) => {
+                    conn.keep();
+                    return Ok(rows);
+                }
                 // The copy moved on meanwhile (a write of this store): read the rows.
                 None => {
                     known = None;
@@ -157,7 +166,8 @@ async fn context_rows_after(
             .map(|row| history_row(row, conversation_id))
             .collect::<RepoResult<Vec<_>>>()?;
         // Kept with their attachments: a kept copy is read without asking again.
-        fill_row_attachments(store.pool(), &mut rows).await?;
+        fill_row_attachments(&mut *conn, &mut rows).await?;
+        conn.keep();
         cache.keep(conversation_id, after_seq, version, &rows);
         return Ok(rows);
     }

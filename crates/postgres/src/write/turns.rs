@@ -86,10 +86,10 @@ fn start_query<'q>(
 }
 
 /// Starts a turn leased to its owner with its user message, or refuses with
-/// [`RepositoryError::TurnRunning`] (nothing stored). Taking the `seq`s locks the
-/// conversation, and the unique index on running turns refuses a second one whichever
-/// process committed it.
-pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Turn, Message)> {
+/// [`RepositoryError::TurnRunning`] (nothing stored); also answers the conversation's
+/// version after the start. Taking the `seq`s locks the conversation, and the unique
+/// index on running turns refuses a second one whichever process committed it.
+pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Turn, Message, i64)> {
     const ACTION: &str = "starting a turn";
     let at = now();
     let turn_id = TurnId::new();
@@ -188,7 +188,7 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
             ended: false,
         },
     );
-    Ok((turn, message))
+    Ok((turn, message, version))
 }
 
 /// Ends a turn and its lease: $1 status, $2 error, $3 now, $4 turn.

@@ -100,6 +100,29 @@ impl Backend {
         self.store.rows_after(c.id, 0).await.or_fail(self.name)
     }
 
+    /// Checks that a start in the unknown conversation `missing` was refused as not
+    /// found (`refused`) and stored no turn.
+    pub async fn refused_as_unknown<T: std::fmt::Debug>(
+        &self,
+        refused: smallebot_core::repository::RepoResult<T>,
+        missing: smallebot_core::ids::ConversationId,
+    ) {
+        let name = self.name;
+        let err = refused.unwrap_err();
+        assert!(
+            matches!(err, smallebot_core::RepositoryError::NotFound { .. }),
+            "{name}: {err}"
+        );
+        assert!(
+            self.store
+                .list_turns(missing)
+                .await
+                .or_fail(name)
+                .is_empty(),
+            "{name}"
+        );
+    }
+
     /// A new conversation of `user`.
     pub async fn conversation(&self, user: &str) -> Conversation {
         self.store

@@ -18,5 +18,6 @@ mod search;
 mod search_depth;
 mod steps;
 mod task_store;
+mod turn_start;
 mod turns;
 mod undo;

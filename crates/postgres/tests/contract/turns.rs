@@ -179,19 +179,11 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         );
         // An unknown conversation: not found, nothing stored.
         let missing = ConversationId::new();
-        let err = b
+        let refused = b
             .store
             .start_turn_with_message(missing, false, "lost?", &[], 1, &me)
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(err, RepositoryError::NotFound { .. }),
-            "{name}: {err}"
-        );
-        assert!(
-            b.store.list_turns(missing).await.or_fail(name).is_empty(),
-            "{name}"
-        );
+            .await;
+        b.refused_as_unknown(refused, missing).await;
         let running = b.store.running_turns().await.or_fail(name);
         assert_eq!(running.len(), 1, "{name}: {running:?}");
 

@@ -4,7 +4,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, FirstTurnTitle, Role, Turn};
+use smallebot_core::entities::{
+    Conversation, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn, Turn,
+};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -44,6 +46,9 @@ pub(super) struct Stored {
     pub(super) guard: ActiveGuard,
     /// The conversation as read before the turn, unless a compression changed it.
     pub(super) known: Option<Conversation>,
+    /// The rows in its context after its boundary as the turn's start left them, when
+    /// the store gave them back with the start (and `known` is set).
+    pub(super) rows: Option<Vec<HistoryRow>>,
     pub(super) counts_exact: bool,
     /// Whether this turn gave a new conversation its fallback title.
     pub(super) titled: bool,
@@ -57,6 +62,7 @@ impl Stored {
             turn,
             guard,
             known: None,
+            rows: None,
             counts_exact,
             titled: false,
         }
@@ -146,11 +152,18 @@ impl ConversationService {
             turn,
             guard,
             known,
+            rows,
             counts_exact,
             ..
         } = stored;
         let outcome = self
-            .run_turn(turn, guard.cancel_token().clone(), known, counts_exact)
+            .run_turn(
+                turn,
+                guard.cancel_token().clone(),
+                known,
+                rows,
+                counts_exact,
+            )
             .await;
         drop(guard);
         outcome
@@ -240,49 +253,38 @@ impl ConversationService {
                 None => fallback_title(text),
             }
         });
-        let (turn, titled) = lease::claim(context.store.as_ref(), &self.lease, || async {
-            let Some(title) = fallback.as_deref() else {
-                let (turn, _) = context
-                    .store
-                    .start_turn_with_message(
-                        conversation_id,
-                        options.thinking,
-                        text,
-                        &attachment_ids,
-                        tokens,
-                        owner,
-                    )
-                    .await?;
-                return Ok((turn, false));
-            };
-            let title = FirstTurnTitle {
+        let new_turn = NewTurn {
+            conversation_id,
+            thinking_mode: options.thinking,
+            content: text,
+            attachments: &attachment_ids,
+            token_count: tokens,
+            owner,
+            title: fallback.as_deref().map(|title| FirstTurnTitle {
                 untitled: NEW_CONVERSATION_TITLE,
                 title,
-            };
-            let (turn, _, titled) = context
-                .store
-                .start_turn_with_title(
-                    conversation_id,
-                    options.thinking,
-                    text,
-                    &attachment_ids,
-                    tokens,
-                    owner,
-                    title,
-                )
-                .await?;
-            Ok((turn, titled))
+            }),
+            boundary: conversation.history_boundary(),
+        };
+        let started = lease::claim(context.store.as_ref(), &self.lease, || {
+            context.store.start_turn_in_context(&new_turn)
         })
         .await?;
+        let StartedTurn {
+            turn, titled, rows, ..
+        } = started;
         if let (true, Some(title)) = (titled, fallback) {
             context.emit(conversation_id, None, EventKind::TitleChanged { title });
         }
-        // Unless a compression changed it, the conversation read above is current.
+        // Unless a compression changed it, the conversation read above is current, and
+        // so are the rows the store gave back after its boundary.
         let known = (!compress).then_some(conversation);
+        let rows = rows.filter(|_| !compress);
         Ok(Stored {
             turn,
             guard,
             known,
+            rows,
             counts_exact,
             titled,
         })
