@@ -16,6 +16,7 @@ mod attachments;
 mod compressor;
 mod context;
 mod lease;
+mod model_step;
 mod service;
 mod settings;
 mod step;

@@ -14,15 +14,10 @@ use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
 use smallebot_core::rules::truncation::cap_stored_result;
 
-use super::turn::TurnRun;
+use super::turn::{PendingResult, TurnRun};
 use crate::error::PipelineError;
 use crate::events::EventKind;
 use crate::ports::{ToolContext, ToolInvocation, ToolOutcome};
-
-/// A tool result being written: the stored call once done.
-pub(super) type PendingResult = tokio::task::JoinHandle<
-    smallebot_core::repository::RepoResult<smallebot_core::entities::ToolCall>,
->;
 
 /// How long a tool may keep running after its turn was cancelled before it is dropped.
 const TOOL_CANCEL_GRACE: Duration = Duration::from_secs(3);

@@ -4,22 +4,22 @@ use std::sync::Mutex;
 
 use smallebot_core::entities::{Conversation, HistoryRow, Turn, TurnEnd, TurnStatus};
 use smallebot_core::ids::TurnId;
-use smallebot_core::rules::compression_scope::first_row_that_fits;
-use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
 use tokio_util::sync::CancellationToken;
 
-use super::attachments::{carried, load_contents};
 use super::compressor::{CompressionRequest, Compressor};
-use super::context::{PipelineContext, with_stored_exactness};
+use super::context::PipelineContext;
 use super::tool_ids::ToolCallIds;
-use super::tool_step::PendingResult;
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    AttachmentContents, ContextEstimate, ModelDelta, ModelError, ModelErrorKind, ModelResponse,
-    PromptInput, ToolSchema,
+    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse,
 };
+
+/// A tool result being written: the stored call once done.
+pub(super) type PendingResult = tokio::task::JoinHandle<
+    smallebot_core::repository::RepoResult<smallebot_core::entities::ToolCall>,
+>;
 
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub(crate) struct TurnRun<'a> {
     pub(super) attachments: AttachmentContents,
 }
 
-enum StepResult {
+pub(super) enum StepResult {
     Response(ModelResponse),
     /// Not sent: the request cannot fit the context window (the error says why).
     Refused(String),
@@ -107,7 +107,7 @@ impl<'a> TurnRun<'a> {
     }
 
     /// Compresses the conversation for this turn.
-    async fn compress(&self, trigger: CompressionTrigger) -> Result<(), PipelineError> {
+    pub(super) async fn compress(&self, trigger: CompressionTrigger) -> Result<(), PipelineError> {
         self.settle_results().await?;
         let conversation = self.context.conversation(self.turn.conversation_id).await?;
         let request = CompressionRequest {
@@ -124,7 +124,7 @@ impl<'a> TurnRun<'a> {
 
     /// How full the window is for the request of this step (and, once the response
     /// came, what the provider counted for it).
-    fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
+    pub(super) fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
         self.emit(EventKind::ContextUsage {
             used: estimate.used,
             window: estimate.window,
@@ -134,11 +134,11 @@ impl<'a> TurnRun<'a> {
         });
     }
 
-    fn take_view(&self) -> Option<TurnView> {
+    pub(super) fn take_view(&self) -> Option<TurnView> {
         self.view.lock().ok().and_then(|mut v| v.take())
     }
 
-    fn put_view(&self, view: TurnView) {
+    pub(super) fn put_view(&self, view: TurnView) {
         if let Ok(mut slot) = self.view.lock() {
             *slot = Some(view);
         }
@@ -262,151 +262,5 @@ impl<'a> TurnRun<'a> {
         );
         self.finish(TurnStatus::Failed, String::new(), Some(error))
             .await
-    }
-
-    /// Builds the request from the turn's view of the conversation (loaded once, kept
-    /// in step with what the turn writes) and runs one model call.
-    async fn model_step(
-        &mut self,
-        schemas: &std::sync::Arc<[ToolSchema]>,
-    ) -> Result<StepResult, PipelineError> {
-        let context = self.context;
-        let conversation_id = self.turn.conversation_id;
-        let plan = context.plan_text(conversation_id).await;
-        let mut view = match self.take_view() {
-            Some(view) => view,
-            None => {
-                let (known, rows) = (self.known_conversation.take(), self.known_rows.take());
-                TurnView::first(context, conversation_id, known, rows).await?
-            }
-        };
-        let estimate_of = |view: &TurnView| {
-            let estimate = context.assembler.estimate(
-                &view.conversation,
-                view.stored_tokens(),
-                plan.as_deref(),
-                schemas,
-                None,
-            );
-            with_stored_exactness(estimate, &view.conversation)
-        };
-        let mut full = estimate_of(&view);
-        if full.ratio() >= context.settings.compression_threshold && !full.exact {
-            // The bound is not enough to decide: count exactly (builds the tokenizer).
-            // Storage is read again below: the tool results must be stored first.
-            self.settle_results().await?;
-            context.with_exact_counts(view.conversation.clone()).await?;
-            view = TurnView::load(context, conversation_id).await?;
-            full = estimate_of(&view);
-        }
-        if self.steps_done > 0
-            && full.ratio() >= context.settings.compression_threshold
-            && context
-                .compression_can_help(&view.conversation, Some(self.turn.id), None)
-                .await
-        {
-            // Between tool steps: this turn pushed the context over; compress (the
-            // tool results stored first).
-            self.settle_results().await?;
-            let request = CompressionRequest {
-                trigger: CompressionTrigger::MidTurn,
-                turn_id: Some(self.turn.id),
-                focus: None,
-                new_message: None,
-            };
-            self.compressor
-                .compress(context, &view.conversation, request)
-                .await?;
-            view = TurnView::load(context, conversation_id).await?;
-            full = estimate_of(&view);
-        }
-        // If even after compression the request does not fit, leave out the oldest
-        // turns for this one request (they stay stored and summarizable).
-        let stored = view.stored_tokens();
-        let window = i64::try_from(full.window).unwrap_or(i64::MAX);
-        let overhead = i64::try_from(full.used).unwrap_or(i64::MAX) - stored;
-        let start = first_row_that_fits(&view.rows, window - overhead, self.turn.id);
-        let dropped: i64 = view.rows[..start].iter().map(|r| r.token_count()).sum();
-        let used = full
-            .used
-            .saturating_sub(u64::try_from(dropped).unwrap_or(0));
-        let estimate = ContextEstimate {
-            used,
-            window: full.window,
-            exact: full.exact,
-        };
-        self.last_estimate = Some(estimate);
-        self.emit_usage(estimate, None);
-        // This turn alone does not fit: never sent (counted exactly, so a bound never
-        // refuses a request that would fit).
-        let (message_tokens, message_bytes) = view.user_message_size(self.turn.id);
-        let size = RequestSize {
-            request_tokens: used,
-            turn_tokens: view.turn_tokens(self.turn.id),
-            window: full.window,
-            message_tokens,
-            message_bytes,
-        };
-        if let Some(error) = full.exact.then(|| refuse_oversized(size)).flatten() {
-            self.put_view(view);
-            return Ok(StepResult::Refused(error));
-        }
-        let (store, sent) = (context.store.as_ref(), carried(&view.rows[start..]));
-        load_contents(store, sent, &mut self.attachments, false).await?;
-        let request = context.assembler.build_request(&PromptInput {
-            conversation: &view.conversation,
-            rows: &view.rows[start..],
-            current_turn: self.turn.id,
-            plan: plan.as_deref(),
-            tools: schemas,
-            thinking: self.turn.thinking_mode,
-            attachments: &self.attachments,
-            sees_images: context
-                .model
-                .supports_images(view.conversation.model.as_deref()),
-        });
-        self.put_view(view);
-
-        let partial = Mutex::new(Partial::default());
-        let turn_id = Some(self.turn.id);
-        let on_delta = |delta: ModelDelta| {
-            let kind = match delta {
-                ModelDelta::Text(text) => {
-                    if let Ok(mut p) = partial.lock() {
-                        p.text.push_str(&text);
-                    }
-                    EventKind::TextDelta { text }
-                }
-                ModelDelta::Reasoning(text) => {
-                    if let Ok(mut p) = partial.lock() {
-                        p.reasoning.push_str(&text);
-                    }
-                    EventKind::ReasoningDelta { text }
-                }
-                ModelDelta::Retrying(notice) => {
-                    // What the failed attempt streamed is void: never stored.
-                    if let Ok(mut p) = partial.lock() {
-                        *p = Partial::default();
-                    }
-                    EventKind::Retrying {
-                        attempt: notice.attempt,
-                        max: notice.max,
-                        reason: notice.reason,
-                        delay_ms: notice.delay_ms,
-                    }
-                }
-            };
-            context.emit(conversation_id, turn_id, kind);
-        };
-        let result = tokio::select! {
-            result = context.model.complete(&request, &on_delta) => Some(result),
-            () = self.cancel.cancelled() => None,
-        };
-        let partial = partial.into_inner().unwrap_or_default();
-        Ok(match result {
-            Some(Ok(response)) => StepResult::Response(response),
-            Some(Err(error)) => StepResult::Failed(error, partial),
-            None => StepResult::Cancelled(partial),
-        })
     }
 }
