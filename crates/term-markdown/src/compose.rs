@@ -83,6 +83,21 @@ pub struct Tail {
     pub lines: Vec<Line>,
 }
 
+/// What [`Composer::extend`] changed in the open lines.
+#[derive(Debug)]
+pub enum Extension {
+    /// Lines from the first that may have changed.
+    Lines(Tail),
+    /// Only the open line `line` (an index among [`Composer::open_lines`]) changed: it
+    /// ends with `text` more, plain (no styles), and is otherwise as it was.
+    Grew {
+        /// The line's index.
+        line: usize,
+        /// What it gained (maybe nothing).
+        text: String,
+    },
+}
+
 impl Composer {
     /// A composer highlighting code with `highlighter`.
     pub fn new(highlighter: Highlighter) -> Self {
@@ -107,7 +122,7 @@ impl Composer {
     /// changed; `None` (and nothing added) when it does not, or when the open lines were
     /// not drawn by [`Composer::open_lines`] at this width since the last change: then
     /// [`Composer::feed`] it.
-    pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+    pub fn extend(&mut self, text: &str, width: usize) -> Option<Extension> {
         if self.fence.is_some() {
             return self.extend_code(text);
         }
@@ -126,18 +141,45 @@ impl Composer {
         if first < self.frozen {
             return None;
         }
+        let drawn = open.wrapper.open_line_len();
         self.pending.push_str(text);
         open.wrapper.push(text, Look::PLAIN);
         open.source_len = self.pending.len();
+        let from = first - self.frozen + usize::from(self.blank);
+        // The open line only grew by plain text: what it gained is all there is to draw
+        // (a line with no text yet is drawn whole: its prefix stands alone).
+        let gained = match (drawn, open.wrapper.open_line_len()) {
+            (Some(drawn), Some(now)) if drawn > 0 && now >= drawn => {
+                open.wrapper.open_line_plain_end(now - drawn)
+            }
+            _ => None,
+        };
+        Some(match gained {
+            Some(text) if open.wrapper.finished() == finished => {
+                Extension::Grew { line: from, text }
+            }
+            _ => Extension::Lines(Tail {
+                from,
+                lines: open.own_lines(finished),
+            }),
+        })
+    }
+
+    /// The open paragraph's lines from the first that [`Composer::extend`] may have
+    /// changed (when it said only that a line grew, and that cannot be drawn alone).
+    pub fn tail(&self) -> Option<Tail> {
+        let open = self.paragraph.as_ref()?;
+        let finished = open.wrapper.finished();
+        let first = (open.before.len() + finished).checked_sub(self.frozen)?;
         Some(Tail {
-            from: first - self.frozen + usize::from(self.blank),
+            from: first + usize::from(self.blank),
             lines: open.own_lines(finished),
         })
     }
 
     /// Adds text that ends no line to the open line of a code block when it is shown (not
     /// blank, not frozen): its one line drawn again (highlighted once it ends).
-    fn extend_code(&mut self, text: &str) -> Option<Tail> {
+    fn extend_code(&mut self, text: &str) -> Option<Extension> {
         if self.frozen > 0
             || text.is_empty()
             || text.contains('\n')
@@ -146,10 +188,10 @@ impl Composer {
             return None;
         }
         self.pending.push_str(text);
-        Some(Tail {
+        Some(Extension::Lines(Tail {
             from: usize::from(self.blank),
             lines: vec![code_line(plain_code(&self.pending))],
-        })
+        }))
     }
 
     /// Adds streamed text that ends no line to an open table or quote, which is drawn

@@ -45,7 +45,10 @@ fn the_open_code_line_is_extended_without_feeding_it() {
     assert!(composer.extend("  ", 30).is_none());
     composer.feed("  let x", 30, &mut committed);
     assert_eq!(composer.open_lines(30).len(), 1);
-    let tail = composer.extend(" = 1;", 30).map(|t| (t.from, t.lines));
+    let tail = match composer.extend(" = 1;", 30) {
+        Some(Extension::Lines(t)) => Some((t.from, t.lines)),
+        _ => None,
+    };
     let line = code_line(plain_code("      let x = 1;"));
     assert_eq!(tail, Some((0, vec![line])));
     assert!(composer.extend("\n", 30).is_none());
@@ -91,4 +94,27 @@ fn a_width_change_lays_the_open_unit_out_again_and_leaves_committed_lines() {
         committed, before,
         "committed lines are never laid out again"
     );
+}
+
+#[test]
+fn plain_text_growing_the_open_line_is_only_what_it_gained() {
+    let mut composer = Composer::new(Highlighter::default());
+    let mut committed = Vec::new();
+    composer.feed("Some **bold** words", 40, &mut committed);
+    assert_eq!(composer.open_lines(40).len(), 1);
+    let grew = |e: Option<Extension>| match e {
+        Some(Extension::Grew { line, text }) => Some((line, text)),
+        _ => None,
+    };
+    let cases = [
+        (" and", Some((0, " and".to_owned()))),
+        ("more ", Some((0, "more".to_owned()))),
+        ("  ", Some((0, String::new()))),
+        ("x", Some((0, " x".to_owned()))),
+        // Past the width: the word moves to a new line, drawn as lines.
+        (" wrapping onto the next line", None),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(grew(composer.extend(text, 40)), expected, "{text:?}");
+    }
 }

@@ -94,6 +94,53 @@ impl Wrapper {
         tail.lines
     }
 
+    /// The bytes of the last line [`Wrapper::lines_from`] would give, when what was
+    /// pushed after the finished lines is one line (the word being read fits on it).
+    pub fn open_line_len(&self) -> Option<usize> {
+        let placed: usize = self.line.iter().map(|s| s.text.len()).sum();
+        if self.word.is_empty() {
+            return Some(placed);
+        }
+        let fits = if self.line_width == 0 {
+            self.word_width <= self.width
+        } else {
+            self.line_width + 1 + self.word_width <= self.width
+        };
+        let gap = usize::from(self.gap.is_some() && self.line_width > 0);
+        let word: usize = self.word.iter().map(|s| s.text.len()).sum();
+        fits.then_some(placed + gap + word)
+    }
+
+    /// The last `bytes` bytes of that one open line (see [`Wrapper::open_line_len`])
+    /// when all of them are plain text; `None` when any is styled.
+    pub fn open_line_plain_end(&self, bytes: usize) -> Option<String> {
+        let gap = self
+            .gap
+            .filter(|_| self.line_width > 0 && !self.word.is_empty())
+            .map(|look| (" ", look));
+        let pieces = self
+            .word
+            .iter()
+            .rev()
+            .map(|s| (s.text.as_str(), s.look))
+            .chain(gap)
+            .chain(self.line.iter().rev().map(|s| (s.text.as_str(), s.look)));
+        let mut parts = Vec::new();
+        let mut left = bytes;
+        for (text, look) in pieces {
+            if left == 0 {
+                break;
+            }
+            if look != Look::PLAIN {
+                return None;
+            }
+            let take = left.min(text.len());
+            parts.push(text.get(text.len() - take..)?);
+            left -= take;
+        }
+        (left == 0).then(|| parts.iter().rev().copied().collect())
+    }
+
     /// The lines of what was pushed so far.
     pub fn lines(&self) -> Vec<Line> {
         self.lines_from(0)
