@@ -3,14 +3,13 @@
 //! the cursor here: [`crate::LiveMarkdown`] draws what this composes.
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
-use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
+use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open};
+use crate::paragraph::OpenParagraph;
 use crate::split::{
     Fence, Unit, drawn_by_line, extends_plainly, fence_language, next_unit, opening_fence,
 };
-use crate::style::{Line, Look, Span};
+use crate::style::Line;
 use crate::tree::{Block, parse};
-use crate::wrap::Wrapper;
-use unicode_width::UnicodeWidthStr;
 
 /// Streamed Markdown cut into committed lines and the open unit's lines.
 #[derive(Debug, Default)]
@@ -31,46 +30,6 @@ pub struct Composer {
     /// The open unit when it is one paragraph: wrapped so far, extended by plain text
     /// without parsing it again.
     paragraph: Option<OpenParagraph>,
-}
-
-/// An open paragraph (or a list whose last item ends with one paragraph, in lists as
-/// deep as they go) wrapped up to `source_len` bytes of the open unit, laid out at
-/// `width`.
-#[derive(Debug)]
-struct OpenParagraph {
-    source_len: usize,
-    width: usize,
-    /// The lines of the open unit before the paragraph.
-    before: Vec<Line>,
-    /// What stands before the paragraph's first line, one span for each list it is in
-    /// (outermost first): its item's marker, or the indent under an outer item.
-    markers: Vec<Span>,
-    wrapper: Wrapper,
-}
-
-impl OpenParagraph {
-    /// Its lines as the layout draws them.
-    fn lines(&self) -> Vec<Line> {
-        let mut lines = self.before.clone();
-        lines.extend(self.own_lines(0));
-        lines
-    }
-
-    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines),
-    /// behind the markers as the layout puts them (the innermost first).
-    fn own_lines(&self, from: usize) -> Vec<Line> {
-        let mut lines = self.wrapper.lines_from(from);
-        for marker in self.markers.iter().rev() {
-            let rest = Span::plain(" ".repeat(marker.text.width()));
-            let first = if from == 0 {
-                marker.clone()
-            } else {
-                rest.clone()
-            };
-            lines = prefixed(lines, first, Some(rest));
-        }
-        lines
-    }
 }
 
 /// The open unit's lines from the first that changed, after [`Composer::extend`].
@@ -143,8 +102,7 @@ impl Composer {
         }
         let drawn = open.wrapper.open_line_len();
         self.pending.push_str(text);
-        open.wrapper.push(text, Look::PLAIN);
-        open.source_len = self.pending.len();
+        open.push_plain(text);
         let from = first - self.frozen + usize::from(self.blank);
         // The open line only grew by plain text: what it gained is all there is to draw
         // (a line with no text yet is drawn whole: its prefix stands alone).
@@ -252,15 +210,19 @@ impl Composer {
                 &self.pending[open.source_len..],
             )
         {
-            open.wrapper
-                .push(&self.pending[open.source_len..], Look::PLAIN);
-            open.source_len = self.pending.len();
+            open.push_plain(&self.pending[open.source_len..]);
+            return open.lines();
+        }
+        if let Some(open) = self.paragraph.as_mut()
+            && open.width == width
+            && open.reparse(&self.pending)
+        {
             return open.lines();
         }
         let blocks = parse(&self.pending);
         if let [Block::Paragraph(spans)] = blocks.as_slice() {
             // One paragraph: its wrapped spans are its lines as laid out.
-            let open = self.wrapped(spans, Vec::new(), Vec::new(), width);
+            let open = OpenParagraph::new(spans, &self.pending, Vec::new(), Vec::new(), width);
             let lines = open.lines();
             self.paragraph = Some(open);
             return lines;
@@ -298,44 +260,12 @@ impl Composer {
         };
         // The last line is the paragraph's: its prefix is as wide as the markers.
         let indents = lines.last()?.get(..depth)?.to_vec();
-        let open = self.wrapped(spans, indents, Vec::new(), width);
+        let open = OpenParagraph::new(spans, &self.pending, indents, Vec::new(), width);
         let start = lines.len().checked_sub(open.wrapper.lines().len())?;
-        let open = OpenParagraph {
-            markers: lines[start].get(..depth)?.to_vec(),
-            before: lines[..start].to_vec(),
-            ..open
-        };
+        let mut open = open;
+        open.markers = lines[start].get(..depth)?.to_vec();
+        open.before = lines[..start].to_vec();
         (open.own_lines(0) == lines[start..]).then_some(open)
-    }
-
-    /// The open unit's paragraph `spans` wrapped at `width` behind `markers` (its list
-    /// items'), after the lines `before` it.
-    fn wrapped(
-        &self,
-        spans: &[Span],
-        markers: Vec<Span>,
-        before: Vec<Line>,
-        width: usize,
-    ) -> OpenParagraph {
-        // Each list narrows the column by its marker, down to the narrowest allowed.
-        let column = markers.iter().fold(width.max(MIN_WIDTH), |column, marker| {
-            (column - marker.text.width().min(column)).max(MIN_WIDTH)
-        });
-        let mut wrapper = Wrapper::new(column);
-        for span in spans {
-            wrapper.push(&span.text, span.look);
-        }
-        // The parser drops the white space the paragraph ends with.
-        if self.pending.ends_with(char::is_whitespace) {
-            wrapper.push(" ", Look::PLAIN);
-        }
-        OpenParagraph {
-            source_len: self.pending.len(),
-            width,
-            before,
-            markers,
-            wrapper,
-        }
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not

@@ -13,7 +13,23 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
     let loose = "- one\n\n- A loose item long enough to be settled, with words to wrap";
     let nested = "1. An item\n   - A nested item long enough to wrap, with words *and* more words";
     let deeper = "- a\n  1. b\n     - A deeply nested item with words to wrap, 2. not an item";
-    for text in [text, items, bullet, last, loose, nested, deeper] {
+    // Markup closed and left open on both sides of the points a piece parses again
+    // from.
+    let markup = "Settled words then **bold words** and *it* then `code * star` and \
+        [a link](u) then ~~struck~~ and a * lone star, *closing* and [no link] then \
+        _under_ more <b>tag</b> words **bold *nested* end** and ``two ` ticks`` done *a";
+    let item_markup = "- An item with *emphasis across words* and **more** then `x` end";
+    for text in [
+        text,
+        items,
+        bullet,
+        last,
+        loose,
+        nested,
+        deeper,
+        markup,
+        item_markup,
+    ] {
         extended_like_whole(text);
     }
 }

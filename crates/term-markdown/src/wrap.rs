@@ -15,6 +15,17 @@ pub fn wrap(spans: &[Span], width: usize) -> Vec<Line> {
     wrapper.into_lines()
 }
 
+/// A point in what a [`Wrapper`] was pushed, to take it back to
+/// ([`Wrapper::rewind`]): taken between words.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    lines: usize,
+    spans: usize,
+    last: usize,
+    line_width: usize,
+    gap: Option<Look>,
+}
+
 /// Word wrap fed piece by piece: the lines of all the text pushed so far are the same
 /// as [`wrap`] of it at once.
 #[derive(Debug, Clone)]
@@ -92,6 +103,35 @@ impl Wrapper {
             tail.break_line();
         }
         tail.lines
+    }
+
+    /// A mark of what was pushed so far; `None` while a word is being read.
+    pub fn mark(&self) -> Option<Mark> {
+        self.word.is_empty().then(|| Mark {
+            lines: self.lines.len(),
+            spans: self.line.len(),
+            last: self.line.last().map_or(0, |s| s.text.len()),
+            line_width: self.line_width,
+            gap: self.gap,
+        })
+    }
+
+    /// Takes back what was pushed after `mark`, one of this wrapper's marks: the lines
+    /// are as they were then (text is only ever added to them, so the mark's line is
+    /// the first line after those finished then, cut back to its spans then).
+    pub fn rewind(&mut self, mark: Mark) {
+        if self.lines.len() > mark.lines {
+            self.lines.truncate(mark.lines + 1);
+            self.line = self.lines.pop().unwrap_or_default();
+        }
+        self.line.truncate(mark.spans);
+        if let Some(last) = self.line.last_mut() {
+            last.text.truncate(mark.last);
+        }
+        self.line_width = mark.line_width;
+        self.gap = mark.gap;
+        self.word.clear();
+        self.word_width = 0;
     }
 
     /// The bytes of the last line [`Wrapper::lines_from`] would give, when what was
