@@ -91,9 +91,11 @@ impl Composer {
             || open.source_len != self.pending.len()
             || self.pending.trim().is_empty()
             || text.contains('\n')
-            || !extends_plainly(&self.pending, text)
         {
             return None;
+        }
+        if !extends_plainly(&self.pending, text) {
+            return self.extend_markup(text);
         }
         let finished = open.wrapper.finished();
         let first = open.before.len() + finished;
@@ -121,6 +123,25 @@ impl Composer {
                 lines: open.own_lines(finished),
             }),
         })
+    }
+
+    /// Adds text carrying markup to the open paragraph when it parses again from its
+    /// last settled point (see [`OpenParagraph::reparse`]): its lines from that
+    /// point's on. `None` (and nothing added) otherwise.
+    fn extend_markup(&mut self, text: &str) -> Option<Extension> {
+        let open = self.paragraph.as_mut()?;
+        let line = open.marked_line()?;
+        let first = (open.before.len() + line).checked_sub(self.frozen)?;
+        let len = self.pending.len();
+        self.pending.push_str(text);
+        if !open.reparse(&self.pending) {
+            self.pending.truncate(len);
+            return None;
+        }
+        Some(Extension::Lines(Tail {
+            from: first + usize::from(self.blank),
+            lines: open.own_lines(line),
+        }))
     }
 
     /// The open paragraph's lines from the first that [`Composer::extend`] may have

@@ -36,11 +36,18 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
 
 fn extended_like_whole(text: &str) {
     let chars: Vec<char> = text.chars().collect();
-    for piece in [1, 2, 3, 5, 8] {
+    // Fed, or extended where it can be (plain text, markup parsed again from a mark).
+    for (piece, extend) in [1, 2, 3, 5, 8]
+        .into_iter()
+        .flat_map(|p| [(p, false), (p, true)])
+    {
         let mut composer = Composer::default();
         let mut committed = Vec::new();
         for chunk in chars.chunks(piece) {
-            composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
+            let chunk: String = chunk.iter().collect();
+            if !extend || composer.extend(&chunk, 30).is_none() {
+                composer.feed(&chunk, 30, &mut committed);
+            }
             let open = composer.open_lines(30);
             let whole = composer.with_blank(composer.markdown(&composer.pending, 30).0);
             assert_eq!(open, whole, "{piece}: {:?}", composer.pending);

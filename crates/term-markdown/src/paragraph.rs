@@ -102,6 +102,12 @@ impl OpenParagraph {
         }
     }
 
+    /// The line of the paragraph (among the wrapper's) the last mark is on: the first
+    /// that [`OpenParagraph::reparse`] may change.
+    pub fn marked_line(&self) -> Option<usize> {
+        self.mark.map(|(_, mark)| mark.line())
+    }
+
     /// Wraps the open unit `source` again from the last mark: the text after it
     /// parsed alone, when it is on the mark's line and parses as one paragraph (then
     /// it is the same as parsing the whole unit: before the mark nothing is left open,

@@ -26,6 +26,13 @@ pub struct Mark {
     gap: Option<Look>,
 }
 
+impl Mark {
+    /// The line the mark is on (the number of lines finished then).
+    pub fn line(&self) -> usize {
+        self.lines
+    }
+}
+
 /// Word wrap fed piece by piece: the lines of all the text pushed so far are the same
 /// as [`wrap`] of it at once.
 #[derive(Debug, Clone)]
