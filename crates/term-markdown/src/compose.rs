@@ -70,7 +70,8 @@ impl Composer {
     pub fn feed(&mut self, text: &str, width: usize, committed: &mut Vec<Line>) {
         self.pending.push_str(text);
         while let Some((unit, len)) = next_unit(&self.pending, self.fence.as_ref().map(|f| f.0)) {
-            let source: String = self.pending.drain(..len).collect();
+            let rest = self.pending.split_off(len);
+            let source = std::mem::replace(&mut self.pending, rest);
             self.commit(unit, &source, width, committed);
         }
     }

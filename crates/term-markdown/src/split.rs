@@ -172,12 +172,17 @@ fn is_heading(line: &str) -> bool {
 }
 
 fn is_rule(line: &str) -> bool {
-    let trimmed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut marks = line.chars().filter(|c| !c.is_whitespace());
+    let Some(mark) = marks.next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    let mut count = 1;
     indent_of(line) <= 3
-        && trimmed.len() >= 3
-        && ['-', '*', '_']
-            .iter()
-            .any(|m| trimmed.chars().all(|c| c == *m))
+        && marks.all(|c| {
+            count += 1;
+            c == mark
+        })
+        && count >= 3
 }
 
 fn is_setext_underline(line: &str) -> bool {
