@@ -115,6 +115,11 @@ impl LiveMarkdown {
         if line + 1 != self.shown.len() {
             return None;
         }
+        // The open lines must still fit on the screen (its height may have changed).
+        let room = size.height.saturating_sub(2).max(1);
+        if rows_of(self.shown.iter().map(|l| l.width), size.width) > room {
+            return None;
+        }
         let shown = self.shown.last_mut()?;
         let width = shown.width + text_width(&text);
         if rows_of([width], size.width) != rows_of([shown.width], size.width) {
