@@ -19,6 +19,7 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
         [a link](u) then ~~struck~~ and a * lone star, *closing* and [no link] then \
         _under_ more <b>tag</b> words **bold *nested* end** and ``two ` ticks`` done *a";
     let item_markup = "- An item with *emphasis across words* and **more** then `x` end";
+    let reference = "[r]: /u\nWords long enough to settle, then [r] and *em* then [r] end";
     for text in [
         text,
         items,
@@ -29,6 +30,7 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
         deeper,
         markup,
         item_markup,
+        reference,
     ] {
         extended_like_whole(text);
     }

@@ -121,8 +121,9 @@ impl OpenParagraph {
         };
         // The line must have its kind settled before the mark; a line break could make
         // it a heading's underline or a table's head; a `<` could open HTML spanning
-        // the mark.
-        if after.contains(['\n', '<']) || !last_line_settled(&source[..at]) {
+        // the mark; a link reference defined before it could make a link after it.
+        let before = &source[..at];
+        if after.contains(['\n', '<']) || !last_line_settled(before) || before.contains("]:") {
             return false;
         }
         let blocks = parse(after);
@@ -184,6 +185,8 @@ mod tests {
             ("Plain words here ", "<b>x</b>", false),
             // Not one paragraph alone (a list item would start).
             ("Plain words here ", "- x", false),
+            // A link reference defined before the mark.
+            ("[a]: /u\nPlain words here ", "[a] x", false),
         ];
         for (before, after, again) in cases {
             let mut open = paragraph(before);
