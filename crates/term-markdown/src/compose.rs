@@ -3,14 +3,13 @@
 //! the cursor here: [`crate::LiveMarkdown`] draws what this composes.
 
 use crate::highlight::{CodeBlock, Highlighter, plain_code};
-use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open, prefixed};
+use crate::layout::{Layout, MIN_WIDTH, code_close, code_line, code_open};
+use crate::paragraph::OpenParagraph;
 use crate::split::{
     Fence, Unit, drawn_by_line, extends_plainly, fence_language, next_unit, opening_fence,
 };
-use crate::style::{Line, Look, Span};
+use crate::style::Line;
 use crate::tree::{Block, parse};
-use crate::wrap::Wrapper;
-use unicode_width::UnicodeWidthStr;
 
 /// Streamed Markdown cut into committed lines and the open unit's lines.
 #[derive(Debug, Default)]
@@ -33,46 +32,6 @@ pub struct Composer {
     paragraph: Option<OpenParagraph>,
 }
 
-/// An open paragraph (or a list whose last item ends with one paragraph, in lists as
-/// deep as they go) wrapped up to `source_len` bytes of the open unit, laid out at
-/// `width`.
-#[derive(Debug)]
-struct OpenParagraph {
-    source_len: usize,
-    width: usize,
-    /// The lines of the open unit before the paragraph.
-    before: Vec<Line>,
-    /// What stands before the paragraph's first line, one span for each list it is in
-    /// (outermost first): its item's marker, or the indent under an outer item.
-    markers: Vec<Span>,
-    wrapper: Wrapper,
-}
-
-impl OpenParagraph {
-    /// Its lines as the layout draws them.
-    fn lines(&self) -> Vec<Line> {
-        let mut lines = self.before.clone();
-        lines.extend(self.own_lines(0));
-        lines
-    }
-
-    /// The paragraph's lines from line `from` on (at most the wrapper's finished lines),
-    /// behind the markers as the layout puts them (the innermost first).
-    fn own_lines(&self, from: usize) -> Vec<Line> {
-        let mut lines = self.wrapper.lines_from(from);
-        for marker in self.markers.iter().rev() {
-            let rest = Span::plain(" ".repeat(marker.text.width()));
-            let first = if from == 0 {
-                marker.clone()
-            } else {
-                rest.clone()
-            };
-            lines = prefixed(lines, first, Some(rest));
-        }
-        lines
-    }
-}
-
 /// The open unit's lines from the first that changed, after [`Composer::extend`].
 #[derive(Debug)]
 pub struct Tail {
@@ -81,6 +40,21 @@ pub struct Tail {
     pub from: usize,
     /// The open lines from `from` on.
     pub lines: Vec<Line>,
+}
+
+/// What [`Composer::extend`] changed in the open lines.
+#[derive(Debug)]
+pub enum Extension {
+    /// Lines from the first that may have changed.
+    Lines(Tail),
+    /// Only the open line `line` (an index among [`Composer::open_lines`]) changed: it
+    /// ends with `text` more, plain (no styles), and is otherwise as it was.
+    Grew {
+        /// The line's index.
+        line: usize,
+        /// What it gained (maybe nothing).
+        text: String,
+    },
 }
 
 impl Composer {
@@ -96,7 +70,8 @@ impl Composer {
     pub fn feed(&mut self, text: &str, width: usize, committed: &mut Vec<Line>) {
         self.pending.push_str(text);
         while let Some((unit, len)) = next_unit(&self.pending, self.fence.as_ref().map(|f| f.0)) {
-            let source: String = self.pending.drain(..len).collect();
+            let rest = self.pending.split_off(len);
+            let source = std::mem::replace(&mut self.pending, rest);
             self.commit(unit, &source, width, committed);
         }
     }
@@ -107,7 +82,7 @@ impl Composer {
     /// changed; `None` (and nothing added) when it does not, or when the open lines were
     /// not drawn by [`Composer::open_lines`] at this width since the last change: then
     /// [`Composer::feed`] it.
-    pub fn extend(&mut self, text: &str, width: usize) -> Option<Tail> {
+    pub fn extend(&mut self, text: &str, width: usize) -> Option<Extension> {
         if self.fence.is_some() {
             return self.extend_code(text);
         }
@@ -117,27 +92,74 @@ impl Composer {
             || open.source_len != self.pending.len()
             || self.pending.trim().is_empty()
             || text.contains('\n')
-            || !extends_plainly(&self.pending, text)
         {
             return None;
+        }
+        if !extends_plainly(&self.pending, text) {
+            return self.extend_markup(text);
         }
         let finished = open.wrapper.finished();
         let first = open.before.len() + finished;
         if first < self.frozen {
             return None;
         }
+        let drawn = open.wrapper.open_line_len();
         self.pending.push_str(text);
-        open.wrapper.push(text, Look::PLAIN);
-        open.source_len = self.pending.len();
+        open.push_plain(text);
+        let from = first - self.frozen + usize::from(self.blank);
+        // The open line only grew by plain text: what it gained is all there is to draw
+        // (a line with no text yet is drawn whole: its prefix stands alone).
+        let gained = match (drawn, open.wrapper.open_line_len()) {
+            (Some(drawn), Some(now)) if drawn > 0 && now >= drawn => {
+                open.wrapper.open_line_plain_end(now - drawn)
+            }
+            _ => None,
+        };
+        Some(match gained {
+            Some(text) if open.wrapper.finished() == finished => {
+                Extension::Grew { line: from, text }
+            }
+            _ => Extension::Lines(Tail {
+                from,
+                lines: open.own_lines(finished),
+            }),
+        })
+    }
+
+    /// Adds text carrying markup to the open paragraph when it parses again from its
+    /// last settled point (see [`OpenParagraph::reparse`]): its lines from that
+    /// point's on. `None` (and nothing added) otherwise.
+    fn extend_markup(&mut self, text: &str) -> Option<Extension> {
+        let open = self.paragraph.as_mut()?;
+        let line = open.marked_line()?;
+        let first = (open.before.len() + line).checked_sub(self.frozen)?;
+        let len = self.pending.len();
+        self.pending.push_str(text);
+        if !open.reparse(&self.pending) {
+            self.pending.truncate(len);
+            return None;
+        }
+        Some(Extension::Lines(Tail {
+            from: first + usize::from(self.blank),
+            lines: open.own_lines(line),
+        }))
+    }
+
+    /// The open paragraph's lines from the first that [`Composer::extend`] may have
+    /// changed (when it said only that a line grew, and that cannot be drawn alone).
+    pub fn tail(&self) -> Option<Tail> {
+        let open = self.paragraph.as_ref()?;
+        let finished = open.wrapper.finished();
+        let first = (open.before.len() + finished).checked_sub(self.frozen)?;
         Some(Tail {
-            from: first - self.frozen + usize::from(self.blank),
+            from: first + usize::from(self.blank),
             lines: open.own_lines(finished),
         })
     }
 
     /// Adds text that ends no line to the open line of a code block when it is shown (not
     /// blank, not frozen): its one line drawn again (highlighted once it ends).
-    fn extend_code(&mut self, text: &str) -> Option<Tail> {
+    fn extend_code(&mut self, text: &str) -> Option<Extension> {
         if self.frozen > 0
             || text.is_empty()
             || text.contains('\n')
@@ -146,10 +168,10 @@ impl Composer {
             return None;
         }
         self.pending.push_str(text);
-        Some(Tail {
+        Some(Extension::Lines(Tail {
             from: usize::from(self.blank),
             lines: vec![code_line(plain_code(&self.pending))],
-        })
+        }))
     }
 
     /// Adds streamed text that ends no line to an open table or quote, which is drawn
@@ -210,15 +232,19 @@ impl Composer {
                 &self.pending[open.source_len..],
             )
         {
-            open.wrapper
-                .push(&self.pending[open.source_len..], Look::PLAIN);
-            open.source_len = self.pending.len();
+            open.push_plain(&self.pending[open.source_len..]);
+            return open.lines();
+        }
+        if let Some(open) = self.paragraph.as_mut()
+            && open.width == width
+            && open.reparse(&self.pending)
+        {
             return open.lines();
         }
         let blocks = parse(&self.pending);
         if let [Block::Paragraph(spans)] = blocks.as_slice() {
             // One paragraph: its wrapped spans are its lines as laid out.
-            let open = self.wrapped(spans, Vec::new(), Vec::new(), width);
+            let open = OpenParagraph::new(spans, &self.pending, Vec::new(), Vec::new(), width);
             let lines = open.lines();
             self.paragraph = Some(open);
             return lines;
@@ -256,44 +282,12 @@ impl Composer {
         };
         // The last line is the paragraph's: its prefix is as wide as the markers.
         let indents = lines.last()?.get(..depth)?.to_vec();
-        let open = self.wrapped(spans, indents, Vec::new(), width);
+        let open = OpenParagraph::new(spans, &self.pending, indents, Vec::new(), width);
         let start = lines.len().checked_sub(open.wrapper.lines().len())?;
-        let open = OpenParagraph {
-            markers: lines[start].get(..depth)?.to_vec(),
-            before: lines[..start].to_vec(),
-            ..open
-        };
+        let mut open = open;
+        open.markers = lines[start].get(..depth)?.to_vec();
+        open.before = lines[..start].to_vec();
         (open.own_lines(0) == lines[start..]).then_some(open)
-    }
-
-    /// The open unit's paragraph `spans` wrapped at `width` behind `markers` (its list
-    /// items'), after the lines `before` it.
-    fn wrapped(
-        &self,
-        spans: &[Span],
-        markers: Vec<Span>,
-        before: Vec<Line>,
-        width: usize,
-    ) -> OpenParagraph {
-        // Each list narrows the column by its marker, down to the narrowest allowed.
-        let column = markers.iter().fold(width.max(MIN_WIDTH), |column, marker| {
-            (column - marker.text.width().min(column)).max(MIN_WIDTH)
-        });
-        let mut wrapper = Wrapper::new(column);
-        for span in spans {
-            wrapper.push(&span.text, span.look);
-        }
-        // The parser drops the white space the paragraph ends with.
-        if self.pending.ends_with(char::is_whitespace) {
-            wrapper.push(" ", Look::PLAIN);
-        }
-        OpenParagraph {
-            source_len: self.pending.len(),
-            width,
-            before,
-            markers,
-            wrapper,
-        }
     }
 
     /// Counts the first `lines` of [`Composer::open_lines`] as committed: they will not

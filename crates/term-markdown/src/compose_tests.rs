@@ -13,18 +13,43 @@ fn an_extended_paragraph_has_the_lines_of_one_parsed_whole() {
     let loose = "- one\n\n- A loose item long enough to be settled, with words to wrap";
     let nested = "1. An item\n   - A nested item long enough to wrap, with words *and* more words";
     let deeper = "- a\n  1. b\n     - A deeply nested item with words to wrap, 2. not an item";
-    for text in [text, items, bullet, last, loose, nested, deeper] {
+    // Markup closed and left open on both sides of the points a piece parses again
+    // from.
+    let markup = "Settled words then **bold words** and *it* then `code * star` and \
+        [a link](u) then ~~struck~~ and a * lone star, *closing* and [no link] then \
+        _under_ more <b>tag</b> words **bold *nested* end** and ``two ` ticks`` done *a";
+    let item_markup = "- An item with *emphasis across words* and **more** then `x` end";
+    let reference = "[r]: /u\nWords long enough to settle, then [r] and *em* then [r] end";
+    for text in [
+        text,
+        items,
+        bullet,
+        last,
+        loose,
+        nested,
+        deeper,
+        markup,
+        item_markup,
+        reference,
+    ] {
         extended_like_whole(text);
     }
 }
 
 fn extended_like_whole(text: &str) {
     let chars: Vec<char> = text.chars().collect();
-    for piece in [1, 2, 3, 5, 8] {
+    // Fed, or extended where it can be (plain text, markup parsed again from a mark).
+    for (piece, extend) in [1, 2, 3, 5, 8]
+        .into_iter()
+        .flat_map(|p| [(p, false), (p, true)])
+    {
         let mut composer = Composer::default();
         let mut committed = Vec::new();
         for chunk in chars.chunks(piece) {
-            composer.feed(&chunk.iter().collect::<String>(), 30, &mut committed);
+            let chunk: String = chunk.iter().collect();
+            if !extend || composer.extend(&chunk, 30).is_none() {
+                composer.feed(&chunk, 30, &mut committed);
+            }
             let open = composer.open_lines(30);
             let whole = composer.with_blank(composer.markdown(&composer.pending, 30).0);
             assert_eq!(open, whole, "{piece}: {:?}", composer.pending);
@@ -45,7 +70,10 @@ fn the_open_code_line_is_extended_without_feeding_it() {
     assert!(composer.extend("  ", 30).is_none());
     composer.feed("  let x", 30, &mut committed);
     assert_eq!(composer.open_lines(30).len(), 1);
-    let tail = composer.extend(" = 1;", 30).map(|t| (t.from, t.lines));
+    let tail = match composer.extend(" = 1;", 30) {
+        Some(Extension::Lines(t)) => Some((t.from, t.lines)),
+        _ => None,
+    };
     let line = code_line(plain_code("      let x = 1;"));
     assert_eq!(tail, Some((0, vec![line])));
     assert!(composer.extend("\n", 30).is_none());
@@ -91,4 +119,27 @@ fn a_width_change_lays_the_open_unit_out_again_and_leaves_committed_lines() {
         committed, before,
         "committed lines are never laid out again"
     );
+}
+
+#[test]
+fn plain_text_growing_the_open_line_is_only_what_it_gained() {
+    let mut composer = Composer::new(Highlighter::default());
+    let mut committed = Vec::new();
+    composer.feed("Some **bold** words", 40, &mut committed);
+    assert_eq!(composer.open_lines(40).len(), 1);
+    let grew = |e: Option<Extension>| match e {
+        Some(Extension::Grew { line, text }) => Some((line, text)),
+        _ => None,
+    };
+    let cases = [
+        (" and", Some((0, " and".to_owned()))),
+        ("more ", Some((0, "more".to_owned()))),
+        ("  ", Some((0, String::new()))),
+        ("x", Some((0, " x".to_owned()))),
+        // Past the width: the word moves to a new line, drawn as lines.
+        (" wrapping onto the next line", None),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(grew(composer.extend(text, 40)), expected, "{text:?}");
+    }
 }

@@ -17,6 +17,7 @@ mod compose;
 mod highlight;
 mod layout;
 mod live;
+mod paragraph;
 pub mod split;
 pub mod style;
 pub mod table;

@@ -4,9 +4,9 @@
 //! On a width change the open lines are counted as the terminal re-flowed them, and
 //! drawn again at the new width.
 
-use crate::compose::{Composer, Tail};
+use crate::compose::{Composer, Extension, Tail};
 use crate::highlight::Highlighter;
-use crate::style::{Line, line_string, line_width};
+use crate::style::{Line, Look, line_string, line_width, push_text, text_width};
 
 /// The terminal's size in character cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,12 +55,21 @@ impl LiveMarkdown {
         if same_size && self.composer.hold(text) {
             return String::new();
         }
-        if let Some(tail) = self.composer.extend(text, size.width) {
-            if let Some(out) = self.draw_tail(tail, size) {
-                return out;
+        match self.composer.extend(text, size.width) {
+            Some(Extension::Grew { line, text }) => {
+                if let Some(out) = self.grow(line, text, size) {
+                    return out;
+                }
+                if let Some(out) = self.composer.tail().and_then(|t| self.draw_tail(t, size)) {
+                    return out;
+                }
             }
-        } else {
-            self.composer.feed(text, size.width, &mut committed);
+            Some(Extension::Lines(tail)) => {
+                if let Some(out) = self.draw_tail(tail, size) {
+                    return out;
+                }
+            }
+            None => self.composer.feed(text, size.width, &mut committed),
         }
         let mut open = self.composer.open_lines(size.width);
         let mut widths: Vec<usize> = open.iter().map(|l| line_width(l)).collect();
@@ -98,6 +107,30 @@ impl LiveMarkdown {
     /// Whether open lines are on the screen (the cursor is not at a line start).
     pub fn is_open(&self) -> bool {
         !self.shown.is_empty()
+    }
+
+    /// Finishes the last shown line, `line`, by printing the plain `text` it gained,
+    /// when it stays on its rows; else `None` (nothing drawn).
+    fn grow(&mut self, line: usize, text: String, size: Size) -> Option<String> {
+        if line + 1 != self.shown.len() {
+            return None;
+        }
+        // The open lines must still fit on the screen (its height may have changed).
+        let room = size.height.saturating_sub(2).max(1);
+        if rows_of(self.shown.iter().map(|l| l.width), size.width) > room {
+            return None;
+        }
+        let shown = self.shown.last_mut()?;
+        let width = shown.width + text_width(&text);
+        if rows_of([width], size.width) != rows_of([shown.width], size.width) {
+            return None;
+        }
+        if !text.is_empty() {
+            push_text(&mut shown.line, &text, Look::PLAIN);
+            shown.text.push_str(&text);
+            shown.width = width;
+        }
+        Some(text)
     }
 
     /// Replaces the shown open lines from `tail.from` on by `tail.lines` when they fit

@@ -271,3 +271,27 @@ fn no_code_no_grammars() {
     let _ = render_document("# Just text\n\n- a list", 40, true, &highlighter);
     assert!(!highlighter.is_loaded());
 }
+
+#[test]
+fn a_terminal_made_shorter_commits_the_open_lines_that_no_longer_fit() {
+    let (tall, short) = (
+        Size {
+            width: 20,
+            height: 24,
+        },
+        Size {
+            width: 20,
+            height: 4,
+        },
+    );
+    let mut live = LiveMarkdown::new(Highlighter::default(), false);
+    live.push(
+        "A paragraph long enough to wrap over several lines of twenty columns",
+        tall,
+    );
+    assert!(live.shown.len() > 2, "{:?}", live.shown);
+    // Plain text that only grows the last line, on a shorter screen.
+    live.push(" more", short);
+    let rows = rows_of(live.shown.iter().map(|l| l.width), short.width);
+    assert!(rows <= 2, "{:?}", live.shown);
+}

@@ -172,12 +172,17 @@ fn is_heading(line: &str) -> bool {
 }
 
 fn is_rule(line: &str) -> bool {
-    let trimmed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut marks = line.chars().filter(|c| !c.is_whitespace());
+    let Some(mark) = marks.next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    let mut count = 1;
     indent_of(line) <= 3
-        && trimmed.len() >= 3
-        && ['-', '*', '_']
-            .iter()
-            .any(|m| trimmed.chars().all(|c| c == *m))
+        && marks.all(|c| {
+            count += 1;
+            c == mark
+        })
+        && count >= 3
 }
 
 fn is_setext_underline(line: &str) -> bool {
@@ -218,9 +223,8 @@ const SETTLED_LINE: usize = 12;
 /// break; the line it goes on is long enough to be settled; and it does not complete an
 /// entity or escape begun at the end of `open`.
 pub(crate) fn extends_plainly(open: &str, added: &str) -> bool {
-    let last_line = open.rsplit('\n').next().unwrap_or(open);
     let last_word = open.rsplit([' ', '\t', '\n']).next().unwrap_or(open);
-    (last_line.len() >= SETTLED_LINE || text_starts_with_letter(last_line))
+    last_line_settled(open)
         && !last_word.contains(['&', '\\'])
         && added.chars().all(|c| {
             c.is_alphanumeric()
@@ -241,6 +245,20 @@ pub(crate) fn extends_plainly(open: &str, added: &str) -> bool {
                         | '%'
                 )
         })
+}
+
+/// Whether the last line of an open paragraph's text has its block kind settled: it is
+/// long enough, or its text starts with a letter (see `text_starts_with_letter`).
+pub(crate) fn last_line_settled(open: &str) -> bool {
+    let last_line = open.rsplit('\n').next().unwrap_or(open);
+    last_line.len() >= SETTLED_LINE || text_starts_with_letter(last_line)
+}
+
+/// Whether shown paragraph text holds a character of markup left open, that text
+/// after it could still close (an unmatched `*`, `_`, `~` or backtick, a bracket not
+/// made a link, a `<`); such characters shown as text (in code, escaped) count too.
+pub(crate) fn leaves_markup_open(shown: &str) -> bool {
+    shown.contains(['*', '_', '~', '`', '[', ']', '<'])
 }
 
 /// Whether a line (maybe not complete) has its block kind settled because its text,

@@ -131,3 +131,22 @@ fn fences_and_their_language() {
         }
     }
 }
+
+#[test]
+fn rules_are_three_or_more_of_one_mark() {
+    let cases = [
+        ("---\n", true),
+        ("* * *", true),
+        ("   ___", true),
+        ("----------", true),
+        ("--", false),
+        ("-*-", false),
+        ("    ---", false),
+        ("--- x", false),
+        ("", false),
+        ("===", false),
+    ];
+    for (line, rule) in cases {
+        assert_eq!(is_rule(line), rule, "{line:?}");
+    }
+}

@@ -15,6 +15,24 @@ pub fn wrap(spans: &[Span], width: usize) -> Vec<Line> {
     wrapper.into_lines()
 }
 
+/// A point in what a [`Wrapper`] was pushed, to take it back to
+/// ([`Wrapper::rewind`]): taken between words.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    lines: usize,
+    spans: usize,
+    last: usize,
+    line_width: usize,
+    gap: Option<Look>,
+}
+
+impl Mark {
+    /// The line the mark is on (the number of lines finished then).
+    pub fn line(&self) -> usize {
+        self.lines
+    }
+}
+
 /// Word wrap fed piece by piece: the lines of all the text pushed so far are the same
 /// as [`wrap`] of it at once.
 #[derive(Debug, Clone)]
@@ -92,6 +110,82 @@ impl Wrapper {
             tail.break_line();
         }
         tail.lines
+    }
+
+    /// A mark of what was pushed so far; `None` while a word is being read.
+    pub fn mark(&self) -> Option<Mark> {
+        self.word.is_empty().then(|| Mark {
+            lines: self.lines.len(),
+            spans: self.line.len(),
+            last: self.line.last().map_or(0, |s| s.text.len()),
+            line_width: self.line_width,
+            gap: self.gap,
+        })
+    }
+
+    /// Takes back what was pushed after `mark`, one of this wrapper's marks: the lines
+    /// are as they were then (text is only ever added to them, so the mark's line is
+    /// the first line after those finished then, cut back to its spans then).
+    pub fn rewind(&mut self, mark: Mark) {
+        if self.lines.len() > mark.lines {
+            self.lines.truncate(mark.lines + 1);
+            self.line = self.lines.pop().unwrap_or_default();
+        }
+        self.line.truncate(mark.spans);
+        if let Some(last) = self.line.last_mut() {
+            last.text.truncate(mark.last);
+        }
+        self.line_width = mark.line_width;
+        self.gap = mark.gap;
+        self.word.clear();
+        self.word_width = 0;
+    }
+
+    /// The bytes of the last line [`Wrapper::lines_from`] would give, when what was
+    /// pushed after the finished lines is one line (the word being read fits on it).
+    pub fn open_line_len(&self) -> Option<usize> {
+        let placed: usize = self.line.iter().map(|s| s.text.len()).sum();
+        if self.word.is_empty() {
+            return Some(placed);
+        }
+        let fits = if self.line_width == 0 {
+            self.word_width <= self.width
+        } else {
+            self.line_width + 1 + self.word_width <= self.width
+        };
+        let gap = usize::from(self.gap.is_some() && self.line_width > 0);
+        let word: usize = self.word.iter().map(|s| s.text.len()).sum();
+        fits.then_some(placed + gap + word)
+    }
+
+    /// The last `bytes` bytes of that one open line (see [`Wrapper::open_line_len`])
+    /// when all of them are plain text; `None` when any is styled.
+    pub fn open_line_plain_end(&self, bytes: usize) -> Option<String> {
+        let gap = self
+            .gap
+            .filter(|_| self.line_width > 0 && !self.word.is_empty())
+            .map(|look| (" ", look));
+        let pieces = self
+            .word
+            .iter()
+            .rev()
+            .map(|s| (s.text.as_str(), s.look))
+            .chain(gap)
+            .chain(self.line.iter().rev().map(|s| (s.text.as_str(), s.look)));
+        let mut parts = Vec::new();
+        let mut left = bytes;
+        for (text, look) in pieces {
+            if left == 0 {
+                break;
+            }
+            if look != Look::PLAIN {
+                return None;
+            }
+            let take = left.min(text.len());
+            parts.push(text.get(text.len() - take..)?);
+            left -= take;
+        }
+        (left == 0).then(|| parts.iter().rev().copied().collect())
     }
 
     /// The lines of what was pushed so far.
