@@ -1,6 +1,6 @@
 //! The event stream against a real server on 127.0.0.1: resuming after
 //! `Last-Event-ID`, the running turn replayed to a page opened mid-turn, a client that
-//! stops reading, and a command waiting for its confirmation on the stream.
+//! stops reading, one reading late (every delta once, in order), and a command waiting for its confirmation on the stream.
 
 use crate::common;
 
@@ -110,6 +110,40 @@ async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload
         last.data["reason"].as_str().unwrap().contains("behind"),
         "{last:?}"
     );
+}
+
+#[tokio::test]
+async fn a_client_reading_late_gets_every_delta_once_in_order() {
+    let s = Server::start_with(|state| state.stream_queue(40_000)).await;
+    let id = s.create().await;
+    // Twenty thousand one-character deltas at full speed, read only once the turn ended.
+    let answer: String = "abcdefghij".repeat(2_000);
+    s.model
+        .push(ScriptedResponse::text(answer.clone()).chunk_size(1));
+    let mut late = s.open_events(&id, None).await;
+    let mut reader = s.open_events(&id, None).await;
+    assert_eq!(
+        s.send(&id, json!({"text": "a long one"})).await.status(),
+        StatusCode::ACCEPTED
+    );
+    reader.until_turn_ends().await;
+    let frames = late.until_turn_ends().await;
+    assert!(frames.iter().all(|f| f.name.is_none()), "no reload");
+    let deltas: Vec<_> = frames
+        .iter()
+        .filter(|f| f.data["type"] == "TextDelta")
+        .collect();
+    let text: String = deltas
+        .iter()
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    // Joined or not (the queue holds what the socket buffers do not), every delta's
+    // text arrives once, in order.
+    assert_eq!(text, answer);
+    assert!(deltas.len() <= answer.len());
+    // Ids still grow, each the SSE id of the last delta joined in.
+    assert!(frames.windows(2).all(|w| w[0].id < w[1].id));
+    assert!(frames.iter().all(|f| f.data["seq"] == json!(f.id.unwrap())));
 }
 
 #[tokio::test]
