@@ -69,12 +69,17 @@ export async function openConversation(id, { seq = null, history = "push", fresh
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
   const reload = () => openConversation(id, { history: "none" });
-  const handlers = { ended: refresh, reload, titled: loadConversations };
+  const handlers = { ended: (streamed) => refresh({ streamed }), reload, titled: loadConversations };
   // A conversation just created with its first turn: the stream is open before the
   // timeline is read, so the turn's end is either stored or seen as an event.
   if (fresh) await listen(id, handlers);
   const timeline = await refresh({ live: fresh });
-  if (!fresh) listen(id, handlers);
+  if (!fresh) {
+    await listen(id, handlers);
+    // A turn that ended between the timeline and the stream's start sends no event
+    // more: once the stream is open, a timeline read again says whether it ran on.
+    if (timeline && timeline.busy && state.conversation === id) await refresh({ live: true });
+  }
   if (seq === null || !markRow(seq)) $("input").focus();
   return timeline;
 }
@@ -83,13 +88,15 @@ export async function openConversation(id, { seq = null, history = "push", fresh
  * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
  * the event stream, so nothing emitted meanwhile is missed; returns the timeline (none
  * when another conversation was opened meanwhile). `live`: a stream opened just before
- * replays a running turn, so its rows are left to it.
+ * replays a running turn, so its rows are left to it. `streamed`: the MarkdownStream of
+ * the answer that just streamed in; the stored answer keeps its bubble when it shows
+ * the same rendering (a long answer is not parsed and laid out a second time).
  */
-export async function refresh({ live = false } = {}) {
+export async function refresh({ live = false, streamed = null } = {}) {
   const id = state.conversation;
   if (!id) return null;
   const titles = state.titles;
-  const timeline = await api(`/api/conversations/${id}`);
+  const [timeline, html] = await Promise.all([api(`/api/conversations/${id}`), streamed ? streamed.finish() : null]);
   if (state.conversation !== id) return null;
   // `live`: the stream replays the running turn from its start; it draws it.
   const drawn = live && timeline.busy;
@@ -100,7 +107,7 @@ export async function refresh({ live = false } = {}) {
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
-  if (!drawn) renderTimeline(timeline);
+  if (!drawn) renderTimeline(timeline, html === null ? null : { bubble: streamed.bubble, html });
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
   // A focused control that went away (Stop, once the turn ended) leaves the focus in
