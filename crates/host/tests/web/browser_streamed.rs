@@ -1,7 +1,8 @@
 //! A streamed answer becomes the stored one in headless Chromium: the bubble it
 //! streamed into is kept (not drawn again) when the server renders the stored answer
 //! the same, and replaced by the stored rendering when it does not (a link whose
-//! reference is defined in a later block).
+//! reference is defined in a later block); more finished text than one request holds is
+//! rendered a part at a time.
 
 use crate::browser_support;
 use crate::common;
@@ -125,4 +126,32 @@ async fn a_streamed_answer_is_kept_as_the_stored_one_when_rendered_the_same() {
     )
     .await;
     assert_eq!(replaced, serde_json::json!([null, "the docs"]));
+}
+
+#[tokio::test]
+async fn more_than_a_request_holds_arriving_at_once_is_rendered_a_part_at_a_time() {
+    let Some(browser) = Chromium::start("streamed burst").await else {
+        return;
+    };
+    let s = Server::start().await;
+    let page = open_page(&s, &browser).await;
+    // Over 1 MiB of finished blocks in one delta (a model far ahead of the page): more
+    // than the server takes in one request, so it is rendered a part at a time, never
+    // shown as raw text.
+    let shown = eval(
+        &page,
+        "(async () => { const { MarkdownStream } = await import('/assets/js/markdown.js'); \
+           const bubble = document.createElement('div'); \
+           bubble.className = 'message assistant streaming'; \
+           document.getElementById('messages').append(bubble); \
+           const stream = new MarkdownStream(bubble); \
+           const text = Array.from({ length: 15000 }, (_, i) => \
+             `## Part ${i}\\n\\nSome **bold** words in part ${i}, to make a long answer longer.\\n\\n`).join(''); \
+           stream.push(text); \
+           const html = await stream.finish(); \
+           return [text.length > 1048576, html !== null, bubble.textContent.includes('**'), \
+             bubble.querySelectorAll('.md-part').length > 1, bubble.querySelectorAll('h2').length]; })()",
+    )
+    .await;
+    assert_eq!(shown, serde_json::json!([true, true, false, true, 15000]));
 }

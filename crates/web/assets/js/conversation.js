@@ -3,13 +3,13 @@ import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { conversationPicked } from "./layout.js";
 import { renderList } from "./list.js";
-import { forgetCode } from "./markdown.js";
+import { forgetCode, rendersByBlocks } from "./markdown.js";
 import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { closeStream, listen, resetStream } from "./stream.js";
 import { remember } from "./router.js";
-import { markRow, renderTimeline } from "./timeline.js";
+import { keepsStreamed, markRow, renderTimeline } from "./timeline.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
 
@@ -96,7 +96,15 @@ export async function refresh({ live = false, streamed = null } = {}) {
   const id = state.conversation;
   if (!id) return null;
   const titles = state.titles;
-  const [timeline, html] = await Promise.all([api(`/api/conversations/${id}`), streamed ? streamed.finish() : null]);
+  const html = streamed ? await streamed.finish() : null;
+  // An answer that renders block by block as whole is kept as it streamed in: the
+  // server need not render it again (for a long answer the costliest part of the read).
+  const known = html !== null && rendersByBlocks(streamed.text);
+  let timeline = await api(`/api/conversations/${id}${known ? "?last_html=false" : ""}`);
+  const shown = html === null ? null : { bubble: streamed.bubble, html, text: known ? streamed.text : null };
+  if (known && state.conversation === id && !keepsStreamed(timeline, shown)) {
+    timeline = await api(`/api/conversations/${id}`); // not kept after all: drawn as stored
+  }
   if (state.conversation !== id) return null;
   // `live`: the stream replays the running turn from its start; it draws it.
   const drawn = live && timeline.busy;
@@ -107,7 +115,7 @@ export async function refresh({ live = false, streamed = null } = {}) {
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
-  if (!drawn) renderTimeline(timeline, html === null ? null : { bubble: streamed.bubble, html });
+  if (!drawn) renderTimeline(timeline, shown);
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
   // A focused control that went away (Stop, once the turn ended) leaves the focus in

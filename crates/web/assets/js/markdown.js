@@ -114,6 +114,9 @@ export function addCopyMessage(bubble, markdown) {
   bubble.append(copy);
 }
 
+// The most Markdown rendered as one part of a streaming answer, in characters.
+const PART_MAX = 128 * 1024;
+
 // Where the streamed text's finished blocks end: after the last blank line outside a
 // code fence that is followed by a line starting a new block (not a list item, a quote
 // or an indented continuation, which may still belong to the block before). 0: none.
@@ -139,6 +142,20 @@ function finishedUpTo(text) {
     offset = next;
   }
   return Math.min(cut, text.length);
+}
+
+// Markdown whose blocks may not render alone as they do in the whole answer: a link
+// reference definition (links anywhere in the answer use it) or an HTML block that may
+// run across blank lines. (Inside a code fence such a line is harmless; it is only
+// taken for one.)
+const REACHES_ACROSS_BLOCKS = /^ {0,3}(?:\[[^\]]+\]:|<(?:pre|script|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[))/im;
+
+/**
+ * Whether `text`, rendered block by block as it streamed, renders as it does whole
+ * (nothing in it reaches across blocks).
+ */
+export function rendersByBlocks(text) {
+  return !REACHES_ACROSS_BLOCKS.test(text);
 }
 
 /**
@@ -227,13 +244,19 @@ export class MarkdownStream {
         seen = this.text.length;
         const generation = this.generation;
         const rest = this.text.slice(this.rendered);
-        const cut = finishedUpTo(rest);
-        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", render(rest.slice(cut), true)]);
+        // At most a part's worth of finished blocks at once (a request has a size
+        // limit, and a smaller part is drawn sooner); while more is finished than that,
+        // the open end waits.
+        const head = rest.length > PART_MAX ? rest.slice(0, rest.lastIndexOf("\n", PART_MAX) + 1) : rest;
+        const cut = finishedUpTo(head);
+        const behind = cut > 0 && head.length < rest.length;
+        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", behind ? "" : render(rest.slice(cut), true)]);
         if (generation !== this.generation) {
           seen = -1; // cleared meanwhile: start from what came since
           continue;
         }
         if (cut > 0) this.addPart(done, cut);
+        if (behind) seen = -1; // more to render before the open end
         this.open.innerHTML = open; // rendered and sanitized by the server
         enhance(this.open);
         this.failed = false;

@@ -33,7 +33,7 @@ function messageBubble(row, stopped, kept) {
     bubble.classList.add("undone");
     bubble.title = "undone: kept in the history, no longer sent to the model";
   }
-  if (row.role === "assistant" && typeof row.html === "string") {
+  if (row.role === "assistant" && (kept || typeof row.html === "string")) {
     bubble.classList.add("rendered");
     if (kept) {
       for (const old of kept.querySelectorAll(":scope > .message-actions")) old.remove();
@@ -107,19 +107,27 @@ function failedCard(turn) {
   return card;
 }
 
-// The streamed answer `streamed` ({bubble, html}) the stored timeline keeps, if its last
-// answer shows the same HTML and the bubble is still in `box`: {bubble, row, slot}.
+// The streamed answer `streamed` ({bubble, html, text}) the stored timeline keeps, if
+// the bubble is still in `box` and the timeline's last answer is what it shows: the
+// same HTML or, read without its HTML (`text` given), the same Markdown:
+// {bubble, row, slot}.
 function keptAnswer(box, timeline, streamed) {
   if (!streamed || streamed.bubble.parentElement !== box) return null;
-  const row = timeline.rows.findLast((r) => r.kind === "message" && r.role === "assistant" && typeof r.html === "string");
-  if (!row || row.summarized || row.replaced_by || row.html !== streamed.html) return null;
-  return { bubble: streamed.bubble, row, slot: element("div") };
+  const row = timeline.rows.findLast((r) => r.kind === "message" && r.role === "assistant");
+  if (!row || row.summarized || row.replaced_by) return null;
+  const same = typeof row.html === "string" ? row.html === streamed.html : streamed.text !== null && row.content === streamed.text;
+  return same ? { bubble: streamed.bubble, row, slot: element("div") } : null;
+}
+
+/** Whether `renderTimeline(timeline, streamed)` keeps the streamed answer's bubble. */
+export function keepsStreamed(timeline, streamed) {
+  return keptAnswer($("messages"), timeline, streamed) !== null;
 }
 
 /**
  * Draws `timeline` (`GET /api/conversations/{id}`) into the message list. `streamed`
- * ({bubble, html}): the answer that just streamed into `bubble`, showing `html`; when
- * the stored answer is that HTML, the bubble stays in place as the stored answer (a
+ * ({bubble, html, text}): the answer that just streamed into `bubble`, showing `html`
+ * (the rendering of Markdown `text`); when the stored answer is that, the bubble stays in place as the stored answer (a
  * long answer is not parsed, enhanced and laid out again), the rest drawn around it.
  */
 export function renderTimeline(timeline, streamed = null) {
