@@ -85,7 +85,11 @@ async fn tab_at(browser: &Chromium, url: &str, script: Option<String>) -> Result
 pub async fn first_paint(browser: &Chromium, url: &str) -> Result<Duration, String> {
     let tab = tab_at(browser, url, None).await?;
     let entry = "performance.getEntriesByName('first-contentful-paint')[0]";
-    let painted = format!("location.href === {url:?} && {entry} !== undefined");
+    // The document loaded from `url` (its address may change at once: `/` opens the
+    // newest conversation at `/c/{id}`), not the blank tab before it.
+    let painted = format!(
+        "performance.getEntriesByType('navigation')[0]?.name === {url:?} && {entry} !== undefined"
+    );
     wait_until(&tab, &painted, PATIENCE)
         .await
         .map_err(|e| e.to_string())?;

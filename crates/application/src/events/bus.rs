@@ -174,6 +174,16 @@ impl EventSubscription {
         }
     }
 
+    /// How many events are queued for this subscriber, not received yet (a consumer
+    /// that falls behind sees it grow).
+    #[must_use]
+    pub fn queued(&self) -> usize {
+        match &self.receiver {
+            Receiver::Unbounded(r) => r.len(),
+            Receiver::Bounded(r) => r.len(),
+        }
+    }
+
     /// Whether events the subscription asked to replay were no longer kept (so what it
     /// receives has a gap: reload the conversation's stored state instead).
     #[must_use]

@@ -1,5 +1,6 @@
 //! What the page needs of a conversation's history: each turn's outcome, the earlier
-//! versions of an edited message, and search snippets with the matched words marked.
+//! versions of an edited message, search snippets with the matched words marked, and
+//! a timeline without the HTML of the answer the page already shows.
 
 use crate::common;
 
@@ -184,4 +185,41 @@ async fn a_search_hit_has_a_snippet_with_the_words_marked() {
     assert!(joined.starts_with('…') && joined.ends_with('…'), "{joined}");
     assert!(joined.contains("the <b>deploy</b> script ran"), "{joined}");
     assert!(joined.chars().count() < 200, "{joined}");
+}
+
+#[tokio::test]
+async fn the_timeline_can_leave_out_the_last_answers_html() {
+    let s = Server::start().await;
+    let id = s.create().await;
+    s.model.push(ScriptedResponse::text("**first**"));
+    s.turn(&id, "one").await;
+    s.model.push(ScriptedResponse::text("**second**"));
+    s.turn(&id, "two").await;
+    let html = |timeline: Value| -> Vec<Value> {
+        timeline["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["role"] == "assistant")
+            .map(|r| r["html"].clone())
+            .collect()
+    };
+    let all = s.get_json(&format!("/api/conversations/{id}")).await;
+    assert_eq!(
+        html(all),
+        [
+            json!("<p><strong>first</strong></p>\n"),
+            json!("<p><strong>second</strong></p>\n")
+        ]
+    );
+    // The page that shows the answer it streamed asks without it.
+    let known = s
+        .get_json(&format!("/api/conversations/{id}?last_html=false"))
+        .await;
+    assert_eq!(
+        html(known.clone()),
+        [json!("<p><strong>first</strong></p>\n"), Value::Null]
+    );
+    let last = known["rows"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"], "**second**");
 }

@@ -1,6 +1,6 @@
 //! The event stream against a real server on 127.0.0.1: resuming after
 //! `Last-Event-ID`, the running turn replayed to a page opened mid-turn, a client that
-//! stops reading, and a command waiting for its confirmation on the stream.
+//! stops reading, one reading late (every delta once, in order), and a command waiting for its confirmation on the stream.
 
 use crate::common;
 
@@ -82,20 +82,27 @@ async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
     assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
 }
 
-#[tokio::test]
-async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload() {
-    let s = Server::start_with(|state| state.stream_queue(16)).await;
+/// A server whose streams queue `queue` events, with two streams open on a conversation
+/// whose answer of twenty thousand one-character deltas (returned) was just asked for.
+async fn long_answer_sent(queue: usize) -> (Server, String, common::SseReader, common::SseReader) {
+    let s = Server::start_with(|state| state.stream_queue(queue)).await;
     let id = s.create().await;
-    // Twenty thousand one-character deltas: far more than socket buffers hold.
     let answer: String = "abcdefghij".repeat(2_000);
     s.model
         .push(ScriptedResponse::text(answer.clone()).chunk_size(1));
-    let mut stalled = s.open_events(&id, None).await;
-    let mut reader = s.open_events(&id, None).await;
+    let first = s.open_events(&id, None).await;
+    let second = s.open_events(&id, None).await;
     assert_eq!(
         s.send(&id, json!({"text": "a long one"})).await.status(),
         StatusCode::ACCEPTED
     );
+    (s, answer, first, second)
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload() {
+    // Twenty thousand one-character deltas: far more than socket buffers hold.
+    let (_s, answer, mut stalled, mut reader) = long_answer_sent(16).await;
     let frames = reader.until_turn_ends().await;
     assert_eq!(frames.last().unwrap().data["text"], json!(answer));
     // The stalled client, reading at last, finds the end of what was buffered for it:
@@ -110,6 +117,30 @@ async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload
         last.data["reason"].as_str().unwrap().contains("behind"),
         "{last:?}"
     );
+}
+
+#[tokio::test]
+async fn a_client_reading_late_gets_every_delta_once_in_order() {
+    // Twenty thousand one-character deltas at full speed, read only once the turn ended.
+    let (_s, answer, mut late, mut reader) = long_answer_sent(40_000).await;
+    reader.until_turn_ends().await;
+    let frames = late.until_turn_ends().await;
+    assert!(frames.iter().all(|f| f.name.is_none()), "no reload");
+    let deltas: Vec<_> = frames
+        .iter()
+        .filter(|f| f.data["type"] == "TextDelta")
+        .collect();
+    let text: String = deltas
+        .iter()
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    // Joined or not (the queue holds what the socket buffers do not), every delta's
+    // text arrives once, in order.
+    assert_eq!(text, answer);
+    assert!(deltas.len() <= answer.len());
+    // Ids still grow, each the SSE id of the last delta joined in.
+    assert!(frames.windows(2).all(|w| w[0].id < w[1].id));
+    assert!(frames.iter().all(|f| f.data["seq"] == json!(f.id.unwrap())));
 }
 
 #[tokio::test]

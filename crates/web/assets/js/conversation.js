@@ -3,13 +3,13 @@ import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { conversationPicked } from "./layout.js";
 import { renderList } from "./list.js";
-import { forgetCode } from "./markdown.js";
+import { forgetCode, rendersByBlocks } from "./markdown.js";
 import { showModel } from "./models.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { closeStream, listen, resetStream } from "./stream.js";
 import { remember } from "./router.js";
-import { markRow, renderTimeline } from "./timeline.js";
+import { keepsStreamed, markRow, renderTimeline } from "./timeline.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
 
@@ -69,12 +69,17 @@ export async function openConversation(id, { seq = null, history = "push", fresh
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
   const reload = () => openConversation(id, { history: "none" });
-  const handlers = { ended: refresh, reload, titled: loadConversations };
+  const handlers = { ended: (streamed) => refresh({ streamed }), reload, titled: loadConversations };
   // A conversation just created with its first turn: the stream is open before the
   // timeline is read, so the turn's end is either stored or seen as an event.
   if (fresh) await listen(id, handlers);
   const timeline = await refresh({ live: fresh });
-  if (!fresh) listen(id, handlers);
+  if (!fresh) {
+    await listen(id, handlers);
+    // A turn that ended between the timeline and the stream's start sends no event
+    // more: once the stream is open, a timeline read again says whether it ran on.
+    if (timeline && timeline.busy && state.conversation === id) await refresh({ live: true });
+  }
   if (seq === null || !markRow(seq)) $("input").focus();
   return timeline;
 }
@@ -83,13 +88,23 @@ export async function openConversation(id, { seq = null, history = "push", fresh
  * Shows the stored timeline again (after a turn ended, an edit, a compaction), keeping
  * the event stream, so nothing emitted meanwhile is missed; returns the timeline (none
  * when another conversation was opened meanwhile). `live`: a stream opened just before
- * replays a running turn, so its rows are left to it.
+ * replays a running turn, so its rows are left to it. `streamed`: the MarkdownStream of
+ * the answer that just streamed in; the stored answer keeps its bubble when it shows
+ * the same rendering (a long answer is not parsed and laid out a second time).
  */
-export async function refresh({ live = false } = {}) {
+export async function refresh({ live = false, streamed = null } = {}) {
   const id = state.conversation;
   if (!id) return null;
   const titles = state.titles;
-  const timeline = await api(`/api/conversations/${id}`);
+  const html = streamed ? await streamed.finish() : null;
+  // An answer that renders block by block as whole is kept as it streamed in: the
+  // server need not render it again (for a long answer the costliest part of the read).
+  const known = html !== null && rendersByBlocks(streamed.text);
+  let timeline = await api(`/api/conversations/${id}${known ? "?last_html=false" : ""}`);
+  const shown = html === null ? null : { bubble: streamed.bubble, html, text: known ? streamed.text : null };
+  if (known && state.conversation === id && !keepsStreamed(timeline, shown)) {
+    timeline = await api(`/api/conversations/${id}`); // not kept after all: drawn as stored
+  }
   if (state.conversation !== id) return null;
   // `live`: the stream replays the running turn from its start; it draws it.
   const drawn = live && timeline.busy;
@@ -100,7 +115,7 @@ export async function refresh({ live = false } = {}) {
   showUsage(timeline.context);
   showModel(timeline.model);
   state.busy = timeline.busy;
-  if (!drawn) renderTimeline(timeline);
+  if (!drawn) renderTimeline(timeline, shown);
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
   // A focused control that went away (Stop, once the turn ended) leaves the focus in

@@ -114,6 +114,9 @@ export function addCopyMessage(bubble, markdown) {
   bubble.append(copy);
 }
 
+// The most Markdown rendered as one part of a streaming answer, in characters.
+const PART_MAX = 128 * 1024;
+
 // Where the streamed text's finished blocks end: after the last blank line outside a
 // code fence that is followed by a line starting a new block (not a list item, a quote
 // or an indented continuation, which may still belong to the block before). 0: none.
@@ -141,26 +144,47 @@ function finishedUpTo(text) {
   return Math.min(cut, text.length);
 }
 
+// Markdown whose blocks may not render alone as they do in the whole answer: a link
+// reference definition (links anywhere in the answer use it) or an HTML block that may
+// run across blank lines. (Inside a code fence such a line is harmless; it is only
+// taken for one.)
+const REACHES_ACROSS_BLOCKS = /^ {0,3}(?:\[[^\]]+\]:|<(?:pre|script|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[))/im;
+
+/**
+ * Whether `text`, rendered block by block as it streamed, renders as it does whole
+ * (nothing in it reaches across blocks).
+ */
+export function rendersByBlocks(text) {
+  return !REACHES_ACROSS_BLOCKS.test(text);
+}
+
 /**
  * The Markdown of an answer while it streams into `bubble`: finished blocks are
  * rendered once and kept; only the open end is rendered again, one request at a time,
- * so the work grows with the answer, not with its square.
+ * so the work grows with the answer, not with its square. Once the answer is complete,
+ * `finish()` renders what is left and says which HTML the bubble shows, so the stored
+ * answer can keep this bubble instead of drawing the same Markdown again.
  */
 export class MarkdownStream {
   constructor(bubble) {
+    this.bubble = bubble;
     this.finished = element("div", "md-finished");
     this.open = element("div", "md-open");
     bubble.append(this.finished, this.open);
     this.text = "";
     this.rendered = 0; // how much of `text` is in `finished`
+    this.parts = []; // the HTML of each part of `finished`, in order
     this.running = false;
+    this.idle = Promise.resolve(); // settles when the running render loop ends
+    this.failed = false; // the server could not render: the text is shown as it is
+    this.stopped = false;
     this.generation = 0; // counts clear()s: a render begun before one is dropped
   }
 
   /** Adds a delta. */
   push(delta) {
     this.text += delta;
-    if (!this.running) this.run();
+    if (!this.running && !this.stopped) this.idle = this.run();
   }
 
   /** Forgets everything shown (the answer starts again, after a retry). */
@@ -168,35 +192,77 @@ export class MarkdownStream {
     this.generation += 1;
     this.text = "";
     this.rendered = 0;
+    this.parts = [];
     this.finished.replaceChildren();
     this.open.replaceChildren();
+  }
+
+  /** Renders nothing more (the bubble is no longer shown). */
+  stop() {
+    this.stopped = true;
+    this.generation += 1;
+  }
+
+  /**
+   * The answer is complete: renders what is not rendered yet as finished and returns
+   * the HTML the bubble shows (the server's rendering of each part, joined); null when
+   * the bubble does not show the server's rendering of all of it.
+   */
+  async finish() {
+    await this.idle;
+    const generation = this.generation;
+    const rest = this.text.slice(this.rendered);
+    if (rest !== "" && !this.failed && !this.stopped) {
+      let html;
+      try {
+        html = await render(rest, false);
+      } catch (_) {
+        return null; // the open end stays as it was shown
+      }
+      if (generation !== this.generation) return null;
+      this.addPart(html, rest.length);
+    }
+    if (this.failed || this.stopped || this.rendered !== this.text.length) return null;
+    this.open.replaceChildren();
+    return this.parts.join("");
+  }
+
+  addPart(html, length) {
+    const part = element("div", "md-part");
+    part.innerHTML = html; // rendered and sanitized by the server
+    enhance(part);
+    this.finished.append(part);
+    this.parts.push(html);
+    this.rendered += length;
   }
 
   async run() {
     this.running = true;
     try {
       let seen = -1;
-      while (seen !== this.text.length) {
+      while (seen !== this.text.length && !this.stopped) {
         seen = this.text.length;
         const generation = this.generation;
         const rest = this.text.slice(this.rendered);
-        const cut = finishedUpTo(rest);
-        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", render(rest.slice(cut), true)]);
+        // At most a part's worth of finished blocks at once (a request has a size
+        // limit, and a smaller part is drawn sooner); while more is finished than that,
+        // the open end waits.
+        const head = rest.length > PART_MAX ? rest.slice(0, rest.lastIndexOf("\n", PART_MAX) + 1) : rest;
+        const cut = finishedUpTo(head);
+        const behind = cut > 0 && head.length < rest.length;
+        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", behind ? "" : render(rest.slice(cut), true)]);
         if (generation !== this.generation) {
           seen = -1; // cleared meanwhile: start from what came since
           continue;
         }
-        if (cut > 0) {
-          const part = element("div", "md-part");
-          part.innerHTML = done; // rendered and sanitized by the server
-          enhance(part);
-          this.finished.append(part);
-          this.rendered += cut;
-        }
+        if (cut > 0) this.addPart(done, cut);
+        if (behind) seen = -1; // more to render before the open end
         this.open.innerHTML = open; // rendered and sanitized by the server
         enhance(this.open);
+        this.failed = false;
       }
     } catch (_) {
+      this.failed = true;
       this.open.textContent = this.text.slice(this.rendered); // the server is away: the text as it is
     } finally {
       this.running = false;

@@ -68,13 +68,15 @@ export function closeStream() {
 /** Forgets the running turn's bubbles and cards (the timeline was drawn again). */
 export function resetStream() {
   live.cards.clear();
+  if (live.streaming) live.streaming.stop(); // its bubble is gone: nothing more to render
   live.streaming = null;
   live.reasoning = null;
 }
 
 /**
- * Opens conversation `id`'s event stream. `on.ended`: a turn ended (show the stored
- * timeline); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
+ * Opens conversation `id`'s event stream. `on.ended(streamed)`: a turn ended (show the
+ * stored timeline; `streamed`: the MarkdownStream of its last answer, if one streamed
+ * in); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
  * Settles once the stream is open (or failed to open). A broken stream shows the
  * connection banner until it is open again (connection.js).
  */
@@ -230,7 +232,7 @@ function onEvent(event, on) {
       endRetry();
       state.busy = false;
       updateControls();
-      on.ended(); // the stored timeline, with the answer rendered as Markdown
+      on.ended(live.streaming); // the stored timeline, with the answer rendered as Markdown
       return;
     default:
       break;

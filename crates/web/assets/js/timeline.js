@@ -22,18 +22,25 @@ export function reasoningBlock(text) {
   return details;
 }
 
-function messageBubble(row, stopped) {
-  const bubble = element("div", `message ${row.role}`);
+// The bubble of stored message `row`; `kept`: the bubble the answer streamed into, made
+// the stored answer's (it shows the same rendering) rather than drawn again.
+function messageBubble(row, stopped, kept) {
+  const bubble = kept || element("div");
+  bubble.className = `message ${row.role}`;
   bubble.dataset.id = row.id;
   if (row.summarized) bubble.classList.add("summarized");
   if (row.undone) {
     bubble.classList.add("undone");
     bubble.title = "undone: kept in the history, no longer sent to the model";
   }
-  if (row.role === "assistant" && typeof row.html === "string") {
+  if (row.role === "assistant" && (kept || typeof row.html === "string")) {
     bubble.classList.add("rendered");
-    bubble.innerHTML = row.html; // rendered and sanitized by the server
-    enhance(bubble);
+    if (kept) {
+      for (const old of kept.querySelectorAll(":scope > .message-actions")) old.remove();
+    } else {
+      bubble.innerHTML = row.html; // rendered and sanitized by the server
+      enhance(bubble);
+    }
     const actions = element("div", "message-actions");
     if (stopped || state.stopped.has(row.turn_id)) {
       bubble.classList.add("stopped");
@@ -69,14 +76,16 @@ export function markRow(seq) {
 
 // Appends the element of stored row `row` to `box` (none for a replaced message or the
 // empty message that opens a tool step); `answered(bubble)` for an answer's bubble.
-function draw(box, row, answered, stopped) {
+// `kept`: the streamed bubble row `row` keeps, which stays where it is in the page;
+// `kept.slot` marks its place in `box`.
+function draw(box, row, answered, stopped, kept) {
   if (row.kind === "message") {
     if (row.replaced_by) return; // shown as its replacement
     if (row.role === "assistant" && row.content === "") return; // opens a tool step
-    const bubble = messageBubble(row, stopped);
+    const bubble = messageBubble(row, stopped, kept && kept.bubble);
     rows.set(bubble, row);
     if (row.role === "assistant") answered(bubble);
-    box.append(bubble);
+    box.append(kept ? kept.slot : bubble);
   } else if (row.kind === "tool_call") {
     box.append(toolCard(row));
   } else if (row.kind === "think_block") {
@@ -98,26 +107,63 @@ function failedCard(turn) {
   return card;
 }
 
-/** Draws `timeline` (`GET /api/conversations/{id}`) into the message list. */
-export function renderTimeline(timeline) {
+// The streamed answer `streamed` ({bubble, html, text}) the stored timeline keeps, if
+// the bubble is still in `box` and the timeline's last answer is what it shows: the
+// same HTML or, read without its HTML (`text` given), the same Markdown:
+// {bubble, row, slot}.
+function keptAnswer(box, timeline, streamed) {
+  if (!streamed || streamed.bubble.parentElement !== box) return null;
+  const row = timeline.rows.findLast((r) => r.kind === "message" && r.role === "assistant");
+  if (!row || row.summarized || row.replaced_by) return null;
+  const same = typeof row.html === "string" ? row.html === streamed.html : streamed.text !== null && row.content === streamed.text;
+  return same ? { bubble: streamed.bubble, row, slot: element("div") } : null;
+}
+
+/** Whether `renderTimeline(timeline, streamed)` keeps the streamed answer's bubble. */
+export function keepsStreamed(timeline, streamed) {
+  return keptAnswer($("messages"), timeline, streamed) !== null;
+}
+
+/**
+ * Draws `timeline` (`GET /api/conversations/{id}`) into the message list. `streamed`
+ * ({bubble, html, text}): the answer that just streamed into `bubble`, showing `html`
+ * (the rendering of Markdown `text`); when the stored answer is that, the bubble stays in place as the stored answer (a
+ * long answer is not parsed, enhanced and laid out again), the rest drawn around it.
+ */
+export function renderTimeline(timeline, streamed = null) {
   const box = $("messages");
-  forgetCode(box);
-  box.replaceChildren();
+  const kept = keptAnswer(box, timeline, streamed);
+  for (const child of [...box.children]) {
+    if (kept && child === kept.bubble) continue;
+    forgetCode(child);
+    child.remove();
+  }
+  const list = document.createDocumentFragment();
   let lastAnswer = null;
   const outcomes = new Map((timeline.turns || []).map((turn) => [turn.id, turn]));
   const lastOfTurn = new Map(); // turn id -> the last element drawn for it
   const folded = summaryCard(timeline.conversation);
-  if (folded) box.append(folded.card);
+  if (folded) list.append(folded.card);
   for (const row of timeline.rows) {
-    const into = folded && row.summarized ? folded.rows : box;
+    const into = folded && row.summarized ? folded.rows : list;
     const before = into.lastElementChild;
     const stopped = outcomes.get(row.turn_id)?.status === "cancelled";
-    draw(into, row, (bubble) => (lastAnswer = { bubble, row }), stopped);
+    draw(into, row, (bubble) => (lastAnswer = { bubble, row }), stopped, kept && kept.row === row ? kept : null);
     if (into.lastElementChild !== before) {
-      into.lastElementChild.dataset.seq = row.seq;
-      into.lastElementChild.dataset.turn = row.turn_id;
-      lastOfTurn.set(row.turn_id, into.lastElementChild);
+      const shown = kept && into.lastElementChild === kept.slot ? kept.bubble : into.lastElementChild;
+      shown.dataset.seq = row.seq;
+      shown.dataset.turn = row.turn_id;
+      lastOfTurn.set(row.turn_id, shown);
     }
+  }
+  if (kept) {
+    // The drawn rows go before and after the kept bubble, which is never moved.
+    const drawn = [...list.childNodes];
+    const at = drawn.indexOf(kept.slot);
+    kept.bubble.before(...drawn.slice(0, at));
+    kept.bubble.after(...drawn.slice(at + 1));
+  } else {
+    box.append(list);
   }
   if (folded) countFolded(folded);
   for (const bubble of box.querySelectorAll(".message.user")) {

@@ -12,6 +12,7 @@ use smallebot_application::{Event, EventSubscription};
 use smallebot_protocol::events::ReloadEvent;
 use tokio::sync::watch;
 
+use super::events_join::catch_up;
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
@@ -21,10 +22,12 @@ use crate::wire;
 
 /// Where a stream is.
 enum Phase {
-    /// Sending events (and, with a confirmer, its questions for this conversation).
+    /// Sending events (and, with a confirmer, its questions for this conversation);
+    /// the event taken from the queue but not sent yet, if any (see [`catch_up`]).
     Live(
         EventSubscription,
         Option<watch::Receiver<Option<PendingConfirmation>>>,
+        Option<Event>,
     ),
     /// The `reload` event was sent; end.
     Done,
@@ -37,7 +40,8 @@ enum Phase {
 /// does not, the running turn's events so far. When that is impossible (the events are
 /// no longer kept) or the client falls too far behind, it receives one `reload` event
 /// (`{"type":"Reload","reason":…}`) and the stream ends: load the conversation again
-/// and open a new stream without `Last-Event-ID`. With a confirmer, a command waiting
+/// and open a new stream without `Last-Event-ID`. A stream that falls behind gets the
+/// consecutive deltas waiting for it joined into one event (see [`catch_up`]). With a confirmer, a command waiting
 /// for confirmation arrives as a `confirm` event (`ConfirmationRequested` with
 /// `request_id`, `command`, `timeout_secs`; `ConfirmationClosed` once it is answered,
 /// timed out or dropped), without an id.
@@ -84,7 +88,7 @@ pub(crate) async fn stream(
                 watched
             });
             futures::future::Either::Right(futures::stream::unfold(
-                Phase::Live(subscription, confirmations),
+                Phase::Live(subscription, confirmations, None),
                 next,
             ))
         }
@@ -94,42 +98,50 @@ pub(crate) async fn stream(
 
 /// The stream's next SSE event.
 async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
-    let Phase::Live(mut subscription, mut confirmations) = phase else {
+    let Phase::Live(mut subscription, mut confirmations, mut held) = phase else {
         return None;
     };
     loop {
-        let question = async {
-            if let Some(watched) = confirmations.as_mut()
-                && watched.changed().await.is_ok()
-            {
-                return Some(watched.borrow_and_update().clone());
-            }
-            // No confirmer (or it is gone): only events.
-            std::future::pending().await
-        };
-        tokio::select! {
-            biased;
-            event = subscription.recv() => match event {
-                Some(event) => {
-                    // An event with no wire form (yet) is not sent.
-                    if let Some(sent) = sse(event) {
-                        return Some((Ok(sent), Phase::Live(subscription, confirmations)));
+        let event = match held.take() {
+            Some(event) => Some(event),
+            None => {
+                let question = async {
+                    if let Some(watched) = confirmations.as_mut()
+                        && watched.changed().await.is_ok()
+                    {
+                        return Some(watched.borrow_and_update().clone());
+                    }
+                    // No confirmer (or it is gone): only events.
+                    std::future::pending().await
+                };
+                tokio::select! {
+                    biased;
+                    event = subscription.recv() => event,
+                    Some(pending) = question => {
+                        return Some((
+                            Ok(confirm(pending.as_ref())),
+                            Phase::Live(subscription, confirmations, held),
+                        ));
                     }
                 }
-                None if subscription.lagged() => {
-                    return Some((
-                        Ok(reload("this stream fell too far behind the conversation")),
-                        Phase::Done,
-                    ));
+            }
+        };
+        match event {
+            Some(event) => {
+                // A stream that fell behind gets the deltas waiting for it joined.
+                let event = catch_up(event, &mut subscription, &mut held);
+                // An event with no wire form (yet) is not sent.
+                if let Some(sent) = sse(event) {
+                    return Some((Ok(sent), Phase::Live(subscription, confirmations, held)));
                 }
-                None => return None,
-            },
-            Some(pending) = question => {
+            }
+            None if subscription.lagged() => {
                 return Some((
-                    Ok(confirm(pending.as_ref())),
-                    Phase::Live(subscription, confirmations),
+                    Ok(reload("this stream fell too far behind the conversation")),
+                    Phase::Done,
                 ));
             }
+            None => return None,
         }
     }
 }

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use serde::Deserialize;
 use smallebot_application::ConversationService;
 use smallebot_core::entities::{AnswerVersion, HistoryRow, Message, Role};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
@@ -20,12 +21,27 @@ use crate::markdown;
 use crate::state::WebState;
 use crate::wire;
 
+/// The query string.
+#[derive(Deserialize)]
+pub(crate) struct TimelineParams {
+    /// `false`: the last assistant message comes without `html` (the page shows it
+    /// rendered already, as it streamed in); rendering a long answer again is the
+    /// costliest part of the timeline.
+    #[serde(default = "yes")]
+    last_html: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// `GET /api/conversations/{id}`: the conversation and its timeline.
 pub(crate) async fn timeline(
     State(state): State<WebState>,
     user: CurrentUser,
     UserService(service): UserService,
     Path(id): Path<String>,
+    Query(params): Query<TimelineParams>,
 ) -> Result<Json<Timeline>, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
     let boundary = conversation.history_boundary();
@@ -42,14 +58,23 @@ pub(crate) async fn timeline(
     let busy = service.is_busy_anywhere(conversation.id).await?;
     let estimate = service.context_estimate(conversation.id).await?;
     let (plan, plan_error) = plan_of(&service, conversation.id).await;
+    let unrendered = if params.last_html {
+        None
+    } else {
+        rows.iter()
+            .rposition(|row| matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant))
+    };
     Ok(Json(Timeline {
         rows: rows
             .iter()
-            .map(|row| TimelineRow {
+            .enumerate()
+            .map(|(index, row)| TimelineRow {
                 summarized: row.seq() <= boundary,
                 undone: undone.contains(&row.turn_id()),
                 html: match row {
-                    HistoryRow::Message(m) if m.role == Role::Assistant => {
+                    HistoryRow::Message(m)
+                        if m.role == Role::Assistant && unrendered != Some(index) =>
+                    {
                         Some(markdown::to_safe_html(&m.content))
                     }
                     _ => None,
