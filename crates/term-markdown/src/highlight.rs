@@ -1,4 +1,5 @@
-//! Code highlighted with syntect's bundled grammars and theme. The grammars are loaded
+//! Code highlighted: Rust from its lexer's tokens ([`crate::rust_code`]), every other
+//! language with syntect's bundled grammars and theme. The grammars are loaded
 //! the first time a code block needs them (a chat that shows no code never pays for
 //! them), then shared by every clone of the [`Highlighter`]. The theme, a constant of the
 //! program, is read once per process on the first code block, so that its selectors are
@@ -12,6 +13,7 @@ use syntect::highlighting::{
 };
 use syntect::parsing::{ParseState, ScopeStack, SyntaxSet};
 
+use crate::rust_code::{RustLines, is_rust};
 use crate::style::{Colour, Line, Look, palette_index, push_text};
 
 /// The bundled theme used (dark background).
@@ -65,23 +67,41 @@ impl Highlighter {
     }
 
     /// The state for highlighting one code block in `language` line by line (plain
-    /// text for a language not known).
+    /// text for a language not known). Rust needs no grammar.
     pub fn block(&self, language: &str) -> CodeBlock {
+        if is_rust(language) {
+            return CodeBlock {
+                colouring: Colouring::Rust(RustLines::default()),
+            };
+        }
         let loaded = self.loaded();
         let syntax = loaded
             .syntaxes
             .find_syntax_by_token(language)
             .unwrap_or_else(|| loaded.syntaxes.find_syntax_plain_text());
         CodeBlock {
-            shared: Arc::clone(&self.loaded),
-            parse: ParseState::new(syntax),
-            highlight: HighlightState::new(&loaded.theme, ScopeStack::new()),
+            colouring: Colouring::Grammar(Box::new(GrammarState {
+                shared: Arc::clone(&self.loaded),
+                parse: ParseState::new(syntax),
+                highlight: HighlightState::new(&loaded.theme, ScopeStack::new()),
+            })),
         }
     }
 }
 
 /// One code block being highlighted, line after line.
 pub struct CodeBlock {
+    colouring: Colouring,
+}
+
+/// How a block's lines are coloured.
+enum Colouring {
+    Rust(RustLines),
+    Grammar(Box<GrammarState>),
+}
+
+/// A block coloured by a syntect grammar: the state carried from line to line.
+struct GrammarState {
     shared: Arc<OnceLock<Loaded>>,
     parse: ParseState,
     highlight: HighlightState,
@@ -96,6 +116,15 @@ impl std::fmt::Debug for CodeBlock {
 impl CodeBlock {
     /// The next line of the block (without its line break), highlighted and escaped.
     pub fn line(&mut self, text: &str) -> Line {
+        match &mut self.colouring {
+            Colouring::Rust(rust) => rust.line(&text.replace('\t', TAB)),
+            Colouring::Grammar(grammar) => grammar.line(text),
+        }
+    }
+}
+
+impl GrammarState {
+    fn line(&mut self, text: &str) -> Line {
         let source = format!("{}\n", text.replace('\t', TAB));
         let mut line = Vec::new();
         let Some(loaded) = self.shared.get() else {
@@ -143,11 +172,18 @@ mod tests {
     fn grammars_load_on_the_first_block_and_colour_code() {
         let highlighter = Highlighter::default();
         assert!(!highlighter.is_loaded());
-        let mut block = highlighter.block("rust");
-        assert!(highlighter.is_loaded());
-        let line = block.line("fn main() { let x = \"s\"; }");
+        // Rust needs no grammar.
+        let mut rust = highlighter.block("rust");
+        assert!(!highlighter.is_loaded());
+        let line = rust.line("fn main() {\tlet x = \"s\"; }");
         assert!(line.len() > 3, "{line:?}");
-        assert_eq!(line_string(&line, false), "fn main() { let x = \"s\"; }");
+        assert_eq!(line_string(&line, false), "fn main() {    let x = \"s\"; }");
+        assert!(line_string(&line, true).contains("\x1b[38;5;"));
+        let mut block = highlighter.block("python");
+        assert!(highlighter.is_loaded());
+        let line = block.line("def main(): return \"s\"");
+        assert!(line.len() > 3, "{line:?}");
+        assert_eq!(line_string(&line, false), "def main(): return \"s\"");
         assert!(line_string(&line, true).contains("\x1b[38;5;"));
         // Tabs are expanded, control characters escaped; an unknown language is plain.
         let mut other = highlighter.clone().block("no-such-language");

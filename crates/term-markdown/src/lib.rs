@@ -18,6 +18,7 @@ mod highlight;
 mod layout;
 mod live;
 mod paragraph;
+mod rust_code;
 pub mod split;
 pub mod style;
 pub mod table;
