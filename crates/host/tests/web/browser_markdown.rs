@@ -217,8 +217,12 @@ async fn a_long_answers_code_is_highlighted_as_it_comes_near_the_view() {
     let page = open_page(&s, &browser).await;
     send(&page, "show me many steps").await;
     let code = "document.querySelectorAll('.message.assistant.rendered pre code')";
-    // The end is in view and highlighted; the first block, thousands of pixels above,
-    // is labelled but not highlighted yet.
+    wait_for(&page, &format!("{code}[79]?.classList.contains('hljs')")).await;
+    wait_for(&page, "!document.getElementById('input').disabled").await;
+    // Opened again (while it streamed, the first block was in view and may have been
+    // highlighted then): the end is in view and highlighted; the first block, thousands
+    // of pixels above, is labelled but not highlighted yet.
+    page.reload().await.unwrap();
     wait_for(&page, &format!("{code}[79]?.classList.contains('hljs')")).await;
     assert_eq!(
         eval(
