@@ -57,8 +57,8 @@ fn absolute(word: &str, home: Option<&str>) -> Option<String> {
         let decoded = percent_decode_str(path).decode_utf8().ok()?;
         return decoded.starts_with('/').then(|| decoded.into_owned());
     }
-    if let Some(rest) = word.strip_prefix("~/") {
-        return home.map(|home| format!("{}/{rest}", home.trim_end_matches('/')));
+    if word.starts_with("~/") {
+        return home.map(|home| expand_home(word, Some(home)));
     }
     (word.starts_with('/') && word.len() > 1).then(|| word.to_owned())
 }
