@@ -79,7 +79,13 @@ use axum::routing::{get, post, put};
 
 /// How many undelivered events one event stream may have before it is told to reload
 /// (a client that stopped reading never holds a turn up or grows the server's memory).
+/// Consecutive waiting deltas count as one: they go as one joined event.
 pub const STREAM_QUEUE_EVENTS: usize = 2048;
+
+/// How many bytes of undelivered answer text one event stream may have before it is
+/// told to reload (a page busy drawing a long answer reads late; one that stopped
+/// reading holds at most this much).
+pub const STREAM_QUEUE_BYTES: usize = 8 * 1024 * 1024;
 
 /// How many turns may be starting at once per CPU the process may use, by default (see
 /// [`WebState::concurrent_turn_starts`]). A start is CPU work (reads, the token

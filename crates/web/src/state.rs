@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use smallebot_application::ConversationService;
+use smallebot_application::events::QueueLimits;
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -14,7 +15,7 @@ use crate::users::{TokenUsers, UserServices, UserSkills};
 pub struct WebState {
     pub(crate) service: Arc<ConversationService>,
     pub(crate) user_name: Arc<str>,
-    pub(crate) stream_queue: usize,
+    pub(crate) stream_queue: QueueLimits,
     pub(crate) allowed_hosts: Arc<[String]>,
     pub(crate) confirmer: Option<SharedConfirmer>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
@@ -36,7 +37,10 @@ impl WebState {
         Self {
             service,
             user_name: Arc::from(user_name),
-            stream_queue: crate::STREAM_QUEUE_EVENTS,
+            stream_queue: QueueLimits {
+                events: crate::STREAM_QUEUE_EVENTS,
+                bytes: crate::STREAM_QUEUE_BYTES,
+            },
             allowed_hosts: Arc::from(Vec::new()),
             confirmer: None,
             users: None,
@@ -108,7 +112,15 @@ impl WebState {
     /// reload (default [`STREAM_QUEUE_EVENTS`](crate::STREAM_QUEUE_EVENTS)).
     #[must_use]
     pub fn stream_queue(mut self, events: usize) -> Self {
-        self.stream_queue = events.max(1);
+        self.stream_queue.events = events.max(1);
+        self
+    }
+
+    /// How many bytes of undelivered answer text one event stream may have before it
+    /// is told to reload (default [`STREAM_QUEUE_BYTES`](crate::STREAM_QUEUE_BYTES)).
+    #[must_use]
+    pub fn stream_queue_bytes(mut self, bytes: usize) -> Self {
+        self.stream_queue.bytes = bytes.max(1);
         self
     }
 

@@ -1,6 +1,8 @@
 //! The per-conversation event bus: live delivery, a replay of the running turn's
 //! events for subscribers that (re)connect, and bounded queues for remote readers.
 
+mod queue;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -9,6 +11,8 @@ use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::mpsc;
 
 use super::{Event, EventKind};
+pub use queue::{JOINED_MAX, QueueLimits};
+use queue::{QueueReceiver, QueueSender, Refused};
 
 /// How many of a conversation's latest events the bus keeps for replay: those since
 /// its latest turn started, at most this many (the oldest go first).
@@ -40,16 +44,19 @@ pub enum Replay {
 pub enum Capacity {
     /// Never drops the subscriber (in-process readers that keep up by construction).
     Unbounded,
-    /// At most this many undelivered events; a subscriber that falls further behind is
-    /// dropped ([`EventSubscription::lagged`]) and the turn goes on.
-    Bounded(usize),
+    /// At most this many undelivered events and bytes of delta text; a subscriber
+    /// that falls further behind is dropped ([`EventSubscription::lagged`]) and the
+    /// turn goes on. Consecutive deltas waiting in the queue are joined into one event
+    /// (the later `seq`, at most [`JOINED_MAX`] bytes of text), so a reader slower than
+    /// the model receives fewer, longer deltas rather than falling behind.
+    Bounded(QueueLimits),
 }
 
 /// One subscriber's sending end.
 #[derive(Debug)]
 enum Sender {
     Unbounded(mpsc::UnboundedSender<Event>),
-    Bounded(mpsc::Sender<Event>, Arc<AtomicBool>),
+    Bounded(QueueSender, Arc<AtomicBool>),
 }
 
 impl Sender {
@@ -57,13 +64,13 @@ impl Sender {
     fn deliver(&self, event: Event) -> bool {
         match self {
             Self::Unbounded(sender) => sender.send(event).is_ok(),
-            Self::Bounded(sender, lagged) => match sender.try_send(event) {
+            Self::Bounded(sender, lagged) => match sender.push(event) {
                 Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => {
+                Err(Refused::Full) => {
                     lagged.store(true, Ordering::Relaxed);
                     false
                 }
-                Err(mpsc::error::TrySendError::Closed(_)) => false,
+                Err(Refused::Closed) => false,
             },
         }
     }
@@ -147,7 +154,7 @@ pub struct EventSubscription {
 #[derive(Debug)]
 enum Receiver {
     Unbounded(mpsc::UnboundedReceiver<Event>),
-    Bounded(mpsc::Receiver<Event>),
+    Bounded(QueueReceiver),
 }
 
 impl EventSubscription {
@@ -170,7 +177,7 @@ impl EventSubscription {
     pub fn try_recv(&mut self) -> Option<Event> {
         match &mut self.receiver {
             Receiver::Unbounded(r) => r.try_recv().ok(),
-            Receiver::Bounded(r) => r.try_recv().ok(),
+            Receiver::Bounded(r) => r.try_recv(),
         }
     }
 
@@ -245,8 +252,12 @@ impl EventBus {
                 let (s, r) = mpsc::unbounded_channel();
                 (Sender::Unbounded(s), Receiver::Unbounded(r))
             }
-            Capacity::Bounded(n) => {
-                let (s, r) = mpsc::channel(n.max(1).max(past.len()));
+            Capacity::Bounded(limits) => {
+                let limits = QueueLimits {
+                    events: limits.events.max(past.len()),
+                    ..limits
+                };
+                let (s, r) = queue::queue(limits);
                 (
                     Sender::Bounded(s, Arc::clone(&lagged)),
                     Receiver::Bounded(r),

@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use smallebot_core::ids::{ConversationId, TurnId};
 
 pub use bus::{
-    Capacity, EventBus, EventRelay, EventSubscription, KEPT_AFTER_TURN, REPLAY_EVENTS, Replay,
+    Capacity, EventBus, EventRelay, EventSubscription, JOINED_MAX, KEPT_AFTER_TURN, QueueLimits,
+    REPLAY_EVENTS, Replay,
 };
 pub use kind::{CompressionTrigger, EventKind};
 

@@ -234,3 +234,47 @@ async fn other_hosts_and_other_sites_are_refused() {
         "nothing refused was stored"
     );
 }
+
+#[tokio::test]
+async fn an_open_end_that_left_nothing_open_is_said_to_render_as_complete() {
+    let s = Server::start().await;
+    let render = |text: &'static str, open: bool| {
+        let url = s.url(if open {
+            "/api/markdown?open=true"
+        } else {
+            "/api/markdown"
+        });
+        let request = s
+            .http
+            .post(url)
+            .header("content-type", "text/plain; charset=utf-8")
+            .body(text);
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            let same = response
+                .headers()
+                .get("x-same-when-complete")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (same, response.text().await.unwrap())
+        }
+    };
+    // (text, open: whether the rendering is that of the complete text)
+    let cases = [
+        ("plain words", Some("true")),
+        ("a **bold** word", Some("true")),
+        ("```rust\nfn open_fence() {", Some("true")),
+        ("a **bo", None),
+        ("`co", None),
+    ];
+    for (text, same) in cases {
+        let (said, open_html) = render(text, true).await;
+        assert_eq!(said.as_deref(), same, "{text:?}");
+        let (_, complete_html) = render(text, false).await;
+        assert_eq!(
+            open_html == complete_html,
+            same.is_some(),
+            "{text:?}: {open_html} / {complete_html}"
+        );
+    }
+}

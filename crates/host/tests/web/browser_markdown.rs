@@ -202,7 +202,7 @@ async fn an_image_the_page_cannot_load_is_a_link_with_its_alt_text() {
 }
 
 #[tokio::test]
-async fn a_long_answers_code_is_highlighted_as_it_comes_near_the_view() {
+async fn a_long_answers_blocks_are_laid_out_and_highlighted_as_they_come_near_the_view() {
     let Some(browser) = Chromium::start("lazy highlighting").await else {
         return;
     };
@@ -231,6 +231,14 @@ async fn a_long_answers_code_is_highlighted_as_it_comes_near_the_view() {
         )
         .await,
         serde_json::json!([false, 80, 80])
+    );
+    // Only the blocks near the view are laid out: the first one's code is skipped by the
+    // browser (`content-visibility: auto`), the last one's is rendered.
+    let rendered =
+        |i: usize| format!("{code}[{i}].checkVisibility({{ contentVisibilityAuto: true }})");
+    assert_eq!(
+        eval(&page, &format!("[{}, {}]", rendered(0), rendered(79))).await,
+        serde_json::json!([false, true])
     );
     // Scrolled to, it is highlighted.
     eval(&page, &format!("{code}[0].scrollIntoView(); true")).await;

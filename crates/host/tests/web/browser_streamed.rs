@@ -96,6 +96,10 @@ async fn a_streamed_answer_is_kept_as_the_stored_one_when_rendered_the_same() {
         tokio::time::sleep(Duration::from_millis(400)).await;
         screenshot(&page, name).await;
     }
+    // Every block laid out (the page lays out only those near the view).
+    let all_laid_out = "document.querySelectorAll('.md-part > *')\
+         .forEach((block) => (block.style.contentVisibility = 'visible'))";
+    eval(&page, all_laid_out).await;
     let streamed_height = eval(&page, &format!("{last}.getBoundingClientRect().height")).await;
     page.reload().await.unwrap();
     wait_for(
@@ -103,6 +107,7 @@ async fn a_streamed_answer_is_kept_as_the_stored_one_when_rendered_the_same() {
         "!document.getElementById('input').disabled && document.querySelectorAll('.message.assistant.rendered').length === 1",
     )
     .await;
+    eval(&page, all_laid_out).await;
     let stored = eval(
         &page,
         &format!("[{last}.dataset.streamed ?? null, {last}.getBoundingClientRect().height]"),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::Server;
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 #[tokio::test]
@@ -82,10 +82,14 @@ async fn streams_resume_after_last_event_id_and_replay_the_running_turn() {
     assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
 }
 
-/// A server whose streams queue `queue` events, with two streams open on a conversation
-/// whose answer of twenty thousand one-character deltas (returned) was just asked for.
-async fn long_answer_sent(queue: usize) -> (Server, String, common::SseReader, common::SseReader) {
-    let s = Server::start_with(|state| state.stream_queue(queue)).await;
+/// A server whose streams queue `queue` events and `bytes` bytes of text, with two
+/// streams open on a conversation whose answer of twenty thousand one-character deltas
+/// (returned) was just asked for.
+async fn long_answer_sent(
+    queue: usize,
+    bytes: usize,
+) -> (Server, String, common::SseReader, common::SseReader) {
+    let s = Server::start_with(|state| state.stream_queue(queue).stream_queue_bytes(bytes)).await;
     let id = s.create().await;
     let answer: String = "abcdefghij".repeat(2_000);
     s.model
@@ -101,10 +105,33 @@ async fn long_answer_sent(queue: usize) -> (Server, String, common::SseReader, c
 
 #[tokio::test]
 async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload() {
-    // Twenty thousand one-character deltas: far more than socket buffers hold.
-    let (_s, answer, mut stalled, mut reader) = long_answer_sent(16).await;
-    let frames = reader.until_turn_ends().await;
-    assert_eq!(frames.last().unwrap().data["text"], json!(answer));
+    // Streams that may keep 256 KB of text waiting; an answer of 4 MB, far more than
+    // that and than the socket buffers hold.
+    let s = Server::start_with(|state| state.stream_queue(16).stream_queue_bytes(256 << 10)).await;
+    let id = s.create().await;
+    let answer = "abcdefghij".repeat(400_000);
+    s.model
+        .push(ScriptedResponse::text(answer.clone()).chunk_size(32 << 10));
+    let mut stalled = s.open_events(&id, None).await;
+    let started = s.send(&id, json!({"text": "a long one"})).await;
+    assert_eq!(started.status(), StatusCode::ACCEPTED);
+    // The turn ends, its answer stored, though the stream reads nothing.
+    let mut stored = Value::Null;
+    for _ in 0..600 {
+        stored = s.get_json(&format!("/api/conversations/{id}")).await;
+        if stored["busy"] == json!(false) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored["busy"], json!(false), "the turn never ended");
+    let last = stored["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|r| r["role"] == "assistant")
+        .unwrap();
+    assert_eq!(last["content"], json!(answer));
     // The stalled client, reading at last, finds the end of what was buffered for it:
     // a `reload` event, then the end of the stream.
     let mut last = None;
@@ -121,8 +148,9 @@ async fn a_client_that_stops_reading_never_stalls_the_turn_and_is_told_to_reload
 
 #[tokio::test]
 async fn a_client_reading_late_gets_every_delta_once_in_order() {
-    // Twenty thousand one-character deltas at full speed, read only once the turn ended.
-    let (_s, answer, mut late, mut reader) = long_answer_sent(40_000).await;
+    // Twenty thousand one-character deltas at full speed, read only once the turn ended,
+    // with room for far fewer events: the waiting deltas join.
+    let (_s, answer, mut late, mut reader) = long_answer_sent(16, 1 << 20).await;
     reader.until_turn_ends().await;
     let frames = late.until_turn_ends().await;
     assert!(frames.iter().all(|f| f.name.is_none()), "no reload");
@@ -135,12 +163,39 @@ async fn a_client_reading_late_gets_every_delta_once_in_order() {
         .map(|f| f.data["text"].as_str().unwrap())
         .collect();
     // Joined or not (the queue holds what the socket buffers do not), every delta's
-    // text arrives once, in order.
+    // text arrives once, in order; what waited came joined.
     assert_eq!(text, answer);
-    assert!(deltas.len() <= answer.len());
+    assert!(deltas.len() < answer.len(), "{} deltas", deltas.len());
     // Ids still grow, each the SSE id of the last delta joined in.
     assert!(frames.windows(2).all(|w| w[0].id < w[1].id));
     assert!(frames.iter().all(|f| f.data["seq"] == json!(f.id.unwrap())));
+}
+
+#[tokio::test]
+async fn a_fast_models_deltas_reach_a_reader_keeping_up_joined_about_once_a_frame() {
+    // Four hundred one-character deltas a millisecond apart, read as they come (each
+    // would go alone: the reader takes every one before the next).
+    let s = Server::start().await;
+    let id = s.create().await;
+    let answer = "abcdefghij".repeat(40);
+    s.model.push(
+        ScriptedResponse::text(answer.clone())
+            .chunk_size(1)
+            .delay_between(Duration::from_millis(1)),
+    );
+    let mut reader = s.open_events(&id, None).await;
+    let started = s.send(&id, json!({"text": "a paced one"})).await;
+    assert_eq!(started.status(), StatusCode::ACCEPTED);
+    let frames = reader.until_turn_ends().await;
+    let deltas: Vec<&str> = frames
+        .iter()
+        .filter(|f| f.data["type"] == "TextDelta")
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas.concat(), answer);
+    // Each delta sent waits out the pace (16 ms) before the next: far fewer events than
+    // the model's deltas, however fast the reader.
+    assert!(deltas.len() < 150, "{} deltas sent", deltas.len());
 }
 
 #[tokio::test]

@@ -5,14 +5,21 @@
 import hljs from "../vendor/highlight.min.js";
 import { button, element } from "./dom.js";
 
-async function render(markdown, open) {
+// The server's rendering of `markdown` ({html, complete}); `open`: the end of an answer
+// still streaming. `complete`: the HTML is also the rendering of the text as a complete
+// answer (nothing was left open).
+async function renderWith(markdown, open) {
   const response = await fetch(`/api/markdown${open ? "?open=true" : ""}`, {
     method: "POST",
     headers: { "content-type": "text/plain; charset=utf-8" },
     body: markdown,
   });
   if (!response.ok) throw new Error(`rendering failed: ${response.status}`);
-  return response.text();
+  return { html: await response.text(), complete: response.headers.get("x-same-when-complete") === "true" };
+}
+
+async function render(markdown, open) {
+  return (await renderWith(markdown, open)).html;
 }
 
 /** Copies `text` to the clipboard; `done(ok)` when it is there (or not). */
@@ -51,17 +58,34 @@ export async function showMarkdown(target, markdown) {
   enhance(target);
 }
 
+function highlight(code) {
+  // highlight.js escapes the text; its output is the text in <span class="hljs-…">.
+  code.innerHTML = hljs.highlight(code.textContent, { language: code.dataset.language, ignoreIllegals: true }).value;
+  code.classList.add("hljs");
+}
+
 // A long answer has code blocks by the thousand: each is highlighted when it comes
-// near the view, not all at once when the answer is drawn.
+// near the view, not all at once when the answer is drawn. An answer's blocks are
+// rendered only near the view (`content-visibility: auto`, app.css), and the browser
+// says when one starts being rendered: its code is highlighted then. (The event does
+// not bubble in every browser: it is heard in the capture phase.) Code elsewhere, or
+// in a browser without that event, is watched by an IntersectionObserver — a
+// thousand targets of one cost the page hundreds of milliseconds a frame's worth.
+const blocksSayWhenRendered = typeof ContentVisibilityAutoStateChangeEvent === "function";
+document.addEventListener(
+  "contentvisibilityautostatechange",
+  (event) => {
+    if (event.skipped || !(event.target instanceof Element)) return;
+    for (const code of event.target.querySelectorAll("code[data-language]:not(.hljs)")) highlight(code);
+  },
+  { capture: true },
+);
 const nearView = new IntersectionObserver(
   (entries) => {
     for (const entry of entries) {
       if (!entry.isIntersecting) continue;
-      const code = entry.target;
-      nearView.unobserve(code);
-      // highlight.js escapes the text; its output is the text in <span class="hljs-…">.
-      code.innerHTML = hljs.highlight(code.textContent, { language: code.dataset.language, ignoreIllegals: true }).value;
-      code.classList.add("hljs");
+      nearView.unobserve(entry.target);
+      highlight(entry.target);
     }
   },
   { rootMargin: "1500px 0px", scrollMargin: "1500px 0px" },
@@ -87,7 +111,8 @@ export function enhance(root) {
     const source = code.textContent;
     if (language && hljs.getLanguage(language)) {
       code.dataset.language = language;
-      nearView.observe(code);
+      // In an answer's part (whose blocks say when they are rendered) or elsewhere.
+      if (!blocksSayWhenRendered || !pre.closest(".md-part")) nearView.observe(code);
     }
     const block = element("div", "code-block");
     const head = element("div", "code-head");
@@ -117,31 +142,49 @@ export function addCopyMessage(bubble, markdown) {
 // The most Markdown rendered as one part of a streaming answer, in characters.
 const PART_MAX = 128 * 1024;
 
-// Where the streamed text's finished blocks end: after the last blank line outside a
-// code fence that is followed by a line starting a new block (not a list item, a quote
-// or an indented continuation, which may still belong to the block before). 0: none.
-function finishedUpTo(text) {
+// Where the streamed text's finished blocks end, in order: after each blank line outside
+// a code fence that is followed by a line starting a new block (not a list item, a
+// quote or an indented continuation, which may still belong to the block before).
+function blockEnds(text) {
+  const ends = [];
   let fence = false;
   let blank = false;
-  let cut = 0;
   let offset = 0;
   for (const line of text.split("\n")) {
     const next = offset + line.length + 1;
     if (/^\s{0,3}(```|~~~)/.test(line)) {
-      if (!fence && blank && offset > 0) cut = offset;
+      if (!fence && blank && offset > 0) ends.push(offset);
       fence = !fence;
       blank = false;
     } else if (!fence) {
       if (line.trim() === "") {
         blank = true;
       } else {
-        if (blank && !/^(\s|[-*+>|]|\d+[.)])/.test(line)) cut = offset;
+        if (blank && !/^(\s|[-*+>|]|\d+[.)])/.test(line)) ends.push(offset);
         blank = false;
       }
     }
     offset = next;
   }
-  return Math.min(cut, text.length);
+  return ends;
+}
+
+// The finished blocks of `text` in parts of at most PART_MAX characters each (a block
+// longer than that is a part of its own), as [start, end) offsets; none when no block
+// is finished.
+function finishedParts(text) {
+  const parts = [];
+  let start = 0;
+  let end = 0;
+  for (const at of blockEnds(text)) {
+    if (at - start > PART_MAX && end > start) {
+      parts.push([start, end]);
+      start = end;
+    }
+    end = at;
+  }
+  if (end > start) parts.push([start, end]);
+  return parts;
 }
 
 // Markdown whose blocks may not render alone as they do in the whole answer: a link
@@ -156,6 +199,13 @@ const REACHES_ACROSS_BLOCKS = /^ {0,3}(?:\[[^\]]+\]:|<(?:pre|script|style|textar
  */
 export function rendersByBlocks(text) {
   return !REACHES_ACROSS_BLOCKS.test(text);
+}
+
+// `promise`, whose failure is handled where it is awaited (and nowhere else when it is
+// not awaited: a render dropped after a clear()).
+function settled(promise) {
+  promise.catch(() => {});
+  return promise;
 }
 
 /**
@@ -179,6 +229,7 @@ export class MarkdownStream {
     this.failed = false; // the server could not render: the text is shown as it is
     this.stopped = false;
     this.generation = 0; // counts clear()s: a render begun before one is dropped
+    this.openShown = null; // the open end shown, when that is its complete rendering: {from, length, html}
   }
 
   /** Adds a delta. */
@@ -190,6 +241,7 @@ export class MarkdownStream {
   /** Forgets everything shown (the answer starts again, after a retry). */
   clear() {
     this.generation += 1;
+    this.openShown = null;
     this.text = "";
     this.rendered = 0;
     this.parts = [];
@@ -213,11 +265,15 @@ export class MarkdownStream {
     const generation = this.generation;
     const rest = this.text.slice(this.rendered);
     if (rest !== "" && !this.failed && !this.stopped) {
-      let html;
-      try {
-        html = await render(rest, false);
-      } catch (_) {
-        return null; // the open end stays as it was shown
+      // The open end shown is its complete rendering already: no need to ask again.
+      const shown = this.openShown;
+      let html = shown && shown.from === this.rendered && shown.length === rest.length ? shown.html : null;
+      if (html === null) {
+        try {
+          html = await render(rest, false);
+        } catch (_) {
+          return null; // the open end stays as it was shown
+        }
       }
       if (generation !== this.generation) return null;
       this.addPart(html, rest.length);
@@ -244,21 +300,25 @@ export class MarkdownStream {
         seen = this.text.length;
         const generation = this.generation;
         const rest = this.text.slice(this.rendered);
-        // At most a part's worth of finished blocks at once (a request has a size
-        // limit, and a smaller part is drawn sooner); while more is finished than that,
-        // the open end waits.
-        const head = rest.length > PART_MAX ? rest.slice(0, rest.lastIndexOf("\n", PART_MAX) + 1) : rest;
-        const cut = finishedUpTo(head);
-        const behind = cut > 0 && head.length < rest.length;
-        const [done, open] = await Promise.all([cut > 0 ? render(rest.slice(0, cut), false) : "", behind ? "" : render(rest.slice(cut), true)]);
+        // The finished blocks go in parts (a request has a size limit, and a smaller
+        // part is drawn sooner), all asked for at once and drawn in order as they come;
+        // the open end is rendered meanwhile and drawn after them.
+        const parts = finishedParts(rest).map(([start, end]) => ({ length: end - start, html: settled(render(rest.slice(start, end), false)) }));
+        const cut = parts.reduce((sum, part) => sum + part.length, 0);
+        const open = settled(renderWith(rest.slice(cut), true));
+        for (const part of parts) {
+          const html = await part.html;
+          if (generation !== this.generation) break;
+          this.addPart(html, part.length);
+        }
+        const shown = await open;
         if (generation !== this.generation) {
           seen = -1; // cleared meanwhile: start from what came since
           continue;
         }
-        if (cut > 0) this.addPart(done, cut);
-        if (behind) seen = -1; // more to render before the open end
-        this.open.innerHTML = open; // rendered and sanitized by the server
+        this.open.innerHTML = shown.html; // rendered and sanitized by the server
         enhance(this.open);
+        this.openShown = shown.complete ? { from: this.rendered, length: rest.length - cut, html: shown.html } : null;
         this.failed = false;
       }
     } catch (_) {

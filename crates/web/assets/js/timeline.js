@@ -26,7 +26,9 @@ export function reasoningBlock(text) {
 // the stored answer's (it shows the same rendering) rather than drawn again.
 function messageBubble(row, stopped, kept) {
   const bubble = kept || element("div");
-  bubble.className = `message ${row.role}`;
+  const classes = `message ${row.role}${row.role === "assistant" && (kept || typeof row.html === "string") ? " rendered" : ""}`;
+  // A kept bubble's classes change only if they must: each change restyles its answer.
+  if (bubble.className !== classes) bubble.className = classes;
   bubble.dataset.id = row.id;
   if (row.summarized) bubble.classList.add("summarized");
   if (row.undone) {
@@ -34,12 +36,14 @@ function messageBubble(row, stopped, kept) {
     bubble.title = "undone: kept in the history, no longer sent to the model";
   }
   if (row.role === "assistant" && (kept || typeof row.html === "string")) {
-    bubble.classList.add("rendered");
     if (kept) {
       for (const old of kept.querySelectorAll(":scope > .message-actions")) old.remove();
     } else {
-      bubble.innerHTML = row.html; // rendered and sanitized by the server
-      enhance(bubble);
+      // One part, as a streamed answer has several (markdown.js).
+      const part = element("div", "md-part");
+      part.innerHTML = row.html; // rendered and sanitized by the server
+      enhance(part);
+      bubble.append(part);
     }
     const actions = element("div", "message-actions");
     if (stopped || state.stopped.has(row.turn_id)) {

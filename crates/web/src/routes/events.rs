@@ -2,17 +2,17 @@
 //! server-sent events.
 
 use std::convert::Infallible;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use smallebot_application::events::{Capacity, Replay};
-use smallebot_application::{Event, EventSubscription};
+use smallebot_application::{Event, EventKind, EventSubscription};
 use smallebot_protocol::events::ReloadEvent;
 use tokio::sync::watch;
 
-use super::events_join::catch_up;
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
@@ -20,17 +20,26 @@ use crate::error::ApiError;
 use crate::state::WebState;
 use crate::wire;
 
+/// The least time between two deltas a stream sends (about a frame): the deltas that
+/// come meanwhile wait in the stream's queue, which joins them, so a fast model's
+/// thousands of small deltas reach the page as a few dozen a second instead of each
+/// being an event the page must handle.
+pub(crate) const DELTA_PACE: Duration = Duration::from_millis(16);
+
 /// Where a stream is.
 enum Phase {
-    /// Sending events (and, with a confirmer, its questions for this conversation);
-    /// the event taken from the queue but not sent yet, if any (see [`catch_up`]).
-    Live(
-        EventSubscription,
-        Option<watch::Receiver<Option<PendingConfirmation>>>,
-        Option<Event>,
-    ),
+    /// Sending events (and, with a confirmer, its questions for this conversation).
+    Live(Live),
     /// The `reload` event was sent; end.
     Done,
+}
+
+/// A stream sending events.
+struct Live {
+    subscription: EventSubscription,
+    confirmations: Option<watch::Receiver<Option<PendingConfirmation>>>,
+    /// When the last event sent was a delta: when it was sent.
+    delta_sent: Option<Instant>,
 }
 
 /// Streams the conversation's events: each as its protocol form
@@ -41,7 +50,8 @@ enum Phase {
 /// no longer kept) or the client falls too far behind, it receives one `reload` event
 /// (`{"type":"Reload","reason":…}`) and the stream ends: load the conversation again
 /// and open a new stream without `Last-Event-ID`. A stream that falls behind gets the
-/// consecutive deltas waiting for it joined into one event (see [`catch_up`]). With a confirmer, a command waiting
+/// consecutive deltas waiting for it joined into one event (its queue joins them, see
+/// [`Capacity::Bounded`]). With a confirmer, a command waiting
 /// for confirmation arrives as a `confirm` event (`ConfirmationRequested` with
 /// `request_id`, `command`, `timeout_secs`; `ConfirmationClosed` once it is answered,
 /// timed out or dropped), without an id.
@@ -88,7 +98,11 @@ pub(crate) async fn stream(
                 watched
             });
             futures::future::Either::Right(futures::stream::unfold(
-                Phase::Live(subscription, confirmations, None),
+                Phase::Live(Live {
+                    subscription,
+                    confirmations,
+                    delta_sent: None,
+                }),
                 next,
             ))
         }
@@ -98,41 +112,47 @@ pub(crate) async fn stream(
 
 /// The stream's next SSE event.
 async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
-    let Phase::Live(mut subscription, mut confirmations, mut held) = phase else {
+    let Phase::Live(mut live) = phase else {
         return None;
     };
+    // Right after a delta, the next event waits out the pace (deltas join meanwhile).
+    if let Some(sent) = live.delta_sent.take() {
+        tokio::time::sleep_until((sent + DELTA_PACE).into()).await;
+    }
     loop {
-        let event = match held.take() {
-            Some(event) => Some(event),
-            None => {
-                let question = async {
-                    if let Some(watched) = confirmations.as_mut()
-                        && watched.changed().await.is_ok()
-                    {
-                        return Some(watched.borrow_and_update().clone());
-                    }
-                    // No confirmer (or it is gone): only events.
-                    std::future::pending().await
-                };
-                tokio::select! {
-                    biased;
-                    event = subscription.recv() => event,
-                    Some(pending) = question => {
-                        return Some((
-                            Ok(confirm(pending.as_ref())),
-                            Phase::Live(subscription, confirmations, held),
-                        ));
-                    }
-                }
+        let Live {
+            subscription,
+            confirmations,
+            ..
+        } = &mut live;
+        let question = async {
+            if let Some(watched) = confirmations.as_mut()
+                && watched.changed().await.is_ok()
+            {
+                return Some(watched.borrow_and_update().clone());
+            }
+            // No confirmer (or it is gone): only events.
+            std::future::pending().await
+        };
+        let event = tokio::select! {
+            biased;
+            event = subscription.recv() => event,
+            Some(pending) = question => {
+                return Some((Ok(confirm(pending.as_ref())), Phase::Live(live)));
             }
         };
         match event {
             Some(event) => {
-                // A stream that fell behind gets the deltas waiting for it joined.
-                let event = catch_up(event, &mut subscription, &mut held);
-                // An event with no wire form (yet) is not sent.
+                let delta = matches!(
+                    event.kind,
+                    EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. }
+                );
+                // An event with no wire form (yet) is not sent. Once what waited is
+                // sent, the next delta waits out the pace.
                 if let Some(sent) = sse(event) {
-                    return Some((Ok(sent), Phase::Live(subscription, confirmations, held)));
+                    let drained = live.subscription.queued() == 0;
+                    live.delta_sent = (delta && drained).then(Instant::now);
+                    return Some((Ok(sent), Phase::Live(live)));
                 }
             }
             None if subscription.lagged() => {

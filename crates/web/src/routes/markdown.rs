@@ -1,11 +1,16 @@
 //! `POST /api/markdown?open=`: Markdown (the body, as text) rendered to safe HTML with
 //! the renderer and sanitizer of stored answers. The page renders a streaming answer
 //! here, a block at a time; `open=true` marks the end still being written (what its
-//! last paragraph opened is closed first).
+//! last paragraph opened is closed first). An open end whose last paragraph opened
+//! nothing renders as it will once complete: the answer says so
+//! ([`SAME_WHEN_COMPLETE`]), and the page keeps that rendering instead of asking again
+//! when the answer ends.
+
+use std::borrow::Cow;
 
 use axum::extract::Query;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::response::IntoResponse;
+use axum::response::{AppendHeaders, IntoResponse};
 use serde::Deserialize;
 
 use crate::markdown::{close_open_inline, to_safe_html};
@@ -18,18 +23,24 @@ pub(crate) struct RenderParams {
     open: bool,
 }
 
+/// The header an `open=true` answer carries (`true`) when nothing was open: the HTML is
+/// also the rendering of the text as a complete answer.
+pub(crate) const SAME_WHEN_COMPLETE: &str = "x-same-when-complete";
+
 /// The HTML of the body's Markdown.
 pub(crate) async fn render(Query(params): Query<RenderParams>, text: String) -> impl IntoResponse {
-    let html = if params.open {
-        to_safe_html(&close_open_inline(&text))
+    let (html, same) = if params.open {
+        let closed = close_open_inline(&text);
+        (to_safe_html(&closed), matches!(closed, Cow::Borrowed(_)))
     } else {
-        to_safe_html(&text)
+        (to_safe_html(&text), true)
     };
     (
         [
             (CONTENT_TYPE, "text/html; charset=utf-8"),
             (CACHE_CONTROL, "no-store"),
         ],
+        AppendHeaders(same.then_some((SAME_WHEN_COMPLETE, "true"))),
         html,
     )
 }

@@ -3,7 +3,6 @@
 pub(crate) mod attachments;
 pub(crate) mod conversations;
 pub(crate) mod events;
-mod events_join;
 pub(crate) mod export;
 pub(crate) mod health;
 pub(crate) mod markdown;

@@ -54,6 +54,14 @@ fn the_count_goes_on_when_nobody_listens() {
     assert_eq!(late.try_recv().map(|e| e.seq), Some(2));
 }
 
+/// Room for `events` events (and plenty of text).
+fn room(events: usize) -> QueueLimits {
+    QueueLimits {
+        events,
+        bytes: 1 << 20,
+    }
+}
+
 fn seqs(sub: &mut EventSubscription) -> Vec<u64> {
     std::iter::from_fn(|| sub.try_recv().map(|e| e.seq)).collect()
 }
@@ -91,17 +99,20 @@ fn a_reconnecting_subscriber_gets_what_it_missed_or_is_told_it_cannot() {
     for _ in 0..3 {
         bus.emit(c, turn, EventKind::TextDelta { text: "x".into() }); // 2..4
     }
-    let mut back = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(16));
-    assert_eq!(seqs(&mut back), [3, 4]);
+    let mut back = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(room(16)));
+    // The replayed deltas wait together in the queue: joined, with the last seq.
+    let missed = back.try_recv().unwrap();
+    assert_eq!((missed.seq, text(&missed)), (4, "xx"));
+    assert!(back.try_recv().is_none());
     assert!(!back.missed_events());
     // A new turn drops the old one's events: an id from it cannot be resumed.
     bus.emit(c, Some(TurnId::new()), EventKind::TurnStarted); // 5
-    let gap = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(16));
+    let gap = bus.subscribe_with(c, Replay::After(2), Capacity::Bounded(room(16)));
     assert!(gap.missed_events());
-    let fresh = bus.subscribe_with(c, Replay::After(4), Capacity::Bounded(16));
+    let fresh = bus.subscribe_with(c, Replay::After(4), Capacity::Bounded(room(16)));
     assert!(!fresh.missed_events(), "5 is kept: nothing was missed");
     // An id from a previous run of the process (ahead of this bus) is a gap too.
-    let stale = bus.subscribe_with(c, Replay::After(900), Capacity::Bounded(16));
+    let stale = bus.subscribe_with(c, Replay::After(900), Capacity::Bounded(room(16)));
     assert!(stale.missed_events());
 }
 
@@ -144,16 +155,10 @@ fn an_ended_turn_keeps_only_its_last_events() {
 async fn a_subscriber_that_stops_reading_is_dropped_and_the_others_go_on() {
     let bus = EventBus::new();
     let c = ConversationId::new();
-    let mut slow = bus.subscribe_with(c, Replay::Nothing, Capacity::Bounded(4));
+    let mut slow = bus.subscribe_with(c, Replay::Nothing, Capacity::Bounded(room(4)));
     let mut live = bus.subscribe(c);
-    for i in 0..10 {
-        bus.emit(
-            c,
-            None,
-            EventKind::TextDelta {
-                text: i.to_string(),
-            },
-        );
+    for _ in 0..10 {
+        bus.emit(c, None, EventKind::TurnCancelled); // events that do not join
     }
     assert_eq!(seqs(&mut live).len(), 10);
     // It gets what fitted, then the end, and learns why.
@@ -161,6 +166,30 @@ async fn a_subscriber_that_stops_reading_is_dropped_and_the_others_go_on() {
     assert!(slow.recv().await.is_none());
     assert!(slow.lagged());
     assert!(!live.lagged());
+}
+
+#[tokio::test]
+async fn a_subscriber_reading_late_gets_the_deltas_that_waited_joined_and_is_kept() {
+    let bus = EventBus::new();
+    let c = ConversationId::new();
+    let turn = Some(TurnId::new());
+    // Room for four events: far fewer than the deltas emitted before it reads.
+    let mut late = bus.subscribe_with(c, Replay::Nothing, Capacity::Bounded(room(4)));
+    bus.emit(c, turn, EventKind::TurnStarted);
+    for _ in 0..5_000 {
+        bus.emit(c, turn, EventKind::TextDelta { text: "ab".into() });
+    }
+    let end = bus.emit(c, turn, EventKind::TurnCancelled);
+    assert_eq!(late.queued(), 3);
+    let started = late.recv().await.unwrap();
+    assert_eq!(started.kind, EventKind::TurnStarted);
+    let joined = late.recv().await.unwrap();
+    assert_eq!(
+        (joined.seq, text(&joined)),
+        (end - 1, "ab".repeat(5_000).as_str())
+    );
+    assert_eq!(late.recv().await.unwrap().seq, end);
+    assert!(!late.lagged());
 }
 
 #[test]
