@@ -1,9 +1,10 @@
 //! The per-conversation event bus: live delivery, a replay of the running turn's
 //! events for subscribers that (re)connect, and bounded queues for remote readers.
 
+mod kept;
 mod queue;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -11,11 +12,13 @@ use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::mpsc;
 
 use super::{Event, EventKind};
+use kept::Kept;
 pub use queue::{JOINED_MAX, QueueLimits};
 use queue::{QueueReceiver, QueueSender, Refused};
 
 /// How many of a conversation's latest events the bus keeps for replay: those since
-/// its latest turn started, at most this many (the oldest go first).
+/// its latest turn started, at most this many (the oldest go first). A run of
+/// consecutive deltas counts once: an answer of any length is kept whole.
 pub const REPLAY_EVENTS: usize = 4096;
 
 /// How many events stay kept once a turn ended (enough for a client that lost its
@@ -81,7 +84,7 @@ impl Sender {
 struct Channel {
     last_seq: u64,
     /// The events since the latest `TurnStarted` (or all, before any), capped.
-    kept: VecDeque<Event>,
+    kept: Kept,
     /// Whether the latest turn is still running.
     turn_running: bool,
     subscribers: Vec<Sender>,
@@ -95,13 +98,9 @@ impl Channel {
         } else if event.kind.ends_turn() {
             self.turn_running = false;
         }
-        if self.kept.len() == REPLAY_EVENTS {
-            self.kept.pop_front();
-        }
-        self.kept.push_back(event.clone());
-        if !self.turn_running && self.kept.len() > KEPT_AFTER_TURN {
-            let surplus = self.kept.len() - KEPT_AFTER_TURN;
-            self.kept.drain(..surplus);
+        self.kept.push(event, REPLAY_EVENTS);
+        if !self.turn_running {
+            self.kept.keep_latest(KEPT_AFTER_TURN);
         }
     }
 
@@ -109,16 +108,13 @@ impl Channel {
     fn replay(&self, replay: Replay) -> (Vec<Event>, bool) {
         match replay {
             Replay::Nothing => (Vec::new(), false),
-            Replay::RunningTurn if self.turn_running => {
-                (self.kept.iter().cloned().collect(), false)
-            }
+            Replay::RunningTurn if self.turn_running => (self.kept.all(), false),
             Replay::RunningTurn => (Vec::new(), false),
             Replay::After(seq) if seq > self.last_seq => (Vec::new(), true),
             Replay::After(seq) => {
-                let oldest_kept = self.kept.front().map_or(self.last_seq + 1, |e| e.seq);
+                let oldest_kept = self.kept.oldest_seq().unwrap_or(self.last_seq + 1);
                 let missed = seq + 1 < oldest_kept;
-                let events = self.kept.iter().filter(|e| e.seq > seq).cloned().collect();
-                (events, missed)
+                (self.kept.after(seq), missed)
             }
         }
     }
@@ -253,9 +249,14 @@ impl EventBus {
                 (Sender::Unbounded(s), Receiver::Unbounded(r))
             }
             Capacity::Bounded(limits) => {
+                // The replay always fits (a running answer's text is one event).
+                let past_bytes = past
+                    .iter()
+                    .map(|e| e.delta_text().map_or(0, str::len))
+                    .sum::<usize>();
                 let limits = QueueLimits {
                     events: limits.events.max(past.len()),
-                    ..limits
+                    bytes: limits.bytes.max(past_bytes),
                 };
                 let (s, r) = queue::queue(limits);
                 (

@@ -65,4 +65,12 @@ impl Event {
             kind,
         }
     }
+
+    /// A delta's text (`TextDelta`, `ReasoningDelta`); `None` for another event.
+    pub(crate) fn delta_text(&self) -> Option<&str> {
+        match &self.kind {
+            EventKind::TextDelta { text } | EventKind::ReasoningDelta { text } => Some(text),
+            _ => None,
+        }
+    }
 }

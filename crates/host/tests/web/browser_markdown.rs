@@ -247,5 +247,13 @@ async fn a_long_answers_blocks_are_laid_out_and_highlighted_as_they_come_near_th
         &format!("{code}[0].querySelectorAll('.hljs-keyword').length > 0"),
     )
     .await;
+    screenshot(&page, "long-answer-scrolled-up").await;
+    eval(
+        &page,
+        &format!("{code}[40].scrollIntoView({{block: 'center'}}); true"),
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    screenshot(&page, "long-answer-middle").await;
     browser.close().await;
 }

@@ -172,6 +172,41 @@ async fn a_client_reading_late_gets_every_delta_once_in_order() {
 }
 
 #[tokio::test]
+async fn a_page_opened_in_the_middle_of_a_long_answer_gets_all_of_it() {
+    let s = Server::start().await;
+    let id = s.create().await;
+    // Ten thousand deltas (far more than the events kept for replay), then a pause.
+    let rest_of_answer = Gate::new();
+    let answer: String = (0..10_001).map(|i| format!("{} ", i % 10)).collect();
+    s.model.push(
+        ScriptedResponse::text(answer.clone())
+            .chunk_size(2)
+            .pause_after_chunks(10_000, &rest_of_answer),
+    );
+    let mut first = s.open_events(&id, None).await;
+    let started = s.send(&id, json!({"text": "a long one"})).await;
+    assert_eq!(started.status(), StatusCode::ACCEPTED);
+    let mut so_far = String::new();
+    while so_far.len() < 20_000 {
+        let frame = first.next().await.unwrap();
+        if let Some(text) = frame.data["text"].as_str() {
+            so_far.push_str(text);
+        }
+    }
+    // Opened now: the turn's events so far, the answer's text whole, then the rest.
+    let mut page = s.open_events(&id, None).await;
+    rest_of_answer.open();
+    let frames = page.until_turn_ends().await;
+    assert_eq!(frames[0].data["type"], "TurnStarted");
+    let text: String = frames
+        .iter()
+        .filter(|f| f.data["type"] == "TextDelta")
+        .map(|f| f.data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, answer);
+}
+
+#[tokio::test]
 async fn a_fast_models_deltas_reach_a_reader_keeping_up_joined_about_once_a_frame() {
     // Four hundred one-character deltas a millisecond apart, read as they come (each
     // would go alone: the reader takes every one before the next).

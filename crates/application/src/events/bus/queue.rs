@@ -88,13 +88,17 @@ impl QueueSender {
         if state.receiver_gone {
             return Err(Refused::Closed);
         }
-        let added = delta_text(&event).map_or(0, str::len);
+        let added = event.delta_text().map_or(0, str::len);
         // The limit is on text waiting behind other events: an empty queue takes any.
         if !state.events.is_empty() && state.bytes + added > limits.bytes {
             return Err(Refused::Full);
         }
         let event = match state.events.back_mut() {
-            Some(last) if delta_text(last).is_some_and(|t| t.len() + added <= JOINED_MAX) => {
+            Some(last)
+                if last
+                    .delta_text()
+                    .is_some_and(|t| t.len() + added <= JOINED_MAX) =>
+            {
                 match join(last, event) {
                     None => {
                         state.bytes += added;
@@ -168,16 +172,8 @@ impl Drop for QueueReceiver {
 
 fn take(state: &mut State) -> Option<Event> {
     let event = state.events.pop_front()?;
-    state.bytes -= delta_text(&event).map_or(0, str::len);
+    state.bytes -= event.delta_text().map_or(0, str::len);
     Some(event)
-}
-
-/// A delta's text; `None` for another event.
-fn delta_text(event: &Event) -> Option<&str> {
-    match &event.kind {
-        EventKind::TextDelta { text } | EventKind::ReasoningDelta { text } => Some(text),
-        _ => None,
-    }
 }
 
 /// Appends `next` to `into` when both are deltas of the same kind in the same turn of

@@ -116,14 +116,23 @@ fn a_reconnecting_subscriber_gets_what_it_missed_or_is_told_it_cannot() {
     assert!(stale.missed_events());
 }
 
+/// Text and reasoning by turns: events that do not join.
+fn alternating(i: usize) -> EventKind {
+    if i.is_multiple_of(2) {
+        EventKind::TextDelta { text: "x".into() }
+    } else {
+        EventKind::ReasoningDelta { text: "y".into() }
+    }
+}
+
 #[test]
 fn replay_keeps_only_the_latest_events() {
     let bus = EventBus::new();
     let c = ConversationId::new();
     let turn = Some(TurnId::new());
     bus.emit(c, turn, EventKind::TurnStarted);
-    for _ in 0..REPLAY_EVENTS + 10 {
-        bus.emit(c, turn, EventKind::TextDelta { text: "x".into() });
+    for i in 0..REPLAY_EVENTS + 10 {
+        bus.emit(c, turn, alternating(i));
     }
     let mut all = bus.subscribe_with(c, Replay::RunningTurn, Capacity::Unbounded);
     let got = seqs(&mut all);
@@ -134,13 +143,40 @@ fn replay_keeps_only_the_latest_events() {
 }
 
 #[test]
+fn a_long_answer_is_replayed_whole_and_resumed_exactly_after_any_delta() {
+    let bus = EventBus::new();
+    let c = ConversationId::new();
+    let turn = Some(TurnId::new());
+    bus.emit(c, turn, EventKind::TurnStarted); // 1
+    let mut answer = String::new();
+    // Far more deltas than the events kept: a run of deltas is kept as one.
+    for i in 0..REPLAY_EVENTS * 3 {
+        let piece = format!("{i} ");
+        answer.push_str(&piece);
+        bus.emit(c, turn, EventKind::TextDelta { text: piece }); // 2..
+    }
+    let mut mid = bus.subscribe_with(c, Replay::RunningTurn, Capacity::Unbounded);
+    let started = mid.try_recv().unwrap();
+    assert_eq!(started.kind, EventKind::TurnStarted);
+    let text_so_far = mid.try_recv().unwrap();
+    assert_eq!(text(&text_so_far), answer);
+    assert_eq!(text_so_far.seq, REPLAY_EVENTS as u64 * 3 + 1);
+    // A client that saw the deltas up to seq 11 (the first ten) gets the rest.
+    let mut resumed = bus.subscribe_with(c, Replay::After(11), Capacity::Unbounded);
+    assert!(!resumed.missed_events());
+    let rest = resumed.try_recv().unwrap();
+    let seen: String = (0..10).map(|i| format!("{i} ")).collect();
+    assert_eq!(format!("{seen}{}", text(&rest)), answer);
+}
+
+#[test]
 fn an_ended_turn_keeps_only_its_last_events() {
     let bus = EventBus::new();
     let c = ConversationId::new();
     let turn = Some(TurnId::new());
     bus.emit(c, turn, EventKind::TurnStarted);
-    for _ in 0..500 {
-        bus.emit(c, turn, EventKind::TextDelta { text: "x".into() }); // 2..501
+    for i in 0..500 {
+        bus.emit(c, turn, alternating(i)); // 2..501
     }
     let end = bus.emit(c, turn, EventKind::TurnCompleted { text: "x".into() }); // 502
     let kept = KEPT_AFTER_TURN as u64;
