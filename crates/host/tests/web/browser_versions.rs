@@ -102,6 +102,19 @@ async fn an_edited_and_regenerated_exchange_browses_its_earlier_versions() {
         0
     );
     screenshot(&page, "versions").await;
+    // The timeline drawn again (as when a turn ends) keeps the version looked at.
+    eval(
+        &page,
+        "import('/assets/js/conversation.js').then((m) => m.refresh()).then(() => true)",
+    )
+    .await;
+    wait_for(
+        &page,
+        &format!(
+            "{AT} === '1/3' && document.querySelector('.message.user.old-version')?.textContent === 'first <b>text</b>'"
+        ),
+    )
+    .await;
     click(&page, ".versions-next").await;
     click(&page, ".versions-next").await;
     wait_for(

@@ -5,6 +5,11 @@
 import { $, button, element } from "./dom.js";
 import { enhance } from "./markdown.js";
 
+// The version shown per user message (row id -> {total, at}): a timeline drawn again
+// (a turn ended, another tab changed something) keeps the one being looked at, unless
+// a version was added meanwhile.
+const browsing = new Map();
+
 /**
  * Adds the switcher after `bubble`, the current user message `row` (with `versions`);
  * browsing hides the current exchange (the elements of its turn) and shows the chosen
@@ -14,6 +19,7 @@ export function addVersions(bubble, row) {
   const versions = row.versions;
   if (!Array.isArray(versions) || versions.length === 0) return;
   const total = versions.length + 1;
+  const before = browsing.get(row.id);
   let at = total; // 1-based; `total` is the current version
   const nav = element("div", "versions");
   nav.setAttribute("role", "group");
@@ -31,6 +37,8 @@ export function addVersions(bubble, row) {
     label.textContent = `${at}/${total}`;
     earlier.disabled = at === 1;
     later.disabled = at === total;
+    if (at === total) browsing.delete(row.id);
+    else browsing.set(row.id, { total, at });
     shown.user?.remove();
     shown.answer?.remove();
     const current = at === total;
@@ -49,5 +57,5 @@ export function addVersions(bubble, row) {
     } else shown.answer.textContent = "(no answer)";
     nav.after(shown.answer);
   }
-  show(total);
+  show(before && before.total === total ? before.at : total);
 }
