@@ -57,7 +57,8 @@ async fn a_streaming_answer_is_markdown_from_its_first_piece_to_its_last() {
     assert_eq!(eval(&page, "window.__raw").await, serde_json::json!([]));
     let answer_js = serde_json::to_string(&answer).unwrap();
     // No jump: the answer streamed again into a bubble beside the stored one takes
-    // the same height.
+    // the same height (every block laid out: the page lays out only those near the
+    // view).
     let heights = eval(
         &page,
         &format!(
@@ -70,6 +71,7 @@ async fn a_streaming_answer_is_markdown_from_its_first_piece_to_its_last() {
                stored.after(bubble); \
                for (const piece of {answer_js}.match(/[\\s\\S]{{1,3}}/g)) stream.push(piece); \
                while (stream.running) await new Promise((r) => setTimeout(r, 20)); \
+               for (const block of document.querySelectorAll('.md-part > *')) block.style.contentVisibility = 'visible'; \
                const h = [stored.getBoundingClientRect().height, bubble.getBoundingClientRect().height]; \
                bubble.remove(); return h; }})()"
         ),

@@ -13,6 +13,21 @@ import { keepsStreamed, markRow, renderTimeline } from "./timeline.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
 
+// The conversation and turn whose end the timeline drawn last showed (read after the
+// turn ended): the end's event then has nothing to add.
+let shownEnd = { conversation: null, turn: null };
+
+function drawnEnded(id, turnId) {
+  return turnId !== undefined && shownEnd.conversation === id && shownEnd.turn === turnId;
+}
+
+// Whether the list shows conversation `id` titled `title` already (drawn after the
+// title was stored): nothing to load again.
+function listShows(id, title) {
+  const link = document.querySelector(`#conversations li[data-id="${CSS.escape(id)}"] .row-link`);
+  return link !== null && link.textContent === title;
+}
+
 /** Fills the conversation list; returns it (newest first). */
 export async function loadConversations() {
   const list = await api("/api/conversations");
@@ -69,7 +84,8 @@ export async function openConversation(id, { seq = null, history = "push", fresh
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
   const reload = () => openConversation(id, { history: "none" });
-  const handlers = { ended: (streamed) => refresh({ streamed }), reload, titled: loadConversations };
+  const ended = (streamed, turnId) => (!streamed && drawnEnded(id, turnId) ? null : refresh({ streamed }));
+  const handlers = { ended, reload, titled: (title) => (listShows(id, title) ? null : loadConversations()) };
   // A conversation just created with its first turn: the stream is open before the
   // timeline is read, so the turn's end is either stored or seen as an event.
   if (fresh) await listen(id, handlers);
@@ -116,6 +132,8 @@ export async function refresh({ live = false, streamed = null } = {}) {
   showModel(timeline.model);
   state.busy = timeline.busy;
   if (!drawn) renderTimeline(timeline, shown);
+  const last = (timeline.turns || []).at(-1);
+  shownEnd = { conversation: id, turn: !drawn && !timeline.busy && last ? last.id : null };
   await loadConversations(); // the open one marked in the list before the controls open
   updateControls();
   // A focused control that went away (Stop, once the turn ended) leaves the focus in

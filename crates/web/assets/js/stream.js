@@ -74,9 +74,9 @@ export function resetStream() {
 }
 
 /**
- * Opens conversation `id`'s event stream. `on.ended(streamed)`: a turn ended (show the
+ * Opens conversation `id`'s event stream. `on.ended(streamed, turnId)`: a turn ended (show the
  * stored timeline; `streamed`: the MarkdownStream of its last answer, if one streamed
- * in); `on.reload`: the stream cannot be continued; `on.titled`: a new title.
+ * in); `on.reload`: the stream cannot be continued; `on.titled(title)`: a new title.
  * Settles once the stream is open (or failed to open). A broken stream shows the
  * connection banner until it is open again (connection.js).
  */
@@ -216,7 +216,7 @@ function onEvent(event, on) {
     case "TitleChanged":
       state.titles += 1;
       $("title").textContent = event.title;
-      on.titled();
+      on.titled(event.title);
       break;
     case "Warning":
       showError(`Warning: ${event.message}`);
@@ -232,7 +232,7 @@ function onEvent(event, on) {
       endRetry();
       state.busy = false;
       updateControls();
-      on.ended(live.streaming); // the stored timeline, with the answer rendered as Markdown
+      on.ended(live.streaming, event.turn_id); // the stored timeline, with the answer rendered as Markdown
       return;
     default:
       break;
