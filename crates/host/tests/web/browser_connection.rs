@@ -134,6 +134,13 @@ async fn half_answered(
     .await;
     let path = eval(&page, "location.pathname").await;
     let id = path.as_str().unwrap().trim_start_matches("/c/");
+    // Opening it is done (its last read, the list, is drawn): the connection is lost
+    // while the answer streams, not while the page is still reading.
+    wait_for(
+        &page,
+        &format!("document.querySelector('#conversations li[data-id=\"{id}\"]') !== null"),
+    )
+    .await;
     (page, ConversationId::from_str(id).unwrap())
 }
 
@@ -176,7 +183,11 @@ async fn back_after_the_answer(
         1
     );
     assert_eq!(
-        eval(page, "document.getElementById('error').hidden").await,
+        eval(
+            page,
+            "document.getElementById('error').hidden || document.getElementById('error').textContent"
+        )
+        .await,
         true
     );
 }
