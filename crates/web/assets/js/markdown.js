@@ -210,10 +210,11 @@ function settled(promise) {
 
 /**
  * The Markdown of an answer while it streams into `bubble`: finished blocks are
- * rendered once and kept; only the open end is rendered again, one request at a time,
- * so the work grows with the answer, not with its square. Once the answer is complete,
- * `finish()` renders what is left and says which HTML the bubble shows, so the stored
- * answer can keep this bubble instead of drawing the same Markdown again.
+ * rendered once and kept (in parts, asked for together); only the open end is rendered
+ * again, once a round, so the work grows with the answer, not with its square. Once the
+ * answer is complete, `finish()` renders what is left (nothing when the open end shown
+ * is its complete rendering) and says which HTML the bubble shows, so the stored answer
+ * can keep this bubble instead of drawing the same Markdown again.
  */
 export class MarkdownStream {
   constructor(bubble) {
