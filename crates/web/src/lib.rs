@@ -57,6 +57,7 @@ mod images;
 pub mod login_limit;
 mod markdown;
 pub mod public_name;
+mod render_pool;
 mod routes;
 mod signin;
 mod state;
