@@ -22,4 +22,5 @@ pub mod terminal_text;
 pub mod title_text;
 pub mod tool_summary;
 pub mod truncation;
+pub mod upload_quota;
 pub mod workspace_path;

@@ -38,6 +38,7 @@ mod browser_streamed;
 mod browser_summary;
 mod browser_theme;
 mod browser_versions;
+mod errors;
 mod export;
 mod first_message;
 mod history_data;

@@ -31,8 +31,10 @@ pub(crate) fn upload_body_limit(limits: &AttachmentLimits) -> usize {
 
 /// `POST /api/conversations/{id}/attachments`: stores each file part of a
 /// `multipart/form-data` body (its file name and content; the type is sniffed from the
-/// content) on no message yet; `201` with them in order. A file over the per-file limit,
-/// or files over the per-message limit together, are `413` with nothing stored.
+/// content) on no message yet, all or none; `201` with them in order. More parts than
+/// `maxPartsPerUpload` (counted as they come: the rest is not read), a file over the
+/// per-file limit, files over the per-message limits together, or more waiting unsent
+/// than the per-user or per-conversation quota are `413` with nothing stored.
 pub(crate) async fn upload(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -41,9 +43,15 @@ pub(crate) async fn upload(
     mut multipart: Multipart,
 ) -> Result<(StatusCode, Json<Uploaded>), ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
-    let limits = service.settings().attachments;
+    let settings = service.settings();
+    let (limits, quotas) = (settings.attachments, settings.uploads);
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut parts = 0usize;
     while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
+        parts += 1;
+        quotas
+            .check_parts(parts)
+            .map_err(|refusal| ApiError::too_large(format!("{refusal}; nothing was stored")))?;
         let Some(name) = field.file_name().map(str::to_owned) else {
             continue;
         };
@@ -67,18 +75,12 @@ pub(crate) async fn upload(
             "no file in the body: send multipart/form-data with one or more file parts",
         ));
     }
-    limits
-        .check_message(
-            files
-                .iter()
-                .map(|(name, c)| (name.as_str(), i64::try_from(c.len()).unwrap_or(i64::MAX))),
-        )
-        .map_err(|refusal| ApiError::too_large(refusal.to_string()))?;
-    let mut stored = Vec::with_capacity(files.len());
-    for (name, content) in files {
-        let attachment = service.attach(conversation.id, &name, content).await?;
-        stored.push(wire::bodies::attachment(&attachment));
-    }
+    let stored = service
+        .attach_files(conversation.id, files)
+        .await?
+        .iter()
+        .map(wire::bodies::attachment)
+        .collect();
     Ok((
         StatusCode::CREATED,
         Json(Uploaded {
