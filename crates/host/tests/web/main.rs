@@ -49,3 +49,4 @@ mod protocol;
 mod routes;
 mod signin;
 mod streams;
+mod upload_quotas;
