@@ -205,7 +205,7 @@ async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationS
     ticks.tick().await; // the start already recovered
     let mut tick = 0u32;
     loop {
-        if tick % UPLOAD_SWEEP_TICKS == 0 {
+        if tick.is_multiple_of(UPLOAD_SWEEP_TICKS) {
             match service.delete_expired_uploads().await {
                 Ok(0) => {}
                 Ok(n) => errln!("{n} upload(s) never sent expired and were deleted"),
