@@ -103,6 +103,10 @@ impl From<PipelineError> for ApiError {
             PipelineError::ConversationNotFound(_)
             | PipelineError::TurnNotFound { .. }
             | PipelineError::Repository(RepositoryError::NotFound { .. }) => StatusCode::NOT_FOUND,
+            // What a file is, not its size: an image that is none.
+            PipelineError::AttachmentRefused(refusal) if refusal.is_about_content() => {
+                StatusCode::BAD_REQUEST
+            }
             PipelineError::EmptyMessage
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. }
