@@ -142,11 +142,30 @@ fn png_size(content: &[u8]) -> Result<ImageSize, ImageProblem> {
     // profile or text that unpacks to megabytes costs nothing here.
     decoder.set_ignore_text_chunk(true);
     decoder.set_ignore_iccp_chunk(true);
-    let info = decoder.read_header_info().map_err(undecodable)?;
+    let info = decoder.read_header_info().map_err(png_problem)?;
     let (width, height) = (info.width, info.height);
     sized(width, height, || {
-        decoder.read_info().map(drop).map_err(undecodable)
+        decoder.read_info().map(drop).map_err(png_problem)
     })
+}
+
+/// The png crate's words, a chunk type written by its name (`IHDR`) where the crate
+/// writes its debug form (`ChunkType { type: IHDR, critical: true, … }`).
+fn png_problem(error: png::DecodingError) -> ImageProblem {
+    const DEBUG_FORM: &str = "ChunkType { type: ";
+    let mut text = error.to_string();
+    while let Some(start) = text.find(DEBUG_FORM) {
+        let name_start = start + DEBUG_FORM.len();
+        let Some(length) = text[name_start..].find('}') else {
+            break;
+        };
+        let name: String = text[name_start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        text.replace_range(start..=name_start + length, &name);
+    }
+    undecodable(text)
 }
 
 fn jpeg_size(content: &[u8]) -> Result<ImageSize, ImageProblem> {

@@ -106,6 +106,20 @@ fn broken_headers_do_not_decode() {
 }
 
 #[test]
+fn a_png_chunk_is_named_by_its_type() {
+    let found = inspect_image(&[&b"\x89PNG\r\n\x1a\n"[..], HTML].concat());
+    assert_eq!(
+        found,
+        Some((
+            ImageFormat::Png,
+            Err(ImageProblem::Undecodable {
+                reason: "CTYP chunk appeared before IHDR chunk".to_owned()
+            })
+        ))
+    );
+}
+
+#[test]
 fn sizes_past_the_limits_are_refused_even_where_the_rest_is_well_formed() {
     // The VP8L header from byte 21: width-1 and height-1 in 14 bits each, then the
     // alpha bit and the version.
