@@ -1,7 +1,6 @@
 //! Issue 39, through the real binary: `conversations export --output` never replaces a
 //! file unless `--force` (as the chat's `/export` never does) and names a missing
-//! directory; an id given with control characters is echoed with them shown, never
-//! obeyed by the terminal.
+//! directory. (An id with control characters: `tests/attacks/cli_files.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
@@ -12,7 +11,6 @@ use std::process::Output;
 use cli::text;
 use smallebot_core::repository::ConversationRepository;
 use smallebot_infrastructure::SqliteStore;
-use smallebot_testkit::TestModel;
 
 async fn smallebot(home: &Path, args: &[&str]) -> Output {
     cli::smallebot(home, None)
@@ -96,38 +94,4 @@ async fn export_output_refuses_to_replace_a_file_unless_forced() {
             home.path().join("no/such/dir").display()
         )
     );
-}
-
-#[tokio::test]
-async fn control_characters_in_an_id_are_shown_not_obeyed() {
-    let home = tempfile::tempdir().unwrap();
-    seeded(home.path()).await;
-    let server = TestModel::start().await.unwrap();
-    let hostile = "\x1b]0;owned\x07\x1b[2J\r\nerror: everything is fine";
-    let shown = "^[]0;owned^G^[[2J^M^Jerror: everything is fine";
-    let cases: &[(&[&str], &str)] = &[
-        (&["conversations", "show", hostile], ""),
-        (&["conversations", "export", hostile], ""),
-        (&["conversations", "delete", hostile], ""),
-        (&["compact", hostile], ""),
-        (&["run", "--conversation", hostile, "hello"], " of tester"),
-    ];
-    for (args, whose) in cases {
-        let out = cli::smallebot(home.path(), Some(&server.base_url()))
-            .args(*args)
-            .output()
-            .await
-            .unwrap();
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(
-            stderr.ends_with(&format!(
-                "error: no conversation{whose} has an id starting with '{shown}' (`smallebot \
-                 conversations list` shows the ids)\n"
-            )),
-            "{args:?}: {stderr}"
-        );
-        assert!(!stderr.contains('\x1b'), "{args:?}: {stderr:?}");
-    }
-    assert_eq!(server.request_count(), 0);
 }
