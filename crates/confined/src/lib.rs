@@ -35,6 +35,7 @@
 mod diagnose;
 mod error;
 mod kind;
+#[cfg(unix)]
 mod names;
 #[cfg(unix)]
 mod root;

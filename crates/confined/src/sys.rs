@@ -199,11 +199,10 @@ pub(crate) fn entries(dir: &OwnedFd) -> Result<Vec<Entry>, Errno> {
     let mut out = Vec::new();
     for entry in Dir::read_from(dir)? {
         let entry = entry?;
-        let name = entry.file_name();
-        if name == c"." || name == c".." {
+        let raw = entry.file_name();
+        if raw == c"." || raw == c".." {
             continue;
         }
-        let raw = name;
         let meta = rustix::fs::statat(dir, raw, AtFlags::SYMLINK_NOFOLLOW)
             .ok()
             .map(|s| from_stat(&s));
