@@ -85,7 +85,8 @@ async fn a_saved_mcp_json_never_reaches_the_home() {
         Vec::<PathBuf>::new()
     );
     assert!(
-        told.contains("the whole file could not be saved in the workspace"),
+        told.contains("the whole file could not be saved in the workspace")
+            && !told.contains("the whole file is in the workspace"),
         "{}",
         tail(&told)
     );
