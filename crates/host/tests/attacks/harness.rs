@@ -132,6 +132,12 @@ impl Server {
         }
     }
 
+    /// The user messages of the model's last turn request, joined: what it was told.
+    pub fn last_told(&self) -> String {
+        let requests = self.model.turn_requests();
+        user_texts(requests.last().unwrap()).join("\n")
+    }
+
     /// Stops the server and waits for it.
     pub async fn stop(mut self) {
         let _ = self.child.start_kill();
@@ -286,6 +292,15 @@ impl User<'_> {
         started["turn_id"].as_str().unwrap().to_owned()
     }
 
+    /// Uploads `content` as `name` into conversation `id`, sends it with a message (the
+    /// model answers "ok") and returns what the model was told in that message.
+    pub async fn send_file(&self, id: &str, name: &str, content: &[u8]) -> String {
+        let file = self.upload(id, name, content).await;
+        self.server.model.push(ScriptedResponse::text("ok"));
+        self.say(id, &format!("here is {name}"), &[&file]).await;
+        self.server.last_told()
+    }
+
     /// Has the model run `command` with `ExecuteCommand` in this user's workspace (one
     /// turn: the call, then a short answer) and returns the tool's result text.
     pub async fn run_command(&self, id: &str, command: &str) -> String {
@@ -310,6 +325,31 @@ impl User<'_> {
             .cloned()
             .unwrap_or_else(|| panic!("no result of {tool}: {timeline}"))
     }
+}
+
+/// Writes `content` at `relative` under `home`, making its folders (for a `prepare`
+/// closure: another user's files, say).
+pub fn plant(home: &Path, relative: &str, content: &[u8]) {
+    let path = home.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// The names in the folder `dir`, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A file the sniffer takes for neither text nor an image: saved, never inlined.
+pub fn binary(tag: &str) -> Vec<u8> {
+    let mut bytes = vec![0_u8, 1, 2, 3, 0xff, 0xfe, 0];
+    bytes.extend_from_slice(tag.as_bytes());
+    bytes
 }
 
 /// The results of the tool calls of a timeline, in order.
