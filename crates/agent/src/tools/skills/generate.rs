@@ -307,6 +307,7 @@ fn make_executable(file: &std::fs::File) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn args(name: &str) -> GenerateSkillArgs {
         GenerateSkillArgs {
