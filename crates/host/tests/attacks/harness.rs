@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 
 #[path = "../cli/mod.rs"]
-mod cli;
+pub mod cli;
 
 /// How long any wait of the harness lasts before the test fails.
 pub const PATIENCE: Duration = Duration::from_secs(60);

@@ -10,12 +10,16 @@
 //!   files through the "same content already there" check (a link, a linked folder, a
 //!   hard link);
 //! - `race`: a folder swapped for a link while uploads are saved;
-//! - `skills`: named pipes in skill folders (ReadSkill, SKILL.md).
+//! - `skills`: named pipes in skill folders (ReadSkill, SKILL.md);
+//! - `cli_files`: images that are none or of absurd sizes, over the web and with
+//!   `run --attach`; devices, FIFOs, sockets, directories and sparse files given to
+//!   `run --attach` and the chat; ids with control characters.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
 
+mod cli_files;
 mod copies;
 mod links;
 mod race;

@@ -12,7 +12,7 @@ use smallebot_confined::{ConfinedError, Links, Root};
 use smallebot_core::rules::workspace_path::check_relative_path;
 use smallebot_core::skills::{SKILL_FILE, description_problem, name_problem, parse_skill};
 
-use crate::skills::SkillCatalog;
+use crate::skills::{SkillCatalog, SkillFolders};
 use crate::tools::TypedTool;
 use crate::tools::workspace::run_blocking;
 
@@ -130,12 +130,7 @@ fn generate(catalog: &SkillCatalog, args: &GenerateSkillArgs) -> Result<String, 
     if let Some(dir) = clash
         && !overwrite
     {
-        return Err(format!(
-            "a skill called '{}' already exists at {}; choose another name, or pass \
-             overwrite: true to replace it",
-            args.name,
-            dir.display()
-        ));
+        return Err(clash_refusal(catalog.folders(), &args.name, dir));
     }
     write_skill(&root, &args.name, &text, &files)?;
     let mut written: Vec<&str> = vec![SKILL_FILE];
@@ -148,6 +143,26 @@ fn generate(catalog: &SkillCatalog, args: &GenerateSkillArgs) -> Result<String, 
         written.join(", "),
         args.name
     ))
+}
+
+/// Why a skill called `name` is not written over the one at `dir`. A user with their
+/// own folder (multi-user `serve`) who names a shared skill is told what `overwrite`
+/// does there: it saves their own copy, which they see instead of the shared one; the
+/// shared skill stays as it is.
+fn clash_refusal(folders: &SkillFolders, name: &str, dir: &Path) -> String {
+    if folders.user.is_some() && dir.starts_with(&folders.shared) {
+        format!(
+            "a shared skill called '{name}' already exists; choose another name, or pass \
+             overwrite: true to save your own version of it, which you will see instead of \
+             the shared one (the shared skill stays as it is for everyone else)"
+        )
+    } else {
+        format!(
+            "a skill called '{name}' already exists at {}; choose another name, or pass \
+             overwrite: true to replace it",
+            dir.display()
+        )
+    }
 }
 
 /// The files as (normalized relative path, text), checked: relative, inside the
@@ -287,4 +302,67 @@ fn make_executable(file: &std::fs::File) {
     }
     #[cfg(not(unix))]
     let _ = file;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn args(name: &str) -> GenerateSkillArgs {
+        GenerateSkillArgs {
+            name: name.to_owned(),
+            description: "Does it.".to_owned(),
+            body: "Steps.".to_owned(),
+            files: None,
+            overwrite: None,
+        }
+    }
+
+    fn write(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        std::fs::write(
+            dir.join(name).join(SKILL_FILE),
+            format!("---\nname: {name}\ndescription: Theirs.\n---\nSteps.\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_clash_says_what_overwrite_would_do_for_this_user() {
+        let home = tempfile::tempdir().unwrap();
+        let (shared, own) = (home.path().join("skills"), home.path().join("own"));
+        write(&shared, "shared-one");
+        write(&own, "my-own");
+        let folders = |user: Option<PathBuf>| SkillFolders {
+            system: home.path().join("sys.skills"),
+            shared: shared.clone(),
+            user,
+        };
+        let multi = SkillCatalog::new(folders(Some(own.clone())));
+        let refused = generate(&multi, &args("shared-one")).unwrap_err();
+        assert_eq!(
+            refused,
+            "a shared skill called 'shared-one' already exists; choose another name, or pass \
+             overwrite: true to save your own version of it, which you will see instead of \
+             the shared one (the shared skill stays as it is for everyone else)"
+        );
+        let refused = generate(&multi, &args("my-own")).unwrap_err();
+        assert_eq!(
+            refused,
+            format!(
+                "a skill called 'my-own' already exists at {}; choose another name, or pass \
+                 overwrite: true to replace it",
+                own.join("my-own").display()
+            )
+        );
+        // Alone, the shared folder is the user's own: overwrite replaces the skill.
+        let single = SkillCatalog::new(folders(None));
+        let refused = generate(&single, &args("shared-one")).unwrap_err();
+        assert!(
+            refused.starts_with("a skill called 'shared-one' already exists at ")
+                && refused.ends_with("overwrite: true to replace it"),
+            "{refused}"
+        );
+    }
 }
