@@ -64,8 +64,8 @@ pub enum PipelineError {
         /// The configured ids, comma-separated.
         known: String,
     },
-    /// A file or a message's files are over agent.json's attachment limits; nothing
-    /// was stored.
+    /// A file or a message's files are over agent.json's attachment limits, or a file
+    /// that starts as an image is none or states an absurd size; nothing was stored.
     #[error(transparent)]
     AttachmentRefused(#[from] AttachmentRefusal),
     /// Uploads or a message's files are over agent.json's quotas (unsent bytes per

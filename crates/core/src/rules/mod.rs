@@ -10,6 +10,9 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod export;
 pub mod file_diff;
+pub mod image_header;
+#[cfg(test)]
+mod image_samples;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;

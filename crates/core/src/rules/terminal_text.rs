@@ -7,7 +7,9 @@
 //! nothing. Line feeds and tabs stay; carriage returns are dropped (`\r\n` line ends
 //! then print as plain lines); every other control character is shown in caret
 //! notation (`ESC` as `^[`), and the C1 controls (U+0080–U+009F, which some terminals
-//! read as `ESC [` and the like) as `<U+009B>`.
+//! read as `ESC [` and the like) as `<U+009B>`. Input a message echoes (an id or a
+//! name a person typed) goes through [`escape_line`], which shows line breaks and tabs
+//! the same way.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -17,6 +19,30 @@ use std::fmt::Write as _;
 /// stream: each character is handled on its own.
 #[must_use]
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    escape(text, Lines::Kept)
+}
+
+/// `text` as it is echoed inside a message (an id, a name, a path a person gave): every
+/// control character made visible as [`escape_controls`] shows them, line feeds, tabs
+/// and carriage returns too (`^J`, `^I`, `^M`), so the echo stays on its line and
+/// cannot pass for output of its own. Borrows when there is nothing to change.
+#[must_use]
+pub fn escape_line(text: &str) -> Cow<'_, str> {
+    escape(text, Lines::Escaped)
+}
+
+/// What becomes of line feeds, tabs and carriage returns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lines {
+    /// Line feeds and tabs kept, carriage returns dropped.
+    Kept,
+    /// Shown like every other control character.
+    Escaped,
+}
+
+fn escape(text: &str, lines: Lines) -> Cow<'_, str> {
+    let needs_escape =
+        |c: char| c.is_control() && (lines == Lines::Escaped || (c != '\n' && c != '\t'));
     if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
@@ -27,7 +53,7 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
             continue;
         }
         match c {
-            '\r' => {}
+            '\r' if lines == Lines::Kept => {}
             '\u{7f}' => out.push_str("^?"),
             c if u32::from(c) < 0x20 => {
                 out.push('^');
@@ -40,10 +66,6 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
-}
-
-fn needs_escape(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
 }
 
 #[cfg(test)]
@@ -67,6 +89,21 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(escape_controls(input), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn an_echoed_line_shows_every_control_character() {
+        let cases = [
+            ("0191aaaa", "0191aaaa"),
+            ("id\x1b[2J", "id^[[2J"),
+            ("two\nlines\tand\r", "two^Jlines^Iand^M"),
+            ("c1 \u{85} next line", "c1 <U+0085> next line"),
+            ("é 日本", "é 日本"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(escape_line(input), expected, "{input:?}");
+        }
+        assert!(matches!(escape_line("plain"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -34,7 +34,8 @@ pub(crate) fn upload_body_limit(limits: &AttachmentLimits) -> usize {
 /// content) on no message yet, all or none; `201` with them in order. More parts than
 /// `maxPartsPerUpload` (counted as they come: the rest is not read), a file over the
 /// per-file limit, files over the per-message limits together, or more waiting unsent
-/// than the per-user or per-conversation quota are `413` with nothing stored.
+/// than the per-user or per-conversation quota are `413`, a file that starts as an
+/// image and is none (or states an absurd size) `400`, with nothing stored.
 pub(crate) async fn upload(
     State(state): State<WebState>,
     user: CurrentUser,

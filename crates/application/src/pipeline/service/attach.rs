@@ -6,7 +6,7 @@ use smallebot_core::entities::{
     Attachment, AttachmentFacts, AttachmentKind, Conversation, NewAttachment,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId};
-use smallebot_core::rules::attachment::describe;
+use smallebot_core::rules::attachment::{check_image, describe};
 
 use super::ConversationService;
 use crate::error::PipelineError;
@@ -36,8 +36,9 @@ impl ConversationService {
     /// (never taken from the name); a content is stored once however many attachments
     /// share it. Send them with [`crate::SendOptions::attachments`]. Each file is held
     /// to `maxFileBytes`, the files together to `maxMessageBytes` and
-    /// `maxFilesPerMessage`, and — in the store's write, so uploads at once never both
-    /// pass — what waits unsent to the per-user and per-conversation quotas (expired
+    /// `maxFilesPerMessage`, a file that starts as an image must decode as one and be
+    /// of a sane size, and — in the store's write, so uploads at once never both pass —
+    /// what waits unsent is held to the per-user and per-conversation quotas (expired
     /// uploads deleted first).
     ///
     /// # Errors
@@ -61,6 +62,11 @@ impl ConversationService {
         settings
             .attachments
             .check_message(news.iter().map(|n| (n.facts.name.as_str(), n.facts.size)))?;
+        // Every file checked before the first is stored: one that passes itself off as
+        // an image refuses the whole request.
+        for new in &news {
+            check_image(&new.facts.name, &new.content)?;
+        }
         match self
             .context
             .store

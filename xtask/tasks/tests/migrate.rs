@@ -1,4 +1,4 @@
-//! `cargo xtask migrate` end to end, on real files.
+//! `cargo xtask migrate` (the tasks binary behind it) end to end, on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::{Command, Output};
@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 use smallebot_infrastructure::{migrate_database_to, migration_status};
 
 fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    Command::new(env!("CARGO_BIN_EXE_xtask-tasks"))
         .args(args)
         .env_remove("SMALLEBOT_HOME")
         .env_remove("SMALLEBOT_DATABASE_URL")
@@ -92,7 +92,7 @@ fn a_url_is_never_taken_for_a_path() {
             "has the scheme 'mysql', which no store serves",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask-tasks"))
             .args(["migrate", "--database", url])
             .current_dir(dir.path())
             .env_remove("SMALLEBOT_HOME")

@@ -9,7 +9,7 @@
 //! because its retries ran out.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -75,26 +75,9 @@ fn with_fault(response: ScriptedResponse, roll: f64) -> (ScriptedResponse, Optio
     (faulty, Some(fault))
 }
 
-/// The smallebot binary next to this xtask's (built first).
-fn smallebot_binary() -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "--package", "smallebot"])
-        .status()
-        .map_err(|e| format!("cannot run cargo build: {e}"))?;
-    if !status.success() {
-        return Err("building smallebot failed".into());
-    }
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let dir = exe.parent().ok_or("the xtask binary has no directory")?;
-    // xtask runs from target/<profile>/; smallebot is built in target/debug/.
-    let target = dir.parent().ok_or("unexpected target layout")?;
-    Ok(target.join("debug").join("smallebot"))
-}
-
 /// Runs the soak and prints its figures beside the target.
 pub async fn run(args: ChaosArgs) -> Result<(), String> {
-    let binary = smallebot_binary()?;
+    let binary = crate::smallebot_binary("the chaos soak")?;
     let server = TestModel::start().await.map_err(|e| e.to_string())?;
     let rng = Mutex::new(StdRng::seed_from_u64(args.seed));
     let injected = std::sync::Arc::new(Mutex::new(BTreeMap::<&'static str, usize>::new()));

@@ -70,21 +70,8 @@ pub fn pipeline(
     Ok(agent)
 }
 
-/// Builds the release `smallebot` binary (for benchmarks that run it as a process) and
-/// returns its path.
+/// The `smallebot` binary `cargo xtask` built beside this one (benchmarks that run it as
+/// a process measure it); `purpose` says which benchmark wants it, in the error.
 pub fn release_binary(purpose: &str) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    println!("(building smallebot in release for {purpose}…)");
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "--quiet", "--package", "smallebot"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!("building smallebot failed: {status}"));
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
-        PathBuf::from,
-    );
-    Ok(target.join("release/smallebot"))
+    crate::smallebot_binary(purpose)
 }

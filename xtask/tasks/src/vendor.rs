@@ -45,7 +45,7 @@ pub struct VendorArgs {}
 
 /// Fetches each pinned package and copies its files into the assets.
 pub async fn run(_args: VendorArgs) -> Result<(), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let scratch =
         tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
     for vendored in VENDORED {

@@ -34,27 +34,10 @@ pub struct BenchArgs {
     /// overhead is measured on a throwaway cluster when `initdb` is installed.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
-    /// Measure the debug build as it is instead of re-running in release.
+    /// Measure a debug build (`cargo xtask` builds one instead of the release build).
+    /// Its figures say little.
     #[arg(long)]
     debug: bool,
-}
-
-/// Timings of a debug build say little: re-run this command from a release build.
-fn rerun_in_release() -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    println!("building xtask in release for measurement (pass --debug to skip)…");
-    let status = std::process::Command::new(cargo)
-        .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
-        .args(&args)
-        .arg("--debug")
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("the release benchmark run exited with {status}"))
-    }
 }
 
 /// One printed figure.
@@ -94,11 +77,8 @@ pub fn median(mut samples: Vec<std::time::Duration>) -> std::time::Duration {
 
 /// Runs the benchmarks.
 pub async fn run(args: BenchArgs) -> Result<(), String> {
-    if cfg!(debug_assertions) && !args.debug {
-        return rerun_in_release();
-    }
     let wants = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
-    let profile = if cfg!(debug_assertions) {
+    let profile = if cfg!(debug_assertions) || args.debug {
         "debug"
     } else {
         "release"
