@@ -146,3 +146,73 @@ async fn one_users_unsent_files_never_hold_up_another() {
     assert_eq!(foreign.status(), StatusCode::NOT_FOUND);
     assert_eq!(stored(&s, &bob).await, 2);
 }
+
+/// A refused upload is read to its end and dropped, so the refusal reaches the client
+/// and its connection stays open: a second request on it is answered. (Closed with
+/// the body unread, the connection would be reset, and a client could lose the
+/// answer.)
+#[tokio::test]
+async fn a_refused_upload_is_read_to_its_end_and_its_connection_kept() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = quota_server(UploadQuotas {
+        max_parts_per_upload: 3,
+        ..UploadQuotas::default()
+    })
+    .await;
+    let id = s.create_as("ann-token").await;
+    // 2 000 parts of a kilobyte: far more than one read of the server takes at once.
+    let mut body = Vec::new();
+    for n in 0..2000 {
+        body.extend_from_slice(
+            format!(
+                "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"{n}.txt\"\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(&[b'a'; 1024]);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"--b--\r\n");
+    let host = s.base.trim_start_matches("http://").to_owned();
+    let mut request = format!(
+        "POST /api/conversations/{id}/attachments HTTP/1.1\r\nHost: {host}\r\n\
+         Authorization: Bearer ann-token\r\nContent-Type: multipart/form-data; boundary=b\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    request.extend_from_slice(format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes());
+    let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let (mut read, mut write) = stream.split();
+    let (written, answers) = tokio::join!(write.write_all(&request), async {
+        let mut answers = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Both answers, or the end of the connection.
+        while String::from_utf8_lossy(&answers)
+            .matches("HTTP/1.1 ")
+            .count()
+            < 2
+        {
+            match tokio::time::timeout(std::time::Duration::from_secs(30), read.read(&mut buf))
+                .await
+            {
+                Ok(Ok(n)) if n > 0 => answers.extend_from_slice(&buf[..n]),
+                _ => break,
+            }
+        }
+        String::from_utf8_lossy(&answers).into_owned()
+    });
+    written.unwrap();
+    assert!(
+        answers.starts_with("HTTP/1.1 413"),
+        "{}",
+        &answers[..answers.len().min(300)]
+    );
+    assert!(answers.contains("maxPartsPerUpload"), "{answers}");
+    let second = answers.rfind("HTTP/1.1 ").unwrap();
+    assert!(
+        second > 0 && answers[second..].starts_with("HTTP/1.1 200"),
+        "the connection answered again: {answers}"
+    );
+}

@@ -9,6 +9,7 @@ use axum::response::Response;
 use smallebot_core::entities::AttachmentKind;
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::{AttachmentLimits, human_size};
+use smallebot_core::rules::upload_quota::UploadQuotas;
 use smallebot_protocol::attachments::Uploaded;
 
 use super::own_conversation;
@@ -32,10 +33,11 @@ pub(crate) fn upload_body_limit(limits: &AttachmentLimits) -> usize {
 /// `POST /api/conversations/{id}/attachments`: stores each file part of a
 /// `multipart/form-data` body (its file name and content; the type is sniffed from the
 /// content) on no message yet, all or none; `201` with them in order. More parts than
-/// `maxPartsPerUpload` (counted as they come: the rest is not read), a file over the
-/// per-file limit, files over the per-message limits together, or more waiting unsent
-/// than the per-user or per-conversation quota are `413`, a file that starts as an
-/// image and is none (or states an absurd size) `400`, with nothing stored.
+/// `maxPartsPerUpload` (counted as they come), a file over the per-file limit, files
+/// over the per-message limits together, or more waiting unsent than the per-user or
+/// per-conversation quota are `413`, a file that starts as an image and is none (or
+/// states an absurd size) `400`, with nothing stored. A refused body is read to its
+/// end (within the body limit) and dropped, so that the refusal reaches the client.
 pub(crate) async fn upload(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -46,31 +48,13 @@ pub(crate) async fn upload(
     let conversation = own_conversation(&state, &user, &id).await?;
     let settings = service.settings();
     let (limits, quotas) = (settings.attachments, settings.uploads);
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut parts = 0usize;
-    while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
-        parts += 1;
-        quotas
-            .check_parts(parts)
-            .map_err(|refusal| ApiError::too_large(format!("{refusal}; nothing was stored")))?;
-        let Some(name) = field.file_name().map(str::to_owned) else {
-            continue;
-        };
-        let mut content = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
-            content.extend_from_slice(&chunk);
-            // Refused as soon as it is over: the rest is not read, so its size is not
-            // known.
-            if i64::try_from(content.len()).unwrap_or(i64::MAX) > limits.max_file_bytes {
-                return Err(ApiError::too_large(format!(
-                    "'{name}' is over the limit of {} per file (agent.json \
-                     attachments.maxFileBytes): send a smaller file",
-                    human_size(limits.max_file_bytes)
-                )));
-            }
+    let files = match read_files(&mut multipart, &limits, &quotas).await {
+        Ok(files) => files,
+        Err(refusal) => {
+            drain(&mut multipart).await;
+            return Err(refusal);
         }
-        files.push((name, content));
-    }
+    };
     if files.is_empty() {
         return Err(ApiError::bad_request(
             "no file in the body: send multipart/form-data with one or more file parts",
@@ -88,6 +72,51 @@ pub(crate) async fn upload(
             attachments: stored,
         }),
     ))
+}
+
+/// The file parts of an upload (name and content each), held to `maxPartsPerUpload`
+/// and the per-file limit as they come.
+async fn read_files(
+    multipart: &mut Multipart,
+    limits: &AttachmentLimits,
+    quotas: &UploadQuotas,
+) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut parts = 0usize;
+    while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
+        parts += 1;
+        quotas
+            .check_parts(parts)
+            .map_err(|refusal| ApiError::too_large(format!("{refusal}; nothing was stored")))?;
+        let Some(name) = field.file_name().map(str::to_owned) else {
+            continue;
+        };
+        let mut content = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
+            content.extend_from_slice(&chunk);
+            // Refused as soon as it is over: the rest is not kept, so its size is not
+            // known.
+            if i64::try_from(content.len()).unwrap_or(i64::MAX) > limits.max_file_bytes {
+                return Err(ApiError::too_large(format!(
+                    "'{name}' is over the limit of {} per file (agent.json \
+                     attachments.maxFileBytes): send a smaller file",
+                    human_size(limits.max_file_bytes)
+                )));
+            }
+        }
+        files.push((name, content));
+    }
+    Ok(files)
+}
+
+/// Reads the rest of a refused upload without keeping it (at most up to the route's
+/// body limit, which the stream enforces): a server that closes a connection with
+/// unread data resets it, and the client may then lose the refusal — the page would
+/// show a network error instead of what to do.
+async fn drain(multipart: &mut Multipart) {
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
+    }
 }
 
 /// A multipart body that cannot be read: `413` past the body limit, else `400`.
