@@ -1,7 +1,7 @@
 //! Filling the server with uploads never sent: the quotas of agent.json `attachments`
 //! (bytes waiting unsent per conversation and per user, parts per upload request, files
 //! per message, the expiry of unsent uploads), each refusal a JSON error with nothing
-//! stored, and one user's uploads never counted against another.
+//! stored, and one user's uploads never counted against another nor theirs to see.
 
 use std::path::Path;
 use std::time::Duration;
@@ -90,7 +90,8 @@ fn stored_id(got: (StatusCode, Value)) -> String {
 
 /// Alice fills one conversation, then all of hers: the upload over each quota is a
 /// `413` and is not kept (an upload that fits what is left still passes afterwards);
-/// Bob, on the same server, uploads as if Alice had sent nothing.
+/// Bob, on the same server, uploads as if Alice had sent nothing, and his uploads stay
+/// his.
 #[tokio::test]
 async fn unsent_bytes_per_conversation_and_per_user_are_capped() {
     let server = server_with(json!({
@@ -118,8 +119,25 @@ async fn unsent_bytes_per_conversation_and_per_user_are_capped() {
         "maxPendingBytesPerUser",
     );
     let theirs = bob.create_conversation().await;
-    stored_id(upload_text(&bob, &theirs, 1500).await);
+    let file = stored_id(upload_text(&bob, &theirs, 1500).await);
     stored_id(upload_text(&bob, &theirs, 500).await);
+    // Nor is Bob's upload Alice's to send or see: a `400` in her message, a `404`
+    // through her conversation or his, each with the JSON error.
+    let sent = alice.send(&first, "take bob's", &[&file]).await;
+    assert_eq!(sent.status(), StatusCode::BAD_REQUEST);
+    let body: Value = sent.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains(&file), "{body}");
+    for conversation in [&first, &theirs] {
+        let path = format!("/api/conversations/{conversation}/attachments/{file}");
+        let response = alice.request(Method::GET, &path).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        let body: Value = response.json().await.unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains("not found"),
+            "{body}"
+        );
+    }
+    assert!(server.model.turn_requests().is_empty(), "no turn started");
     server.stop().await;
 }
 
@@ -185,33 +203,6 @@ async fn unsent_uploads_expire() {
     let body: Value = sent.json().await.unwrap();
     let error = body["error"].as_str().unwrap();
     assert!(error.contains("is not waiting to be sent"), "{error}");
-    assert!(server.model.turn_requests().is_empty(), "no turn started");
-    server.stop().await;
-}
-
-/// Bob's upload is not Alice's to see or send: its id in her message is a `400`, its
-/// content through her conversation or his a `404`, each with the JSON error.
-#[tokio::test]
-async fn another_users_upload_is_neither_visible_nor_sendable() {
-    let server = Server::start(&["alice", "bob"]).await;
-    let (alice, bob) = (server.user("alice"), server.user("bob"));
-    let theirs = bob.create_conversation().await;
-    let file = stored_id(upload_text(&bob, &theirs, 100).await);
-    let mine = alice.create_conversation().await;
-    let sent = alice.send(&mine, "take bob's", &[&file]).await;
-    assert_eq!(sent.status(), StatusCode::BAD_REQUEST);
-    let body: Value = sent.json().await.unwrap();
-    assert!(body["error"].as_str().unwrap().contains(&file), "{body}");
-    for conversation in [&mine, &theirs] {
-        let path = format!("/api/conversations/{conversation}/attachments/{file}");
-        let response = alice.request(Method::GET, &path).send().await.unwrap();
-        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
-        let body: Value = response.json().await.unwrap();
-        assert!(
-            body["error"].as_str().unwrap().contains("not found"),
-            "{body}"
-        );
-    }
     assert!(server.model.turn_requests().is_empty(), "no turn started");
     server.stop().await;
 }
