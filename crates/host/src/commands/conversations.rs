@@ -17,9 +17,10 @@ use smallebot_core::rules::export::markdown;
 
 use crate::cli::{ConversationsCommand, ExportFormat};
 use crate::conversation_ref::find_conversation;
-use crate::error::{HostError, shown};
+use crate::error::HostError;
 use crate::export_file::{ExportFileError, write_export};
 use crate::render::{conversation_line, render_timeline};
+use crate::user_path::shown;
 use crate::wiring;
 
 /// Runs one `conversations` subcommand.
