@@ -19,13 +19,14 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 7] = [
+const PRODUCT_CRATES: [&str; 8] = [
     "core",
     "shell",
     "sandbox",
     "infrastructure",
     "application",
     "agent",
+    "mcp",
     "host",
 ];
 

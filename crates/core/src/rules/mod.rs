@@ -13,6 +13,7 @@ pub mod file_diff;
 pub mod image_header;
 #[cfg(test)]
 mod image_samples;
+pub mod json_kind;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
