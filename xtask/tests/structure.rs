@@ -61,6 +61,37 @@ fn there_is_one_shell_lexer() {
     }
 }
 
+/// Every crate whose events or wire entities could be defined a second time.
+const EVENT_CRATES: [&str; 6] = ["core", "application", "agent", "web", "host", "protocol"];
+
+#[test]
+fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
+    let sources = support::product_sources(&EVENT_CRATES);
+    for definition in [
+        "enum EventKind",
+        "enum CompressionTrigger",
+        "struct Plan ",
+        "enum ConfirmEvent",
+        "enum ReloadEvent",
+    ] {
+        let defining: Vec<&str> = sources
+            .iter()
+            .filter(|(_, code)| code.contains(definition))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert_eq!(
+            defining.len(),
+            1,
+            "`{definition}` should be defined once, in crates/protocol/src (front ends and the \
+             application use the protocol's types): {defining:?}"
+        );
+        assert!(
+            defining[0].starts_with("crates/protocol/src/"),
+            "{definition}: {defining:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_tool_name_is_written_only_in_its_own_tool() {
     let home = tempfile::tempdir().unwrap();
