@@ -150,41 +150,83 @@ impl RawServer {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<McpServerSettings, ConfigError> {
         let at = |message: String| rule(file, format!("MCP server \"{name}\": {message}"));
-        if let Some(kind) = self.kind.as_deref() {
-            let expected = match kind {
-                "stdio" => self.command.is_some(),
-                "http" | "streamable-http" | "streamableHttp" => self.url.is_some(),
-                "sse" => {
-                    return Err(at(
-                        "the SSE transport is not supported; use the server's streamable \
-                         HTTP endpoint (type \"http\")"
-                            .to_owned(),
-                    ));
-                }
-                other => {
-                    return Err(at(format!(
-                        "unknown type \"{other}\"; use \"stdio\" or \"http\""
-                    )));
-                }
-            };
-            if !expected {
-                return Err(at(format!(
-                    "type \"{kind}\" needs \"{}\"",
-                    if kind == "stdio" { "command" } else { "url" }
-                )));
+        self.check_type().map_err(at)?;
+        let (megabytes, startup, tool) = (
+            self.max_result_megabytes,
+            self.startup_timeout_seconds,
+            self.tool_timeout_seconds,
+        );
+        let (enabled, confirm) = (self.enabled.unwrap_or(true), self.confirm);
+        let transport = self.transport(&at, env)?;
+        let max_message_bytes = max_message_bytes(megabytes).map_err(at)?;
+        let startup_timeout = seconds(
+            "startupTimeoutSeconds",
+            startup,
+            DEFAULT_STARTUP_TIMEOUT_SECONDS,
+        )
+        .map_err(at)?;
+        let tool_timeout =
+            seconds("toolTimeoutSeconds", tool, DEFAULT_TOOL_TIMEOUT_SECONDS).map_err(at)?;
+        Ok(McpServerSettings {
+            max_message_bytes,
+            name: name.to_owned(),
+            transport,
+            enabled,
+            startup_timeout,
+            tool_timeout,
+            confirm,
+        })
+    }
+
+    /// `type`, when given, names a transport we speak and matches `command` or `url`.
+    fn check_type(&self) -> Result<(), String> {
+        let Some(kind) = self.kind.as_deref() else {
+            return Ok(());
+        };
+        let expected = match kind {
+            "stdio" => self.command.is_some(),
+            "http" | "streamable-http" | "streamableHttp" => self.url.is_some(),
+            "sse" => {
+                return Err(
+                    "the SSE transport is not supported; use the server's streamable \
+                            HTTP endpoint (type \"http\")"
+                        .to_owned(),
+                );
             }
+            other => {
+                return Err(format!(
+                    "unknown type \"{other}\"; use \"stdio\" or \"http\""
+                ));
+            }
+        };
+        if expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "type \"{kind}\" needs \"{}\"",
+                if kind == "stdio" { "command" } else { "url" }
+            ))
         }
-        let transport = match (self.command, self.url) {
+    }
+
+    /// How the server is reached: `command` (stdio) or `url` (HTTP), exactly one, with
+    /// the `${VAR}` references of `env` or `headers` resolved.
+    fn transport(
+        self,
+        at: &dyn Fn(String) -> ConfigError,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<McpTransport, ConfigError> {
+        match (self.command, self.url) {
             (Some(command), None) => {
                 if command.trim().is_empty() {
                     return Err(at("\"command\" is empty".to_owned()));
                 }
-                McpTransport::Stdio {
+                Ok(McpTransport::Stdio {
                     command,
                     args: self.args,
-                    env: resolve_all(self.env, "env", &at, env)?,
+                    env: resolve_all(self.env, "env", at, env)?,
                     cwd: self.cwd,
-                }
+                })
             }
             (None, Some(url)) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -192,68 +234,53 @@ impl RawServer {
                         "\"url\" must start with http:// or https:// (got \"{url}\")"
                     )));
                 }
-                McpTransport::Http {
+                Ok(McpTransport::Http {
                     url,
-                    headers: resolve_all(self.headers, "headers", &at, env)?,
-                }
+                    headers: resolve_all(self.headers, "headers", at, env)?,
+                })
             }
-            (Some(_), Some(_)) => {
-                return Err(at(
-                    "give either \"command\" (a local server) or \"url\" (a remote one), \
-                     not both"
-                        .to_owned(),
-                ));
-            }
-            (None, None) => {
-                return Err(at(
-                    "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
-                ));
-            }
-        };
-        let seconds = |key: &str, value: Option<i64>, default: u64| {
-            match value {
-            None => Ok(Duration::from_secs(default)),
-            Some(n) => u64::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
-                .map(Duration::from_secs)
-                .ok_or_else(|| {
-                    at(format!(
-                        "{key}: {n} is out of range; give 1..={MAX_TIMEOUT_SECONDS} (default {default})"
-                    ))
-                }),
+            (Some(_), Some(_)) => Err(at(
+                "give either \"command\" (a local server) or \"url\" (a remote one), not both"
+                    .to_owned(),
+            )),
+            (None, None) => Err(at(
+                "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
+            )),
         }
-        };
-        let max_message_bytes = match self.max_result_megabytes {
-            None => DEFAULT_MAX_RESULT_MEGABYTES * MIB,
-            Some(n) => usize::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_MAX_RESULT_MEGABYTES).contains(n))
-                .map(|n| n * MIB)
-                .ok_or_else(|| {
-                    at(format!(
-                        "maxResultMegabytes: {n} is out of range; give \
-                         1..={MAX_MAX_RESULT_MEGABYTES} (default {DEFAULT_MAX_RESULT_MEGABYTES})"
-                    ))
-                })?,
-        };
-        Ok(McpServerSettings {
-            max_message_bytes,
-            name: name.to_owned(),
-            transport,
-            enabled: self.enabled.unwrap_or(true),
-            startup_timeout: seconds(
-                "startupTimeoutSeconds",
-                self.startup_timeout_seconds,
-                DEFAULT_STARTUP_TIMEOUT_SECONDS,
-            )?,
-            tool_timeout: seconds(
-                "toolTimeoutSeconds",
-                self.tool_timeout_seconds,
-                DEFAULT_TOOL_TIMEOUT_SECONDS,
-            )?,
-            confirm: self.confirm,
-        })
+    }
+}
+
+/// A timeout in seconds: `default` when not given, else 1 to [`MAX_TIMEOUT_SECONDS`].
+fn seconds(key: &str, value: Option<i64>, default: u64) -> Result<Duration, String> {
+    match value {
+        None => Ok(Duration::from_secs(default)),
+        Some(n) => u64::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
+            .map(Duration::from_secs)
+            .ok_or_else(|| {
+                format!(
+                    "{key}: {n} is out of range; give 1..={MAX_TIMEOUT_SECONDS} (default {default})"
+                )
+            }),
+    }
+}
+
+/// `maxResultMegabytes` in bytes: the default when not given, else 1 to
+/// [`MAX_MAX_RESULT_MEGABYTES`] MiB.
+fn max_message_bytes(megabytes: Option<i64>) -> Result<usize, String> {
+    match megabytes {
+        None => Ok(DEFAULT_MAX_RESULT_MEGABYTES * MIB),
+        Some(n) => usize::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_MAX_RESULT_MEGABYTES).contains(n))
+            .map(|n| n * MIB)
+            .ok_or_else(|| {
+                format!(
+                    "maxResultMegabytes: {n} is out of range; give \
+                     1..={MAX_MAX_RESULT_MEGABYTES} (default {DEFAULT_MAX_RESULT_MEGABYTES})"
+                )
+            }),
     }
 }
 
