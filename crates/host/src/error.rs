@@ -12,6 +12,8 @@ use smallebot_core::ids::{ConversationId, InvalidId};
 use smallebot_core::rules::attachment::AttachmentRefusal;
 use smallebot_core::rules::search_limits::InvalidDays;
 use smallebot_core::rules::terminal_text::escape_line;
+
+use crate::user_path::shown;
 use smallebot_infrastructure::StoreError;
 
 /// The exit code when the conversation already has a running turn (here or in
@@ -127,7 +129,7 @@ pub enum HostError {
     McpConfig(#[from] smallebot_agent::config::ConfigError),
     /// The MCP tools clash.
     #[error(transparent)]
-    Mcp(#[from] smallebot_agent::mcp::McpStartError),
+    Mcp(#[from] smallebot_mcp::McpStartError),
 
     /// `mcp tools` named a server mcp.json does not have.
     #[error("mcp.json has no MCP server named '{}' (`smallebot mcp list` shows them)", escape_line(.0))]
@@ -213,11 +215,6 @@ pub enum HostError {
     /// Reading or writing standard input, output or error, or another file, failed.
     #[error("input/output failed: {0}")]
     Io(#[from] std::io::Error),
-}
-
-/// A path a person gave, as an error message echoes it (control characters shown).
-pub(crate) fn shown(path: &std::path::Path) -> String {
-    escape_line(&path.display().to_string()).into_owned()
 }
 
 impl From<AssemblyError> for HostError {

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::error::shown;
+use crate::user_path::shown;
 
 /// Why an export was not written; nothing was left behind.
 #[derive(Debug, thiserror::Error)]

@@ -17,9 +17,10 @@ use smallebot_core::rules::export::markdown;
 
 use crate::cli::{ConversationsCommand, ExportFormat};
 use crate::conversation_ref::find_conversation;
-use crate::error::{HostError, shown};
+use crate::error::HostError;
 use crate::export_file::{ExportFileError, write_export};
 use crate::render::{conversation_line, render_timeline};
+use crate::user_path::shown;
 use crate::wiring;
 
 /// Runs one `conversations` subcommand.
@@ -175,8 +176,10 @@ pub(crate) fn export_text(
 ) -> Result<String, HostError> {
     let mut text = match format {
         ExportFormat::Md => markdown(gathered),
-        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(gathered))
-            .map_err(std::io::Error::other)?,
+        ExportFormat::Json => {
+            serde_json::to_string_pretty(&smallebot_application::wire::bodies::export(gathered))
+                .map_err(std::io::Error::other)?
+        }
     };
     if !text.ends_with('\n') {
         text.push('\n');
