@@ -8,6 +8,7 @@ use smallebot_agent::config::{
     AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
 };
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::upload_quota::UploadQuotas;
 
 const FILE: &str = "/home/me/.agents/agent.json";
 
@@ -129,7 +130,10 @@ fn all_keys_are_read() {
              "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low",
              "summaryMaxTokens": 800,
              "attachments": { "maxFileBytes": 1000, "maxMessageBytes": 5000,
-                              "maxInlineTokens": 300 } }"#,
+                              "maxInlineTokens": 300, "maxPendingBytesPerUser": 9000,
+                              "maxPendingBytesPerConversation": 6000,
+                              "maxPartsPerUpload": 4, "maxFilesPerMessage": 3,
+                              "pendingExpirySeconds": 60 } }"#,
     );
     assert_eq!(
         s,
@@ -159,6 +163,13 @@ fn all_keys_are_read() {
                 max_message_bytes: 5000,
                 max_inline_tokens: 300,
             },
+            uploads: UploadQuotas {
+                max_pending_bytes_per_user: 9000,
+                max_pending_bytes_per_conversation: 6000,
+                max_parts_per_upload: 4,
+                max_files_per_message: 3,
+                pending_expiry_seconds: 60,
+            },
         }
     );
 }
@@ -166,6 +177,7 @@ fn all_keys_are_read() {
 #[test]
 fn attachment_limits_default_and_bad_values_are_errors() {
     assert_eq!(settings("{}").attachments, AttachmentLimits::default());
+    assert_eq!(settings("{}").uploads, UploadQuotas::default());
     assert_eq!(
         settings(r#"{"attachments": {"maxInlineTokens": 20}}"#).attachments,
         AttachmentLimits {
@@ -187,6 +199,27 @@ fn attachment_limits_default_and_bad_values_are_errors() {
             "/home/me/.agents/agent.json: attachments.maxMessageBytes (10) is below \
              attachments.maxFileBytes (100): a message could not carry one file of the \
              largest size; raise maxMessageBytes or lower maxFileBytes",
+        ),
+        (
+            r#"{"attachments": {"maxPartsPerUpload": 0}}"#,
+            "/home/me/.agents/agent.json: attachments.maxPartsPerUpload must be at least 1, got 0",
+        ),
+        (
+            r#"{"attachments": {"pendingExpirySeconds": -1}}"#,
+            "/home/me/.agents/agent.json: attachments.pendingExpirySeconds must be at least 1, got -1",
+        ),
+        (
+            r#"{"attachments": {"maxMessageBytes": 100, "maxFileBytes": 100, "maxPendingBytesPerConversation": 99}}"#,
+            "/home/me/.agents/agent.json: attachments.maxPendingBytesPerConversation (99) is \
+             below attachments.maxMessageBytes (100): one message's files could not wait to \
+             be sent; raise maxPendingBytesPerConversation or lower maxMessageBytes",
+        ),
+        (
+            r#"{"attachments": {"maxMessageBytes": 100, "maxFileBytes": 100, "maxPendingBytesPerConversation": 500, "maxPendingBytesPerUser": 400}}"#,
+            "/home/me/.agents/agent.json: attachments.maxPendingBytesPerUser (400) is below \
+             attachments.maxPendingBytesPerConversation (500): one conversation's files \
+             could not wait to be sent; raise maxPendingBytesPerUser or lower \
+             maxPendingBytesPerConversation",
         ),
     ] {
         assert_eq!(parse(text).unwrap_err().to_string(), expected, "{text}");

@@ -3,6 +3,7 @@
 use smallebot_core::RepositoryError;
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::rules::attachment::AttachmentRefusal;
+use smallebot_core::rules::upload_quota::QuotaRefusal;
 
 /// Why a pipeline operation could not run. Model failures during a turn are not
 /// errors of `send`: the turn is stored as failed and reported as a [`crate::TurnOutcome`].
@@ -67,6 +68,10 @@ pub enum PipelineError {
     /// that starts as an image is none or states an absurd size; nothing was stored.
     #[error(transparent)]
     AttachmentRefused(#[from] AttachmentRefusal),
+    /// Uploads or a message's files are over agent.json's quotas (unsent bytes per
+    /// user or conversation, parts per upload, files per message); nothing was stored.
+    #[error("{0}; nothing was stored")]
+    QuotaRefused(#[from] QuotaRefusal),
     /// An attachment to send is unknown, of another conversation, or already sent
     /// with a message.
     #[error(

@@ -28,6 +28,10 @@ pub enum RepositoryError {
     /// was changed.
     #[error("turn {} of conversation {} is running ({})", .0.id, .0.conversation_id, lease_text(.0))]
     TurnRunning(Box<crate::entities::Turn>),
+    /// Storing it would go over an upload quota (agent.json `attachments`); nothing
+    /// was stored.
+    #[error("{0}; nothing was stored")]
+    OverQuota(crate::rules::upload_quota::QuotaRefusal),
     /// A stored value could not be read back (corrupt row).
     #[error("stored data is invalid: {0}")]
     Corrupt(String),

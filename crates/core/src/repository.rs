@@ -12,6 +12,7 @@ use crate::entities::{
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
+use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
 
 /// Shorthand for repository results.
@@ -303,11 +304,35 @@ pub trait SearchRepository: Send + Sync {
 /// it, and removed when no attachment uses it any more.
 #[async_trait]
 pub trait AttachmentRepository: Send + Sync {
-    /// Stores an uploaded file in its conversation, on no message yet. The content is
-    /// written only when no stored attachment has the same digest. Refused with
-    /// [`RepositoryError::NotFound`] for an unknown conversation; nothing is stored
-    /// when it fails.
-    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment>;
+    /// Stores uploaded files in their conversation (all in one), on no message yet, all
+    /// or none, in upload order. The content is written only when no stored attachment
+    /// has the same digest. In the same write, uploads never sent that expired under
+    /// `quotas` are deleted first, then the bytes still waiting unsent in the
+    /// conversation and over all of its user's conversations are checked with
+    /// [`UploadQuotas::check_pending`] — so two uploads at once never both pass.
+    /// Refused with [`RepositoryError::NotFound`] for an unknown conversation,
+    /// [`RepositoryError::OverQuota`] over a quota, [`RepositoryError::Conflict`] for
+    /// files of several conversations; nothing is stored when it fails.
+    async fn put_attachments(
+        &self,
+        new: &[NewAttachment],
+        quotas: &UploadQuotas,
+    ) -> RepoResult<Vec<Attachment>>;
+
+    /// Stores one uploaded file: [`AttachmentRepository::put_attachments`] under the
+    /// default quotas.
+    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
+        let mut stored = self
+            .put_attachments(std::slice::from_ref(new), &UploadQuotas::default())
+            .await?;
+        stored.pop().ok_or_else(|| {
+            RepositoryError::Corrupt("storing one attachment gave back none".to_owned())
+        })
+    }
+
+    /// Deletes the uploads never sent that were uploaded before `before` (their
+    /// content goes when no attachment names it any more); how many went.
+    async fn delete_unsent_before(&self, before: Timestamp) -> RepoResult<u64>;
 
     /// Reads one attachment.
     async fn get_attachment(&self, id: AttachmentId) -> RepoResult<Option<Attachment>>;

@@ -30,13 +30,25 @@ fn source(source: SkillSource) -> api::SkillSource {
     }
 }
 
+/// A skill as a web user sees it: its folder and the files its problems name relative
+/// to its skills folder (`csv-summary`, `csv-summary/SKILL.md:3`), never the server's
+/// absolute paths (`skills list` on the command line shows those).
 fn summary(skill: &Skill) -> api::SkillSummary {
+    let folder = skill
+        .dir
+        .file_name()
+        .map_or_else(|| skill.name.clone(), |n| n.to_string_lossy().into_owned());
+    let absolute = skill.dir.display().to_string();
     api::SkillSummary {
         name: skill.name.clone(),
         description: skill.description().to_owned(),
         source: source(skill.source),
-        location: skill.dir.display().to_string(),
-        problems: skill.problems.clone(),
+        location: folder.clone(),
+        problems: skill
+            .problems
+            .iter()
+            .map(|problem| problem.replace(&absolute, &folder))
+            .collect(),
     }
 }
 
@@ -64,5 +76,35 @@ impl UserSkills for HomeSkills {
             files: skill_files(&skill.dir),
             allowed_tools: document.allowed_tools.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use smallebot_agent::skills::{Skill, SkillSource};
+
+    use super::summary;
+
+    #[test]
+    fn a_web_user_sees_no_server_path() {
+        let dir = PathBuf::from("/srv/smallebot/home/users/carol/skills/broken");
+        let skill = Skill {
+            name: "broken".into(),
+            source: SkillSource::User,
+            dir: dir.clone(),
+            document: None,
+            problems: vec![format!(
+                "{}/SKILL.md:2: the front matter has no description",
+                dir.display()
+            )],
+        };
+        let shown = summary(&skill);
+        assert_eq!(shown.location, "broken");
+        assert_eq!(
+            shown.problems,
+            ["broken/SKILL.md:2: the front matter has no description"]
+        );
     }
 }

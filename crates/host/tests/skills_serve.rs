@@ -88,6 +88,10 @@ async fn each_user_sees_the_shared_skills_and_their_own() {
         ]
     );
     assert_eq!(list["skills"][0]["problems"], json!([]));
+    // Folders relative to the skills folder: no server path reaches a web user.
+    assert_eq!(list["skills"][0]["location"], "carol-only");
+    let home_path = home.path().to_str().unwrap();
+    assert!(!list.to_string().contains(home_path), "{list}");
     let detail: Value = json_of(get("/api/skills/carol-only", carol)).await;
     assert_eq!(
         detail,

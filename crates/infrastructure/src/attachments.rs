@@ -11,12 +11,14 @@ use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
 use smallebot_core::rules::attachment_link::check_content;
 use smallebot_core::rules::attachment_search::searchable_text;
+use smallebot_core::rules::upload_quota::UploadQuotas;
+use smallebot_core::time::Timestamp;
 
 use crate::database::SqliteStore;
 use crate::queries::{self, attachment_columns};
 use crate::rows;
 use crate::time::now;
-use crate::write::{AttachmentPut, Write};
+use crate::write::{AttachmentPut, AttachmentsPut, Write};
 
 /// Runs blocking file work on tokio's blocking pool.
 async fn blocking<T: Send + 'static>(
@@ -50,7 +52,11 @@ pub(crate) fn new_row(new: &NewAttachment) -> Attachment {
 
 #[async_trait]
 impl AttachmentRepository for SqliteStore {
-    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
+    async fn put_attachments(
+        &self,
+        new: &[NewAttachment],
+        quotas: &UploadQuotas,
+    ) -> RepoResult<Vec<Attachment>> {
         const ACTION: &str = "storing an attachment's content";
         if self.is_read_only() {
             return Err(RepositoryError::Storage {
@@ -58,31 +64,63 @@ impl AttachmentRepository for SqliteStore {
                 message: "the database is opened read-only".into(),
             });
         }
-        let content = Arc::new(new.content.clone());
-        let (files, sha256) = (self.content_files().clone(), new.facts.sha256.clone());
-        let (checked, written) = (new.clone(), Arc::clone(&content));
-        let search_text = blocking(ACTION, move || {
-            check_content(&checked)?;
-            files.write(&sha256, &written)?;
-            Ok(searchable_text(&checked.facts, &checked.content))
-        })
-        .await?;
-        let put = AttachmentPut {
-            attachment: new_row(new),
-            search_text,
-            files: self.content_files().clone(),
-            content,
+        let mut puts = Vec::with_capacity(new.len());
+        let mut written = Vec::with_capacity(new.len());
+        for one in new {
+            let content = Arc::new(one.content.clone());
+            let (files, sha256) = (self.content_files().clone(), one.facts.sha256.clone());
+            let (checked, bytes) = (one.clone(), Arc::clone(&content));
+            let search_text = blocking(ACTION, move || {
+                check_content(&checked)?;
+                files.write(&sha256, &bytes)?;
+                Ok(searchable_text(&checked.facts, &checked.content))
+            })
+            .await;
+            written.push(one.facts.sha256.clone());
+            let search_text = match search_text {
+                Ok(text) => text,
+                Err(err) => {
+                    self.sweep_contents(written).await;
+                    return Err(err);
+                }
+            };
+            puts.push(AttachmentPut {
+                attachment: new_row(one),
+                search_text,
+                files: self.content_files().clone(),
+                content,
+            });
+        }
+        let put = AttachmentsPut {
+            puts,
+            quotas: *quotas,
+            now: now().0,
         };
         let stored = self
             .writer()
-            .run(|reply| Write::PutAttachment { put, reply })
+            .run(|reply| Write::PutAttachments { put, reply })
             .await;
-        if stored.is_err() {
-            // Nothing half-stored: the file written for a refused row goes, unless
-            // another attachment uses it.
-            self.sweep_contents(vec![new.facts.sha256.clone()]).await;
+        match stored {
+            Ok((rows, expired)) => {
+                self.sweep_contents(expired).await;
+                Ok(rows)
+            }
+            Err(err) => {
+                // Nothing half-stored: the files written for refused rows go, unless
+                // another attachment uses them.
+                self.sweep_contents(written).await;
+                Err(err)
+            }
         }
-        stored
+    }
+
+    async fn delete_unsent_before(&self, before: Timestamp) -> RepoResult<u64> {
+        let (deleted, sha256s) = self
+            .writer()
+            .run(|reply| Write::DeleteUnsent { before, reply })
+            .await?;
+        self.sweep_contents(sha256s).await;
+        Ok(deleted)
     }
 
     async fn get_attachment(&self, id: AttachmentId) -> RepoResult<Option<Attachment>> {

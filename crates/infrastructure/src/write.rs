@@ -39,7 +39,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
-pub(crate) use attachments::AttachmentPut;
+pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
 pub(crate) use job::Write;
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;

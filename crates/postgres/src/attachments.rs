@@ -9,35 +9,57 @@ use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
 use smallebot_core::rules::attachment_link::check_content;
 use smallebot_core::rules::attachment_search::searchable_text;
+use smallebot_core::rules::upload_quota::UploadQuotas;
+use smallebot_core::time::Timestamp;
 
 use crate::attachment_rows::{attachment, attachment_columns};
 use crate::store::PgStore;
 use crate::tx::{now, pg_text, storage};
-use crate::write::{Edit, PutAttachment};
+use crate::write::{Edit, PutAttachment, PutAttachments};
 
 #[async_trait]
 impl AttachmentRepository for PgStore {
-    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
-        check_content(new)?;
-        let facts = &new.facts;
-        let put = PutAttachment {
-            attachment: Attachment {
-                id: AttachmentId::new(),
-                conversation_id: new.conversation_id,
-                message_id: None,
-                name: pg_text(&facts.name).into_owned(),
-                media_type: facts.media_type.clone(),
-                kind: facts.kind,
-                size: facts.size,
-                sha256: facts.sha256.clone(),
-                image_size: facts.image_size,
-                created_at: now(),
-            },
-            search_text: pg_text(&searchable_text(facts, &new.content)).into_owned(),
-            content: new.content.clone(),
+    async fn put_attachments(
+        &self,
+        new: &[NewAttachment],
+        quotas: &UploadQuotas,
+    ) -> RepoResult<Vec<Attachment>> {
+        let mut puts = Vec::with_capacity(new.len());
+        let created_at = now();
+        for one in new {
+            check_content(one)?;
+            let facts = &one.facts;
+            puts.push(PutAttachment {
+                attachment: Attachment {
+                    id: AttachmentId::new(),
+                    conversation_id: one.conversation_id,
+                    message_id: None,
+                    name: pg_text(&facts.name).into_owned(),
+                    media_type: facts.media_type.clone(),
+                    kind: facts.kind,
+                    size: facts.size,
+                    sha256: facts.sha256.clone(),
+                    image_size: facts.image_size,
+                    created_at,
+                },
+                search_text: pg_text(&searchable_text(facts, &one.content)).into_owned(),
+                content: one.content.clone(),
+            });
+        }
+        let put = PutAttachments {
+            puts,
+            quotas: *quotas,
+            now: created_at,
         };
-        self.edit("storing an attachment", |reply| {
-            Edit::PutAttachment(Box::new(put), reply)
+        self.edit("storing attachments", |reply| {
+            Edit::PutAttachments(Box::new(put), reply)
+        })
+        .await
+    }
+
+    async fn delete_unsent_before(&self, before: Timestamp) -> RepoResult<u64> {
+        self.edit("deleting expired uploads", |reply| {
+            Edit::DeleteUnsent(before, reply)
         })
         .await
     }

@@ -62,7 +62,7 @@ use smallebot_core::time::Timestamp;
 use sqlx::{Connection as _, PgConnection, PgPool};
 use tokio::sync::oneshot;
 
-pub(crate) use attachments::PutAttachment;
+pub(crate) use attachments::{PutAttachment, PutAttachments};
 pub(crate) use calls::CompleteCall;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use steps::PreparedStep;

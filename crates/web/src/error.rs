@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use smallebot_application::PipelineError;
 use smallebot_core::RepositoryError;
+use smallebot_core::rules::attachment::human_size;
 use smallebot_core::rules::terminal_text::escape_line;
 
 /// A request that failed, and why.
@@ -115,7 +116,11 @@ impl From<PipelineError> for ApiError {
             | PipelineError::AttachmentNotSendable { .. }
             | PipelineError::ImagesNotSupported { .. } => StatusCode::BAD_REQUEST,
             // Nothing was stored: files over agent.json's limits.
-            PipelineError::AttachmentRefused(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            PipelineError::AttachmentRefused(_)
+            | PipelineError::QuotaRefused(_)
+            | PipelineError::Repository(RepositoryError::OverQuota(_)) => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
             // A request that contradicts what is stored (a summarized turn to undo or
             // regenerate, a name taken): nothing was changed.
             PipelineError::Repository(
@@ -150,12 +155,14 @@ impl From<JsonRejection> for ApiError {
     /// `413` for a body over the limit; every other unreadable body (not JSON, wrong
     /// fields, wrong content type) is a `400` that says what was wrong.
     fn from(rejection: JsonRejection) -> Self {
-        let status = match rejection.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
-            _ => StatusCode::BAD_REQUEST,
-        };
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return Self::too_large(format!(
+                "the request body is over the limit of {}: send less",
+                human_size(i64::try_from(crate::MAX_BODY_BYTES).unwrap_or(i64::MAX))
+            ));
+        }
         Self {
-            status,
+            status: StatusCode::BAD_REQUEST,
             message: format!("bad request body: {}", rejection.body_text()),
         }
     }

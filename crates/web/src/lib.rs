@@ -54,9 +54,11 @@ mod confirm;
 mod error;
 mod guard;
 mod images;
+mod json_errors;
 pub mod login_limit;
 mod markdown;
 pub mod public_name;
+mod render_pool;
 mod routes;
 mod signin;
 mod state;
@@ -179,6 +181,14 @@ pub fn router(state: WebState) -> Router {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             guard::same_site,
+        ))
+        // Every refusal under /api/ as JSON, the framework's own and the guard's too.
+        .layer(middleware::from_fn_with_state(
+            json_errors::Limits {
+                body: MAX_BODY_BYTES,
+                upload: upload_limit,
+            },
+            json_errors::json_errors,
         ))
         // Outermost: every answer, a refusal of the guard's included.
         .layer(middleware::from_fn(api_not_stored))

@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
 use crate::login_limit::LoginLimiter;
+use crate::render_pool::{RenderPool, default_places};
 use crate::users::{TokenUsers, UserServices, UserSkills};
 
 /// The service the routes drive, and whose conversations they show.
@@ -28,6 +29,8 @@ pub struct WebState {
     pub(crate) skills: Option<Arc<dyn UserSkills>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
+    /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
+    pub(crate) renders: RenderPool,
 }
 
 impl WebState {
@@ -47,6 +50,7 @@ impl WebState {
             per_user: None,
             skills: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
+            renders: RenderPool::new(default_places()),
             login_limit: Arc::default(),
             https: false,
         }
@@ -136,6 +140,16 @@ impl WebState {
     #[must_use]
     pub fn concurrent_turn_starts(mut self, starts: usize) -> Self {
         self.turn_starts = Arc::new(Semaphore::new(starts.max(1)));
+        self
+    }
+
+    /// How many Markdown renders (`POST /api/markdown`, the answers of a timeline) run
+    /// at once, on threads apart from those that answer requests (at least 1; by
+    /// default half the CPUs the process may use). Further renders wait in order; one
+    /// whose client goes away stops.
+    #[must_use]
+    pub fn concurrent_renders(mut self, renders: usize) -> Self {
+        self.renders = RenderPool::new(renders);
         self
     }
 

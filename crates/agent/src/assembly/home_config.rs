@@ -125,6 +125,7 @@ impl AgentAssembly {
             compression_threshold: settings.compression_threshold,
             keep_recent_turns: settings.keep_recent_turns,
             attachments: settings.attachments,
+            uploads: settings.uploads,
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();

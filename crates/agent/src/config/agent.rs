@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::upload_quota::UploadQuotas;
 
 use super::ConfigError;
 use super::attachments::RawAttachments;
@@ -86,6 +87,14 @@ pub struct AgentSettings {
     /// `maxInlineTokens` (default 8000: the most of a text file inlined into the
     /// message); each at least 1.
     pub attachments: AttachmentLimits,
+    /// `attachments`, the quotas of uploads: `maxPendingBytesPerUser` (default 256
+    /// MiB, at least `maxPendingBytesPerConversation`) and
+    /// `maxPendingBytesPerConversation` (default 100 MiB, at least `maxMessageBytes`)
+    /// of files uploaded and not sent yet, `maxPartsPerUpload` (default 32) parts in
+    /// one upload request, `maxFilesPerMessage` (default 20) files on one message,
+    /// `pendingExpirySeconds` (default 86400: a day) before an unsent upload is
+    /// deleted; each at least 1.
+    pub uploads: UploadQuotas,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -197,13 +206,14 @@ impl AgentSettings {
             .take()
             .unwrap_or_default()
             .into_settings(file)?;
-        let attachments = raw
+        let (attachments, uploads) = raw
             .attachments
             .take()
             .unwrap_or_default()
             .into_limits(file)?;
         let mut settings = raw.into_settings();
         settings.attachments = attachments;
+        settings.uploads = uploads;
         settings.command_environment = command_environment;
         settings.request_max_retries = request_max_retries;
         settings.stream_max_retries = stream_max_retries;
@@ -232,6 +242,7 @@ impl Default for AgentSettings {
             command_environment: CommandEnvironment::default(),
             summary_max_tokens: Self::DEFAULT_SUMMARY_MAX_TOKENS,
             attachments: AttachmentLimits::default(),
+            uploads: UploadQuotas::default(),
         }
     }
 }
@@ -296,6 +307,7 @@ impl RawAgentFile {
                 .summary_max_tokens
                 .map_or(defaults.summary_max_tokens, summary_max_tokens),
             attachments: defaults.attachments,
+            uploads: defaults.uploads,
         }
     }
 }

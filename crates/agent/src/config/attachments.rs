@@ -1,9 +1,13 @@
 //! `attachments` in agent.json: the limits of files given with a message
-//! ([`AttachmentLimits`]).
+//! ([`AttachmentLimits`]) and the quotas of uploads ([`UploadQuotas`]).
 //!
 //! ```json
 //! { "attachments": { "maxFileBytes": 20971520, "maxMessageBytes": 52428800,
-//!                    "maxInlineTokens": 8000 } }
+//!                    "maxInlineTokens": 8000,
+//!                    "maxPendingBytesPerUser": 268435456,
+//!                    "maxPendingBytesPerConversation": 104857600,
+//!                    "maxPartsPerUpload": 32, "maxFilesPerMessage": 20,
+//!                    "pendingExpirySeconds": 86400 } }
 //! ```
 
 use std::path::Path;
@@ -11,6 +15,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::upload_quota::UploadQuotas;
 
 use super::ConfigError;
 
@@ -22,16 +27,26 @@ pub(super) struct RawAttachments {
     max_file_bytes: Option<i64>,
     max_message_bytes: Option<i64>,
     max_inline_tokens: Option<i64>,
+    max_pending_bytes_per_user: Option<i64>,
+    max_pending_bytes_per_conversation: Option<i64>,
+    max_parts_per_upload: Option<i64>,
+    max_files_per_message: Option<i64>,
+    pending_expiry_seconds: Option<i64>,
 }
 
 impl RawAttachments {
-    /// The limits, each checked.
+    /// The limits and quotas, each checked.
     ///
     /// # Errors
-    /// [`ConfigError::Rule`] naming `file` and the key: a value below 1, or a
+    /// [`ConfigError::Rule`] naming `file` and the key: a value below 1, a
     /// `maxMessageBytes` below `maxFileBytes` (a message could not carry one largest
-    /// file).
-    pub(super) fn into_limits(self, file: &Path) -> Result<AttachmentLimits, ConfigError> {
+    /// file), a `maxPendingBytesPerConversation` below `maxMessageBytes` (one message's
+    /// files could not wait to be sent) or a `maxPendingBytesPerUser` below
+    /// `maxPendingBytesPerConversation`.
+    pub(super) fn into_limits(
+        self,
+        file: &Path,
+    ) -> Result<(AttachmentLimits, UploadQuotas), ConfigError> {
         let defaults = AttachmentLimits::default();
         let positive = |key: &str, value: Option<i64>, default: i64| match value {
             None => Ok(default),
@@ -54,6 +69,65 @@ impl RawAttachments {
                 defaults.max_inline_tokens,
             )?,
         };
+        let quota_defaults = UploadQuotas::default();
+        let count = |key: &str, value: Option<i64>, default: usize| {
+            positive(key, value, i64::try_from(default).unwrap_or(i64::MAX))
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
+        let quotas = UploadQuotas {
+            max_pending_bytes_per_user: positive(
+                "maxPendingBytesPerUser",
+                self.max_pending_bytes_per_user,
+                quota_defaults.max_pending_bytes_per_user,
+            )?,
+            max_pending_bytes_per_conversation: positive(
+                "maxPendingBytesPerConversation",
+                self.max_pending_bytes_per_conversation,
+                quota_defaults.max_pending_bytes_per_conversation,
+            )?,
+            max_parts_per_upload: count(
+                "maxPartsPerUpload",
+                self.max_parts_per_upload,
+                quota_defaults.max_parts_per_upload,
+            )?,
+            max_files_per_message: count(
+                "maxFilesPerMessage",
+                self.max_files_per_message,
+                quota_defaults.max_files_per_message,
+            )?,
+            pending_expiry_seconds: positive(
+                "pendingExpirySeconds",
+                self.pending_expiry_seconds,
+                quota_defaults.pending_expiry_seconds,
+            )?,
+        };
+        let below = |key: &str, value: i64, other: &str, bound: i64, why: &str| {
+            Err(ConfigError::Rule {
+                file: file.to_path_buf(),
+                message: format!(
+                    "attachments.{key} ({value}) is below attachments.{other} ({bound}): \
+                     {why}; raise {key} or lower {other}"
+                ),
+            })
+        };
+        if quotas.max_pending_bytes_per_conversation < limits.max_message_bytes {
+            return below(
+                "maxPendingBytesPerConversation",
+                quotas.max_pending_bytes_per_conversation,
+                "maxMessageBytes",
+                limits.max_message_bytes,
+                "one message's files could not wait to be sent",
+            );
+        }
+        if quotas.max_pending_bytes_per_user < quotas.max_pending_bytes_per_conversation {
+            return below(
+                "maxPendingBytesPerUser",
+                quotas.max_pending_bytes_per_user,
+                "maxPendingBytesPerConversation",
+                quotas.max_pending_bytes_per_conversation,
+                "one conversation's files could not wait to be sent",
+            );
+        }
         if limits.max_message_bytes < limits.max_file_bytes {
             return Err(ConfigError::Rule {
                 file: file.to_path_buf(),
@@ -65,6 +139,6 @@ impl RawAttachments {
                 ),
             });
         }
-        Ok(limits)
+        Ok((limits, quotas))
     }
 }

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::upload_quota::UploadQuotas;
 use tokio_util::sync::CancellationToken;
 
 /// How the pipeline behaves (from `agent.json`, resolved by the host).
@@ -23,6 +24,9 @@ pub struct PipelineSettings {
     pub notices: Vec<String>,
     /// The limits of files given with a message (agent.json `attachments`).
     pub attachments: AttachmentLimits,
+    /// The quotas of uploads not sent yet, of parts and of files (agent.json
+    /// `attachments`).
+    pub uploads: UploadQuotas,
 }
 
 impl Default for PipelineSettings {
@@ -34,6 +38,7 @@ impl Default for PipelineSettings {
             compression_timeout: Duration::from_secs(180),
             notices: Vec::new(),
             attachments: AttachmentLimits::default(),
+            uploads: UploadQuotas::default(),
         }
     }
 }

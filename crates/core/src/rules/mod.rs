@@ -28,4 +28,5 @@ pub use smallebot_terminal_text as terminal_text;
 pub mod title_text;
 pub mod tool_summary;
 pub mod truncation;
+pub mod upload_quota;
 pub mod workspace_path;

@@ -17,6 +17,7 @@ use crate::repository::{
     AttachmentRepository, ConversationRepository, HistoryRepository, RepoResult, SearchRepository,
     Store, TurnRepository,
 };
+use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
 
 /// What a test does before a call of an [`Intercepted`] store runs.
@@ -275,9 +276,17 @@ impl<H: Interceptor> SearchRepository for Intercepted<H> {
 
 #[async_trait]
 impl<H: Interceptor> AttachmentRepository for Intercepted<H> {
-    async fn put_attachment(&self, new: &NewAttachment) -> RepoResult<Attachment> {
-        self.hooks.before("put_attachment").await?;
-        self.inner.put_attachment(new).await
+    async fn put_attachments(
+        &self,
+        new: &[NewAttachment],
+        quotas: &UploadQuotas,
+    ) -> RepoResult<Vec<Attachment>> {
+        self.hooks.before("put_attachments").await?;
+        self.inner.put_attachments(new, quotas).await
+    }
+    async fn delete_unsent_before(&self, before: Timestamp) -> RepoResult<u64> {
+        self.hooks.before("delete_unsent_before").await?;
+        self.inner.delete_unsent_before(before).await
     }
     async fn get_attachment(&self, id: AttachmentId) -> RepoResult<Option<Attachment>> {
         self.hooks.before("get_attachment").await?;

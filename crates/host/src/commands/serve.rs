@@ -15,11 +15,14 @@ use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
 use crate::shutdown::{self, Stop, StopSignals};
+use crate::wiring;
 
 /// How often `serve` looks for turns whose process stopped (another server on the same
 /// database, killed mid-turn).
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
-use crate::wiring;
+
+/// How many [`SWEEP_EVERY`] ticks apart expired uploads are looked for (a minute).
+const UPLOAD_SWEEP_TICKS: u32 = 12;
 
 /// How `serve` runs.
 pub struct ServeOptions {
@@ -194,11 +197,22 @@ async fn stop_turns(
 }
 
 /// Marks running turns whose process is gone `interrupted`, every
-/// [`SWEEP_EVERY`], for as long as the server runs.
+/// [`SWEEP_EVERY`], and deletes uploads left unsent past agent.json's
+/// `pendingExpirySeconds` every [`UPLOAD_SWEEP_TICKS`] of them (and once at the
+/// start), for as long as the server runs.
 async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationService>) {
     let mut ticks = tokio::time::interval(SWEEP_EVERY);
     ticks.tick().await; // the start already recovered
+    let mut tick = 0u32;
     loop {
+        if tick.is_multiple_of(UPLOAD_SWEEP_TICKS) {
+            match service.delete_expired_uploads().await {
+                Ok(0) => {}
+                Ok(n) => errln!("{n} upload(s) never sent expired and were deleted"),
+                Err(error) => errln!("warning: cannot delete expired uploads: {error}"),
+            }
+        }
+        tick = tick.wrapping_add(1);
         ticks.tick().await;
         match service.recover_interrupted_turns().await {
             Ok(0) => {}

@@ -170,6 +170,11 @@ pub struct User<'s> {
 }
 
 impl User<'_> {
+    /// This user's token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
     /// A request to `path` with this user's token.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
         self.server

@@ -13,14 +13,24 @@
 //! - `skills`: named pipes in skill folders (ReadSkill, SKILL.md);
 //! - `cli_files`: images that are none or of absurd sizes, over the web and with
 //!   `run --attach`; devices, FIFOs, sockets, directories and sparse files given to
-//!   `run --attach` and the chat; ids with control characters.
+//!   `run --attach` and the chat; ids with control characters;
+//! - `render`: Markdown bombs (100 000 nested quotes or `<div>`s, a megabyte of mixed
+//!   input) to `/api/markdown` and as a stored answer, rendered capped;
+//! - `uploads`: the quotas of unsent uploads (per conversation, per user, parts per
+//!   request, files per message, expiry), another user's upload;
+//! - `bodies`: malformed and oversized bodies on every body route answered with the
+//!   JSON error; `/api/skills` without server paths.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
+mod raw_http;
 
+mod bodies;
 mod cli_files;
 mod copies;
 mod links;
 mod race;
+mod render;
 mod skills;
+mod uploads;

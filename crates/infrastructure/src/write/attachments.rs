@@ -18,7 +18,8 @@ use smallebot_core::entities::Attachment;
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::rules::attachment_link::check_link;
-use smallebot_core::time::format_timestamp;
+use smallebot_core::rules::upload_quota::{PendingBytes, UploadQuotas};
+use smallebot_core::time::{Timestamp, format_timestamp};
 
 use crate::content_files::ContentFiles;
 use crate::queries::{self, execute, first, int0};
@@ -36,9 +37,109 @@ pub(crate) struct AttachmentPut {
     pub(crate) content: Arc<Vec<u8>>,
 }
 
+/// Uploads into one conversation, stored together under the quotas.
+#[derive(Debug)]
+pub(crate) struct AttachmentsPut {
+    /// The uploads, in order.
+    pub(crate) puts: Vec<AttachmentPut>,
+    /// The quotas they are held to.
+    pub(crate) quotas: UploadQuotas,
+    /// When they were uploaded (what expired is judged from it).
+    pub(crate) now: Timestamp,
+}
+
+/// Deletes the expired unsent uploads, checks the quotas with what still waits, then
+/// stores every upload (see `AttachmentRepository::put_attachments`); the rows, and the
+/// digests of what was deleted (to sweep once committed).
+pub(super) fn insert_all(
+    conn: &Connection,
+    put: &AttachmentsPut,
+) -> RepoResult<(Vec<Attachment>, Vec<String>)> {
+    let Some(first) = put.puts.first() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let conversation_id = first.attachment.conversation_id;
+    if put
+        .puts
+        .iter()
+        .any(|p| p.attachment.conversation_id != conversation_id)
+    {
+        return Err(RepositoryError::Conflict(
+            "the uploads of one request go into one conversation; nothing was stored".into(),
+        ));
+    }
+    let cutoff = put.quotas.expired_before(put.now);
+    let (_, expired) = delete_unsent_before(conn, &cutoff)?;
+    let pending = pending_bytes(conn, conversation_id, &cutoff)?;
+    let adding = put
+        .puts
+        .iter()
+        .fold(0_i64, |sum, p| sum.saturating_add(p.attachment.size));
+    put.quotas
+        .check_pending(pending, adding)
+        .map_err(RepositoryError::OverQuota)?;
+    let stored = put
+        .puts
+        .iter()
+        .map(|p| insert(conn, p))
+        .collect::<RepoResult<Vec<_>>>()?;
+    Ok((stored, expired))
+}
+
+/// The bytes waiting unsent (uploaded at or after `cutoff`) in `conversation_id` and
+/// over all the conversations of its user.
+fn pending_bytes(
+    conn: &Connection,
+    conversation_id: ConversationId,
+    cutoff: &Timestamp,
+) -> RepoResult<PendingBytes> {
+    let sums = first(
+        conn,
+        "adding up the files waiting unsent",
+        "SELECT COALESCE(SUM(a.size), 0), \
+                COALESCE(SUM(CASE WHEN a.conversation_id = ?1 THEN a.size ELSE 0 END), 0) \
+         FROM attachments a JOIN conversations c ON c.id = a.conversation_id \
+         WHERE a.message_id IS NULL AND a.created_at >= ?2 \
+           AND c.user_name = (SELECT user_name FROM conversations WHERE id = ?1)",
+        (conversation_id.to_string(), format_timestamp(cutoff)),
+        |row| {
+            let user = int0(row)?;
+            let conversation = row
+                .get::<_, i64>(1)
+                .map_err(|e| RepositoryError::Corrupt(format!("a pending total: {e}")))?;
+            Ok(PendingBytes { user, conversation })
+        },
+    )?;
+    Ok(sums.unwrap_or_default())
+}
+
+/// Deletes the uploads never sent that were uploaded before `before`; how many, and the
+/// digests of their content (to sweep once committed).
+pub(super) fn delete_unsent_before(
+    conn: &Connection,
+    before: &Timestamp,
+) -> RepoResult<(u64, Vec<String>)> {
+    let before = format_timestamp(before);
+    let sha256s = digests(
+        conn,
+        "SELECT DISTINCT sha256 FROM attachments WHERE message_id IS NULL AND created_at < ?1",
+        [&before],
+    )?;
+    if sha256s.is_empty() {
+        return Ok((0, sha256s));
+    }
+    let deleted = execute(
+        conn,
+        "deleting expired uploads",
+        "DELETE FROM attachments WHERE message_id IS NULL AND created_at < ?1",
+        [&before],
+    )?;
+    Ok((u64::try_from(deleted).unwrap_or(u64::MAX), sha256s))
+}
+
 /// Stores an upload's row, its content file being there; refuses an unknown
 /// conversation.
-pub(super) fn insert(conn: &Connection, put: &AttachmentPut) -> RepoResult<Attachment> {
+fn insert(conn: &Connection, put: &AttachmentPut) -> RepoResult<Attachment> {
     const ACTION: &str = "storing an attachment";
     let a = &put.attachment;
     if !put.files.exists(&a.sha256)? {

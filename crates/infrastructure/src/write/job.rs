@@ -9,7 +9,7 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::time::Timestamp;
 
-use super::attachments::AttachmentPut;
+use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
 use super::{append, attachments, conversations, history, turns, users};
@@ -42,10 +42,17 @@ pub(crate) enum Write {
         id: ConversationId,
         reply: Reply<(bool, Vec<String>)>,
     },
-    /// Stores an uploaded attachment.
-    PutAttachment {
-        put: AttachmentPut,
-        reply: Reply<smallebot_core::entities::Attachment>,
+    /// Stores uploads into one conversation under the quotas; the rows, and the
+    /// digests of the expired uploads it deleted (to sweep once committed).
+    PutAttachments {
+        put: AttachmentsPut,
+        reply: Reply<(Vec<smallebot_core::entities::Attachment>, Vec<String>)>,
+    },
+    /// Deletes the uploads never sent from before a moment; how many, and the digests
+    /// of their content (to sweep once committed).
+    DeleteUnsent {
+        before: Timestamp,
+        reply: Reply<(u64, Vec<String>)>,
     },
     /// Removes the content files of these digests that no row uses any more.
     SweepContents {
@@ -160,9 +167,12 @@ impl Write {
             W::DeleteConversation { id, reply } => {
                 settle(conn, reply, |c| conversations::delete(c, id))
             }
-            W::PutAttachment { put, reply } => {
-                settle(conn, reply, |c| attachments::insert(c, &put))
+            W::PutAttachments { put, reply } => {
+                settle(conn, reply, |c| attachments::insert_all(c, &put))
             }
+            W::DeleteUnsent { before, reply } => settle(conn, reply, |c| {
+                attachments::delete_unsent_before(c, &before)
+            }),
             W::SweepContents {
                 files,
                 sha256s,

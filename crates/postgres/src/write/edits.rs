@@ -75,11 +75,13 @@ pub(crate) enum Edit {
     FixtureTurn(ConversationId, bool, Reply<Turn>),
     /// A message appended to a turn (a test fixture).
     FixtureMessage(NewMessage, Reply<Message>),
-    /// An uploaded attachment, with its content.
-    PutAttachment(
-        Box<attachments::PutAttachment>,
-        Reply<smallebot_core::entities::Attachment>,
+    /// Uploads into one conversation, with their content, under the quotas.
+    PutAttachments(
+        Box<attachments::PutAttachments>,
+        Reply<Vec<smallebot_core::entities::Attachment>>,
     ),
+    /// The uploads never sent from before a moment deleted; how many.
+    DeleteUnsent(smallebot_core::time::Timestamp, Reply<u64>),
     /// A web user with the SHA-256 hex digest of their token.
     AddUser(String, String, Reply<()>),
     /// A web user removed; whether there was one.
@@ -209,9 +211,15 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
             });
             let _ = reply.send(answer);
         }
-        Edit::PutAttachment(put, reply) => {
-            let answer = on_link!(link, "storing an attachment", |conn| {
-                attachments::put(conn, &put)
+        Edit::PutAttachments(put, reply) => {
+            let answer = on_link!(link, "storing attachments", |conn| {
+                attachments::put_all(conn, &put)
+            });
+            let _ = reply.send(answer);
+        }
+        Edit::DeleteUnsent(before, reply) => {
+            let answer = on_link!(link, "deleting expired uploads", |conn| {
+                attachments::delete_unsent_before(conn, before)
             });
             let _ = reply.send(answer);
         }

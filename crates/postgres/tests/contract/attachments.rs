@@ -52,7 +52,7 @@ impl Backend {
     }
 
     /// How many contents are stored: rows on PostgreSQL, files on SQLite.
-    async fn contents(&self) -> usize {
+    pub(crate) async fn contents(&self) -> usize {
         match &self.kind {
             Kind::Sqlite(store) => {
                 let root = store.path().parent().unwrap().join("attachments");

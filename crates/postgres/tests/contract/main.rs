@@ -21,4 +21,5 @@ mod task_store;
 mod turn_start;
 mod turns;
 mod undo;
+mod upload_quotas;
 mod users;

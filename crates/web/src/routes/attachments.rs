@@ -6,10 +6,10 @@ use axum::extract::multipart::{Multipart, MultipartError};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use smallebot_application::PipelineError;
 use smallebot_core::entities::AttachmentKind;
 use smallebot_core::ids::AttachmentId;
-use smallebot_core::rules::attachment::{AttachmentLimits, check_image, human_size};
+use smallebot_core::rules::attachment::{AttachmentLimits, human_size};
+use smallebot_core::rules::upload_quota::UploadQuotas;
 use smallebot_protocol::attachments::Uploaded;
 
 use super::own_conversation;
@@ -32,9 +32,12 @@ pub(crate) fn upload_body_limit(limits: &AttachmentLimits) -> usize {
 
 /// `POST /api/conversations/{id}/attachments`: stores each file part of a
 /// `multipart/form-data` body (its file name and content; the type is sniffed from the
-/// content) on no message yet; `201` with them in order. A file over the per-file limit,
-/// or files over the per-message limit together, are `413`, a file that starts as an
-/// image and is none (or states an absurd size) `400`, with nothing stored.
+/// content) on no message yet, all or none; `201` with them in order. More parts than
+/// `maxPartsPerUpload` (counted as they come), a file over the per-file limit, files
+/// over the per-message limits together, or more waiting unsent than the per-user or
+/// per-conversation quota are `413`, a file that starts as an image and is none (or
+/// states an absurd size) `400`, with nothing stored. A refused body is read to its
+/// end (within the body limit) and dropped, so that the refusal reaches the client.
 pub(crate) async fn upload(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -43,16 +46,55 @@ pub(crate) async fn upload(
     mut multipart: Multipart,
 ) -> Result<(StatusCode, Json<Uploaded>), ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
-    let limits = service.settings().attachments;
+    let settings = service.settings();
+    let (limits, quotas) = (settings.attachments, settings.uploads);
+    let files = match read_files(&mut multipart, &limits, &quotas).await {
+        Ok(files) => files,
+        Err(refusal) => {
+            drain(&mut multipart).await;
+            return Err(refusal);
+        }
+    };
+    if files.is_empty() {
+        return Err(ApiError::bad_request(
+            "no file in the body: send multipart/form-data with one or more file parts",
+        ));
+    }
+    let stored = service
+        .attach_files(conversation.id, files)
+        .await?
+        .iter()
+        .map(wire::bodies::attachment)
+        .collect();
+    Ok((
+        StatusCode::CREATED,
+        Json(Uploaded {
+            attachments: stored,
+        }),
+    ))
+}
+
+/// The file parts of an upload (name and content each), held to `maxPartsPerUpload`
+/// and the per-file limit as they come.
+async fn read_files(
+    multipart: &mut Multipart,
+    limits: &AttachmentLimits,
+    quotas: &UploadQuotas,
+) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut parts = 0usize;
     while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
+        parts += 1;
+        quotas
+            .check_parts(parts)
+            .map_err(|refusal| ApiError::too_large(format!("{refusal}; nothing was stored")))?;
         let Some(name) = field.file_name().map(str::to_owned) else {
             continue;
         };
         let mut content = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
             content.extend_from_slice(&chunk);
-            // Refused as soon as it is over: the rest is not read, so its size is not
+            // Refused as soon as it is over: the rest is not kept, so its size is not
             // known.
             if i64::try_from(content.len()).unwrap_or(i64::MAX) > limits.max_file_bytes {
                 return Err(ApiError::too_large(format!(
@@ -64,34 +106,17 @@ pub(crate) async fn upload(
         }
         files.push((name, content));
     }
-    if files.is_empty() {
-        return Err(ApiError::bad_request(
-            "no file in the body: send multipart/form-data with one or more file parts",
-        ));
+    Ok(files)
+}
+
+/// Reads the rest of a refused upload without keeping it (at most up to the route's
+/// body limit, which the stream enforces): a server that closes a connection with
+/// unread data resets it, and the client may then lose the refusal — the page would
+/// show a network error instead of what to do.
+async fn drain(multipart: &mut Multipart) {
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
     }
-    limits
-        .check_message(
-            files
-                .iter()
-                .map(|(name, c)| (name.as_str(), i64::try_from(c.len()).unwrap_or(i64::MAX))),
-        )
-        .map_err(|refusal| ApiError::too_large(refusal.to_string()))?;
-    // Every file checked before the first is stored: one that passes itself off as an
-    // image refuses the whole request.
-    for (name, content) in &files {
-        check_image(name, content).map_err(PipelineError::from)?;
-    }
-    let mut stored = Vec::with_capacity(files.len());
-    for (name, content) in files {
-        let attachment = service.attach(conversation.id, &name, content).await?;
-        stored.push(wire::bodies::attachment(&attachment));
-    }
-    Ok((
-        StatusCode::CREATED,
-        Json(Uploaded {
-            attachments: stored,
-        }),
-    ))
 }
 
 /// A multipart body that cannot be read: `413` past the body limit, else `400`.

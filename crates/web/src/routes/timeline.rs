@@ -54,7 +54,7 @@ pub(crate) async fn timeline(
         .map(|t| t.id)
         .collect();
     let answers = store.answer_versions(conversation.id).await?;
-    let versions = versions_of(&rows, &answers);
+    let mut versions = versions_of(&rows, &answers);
     let busy = service.is_busy_anywhere(conversation.id).await?;
     let estimate = service.context_estimate(conversation.id).await?;
     let (plan, plan_error) = plan_of(&service, conversation.id).await;
@@ -64,6 +64,44 @@ pub(crate) async fn timeline(
         rows.iter()
             .rposition(|row| matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant))
     };
+    // The answers shown as HTML, rendered together off the async threads: each row's
+    // answer (but the one left out), then each earlier version's.
+    let mut texts: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(index, row)| match row {
+            HistoryRow::Message(m) if m.role == Role::Assistant && unrendered != Some(index) => {
+                Some(m.content.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let row_answers = texts.len();
+    let mut version_keys: Vec<&MessageId> = versions.keys().collect();
+    version_keys.sort();
+    for key in &version_keys {
+        texts.extend(versions[*key].iter().filter_map(|v| v.answer.clone()));
+    }
+    let mut htmls = state
+        .renders
+        .run(move |cancelled| {
+            texts
+                .iter()
+                .map(|text| markdown::render(text, cancelled))
+                .collect::<Result<Vec<String>, _>>()
+        })
+        .await?
+        .into_iter();
+    let row_htmls: Vec<String> = htmls.by_ref().take(row_answers).collect();
+    let version_keys: Vec<MessageId> = version_keys.into_iter().copied().collect();
+    for key in version_keys {
+        if let Some(list) = versions.get_mut(&key) {
+            for version in list.iter_mut().filter(|v| v.answer.is_some()) {
+                version.answer_html = htmls.next();
+            }
+        }
+    }
+    let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
             .iter()
@@ -75,12 +113,12 @@ pub(crate) async fn timeline(
                     HistoryRow::Message(m)
                         if m.role == Role::Assistant && unrendered != Some(index) =>
                     {
-                        Some(markdown::to_safe_html(&m.content))
+                        row_htmls.next()
                     }
                     _ => None,
                 },
                 versions: match row {
-                    HistoryRow::Message(m) => versions.get(&m.id).cloned().unwrap_or_default(),
+                    HistoryRow::Message(m) => versions.remove(&m.id).unwrap_or_default(),
                     _ => Vec::new(),
                 },
                 row: wire::bodies::row(row),
@@ -104,7 +142,7 @@ pub(crate) async fn timeline(
 /// The earlier versions of each current user message's exchange, oldest first: each
 /// message it replaced with the answers that message got, then the answers a
 /// regeneration replaced of its own; a replaced message whose turn had no answer is a
-/// version without one.
+/// version without one. Their HTML is left to the caller.
 fn versions_of(
     rows: &[HistoryRow],
     answers: &[AnswerVersion],
@@ -122,7 +160,8 @@ fn versions_of(
         content: m.content.clone(),
         created_at: wire::time(m.created_at),
         answer: answer.map(str::to_owned),
-        answer_html: answer.map(markdown::to_safe_html),
+        // Rendered with the rows' answers.
+        answer_html: None,
     };
     messages
         .values()

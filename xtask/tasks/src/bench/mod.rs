@@ -6,6 +6,7 @@ mod compression;
 mod estimate;
 mod fixture;
 mod harness;
+mod markdown;
 mod overhead;
 mod page;
 mod page_probe;
@@ -25,7 +26,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render, page).
+    /// serve, render, markdown, page).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -104,6 +105,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("render") {
         print(&[render::run()]);
+    }
+    if wants("markdown") {
+        print(&markdown::run().await?);
     }
     if wants("serve") {
         print(&serve::run().await?);

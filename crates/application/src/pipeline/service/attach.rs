@@ -13,38 +13,88 @@ use crate::error::PipelineError;
 
 impl ConversationService {
     /// Stores a file a person gives, named `name`, in `conversation_id`, on no message
-    /// yet: its kind and type are sniffed from `content` (never taken from the name);
-    /// its content is stored once however many attachments share it. Send it with
-    /// [`crate::SendOptions::attachments`].
+    /// yet: [`Self::attach_files`] with one file.
     ///
     /// # Errors
-    /// [`PipelineError::AttachmentRefused`] over agent.json's `maxFileBytes`, or for a
-    /// file that starts as an image and is none or states an absurd size (nothing
-    /// stored); [`PipelineError::ConversationNotFound`]; storage failures.
+    /// As [`Self::attach_files`].
     pub async fn attach(
         &self,
         conversation_id: ConversationId,
         name: &str,
         content: Vec<u8>,
     ) -> Result<Attachment, PipelineError> {
-        let facts = describe(name, &content);
-        self.context
-            .settings
+        let mut stored = self
+            .attach_files(conversation_id, vec![(name.to_owned(), content)])
+            .await?;
+        stored
+            .pop()
+            .ok_or(PipelineError::ConversationNotFound(conversation_id))
+    }
+
+    /// Stores files a person gives (name and content each) in `conversation_id`, on no
+    /// message yet, all or none: their kind and type are sniffed from the content
+    /// (never taken from the name); a content is stored once however many attachments
+    /// share it. Send them with [`crate::SendOptions::attachments`]. Each file is held
+    /// to `maxFileBytes`, the files together to `maxMessageBytes` and
+    /// `maxFilesPerMessage`, a file that starts as an image must decode as one and be
+    /// of a sane size, and — in the store's write, so uploads at once never both pass —
+    /// what waits unsent is held to the per-user and per-conversation quotas (expired
+    /// uploads deleted first).
+    ///
+    /// # Errors
+    /// [`PipelineError::AttachmentRefused`], [`PipelineError::QuotaRefused`] (nothing
+    /// stored); [`PipelineError::ConversationNotFound`]; storage failures.
+    pub async fn attach_files(
+        &self,
+        conversation_id: ConversationId,
+        files: Vec<(String, Vec<u8>)>,
+    ) -> Result<Vec<Attachment>, PipelineError> {
+        let settings = &self.context.settings;
+        settings.uploads.check_files(files.len())?;
+        let news: Vec<NewAttachment> = files
+            .into_iter()
+            .map(|(name, content)| NewAttachment {
+                conversation_id,
+                facts: describe(&name, &content),
+                content,
+            })
+            .collect();
+        settings
             .attachments
-            .check_file(&facts.name, facts.size)?;
-        check_image(&facts.name, &content)?;
-        let new = NewAttachment {
-            conversation_id,
-            facts,
-            content,
-        };
-        match self.context.store.put_attachment(&new).await {
-            Ok(attachment) => Ok(attachment),
+            .check_message(news.iter().map(|n| (n.facts.name.as_str(), n.facts.size)))?;
+        // Every file checked before the first is stored: one that passes itself off as
+        // an image refuses the whole request.
+        for new in &news {
+            check_image(&new.facts.name, &new.content)?;
+        }
+        match self
+            .context
+            .store
+            .put_attachments(&news, &settings.uploads)
+            .await
+        {
+            Ok(attachments) => Ok(attachments),
             Err(RepositoryError::NotFound { .. }) => {
                 Err(PipelineError::ConversationNotFound(conversation_id))
             }
+            Err(RepositoryError::OverQuota(refusal)) => Err(refusal.into()),
             Err(other) => Err(other.into()),
         }
+    }
+
+    /// Deletes the uploads never sent that are older than agent.json's
+    /// `pendingExpirySeconds` (the store also does it before each upload); how many
+    /// went. `smallebot serve` calls it now and then.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn delete_expired_uploads(&self) -> Result<u64, PipelineError> {
+        let before = self
+            .context
+            .settings
+            .uploads
+            .expired_before(chrono::Utc::now());
+        Ok(self.context.store.delete_unsent_before(before).await?)
     }
 
     /// Checks files before they are uploaded and sent with a message of
@@ -108,6 +158,10 @@ impl ConversationService {
         model: Option<&str>,
         files: impl Iterator<Item = (&'a str, i64, AttachmentKind)> + Clone,
     ) -> Result<(), PipelineError> {
+        self.context
+            .settings
+            .uploads
+            .check_files(files.clone().count())?;
         self.context
             .settings
             .attachments

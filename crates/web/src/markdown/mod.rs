@@ -5,31 +5,68 @@
 //! highlighter and label. An image the page cannot show becomes a link
 //! ([`crate::images`]).
 //!
-//! The page renders a streaming answer here too, block by block ([`close_open_inline`]
-//! closes what the last line left open), so what it shows while the answer streams is
-//! what it shows once it is stored.
+//! Rendering is linear in the answer's size whatever it holds ([`limits`] says how):
+//! between the parser and the sanitizer, [`bounded`] caps how deep elements nest and
+//! writes raw HTML again in a plain form; past [`limits::MAX_FORMATTED_BYTES`] an
+//! answer is shown as plain text. The routes run it off the async threads
+//! ([`crate::render_pool`]).
+//!
+//! The page renders a streaming answer here too, block by block
+//! ([`open_end::close_open_inline`] closes what the last line left open), so what it
+//! shows while the answer streams is what it shows once it is stored.
+
+mod bounded;
+mod elements;
+pub(crate) mod limits;
+mod open_end;
+mod raw_html;
 
 use std::borrow::Cow;
 
-use pulldown_cmark::{Options, Parser, html};
+use pulldown_cmark::{Event, Options, Parser, html};
+
+pub(crate) use bounded::Cancelled;
+pub(crate) use open_end::close_open_inline;
 
 use crate::images;
 
 /// `markdown` as safe HTML.
+#[cfg(test)]
 pub(crate) fn to_safe_html(markdown: &str) -> String {
+    render(markdown, &|| false).unwrap_or_default()
+}
+
+/// `markdown` as safe HTML; [`Cancelled`] as soon as `cancelled` says so (checked
+/// between steps and every few thousand Markdown events).
+pub(crate) fn render(markdown: &str, cancelled: &dyn Fn() -> bool) -> Result<String, Cancelled> {
+    let (formatted, rest) = limits::split_formatted(markdown, limits::MAX_FORMATTED_BYTES);
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let mut rendered = String::with_capacity(markdown.len() * 3 / 2);
-    html::push_html(&mut rendered, Parser::new_ext(markdown, options));
+    let events = bounded::bounded(Parser::new_ext(formatted, options), cancelled)?;
+    let mut rendered = String::with_capacity(formatted.len() * 3 / 2);
+    html::push_html(&mut rendered, events.into_iter());
     let rendered = images::images_as_links(&rendered);
-    ammonia::Builder::default()
+    if cancelled() {
+        return Err(Cancelled);
+    }
+    let mut safe = sanitizer().clean(&rendered).to_string();
+    if !rest.is_empty() {
+        plain_rest(&mut safe, rest);
+    }
+    Ok(safe)
+}
+
+/// The sanitizer: the kept elements ([`elements::ELEMENTS`]) and their attributes.
+fn sanitizer() -> ammonia::Builder<'static> {
+    let mut builder = ammonia::Builder::default();
+    builder
+        .tags(elements::ELEMENTS.iter().copied().collect())
         .link_rel(Some("noopener noreferrer nofollow"))
         // Pictures in `data:` URLs (see crate::images); no other `data:` URL stays.
         .add_url_schemes(["data"])
         .add_tag_attributes("code", &["class"])
         // Task lists: pulldown-cmark's `<input type="checkbox" disabled>` (no form can
         // hold it, and no other input type stays).
-        .add_tags(["input"])
         .add_tag_attributes("input", &["type", "checked", "disabled"])
         .attribute_filter(|element, attribute, value| {
             let kept = match (element, attribute) {
@@ -40,9 +77,20 @@ pub(crate) fn to_safe_html(markdown: &str) -> String {
                 _ => true,
             };
             kept.then_some(Cow::Borrowed(value))
-        })
-        .clean(&rendered)
-        .to_string()
+        });
+    builder
+}
+
+/// Appends the part of an answer past [`limits::MAX_FORMATTED_BYTES`]: a line that
+/// says so, then the text as it is (escaped by the HTML writer: text only, no markup).
+fn plain_rest(html: &mut String, rest: &str) {
+    html.push_str(&format!(
+        "<p class=\"md-rest-note\">The answer goes on as plain text: only its first {} KB \
+         are formatted.</p>\n<pre class=\"md-rest\">",
+        limits::MAX_FORMATTED_BYTES / 1024
+    ));
+    html::push_html(html, std::iter::once(Event::Text(rest.into())));
+    html.push_str("</pre>\n");
 }
 
 fn is_language_class(class: &str) -> bool {
@@ -54,90 +102,9 @@ fn is_language_class(class: &str) -> bool {
     })
 }
 
-/// The end of a streaming answer with the inline markup its last paragraph opened and
-/// did not close yet (`**`, `~~`, `` ` ``) closed, so that `**bo` shows as bold `bo`
-/// rather than as two stars; nothing inside an open code fence is touched.
-pub(crate) fn close_open_inline(markdown: &str) -> Cow<'_, str> {
-    let mut in_fence = false;
-    let mut paragraph_start = 0;
-    let mut offset = 0;
-    for line in markdown.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            paragraph_start = offset + line.len();
-        } else if line.trim().is_empty() {
-            paragraph_start = offset + line.len();
-        }
-        offset += line.len();
-    }
-    if in_fence {
-        return Cow::Borrowed(markdown);
-    }
-    let closing = closers(&markdown[paragraph_start..]);
-    if closing.is_empty() {
-        return Cow::Borrowed(markdown);
-    }
-    // A marker just opened with nothing after it yet goes; what is still open is closed.
-    let trimmed = markdown.trim_end_matches([' ', '*', '~']);
-    let closing = closers(trimmed.get(paragraph_start..).unwrap_or(""));
-    Cow::Owned(format!("{trimmed}{closing}"))
-}
-
-/// What closes the inline markup `paragraph` leaves open, innermost first.
-fn closers(paragraph: &str) -> String {
-    let (mut code, mut strong, mut strike) = (false, false, false);
-    let mut rest = paragraph;
-    while let Some(c) = rest.chars().next() {
-        if c == '`' {
-            code = !code;
-        } else if !code && rest.starts_with("**") {
-            strong = !strong;
-            rest = &rest[2..];
-            continue;
-        } else if !code && rest.starts_with("~~") {
-            strike = !strike;
-            rest = &rest[2..];
-            continue;
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    let mut closing = String::new();
-    if code {
-        closing.push('`');
-    }
-    if strike {
-        closing.push_str("~~");
-    }
-    if strong {
-        closing.push_str("**");
-    }
-    closing
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{close_open_inline, to_safe_html};
-
-    #[test]
-    fn what_a_streaming_paragraph_opened_is_closed() {
-        let cases = [
-            ("Here is **bo", "Here is **bo**"),
-            ("Here is **bold** and `co", "Here is **bold** and `co`"),
-            ("done **bold**.", "done **bold**."),
-            ("a ~~gone", "a ~~gone~~"),
-            ("**", ""),
-            ("Here is **", "Here is"),
-            ("a `x` **", "a `x`"),
-            ("first **open\n\nsecond", "first **open\n\nsecond"),
-            ("```rust\nlet x = **y", "```rust\nlet x = **y"),
-            ("```\ncode\n```\nthen **b", "```\ncode\n```\nthen **b**"),
-            ("a `**` b", "a `**` b"),
-        ];
-        for (streamed, shown) in cases {
-            assert_eq!(close_open_inline(streamed), shown, "{streamed:?}");
-        }
-    }
+    use super::to_safe_html;
 
     #[test]
     fn a_code_block_keeps_its_language_and_a_task_list_its_checkboxes_and_nothing_else() {
