@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
+use smallebot_core::attachment_columns;
 use smallebot_core::entities::{Attachment, NewAttachment};
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
@@ -13,7 +14,7 @@ use smallebot_core::rules::attachment_link::check_content;
 use smallebot_core::rules::attachment_search::searchable_text;
 
 use crate::database::SqliteStore;
-use crate::queries::{self, attachment_columns};
+use crate::queries;
 use crate::rows;
 use crate::time::now;
 use crate::write::{AttachmentPut, Write};

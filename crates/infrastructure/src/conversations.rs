@@ -1,12 +1,13 @@
 //! `ConversationRepository` on SQLite.
 
 use async_trait::async_trait;
+use smallebot_core::conversation_columns;
 use smallebot_core::entities::{CompressionUpdate, Conversation};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
 
 use crate::database::SqliteStore;
-use crate::queries::{self, conversation_columns};
+use crate::queries;
 use crate::rows;
 use crate::time::now;
 use crate::write::Write;

@@ -6,8 +6,9 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Message, NewMessage, Turn, TurnStatus};
 use smallebot_core::ids::{MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::turn_columns;
 
-use crate::queries::{execute, first, int0, turn_columns};
+use crate::queries::{execute, first, int0};
 use crate::rows;
 use crate::search_index::{
     INDEX_BATCH_ROWS, INDEX_PENDING_INSERT, INDEX_PENDING_MARK, PENDING_ROWS,

@@ -11,15 +11,16 @@ use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, format_timestamp};
+use smallebot_core::turn_columns;
 
 use super::append::insert_message;
 use super::attachments;
 use super::discard::discard_after;
-use crate::queries::{self, execute, first, int0, turn_columns};
+use crate::queries::{self, execute, first, int0};
 use crate::rows;
 use crate::time::{Now, now};
 
-/// A turn start with its user message (see `TurnRepository::start_turn_with_title`).
+/// A turn start with its user message (see `TurnRepository::start_turn_in_context`).
 #[derive(Debug)]
 pub(crate) struct TurnStart {
     /// The conversation.

@@ -7,12 +7,13 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
+use smallebot_core::turn_columns;
 use sqlx::Connection as _;
 use sqlx::postgres::PgArguments;
 
-use super::{Link, failed};
+use super::link::{Link, failed};
 use crate::history::cache::Written;
-use crate::rows::{self, turn_columns};
+use crate::rows;
 use crate::tx::{now, pg_text, storage, violates};
 
 /// A turn to start, leased to `owner`, with its user message.

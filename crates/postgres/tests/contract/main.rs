@@ -22,3 +22,4 @@ mod turn_start;
 mod turns;
 mod undo;
 mod users;
+mod words;
