@@ -19,13 +19,14 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 7] = [
+const PRODUCT_CRATES: [&str; 8] = [
     "core",
     "shell",
     "sandbox",
     "infrastructure",
     "application",
     "agent",
+    "mcp",
     "host",
 ];
 
@@ -55,6 +56,37 @@ fn there_is_one_shell_lexer() {
         );
         assert!(
             defining[0].starts_with("crates/shell/src/syntax/"),
+            "{definition}: {defining:?}"
+        );
+    }
+}
+
+/// Every crate whose events or wire entities could be defined a second time.
+const EVENT_CRATES: [&str; 6] = ["core", "application", "agent", "web", "host", "protocol"];
+
+#[test]
+fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
+    let sources = support::product_sources(&EVENT_CRATES);
+    for definition in [
+        "enum EventKind",
+        "enum CompressionTrigger",
+        "struct Plan ",
+        "enum ConfirmEvent",
+        "enum ReloadEvent",
+    ] {
+        let defining: Vec<&str> = sources
+            .iter()
+            .filter(|(_, code)| code.contains(definition))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert_eq!(
+            defining.len(),
+            1,
+            "`{definition}` should be defined once, in crates/protocol/src (front ends and the \
+             application use the protocol's types): {defining:?}"
+        );
+        assert!(
+            defining[0].starts_with("crates/protocol/src/"),
             "{definition}: {defining:?}"
         );
     }

@@ -1,7 +1,7 @@
 //! Skills through the real binary: `skills list | show | check` (problems named by file
 //! and line, exit codes), a skill's script run by the model through ExecuteCommand in
 //! the sandbox while writing into the skills folder is refused, and a skill the model
-//! writes with GenerateSkill listed by `skills list`.
+//! writes with GenerateSkill listed by `skills list`; the chat's `/skills` and `/verbose`.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -198,4 +198,37 @@ async fn slash_skills_in_chat_lists_the_skills() {
         "{stdout}"
     );
     assert_eq!(server.request_count(), 0);
+}
+
+#[tokio::test]
+async fn slash_verbose_says_each_setting_in_one_sentence() {
+    use tokio::io::AsyncWriteExt;
+    let home = home();
+    let server = TestModel::start().await.unwrap();
+    let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
+        .arg("chat")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"/verbose on\n/verbose off\n/quit\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("tool results: printed whole as each call ends (/verbose off folds them)"),
+        "{stdout}"
+    );
+    // One sentence, not a source line's indentation in the middle of it.
+    assert!(
+        stdout.contains(
+            "tool results: folded into each call's line (/show N expands one; /verbose on \
+             prints them all)"
+        ),
+        "{stdout}"
+    );
 }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::client::{ListWatcher, ToolList};
 use super::connect::{self, Live, StdioServer};
-use crate::config::{McpServerSettings, McpTransport};
+use crate::settings::{McpServerSettings, McpTransport};
 
 /// Bytes in a MiB, for messages.
 const MIB: usize = 1024 * 1024;

@@ -13,8 +13,10 @@ mod http_client;
 mod names;
 mod process;
 mod schema;
+mod settings;
 mod start;
 mod tool;
 
+pub use settings::{McpServerSettings, McpSettings, McpTransport};
 pub use start::{McpServerStatus, McpServers, McpStartError};
 pub use tool::McpTool;

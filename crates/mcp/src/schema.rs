@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::config::kind_of;
+use smallebot_core::rules::json_kind::kind_of;
 
 /// Deepest nesting checked.
 const MAX_DEPTH: usize = 32;

@@ -10,8 +10,7 @@ use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use super::connection::McpConnection;
 use super::names::tool_name;
 use super::tool::McpTool;
-use crate::config::McpSettings;
-use crate::tools::{Tool, ToolSource};
+use crate::settings::McpSettings;
 
 /// Why the MCP tools cannot be used as configured.
 #[derive(Debug, thiserror::Error)]
@@ -46,8 +45,8 @@ pub struct McpServerStatus {
     pub last_error: Option<String>,
 }
 
-/// The configured servers and their tools; a [`ToolSource`] whose tools follow the
-/// lists the servers announce as changed.
+/// The configured servers and their tools, which follow the lists the servers
+/// announce as changed ([`McpServers::generation`] says when).
 pub struct McpServers {
     connections: Vec<(Arc<McpConnection>, bool)>,
     confirmer: Arc<dyn CommandConfirmer>,
@@ -186,6 +185,13 @@ impl McpServers {
         out
     }
 
+    /// A number that changes whenever the servers' tools change (a server announced a
+    /// new list, or started or stopped).
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
     /// Stops every server for good: each connection is closed and each stdio server's
     /// whole process group (a wrapper such as `bash -c`, `npx` or `uvx`, the server, and
     /// anything it started) is killed, even a server stuck in a call; no later call
@@ -195,18 +201,5 @@ impl McpServers {
         for (connection, _) in &self.connections {
             connection.stop().await;
         }
-    }
-}
-
-impl ToolSource for McpServers {
-    fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
-    }
-
-    fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.mcp_tools()
-            .into_iter()
-            .map(|t| t as Arc<dyn Tool>)
-            .collect()
     }
 }

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::Value;
 use smallebot_application::ports::{
     CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolSchema, ToolTraits,
@@ -14,7 +13,7 @@ use super::connection::McpConnection;
 use super::content::result_text;
 use super::names::tool_name;
 use super::schema::check_arguments;
-use crate::tools::{Args, Tool};
+use smallebot_application::ports::Args;
 
 /// How long the person has to answer a confirmation.
 const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -72,13 +71,17 @@ impl McpTool {
     }
 }
 
-#[async_trait]
-impl Tool for McpTool {
-    fn name(&self) -> &str {
+/// What the agent's tool registry asks of a tool.
+impl McpTool {
+    /// The name the model calls it by: `{server}__{tool}`, sanitized.
+    #[must_use]
+    pub fn name(&self) -> &str {
         &self.name
     }
 
-    fn schema(&self) -> ToolSchema {
+    /// Name, description and the server's parameter schema.
+    #[must_use]
+    pub fn schema(&self) -> ToolSchema {
         ToolSchema {
             name: self.name.clone(),
             description: self.description.clone(),
@@ -86,7 +89,9 @@ impl Tool for McpTool {
         }
     }
 
-    fn traits(&self) -> ToolTraits {
+    /// Read-only when the server marks the tool so; else mutating.
+    #[must_use]
+    pub fn traits(&self) -> ToolTraits {
         if self.read_only {
             ToolTraits::READ_ONLY
         } else {
@@ -94,7 +99,10 @@ impl Tool for McpTool {
         }
     }
 
-    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+    /// Calls the tool: its arguments checked against its schema, the person asked first
+    /// when it must be confirmed, the call abandoned when the turn is cancelled; a
+    /// failure is an outcome whose text says what went wrong.
+    pub async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
         let arguments = args.as_map().clone();
         if let Err(problem) = check_arguments(&self.schema, &Value::Object(arguments.clone())) {
             return ToolOutcome::error(format!(

@@ -25,6 +25,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
+
 use super::ConfigError;
 use super::env_refs::resolve;
 use super::json::{parse, read_optional};
@@ -32,57 +34,6 @@ use super::keys::{Keys, checked_object, error_at_key};
 
 /// The name of the MCP settings file inside the home directory.
 pub const MCP_FILE: &str = "mcp.json";
-
-/// How the agent reaches one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpTransport {
-    /// A child process spoken to over its standard input and output.
-    Stdio {
-        /// The program.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Extra environment variables (references resolved).
-        env: BTreeMap<String, String>,
-        /// The directory it starts in (default: the host's).
-        cwd: Option<PathBuf>,
-    },
-    /// A streamable HTTP endpoint.
-    Http {
-        /// The endpoint URL.
-        url: String,
-        /// Headers sent with every request (references resolved).
-        headers: BTreeMap<String, String>,
-    },
-}
-
-/// One server of mcp.json.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerSettings {
-    /// Its name: the prefix of its tools (`{name}__{tool}`).
-    pub name: String,
-    /// How it is reached.
-    pub transport: McpTransport,
-    /// `enabled`: whether it is started (default true).
-    pub enabled: bool,
-    /// `startupTimeoutSeconds`: how long starting and listing its tools may take.
-    pub startup_timeout: Duration,
-    /// `toolTimeoutSeconds`: how long one call may take.
-    pub tool_timeout: Duration,
-    /// `confirm`: `Some(true)` asks before every call, `Some(false)` never asks,
-    /// `None` asks for tools the server marks destructive.
-    pub confirm: Option<bool>,
-    /// `maxResultMegabytes`: the largest message the server may send (a tool result
-    /// as JSON on the wire), in bytes; a larger one fails the call at once, naming it.
-    pub max_message_bytes: usize,
-}
-
-/// Everything mcp.json configures.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct McpSettings {
-    /// The servers, in file order.
-    pub servers: Vec<McpServerSettings>,
-}
 
 /// Default of `startupTimeoutSeconds`.
 pub const DEFAULT_STARTUP_TIMEOUT_SECONDS: u64 = 10;
@@ -119,81 +70,76 @@ struct RawServer {
     max_result_megabytes: Option<i64>,
 }
 
-impl McpSettings {
-    /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
-    /// with `env`.
-    ///
-    /// # Errors
-    /// [`ConfigError::Invalid`] with the position for invalid JSON, an unknown key or a
-    /// value of the wrong type; [`ConfigError::Rule`] for a server that breaks a rule
-    /// (neither or both of `command` and `url`, a timeout out of range, a variable that
-    /// is not set).
-    pub fn load(home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let file = home.join(MCP_FILE);
-        match read_optional(&file)? {
-            Some(text) => Self::from_json(&text, &file, env),
-            None => Ok(Self::default()),
-        }
+/// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
+/// with `env`.
+///
+/// # Errors
+/// [`ConfigError::Invalid`] with the position for invalid JSON, an unknown key or a
+/// value of the wrong type; [`ConfigError::Rule`] for a server that breaks a rule
+/// (neither or both of `command` and `url`, a timeout out of range, a variable that
+/// is not set).
+pub fn load_mcp_settings(
+    home: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpSettings, ConfigError> {
+    let file = home.join(MCP_FILE);
+    match read_optional(&file)? {
+        Some(text) => mcp_settings_from_json(&text, &file, env),
+        None => Ok(McpSettings::default()),
     }
+}
 
-    /// Parses the content of an mcp.json (`file` is only used in errors).
-    ///
-    /// # Errors
-    /// As [`McpSettings::load`].
-    pub fn from_json(
-        text: &str,
-        file: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: Value = parse(text, file)?;
-        let Value::Object(top) = &value else {
-            return Err(rule(
+/// Parses the content of an mcp.json (`file` is only used in errors).
+///
+/// # Errors
+/// As [`load_mcp_settings`].
+pub fn mcp_settings_from_json(
+    text: &str,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpSettings, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: Value = parse(text, file)?;
+    let Value::Object(top) = &value else {
+        return Err(rule(
+            file,
+            "expected a JSON object of MCP servers".to_owned(),
+        ));
+    };
+    // The wrapper form, when its key holds an object; else the flat map.
+    let servers = match top.get("mcpServers") {
+        Some(Value::Object(servers)) if top.len() == 1 => servers,
+        Some(_) if top.len() > 1 => {
+            return Err(error_at_key(
+                text,
                 file,
-                "expected a JSON object of MCP servers".to_owned(),
-            ));
-        };
-        // The wrapper form, when its key holds an object; else the flat map.
-        let servers = match top.get("mcpServers") {
-            Some(Value::Object(servers)) if top.len() == 1 => servers,
-            Some(_) if top.len() > 1 => {
-                return Err(error_at_key(
-                    text,
-                    file,
-                    "mcpServers",
-                    "\"mcpServers\" must be the only key when given; put every server \
+                "mcpServers",
+                "\"mcpServers\" must be the only key when given; put every server \
                      inside it"
-                        .to_owned(),
-                ));
-            }
-            _ => top,
-        };
-        let server_keys = Keys::of::<RawServer>("an MCP server");
-        let mut parsed = Vec::with_capacity(servers.len());
-        for (name, server) in servers {
-            check_name(name, text, file)?;
-            if !server.is_object() {
-                return Err(error_at_key(
-                    text,
-                    file,
-                    name,
-                    format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
-                ));
-            }
-            let object = checked_object(server, text, file, &server_keys)?;
-            let raw: RawServer =
-                serde_json::from_value(Value::Object(object)).map_err(|error| {
-                    error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))
-                })?;
-            parsed.push(raw.into_settings(name, file, env)?);
+                    .to_owned(),
+            ));
         }
-        Ok(Self { servers: parsed })
+        _ => top,
+    };
+    let server_keys = Keys::of::<RawServer>("an MCP server");
+    let mut parsed = Vec::with_capacity(servers.len());
+    for (name, server) in servers {
+        check_name(name, text, file)?;
+        if !server.is_object() {
+            return Err(error_at_key(
+                text,
+                file,
+                name,
+                format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
+            ));
+        }
+        let object = checked_object(server, text, file, &server_keys)?;
+        let raw: RawServer = serde_json::from_value(Value::Object(object)).map_err(|error| {
+            error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))
+        })?;
+        parsed.push(raw.into_settings(name, file, env)?);
     }
-
-    /// The servers to start.
-    pub fn enabled(&self) -> impl Iterator<Item = &McpServerSettings> {
-        self.servers.iter().filter(|s| s.enabled)
-    }
+    Ok(McpSettings { servers: parsed })
 }
 
 impl RawServer {
@@ -204,41 +150,83 @@ impl RawServer {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<McpServerSettings, ConfigError> {
         let at = |message: String| rule(file, format!("MCP server \"{name}\": {message}"));
-        if let Some(kind) = self.kind.as_deref() {
-            let expected = match kind {
-                "stdio" => self.command.is_some(),
-                "http" | "streamable-http" | "streamableHttp" => self.url.is_some(),
-                "sse" => {
-                    return Err(at(
-                        "the SSE transport is not supported; use the server's streamable \
-                         HTTP endpoint (type \"http\")"
-                            .to_owned(),
-                    ));
-                }
-                other => {
-                    return Err(at(format!(
-                        "unknown type \"{other}\"; use \"stdio\" or \"http\""
-                    )));
-                }
-            };
-            if !expected {
-                return Err(at(format!(
-                    "type \"{kind}\" needs \"{}\"",
-                    if kind == "stdio" { "command" } else { "url" }
-                )));
+        self.check_type().map_err(at)?;
+        let (megabytes, startup, tool) = (
+            self.max_result_megabytes,
+            self.startup_timeout_seconds,
+            self.tool_timeout_seconds,
+        );
+        let (enabled, confirm) = (self.enabled.unwrap_or(true), self.confirm);
+        let transport = self.transport(&at, env)?;
+        let max_message_bytes = max_message_bytes(megabytes).map_err(at)?;
+        let startup_timeout = seconds(
+            "startupTimeoutSeconds",
+            startup,
+            DEFAULT_STARTUP_TIMEOUT_SECONDS,
+        )
+        .map_err(at)?;
+        let tool_timeout =
+            seconds("toolTimeoutSeconds", tool, DEFAULT_TOOL_TIMEOUT_SECONDS).map_err(at)?;
+        Ok(McpServerSettings {
+            max_message_bytes,
+            name: name.to_owned(),
+            transport,
+            enabled,
+            startup_timeout,
+            tool_timeout,
+            confirm,
+        })
+    }
+
+    /// `type`, when given, names a transport we speak and matches `command` or `url`.
+    fn check_type(&self) -> Result<(), String> {
+        let Some(kind) = self.kind.as_deref() else {
+            return Ok(());
+        };
+        let expected = match kind {
+            "stdio" => self.command.is_some(),
+            "http" | "streamable-http" | "streamableHttp" => self.url.is_some(),
+            "sse" => {
+                return Err(
+                    "the SSE transport is not supported; use the server's streamable \
+                            HTTP endpoint (type \"http\")"
+                        .to_owned(),
+                );
             }
+            other => {
+                return Err(format!(
+                    "unknown type \"{other}\"; use \"stdio\" or \"http\""
+                ));
+            }
+        };
+        if expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "type \"{kind}\" needs \"{}\"",
+                if kind == "stdio" { "command" } else { "url" }
+            ))
         }
-        let transport = match (self.command, self.url) {
+    }
+
+    /// How the server is reached: `command` (stdio) or `url` (HTTP), exactly one, with
+    /// the `${VAR}` references of `env` or `headers` resolved.
+    fn transport(
+        self,
+        at: &dyn Fn(String) -> ConfigError,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<McpTransport, ConfigError> {
+        match (self.command, self.url) {
             (Some(command), None) => {
                 if command.trim().is_empty() {
                     return Err(at("\"command\" is empty".to_owned()));
                 }
-                McpTransport::Stdio {
+                Ok(McpTransport::Stdio {
                     command,
                     args: self.args,
-                    env: resolve_all(self.env, "env", &at, env)?,
+                    env: resolve_all(self.env, "env", at, env)?,
                     cwd: self.cwd,
-                }
+                })
             }
             (None, Some(url)) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -246,68 +234,53 @@ impl RawServer {
                         "\"url\" must start with http:// or https:// (got \"{url}\")"
                     )));
                 }
-                McpTransport::Http {
+                Ok(McpTransport::Http {
                     url,
-                    headers: resolve_all(self.headers, "headers", &at, env)?,
-                }
+                    headers: resolve_all(self.headers, "headers", at, env)?,
+                })
             }
-            (Some(_), Some(_)) => {
-                return Err(at(
-                    "give either \"command\" (a local server) or \"url\" (a remote one), \
-                     not both"
-                        .to_owned(),
-                ));
-            }
-            (None, None) => {
-                return Err(at(
-                    "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
-                ));
-            }
-        };
-        let seconds = |key: &str, value: Option<i64>, default: u64| {
-            match value {
-            None => Ok(Duration::from_secs(default)),
-            Some(n) => u64::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
-                .map(Duration::from_secs)
-                .ok_or_else(|| {
-                    at(format!(
-                        "{key}: {n} is out of range; give 1..={MAX_TIMEOUT_SECONDS} (default {default})"
-                    ))
-                }),
+            (Some(_), Some(_)) => Err(at(
+                "give either \"command\" (a local server) or \"url\" (a remote one), not both"
+                    .to_owned(),
+            )),
+            (None, None) => Err(at(
+                "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
+            )),
         }
-        };
-        let max_message_bytes = match self.max_result_megabytes {
-            None => DEFAULT_MAX_RESULT_MEGABYTES * MIB,
-            Some(n) => usize::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_MAX_RESULT_MEGABYTES).contains(n))
-                .map(|n| n * MIB)
-                .ok_or_else(|| {
-                    at(format!(
-                        "maxResultMegabytes: {n} is out of range; give \
-                         1..={MAX_MAX_RESULT_MEGABYTES} (default {DEFAULT_MAX_RESULT_MEGABYTES})"
-                    ))
-                })?,
-        };
-        Ok(McpServerSettings {
-            max_message_bytes,
-            name: name.to_owned(),
-            transport,
-            enabled: self.enabled.unwrap_or(true),
-            startup_timeout: seconds(
-                "startupTimeoutSeconds",
-                self.startup_timeout_seconds,
-                DEFAULT_STARTUP_TIMEOUT_SECONDS,
-            )?,
-            tool_timeout: seconds(
-                "toolTimeoutSeconds",
-                self.tool_timeout_seconds,
-                DEFAULT_TOOL_TIMEOUT_SECONDS,
-            )?,
-            confirm: self.confirm,
-        })
+    }
+}
+
+/// A timeout in seconds: `default` when not given, else 1 to [`MAX_TIMEOUT_SECONDS`].
+fn seconds(key: &str, value: Option<i64>, default: u64) -> Result<Duration, String> {
+    match value {
+        None => Ok(Duration::from_secs(default)),
+        Some(n) => u64::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
+            .map(Duration::from_secs)
+            .ok_or_else(|| {
+                format!(
+                    "{key}: {n} is out of range; give 1..={MAX_TIMEOUT_SECONDS} (default {default})"
+                )
+            }),
+    }
+}
+
+/// `maxResultMegabytes` in bytes: the default when not given, else 1 to
+/// [`MAX_MAX_RESULT_MEGABYTES`] MiB.
+fn max_message_bytes(megabytes: Option<i64>) -> Result<usize, String> {
+    match megabytes {
+        None => Ok(DEFAULT_MAX_RESULT_MEGABYTES * MIB),
+        Some(n) => usize::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_MAX_RESULT_MEGABYTES).contains(n))
+            .map(|n| n * MIB)
+            .ok_or_else(|| {
+                format!(
+                    "maxResultMegabytes: {n} is out of range; give \
+                     1..={MAX_MAX_RESULT_MEGABYTES} (default {DEFAULT_MAX_RESULT_MEGABYTES})"
+                )
+            }),
     }
 }
 

@@ -1,5 +1,5 @@
 //! A call's arguments object, and the error the model gets for arguments it got
-//! wrong (read as a typed struct by [`super::typed`]).
+//! wrong (a tool provider may read it as a typed struct).
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};

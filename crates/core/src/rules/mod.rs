@@ -13,6 +13,7 @@ pub mod file_diff;
 pub mod image_header;
 #[cfg(test)]
 mod image_samples;
+pub mod json_kind;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
@@ -21,7 +22,9 @@ pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;
-pub mod terminal_text;
+/// Text made safe to print on a terminal (the leaf crate `smallebot-terminal-text`, which
+/// the terminal renderer uses without the rest of core).
+pub use smallebot_terminal_text as terminal_text;
 pub mod title_text;
 pub mod tool_summary;
 pub mod truncation;

@@ -176,8 +176,10 @@ pub(crate) fn export_text(
 ) -> Result<String, HostError> {
     let mut text = match format {
         ExportFormat::Md => markdown(gathered),
-        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(gathered))
-            .map_err(std::io::Error::other)?,
+        ExportFormat::Json => {
+            serde_json::to_string_pretty(&smallebot_application::wire::bodies::export(gathered))
+                .map_err(std::io::Error::other)?
+        }
     };
     if !text.ends_with('\n') {
         text.push('\n');

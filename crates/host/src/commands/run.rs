@@ -17,6 +17,7 @@ use smallebot_agent::config::{AgentSettings, TERMINAL_FILE, TerminalSettings};
 use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
+use smallebot_core::ids::{AttachmentId, ConversationId};
 
 use crate::attach_files;
 use crate::chat::StdinConfirmer;
@@ -89,17 +90,10 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
-    let prompt = read_prompt(args.prompt)?;
+    let prompt = read_prompt(args.prompt.clone())?;
     // Every file is read before anything is stored: a missing one stops here, and so
     // does one over agent.json's per-file limit (checked before it is read).
-    let files = if args.attach.is_empty() {
-        Vec::new()
-    } else {
-        let limits = AgentSettings::load(home.root())
-            .map_err(AssemblyError::from)?
-            .attachments;
-        attach_files::read_files(&args.attach, limits.max_file_bytes)?
-    };
+    let files = read_attachments(home, &args.attach)?;
     // A person reading the context figure gets it counted exactly (below), so the
     // encoder is built from the start; a script never waits for it, and its ~150 ms
     // of CPU would only compete with the turn on a busy machine: built only if a
@@ -120,81 +114,50 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             return Err(error);
         }
     };
-    let service = Arc::clone(&app.service);
-    let existing = match &args.conversation {
-        Some(reference) => {
-            let found =
-                find_conversation(service.store().as_ref(), reference, Some(&app.user)).await;
-            match found {
-                Ok(c) => Some(c),
-                Err(error) => {
-                    app.close().await;
-                    return Err(error);
-                }
-            }
-        }
-        None => None,
-    };
-    // Files over a limit, or an image for a model that cannot see it: refused before
-    // anything is stored.
-    if let Err(error) = attach_files::check(
-        &service,
-        existing.as_ref(),
-        &files.iter().collect::<Vec<_>>(),
-    ) {
-        app.close().await;
-        return Err(error);
+    let result = run_turn(home, &app, &args, &prompt, files, &mut signals).await;
+    // Closed on every way out, the signals still caught meanwhile.
+    app.close().await;
+    result
+}
+
+/// The files of `--attach`, read and checked against agent.json's per-file limit.
+fn read_attachments(
+    home: &Home,
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<attach_files::FileToAttach>, HostError> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
     }
-    let (conversation_id, new) = match existing {
-        Some(c) => (c.id, false),
-        None => (service.create_conversation(&app.user).await?.id, true),
-    };
-    let attachments = match attach_files::upload(&service, conversation_id, files).await {
-        Ok(attached) => attached.into_iter().map(|a| a.id).collect(),
-        Err(error) => {
-            app.close().await;
-            return Err(error);
-        }
-    };
-    if std::io::stderr().is_terminal() {
-        // A person reads the context figure: counted exactly, as the chat counts it,
-        // rather than the upper bound (one token per byte, ~4× too high) a request
-        // sent before the tokenizer is built gets. Built in the background since
-        // start-up; a script (standard error not a terminal) never waits for it.
-        let tokenizer = Arc::clone(&app.tokenizer);
-        let _built = tokio::task::spawn_blocking(move || tokenizer.warm_up()).await;
-    }
-    if let Some(warning) = confirmation_warning(home) {
-        errln!("{warning}");
-    }
-    if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
-        errln!("warning: {}", sandbox.summary());
-    }
-    // `/show N` is the chat's: `conversations show` prints a run's tool calls whole.
-    let mut printer = EventPrinter::new(std::io::stdout().lock(), args.json, Style::for_stdout())
-        .show_hint(false);
-    if !args.json {
-        let on_terminal = std::io::stdout().is_terminal();
-        printer = printer
-            .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
-            .on_one_screen(on_terminal)
-            .wrap_on_terminal(on_terminal)
-            // A script reading the answer gets what is stored, never a retried attempt.
-            .hold_attempts(!on_terminal);
-    }
-    let mut output = Output {
-        printer,
-        failed: None,
-    };
+    let limits = AgentSettings::load(home.root())
+        .map_err(AssemblyError::from)?
+        .attachments;
+    attach_files::read_files(paths, limits.max_file_bytes)
+}
+
+/// The turn of `run` on a built app: its conversation found or created, the files
+/// uploaded, the turn started and followed to its end, the title given its grace.
+async fn run_turn(
+    home: &Home,
+    app: &wiring::App,
+    args: &RunArgs,
+    prompt: &str,
+    files: Vec<attach_files::FileToAttach>,
+    signals: &mut StopSignals,
+) -> Result<(), HostError> {
+    let service = &app.service;
+    let (conversation_id, new, attachments) =
+        conversation_with_files(app, args.conversation.as_deref(), files).await?;
+    before_the_turn(home, app).await;
+    let mut output = Output::new(args.json);
     // The title is asked for by the service beside a new conversation's first turn.
     let options = SendOptions {
         title: new,
         attachments,
         ..SendOptions::default()
     };
-    let start = service.start(conversation_id, &prompt, options);
-    tokio::pin!(start);
     let mut stopping = false;
+    let start = service.start(conversation_id, prompt, options);
+    tokio::pin!(start);
     let started = loop {
         tokio::select! {
             started = &mut start => break started,
@@ -207,20 +170,12 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
             }
         }
     };
-    let handle = match started {
-        Ok(handle) => handle,
-        Err(error) => {
-            drop(output);
-            app.close().await;
-            return Err(error.into());
-        }
-    };
     let TurnHandle {
         mut events,
         end: mut turn,
         title,
         ..
-    } = handle;
+    } = started?;
     // A resize lays the answer's open lines out again at the new width.
     let mut resizes = Resizes::watch(!args.json && std::io::stdout().is_terminal());
     let outcome = loop {
@@ -246,22 +201,10 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     };
     let failed_output = output.failed.take();
     drop(output);
-    if let Some(mut title) = title {
-        // A title still being asked for (its request retried after a 429 or a 5xx)
-        // gets a moment more, unless the process is stopping; then it is given up and
-        // the conversation keeps its fallback title.
-        let grace = if stopping {
-            Duration::ZERO
-        } else {
-            TITLE_GRACE
-        };
-        if tokio::time::timeout(grace, &mut title).await.is_err() {
-            title.abort();
-        }
+    if let Some(title) = title {
+        wait_for_title(title, stopping).await;
     }
-    app.close().await;
-    let outcome = outcome?;
-    match (outcome.status, failed_output) {
+    match (outcome?.status, failed_output) {
         (TurnStatus::Completed, None) => Ok(()),
         // The turn is stored; only its printing stopped.
         (TurnStatus::Completed, Some(error)) => Err(HostError::Io(error)),
@@ -274,11 +217,99 @@ pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     }
 }
 
+/// The conversation of the turn — the one `--conversation` names, or a new one
+/// (`true`) — and the files uploaded into it. Files over a limit, or an image for a
+/// model that cannot see it, are refused before anything is stored.
+async fn conversation_with_files(
+    app: &wiring::App,
+    reference: Option<&str>,
+    files: Vec<attach_files::FileToAttach>,
+) -> Result<(ConversationId, bool, Vec<AttachmentId>), HostError> {
+    let service = &app.service;
+    let existing = match reference {
+        Some(reference) => {
+            Some(find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?)
+        }
+        None => None,
+    };
+    attach_files::check(
+        service,
+        existing.as_ref(),
+        &files.iter().collect::<Vec<_>>(),
+    )?;
+    let (conversation_id, new) = match existing {
+        Some(c) => (c.id, false),
+        None => (service.create_conversation(&app.user).await?.id, true),
+    };
+    let attached = attach_files::upload(service, conversation_id, files).await?;
+    Ok((
+        conversation_id,
+        new,
+        attached.into_iter().map(|a| a.id).collect(),
+    ))
+}
+
+/// What is said and prepared before the turn starts: the exact tokenizer for a person
+/// reading the context figure, and the warnings about confirmations and the sandbox.
+async fn before_the_turn(home: &Home, app: &wiring::App) {
+    if std::io::stderr().is_terminal() {
+        // A person reads the context figure: counted exactly, as the chat counts it,
+        // rather than the upper bound (one token per byte, ~4× too high) a request
+        // sent before the tokenizer is built gets. Built in the background since
+        // start-up; a script (standard error not a terminal) never waits for it.
+        let tokenizer = Arc::clone(&app.tokenizer);
+        let _built = tokio::task::spawn_blocking(move || tokenizer.warm_up()).await;
+    }
+    if let Some(warning) = confirmation_warning(home) {
+        errln!("{warning}");
+    }
+    if let Some(sandbox) = app.sandbox.as_ref().filter(|s| s.needs_consent()) {
+        errln!("warning: {}", sandbox.summary());
+    }
+}
+
+/// A title still being asked for (its request retried after a 429 or a 5xx) gets a
+/// moment more, unless the process is stopping; then it is given up and the
+/// conversation keeps its fallback title.
+async fn wait_for_title<T>(mut title: tokio::task::JoinHandle<T>, stopping: bool) {
+    let grace = if stopping {
+        Duration::ZERO
+    } else {
+        TITLE_GRACE
+    };
+    if tokio::time::timeout(grace, &mut title).await.is_err() {
+        title.abort();
+    }
+}
+
 /// The events printed while the turn runs. A failure to print (standard output closed:
 /// `| head`) stops the printing, never the turn, which is still stored in full.
 struct Output<W: std::io::Write> {
     printer: EventPrinter<W>,
     failed: Option<std::io::Error>,
+}
+
+impl Output<std::io::StdoutLock<'static>> {
+    /// The printer of `run`: the answer to standard output; unless JSON lines, the
+    /// status lines to standard error. `/show N` is the chat's: `conversations show`
+    /// prints a run's tool calls whole.
+    fn new(json: bool) -> Self {
+        let mut printer =
+            EventPrinter::new(std::io::stdout().lock(), json, Style::for_stdout()).show_hint(false);
+        if !json {
+            let on_terminal = std::io::stdout().is_terminal();
+            printer = printer
+                .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
+                .on_one_screen(on_terminal)
+                .wrap_on_terminal(on_terminal)
+                // A script reading the answer gets what is stored, never a retried attempt.
+                .hold_attempts(!on_terminal);
+        }
+        Self {
+            printer,
+            failed: None,
+        }
+    }
 }
 
 impl<W: std::io::Write> Output<W> {

@@ -41,7 +41,7 @@ pub struct PerUserServices {
     /// The link to the other processes every user's service is wired to (PostgreSQL).
     pub peers: Option<Arc<crate::relay::PeerLink>>,
     /// The MCP servers, shared by every user's tools.
-    pub mcp: Arc<smallebot_agent::mcp::McpServers>,
+    pub mcp: Arc<smallebot_mcp::McpServers>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }

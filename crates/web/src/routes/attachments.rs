@@ -16,7 +16,7 @@ use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// What a multipart body may carry beyond its files (boundaries, part headers).
 const MULTIPART_OVERHEAD_BYTES: usize = 64 * 1024;

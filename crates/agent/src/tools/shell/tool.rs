@@ -19,7 +19,10 @@ use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
 use crate::tools::{TypedTool, Workspace, WorkspaceError};
-use smallebot_sandbox::{CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX};
+use smallebot_sandbox::{
+    CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX, Prepared, SandboxError,
+};
+use tokio::process::Command;
 
 /// The tool's name.
 const NAME: &str = "ExecuteCommand";
@@ -54,6 +57,65 @@ pub struct ExecuteCommand {
 }
 
 impl ExecuteCommand {
+    /// Asks the person before a command that needs it; `None` when they allowed it,
+    /// else what the model is told (declined, no answer, or the turn cancelled).
+    async fn ask(
+        &self,
+        command: &str,
+        context: &ToolContext,
+        unconfined: bool,
+    ) -> Option<ToolOutcome> {
+        match self.confirmed(command, context, unconfined).await {
+            Some(true) => None,
+            Some(false) if unconfined => Some(ToolOutcome {
+                content: "Error: this machine's kernel has no Landlock, so the command would \
+                          run without the sandbox, and the user did not allow that; it was \
+                          not run. Ask the user how to proceed."
+                    .to_owned(),
+                status: ToolCallStatus::Denied,
+            }),
+            Some(false) => Some(ToolOutcome {
+                content: format!(
+                    "Error: the user did not allow this command (declined, or no answer \
+                     within {}); it was not run. Do not retry it unchanged: ask the user \
+                     how to proceed.",
+                    seconds(self.settings.confirmation_timeout)
+                ),
+                status: ToolCallStatus::Denied,
+            }),
+            None => Some(cancelled("while waiting for the user's confirmation")),
+        }
+    }
+
+    /// The shell that runs `command` in `dir`: plain, or through the sandbox's helper
+    /// (with what it prepared, removed after the command, and its description for the
+    /// report).
+    fn launch(
+        &self,
+        command: &str,
+        dir: &Path,
+        unconfined: bool,
+    ) -> Result<(Command, Option<Prepared>, Option<String>), SandboxError> {
+        let root = std::path::absolute(self.workspace.root())
+            .unwrap_or_else(|_| self.workspace.root().to_path_buf());
+        let environment = self.environment(&root);
+        let Some(sandbox) = &self.sandbox else {
+            return Ok((plain_shell(command, dir, environment), None, None));
+        };
+        let how = if unconfined {
+            Confined::UnconfinedByConsent
+        } else {
+            Confined::Sandboxed
+        };
+        let (shell, prepared) = sandbox.prepare(command, dir, &root, how, environment)?;
+        let described = if unconfined {
+            "none (no Landlock on this machine; run unconfined with the user's consent)".to_owned()
+        } else {
+            sandbox.settings().describe()
+        };
+        Ok((shell, Some(prepared), Some(described)))
+    }
+
     /// The name the model calls this tool by (front ends show its calls as commands).
     pub const NAME: &'static str = NAME;
 
@@ -305,61 +367,16 @@ impl TypedTool for ExecuteCommand {
             Err(outcome) => return outcome,
         };
         let unconfined = self.sandbox.as_ref().is_some_and(|s| s.needs_consent());
-        if unconfined || (self.settings.require_command_confirmation && !whitelisted) {
-            match self.confirmed(command, context, unconfined).await {
-                Some(true) => {}
-                Some(false) if unconfined => {
-                    return ToolOutcome {
-                        content: "Error: this machine's kernel has no Landlock, so the \
-                                  command would run without the sandbox, and the user did \
-                                  not allow that; it was not run. Ask the user how to \
-                                  proceed."
-                            .to_owned(),
-                        status: ToolCallStatus::Denied,
-                    };
-                }
-                Some(false) => {
-                    return ToolOutcome {
-                        content: format!(
-                            "Error: the user did not allow this command (declined, or no \
-                             answer within {}); it was not run. Do not retry it unchanged: \
-                             ask the user how to proceed.",
-                            seconds(self.settings.confirmation_timeout)
-                        ),
-                        status: ToolCallStatus::Denied,
-                    };
-                }
-                None => return cancelled("while waiting for the user's confirmation"),
-            }
+        let must_ask = unconfined || (self.settings.require_command_confirmation && !whitelisted);
+        if must_ask && let Some(refused) = self.ask(command, context, unconfined).await {
+            return refused;
         }
         if context.cancel.is_cancelled() {
             return cancelled("before the command started");
         }
-        let root = std::path::absolute(self.workspace.root())
-            .unwrap_or_else(|_| self.workspace.root().to_path_buf());
-        let environment = self.environment(&root);
-        let (shell, prepared, described) = match &self.sandbox {
-            None => (plain_shell(command, &dir, environment), None, None),
-            Some(sandbox) => {
-                let how = if unconfined {
-                    Confined::UnconfinedByConsent
-                } else {
-                    Confined::Sandboxed
-                };
-                match sandbox.prepare(command, &dir, &root, how, environment) {
-                    Ok((shell, prepared)) => {
-                        let described = if unconfined {
-                            "none (no Landlock on this machine; run unconfined with the \
-                             user's consent)"
-                                .to_owned()
-                        } else {
-                            sandbox.settings().describe()
-                        };
-                        (shell, Some(prepared), Some(described))
-                    }
-                    Err(error) => return ToolOutcome::error(format!("Error: {error}")),
-                }
-            }
+        let (shell, prepared, described) = match self.launch(command, &dir, unconfined) {
+            Ok(launch) => launch,
+            Err(error) => return ToolOutcome::error(format!("Error: {error}")),
         };
         let ran = run_shell(
             shell,

@@ -110,22 +110,7 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
     // Opened beneath the root; never blocks: a pipe or device is refused unread.
     let (mut file, metadata) = match root.open_read(resolved.relative()) {
         Ok(opened) => opened,
-        Err(ConfinedError::NotRegular {
-            kind: FileKind::Dir,
-            ..
-        }) => {
-            return ToolOutcome::error(format!(
-                "Error: '{shown_path}' is a directory; call ListFiles with this path to see \
-                 its contents, or ReadFile with a file inside it"
-            ));
-        }
-        Err(ConfinedError::NotRegular { kind, .. }) => {
-            return ToolOutcome::error(format!(
-                "Error: '{shown_path}' is not a regular file ({kind}); ReadFile reads \
-                 regular text files only"
-            ));
-        }
-        Err(error) => return failure(WorkspaceError::confined("read", &shown_path, error)),
+        Err(error) => return open_refusal(&shown_path, error),
     };
     let mut sample = Vec::with_capacity(SNIFF_BYTES);
     if let Err(error) = (&mut file)
@@ -141,27 +126,10 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
             metadata.len
         ));
     }
-    // Invalid UTF-8 shows as U+FFFD (up to 3 bytes for 1): if that overflows the cap,
-    // read again with a third of it.
-    let cap = READ_MAX_BYTES - NOTE_RESERVE;
-    let mut page = Page::default();
-    let mut text = String::new();
-    for window_cap in [cap, cap / 3] {
-        let window = Window {
-            offset,
-            limit,
-            cap: window_cap,
-            count_budget: COUNT_BUDGET,
-        };
-        page = match file.rewind().and_then(|()| read_window(&file, window)) {
-            Ok(page) => page,
-            Err(error) => return io(error),
-        };
-        text = String::from_utf8_lossy(&page.text).into_owned();
-        if text.len() <= cap {
-            break;
-        }
-    }
+    let (page, mut text) = match read_page(&mut file, offset, limit) {
+        Ok(read) => read,
+        Err(error) => return io(error),
+    };
     if page.total == 0 {
         return ToolOutcome::ok(format!("(the file '{shown_path}' is empty: 0 bytes)"));
     }
@@ -173,9 +141,63 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
             page.total
         ));
     }
+    if let Some(note) = page_note(&page, offset) {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
+    ToolOutcome::ok(text)
+}
+
+/// What the model is told when the file could not be opened for reading.
+fn open_refusal(shown_path: &str, error: ConfinedError) -> ToolOutcome {
+    match error {
+        ConfinedError::NotRegular {
+            kind: FileKind::Dir,
+            ..
+        } => ToolOutcome::error(format!(
+            "Error: '{shown_path}' is a directory; call ListFiles with this path to see its \
+             contents, or ReadFile with a file inside it"
+        )),
+        ConfinedError::NotRegular { kind, .. } => ToolOutcome::error(format!(
+            "Error: '{shown_path}' is not a regular file ({kind}); ReadFile reads regular text \
+             files only"
+        )),
+        error => failure(WorkspaceError::confined("read", shown_path, error)),
+    }
+}
+
+/// The lines from `offset`, at most `limit`, within the size a call may return, and
+/// their text. Invalid UTF-8 shows as U+FFFD (up to 3 bytes for 1): if that overflows
+/// the cap, the window is read again with a third of it.
+fn read_page(file: &mut std::fs::File, offset: u64, limit: u64) -> std::io::Result<(Page, String)> {
+    let cap = READ_MAX_BYTES - NOTE_RESERVE;
+    let mut page = Page::default();
+    let mut text = String::new();
+    for window_cap in [cap, cap / 3] {
+        let window = Window {
+            offset,
+            limit,
+            cap: window_cap,
+            count_budget: COUNT_BUDGET,
+        };
+        file.rewind()?;
+        page = read_window(&*file, window)?;
+        text = String::from_utf8_lossy(&page.text).into_owned();
+        if text.len() <= cap {
+            break;
+        }
+    }
+    Ok((page, text))
+}
+
+/// The note after a page that is not the whole file: how to go on, or that the end
+/// was reached.
+fn page_note(page: &Page, offset: u64) -> Option<String> {
     let last = offset + page.shown;
     let total = total_text(page.total, page.total_exact);
-    let note = if page.cut_line {
+    if page.cut_line {
         Some(format!(
             "[truncated: line {last} is longer than one call can return (1 MiB); showing \
              its first {} bytes. Call ReadFile with offset={last} to continue with the next \
@@ -195,14 +217,7 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
         ))
     } else {
         None
-    };
-    if let Some(note) = note {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&note);
     }
-    ToolOutcome::ok(text)
 }
 
 /// The line count, or "more than N" when counting stopped early.

@@ -25,100 +25,24 @@ impl<W: Write> Repl<W> {
         match command {
             Slash::Quit => return Ok(Next::Quit),
             Slash::Help => self.say(HELP)?,
-            Slash::New => {
-                self.conversation = None;
-                self.pending_model = None;
-                self.say("new conversation: it is saved with your first message")?;
-                self.say_still_attached()?;
-            }
-            Slash::Clear => {
-                if self.terminal {
-                    // Home, the screen, and the scrollback (as `clear` does).
-                    write!(self.printer.out(), "\x1b[H\x1b[2J\x1b[3J")?;
-                    self.printer.out().flush()?;
-                }
-            }
+            Slash::New => self.new_conversation()?,
+            Slash::Clear => self.clear()?,
             Slash::Copy => self.copy().await?,
             Slash::Attach(path) => self.attach(&[path.into()]).await?,
             Slash::Attached => self.list_attached()?,
             Slash::AttachClear => self.clear_attached()?,
             Slash::Export(format, file) => self.export(format, file).await?,
-            Slash::Verbose(choice) => {
-                if let Some(verbose) = choice {
-                    self.printer.set_verbose(verbose);
-                }
-                self.say(if self.printer.verbose() {
-                    "tool results: printed whole as each call ends (/verbose off folds them)"
-                } else {
-                    "tool results: folded into each call's line (/show N expands one;                      /verbose on prints them all)"
-                })?;
-            }
+            Slash::Verbose(choice) => self.verbose(choice)?,
             Slash::History => self.history().await?,
             Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,
             Slash::List => self.list().await?,
-            Slash::Switch(reference) => {
-                let store = self.service.store().as_ref();
-                let found = match find_conversation(store, &reference, Some(&self.user)).await {
-                    Ok(found) => found,
-                    // In the chat, the ids are one command away.
-                    Err(HostError::NoConversationMatches { reference, .. }) => {
-                        let line = format!(
-                            "no conversation of yours has an id starting with '{reference}': \
-                             /list shows them (Tab after /switch completes them)"
-                        );
-                        self.say(&line)?;
-                        return Ok(Next::Continue);
-                    }
-                    Err(error) => return Err(error),
-                };
-                self.open(found.id).await?;
-            }
+            Slash::Switch(reference) => return self.switch(reference).await,
             Slash::Compact(focus) => self.compact(focus, input).await?,
-            Slash::Search(text) => {
-                let query = SearchQuery {
-                    text,
-                    scope: SearchScope::User(self.user.clone()),
-                    since: None,
-                    limit: DEFAULT_MAX_RESULTS,
-                };
-                let store = Arc::clone(self.service.store());
-                let found = tools::search_for_people(store.as_ref(), &query).await?;
-                self.say(&found)?;
-            }
-            Slash::Tasks => {
-                let plan = match (self.service.plan(), self.conversation) {
-                    (Some(plan), Some(id)) => plan.plan_text(id).await,
-                    _ => None,
-                };
-                self.say(plan.as_deref().unwrap_or("No tasks yet."))?;
-            }
-            Slash::Mcp => {
-                let status = match &self.mcp {
-                    Some(mcp) => mcp.status().await,
-                    None => Vec::new(),
-                };
-                let text = if status.is_empty() {
-                    "No MCP servers (add them to mcp.json in the home directory).".to_owned()
-                } else {
-                    crate::mcp_status::status_lines(&status).join("\n")
-                };
-                self.say(&text)?;
-            }
-            Slash::Skills => {
-                let lines = self
-                    .skills
-                    .as_ref()
-                    .map(|catalog| crate::skills_text::list_lines(&catalog.current()))
-                    .unwrap_or_default();
-                let text = if lines.is_empty() {
-                    "No skills (add a folder with a SKILL.md to skills/ in the home directory)."
-                        .to_owned()
-                } else {
-                    lines.join("\n")
-                };
-                self.say(&text)?;
-            }
+            Slash::Search(text) => self.search(text).await?,
+            Slash::Tasks => self.tasks().await?,
+            Slash::Mcp => self.mcp().await?,
+            Slash::Skills => self.skills()?,
             Slash::Usage => self.usage().await?,
             Slash::Model(choice) => self.model(choice).await?,
             Slash::Retry => self.retry(input).await?,
@@ -126,6 +50,108 @@ impl<W: Write> Repl<W> {
             Slash::Undo => self.undo().await?,
         }
         Ok(Next::Continue)
+    }
+
+    /// `/new`: the next message starts a new conversation.
+    fn new_conversation(&mut self) -> Result<(), HostError> {
+        self.conversation = None;
+        self.pending_model = None;
+        self.say("new conversation: it is saved with your first message")?;
+        self.say_still_attached()
+    }
+
+    /// `/clear`: the screen and the scrollback cleared (on a terminal).
+    fn clear(&mut self) -> Result<(), HostError> {
+        if self.terminal {
+            // Home, the screen, and the scrollback (as `clear` does).
+            write!(self.printer.out(), "\x1b[H\x1b[2J\x1b[3J")?;
+            self.printer.out().flush()?;
+        }
+        Ok(())
+    }
+
+    /// `/verbose [on|off]`: how tool results are printed, set or shown.
+    fn verbose(&mut self, choice: Option<bool>) -> Result<(), HostError> {
+        if let Some(verbose) = choice {
+            self.printer.set_verbose(verbose);
+        }
+        self.say(if self.printer.verbose() {
+            "tool results: printed whole as each call ends (/verbose off folds them)"
+        } else {
+            "tool results: folded into each call's line (/show N expands one; /verbose on \
+             prints them all)"
+        })
+    }
+
+    /// `/switch ID`: opens the conversation of the user that the id (or its start) names.
+    async fn switch(&mut self, reference: String) -> Result<Next, HostError> {
+        let store = self.service.store().as_ref();
+        let found = match find_conversation(store, &reference, Some(&self.user)).await {
+            Ok(found) => found,
+            // In the chat, the ids are one command away.
+            Err(HostError::NoConversationMatches { reference, .. }) => {
+                let line = format!(
+                    "no conversation of yours has an id starting with '{reference}': \
+                     /list shows them (Tab after /switch completes them)"
+                );
+                self.say(&line)?;
+                return Ok(Next::Continue);
+            }
+            Err(error) => return Err(error),
+        };
+        self.open(found.id).await?;
+        Ok(Next::Continue)
+    }
+
+    /// `/search TEXT`: the user's history searched, as `smallebot search` shows it.
+    async fn search(&mut self, text: String) -> Result<(), HostError> {
+        let query = SearchQuery {
+            text,
+            scope: SearchScope::User(self.user.clone()),
+            since: None,
+            limit: DEFAULT_MAX_RESULTS,
+        };
+        let store = Arc::clone(self.service.store());
+        let found = tools::search_for_people(store.as_ref(), &query).await?;
+        self.say(&found)
+    }
+
+    /// `/tasks`: the conversation's plan.
+    async fn tasks(&mut self) -> Result<(), HostError> {
+        let plan = match (self.service.plan(), self.conversation) {
+            (Some(plan), Some(id)) => plan.plan_text(id).await,
+            _ => None,
+        };
+        self.say(plan.as_deref().unwrap_or("No tasks yet."))
+    }
+
+    /// `/mcp`: the MCP servers and how they stand.
+    async fn mcp(&mut self) -> Result<(), HostError> {
+        let status = match &self.mcp {
+            Some(mcp) => mcp.status().await,
+            None => Vec::new(),
+        };
+        let text = if status.is_empty() {
+            "No MCP servers (add them to mcp.json in the home directory).".to_owned()
+        } else {
+            crate::mcp_status::status_lines(&status).join("\n")
+        };
+        self.say(&text)
+    }
+
+    /// `/skills`: the skills the agent sees.
+    fn skills(&mut self) -> Result<(), HostError> {
+        let lines = self
+            .skills
+            .as_ref()
+            .map(|catalog| crate::skills_text::list_lines(&catalog.current()))
+            .unwrap_or_default();
+        let text = if lines.is_empty() {
+            "No skills (add a folder with a SKILL.md to skills/ in the home directory).".to_owned()
+        } else {
+            lines.join("\n")
+        };
+        self.say(&text)
     }
 
     async fn list(&mut self) -> Result<(), HostError> {

@@ -1,104 +1,14 @@
-//! Events to the wire: the application's [`Event`]s, the plan, command confirmations.
+//! The plan and a tool call's status in the protocol's words: what the
+//! `TaskListChanged` event, the timeline and the export carry.
 
-use smallebot_application::events::{CompressionTrigger, Event, EventKind};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::tasks::{TaskList, TaskStatus, tool_counts};
 use smallebot_protocol::events as wire;
 use smallebot_protocol::plan::{Plan, PlanTask, ToolUse};
 
-use crate::confirm::PendingConfirmation;
-
-/// The event as the stream sends it; `None` for an event the protocol has no form for
-/// (a kind added inside the server before the protocol names it). Takes the event, so
-/// its texts move to the wire without a copy.
-pub(crate) fn event(event: Event) -> Option<wire::Event> {
-    Some(wire::Event::new(
-        event.conversation_id.to_string(),
-        event.turn_id.map(|t| t.to_string()),
-        event.seq,
-        kind(event.kind)?,
-    ))
-}
-
-/// What happened, in the protocol's words.
-fn kind(kind: EventKind) -> Option<wire::EventKind> {
-    use wire::EventKind as W;
-    Some(match kind {
-        EventKind::TurnStarted => W::TurnStarted,
-        EventKind::TextDelta { text } => W::TextDelta { text },
-        EventKind::ReasoningDelta { text } => W::ReasoningDelta { text },
-        EventKind::Retrying {
-            attempt,
-            max,
-            reason,
-            delay_ms,
-        } => W::Retrying {
-            attempt,
-            max,
-            reason,
-            delay_ms,
-        },
-        EventKind::ToolCallStarted {
-            call_id,
-            tool_name,
-            arguments,
-        } => W::ToolCallStarted {
-            call_id,
-            tool_name,
-            arguments,
-        },
-        EventKind::ToolCallCompleted {
-            call_id,
-            tool_name,
-            status,
-            result,
-        } => W::ToolCallCompleted {
-            call_id,
-            tool_name,
-            status: tool_status(status),
-            result,
-        },
-        EventKind::CompressionStarted { trigger: t } => W::CompressionStarted {
-            trigger: trigger(t),
-        },
-        EventKind::CompressionCompleted {
-            trigger: t,
-            ok,
-            detail,
-            tokens_before,
-            tokens_after,
-        } => W::CompressionCompleted {
-            trigger: trigger(t),
-            ok,
-            detail,
-            tokens_before,
-            tokens_after,
-        },
-        EventKind::ContextUsage {
-            used,
-            window,
-            ratio,
-            exact,
-            reported,
-        } => W::ContextUsage {
-            used,
-            window,
-            ratio,
-            exact,
-            reported,
-        },
-        EventKind::TaskListChanged { plan: list } => W::TaskListChanged { plan: plan(&list) },
-        EventKind::TitleChanged { title } => W::TitleChanged { title },
-        EventKind::Warning { message } => W::Warning { message },
-        EventKind::TurnCompleted { text } => W::TurnCompleted { text },
-        EventKind::TurnCancelled => W::TurnCancelled,
-        EventKind::TurnFailed { error } => W::TurnFailed { error },
-        _ => return None,
-    })
-}
-
 /// A tool call's status on the wire.
-pub(crate) fn tool_status(status: ToolCallStatus) -> wire::ToolCallStatus {
+#[must_use]
+pub fn tool_status(status: ToolCallStatus) -> wire::ToolCallStatus {
     use wire::ToolCallStatus as W;
     match status {
         ToolCallStatus::Running => W::Running,
@@ -111,19 +21,9 @@ pub(crate) fn tool_status(status: ToolCallStatus) -> wire::ToolCallStatus {
     }
 }
 
-fn trigger(trigger: CompressionTrigger) -> wire::CompressionTrigger {
-    use wire::CompressionTrigger as W;
-    match trigger {
-        CompressionTrigger::BeforeTurn => W::BeforeTurn,
-        CompressionTrigger::MidTurn => W::MidTurn,
-        CompressionTrigger::Overflow => W::Overflow,
-        CompressionTrigger::Manual => W::Manual,
-        _ => W::Unknown,
-    }
-}
-
 /// The task list as the protocol's plan: each task's fields, its tools counted.
-pub(crate) fn plan(list: &TaskList) -> Plan {
+#[must_use]
+pub fn plan(list: &TaskList) -> Plan {
     Plan::new(
         list.tasks
             .iter()
@@ -158,22 +58,10 @@ fn task_status(status: TaskStatus) -> smallebot_protocol::plan::TaskStatus {
     }
 }
 
-/// A `confirm` event's data: the command waiting, or none.
-pub(crate) fn confirm(pending: Option<&PendingConfirmation>) -> wire::ConfirmEvent {
-    match pending {
-        Some(p) => wire::ConfirmEvent::ConfirmationRequested {
-            request_id: p.request_id,
-            command: p.command.clone(),
-            timeout_secs: p.timeout_secs,
-            unconfined: p.unconfined,
-        },
-        None => wire::ConfirmEvent::ConfirmationClosed,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::{CompressionTrigger, Event, EventKind};
     use smallebot_core::ids::{ConversationId, TurnId};
     use smallebot_core::tasks::{Task, ToolHistoryEntry};
 
@@ -196,13 +84,13 @@ mod tests {
             tasks: vec![first, second],
         };
         let (conversation, turn) = (ConversationId::new(), TurnId::new());
-        let sent = event(Event::new(
+        let sent = Event::new(
             conversation,
             Some(turn),
             7,
-            EventKind::TaskListChanged { plan: list },
-        ))
-        .map(|e| serde_json::to_value(e).ok());
+            EventKind::TaskListChanged { plan: plan(&list) },
+        )
+        .into_wire();
         let expected = serde_json::json!({
             "conversation_id": conversation.to_string(),
             "turn_id": turn.to_string(),
@@ -217,7 +105,7 @@ mod tests {
                  "depends_on": ["1"], "notes": "", "tools": [], "files": []},
             ]},
         });
-        assert_eq!(sent, Some(Some(expected)));
+        assert_eq!(serde_json::to_value(sent).unwrap(), expected);
     }
 
     #[test]
@@ -232,7 +120,7 @@ mod tests {
                 EventKind::ToolCallCompleted {
                     call_id: "c".into(),
                     tool_name: "T".into(),
-                    status: ToolCallStatus::Interrupted,
+                    status: tool_status(ToolCallStatus::Interrupted),
                     result: "r".into(),
                 },
                 serde_json::json!({"type": "ToolCallCompleted", "call_id": "c",
@@ -250,11 +138,26 @@ mod tests {
             ),
         ];
         for (kind, mut expected) in cases {
-            let sent = event(Event::new(id, None, 1, kind.clone()))
-                .and_then(|e| serde_json::to_value(e).ok());
+            let sent = serde_json::to_value(Event::new(id, None, 1, kind.clone()).into_wire());
             expected["conversation_id"] = id.to_string().into();
             expected["seq"] = 1.into();
-            assert_eq!(sent, Some(expected), "{kind:?}");
+            assert_eq!(sent.unwrap(), expected, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn every_stored_tool_status_has_its_word_on_the_wire() {
+        let cases = [
+            (ToolCallStatus::Running, "running"),
+            (ToolCallStatus::Ok, "ok"),
+            (ToolCallStatus::Error, "error"),
+            (ToolCallStatus::Denied, "denied"),
+            (ToolCallStatus::Cancelled, "cancelled"),
+            (ToolCallStatus::Interrupted, "interrupted"),
+        ];
+        for (status, word) in cases {
+            let sent = serde_json::to_value(tool_status(status)).unwrap();
+            assert_eq!(sent, serde_json::json!(word), "{status:?}");
         }
     }
 }

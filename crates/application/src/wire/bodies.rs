@@ -1,16 +1,16 @@
 //! JSON bodies to the wire: conversations, timeline rows, search hits, models, reports.
 
-use smallebot_application::pipeline::CompressionReport;
-use smallebot_application::ports::ModelChoice;
+use crate::pipeline::CompressionReport;
+use crate::ports::ModelChoice;
 use smallebot_core::entities::{self, HistoryRow, SearchHitKind, TurnStatus};
 use smallebot_core::rules::snippet::snippet;
 use smallebot_protocol::api;
 
-use super::events::tool_status;
+use super::plan::tool_status;
 use super::time;
 
 /// A conversation as the API shows it.
-pub(crate) fn conversation(c: &entities::Conversation) -> api::Conversation {
+pub fn conversation(c: &entities::Conversation) -> api::Conversation {
     api::Conversation {
         id: c.id.to_string(),
         user_name: c.user_name.clone(),
@@ -24,7 +24,7 @@ pub(crate) fn conversation(c: &entities::Conversation) -> api::Conversation {
 }
 
 /// A stored row as the timeline shows it.
-pub(crate) fn row(row: &HistoryRow) -> api::Row {
+pub fn row(row: &HistoryRow) -> api::Row {
     match row {
         HistoryRow::Message(m) => api::Row::Message(api::MessageRow {
             id: m.id.to_string(),
@@ -68,7 +68,7 @@ pub(crate) fn row(row: &HistoryRow) -> api::Row {
 }
 
 /// A turn and how it ended.
-pub(crate) fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
+pub fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
     api::TurnOutcome {
         id: turn.id.to_string(),
         seq: turn.seq,
@@ -88,7 +88,7 @@ pub(crate) fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
 }
 
 /// A conversation exported whole.
-pub(crate) fn export(export: &entities::ConversationExport) -> api::ConversationExport {
+pub fn export(export: &entities::ConversationExport) -> api::ConversationExport {
     api::ConversationExport {
         conversation: conversation(&export.conversation),
         turns: export.turns.iter().map(turn_outcome).collect(),
@@ -107,7 +107,7 @@ pub(crate) fn export(export: &entities::ConversationExport) -> api::Conversation
 }
 
 /// A search match for the search `query` as the API shows it, with its snippet.
-pub(crate) fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchHit {
+pub fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchHit {
     api::SearchHit {
         conversation_id: hit.conversation_id.to_string(),
         conversation_title: hit.conversation_title.clone(),
@@ -133,7 +133,7 @@ pub(crate) fn search_hit(hit: &entities::SearchHit, query: &str) -> api::SearchH
 }
 
 /// A model of the list.
-pub(crate) fn model_choice(choice: &ModelChoice) -> api::ModelChoice {
+pub fn model_choice(choice: &ModelChoice) -> api::ModelChoice {
     api::ModelChoice {
         id: choice.id.clone(),
         model: choice.model.clone(),
@@ -142,7 +142,7 @@ pub(crate) fn model_choice(choice: &ModelChoice) -> api::ModelChoice {
 }
 
 /// What a compaction did.
-pub(crate) fn compact_report(report: &CompressionReport) -> api::CompactReport {
+pub fn compact_report(report: &CompressionReport) -> api::CompactReport {
     api::CompactReport {
         ok: report.ok,
         detail: report.detail.clone(),
@@ -152,7 +152,7 @@ pub(crate) fn compact_report(report: &CompressionReport) -> api::CompactReport {
 }
 
 /// A stored attachment as the API answers it.
-pub(crate) fn attachment(a: &entities::Attachment) -> smallebot_protocol::attachments::Attachment {
+pub fn attachment(a: &entities::Attachment) -> smallebot_protocol::attachments::Attachment {
     use smallebot_protocol::attachments::{Attachment, AttachmentKind};
     Attachment {
         id: a.id.to_string(),
