@@ -36,8 +36,7 @@ impl PgStore {
     /// Gives a conversation whose first turn `turn` is the title `title.title` while it
     /// still has `title.untitled`; whether it did.
     async fn first_title(&self, turn: &Turn, title: FirstTurnTitle<'_>) -> RepoResult<bool> {
-        // A conversation's sequence starts at 1: its first turn has seq 1.
-        if turn.seq != 1 {
+        if !turn.is_first() {
             return Ok(false);
         }
         let conversation_id = turn.conversation_id;

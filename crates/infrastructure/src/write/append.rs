@@ -44,19 +44,7 @@ pub(super) fn insert_message(
         int0,
     )?
     .ok_or_else(|| RepositoryError::not_found("conversation", message.conversation_id))?;
-    Ok(Message {
-        id,
-        conversation_id: message.conversation_id,
-        turn_id: message.turn_id,
-        seq,
-        role: message.role,
-        content: message.content.clone(),
-        token_count: message.token_count,
-        created_at: *at,
-        replaced_by: None,
-        is_edited,
-        attachments: Vec::new(),
-    })
+    Ok(Message::stored(id, message.clone(), seq, *at, is_edited))
 }
 
 /// Ends a turn and its lease; when a full batch of search rows waits, indexes them.

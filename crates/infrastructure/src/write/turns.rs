@@ -4,8 +4,8 @@
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnLease,
-    TurnRestart, TurnStatus, TurnUndo,
+    LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnRestart,
+    TurnUndo,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::refusals::Rewrite;
@@ -90,21 +90,14 @@ pub(super) fn insert_turn(
         int0,
     )?
     .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
-    Ok(Turn {
+    Ok(Turn::started(
         id,
         conversation_id,
         seq,
         thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: *at,
-        completed_at: None,
-        lease: owner.map(|owner| TurnLease {
-            owner: owner.clone(),
-            heartbeat_at: *at,
-        }),
-        undone_at: None,
-    })
+        *at,
+        owner,
+    ))
 }
 
 /// Starts a leased turn with its user message, or refuses with
@@ -127,7 +120,7 @@ pub(super) fn start_with_message(
     message.attachments =
         attachments::link(conn, start.conversation_id, message.id, &start.attachments)?;
     let titled = match &start.title {
-        Some((title, untitled)) if turn.seq == 1 => {
+        Some((title, untitled)) if turn.is_first() => {
             execute(
                 conn,
                 "titling a conversation",

@@ -2,7 +2,7 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus,
+    HistoryRow, LeaseOwner, Message, NewMessage, Role, Turn, TurnStatus,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
@@ -152,33 +152,24 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
             Err(err) => return Err(failed(link, ACTION, err)),
         }
     };
-    let turn = Turn {
-        id: turn_id,
-        conversation_id: start.conversation_id,
-        seq: first,
-        thinking_mode: start.thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: at,
-        completed_at: None,
-        lease: Some(TurnLease {
-            owner: owner.clone(),
-            heartbeat_at: at,
-        }),
-        undone_at: None,
-    };
-    let message = Message {
-        id: message_id,
+    let turn = Turn::started(
+        turn_id,
+        start.conversation_id,
+        first,
+        start.thinking_mode,
+        at,
+        Some(owner),
+    );
+    let new = NewMessage {
         conversation_id: start.conversation_id,
         turn_id,
-        seq: first + 1,
         role: Role::User,
         content: text.into_owned(),
         token_count: start.token_count,
-        created_at: at,
-        replaced_by: None,
-        is_edited: false,
+    };
+    let message = Message {
         attachments,
+        ..Message::stored(message_id, new, first + 1, at, false)
     };
     link.cache.written(
         start.conversation_id,
