@@ -126,7 +126,7 @@ impl AttachmentRepository for SqliteStore {
                         " FROM attachments a WHERE a.conversation_id = ?1 ORDER BY a.rowid"
                     ),
                     [conversation_id.to_string()],
-                    |row| rows::attachment(row),
+                    rows::attachment,
                 )
             })
             .await

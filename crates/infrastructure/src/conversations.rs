@@ -41,7 +41,7 @@ impl ConversationRepository for SqliteStore {
                          ORDER BY updated_at DESC, id DESC"
                     ),
                     [user_name.as_deref()],
-                    |row| rows::conversation(row),
+                    rows::conversation,
                 )
             })
             .await

@@ -80,7 +80,7 @@ pub(crate) fn conversation(
             " FROM conversations WHERE id = ?1"
         ),
         [id.to_string()],
-        |row| rows::conversation(row),
+        rows::conversation,
     )
 }
 
@@ -91,7 +91,7 @@ pub(crate) fn turn(conn: &Connection, id: TurnId) -> RepoResult<Option<Turn>> {
         "reading a turn",
         concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1"),
         [id.to_string()],
-        |row| rows::turn(row),
+        rows::turn,
     )
 }
 
@@ -106,7 +106,7 @@ pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Mes
             " FROM messages WHERE id = ?1"
         ),
         [id.to_string()],
-        |row| rows::message(row),
+        rows::message,
     )?;
     let Some(mut message) = found else {
         return Ok(None);
@@ -128,7 +128,7 @@ pub(crate) fn attachment(conn: &Connection, id: AttachmentId) -> RepoResult<Opti
             " FROM attachments a WHERE a.id = ?1"
         ),
         [id.to_string()],
-        |row| rows::attachment(row),
+        rows::attachment,
     )
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn message_attachments(conn: &Connection, id: MessageId) -> RepoResul
             " FROM attachments a WHERE a.message_id = ?1 ORDER BY a.rowid"
         ),
         [id.to_string()],
-        |row| rows::attachment(row),
+        rows::attachment,
     )
 }
 
@@ -168,7 +168,7 @@ pub(crate) fn fill_attachments<'a>(
              AND m.seq BETWEEN ?2 AND ?3 ORDER BY a.rowid"
         ),
         (users[0].conversation_id.to_string(), low, high),
-        |row| rows::attachment(row),
+        rows::attachment,
     )?;
     hand_out(&mut users, found);
     Ok(())
@@ -199,7 +199,7 @@ pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<
             " FROM messages WHERE turn_id = ?1 ORDER BY seq"
         ),
         [id.to_string()],
-        |row| rows::message(row),
+        rows::message,
     )?;
     fill_attachments(conn, &mut messages)?;
     let last_row_seq = first(
@@ -237,7 +237,7 @@ pub(crate) fn running_turns(
              ORDER BY created_at"
         ),
         [conversation_id.map(|id| id.to_string())],
-        |row| rows::turn(row),
+        rows::turn,
     )
 }
 

@@ -86,7 +86,7 @@ impl TurnRepository for SqliteStore {
                         " FROM turns WHERE conversation_id = ?1 ORDER BY seq"
                     ),
                     [conversation_id.to_string()],
-                    |row| rows::turn(row),
+                    rows::turn,
                 )
             })
             .await

@@ -65,7 +65,7 @@ pub(super) fn finish(
             turn_columns!()
         ),
         (status.as_str(), error, at, turn_id.to_string()),
-        |row| rows::turn(row),
+        rows::turn,
     )?
     .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
     index_pending_if_full(conn)?;

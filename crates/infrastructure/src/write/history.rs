@@ -158,7 +158,7 @@ pub(super) fn complete_tool_call(
             turn_id.to_string(),
             call_id,
         ),
-        |row| rows::tool_call(row),
+        rows::tool_call,
     )?
     .ok_or_else(|| RepositoryError::tool_call_not_found(call_id, turn_id))
 }

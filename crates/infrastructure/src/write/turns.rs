@@ -52,7 +52,7 @@ fn ensure_no_running_turn(conn: &Connection, conversation_id: ConversationId) ->
             " FROM turns WHERE conversation_id = ?1 AND status = 'running' ORDER BY seq LIMIT 1"
         ),
         [conversation_id.to_string()],
-        |row| rows::turn(row),
+        rows::turn,
     )?;
     match running {
         Some(running) => Err(RepositoryError::TurnRunning(Box::new(running))),
