@@ -1,8 +1,10 @@
 //! No import circles between the files of a crate: no file imports, through others, an
 //! item of a file that imports one of its own. Each file's imports are read from its
 //! `use` statements and its inline `crate::…`/`super::…`/`self::…` paths, resolved to
-//! the file that defines the item (following `pub use` re-exports); a re-export itself
-//! is not an import, and neither is a test module or test file.
+//! the file that defines the item (following `pub use` re-exports). A re-export is an
+//! import of the file that holds it when that file's own code names the item too (a
+//! `pub(crate) use crate::steps::PreparedStep;` whose file then uses `PreparedStep`);
+//! a re-export alone is not, and neither is a test module or test file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -32,17 +34,20 @@ fn module_of(src: &Path, file: &Path) -> Module {
     module
 }
 
-/// `text` without comments, string contents and the trailing `#[cfg(test)]` module.
+/// `text` without comments, string contents and the trailing `#[cfg(test)]` module
+/// (other attributes may stand between the two).
 fn code_of(text: &str) -> String {
-    let end = text
-        .lines()
-        .collect::<Vec<_>>()
-        .windows(2)
-        .position(|pair| {
-            pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len())
+        .find(|&at| {
+            lines[at].trim() == "#[cfg(test)]"
+                && lines[at + 1..]
+                    .iter()
+                    .find(|l| !l.trim_start().starts_with("#["))
+                    .is_some_and(|l| l.trim_start().starts_with("mod "))
         })
         .map_or(text.len(), |line| {
-            text.lines().take(line).map(|l| l.len() + 1).sum::<usize>()
+            lines.iter().take(line).map(|l| l.len() + 1).sum::<usize>()
         });
     let chars: Vec<char> = text[..end.min(text.len())].chars().collect();
     let mut out = String::new();
@@ -122,8 +127,18 @@ fn expand(prefix: &[String], tree: &str, out: &mut Vec<(Vec<String>, String)>) {
     out.push((segments, name));
 }
 
-/// One file's imports: (path, name, whether it is a `pub use` re-export).
-fn imports_of(code: &str) -> Vec<(Vec<String>, String, bool)> {
+/// What a `use` brings a file.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Use {
+    /// A `pub use`: other files reach the item through this one.
+    reexport: bool,
+    /// The file's own code takes the item (a private `use`, an inline path, or a
+    /// re-export whose name the file's code names too).
+    imported: bool,
+}
+
+/// One file's imports: (path, name, what the use is).
+fn imports_of(code: &str) -> Vec<(Vec<String>, String, Use)> {
     let mut found = Vec::new();
     let mut rest = code;
     let mut inline_code = String::new();
@@ -133,11 +148,21 @@ fn imports_of(code: &str) -> Vec<(Vec<String>, String, bool)> {
         let public = rest[line_start..at].trim().starts_with("pub");
         let mut paths = Vec::new();
         expand(&[], &rest[at + 3..statement_end], &mut paths);
-        found.extend(paths.into_iter().map(|(p, n)| (p, n, public)));
+        let import = Use {
+            reexport: public,
+            imported: !public,
+        };
+        found.extend(paths.into_iter().map(|(p, n)| (p, n, import)));
         inline_code.push_str(&rest[..line_start]);
         rest = &rest[(statement_end + 1).min(rest.len())..];
     }
     inline_code.push_str(rest);
+    // A re-exported name the file's own code uses is imported for that use.
+    for (_, name, import) in &mut found {
+        if import.reexport && mentions(&inline_code, name) {
+            import.imported = true;
+        }
+    }
     // Inline paths: `crate::a::b`, `super::x`, `self::y` (not `$crate::`).
     for start in ["crate::", "super::", "self::"] {
         let mut from = 0;
@@ -157,10 +182,23 @@ fn imports_of(code: &str) -> Vec<(Vec<String>, String, bool)> {
                 .map(str::to_owned)
                 .collect();
             let name = segments.last().cloned().unwrap_or_default();
-            found.push((segments, name, false));
+            let inline = Use {
+                reexport: false,
+                imported: true,
+            };
+            found.push((segments, name, inline));
         }
     }
     found
+}
+
+/// Whether `code` names the identifier `name` (not as part of a longer one).
+fn mentions(code: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(name).any(|(at, _)| {
+        !code[..at].chars().next_back().is_some_and(ident)
+            && !code[at + name.len()..].chars().next().is_some_and(ident)
+    })
 }
 
 /// The offset of `word` standing alone in `text`.
@@ -217,7 +255,7 @@ impl Graph {
                 }
             }
         };
-        let imports: BTreeMap<Module, Vec<(Module, String, bool)>> = sources
+        let imports: BTreeMap<Module, Vec<(Module, String, Use)>> = sources
             .iter()
             .map(|(module, code)| {
                 let resolved = imports_of(code)
@@ -235,7 +273,7 @@ impl Graph {
             .map(|(module, list)| {
                 let names = list
                     .iter()
-                    .filter(|(_, name, public)| *public && name != "*" && name != "self")
+                    .filter(|(_, name, import)| import.reexport && name != "*" && name != "self")
                     .map(|(path, name, _)| (name.as_str(), path))
                     .collect();
                 (module, names)
@@ -268,7 +306,7 @@ impl Graph {
             .map(|(module, list)| {
                 let targets = list
                     .iter()
-                    .filter(|(_, _, public)| !public)
+                    .filter(|(_, _, import)| import.imported)
                     .filter_map(|(path, _, _)| resolve(path, &sources, &reexports, 0))
                     .filter(|target| target != module)
                     .collect();
@@ -346,7 +384,8 @@ fn a_circle_is_found_through_use_trees_inline_paths_and_re_exports() {
         ),
         (
             "c.rs",
-            "// use crate::b::Other;\npub fn make() -> super::a::Thing { todo!() }\n",
+            "// use crate::b::Other;\npub fn make() -> super::a::Thing { todo!() }\n\
+             #[cfg(test)]\n#[allow(unused)]\nmod tests {\n    use crate::b::*;\n}\n",
         ),
     ];
     for (path, text) in files {
@@ -368,5 +407,51 @@ fn a_circle_is_found_through_use_trees_inline_paths_and_re_exports() {
     );
     // Without the inline call, no circle.
     std::fs::write(src.join("b.rs"), "pub struct Other;\n").unwrap();
+    assert!(Graph::of(src).circles().is_empty());
+}
+
+#[test]
+fn a_re_export_the_file_itself_uses_is_one_of_its_imports() {
+    // The shape of a ring the test once missed: `steps.rs` submits a job of `write.rs`,
+    // whose job holds a `PreparedStep` that `write/steps.rs` re-exports from
+    // `steps.rs` and uses.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("write")).unwrap();
+    let files = [
+        ("lib.rs", "mod steps;\nmod write;\n"),
+        (
+            "steps.rs",
+            "use crate::write::Job;\npub struct PreparedStep;\nfn f(_: Job) {}\n",
+        ),
+        (
+            "write.rs",
+            "mod steps;\npub use steps::PreparedStep;\npub enum Job { Step(PreparedStep) }\n",
+        ),
+        (
+            "write/steps.rs",
+            "pub use crate::steps::PreparedStep;\nfn g(_: &PreparedStep) {}\n",
+        ),
+    ];
+    for (path, text) in files {
+        std::fs::write(src.join(path), text).unwrap();
+    }
+    let graph = Graph::of(src);
+    let module = |s: &str| -> Module { s.split("::").map(str::to_owned).collect() };
+    assert_eq!(
+        graph.edges[&module("write::steps")],
+        BTreeSet::from([module("steps")])
+    );
+    assert_eq!(
+        graph.edges[&module("write")],
+        BTreeSet::from([module("steps")])
+    );
+    assert_eq!(graph.circles(), ["steps -> write", "write -> steps"]);
+    // A re-export only passed on (a facade) is no import of its file.
+    std::fs::write(
+        src.join("write.rs"),
+        "mod steps;\npub use steps::PreparedStep;\npub enum Job { Step }\n",
+    )
+    .unwrap();
     assert!(Graph::of(src).circles().is_empty());
 }

@@ -5,7 +5,7 @@ mod history_support;
 
 use history_support::*;
 use serde_json::{Value, json};
-use smallebot_core::entities::{CompressionUpdate, LeaseOwner, NewAttachment, Role};
+use smallebot_core::entities::{CompressionUpdate, LeaseOwner, NewAttachment, NewTurn, Role};
 use smallebot_core::repository::{AttachmentRepository, ConversationRepository, TurnRepository};
 use smallebot_core::rules::attachment::describe;
 
@@ -351,7 +351,11 @@ async fn an_attachment_is_found_by_its_text_beside_its_message() {
         started_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 3),
     };
     f.store
-        .start_turn_with_message(c.id, false, "what broke?", &[attachment.id], 5, &owner)
+        .start_turn_in_context(&NewTurn {
+            attachments: &[attachment.id],
+            token_count: 5,
+            ..NewTurn::new(c.id, "what broke?", &owner)
+        })
         .await
         .unwrap();
 

@@ -11,7 +11,7 @@ use smallebot_agent::client::ChatEndpoint;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::ProcessProbe;
 use smallebot_application::{ConversationService, PipelineError, SendOptions};
-use smallebot_core::entities::{LeaseOwner, TurnStatus};
+use smallebot_core::entities::{LeaseOwner, NewTurn, StartedTurn, TurnStatus};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
@@ -118,18 +118,33 @@ async fn only_turns_whose_owner_is_gone_or_silent_are_recovered() {
     let dead = me.create_conversation("u").await.unwrap();
     let live = me.create_conversation("u").await.unwrap();
     let silent = me.create_conversation("u").await.unwrap();
-    let (dead_turn, _) = store
-        .start_turn_with_message(dead.id, false, "dead", &[], 1, &owner(99))
+    let StartedTurn {
+        turn: dead_turn, ..
+    } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(dead.id, "dead", &owner(99))
+        })
         .await
         .unwrap();
-    let (live_turn, _) = store
-        .start_turn_with_message(live.id, false, "live", &[], 1, &owner(11))
+    let StartedTurn {
+        turn: live_turn, ..
+    } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(live.id, "live", &owner(11))
+        })
         .await
         .unwrap();
     let mut far = owner(11);
     far.host = "elsewhere".into();
-    let (silent_turn, _) = store
-        .start_turn_with_message(silent.id, false, "silent", &[], 1, &far)
+    let StartedTurn {
+        turn: silent_turn, ..
+    } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(silent.id, "silent", &far)
+        })
         .await
         .unwrap();
     let long_ago = chrono::Utc::now() - chrono::Duration::minutes(5);
@@ -146,8 +161,11 @@ async fn only_turns_whose_owner_is_gone_or_silent_are_recovered() {
         me.send(live.id, "hi", SendOptions::default()).await,
         Err(PipelineError::TurnRunning { .. })
     ));
-    let (gone, _) = store
-        .start_turn_with_message(dead.id, false, "dead again", &[], 1, &owner(98))
+    let StartedTurn { turn: gone, .. } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(dead.id, "dead again", &owner(98))
+        })
         .await
         .unwrap();
     let outcome = me

@@ -1,7 +1,8 @@
 //! # smallebot-core
 //!
 //! The domain of SmallEBot, free of I/O: the entities stored for every conversation
-//! ([`entities`]), their time-ordered typed ids ([`ids`]), the repository traits the
+//! ([`entities`]) and the columns both stores read them from ([`columns`]), their
+//! time-ordered typed ids ([`ids`]), the repository traits the
 //! pipeline talks to ([`repository`]), pure domain rules ([`rules`]), the
 //! conversation task list ([`tasks`]) and the row-by-row writes tests build timelines
 //! with ([`test_support`]). The shell analyzer (command policy and
@@ -17,6 +18,7 @@
 //! assert!(a < b, "UUID v7 ids are time ordered");
 //! ```
 
+pub mod columns;
 pub mod entities;
 pub mod error;
 pub mod ids;
@@ -24,6 +26,7 @@ pub mod refusals;
 pub mod repository;
 pub mod rules;
 pub mod skills;
+pub mod stored_row;
 pub mod tasks;
 pub mod test_support;
 pub mod time;

@@ -4,7 +4,7 @@
 
 use crate::RepositoryError;
 use crate::entities::{CompressionUpdate, Conversation, Seq};
-use crate::ids::ConversationId;
+use crate::ids::{ConversationId, TurnId};
 use crate::repository::RepoResult;
 
 /// The guarded rewrites of a conversation's history, named once for their refusals
@@ -53,6 +53,16 @@ impl RepositoryError {
             "a user named '{name}' exists already; pick another name, or \
              `smallebot users remove {name}` first to give them a new token"
         ))
+    }
+
+    /// A tool call `call_id` that turn `turn_id` does not hold.
+    pub fn tool_call_not_found(call_id: &str, turn_id: TurnId) -> Self {
+        Self::not_found("tool call", format!("{call_id} of turn {turn_id}"))
+    }
+
+    /// A stored value that does not decode: which column (or what) and why.
+    pub fn corrupt(what: &str, detail: impl std::fmt::Display) -> Self {
+        Self::Corrupt(format!("{what}: {detail}"))
     }
 
     /// A compression boundary that names no stored row of the conversation.
@@ -134,6 +144,19 @@ mod tests {
                 .map(|e| e.to_string());
             assert_eq!(got.as_deref(), refusal, "{stored:?} {expected:?} {through}");
         }
+    }
+
+    #[test]
+    fn a_missing_tool_call_and_a_corrupt_value_say_which() {
+        let turn = TurnId::new();
+        assert_eq!(
+            RepositoryError::tool_call_not_found("call_7", turn).to_string(),
+            format!("tool call call_7 of turn {turn} not found")
+        );
+        assert_eq!(
+            RepositoryError::corrupt("status", "unknown turn status 'x'").to_string(),
+            "stored data is invalid: status: unknown turn status 'x'"
+        );
     }
 
     #[test]

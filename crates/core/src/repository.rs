@@ -5,10 +5,10 @@
 use async_trait::async_trait;
 
 use crate::entities::{
-    AnswerVersion, Attachment, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow,
-    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep,
-    SearchHit, SearchQuery, Seq, StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents,
-    TurnRestart, TurnStatus, TurnUndo,
+    AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
+    MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
+    StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
+    TurnUndo,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -67,83 +67,28 @@ pub trait ConversationRepository: Send + Sync {
 /// built on (the rules live in `smallebot-application`).
 #[async_trait]
 pub trait TurnRepository: Send + Sync {
-    /// Starts a turn leased to `owner` and stores its user message in one transaction
-    /// (the message is never lost, the turn never without its message). Refused with
-    /// [`RepositoryError::TurnRunning`] — nothing stored — while another turn of the
-    /// conversation is `running`, whatever process runs it.
+    /// Starts a turn leased to [`NewTurn::owner`] and stores its user message in one
+    /// transaction (the message is never lost, the turn never without its message).
+    /// Refused with [`RepositoryError::TurnRunning`] — nothing stored — while another
+    /// turn of the conversation is `running`, whatever process runs it, and with
+    /// [`RepositoryError::NotFound`] for an unknown conversation.
     ///
-    /// `attachments` (uploaded into the conversation with
+    /// [`NewTurn::attachments`] (uploaded into the conversation with
     /// [`AttachmentRepository::put_attachment`]) are linked to the message in the same
     /// transaction and come back in its [`Message::attachments`]. Refused — nothing
     /// stored — with [`RepositoryError::NotFound`] for an unknown attachment and with
     /// [`RepositoryError::Conflict`] for one of another conversation or already on a
     /// message.
-    async fn start_turn_with_message(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)>;
-
-    /// As [`start_turn_with_message`](Self::start_turn_with_message); and when the turn
-    /// is the conversation's first and its title is still `title.untitled`, the title
-    /// becomes `title.title` (the last value says whether it did). One write where the
-    /// store can: the fallback title of a new conversation costs no write of its own.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the start's parts, each used once; a struct would only rename them"
-    )]
-    async fn start_turn_with_title(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-        title: FirstTurnTitle<'_>,
-    ) -> RepoResult<(Turn, Message, bool)>;
-
-    /// Starts a turn as [`start_turn_with_title`](Self::start_turn_with_title) does
-    /// (as [`start_turn_with_message`](Self::start_turn_with_message) when
-    /// [`NewTurn::title`] is `None`), and gives back the rows in its context after
-    /// [`NewTurn::boundary`] when the store has them at hand without a read of its own
-    /// (a store that keeps recently used conversations' rows and saw nothing else write
-    /// them); `None` otherwise, and the caller reads them
-    /// ([`HistoryRepository::context_rows_after`]). Refused as those two are.
-    async fn start_turn_in_context(&self, start: &NewTurn<'_>) -> RepoResult<StartedTurn> {
-        let NewTurn {
-            conversation_id: id,
-            thinking_mode: thinking,
-            content,
-            attachments,
-            token_count: tokens,
-            owner,
-            title,
-            ..
-        } = *start;
-        let (turn, message, titled) = match title {
-            Some(title) => {
-                self.start_turn_with_title(id, thinking, content, attachments, tokens, owner, title)
-                    .await?
-            }
-            None => {
-                let started =
-                    self.start_turn_with_message(id, thinking, content, attachments, tokens, owner);
-                let (turn, message) = started.await?;
-                (turn, message, false)
-            }
-        };
-        Ok(StartedTurn {
-            turn,
-            message,
-            titled,
-            rows: None,
-        })
-    }
+    ///
+    /// With [`NewTurn::title`], when the turn is the conversation's first and its title
+    /// is still `title.untitled`, the title becomes `title.title`
+    /// ([`StartedTurn::titled`] says whether it did).
+    ///
+    /// Gives back the rows in the turn's context after [`NewTurn::boundary`] when the
+    /// store has them at hand without a read of its own (a store that keeps recently
+    /// used conversations' rows and saw nothing else write them); `None` otherwise, and
+    /// the caller reads them ([`HistoryRepository::context_rows_after`]).
+    async fn start_turn_in_context(&self, start: &NewTurn<'_>) -> RepoResult<StartedTurn>;
 
     /// Renews a running turn's lease; false when the turn no longer runs.
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool>;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
+use smallebot_core::attachment_columns;
 use smallebot_core::entities::{Attachment, NewAttachment};
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
@@ -15,7 +16,7 @@ use smallebot_core::rules::upload_quota::UploadQuotas;
 use smallebot_core::time::Timestamp;
 
 use crate::database::SqliteStore;
-use crate::queries::{self, attachment_columns};
+use crate::queries;
 use crate::rows;
 use crate::time::now;
 use crate::write::{AttachmentPut, AttachmentsPut, Write};
@@ -163,7 +164,7 @@ impl AttachmentRepository for SqliteStore {
                         " FROM attachments a WHERE a.conversation_id = ?1 ORDER BY a.rowid"
                     ),
                     [conversation_id.to_string()],
-                    |row| rows::attachment(row),
+                    rows::attachment,
                 )
             })
             .await

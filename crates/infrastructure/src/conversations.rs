@@ -1,12 +1,13 @@
 //! `ConversationRepository` on SQLite.
 
 use async_trait::async_trait;
+use smallebot_core::conversation_columns;
 use smallebot_core::entities::{CompressionUpdate, Conversation};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
 
 use crate::database::SqliteStore;
-use crate::queries::{self, conversation_columns};
+use crate::queries;
 use crate::rows;
 use crate::time::now;
 use crate::write::Write;
@@ -40,7 +41,7 @@ impl ConversationRepository for SqliteStore {
                          ORDER BY updated_at DESC, id DESC"
                     ),
                     [user_name.as_deref()],
-                    |row| rows::conversation(row),
+                    rows::conversation,
                 )
             })
             .await

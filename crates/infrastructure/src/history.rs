@@ -96,7 +96,7 @@ impl HistoryRepository for SqliteStore {
                     "SELECT conversation_id, turn_id, message_id, content, created_at \
                      FROM answer_versions WHERE conversation_id = ?1 ORDER BY id",
                     [&id],
-                    |row| rows::answer_version(row),
+                    rows::answer_version,
                 )
             })
             .await

@@ -8,67 +8,12 @@ use smallebot_core::entities::{
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::{attachment_columns, conversation_columns, message_columns, turn_columns};
 
 use smallebot_core::rules::attachment_link::{hand_out, user_seq_span};
 
 use crate::error::sqlite;
-use crate::rows::{self, Columns, corrupt};
-
-/// The columns of a conversation, as `rows::conversation` reads them.
-macro_rules! conversation_columns {
-    () => {
-        "id, user_name, title, created_at, updated_at, compressed_context, compressed_at, \
-         compressed_through_seq, context_tokens, model_id, provisional_counts_from_seq"
-    };
-}
-pub(crate) use conversation_columns;
-
-/// The columns of a turn, as `rows::turn` reads them.
-macro_rules! turn_columns {
-    () => {
-        "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
-    };
-}
-pub(crate) use turn_columns;
-
-/// The columns of a message, as `rows::message` reads them.
-macro_rules! message_columns {
-    () => {
-        "id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
-         replaced_by, is_edited"
-    };
-}
-
-/// The columns of an attachment (of `attachments a`), as `rows::attachment` reads them.
-macro_rules! attachment_columns {
-    () => {
-        "a.id, a.conversation_id, a.message_id, a.name, a.media_type, a.kind, a.size, \
-         a.sha256, a.image_width, a.image_height, a.created_at"
-    };
-}
-pub(crate) use attachment_columns;
-
-/// The columns of a tool call, as `rows::tool_call` reads them.
-macro_rules! tool_call_columns {
-    () => {
-        "id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, status, \
-         token_count, started_at, completed_at"
-    };
-}
-pub(crate) use tool_call_columns;
-
-impl Columns for Row<'_> {
-    fn opt_text(&self, column: &str) -> Result<Option<String>, RepositoryError> {
-        self.get::<_, Option<String>>(column)
-            .map_err(|e| corrupt(column, e))
-    }
-
-    fn opt_int(&self, column: &str) -> Result<Option<i64>, RepositoryError> {
-        self.get::<_, Option<i64>>(column)
-            .map_err(|e| corrupt(column, e))
-    }
-}
+use crate::rows;
 
 /// Every row `sql` returns for `params`, decoded (a cached statement).
 pub(crate) fn all<T>(
@@ -117,7 +62,8 @@ pub(crate) fn execute(
 
 /// The integer in the first column.
 pub(crate) fn int0(row: &Row<'_>) -> RepoResult<i64> {
-    row.get::<_, i64>(0).map_err(|e| corrupt("value", e))
+    row.get::<_, i64>(0)
+        .map_err(|e| RepositoryError::corrupt("value", e))
 }
 
 /// The conversation `id`.
@@ -134,7 +80,7 @@ pub(crate) fn conversation(
             " FROM conversations WHERE id = ?1"
         ),
         [id.to_string()],
-        |row| rows::conversation(row),
+        rows::conversation,
     )
 }
 
@@ -145,7 +91,7 @@ pub(crate) fn turn(conn: &Connection, id: TurnId) -> RepoResult<Option<Turn>> {
         "reading a turn",
         concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1"),
         [id.to_string()],
-        |row| rows::turn(row),
+        rows::turn,
     )
 }
 
@@ -160,7 +106,7 @@ pub(crate) fn message(conn: &Connection, id: MessageId) -> RepoResult<Option<Mes
             " FROM messages WHERE id = ?1"
         ),
         [id.to_string()],
-        |row| rows::message(row),
+        rows::message,
     )?;
     let Some(mut message) = found else {
         return Ok(None);
@@ -182,7 +128,7 @@ pub(crate) fn attachment(conn: &Connection, id: AttachmentId) -> RepoResult<Opti
             " FROM attachments a WHERE a.id = ?1"
         ),
         [id.to_string()],
-        |row| rows::attachment(row),
+        rows::attachment,
     )
 }
 
@@ -197,7 +143,7 @@ pub(crate) fn message_attachments(conn: &Connection, id: MessageId) -> RepoResul
             " FROM attachments a WHERE a.message_id = ?1 ORDER BY a.rowid"
         ),
         [id.to_string()],
-        |row| rows::attachment(row),
+        rows::attachment,
     )
 }
 
@@ -222,7 +168,7 @@ pub(crate) fn fill_attachments<'a>(
              AND m.seq BETWEEN ?2 AND ?3 ORDER BY a.rowid"
         ),
         (users[0].conversation_id.to_string(), low, high),
-        |row| rows::attachment(row),
+        rows::attachment,
     )?;
     hand_out(&mut users, found);
     Ok(())
@@ -253,7 +199,7 @@ pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<
             " FROM messages WHERE turn_id = ?1 ORDER BY seq"
         ),
         [id.to_string()],
-        |row| rows::message(row),
+        rows::message,
     )?;
     fill_attachments(conn, &mut messages)?;
     let last_row_seq = first(
@@ -263,7 +209,10 @@ pub(crate) fn turn_contents(conn: &Connection, id: TurnId) -> RepoResult<Option<
          UNION ALL SELECT seq FROM tool_calls WHERE turn_id = ?1 \
          UNION ALL SELECT seq FROM think_blocks WHERE turn_id = ?1)",
         [id.to_string()],
-        |row| row.get::<_, Option<i64>>(0).map_err(|e| corrupt("seq", e)),
+        |row| {
+            row.get::<_, Option<i64>>(0)
+                .map_err(|e| RepositoryError::corrupt("seq", e))
+        },
     )?
     .flatten();
     Ok(Some(TurnContents {
@@ -288,11 +237,12 @@ pub(crate) fn running_turns(
              ORDER BY created_at"
         ),
         [conversation_id.map(|id| id.to_string())],
-        |row| rows::turn(row),
+        rows::turn,
     )
 }
 
 /// The text in the first column.
 pub(crate) fn text0(row: &Row<'_>) -> RepoResult<String> {
-    row.get::<_, String>(0).map_err(|e| corrupt("value", e))
+    row.get::<_, String>(0)
+        .map_err(|e| RepositoryError::corrupt("value", e))
 }

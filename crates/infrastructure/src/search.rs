@@ -2,28 +2,16 @@
 
 use async_trait::async_trait;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
+use smallebot_core::entities::{SearchHit, SearchQuery, SearchScope};
 use smallebot_core::repository::{RepoResult, SearchRepository};
-use smallebot_core::time::{format_timestamp, parse_timestamp};
+use smallebot_core::time::format_timestamp;
 
 use crate::database::SqliteStore;
 use crate::fts_query::{escape_fts_query, matches_unindexed};
 use crate::queries;
+use crate::rows;
 use crate::search_index::search_body_sql;
 use crate::write::Write;
-
-fn kind(word: &str) -> RepoResult<SearchHitKind> {
-    match word {
-        "user" => Ok(SearchHitKind::User),
-        "assistant" => Ok(SearchHitKind::Assistant),
-        "tool_call" => Ok(SearchHitKind::ToolCall),
-        "tool_result" => Ok(SearchHitKind::ToolResult),
-        "attachment" => Ok(SearchHitKind::Attachment),
-        other => Err(RepositoryError::Corrupt(format!(
-            "unknown search row kind '{other}'"
-        ))),
-    }
-}
 
 #[async_trait]
 impl SearchRepository for SqliteStore {
@@ -70,7 +58,7 @@ impl SearchRepository for SqliteStore {
                        AND (?4 IS NULL OR r.created_at >= ?4) \
                      ORDER BY f.rowid DESC LIMIT ?5",
                     (&fts, &conversation, &user, &since, limit_param),
-                    hit,
+                    rows::search_hit,
                 )
             })
             .await?;
@@ -78,28 +66,6 @@ impl SearchRepository for SqliteStore {
         hits.truncate(limit);
         Ok(hits)
     }
-}
-
-/// The columns `conversation_id, title, seq, kind, body, created_at` as a hit.
-fn hit(row: &rusqlite::Row<'_>) -> RepoResult<SearchHit> {
-    let get = |c: &str| {
-        row.get::<_, String>(c)
-            .map_err(|e| RepositoryError::Corrupt(format!("{c}: {e}")))
-    };
-    let created = get("created_at")?;
-    Ok(SearchHit {
-        conversation_id: get("conversation_id")?
-            .parse()
-            .map_err(|e| RepositoryError::Corrupt(format!("conversation_id: {e}")))?,
-        conversation_title: get("title")?,
-        seq: row
-            .get::<_, i64>("seq")
-            .map_err(|e| RepositoryError::Corrupt(format!("seq: {e}")))?,
-        kind: kind(&get("kind")?)?,
-        text: get("body")?,
-        created_at: parse_timestamp(&created)
-            .map_err(|e| RepositoryError::Corrupt(format!("created_at '{created}': {e}")))?,
-    })
 }
 
 /// The rows not in the full-text index yet, with their text (?1 conversation, ?2
@@ -139,9 +105,9 @@ impl SqliteStore {
                     |row| {
                         let body: Option<String> = row
                             .get("body")
-                            .map_err(|e| RepositoryError::Corrupt(format!("body: {e}")))?;
+                            .map_err(|e| RepositoryError::corrupt("body", e))?;
                         if body.is_some_and(|b| matches_unindexed(&b, &text)) {
-                            hit(row).map(Some)
+                            rows::search_hit(row).map(Some)
                         } else {
                             Ok(None)
                         }

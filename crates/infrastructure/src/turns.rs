@@ -3,72 +3,44 @@
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, RecordedStep, Turn,
-    TurnContents, TurnRestart, TurnStatus, TurnUndo,
+    Message, MessageReplacement, NewStep, NewTurn, RecordedStep, StartedTurn, Turn, TurnContents,
+    TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
+use smallebot_core::turn_columns;
 
 use crate::database::SqliteStore;
-use crate::queries::{self, turn_columns};
+use crate::queries;
 use crate::rows;
 use crate::write::{TurnStart, Write};
 
-impl SqliteStore {
-    async fn start_with_message(&self, start: TurnStart) -> RepoResult<(Turn, Message, bool)> {
-        self.writer()
-            .run(|reply| Write::StartTurnWithMessage { start, reply })
-            .await
-    }
-}
-
 #[async_trait]
 impl TurnRepository for SqliteStore {
-    async fn start_turn_with_message(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)> {
-        let (turn, message, _) = self
-            .start_with_message(TurnStart {
-                conversation_id,
-                thinking_mode,
-                content: content.to_owned(),
-                attachments: attachments.to_vec(),
-                token_count,
-                owner: owner.clone(),
-                title: None,
-            })
+    /// The rows are never at hand here: the caller reads them.
+    async fn start_turn_in_context(&self, new: &NewTurn<'_>) -> RepoResult<StartedTurn> {
+        let start = TurnStart {
+            conversation_id: new.conversation_id,
+            thinking_mode: new.thinking_mode,
+            content: new.content.to_owned(),
+            attachments: new.attachments.to_vec(),
+            token_count: new.token_count,
+            owner: new.owner.clone(),
+            title: new
+                .title
+                .map(|title| (title.title.to_owned(), title.untitled.to_owned())),
+        };
+        let (turn, message, titled) = self
+            .writer()
+            .run(|reply| Write::StartTurnWithMessage { start, reply })
             .await?;
-        Ok((turn, message))
-    }
-
-    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
-    async fn start_turn_with_title(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-        title: FirstTurnTitle<'_>,
-    ) -> RepoResult<(Turn, Message, bool)> {
-        self.start_with_message(TurnStart {
-            conversation_id,
-            thinking_mode,
-            content: content.to_owned(),
-            attachments: attachments.to_vec(),
-            token_count,
-            owner: owner.clone(),
-            title: Some((title.title.to_owned(), title.untitled.to_owned())),
+        Ok(StartedTurn {
+            turn,
+            message,
+            titled,
+            rows: None,
         })
-        .await
     }
 
     async fn finish_turn(
@@ -114,7 +86,7 @@ impl TurnRepository for SqliteStore {
                         " FROM turns WHERE conversation_id = ?1 ORDER BY seq"
                     ),
                     [conversation_id.to_string()],
-                    |row| rows::turn(row),
+                    rows::turn,
                 )
             })
             .await

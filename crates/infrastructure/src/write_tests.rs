@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, NewMessage, NewStep, Role, StepMessage,
-    StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
+    Conversation, FirstTurnTitle, HistoryRow, LeaseOwner, NewMessage, NewStep, NewTurn, Role,
+    StartedTurn, StepMessage, StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnEnd,
+    TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 
@@ -302,7 +303,12 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
                 title: &text,
             };
             let started = store
-                .start_turn_with_title(id, i == 0, &text, &[], 5, &owner, title)
+                .start_turn_in_context(&NewTurn {
+                    thinking_mode: i == 0,
+                    token_count: 5,
+                    title: Some(title),
+                    ..NewTurn::new(id, &text, &owner)
+                })
                 .await;
             (i, started)
         });
@@ -320,7 +326,12 @@ async fn queued_turn_starts_run_together_and_a_busy_conversation_is_refused_alon
             );
             continue;
         }
-        let (turn, message, titled) = started.unwrap();
+        let StartedTurn {
+            turn,
+            message,
+            titled,
+            ..
+        } = started.unwrap();
         // Only the first turns of the still untitled conversations take their title.
         assert_eq!(titled, i < 2, "start {i}");
         let title = store

@@ -7,8 +7,8 @@ mod common;
 use common::*;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, NewStep, Role, SearchQuery, SearchScope, StepMessage, StepToolCall, ToolCallStatus,
-    TurnEnd, TurnStatus,
+    HistoryRow, NewStep, NewTurn, Role, SearchQuery, SearchScope, StartedTurn, StepMessage,
+    StepToolCall, ToolCallStatus, TurnEnd, TurnStatus,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{
@@ -45,9 +45,16 @@ fn step(conversation_id: ConversationId, turn_id: TurnId) -> NewStep {
 async fn a_step_stores_reasoning_message_and_calls_in_order() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
-    let (turn, user) = f
+    let StartedTurn {
+        turn,
+        message: user,
+        ..
+    } = f
         .store
-        .start_turn_with_message(c.id, false, "read them", &[], 2, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 2,
+            ..NewTurn::new(c.id, "read them", &owner())
+        })
         .await
         .unwrap();
     let recorded = f.store.record_step(&step(c.id, turn.id)).await.unwrap();
@@ -106,9 +113,12 @@ async fn a_step_stores_reasoning_message_and_calls_in_order() {
 async fn the_last_step_ends_the_turn_with_its_answer() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
-    let (turn, _) = f
+    let StartedTurn { turn, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "hi", &owner())
+        })
         .await
         .unwrap();
     let recorded = f
@@ -134,7 +144,10 @@ async fn the_last_step_ends_the_turn_with_its_answer() {
     assert_eq!(recorded.rows.len(), 1);
     // The conversation may start its next turn.
     f.store
-        .start_turn_with_message(c.id, false, "again", &[], 1, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "again", &owner())
+        })
         .await
         .unwrap();
 }
@@ -143,9 +156,16 @@ async fn the_last_step_ends_the_turn_with_its_answer() {
 async fn a_step_that_fails_stores_nothing() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
-    let (turn, user) = f
+    let StartedTurn {
+        turn,
+        message: user,
+        ..
+    } = f
         .store
-        .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "hi", &owner())
+        })
         .await
         .unwrap();
     // Two calls with one id: the second insert fails, so the reasoning, the message

@@ -7,7 +7,9 @@ use chrono::Utc;
 use common::*;
 use smallebot_application::rewrite;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{CompressionUpdate, HistoryRow, Role, TurnStatus};
+use smallebot_core::entities::{
+    CompressionUpdate, HistoryRow, NewTurn, Role, StartedTurn, TurnStatus,
+};
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 
 #[tokio::test]
@@ -161,9 +163,12 @@ async fn summarized_rows_cannot_be_edited_or_regenerated() {
 async fn a_turn_starts_with_its_message_or_not_at_all() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
-    let (turn, message) = f
+    let StartedTurn { turn, message, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "hello", &[], 3, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(c.id, "hello", &owner())
+        })
         .await
         .unwrap();
     assert_eq!(turn.seq, 1, "a conversation's first turn has seq 1");
@@ -174,7 +179,10 @@ async fn a_turn_starts_with_its_message_or_not_at_all() {
     let missing = smallebot_core::ids::ConversationId::new();
     let err = f
         .store
-        .start_turn_with_message(missing, false, "lost?", &[], 1, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(missing, "lost?", &owner())
+        })
         .await
         .unwrap_err();
     assert!(matches!(err, RepositoryError::NotFound { .. }), "{err}");
@@ -187,9 +195,12 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
     let me = owner();
-    let (first, _) = f
+    let StartedTurn { turn: first, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "first", &[], 1, &me)
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "first", &me)
+        })
         .await
         .unwrap();
     let lease = first.lease.clone().unwrap();
@@ -202,7 +213,10 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     // A second start is refused with the running turn, and stores nothing.
     let err = f
         .store
-        .start_turn_with_message(c.id, false, "second", &[], 1, &me)
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "second", &me)
+        })
         .await
         .unwrap_err();
     let RepositoryError::TurnRunning(running) = &err else {
@@ -215,7 +229,10 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     // Other conversations are not affected.
     let other = conversation(&f.store, "alice").await;
     f.store
-        .start_turn_with_message(other.id, false, "elsewhere", &[], 1, &me)
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(other.id, "elsewhere", &me)
+        })
         .await
         .unwrap();
 
@@ -242,7 +259,10 @@ async fn one_running_turn_per_conversation_and_its_lease() {
     assert_eq!(done.lease, None);
     assert!(!f.store.heartbeat(first.id, later).await.unwrap());
     f.store
-        .start_turn_with_message(c.id, false, "second", &[], 1, &me)
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "second", &me)
+        })
         .await
         .unwrap();
 }

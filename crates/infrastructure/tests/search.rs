@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use smallebot_core::entities::{SearchHitKind, SearchQuery, SearchScope};
+use smallebot_core::entities::{NewTurn, SearchHitKind, SearchQuery, SearchScope, StartedTurn};
 use smallebot_core::repository::SearchRepository;
 
 fn query(text: &str, scope: SearchScope) -> SearchQuery {
@@ -172,9 +172,12 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     let f = fixture().await;
     let c = conversation(&f.store, "alice").await;
     let indexed = || count(&f.store, "SELECT COUNT(*) FROM search_fts");
-    let (turn, _) = f
+    let StartedTurn { turn, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "find the armadillo", &[], 3, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(c.id, "find the armadillo", &owner())
+        })
         .await
         .unwrap();
     let step = |message: &str, calls: Vec<StepToolCall>, end: Option<TurnEnd>| NewStep {
@@ -241,9 +244,12 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     assert_eq!(indexed().await, 2);
 
     // A turn that leaves a full batch pending indexes it as it ends.
-    let (second, _) = f
+    let StartedTurn { turn: second, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "and the pangolin?", &[], 3, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(c.id, "and the pangolin?", &owner())
+        })
         .await
         .unwrap();
     let batch = usize::try_from(INDEX_BATCH_ROWS).unwrap();
@@ -263,9 +269,12 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
     assert_eq!(indexed().await, all);
 
     // The same when the turn ends with its last model step (one script with the step).
-    let (third, _) = f
+    let StartedTurn { turn: third, .. } = f
         .store
-        .start_turn_with_message(c.id, false, "and the aardvark?", &[], 3, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(c.id, "and the aardvark?", &owner())
+        })
         .await
         .unwrap();
     let calls: Vec<StepToolCall> = (0..batch).map(|i| call(&format!("q{i}"))).collect();

@@ -49,7 +49,7 @@ async fn writes_need_no_pool_connection() {
 /// thread would also keep the other process from ever committing.
 #[tokio::test(flavor = "current_thread")]
 async fn writes_wait_for_another_process_lock_off_the_async_thread() {
-    use smallebot_core::entities::{NewStep, TurnEnd, TurnStatus};
+    use smallebot_core::entities::{NewStep, NewTurn, StartedTurn, TurnEnd, TurnStatus};
     use sqlx::Connection as _;
 
     let f = common::fixture().await;
@@ -80,7 +80,10 @@ async fn writes_wait_for_another_process_lock_off_the_async_thread() {
         };
         store.record_step(&step).await.unwrap();
         store
-            .start_turn_with_message(c.id, false, "next", &[], 1, &common::owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "next", &common::owner())
+            })
             .await
             .unwrap()
     });
@@ -95,7 +98,7 @@ async fn writes_wait_for_another_process_lock_off_the_async_thread() {
     );
     assert!(!writes.is_finished(), "the writes waited for the lock");
     sqlx::raw_sql("COMMIT").execute(&mut other).await.unwrap();
-    let (turn, message) = tokio::time::timeout(Duration::from_secs(20), writes)
+    let StartedTurn { turn, message, .. } = tokio::time::timeout(Duration::from_secs(20), writes)
         .await
         .expect("the writes completed once the lock was free")
         .unwrap();

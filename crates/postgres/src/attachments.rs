@@ -1,9 +1,11 @@
 //! `AttachmentRepository` on PostgreSQL: rows in `attachments`, content in
 //! `attachment_contents` once per digest (in the database, so every serve process sees
 //! it). Stores are jobs of the writer (`write/attachments.rs`); reads are here; how a
-//! row is read and how messages get their attachments is in `attachment_rows.rs`.
+//! row is decoded is in `rows.rs`, how messages get their attachments in
+//! `attachment_rows.rs`.
 
 use async_trait::async_trait;
+use smallebot_core::attachment_columns;
 use smallebot_core::entities::{Attachment, NewAttachment};
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::repository::{AttachmentRepository, RepoResult};
@@ -12,7 +14,7 @@ use smallebot_core::rules::attachment_search::searchable_text;
 use smallebot_core::rules::upload_quota::UploadQuotas;
 use smallebot_core::time::Timestamp;
 
-use crate::attachment_rows::{attachment, attachment_columns};
+use crate::rows::attachment;
 use crate::store::PgStore;
 use crate::tx::{now, pg_text, storage};
 use crate::write::{Edit, PutAttachment, PutAttachments};

@@ -1,6 +1,7 @@
 //! `ConversationRepository` on PostgreSQL.
 
 use async_trait::async_trait;
+use smallebot_core::conversation_columns;
 use smallebot_core::entities::{CompressionUpdate, Conversation};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
@@ -23,12 +24,12 @@ impl ConversationRepository for PgStore {
     }
 
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
-        let found = sqlx::query(
-            "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-             compressed_at, compressed_through_seq, context_tokens, model_id, \
-             provisional_counts_from_seq FROM conversations \
-             WHERE $1::text IS NULL OR user_name = $1 ORDER BY updated_at DESC, id DESC",
-        )
+        let found = sqlx::query(concat!(
+            "SELECT ",
+            conversation_columns!(),
+            " FROM conversations \
+             WHERE $1::text IS NULL OR user_name = $1 ORDER BY updated_at DESC, id DESC"
+        ))
         .bind(user_name)
         .fetch_all(self.pool())
         .await

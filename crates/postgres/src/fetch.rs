@@ -7,9 +7,10 @@ use smallebot_core::entities::{Conversation, Message, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::tasks::{TaskList, TaskStoreError};
+use smallebot_core::{conversation_columns, message_columns, turn_columns};
 use sqlx::PgConnection;
 
-use crate::rows::{self, message_columns, turn_columns};
+use crate::rows;
 use crate::tx::storage;
 
 /// Reads one conversation on `conn` (the writer locks it with `lock_conversation` in
@@ -18,11 +19,11 @@ pub(crate) async fn fetch_conversation(
     conn: &mut PgConnection,
     id: ConversationId,
 ) -> RepoResult<Option<Conversation>> {
-    let row = sqlx::query(
-        "SELECT id, user_name, title, created_at, updated_at, compressed_context, \
-         compressed_at, compressed_through_seq, context_tokens, model_id, \
-         provisional_counts_from_seq FROM conversations WHERE id = $1",
-    )
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        conversation_columns!(),
+        " FROM conversations WHERE id = $1"
+    ))
     .bind(id.to_string())
     .fetch_optional(&mut *conn)
     .await

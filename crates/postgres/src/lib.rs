@@ -36,6 +36,7 @@ mod error;
 mod fetch;
 mod history;
 mod migrate;
+mod prepared_step;
 mod read_link;
 mod rows;
 mod search;

@@ -15,12 +15,10 @@
 //! same way.
 
 use async_trait::async_trait;
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
 use smallebot_core::repository::{RepoResult, SearchRepository};
-use sqlx::postgres::PgRow;
 
-use crate::rows::{get, id};
+use crate::rows::{get, search_hit};
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
 
@@ -195,7 +193,7 @@ async fn source_hits(
     let mut hits = Vec::with_capacity(rows.len());
     for row in &rows {
         if get::<Option<String>>(row, "kind")?.is_some() {
-            hits.push(hit(row)?);
+            hits.push(search_hit(row)?);
         }
     }
     let enough = i64::try_from(hits.len()).unwrap_or(i64::MAX) >= params.limit;
@@ -214,7 +212,7 @@ async fn source_hits(
         .await
         .map_err(storage(ACTION))?;
     tx.commit().await.map_err(storage(ACTION))?;
-    rows.iter().map(hit).collect()
+    rows.iter().map(search_hit).collect()
 }
 
 /// Orders a tool result before its call, and both after a message, at the same time
@@ -227,31 +225,6 @@ fn rank(kind: SearchHitKind) -> u8 {
         SearchHitKind::ToolCall => 0,
         _ => 1,
     }
-}
-
-fn kind(word: &str) -> RepoResult<SearchHitKind> {
-    match word {
-        "user" => Ok(SearchHitKind::User),
-        "assistant" => Ok(SearchHitKind::Assistant),
-        "tool_call" => Ok(SearchHitKind::ToolCall),
-        "tool_result" => Ok(SearchHitKind::ToolResult),
-        "attachment" => Ok(SearchHitKind::Attachment),
-        other => Err(RepositoryError::Corrupt(format!(
-            "unknown search row kind '{other}'"
-        ))),
-    }
-}
-
-fn hit(row: &PgRow) -> RepoResult<SearchHit> {
-    let kind_word: String = get(row, "kind")?;
-    Ok(SearchHit {
-        conversation_id: id(row, "conversation_id")?,
-        conversation_title: get(row, "title")?,
-        seq: get(row, "seq")?,
-        kind: kind(&kind_word)?,
-        text: get(row, "body")?,
-        created_at: get(row, "created_at")?,
-    })
 }
 
 #[async_trait]

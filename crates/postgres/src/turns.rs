@@ -8,17 +8,18 @@
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    FirstTurnTitle, LeaseOwner, Message, MessageReplacement, NewStep, NewTurn, RecordedStep,
-    StartedTurn, Turn, TurnContents, TurnRestart, TurnStatus, TurnUndo,
+    FirstTurnTitle, Message, MessageReplacement, NewStep, NewTurn, RecordedStep, StartedTurn, Turn,
+    TurnContents, TurnRestart, TurnStatus, TurnUndo,
 };
-use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
+use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{RepoResult, TurnRepository};
 use smallebot_core::time::Timestamp;
+use smallebot_core::turn_columns;
 
 mod contents;
 
 use crate::fetch::{fetch_turn, running_turn_on};
-use crate::rows::{self, turn_columns};
+use crate::rows;
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
 use crate::write::{Edit, Job, StartTurn};
@@ -35,8 +36,7 @@ impl PgStore {
     /// Gives a conversation whose first turn `turn` is the title `title.title` while it
     /// still has `title.untitled`; whether it did.
     async fn first_title(&self, turn: &Turn, title: FirstTurnTitle<'_>) -> RepoResult<bool> {
-        // A conversation's sequence starts at 1: its first turn has seq 1.
-        if turn.seq != 1 {
+        if !turn.is_first() {
             return Ok(false);
         }
         let conversation_id = turn.conversation_id;
@@ -56,52 +56,6 @@ impl PgStore {
 
 #[async_trait]
 impl TurnRepository for PgStore {
-    async fn start_turn_with_message(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)> {
-        let start = StartTurn {
-            conversation_id,
-            thinking_mode,
-            content: content.to_owned(),
-            attachments: attachments.to_vec(),
-            token_count,
-            owner: owner.clone(),
-        };
-        let (turn, message, _) = self.start(start).await?;
-        Ok((turn, message))
-    }
-
-    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
-    async fn start_turn_with_title(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-        title: FirstTurnTitle<'_>,
-    ) -> RepoResult<(Turn, Message, bool)> {
-        let (turn, message) = self
-            .start_turn_with_message(
-                conversation_id,
-                thinking_mode,
-                content,
-                attachments,
-                token_count,
-                owner,
-            )
-            .await?;
-        let titled = self.first_title(&turn, title).await?;
-        Ok((turn, message, titled))
-    }
-
     /// The start's own write brings the kept rows of the conversation along when they
     /// were current just before it (see `history/cache.rs`): then they are the rows as
     /// the start left them, answered without a read.

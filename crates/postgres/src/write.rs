@@ -44,6 +44,7 @@ mod conversations;
 mod edits;
 mod guard;
 mod insert;
+mod link;
 mod rewrite;
 mod steps;
 mod tasks;
@@ -52,32 +53,25 @@ mod undo;
 mod users;
 mod writer;
 
-use std::time::Instant;
-
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Message, RecordedStep, Turn, TurnStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
-use sqlx::{Connection as _, PgConnection, PgPool};
-use tokio::sync::oneshot;
+
+use link::{Link, failed};
 
 pub(crate) use attachments::{PutAttachment, PutAttachments};
 pub(crate) use calls::CompleteCall;
 pub(crate) use edits::{Edit, EditTasks};
-pub(crate) use steps::PreparedStep;
+pub(crate) use link::Reply;
 pub(crate) use turns::StartTurn;
 pub(crate) use writer::Writer;
 
-use crate::connect::PING_AFTER_IDLE;
-use crate::history::cache::RowsCache;
-use crate::tx::{storage, unreachable};
+use crate::prepared_step::PreparedStep;
+use crate::tx::storage;
 
 /// At most this many jobs are drained at once.
 const MAX_DRAIN: usize = 256;
-
-/// Where a job's answer goes.
-pub(crate) type Reply<T> = oneshot::Sender<RepoResult<T>>;
 
 /// A write, with its typed fields and where its answer goes.
 #[derive(Debug)]
@@ -123,110 +117,6 @@ pub(crate) enum Job {
         /// Whether the turn was still running.
         reply: Reply<bool>,
     },
-}
-
-/// The writer's connection: taken out of the pool when needed (so it never pays the
-/// pool's check-in round trip), pinged after sitting idle, dropped after the server
-/// was out of reach (the next job takes a new one).
-#[derive(Debug)]
-struct Link {
-    pool: PgPool,
-    conn: Option<PgConnection>,
-    used: Instant,
-    /// When taking a connection last failed (the server out of reach).
-    down_since: Option<Instant>,
-    /// The rows the store keeps between reads, brought along with the writes that
-    /// add or complete rows.
-    cache: RowsCache,
-}
-
-/// After taking a connection failed (which waits the pool's acquire timeout), jobs fail
-/// at once for this long instead of each waiting that timeout again in turn: during an
-/// outage a write fails within one acquire timeout however many are queued.
-const DOWN_FOR: std::time::Duration = std::time::Duration::from_secs(1);
-
-impl Link {
-    fn new(pool: PgPool, cache: RowsCache) -> Self {
-        Self {
-            pool,
-            conn: None,
-            used: Instant::now(),
-            down_since: None,
-            cache,
-        }
-    }
-
-    /// The connection, ready for a statement.
-    async fn get(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
-        if let Some(conn) = self.conn.as_mut()
-            && self.used.elapsed() >= PING_AFTER_IDLE
-            && conn.ping().await.is_err()
-        {
-            self.conn = None;
-        }
-        self.used = Instant::now();
-        let conn = match self.conn.take() {
-            Some(conn) => conn,
-            None => {
-                if self.down_since.is_some_and(|at| at.elapsed() < DOWN_FOR) {
-                    return Err(sqlx::Error::PoolTimedOut);
-                }
-                let acquired = self.pool.acquire().await;
-                self.down_since = acquired.is_err().then(Instant::now);
-                let mut conn = acquired?.detach();
-                // The writer's statements are the same few with different values: plan
-                // each once (a custom plan per execution costs more than it saves).
-                sqlx::query("SET plan_cache_mode = force_generic_plan")
-                    .execute(&mut conn)
-                    .await?;
-                conn
-            }
-        };
-        Ok(self.conn.insert(conn))
-    }
-
-    /// Forgets the connection when `err` says the server is out of reach.
-    fn check(&mut self, err: &sqlx::Error) {
-        if unreachable(err) {
-            self.conn = None;
-        }
-    }
-
-    /// After a job that may have run a transaction: gives the connection up when
-    /// `answer` says the server is out of reach, and ends a transaction the job left
-    /// without committing when it failed.
-    async fn settle<T, E>(&mut self, answer: &Result<T, E>, lost: bool) {
-        if lost {
-            self.conn = None;
-        } else if answer.is_err() {
-            self.release().await;
-        }
-    }
-
-    /// Rolls back now what a job left open (sqlx only queues the `ROLLBACK` of a
-    /// transaction dropped without committing, to be sent with the connection's next
-    /// statement): its locks are not held until the next job, however long that takes,
-    /// while other processes wait on them.
-    async fn release(&mut self) {
-        if let Some(conn) = self.conn.as_mut()
-            && conn.ping().await.is_err()
-        {
-            self.conn = None;
-        }
-    }
-
-    /// Closes the connection.
-    #[cfg(test)]
-    async fn close(mut self) {
-        self.disconnect().await;
-    }
-
-    /// Closes the connection (the next job takes a new one).
-    async fn disconnect(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            let _ = conn.close().await;
-        }
-    }
 }
 
 /// Writes drained jobs: steps and tool results in batched statements, the rest one by
@@ -302,13 +192,6 @@ fn batches<J, K: PartialEq>(jobs: Vec<J>, key: impl Fn(&J) -> K) -> Vec<Vec<J>> 
         }
     }
     batches.into_iter().map(|(_, batch)| batch).collect()
-}
-
-/// Maps an error of a statement of `action` on the link, giving the connection up when
-/// the server is out of reach.
-fn failed(link: &mut Link, action: &'static str, err: sqlx::Error) -> RepositoryError {
-    link.check(&err);
-    storage(action)(err)
 }
 
 #[cfg(test)]

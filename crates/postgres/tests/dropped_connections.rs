@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::LeaseOwner;
+use smallebot_core::entities::{LeaseOwner, NewTurn, StartedTurn};
 use smallebot_core::repository::{ConversationRepository, TurnRepository};
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
@@ -51,8 +51,11 @@ async fn during_an_outage_queued_writes_fail_within_one_acquire_timeout_then_wor
         host: "test".into(),
         started_at: chrono::Utc::now(),
     };
-    let (turn, _) = store
-        .start_turn_with_message(conversation.id, false, "go", &[], 1, &owner)
+    let StartedTurn { turn, .. } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(conversation.id, "go", &owner)
+        })
         .await
         .unwrap();
 

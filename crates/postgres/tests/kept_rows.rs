@@ -7,8 +7,8 @@
 
 use smallebot_application::rewrite;
 use smallebot_core::entities::{
-    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, NewStep, StepMessage, StepToolCall,
-    ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
+    CompressionUpdate, Conversation, HistoryRow, LeaseOwner, NewStep, NewTurn, StartedTurn,
+    StepMessage, StepToolCall, ToolCallCompletion, ToolCallStatus, Turn, TurnEnd, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 use smallebot_postgres::PgStore;
@@ -102,8 +102,11 @@ impl Stores {
 
     /// A whole turn on `store`: a step with a tool call, its result, the answer.
     async fn turn(&self, store: &PgStore, c: &Conversation, text: &str) -> Turn {
-        let (turn, _) = store
-            .start_turn_with_message(c.id, false, text, &[], 3, &owner())
+        let StartedTurn { turn, .. } = store
+            .start_turn_in_context(&NewTurn {
+                token_count: 3,
+                ..NewTurn::new(c.id, text, &owner())
+            })
             .await
             .unwrap();
         store
@@ -139,8 +142,11 @@ async fn kept_rows_equal_a_fresh_read_after_every_write_of_either_process() {
     stores.agree(&c, 0, "nothing").await;
 
     // Each write of a turn, read between them.
-    let (turn, _) = a
-        .start_turn_with_message(c.id, false, "what time is it?", &[], 3, &owner())
+    let StartedTurn { turn, .. } = a
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(c.id, "what time is it?", &owner())
+        })
         .await
         .unwrap();
     stores.agree(&c, 0, "a turn started").await;

@@ -14,7 +14,8 @@ use std::task::Poll;
 use std::time::Duration;
 
 use smallebot_core::entities::{
-    Conversation, HistoryRow, LeaseOwner, NewStep, StepMessage, Turn, TurnEnd, TurnStatus,
+    Conversation, HistoryRow, LeaseOwner, NewStep, NewTurn, StartedTurn, StepMessage, Turn,
+    TurnEnd, TurnStatus,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 use smallebot_postgres::PgStore;
@@ -82,8 +83,11 @@ async fn a_write_whose_caller_stops_waiting_is_still_written_and_the_writer_goes
         return;
     };
     let c = store.create_conversation("me", "t").await.unwrap();
-    let (turn, _) = store
-        .start_turn_with_message(c.id, false, "hello", &[], 1, &owner())
+    let StartedTurn { turn, .. } = store
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "hello", &owner())
+        })
         .await
         .unwrap();
     // The caller finds the connection free and starts the drain, then gives up while
@@ -119,8 +123,11 @@ async fn writes_sent_from_many_tasks_at_once_are_all_stored_in_their_order() {
         let store = store.clone();
         tasks.push(tokio::spawn(async move {
             let c = store.create_conversation("me", "t").await.unwrap();
-            let (turn, _) = store
-                .start_turn_with_message(c.id, false, "q", &[], 1, &owner())
+            let StartedTurn { turn, .. } = store
+                .start_turn_in_context(&NewTurn {
+                    token_count: 1,
+                    ..NewTurn::new(c.id, "q", &owner())
+                })
                 .await
                 .unwrap();
             for step in 0..5 {
@@ -152,7 +159,10 @@ async fn reads_at_once_abandoned_or_after_idling_all_answer_what_is_stored() {
     };
     let c = store.create_conversation("me", "first").await.unwrap();
     store
-        .start_turn_with_message(c.id, false, "hello", &[], 1, &owner())
+        .start_turn_in_context(&NewTurn {
+            token_count: 1,
+            ..NewTurn::new(c.id, "hello", &owner())
+        })
         .await
         .unwrap();
     let title =

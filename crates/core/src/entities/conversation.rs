@@ -80,7 +80,8 @@ pub struct CompressionUpdate {
 }
 
 /// The title a conversation takes with its first turn
-/// ([`TurnRepository::start_turn_with_title`](crate::repository::TurnRepository::start_turn_with_title)):
+/// ([`NewTurn::title`](super::NewTurn::title), see
+/// [`TurnRepository::start_turn_in_context`](crate::repository::TurnRepository::start_turn_in_context)):
 /// `title` replaces `untitled` when the turn started is the conversation's first and
 /// its title is still `untitled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

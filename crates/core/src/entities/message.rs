@@ -82,6 +82,34 @@ pub struct NewMessage {
     pub token_count: i64,
 }
 
+impl Message {
+    /// `new` as just stored with `id` at `seq` and `at`: a current version (replaced by
+    /// nothing yet), `is_edited` when it is an edit's new version; its attachments, if
+    /// any, are linked apart.
+    #[must_use]
+    pub fn stored(
+        id: MessageId,
+        new: NewMessage,
+        seq: Seq,
+        at: Timestamp,
+        is_edited: bool,
+    ) -> Self {
+        Self {
+            id,
+            conversation_id: new.conversation_id,
+            turn_id: new.turn_id,
+            seq,
+            role: new.role,
+            content: new.content,
+            token_count: new.token_count,
+            created_at: at,
+            replaced_by: None,
+            is_edited,
+            attachments: Vec::new(),
+        }
+    }
+}
+
 /// An answer an edit or a regeneration replaced: the assistant text a turn had when
 /// its exchange was rewritten, kept so that earlier versions stay readable. It never
 /// goes to the model.

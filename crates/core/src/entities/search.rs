@@ -48,7 +48,34 @@ pub enum SearchHitKind {
     Attachment,
 }
 
+/// The stored words of the kinds of rows a search finds (the `kind` a store's search
+/// rows carry: SQLite's `search_rows`, PostgreSQL's search sources).
+const SEARCH_HIT_KIND_WORDS: &[(&str, SearchHitKind)] = &[
+    ("user", SearchHitKind::User),
+    ("assistant", SearchHitKind::Assistant),
+    ("tool_call", SearchHitKind::ToolCall),
+    ("tool_result", SearchHitKind::ToolResult),
+    ("attachment", SearchHitKind::Attachment),
+];
+
 impl SearchHitKind {
+    /// The stored word.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        SEARCH_HIT_KIND_WORDS
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("user", |(w, _)| w)
+    }
+
+    /// Parses the stored word.
+    ///
+    /// # Errors
+    /// Names the unknown word.
+    pub fn parse(text: &str) -> Result<Self, super::UnknownWord> {
+        super::parse_word(text, SEARCH_HIT_KIND_WORDS, "search row kind")
+    }
+
     /// The label shown to people and to the model.
     #[must_use]
     pub fn label(self) -> &'static str {
@@ -77,4 +104,30 @@ pub struct SearchHit {
     pub text: String,
     /// When the row was written.
     pub created_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_one_stored_word_and_back() {
+        let cases = [
+            (SearchHitKind::User, "user"),
+            (SearchHitKind::Assistant, "assistant"),
+            (SearchHitKind::ToolCall, "tool_call"),
+            (SearchHitKind::ToolResult, "tool_result"),
+            (SearchHitKind::Attachment, "attachment"),
+        ];
+        for (kind, word) in cases {
+            assert_eq!(kind.as_str(), word);
+            assert_eq!(SearchHitKind::parse(word), Ok(kind));
+            // The stored word is the one serde writes too.
+            assert_eq!(serde_json::to_value(kind).ok(), Some(word.into()));
+        }
+        assert_eq!(
+            SearchHitKind::parse("Tool_Call").map_err(|e| e.to_string()),
+            Err("unknown search row kind 'Tool_Call'".to_owned())
+        );
+    }
 }

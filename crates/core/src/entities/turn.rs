@@ -75,6 +75,44 @@ pub struct Turn {
     pub undone_at: Option<Timestamp>,
 }
 
+impl Turn {
+    /// Whether this is its conversation's first turn (a conversation's sequence starts
+    /// at 1, and a turn takes its `seq` before its rows): the turn that may give a new
+    /// conversation its title.
+    #[must_use]
+    pub fn is_first(&self) -> bool {
+        self.seq == 1
+    }
+
+    /// A turn just stored as started: `running` at `seq` since `at`, leased to `owner`
+    /// (its first heartbeat at `at`) when given.
+    #[must_use]
+    pub fn started(
+        id: TurnId,
+        conversation_id: ConversationId,
+        seq: Seq,
+        thinking_mode: bool,
+        at: Timestamp,
+        owner: Option<&super::LeaseOwner>,
+    ) -> Self {
+        Self {
+            id,
+            conversation_id,
+            seq,
+            thinking_mode,
+            status: TurnStatus::Running,
+            error: None,
+            created_at: at,
+            completed_at: None,
+            lease: owner.map(|owner| super::TurnLease {
+                owner: owner.clone(),
+                heartbeat_at: at,
+            }),
+            undone_at: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +127,42 @@ mod tests {
             TurnStatus::parse("done").unwrap_err().to_string(),
             "unknown turn status 'done'"
         );
+    }
+
+    #[test]
+    fn a_started_turn_runs_and_holds_its_lease_only_with_an_owner() {
+        let at = Timestamp::default();
+        let owner = crate::entities::LeaseOwner {
+            pid: 7,
+            host: "box".into(),
+            started_at: at,
+        };
+        let (id, conversation) = (TurnId::new(), ConversationId::new());
+        let leased = Turn::started(id, conversation, 3, true, at, Some(&owner));
+        assert_eq!(
+            (
+                leased.id,
+                leased.conversation_id,
+                leased.seq,
+                leased.thinking_mode
+            ),
+            (id, conversation, 3, true)
+        );
+        assert_eq!(leased.status, TurnStatus::Running);
+        assert_eq!(
+            (leased.error, leased.completed_at, leased.undone_at),
+            (None, None, None)
+        );
+        let lease = leased.lease.unwrap();
+        assert_eq!((lease.owner, lease.heartbeat_at), (owner, at));
+        assert_eq!(
+            Turn::started(id, conversation, 3, false, at, None).lease,
+            None
+        );
+        // Only seq 1 is a conversation's first turn.
+        for (seq, first) in [(1, true), (2, false), (3, false), (0, false)] {
+            let turn = Turn::started(id, conversation, seq, false, at, None);
+            assert_eq!(turn.is_first(), first, "{seq}");
+        }
     }
 }

@@ -25,6 +25,26 @@ pub struct NewTurn<'a> {
     pub boundary: Seq,
 }
 
+impl<'a> NewTurn<'a> {
+    /// A turn of `conversation_id` with the user message `content`, run by `owner`:
+    /// no thinking, no attachments, no token count, no title, rows from the start of
+    /// the conversation. Set the other fields with struct update syntax
+    /// (`NewTurn { thinking_mode: true, ..NewTurn::new(id, "hi", &owner) }`).
+    #[must_use]
+    pub fn new(conversation_id: ConversationId, content: &'a str, owner: &'a LeaseOwner) -> Self {
+        Self {
+            conversation_id,
+            thinking_mode: false,
+            content,
+            attachments: &[],
+            token_count: 0,
+            owner,
+            title: None,
+            boundary: 0,
+        }
+    }
+}
+
 /// A started turn, its user message, and the rows its first request is built from when
 /// the store has them at hand.
 #[derive(Debug, Clone, PartialEq)]

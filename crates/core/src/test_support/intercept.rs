@@ -7,9 +7,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::entities::{
-    AnswerVersion, Attachment, CompressionUpdate, Conversation, FirstTurnTitle, HistoryRow,
-    LeaseOwner, Message, MessageReplacement, NewAttachment, NewStep, RecordedStep, SearchHit,
-    SearchQuery, Seq, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
+    AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
+    MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
+    StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
     TurnUndo,
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -78,50 +78,9 @@ impl<H: Interceptor> ConversationRepository for Intercepted<H> {
 
 #[async_trait]
 impl<H: Interceptor> TurnRepository for Intercepted<H> {
-    async fn start_turn_with_message(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-    ) -> RepoResult<(Turn, Message)> {
-        self.hooks.before("start_turn_with_message").await?;
-        self.inner
-            .start_turn_with_message(
-                conversation_id,
-                thinking_mode,
-                content,
-                attachments,
-                token_count,
-                owner,
-            )
-            .await
-    }
-    #[allow(clippy::too_many_arguments, reason = "the trait's signature")]
-    async fn start_turn_with_title(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-        content: &str,
-        attachments: &[AttachmentId],
-        token_count: i64,
-        owner: &LeaseOwner,
-        title: FirstTurnTitle<'_>,
-    ) -> RepoResult<(Turn, Message, bool)> {
-        self.hooks.before("start_turn_with_title").await?;
-        self.inner
-            .start_turn_with_title(
-                conversation_id,
-                thinking_mode,
-                content,
-                attachments,
-                token_count,
-                owner,
-                title,
-            )
-            .await
+    async fn start_turn_in_context(&self, start: &NewTurn<'_>) -> RepoResult<StartedTurn> {
+        self.hooks.before("start_turn_in_context").await?;
+        self.inner.start_turn_in_context(start).await
     }
     async fn heartbeat(&self, turn_id: TurnId, at: Timestamp) -> RepoResult<bool> {
         self.hooks.before("heartbeat").await?;

@@ -8,7 +8,9 @@ use std::time::Duration;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_core::entities::{LeaseOwner, NewStep, StepMessage, TurnEnd, TurnStatus};
+use smallebot_core::entities::{
+    LeaseOwner, NewStep, NewTurn, StartedTurn, StepMessage, TurnEnd, TurnStatus,
+};
 use smallebot_core::repository::{ConversationRepository, TurnRepository};
 use smallebot_testkit::{Gate, ScriptedResponse};
 
@@ -273,9 +275,12 @@ async fn another_users_conversations_are_404_and_never_searched() {
         host: "elsewhere".into(),
         started_at: chrono::Utc::now(),
     };
-    let (bob_turn, _) = s
+    let StartedTurn { turn: bob_turn, .. } = s
         .store
-        .start_turn_with_message(bob.id, false, "the walrus secret", &[], 3, &owner)
+        .start_turn_in_context(&NewTurn {
+            token_count: 3,
+            ..NewTurn::new(bob.id, "the walrus secret", &owner)
+        })
         .await
         .unwrap();
     s.store

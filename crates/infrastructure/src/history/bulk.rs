@@ -19,7 +19,7 @@ use smallebot_core::time::{Timestamp, parse_timestamp};
 
 use crate::error::sqlite;
 use crate::queries;
-use crate::rows::{self, corrupt};
+use crate::rows;
 
 /// Which rows a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,11 +157,12 @@ fn id<T: FromStr>(raw: &str, column: &str) -> Result<T, RepositoryError>
 where
     T::Err: std::fmt::Display,
 {
-    raw.parse::<T>().map_err(|e| corrupt(column, e))
+    raw.parse::<T>()
+        .map_err(|e| RepositoryError::corrupt(column, e))
 }
 
 fn time(raw: &str, column: &str) -> Result<Timestamp, RepositoryError> {
-    parse_timestamp(raw).map_err(|e| corrupt(column, format!("'{raw}': {e}")))
+    parse_timestamp(raw).map_err(|e| RepositoryError::corrupt(column, format!("'{raw}': {e}")))
 }
 
 fn message(
@@ -173,7 +174,7 @@ fn message(
         conversation_id,
         turn_id: id(c.1, "turn_id")?,
         seq: c.2,
-        role: Role::parse(c.3).map_err(|e| corrupt("role", e))?,
+        role: Role::parse(c.3).map_err(|e| RepositoryError::corrupt("role", e))?,
         content: c.4,
         token_count: c.5,
         created_at: time(c.6, "created_at")?,
@@ -196,7 +197,7 @@ fn tool_call(
         tool_name: c.4,
         arguments: c.5,
         result: c.6,
-        status: ToolCallStatus::parse(c.7).map_err(|e| corrupt("status", e))?,
+        status: ToolCallStatus::parse(c.7).map_err(|e| RepositoryError::corrupt("status", e))?,
         token_count: c.8,
         started_at: time(c.9, "started_at")?,
         completed_at: c.10.map(|t| time(t, "completed_at")).transpose()?,
@@ -226,11 +227,11 @@ fn decode(
     think_blocks: &str,
 ) -> Result<Vec<HistoryRow>, RepositoryError> {
     let messages: Vec<MessageColumns<'_>> =
-        serde_json::from_str(messages).map_err(|e| corrupt("messages", e))?;
+        serde_json::from_str(messages).map_err(|e| RepositoryError::corrupt("messages", e))?;
     let tool_calls: Vec<ToolCallColumns<'_>> =
-        serde_json::from_str(tool_calls).map_err(|e| corrupt("tool_calls", e))?;
-    let think_blocks: Vec<ThinkBlockColumns<'_>> =
-        serde_json::from_str(think_blocks).map_err(|e| corrupt("think_blocks", e))?;
+        serde_json::from_str(tool_calls).map_err(|e| RepositoryError::corrupt("tool_calls", e))?;
+    let think_blocks: Vec<ThinkBlockColumns<'_>> = serde_json::from_str(think_blocks)
+        .map_err(|e| RepositoryError::corrupt("think_blocks", e))?;
     let mut rows = Vec::with_capacity(messages.len() + tool_calls.len() + think_blocks.len());
     for columns in messages {
         rows.push(message(conversation_id, columns)?);

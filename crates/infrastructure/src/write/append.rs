@@ -6,8 +6,9 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Message, NewMessage, Turn, TurnStatus};
 use smallebot_core::ids::{MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::turn_columns;
 
-use crate::queries::{execute, first, int0, turn_columns};
+use crate::queries::{execute, first, int0};
 use crate::rows;
 use crate::search_index::{
     INDEX_BATCH_ROWS, INDEX_PENDING_INSERT, INDEX_PENDING_MARK, PENDING_ROWS,
@@ -43,19 +44,7 @@ pub(super) fn insert_message(
         int0,
     )?
     .ok_or_else(|| RepositoryError::not_found("conversation", message.conversation_id))?;
-    Ok(Message {
-        id,
-        conversation_id: message.conversation_id,
-        turn_id: message.turn_id,
-        seq,
-        role: message.role,
-        content: message.content.clone(),
-        token_count: message.token_count,
-        created_at: *at,
-        replaced_by: None,
-        is_edited,
-        attachments: Vec::new(),
-    })
+    Ok(Message::stored(id, message.clone(), seq, *at, is_edited))
 }
 
 /// Ends a turn and its lease; when a full batch of search rows waits, indexes them.
@@ -76,7 +65,7 @@ pub(super) fn finish(
             turn_columns!()
         ),
         (status.as_str(), error, at, turn_id.to_string()),
-        |row| rows::turn(row),
+        rows::turn,
     )?
     .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
     index_pending_if_full(conn)?;

@@ -10,10 +10,11 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{ConversationId, ThinkBlockId, ToolCallId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::rules::truncation::cap_stored_result;
+use smallebot_core::tool_call_columns;
 
 use super::append::{finish, insert_message};
 use crate::error::{is_unique_violation, sqlite};
-use crate::queries::{execute, first, int0, tool_call_columns};
+use crate::queries::{execute, first, int0};
 use crate::rows;
 use crate::time::now;
 
@@ -157,9 +158,9 @@ pub(super) fn complete_tool_call(
             turn_id.to_string(),
             call_id,
         ),
-        |row| rows::tool_call(row),
+        rows::tool_call,
     )?
-    .ok_or_else(|| RepositoryError::not_found("tool call", format!("{call_id} of turn {turn_id}")))
+    .ok_or_else(|| RepositoryError::tool_call_not_found(call_id, turn_id))
 }
 
 /// See `HistoryRepository::mark_counts_provisional`.

@@ -4,22 +4,23 @@
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnLease,
-    TurnRestart, TurnStatus, TurnUndo,
+    LeaseOwner, Message, MessageReplacement, NewMessage, RewriteGuard, Role, Turn, TurnRestart,
+    TurnUndo,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
 use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, format_timestamp};
+use smallebot_core::turn_columns;
 
 use super::append::insert_message;
 use super::attachments;
 use super::discard::discard_after;
-use crate::queries::{self, execute, first, int0, turn_columns};
+use crate::queries::{self, execute, first, int0};
 use crate::rows;
 use crate::time::{Now, now};
 
-/// A turn start with its user message (see `TurnRepository::start_turn_with_title`).
+/// A turn start with its user message (see `TurnRepository::start_turn_in_context`).
 #[derive(Debug)]
 pub(crate) struct TurnStart {
     /// The conversation.
@@ -51,7 +52,7 @@ fn ensure_no_running_turn(conn: &Connection, conversation_id: ConversationId) ->
             " FROM turns WHERE conversation_id = ?1 AND status = 'running' ORDER BY seq LIMIT 1"
         ),
         [conversation_id.to_string()],
-        |row| rows::turn(row),
+        rows::turn,
     )?;
     match running {
         Some(running) => Err(RepositoryError::TurnRunning(Box::new(running))),
@@ -89,21 +90,14 @@ pub(super) fn insert_turn(
         int0,
     )?
     .ok_or_else(|| RepositoryError::not_found("conversation", conversation_id))?;
-    Ok(Turn {
+    Ok(Turn::started(
         id,
         conversation_id,
         seq,
         thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: *at,
-        completed_at: None,
-        lease: owner.map(|owner| TurnLease {
-            owner: owner.clone(),
-            heartbeat_at: *at,
-        }),
-        undone_at: None,
-    })
+        *at,
+        owner,
+    ))
 }
 
 /// Starts a leased turn with its user message, or refuses with
@@ -126,7 +120,7 @@ pub(super) fn start_with_message(
     message.attachments =
         attachments::link(conn, start.conversation_id, message.id, &start.attachments)?;
     let titled = match &start.title {
-        Some((title, untitled)) if turn.seq == 1 => {
+        Some((title, untitled)) if turn.is_first() => {
             execute(
                 conn,
                 "titling a conversation",

@@ -2,6 +2,7 @@
 //! `UNION ALL` in `seq` order, so every read is one statement (one round trip, one
 //! snapshot: a row another process writes meanwhile is either wholly in or out).
 
+use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
     AnswerVersion, HistoryRow, Message, Role, Seq, ThinkBlock, ToolCall, ToolCallStatus,
 };
@@ -10,7 +11,7 @@ use smallebot_core::repository::RepoResult;
 use sqlx::postgres::PgRow;
 
 use crate::attachment_rows::fill_row_attachments;
-use crate::rows::{corrupt, get, id};
+use crate::rows::{self, get, id};
 use crate::store::PgStore;
 use crate::tx::storage;
 
@@ -179,25 +180,14 @@ pub(super) async fn answer_versions(
     conversation_id: ConversationId,
 ) -> RepoResult<Vec<AnswerVersion>> {
     let found = sqlx::query(
-        "SELECT turn_id, message_id, content, created_at FROM answer_versions \
+        "SELECT conversation_id, turn_id, message_id, content, created_at FROM answer_versions \
          WHERE conversation_id = $1 ORDER BY id",
     )
     .bind(conversation_id.to_string())
     .fetch_all(store.pool())
     .await
     .map_err(storage("reading replaced answers"))?;
-    found
-        .iter()
-        .map(|row| {
-            Ok(AnswerVersion {
-                conversation_id,
-                turn_id: id(row, "turn_id")?,
-                message_id: id(row, "message_id")?,
-                content: get(row, "content")?,
-                created_at: get(row, "created_at")?,
-            })
-        })
-        .collect()
+    found.iter().map(rows::answer_version).collect()
 }
 
 /// The messages and tool calls around `seq` (a search hit), in `seq` order.
@@ -229,7 +219,8 @@ fn history_row(row: &PgRow, conversation_id: ConversationId) -> RepoResult<Histo
     let kind: String = get(row, "kind")?;
     let text = |column: &str| get::<Option<String>>(row, column);
     let required = |column: &str| {
-        text(column)?.ok_or_else(|| corrupt(column, format!("missing in a '{kind}' row")))
+        text(column)?
+            .ok_or_else(|| RepositoryError::corrupt(column, format!("missing in a '{kind}' row")))
     };
     match kind.as_str() {
         "m" => Ok(HistoryRow::Message(Message {
@@ -237,12 +228,15 @@ fn history_row(row: &PgRow, conversation_id: ConversationId) -> RepoResult<Histo
             conversation_id,
             turn_id: id(row, "turn_id")?,
             seq: get(row, "seq")?,
-            role: Role::parse(&required("a")?).map_err(|e| corrupt("role", e))?,
+            role: Role::parse(&required("a")?).map_err(|e| RepositoryError::corrupt("role", e))?,
             content: required("b")?,
             token_count: get(row, "tokens")?,
             created_at: get(row, "t1")?,
             replaced_by: text("d")?
-                .map(|raw| raw.parse().map_err(|e| corrupt("replaced_by", e)))
+                .map(|raw| {
+                    raw.parse()
+                        .map_err(|e| RepositoryError::corrupt("replaced_by", e))
+                })
                 .transpose()?,
             is_edited: get(row, "flag")?,
             attachments: Vec::new(),
@@ -256,7 +250,8 @@ fn history_row(row: &PgRow, conversation_id: ConversationId) -> RepoResult<Histo
             tool_name: required("b")?,
             arguments: required("c")?,
             result: text("d")?,
-            status: ToolCallStatus::parse(&required("e")?).map_err(|e| corrupt("status", e))?,
+            status: ToolCallStatus::parse(&required("e")?)
+                .map_err(|e| RepositoryError::corrupt("status", e))?,
             token_count: get(row, "tokens")?,
             started_at: get(row, "t1")?,
             completed_at: get(row, "t2")?,
@@ -269,6 +264,9 @@ fn history_row(row: &PgRow, conversation_id: ConversationId) -> RepoResult<Histo
             content: required("b")?,
             created_at: get(row, "t1")?,
         })),
-        other => Err(corrupt("history row kind", format!("unknown '{other}'"))),
+        other => Err(RepositoryError::corrupt(
+            "history row kind",
+            format!("unknown '{other}'"),
+        )),
     }
 }

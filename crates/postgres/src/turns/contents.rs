@@ -2,11 +2,12 @@
 
 use smallebot_core::entities::TurnContents;
 use smallebot_core::ids::TurnId;
+use smallebot_core::message_columns;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
 use crate::fetch::fetch_turn;
-use crate::rows::{self, message_columns};
+use crate::rows;
 use crate::tx::storage;
 
 /// A turn with its messages and the `seq` of its last row.

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use smallebot_core::RepositoryError;
+use smallebot_core::attachment_columns;
 use smallebot_core::entities::Attachment;
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId};
 use smallebot_core::repository::RepoResult;
@@ -15,7 +16,8 @@ use smallebot_core::time::Timestamp;
 use sqlx::Connection as _;
 use sqlx::PgConnection;
 
-use crate::attachment_rows::{attachment, attachment_columns, message_attachments};
+use crate::attachment_rows::message_attachments;
+use crate::rows::attachment;
 use crate::tx::storage;
 
 /// An upload to store (see `AttachmentRepository::put_attachments`).

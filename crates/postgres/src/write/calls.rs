@@ -4,12 +4,13 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{ToolCall, ToolCallStatus};
 use smallebot_core::ids::TurnId;
 use smallebot_core::repository::RepoResult;
+use smallebot_core::tool_call_columns;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
-use super::{Link, Reply, failed};
+use super::link::{Link, Reply, failed};
 use crate::history::cache::Written;
-use crate::rows::{self, call_columns};
+use crate::rows;
 use crate::tx::{now, storage};
 
 /// A tool call's result, already capped and made storable.
@@ -42,7 +43,7 @@ const COMPLETE_CALLS: &str = concat!(
        AS u(j, for_turn, for_call, new_result, new_status, new_tokens) \
      WHERE turn_id = u.for_turn AND call_id = u.for_call AND turn_id = ANY($3) \
      RETURNING u.j, ",
-    call_columns!(),
+    tool_call_columns!(),
     "), moved AS (UPDATE conversations SET version = version + 1 \
        WHERE id IN (SELECT conversation_id FROM done) RETURNING id, version) \
      SELECT done.*, moved.version FROM done JOIN moved ON moved.id = done.conversation_id"
@@ -71,10 +72,7 @@ pub(super) async fn write(link: &mut Link, batch: Vec<(CompleteCall, Reply<ToolC
 }
 
 fn missing(call: &CompleteCall) -> RepositoryError {
-    RepositoryError::not_found(
-        "tool call",
-        format!("{} of turn {}", call.call_id, call.turn_id),
-    )
+    RepositoryError::tool_call_not_found(&call.call_id, call.turn_id)
 }
 
 /// The answer of each call, in order; `Err` when the statement failed.

@@ -13,7 +13,8 @@ use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
-use super::{Link, Reply, attachments, conversations, rewrite, tasks, undo, users};
+use super::link::{Link, Reply};
+use super::{attachments, conversations, rewrite, tasks, undo, users};
 use crate::tx::storage;
 
 /// A task list's edit, sent to the writer (a closure has no `Debug` of its own).

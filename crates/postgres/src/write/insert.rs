@@ -4,7 +4,7 @@
 //! is in `turns.rs`.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus};
+use smallebot_core::entities::{LeaseOwner, Message, NewMessage, Role, Turn};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
@@ -67,21 +67,14 @@ pub(super) async fn insert_turn(
     .execute(&mut *conn)
     .await
     .map_err(storage("starting a turn"))?;
-    Ok(Turn {
+    Ok(Turn::started(
         id,
         conversation_id,
         seq,
         thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: at,
-        completed_at: None,
-        lease: owner.map(|owner| TurnLease {
-            owner: owner.clone(),
-            heartbeat_at: at,
-        }),
-        undone_at: None,
-    })
+        at,
+        owner,
+    ))
 }
 
 /// Inserts a message with the conversation's next `seq` (taking its row lock until the
@@ -120,17 +113,12 @@ pub(super) async fn insert_message(
         }
         _ => storage("appending a message")(err),
     })?;
-    Ok(Message {
-        id,
+    let new = NewMessage {
         conversation_id,
         turn_id,
-        seq,
         role,
         content,
         token_count,
-        created_at: at,
-        replaced_by: None,
-        is_edited,
-        attachments: Vec::new(),
-    })
+    };
+    Ok(Message::stored(id, new, seq, at, is_edited))
 }

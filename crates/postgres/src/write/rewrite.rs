@@ -8,13 +8,14 @@ use smallebot_core::entities::{Message, MessageReplacement, NewMessage, Role, Tu
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
+use smallebot_core::turn_columns;
 use sqlx::{Connection as _, PgConnection};
 
 use super::guard::{changed, check_guard};
 use super::insert::{insert_message, insert_turn};
 use super::undo;
 use crate::fetch::{fetch_message, fetch_turn};
-use crate::rows::{self, turn_columns};
+use crate::rows;
 use crate::tx::{now, storage};
 
 pub(super) const INTERRUPT: &str = "marking a turn interrupted";

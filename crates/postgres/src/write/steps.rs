@@ -10,13 +10,14 @@ use std::collections::HashMap;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn};
 use smallebot_core::repository::RepoResult;
+use smallebot_core::turn_columns;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
-use super::{Link, Reply};
+use super::link::{Link, Reply};
 use crate::history::cache::{RowsCache, Written};
-use crate::rows::{self, turn_columns};
-pub(crate) use crate::steps::PreparedStep;
+use crate::prepared_step::PreparedStep;
+use crate::rows;
 use crate::tx::{storage, violates};
 
 /// What the statement does, for errors.
@@ -356,7 +357,7 @@ fn answer(step: &PreparedStep, row: &PgRow) -> RepoResult<StepWritten> {
     let version: i64 = row.try_get("version").map_err(storage(ACTION))?;
     let inserted: i64 = row.try_get("inserted").map_err(storage(ACTION))?;
     if usize::try_from(inserted).ok() != Some(step.count()) {
-        return Err(rows::corrupt(
+        return Err(RepositoryError::corrupt(
             "step insert",
             format!("{inserted} rows written for a step of {}", step.count()),
         ));

@@ -9,7 +9,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::tasks::{TaskEdit, TaskList, TaskStoreError, TaskUpdate};
 use sqlx::{Connection as _, PgConnection};
 
-use super::Link;
+use super::link::Link;
 use crate::fetch::{Stored, read_tasks, task_failed};
 use crate::tx::{now, unreachable};
 

@@ -4,16 +4,18 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, LeaseOwner, NewStep, StepToolCall, ToolCallCompletion, ToolCallStatus, Turn,
+    HistoryRow, LeaseOwner, NewStep, NewTurn, StartedTurn, StepToolCall, ToolCallCompletion,
+    ToolCallStatus, Turn,
 };
 use smallebot_core::repository::{ConversationRepository, HistoryRepository, TurnRepository};
 use smallebot_testkit::postgres::TestCluster;
 use tokio::sync::oneshot;
 
-use super::{CompleteCall, Job, Link, batches, calls, steps, write_all};
+use super::link::Link;
+use super::{CompleteCall, Job, batches, calls, steps, write_all};
 use crate::PgStore;
 use crate::history::cache::RowsCache;
-use crate::steps::prepare;
+use crate::prepared_step::prepare;
 
 fn owner() -> LeaseOwner {
     LeaseOwner {
@@ -53,8 +55,11 @@ async fn running(cluster: &TestCluster, n: usize) -> (PgStore, Vec<Turn>) {
             .create_conversation("me", &format!("c{i}"))
             .await
             .unwrap();
-        let (turn, _) = store
-            .start_turn_with_message(c.id, false, "go", &[], 1, &owner())
+        let StartedTurn { turn, .. } = store
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "go", &owner())
+            })
             .await
             .unwrap();
         turns.push(turn);

@@ -2,17 +2,18 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, LeaseOwner, Message, Role, Turn, TurnLease, TurnStatus,
+    HistoryRow, LeaseOwner, Message, NewMessage, Role, Turn, TurnStatus,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::Timestamp;
+use smallebot_core::turn_columns;
 use sqlx::Connection as _;
 use sqlx::postgres::PgArguments;
 
-use super::{Link, failed};
+use super::link::{Link, failed};
 use crate::history::cache::Written;
-use crate::rows::{self, turn_columns};
+use crate::rows;
 use crate::tx::{now, pg_text, storage, violates};
 
 /// A turn to start, leased to `owner`, with its user message.
@@ -151,33 +152,24 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
             Err(err) => return Err(failed(link, ACTION, err)),
         }
     };
-    let turn = Turn {
-        id: turn_id,
-        conversation_id: start.conversation_id,
-        seq: first,
-        thinking_mode: start.thinking_mode,
-        status: TurnStatus::Running,
-        error: None,
-        created_at: at,
-        completed_at: None,
-        lease: Some(TurnLease {
-            owner: owner.clone(),
-            heartbeat_at: at,
-        }),
-        undone_at: None,
-    };
-    let message = Message {
-        id: message_id,
+    let turn = Turn::started(
+        turn_id,
+        start.conversation_id,
+        first,
+        start.thinking_mode,
+        at,
+        Some(owner),
+    );
+    let new = NewMessage {
         conversation_id: start.conversation_id,
         turn_id,
-        seq: first + 1,
         role: Role::User,
         content: text.into_owned(),
         token_count: start.token_count,
-        created_at: at,
-        replaced_by: None,
-        is_edited: false,
+    };
+    let message = Message {
         attachments,
+        ..Message::stored(message_id, new, first + 1, at, false)
     };
     link.cache.written(
         start.conversation_id,

@@ -5,7 +5,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
-use super::Link;
+use super::link::Link;
 use crate::tx::{now, storage, violates};
 
 pub(super) const ADD: &str = "adding a user";

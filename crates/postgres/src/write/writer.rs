@@ -21,7 +21,8 @@ use smallebot_core::repository::RepoResult;
 use sqlx::PgPool;
 use tokio::sync::{OwnedMutexGuard, oneshot};
 
-use super::{Job, Link, MAX_DRAIN, Reply, write_all};
+use super::link::{Link, Reply};
+use super::{Job, MAX_DRAIN, write_all};
 use crate::history::cache::RowsCache;
 
 /// The jobs waiting for a drain.

@@ -7,8 +7,8 @@
 use smallebot_application::rewrite;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Attachment, Conversation, HistoryRow, Message, NewAttachment, Role, SearchHitKind, SearchScope,
-    TurnStatus,
+    Attachment, Conversation, HistoryRow, Message, NewAttachment, NewTurn, Role, SearchHitKind,
+    SearchScope, StartedTurn, TurnStatus,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::rules::attachment::describe;
@@ -39,9 +39,13 @@ impl Backend {
 
     /// Starts (and finishes) a turn whose message carries `ids`.
     async fn send(&self, c: &Conversation, text: &str, ids: &[AttachmentId]) -> Message {
-        let (turn, message) = self
+        let StartedTurn { turn, message, .. } = self
             .store
-            .start_turn_with_message(c.id, false, text, ids, 3, &owner())
+            .start_turn_in_context(&NewTurn {
+                attachments: ids,
+                token_count: 3,
+                ..NewTurn::new(c.id, text, &owner())
+            })
             .await
             .or_fail(self.name);
         self.store
@@ -149,7 +153,11 @@ async fn attachments_are_linked_at_start_and_refused_ids_store_nothing() {
         ] {
             let refused = b
                 .store
-                .start_turn_with_message(c.id, false, "look", &ids, 3, &owner())
+                .start_turn_in_context(&NewTurn {
+                    attachments: &ids,
+                    token_count: 3,
+                    ..NewTurn::new(c.id, "look", &owner())
+                })
                 .await;
             assert!(refused.is_err(), "{name}: {what} is refused");
             assert!(
@@ -175,7 +183,11 @@ async fn attachments_are_linked_at_start_and_refused_ids_store_nothing() {
 
         let twice = b
             .store
-            .start_turn_with_message(c.id, false, "again", &[notes.id], 3, &owner())
+            .start_turn_in_context(&NewTurn {
+                attachments: &[notes.id],
+                token_count: 3,
+                ..NewTurn::new(c.id, "again", &owner())
+            })
             .await;
         assert!(
             matches!(twice, Err(RepositoryError::Conflict(_))),

@@ -113,6 +113,11 @@ impl Backend {
             matches!(err, smallebot_core::RepositoryError::NotFound { .. }),
             "{name}: {err}"
         );
+        assert_eq!(
+            err.to_string(),
+            format!("conversation {missing} not found"),
+            "{name}"
+        );
         assert!(
             self.store
                 .list_turns(missing)
@@ -121,6 +126,16 @@ impl Backend {
                 .is_empty(),
             "{name}"
         );
+    }
+
+    /// Runs `sql` (written the same for both engines, no parameters) on the store's
+    /// database, behind the store's back.
+    pub async fn execute(&self, sql: &'static str) {
+        let done = match &self.kind {
+            Kind::Sqlite(store) => sqlx::query(sql).execute(store.pool()).await.map(|_| ()),
+            Kind::Postgres(store, _) => sqlx::query(sql).execute(store.pool()).await.map(|_| ()),
+        };
+        done.or_fail(self.name);
     }
 
     /// A new conversation of `user`.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::backends::{Kind, OrFail, owner};
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{HistoryRow, NewMessage, Role};
+use smallebot_core::entities::{HistoryRow, NewMessage, NewTurn, Role, StartedTurn};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::Store;
 use smallebot_postgres::PgStore;
@@ -85,7 +85,10 @@ async fn race_starts(
             tokio::spawn(async move {
                 let text = format!("racer {i}");
                 store
-                    .start_turn_with_message(conversation, false, &text, &[], 1, &owner())
+                    .start_turn_in_context(&NewTurn {
+                        token_count: 1,
+                        ..NewTurn::new(conversation, &text, &owner())
+                    })
                     .await
             })
         })
@@ -94,7 +97,7 @@ async fn race_starts(
     let mut refused = Vec::new();
     for task in tasks {
         match task.await.or_fail(name) {
-            Ok((turn, message)) => {
+            Ok(StartedTurn { turn, message, .. }) => {
                 assert_eq!(message.turn_id, turn.id, "{name}");
                 winners.push(turn.id);
             }

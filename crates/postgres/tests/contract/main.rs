@@ -23,3 +23,4 @@ mod turns;
 mod undo;
 mod upload_quotas;
 mod users;
+mod words;

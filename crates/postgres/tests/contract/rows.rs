@@ -144,6 +144,11 @@ async fn every_entity_round_trips_and_tool_results_complete_by_call_id() {
             matches!(missing, RepositoryError::NotFound { .. }),
             "{name}: {missing}"
         );
+        assert_eq!(
+            missing.to_string(),
+            format!("tool call nope of turn {} not found", t.id),
+            "{name}"
+        );
     }
 }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use crate::backends::{Backend, OrFail, TOOL, owner, query, step_call};
 use smallebot_core::entities::{
-    Conversation, NewStep, SearchHit, SearchHitKind, SearchQuery, SearchScope, StepMessage,
-    ToolCallCompletion, ToolCallStatus, TurnEnd, TurnStatus,
+    Conversation, NewStep, NewTurn, SearchHit, SearchHitKind, SearchQuery, SearchScope,
+    StartedTurn, StepMessage, ToolCallCompletion, ToolCallStatus, TurnEnd, TurnStatus,
 };
 
 async fn search(b: &Backend, query: &SearchQuery) -> Vec<SearchHit> {
@@ -179,9 +179,12 @@ async fn any_text_is_a_query_and_a_running_turn_is_found_at_once() {
         }
 
         // A running turn's rows are found before it ends; an empty message is no hit.
-        let (turn, _) = b
+        let StartedTurn { turn, .. } = b
             .store
-            .start_turn_with_message(c.id, false, "find the armadillo", &[], 3, &owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 3,
+                ..NewTurn::new(c.id, "find the armadillo", &owner())
+            })
             .await
             .or_fail(name);
         let step = |message: &str, calls, end| NewStep {

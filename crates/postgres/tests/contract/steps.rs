@@ -7,8 +7,8 @@ use crate::backends;
 use crate::backends::{OrFail, owner, query, step_call};
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, NewStep, Role, SearchHitKind, SearchScope, StepMessage, ToolCallStatus, TurnEnd,
-    TurnStatus,
+    HistoryRow, NewStep, NewTurn, Role, SearchHitKind, SearchScope, StartedTurn, StepMessage,
+    ToolCallStatus, TurnEnd, TurnStatus,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 
@@ -34,9 +34,16 @@ async fn a_step_stores_reasoning_message_and_calls_in_order() {
     for b in backends::each("a_step_stores_reasoning_message_and_calls_in_order").await {
         let name = b.name;
         let c = b.conversation("alice").await;
-        let (turn, user) = b
+        let StartedTurn {
+            turn,
+            message: user,
+            ..
+        } = b
             .store
-            .start_turn_with_message(c.id, false, "read them", &[], 2, &owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 2,
+                ..NewTurn::new(c.id, "read them", &owner())
+            })
             .await
             .or_fail(name);
         let recorded = b
@@ -111,9 +118,12 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         let name = b.name;
         // The last step ends the turn with its answer.
         let c = b.conversation("alice").await;
-        let (turn, _) = b
+        let StartedTurn { turn, .. } = b
             .store
-            .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "hi", &owner())
+            })
             .await
             .or_fail(name);
         let recorded = b
@@ -141,16 +151,26 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         assert_eq!(recorded.rows.len(), 1, "{name}");
         // The conversation may start its next turn.
         b.store
-            .start_turn_with_message(c.id, false, "again", &[], 1, &owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "again", &owner())
+            })
             .await
             .or_fail(name);
 
         // Two calls with one id: the second insert fails, so the reasoning, the message
         // and the first call go too.
         let c = b.conversation("alice").await;
-        let (turn, user) = b
+        let StartedTurn {
+            turn,
+            message: user,
+            ..
+        } = b
             .store
-            .start_turn_with_message(c.id, false, "hi", &[], 1, &owner())
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "hi", &owner())
+            })
             .await
             .or_fail(name);
         let mut twice = step(c.id, turn.id);

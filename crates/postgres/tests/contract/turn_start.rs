@@ -1,7 +1,7 @@
 //! Contract: a turn started with the rows of its context (`start_turn_in_context`)
-//! starts, titles and is refused as `start_turn_with_title` / `start_turn_with_message`
-//! are, and the rows it gives back, when it gives them, are those a read right after
-//! the start finds. Runs on SQLite and PostgreSQL.
+//! starts, titles and is refused alike on both engines, and the rows it gives back,
+//! when it gives them, are those a read right after the start finds. Runs on SQLite
+//! and PostgreSQL.
 
 use crate::backends::{self, Backend, OrFail, owner};
 use smallebot_core::RepositoryError;
@@ -19,17 +19,13 @@ fn new_turn<'a>(
     boundary: i64,
 ) -> NewTurn<'a> {
     NewTurn {
-        conversation_id: c,
-        thinking_mode: false,
-        content: text,
-        attachments: &[],
         token_count: 3,
-        owner: me,
         title: title.map(|title| FirstTurnTitle {
             untitled: "New conversation",
             title,
         }),
         boundary,
+        ..NewTurn::new(c, text, me)
     }
 }
 

@@ -8,7 +8,9 @@ use smallebot_application::rewrite;
 use crate::backends::{OrFail, owner};
 use chrono::Utc;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{CompressionUpdate, FirstTurnTitle, HistoryRow, Role, TurnStatus};
+use smallebot_core::entities::{
+    CompressionUpdate, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn, TurnStatus,
+};
 use smallebot_core::ids::ConversationId;
 
 #[tokio::test]
@@ -163,9 +165,16 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         let name = b.name;
         let c = b.conversation("alice").await;
         let me = owner();
-        let (first, message) = b
+        let StartedTurn {
+            turn: first,
+            message,
+            ..
+        } = b
             .store
-            .start_turn_with_message(c.id, false, "hello", &[], 3, &me)
+            .start_turn_in_context(&NewTurn {
+                token_count: 3,
+                ..NewTurn::new(c.id, "hello", &me)
+            })
             .await
             .or_fail(name);
         assert_eq!(
@@ -181,7 +190,10 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         let missing = ConversationId::new();
         let refused = b
             .store
-            .start_turn_with_message(missing, false, "lost?", &[], 1, &me)
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(missing, "lost?", &me)
+            })
             .await;
         b.refused_as_unknown(refused, missing).await;
         let running = b.store.running_turns().await.or_fail(name);
@@ -195,7 +207,10 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         // A second start is refused with the running turn, and stores nothing.
         let err = b
             .store
-            .start_turn_with_message(c.id, false, "second", &[], 1, &me)
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "second", &me)
+            })
             .await
             .unwrap_err();
         let RepositoryError::TurnRunning(running) = &err else {
@@ -212,7 +227,10 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
         // Other conversations are not affected.
         let other = b.conversation("alice").await;
         b.store
-            .start_turn_with_message(other.id, false, "elsewhere", &[], 1, &me)
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(other.id, "elsewhere", &me)
+            })
             .await
             .or_fail(name);
 
@@ -240,7 +258,10 @@ async fn a_turn_starts_with_its_message_one_at_a_time_and_holds_a_lease() {
             "{name}"
         );
         b.store
-            .start_turn_with_message(c.id, false, "second", &[], 1, &me)
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, "second", &me)
+            })
             .await
             .or_fail(name);
     }
@@ -264,9 +285,18 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
         };
         // A new conversation's first turn: titled with it.
         let fresh = b.conversation("alice").await;
-        let (first, message, titled) = b
+        let StartedTurn {
+            turn: first,
+            message,
+            titled,
+            ..
+        } = b
             .store
-            .start_turn_with_title(fresh.id, false, "hello", &[], 3, &me, title("hello"))
+            .start_turn_in_context(&NewTurn {
+                token_count: 3,
+                title: Some(title("hello")),
+                ..NewTurn::new(fresh.id, "hello", &me)
+            })
             .await
             .or_fail(name);
         assert!(titled, "{name}");
@@ -281,9 +311,17 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
             .rename_conversation(fresh.id, "New conversation")
             .await
             .or_fail(name);
-        let (second, _, titled) = b
+        let StartedTurn {
+            turn: second,
+            titled,
+            ..
+        } = b
             .store
-            .start_turn_with_title(fresh.id, false, "again", &[], 1, &me, title("again"))
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                title: Some(title("again")),
+                ..NewTurn::new(fresh.id, "again", &me)
+            })
             .await
             .or_fail(name);
         assert!(!titled, "{name}");
@@ -295,9 +333,13 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
             .rename_conversation(named.id, "Chosen")
             .await
             .or_fail(name);
-        let (_, _, titled) = b
+        let StartedTurn { titled, .. } = b
             .store
-            .start_turn_with_title(named.id, false, "hi", &[], 1, &me, title("hi"))
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                title: Some(title("hi")),
+                ..NewTurn::new(named.id, "hi", &me)
+            })
             .await
             .or_fail(name);
         assert!(!titled, "{name}");
@@ -305,7 +347,11 @@ async fn a_first_turn_gives_a_new_conversation_its_title_and_only_then() {
         // Refused while a turn runs: nothing stored, the title unchanged.
         let err = b
             .store
-            .start_turn_with_title(named.id, false, "busy", &[], 1, &me, title("busy"))
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                title: Some(title("busy")),
+                ..NewTurn::new(named.id, "busy", &me)
+            })
             .await
             .unwrap_err();
         assert!(

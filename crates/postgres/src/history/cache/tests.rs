@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use smallebot_core::entities::{HistoryRow, ToolCall, ToolCallStatus};
+use smallebot_core::entities::{HistoryRow, NewTurn, StartedTurn, ToolCall, ToolCallStatus};
 use smallebot_core::ids::{ConversationId, ToolCallId, TurnId};
 
 use super::{CAPACITY, RowsCache, Written};
@@ -178,8 +178,11 @@ async fn a_turns_own_writes_keep_the_copy_current_a_write_of_another_process_lea
     };
     let current = |store: &crate::PgStore| store.rows_cache().version(c.id, 0);
     for text in ["first", "second"] {
-        let (turn, _) = store
-            .start_turn_with_message(c.id, false, text, &[], 1, &owner)
+        let StartedTurn { turn, .. } = store
+            .start_turn_in_context(&NewTurn {
+                token_count: 1,
+                ..NewTurn::new(c.id, text, &owner)
+            })
             .await
             .unwrap();
         store.context_rows_after(c.id, 0).await.unwrap();

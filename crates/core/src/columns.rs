@@ -1,0 +1,74 @@
+//! The columns of the stored entities, listed once for both stores: SQLite and
+//! PostgreSQL name them alike, and each store's decoder reads a row of them by name.
+//! Macros, so a store's statement can be built with `concat!` at compile time
+//! (`concat!("SELECT ", turn_columns!(), " FROM turns WHERE id = ?1")`).
+
+/// The columns of a `conversations` row.
+#[macro_export]
+macro_rules! conversation_columns {
+    () => {
+        "id, user_name, title, created_at, updated_at, compressed_context, compressed_at, \
+         compressed_through_seq, context_tokens, model_id, provisional_counts_from_seq"
+    };
+}
+
+/// The columns of a `turns` row.
+#[macro_export]
+macro_rules! turn_columns {
+    () => {
+        "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
+    };
+}
+
+/// The columns of a `messages` row.
+#[macro_export]
+macro_rules! message_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, role, content, token_count, created_at, \
+         replaced_by, is_edited"
+    };
+}
+
+/// The columns of a `tool_calls` row.
+#[macro_export]
+macro_rules! tool_call_columns {
+    () => {
+        "id, conversation_id, turn_id, seq, call_id, tool_name, arguments, result, status, \
+         token_count, started_at, completed_at"
+    };
+}
+
+/// The columns of an `attachments` row, of the table named `a` (the stores join
+/// attachments with their messages).
+#[macro_export]
+macro_rules! attachment_columns {
+    () => {
+        "a.id, a.conversation_id, a.message_id, a.name, a.media_type, a.kind, a.size, \
+         a.sha256, a.image_width, a.image_height, a.created_at"
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each list names each column once, and no list is empty.
+    #[test]
+    fn each_list_names_its_columns_once() {
+        let lists = [
+            conversation_columns!(),
+            turn_columns!(),
+            message_columns!(),
+            tool_call_columns!(),
+            attachment_columns!(),
+        ];
+        for list in lists {
+            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            let unique: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+            assert_eq!(unique.len(), names.len(), "{list}");
+            assert!(
+                names.iter().all(|n| !n.is_empty() && !n.contains(' ')),
+                "{list}"
+            );
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! Reading the stored entities back, once for both stores: a store hands a row of the
+//! columns listed in [`crate::columns`] as a [`StoredRow`] (its engine's way of
+//! reading a text, an integer, a flag or an instant), and the decoders here build the
+//! entity — the stored words parsed by the entities' own `parse`, a lease only with all
+//! its four columns, an image size only with both, and every value that does not fit
+//! refused with [`RepositoryError::corrupt`] naming its column.
+
+use std::str::FromStr;
+
+use crate::RepositoryError;
+use crate::entities::{
+    AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner, Message, Role,
+    SearchHit, SearchHitKind, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
+};
+use crate::repository::RepoResult;
+use crate::time::Timestamp;
+
+/// A stored row's columns, read by name in its engine's types.
+pub trait StoredRow {
+    /// The text in `column`, `None` for NULL.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Corrupt`] when the column is missing or holds no text.
+    fn opt_text(&self, column: &str) -> RepoResult<Option<String>>;
+
+    /// The integer in `column`, `None` for NULL.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Corrupt`] when the column is missing or holds no integer.
+    fn opt_int(&self, column: &str) -> RepoResult<Option<i64>>;
+
+    /// The instant in `column`, `None` for NULL.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Corrupt`] when the column is missing or holds no instant.
+    fn opt_time(&self, column: &str) -> RepoResult<Option<Timestamp>>;
+
+    /// The yes/no flag in `column`.
+    ///
+    /// # Errors
+    /// [`RepositoryError::Corrupt`] when the column is missing, NULL or holds no flag.
+    fn flag(&self, column: &str) -> RepoResult<bool>;
+}
+
+fn text(row: &impl StoredRow, column: &str) -> RepoResult<String> {
+    row.opt_text(column)?
+        .ok_or_else(|| RepositoryError::corrupt(column, "NULL where text is required"))
+}
+
+fn int(row: &impl StoredRow, column: &str) -> RepoResult<i64> {
+    row.opt_int(column)?
+        .ok_or_else(|| RepositoryError::corrupt(column, "NULL where an integer is required"))
+}
+
+fn time(row: &impl StoredRow, column: &str) -> RepoResult<Timestamp> {
+    row.opt_time(column)?
+        .ok_or_else(|| RepositoryError::corrupt(column, "NULL where an instant is required"))
+}
+
+fn id<T: FromStr>(row: &impl StoredRow, column: &str) -> RepoResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text(row, column)?
+        .parse::<T>()
+        .map_err(|e| RepositoryError::corrupt(column, e))
+}
+
+fn opt_id<T: FromStr>(row: &impl StoredRow, column: &str) -> RepoResult<Option<T>>
+where
+    T::Err: std::fmt::Display,
+{
+    row.opt_text(column)?
+        .map(|raw| {
+            raw.parse::<T>()
+                .map_err(|e| RepositoryError::corrupt(column, e))
+        })
+        .transpose()
+}
+
+fn u32_of(column: &str, value: i64) -> RepoResult<u32> {
+    u32::try_from(value).map_err(|e| RepositoryError::corrupt(column, e))
+}
+
+/// A row of [`conversation_columns!`](crate::conversation_columns).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn conversation(row: &impl StoredRow) -> RepoResult<Conversation> {
+    Ok(Conversation {
+        id: id(row, "id")?,
+        user_name: text(row, "user_name")?,
+        title: text(row, "title")?,
+        created_at: time(row, "created_at")?,
+        updated_at: time(row, "updated_at")?,
+        compressed_context: row.opt_text("compressed_context")?,
+        compressed_at: row.opt_time("compressed_at")?,
+        compressed_through_seq: row.opt_int("compressed_through_seq")?,
+        context_tokens: int(row, "context_tokens")?,
+        model: row.opt_text("model_id")?,
+        provisional_counts_from: row.opt_int("provisional_counts_from_seq")?,
+    })
+}
+
+/// A row of [`turn_columns!`](crate::turn_columns).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn turn(row: &impl StoredRow) -> RepoResult<Turn> {
+    Ok(Turn {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        seq: int(row, "seq")?,
+        thinking_mode: row.flag("thinking_mode")?,
+        status: TurnStatus::parse(&text(row, "status")?)
+            .map_err(|e| RepositoryError::corrupt("status", e))?,
+        error: row.opt_text("error")?,
+        created_at: time(row, "created_at")?,
+        completed_at: row.opt_time("completed_at")?,
+        lease: lease(row)?,
+        undone_at: row.opt_time("undone_at")?,
+    })
+}
+
+/// The lease columns of a turn row: all set while it runs under a lease, else none.
+fn lease(row: &impl StoredRow) -> RepoResult<Option<TurnLease>> {
+    let (Some(pid), Some(host), Some(started_at), Some(heartbeat_at)) = (
+        row.opt_int("owner_pid")?,
+        row.opt_text("owner_host")?,
+        row.opt_time("owner_started_at")?,
+        row.opt_time("heartbeat_at")?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(TurnLease {
+        owner: LeaseOwner {
+            pid: u32_of("owner_pid", pid)?,
+            host,
+            started_at,
+        },
+        heartbeat_at,
+    }))
+}
+
+/// A row of [`message_columns!`](crate::message_columns), without its attachments
+/// (the store reads them apart).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn message(row: &impl StoredRow) -> RepoResult<Message> {
+    Ok(Message {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        role: Role::parse(&text(row, "role")?).map_err(|e| RepositoryError::corrupt("role", e))?,
+        content: text(row, "content")?,
+        token_count: int(row, "token_count")?,
+        created_at: time(row, "created_at")?,
+        replaced_by: opt_id(row, "replaced_by")?,
+        is_edited: row.flag("is_edited")?,
+        attachments: Vec::new(),
+    })
+}
+
+/// A row of [`tool_call_columns!`](crate::tool_call_columns).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn tool_call(row: &impl StoredRow) -> RepoResult<ToolCall> {
+    Ok(ToolCall {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        call_id: text(row, "call_id")?,
+        tool_name: text(row, "tool_name")?,
+        arguments: text(row, "arguments")?,
+        result: row.opt_text("result")?,
+        status: ToolCallStatus::parse(&text(row, "status")?)
+            .map_err(|e| RepositoryError::corrupt("status", e))?,
+        token_count: int(row, "token_count")?,
+        started_at: time(row, "started_at")?,
+        completed_at: row.opt_time("completed_at")?,
+    })
+}
+
+/// A row of [`attachment_columns!`](crate::attachment_columns) (read by their names
+/// without the table's `a.`).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn attachment(row: &impl StoredRow) -> RepoResult<Attachment> {
+    let image_size = match (row.opt_int("image_width")?, row.opt_int("image_height")?) {
+        (Some(width), Some(height)) => Some(ImageSize {
+            width: u32_of("image_width", width)?,
+            height: u32_of("image_height", height)?,
+        }),
+        _ => None,
+    };
+    Ok(Attachment {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        message_id: opt_id(row, "message_id")?,
+        name: text(row, "name")?,
+        media_type: text(row, "media_type")?,
+        kind: AttachmentKind::parse(&text(row, "kind")?)
+            .map_err(|e| RepositoryError::corrupt("kind", e))?,
+        size: int(row, "size")?,
+        sha256: text(row, "sha256")?,
+        image_size,
+        created_at: time(row, "created_at")?,
+    })
+}
+
+/// A row of `conversation_id, turn_id, message_id, content, created_at` of
+/// `answer_versions`.
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn answer_version(row: &impl StoredRow) -> RepoResult<AnswerVersion> {
+    Ok(AnswerVersion {
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        message_id: id(row, "message_id")?,
+        content: text(row, "content")?,
+        created_at: time(row, "created_at")?,
+    })
+}
+
+/// A row of `id, conversation_id, turn_id, seq, content, created_at` of
+/// `think_blocks`.
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn think_block(row: &impl StoredRow) -> RepoResult<ThinkBlock> {
+    Ok(ThinkBlock {
+        id: id(row, "id")?,
+        conversation_id: id(row, "conversation_id")?,
+        turn_id: id(row, "turn_id")?,
+        seq: int(row, "seq")?,
+        content: text(row, "content")?,
+        created_at: time(row, "created_at")?,
+    })
+}
+
+/// A search hit of the columns `conversation_id, title, seq, kind, body, created_at`
+/// (`kind` one of [`SearchHitKind`]'s stored words).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn search_hit(row: &impl StoredRow) -> RepoResult<SearchHit> {
+    Ok(SearchHit {
+        conversation_id: id(row, "conversation_id")?,
+        conversation_title: text(row, "title")?,
+        seq: int(row, "seq")?,
+        kind: SearchHitKind::parse(&text(row, "kind")?)
+            .map_err(|e| RepositoryError::corrupt("kind", e))?,
+        text: text(row, "body")?,
+        created_at: time(row, "created_at")?,
+    })
+}
+
+#[cfg(test)]
+#[path = "stored_row_tests.rs"]
+mod tests;
