@@ -5,7 +5,7 @@
 //! PostgreSQL.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Attachment, Conversation, NewAttachment, TurnStatus};
+use smallebot_core::entities::{Attachment, Conversation, NewAttachment, NewTurn, TurnStatus};
 use smallebot_core::rules::attachment::describe;
 use smallebot_core::rules::upload_quota::{QuotaRefusal, UploadQuotas};
 
@@ -65,13 +65,18 @@ impl Backend {
     }
 
     async fn send_with(&self, c: &Conversation, ids: &[smallebot_core::ids::AttachmentId]) {
-        let (turn, _) = self
+        let owner = owner();
+        let started = self
             .store
-            .start_turn_with_message(c.id, false, "with files", ids, 3, &owner())
+            .start_turn_in_context(&NewTurn {
+                attachments: ids,
+                token_count: 3,
+                ..NewTurn::new(c.id, "with files", &owner)
+            })
             .await
             .or_fail(self.name);
         self.store
-            .finish_turn(turn.id, TurnStatus::Completed, None)
+            .finish_turn(started.turn.id, TurnStatus::Completed, None)
             .await
             .or_fail(self.name);
     }
