@@ -4,8 +4,8 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner, Message, Role,
-    ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
+    AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
+    Message, Role, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
 };
 use smallebot_core::time::{Timestamp, parse_timestamp};
 
@@ -93,6 +93,9 @@ pub(crate) fn turn(row: &impl Columns) -> Result<Turn, RepositoryError> {
         completed_at: opt_time(row, "completed_at")?,
         lease: lease(row)?,
         undone_at: opt_time(row, "undone_at")?,
+        cut: opt_text(row, "cut")?
+            .map(|word| AnswerCut::parse(&word).map_err(|e| corrupt("cut", e)))
+            .transpose()?,
     })
 }
 

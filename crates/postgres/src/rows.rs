@@ -4,7 +4,8 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    Conversation, LeaseOwner, Message, Role, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
+    AnswerCut, Conversation, LeaseOwner, Message, Role, ToolCall, ToolCallStatus, Turn, TurnLease,
+    TurnStatus,
 };
 use smallebot_core::time::Timestamp;
 use sqlx::Row;
@@ -14,7 +15,7 @@ use sqlx::postgres::PgRow;
 macro_rules! turn_columns {
     () => {
         "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at, cut"
     };
 }
 pub(crate) use turn_columns;
@@ -107,6 +108,9 @@ pub(crate) fn turn(row: &PgRow) -> Result<Turn, RepositoryError> {
         completed_at: opt_time(row, "completed_at")?,
         lease: lease(row)?,
         undone_at: opt_time(row, "undone_at")?,
+        cut: get::<Option<String>>(row, "cut")?
+            .map(|word| AnswerCut::parse(&word).map_err(|e| corrupt("cut", e)))
+            .transpose()?,
     })
 }
 

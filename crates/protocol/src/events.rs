@@ -145,6 +145,9 @@ pub enum EventKind {
     TurnCompleted {
         /// The final answer text (of the last model step), as Markdown.
         text: String,
+        /// Set when a limit cut that answer: show it marked as cut, never as whole.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cut: Option<crate::history::AnswerCut>,
     },
     /// The turn was cancelled; the partial answer is stored.
     TurnCancelled,

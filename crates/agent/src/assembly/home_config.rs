@@ -25,6 +25,8 @@ fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
         model: settings.model.clone(),
         api_key_env: settings.api_key_env.clone(),
         supports_images: settings.supports_images,
+        max_output_tokens: Some(settings.max_output_tokens),
+        parallel_requests: settings.parallel_requests,
         reasoning_effort: settings.supports_thinking.then(|| {
             settings
                 .reasoning_effort

@@ -26,6 +26,12 @@ pub struct ChatEndpoint {
     /// Whether the model sees images (models.json `supportsImages`): only then is it
     /// sent image attachments.
     pub supports_images: bool,
+    /// The most tokens one answer may have (models.json `maxOutputTokens`); `None`: no
+    /// bound of its own.
+    pub max_output_tokens: Option<u32>,
+    /// How many requests its server answers at once, when models.json says
+    /// (`parallelRequests`).
+    pub parallel_requests: Option<u32>,
 }
 
 impl ChatEndpoint {
@@ -39,6 +45,8 @@ impl ChatEndpoint {
             api_key_env: None,
             reasoning_effort: None,
             supports_images: false,
+            max_output_tokens: None,
+            parallel_requests: None,
         }
     }
 

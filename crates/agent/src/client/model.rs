@@ -135,6 +135,14 @@ impl ChatModel for OpenAiChatModel {
         self.chosen(model).endpoint.supports_images
     }
 
+    fn serves_one_at_a_time(&self, model: Option<&str>) -> bool {
+        self.chosen(model).endpoint.parallel_requests == Some(1)
+    }
+
+    fn max_output_tokens(&self, model: Option<&str>) -> Option<u32> {
+        self.chosen(model).endpoint.max_output_tokens
+    }
+
     fn model_name(&self, model: Option<&str>) -> String {
         let choices = &self.choices;
         model

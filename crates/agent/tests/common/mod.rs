@@ -45,6 +45,10 @@ pub struct Options {
     pub max_inline_tokens: i64,
     /// A second model conversations may choose, `text-model`, which sees no images.
     pub text_model_choice: bool,
+    /// models.json `maxOutputTokens` of the chat model.
+    pub max_output_tokens: Option<u32>,
+    /// models.json `parallelRequests` of the chat model.
+    pub parallel_requests: Option<u32>,
 }
 
 impl Default for Options {
@@ -68,6 +72,8 @@ impl Default for Options {
             images: false,
             max_inline_tokens: 8_000,
             text_model_choice: false,
+            max_output_tokens: None,
+            parallel_requests: None,
         }
     }
 }
@@ -95,11 +101,13 @@ pub async fn harness(options: Options) -> Harness {
         .tools
         .into_iter()
         .fold(ToolRegistry::new(), ToolRegistry::with);
-    let chat = if options.images {
+    let mut chat = if options.images {
         endpoint("test-model").with_images()
     } else {
         endpoint("test-model")
     };
+    chat.max_output_tokens = options.max_output_tokens;
+    chat.parallel_requests = options.parallel_requests;
     let choices = if options.text_model_choice {
         let named = |id: &str, endpoint: ChatEndpoint| NamedEndpoint {
             id: id.to_owned(),

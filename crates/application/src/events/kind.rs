@@ -116,6 +116,9 @@ pub enum EventKind {
     TurnCompleted {
         /// The final answer text (of the last model step).
         text: String,
+        /// Set when a limit cut that answer: it is kept as far as it came, and must
+        /// not be shown as whole.
+        cut: Option<smallebot_core::entities::AnswerCut>,
     },
     /// Something the person should know that is not a failure (said once), e.g. that
     /// the fixed part of every request fills the context window.

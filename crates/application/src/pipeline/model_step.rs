@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 use smallebot_core::rules::compression_scope::first_row_that_fits;
+use smallebot_core::rules::output_bound::output_bound;
 use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
 
 use super::attachments::{carried, load_contents};
@@ -105,7 +106,7 @@ impl TurnRun<'_> {
         }
         let (store, sent) = (context.store.as_ref(), carried(&view.rows[start..]));
         load_contents(store, sent, &mut self.attachments, false).await?;
-        let request = context.assembler.build_request(&PromptInput {
+        let mut request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
             current_turn: self.turn.id,
@@ -117,6 +118,11 @@ impl TurnRun<'_> {
                 .model
                 .supports_images(view.conversation.model.as_deref()),
         });
+        // Every answer bounded: the model's own limit, within what the prompt leaves.
+        let limit = context
+            .model
+            .max_output_tokens(view.conversation.model.as_deref());
+        request.max_tokens = Some(output_bound(limit, estimate.window, estimate.used));
         self.put_view(view);
 
         let partial = Mutex::new(Partial::default());

@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use smallebot_core::entities::{Conversation, HistoryRow, Turn, TurnEnd, TurnStatus};
+use smallebot_core::entities::{AnswerCut, Conversation, HistoryRow, Turn, TurnStatus};
 use smallebot_core::ids::TurnId;
 use tokio_util::sync::CancellationToken;
 
@@ -35,6 +35,8 @@ pub struct TurnOutcome {
     pub text: String,
     /// The error of a failed turn.
     pub error: Option<String>,
+    /// Set when a limit cut the answer (kept as far as it came).
+    pub cut: Option<AnswerCut>,
 }
 
 /// Text and reasoning streamed so far in one model step.
@@ -230,15 +232,8 @@ impl<'a> TurnRun<'a> {
                 // Show the provider's count beside the estimate of the same request.
                 self.emit_usage(estimate, Some(usage.prompt_tokens));
             }
-            if response.tool_calls.is_empty() {
-                // The answer and the end of the turn are stored together.
-                let end = TurnEnd {
-                    status: TurnStatus::Completed,
-                    error: None,
-                };
-                self.record_step(&response.reasoning, &response.text, &[], Some(end))
-                    .await?;
-                return Ok(self.outcome(TurnStatus::Completed, response.text, None));
+            if response.tool_calls.is_empty() || response.cut.is_some() {
+                return self.complete(response).await;
             }
             // An assistant message per step: it marks where the step's tool calls begin.
             let invocations = self

@@ -13,6 +13,7 @@ pub mod file_diff;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
+pub mod output_bound;
 pub mod pasted_path;
 pub mod request_fit;
 pub mod rewrite;

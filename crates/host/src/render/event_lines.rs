@@ -1,6 +1,7 @@
 //! The one-line texts some events are printed as: a retry, a compression's outcome,
 //! the context figure after a turn.
 
+use smallebot_core::entities::AnswerCut;
 use smallebot_core::rules::terminal_text::escape_controls;
 
 use super::Style;
@@ -32,6 +33,22 @@ pub(super) fn retry_line(
         delay_ms as f64 / 1000.0,
         escape_controls(reason)
     )
+}
+
+/// What a cut answer is marked with, wherever it is shown (after the answer, in a
+/// reopened conversation's transcript, in `conversations show`).
+#[must_use]
+pub fn cut_mark(cut: AnswerCut) -> &'static str {
+    match cut {
+        AnswerCut::ContextFull => {
+            "answer cut: the model server's context filled up — compress (/compact) or give \
+             the server a larger context"
+        }
+        _ => {
+            "answer cut at the output limit — ask to continue, or raise maxOutputTokens in \
+             models.json"
+        }
+    }
 }
 
 /// A compression's outcome: `context compressed: 12.0k → 3.1k tokens`, or its failure.

@@ -89,8 +89,12 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
                         .as_ref()
                         .map(|at| format!(" · [undone {}: not sent to the model]", minute(at)))
                         .unwrap_or_default();
+                    let cut = t
+                        .cut
+                        .map(|cut| format!(" · [{}]", super::event_lines::cut_mark(cut)))
+                        .unwrap_or_default();
                     format!(
-                        "{} · {}{error}{undone}",
+                        "{} · {}{error}{cut}{undone}",
                         t.status.as_str(),
                         minute(&t.created_at)
                     )

@@ -81,6 +81,7 @@ pub(super) async fn insert_turn(
             heartbeat_at: at,
         }),
         undone_at: None,
+        cut: None,
     })
 }
 

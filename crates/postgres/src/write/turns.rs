@@ -165,6 +165,7 @@ pub(super) async fn start(link: &mut Link, start: &StartTurn) -> RepoResult<(Tur
             heartbeat_at: at,
         }),
         undone_at: None,
+        cut: None,
     };
     let message = Message {
         id: message_id,

@@ -124,6 +124,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
                 end: Some(TurnEnd {
                     status: TurnStatus::Completed,
                     error: None,
+                    cut: None,
                 }),
                 ..step(c.id, turn.id)
             })
@@ -197,6 +198,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
                 end: Some(TurnEnd {
                     status: TurnStatus::Failed,
                     error: Some("x".into()),
+                    cut: None,
                 }),
                 ..step(c.id, TurnId::new())
             })
@@ -208,5 +210,46 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         );
         let still = b.store.get_turn(turn.id).await.or_fail(name).or_fail(name);
         assert_eq!(still.status, TurnStatus::Running, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_cut_answer_ends_its_turn_marked_cut() {
+    use smallebot_core::entities::AnswerCut;
+    for b in backends::each("a_cut_answer_ends_its_turn_marked_cut").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        for cut in [AnswerCut::OutputLimit, AnswerCut::ContextFull] {
+            let (turn, _) = b
+                .store
+                .start_turn_with_message(c.id, false, "write a lot", &[], 1, &owner())
+                .await
+                .or_fail(name);
+            assert_eq!(turn.cut, None, "{name}: a running turn is not cut");
+            let recorded = b
+                .store
+                .record_step(&NewStep {
+                    reasoning: None,
+                    tool_calls: vec![],
+                    end: Some(TurnEnd {
+                        status: TurnStatus::Completed,
+                        error: None,
+                        cut: Some(cut),
+                    }),
+                    ..step(c.id, turn.id)
+                })
+                .await
+                .or_fail(name);
+            let ended = recorded.turn.or_fail(name);
+            assert_eq!(
+                (ended.status, ended.cut),
+                (TurnStatus::Completed, Some(cut)),
+                "{name}"
+            );
+            let read = b.store.get_turn(turn.id).await.or_fail(name).or_fail(name);
+            assert_eq!(read.cut, Some(cut), "{name}: stored, read back");
+            let listed = b.store.list_turns(c.id).await.or_fail(name);
+            assert_eq!(listed.last().and_then(|t| t.cut), Some(cut), "{name}");
+        }
     }
 }

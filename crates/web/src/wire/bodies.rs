@@ -84,6 +84,7 @@ pub(crate) fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
         created_at: time(turn.created_at),
         completed_at: turn.completed_at.map(time),
         undone: turn.undone_at.is_some(),
+        cut: turn.cut.map(super::events::answer_cut),
     }
 }
 

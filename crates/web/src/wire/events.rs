@@ -90,7 +90,10 @@ fn kind(kind: EventKind) -> Option<wire::EventKind> {
         EventKind::TaskListChanged { plan: list } => W::TaskListChanged { plan: plan(&list) },
         EventKind::TitleChanged { title } => W::TitleChanged { title },
         EventKind::Warning { message } => W::Warning { message },
-        EventKind::TurnCompleted { text } => W::TurnCompleted { text },
+        EventKind::TurnCompleted { text, cut } => W::TurnCompleted {
+            text,
+            cut: cut.map(answer_cut),
+        },
         EventKind::TurnCancelled => W::TurnCancelled,
         EventKind::TurnFailed { error } => W::TurnFailed { error },
         _ => return None,
@@ -168,6 +171,19 @@ pub(crate) fn confirm(pending: Option<&PendingConfirmation>) -> wire::ConfirmEve
             unconfined: p.unconfined,
         },
         None => wire::ConfirmEvent::ConfirmationClosed,
+    }
+}
+
+/// Why an answer was cut, on the wire.
+pub(crate) fn answer_cut(
+    cut: smallebot_core::entities::AnswerCut,
+) -> smallebot_protocol::api::AnswerCut {
+    use smallebot_core::entities::AnswerCut as Cut;
+    use smallebot_protocol::api::AnswerCut as W;
+    match cut {
+        Cut::OutputLimit => W::OutputLimit,
+        Cut::ContextFull => W::ContextFull,
+        _ => W::Unknown,
     }
 }
 
@@ -258,3 +274,4 @@ mod tests {
         }
     }
 }
+

@@ -39,6 +39,7 @@ impl<W: Write> Repl<W> {
                         "failed: {}",
                         t.error.as_deref().unwrap_or("no reason stored")
                     ),
+                    TurnStatus::Completed => crate::render::cut_mark(t.cut?).to_owned(),
                     _ => return None,
                 };
                 Some((t.id, mark))
