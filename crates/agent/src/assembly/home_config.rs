@@ -101,6 +101,7 @@ impl AgentAssembly {
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,
+            first_byte_timeout: settings.first_byte_timeout,
             retry: RetryPolicy {
                 max_attempts: settings.request_max_retries.saturating_add(1),
                 ..RetryPolicy::default()

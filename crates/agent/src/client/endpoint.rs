@@ -93,9 +93,11 @@ impl NamedEndpoint {
 /// Timeouts and retries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientSettings {
-    /// An attempt fails when no data arrives for this long (waiting for the response
-    /// included).
+    /// An attempt fails when no data arrives for this long once its answer started.
     pub idle_timeout: Duration,
+    /// An attempt fails when the first byte of its answer has not come after this long
+    /// (waiting in the server's queue and for the prompt to be read are not stalls).
+    pub first_byte_timeout: Duration,
     /// Retries before the body, and the backoff of every retry.
     pub retry: RetryPolicy,
     /// Retries of a request whose stream broke after it started.
@@ -106,6 +108,7 @@ impl Default for ClientSettings {
     fn default() -> Self {
         Self {
             idle_timeout: Duration::from_secs(120),
+            first_byte_timeout: Duration::from_secs(600),
             retry: RetryPolicy::default(),
             stream_max_retries: 5,
         }

@@ -45,6 +45,8 @@ pub struct Options {
     pub max_inline_tokens: i64,
     /// A second model conversations may choose, `text-model`, which sees no images.
     pub text_model_choice: bool,
+    /// The first-byte timeout (`None`: the idle timeout).
+    pub first_byte_timeout: Option<Duration>,
     /// models.json `maxOutputTokens` of the chat model.
     pub max_output_tokens: Option<u32>,
     /// models.json `parallelRequests` of the chat model.
@@ -74,6 +76,7 @@ impl Default for Options {
             text_model_choice: false,
             max_output_tokens: None,
             parallel_requests: None,
+            first_byte_timeout: None,
         }
     }
 }
@@ -129,6 +132,7 @@ pub async fn harness(options: Options) -> Harness {
         )
         .client(ClientSettings {
             idle_timeout: options.idle_timeout,
+            first_byte_timeout: options.first_byte_timeout.unwrap_or(options.idle_timeout),
             retry: RetryPolicy {
                 base_delay: options.retry_base_delay,
                 ..RetryPolicy::default()

@@ -56,6 +56,7 @@ pub async fn harness() -> Harness {
         .endpoint(endpoint)
         .client(ClientSettings {
             idle_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(10),
             retry: RetryPolicy {
                 base_delay: Duration::from_millis(20),
                 ..RetryPolicy::default()
