@@ -204,7 +204,7 @@ mod tests {
     fn completion(response: ScriptedResponse) -> Completion {
         match response.kind {
             ResponseKind::Completion(c) => c,
-            ResponseKind::HttpError { .. } => panic!("not a completion"),
+            _ => panic!("not a completion"),
         }
     }
 

@@ -119,6 +119,23 @@ impl StreamAccumulator {
         self.finished
     }
 
+    /// Whether any of the answer came: text (not only reasoning) or a tool call.
+    #[must_use]
+    pub fn answered(&self) -> bool {
+        !self.text.trim().is_empty() || !self.calls.is_empty()
+    }
+
+    /// The response so far, marked cut because the server's context filled up while
+    /// the model wrote (`detail`: what the server said).
+    #[must_use]
+    pub fn into_context_full(self, detail: String) -> ModelResponse {
+        ModelResponse {
+            cut: Some(AnswerCut::ContextFull),
+            cut_detail: Some(detail),
+            ..self.into_response()
+        }
+    }
+
     /// The whole response.
     #[must_use]
     pub fn into_response(self) -> ModelResponse {

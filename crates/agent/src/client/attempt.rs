@@ -11,6 +11,7 @@ use super::body::RequestBody;
 use super::endpoint::{ClientSettings, Target};
 use super::errors::map_error;
 use super::retry::announcing_retries;
+use super::server_error::ServerError;
 use super::wire::Chunk;
 
 /// Why an attempt failed, and whether sending the request again can help.
@@ -132,6 +133,9 @@ pub(crate) async fn stream_once(
             }
             Ok(Some(Ok(chunk))) => {
                 started = true;
+                if let Some(error) = chunk.error.as_ref().and_then(ServerError::of_value) {
+                    return stream_error(&error, accumulator, base, on_delta);
+                }
                 for delta in accumulator.push(&chunk) {
                     on_delta(delta);
                 }
@@ -153,6 +157,29 @@ pub(crate) async fn stream_once(
         on_delta(delta);
     }
     Ok(accumulator.into_response())
+}
+
+/// The server ended the stream with an error object. When its context filled up after
+/// some of the answer came, the answer is kept as far as it came, marked cut (another
+/// attempt would meet the same limit). Otherwise a failure in the server's words,
+/// retried unless no retry can pass (the request too long, or refused).
+fn stream_error(
+    error: &ServerError,
+    mut accumulator: StreamAccumulator,
+    base: &str,
+    on_delta: DeltaSink<'_>,
+) -> Result<ModelResponse, AttemptFailure> {
+    for delta in accumulator.flush() {
+        on_delta(delta);
+    }
+    if error.kind() == ModelErrorKind::ContextLengthExceeded && accumulator.answered() {
+        return Ok(accumulator.into_context_full(error.message.clone()));
+    }
+    Err(AttemptFailure {
+        error: error.to_model_error(base, "ended its answer with an error"),
+        retryable: error.retryable(),
+        reason: "server error",
+    })
 }
 
 /// A failure after the response started: retried unless no retry can fix it (the

@@ -16,6 +16,7 @@ mod endpoint;
 mod errors;
 mod model;
 mod retry;
+mod server_error;
 mod think;
 mod unconfigured;
 mod wire;

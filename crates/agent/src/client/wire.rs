@@ -15,6 +15,10 @@ pub struct Chunk {
     /// came from its cache.
     #[serde(default)]
     pub timings: Option<Timings>,
+    /// An error object sent inside the stream (llama.cpp, OpenAI, vLLM, Ollama): the
+    /// stream ends with it. Read by [`super::server_error::ServerError::read`].
+    #[serde(default)]
+    pub error: Option<serde_json::Value>,
 }
 
 /// llama.cpp's `timings` object (only the fields read).

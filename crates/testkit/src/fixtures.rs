@@ -1,0 +1,19 @@
+//! Streams and bodies recorded from real model servers, for tests of what those
+//! servers really send (`fixtures/` in this crate; how each was recorded is in
+//! `fixtures/README.md`). Replay a stream with [`crate::ScriptedResponse::recorded`].
+
+/// llama.cpp `llama-server` (Gemma 3 270M, one slot): an answer stopped by its
+/// `max_tokens` — `finish_reason: "length"`, then usage with
+/// `prompt_tokens_details.cached_tokens` and llama.cpp's `timings` (`cache_n`).
+pub const LLAMA_CPP_LENGTH: &str = include_str!("../fixtures/llama-cpp/length.sse");
+
+/// llama.cpp `llama-server` (two slots sharing a 256-token context): an answer that
+/// started, then the error event `{"error":{"code":500,"message":"Context size has
+/// been exceeded.","type":"server_error"}}` ending the stream (no `[DONE]`).
+pub const LLAMA_CPP_CONTEXT_EXCEEDED: &str =
+    include_str!("../fixtures/llama-cpp/context-exceeded.sse");
+
+/// llama.cpp `llama-server`: the HTTP 400 body of a prompt longer than a slot's
+/// context (`exceed_context_size_error`, with a numeric `code`).
+pub const LLAMA_CPP_EXCEEDS_CONTEXT_BODY: &str =
+    include_str!("../fixtures/llama-cpp/exceeds-context.json");
