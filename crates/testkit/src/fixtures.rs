@@ -17,3 +17,15 @@ pub const LLAMA_CPP_CONTEXT_EXCEEDED: &str =
 /// context (`exceed_context_size_error`, with a numeric `code`).
 pub const LLAMA_CPP_EXCEEDS_CONTEXT_BODY: &str =
     include_str!("../fixtures/llama-cpp/exceeds-context.json");
+
+/// llama.cpp `llama-server` (Gemma 3 270M, one slot): the answer to a summary request
+/// whose conversation's earlier answers were themselves control tokens — nothing but
+/// `<|im_end|>\n<|im_start|>user\n` over and over.
+pub const LLAMA_CPP_SUMMARY_CONTROL_TOKENS: &str =
+    include_str!("../fixtures/llama-cpp/summary-control-tokens.sse");
+
+/// llama.cpp `llama-server` (Gemma 3 270M, one slot): the answer to a summary request,
+/// cut at its `max_tokens: 200` — the request's own text echoed, then again and again
+/// between `<|im_end|>` tokens.
+pub const LLAMA_CPP_SUMMARY_REPETITION: &str =
+    include_str!("../fixtures/llama-cpp/summary-repetition.sse");

@@ -53,6 +53,7 @@ impl TurnRun<'_> {
             full = estimate_of(&view);
         }
         if self.steps_done > 0
+            && !self.compressed_in_vain
             && full.ratio() >= context.settings.compression_threshold
             && context
                 .compression_can_help(&view.conversation, Some(self.turn.id), None)
@@ -72,6 +73,8 @@ impl TurnRun<'_> {
                 .await?;
             view = TurnView::load(context, conversation_id).await?;
             full = estimate_of(&view);
+            // Still above (the warning said so): not tried again in this turn.
+            self.compressed_in_vain = full.ratio() >= context.settings.compression_threshold;
         }
         // If even after compression the request does not fit, leave out the oldest
         // turns for this one request (they stay stored and summarizable).

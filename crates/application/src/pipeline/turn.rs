@@ -55,6 +55,10 @@ pub(crate) struct TurnRun<'a> {
     pub(super) call_ids: ToolCallIds,
     pub(super) last_estimate: Option<ContextEstimate>,
     pub(super) steps_done: usize,
+    /// A compression of this turn left the context at or above the threshold: the turn
+    /// does not compress again between its steps (each attempt may cost a slow model
+    /// call that cannot help).
+    pub(super) compressed_in_vain: bool,
     /// The conversation as this turn sees it; `None` until loaded or after a compression.
     pub(super) view: Mutex<Option<TurnView>>,
     /// The conversation as read just before the turn started, if nothing changed it
@@ -94,6 +98,7 @@ impl<'a> TurnRun<'a> {
             call_ids: ToolCallIds::default(),
             last_estimate: None,
             steps_done: 0,
+            compressed_in_vain: false,
             view: Mutex::new(None),
             known_conversation,
             known_rows,

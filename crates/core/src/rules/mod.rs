@@ -19,6 +19,7 @@ pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;
+pub mod summary_check;
 pub mod terminal_text;
 pub mod title_text;
 pub mod tool_summary;
