@@ -49,6 +49,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             supports_images: false,
             max_output_tokens: 512,
             parallel_requests: Some(1),
+            context_window_set: true,
         }
     );
     let small = config.model("small").unwrap();
@@ -58,6 +59,10 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
     assert!(!small.supports_thinking);
     assert_eq!(small.max_output_tokens, 4096, "the documented default");
     assert_eq!(small.parallel_requests, None);
+    assert!(
+        !small.context_window_set,
+        "the server's window may be taken"
+    );
     assert_eq!(config.ids(), "local, small");
 }
 

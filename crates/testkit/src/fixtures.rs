@@ -13,6 +13,11 @@ pub const LLAMA_CPP_LENGTH: &str = include_str!("../fixtures/llama-cpp/length.ss
 pub const LLAMA_CPP_CONTEXT_EXCEEDED: &str =
     include_str!("../fixtures/llama-cpp/context-exceeded.sse");
 
+/// llama.cpp `llama-server` (Gemma 3 270M, `-c 4096 -np 1`): its `GET /props`, which
+/// says the context per slot (`default_generation_settings.n_ctx`: 4096) and the slots
+/// (`total_slots`: 1).
+pub const LLAMA_CPP_PROPS: &str = include_str!("../fixtures/llama-cpp/props.json");
+
 /// llama.cpp `llama-server`: the HTTP 400 body of a prompt longer than a slot's
 /// context (`exceed_context_size_error`, with a numeric `code`).
 pub const LLAMA_CPP_EXCEEDS_CONTEXT_BODY: &str =

@@ -27,6 +27,9 @@ fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
         supports_images: settings.supports_images,
         max_output_tokens: Some(settings.max_output_tokens),
         parallel_requests: settings.parallel_requests,
+        context_window: settings
+            .context_window_set
+            .then_some(settings.context_window),
         reasoning_effort: settings.supports_thinking.then(|| {
             settings
                 .reasoning_effort

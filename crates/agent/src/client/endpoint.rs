@@ -32,6 +32,9 @@ pub struct ChatEndpoint {
     /// How many requests its server answers at once, when models.json says
     /// (`parallelRequests`).
     pub parallel_requests: Option<u32>,
+    /// Its context window, when models.json gives one (`contextWindow`); `None`: the
+    /// one its server reports is taken.
+    pub context_window: Option<u64>,
 }
 
 impl ChatEndpoint {
@@ -47,6 +50,7 @@ impl ChatEndpoint {
             supports_images: false,
             max_output_tokens: None,
             parallel_requests: None,
+            context_window: None,
         }
     }
 
@@ -120,6 +124,10 @@ impl Default for ClientSettings {
 pub(crate) struct Target {
     pub(crate) client: Client<OpenAIConfig>,
     pub(crate) endpoint: ChatEndpoint,
+    /// The HTTP client underneath, for asking the server what it serves.
+    pub(crate) http: reqwest::Client,
+    /// What its server reported, once asked (`None` inside: it said nothing).
+    pub(crate) report: tokio::sync::OnceCell<Option<super::server_probe::ServerReport>>,
 }
 
 impl Target {
@@ -134,8 +142,13 @@ impl Target {
         // `Client::with_config` would build a default HTTP client of its own, loading
         // the system's TLS roots for every endpoint, even a plain `http://` one.
         let client = Client::build(http.clone(), config)
-            .with_http_service(RetryService::new(http, settings.retry));
-        Self { client, endpoint }
+            .with_http_service(RetryService::new(http.clone(), settings.retry));
+        Self {
+            client,
+            endpoint,
+            http,
+            report: tokio::sync::OnceCell::new(),
+        }
     }
 }
 
@@ -150,7 +163,7 @@ pub(super) struct HttpClients {
 }
 
 impl HttpClients {
-    fn for_url(&mut self, base_url: &str) -> reqwest::Client {
+    pub(super) fn for_url(&mut self, base_url: &str) -> reqwest::Client {
         let plain = base_url
             .get(..7)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));

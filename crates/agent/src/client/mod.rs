@@ -17,6 +17,8 @@ mod errors;
 mod model;
 mod retry;
 mod server_error;
+mod server_probe;
+mod server_windows;
 mod think;
 mod unconfigured;
 mod wire;
@@ -24,6 +26,8 @@ mod wire;
 pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint};
 pub use model::OpenAiChatModel;
 pub use retry::RetryPolicy;
+pub use server_probe::{PROBE_TIMEOUT, ServerKind, ServerReport, ask_server, probe};
+pub use server_windows::ServerWindows;
 pub use unconfigured::UnconfiguredModel;
 
 pub(crate) use body::tools_json;

@@ -29,6 +29,9 @@ pub struct ModelSettings {
     pub model: String,
     /// `contextWindow`: the context size in tokens (default 128000, at least 1024).
     pub context_window: u64,
+    /// Whether models.json gave `contextWindow`. If not, the context its server reports
+    /// (asked at first use) is taken instead of the default.
+    pub context_window_set: bool,
     /// `tokenizer`: the tiktoken encoding for counts, `"o200k_base"` (default) or
     /// `"cl100k_base"`.
     pub tokenizer: String,
@@ -265,6 +268,7 @@ impl RawModel {
             parallel_requests,
             api_key_env: self.api_key_env.filter(|v| !v.trim().is_empty()),
             context_window: context_window.max(ModelSettings::MIN_CONTEXT_WINDOW),
+            context_window_set: self.context_window.is_some(),
             tokenizer: self.tokenizer.map_or_else(
                 || ModelSettings::DEFAULT_TOKENIZER.to_owned(),
                 |name| name.0,

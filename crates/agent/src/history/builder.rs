@@ -13,6 +13,7 @@ use super::attachments::AttachmentWriter;
 use super::messages::build_messages;
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
+use crate::client::ServerWindows;
 use crate::config::ToolHistoryFormat;
 use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
@@ -92,6 +93,9 @@ pub struct HistoryBuilder {
     system_cache: Mutex<Option<(String, i64)>>,
     /// Context windows of the models a conversation may choose, by id.
     model_windows: Vec<(String, u64)>,
+    /// Windows servers reported for models whose models.json gives none: they take the
+    /// place of the default.
+    server_windows: Arc<ServerWindows>,
     /// The skills listed in the system prompt (read again when their files change).
     skills: Option<Arc<SkillCatalog>>,
     /// Writes user messages' attachments (and saves their files in the workspace).
@@ -111,6 +115,7 @@ impl HistoryBuilder {
             schema_cache: Mutex::new(None),
             system_cache: Mutex::new(None),
             model_windows: Vec::new(),
+            server_windows: Arc::default(),
             skills: None,
         }
     }
@@ -132,13 +137,23 @@ impl HistoryBuilder {
         self
     }
 
-    /// The context window of the model `conversation` runs on.
+    /// The same builder counting against the windows servers report for models whose
+    /// models.json gives none (the client fills `windows` in).
+    #[must_use]
+    pub fn with_server_windows(mut self, windows: Arc<ServerWindows>) -> Self {
+        self.server_windows = windows;
+        self
+    }
+
+    /// The context window of the model `conversation` runs on: what its server
+    /// reported when models.json gives none, else models.json's (or the default).
     fn window_of(&self, conversation: &Conversation) -> u64 {
-        conversation
-            .model
-            .as_deref()
-            .and_then(|id| self.model_windows.iter().find(|(known, _)| known == id))
-            .map_or(self.settings.context_window, |(_, window)| *window)
+        let model = conversation.model.as_deref();
+        self.server_windows.get(model).unwrap_or_else(|| {
+            model
+                .and_then(|id| self.model_windows.iter().find(|(known, _)| known == id))
+                .map_or(self.settings.context_window, |(_, window)| *window)
+        })
     }
 
     /// The system prompt for a conversation with the given plan.
@@ -276,6 +291,8 @@ impl ContextAssembler for HistoryBuilder {
     }
 
     fn context_window(&self) -> u64 {
-        self.settings.context_window
+        self.server_windows
+            .get(None)
+            .unwrap_or(self.settings.context_window)
     }
 }

@@ -51,6 +51,9 @@ pub struct Options {
     pub max_output_tokens: Option<u32>,
     /// models.json `parallelRequests` of the chat model.
     pub parallel_requests: Option<u32>,
+    /// Whether models.json gives the chat model's `contextWindow` (else its server's
+    /// is taken when it reports one).
+    pub window_given: bool,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             max_output_tokens: None,
             parallel_requests: None,
             first_byte_timeout: None,
+            window_given: true,
         }
     }
 }
@@ -111,6 +115,7 @@ pub async fn harness(options: Options) -> Harness {
     };
     chat.max_output_tokens = options.max_output_tokens;
     chat.parallel_requests = options.parallel_requests;
+    chat.context_window = options.window_given.then_some(options.context_window);
     let choices = if options.text_model_choice {
         let named = |id: &str, endpoint: ChatEndpoint| NamedEndpoint {
             id: id.to_owned(),

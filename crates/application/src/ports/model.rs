@@ -146,6 +146,18 @@ pub struct ModelResponse {
     pub cut_detail: Option<String>,
 }
 
+/// What a model's server said about itself when first asked
+/// ([`ChatModel::check_server`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerCheck {
+    /// What it reported, in a few words (`llama.cpp: 4096 tokens of context per slot,
+    /// 1 slot: one request at a time`).
+    pub report: String,
+    /// Something the person should know: models.json's `contextWindow` is larger than
+    /// what the server gives a request.
+    pub warning: Option<String>,
+}
+
 /// A piece of a streaming response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -262,6 +274,16 @@ pub trait ChatModel: Send + Sync {
     fn serves_one_at_a_time(&self, model: Option<&str>) -> bool {
         let _ = model;
         false
+    }
+
+    /// Asks the server of the model `model` names what it serves (its context per
+    /// request, how many requests at once), the first time; later calls give the first
+    /// answer at once. What it says may change [`Self::serves_one_at_a_time`] and, when
+    /// models.json gives no `contextWindow`, the window the estimate uses. `None`: the
+    /// server said nothing (a hosted API), or nothing is asked.
+    async fn check_server(&self, model: Option<&str>) -> Option<ServerCheck> {
+        let _ = model;
+        None
     }
 
     /// The most tokens an answer of the model `model` names may have (models.json

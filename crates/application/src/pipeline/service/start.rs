@@ -212,6 +212,8 @@ impl ConversationService {
         let mut contents = AttachmentContents::new();
         load_contents(context.store.as_ref(), attached.iter(), &mut contents, true).await?;
         let mut conversation = context.settle_counts_if_ready(conversation).await?;
+        // What the server serves is known before anything is counted against its window.
+        context.check_server(&conversation).await;
         // The attachments count in the estimate as the message does.
         let with_attached = |mut estimate: ContextEstimate| {
             let extra = attachments_tokens(context.assembler.as_ref(), &attached, &contents);
