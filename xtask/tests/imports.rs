@@ -5,31 +5,16 @@
 //! is not an import, and neither is a test module or test file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The crates kept free of circles.
-const CHECKED_CRATES: [&str; 4] = ["application", "agent", "host", "postgres"];
+const CHECKED_CRATES: [&str; 5] = ["application", "agent", "mcp", "host", "postgres"];
 
 /// A module's path inside its crate (`["tools", "workspace", "grep"]`; the root is empty).
 type Module = Vec<String>;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// Whether a file holds only tests (`tests.rs`, `*_tests.rs`, test support).
-fn is_test_file(path: &Path) -> bool {
-    let name = path.file_name().unwrap().to_str().unwrap();
-    name.ends_with("tests.rs") || name.starts_with("test_")
-}
 
 /// The module a file under `src` defines.
 fn module_of(src: &Path, file: &Path) -> Module {
@@ -201,10 +186,10 @@ struct Graph {
 impl Graph {
     fn of(src: &Path) -> Self {
         let mut files = Vec::new();
-        rust_files(src, &mut files);
+        support::rust_files(src, &mut files);
         let sources: BTreeMap<Module, String> = files
             .iter()
-            .filter(|path| !is_test_file(path))
+            .filter(|path| !support::is_test_file(path))
             .map(|path| {
                 let text = std::fs::read_to_string(path).unwrap();
                 (module_of(src, path), code_of(&text))

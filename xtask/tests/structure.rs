@@ -8,7 +8,9 @@
 //!   host writes through its `outln!`/`errln!`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::AgentAssembly;
@@ -17,70 +19,20 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 7] = [
+const PRODUCT_CRATES: [&str; 8] = [
     "core",
     "shell",
     "sandbox",
     "infrastructure",
     "application",
     "agent",
+    "mcp",
     "host",
 ];
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// Whether a file holds only tests (`tests.rs`, `*_tests.rs`, test support).
-fn is_test_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    name.ends_with("tests.rs") || name.starts_with("test_")
-}
-
-/// The product code of every `.rs` file under `crates/*/src` of the product crates:
-/// (path, code) with comment lines, test files and the trailing `#[cfg(test)]` module
-/// left out (test data may name tools; the rules are about what the program does).
+/// The product code of the product crates (see `support::product_sources`).
 fn product_sources() -> Vec<(String, String)> {
-    let root = workspace_root();
-    let mut files = Vec::new();
-    for name in PRODUCT_CRATES {
-        rust_files(&root.join("crates").join(name).join("src"), &mut files);
-    }
-    files
-        .into_iter()
-        .filter(|path| !is_test_file(path))
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let lines: Vec<&str> = text.lines().collect();
-            let test_module = lines.windows(2).position(|pair| {
-                pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
-            });
-            let code: Vec<&str> = lines[..test_module.unwrap_or(lines.len())]
-                .iter()
-                .copied()
-                .filter(|l| !l.trim_start().starts_with("//"))
-                .collect();
-            let relative = path.strip_prefix(&root).unwrap().display().to_string();
-            (relative, code.join("\n"))
-        })
-        .collect()
+    support::product_sources(&PRODUCT_CRATES)
 }
 
 #[test]
@@ -104,6 +56,37 @@ fn there_is_one_shell_lexer() {
         );
         assert!(
             defining[0].starts_with("crates/shell/src/syntax/"),
+            "{definition}: {defining:?}"
+        );
+    }
+}
+
+/// Every crate whose events or wire entities could be defined a second time.
+const EVENT_CRATES: [&str; 6] = ["core", "application", "agent", "web", "host", "protocol"];
+
+#[test]
+fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
+    let sources = support::product_sources(&EVENT_CRATES);
+    for definition in [
+        "enum EventKind",
+        "enum CompressionTrigger",
+        "struct Plan ",
+        "enum ConfirmEvent",
+        "enum ReloadEvent",
+    ] {
+        let defining: Vec<&str> = sources
+            .iter()
+            .filter(|(_, code)| code.contains(definition))
+            .map(|(path, _)| path.as_str())
+            .collect();
+        assert_eq!(
+            defining.len(),
+            1,
+            "`{definition}` should be defined once, in crates/protocol/src (front ends and the \
+             application use the protocol's types): {defining:?}"
+        );
+        assert!(
+            defining[0].starts_with("crates/protocol/src/"),
             "{definition}: {defining:?}"
         );
     }
@@ -150,9 +133,9 @@ async fn a_tool_name_is_written_only_in_its_own_tool() {
 
 #[test]
 fn the_pipeline_modules_import_each_other_without_a_cycle() {
-    let dir = workspace_root().join("crates/application/src/pipeline");
+    let dir = support::workspace_root().join("crates/application/src/pipeline");
     let mut files = Vec::new();
-    rust_files(&dir, &mut files);
+    support::rust_files(&dir, &mut files);
     let module = |path: &Path| path.file_stem().unwrap().to_str().unwrap().to_owned();
     let modules: Vec<String> = files.iter().map(|p| module(p)).collect();
     // module → the sibling modules it imports with `use super::name`

@@ -10,7 +10,6 @@ pub mod assembly;
 pub mod client;
 pub mod config;
 pub mod history;
-pub mod mcp;
 pub mod processes;
 pub mod skills;
 pub mod summarizer;

@@ -112,10 +112,8 @@ async fn a_length_end_keeps_the_answer_marked_cut_and_is_not_retried() {
     assert!(
         events.iter().any(|e| matches!(
             e,
-            EventKind::TurnCompleted {
-                cut: Some(AnswerCut::OutputLimit),
-                ..
-            }
+            EventKind::TurnCompleted { cut: Some(cut), .. }
+                if *cut == smallebot_application::wire::bodies::answer_cut(AnswerCut::OutputLimit)
         )),
         "the end says the answer was cut: {events:?}"
     );

@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
-use smallebot_agent::mcp::{McpServers, McpStartError};
-use smallebot_agent::tools::ToolRegistry;
+use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ports::{
     CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
     ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_mcp::{McpServers, McpStartError};
 use smallebot_testkit::mcp::{SERVE_ENV, TOOLSET_ENV, TestFn, serve_http, test_main};
 use tokio_util::sync::CancellationToken;
 
@@ -93,7 +93,7 @@ async fn start_with(
             .await
             .unwrap(),
     );
-    let registry = ToolRegistry::new().with_source(Arc::clone(&mcp) as _);
+    let registry = ToolRegistry::new().with_source(McpToolSource::new(Arc::clone(&mcp)));
     (mcp, registry)
 }
 

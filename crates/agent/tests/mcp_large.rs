@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
-use smallebot_agent::mcp::McpServers;
-use smallebot_agent::tools::ToolRegistry;
+use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ports::{
     DenyAll, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_mcp::McpServers;
 use smallebot_testkit::mcp::{SERVE_ENV, TestFn, serve_http, test_main};
 use tokio_util::sync::CancellationToken;
 
@@ -72,7 +72,7 @@ async fn call_large(settings: McpServerSettings) -> ToolOutcome {
         .unwrap(),
     );
     assert!(mcp.warnings().is_empty(), "{:?}", mcp.warnings());
-    let registry = ToolRegistry::new().with_source(Arc::clone(&mcp) as _);
+    let registry = ToolRegistry::new().with_source(McpToolSource::new(Arc::clone(&mcp)));
     let invocation = ToolInvocation {
         call_id: "call_1".into(),
         name: "t__large".into(),

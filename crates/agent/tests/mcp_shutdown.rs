@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
-use smallebot_agent::mcp::McpServers;
-use smallebot_agent::tools::ToolRegistry;
+use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ports::{
     DenyAll, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_mcp::McpServers;
 use smallebot_testkit::mcp::{SERVE_ENV, SLEEP_FILE_ENV, TestFn, test_main};
 use tokio_util::sync::CancellationToken;
 
@@ -101,7 +101,7 @@ async fn shutdown_kills_a_wrapped_server_stuck_in_a_call_and_its_child() {
         .unwrap(),
     );
     assert!(mcp.warnings().is_empty(), "{:?}", mcp.warnings());
-    let registry = Arc::new(ToolRegistry::new().with_source(Arc::clone(&mcp) as _));
+    let registry = Arc::new(ToolRegistry::new().with_source(McpToolSource::new(Arc::clone(&mcp))));
     let (wrapper, child) = (read_pid(&wrapper_pid), read_pid(&child_pid));
 
     // A call that would take ten minutes.

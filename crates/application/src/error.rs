@@ -63,8 +63,8 @@ pub enum PipelineError {
         /// The configured ids, comma-separated.
         known: String,
     },
-    /// A file or a message's files are over agent.json's attachment limits; nothing
-    /// was stored.
+    /// A file or a message's files are over agent.json's attachment limits, or a file
+    /// that starts as an image is none or states an absurd size; nothing was stored.
     #[error(transparent)]
     AttachmentRefused(#[from] AttachmentRefusal),
     /// An attachment to send is unknown, of another conversation, or already sent

@@ -1,7 +1,7 @@
 //! Gathering a conversation whole for an export: the web app's `…/export`, `smallebot
 //! conversations export`, and the terminal. Writing it is not done here: Markdown by
-//! `smallebot_core::rules::export::markdown`, JSON by a front end's wire types
-//! (`smallebot_web::export_json`).
+//! `smallebot_core::rules::export::markdown`, JSON as the protocol's types
+//! ([`crate::wire::bodies::export`]).
 
 use smallebot_core::entities::ConversationExport;
 use smallebot_core::ids::ConversationId;

@@ -19,6 +19,7 @@ pub mod export;
 pub mod pipeline;
 pub mod ports;
 pub mod rewrite;
+pub mod wire;
 
 pub use error::PipelineError;
 pub use events::{Event, EventKind, EventSubscription};

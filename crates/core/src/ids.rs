@@ -9,7 +9,8 @@ use uuid::Uuid;
 /// An id string that is not a valid UUID.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "'{input}' is not a valid id: expected a UUID such as 0190f3a2-7c1e-7b3a-9d2f-4c5e6a7b8c9d"
+    "'{}' is not a valid id: expected a UUID such as 0190f3a2-7c1e-7b3a-9d2f-4c5e6a7b8c9d",
+    crate::rules::terminal_text::escape_line(.input)
 )]
 pub struct InvalidId {
     /// The text that failed to parse.
@@ -115,6 +116,14 @@ mod tests {
     fn invalid_id_names_the_input() {
         let err = "not-an-id".parse::<TurnId>().unwrap_err();
         assert!(err.to_string().contains("'not-an-id'"));
+        // Control characters are shown, not obeyed, and the echo stays on its line.
+        let err = "abc\x1b[2J\nerror: fake".parse::<TurnId>().unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("'abc^[[2J^Jerror: fake' is not a valid id"),
+            "{err}"
+        );
+        assert_eq!(err.input, "abc\x1b[2J\nerror: fake", "kept as given");
     }
 
     #[test]

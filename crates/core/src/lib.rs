@@ -20,6 +20,7 @@
 pub mod entities;
 pub mod error;
 pub mod ids;
+pub mod refusals;
 pub mod repository;
 pub mod rules;
 pub mod skills;

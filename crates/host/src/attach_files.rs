@@ -2,18 +2,18 @@
 //! read before anything is stored, checked against the limits and the model, then
 //! uploaded into the conversation and sent with the message.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use smallebot_application::ConversationService;
 use smallebot_core::entities::{Attachment, AttachmentFacts, AttachmentKind, Conversation};
 use smallebot_core::ids::ConversationId;
-use smallebot_core::rules::attachment::describe;
+use smallebot_core::rules::attachment::{AttachmentRefusal, check_image, clean_name, describe};
 use smallebot_core::rules::attachment_text::facts_label;
 use smallebot_core::rules::mentions::mentions;
 use smallebot_core::rules::pasted_path::pasted_paths;
 
 use crate::error::HostError;
+use crate::regular_file::{ReadRefusal, read_head, read_regular};
 use crate::user_path::user_path;
 
 /// A file to attach, read whole.
@@ -33,25 +33,49 @@ impl FileToAttach {
     }
 }
 
-/// Reads every file of `paths` (relative ones from the working directory).
+/// Reads every file of `paths` (relative ones from the working directory): only
+/// regular files, each of at most `max_file_bytes` (agent.json
+/// `attachments.maxFileBytes`, checked on the open file before it is read), and an
+/// image only when it is one ([`check_image`]).
 ///
 /// # Errors
-/// [`HostError::AttachmentUnreadable`] for the first path that cannot be read.
-pub(crate) fn read_files(paths: &[PathBuf]) -> Result<Vec<FileToAttach>, HostError> {
-    paths.iter().map(|path| read_file(path)).collect()
+/// For the first path that cannot be read or is refused:
+/// [`HostError::AttachmentUnreadable`], [`HostError::AttachmentNotRegular`], or the
+/// pipeline's refusal (too large, an image that is none).
+pub(crate) fn read_files(
+    paths: &[PathBuf],
+    max_file_bytes: i64,
+) -> Result<Vec<FileToAttach>, HostError> {
+    paths
+        .iter()
+        .map(|path| read_file(path, max_file_bytes))
+        .collect()
 }
 
-fn read_file(typed: &Path) -> Result<FileToAttach, HostError> {
+fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, HostError> {
     let path = &user_path(typed);
-    let unreadable = |source| HostError::AttachmentUnreadable {
-        path: path.to_path_buf(),
-        source,
-    };
-    let content = std::fs::read(path).map_err(unreadable)?;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    let limit = u64::try_from(max_file_bytes).unwrap_or(0);
+    let content = read_regular(path, limit).map_err(|refusal| match refusal {
+        ReadRefusal::NotRegular(what) => HostError::AttachmentNotRegular {
+            path: path.to_path_buf(),
+            what,
+        },
+        ReadRefusal::TooLarge(size) => AttachmentRefusal::FileTooLarge {
+            name: clean_name(&name),
+            size: i64::try_from(size).unwrap_or(i64::MAX),
+            limit: max_file_bytes,
+        }
+        .into(),
+        ReadRefusal::Io(source) => HostError::AttachmentUnreadable {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    check_image(&name, &content).map_err(HostError::from)?;
     let facts = describe(&name, &content);
     Ok(FileToAttach {
         name,
@@ -101,16 +125,12 @@ pub(crate) fn pasted_images(line: &str) -> Option<Vec<PathBuf>> {
     paths.iter().all(|path| is_image(path)).then_some(paths)
 }
 
-/// Whether `path` is a regular file whose content sniffs as an image.
+/// Whether `path` is a regular file whose head sniffs as an image: opened without
+/// blocking, as an attached file is ([`read_head`]); a FIFO, a device or a directory
+/// is none.
 fn is_image(path: &Path) -> bool {
-    // Not a FIFO or a device: opening one could block or never end.
-    if !path.is_file() {
-        return false;
-    }
-    let mut head = Vec::new();
-    let read =
-        std::fs::File::open(path).and_then(|file| file.take(SNIFFED_BYTES).read_to_end(&mut head));
-    read.is_ok() && describe("", &head).kind == AttachmentKind::Image
+    read_head(path, SNIFFED_BYTES)
+        .is_ok_and(|head| describe("", &head).kind == AttachmentKind::Image)
 }
 
 /// Uploads `files` into `conversation_id`, in order, and returns them.

@@ -251,9 +251,14 @@ pub enum ConversationsCommand {
         /// `md` or `json`.
         #[arg(long, value_enum, default_value_t = ExportFormat::Md)]
         format: ExportFormat,
-        /// Write to this file instead of standard output.
+        /// Write to this file instead of standard output; an existing file is left as
+        /// it is (the export refused) unless --force.
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// Replace the --output file when it exists (written whole beside it first,
+        /// then renamed over it).
+        #[arg(long, requires = "output")]
+        force: bool,
     },
     /// Delete a conversation and everything stored for it.
     Delete {

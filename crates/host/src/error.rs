@@ -9,7 +9,11 @@ use smallebot_application::pipeline::CompressionSkipped;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::{ConversationId, InvalidId};
+use smallebot_core::rules::attachment::AttachmentRefusal;
 use smallebot_core::rules::search_limits::InvalidDays;
+use smallebot_core::rules::terminal_text::escape_line;
+
+use crate::user_path::shown;
 use smallebot_infrastructure::StoreError;
 
 /// The exit code when the conversation already has a running turn (here or in
@@ -39,8 +43,9 @@ pub enum HostError {
     ConversationNotFound(ConversationId),
     /// No conversation id starts with what was given.
     #[error(
-        "no conversation{} has an id starting with '{reference}' (`smallebot conversations list` shows the ids)",
-        .owner.as_ref().map(|o| format!(" of {o}")).unwrap_or_default()
+        "no conversation{} has an id starting with '{}' (`smallebot conversations list` shows the ids)",
+        .owner.as_ref().map(|o| format!(" of {}", escape_line(o))).unwrap_or_default(),
+        escape_line(.reference)
     )]
     NoConversationMatches {
         /// What was given.
@@ -49,7 +54,7 @@ pub enum HostError {
         owner: Option<String>,
     },
     /// Several conversation ids start with what was given.
-    #[error("'{reference}' starts {count} conversation ids: give more of the id")]
+    #[error("'{}' starts {count} conversation ids: give more of the id", escape_line(.reference))]
     AmbiguousConversation {
         /// What was given.
         reference: String,
@@ -58,7 +63,8 @@ pub enum HostError {
     },
     /// The conversation belongs to someone else.
     #[error(
-        "conversation {id} is not {user}'s: open your own conversations (`smallebot conversations list --user {user}`) or pass the owner with --user"
+        "conversation {id} is not {user}'s: open your own conversations (`smallebot conversations list --user {user}`) or pass the owner with --user",
+        user = escape_line(.user)
     )]
     NotYourConversation {
         /// The conversation.
@@ -123,17 +129,17 @@ pub enum HostError {
     McpConfig(#[from] smallebot_agent::config::ConfigError),
     /// The MCP tools clash.
     #[error(transparent)]
-    Mcp(#[from] smallebot_agent::mcp::McpStartError),
+    Mcp(#[from] smallebot_mcp::McpStartError),
 
     /// `mcp tools` named a server mcp.json does not have.
-    #[error("mcp.json has no MCP server named '{0}' (`smallebot mcp list` shows them)")]
+    #[error("mcp.json has no MCP server named '{}' (`smallebot mcp list` shows them)", escape_line(.0))]
     UnknownMcpServer(String),
 
     /// `skills show` named a skill that is not there.
-    #[error("no skill is called '{0}' (`smallebot skills list` shows them)")]
+    #[error("no skill is called '{}' (`smallebot skills list` shows them)", escape_line(.0))]
     UnknownSkill(String),
     /// `skills check` found problems that keep the folder from loading.
-    #[error("{0} does not load as a skill: fix the problems above")]
+    #[error("{} does not load as a skill: fix the problems above", escape_line(.0))]
     SkillCheckFailed(String),
 
     /// `serve` for several users where the sandbox cannot be enforced.
@@ -145,12 +151,13 @@ pub enum HostError {
     SandboxUnavailable(String),
 
     /// `users remove` named nobody.
-    #[error("there is no user named '{0}' (`smallebot users list` shows them)")]
+    #[error("there is no user named '{}' (`smallebot users list` shows them)", escape_line(.0))]
     UnknownUser(String),
 
     /// `users add` got a name it cannot use.
     #[error(
-        "'{0}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.' (not first)"
+        "'{}' cannot be a user name: use 1 to 64 letters, digits, '-', '_' or '.' (not first)",
+        escape_line(.0)
     )]
     InvalidUserName(String),
 
@@ -173,13 +180,37 @@ pub enum HostError {
     PromptNotUtf8(std::io::Error),
 
     /// A file to attach (`--attach`, `@path`) cannot be read.
-    #[error("cannot read {} to attach it: {source}. Check the path.", .path.display())]
+    #[error("cannot read {} to attach it: {source}. Check the path.", shown(.path))]
     AttachmentUnreadable {
         /// The path given.
         path: std::path::PathBuf,
         /// Why.
         source: std::io::Error,
     },
+
+    /// A path to attach names no regular file (a directory, a FIFO, a socket, a device).
+    #[error(
+        "cannot attach {}: it is {what}, not a regular file. Only regular files can be \
+         attached; copy what it holds into a file first.",
+        shown(.path)
+    )]
+    AttachmentNotRegular {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// What it is: `a FIFO (named pipe)`, `a character device`, ….
+        what: &'static str,
+    },
+
+    /// `conversations export --output FILE`: the file exists and --force was not given.
+    #[error(
+        "{} exists already and was left as it is: give another file name, or pass \
+         --force to replace it",
+        shown(.0)
+    )]
+    ExportExists(std::path::PathBuf),
+    /// An export could not be written to its file.
+    #[error(transparent)]
+    ExportFile(crate::export_file::ExportFileError),
 
     /// Reading or writing standard input, output or error, or another file, failed.
     #[error("input/output failed: {0}")]
@@ -192,6 +223,12 @@ impl From<AssemblyError> for HostError {
             AssemblyError::NoEndpoint => Self::NoEndpoint,
             other => Self::Assembly(other),
         }
+    }
+}
+
+impl From<AttachmentRefusal> for HostError {
+    fn from(refusal: AttachmentRefusal) -> Self {
+        Self::Pipeline(refusal.into())
     }
 }
 

@@ -15,8 +15,10 @@ mod commands;
 mod conversation_ref;
 mod database;
 mod error;
+mod export_file;
 mod home;
 mod mcp_status;
+mod regular_file;
 mod relay;
 mod render;
 mod shutdown;
@@ -33,13 +35,25 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
+use smallebot_core::rules::terminal_text::escape_controls;
 
 fn main() -> ExitCode {
     // Before anything else (no thread may exist yet): a sandboxed command's helper.
     if let Some(code) = smallebot_sandbox::run_helper_if_requested() {
         return code;
     }
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // A mistake on the command line: clap's message echoes what was typed (a
+        // value, a subcommand), and its colours on a terminal would let the control
+        // characters in it through; written plain with them shown instead.
+        Err(error) if error.use_stderr() => {
+            errln!("{}", escape_controls(error.render().to_string().trim_end()));
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+        // --help, --version: to standard output as clap writes them.
+        Err(error) => error.exit(),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -61,7 +75,9 @@ fn main() -> ExitCode {
         Err(error::HostError::Io(err)) if stdio::is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) if err.is_reported() => err.exit_code(),
         Err(err) => {
-            errln!("error: {err}");
+            // Whatever a message echoes (a path, a name, a server's words) is shown,
+            // never obeyed by the terminal.
+            errln!("error: {}", escape_controls(&err.to_string()));
             err.exit_code()
         }
     }

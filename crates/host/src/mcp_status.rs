@@ -1,6 +1,6 @@
 //! How the MCP servers are shown, by `smallebot mcp list` and the REPL's `/mcp`.
 
-use smallebot_agent::mcp::McpServerStatus;
+use smallebot_mcp::McpServerStatus;
 
 /// One line per server: `name  running  3 tools` (and the last error).
 pub fn status_lines(status: &[McpServerStatus]) -> Vec<String> {

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
-use smallebot_agent::config::McpSettings;
-use smallebot_agent::mcp::McpServers;
+use smallebot_agent::config::load_mcp_settings;
 use smallebot_agent::processes::LocalProcesses;
-use smallebot_agent::tools::ToolRegistry;
+use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
+use smallebot_mcp::McpServers;
 use smallebot_sandbox::CommandSandbox;
 
 use crate::database::Database;
@@ -66,7 +66,7 @@ pub async fn start_mcp(
     home: &Home,
     confirmer: Arc<dyn CommandConfirmer>,
 ) -> Result<McpServers, HostError> {
-    let settings = McpSettings::load(home.root(), &|key| std::env::var(key).ok())?;
+    let settings = load_mcp_settings(home.root(), &|key| std::env::var(key).ok())?;
     if settings.servers.is_empty() {
         return Ok(McpServers::none());
     }
@@ -75,7 +75,7 @@ pub async fn start_mcp(
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
 pub fn mcp_registry(mcp: &Arc<McpServers>) -> ToolRegistry {
-    ToolRegistry::new().with_source(Arc::clone(mcp) as _)
+    ToolRegistry::new().with_source(McpToolSource::new(Arc::clone(mcp)))
 }
 
 /// This binary, whose helper mode (`main` dispatches it first) runs commands in the

@@ -22,15 +22,6 @@ async fn run(home: &Path, base_url: &str, images: bool, args: &[&str]) -> Output
     command.args(args).output().await.unwrap()
 }
 
-async fn listed(home: &Path) -> String {
-    let out = cli::smallebot(home, None)
-        .args(["conversations", "list"])
-        .output()
-        .await
-        .unwrap();
-    text(&out.stdout)
-}
-
 #[tokio::test]
 async fn run_attach_sends_an_image_and_a_text_file_with_the_message() {
     let home = tempfile::tempdir().unwrap();
@@ -72,7 +63,7 @@ async fn run_attach_sends_an_image_and_a_text_file_with_the_message() {
         "Attached file notes.txt (23 B):\n```\nfirst line\nsecond line\n```"
     );
     // The timeline names them under the message.
-    let id = listed(home.path()).await;
+    let id = cli::listed(home.path()).await;
     let id = id.split_whitespace().next().unwrap();
     let shown = cli::smallebot(home.path(), None)
         .args(["conversations", "show", id])
@@ -95,7 +86,7 @@ async fn run_attach_refuses_before_anything_is_stored() {
     std::fs::write(files.path().join("big.txt"), "x".repeat(64)).unwrap();
     std::fs::write(
         home.path().join("agent.json"),
-        r#"{ "attachments": { "maxFileBytes": 48, "maxMessageBytes": 48 } }"#,
+        r#"{ "attachments": { "maxFileBytes": 60, "maxMessageBytes": 60 } }"#,
     )
     .unwrap();
     let path = |name: &str| files.path().join(name).to_str().unwrap().to_owned();
@@ -122,7 +113,7 @@ async fn run_attach_refuses_before_anything_is_stored() {
         assert!(stderr.contains(expected), "{file}: {stderr}");
     }
     assert!(
-        !listed(home.path()).await.contains("New conversation"),
+        !cli::listed(home.path()).await.contains("New conversation"),
         "nothing stored"
     );
     assert_eq!(server.request_count(), 0);

@@ -77,7 +77,7 @@ async fn editing_history_and_multi_line_input_reach_the_model_as_typed() {
     // Up recalls the last message.
     term.keys(&["Up"]);
     term.keys(&["Enter"]);
-    term.wait_for("answer 1");
+    term.wait_for_prompt_after("answer 1");
     // Alt+Enter starts a new line of the same message.
     term.type_text("line one");
     term.keys(&["M-Enter"]);
@@ -90,6 +90,45 @@ async fn editing_history_and_multi_line_input_reach_the_model_as_typed() {
     );
     let history = std::fs::read_to_string(home.path().join("history.txt")).unwrap();
     assert!(history.contains("hello world"), "{history}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_line_message_typed_while_a_turn_runs_is_sent_as_typed() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    // The first answer waits until the next message was typed: its keys reach the
+    // terminal while it is in line mode, which makes Enter a line feed.
+    let typed = Gate::new();
+    let held = typed.clone();
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    model.respond_with(move |req| {
+        if req.asks_for_title() {
+            return ScriptedResponse::text("A title");
+        }
+        match count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => ScriptedResponse::text("answer 0").hold_until(&held),
+            n => ScriptedResponse::text(format!("answer {n}")),
+        }
+    });
+    let Some(term) = chat("typed ahead lines", home.path(), &model) else {
+        return;
+    };
+    term.wait_for("› ");
+    term.type_text("first");
+    term.keys(&["Enter"]);
+    wait_for_requests(&model, 1);
+    term.type_text("line one");
+    term.keys(&["M-Enter"]);
+    term.type_text("line two");
+    term.keys(&["Enter"]);
+    // tmux has handed the keys to the terminal before the turn may end.
+    term.wait_for("line two");
+    typed.open();
+    term.wait_for("answer 1");
+    assert_eq!(
+        wait_for_requests(&model, 2),
+        ["first", "line one\nline two"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

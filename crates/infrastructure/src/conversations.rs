@@ -15,19 +15,7 @@ use crate::write::Write;
 impl ConversationRepository for SqliteStore {
     async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
         let (at, _) = now();
-        let conversation = Conversation {
-            id: ConversationId::new(),
-            user_name: user_name.to_owned(),
-            title: title.to_owned(),
-            created_at: at,
-            updated_at: at,
-            compressed_context: None,
-            compressed_at: None,
-            compressed_through_seq: None,
-            context_tokens: 0,
-            model: None,
-            provisional_counts_from: None,
-        };
+        let conversation = Conversation::new(user_name, title, at);
         let stored = conversation.clone();
         self.writer()
             .run(|reply| Write::CreateConversation {

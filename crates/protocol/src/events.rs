@@ -196,6 +196,23 @@ pub enum ToolCallStatus {
     Unknown,
 }
 
+impl ToolCallStatus {
+    /// The status's word, as the wire writes it (`unknown` for one this client does not
+    /// know).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Ok => "ok",
+            Self::Error => "error",
+            Self::Denied => "denied",
+            Self::Cancelled => "cancelled",
+            Self::Interrupted => "interrupted",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
 /// Why a compression ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -262,6 +279,26 @@ impl ReloadEvent {
     pub fn new(reason: impl Into<String>) -> Self {
         Self::Reload {
             reason: reason.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_call_status_says_the_word_the_wire_writes() {
+        for status in [
+            ToolCallStatus::Running,
+            ToolCallStatus::Ok,
+            ToolCallStatus::Error,
+            ToolCallStatus::Denied,
+            ToolCallStatus::Cancelled,
+            ToolCallStatus::Interrupted,
+        ] {
+            let written = serde_json::to_value(status).unwrap();
+            assert_eq!(written, serde_json::json!(status.as_str()), "{status:?}");
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_terminal_text::escape_controls;
 use syntect::highlighting::{
     FontStyle, HighlightIterator, HighlightState, Highlighter as ThemeHighlighter, Theme, ThemeSet,
 };

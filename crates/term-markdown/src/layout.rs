@@ -156,7 +156,7 @@ fn heading(level: u8, spans: &[Span], width: usize) -> Vec<Line> {
 pub fn code_open(language: &str) -> Line {
     let mut line = vec![Span::new("╭─", Look::DIM)];
     if !language.is_empty() {
-        let label = smallebot_core::rules::terminal_text::escape_controls(language);
+        let label = smallebot_terminal_text::escape_controls(language);
         line.push(Span::new(
             format!(" {label}"),
             Look {

@@ -12,7 +12,7 @@
 //! the grammars use for the other languages.
 
 use rustc_lexer::{FrontmatterAllowed, LiteralKind, TokenKind};
-use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_terminal_text::escape_controls;
 
 use crate::style::{Colour, Line, Look, palette_index, push_text};
 

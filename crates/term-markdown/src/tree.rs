@@ -2,7 +2,7 @@
 //! layout needs and nothing else. Raw HTML stays text; every text is escaped.
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_terminal_text::escape_controls;
 
 use crate::style::{Colour, Line, Look, Span, push_text};
 use crate::table::Table;

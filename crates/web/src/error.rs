@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use smallebot_application::PipelineError;
 use smallebot_core::RepositoryError;
+use smallebot_core::rules::terminal_text::escape_line;
 
 /// A request that failed, and why.
 #[derive(Debug)]
@@ -15,11 +16,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// `404` for an id the caller cannot see.
+    /// `404` for an id the caller cannot see (echoed with its control characters
+    /// shown).
     pub(crate) fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
         Self {
             status: StatusCode::NOT_FOUND,
-            message: format!("{what} {id} not found"),
+            message: format!("{what} {} not found", escape_line(&id.to_string())),
         }
     }
 
@@ -103,6 +105,10 @@ impl From<PipelineError> for ApiError {
             PipelineError::ConversationNotFound(_)
             | PipelineError::TurnNotFound { .. }
             | PipelineError::Repository(RepositoryError::NotFound { .. }) => StatusCode::NOT_FOUND,
+            // What a file is, not its size: an image that is none.
+            PipelineError::AttachmentRefused(refusal) if refusal.is_about_content() => {
+                StatusCode::BAD_REQUEST
+            }
             PipelineError::EmptyMessage
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. }

@@ -35,8 +35,8 @@
 //! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
-//! Every body and event is a type of the `smallebot_protocol` crate (the `wire` module
-//! maps the server's own types to them; docs/protocol.md says which fields a client may
+//! Every body and event is a type of the `smallebot_protocol` crate (the events are the
+//! application's own, its `wire` module makes the bodies; docs/protocol.md says which fields a client may
 //! rely on), and every answer carries the protocol's version in the
 //! `smallebot-protocol` header; every answer under `/api/` is `Cache-Control: no-store`.
 //!
@@ -61,7 +61,6 @@ mod routes;
 mod signin;
 mod state;
 mod users;
-mod wire;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
@@ -185,25 +184,6 @@ pub fn router(state: WebState) -> Router {
         .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
         .with_state(state)
-}
-
-/// `event` in its wire form, as the event stream sends it (for other front ends that
-/// print events, e.g. `smallebot run --json`); `None` for an event the protocol has no
-/// form for.
-#[must_use]
-pub fn protocol_event(
-    event: &smallebot_application::Event,
-) -> Option<smallebot_protocol::events::Event> {
-    wire::events::event(event.clone())
-}
-
-/// `export` in its wire form, as `GET …/export?format=json` answers it (for other front
-/// ends that export, e.g. `smallebot conversations export --format json`).
-#[must_use]
-pub fn export_json(
-    export: &smallebot_core::entities::ConversationExport,
-) -> smallebot_protocol::api::ConversationExport {
-    wire::bodies::export(export)
 }
 
 /// Marks every answer under `/api/` `Cache-Control: no-store`: conversations are

@@ -9,6 +9,7 @@ use async_openai::config::OpenAIConfig;
 use smallebot_application::ports::ModelChoice;
 
 use super::retry::{RetryPolicy, RetryService};
+use super::server_probe::{ServerReport, probe};
 
 /// Where requests go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,7 +128,7 @@ pub(crate) struct Target {
     /// The HTTP client underneath, for asking the server what it serves.
     pub(crate) http: reqwest::Client,
     /// What its server reported, once asked (`None` inside: it said nothing).
-    pub(crate) report: tokio::sync::OnceCell<Option<super::server_probe::ServerReport>>,
+    pub(crate) report: tokio::sync::OnceCell<Option<ServerReport>>,
 }
 
 impl Target {
@@ -183,4 +184,17 @@ impl HttpClients {
         })
         .clone()
     }
+}
+
+/// Asks the server of `endpoint` what it serves ([`probe`]) with an HTTP client of its
+/// own, for a command that asks once (`smallebot models`).
+pub async fn ask_server(endpoint: &ChatEndpoint) -> Option<ServerReport> {
+    let http = HttpClients::default().for_url(&endpoint.base_url);
+    probe(
+        &http,
+        &endpoint.base_url,
+        &endpoint.model,
+        endpoint.api_key.as_deref(),
+    )
+    .await
 }

@@ -23,10 +23,10 @@ mod think;
 mod unconfigured;
 mod wire;
 
-pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint};
+pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint, ask_server};
 pub use model::OpenAiChatModel;
 pub use retry::RetryPolicy;
-pub use server_probe::{PROBE_TIMEOUT, ServerKind, ServerReport, ask_server, probe};
+pub use server_probe::{PROBE_TIMEOUT, ServerKind, ServerReport, probe};
 pub use server_windows::ServerWindows;
 pub use unconfigured::UnconfiguredModel;
 

@@ -168,7 +168,10 @@ impl ChatModel for OpenAiChatModel {
         let target = self.chosen(model);
         let report = target
             .report
-            .get_or_init(|| probe(&target.http, &target.endpoint))
+            .get_or_init(|| {
+                let e = &target.endpoint;
+                probe(&target.http, &e.base_url, &e.model, e.api_key.as_deref())
+            })
             .await
             .as_ref()?;
         let warning = match target.endpoint.context_window {

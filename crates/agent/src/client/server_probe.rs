@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::endpoint::ChatEndpoint;
-
 /// How long each question may take (they are asked at once).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -173,43 +171,35 @@ pub(crate) fn read_ollama_show(show: &Value) -> Option<ServerReport> {
     })
 }
 
-/// Asks the server of `endpoint` what it serves (the three questions at once, each
-/// within [`PROBE_TIMEOUT`]). `None`: no known server answered.
-pub async fn probe(http: &reqwest::Client, endpoint: &ChatEndpoint) -> Option<ServerReport> {
-    let (root, base) = roots(&endpoint.base_url);
-    let get = |url: String| {
-        let request = http.get(url);
-        ask(request, endpoint)
-    };
+/// Asks the server at `base_url` what it serves for `model` (the three questions at
+/// once, each within [`PROBE_TIMEOUT`], with `api_key` as the bearer token when given).
+/// `None`: no known server answered.
+pub async fn probe(
+    http: &reqwest::Client,
+    base_url: &str,
+    model: &str,
+    api_key: Option<&str>,
+) -> Option<ServerReport> {
+    let (root, base) = roots(base_url);
+    let get = |url: String| ask(http.get(url), api_key);
     let show = http
         .post(format!("{root}/api/show"))
-        .json(&serde_json::json!({ "model": endpoint.model }));
+        .json(&serde_json::json!({ "model": model }));
     let (props, models, show) = tokio::join!(
         get(format!("{root}/props")),
         get(format!("{base}/models")),
-        ask(show, endpoint),
+        ask(show, api_key),
     );
     props
         .as_ref()
         .and_then(read_llama_props)
-        .or_else(|| {
-            models
-                .as_ref()
-                .and_then(|m| read_vllm_models(m, &endpoint.model))
-        })
+        .or_else(|| models.as_ref().and_then(|m| read_vllm_models(m, model)))
         .or_else(|| show.as_ref().and_then(read_ollama_show))
 }
 
-/// [`probe`] with an HTTP client of its own, for a command that asks once
-/// (`smallebot models`).
-pub async fn ask_server(endpoint: &ChatEndpoint) -> Option<ServerReport> {
-    let http = super::endpoint::HttpClients::default().for_url(&endpoint.base_url);
-    probe(&http, endpoint).await
-}
-
 /// The JSON of a successful answer to `request`, else `None`.
-async fn ask(request: reqwest::RequestBuilder, endpoint: &ChatEndpoint) -> Option<Value> {
-    let request = match &endpoint.api_key {
+async fn ask(request: reqwest::RequestBuilder, api_key: Option<&str>) -> Option<Value> {
+    let request = match api_key {
         Some(key) => request.bearer_auth(key),
         None => request,
     };

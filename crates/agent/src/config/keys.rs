@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use serde_json::Value;
+use smallebot_core::rules::json_kind::kind_of;
 
 use super::ConfigError;
 pub(crate) use super::known_keys::Keys;
@@ -177,18 +178,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
         previous = current;
     }
     previous[b.len()]
-}
-
-/// The JSON type of a value, for messages ("a string", "an array", …).
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Byte offsets where `"key"` is written as a key (followed by `:`).

@@ -25,6 +25,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
+
 use super::ConfigError;
 use super::env_refs::resolve;
 use super::json::{parse, read_optional};
@@ -32,57 +34,6 @@ use super::keys::{Keys, checked_object, error_at_key};
 
 /// The name of the MCP settings file inside the home directory.
 pub const MCP_FILE: &str = "mcp.json";
-
-/// How the agent reaches one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpTransport {
-    /// A child process spoken to over its standard input and output.
-    Stdio {
-        /// The program.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Extra environment variables (references resolved).
-        env: BTreeMap<String, String>,
-        /// The directory it starts in (default: the host's).
-        cwd: Option<PathBuf>,
-    },
-    /// A streamable HTTP endpoint.
-    Http {
-        /// The endpoint URL.
-        url: String,
-        /// Headers sent with every request (references resolved).
-        headers: BTreeMap<String, String>,
-    },
-}
-
-/// One server of mcp.json.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerSettings {
-    /// Its name: the prefix of its tools (`{name}__{tool}`).
-    pub name: String,
-    /// How it is reached.
-    pub transport: McpTransport,
-    /// `enabled`: whether it is started (default true).
-    pub enabled: bool,
-    /// `startupTimeoutSeconds`: how long starting and listing its tools may take.
-    pub startup_timeout: Duration,
-    /// `toolTimeoutSeconds`: how long one call may take.
-    pub tool_timeout: Duration,
-    /// `confirm`: `Some(true)` asks before every call, `Some(false)` never asks,
-    /// `None` asks for tools the server marks destructive.
-    pub confirm: Option<bool>,
-    /// `maxResultMegabytes`: the largest message the server may send (a tool result
-    /// as JSON on the wire), in bytes; a larger one fails the call at once, naming it.
-    pub max_message_bytes: usize,
-}
-
-/// Everything mcp.json configures.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct McpSettings {
-    /// The servers, in file order.
-    pub servers: Vec<McpServerSettings>,
-}
 
 /// Default of `startupTimeoutSeconds`.
 pub const DEFAULT_STARTUP_TIMEOUT_SECONDS: u64 = 10;
@@ -119,81 +70,76 @@ struct RawServer {
     max_result_megabytes: Option<i64>,
 }
 
-impl McpSettings {
-    /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
-    /// with `env`.
-    ///
-    /// # Errors
-    /// [`ConfigError::Invalid`] with the position for invalid JSON, an unknown key or a
-    /// value of the wrong type; [`ConfigError::Rule`] for a server that breaks a rule
-    /// (neither or both of `command` and `url`, a timeout out of range, a variable that
-    /// is not set).
-    pub fn load(home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let file = home.join(MCP_FILE);
-        match read_optional(&file)? {
-            Some(text) => Self::from_json(&text, &file, env),
-            None => Ok(Self::default()),
-        }
+/// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
+/// with `env`.
+///
+/// # Errors
+/// [`ConfigError::Invalid`] with the position for invalid JSON, an unknown key or a
+/// value of the wrong type; [`ConfigError::Rule`] for a server that breaks a rule
+/// (neither or both of `command` and `url`, a timeout out of range, a variable that
+/// is not set).
+pub fn load_mcp_settings(
+    home: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpSettings, ConfigError> {
+    let file = home.join(MCP_FILE);
+    match read_optional(&file)? {
+        Some(text) => mcp_settings_from_json(&text, &file, env),
+        None => Ok(McpSettings::default()),
     }
+}
 
-    /// Parses the content of an mcp.json (`file` is only used in errors).
-    ///
-    /// # Errors
-    /// As [`McpSettings::load`].
-    pub fn from_json(
-        text: &str,
-        file: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: Value = parse(text, file)?;
-        let Value::Object(top) = &value else {
-            return Err(rule(
+/// Parses the content of an mcp.json (`file` is only used in errors).
+///
+/// # Errors
+/// As [`load_mcp_settings`].
+pub fn mcp_settings_from_json(
+    text: &str,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpSettings, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: Value = parse(text, file)?;
+    let Value::Object(top) = &value else {
+        return Err(rule(
+            file,
+            "expected a JSON object of MCP servers".to_owned(),
+        ));
+    };
+    // The wrapper form, when its key holds an object; else the flat map.
+    let servers = match top.get("mcpServers") {
+        Some(Value::Object(servers)) if top.len() == 1 => servers,
+        Some(_) if top.len() > 1 => {
+            return Err(error_at_key(
+                text,
                 file,
-                "expected a JSON object of MCP servers".to_owned(),
-            ));
-        };
-        // The wrapper form, when its key holds an object; else the flat map.
-        let servers = match top.get("mcpServers") {
-            Some(Value::Object(servers)) if top.len() == 1 => servers,
-            Some(_) if top.len() > 1 => {
-                return Err(error_at_key(
-                    text,
-                    file,
-                    "mcpServers",
-                    "\"mcpServers\" must be the only key when given; put every server \
+                "mcpServers",
+                "\"mcpServers\" must be the only key when given; put every server \
                      inside it"
-                        .to_owned(),
-                ));
-            }
-            _ => top,
-        };
-        let server_keys = Keys::of::<RawServer>("an MCP server");
-        let mut parsed = Vec::with_capacity(servers.len());
-        for (name, server) in servers {
-            check_name(name, text, file)?;
-            if !server.is_object() {
-                return Err(error_at_key(
-                    text,
-                    file,
-                    name,
-                    format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
-                ));
-            }
-            let object = checked_object(server, text, file, &server_keys)?;
-            let raw: RawServer =
-                serde_json::from_value(Value::Object(object)).map_err(|error| {
-                    error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))
-                })?;
-            parsed.push(raw.into_settings(name, file, env)?);
+                    .to_owned(),
+            ));
         }
-        Ok(Self { servers: parsed })
+        _ => top,
+    };
+    let server_keys = Keys::of::<RawServer>("an MCP server");
+    let mut parsed = Vec::with_capacity(servers.len());
+    for (name, server) in servers {
+        check_name(name, text, file)?;
+        if !server.is_object() {
+            return Err(error_at_key(
+                text,
+                file,
+                name,
+                format!("MCP server \"{name}\" must be an object with \"command\" or \"url\""),
+            ));
+        }
+        let object = checked_object(server, text, file, &server_keys)?;
+        let raw: RawServer = serde_json::from_value(Value::Object(object)).map_err(|error| {
+            error_at_key(text, file, name, format!("MCP server \"{name}\": {error}"))
+        })?;
+        parsed.push(raw.into_settings(name, file, env)?);
     }
-
-    /// The servers to start.
-    pub fn enabled(&self) -> impl Iterator<Item = &McpServerSettings> {
-        self.servers.iter().filter(|s| s.enabled)
-    }
+    Ok(McpSettings { servers: parsed })
 }
 
 impl RawServer {

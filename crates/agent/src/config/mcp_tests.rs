@@ -11,7 +11,7 @@ fn env(name: &str) -> Option<String> {
 }
 
 fn load(text: &str) -> Result<McpSettings, ConfigError> {
-    McpSettings::from_json(text, Path::new("/h/mcp.json"), &env)
+    mcp_settings_from_json(text, Path::new("/h/mcp.json"), &env)
 }
 
 #[test]

@@ -30,7 +30,7 @@ pub use command_env::CommandEnvironment;
 pub use error::ConfigError;
 pub use mcp::{
     DEFAULT_MAX_RESULT_MEGABYTES, DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS,
-    MCP_FILE, McpServerSettings, McpSettings, McpTransport,
+    MCP_FILE, load_mcp_settings, mcp_settings_from_json,
 };
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
 pub use resolve::{
@@ -38,6 +38,5 @@ pub use resolve::{
     ENV_OPENAI_SUPPORTS_IMAGES, ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels,
     resolve_models,
 };
+pub use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
 pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};
-
-pub(crate) use keys::kind_of;

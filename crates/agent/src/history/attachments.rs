@@ -3,15 +3,27 @@
 //! when cut), any other file saved in the workspace and named by its path, so the
 //! model's tools can read it. Counting uses the same text, so the stored counts, the
 //! estimate and the request agree.
+//!
+//! The workspace is a tree the model's commands change, and this is the host writing
+//! into it: every save goes through [`smallebot_confined::Root`] with
+//! [`Links::Refuse`] — no link is followed, anywhere on the path — so a command that
+//! turns `attachments` into a link to another user's workspace or to the home gets
+//! nothing written there; the model is told the file could not be saved, and why.
+//! A file is saved only at a free name or over the same content, and "the same content"
+//! is read only from a regular file with one name reached without links (a link or a
+//! hard link at the name is taken as a different file), so the check cannot probe a
+//! file the user cannot read. A saved copy that went missing is written again at most
+//! once per attachment.
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use smallebot_application::ports::{AttachmentContents, ModelPart};
+use smallebot_confined::{ConfinedError, Links, Root};
 use smallebot_core::entities::{Attachment, AttachmentKind, ImageSize};
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::image_tokens;
@@ -25,6 +37,15 @@ use super::tokens::{CountTokens, count};
 /// The most names tried in the workspace folder before a file is given up.
 const MAX_CANDIDATES: usize = 1000;
 
+/// Where an attachment's copy was saved, and whether it was written again already.
+#[derive(Debug, Clone)]
+struct SavedCopy {
+    /// The path, relative to the workspace.
+    path: String,
+    /// Whether the copy went missing once and was written again.
+    rewritten: bool,
+}
+
 /// Writes attachments' parts; remembers where each file was saved.
 #[derive(Debug, Default)]
 pub(crate) struct AttachmentWriter {
@@ -34,7 +55,7 @@ pub(crate) struct AttachmentWriter {
     /// The most tokens of a text file inlined.
     max_inline_tokens: i64,
     /// Where each attachment was saved, relative to the workspace.
-    saved: Mutex<HashMap<AttachmentId, String>>,
+    saved: Mutex<HashMap<AttachmentId, SavedCopy>>,
     /// Where each text file is cut, in bytes, once counted exactly (the cut costs a
     /// few counts of the text, and every request carries it again).
     cuts: Mutex<HashMap<AttachmentId, usize>>,
@@ -202,63 +223,87 @@ impl AttachmentWriter {
 
     /// Saves `content` into the workspace at the first free path for the
     /// attachment's name (or the one already holding this content), and returns that
-    /// path relative to the workspace; why not, when it cannot.
+    /// path relative to the workspace; why not, when it cannot. A copy saved before is
+    /// taken when it is still there, written again once when it is gone, and after
+    /// that no more.
     fn save(&self, attachment: &Attachment, content: &[u8]) -> Result<String, String> {
         let Some(workspace) = &self.workspace else {
             return Err("no workspace is configured".to_owned());
         };
+        let root = Root::create(workspace, Links::Refuse).map_err(|e| e.to_string())?;
         let known = self
             .saved
             .lock()
             .ok()
             .and_then(|saved| saved.get(&attachment.id).cloned());
-        if let Some(path) = known
-            && holds(&workspace.join(&path), content)
-        {
-            return Ok(path);
+        if let Some(copy) = &known {
+            if holds(&root, &copy.path, content) {
+                return Ok(copy.path.clone());
+            }
+            if copy.rewritten {
+                return Err(format!(
+                    "its copy at {} was removed after it had been saved again once, so it \
+                     is not saved again",
+                    copy.path
+                ));
+            }
         }
-        let path = save_in(workspace, &attachment.name, content)?;
+        let path = save_in(&root, &attachment.name, content)?;
         if let Ok(mut saved) = self.saved.lock() {
-            saved.insert(attachment.id, path.clone());
+            let copy = SavedCopy {
+                path: path.clone(),
+                rewritten: known.is_some(),
+            };
+            saved.insert(attachment.id, copy);
         }
         Ok(path)
     }
 }
 
-/// Whether the file at `path` holds exactly `content`.
-fn holds(path: &Path, content: &[u8]) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == content.len() as u64)
-        && std::fs::read(path).is_ok_and(|found| found == content)
+/// Whether `path` (relative to `root`) is a regular file with one name, reached
+/// without any link, holding exactly `content`. Anything else — a link, a hard link,
+/// a special file — is never read.
+fn holds(root: &Root, path: &str, content: &[u8]) -> bool {
+    let Ok((file, metadata)) = root.open_read(path) else {
+        return false;
+    };
+    if metadata.links != 1 || metadata.len != content.len() as u64 {
+        return false;
+    }
+    let mut found = Vec::with_capacity(content.len());
+    file.take(content.len() as u64 + 1)
+        .read_to_end(&mut found)
+        .is_ok_and(|_| found == content)
 }
 
-/// Writes `content` at the first free candidate path for `name` in `workspace`, never
-/// over a different file; an existing file with the same content is taken as is.
-fn save_in(workspace: &Path, name: &str, content: &[u8]) -> Result<String, String> {
+/// Writes `content` at the first free candidate path for `name` beneath `root`, never
+/// over anything (a file, a link), never through a link; an existing file with the same
+/// content is taken as is.
+fn save_in(root: &Root, name: &str, content: &[u8]) -> Result<String, String> {
     for candidate in workspace_candidates(name).take(MAX_CANDIDATES) {
-        let path = workspace.join(&candidate);
-        if holds(&path, content) {
+        if holds(root, &candidate, content) {
             return Ok(candidate);
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        if let Some((parent, _)) = candidate.rsplit_once('/') {
+            root.create_dirs(parent).map_err(|e| e.to_string())?;
         }
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path);
-        match file {
+        match root.create_new(&candidate) {
             Ok(mut file) => {
                 let written = file.write_all(content).and_then(|()| file.sync_all());
                 if let Err(error) = written {
                     // Leave no half-written file behind.
-                    let _ = std::fs::remove_file(&path);
-                    return Err(error.to_string());
+                    let _ = root.remove_file(&candidate);
+                    return Err(format!("writing {candidate} failed ({error})"));
                 }
                 return Ok(candidate);
             }
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(ConfinedError::Exists { .. }) => {}
             Err(error) => return Err(error.to_string()),
         }
     }
     Err(format!("no free name for {name} in the workspace"))
 }
+
+#[cfg(all(test, unix))]
+#[path = "attachments_tests.rs"]
+mod tests;

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use smallebot_confined::{FileKind, Links, Root};
 use smallebot_core::skills::{
     BLOCK_MAX_CHARS, BlockEntry, SKILL_FILE, SkillDocument, parse_skill, skills_block,
 };
@@ -130,19 +131,36 @@ impl SkillSet {
     }
 }
 
-/// The skill folders under `root`, by name (none when it cannot be read).
+/// The most bytes of a `SKILL.md` read; a larger one is reported, not loaded.
+pub const SKILL_FILE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The skill folders under `root`, by name (none when it cannot be read). A folder may
+/// be a link the person made (to a skill kept elsewhere); anything else is skipped.
 fn read_root(root: &Path, source: SkillSource) -> Vec<Skill> {
-    let Ok(entries) = std::fs::read_dir(root) else {
+    let Ok(entries) = Root::open(root, Links::Refuse).and_then(|r| r.read_dir("")) else {
         return Vec::new();
     };
     let mut skills: Vec<Skill> = entries
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| read_folder(&e.path(), source))
+        .into_iter()
+        .filter(|e| !e.name.starts_with('.'))
+        .filter(|e| match e.kind {
+            FileKind::Dir => true,
+            FileKind::Link => Root::open(root.join(&e.name), Links::Refuse).is_ok(),
+            _ => false,
+        })
+        .map(|e| read_folder(&root.join(&e.name), source))
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
     skills
+}
+
+/// `SKILL.md` of the folder `dir`: a regular file of at most [`SKILL_FILE_MAX_BYTES`]
+/// (a pipe or device is refused without blocking), UTF-8.
+fn skill_text(dir: &Path) -> Result<String, String> {
+    let bytes = Root::open(dir, Links::Beneath)
+        .and_then(|root| root.read(SKILL_FILE, SKILL_FILE_MAX_BYTES))
+        .map_err(|error| error.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
 }
 
 /// Reads one skill folder.
@@ -153,7 +171,7 @@ pub fn read_folder(dir: &Path, source: SkillSource) -> Skill {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let file = dir.join(SKILL_FILE);
     let shown = file.display().to_string();
-    let (document, problems) = match std::fs::read_to_string(&file) {
+    let (document, problems) = match skill_text(dir) {
         Ok(text) => {
             let (document, problems) = parse_skill(&text, Some(&name));
             let problems = problems.iter().map(|p| p.located(&shown)).collect();

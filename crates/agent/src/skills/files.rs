@@ -2,31 +2,35 @@
 
 use std::path::Path;
 
+use smallebot_confined::{FileKind, Links, Root};
 use smallebot_core::skills::SKILL_FILE;
 
 /// The most files listed for one skill.
 pub const SKILL_FILES_MAX: usize = 200;
 
 /// The files of the skill folder `dir` relative to it (`scripts/run.sh`), `SKILL.md`
-/// and hidden entries left out, sorted, at most [`SKILL_FILES_MAX`]; symbolic links are
-/// not followed.
+/// and hidden entries left out, sorted, at most [`SKILL_FILES_MAX`]; every folder is
+/// read beneath `dir`, symbolic links are not followed and special files not listed.
 #[must_use]
 pub fn skill_files(dir: &Path) -> Vec<String> {
+    let Ok(root) = Root::open(dir, Links::Refuse) else {
+        return Vec::new();
+    };
     let mut found = Vec::new();
-    let mut pending = vec![(dir.to_path_buf(), String::new())];
-    while let Some((folder, prefix)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
+    let mut pending = vec![String::new()];
+    while let Some(prefix) = pending.pop() {
+        let Ok(entries) = root.read_dir(prefix.trim_end_matches('/')) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for entry in entries {
+            let name = entry.name;
             if name.starts_with('.') || (prefix.is_empty() && name == SKILL_FILE) {
                 continue;
             }
             let relative = format!("{prefix}{name}");
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() => pending.push((entry.path(), format!("{relative}/"))),
-                Ok(kind) if kind.is_file() => found.push(relative),
+            match entry.kind {
+                FileKind::Dir => pending.push(format!("{relative}/")),
+                FileKind::File => found.push(relative),
                 _ => {}
             }
             if found.len() >= SKILL_FILES_MAX {

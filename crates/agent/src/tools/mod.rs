@@ -1,8 +1,8 @@
 //! Tools the model may call: the [`Tool`] trait, the [`ToolRegistry`] that implements the
 //! application's `ToolExecutor`, argument helpers, and the built-in tools.
 
-mod args;
 mod history;
+mod mcp;
 mod registry;
 mod shell;
 mod skills;
@@ -11,17 +11,18 @@ mod time;
 pub mod typed;
 mod workspace;
 
-pub use args::{ArgError, Args};
 pub use history::{
     MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
     format_matches, format_matches_with, search_and_format, search_for_people,
 };
+pub use mcp::McpToolSource;
 pub use registry::{Tool, ToolRegistry, ToolSource};
 pub use shell::ExecuteCommand;
 pub use skills::{
     GenerateSkill, GenerateSkillArgs, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ReadSkillArgs,
     SkillFileArg,
 };
+pub use smallebot_application::ports::{ArgError, Args};
 pub use tasks::{
     AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask, task_tools,
 };

@@ -8,7 +8,7 @@ use smallebot_application::ports::{
     ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema, ToolTraits,
 };
 
-use super::args::Args;
+use smallebot_application::ports::Args;
 
 /// One tool the model may call. A tool declares its name once ([`Tool::name`]) and
 /// what it does ([`Tool::traits`], [`Tool::written_paths`]), so nothing else in the

@@ -12,8 +12,8 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
-use super::args::Args;
 use super::registry::Tool;
+use smallebot_application::ports::Args;
 
 /// A tool whose arguments are the serde struct [`TypedTool::Args`]: doc comments on its
 /// fields become the parameters' descriptions, `Option` fields are optional, and

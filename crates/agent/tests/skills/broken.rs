@@ -96,3 +96,47 @@ fn broken_folders_are_reported_by_file_and_line_and_the_others_load() {
     );
     assert_eq!(release.license.as_deref(), Some("Apache-2.0"));
 }
+
+/// A SKILL.md that is a named pipe, a folder or larger than a skill may be is reported
+/// at once: reading the skills (which every request does) never blocks on it.
+#[test]
+fn a_special_or_huge_skill_md_is_reported_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("skills");
+    for name in ["piped", "foldered/SKILL.md", "huge"] {
+        std::fs::create_dir_all(shared.join(name)).unwrap();
+    }
+    let made = std::process::Command::new("mkfifo")
+        .arg(shared.join("piped/SKILL.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::File::create(shared.join("huge/SKILL.md"))
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let catalog = SkillCatalog::new(SkillFolders {
+        system: dir.path().join("sys.skills"),
+        shared,
+        user: None,
+    });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let set = catalog.current();
+        let warnings: Vec<String> = set.warnings().map(str::to_owned).collect();
+        let _ = sender.send(warnings);
+    });
+    let warnings = receiver
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("reading the skills blocked on a special SKILL.md");
+    for expected in [
+        "named pipe",
+        "is a folder, not a regular file",
+        "over the limit",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.contains(expected)),
+            "{expected}: {warnings:#?}"
+        );
+    }
+}

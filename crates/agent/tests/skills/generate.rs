@@ -135,3 +135,49 @@ async fn a_skill_dropped_in_between_turns_is_listed_without_a_restart() {
     assert!(second.contains("- late-arrival: Came later."), "{second}");
     h.store.close().await;
 }
+
+/// A skill's name taken by a link to a folder elsewhere (made by the person, or by a
+/// command run unconfined): replacing it replaces the link, never what it points to,
+/// and leaves no scratch folder behind.
+#[tokio::test]
+async fn replacing_a_linked_skill_never_touches_what_the_link_points_to() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(elsewhere.path().join("kept/scripts")).unwrap();
+    std::fs::write(elsewhere.path().join("kept/scripts/keep.sh"), "keep").unwrap();
+    let target = elsewhere.path().join("kept");
+    let h = home(|home| {
+        std::os::unix::fs::symlink(&target, home.join("skills/linked")).unwrap();
+    })
+    .await;
+    h.server.push_all([
+        call(
+            "g1",
+            "GenerateSkill",
+            json!({"name": "linked", "description": "Mine now.", "body": "B.", "overwrite": true,
+                   "files": [{"path": "scripts/new.sh", "content": "echo new"}]}),
+        ),
+        ScriptedResponse::text("done"),
+    ]);
+    let c = h.service.create_conversation("t").await.unwrap();
+    let results = results_after(&h, c.id, "replace it").await;
+    assert!(
+        results["g1"].starts_with("Wrote skill 'linked'"),
+        "{}",
+        results["g1"]
+    );
+    let folder = h.skills().join("linked");
+    assert!(!folder.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(folder.join("scripts/new.sh").is_file());
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.path().join("kept/scripts/keep.sh")).unwrap(),
+        "keep"
+    );
+    assert!(!elsewhere.path().join("kept/scripts/new.sh").exists());
+    let scratch: Vec<String> = std::fs::read_dir(h.skills())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(scratch.is_empty(), "{scratch:?}");
+    h.store.close().await;
+}

@@ -21,7 +21,6 @@
 //! ```
 
 mod bus;
-mod kind;
 
 use serde::{Deserialize, Serialize};
 use smallebot_core::ids::{ConversationId, TurnId};
@@ -30,7 +29,9 @@ pub use bus::{
     Capacity, EventBus, EventRelay, EventSubscription, JOINED_MAX, KEPT_AFTER_TURN, QueueLimits,
     REPLAY_EVENTS, Replay,
 };
-pub use kind::{CompressionTrigger, EventKind};
+/// What an event says: the protocol's own types, so the web's stream, `run --json` and
+/// every other front end read the same events (adding one is one change, there).
+pub use smallebot_protocol::events::{CompressionTrigger, EventKind, ToolCallStatus};
 
 /// One event of a conversation. As JSON (`smallebot run --json`, one per line):
 /// `{"conversation_id":…,"turn_id":…,"seq":3,"type":"TextDelta","text":"Hi"}`.
@@ -64,6 +65,17 @@ impl Event {
             seq,
             kind,
         }
+    }
+
+    /// The event as the wire carries it (the ids as text).
+    #[must_use]
+    pub fn into_wire(self) -> smallebot_protocol::events::Event {
+        smallebot_protocol::events::Event::new(
+            self.conversation_id.to_string(),
+            self.turn_id.map(|t| t.to_string()),
+            self.seq,
+            self.kind,
+        )
     }
 
     /// A delta's text (`TextDelta`, `ReasoningDelta`); `None` for another event.

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
+
+use crate::wire::plan::{self as wire_plan, tool_status};
 use smallebot_core::rules::truncation::cap_stored_result;
 
 use super::turn::{PendingResult, TurnRun};
@@ -122,7 +124,7 @@ impl TurnRun<'_> {
         self.emit(EventKind::ToolCallCompleted {
             call_id: invocation.call_id.clone(),
             tool_name: invocation.name.clone(),
-            status: outcome.status,
+            status: tool_status(outcome.status),
             result: outcome.content,
         });
         if let (Some(plan), Some(completed)) = (&context.plan, &completed) {
@@ -131,7 +133,9 @@ impl TurnRun<'_> {
                 .tool_call_finished(self.turn.conversation_id, completed, &effects)
                 .await
             {
-                self.emit(EventKind::TaskListChanged { plan: list });
+                self.emit(EventKind::TaskListChanged {
+                    plan: wire_plan::plan(&list),
+                });
             }
         }
         write

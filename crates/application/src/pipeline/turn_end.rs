@@ -110,7 +110,7 @@ impl TurnOutcome {
         match (&self.status, &self.error) {
             (TurnStatus::Completed, _) => EventKind::TurnCompleted {
                 text: self.text.clone(),
-                cut: self.cut,
+                cut: self.cut.map(crate::wire::bodies::answer_cut),
             },
             (TurnStatus::Cancelled, _) => EventKind::TurnCancelled,
             (_, error) => EventKind::TurnFailed {

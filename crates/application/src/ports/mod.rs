@@ -14,6 +14,7 @@
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
 
+mod args;
 mod confirm;
 mod context;
 mod model;
@@ -23,6 +24,7 @@ mod summarizer;
 mod tasks;
 mod tools;
 
+pub use args::{ArgError, Args};
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
 pub use model::{

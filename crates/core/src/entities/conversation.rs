@@ -38,6 +38,25 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// A new conversation of `user_name`, created at `at` with a fresh id: never
+    /// compressed, on the default model, every count exact.
+    #[must_use]
+    pub fn new(user_name: &str, title: &str, at: Timestamp) -> Self {
+        Self {
+            id: ConversationId::new(),
+            user_name: user_name.to_owned(),
+            title: title.to_owned(),
+            created_at: at,
+            updated_at: at,
+            compressed_context: None,
+            compressed_at: None,
+            compressed_through_seq: None,
+            context_tokens: 0,
+            model: None,
+            provisional_counts_from: None,
+        }
+    }
+
     /// The `seq` after which rows go to the model verbatim (0 when never compressed).
     #[must_use]
     pub fn history_boundary(&self) -> Seq {

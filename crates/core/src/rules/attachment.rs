@@ -5,6 +5,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::entities::{AttachmentFacts, AttachmentKind, ImageSize};
+use crate::rules::image_header::{ImageProblem, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, inspect_image};
 use crate::rules::title_text::clean_title;
 
 /// The longest stored file name, in bytes (longer names are cut at a character
@@ -13,9 +14,6 @@ pub const MAX_NAME_BYTES: usize = 200;
 
 /// The name an attachment without a usable name gets.
 pub const FALLBACK_NAME: &str = "attachment";
-
-/// Image media types a vision model is sent as an image part.
-const MODEL_IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// Media types of text files, by extension (lowercase, without the dot). Text with any
 /// other extension is `text/plain`.
@@ -38,31 +36,29 @@ const TEXT_TYPES: &[(&str, &str)] = &[
 /// and media type are sniffed from the content — a PNG called `notes.txt` is an image,
 /// a text called `photo.png` is text.
 ///
-/// - a PNG, JPEG, GIF or WebP whose header gives its size is an [`AttachmentKind::Image`];
+/// - a PNG, JPEG, GIF or WebP whose header decodes and whose size is within the limits
+///   ([`crate::rules::image_header`]) is an [`AttachmentKind::Image`];
 /// - valid UTF-8 (a byte-order mark allowed) without NUL bytes is
 ///   [`AttachmentKind::Text`], its media type taken from the extension;
 /// - anything else is an [`AttachmentKind::File`], with the type its magic number
 ///   names, or `application/octet-stream`; a binary format's magic number (`%PDF`,
 ///   a ZIP header) makes a file a `File` even when its bytes decode as UTF-8.
+///
+/// A file that starts as an image and is none is described as a `File` here; before
+/// it is stored, [`check_image`] refuses it.
 #[must_use]
 pub fn describe(name: &str, content: &[u8]) -> AttachmentFacts {
     let name = clean_name(name);
     let found = infer::get(content);
-    let sniffed = found.map(|found| found.mime_type());
     // A magic number of a binary format (PDF, ZIP, …) wins over "it decodes as UTF-8".
     let binary = found.filter(|found| found.matcher_type() != infer::MatcherType::Text);
-    let image_size = sniffed
-        .filter(|mime| MODEL_IMAGE_TYPES.contains(mime))
-        .and_then(|_| imagesize::blob_size(content).ok())
-        .and_then(|size| {
-            Some(ImageSize {
-                width: u32::try_from(size.width).ok()?,
-                height: u32::try_from(size.height).ok()?,
-            })
-        });
-    let (kind, media_type) = match (image_size, sniffed, binary) {
-        (Some(_), Some(mime), _) => (AttachmentKind::Image, mime.to_owned()),
-        (_, _, Some(found)) => (AttachmentKind::File, found.mime_type().to_owned()),
+    let image = match inspect_image(content) {
+        Some((format, Ok(size))) => Some((format, size)),
+        _ => None,
+    };
+    let (kind, media_type) = match (image, binary) {
+        (Some((format, _)), _) => (AttachmentKind::Image, format.media_type().to_owned()),
+        (None, Some(found)) => (AttachmentKind::File, found.mime_type().to_owned()),
         _ if is_text(content) => (AttachmentKind::Text, text_type(&name).to_owned()),
         _ => (AttachmentKind::File, "application/octet-stream".to_owned()),
     };
@@ -72,8 +68,35 @@ pub fn describe(name: &str, content: &[u8]) -> AttachmentFacts {
         kind,
         size: i64::try_from(content.len()).unwrap_or(i64::MAX),
         sha256: sha256_hex(content),
-        image_size,
+        image_size: image.map(|(_, size)| size),
     }
+}
+
+/// Checks that a file named `name` that starts as a PNG, JPEG, GIF or WebP is one: its
+/// header decodes, and the size it states is within [`MAX_IMAGE_SIDE`] and
+/// [`MAX_IMAGE_PIXELS`]. Any other file passes.
+///
+/// # Errors
+/// [`AttachmentRefusal::ImageUndecodable`], [`AttachmentRefusal::ImageTooLarge`].
+pub fn check_image(name: &str, content: &[u8]) -> Result<(), AttachmentRefusal> {
+    let Some((format, Err(problem))) = inspect_image(content) else {
+        return Ok(());
+    };
+    let name = clean_name(name);
+    let format = format.name();
+    Err(match problem {
+        ImageProblem::Undecodable { reason } => AttachmentRefusal::ImageUndecodable {
+            name,
+            format,
+            reason,
+        },
+        ImageProblem::Oversized(size) => AttachmentRefusal::ImageTooLarge {
+            name,
+            format,
+            width: size.width,
+            height: size.height,
+        },
+    })
 }
 
 /// Whether `content` is text: valid UTF-8 without NUL bytes.
@@ -211,6 +234,50 @@ pub enum AttachmentRefusal {
         /// The limit in bytes.
         limit: i64,
     },
+    /// A file starts as an image (its format's signature) but its header does not
+    /// decode as that format.
+    #[error(
+        "'{name}' starts as a {format} image but is not one: its header does not decode \
+         ({reason}). Attach the image again from its source, or put it in an archive to \
+         send its bytes as they are"
+    )]
+    ImageUndecodable {
+        /// The file.
+        name: String,
+        /// The format it claims: `PNG`, `JPEG`, `GIF`, `WebP`.
+        format: &'static str,
+        /// The decoder's words.
+        reason: String,
+    },
+    /// An image states a size beyond the limits (or no pixels).
+    #[error(
+        "'{name}' is a {format} image stating {width}×{height} pixels: an image may have \
+         1 to {MAX_IMAGE_SIDE} pixels a side and {} megapixels in all. Scale it down and \
+         attach it again",
+        MAX_IMAGE_PIXELS / 1_000_000
+    )]
+    ImageTooLarge {
+        /// The file.
+        name: String,
+        /// Its format.
+        format: &'static str,
+        /// The width it states.
+        width: u32,
+        /// The height it states.
+        height: u32,
+    },
+}
+
+impl AttachmentRefusal {
+    /// Whether it refuses what a file is (an image that is none, or of an absurd
+    /// size) rather than how many bytes it has.
+    #[must_use]
+    pub fn is_about_content(&self) -> bool {
+        matches!(
+            self,
+            Self::ImageUndecodable { .. } | Self::ImageTooLarge { .. }
+        )
+    }
 }
 
 impl AttachmentLimits {

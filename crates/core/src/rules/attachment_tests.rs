@@ -1,21 +1,10 @@
 use super::*;
+use crate::rules::image_samples::{
+    GIF, JPEG, PNG, WEBP_EXTENDED, WEBP_LOSSLESS, WEBP_LOSSY, png_stating,
+};
 
-/// A PNG header (signature and IHDR) of `width`×`height`: enough for sniffing and size.
 fn png(width: u32, height: u32) -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    bytes.extend_from_slice(&width.to_be_bytes());
-    bytes.extend_from_slice(&height.to_be_bytes());
-    bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
-    bytes
-}
-
-/// A GIF header of `width`×`height`.
-fn gif(width: u16, height: u16) -> Vec<u8> {
-    let mut bytes = b"GIF89a".to_vec();
-    bytes.extend_from_slice(&width.to_le_bytes());
-    bytes.extend_from_slice(&height.to_le_bytes());
-    bytes.extend_from_slice(&[0, 0, 0, 0x3b]);
-    bytes
+    png_stating(width, height)
 }
 
 #[test]
@@ -28,7 +17,19 @@ fn kind_and_type_come_from_the_content_not_the_name() {
             "image/png",
         ),
         ("notes.txt", png(10, 10), AttachmentKind::Image, "image/png"),
-        ("anim.gif", gif(4, 3), AttachmentKind::Image, "image/gif"),
+        ("anim.gif", GIF.to_vec(), AttachmentKind::Image, "image/gif"),
+        (
+            "photo.jpg",
+            JPEG.to_vec(),
+            AttachmentKind::Image,
+            "image/jpeg",
+        ),
+        (
+            "a.webp",
+            WEBP_LOSSY.to_vec(),
+            AttachmentKind::Image,
+            "image/webp",
+        ),
         (
             "photo.png",
             b"just text".to_vec(),
@@ -112,14 +113,69 @@ fn an_image_has_its_size_and_other_kinds_none() {
             height: 720
         })
     );
-    assert_eq!(
-        describe("a.gif", &gif(4, 3)).image_size,
-        Some(ImageSize {
-            width: 4,
-            height: 3
-        })
-    );
+    let three_by_two = Some(ImageSize {
+        width: 3,
+        height: 2,
+    });
+    for image in [PNG, JPEG, GIF, WEBP_LOSSY, WEBP_LOSSLESS, WEBP_EXTENDED] {
+        assert_eq!(describe("a", image).image_size, three_by_two);
+    }
     assert_eq!(describe("a.txt", b"text").image_size, None);
+    // Stating a size past the limit, or not decoding: no image.
+    let huge = describe("huge.png", &png(100_000, 100_000));
+    assert_eq!((huge.kind, huge.image_size), (AttachmentKind::File, None));
+}
+
+#[test]
+fn a_file_that_starts_as_an_image_must_be_one() {
+    let html = b"<!DOCTYPE html><html><script>alert(1)</script></html>";
+    let png_then_html = [&b"\x89PNG\r\n\x1a\n"[..], html].concat();
+    let cases: Vec<(&str, Vec<u8>, Option<&str>)> = vec![
+        ("shot.png", PNG.to_vec(), None),
+        ("photo.jpg", JPEG.to_vec(), None),
+        ("anim.gif", GIF.to_vec(), None),
+        ("a.webp", WEBP_EXTENDED.to_vec(), None),
+        ("notes.txt", b"GIFs are fun".to_vec(), None),
+        ("spec.pdf", b"%PDF-1.4\n".to_vec(), None),
+        (
+            "page.png",
+            png_then_html,
+            Some("'page.png' starts as a PNG image but is not one: its header does not decode ("),
+        ),
+        (
+            "cut.jpg",
+            JPEG[..JPEG.len() - 40].to_vec(),
+            Some("'cut.jpg' starts as a JPEG image but is not one"),
+        ),
+        (
+            "../huge\u{1b}.png",
+            png(100_000, 100_000),
+            Some(
+                "'huge .png' is a PNG image stating 100000×100000 pixels: an image may have 1 \
+                 to 16384 pixels a side and 100 megapixels in all. Scale it down and attach \
+                 it again",
+            ),
+        ),
+    ];
+    for (name, content, refused) in cases {
+        let checked = check_image(name, &content);
+        match refused {
+            None => assert_eq!(checked, Ok(()), "{name}"),
+            Some(start) => {
+                let refusal = checked.unwrap_err();
+                assert!(refusal.is_about_content(), "{name}");
+                assert!(refusal.to_string().starts_with(start), "{name}: {refusal}");
+            }
+        }
+    }
+    assert!(
+        !AttachmentRefusal::FileTooLarge {
+            name: "a".into(),
+            size: 2,
+            limit: 1
+        }
+        .is_about_content()
+    );
 }
 
 #[test]

@@ -121,7 +121,8 @@ fn fence_for(text: &str) -> String {
 
 /// The text part a text attachment becomes: `Attached file NAME (SIZE):`, the kept
 /// text in a fence, and when it was cut a marker saying how much was left out of the
-/// budget and that the whole file is in the workspace at `saved_at`.
+/// budget and that the whole file is in the workspace at `saved_at` (an empty
+/// `saved_at`: it could not be saved, and the marker does not claim it was).
 #[must_use]
 pub fn inline_part(
     name: &str,
@@ -141,11 +142,16 @@ pub fn inline_part(
             1 => "1 more line".to_owned(),
             n => format!("{n} more lines"),
         };
+        let left_out = human_size(i64::try_from(cut.left_out_bytes).unwrap_or(i64::MAX));
         part.push_str(&format!(
-            "\n[… {lines} ({}) left out to keep within {max_tokens} tokens; the whole file \
-             is in the workspace at {saved_at}]",
-            human_size(i64::try_from(cut.left_out_bytes).unwrap_or(i64::MAX))
+            "\n[… {lines} ({left_out}) left out to keep within {max_tokens} tokens"
         ));
+        if !saved_at.is_empty() {
+            part.push_str(&format!(
+                "; the whole file is in the workspace at {saved_at}"
+            ));
+        }
+        part.push(']');
     }
     part
 }

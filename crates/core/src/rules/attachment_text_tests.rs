@@ -97,6 +97,12 @@ fn the_inline_part_has_a_header_a_fence_and_a_marker_when_cut() {
             *expected
         );
     }
+    // Not saved (the caller says why): the marker claims no place.
+    assert_eq!(
+        inline_part("big.log", 4096, &cases[1].2, 50, ""),
+        "Attached file big.log (4 KB):\n```\nline 1\n```\n[… 1 more line (2 KB) left out \
+         to keep within 50 tokens]"
+    );
 }
 
 #[test]

@@ -10,6 +10,10 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod export;
 pub mod file_diff;
+pub mod image_header;
+#[cfg(test)]
+mod image_samples;
+pub mod json_kind;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
@@ -20,7 +24,9 @@ pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;
 pub mod summary_check;
-pub mod terminal_text;
+/// Text made safe to print on a terminal (the leaf crate `smallebot-terminal-text`, which
+/// the terminal renderer uses without the rest of core).
+pub use smallebot_terminal_text as terminal_text;
 pub mod title_text;
 pub mod tool_summary;
 pub mod truncation;

@@ -39,6 +39,13 @@ pub fn format_plan(list: &TaskList) -> String {
 pub fn format_progress(list: &TaskList) -> String {
     let total = list.tasks.len();
     let done = list.tasks.iter().filter(|t| t.is_done()).count();
+    progress_line(done, total)
+}
+
+/// The progress line of a plan with `done` of `total` tasks done,
+/// `Progress: 1/3 (33.3%)` (the terminal prints it from the plan an event carries).
+#[must_use]
+pub fn progress_line(done: usize, total: usize) -> String {
     let percent = if total == 0 {
         0.0
     } else {

@@ -34,7 +34,7 @@ pub mod recording;
 pub mod results;
 pub mod store;
 
-pub use display::{format_plan, format_progress, tool_counts};
+pub use display::{format_plan, format_progress, progress_line, tool_counts};
 pub use model::{Task, TaskList, TaskStatus, ToolHistoryEntry};
 pub use ops::TaskError;
 pub use recording::{RESULT_LIMIT_CHARS, TRUNCATED_SUFFIX, record_tool_call, truncate_result};

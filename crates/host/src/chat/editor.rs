@@ -92,15 +92,30 @@ impl EditorInput {
     }
 }
 
-fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: bool) -> Reedline {
+/// The chat's key bindings: Emacs's, with Alt+Enter and Shift+Enter adding a line.
+///
+/// Keys typed while a turn runs wait in the terminal's queue with the terminal still in
+/// line mode, which turns the Enter key's carriage return into a line feed; read once
+/// the editor put the terminal in raw mode, a line feed is Ctrl+J, and Alt+Enter's
+/// escape + line feed is Ctrl+Alt+J — which reedline would insert as a literal `j` (its
+/// rule for AltGr characters). Ctrl+J is Enter already (Emacs's bindings, as in
+/// readline); Ctrl+Alt+J adds a line, as Alt+Enter does.
+fn chat_keybindings() -> reedline::Keybindings {
     let mut keys = default_emacs_keybindings();
+    let new_line = || ReedlineEvent::Edit(vec![EditCommand::InsertNewline]);
     for modifiers in [KeyModifiers::ALT, KeyModifiers::SHIFT] {
-        keys.add_binding(
-            modifiers,
-            KeyCode::Enter,
-            ReedlineEvent::Edit(vec![EditCommand::InsertNewline]),
-        );
+        keys.add_binding(modifiers, KeyCode::Enter, new_line());
     }
+    keys.add_binding(
+        KeyModifiers::CONTROL | KeyModifiers::ALT,
+        KeyCode::Char('j'),
+        new_line(),
+    );
+    keys
+}
+
+fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: bool) -> Reedline {
+    let mut keys = chat_keybindings();
     keys.add_binding(
         KeyModifiers::NONE,
         KeyCode::Tab,
@@ -283,6 +298,46 @@ fn completions(typed: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_typed_ahead_in_line_mode_mean_what_they_meant() {
+        use crossterm::event::KeyEvent;
+        use reedline::EditMode;
+        use reedline::ReedlineRawEvent;
+        let mut mode = Emacs::new(chat_keybindings());
+        let mut event = |code, modifiers| {
+            let raw = crossterm::event::Event::Key(KeyEvent::new(code, modifiers));
+            mode.parse_event(ReedlineRawEvent::try_from(raw).unwrap())
+        };
+        let new_line = ReedlineEvent::Edit(vec![EditCommand::InsertNewline]);
+        let cases = [
+            // (key as read in raw mode, what it does)
+            ((KeyCode::Enter, KeyModifiers::NONE), ReedlineEvent::Enter),
+            // Enter typed ahead: a line feed.
+            (
+                (KeyCode::Char('j'), KeyModifiers::CONTROL),
+                ReedlineEvent::Enter,
+            ),
+            ((KeyCode::Enter, KeyModifiers::ALT), new_line.clone()),
+            ((KeyCode::Enter, KeyModifiers::SHIFT), new_line.clone()),
+            // Alt+Enter typed ahead: escape + line feed, never a literal `j`.
+            (
+                (
+                    KeyCode::Char('j'),
+                    KeyModifiers::CONTROL | KeyModifiers::ALT,
+                ),
+                new_line,
+            ),
+            // A plain `j` is still a `j`.
+            (
+                (KeyCode::Char('j'), KeyModifiers::NONE),
+                ReedlineEvent::Edit(vec![EditCommand::InsertChar('j')]),
+            ),
+        ];
+        for ((code, modifiers), want) in cases {
+            assert_eq!(event(code, modifiers), want, "{code:?} {modifiers:?}");
+        }
+    }
 
     #[test]
     fn slash_commands_and_conversation_ids_complete() {

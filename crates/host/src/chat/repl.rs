@@ -43,7 +43,7 @@ pub struct Repl<W: Write> {
     /// Commands the person allowed for the rest of a conversation ("always").
     always_allowed: HashSet<(ConversationId, String)>,
     /// The MCP servers, for `/mcp`.
-    mcp: Option<Arc<smallebot_agent::mcp::McpServers>>,
+    mcp: Option<Arc<smallebot_mcp::McpServers>>,
     /// The skills, for `/skills`.
     skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
     /// The output is a terminal (with or without colours): `/clear` clears it.
@@ -125,7 +125,7 @@ impl<W: Write> Repl<W> {
 
     /// Shows these MCP servers on `/mcp`.
     #[must_use]
-    pub fn with_mcp(mut self, mcp: Arc<smallebot_agent::mcp::McpServers>) -> Self {
+    pub fn with_mcp(mut self, mcp: Arc<smallebot_mcp::McpServers>) -> Self {
         self.mcp = Some(mcp);
         self
     }

@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
 use smallebot_application::EventKind;
-use smallebot_core::entities::ToolCallStatus;
+use smallebot_protocol::events::ToolCallStatus;
 
 use super::StatusLine;
 use crate::render::Style;

@@ -18,7 +18,9 @@ use smallebot_core::rules::export::markdown;
 use crate::cli::{ConversationsCommand, ExportFormat};
 use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
+use crate::export_file::{ExportFileError, write_export};
 use crate::render::{conversation_line, render_timeline};
+use crate::user_path::shown;
 use crate::wiring;
 
 /// Runs one `conversations` subcommand.
@@ -28,9 +30,14 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
         ConversationsCommand::List { user } => {
             with_store(home, async |store, _| list(store, user.as_deref()).await).await
         }
-        ConversationsCommand::Export { id, format, output } => {
+        ConversationsCommand::Export {
+            id,
+            format,
+            output,
+            force,
+        } => {
             with_store(home, async |store, _| {
-                export(store, &id, format, output.as_deref()).await
+                export(store, &id, format, output.as_deref(), force).await
             })
             .await
         }
@@ -133,25 +140,26 @@ async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Resu
     Ok(())
 }
 
-/// Writes the conversation as Markdown or JSON to `output`, else to standard output
-/// (control characters made visible there when it is a terminal).
+/// Writes the conversation as Markdown or JSON to `output` (never over an existing
+/// file unless `force`), else to standard output (control characters made visible
+/// there when it is a terminal).
 async fn export(
     store: &dyn Store,
     reference: &str,
     format: ExportFormat,
     output: Option<&Path>,
+    force: bool,
 ) -> Result<(), HostError> {
     let conversation = find_conversation(store, reference, None).await?;
     let gathered = smallebot_application::export::gather(store, conversation.id).await?;
     let text = export_text(&gathered, format)?;
     match output {
         Some(path) => {
-            tokio::fs::write(path, text).await?;
-            errln!(
-                "wrote conversation {} to {}",
-                conversation.id,
-                path.display()
-            );
+            write_export(path, &text, force).map_err(|error| match error {
+                ExportFileError::Exists(path) => HostError::ExportExists(path),
+                other => HostError::ExportFile(other),
+            })?;
+            errln!("wrote conversation {} to {}", conversation.id, shown(path));
         }
         None if std::io::stdout().is_terminal() => out!("{}", escape_controls(&text))?,
         None => out!("{text}")?,
@@ -168,8 +176,10 @@ pub(crate) fn export_text(
 ) -> Result<String, HostError> {
     let mut text = match format {
         ExportFormat::Md => markdown(gathered),
-        ExportFormat::Json => serde_json::to_string_pretty(&smallebot_web::export_json(gathered))
-            .map_err(std::io::Error::other)?,
+        ExportFormat::Json => {
+            serde_json::to_string_pretty(&smallebot_application::wire::bodies::export(gathered))
+                .map_err(std::io::Error::other)?
+        }
     };
     if !text.ends_with('\n') {
         text.push('\n');

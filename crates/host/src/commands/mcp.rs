@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
 use smallebot_agent::config::MCP_FILE;
-use smallebot_agent::mcp::McpServers;
 use smallebot_application::ports::DenyAll;
+use smallebot_mcp::McpServers;
 
 use crate::cli::McpCommand;
 use crate::error::HostError;

@@ -12,8 +12,8 @@ use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_agent::assembly::{Home, WarmUp};
-use smallebot_agent::config::{TERMINAL_FILE, TerminalSettings};
+use smallebot_agent::assembly::{AssemblyError, Home, WarmUp};
+use smallebot_agent::config::{AgentSettings, TERMINAL_FILE, TerminalSettings};
 use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
@@ -90,8 +90,16 @@ fn read_prompt(argument: String) -> Result<String, HostError> {
 /// Runs one turn, streaming the answer to stdout and the rest to stderr.
 pub async fn run(home: &Home, args: RunArgs) -> Result<(), HostError> {
     let prompt = read_prompt(args.prompt)?;
-    // Every file is read before anything is stored: a missing one stops here.
-    let files = attach_files::read_files(&args.attach)?;
+    // Every file is read before anything is stored: a missing one stops here, and so
+    // does one over agent.json's per-file limit (checked before it is read).
+    let files = if args.attach.is_empty() {
+        Vec::new()
+    } else {
+        let limits = AgentSettings::load(home.root())
+            .map_err(AssemblyError::from)?
+            .attachments;
+        attach_files::read_files(&args.attach, limits.max_file_bytes)?
+    };
     // A person reading the context figure gets it counted exactly (below), so the
     // encoder is built from the start; a script never waits for it, and its ~150 ms
     // of CPU would only compete with the turn on a busy machine: built only if a

@@ -2,6 +2,7 @@
 //! service per user whose file and shell tools work in `<home>/workspace/users/<name>`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -9,6 +10,7 @@ use smallebot_agent::assembly::{AgentAssembly, Home, WarmUp};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_application::ConversationService;
 use smallebot_application::ports::CommandConfirmer;
+use smallebot_confined::{Links, Root};
 use smallebot_core::RepositoryError;
 use smallebot_web::auth::{TokenUsers, UserServices};
 use tokio::sync::Mutex;
@@ -39,7 +41,7 @@ pub struct PerUserServices {
     /// The link to the other processes every user's service is wired to (PostgreSQL).
     pub peers: Option<Arc<crate::relay::PeerLink>>,
     /// The MCP servers, shared by every user's tools.
-    pub mcp: Arc<smallebot_agent::mcp::McpServers>,
+    pub mcp: Arc<smallebot_mcp::McpServers>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }
@@ -55,7 +57,7 @@ impl UserServices for PerUserServices {
         if let Some(service) = built.get(user) {
             return Ok(Arc::clone(service));
         }
-        let workspace = self.home.workspace_dir().join("users").join(user);
+        let workspace = user_workspace(&self.home, user)?;
         let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
         let assembly = match &self.peers {
             Some(link) => link.wire(assembly),
@@ -77,4 +79,15 @@ impl UserServices for PerUserServices {
         built.insert(user.to_owned(), Arc::clone(&service));
         Ok(service)
     }
+}
+
+/// Makes `<home>/workspace/users/<user>` beneath the workspace folder, one folder at a
+/// time and through no link (a command run in the single-user workspace could have
+/// made `users` a link to anywhere), and returns it.
+fn user_workspace(home: &Home, user: &str) -> Result<PathBuf, String> {
+    let base = home.workspace_dir();
+    Root::create(&base, Links::Refuse)
+        .and_then(|root| root.create_dirs(format!("users/{user}")))
+        .map_err(|e| format!("could not prepare the workspace folder of '{user}': {e}"))?;
+    Ok(base.join("users").join(user))
 }

@@ -1,8 +1,8 @@
 //! The one-line texts some events are printed as: a retry, a compression's outcome,
 //! the context figure after a turn.
 
-use smallebot_core::entities::AnswerCut;
 use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_protocol::history::AnswerCut;
 
 use super::Style;
 

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use smallebot_application::{Event, EventKind};
 use smallebot_core::rules::terminal_text::escape_controls;
-use smallebot_core::tasks::format_progress;
+use smallebot_core::tasks::progress_line;
 
 use smallebot_term_markdown::Highlighter;
 
@@ -237,11 +237,8 @@ impl<W: Write> EventPrinter<W> {
     /// Writing failed.
     pub fn print(&mut self, event: &Event) -> std::io::Result<()> {
         if self.json {
-            // The web stream's wire form (docs/protocol.md); an event without one is
-            // not printed.
-            let Some(wire) = smallebot_web::protocol_event(event) else {
-                return Ok(());
-            };
+            // The web stream's wire form (docs/protocol.md).
+            let wire = event.clone().into_wire();
             let line = serde_json::to_string(&wire).map_err(std::io::Error::other)?;
             writeln!(self.out, "{line}")?;
             return self.out.flush();
@@ -332,7 +329,8 @@ impl<W: Write> EventPrinter<W> {
             }
             EventKind::TaskListChanged { plan, .. } => {
                 // One line while working; /tasks shows the whole plan.
-                let line = format!("  plan: {}", format_progress(plan));
+                let (done, total) = plan.progress();
+                let line = format!("  plan: {}", progress_line(done, total));
                 self.status_line(&style.dim(&line))?;
             }
             EventKind::TurnCompleted { cut, .. } => {

@@ -3,8 +3,8 @@
 
 use super::tests::{printed, retrying, text, tool_started};
 use super::*;
-use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
+use smallebot_protocol::events::ToolCallStatus;
 
 #[test]
 fn a_retry_says_a_partial_answer_is_discarded_only_when_text_came() {

@@ -1,6 +1,6 @@
 use super::*;
-use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
+use smallebot_protocol::events::ToolCallStatus;
 
 pub(super) fn printed(events: &[EventKind], ansi: bool) -> String {
     let id = ConversationId::new();
@@ -45,7 +45,7 @@ fn a_plan_change_prints_one_progress_line_and_json_keeps_it_whole() {
 }
 
 /// Task 1 done, 2 in progress, 3 pending after both.
-fn three_tasks() -> smallebot_core::tasks::TaskList {
+fn three_tasks() -> smallebot_protocol::plan::Plan {
     use smallebot_core::tasks::{Task, TaskList, TaskStatus};
     let mut tasks = vec![Task::new("1", "a", ""), Task::new("2", "b", "")];
     tasks[0].set_status(TaskStatus::Done);
@@ -53,7 +53,7 @@ fn three_tasks() -> smallebot_core::tasks::TaskList {
     let mut last = Task::new("3", "c", "");
     last.depends_on = vec!["1".into(), "2".into()];
     tasks.push(last);
-    TaskList { tasks }
+    smallebot_application::wire::plan::plan(&TaskList { tasks })
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn status_lines_can_go_to_another_writer() {
         },
         EventKind::TurnCompleted {
             text: "The answer.".into(),
-            cut: Some(smallebot_core::entities::AnswerCut::OutputLimit),
+            cut: Some(smallebot_protocol::history::AnswerCut::OutputLimit),
         },
     ];
     for (seq, kind) in kinds.into_iter().enumerate() {

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use smallebot_application::wire::bodies::answer_cut;
 use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::attachment_text::attachment_label;
@@ -91,7 +92,9 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
                         .unwrap_or_default();
                     let cut = t
                         .cut
-                        .map(|cut| format!(" · [{}]", super::event_lines::cut_mark(cut)))
+                        .map(|cut| {
+                            format!(" · [{}]", super::event_lines::cut_mark(answer_cut(cut)))
+                        })
                         .unwrap_or_default();
                     format!(
                         "{} · {}{error}{cut}{undone}",

@@ -6,11 +6,11 @@
 use std::time::Duration;
 
 use smallebot_agent::tools::ExecuteCommand;
-use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::file_diff::{self, DiffLine};
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::rules::tool_summary::{elapsed, key_argument};
 use smallebot_core::rules::truncation::truncate_with_marker;
+use smallebot_protocol::events::ToolCallStatus;
 
 use super::Style;
 

@@ -31,6 +31,17 @@ pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command
     c
 }
 
+/// What `conversations list` prints for `home` (`no conversations yet` when nothing
+/// was stored).
+pub async fn listed(home: &Path) -> String {
+    let out = smallebot(home, None)
+        .args(["conversations", "list"])
+        .output()
+        .await
+        .unwrap();
+    text(&out.stdout)
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

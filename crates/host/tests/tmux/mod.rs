@@ -259,6 +259,13 @@ impl Tmux {
             .trim()
             == "1"
     }
+
+    /// The pane's title (what an OSC 0 or 2 sequence printed in it sets).
+    pub fn title(&self) -> String {
+        self.run(&["display-message", "-p", "-t", "t", "#{pane_title}"])
+            .trim()
+            .to_owned()
+    }
 }
 
 impl Drop for Tmux {

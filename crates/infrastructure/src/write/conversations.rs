@@ -4,6 +4,7 @@ use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, Conversation};
 use smallebot_core::ids::ConversationId;
+use smallebot_core::refusals::check_compression;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::format_timestamp;
 
@@ -79,19 +80,7 @@ pub(super) fn compress(
 ) -> RepoResult<Conversation> {
     let current = queries::conversation(conn, id)?
         .ok_or_else(|| RepositoryError::not_found("conversation", id))?;
-    if current.compressed_through_seq != update.expected_previous_seq {
-        return Err(RepositoryError::Conflict(
-            "the conversation was compacted by another request meanwhile; nothing changed"
-                .to_owned(),
-        ));
-    }
-    if update.compressed_through_seq <= current.history_boundary() {
-        return Err(RepositoryError::Conflict(format!(
-            "the compression boundary must move forward (from {} to {})",
-            current.history_boundary(),
-            update.compressed_through_seq
-        )));
-    }
+    check_compression(&current, update)?;
     let exists = first(
         conn,
         "checking a compression boundary",
@@ -103,10 +92,10 @@ pub(super) fn compress(
     )?
     .unwrap_or(0);
     if exists == 0 {
-        return Err(RepositoryError::Conflict(format!(
-            "no row with seq {} in conversation {id}",
-            update.compressed_through_seq
-        )));
+        return Err(RepositoryError::no_row_at(
+            update.compressed_through_seq,
+            id,
+        ));
     }
     let (_, at) = now();
     execute(

@@ -97,9 +97,7 @@ pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<Recor
             })
             .map_err(|err| {
                 if is_unique_violation(&err) {
-                    RepositoryError::Conflict(
-                        "a tool call id of this step is already used in its turn".into(),
-                    )
+                    RepositoryError::tool_call_id_reused()
                 } else {
                     sqlite(ACTION)(err)
                 }

@@ -8,6 +8,7 @@ use smallebot_core::entities::{
     TurnRestart, TurnStatus, TurnUndo,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId, TurnId};
+use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::time::{Timestamp, format_timestamp};
 
@@ -169,7 +170,7 @@ pub(super) fn interrupt(conn: &Connection, turn_id: TurnId) -> RepoResult<bool> 
 /// Refuses a rewrite decided on a state that no longer holds: the conversation's
 /// boundary moved, or a turn of it runs (inside the write transaction, so the check
 /// and the change are one step for every process).
-fn check_guard(conn: &Connection, guard: &RewriteGuard, action: &str) -> RepoResult<()> {
+fn check_guard(conn: &Connection, guard: &RewriteGuard, action: Rewrite) -> RepoResult<()> {
     let conversation = queries::conversation(conn, guard.conversation_id)?
         .ok_or_else(|| RepositoryError::not_found("conversation", guard.conversation_id))?;
     if conversation.history_boundary() != guard.boundary {
@@ -179,10 +180,8 @@ fn check_guard(conn: &Connection, guard: &RewriteGuard, action: &str) -> RepoRes
 }
 
 /// The refusal of a rewrite whose guard no longer holds.
-fn changed(action: &str) -> RepositoryError {
-    RepositoryError::Conflict(format!(
-        "the conversation changed while {action} (another writer compressed, edited or undid          it); nothing was changed, try again"
-    ))
+fn changed(action: Rewrite) -> RepositoryError {
+    RepositoryError::conversation_changed(action)
 }
 
 /// Replaces a user message by a new version (see `TurnRepository::replace_user_message`).
@@ -190,7 +189,7 @@ pub(super) fn replace_user_message(
     conn: &Connection,
     replacement: &MessageReplacement,
 ) -> RepoResult<((Turn, Message), Vec<String>)> {
-    const ACTION: &str = "editing a message";
+    const ACTION: Rewrite = Rewrite::EditMessage;
     let old = queries::message(conn, replacement.message_id)?
         .ok_or_else(|| RepositoryError::not_found("message", replacement.message_id))?;
     if old.conversation_id != replacement.guard.conversation_id || old.replaced_by.is_some() {
@@ -275,7 +274,7 @@ pub(super) fn restart(
     conn: &Connection,
     restart: &TurnRestart,
 ) -> RepoResult<((Turn, Message), Vec<String>)> {
-    const ACTION: &str = "regenerating a turn";
+    const ACTION: Rewrite = Rewrite::Regenerate;
     let turn_id = restart.turn_id;
     let turn =
         queries::turn(conn, turn_id)?.ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;
@@ -313,7 +312,7 @@ pub(super) fn restart(
 
 /// Marks a turn undone (see `TurnRepository::mark_turn_undone`).
 pub(super) fn mark_undone(conn: &Connection, undo: &TurnUndo) -> RepoResult<Turn> {
-    const ACTION: &str = "undoing a turn";
+    const ACTION: Rewrite = Rewrite::Undo;
     check_guard(conn, &undo.guard, ACTION)?;
     let turn = queries::turn(conn, undo.turn_id)?
         .ok_or_else(|| RepositoryError::not_found("turn", undo.turn_id))?;

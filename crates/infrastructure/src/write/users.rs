@@ -15,10 +15,7 @@ pub(super) fn add(conn: &Connection, name: &str, token_sha256: &str) -> RepoResu
         .and_then(|mut stmt| stmt.execute((name, token_sha256, at)))
         .map_err(|err| {
             if is_unique_violation(&err) {
-                RepositoryError::Conflict(format!(
-                    "a user named '{name}' exists already; pick another name, or \
-                     `smallebot users remove {name}` first to give them a new token"
-                ))
+                RepositoryError::user_exists(name)
             } else {
                 sqlite(ACTION)(err)
             }

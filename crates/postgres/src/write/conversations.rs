@@ -6,6 +6,7 @@
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, Conversation, Seq};
 use smallebot_core::ids::ConversationId;
+use smallebot_core::refusals::check_compression;
 use smallebot_core::repository::RepoResult;
 use sqlx::{Connection as _, PgConnection};
 
@@ -94,19 +95,7 @@ pub(super) async fn set_compression(
 ) -> RepoResult<Conversation> {
     let mut tx = conn.begin().await.map_err(storage(COMPRESS))?;
     let current = lock_conversation(&mut tx, id).await?;
-    if current.compressed_through_seq != update.expected_previous_seq {
-        return Err(RepositoryError::Conflict(
-            "the conversation was compacted by another request meanwhile; nothing changed"
-                .to_owned(),
-        ));
-    }
-    if update.compressed_through_seq <= current.history_boundary() {
-        return Err(RepositoryError::Conflict(format!(
-            "the compression boundary must move forward (from {} to {})",
-            current.history_boundary(),
-            update.compressed_through_seq
-        )));
-    }
+    check_compression(&current, update)?;
     let exists: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = $1 AND seq = $2) \
              OR EXISTS (SELECT 1 FROM tool_calls WHERE conversation_id = $1 AND seq = $2) \
@@ -118,10 +107,10 @@ pub(super) async fn set_compression(
     .await
     .map_err(storage("checking a compression boundary"))?;
     if !exists {
-        return Err(RepositoryError::Conflict(format!(
-            "no row with seq {} in conversation {id}",
-            update.compressed_through_seq
-        )));
+        return Err(RepositoryError::no_row_at(
+            update.compressed_through_seq,
+            id,
+        ));
     }
     sqlx::query(
         "UPDATE conversations SET compressed_context = $1, compressed_at = $2, \

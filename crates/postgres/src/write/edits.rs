@@ -9,6 +9,7 @@ use smallebot_core::entities::{
     TurnRestart, TurnUndo,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
@@ -179,19 +180,19 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
             let _ = reply.send(answer);
         }
         Edit::ReplaceUserMessage(replacement, reply) => {
-            let answer = on_link!(link, rewrite::EDIT, |conn| {
+            let answer = on_link!(link, Rewrite::EditMessage.doing(), |conn| {
                 rewrite::replace_user_message(conn, &replacement)
             });
             let _ = reply.send(answer);
         }
         Edit::RestartTurn(restart, reply) => {
-            let answer = on_link!(link, rewrite::REGENERATE, |conn| {
+            let answer = on_link!(link, Rewrite::Regenerate.doing(), |conn| {
                 rewrite::restart(conn, &restart)
             });
             let _ = reply.send(answer);
         }
         Edit::MarkTurnUndone(turn_undo, reply) => {
-            let answer = on_link!(link, undo::ACTION, |conn| {
+            let answer = on_link!(link, Rewrite::Undo.doing(), |conn| {
                 undo::mark_undone(conn, &turn_undo)
             });
             let _ = reply.send(answer);

@@ -3,6 +3,7 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::RewriteGuard;
+use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
@@ -42,7 +43,7 @@ pub(super) async fn lock_conversation(
 pub(super) async fn check_guard(
     conn: &mut PgConnection,
     guard: &RewriteGuard,
-    action: &str,
+    action: Rewrite,
 ) -> RepoResult<()> {
     let conversation = lock_conversation(conn, guard.conversation_id).await?;
     if conversation.history_boundary() != guard.boundary {
@@ -52,9 +53,6 @@ pub(super) async fn check_guard(
 }
 
 /// The refusal of a rewrite whose guard no longer holds.
-pub(super) fn changed(action: &str) -> RepositoryError {
-    RepositoryError::Conflict(format!(
-        "the conversation changed while {action} (another writer compressed, edited or undid \
-         it); nothing was changed, try again"
-    ))
+pub(super) fn changed(action: Rewrite) -> RepositoryError {
+    RepositoryError::conversation_changed(action)
 }

@@ -6,6 +6,7 @@
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Message, MessageReplacement, NewMessage, Role, Turn, TurnRestart};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use sqlx::{Connection as _, PgConnection};
 
@@ -16,8 +17,6 @@ use crate::fetch::{fetch_message, fetch_turn};
 use crate::rows::{self, turn_columns};
 use crate::tx::{now, storage};
 
-pub(super) const EDIT: &str = "editing a message";
-pub(super) const REGENERATE: &str = "regenerating a turn";
 pub(super) const INTERRUPT: &str = "marking a turn interrupted";
 pub(super) const FIXTURE_TURN: &str = "starting a turn";
 pub(super) const FIXTURE_MESSAGE: &str = "appending a message";
@@ -80,9 +79,9 @@ pub(super) async fn replace_user_message(
     conn: &mut PgConnection,
     replacement: &MessageReplacement,
 ) -> RepoResult<(Turn, Message)> {
-    const ACTION: &str = EDIT;
+    const ACTION: Rewrite = Rewrite::EditMessage;
     let message_id = replacement.message_id;
-    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
+    let mut tx = conn.begin().await.map_err(storage(ACTION.doing()))?;
     check_guard(&mut tx, &replacement.guard, ACTION).await?;
     // Read under the lock: another process may have edited it meanwhile.
     let old = fetch_message(&mut tx, message_id)
@@ -119,7 +118,7 @@ pub(super) async fn replace_user_message(
         .await
         .map_err(storage("marking a message replaced"))?;
     message.attachments = super::attachments::move_to(&mut tx, old.id, message.id).await?;
-    tx.commit().await.map_err(storage(ACTION))?;
+    tx.commit().await.map_err(storage(ACTION.doing()))?;
     Ok((turn, message))
 }
 
@@ -128,9 +127,9 @@ pub(super) async fn restart(
     conn: &mut PgConnection,
     restart: &TurnRestart,
 ) -> RepoResult<(Turn, Message)> {
-    const ACTION: &str = REGENERATE;
+    const ACTION: Rewrite = Rewrite::Regenerate;
     let turn_id = restart.turn_id;
-    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
+    let mut tx = conn.begin().await.map_err(storage(ACTION.doing()))?;
     check_guard(&mut tx, &restart.guard, ACTION).await?;
     let turn = fetch_turn(&mut tx, turn_id)
         .await?
@@ -162,7 +161,7 @@ pub(super) async fn restart(
     .await
     .map_err(storage("restarting a turn"))?;
     let turn = rows::turn(&row)?;
-    tx.commit().await.map_err(storage(ACTION))?;
+    tx.commit().await.map_err(storage(ACTION.doing()))?;
     Ok((turn, user_message))
 }
 

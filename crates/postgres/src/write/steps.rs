@@ -185,9 +185,7 @@ fn insert_failed(step: &PreparedStep, err: Failure) -> RepositoryError {
     match err {
         Failure::Statement(err) => {
             if violates(&err, CALL_ID_IN_TURN) {
-                return RepositoryError::Conflict(
-                    "a tool call id of this step is already used in its turn".into(),
-                );
+                return RepositoryError::tool_call_id_reused();
             }
             if matches!(&err, sqlx::Error::Database(db) if db.code().as_deref() == Some("23503")) {
                 return RepositoryError::not_found("turn", step.turn_id);

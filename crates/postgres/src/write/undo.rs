@@ -4,6 +4,7 @@
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Turn, TurnUndo};
 use smallebot_core::ids::TurnId;
+use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use sqlx::PgConnection;
 
@@ -13,7 +14,7 @@ use super::guard::{changed, check_guard};
 use crate::fetch::fetch_turn;
 use crate::tx::{now, storage};
 
-pub(super) const ACTION: &str = "undoing a turn";
+const ACTION: Rewrite = Rewrite::Undo;
 
 /// Sets the `undone` mark of a turn's rows ($1 turn, $2 the mark); the triggers move
 /// their tokens out of (or back into) `context_tokens`.
@@ -47,7 +48,7 @@ pub(super) async fn restore(conn: &mut PgConnection, turn_id: TurnId) -> RepoRes
 
 /// See [`TurnRepository::mark_turn_undone`](smallebot_core::repository::TurnRepository::mark_turn_undone).
 pub(super) async fn mark_undone(conn: &mut PgConnection, undo: &TurnUndo) -> RepoResult<Turn> {
-    let mut tx = conn.begin().await.map_err(storage(ACTION))?;
+    let mut tx = conn.begin().await.map_err(storage(ACTION.doing()))?;
     check_guard(&mut tx, &undo.guard, ACTION).await?;
     let turn = fetch_turn(&mut tx, undo.turn_id)
         .await?
@@ -74,6 +75,6 @@ pub(super) async fn mark_undone(conn: &mut PgConnection, undo: &TurnUndo) -> Rep
     let undone = fetch_turn(&mut tx, turn.id)
         .await?
         .ok_or_else(|| RepositoryError::not_found("turn", turn.id))?;
-    tx.commit().await.map_err(storage(ACTION))?;
+    tx.commit().await.map_err(storage(ACTION.doing()))?;
     Ok(undone)
 }

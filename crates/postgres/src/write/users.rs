@@ -22,10 +22,7 @@ pub(super) async fn add(conn: &mut PgConnection, name: &str, token_sha256: &str)
         .await
         .map_err(|err| {
             if violates(&err, "users_pkey") {
-                RepositoryError::Conflict(format!(
-                    "a user named '{name}' exists already; pick another name, or \
-                     `smallebot users remove {name}` first to give them a new token"
-                ))
+                RepositoryError::user_exists(name)
             } else {
                 storage(ADD)(err)
             }

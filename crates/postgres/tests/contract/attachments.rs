@@ -15,8 +15,11 @@ use smallebot_core::rules::attachment::describe;
 
 use crate::backends::{self, Backend, Kind, OrFail, owner, query};
 
-/// A tiny PNG header (enough for `describe` to call it an image).
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x02\0\0\0\x03\x08\x02\0\0\0";
+/// A tiny PNG header — IHDR, an empty IDAT and IEND with their CRCs (enough for
+/// `describe` to call it an image).
+const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x02\0\0\0\x03\x08\x02\0\0\0\x36\x88\x49\xd6\
+    \0\0\0\0IDAT\x35\xaf\x06\x1e\0\0\0\0IEND\xae\x42\x60\x82";
 
 fn upload(conversation_id: ConversationId, name: &str, content: &[u8]) -> NewAttachment {
     NewAttachment {

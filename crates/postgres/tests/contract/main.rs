@@ -21,3 +21,4 @@ mod task_store;
 mod turn_start;
 mod turns;
 mod undo;
+mod users;

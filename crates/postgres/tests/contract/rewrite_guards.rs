@@ -22,6 +22,27 @@ fn is_conflict(result: &Result<impl std::fmt::Debug, RepositoryError>) -> bool {
     matches!(result, Err(RepositoryError::Conflict(_)))
 }
 
+/// Asserts the refusal of a rewrite whose guard no longer holds, word for word: both
+/// engines give the person the same sentence.
+fn refused_as_changed(
+    result: &Result<impl std::fmt::Debug, RepositoryError>,
+    doing: &str,
+    name: &str,
+) {
+    let text = match result {
+        Err(err @ RepositoryError::Conflict(_)) => err.to_string(),
+        other => panic!("{name}: expected the conversation-changed refusal, got {other:?}"),
+    };
+    assert_eq!(
+        text,
+        format!(
+            "rejected: the conversation changed while {doing} (another writer compressed, \
+             edited or undid it); nothing was changed, try again"
+        ),
+        "{name}"
+    );
+}
+
 /// Two finished turns: "one" answered, "two" answered; returns the conversation.
 async fn two_turns(b: &Backend) -> Conversation {
     let c = b.conversation("ann").await;
@@ -122,7 +143,7 @@ async fn a_moved_boundary_refuses_every_rewrite_and_changes_nothing() {
                 owner: owner(),
             })
             .await;
-        assert!(is_conflict(&replaced), "{name}: {replaced:?}");
+        refused_as_changed(&replaced, "editing a message", name);
         let restarted = b
             .store
             .restart_turn(&TurnRestart {
@@ -132,7 +153,7 @@ async fn a_moved_boundary_refuses_every_rewrite_and_changes_nothing() {
                 owner: owner(),
             })
             .await;
-        assert!(is_conflict(&restarted), "{name}: {restarted:?}");
+        refused_as_changed(&restarted, "regenerating a turn", name);
         let undone = b
             .store
             .mark_turn_undone(&TurnUndo {
@@ -140,7 +161,7 @@ async fn a_moved_boundary_refuses_every_rewrite_and_changes_nothing() {
                 turn_id: two.turn_id,
             })
             .await;
-        assert!(is_conflict(&undone), "{name}: {undone:?}");
+        refused_as_changed(&undone, "undoing a turn", name);
         assert_eq!(describe(&b.rows(&c).await), before, "{name}");
         let turns = b.store.list_turns(c.id).await.or_fail(name);
         assert!(turns.iter().all(|t| t.undone_at.is_none()), "{name}");

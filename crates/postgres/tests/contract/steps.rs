@@ -158,6 +158,11 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         twice.tool_calls[1].call_id = "c1".into();
         let err = b.store.record_step(&twice).await.unwrap_err();
         assert!(matches!(err, RepositoryError::Conflict(_)), "{name}: {err}");
+        assert_eq!(
+            err.to_string(),
+            "rejected: a tool call id of this step is already used in its turn",
+            "{name}"
+        );
         let after = b.store.rows_after(c.id, user.seq).await.or_fail(name);
         assert_eq!(after, vec![], "{name}");
         let read = b

@@ -145,7 +145,7 @@ function showUndo(c, on) {
 async function sendDelete(id, keepalive = false) {
   pending.delete(id);
   try {
-    await fetch(`/api/conversations/${id}`, { method: "DELETE", keepalive });
+    await api(`/api/conversations/${id}`, { method: "DELETE", keepalive });
   } catch (error) {
     showError(`The conversation could not be deleted: ${error.message}`);
   }

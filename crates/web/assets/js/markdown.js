@@ -3,19 +3,15 @@
 // finished here: code blocks highlighted (highlight.js, vendored under /assets/vendor/)
 // with their language and a Copy button, wide tables scrolling in their own box.
 import hljs from "../vendor/highlight.min.js";
+import { apiText } from "./api.js";
 import { button, element } from "./dom.js";
 
 // The server's rendering of `markdown` ({html, complete}); `open`: the end of an answer
 // still streaming. `complete`: the HTML is also the rendering of the text as a complete
 // answer (nothing was left open).
 async function renderWith(markdown, open) {
-  const response = await fetch(`/api/markdown${open ? "?open=true" : ""}`, {
-    method: "POST",
-    headers: { "content-type": "text/plain; charset=utf-8" },
-    body: markdown,
-  });
-  if (!response.ok) throw new Error(`rendering failed: ${response.status}`);
-  return { html: await response.text(), complete: response.headers.get("x-same-when-complete") === "true" };
+  const { text, headers } = await apiText(`/api/markdown${open ? "?open=true" : ""}`, markdown);
+  return { html: text, complete: headers.get("x-same-when-complete") === "true" };
 }
 
 async function render(markdown, open) {

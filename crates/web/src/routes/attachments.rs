@@ -6,16 +6,17 @@ use axum::extract::multipart::{Multipart, MultipartError};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use smallebot_application::PipelineError;
 use smallebot_core::entities::AttachmentKind;
 use smallebot_core::ids::AttachmentId;
-use smallebot_core::rules::attachment::{AttachmentLimits, human_size};
+use smallebot_core::rules::attachment::{AttachmentLimits, check_image, human_size};
 use smallebot_protocol::attachments::Uploaded;
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// What a multipart body may carry beyond its files (boundaries, part headers).
 const MULTIPART_OVERHEAD_BYTES: usize = 64 * 1024;
@@ -32,7 +33,8 @@ pub(crate) fn upload_body_limit(limits: &AttachmentLimits) -> usize {
 /// `POST /api/conversations/{id}/attachments`: stores each file part of a
 /// `multipart/form-data` body (its file name and content; the type is sniffed from the
 /// content) on no message yet; `201` with them in order. A file over the per-file limit,
-/// or files over the per-message limit together, are `413` with nothing stored.
+/// or files over the per-message limit together, are `413`, a file that starts as an
+/// image and is none (or states an absurd size) `400`, with nothing stored.
 pub(crate) async fn upload(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -74,6 +76,11 @@ pub(crate) async fn upload(
                 .map(|(name, c)| (name.as_str(), i64::try_from(c.len()).unwrap_or(i64::MAX))),
         )
         .map_err(|refusal| ApiError::too_large(refusal.to_string()))?;
+    // Every file checked before the first is stored: one that passes itself off as an
+    // image refuses the whole request.
+    for (name, content) in &files {
+        check_image(name, content).map_err(PipelineError::from)?;
+    }
     let mut stored = Vec::with_capacity(files.len());
     for (name, content) in files {
         let attachment = service.attach(conversation.id, &name, content).await?;

@@ -15,7 +15,7 @@ use super::{own_conversation, turns};
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// `GET /api/conversations`: the caller's conversations, newest first.
 pub(crate) async fn list(

@@ -10,7 +10,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures::Stream;
 use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::{Event, EventKind, EventSubscription};
-use smallebot_protocol::events::ReloadEvent;
+use smallebot_protocol::events::{ConfirmEvent, ReloadEvent};
 use tokio::sync::watch;
 
 use super::own_conversation;
@@ -18,7 +18,6 @@ use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
 
 /// The least time between two deltas a stream sends (about a frame): the deltas that
 /// come meanwhile wait in the stream's queue, which joins them, so a fast model's
@@ -119,50 +118,44 @@ async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
     if let Some(sent) = live.delta_sent.take() {
         tokio::time::sleep_until((sent + DELTA_PACE).into()).await;
     }
-    loop {
-        let Live {
-            subscription,
-            confirmations,
-            ..
-        } = &mut live;
-        let question = async {
-            if let Some(watched) = confirmations.as_mut()
-                && watched.changed().await.is_ok()
-            {
-                return Some(watched.borrow_and_update().clone());
-            }
-            // No confirmer (or it is gone): only events.
-            std::future::pending().await
-        };
-        let event = tokio::select! {
-            biased;
-            event = subscription.recv() => event,
-            Some(pending) = question => {
-                return Some((Ok(confirm(pending.as_ref())), Phase::Live(live)));
-            }
-        };
-        match event {
-            Some(event) => {
-                let delta = matches!(
-                    event.kind,
-                    EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. }
-                );
-                // An event with no wire form (yet) is not sent. Once what waited is
-                // sent, the next delta waits out the pace.
-                if let Some(sent) = sse(event) {
-                    let drained = live.subscription.queued() == 0;
-                    live.delta_sent = (delta && drained).then(Instant::now);
-                    return Some((Ok(sent), Phase::Live(live)));
-                }
-            }
-            None if subscription.lagged() => {
-                return Some((
-                    Ok(reload("this stream fell too far behind the conversation")),
-                    Phase::Done,
-                ));
-            }
-            None => return None,
+    let Live {
+        subscription,
+        confirmations,
+        ..
+    } = &mut live;
+    let question = async {
+        if let Some(watched) = confirmations.as_mut()
+            && watched.changed().await.is_ok()
+        {
+            return Some(watched.borrow_and_update().clone());
         }
+        // No confirmer (or it is gone): only events.
+        std::future::pending().await
+    };
+    let event = tokio::select! {
+        biased;
+        event = subscription.recv() => event,
+        Some(pending) = question => {
+            return Some((Ok(confirm(pending.as_ref())), Phase::Live(live)));
+        }
+    };
+    match event {
+        Some(event) => {
+            let delta = matches!(
+                event.kind,
+                EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. }
+            );
+            // Once what waited is sent, the next delta waits out the pace.
+            let sent = sse(event);
+            let drained = live.subscription.queued() == 0;
+            live.delta_sent = (delta && drained).then(Instant::now);
+            Some((Ok(sent), Phase::Live(live)))
+        }
+        None if subscription.lagged() => Some((
+            Ok(reload("this stream fell too far behind the conversation")),
+            Phase::Done,
+        )),
+        None => None,
     }
 }
 
@@ -171,18 +164,28 @@ async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
 fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
     SseEvent::default()
         .event("confirm")
-        .data(json(&wire::events::confirm(pending)))
+        .data(json(&confirm_event(pending)))
 }
 
-/// An event as SSE, its `seq` as id and its protocol form as data; `None` for an event
-/// the protocol has no form for.
-fn sse(event: Event) -> Option<SseEvent> {
-    let sent = wire::events::event(event)?;
-    Some(
-        SseEvent::default()
-            .id(sent.seq.to_string())
-            .data(json(&sent)),
-    )
+/// A `confirm` event's data: the command waiting, or none.
+fn confirm_event(pending: Option<&PendingConfirmation>) -> ConfirmEvent {
+    match pending {
+        Some(p) => ConfirmEvent::ConfirmationRequested {
+            request_id: p.request_id,
+            command: p.command.clone(),
+            timeout_secs: p.timeout_secs,
+            unconfined: p.unconfined,
+        },
+        None => ConfirmEvent::ConfirmationClosed,
+    }
+}
+
+/// An event as SSE, its `seq` as id and its protocol form as data.
+fn sse(event: Event) -> SseEvent {
+    let sent = event.into_wire();
+    SseEvent::default()
+        .id(sent.seq.to_string())
+        .data(json(&sent))
 }
 
 /// The `reload` event: the client must reload the conversation and reconnect afresh.

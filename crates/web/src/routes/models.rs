@@ -9,7 +9,7 @@ use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// `GET /api/models`: the models a conversation may run on.
 pub(crate) async fn list(UserService(service): UserService) -> Json<ModelList> {

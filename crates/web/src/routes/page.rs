@@ -152,4 +152,27 @@ mod tests {
             }
         }
     }
+
+    /// Every request the page makes goes through `api.js`, so that a failure shows the
+    /// connection or outage banner and the server's own words; only the two probes that
+    /// ask whether the server answers at all (`/healthz`, `/readyz`) call `fetch`
+    /// themselves.
+    #[test]
+    fn the_page_asks_the_server_only_through_api_js() {
+        const PROBES: [(&str, &str); 2] = [
+            ("js/connection.js", "/healthz"),
+            ("js/outage.js", "/readyz"),
+        ];
+        for (name, _, body) in ASSETS {
+            if !name.starts_with("js/") || *name == "js/api.js" {
+                continue;
+            }
+            for line in body.lines().filter(|l| l.contains("fetch(")) {
+                let probe = PROBES.iter().any(|(file, path)| {
+                    file == name && line.contains(&format!("fetch(\"{path}\""))
+                });
+                assert!(probe, "{name} calls fetch around api.js: {}", line.trim());
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@ use smallebot_core::rules::search_limits::{clamp_max_results, since_days_ago};
 use crate::auth::CurrentUser;
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// The query string.
 #[derive(Deserialize)]

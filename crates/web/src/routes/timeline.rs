@@ -19,7 +19,7 @@ use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::markdown;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 /// The query string.
 #[derive(Deserialize)]
@@ -161,7 +161,7 @@ async fn plan_of(
     };
     match plan.task_list(conversation_id).await {
         Ok(list) if list.tasks.is_empty() => (None, None),
-        Ok(list) => (Some(wire::events::plan(&list)), None),
+        Ok(list) => (Some(wire::plan::plan(&list)), None),
         // Said where the plan is shown, not hidden as "no tasks".
         Err(error @ (TaskStoreError::Corrupt { .. } | TaskStoreError::CorruptRecord { .. })) => {
             (None, Some(format!("{CORRUPT_TASK_FILE} {error}")))

@@ -18,7 +18,7 @@ use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
-use crate::wire;
+use smallebot_application::wire;
 
 type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
 

@@ -16,8 +16,8 @@ use smallebot_core::rules::search_limits::{
 
 use super::matches::search_and_format;
 use super::names::SEARCH_HISTORY;
-use crate::tools::args::ArgError;
 use crate::tools::typed::{self, TypedTool};
+use smallebot_application::ports::ArgError;
 
 const NAME: &str = SEARCH_HISTORY;
 

@@ -1,16 +1,18 @@
 //! `GenerateSkill`: the model writes a new skill into the user's skills folder.
 
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
+use smallebot_confined::{ConfinedError, Links, Root};
 use smallebot_core::rules::workspace_path::check_relative_path;
 use smallebot_core::skills::{SKILL_FILE, description_problem, name_problem, parse_skill};
 
-use crate::skills::SkillCatalog;
+use crate::skills::{SkillCatalog, SkillFolders};
 use crate::tools::TypedTool;
 use crate::tools::workspace::run_blocking;
 
@@ -117,24 +119,20 @@ fn generate(catalog: &SkillCatalog, args: &GenerateSkillArgs) -> Result<String, 
         return Err(rules.join("; "));
     }
     let files = checked_files(args.files.as_deref().unwrap_or_default(), text.len())?;
-    let root = catalog.folders().writable().to_path_buf();
-    let target = root.join(&args.name);
+    let root_path = catalog.folders().writable().to_path_buf();
+    let target = root_path.join(&args.name);
     let overwrite = args.overwrite.unwrap_or(false);
+    let root = Root::create(&root_path, Links::Refuse)
+        .map_err(|e| format!("could not open the skills folder ({e})"))?;
     let existing = catalog.current().find(&args.name).map(|s| s.dir.clone());
-    let clash = existing
-        .as_ref()
-        .or(target.symlink_metadata().is_ok().then_some(&target));
+    let present = root.symlink_metadata(&args.name).is_ok();
+    let clash = existing.as_ref().or(present.then_some(&target));
     if let Some(dir) = clash
         && !overwrite
     {
-        return Err(format!(
-            "a skill called '{}' already exists at {}; choose another name, or pass \
-             overwrite: true to replace it",
-            args.name,
-            dir.display()
-        ));
+        return Err(clash_refusal(catalog.folders(), &args.name, dir));
     }
-    write_skill(&root, &target, &text, &files)?;
+    write_skill(&root, &args.name, &text, &files)?;
     let mut written: Vec<&str> = vec![SKILL_FILE];
     written.extend(files.iter().map(|(path, _)| path.as_str()));
     Ok(format!(
@@ -145,6 +143,26 @@ fn generate(catalog: &SkillCatalog, args: &GenerateSkillArgs) -> Result<String, 
         written.join(", "),
         args.name
     ))
+}
+
+/// Why a skill called `name` is not written over the one at `dir`. A user with their
+/// own folder (multi-user `serve`) who names a shared skill is told what `overwrite`
+/// does there: it saves their own copy, which they see instead of the shared one; the
+/// shared skill stays as it is.
+fn clash_refusal(folders: &SkillFolders, name: &str, dir: &Path) -> String {
+    if folders.user.is_some() && dir.starts_with(&folders.shared) {
+        format!(
+            "a shared skill called '{name}' already exists; choose another name, or pass \
+             overwrite: true to save your own version of it, which you will see instead of \
+             the shared one (the shared skill stays as it is for everyone else)"
+        )
+    } else {
+        format!(
+            "a skill called '{name}' already exists at {}; choose another name, or pass \
+             overwrite: true to replace it",
+            dir.display()
+        )
+    }
 }
 
 /// The files as (normalized relative path, text), checked: relative, inside the
@@ -183,30 +201,88 @@ fn checked_files(files: &[SkillFileArg], mut bytes: usize) -> Result<Vec<(String
     Ok(checked)
 }
 
-/// Writes the skill into a fresh folder beside `target`, then puts it in place
-/// (replacing what was there), so a failure leaves no half-written skill.
+/// A name for a folder of its own beside the skills (`.new-skill-…`, `.old-skill-…`).
+fn scratch_name(kind: &str) -> String {
+    format!(
+        ".{kind}-skill-{}-{:016x}",
+        std::process::id(),
+        rand::random::<u64>()
+    )
+}
+
+/// Writes the skill `name` into a fresh folder beside it in `root`, then puts it in
+/// place (replacing what was there), so a failure leaves no half-written skill. Every
+/// file and folder is made beneath the skills folder without following a link.
 fn write_skill(
-    root: &Path,
+    root: &Root,
+    name: &str,
+    text: &str,
+    files: &[(String, &str)],
+) -> Result<(), String> {
+    let shown = |path: &str| root.path().join(path).display().to_string();
+    let staging = scratch_name("new");
+    root.create_dir(&staging).map_err(|e| {
+        format!(
+            "could not create a folder in {} ({e})",
+            root.path().display()
+        )
+    })?;
+    let written = write_files(root, &staging, &root.path().join(name), text, files);
+    if let Err(why) = written {
+        let _ = root.remove_dir_all(&staging);
+        return Err(why);
+    }
+    let old = match root.symlink_metadata(name) {
+        Ok(_) => {
+            let old = scratch_name("old");
+            if let Err(e) = root.rename(name, &old) {
+                let _ = root.remove_dir_all(&staging);
+                return Err(format!("could not move aside {} ({e})", shown(name)));
+            }
+            Some(old)
+        }
+        Err(ConfinedError::NotFound { .. }) => None,
+        Err(e) => {
+            let _ = root.remove_dir_all(&staging);
+            return Err(format!("could not examine {} ({e})", shown(name)));
+        }
+    };
+    if let Err(e) = root.rename(&staging, name) {
+        if let Some(old) = &old {
+            let _ = root.rename(old, name);
+        }
+        let _ = root.remove_dir_all(&staging);
+        return Err(format!("could not put in place {} ({e})", shown(name)));
+    }
+    if let Some(old) = old {
+        let _ = root.remove_dir_all(&old);
+    }
+    Ok(())
+}
+
+/// Writes `SKILL.md` and `files` into the folder `staging` beneath `root` (named in
+/// messages by where they are going, `target`); scripts are made executable.
+fn write_files(
+    root: &Root,
+    staging: &str,
     target: &Path,
     text: &str,
     files: &[(String, &str)],
 ) -> Result<(), String> {
-    let io = |what: &str, path: &Path, e: std::io::Error| {
-        format!("could not {what} {} ({e})", path.display())
-    };
-    std::fs::create_dir_all(root).map_err(|e| io("create the skills folder", root, e))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".new-skill-")
-        .tempdir_in(root)
-        .map_err(|e| io("create a folder in", root, e))?;
     let write = |relative: &str, content: &str| -> Result<(), String> {
-        let path = staging.path().join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+        let path = format!("{staging}/{relative}");
+        let shown = target.join(relative).display().to_string();
+        if let Some((parent, _)) = path.rsplit_once('/') {
+            root.create_dirs(parent)
+                .map_err(|e| format!("could not create the folder of {shown} ({e})"))?;
         }
-        std::fs::write(&path, content).map_err(|e| io("write", &path, e))?;
+        let mut file = root
+            .create_new(&path)
+            .map_err(|e| format!("could not write {shown} ({e})"))?;
+        file.write_all(content.as_bytes())
+            .map_err(|e| format!("could not write {shown} ({e})"))?;
         if relative.starts_with("scripts/") {
-            make_executable(&path);
+            make_executable(&file);
         }
         Ok(())
     };
@@ -214,32 +290,79 @@ fn write_skill(
     for (path, content) in files {
         write(path, content)?;
     }
-    let old: Option<PathBuf> = if target.symlink_metadata().is_ok() {
-        let old = root.join(format!(".old-skill-{}", std::process::id()));
-        std::fs::rename(target, &old).map_err(|e| io("move aside", target, e))?;
-        Some(old)
-    } else {
-        None
-    };
-    let staged = staging.keep();
-    if let Err(e) = std::fs::rename(&staged, target) {
-        if let Some(old) = &old {
-            let _ = std::fs::rename(old, target);
-        }
-        let _ = std::fs::remove_dir_all(&staged);
-        return Err(io("put in place", target, e));
-    }
-    if let Some(old) = old {
-        let _ = std::fs::remove_dir_all(old);
-    }
     Ok(())
 }
 
-/// Scripts are made executable (owner, group, others may run them).
-fn make_executable(path: &Path) {
+/// Scripts are made executable (owner, group, others may run them), on the open file.
+fn make_executable(file: &std::fs::File) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(0o755));
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn args(name: &str) -> GenerateSkillArgs {
+        GenerateSkillArgs {
+            name: name.to_owned(),
+            description: "Does it.".to_owned(),
+            body: "Steps.".to_owned(),
+            files: None,
+            overwrite: None,
+        }
+    }
+
+    fn write(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        std::fs::write(
+            dir.join(name).join(SKILL_FILE),
+            format!("---\nname: {name}\ndescription: Theirs.\n---\nSteps.\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_clash_says_what_overwrite_would_do_for_this_user() {
+        let home = tempfile::tempdir().unwrap();
+        let (shared, own) = (home.path().join("skills"), home.path().join("own"));
+        write(&shared, "shared-one");
+        write(&own, "my-own");
+        let folders = |user: Option<PathBuf>| SkillFolders {
+            system: home.path().join("sys.skills"),
+            shared: shared.clone(),
+            user,
+        };
+        let multi = SkillCatalog::new(folders(Some(own.clone())));
+        let refused = generate(&multi, &args("shared-one")).unwrap_err();
+        assert_eq!(
+            refused,
+            "a shared skill called 'shared-one' already exists; choose another name, or pass \
+             overwrite: true to save your own version of it, which you will see instead of \
+             the shared one (the shared skill stays as it is for everyone else)"
+        );
+        let refused = generate(&multi, &args("my-own")).unwrap_err();
+        assert_eq!(
+            refused,
+            format!(
+                "a skill called 'my-own' already exists at {}; choose another name, or pass \
+                 overwrite: true to replace it",
+                own.join("my-own").display()
+            )
+        );
+        // Alone, the shared folder is the user's own: overwrite replaces the skill.
+        let single = SkillCatalog::new(folders(None));
+        let refused = generate(&single, &args("shared-one")).unwrap_err();
+        assert!(
+            refused.starts_with("a skill called 'shared-one' already exists at ")
+                && refused.ends_with("overwrite: true to replace it"),
+            "{refused}"
+        );
     }
 }

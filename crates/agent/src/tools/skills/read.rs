@@ -1,13 +1,13 @@
 //! `ReadSkill`: a skill's instructions and files, or one of its files.
 
 use std::io::Read;
-use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
+use smallebot_confined::{ConfinedError, FileKind, Links, Root};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::truncation::truncate_tool_result;
 use smallebot_core::rules::workspace_path::check_relative_path;
@@ -155,7 +155,11 @@ fn instructions(skill: &Skill) -> String {
     out
 }
 
-/// One file of the skill, confined to its folder.
+/// The most bytes of a skill's file read (the result is cut to the tool's limit anyway).
+const FILE_READ_MAX: u64 = 1024 * 1024;
+
+/// One file of the skill, read beneath its folder (links followed only while they stay
+/// inside it); only a regular file is read, and the open never blocks.
 fn read_file(skill: &Skill, path: &str) -> ToolOutcome {
     let refuse = |why: String| ToolOutcome {
         content: format!("Error: ReadSkill: {why}"),
@@ -169,37 +173,44 @@ fn read_file(skill: &Skill, path: &str) -> ToolOutcome {
             ));
         }
     };
-    let joined = skill.dir.join(relative.to_relative_string());
-    let (Ok(root), Ok(file)) = (skill.dir.canonicalize(), joined.canonicalize()) else {
-        return ToolOutcome::error(format!(
-            "Error: ReadSkill: '{path}' does not exist in skill '{}'; its files are listed \
-             when you call ReadSkill without a path",
-            skill.name
-        ));
+    let failed = |why: String| ToolOutcome::error(format!("Error: ReadSkill: '{path}' {why}"));
+    let root = match Root::open(&skill.dir, Links::Beneath) {
+        Ok(root) => root,
+        Err(error) => return failed(format!("cannot be read: {error}")),
     };
-    if !file.starts_with(&root) {
-        return refuse(format!(
-            "'{path}' leads outside skill '{}' (through a symbolic link); only the skill's own files can be read",
-            skill.name
-        ));
-    }
-    match read_text(&file) {
-        Ok(text) => ToolOutcome::ok(text),
-        Err(why) => ToolOutcome::error(format!("Error: ReadSkill: '{path}': {why}")),
-    }
-}
-
-/// The text of a file, at most 1 MiB read.
-fn read_text(file: &Path) -> Result<String, String> {
-    if file.is_dir() {
-        return Err("is a folder; give one of the files ReadSkill lists".to_owned());
-    }
+    let file = match root.open_read(relative.to_relative_string()) {
+        Ok((file, _)) => file,
+        Err(ConfinedError::NotFound { .. }) => {
+            return failed(format!(
+                "does not exist in skill '{}'; its files are listed when you call ReadSkill \
+                 without a path",
+                skill.name
+            ));
+        }
+        Err(error) if error.is_refusal() => {
+            return refuse(format!(
+                "'{path}' leads outside skill '{}' (through a symbolic link); only the skill's \
+                 own files can be read",
+                skill.name
+            ));
+        }
+        Err(ConfinedError::NotRegular {
+            kind: FileKind::Dir,
+            ..
+        }) => return failed("is a folder; give one of the files ReadSkill lists".to_owned()),
+        Err(ConfinedError::NotRegular { kind, .. }) => {
+            return failed(format!(
+                "is {kind}, not a regular file; only the skill's regular files can be read"
+            ));
+        }
+        Err(error) => return failed(format!("cannot be read ({error})")),
+    };
     let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(1024 * 1024).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot be read ({e})"))?;
-    if bytes.contains(&0) {
-        return Err("is a binary file; only text files can be read".to_owned());
+    if let Err(error) = file.take(FILE_READ_MAX).read_to_end(&mut bytes) {
+        return failed(format!("cannot be read ({error})"));
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    if bytes.contains(&0) {
+        return failed("is a binary file; only text files can be read".to_owned());
+    }
+    ToolOutcome::ok(String::from_utf8_lossy(&bytes).into_owned())
 }

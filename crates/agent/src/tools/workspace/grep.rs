@@ -1,7 +1,5 @@
 //! `GrepContent`: regular-expression search over the workspace's text files.
 
-use std::path::{Path, PathBuf};
-
 use async_trait::async_trait;
 use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
@@ -10,7 +8,8 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::rules::truncation::truncate_with_marker;
 use tokio_util::sync::CancellationToken;
 
-use super::beneath::{self, Access, Kind};
+use smallebot_confined::{ConfinedError, FileKind, Root};
+
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
@@ -171,31 +170,36 @@ impl Search {
             Err(error) => return failure(error),
         };
         let shown = resolved.display().to_owned();
-        let real = resolved.path();
-        let root = resolved.root();
+        let root = match resolved.confined() {
+            Ok(root) => root,
+            Err(error) => return failure(error),
+        };
         let mut found = Found::default();
-        if real.is_file() {
-            self.search_file(root, resolved.relative(), &real, &shown, &mut found);
+        let is_file = root
+            .metadata(resolved.relative())
+            .is_ok_and(|metadata| metadata.is_file());
+        if is_file {
+            self.search_file(&root, resolved.relative(), &shown, &mut found);
         } else {
             let prefix = if resolved.is_root() {
                 String::new()
             } else {
                 format!("{shown}/")
             };
-            if let Err(error) = beneath::read_dir(root, resolved.relative(), &real) {
-                return failure(WorkspaceError::opening("search", &shown, error));
+            if let Err(error) = root.read_dir(resolved.relative()) {
+                return failure(WorkspaceError::confined("search", &shown, error));
             }
-            self.walk(root, real, prefix, &mut found);
+            self.walk(&root, prefix, &mut found);
         }
         ToolOutcome::ok(self.report(&shown, &found))
     }
 
     /// Depth first in name order, not following symlinks; every directory and file is
     /// opened beneath the workspace `root`.
-    fn walk(&self, root: &Path, dir: PathBuf, prefix: String, found: &mut Found) {
-        let mut stack = vec![(dir, prefix)];
-        while let Some((dir, prefix)) = stack.pop() {
-            let Ok(children) = beneath::read_dir(root, prefix.trim_end_matches('/'), &dir) else {
+    fn walk(&self, root: &Root, prefix: String, found: &mut Found) {
+        let mut stack = vec![prefix];
+        while let Some(prefix) = stack.pop() {
+            let Ok(children) = root.read_dir(prefix.trim_end_matches('/')) else {
                 found.unreadable += 1;
                 continue;
             };
@@ -205,18 +209,17 @@ impl Search {
                     return;
                 }
                 let relative = format!("{prefix}{}", child.name);
-                let checked = dir.join(&child.name);
                 match child.kind {
-                    Kind::Dir => subdirs.push((checked, relative + "/")),
-                    Kind::File => {
+                    FileKind::Dir => subdirs.push(relative + "/"),
+                    FileKind::File => {
                         if found.files >= GREP_MAX_FILES {
                             found.too_many_files = true;
                             return;
                         }
-                        self.search_file(root, &relative, &checked, &relative, found);
+                        self.search_file(root, &relative, &relative, found);
                     }
-                    Kind::Link => found.links += 1,
-                    Kind::Other => {}
+                    FileKind::Link => found.links += 1,
+                    _ => {}
                 }
             }
             // Files of this directory first, then its subdirectories in name order.
@@ -224,38 +227,22 @@ impl Search {
         }
     }
 
-    /// Searches the file `relative` (opened beneath `root`; `checked` is its checked
-    /// path), shown as `shown`.
-    fn search_file(
-        &self,
-        root: &Path,
-        relative: &str,
-        checked: &Path,
-        shown: &str,
-        found: &mut Found,
-    ) {
+    /// Searches the regular file `relative` (read beneath `root`, at most
+    /// [`GREP_MAX_FILE_BYTES`]), shown as `shown`.
+    fn search_file(&self, root: &Root, relative: &str, shown: &str, found: &mut Found) {
         found.files += 1;
-        let Ok(mut file) = beneath::open(root, relative, checked, Access::Read) else {
-            found.unreadable += 1;
-            return;
-        };
-        match file.metadata() {
-            Ok(metadata) if !metadata.is_file() => return,
-            Ok(metadata) if metadata.len() > GREP_MAX_FILE_BYTES => {
+        let bytes = match root.read(relative, GREP_MAX_FILE_BYTES) {
+            Ok(bytes) => bytes,
+            Err(ConfinedError::NotRegular { .. }) => return,
+            Err(ConfinedError::TooLarge { .. }) => {
                 found.large += 1;
                 return;
             }
-            Ok(_) => {}
             Err(_) => {
                 found.unreadable += 1;
                 return;
             }
-        }
-        let mut bytes = Vec::new();
-        if std::io::Read::read_to_end(&mut file, &mut bytes).is_err() {
-            found.unreadable += 1;
-            return;
-        }
+        };
         if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
             found.binary += 1;
             return;

@@ -1,7 +1,6 @@
 //! `ListFiles`: the files and directories under a workspace directory, recursively.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -9,7 +8,8 @@ use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use tokio_util::sync::CancellationToken;
 
-use super::beneath::{self, Kind};
+use smallebot_confined::FileKind;
+
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::TypedTool;
@@ -80,16 +80,19 @@ fn list(workspace: &Workspace, path: &str, cancel: &CancellationToken) -> ToolOu
         Err(error) => return failure(error),
     };
     let shown = resolved.display().to_owned();
-    let real = resolved.path();
-    match std::fs::metadata(&real) {
+    let root = match resolved.confined() {
+        Ok(root) => root,
+        Err(error) => return failure(error),
+    };
+    match root.metadata(resolved.relative()) {
         Ok(metadata) if !metadata.is_dir() => {
             return ToolOutcome::ok(format!(
                 "'{shown}' is a file ({} bytes), not a directory; call ReadFile to read it.",
-                metadata.len()
+                metadata.len
             ));
         }
         Ok(_) => {}
-        Err(error) => return failure(WorkspaceError::io("list", &shown, error)),
+        Err(error) => return failure(WorkspaceError::confined("list", &shown, error)),
     }
     let prefix = if resolved.is_root() {
         String::new()
@@ -98,19 +101,18 @@ fn list(workspace: &Workspace, path: &str, cancel: &CancellationToken) -> ToolOu
     };
     let mut entries: Vec<Entry> = Vec::new();
     let mut unreadable: Vec<String> = Vec::new();
-    let root = resolved.root();
-    let mut queue: VecDeque<(PathBuf, String)> = VecDeque::from([(real, prefix)]);
+    let mut queue: VecDeque<String> = VecDeque::from([prefix]);
     let mut cut = false;
-    'walk: while let Some((dir, prefix)) = queue.pop_front() {
+    'walk: while let Some(prefix) = queue.pop_front() {
         if cancel.is_cancelled() {
             break;
         }
         let relative_dir = prefix.trim_end_matches('/');
-        let children = match beneath::read_dir(root, relative_dir, &dir) {
+        let children = match root.read_dir(relative_dir) {
             Ok(children) => children,
             Err(error) => {
                 if prefix.is_empty() || prefix == format!("{shown}/") {
-                    return failure(WorkspaceError::opening("list", &shown, error));
+                    return failure(WorkspaceError::confined("list", &shown, error));
                 }
                 unreadable.push(format!("{prefix} ({error})"));
                 continue;
@@ -124,19 +126,19 @@ fn list(workspace: &Workspace, path: &str, cancel: &CancellationToken) -> ToolOu
             let relative = format!("{prefix}{}", child.name);
             let key = relative.split('/').map(str::to_owned).collect();
             let line = match child.kind {
-                Kind::Dir => {
-                    queue.push_back((dir.join(&child.name), format!("{relative}/")));
+                FileKind::Dir => {
+                    queue.push_back(format!("{relative}/"));
                     format!("{relative}/")
                 }
-                Kind::Link => match &child.target {
+                FileKind::Link => match &child.target {
                     Some(target) => format!("{relative} -> {target} (symbolic link)"),
                     None => format!("{relative} (symbolic link)"),
                 },
-                Kind::File => match child.size {
+                FileKind::File => match child.size {
                     Some(size) => format!("{relative} ({size} bytes)"),
                     None => relative,
                 },
-                Kind::Other => format!("{relative} (special file)"),
+                _ => format!("{relative} (special file)"),
             };
             entries.push(Entry { key, line });
         }

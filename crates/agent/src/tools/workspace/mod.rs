@@ -2,11 +2,12 @@
 //! `CreateDirectory` and `GrepContent`, confined to one directory (docs/design.md §8).
 //!
 //! Every path is checked by [`Workspace`] (lexical rule, then canonicalization with
-//! symlinks followed) before the file system is touched; files are then opened, and
-//! directories created, beneath the root with the kernel refusing to leave it.
+//! symlinks followed) for the messages; files are then opened, listed, and directories
+//! created, only through `smallebot_confined::Root` beneath the root, the kernel
+//! refusing to leave it (links inside the workspace are followed). Only regular files
+//! are read or written.
 //! Blocking file work runs on Tokio's blocking pool.
 
-mod beneath;
 mod grep;
 mod list;
 mod read;

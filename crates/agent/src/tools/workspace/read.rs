@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
-use super::beneath::{self, Access};
+use smallebot_confined::{ConfinedError, FileKind};
+
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};
@@ -102,32 +103,30 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
     };
     let shown_path = resolved.display().to_owned();
     let io = |error| failure(WorkspaceError::io("read", &shown_path, error));
-    // Opened beneath the root (never blocks: a pipe is refused below, unread).
-    let mut file = match beneath::open(
-        resolved.root(),
-        resolved.relative(),
-        &resolved.path(),
-        Access::Read,
-    ) {
-        Ok(file) => file,
-        Err(error) => return failure(WorkspaceError::opening("read", &shown_path, error)),
+    let root = match resolved.confined() {
+        Ok(root) => root,
+        Err(error) => return failure(error),
     };
-    let metadata = match file.metadata() {
-        Ok(metadata) => metadata,
-        Err(error) => return io(error),
+    // Opened beneath the root; never blocks: a pipe or device is refused unread.
+    let (mut file, metadata) = match root.open_read(resolved.relative()) {
+        Ok(opened) => opened,
+        Err(ConfinedError::NotRegular {
+            kind: FileKind::Dir,
+            ..
+        }) => {
+            return ToolOutcome::error(format!(
+                "Error: '{shown_path}' is a directory; call ListFiles with this path to see \
+                 its contents, or ReadFile with a file inside it"
+            ));
+        }
+        Err(ConfinedError::NotRegular { kind, .. }) => {
+            return ToolOutcome::error(format!(
+                "Error: '{shown_path}' is not a regular file ({kind}); ReadFile reads \
+                 regular text files only"
+            ));
+        }
+        Err(error) => return failure(WorkspaceError::confined("read", &shown_path, error)),
     };
-    if metadata.is_dir() {
-        return ToolOutcome::error(format!(
-            "Error: '{shown_path}' is a directory; call ListFiles with this path to see its \
-             contents, or ReadFile with a file inside it"
-        ));
-    }
-    if !metadata.is_file() {
-        return ToolOutcome::error(format!(
-            "Error: '{shown_path}' is not a regular file (a device, socket or pipe); \
-             ReadFile reads regular text files only"
-        ));
-    }
     let mut sample = Vec::with_capacity(SNIFF_BYTES);
     if let Err(error) = (&mut file)
         .take(SNIFF_BYTES as u64)
@@ -139,7 +138,7 @@ fn read(workspace: &Workspace, path: &str, offset: u64, limit: u64) -> ToolOutco
         return ToolOutcome::error(format!(
             "Error: '{shown_path}' looks like a binary file ({} bytes, contains NUL bytes); \
              ReadFile reads text files only",
-            metadata.len()
+            metadata.len
         ));
     }
     // Invalid UTF-8 shows as U+FFFD (up to 3 bytes for 1): if that overflows the cap,

@@ -10,14 +10,18 @@
 //! first missing component must not exist even as a dangling symlink (writing through one
 //! would create its target, possibly outside).
 //!
-//! The check gives the clear error messages; the open that follows does not trust it:
-//! files are opened and directories created beneath a handle on the root with the
-//! kernel refusing to leave it (`beneath.rs`), so a command that swaps a directory for
-//! a symlink between the two cannot lead a tool outside.
+//! The check gives the clear error messages and touches no file's content; the open
+//! that follows does not trust it: files are opened and directories created through
+//! [`smallebot_confined::Root`] beneath a handle on the root, the kernel refusing to
+//! leave it, so a command that swaps a directory for a symlink between the two cannot
+//! lead a tool outside. The tools follow links that stay inside the workspace
+//! ([`Links::Beneath`]); where the kernel cannot resolve beneath a handle (no
+//! `openat2`) they follow none.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
+use smallebot_confined::{ConfinedError, Links, Root};
 use smallebot_core::rules::workspace_path::{PathRuleError, check_relative_path};
 
 /// Why a workspace path could not be used. Each message says what is wrong and what to
@@ -87,6 +91,17 @@ pub enum WorkspaceError {
         /// The underlying failure.
         source: io::Error,
     },
+    /// The confined file system refused the path or the file (a link where links are
+    /// not followed, a device or pipe, …).
+    #[error("could not {action} '{path}': {source}")]
+    Confined {
+        /// What was being done.
+        action: &'static str,
+        /// The path as normalized.
+        path: String,
+        /// What was refused, and why.
+        source: ConfinedError,
+    },
     /// Another file system failure.
     #[error("could not {action} '{path}': {source}")]
     Io {
@@ -104,24 +119,30 @@ impl WorkspaceError {
     /// cannot be resolved safely) rather than an ordinary failure such as a missing file.
     #[must_use]
     pub fn is_refusal(&self) -> bool {
-        matches!(
-            self,
+        match self {
             Self::Refused(_)
-                | Self::OutsideWorkspace { .. }
-                | Self::DanglingSymlink { .. }
-                | Self::SymlinkLoop { .. }
-        )
+            | Self::OutsideWorkspace { .. }
+            | Self::DanglingSymlink { .. }
+            | Self::SymlinkLoop { .. } => true,
+            Self::Confined { source, .. } => source.is_refusal(),
+            _ => false,
+        }
     }
 
-    /// Wraps a failure to open or create `path` beneath the root: the kernel refusing to
+    /// Wraps a failure of the confined file system on `path`: the kernel refusing to
     /// leave the root (a link swapped in after the check) is [`Self::OutsideWorkspace`].
-    pub(crate) fn opening(action: &'static str, path: &str, source: io::Error) -> Self {
-        if super::beneath::left_the_root(&source) {
-            Self::OutsideWorkspace {
-                path: path.to_owned(),
-            }
-        } else {
-            Self::io(action, path, source)
+    pub(crate) fn confined(action: &'static str, path: &str, source: ConfinedError) -> Self {
+        let path = path.to_owned();
+        match source {
+            ConfinedError::Escape { .. } => Self::OutsideWorkspace { path },
+            ConfinedError::Loop { .. } => Self::SymlinkLoop { path },
+            ConfinedError::NotFound { .. } => Self::NotFound { path },
+            ConfinedError::Io { source, .. } => Self::io(action, &path, source),
+            source => Self::Confined {
+                action,
+                path,
+                source,
+            },
         }
     }
 
@@ -201,6 +222,21 @@ impl Resolved {
     #[must_use]
     pub fn is_root(&self) -> bool {
         self.missing.is_empty() && self.existing == self.root
+    }
+
+    /// A handle on the workspace root: everything a tool opens, creates or lists goes
+    /// through it, links followed only while they stay inside.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::Root`] when the root cannot be opened.
+    pub(crate) fn confined(&self) -> Result<Root, WorkspaceError> {
+        Root::open(&self.root, Links::Beneath).map_err(|error| WorkspaceError::Root {
+            root: self.root.display().to_string(),
+            source: match error {
+                ConfinedError::Root { source, .. } => source,
+                other => io::Error::other(other.to_string()),
+            },
+        })
     }
 }
 

@@ -1,13 +1,14 @@
 //! `WriteFile`, `AppendFile` and `CreateDirectory`: changes inside the workspace.
 
-use std::io::{Read as _, Write};
+use std::io::Write;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
-use super::beneath::{self, Access};
+use smallebot_confined::{Access, ConfinedError, Root};
+
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::TypedTool;
@@ -170,8 +171,9 @@ impl TypedTool for AppendFile {
     }
 }
 
-/// Refuses a target that is the root, a directory or not a regular file.
-fn check_file_target(resolved: &Resolved) -> Result<(), ToolOutcome> {
+/// Refuses a target that is the root, a directory or not a regular file; the size of
+/// the file it replaces (`None`: a new file).
+fn check_file_target(root: &Root, resolved: &Resolved) -> Result<Option<u64>, ToolOutcome> {
     let shown = resolved.display();
     if resolved.is_root() {
         return Err(ToolOutcome::error(
@@ -179,19 +181,19 @@ fn check_file_target(resolved: &Resolved) -> Result<(), ToolOutcome> {
         ));
     }
     if !resolved.exists() {
-        return Ok(());
+        return Ok(None);
     }
-    match std::fs::metadata(resolved.path()) {
+    match root.metadata(resolved.relative()) {
         Ok(metadata) if metadata.is_dir() => Err(ToolOutcome::error(format!(
             "Error: '{shown}' is a directory; give the path of a file inside it, e.g. \
              '{shown}/notes.md'"
         ))),
         Ok(metadata) if !metadata.is_file() => Err(ToolOutcome::error(format!(
-            "Error: '{shown}' is not a regular file (a device, socket or pipe); write to a \
-             regular file instead"
+            "Error: '{shown}' is not a regular file ({}); write to a regular file instead",
+            metadata.kind
         ))),
-        Ok(_) => Ok(()),
-        Err(error) => Err(failure(WorkspaceError::io("examine", shown, error))),
+        Ok(metadata) => Ok(Some(metadata.len)),
+        Err(error) => Err(failure(WorkspaceError::confined("examine", shown, error))),
     }
 }
 
@@ -200,37 +202,33 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
         Ok(resolved) => resolved,
         Err(error) => return failure(error),
     };
-    if let Err(outcome) = check_file_target(&resolved) {
-        return outcome;
-    }
-    let shown = resolved.display();
-    let real = resolved.path();
-    let io = |action, error| failure(WorkspaceError::io(action, shown, error));
-    let before = if resolved.exists() {
-        match std::fs::metadata(&real) {
-            Ok(metadata) => Some(metadata.len()),
-            Err(error) => return io("examine", error),
-        }
-    } else {
-        let parent = resolved.relative().rsplit_once('/').map_or("", |(p, _)| p);
-        if let Some(checked) = real.parent()
-            && let Err(error) = beneath::create_dirs(resolved.root(), parent, checked)
-        {
-            let action = "create the parent directories of";
-            return failure(WorkspaceError::opening(action, shown, error));
-        }
-        None
+    let root = match resolved.confined() {
+        Ok(root) => root,
+        Err(error) => return failure(error),
     };
+    let before = match check_file_target(&root, &resolved) {
+        Ok(before) => before,
+        Err(outcome) => return outcome,
+    };
+    let shown = resolved.display();
+    if before.is_none() {
+        let parent = resolved.relative().rsplit_once('/').map_or("", |(p, _)| p);
+        if let Err(error) = root.create_dirs(parent) {
+            let action = "create the parent directories of";
+            return failure(WorkspaceError::confined(action, shown, error));
+        }
+    }
     let old_text = match (mode, before) {
-        (Mode::Replace, Some(size)) if size <= DIFF_MAX_BYTES => old_text(&resolved),
+        (Mode::Replace, Some(size)) if size <= DIFF_MAX_BYTES => old_text(&root, &resolved),
         _ => None,
     };
     let access = match mode {
         Mode::Replace => Access::Replace,
         Mode::Append => Access::Append,
     };
-    let written = beneath::open(resolved.root(), resolved.relative(), &real, access)
-        .map_err(|error| WorkspaceError::opening("write", shown, error))
+    let written = root
+        .open_file(resolved.relative(), access)
+        .map_err(|error| WorkspaceError::confined("write", shown, error))
         .and_then(|mut file| {
             file.write_all(content.as_bytes())
                 .and_then(|()| file.flush())
@@ -263,19 +261,8 @@ fn write(workspace: &Workspace, path: &str, content: &str, mode: Mode) -> ToolOu
 /// The text of the file about to be replaced, when it is UTF-8 and at most
 /// [`DIFF_MAX_BYTES`] long; `None` otherwise or when it cannot be read (the write goes
 /// on without a diff).
-fn old_text(resolved: &Resolved) -> Option<String> {
-    let file = beneath::open(
-        resolved.root(),
-        resolved.relative(),
-        &resolved.path(),
-        Access::Read,
-    )
-    .ok()?;
-    let mut bytes = Vec::new();
-    file.take(DIFF_MAX_BYTES + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > DIFF_MAX_BYTES {
-        return None;
-    }
+fn old_text(root: &Root, resolved: &Resolved) -> Option<String> {
+    let bytes = root.read(resolved.relative(), DIFF_MAX_BYTES).ok()?;
     String::from_utf8(bytes).ok()
 }
 
@@ -314,20 +301,29 @@ fn create_directory(workspace: &Workspace, path: &str) -> ToolOutcome {
         Err(error) => return failure(error),
     };
     let shown = resolved.display();
-    let real = resolved.path();
+    let root = match resolved.confined() {
+        Ok(root) => root,
+        Err(error) => return failure(error),
+    };
     if resolved.exists() {
-        return if real.is_dir() {
-            ToolOutcome::ok(format!("Directory '{shown}' already exists."))
-        } else {
-            ToolOutcome::error(format!(
+        return match root.metadata(resolved.relative()) {
+            Ok(metadata) if metadata.is_dir() => {
+                ToolOutcome::ok(format!("Directory '{shown}' already exists."))
+            }
+            Ok(_) => ToolOutcome::error(format!(
                 "Error: '{shown}' already exists and is a file, not a directory; choose \
                  another name"
-            ))
+            )),
+            Err(error) => failure(WorkspaceError::confined("examine", shown, error)),
         };
     }
-    match beneath::create_dirs(resolved.root(), resolved.relative(), &real) {
+    match root.create_dirs(resolved.relative()) {
         Ok(()) => ToolOutcome::ok(format!("Created directory '{shown}'.")),
-        Err(error) => failure(WorkspaceError::opening(
+        Err(ConfinedError::NotDirectory { path }) => ToolOutcome::error(format!(
+            "Error: '{path}' is a file, not a directory, so '{shown}' cannot be created \
+             inside it; choose another path"
+        )),
+        Err(error) => failure(WorkspaceError::confined(
             "create the directory",
             shown,
             error,

@@ -6,7 +6,7 @@ use smallebot_core::entities::{
     Attachment, AttachmentFacts, AttachmentKind, Conversation, NewAttachment,
 };
 use smallebot_core::ids::{AttachmentId, ConversationId};
-use smallebot_core::rules::attachment::describe;
+use smallebot_core::rules::attachment::{check_image, describe};
 
 use super::ConversationService;
 use crate::error::PipelineError;
@@ -18,7 +18,8 @@ impl ConversationService {
     /// [`crate::SendOptions::attachments`].
     ///
     /// # Errors
-    /// [`PipelineError::AttachmentRefused`] over agent.json's `maxFileBytes` (nothing
+    /// [`PipelineError::AttachmentRefused`] over agent.json's `maxFileBytes`, or for a
+    /// file that starts as an image and is none or states an absurd size (nothing
     /// stored); [`PipelineError::ConversationNotFound`]; storage failures.
     pub async fn attach(
         &self,
@@ -31,6 +32,7 @@ impl ConversationService {
             .settings
             .attachments
             .check_file(&facts.name, facts.size)?;
+        check_image(&facts.name, &content)?;
         let new = NewAttachment {
             conversation_id,
             facts,

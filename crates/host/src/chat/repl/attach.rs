@@ -25,7 +25,7 @@ impl<W: Write> Repl<W> {
         if paths.is_empty() && self.pending.is_empty() {
             return Ok(Some(Vec::new()));
         }
-        let checked = match attach_files::read_files(&paths) {
+        let checked = match attach_files::read_files(&paths, self.max_file_bytes()) {
             Ok(files) => self.check_with_pending(&files).await.map(|()| files),
             Err(error) => Err(error),
         };
@@ -47,6 +47,11 @@ impl<W: Write> Repl<W> {
         }
     }
 
+    /// agent.json's `attachments.maxFileBytes`.
+    fn max_file_bytes(&self) -> i64 {
+        self.service.settings().attachments.max_file_bytes
+    }
+
     /// Checks `files` together with the ones already attached against the limits and
     /// the open conversation's model.
     async fn check_with_pending(&self, files: &[FileToAttach]) -> Result<(), HostError> {
@@ -61,7 +66,7 @@ impl<W: Write> Repl<W> {
     /// `/attach PATH` (or a pasted image path): the files are read and checked now and
     /// go with the next message; nothing is attached when one cannot be.
     pub(super) async fn attach(&mut self, paths: &[PathBuf]) -> Result<(), HostError> {
-        let checked = match attach_files::read_files(paths) {
+        let checked = match attach_files::read_files(paths, self.max_file_bytes()) {
             Ok(files) => self.check_with_pending(&files).await.map(|()| files),
             Err(error) => Err(error),
         };

@@ -10,6 +10,7 @@ use super::Repl;
 use crate::cli::ExportFormat;
 use crate::commands::conversations::export_text;
 use crate::error::HostError;
+use crate::export_file::{ExportFileError, write_export};
 use crate::user_path::user_path;
 
 /// Names tried after the title's own when that file exists (`title-2.md` …).
@@ -51,22 +52,16 @@ impl<W: Write> Repl<W> {
     }
 }
 
-/// Writes `text` to `path`, which must not exist yet.
+/// Writes `text` to `path`, which must not exist yet (written whole beside it, then
+/// renamed into place: see [`write_export`]).
 fn write_new(path: &Path, text: &str) -> Result<(), String> {
-    let shown = path.display();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                format!("{shown} exists already: give another file name, or remove it first")
-            }
-            _ => format!("cannot create {shown}: {error}"),
-        })?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.flush())
-        .map_err(|error| format!("cannot write {shown}: {error}"))
+    write_export(path, text, false).map_err(|error| match error {
+        ExportFileError::Exists(_) => format!(
+            "{} exists already: give another file name, or remove it first",
+            path.display()
+        ),
+        other => other.to_string(),
+    })
 }
 
 /// Writes `text` to `name` in the current directory, or to the first of `stem-2.ext`,

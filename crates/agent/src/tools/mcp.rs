@@ -1,0 +1,58 @@
+//! The MCP client's servers and tools (`smallebot-mcp`) as a source of the registry:
+//! each server's tool is a [`Tool`] named `{server}__{tool}`, and the registry builds
+//! its list again whenever the servers' tools change.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use smallebot_application::ports::{Args, ToolContext, ToolOutcome, ToolSchema, ToolTraits};
+use smallebot_mcp::{McpServers, McpTool};
+
+use super::registry::{Tool, ToolSource};
+
+/// The tools of the MCP servers, for [`ToolRegistry::with_source`](super::ToolRegistry::with_source).
+pub struct McpToolSource(Arc<McpServers>);
+
+impl McpToolSource {
+    /// The tools of `servers`, as they are now and after every change.
+    #[must_use]
+    pub fn new(servers: Arc<McpServers>) -> Arc<Self> {
+        Arc::new(Self(servers))
+    }
+}
+
+impl ToolSource for McpToolSource {
+    fn generation(&self) -> u64 {
+        self.0.generation()
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.0
+            .mcp_tools()
+            .into_iter()
+            .map(|tool| Arc::new(ServerTool(tool)) as Arc<dyn Tool>)
+            .collect()
+    }
+}
+
+/// One tool of an MCP server, as the registry calls it.
+struct ServerTool(Arc<McpTool>);
+
+#[async_trait]
+impl Tool for ServerTool {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn schema(&self) -> ToolSchema {
+        self.0.schema()
+    }
+
+    fn traits(&self) -> ToolTraits {
+        self.0.traits()
+    }
+
+    async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
+        self.0.call(args, context).await
+    }
+}

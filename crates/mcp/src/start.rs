@@ -1,0 +1,205 @@
+//! Starting every enabled server of mcp.json in parallel and collecting their tools.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use smallebot_application::ports::{CommandConfirmer, DenyAll};
+
+use super::connection::McpConnection;
+use super::names::tool_name;
+use super::tool::McpTool;
+use crate::settings::McpSettings;
+
+/// Why the MCP tools cannot be used as configured.
+#[derive(Debug, thiserror::Error)]
+pub enum McpStartError {
+    /// Two tools get the same name once sanitized.
+    #[error(
+        "two MCP tools would both be called '{name}': '{first}' and '{second}'; rename a \
+         server in mcp.json or disable one (\"enabled\": false)"
+    )]
+    Collision {
+        /// The clashing name.
+        name: String,
+        /// One tool, as `server/tool`.
+        first: String,
+        /// The other.
+        second: String,
+    },
+}
+
+/// A server's state, for `smallebot mcp list` and `/mcp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerStatus {
+    /// Its name.
+    pub name: String,
+    /// `enabled` in mcp.json.
+    pub enabled: bool,
+    /// Connected now.
+    pub running: bool,
+    /// Tools it offers.
+    pub tools: usize,
+    /// The last thing that went wrong.
+    pub last_error: Option<String>,
+}
+
+/// The configured servers and their tools, which follow the lists the servers
+/// announce as changed ([`McpServers::generation`] says when).
+pub struct McpServers {
+    connections: Vec<(Arc<McpConnection>, bool)>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    generation: Arc<AtomicU64>,
+    warnings: Vec<String>,
+}
+
+impl McpServers {
+    /// Starts every enabled server at once, each within its startup timeout. A server
+    /// that fails adds a warning (which server, why, the tail of its standard error)
+    /// and no tools. With `helper` (a binary whose `main` calls
+    /// [`smallebot_sandbox::run_helper_if_requested`] first), child processes are started
+    /// through it and die with this process however it ends.
+    ///
+    /// # Errors
+    /// [`McpStartError::Collision`] when two tools would get the same name.
+    pub async fn start(
+        settings: &McpSettings,
+        confirmer: Arc<dyn CommandConfirmer>,
+        helper: Option<PathBuf>,
+    ) -> Result<Self, McpStartError> {
+        let generation = Arc::new(AtomicU64::new(0));
+        let connections: Vec<(Arc<McpConnection>, bool)> = settings
+            .servers
+            .iter()
+            .map(|s| {
+                let connection =
+                    McpConnection::new(s.clone(), helper.clone(), Arc::clone(&generation));
+                (Arc::new(connection), s.enabled)
+            })
+            .collect();
+        let started =
+            futures::future::join_all(connections.iter().filter(|(_, enabled)| *enabled).map(
+                |(connection, _)| async move { (Arc::clone(connection), connection.start().await) },
+            ))
+            .await;
+        let mut warnings = Vec::new();
+        let mut names: HashMap<String, String> = HashMap::new();
+        for (connection, result) in started {
+            let server = connection.settings().name.clone();
+            match result {
+                Ok(listed) => {
+                    for listed_tool in &listed {
+                        let name = tool_name(&server, &listed_tool.name);
+                        let full = format!("{server}/{}", listed_tool.name);
+                        if let Some(first) = names.insert(name.clone(), full.clone()) {
+                            for (connection, _) in &connections {
+                                connection.stop().await;
+                            }
+                            return Err(McpStartError::Collision {
+                                name,
+                                first,
+                                second: full,
+                            });
+                        }
+                    }
+                }
+                Err(reason) => warnings.push(format!(
+                    "MCP server '{server}' is not available, its tools are left out: {reason}"
+                )),
+            }
+        }
+        Ok(Self {
+            connections,
+            confirmer,
+            generation,
+            warnings,
+        })
+    }
+
+    /// No servers.
+    #[must_use]
+    pub fn none() -> Self {
+        Self {
+            connections: Vec::new(),
+            confirmer: Arc::new(DenyAll),
+            generation: Arc::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The tools now: every started server's, as last listed. A name that a changed
+    /// list would give twice keeps its first tool (and is logged).
+    #[must_use]
+    pub fn mcp_tools(&self) -> Vec<Arc<McpTool>> {
+        let mut seen = HashSet::new();
+        let mut tools = Vec::new();
+        for (connection, _) in &self.connections {
+            for listed in connection.tools() {
+                let tool =
+                    McpTool::new(Arc::clone(connection), &listed, Arc::clone(&self.confirmer));
+                if seen.insert(tool.name().to_owned()) {
+                    tools.push(Arc::new(tool));
+                } else {
+                    tracing::warn!(
+                        tool = tool.name(),
+                        "an MCP tool name is given twice; the first is kept"
+                    );
+                }
+            }
+        }
+        tools
+    }
+
+    /// The tools with their server, name and description.
+    #[must_use]
+    pub fn tool_list(&self) -> Vec<(String, String, String)> {
+        self.mcp_tools()
+            .iter()
+            .map(|t| {
+                let schema = t.schema();
+                (t.server().to_owned(), schema.name, schema.description)
+            })
+            .collect()
+    }
+
+    /// What went wrong at start, one line per server.
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Each configured server's state.
+    pub async fn status(&self) -> Vec<McpServerStatus> {
+        let mut out = Vec::with_capacity(self.connections.len());
+        for (connection, enabled) in &self.connections {
+            let name = connection.settings().name.clone();
+            out.push(McpServerStatus {
+                tools: connection.tools().len(),
+                name,
+                enabled: *enabled,
+                running: connection.is_running().await,
+                last_error: connection.last_error(),
+            });
+        }
+        out
+    }
+
+    /// A number that changes whenever the servers' tools change (a server announced a
+    /// new list, or started or stopped).
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Stops every server for good: each connection is closed and each stdio server's
+    /// whole process group (a wrapper such as `bash -c`, `npx` or `uvx`, the server, and
+    /// anything it started) is killed, even a server stuck in a call; no later call
+    /// starts one again. Idempotent: the host calls it on every way out (the end of a
+    /// command, a signal). Dropping the servers kills the process groups too.
+    pub async fn shutdown(&self) {
+        for (connection, _) in &self.connections {
+            connection.stop().await;
+        }
+    }
+}
