@@ -125,6 +125,11 @@ pub enum EventKind {
         /// usage.
         #[serde(default)]
         reported: Option<u64>,
+        /// Of those, the prompt tokens the provider took from its prompt cache
+        /// (`prompt_tokens_details.cached_tokens`; llama.cpp's `timings.cache_n`), when it
+        /// says.
+        #[serde(default)]
+        cached: Option<u64>,
     },
     /// The conversation's task list (plan) changed: the whole new list.
     TaskListChanged {

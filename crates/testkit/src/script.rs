@@ -61,16 +61,23 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// `usage.completion_tokens`.
     pub completion_tokens: u64,
+    /// `usage.prompt_tokens_details.cached_tokens`: prompt tokens the server took from
+    /// its prompt cache (left out when `None`).
+    pub cached_tokens: Option<u64>,
 }
 
 impl Usage {
     /// The `usage` JSON object, with `total_tokens` the sum of both counts.
     pub fn to_json(self) -> Value {
-        json!({
+        let mut usage = json!({
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
-        })
+        });
+        if let Some(cached) = self.cached_tokens {
+            usage["prompt_tokens_details"] = json!({ "cached_tokens": cached });
+        }
+        usage
     }
 }
 
@@ -318,6 +325,20 @@ impl ScriptedResponse {
             c.usage = Some(Usage {
                 prompt_tokens,
                 completion_tokens,
+                cached_tokens: None,
+            });
+        })
+    }
+
+    /// Report these token counts in `usage`, `cached` of the prompt's as taken from the
+    /// server's prompt cache (`prompt_tokens_details.cached_tokens`).
+    #[must_use]
+    pub fn usage_cached(self, prompt_tokens: u64, completion_tokens: u64, cached: u64) -> Self {
+        self.map_completion(|c| {
+            c.usage = Some(Usage {
+                prompt_tokens,
+                completion_tokens,
+                cached_tokens: Some(cached),
             });
         })
     }

@@ -11,6 +11,7 @@ use smallebot_core::rules::truncation::truncate_tool_result;
 
 use super::attachments::AttachmentWriter;
 use super::messages::build_messages;
+use super::plan_note::{append_plan, plan_block};
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
 use crate::client::ServerWindows;
@@ -156,9 +157,10 @@ impl HistoryBuilder {
         })
     }
 
-    /// The system prompt for a conversation with the given plan.
+    /// The system prompt of a conversation (the plan is not in it: it follows the newest
+    /// message, see [`append_plan`]).
     #[must_use]
-    pub fn system_prompt(&self, conversation: &Conversation, plan: Option<&str>) -> String {
+    pub fn system_prompt(&self, conversation: &Conversation) -> String {
         let skills = self
             .skills
             .as_ref()
@@ -167,7 +169,6 @@ impl HistoryBuilder {
             skills: skills.as_deref(),
             base: &self.settings.base_instructions,
             summary: conversation.compressed_context.as_deref(),
-            plan,
             terminal_rules: self.settings.terminal_rules.as_deref(),
             task_guidance: self.settings.task_guidance.as_deref(),
         })
@@ -214,24 +215,27 @@ impl HistoryBuilder {
 
 impl ContextAssembler for HistoryBuilder {
     fn build_request(&self, input: &PromptInput<'_>) -> ModelRequest {
+        let mut messages = build_messages(
+            input.rows,
+            input.current_turn,
+            self.settings.tool_history_format,
+            &|tool| self.settings.result_limit(tool),
+            &|message| {
+                let counter = Counter(&self.tokenizer);
+                self.attachments.parts(
+                    &message.attachments,
+                    input.attachments,
+                    input.sees_images,
+                    &counter,
+                )
+            },
+        );
+        // What changes between steps comes last, so a server's prompt cache keeps the rest.
+        append_plan(&mut messages, input.plan);
         ModelRequest {
             purpose: RequestPurpose::Chat,
-            system: self.system_prompt(input.conversation, input.plan),
-            messages: build_messages(
-                input.rows,
-                input.current_turn,
-                self.settings.tool_history_format,
-                &|tool| self.settings.result_limit(tool),
-                &|message| {
-                    let counter = Counter(&self.tokenizer);
-                    self.attachments.parts(
-                        &message.attachments,
-                        input.attachments,
-                        input.sees_images,
-                        &counter,
-                    )
-                },
-            ),
+            system: self.system_prompt(input.conversation),
+            messages,
             tools: std::sync::Arc::clone(input.tools),
             thinking: input.thinking,
             max_tokens: None,
@@ -249,10 +253,17 @@ impl ContextAssembler for HistoryBuilder {
     ) -> ContextEstimate {
         // Read before counting: once ready, every count below is exact.
         let exact = self.tokenizer.is_ready();
-        let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation, plan));
+        let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation));
+        let plan = plan
+            .filter(|p| !p.trim().is_empty())
+            .map_or(0, |p| count(&Counter(&self.tokenizer), &plan_block(p)));
         let new = new_message.map_or(0, |m| self.message_tokens(Role::User, m));
-        let used =
-            REQUEST_OVERHEAD + system + self.schema_tokens(tools) + stored_tokens.max(0) + new;
+        let used = REQUEST_OVERHEAD
+            + system
+            + plan
+            + self.schema_tokens(tools)
+            + stored_tokens.max(0)
+            + new;
         ContextEstimate {
             used: u64::try_from(used).unwrap_or(0),
             window: self.window_of(conversation),

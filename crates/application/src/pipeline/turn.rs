@@ -13,7 +13,7 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse,
+    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse, ModelUsage,
 };
 
 /// A tool result being written: the stored call once done.
@@ -131,13 +131,16 @@ impl<'a> TurnRun<'a> {
 
     /// How full the window is for the request of this step (and, once the response
     /// came, what the provider counted for it).
-    pub(super) fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
+    /// `reported`: the provider's prompt tokens and how many of them came from its
+    /// prompt cache.
+    pub(super) fn emit_usage(&self, estimate: ContextEstimate, reported: Option<ModelUsage>) {
         self.emit(EventKind::ContextUsage {
             used: estimate.used,
             window: estimate.window,
             ratio: estimate.ratio(),
             exact: estimate.exact,
-            reported,
+            reported: reported.map(|u| u.prompt_tokens),
+            cached: reported.and_then(|u| u.cached_tokens),
         });
     }
 
@@ -235,7 +238,7 @@ impl<'a> TurnRun<'a> {
             self.steps_done += 1;
             if let (Some(usage), Some(estimate)) = (response.usage, self.last_estimate) {
                 // Show the provider's count beside the estimate of the same request.
-                self.emit_usage(estimate, Some(usage.prompt_tokens));
+                self.emit_usage(estimate, Some(usage));
             }
             if response.tool_calls.is_empty() || response.cut.is_some() {
                 return self.complete(response).await;

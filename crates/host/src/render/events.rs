@@ -317,6 +317,7 @@ impl<W: Write> EventPrinter<W> {
                 ratio,
                 exact,
                 reported,
+                cached,
                 ..
             } => {
                 self.last_usage = Some(Usage {
@@ -325,6 +326,7 @@ impl<W: Write> EventPrinter<W> {
                     ratio: *ratio,
                     exact: *exact,
                     reported: *reported,
+                    cached: *cached,
                 });
             }
             EventKind::TaskListChanged { plan, .. } => {
