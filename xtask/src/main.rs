@@ -9,6 +9,9 @@
 //! - `cargo xtask chaos [--turns N] [--seed S]`: the real binary under injected provider
 //!   faults.
 //! - `cargo xtask vendor`: refresh the page's vendored browser libraries.
+//! - `cargo xtask real-model [--json] [--server URL]`: the release `smallebot` against a
+//!   real one-slot llama.cpp server with a small model (fetched and built once under
+//!   `target/real-model/`); skips with one line when there is none.
 //!
 //! This crate depends on nothing, so it compiles in a moment. It builds what a task needs
 //! in **one** cargo invocation — `smallebot` with the testkit's demo model for `demo`,
@@ -34,6 +37,7 @@ Tasks:
   bench     Print the performance figures beside their baselines (release build)
   chaos     Soak the real binary under injected provider faults and check what was stored
   vendor    Refresh the page's vendored browser libraries from the npm registry
+  real-model  Run the release binary against a real one-slot llama.cpp server (slow)
 
 `cargo xtask <TASK> --help` says more about each.";
 
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "demo" => demo::run(&rest),
         "migrate" | "chaos" | "vendor" => tasks(Profile::Dev, &["-p", "smallebot"], &task, &rest),
+        "real-model" => real_model(&rest),
         "bench" => {
             let profile = if rest.iter().any(|a| a == "--debug") {
                 Profile::Dev
@@ -109,6 +114,21 @@ fn tasks(
         .env("SMALLEBOT_BIN", dir.join("smallebot"))
         .status()
         .map_err(|e| format!("cannot run {}: {e}", dir.join("xtask-tasks").display()))?;
+    Ok(exit_code(status))
+}
+
+/// `real-model`: the measured binary is the release `smallebot`; the task that drives it
+/// is built in the dev profile (two invocations: a release build of the tasks binary
+/// would compile its benchmark and database dependencies for nothing).
+fn real_model(args: &[String]) -> Result<ExitCode, String> {
+    let release = build(Profile::Release, &["-p", "smallebot"])?;
+    let dev = build(Profile::Dev, &["-p", "xtask-tasks"])?;
+    let status = Command::new(dev.join("xtask-tasks"))
+        .arg("real-model")
+        .args(args)
+        .env("SMALLEBOT_BIN", release.join("smallebot"))
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", dev.join("xtask-tasks").display()))?;
     Ok(exit_code(status))
 }
 

@@ -304,7 +304,7 @@ async fn the_summary_is_bounded_by_summary_max_tokens_in_the_prompt_and_the_requ
             system_prompt(&request).contains("Stay under the length the request names"),
             "the shipped skill asks for the bound"
         );
-        // Turns are not bounded.
-        assert!(server.requests()[0].body.get("max_tokens").is_none());
+        // Turns have their own bound: the model's `maxOutputTokens` (its default here).
+        assert_eq!(server.requests()[0].body["max_tokens"], 4096);
     }
 }

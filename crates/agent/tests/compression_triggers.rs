@@ -110,18 +110,11 @@ async fn before_a_turn_older_turns_are_summarized_and_the_recent_ones_kept_verba
     assert_eq!(user_texts(&rows).len(), sent.len());
     // The estimate after compression is what the next request really costs: system
     // prompt with the summary + rows after the boundary + schemas.
-    let after_compression: Vec<u64> = events
-        .iter()
-        .skip_while(|e| !matches!(e, EventKind::CompressionCompleted { .. }))
-        .filter_map(|e| match e {
-            EventKind::ContextUsage {
-                used,
-                reported: None,
-                ..
-            } => Some(*used),
-            _ => None,
-        })
-        .collect();
+    let after_compression = estimates(
+        events
+            .iter()
+            .skip_while(|e| !matches!(e, EventKind::CompressionCompleted { .. })),
+    );
     let actual = independent_count(&h.tokenizer, next);
     let diff = (after_compression[0] as f64 - actual as f64).abs() / actual as f64;
     assert!(

@@ -65,7 +65,7 @@ type Field = fn(&AgentSettings) -> u64;
 
 #[test]
 fn turn_step_and_timeout_rules() {
-    let cases: [(&str, Field, u64); 9] = [
+    let cases: [(&str, Field, u64); 12] = [
         (
             r#"{"keepRecentTurns": 0}"#,
             |s| s.keep_recent_turns as u64,
@@ -95,6 +95,17 @@ fn turn_step_and_timeout_rules() {
             30,
         ),
         (r#"{}"#, |s| s.stream_idle_timeout.as_secs(), 120),
+        (r#"{}"#, |s| s.first_byte_timeout.as_secs(), 600),
+        (
+            r#"{"firstByteTimeoutSeconds": 0}"#,
+            |s| s.first_byte_timeout.as_secs(),
+            1,
+        ),
+        (
+            r#"{"firstByteTimeoutSeconds": 1800}"#,
+            |s| s.first_byte_timeout.as_secs(),
+            1800,
+        ),
     ];
     for (text, field, expected) in cases {
         assert_eq!(field(&settings(text)), expected, "{text}");
@@ -151,6 +162,7 @@ fn all_keys_are_read() {
             max_tool_steps: 20,
             tool_history_format: ToolHistoryFormat::Inline,
             stream_idle_timeout: Duration::from_secs(45),
+            first_byte_timeout: Duration::from_secs(600),
             user_name: Some("ada".into()),
             system_prompt: Some("Be brief.".into()),
             request_max_retries: 0,

@@ -24,7 +24,8 @@ const TWO_MODELS: &str = r#"{
   "models": [
     { "id": "local", "baseUrl": "http://localhost:11434/v1", "apiKeyEnv": "OLLAMA_KEY",
       "model": "qwen3:8b", "contextWindow": 32768, "tokenizer": "cl100k_base",
-      "supportsThinking": true, "reasoningEffort": "high" },
+      "supportsThinking": true, "reasoningEffort": "high", "maxOutputTokens": 512,
+      "parallelRequests": 1 },
     { "id": "small", "baseUrl": "http://localhost:8080/v1", "model": "tiny" }
   ]
 }"#;
@@ -46,6 +47,9 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             supports_thinking: true,
             reasoning_effort: Some(ReasoningEffort::High),
             supports_images: false,
+            max_output_tokens: 512,
+            parallel_requests: Some(1),
+            context_window_set: true,
         }
     );
     let small = config.model("small").unwrap();
@@ -53,6 +57,12 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
     assert_eq!(small.context_window, 128_000);
     assert_eq!(small.tokenizer, "o200k_base");
     assert!(!small.supports_thinking);
+    assert_eq!(small.max_output_tokens, 4096, "the documented default");
+    assert_eq!(small.parallel_requests, None);
+    assert!(
+        !small.context_window_set,
+        "the server's window may be taken"
+    );
     assert_eq!(config.ids(), "local, small");
 }
 
@@ -63,6 +73,26 @@ fn small_context_window_is_raised_to_the_minimum() {
     )
     .unwrap();
     assert_eq!(config.models[0].context_window, 1024);
+}
+
+#[test]
+fn output_bounds_are_raised_to_the_minimum_and_no_parallel_requests_is_an_error() {
+    let one = |extra: &str| {
+        parse(&format!(
+            r#"{{"models": [{{"id": "a", "baseUrl": "http://x/v1", "model": "m"{extra}}}]}}"#
+        ))
+    };
+    assert_eq!(
+        one(r#", "maxOutputTokens": 3"#).unwrap().models[0].max_output_tokens,
+        16
+    );
+    let err = one(r#", "parallelRequests": 0"#).unwrap_err().to_string();
+    assert!(
+        err.contains("parallelRequests") && err.contains(FILE),
+        "{err}"
+    );
+    let err = one(r#", "maxOutputTokens": -1"#).unwrap_err().to_string();
+    assert!(err.contains(FILE) && err.contains("`-1`"), "{err}");
 }
 
 #[test]

@@ -210,7 +210,7 @@ async fn a_scripted_turn_uses_every_task_tool_and_the_plan_follows_it() {
 }
 
 #[tokio::test]
-async fn the_plan_is_in_the_system_prompt_of_every_later_turn() {
+async fn the_plan_follows_the_newest_message_of_every_later_turn() {
     let h = harness().await;
     h.server.push_all([
         step("a1", "AddTask", json!({"title": "Collect data"})),

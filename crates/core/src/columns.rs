@@ -17,7 +17,7 @@ macro_rules! conversation_columns {
 macro_rules! turn_columns {
     () => {
         "id, conversation_id, seq, thinking_mode, status, error, created_at, completed_at, \
-         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at"
+         owner_pid, owner_host, owner_started_at, heartbeat_at, undone_at, cut"
     };
 }
 

@@ -9,8 +9,9 @@ use std::str::FromStr;
 
 use crate::RepositoryError;
 use crate::entities::{
-    AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner, Message, Role,
-    SearchHit, SearchHitKind, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease, TurnStatus,
+    AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
+    Message, Role, SearchHit, SearchHitKind, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease,
+    TurnStatus,
 };
 use crate::repository::RepoResult;
 use crate::time::Timestamp;
@@ -119,6 +120,10 @@ pub fn turn(row: &impl StoredRow) -> RepoResult<Turn> {
         completed_at: row.opt_time("completed_at")?,
         lease: lease(row)?,
         undone_at: row.opt_time("undone_at")?,
+        cut: row
+            .opt_text("cut")?
+            .map(|word| AnswerCut::parse(&word).map_err(|e| RepositoryError::corrupt("cut", e)))
+            .transpose()?,
     })
 }
 

@@ -153,6 +153,13 @@ pub enum Command {
     /// List, show, search, export or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
+    /// The models of models.json (or the one the environment names): what
+    /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
+    /// and what its server reports — llama.cpp's /props (context per slot, slots),
+    /// vLLM's /v1/models (max_model_len), Ollama's /api/show (num_ctx) — with a warning
+    /// when contextWindow is larger than what the server gives a request. `*` marks the
+    /// default model.
+    Models,
     /// The MCP servers of mcp.json: their state and tools (each is started to ask).
     #[command(subcommand)]
     Mcp(McpCommand),

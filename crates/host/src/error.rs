@@ -124,7 +124,7 @@ pub enum HostError {
     #[error(transparent)]
     PublicName(#[from] smallebot_web::PublicNameError),
 
-    /// mcp.json is invalid.
+    /// A configuration file (mcp.json, models.json) is invalid.
     #[error(transparent)]
     McpConfig(#[from] smallebot_agent::config::ConfigError),
     /// The MCP tools clash.

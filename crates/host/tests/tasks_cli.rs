@@ -122,17 +122,25 @@ async fn the_plan_shows_in_tasks_and_show_and_goes_with_the_conversation() {
         .into_iter()
         .filter(|r| !is_title(r))
         .collect();
-    let last_prompt = requests[7].body["messages"][0]["content"].as_str().unwrap();
+    // The plan follows the newest message.
+    let last_prompt = requests[7].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap();
     assert!(
         last_prompt.contains(&format!("# Task List\n{plan}")),
         "{last_prompt}"
     );
-    // The system prompt says when and how to use the task tools.
+    // The system prompt says when and how to use the task tools; the plan is not in it.
+    let system = requests[7].body["messages"][0]["content"].as_str().unwrap();
     assert!(
-        last_prompt
-            .contains("# Task Tools\nThis conversation has a task list that is also your plan")
-            && last_prompt.contains("AddTask"),
-        "{last_prompt}"
+        system.contains("# Task Tools\nThis conversation has a task list that is also your plan")
+            && system.contains("AddTask")
+            && !system.contains("# Task List\n"),
+        "{system}"
     );
 
     // `/tasks` in the chat REPL: exactly the plan.

@@ -58,6 +58,7 @@ fn step(turn: &Turn, text: &str, calls: &[&str], end: bool) -> NewStep {
         end: end.then_some(TurnEnd {
             status: TurnStatus::Completed,
             error: None,
+            cut: None,
         }),
     }
 }

@@ -129,6 +129,7 @@ async fn the_last_step_ends_the_turn_with_its_answer() {
             end: Some(TurnEnd {
                 status: TurnStatus::Completed,
                 error: None,
+                cut: None,
             }),
             ..step(c.id, turn.id)
         })
@@ -195,6 +196,7 @@ async fn a_step_that_fails_stores_nothing() {
             end: Some(TurnEnd {
                 status: TurnStatus::Failed,
                 error: Some("x".into()),
+                cut: None,
             }),
             ..step(c.id, TurnId::new())
         })

@@ -231,6 +231,7 @@ async fn text_is_indexed_before_every_search_and_in_full_batches_at_turn_end() {
         Some(TurnEnd {
             status,
             error: None,
+            cut: None,
         })
     };
     f.store

@@ -76,6 +76,7 @@ async fn writes_wait_for_another_process_lock_off_the_async_thread() {
             end: Some(TurnEnd {
                 status: TurnStatus::Completed,
                 error: None,
+                cut: None,
             }),
         };
         store.record_step(&step).await.unwrap();

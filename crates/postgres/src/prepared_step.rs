@@ -88,6 +88,7 @@ pub(crate) fn prepare(step: &NewStep) -> PreparedStep {
         end: step.end.as_ref().map(|end| TurnEnd {
             status: end.status,
             error: end.error.as_deref().map(|e| pg_text(e).into_owned()),
+            cut: end.cut,
         }),
     }
 }

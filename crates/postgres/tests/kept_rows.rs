@@ -45,6 +45,7 @@ fn step(c: &Conversation, turn: &Turn, text: &str, call: Option<&str>) -> NewSte
         end: call.is_none().then_some(TurnEnd {
             status: TurnStatus::Completed,
             error: None,
+            cut: None,
         }),
     }
 }

@@ -43,6 +43,7 @@ fn answer(c: &Conversation, turn: &Turn, text: &str, last: bool) -> NewStep {
         end: last.then_some(TurnEnd {
             status: TurnStatus::Completed,
             error: None,
+            cut: None,
         }),
     }
 }

@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use crate::history::{
-    ConversationExport, MessageVersion, ReplacedAnswer, SnippetPart, TurnOutcome, TurnStatus,
+    AnswerCut, ConversationExport, MessageVersion, ReplacedAnswer, SnippetPart, TurnOutcome,
+    TurnStatus,
 };
 
 mod timeline;

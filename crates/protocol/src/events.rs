@@ -125,6 +125,11 @@ pub enum EventKind {
         /// usage.
         #[serde(default)]
         reported: Option<u64>,
+        /// Of those, the prompt tokens the provider took from its prompt cache
+        /// (`prompt_tokens_details.cached_tokens`; llama.cpp's `timings.cache_n`), when it
+        /// says.
+        #[serde(default)]
+        cached: Option<u64>,
     },
     /// The conversation's task list (plan) changed: the whole new list.
     TaskListChanged {
@@ -145,6 +150,9 @@ pub enum EventKind {
     TurnCompleted {
         /// The final answer text (of the last model step), as Markdown.
         text: String,
+        /// Set when a limit cut that answer: show it marked as cut, never as whole.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cut: Option<crate::history::AnswerCut>,
     },
     /// The turn was cancelled; the partial answer is stored.
     TurnCancelled,

@@ -28,6 +28,22 @@ pub enum TurnStatus {
     Unknown,
 }
 
+/// Why an answer stops short: a limit stopped the model, not its own end. The answer
+/// is kept as far as it came; show it marked as cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AnswerCut {
+    /// The answer reached the most tokens its request allowed (`maxOutputTokens`).
+    OutputLimit,
+    /// The model server's context filled up while it wrote.
+    ContextFull,
+    /// A reason this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
 /// A turn of the timeline and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnOutcome {
@@ -45,6 +61,9 @@ pub struct TurnOutcome {
     pub completed_at: Option<String>,
     /// Whether it was taken out of the context (`POST …/undo`).
     pub undone: bool,
+    /// Set when a limit cut its answer (kept as far as it came); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<AnswerCut>,
 }
 
 /// An earlier version of an exchange, replaced by an edit of its message or a

@@ -11,7 +11,10 @@
 //!   arrive in pieces, optionally interleaved between calls; a usage chunk is sent when
 //!   the request sets `stream_options.include_usage`.
 //! - Faults: 429 with `Retry-After`, any 5xx, 400 `context_length_exceeded`, delays
-//!   before and between chunks, streams cut after N events, a malformed event.
+//!   before and between chunks, streams cut after N events, a malformed event, an
+//!   error object as a stream's last event.
+//! - Streams recorded from real servers ([`fixtures`]) replay verbatim
+//!   ([`ScriptedResponse::recorded`]).
 //! - A response can wait for a [`Gate`] the test opens: before its headers
 //!   ([`ScriptedResponse::hold_until`]) or after N events of its stream
 //!   ([`ScriptedResponse::pause_after_chunks`]), so a test sees a request in flight
@@ -51,6 +54,7 @@
 pub mod browser;
 mod error;
 pub mod files;
+pub mod fixtures;
 mod gate;
 pub mod mcp;
 pub mod postgres;

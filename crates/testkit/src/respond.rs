@@ -78,14 +78,18 @@ pub(crate) async fn render(
             return (status, headers, axum::Json(body.clone())).into_response();
         }
         ResponseKind::Completion(completion) => completion,
+        ResponseKind::Recorded { events } => {
+            let mut events: VecDeque<String> = events.iter().cloned().collect();
+            if let Some(Cut::Abort(n) | Cut::End(n)) = scripted.cut {
+                events.truncate(n);
+            }
+            return event_stream(headers, stream_body(&scripted, events, shutdown, on_sent));
+        }
     };
     let ctx = context(request, body_bytes, streaming);
     if streaming {
-        let body = stream_body(&scripted, completion, &ctx, shutdown, on_sent);
-        let mut headers = headers;
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        (StatusCode::OK, headers, body).into_response()
+        let events = planned_events(&scripted, completion, &ctx);
+        event_stream(headers, stream_body(&scripted, events, shutdown, on_sent))
     } else {
         if !sleep_or_shutdown(scripted.delay_before, &mut shutdown).await {
             return shutting_down();
@@ -96,6 +100,13 @@ pub(crate) async fn render(
         on_sent();
         (StatusCode::OK, headers, body).into_response()
     }
+}
+
+/// An SSE response of `body`, with the scripted `headers`.
+fn event_stream(mut headers: HeaderMap, body: Body) -> Response {
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    (StatusCode::OK, headers, body).into_response()
 }
 
 /// Called once an answer was sent whole.
@@ -175,6 +186,11 @@ fn planned_events(
     if let Some(position) = scripted.malformed_at {
         events.insert(position.min(events.len()), MALFORMED.to_owned());
     }
+    if let Some((position, body)) = &scripted.error_event_at {
+        events.truncate(*position);
+        events.push(format!("data: {body}\n\n"));
+        return events.into();
+    }
     events.push(DONE.to_owned());
     if let Some(Cut::Abort(n) | Cut::End(n)) = scripted.cut {
         events.truncate(n.min(events.len() - 1));
@@ -199,14 +215,13 @@ struct StreamPlan {
 
 fn stream_body(
     scripted: &ScriptedResponse,
-    completion: &Completion,
-    ctx: &RenderContext,
+    events: VecDeque<String>,
     shutdown: watch::Receiver<bool>,
     on_sent: OnSent,
 ) -> Body {
     let plan = StreamPlan {
         on_sent: Some(on_sent),
-        events: planned_events(scripted, completion, ctx),
+        events,
         next_delay: scripted.delay_before,
         delay_between: scripted.delay_between,
         abort_at_end: matches!(scripted.cut, Some(Cut::Abort(_))),

@@ -61,16 +61,23 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// `usage.completion_tokens`.
     pub completion_tokens: u64,
+    /// `usage.prompt_tokens_details.cached_tokens`: prompt tokens the server took from
+    /// its prompt cache (left out when `None`).
+    pub cached_tokens: Option<u64>,
 }
 
 impl Usage {
     /// The `usage` JSON object, with `total_tokens` the sum of both counts.
     pub fn to_json(self) -> Value {
-        json!({
+        let mut usage = json!({
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
-        })
+        });
+        if let Some(cached) = self.cached_tokens {
+            usage["prompt_tokens_details"] = json!({ "cached_tokens": cached });
+        }
+        usage
     }
 }
 
@@ -120,6 +127,12 @@ pub enum ResponseKind {
         /// The JSON body, normally `{"error": {...}}`.
         body: Value,
     },
+    /// HTTP 200 with an SSE body recorded from a real server, replayed event by event
+    /// as it was recorded (streaming or not; see [`crate::fixtures`]).
+    Recorded {
+        /// The SSE events, each with its `data: ` line(s) and the blank line ending it.
+        events: Vec<String>,
+    },
 }
 
 /// How a stream ends early.
@@ -151,6 +164,9 @@ pub struct ScriptedResponse {
     pub cut: Option<Cut>,
     /// Insert `data: {not json` as the SSE event at this position (0-based).
     pub malformed_at: Option<usize>,
+    /// Send `data: {body}` as the SSE event at this position (0-based) and end the
+    /// stream there, as servers end a stream with an error.
+    pub error_event_at: Option<(usize, Value)>,
     /// Wait for this gate (after `delay_headers`) before the status line and headers.
     pub hold: Option<Gate>,
     /// After this many SSE events, wait for the gate before the next (streaming only).
@@ -167,6 +183,7 @@ impl ScriptedResponse {
             delay_between: Duration::ZERO,
             cut: None,
             malformed_at: None,
+            error_event_at: None,
             hold: None,
             pause: None,
         }
@@ -240,6 +257,20 @@ impl ScriptedResponse {
         )
     }
 
+    /// A stream recorded from a real server (`sse`: its body, events separated by a
+    /// blank line), replayed event by event; the delays, gates and cuts above apply.
+    pub fn recorded(sse: &str) -> Self {
+        let events = sse
+            .split("\n\n")
+            .filter(|event| !event.trim().is_empty())
+            .map(|event| format!("{}\n\n", event.trim_start_matches('\n')))
+            .collect();
+        Self {
+            kind: ResponseKind::Recorded { events },
+            ..Self::text("")
+        }
+    }
+
     fn map_completion(mut self, f: impl FnOnce(&mut Completion)) -> Self {
         if let ResponseKind::Completion(completion) = &mut self.kind {
             f(completion);
@@ -294,6 +325,20 @@ impl ScriptedResponse {
             c.usage = Some(Usage {
                 prompt_tokens,
                 completion_tokens,
+                cached_tokens: None,
+            });
+        })
+    }
+
+    /// Report these token counts in `usage`, `cached` of the prompt's as taken from the
+    /// server's prompt cache (`prompt_tokens_details.cached_tokens`).
+    #[must_use]
+    pub fn usage_cached(self, prompt_tokens: u64, completion_tokens: u64, cached: u64) -> Self {
+        self.map_completion(|c| {
+            c.usage = Some(Usage {
+                prompt_tokens,
+                completion_tokens,
+                cached_tokens: Some(cached),
             });
         })
     }
@@ -358,6 +403,15 @@ impl ScriptedResponse {
     #[must_use]
     pub fn end_after_chunks(mut self, events: usize) -> Self {
         self.cut = Some(Cut::End(events));
+        self
+    }
+
+    /// Send the error object `body` as the SSE event at position `position` (0-based)
+    /// and end the stream there, without `data: [DONE]` — as llama.cpp, OpenAI, vLLM
+    /// and Ollama end a stream that failed after it started (streaming only).
+    #[must_use]
+    pub fn error_event_at(mut self, position: usize, body: Value) -> Self {
+        self.error_event_at = Some((position, body));
         self
     }
 

@@ -35,6 +35,9 @@ struct Script {
     /// Requests these match are answered here, before the queue (first match wins).
     side_routes: Vec<(Matcher, Responder)>,
     requests: Vec<Arc<RecordedRequest>>,
+    /// JSON served at other paths (a server's own endpoints, such as llama.cpp's
+    /// `/props`), and how often each was asked for.
+    info: HashMap<String, (Value, usize)>,
 }
 
 /// What the handler and the [`TestModel`] handle share.
@@ -94,7 +97,7 @@ impl TestModel {
         let router = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/chat/completions", post(chat))
-            .fallback(not_found)
+            .fallback(info_or_not_found)
             .with_state(Arc::clone(&shared));
         let mut stop = shared.shutdown.subscribe();
         let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
@@ -196,6 +199,18 @@ impl TestModel {
     /// How many requests have been received so far.
     pub fn request_count(&self) -> usize {
         *self.shared.arrived.borrow()
+    }
+
+    /// Answer any request for `path` (`/props`, `/v1/models`, `/api/show`: what a model
+    /// server says about itself) with `json`; other paths than the chat completions
+    /// stay 404. Such requests are counted ([`Self::info_requests`]), not recorded.
+    pub fn serve_info(&self, path: impl Into<String>, json: Value) {
+        self.shared.script().info.insert(path.into(), (json, 0));
+    }
+
+    /// How many requests for the `path` given to [`Self::serve_info`] arrived.
+    pub fn info_requests(&self, path: &str) -> usize {
+        self.shared.script().info.get(path).map_or(0, |(_, n)| *n)
     }
 
     /// Wait until at least `count` requests have arrived, then return all of them.
@@ -336,6 +351,18 @@ async fn chat(
         on_sent,
     )
     .await
+}
+
+/// A path given to [`TestModel::serve_info`], else 404.
+async fn info_or_not_found(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
+    let served = shared.script().info.get_mut(uri.path()).map(|(json, n)| {
+        *n += 1;
+        json.clone()
+    });
+    match served {
+        Some(json) => axum::response::IntoResponse::into_response(axum::Json(json)),
+        None => not_found(uri).await,
+    }
 }
 
 async fn not_found(uri: Uri) -> Response {

@@ -120,6 +120,7 @@ fn usage(completion: &Completion, ctx: &RenderContext) -> Usage {
         Usage {
             prompt_tokens: estimate_tokens(ctx.prompt_chars),
             completion_tokens: estimate_tokens(chars),
+            cached_tokens: None,
         }
     })
 }
@@ -204,7 +205,7 @@ mod tests {
     fn completion(response: ScriptedResponse) -> Completion {
         match response.kind {
             ResponseKind::Completion(c) => c,
-            ResponseKind::HttpError { .. } => panic!("not a completion"),
+            _ => panic!("not a completion"),
         }
     }
 

@@ -10,10 +10,13 @@
 //!   npm registry.
 //! - `chaos [--turns N] [--seed S]`: the real binary under injected provider faults;
 //!   prints completed/failed turns, retries by reason and store checks.
+//! - `real-model [--json] [--server URL]`: the release binary against a real one-slot
+//!   llama.cpp server with Gemma 3 270M; times, retries, tokens, the cached share.
 
 mod bench;
 mod chaos;
 mod migrate;
+mod real_model;
 mod vendor;
 
 use std::path::PathBuf;
@@ -44,6 +47,8 @@ enum Task {
     Vendor(vendor::VendorArgs),
     /// Soak the real binary under injected provider faults and check what was stored.
     Chaos(chaos::ChaosArgs),
+    /// Run the release binary against a real one-slot llama.cpp server with a small model.
+    RealModel(real_model::RealModelArgs),
 }
 
 /// The `smallebot` binary to run as a process: `SMALLEBOT_BIN`, which `cargo xtask`
@@ -84,6 +89,7 @@ fn main() -> ExitCode {
         Task::Bench(args) => runtime.block_on(bench::run(args)),
         Task::Chaos(args) => runtime.block_on(chaos::run(args)),
         Task::Vendor(args) => runtime.block_on(vendor::run(args)),
+        Task::RealModel(args) => runtime.block_on(real_model::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

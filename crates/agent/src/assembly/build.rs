@@ -7,7 +7,7 @@ use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::ChatModel;
 
 use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
-use crate::client::{OpenAiChatModel, UnconfiguredModel};
+use crate::client::{OpenAiChatModel, ServerWindows, UnconfiguredModel};
 use crate::history::{HistoryBuilder, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
 use crate::skills::SkillCatalog;
@@ -98,6 +98,8 @@ impl AgentAssembly {
             .iter()
             .map(|c| (c.id.clone(), c.context_window))
             .collect();
+        // Windows the servers report, learned by the client, counted by the builder.
+        let server_windows = Arc::new(ServerWindows::default());
         let model: Arc<dyn ChatModel> = match self.chat {
             Some(chat) => Arc::new(
                 OpenAiChatModel::new(
@@ -105,14 +107,16 @@ impl AgentAssembly {
                     self.compaction.map(|(endpoint, _)| endpoint),
                     self.client,
                 )
-                .with_choices(self.choices),
+                .with_choices(self.choices)
+                .with_server_windows(Arc::clone(&server_windows)),
             ),
             None => Arc::new(UnconfiguredModel),
         };
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
         let mut history = HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
-            .with_model_windows(windows);
+            .with_model_windows(windows)
+            .with_server_windows(server_windows);
         if let Some(catalog) = &skills {
             history = history.with_skills(Arc::clone(catalog));
         }

@@ -25,6 +25,11 @@ fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
         model: settings.model.clone(),
         api_key_env: settings.api_key_env.clone(),
         supports_images: settings.supports_images,
+        max_output_tokens: Some(settings.max_output_tokens),
+        parallel_requests: settings.parallel_requests,
+        context_window: settings
+            .context_window_set
+            .then_some(settings.context_window),
         reasoning_effort: settings.supports_thinking.then(|| {
             settings
                 .reasoning_effort
@@ -99,6 +104,7 @@ impl AgentAssembly {
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,
+            first_byte_timeout: settings.first_byte_timeout,
             retry: RetryPolicy {
                 max_attempts: settings.request_max_retries.saturating_add(1),
                 ..RetryPolicy::default()

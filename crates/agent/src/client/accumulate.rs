@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use smallebot_application::ports::{ModelDelta, ModelResponse, ModelToolCall, ModelUsage};
+use smallebot_core::entities::AnswerCut;
 
 use super::think::ThinkSplitter;
 use super::wire::Chunk;
@@ -22,7 +23,11 @@ pub struct StreamAccumulator {
     reasoning: String,
     calls: BTreeMap<usize, PartialCall>,
     usage: Option<ModelUsage>,
+    /// llama.cpp's `timings.cache_n`, for a server that reports no `cached_tokens`.
+    cache_n: Option<u64>,
     finished: bool,
+    /// The answer reached its `max_tokens` (`finish_reason: "length"`).
+    length: bool,
     think: ThinkSplitter,
 }
 
@@ -34,11 +39,16 @@ impl StreamAccumulator {
             self.usage = Some(ModelUsage {
                 prompt_tokens: usage.prompt_tokens,
                 completion_tokens: usage.completion_tokens,
+                cached_tokens: usage.prompt_tokens_details.and_then(|d| d.cached_tokens),
             });
         }
+        if let Some(cache_n) = chunk.timings.and_then(|t| t.cache_n) {
+            self.cache_n = Some(cache_n);
+        }
         for choice in &chunk.choices {
-            if choice.finish_reason.is_some() {
+            if let Some(reason) = &choice.finish_reason {
                 self.finished = true;
+                self.length |= reason == "length";
             }
             let Some(delta) = &choice.delta else { continue };
             for reasoning in [&delta.reasoning_content, &delta.reasoning]
@@ -109,9 +119,30 @@ impl StreamAccumulator {
         self.finished
     }
 
+    /// Whether any of the answer came: text (not only reasoning) or a tool call.
+    #[must_use]
+    pub fn answered(&self) -> bool {
+        !self.text.trim().is_empty() || !self.calls.is_empty()
+    }
+
+    /// The response so far, marked cut because the server's context filled up while
+    /// the model wrote (`detail`: what the server said).
+    #[must_use]
+    pub fn into_context_full(self, detail: String) -> ModelResponse {
+        ModelResponse {
+            cut: Some(AnswerCut::ContextFull),
+            cut_detail: Some(detail),
+            ..self.into_response()
+        }
+    }
+
     /// The whole response.
     #[must_use]
     pub fn into_response(self) -> ModelResponse {
+        let usage = self.usage.map(|mut usage| {
+            usage.cached_tokens = usage.cached_tokens.or(self.cache_n);
+            usage
+        });
         ModelResponse {
             text: self.text,
             reasoning: self.reasoning,
@@ -125,7 +156,9 @@ impl StreamAccumulator {
                     arguments: c.arguments,
                 })
                 .collect(),
-            usage: self.usage,
+            usage,
+            cut: self.length.then_some(AnswerCut::OutputLimit),
+            cut_detail: None,
         }
     }
 }
@@ -186,7 +219,8 @@ mod tests {
             response.usage,
             Some(ModelUsage {
                 prompt_tokens: 10,
-                completion_tokens: 5
+                completion_tokens: 5,
+                cached_tokens: None,
             })
         );
     }
@@ -212,5 +246,37 @@ mod tests {
             .map(|c| (c.name.as_str(), c.arguments.as_str()))
             .collect();
         assert_eq!(names, [("A", "{}"), ("B", "{}")]);
+    }
+
+    #[test]
+    fn a_length_end_is_a_cut_answer_and_cached_tokens_are_read() {
+        let mut acc = StreamAccumulator::default();
+        for p in [
+            json!({"choices":[{"delta":{"content":"Bonjour, "}}]}),
+            json!({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"cache_n":7,"prompt_n":3}}),
+            json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}),
+        ] {
+            acc.push(&chunk(p));
+        }
+        assert!(acc.finished());
+        let r = acc.into_response();
+        assert_eq!(r.cut, Some(AnswerCut::OutputLimit));
+        assert_eq!(
+            r.usage.and_then(|u| u.cached_tokens),
+            Some(7),
+            "timings.cache_n"
+        );
+
+        let mut acc = StreamAccumulator::default();
+        for p in [
+            json!({"choices":[{"delta":{"content":"Hi"}}]}),
+            json!({"choices":[{"delta":{},"finish_reason":"stop"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":8}},"timings":{"cache_n":2}}),
+        ] {
+            acc.push(&chunk(p));
+        }
+        let r = acc.into_response();
+        assert_eq!(r.cut, None);
+        assert_eq!(r.usage.and_then(|u| u.cached_tokens), Some(8), "usage wins");
     }
 }

@@ -11,6 +11,7 @@ use super::body::RequestBody;
 use super::endpoint::{ClientSettings, Target};
 use super::errors::map_error;
 use super::retry::announcing_retries;
+use super::server_error::ServerError;
 use super::wire::Chunk;
 
 /// Why an attempt failed, and whether sending the request again can help.
@@ -67,6 +68,24 @@ pub(crate) async fn stream_once(
             "stream stalled",
         )
     };
+    // Until the answer's first byte, waiting is not a stall: the request may be queued
+    // behind another on a server that answers one at a time, or its prompt being read.
+    let first_byte = settings.first_byte_timeout;
+    let no_first_byte = || {
+        AttemptFailure::retry(
+            ModelError::new(
+                ModelErrorKind::Timeout,
+                format!(
+                    "{base} sent no answer within {}s (time to first byte, \
+                     firstByteTimeoutSeconds in agent.json: the server may be busy with \
+                     other requests or reading a long prompt)",
+                    first_byte.as_secs()
+                ),
+            ),
+            "no answer in time",
+        )
+    };
+    let first_byte_due = tokio::time::Instant::now() + first_byte;
     let body = RequestBody {
         model: &target.endpoint.model,
         request,
@@ -75,8 +94,8 @@ pub(crate) async fn stream_once(
     let chat = target.client.chat();
     // Retries before the response (the layer underneath) are announced as they come.
     let (notices, mut announced) = mpsc::unbounded_channel();
-    let started = tokio::time::timeout(
-        idle,
+    let started = tokio::time::timeout_at(
+        first_byte_due,
         announcing_retries(notices, chat.create_stream_byot::<_, Chunk>(body)),
     );
     tokio::pin!(started);
@@ -87,7 +106,7 @@ pub(crate) async fn stream_once(
         }
     };
     let mut stream = match opened {
-        Err(_) => return Err(stalled()),
+        Err(_) => return Err(no_first_byte()),
         Ok(Err(err)) => {
             return Err(AttemptFailure::before_body(map_error(
                 err,
@@ -98,14 +117,25 @@ pub(crate) async fn stream_once(
         Ok(Ok(stream)) => stream,
     };
     let mut accumulator = StreamAccumulator::default();
+    let mut started = false;
     loop {
-        match tokio::time::timeout(idle, stream.next()).await {
+        let next = if started {
+            tokio::time::timeout(idle, stream.next()).await
+        } else {
+            tokio::time::timeout_at(first_byte_due, stream.next()).await
+        };
+        match next {
+            Err(_) if !started => return Err(no_first_byte()),
             Err(_) => return Err(stalled()),
             Ok(None) => break,
             Ok(Some(Err(err))) => {
                 return Err(mid_stream(map_error(err, &target.endpoint, attempts)));
             }
             Ok(Some(Ok(chunk))) => {
+                started = true;
+                if let Some(error) = chunk.error.as_ref().and_then(ServerError::of_value) {
+                    return stream_error(&error, accumulator, base, on_delta);
+                }
                 for delta in accumulator.push(&chunk) {
                     on_delta(delta);
                 }
@@ -127,6 +157,29 @@ pub(crate) async fn stream_once(
         on_delta(delta);
     }
     Ok(accumulator.into_response())
+}
+
+/// The server ended the stream with an error object. When its context filled up after
+/// some of the answer came, the answer is kept as far as it came, marked cut (another
+/// attempt would meet the same limit). Otherwise a failure in the server's words,
+/// retried unless no retry can pass (the request too long, or refused).
+fn stream_error(
+    error: &ServerError,
+    mut accumulator: StreamAccumulator,
+    base: &str,
+    on_delta: DeltaSink<'_>,
+) -> Result<ModelResponse, AttemptFailure> {
+    for delta in accumulator.flush() {
+        on_delta(delta);
+    }
+    if error.kind() == ModelErrorKind::ContextLengthExceeded && accumulator.answered() {
+        return Ok(accumulator.into_context_full(error.message.clone()));
+    }
+    Err(AttemptFailure {
+        error: error.to_model_error(base, "ended its answer with an error"),
+        retryable: error.retryable(),
+        reason: "server error",
+    })
 }
 
 /// A failure after the response started: retried unless no retry can fix it (the

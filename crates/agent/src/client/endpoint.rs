@@ -9,6 +9,7 @@ use async_openai::config::OpenAIConfig;
 use smallebot_application::ports::ModelChoice;
 
 use super::retry::{RetryPolicy, RetryService};
+use super::server_probe::{ServerReport, probe};
 
 /// Where requests go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,15 @@ pub struct ChatEndpoint {
     /// Whether the model sees images (models.json `supportsImages`): only then is it
     /// sent image attachments.
     pub supports_images: bool,
+    /// The most tokens one answer may have (models.json `maxOutputTokens`); `None`: no
+    /// bound of its own.
+    pub max_output_tokens: Option<u32>,
+    /// How many requests its server answers at once, when models.json says
+    /// (`parallelRequests`).
+    pub parallel_requests: Option<u32>,
+    /// Its context window, when models.json gives one (`contextWindow`); `None`: the
+    /// one its server reports is taken.
+    pub context_window: Option<u64>,
 }
 
 impl ChatEndpoint {
@@ -39,6 +49,9 @@ impl ChatEndpoint {
             api_key_env: None,
             reasoning_effort: None,
             supports_images: false,
+            max_output_tokens: None,
+            parallel_requests: None,
+            context_window: None,
         }
     }
 
@@ -85,9 +98,11 @@ impl NamedEndpoint {
 /// Timeouts and retries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientSettings {
-    /// An attempt fails when no data arrives for this long (waiting for the response
-    /// included).
+    /// An attempt fails when no data arrives for this long once its answer started.
     pub idle_timeout: Duration,
+    /// An attempt fails when the first byte of its answer has not come after this long
+    /// (waiting in the server's queue and for the prompt to be read are not stalls).
+    pub first_byte_timeout: Duration,
     /// Retries before the body, and the backoff of every retry.
     pub retry: RetryPolicy,
     /// Retries of a request whose stream broke after it started.
@@ -98,6 +113,7 @@ impl Default for ClientSettings {
     fn default() -> Self {
         Self {
             idle_timeout: Duration::from_secs(120),
+            first_byte_timeout: Duration::from_secs(600),
             retry: RetryPolicy::default(),
             stream_max_retries: 5,
         }
@@ -109,6 +125,10 @@ impl Default for ClientSettings {
 pub(crate) struct Target {
     pub(crate) client: Client<OpenAIConfig>,
     pub(crate) endpoint: ChatEndpoint,
+    /// The HTTP client underneath, for asking the server what it serves.
+    pub(crate) http: reqwest::Client,
+    /// What its server reported, once asked (`None` inside: it said nothing).
+    pub(crate) report: tokio::sync::OnceCell<Option<ServerReport>>,
 }
 
 impl Target {
@@ -123,8 +143,13 @@ impl Target {
         // `Client::with_config` would build a default HTTP client of its own, loading
         // the system's TLS roots for every endpoint, even a plain `http://` one.
         let client = Client::build(http.clone(), config)
-            .with_http_service(RetryService::new(http, settings.retry));
-        Self { client, endpoint }
+            .with_http_service(RetryService::new(http.clone(), settings.retry));
+        Self {
+            client,
+            endpoint,
+            http,
+            report: tokio::sync::OnceCell::new(),
+        }
     }
 }
 
@@ -139,7 +164,7 @@ pub(super) struct HttpClients {
 }
 
 impl HttpClients {
-    fn for_url(&mut self, base_url: &str) -> reqwest::Client {
+    pub(super) fn for_url(&mut self, base_url: &str) -> reqwest::Client {
         let plain = base_url
             .get(..7)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
@@ -159,4 +184,17 @@ impl HttpClients {
         })
         .clone()
     }
+}
+
+/// Asks the server of `endpoint` what it serves ([`probe`]) with an HTTP client of its
+/// own, for a command that asks once (`smallebot models`).
+pub async fn ask_server(endpoint: &ChatEndpoint) -> Option<ServerReport> {
+    let http = HttpClients::default().for_url(&endpoint.base_url);
+    probe(
+        &http,
+        &endpoint.base_url,
+        &endpoint.model,
+        endpoint.api_key.as_deref(),
+    )
+    .await
 }

@@ -4,16 +4,7 @@ use async_openai::error::OpenAIError;
 use smallebot_application::ports::{ModelError, ModelErrorKind};
 
 use super::endpoint::ChatEndpoint;
-
-/// Whether an API error means the request is too long for the model.
-fn is_context_overflow(code: Option<&str>, message: &str) -> bool {
-    let lower = message.to_lowercase();
-    code == Some("context_length_exceeded")
-        || lower.contains("maximum context length")
-        || lower.contains("context length exceeded")
-        || lower.contains("context window")
-        || lower.contains("too many tokens")
-}
+use super::server_error::{ServerError, is_context_overflow};
 
 /// Longest part of an error body quoted in a message.
 const QUOTED_ERROR_CHARS: usize = 200;
@@ -61,7 +52,9 @@ pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32
             let status = response.status_code.as_u16();
             let mut api = response.api_error;
             api.message = readable_error(&api.message);
-            if is_context_overflow(api.code.as_deref(), &api.message) {
+            if is_context_overflow(api.code.as_deref(), &api.message)
+                || api.r#type.as_deref() == Some("exceed_context_size_error")
+            {
                 return ModelError::new(
                     ModelErrorKind::ContextLengthExceeded,
                     format!(
@@ -126,13 +119,18 @@ pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32
             ModelErrorKind::Network,
             format!("connection to {base_url} failed: {e}"),
         ),
-        OpenAIError::JSONDeserialize(e, content) => {
-            let snippet: String = content.chars().take(200).collect();
-            ModelError::new(
-                ModelErrorKind::Protocol,
-                format!("{base_url} sent a malformed response ({e}): {snippet}"),
-            )
-        }
+        // An error body in the server's own shape (llama.cpp's and vLLM's numeric
+        // `code`) that async-openai could not read as OpenAI's: read here.
+        OpenAIError::JSONDeserialize(e, content) => match ServerError::read_text(&content) {
+            Some(error) => error.to_model_error(base_url, "refused the request"),
+            None => {
+                let snippet: String = content.chars().take(200).collect();
+                ModelError::new(
+                    ModelErrorKind::Protocol,
+                    format!("{base_url} sent a malformed response ({e}): {snippet}"),
+                )
+            }
+        },
         OpenAIError::StreamError(e) => ModelError::new(
             ModelErrorKind::Network,
             format!("the response stream from {base_url} was cut: {e}"),
@@ -146,7 +144,7 @@ pub(crate) fn map_error(err: OpenAIError, endpoint: &ChatEndpoint, attempts: u32
 
 #[cfg(test)]
 mod tests {
-    use super::{is_context_overflow, readable_error};
+    use super::readable_error;
 
     #[test]
     fn error_bodies_read_as_their_message() {
@@ -181,23 +179,6 @@ mod tests {
         ];
         for (body, expected) in cases {
             assert_eq!(readable_error(body), expected, "{body}");
-        }
-    }
-
-    #[test]
-    fn recognises_context_overflow_messages() {
-        let cases = [
-            (Some("context_length_exceeded"), "whatever", true),
-            (
-                None,
-                "This model's maximum context length is 8192 tokens",
-                true,
-            ),
-            (None, "prompt exceeds context window", true),
-            (None, "Invalid API key", false),
-        ];
-        for (code, message, expected) in cases {
-            assert_eq!(is_context_overflow(code, message), expected, "{message}");
         }
     }
 }

@@ -16,13 +16,18 @@ mod endpoint;
 mod errors;
 mod model;
 mod retry;
+mod server_error;
+mod server_probe;
+mod server_windows;
 mod think;
 mod unconfigured;
 mod wire;
 
-pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint};
+pub use endpoint::{ChatEndpoint, ClientSettings, NamedEndpoint, ask_server};
 pub use model::OpenAiChatModel;
 pub use retry::RetryPolicy;
+pub use server_probe::{PROBE_TIMEOUT, ServerKind, ServerReport, probe};
+pub use server_windows::ServerWindows;
 pub use unconfigured::UnconfiguredModel;
 
 pub(crate) use body::tools_json;

@@ -1,13 +1,17 @@
 //! `OpenAiChatModel`: the application's `ChatModel` on an OpenAI-compatible endpoint.
 
 use async_trait::async_trait;
+use std::sync::Arc;
+
 use smallebot_application::ports::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelRequest, ModelResponse,
-    RequestPurpose, RetryNotice,
+    RequestPurpose, RetryNotice, ServerCheck,
 };
 
 use super::attempt::stream_once;
 use super::endpoint::{ChatEndpoint, ClientSettings, HttpClients, NamedEndpoint, Target};
+use super::server_probe::probe;
+use super::server_windows::ServerWindows;
 use crate::config::ENV_MODEL_ID;
 
 /// Streams chat completions from an OpenAI-compatible endpoint; summaries may go to a
@@ -22,6 +26,8 @@ pub struct OpenAiChatModel {
     alternatives: Vec<(String, Target)>,
     settings: ClientSettings,
     http: HttpClients,
+    /// Windows servers reported, shared with the history builder.
+    windows: Arc<ServerWindows>,
 }
 
 impl OpenAiChatModel {
@@ -43,7 +49,16 @@ impl OpenAiChatModel {
             alternatives: Vec::new(),
             settings,
             http,
+            windows: Arc::default(),
         }
+    }
+
+    /// The same client telling `windows` the context windows servers report for models
+    /// whose models.json gives none (the history builder counts against them).
+    #[must_use]
+    pub fn with_server_windows(mut self, windows: Arc<ServerWindows>) -> Self {
+        self.windows = windows;
+        self
     }
 
     /// The same client offering `choices` to conversations; a request naming one of
@@ -133,6 +148,49 @@ impl ChatModel for OpenAiChatModel {
 
     fn supports_images(&self, model: Option<&str>) -> bool {
         self.chosen(model).endpoint.supports_images
+    }
+
+    /// models.json's `parallelRequests`, else what the server reported (llama.cpp's
+    /// slots).
+    fn serves_one_at_a_time(&self, model: Option<&str>) -> bool {
+        let target = self.chosen(model);
+        let reported = || {
+            target
+                .report
+                .get()
+                .and_then(Option::as_ref)
+                .and_then(|r| r.parallel)
+        };
+        target.endpoint.parallel_requests.or_else(reported) == Some(1)
+    }
+
+    async fn check_server(&self, model: Option<&str>) -> Option<ServerCheck> {
+        let target = self.chosen(model);
+        let report = target
+            .report
+            .get_or_init(|| {
+                let e = &target.endpoint;
+                probe(&target.http, &e.base_url, &e.model, e.api_key.as_deref())
+            })
+            .await
+            .as_ref()?;
+        let warning = match target.endpoint.context_window {
+            Some(configured) => report.window_warning(&self.model_name(model), configured),
+            None => {
+                if let Some(window) = report.context {
+                    self.windows.learn(model, window);
+                }
+                None
+            }
+        };
+        Some(ServerCheck {
+            report: report.describe(),
+            warning,
+        })
+    }
+
+    fn max_output_tokens(&self, model: Option<&str>) -> Option<u32> {
+        self.chosen(model).endpoint.max_output_tokens
     }
 
     fn model_name(&self, model: Option<&str>) -> String {

@@ -103,6 +103,42 @@ fn retryable(result: &Result<Response, OpenAIError>) -> (bool, Option<Duration>)
     }
 }
 
+/// A 5xx response read to judge whether it is worth another attempt.
+enum Hopeless {
+    /// Its error says the request does not fit the server's context (llama.cpp answers
+    /// "Context size has been exceeded." with 500): the same request fails again.
+    Yes(Response),
+    /// Any other server error: retried.
+    No(Response),
+    /// Its body could not be read (the connection broke): retried as such.
+    Unread(OpenAIError),
+}
+
+/// Reads a 5xx response's (small) body, judges it, and gives the response back whole.
+async fn hopeless_server_error(response: Response) -> Hopeless {
+    let (status, version, headers) = (
+        response.status(),
+        response.version(),
+        response.headers().clone(),
+    );
+    let body = match response.bytes().await {
+        Ok(body) => body,
+        Err(error) => return Hopeless::Unread(OpenAIError::Reqwest(error)),
+    };
+    let hopeless = super::server_error::ServerError::read_text(&String::from_utf8_lossy(&body))
+        .is_some_and(|error| !error.retryable());
+    let mut rebuilt = http::Response::new(body);
+    *rebuilt.status_mut() = status;
+    *rebuilt.version_mut() = version;
+    *rebuilt.headers_mut() = headers;
+    let response = Response::from(rebuilt);
+    if hopeless {
+        Hopeless::Yes(response)
+    } else {
+        Hopeless::No(response)
+    }
+}
+
 /// A tower service: reqwest underneath, this retry policy on top.
 #[derive(Debug, Clone)]
 pub struct RetryService {
@@ -143,6 +179,17 @@ impl Service<HttpRequestFactory> for RetryService {
                 if !retry || attempt >= policy.max_attempts {
                     return result;
                 }
+                let result = match result {
+                    Ok(response) if response.status().is_server_error() => {
+                        match hopeless_server_error(response).await {
+                            // No retry can pass: the server's answer as it came.
+                            Hopeless::Yes(response) => return Ok(response),
+                            Hopeless::No(response) => Ok(response),
+                            Hopeless::Unread(error) => Err(error),
+                        }
+                    }
+                    other => other,
+                };
                 let delay = match retry_after {
                     Some(after) if after > policy.max_retry_after => return result,
                     Some(after) => after,

@@ -11,6 +11,22 @@ pub struct Chunk {
     /// Usage, in the final chunk when asked for.
     #[serde(default)]
     pub usage: Option<WireUsage>,
+    /// llama.cpp's timings of the request (in its last chunk): how much of the prompt
+    /// came from its cache.
+    #[serde(default)]
+    pub timings: Option<Timings>,
+    /// An error object sent inside the stream (llama.cpp, OpenAI, vLLM, Ollama): the
+    /// stream ends with it. Read by [`super::server_error::ServerError::read`].
+    #[serde(default)]
+    pub error: Option<serde_json::Value>,
+}
+
+/// llama.cpp's `timings` object (only the fields read).
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct Timings {
+    /// Prompt tokens taken from the slot's cache.
+    #[serde(default)]
+    pub cache_n: Option<u64>,
 }
 
 /// One choice of a chunk.
@@ -75,4 +91,15 @@ pub struct WireUsage {
     /// Completion tokens.
     #[serde(default)]
     pub completion_tokens: u64,
+    /// What the prompt tokens were made of (OpenAI, vLLM, recent llama.cpp).
+    #[serde(default)]
+    pub prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+/// `usage.prompt_tokens_details`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct PromptTokensDetails {
+    /// Prompt tokens served from the provider's prompt cache.
+    #[serde(default)]
+    pub cached_tokens: Option<u64>,
 }

@@ -56,9 +56,13 @@ pub struct AgentSettings {
     pub max_tool_steps: usize,
     /// `toolHistoryFormat`: `"native"` (default) or `"inline"`.
     pub tool_history_format: ToolHistoryFormat,
-    /// `streamIdleTimeoutSeconds`: how long a model stream may send nothing before the
-    /// call fails (default 120 s; at least 1 s).
+    /// `streamIdleTimeoutSeconds`: how long a model stream may send nothing, once its
+    /// first byte came, before the call fails (default 120 s; at least 1 s).
     pub stream_idle_timeout: Duration,
+    /// `firstByteTimeoutSeconds`: how long a request may wait for the first byte of its
+    /// answer — queued behind other requests on the server, reading a long prompt —
+    /// before the call fails (default 600 s; at least 1 s).
+    pub first_byte_timeout: Duration,
     /// `userName`: the default user of new conversations (default none: the host falls
     /// back to `USER` or `"local"`). Blank counts as none.
     pub user_name: Option<String>,
@@ -147,6 +151,9 @@ impl AgentSettings {
     /// Default of [`AgentSettings::stream_idle_timeout`], in seconds (long enough for a
     /// slow local model to produce its first token on a large prompt).
     pub const DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS: u64 = 120;
+    /// Default of [`AgentSettings::first_byte_timeout`], in seconds: a local server on
+    /// a CPU may take minutes to read a long prompt, after waiting for its slot.
+    pub const DEFAULT_FIRST_BYTE_TIMEOUT_SECONDS: u64 = 600;
     /// Default of [`AgentSettings::request_max_retries`].
     pub const DEFAULT_REQUEST_MAX_RETRIES: u32 = 4;
     /// Default of [`AgentSettings::stream_max_retries`].
@@ -234,6 +241,7 @@ impl Default for AgentSettings {
             max_tool_steps: Self::DEFAULT_MAX_TOOL_STEPS,
             tool_history_format: ToolHistoryFormat::default(),
             stream_idle_timeout: Duration::from_secs(Self::DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS),
+            first_byte_timeout: Duration::from_secs(Self::DEFAULT_FIRST_BYTE_TIMEOUT_SECONDS),
             user_name: None,
             system_prompt: None,
             request_max_retries: Self::DEFAULT_REQUEST_MAX_RETRIES,
@@ -259,6 +267,7 @@ struct RawAgentFile {
     max_tool_steps: Option<i64>,
     tool_history_format: Option<ToolHistoryFormat>,
     stream_idle_timeout_seconds: Option<i64>,
+    first_byte_timeout_seconds: Option<i64>,
     user_name: Option<String>,
     system_prompt: Option<String>,
     request_max_retries: Option<i64>,
@@ -294,9 +303,10 @@ impl RawAgentFile {
             tool_history_format: self.tool_history_format.unwrap_or_default(),
             stream_idle_timeout: self
                 .stream_idle_timeout_seconds
-                .map_or(defaults.stream_idle_timeout, |s| {
-                    Duration::from_secs(u64::try_from(s.max(1)).unwrap_or(1))
-                }),
+                .map_or(defaults.stream_idle_timeout, seconds),
+            first_byte_timeout: self
+                .first_byte_timeout_seconds
+                .map_or(defaults.first_byte_timeout, seconds),
             user_name: non_blank(self.user_name),
             system_prompt: non_blank(self.system_prompt),
             request_max_retries: defaults.request_max_retries,
@@ -340,6 +350,11 @@ fn compression_threshold(value: f64) -> f64 {
     } else {
         value.min(AgentSettings::MAX_COMPRESSION_THRESHOLD)
     }
+}
+
+/// A number of seconds, at least 1.
+fn seconds(value: i64) -> Duration {
+    Duration::from_secs(u64::try_from(value.max(1)).unwrap_or(1))
 }
 
 /// `summaryMaxTokens` rule: clamped into its range.

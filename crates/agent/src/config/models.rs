@@ -29,6 +29,9 @@ pub struct ModelSettings {
     pub model: String,
     /// `contextWindow`: the context size in tokens (default 128000, at least 1024).
     pub context_window: u64,
+    /// Whether models.json gave `contextWindow`. If not, the context its server reports
+    /// (asked at first use) is taken instead of the default.
+    pub context_window_set: bool,
     /// `tokenizer`: the tiktoken encoding for counts, `"o200k_base"` (default) or
     /// `"cl100k_base"`.
     pub tokenizer: String,
@@ -42,9 +45,21 @@ pub struct ModelSettings {
     /// model is sent an image attachment, and a turn with one on another model is
     /// refused before anything is stored.
     pub supports_images: bool,
+    /// `maxOutputTokens`: the most tokens one answer may have (default 4096, at least
+    /// 16), sent as `max_tokens`; a turn's request never gets more than what its prompt
+    /// leaves of the context window.
+    pub max_output_tokens: u32,
+    /// `parallelRequests`: how many requests the server answers at once (llama.cpp's
+    /// `-np`); `Some(1)`: side requests such as titles wait until the turn's are done.
+    /// None: as the server reports, else any number.
+    pub parallel_requests: Option<u32>,
 }
 
 impl ModelSettings {
+    /// Default of [`ModelSettings::max_output_tokens`].
+    pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+    /// Smallest [`ModelSettings::max_output_tokens`]; smaller values are raised to it.
+    pub const MIN_MAX_OUTPUT_TOKENS: u32 = 16;
     /// Default of [`ModelSettings::context_window`].
     pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
     /// Smallest [`ModelSettings::context_window`]; smaller values are raised to it.
@@ -139,6 +154,8 @@ struct RawModel {
     supports_thinking: Option<bool>,
     reasoning_effort: Option<ReasoningEffort>,
     supports_images: Option<bool>,
+    max_output_tokens: Option<u64>,
+    parallel_requests: Option<u64>,
 }
 
 impl RawModelsFile {
@@ -228,9 +245,30 @@ impl RawModel {
                 ModelSettings::MIN_CONTEXT_WINDOW
             );
         }
+        let max_output_tokens =
+            self.max_output_tokens
+                .map_or(ModelSettings::DEFAULT_MAX_OUTPUT_TOKENS, |tokens| {
+                    u32::try_from(tokens)
+                        .unwrap_or(u32::MAX)
+                        .max(ModelSettings::MIN_MAX_OUTPUT_TOKENS)
+                });
+        let parallel_requests = match self.parallel_requests {
+            Some(0) => {
+                return Err(rule(format!(
+                    "model `{}`: \"parallelRequests\" is 0: give the number of requests its \
+                     server answers at once (1 for a one-slot llama.cpp), or leave it out",
+                    self.id
+                )));
+            }
+            Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+            None => None,
+        };
         Ok(ModelSettings {
+            max_output_tokens,
+            parallel_requests,
             api_key_env: self.api_key_env.filter(|v| !v.trim().is_empty()),
             context_window: context_window.max(ModelSettings::MIN_CONTEXT_WINDOW),
+            context_window_set: self.context_window.is_some(),
             tokenizer: self.tokenizer.map_or_else(
                 || ModelSettings::DEFAULT_TOKENIZER.to_owned(),
                 |name| name.0,

@@ -181,9 +181,12 @@ fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
             api_key_env: api_key.as_ref().map(|_| ENV_OPENAI_API_KEY.to_owned()),
             model: env(ENV_SMALLEBOT_MODEL).unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
             context_window: ModelSettings::DEFAULT_CONTEXT_WINDOW,
+            context_window_set: false,
             tokenizer: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
             supports_thinking: false,
             reasoning_effort: None,
+            max_output_tokens: ModelSettings::DEFAULT_MAX_OUTPUT_TOKENS,
+            parallel_requests: None,
             supports_images: env(ENV_OPENAI_SUPPORTS_IMAGES).is_some_and(|value| {
                 ["1", "true", "yes"].contains(&value.trim().to_ascii_lowercase().as_str())
             }),

@@ -11,8 +11,10 @@ use smallebot_core::rules::truncation::truncate_tool_result;
 
 use super::attachments::AttachmentWriter;
 use super::messages::build_messages;
+use super::plan_note::{append_plan, plan_block};
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
+use crate::client::ServerWindows;
 use crate::config::ToolHistoryFormat;
 use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
@@ -92,6 +94,9 @@ pub struct HistoryBuilder {
     system_cache: Mutex<Option<(String, i64)>>,
     /// Context windows of the models a conversation may choose, by id.
     model_windows: Vec<(String, u64)>,
+    /// Windows servers reported for models whose models.json gives none: they take the
+    /// place of the default.
+    server_windows: Arc<ServerWindows>,
     /// The skills listed in the system prompt (read again when their files change).
     skills: Option<Arc<SkillCatalog>>,
     /// Writes user messages' attachments (and saves their files in the workspace).
@@ -111,6 +116,7 @@ impl HistoryBuilder {
             schema_cache: Mutex::new(None),
             system_cache: Mutex::new(None),
             model_windows: Vec::new(),
+            server_windows: Arc::default(),
             skills: None,
         }
     }
@@ -132,18 +138,29 @@ impl HistoryBuilder {
         self
     }
 
-    /// The context window of the model `conversation` runs on.
-    fn window_of(&self, conversation: &Conversation) -> u64 {
-        conversation
-            .model
-            .as_deref()
-            .and_then(|id| self.model_windows.iter().find(|(known, _)| known == id))
-            .map_or(self.settings.context_window, |(_, window)| *window)
+    /// The same builder counting against the windows servers report for models whose
+    /// models.json gives none (the client fills `windows` in).
+    #[must_use]
+    pub fn with_server_windows(mut self, windows: Arc<ServerWindows>) -> Self {
+        self.server_windows = windows;
+        self
     }
 
-    /// The system prompt for a conversation with the given plan.
+    /// The context window of the model `conversation` runs on: what its server
+    /// reported when models.json gives none, else models.json's (or the default).
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        let model = conversation.model.as_deref();
+        self.server_windows.get(model).unwrap_or_else(|| {
+            model
+                .and_then(|id| self.model_windows.iter().find(|(known, _)| known == id))
+                .map_or(self.settings.context_window, |(_, window)| *window)
+        })
+    }
+
+    /// The system prompt of a conversation (the plan is not in it: it follows the newest
+    /// message, see [`append_plan`]).
     #[must_use]
-    pub fn system_prompt(&self, conversation: &Conversation, plan: Option<&str>) -> String {
+    pub fn system_prompt(&self, conversation: &Conversation) -> String {
         let skills = self
             .skills
             .as_ref()
@@ -152,7 +169,6 @@ impl HistoryBuilder {
             skills: skills.as_deref(),
             base: &self.settings.base_instructions,
             summary: conversation.compressed_context.as_deref(),
-            plan,
             terminal_rules: self.settings.terminal_rules.as_deref(),
             task_guidance: self.settings.task_guidance.as_deref(),
         })
@@ -199,24 +215,27 @@ impl HistoryBuilder {
 
 impl ContextAssembler for HistoryBuilder {
     fn build_request(&self, input: &PromptInput<'_>) -> ModelRequest {
+        let mut messages = build_messages(
+            input.rows,
+            input.current_turn,
+            self.settings.tool_history_format,
+            &|tool| self.settings.result_limit(tool),
+            &|message| {
+                let counter = Counter(&self.tokenizer);
+                self.attachments.parts(
+                    &message.attachments,
+                    input.attachments,
+                    input.sees_images,
+                    &counter,
+                )
+            },
+        );
+        // What changes between steps comes last, so a server's prompt cache keeps the rest.
+        append_plan(&mut messages, input.plan);
         ModelRequest {
             purpose: RequestPurpose::Chat,
-            system: self.system_prompt(input.conversation, input.plan),
-            messages: build_messages(
-                input.rows,
-                input.current_turn,
-                self.settings.tool_history_format,
-                &|tool| self.settings.result_limit(tool),
-                &|message| {
-                    let counter = Counter(&self.tokenizer);
-                    self.attachments.parts(
-                        &message.attachments,
-                        input.attachments,
-                        input.sees_images,
-                        &counter,
-                    )
-                },
-            ),
+            system: self.system_prompt(input.conversation),
+            messages,
             tools: std::sync::Arc::clone(input.tools),
             thinking: input.thinking,
             max_tokens: None,
@@ -234,10 +253,17 @@ impl ContextAssembler for HistoryBuilder {
     ) -> ContextEstimate {
         // Read before counting: once ready, every count below is exact.
         let exact = self.tokenizer.is_ready();
-        let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation, plan));
+        let system = MESSAGE_OVERHEAD + self.system_tokens(self.system_prompt(conversation));
+        let plan = plan
+            .filter(|p| !p.trim().is_empty())
+            .map_or(0, |p| count(&Counter(&self.tokenizer), &plan_block(p)));
         let new = new_message.map_or(0, |m| self.message_tokens(Role::User, m));
-        let used =
-            REQUEST_OVERHEAD + system + self.schema_tokens(tools) + stored_tokens.max(0) + new;
+        let used = REQUEST_OVERHEAD
+            + system
+            + plan
+            + self.schema_tokens(tools)
+            + stored_tokens.max(0)
+            + new;
         ContextEstimate {
             used: u64::try_from(used).unwrap_or(0),
             window: self.window_of(conversation),
@@ -276,6 +302,8 @@ impl ContextAssembler for HistoryBuilder {
     }
 
     fn context_window(&self) -> u64 {
-        self.settings.context_window
+        self.server_windows
+            .get(None)
+            .unwrap_or(self.settings.context_window)
     }
 }

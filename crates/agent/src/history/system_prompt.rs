@@ -15,7 +15,7 @@ pub fn task_guidance() -> String {
          steps, first add the steps as tasks (with dependencies where order matters), then \
          {start} a task before working on it and {complete} it with a short note when it is \
          done; revise the list when the plan changes. The current list is shown under \
-         # Task List in every request. Answer simple questions directly, without tasks.",
+         # Task List at the end of the newest message of every request. Answer simple questions directly, without tasks.",
         list = ListTasks::NAME,
         add = AddTask::NAME,
         start = StartTask::NAME,
@@ -36,15 +36,15 @@ pub struct SystemPromptSections<'a> {
     pub skills: Option<&'a str>,
     /// The compression summary of everything before the boundary.
     pub summary: Option<&'a str>,
-    /// The current task list (plan), re-injected every step.
-    pub plan: Option<&'a str>,
     /// The shell tool's rules.
     pub terminal_rules: Option<&'a str>,
 }
 
 /// Joins the non-empty sections with headings: the task guidance under `# Task Tools`,
-/// the skills under `# Skills`, the summary under `# Conversation Summary`, the plan under `# Task List`, the terminal rules under
-/// `# Terminal Rules`.
+/// the skills under `# Skills`, the summary under `# Conversation Summary`, the terminal
+/// rules under `# Terminal Rules`. Nothing here changes from one step to the next (the
+/// task list, which does, follows the newest message: see `plan_note`), so a server's
+/// prompt cache keeps it.
 #[must_use]
 pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
     let mut out = sections.base.trim().to_owned();
@@ -59,7 +59,6 @@ pub fn assemble_system_prompt(sections: &SystemPromptSections<'_>) -> String {
     push("Task Tools", sections.task_guidance);
     push("Skills", sections.skills);
     push("Conversation Summary", sections.summary);
-    push("Task List", sections.plan);
     push("Terminal Rules", sections.terminal_rules);
     out
 }
@@ -92,16 +91,14 @@ mod tests {
                     task_guidance: Some("Use tasks."),
                     skills: Some("- pdf: Reads PDFs. (/s/pdf)"),
                     summary: Some("S"),
-                    plan: Some("Plan:\nProgress: 0/1 (0.0%)"),
                     terminal_rules: Some("No sudo."),
                 },
-                "Base.\n\n# Task Tools\nUse tasks.\n\n# Skills\n- pdf: Reads PDFs. (/s/pdf)\n\n# Conversation Summary\nS\n\n# Task List\nPlan:\nProgress: 0/1 (0.0%)\n\n# Terminal Rules\nNo sudo.",
+                "Base.\n\n# Task Tools\nUse tasks.\n\n# Skills\n- pdf: Reads PDFs. (/s/pdf)\n\n# Conversation Summary\nS\n\n# Terminal Rules\nNo sudo.",
             ),
             (
                 SystemPromptSections {
                     base: "Base.",
                     summary: Some("  "),
-                    plan: Some(""),
                     terminal_rules: None,
                     task_guidance: None,
                     skills: None,

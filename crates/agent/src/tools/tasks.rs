@@ -167,8 +167,8 @@ impl TypedTool for ListTasks {
                 {\"tasks\":[…]}. Each task has id, title, description, status (pending, \
                 in_progress, done, blocked), done, dependsOn (ids that must be done first), \
                 notes, toolHistory (the tool calls recorded while it was in progress) and \
-                files (the files those calls wrote). The current plan is also shown in the \
-                system prompt under '# Task List'."
+                files (the files those calls wrote). The current plan is also shown under \
+                '# Task List' at the end of the newest message."
             .into()
     }
 

@@ -45,6 +45,15 @@ pub struct Options {
     pub max_inline_tokens: i64,
     /// A second model conversations may choose, `text-model`, which sees no images.
     pub text_model_choice: bool,
+    /// The first-byte timeout (`None`: the idle timeout).
+    pub first_byte_timeout: Option<Duration>,
+    /// models.json `maxOutputTokens` of the chat model.
+    pub max_output_tokens: Option<u32>,
+    /// models.json `parallelRequests` of the chat model.
+    pub parallel_requests: Option<u32>,
+    /// Whether models.json gives the chat model's `contextWindow` (else its server's
+    /// is taken when it reports one).
+    pub window_given: bool,
 }
 
 impl Default for Options {
@@ -68,6 +77,10 @@ impl Default for Options {
             images: false,
             max_inline_tokens: 8_000,
             text_model_choice: false,
+            max_output_tokens: None,
+            parallel_requests: None,
+            first_byte_timeout: None,
+            window_given: true,
         }
     }
 }
@@ -95,11 +108,14 @@ pub async fn harness(options: Options) -> Harness {
         .tools
         .into_iter()
         .fold(ToolRegistry::new(), ToolRegistry::with);
-    let chat = if options.images {
+    let mut chat = if options.images {
         endpoint("test-model").with_images()
     } else {
         endpoint("test-model")
     };
+    chat.max_output_tokens = options.max_output_tokens;
+    chat.parallel_requests = options.parallel_requests;
+    chat.context_window = options.window_given.then_some(options.context_window);
     let choices = if options.text_model_choice {
         let named = |id: &str, endpoint: ChatEndpoint| NamedEndpoint {
             id: id.to_owned(),
@@ -121,6 +137,7 @@ pub async fn harness(options: Options) -> Harness {
         )
         .client(ClientSettings {
             idle_timeout: options.idle_timeout,
+            first_byte_timeout: options.first_byte_timeout.unwrap_or(options.idle_timeout),
             retry: RetryPolicy {
                 base_delay: options.retry_base_delay,
                 ..RetryPolicy::default()

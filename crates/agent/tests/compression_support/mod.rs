@@ -44,6 +44,21 @@ pub fn compressions(events: &[EventKind]) -> Vec<(CompressionTrigger, bool, u64,
         .collect()
 }
 
+/// The estimates (`used`) of the requests the events announce, in order.
+pub fn estimates<'a>(events: impl IntoIterator<Item = &'a EventKind>) -> Vec<u64> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            EventKind::ContextUsage {
+                used,
+                reported: None,
+                ..
+            } => Some(*used),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn user_texts(rows: &[HistoryRow]) -> Vec<(i64, String)> {
     rows.iter()
         .filter_map(|r| match r {

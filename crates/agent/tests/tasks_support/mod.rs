@@ -56,6 +56,7 @@ pub async fn harness() -> Harness {
         .endpoint(endpoint)
         .client(ClientSettings {
             idle_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(10),
             retry: RetryPolicy {
                 base_delay: Duration::from_millis(20),
                 ..RetryPolicy::default()
@@ -99,12 +100,21 @@ pub fn step(id: &str, tool: &str, args: Value) -> ScriptedResponse {
     ScriptedResponse::tool_calls([ToolCallSpec::new(id, tool, args.to_string())])
 }
 
-/// The `# Task List` section of a request's system prompt, if any.
+/// The `# Task List` section of a request, if any: it follows the newest message (its
+/// text, or its last text part), never the system prompt.
 pub fn task_list_section(request: &RecordedRequest) -> Option<String> {
-    let prompt = system_prompt(request);
-    let start = prompt.find("# Task List\n")? + "# Task List\n".len();
-    let rest = &prompt[start..];
-    Some(rest[..rest.find("\n\n# ").unwrap_or(rest.len())].to_owned())
+    assert!(
+        !system_prompt(request).contains("# Task List\n"),
+        "the plan is never in the system prompt"
+    );
+    let last = request.body["messages"].as_array()?.last()?;
+    let text = match &last["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.last()?["text"].as_str()?.to_owned(),
+        _ => return None,
+    };
+    let start = text.find("# Task List\n")? + "# Task List\n".len();
+    Some(text[start..].to_owned())
 }
 
 /// Tool result of `call_id` as the model saw it in `request`.
@@ -112,7 +122,11 @@ pub fn result_of(request: &RecordedRequest, call_id: &str) -> String {
     tool_messages(request)
         .into_iter()
         .find(|(id, _)| id == call_id)
-        .map(|(_, content)| content)
+        // The newest result carries the plan after it.
+        .map(|(_, content)| match content.find("\n\n# Task List\n") {
+            Some(at) => content[..at].to_owned(),
+            None => content,
+        })
         .unwrap_or_else(|| panic!("no result for {call_id}"))
 }
 

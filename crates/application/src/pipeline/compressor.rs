@@ -11,10 +11,12 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::{CompressionUpdate, Conversation, HistoryRow};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::compression_scope;
+use smallebot_core::rules::summary_check::{SummaryDefect, summary_defect};
 
 use super::context::PipelineContext;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
+use crate::ports::ContextEstimate;
 use crate::ports::{ModelError, Summarizer, SummaryInput};
 
 /// How a compression ended.
@@ -56,6 +58,20 @@ pub enum CompressionSkipped {
     /// The summarizer answered with nothing.
     #[error("the summarizer returned an empty summary")]
     EmptySummary,
+    /// The summary is no summary (control tokens, a loop): refused.
+    #[error("{0}; it was refused and the history is unchanged")]
+    Refused(SummaryDefect),
+    /// With the summary the context would be no smaller: refused.
+    #[error(
+        "the summary would not make the context smaller ({before} tokens before, {after} \
+         with it); it was refused and the history is unchanged"
+    )]
+    NotSmaller {
+        /// The context estimate without the summary.
+        before: u64,
+        /// The context estimate with it.
+        after: u64,
+    },
     /// The boundary moved while the summary was written (another compression won).
     #[error("{0}")]
     BoundaryMoved(String),
@@ -124,12 +140,10 @@ impl Compressor {
         // What to keep and how much it saved are decided on exact counts.
         let exact = context.with_exact_counts(conversation.clone()).await?;
         let conversation = &exact;
-        let before = context
-            .estimate(conversation, request.new_message)
-            .await?
-            .used;
+        let estimate = context.estimate(conversation, request.new_message).await?;
+        let before = estimate.used;
         let report = match self
-            .summarize_and_commit(context, conversation, request.focus)
+            .summarize_and_commit(context, conversation, &request, before)
             .await?
         {
             Attempt::Committed {
@@ -151,6 +165,19 @@ impl Compressor {
                 tokens_after: before,
             },
         };
+        let left = ContextEstimate {
+            used: report.tokens_after,
+            ..estimate
+        };
+        let threshold = context.settings.compression_threshold;
+        if left.ratio() >= threshold {
+            let message = still_above(&report, left, threshold);
+            context.emit(
+                conversation_id,
+                request.turn_id,
+                EventKind::Warning { message },
+            );
+        }
         context.emit(
             conversation_id,
             request.turn_id,
@@ -165,13 +192,17 @@ impl Compressor {
         Ok(report)
     }
 
-    /// The summary stored, or why nothing was; storage failures are the outer error.
+    /// The summary stored, or why nothing was; storage failures are the outer error. A
+    /// summary is checked before it replaces anything: not empty, no control tokens or
+    /// loop ([`summary_defect`]), and the context with it smaller than `before`.
     async fn summarize_and_commit(
         &self,
         context: &PipelineContext,
         conversation: &Conversation,
-        focus: Option<&str>,
+        request: &CompressionRequest<'_>,
+        before: u64,
     ) -> Result<Attempt, PipelineError> {
+        let focus = request.focus;
         let keep = self.keep_recent_turns;
         let rows = context
             .store
@@ -208,11 +239,31 @@ impl Compressor {
                         error,
                     )));
                 }
-                Ok(Ok(summary)) if summary.trim().is_empty() => {
-                    return Ok(Attempt::Skipped(CompressionSkipped::EmptySummary));
-                }
                 Ok(Ok(summary)) => summary.trim().to_owned(),
             };
+        match summary_defect(&summary) {
+            Some(SummaryDefect::Empty) => {
+                return Ok(Attempt::Skipped(CompressionSkipped::EmptySummary));
+            }
+            Some(defect) => return Ok(Attempt::Skipped(CompressionSkipped::Refused(defect))),
+            None => {}
+        }
+        // The context as it would be with the summary, counted before anything is stored.
+        let with_summary = Conversation {
+            compressed_context: Some(summary.clone()),
+            compressed_through_seq: Some(scope.through_seq),
+            ..conversation.clone()
+        };
+        let after = context
+            .estimate(&with_summary, request.new_message)
+            .await?
+            .used;
+        if after >= before {
+            return Ok(Attempt::Skipped(CompressionSkipped::NotSmaller {
+                before,
+                after,
+            }));
+        }
         let update = CompressionUpdate {
             compressed_context: summary,
             compressed_at: Utc::now(),
@@ -239,4 +290,24 @@ impl Compressor {
             Err(other) => Err(other.into()),
         }
     }
+}
+
+/// The warning when a compression left the context at or above the threshold, and
+/// the rule that applies then (docs/design.md, context compression).
+fn still_above(report: &CompressionReport, left: ContextEstimate, threshold: f64) -> String {
+    let what = if report.ok {
+        "after this compression"
+    } else {
+        "and this compression stored nothing"
+    };
+    format!(
+        "the context is still at {:.0}% of the model's {}-token window {what} (compression \
+         starts at {:.0}%). The turn goes on without compressing again: its answer is \
+         bounded by what the window leaves, and the oldest turns are left out of a request \
+         that would not fit (they stay stored). /compact with a focus, a compactionModel or \
+         a model with a larger context may help.",
+        left.ratio() * 100.0,
+        left.window,
+        threshold * 100.0
+    )
 }

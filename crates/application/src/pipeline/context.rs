@@ -61,6 +61,8 @@ pub(crate) struct PipelineContext {
     pub(crate) events: std::sync::Arc<EventBus>,
     /// Conversations already warned that compression cannot help them.
     pub(crate) warned_full: std::sync::Mutex<HashSet<ConversationId>>,
+    /// Conversations told what their model's server warned about (once each).
+    pub(crate) warned_server: std::sync::Mutex<HashSet<ConversationId>>,
     /// Conversations already told the settings' notices.
     pub(crate) noticed: std::sync::Mutex<HashSet<ConversationId>>,
     /// Cancelled when the service stops its turns because the process is stopping.
@@ -216,6 +218,24 @@ impl PipelineContext {
             self.emit(conversation.id, turn_id, EventKind::Warning { message });
         }
         false
+    }
+
+    /// Asks the server of `conversation`'s model what it serves (the first time only;
+    /// see [`ChatModel::check_server`]) before the turn's estimate, and passes on its
+    /// warning once per conversation.
+    pub(crate) async fn check_server(&self, conversation: &Conversation) {
+        let Some(check) = self.model.check_server(conversation.model.as_deref()).await else {
+            return;
+        };
+        let Some(message) = check.warning else { return };
+        let first = self
+            .warned_server
+            .lock()
+            .map(|mut warned| warned.insert(conversation.id))
+            .unwrap_or(false);
+        if first {
+            self.emit(conversation.id, None, EventKind::Warning { message });
+        }
     }
 
     /// The settings' notices as `Warning` events of `turn`, once per conversation.

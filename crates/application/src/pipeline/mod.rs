@@ -32,5 +32,5 @@ pub use compressor::{CompressionReport, CompressionSkipped};
 pub use lease::LeaseSettings;
 pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts, TurnHandle};
 pub use settings::{PipelineSettings, SendOptions};
-pub use title::{TITLE_INSTRUCTION, fallback_title};
+pub use title::{TITLE_INSTRUCTION, TITLE_MAX_TOKENS, fallback_title};
 pub use turn::TurnOutcome;

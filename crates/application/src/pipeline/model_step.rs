@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 use smallebot_core::rules::compression_scope::first_row_that_fits;
+use smallebot_core::rules::output_bound::output_bound;
 use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
 
 use super::attachments::{carried, load_contents};
@@ -52,6 +53,7 @@ impl TurnRun<'_> {
             full = estimate_of(&view);
         }
         if self.steps_done > 0
+            && !self.compressed_in_vain
             && full.ratio() >= context.settings.compression_threshold
             && context
                 .compression_can_help(&view.conversation, Some(self.turn.id), None)
@@ -71,6 +73,8 @@ impl TurnRun<'_> {
                 .await?;
             view = TurnView::load(context, conversation_id).await?;
             full = estimate_of(&view);
+            // Still above (the warning said so): not tried again in this turn.
+            self.compressed_in_vain = full.ratio() >= context.settings.compression_threshold;
         }
         // If even after compression the request does not fit, leave out the oldest
         // turns for this one request (they stay stored and summarizable).
@@ -105,7 +109,7 @@ impl TurnRun<'_> {
         }
         let (store, sent) = (context.store.as_ref(), carried(&view.rows[start..]));
         load_contents(store, sent, &mut self.attachments, false).await?;
-        let request = context.assembler.build_request(&PromptInput {
+        let mut request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
             current_turn: self.turn.id,
@@ -117,6 +121,11 @@ impl TurnRun<'_> {
                 .model
                 .supports_images(view.conversation.model.as_deref()),
         });
+        // Every answer bounded: the model's own limit, within what the prompt leaves.
+        let limit = context
+            .model
+            .max_output_tokens(view.conversation.model.as_deref());
+        request.max_tokens = Some(output_bound(limit, estimate.window, estimate.used));
         self.put_view(view);
 
         let partial = Mutex::new(Partial::default());

@@ -94,6 +94,7 @@ impl ConversationService {
                 settings: parts.settings,
                 events: parts.events.unwrap_or_default(),
                 warned_full: std::sync::Mutex::default(),
+                warned_server: std::sync::Mutex::default(),
                 noticed: std::sync::Mutex::default(),
                 stopping: active.stopping().clone(),
             },

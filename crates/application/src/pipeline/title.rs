@@ -8,6 +8,10 @@ use crate::ports::{ChatModel, ModelMessage, ModelRequest, RequestPurpose};
 pub const TITLE_INSTRUCTION: &str = "Generate a short title (at most 6 words) for a conversation \
 that starts with the message below. Reply with the title only, without quotes.";
 
+/// The most tokens a title request's answer may have: a six-word title with room to
+/// spare. A model that rambles is stopped there (its first line is kept, cleaned).
+pub const TITLE_MAX_TOKENS: u32 = 32;
+
 /// Longest title kept from the model.
 const MAX_TITLE_CHARS: usize = 80;
 
@@ -40,8 +44,9 @@ pub(crate) async fn model_title(
         tools: std::sync::Arc::default(),
         thinking: false,
         model: model_id.map(str::to_owned),
-        max_tokens: None,
+        max_tokens: Some(TITLE_MAX_TOKENS),
     };
+    // A title cut at its bound still has its first words: kept.
     let response = model.complete(&request, &|_| {}).await.ok()?;
     clean_title(&response.text)
 }

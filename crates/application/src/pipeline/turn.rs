@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use smallebot_core::entities::{Conversation, HistoryRow, Turn, TurnEnd, TurnStatus};
+use smallebot_core::entities::{AnswerCut, Conversation, HistoryRow, Turn, TurnStatus};
 use smallebot_core::ids::TurnId;
 use tokio_util::sync::CancellationToken;
 
@@ -13,7 +13,7 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse,
+    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse, ModelUsage,
 };
 
 /// A tool result being written: the stored call once done.
@@ -35,6 +35,8 @@ pub struct TurnOutcome {
     pub text: String,
     /// The error of a failed turn.
     pub error: Option<String>,
+    /// Set when a limit cut the answer (kept as far as it came).
+    pub cut: Option<AnswerCut>,
 }
 
 /// Text and reasoning streamed so far in one model step.
@@ -53,6 +55,10 @@ pub(crate) struct TurnRun<'a> {
     pub(super) call_ids: ToolCallIds,
     pub(super) last_estimate: Option<ContextEstimate>,
     pub(super) steps_done: usize,
+    /// A compression of this turn left the context at or above the threshold: the turn
+    /// does not compress again between its steps (each attempt may cost a slow model
+    /// call that cannot help).
+    pub(super) compressed_in_vain: bool,
     /// The conversation as this turn sees it; `None` until loaded or after a compression.
     pub(super) view: Mutex<Option<TurnView>>,
     /// The conversation as read just before the turn started, if nothing changed it
@@ -92,6 +98,7 @@ impl<'a> TurnRun<'a> {
             call_ids: ToolCallIds::default(),
             last_estimate: None,
             steps_done: 0,
+            compressed_in_vain: false,
             view: Mutex::new(None),
             known_conversation,
             known_rows,
@@ -124,13 +131,16 @@ impl<'a> TurnRun<'a> {
 
     /// How full the window is for the request of this step (and, once the response
     /// came, what the provider counted for it).
-    pub(super) fn emit_usage(&self, estimate: ContextEstimate, reported: Option<u64>) {
+    /// `reported`: the provider's prompt tokens and how many of them came from its
+    /// prompt cache.
+    pub(super) fn emit_usage(&self, estimate: ContextEstimate, reported: Option<ModelUsage>) {
         self.emit(EventKind::ContextUsage {
             used: estimate.used,
             window: estimate.window,
             ratio: estimate.ratio(),
             exact: estimate.exact,
-            reported,
+            reported: reported.map(|u| u.prompt_tokens),
+            cached: reported.and_then(|u| u.cached_tokens),
         });
     }
 
@@ -228,17 +238,10 @@ impl<'a> TurnRun<'a> {
             self.steps_done += 1;
             if let (Some(usage), Some(estimate)) = (response.usage, self.last_estimate) {
                 // Show the provider's count beside the estimate of the same request.
-                self.emit_usage(estimate, Some(usage.prompt_tokens));
+                self.emit_usage(estimate, Some(usage));
             }
-            if response.tool_calls.is_empty() {
-                // The answer and the end of the turn are stored together.
-                let end = TurnEnd {
-                    status: TurnStatus::Completed,
-                    error: None,
-                };
-                self.record_step(&response.reasoning, &response.text, &[], Some(end))
-                    .await?;
-                return Ok(self.outcome(TurnStatus::Completed, response.text, None));
+            if response.tool_calls.is_empty() || response.cut.is_some() {
+                return self.complete(response).await;
             }
             // An assistant message per step: it marks where the step's tool calls begin.
             let invocations = self

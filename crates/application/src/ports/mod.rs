@@ -30,6 +30,7 @@ pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptI
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
     ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
+    ServerCheck,
 };
 pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};

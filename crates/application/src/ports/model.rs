@@ -3,6 +3,8 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use smallebot_core::entities::AnswerCut;
+
 use super::tools::ToolSchema;
 
 /// What a request is for (the client may pick another model for summaries).
@@ -118,6 +120,11 @@ pub struct ModelUsage {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// Prompt tokens the server did not compute again but took from its cache
+    /// (`prompt_tokens_details.cached_tokens`; llama.cpp's `timings.cache_n`), when it
+    /// says.
+    #[serde(default)]
+    pub cached_tokens: Option<u64>,
 }
 
 /// What one model call produced.
@@ -131,6 +138,24 @@ pub struct ModelResponse {
     pub tool_calls: Vec<ModelToolCall>,
     /// Reported usage.
     pub usage: Option<ModelUsage>,
+    /// Set when a limit stopped the answer (`finish_reason: "length"`, or the server's
+    /// context filled up after the answer started): what came is kept, marked cut.
+    pub cut: Option<AnswerCut>,
+    /// What the server said about the cut, in its words (e.g. llama.cpp's "Context
+    /// size has been exceeded"), when it said anything.
+    pub cut_detail: Option<String>,
+}
+
+/// What a model's server said about itself when first asked
+/// ([`ChatModel::check_server`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerCheck {
+    /// What it reported, in a few words (`llama.cpp: 4096 tokens of context per slot,
+    /// 1 slot: one request at a time`).
+    pub report: String,
+    /// Something the person should know: models.json's `contextWindow` is larger than
+    /// what the server gives a request.
+    pub warning: Option<String>,
 }
 
 /// A piece of a streaming response.
@@ -240,6 +265,33 @@ pub trait ChatModel: Send + Sync {
     fn supports_images(&self, model: Option<&str>) -> bool {
         let _ = model;
         false
+    }
+
+    /// Whether the server of the model `model` names answers one request at a time
+    /// (models.json `parallelRequests: 1`, or what the server reported): a side request
+    /// (a title) sent beside a turn's would make one of them wait for the other, so it
+    /// waits until the turn's requests are done. No by default.
+    fn serves_one_at_a_time(&self, model: Option<&str>) -> bool {
+        let _ = model;
+        false
+    }
+
+    /// Asks the server of the model `model` names what it serves (its context per
+    /// request, how many requests at once), the first time; later calls give the first
+    /// answer at once. What it says may change [`Self::serves_one_at_a_time`] and, when
+    /// models.json gives no `contextWindow`, the window the estimate uses. `None`: the
+    /// server said nothing (a hosted API), or nothing is asked.
+    async fn check_server(&self, model: Option<&str>) -> Option<ServerCheck> {
+        let _ = model;
+        None
+    }
+
+    /// The most tokens an answer of the model `model` names may have (models.json
+    /// `maxOutputTokens`); `None`: no bound of its own (a turn's request is still never
+    /// allowed more than what is left of the window).
+    fn max_output_tokens(&self, model: Option<&str>) -> Option<u32> {
+        let _ = model;
+        None
     }
 
     /// The name people know the model `model` names by, for messages: its id among

@@ -84,6 +84,19 @@ pub fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
         created_at: time(turn.created_at),
         completed_at: turn.completed_at.map(time),
         undone: turn.undone_at.is_some(),
+        cut: turn.cut.map(answer_cut),
+    }
+}
+
+/// Why an answer was cut, on the wire.
+#[must_use]
+pub fn answer_cut(cut: entities::AnswerCut) -> api::AnswerCut {
+    use api::AnswerCut as W;
+    use entities::AnswerCut as Cut;
+    match cut {
+        Cut::OutputLimit => W::OutputLimit,
+        Cut::ContextFull => W::ContextFull,
+        _ => W::Unknown,
     }
 }
 

@@ -29,7 +29,7 @@ pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
 pub use step::{NewStep, RecordedStep, StepMessage, StepToolCall, TurnEnd};
 pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
-pub use turn::{Turn, TurnStatus};
+pub use turn::{AnswerCut, Turn, TurnStatus};
 pub use turn_start::{NewTurn, StartedTurn};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and

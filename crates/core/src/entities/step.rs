@@ -53,6 +53,8 @@ pub struct TurnEnd {
     pub status: TurnStatus,
     /// The error text of a failed turn.
     pub error: Option<String>,
+    /// Set when the answer was cut by a limit (a completed turn only).
+    pub cut: Option<super::AnswerCut>,
 }
 
 /// What storage wrote for a [`NewStep`].

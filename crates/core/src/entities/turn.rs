@@ -48,6 +48,45 @@ impl TurnStatus {
     }
 }
 
+/// Why a turn's answer stops short: the model was stopped by a limit, not by its own
+/// end. The answer is kept as far as it came, marked so that nobody takes it for
+/// whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AnswerCut {
+    /// The answer reached the most tokens the request allowed (`finish_reason:
+    /// "length"`; models.json `maxOutputTokens`, or what was left of the window).
+    OutputLimit,
+    /// The server ended the answer because its context was full (llama.cpp's
+    /// "Context size has been exceeded" after the answer started).
+    ContextFull,
+}
+
+const ANSWER_CUT_WORDS: &[(&str, AnswerCut)] = &[
+    ("output_limit", AnswerCut::OutputLimit),
+    ("context_full", AnswerCut::ContextFull),
+];
+
+impl AnswerCut {
+    /// The stored word.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        ANSWER_CUT_WORDS
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map_or("output_limit", |(w, _)| w)
+    }
+
+    /// Parses the stored word.
+    ///
+    /// # Errors
+    /// Names the unknown word.
+    pub fn parse(text: &str) -> Result<Self, super::UnknownWord> {
+        super::parse_word(text, ANSWER_CUT_WORDS, "answer cut")
+    }
+}
+
 /// One exchange: a user message and everything the agent did for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
@@ -73,6 +112,10 @@ pub struct Turn {
     /// When the person undid it (`/undo`): its rows stay stored and searchable but no
     /// longer go to the model. `None` for a turn in the context.
     pub undone_at: Option<Timestamp>,
+    /// Set when its answer was cut by a limit (see [`AnswerCut`]); `None` for a whole
+    /// answer, or any turn that did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<AnswerCut>,
 }
 
 impl Turn {
@@ -109,6 +152,7 @@ impl Turn {
                 heartbeat_at: at,
             }),
             undone_at: None,
+            cut: None,
         }
     }
 }
@@ -116,6 +160,14 @@ impl Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_words_round_trip() {
+        for cut in [AnswerCut::OutputLimit, AnswerCut::ContextFull] {
+            assert_eq!(AnswerCut::parse(cut.as_str()), Ok(cut));
+        }
+        assert!(AnswerCut::parse("length").is_err());
+    }
 
     #[test]
     fn status_words_round_trip() {

@@ -40,6 +40,7 @@ fn turn(c: &Conversation, seq: i64, status: TurnStatus, error: Option<&str>) -> 
         completed_at: Some(at()),
         lease: None,
         undone_at: None,
+        cut: None,
     }
 }
 

@@ -17,11 +17,13 @@ pub mod json_kind;
 pub mod lease;
 pub mod mentions;
 pub mod message_versions;
+pub mod output_bound;
 pub mod pasted_path;
 pub mod request_fit;
 pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;
+pub mod summary_check;
 /// Text made safe to print on a terminal (the leaf crate `smallebot-terminal-text`, which
 /// the terminal renderer uses without the rest of core).
 pub use smallebot_terminal_text as terminal_text;

@@ -14,6 +14,7 @@ fn turn(seq: Seq, undone: bool) -> Turn {
         completed_at: None,
         lease: None,
         undone_at: undone.then(chrono::Utc::now),
+        cut: None,
     }
 }
 

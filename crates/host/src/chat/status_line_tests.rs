@@ -47,7 +47,13 @@ fn the_line_follows_what_the_turn_does() {
         ),
         (EventKind::TextDelta { text: "Hi".into() }, 20_000),
         (started("ReadFile", r#"{"path":"notes.md"}"#), 21_000),
-        (EventKind::TurnCompleted { text: "Hi".into() }, 22_000),
+        (
+            EventKind::TurnCompleted {
+                text: "Hi".into(),
+                cut: None,
+            },
+            22_000,
+        ),
     ];
     for (event, ms) in steps {
         line.observe(&event, at(ms));

@@ -4,6 +4,7 @@ mod compact;
 pub(crate) mod conversations;
 mod mcp;
 mod migrate;
+mod models;
 pub mod run;
 mod serve;
 mod serve_users;
@@ -86,6 +87,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
+        Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),
     }
 }

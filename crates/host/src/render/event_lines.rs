@@ -2,6 +2,7 @@
 //! the context figure after a turn.
 
 use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_protocol::history::AnswerCut;
 
 use super::Style;
 
@@ -32,6 +33,22 @@ pub(super) fn retry_line(
         delay_ms as f64 / 1000.0,
         escape_controls(reason)
     )
+}
+
+/// What a cut answer is marked with, wherever it is shown (after the answer, in a
+/// reopened conversation's transcript, in `conversations show`).
+#[must_use]
+pub fn cut_mark(cut: AnswerCut) -> &'static str {
+    match cut {
+        AnswerCut::ContextFull => {
+            "answer cut: the model server's context filled up — compress (/compact) or give \
+             the server a larger context"
+        }
+        _ => {
+            "answer cut at the output limit — ask to continue, or raise maxOutputTokens in \
+             models.json"
+        }
+    }
 }
 
 /// A compression's outcome: `context compressed: 12.0k → 3.1k tokens`, or its failure.
@@ -68,14 +85,20 @@ pub(super) struct Usage {
     pub(super) exact: bool,
     /// What the provider counted, when it said.
     pub(super) reported: Option<u64>,
+    /// Of those, what came from the provider's prompt cache, when it said.
+    pub(super) cached: Option<u64>,
 }
 
 impl Usage {
-    /// `[context 2.7k / 128.0k tokens, 2.1% · provider counted 2.6k]`.
+    /// `[context 2.7k / 128.0k tokens, 2.1% · provider counted 2.6k, 2.4k cached]`.
     pub(super) fn line(&self) -> String {
+        let cached = self
+            .cached
+            .map(|c| format!(", {} cached", tokens(c)))
+            .unwrap_or_default();
         let provider = self
             .reported
-            .map(|r| format!(" · provider counted {}", tokens(r)))
+            .map(|r| format!(" · provider counted {}{cached}", tokens(r)))
             .unwrap_or_default();
         // Not exact: an upper bound, counted before the tokenizer was ready.
         let bound = if self.exact { "" } else { "≤ " };
@@ -85,5 +108,36 @@ impl Usage {
             tokens(self.window),
             self.ratio * 100.0
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Usage;
+
+    #[test]
+    fn the_usage_line_says_what_the_provider_counted_and_took_from_its_cache() {
+        let usage = |reported, cached| Usage {
+            used: 2_700,
+            window: 128_000,
+            ratio: 2_700.0 / 128_000.0,
+            exact: true,
+            reported,
+            cached,
+        };
+        let cases = [
+            (usage(None, None), "[context 2.7k / 128.0k tokens, 2.1%]"),
+            (
+                usage(Some(2_600), None),
+                "[context 2.7k / 128.0k tokens, 2.1% · provider counted 2.6k]",
+            ),
+            (
+                usage(Some(2_600), Some(2_400)),
+                "[context 2.7k / 128.0k tokens, 2.1% · provider counted 2.6k, 2.4k cached]",
+            ),
+        ];
+        for (usage, line) in cases {
+            assert_eq!(usage.line(), line);
+        }
     }
 }

@@ -317,6 +317,7 @@ impl<W: Write> EventPrinter<W> {
                 ratio,
                 exact,
                 reported,
+                cached,
                 ..
             } => {
                 self.last_usage = Some(Usage {
@@ -325,6 +326,7 @@ impl<W: Write> EventPrinter<W> {
                     ratio: *ratio,
                     exact: *exact,
                     reported: *reported,
+                    cached: *cached,
                 });
             }
             EventKind::TaskListChanged { plan, .. } => {
@@ -333,9 +335,14 @@ impl<W: Write> EventPrinter<W> {
                 let line = format!("  plan: {}", progress_line(done, total));
                 self.status_line(&style.dim(&line))?;
             }
-            EventKind::TurnCompleted { .. } => {
+            EventKind::TurnCompleted { cut, .. } => {
                 self.end_reasoning()?;
                 self.end_answer_line()?;
+                if let Some(cut) = cut {
+                    // Never silently final: stderr in `run`, under the answer in chat.
+                    let line = format!("({})", super::event_lines::cut_mark(*cut));
+                    self.status_line(&style.yellow(&line))?;
+                }
                 if let Some(usage) = self.last_usage {
                     self.status_line(&style.dim(&usage.line()))?;
                 }

@@ -60,6 +60,7 @@ fn plain_answers_wrap_only_on_a_terminal() {
                 3,
                 EventKind::TurnCompleted {
                     text: String::new(),
+                    cut: None,
                 },
             ))
             .unwrap();

@@ -191,6 +191,10 @@ fn status_lines_can_go_to_another_writer() {
         EventKind::TextDelta {
             text: "The answer.".into(),
         },
+        EventKind::TurnCompleted {
+            text: "The answer.".into(),
+            cut: Some(smallebot_protocol::history::AnswerCut::OutputLimit),
+        },
     ];
     for (seq, kind) in kinds.into_iter().enumerate() {
         printer
@@ -198,9 +202,14 @@ fn status_lines_can_go_to_another_writer() {
             .unwrap();
     }
     drop(printer);
-    assert_eq!(String::from_utf8(out).unwrap(), "The answer.");
+    assert_eq!(String::from_utf8(out).unwrap(), "The answer.\n");
     let side = String::from_utf8(status.0.lock().unwrap().clone()).unwrap();
-    assert_eq!(side, "⚙ GetCurrentTime\n");
+    // `run`'s stderr: a cut answer is never silently final.
+    assert_eq!(
+        side,
+        "⚙ GetCurrentTime\n(answer cut at the output limit — ask to continue, or raise \
+         maxOutputTokens in models.json)\n"
+    );
 }
 
 #[test]
@@ -215,6 +224,7 @@ fn on_a_terminal_the_answer_is_rendered_as_markdown_as_it_streams() {
             },
             EventKind::TurnCompleted {
                 text: String::new(),
+                cut: None,
             },
         ],
         true,
@@ -302,6 +312,7 @@ pub(super) fn tool_started() -> EventKind {
 fn held_attempts_print_only_what_finished() {
     let completed = || EventKind::TurnCompleted {
         text: String::new(),
+        cut: None,
     };
     let cases: Vec<(&str, Vec<EventKind>, &str)> = vec![
         (

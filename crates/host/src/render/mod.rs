@@ -12,7 +12,7 @@ mod timeline;
 pub(crate) mod tool_lines;
 mod transcript;
 
-pub use event_lines::tokens;
+pub use event_lines::{cut_mark, tokens};
 pub use events::EventPrinter;
 pub use markdown::Resizes;
 pub use style::Style;

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use smallebot_application::wire::bodies::answer_cut;
 use smallebot_core::entities::{Conversation, HistoryRow, Role, Turn};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::attachment_text::attachment_label;
@@ -89,8 +90,14 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
                         .as_ref()
                         .map(|at| format!(" · [undone {}: not sent to the model]", minute(at)))
                         .unwrap_or_default();
+                    let cut = t
+                        .cut
+                        .map(|cut| {
+                            format!(" · [{}]", super::event_lines::cut_mark(answer_cut(cut)))
+                        })
+                        .unwrap_or_default();
                     format!(
-                        "{} · {}{error}{undone}",
+                        "{} · {}{error}{cut}{undone}",
                         t.status.as_str(),
                         minute(&t.created_at)
                     )

@@ -296,6 +296,7 @@ async fn another_users_conversations_are_404_and_never_searched() {
             end: Some(TurnEnd {
                 status: TurnStatus::Completed,
                 error: None,
+                cut: None,
             }),
         })
         .await

@@ -3,7 +3,7 @@
 
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Message, NewMessage, Turn, TurnStatus};
+use smallebot_core::entities::{AnswerCut, Message, NewMessage, Turn, TurnStatus};
 use smallebot_core::ids::{MessageId, TurnId};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::turn_columns;
@@ -53,6 +53,7 @@ pub(super) fn finish(
     turn_id: TurnId,
     status: TurnStatus,
     error: Option<&str>,
+    cut: Option<AnswerCut>,
 ) -> RepoResult<Turn> {
     let (_, at) = now();
     let turn = first(
@@ -60,11 +61,17 @@ pub(super) fn finish(
         "finishing a turn",
         concat!(
             "UPDATE turns SET status = ?1, error = ?2, completed_at = ?3, owner_pid = NULL, \
-             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL WHERE id = ?4 \
-             RETURNING ",
+             owner_host = NULL, owner_started_at = NULL, heartbeat_at = NULL, cut = ?5 \
+             WHERE id = ?4 RETURNING ",
             turn_columns!()
         ),
-        (status.as_str(), error, at, turn_id.to_string()),
+        (
+            status.as_str(),
+            error,
+            at,
+            turn_id.to_string(),
+            cut.map(AnswerCut::as_str),
+        ),
         rows::turn,
     )?
     .ok_or_else(|| RepositoryError::not_found("turn", turn_id))?;

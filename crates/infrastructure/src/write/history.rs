@@ -125,6 +125,7 @@ pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<Recor
             step.turn_id,
             end.status,
             end.error.as_deref(),
+            end.cut,
         )?),
         None => None,
     };

@@ -197,7 +197,7 @@ impl Write {
                 error,
                 reply,
             } => settle(conn, reply, |c| {
-                append::finish(c, turn_id, status, error.as_deref())
+                append::finish(c, turn_id, status, error.as_deref(), None)
             }),
             W::Heartbeat { turn_id, at, reply } => {
                 settle(conn, reply, |c| turns::heartbeat(c, turn_id, at))

@@ -287,7 +287,7 @@ pub(super) fn restart(
     execute(
         conn,
         "restarting a turn",
-        "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL, \
+        "UPDATE turns SET status = 'running', error = NULL, cut = NULL, completed_at = NULL, \
          owner_pid = ?2, owner_host = ?3, owner_started_at = ?4, heartbeat_at = ?5 \
          WHERE id = ?1",
         (

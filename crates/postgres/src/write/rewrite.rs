@@ -148,7 +148,7 @@ pub(super) async fn restart(
     }
     let owner = &restart.owner;
     let row = sqlx::query(concat!(
-        "UPDATE turns SET status = 'running', error = NULL, completed_at = NULL, \
+        "UPDATE turns SET status = 'running', error = NULL, cut = NULL, completed_at = NULL, \
          owner_pid = $2, owner_host = $3, owner_started_at = $4, heartbeat_at = $5 \
          WHERE id = $1 RETURNING ",
         turn_columns!()

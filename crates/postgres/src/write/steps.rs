@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn};
+use smallebot_core::entities::{
+    AnswerCut, HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn,
+};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::turn_columns;
 use sqlx::Row;
@@ -98,8 +100,8 @@ impl PreparedStep {
 /// by key whatever it thinks of a table's size.
 const RECORD_STEPS: &str = concat!(
     "WITH step AS (SELECT * FROM UNNEST($1::timestamptz[], $2::text[], $3::text[], $4::int8[], \
-         $5::text[], $6::text[], $24::int8[]) AS s(at, conv, turn, n, end_status, end_error, \
-         tokens)), \
+         $5::text[], $6::text[], $24::int8[], $25::text[]) AS s(at, conv, turn, n, end_status, \
+         end_error, tokens, end_cut)), \
      seq AS (UPDATE conversations SET last_seq = last_seq + step.n, updated_at = step.at, \
          version = version + 1, context_tokens = context_tokens + step.tokens \
        FROM step WHERE id = step.conv AND id = ANY($2) \
@@ -130,9 +132,10 @@ const RECORD_STEPS: &str = concat!(
          SELECT conversation_id FROM think UNION ALL SELECT conversation_id FROM message \
          UNION ALL SELECT conversation_id FROM calls) AS r GROUP BY conversation_id), \
      finish AS (UPDATE turns SET status = ended.end_status, error = ended.end_error, \
-         completed_at = ended.at, owner_pid = NULL, owner_host = NULL, owner_started_at = NULL, \
-         heartbeat_at = NULL \
-       FROM (SELECT step.turn, step.at, step.end_status, step.end_error FROM step \
+         cut = ended.end_cut, completed_at = ended.at, owner_pid = NULL, owner_host = NULL, \
+         owner_started_at = NULL, heartbeat_at = NULL \
+       FROM (SELECT step.turn, step.at, step.end_status, step.end_error, step.end_cut \
+         FROM step \
          JOIN seq ON seq.conv = step.conv WHERE step.end_status IS NOT NULL) AS ended \
        WHERE id = ended.turn AND id = ANY($3) \
        RETURNING ",
@@ -324,6 +327,12 @@ pub(super) async fn record(
                 .collect::<Vec<_>>(),
         )
         .bind(steps.iter().map(PreparedStep::tokens).collect::<Vec<_>>())
+        .bind(
+            steps
+                .iter()
+                .map(|s| s.end.as_ref().and_then(|e| e.cut).map(AnswerCut::as_str))
+                .collect::<Vec<_>>(),
+        )
         .fetch_all(&mut *conn)
         .await;
     let found = found.map_err(|err| {

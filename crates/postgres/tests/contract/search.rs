@@ -218,6 +218,7 @@ async fn any_text_is_a_query_and_a_running_turn_is_found_at_once() {
         let end = Some(TurnEnd {
             status: TurnStatus::Completed,
             error: None,
+            cut: None,
         });
         let answer = "The armadillo is in armadillo.txt";
         b.store

@@ -134,6 +134,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
                 end: Some(TurnEnd {
                     status: TurnStatus::Completed,
                     error: None,
+                    cut: None,
                 }),
                 ..step(c.id, turn.id)
             })
@@ -222,6 +223,7 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
                 end: Some(TurnEnd {
                     status: TurnStatus::Failed,
                     error: Some("x".into()),
+                    cut: None,
                 }),
                 ..step(c.id, TurnId::new())
             })
@@ -233,5 +235,51 @@ async fn the_last_step_ends_the_turn_and_a_failing_step_stores_nothing() {
         );
         let still = b.store.get_turn(turn.id).await.or_fail(name).or_fail(name);
         assert_eq!(still.status, TurnStatus::Running, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_cut_answer_ends_its_turn_marked_cut() {
+    use smallebot_core::entities::AnswerCut;
+    for b in backends::each("a_cut_answer_ends_its_turn_marked_cut").await {
+        let name = b.name;
+        let c = b.conversation("alice").await;
+        for cut in [AnswerCut::OutputLimit, AnswerCut::ContextFull] {
+            let owner = owner();
+            let turn = b
+                .store
+                .start_turn_in_context(&NewTurn {
+                    token_count: 1,
+                    ..NewTurn::new(c.id, "write a lot", &owner)
+                })
+                .await
+                .or_fail(name)
+                .turn;
+            assert_eq!(turn.cut, None, "{name}: a running turn is not cut");
+            let recorded = b
+                .store
+                .record_step(&NewStep {
+                    reasoning: None,
+                    tool_calls: vec![],
+                    end: Some(TurnEnd {
+                        status: TurnStatus::Completed,
+                        error: None,
+                        cut: Some(cut),
+                    }),
+                    ..step(c.id, turn.id)
+                })
+                .await
+                .or_fail(name);
+            let ended = recorded.turn.or_fail(name);
+            assert_eq!(
+                (ended.status, ended.cut),
+                (TurnStatus::Completed, Some(cut)),
+                "{name}"
+            );
+            let read = b.store.get_turn(turn.id).await.or_fail(name).or_fail(name);
+            assert_eq!(read.cut, Some(cut), "{name}: stored, read back");
+            let listed = b.store.list_turns(c.id).await.or_fail(name);
+            assert_eq!(listed.last().and_then(|t| t.cut), Some(cut), "{name}");
+        }
     }
 }

@@ -111,6 +111,18 @@ function failedCard(turn) {
   return card;
 }
 
+// A completed turn whose answer a limit cut: said under the answer, never shown as whole.
+const CUT_WORDS = {
+  output_limit: "The answer was cut at the output limit. Ask to continue, or raise maxOutputTokens in models.json.",
+  context_full: "The answer was cut: the model server's context filled up. Compress the conversation or give the server a larger context.",
+};
+
+function cutNote(turn) {
+  const note = element("p", "turn-cut", CUT_WORDS[turn.cut] || "The answer was cut short.");
+  note.setAttribute("role", "note");
+  return note;
+}
+
 // The streamed answer `streamed` ({bubble, html, text}) the stored timeline keeps, if
 // the bubble is still in `box` and the timeline's last answer is what it shows: the
 // same HTML or, read without its HTML (`text` given), the same Markdown:
@@ -177,6 +189,7 @@ export function renderTimeline(timeline, streamed = null) {
   for (const [turnId, last] of lastOfTurn) {
     const turn = outcomes.get(turnId);
     if (turn && turn.status === "failed" && !turn.undone) last.after(failedCard(turn));
+    if (turn && turn.cut) last.after(cutNote(turn));
   }
   if (lastAnswer && !lastAnswer.row.summarized) {
     const again = button("regenerate", "regenerate");

@@ -83,6 +83,7 @@ fn a_subscriber_joining_mid_turn_gets_the_running_turn_replayed() {
         turn,
         EventKind::TurnCompleted {
             text: "Hello".into(),
+            cut: None,
         },
     ); // 5
     // Once the turn ended there is nothing running to replay.
@@ -178,7 +179,14 @@ fn an_ended_turn_keeps_only_its_last_events() {
     for i in 0..500 {
         bus.emit(c, turn, alternating(i)); // 2..501
     }
-    let end = bus.emit(c, turn, EventKind::TurnCompleted { text: "x".into() }); // 502
+    let end = bus.emit(
+        c,
+        turn,
+        EventKind::TurnCompleted {
+            text: "x".into(),
+            cut: None,
+        },
+    ); // 502
     let kept = KEPT_AFTER_TURN as u64;
     let mut near_end = bus.subscribe_with(c, Replay::After(end - kept), Capacity::Unbounded);
     assert!(!near_end.missed_events());

@@ -10,6 +10,28 @@ use crate::events::EventKind;
 use crate::pipeline::title::{fallback_title, model_title};
 
 impl ConversationService {
+    /// [`Self::generate_title`] for a new conversation whose first turn runs: on a
+    /// server that answers one request at a time
+    /// ([`ChatModel::serves_one_at_a_time`](crate::ports::ChatModel::serves_one_at_a_time)),
+    /// only once `turn_done` says the turn's requests are done (or was dropped), so
+    /// that the title never makes the turn wait, nor the turn the title.
+    pub(super) async fn generate_title_beside(
+        &self,
+        conversation_id: ConversationId,
+        turn_done: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<Option<String>, PipelineError> {
+        let conversation = self.context.conversation(conversation_id).await?;
+        if self
+            .context
+            .model
+            .serves_one_at_a_time(conversation.model.as_deref())
+        {
+            // Sent or dropped: the turn is over either way.
+            let _ = turn_done.await;
+        }
+        self.generate_title(conversation_id).await
+    }
+
     /// Asks the model for a title when the conversation still has the fallback title
     /// made from its first message. Call it once for a new conversation: after the
     /// first turn (when

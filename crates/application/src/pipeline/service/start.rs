@@ -114,10 +114,12 @@ impl ConversationService {
         let service = Arc::clone(self);
         let end = tokio::spawn(async move {
             let stored = store(Arc::clone(&service)).await?;
+            // Told when the turn's requests are done (dropped with the task otherwise).
+            let (turn_done, done) = oneshot::channel::<()>();
             let title = (wants_title && stored.titled).then(|| {
                 let titler = Arc::clone(&service);
                 tokio::spawn(async move {
-                    let title = titler.generate_title(conversation_id).await;
+                    let title = titler.generate_title_beside(conversation_id, done).await;
                     if let Err(err) = &title {
                         // The title is a nicety: a failure leaves the fallback title.
                         tracing::warn!(%conversation_id, %err, "generating a title failed");
@@ -127,7 +129,9 @@ impl ConversationService {
             });
             // Nobody waiting: the turn runs on all the same.
             let _ = stored_tx.send((stored.turn.id, title));
-            service.run_stored(stored).await
+            let outcome = service.run_stored(stored).await;
+            let _ = turn_done.send(());
+            outcome
         });
         match stored_rx.await {
             Ok((turn_id, title)) => Ok(TurnHandle {
@@ -208,6 +212,8 @@ impl ConversationService {
         let mut contents = AttachmentContents::new();
         load_contents(context.store.as_ref(), attached.iter(), &mut contents, true).await?;
         let mut conversation = context.settle_counts_if_ready(conversation).await?;
+        // What the server serves is known before anything is counted against its window.
+        context.check_server(&conversation).await;
         // The attachments count in the estimate as the message does.
         let with_attached = |mut estimate: ContextEstimate| {
             let extra = attachments_tokens(context.assembler.as_ref(), &attached, &contents);

@@ -11,6 +11,7 @@ use super::Repl;
 use crate::chat::picker::{self, Choice};
 use crate::error::HostError;
 use crate::render::{RESUMED_TURNS, recent_transcript, render_timeline};
+use smallebot_application::wire::bodies::answer_cut;
 
 /// Conversations the picker offers, most recently active first.
 pub const PICKER_CONVERSATIONS: usize = 50;
@@ -39,6 +40,7 @@ impl<W: Write> Repl<W> {
                         "failed: {}",
                         t.error.as_deref().unwrap_or("no reason stored")
                     ),
+                    TurnStatus::Completed => crate::render::cut_mark(answer_cut(t.cut?)).to_owned(),
                     _ => return None,
                 };
                 Some((t.id, mark))

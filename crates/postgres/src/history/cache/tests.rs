@@ -174,6 +174,7 @@ async fn a_turns_own_writes_keep_the_copy_current_a_write_of_another_process_lea
         end: call.is_none().then_some(TurnEnd {
             status: TurnStatus::Completed,
             error: None,
+            cut: None,
         }),
     };
     let current = |store: &crate::PgStore| store.rows_cache().version(c.id, 0);
