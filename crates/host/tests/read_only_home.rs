@@ -175,7 +175,7 @@ async fn an_outdated_read_only_database_says_to_migrate() {
     let dir = base_dir();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    smallebot_infrastructure::migrate_database_to(&home.join("smallebot.db"), 11)
+    smallebot_infrastructure::migrate_database_to(&home.join("smallebot.db"), 12)
         .await
         .unwrap();
     set_mode(&home.join("smallebot.db"), 0o444);
@@ -190,7 +190,7 @@ async fn an_outdated_read_only_database_says_to_migrate() {
     let status = smallebot(&home, &["migrate", "--status"]);
     assert!(status.status.success(), "{}", text(&status.stderr));
     assert!(
-        text(&status.stdout).contains("pending  0012"),
+        text(&status.stdout).contains("pending  0013"),
         "{}",
         text(&status.stdout)
     );
