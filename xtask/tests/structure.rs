@@ -35,15 +35,10 @@ fn product_sources() -> Vec<(String, String)> {
     support::product_sources(&PRODUCT_CRATES)
 }
 
-#[test]
-fn there_is_one_shell_lexer() {
-    let sources = product_sources();
-    for definition in [
-        "struct Lexer",
-        "fn tokenize(",
-        "struct PendingHereDoc",
-        "enum Redirect",
-    ] {
+/// Asserts that each of `definitions` occurs in exactly one file of `sources`, under
+/// `home` (`why` says where it belongs and why).
+fn defined_once_under(sources: &[(String, String)], definitions: &[&str], home: &str, why: &str) {
+    for definition in definitions {
         let defining: Vec<&str> = sources
             .iter()
             .filter(|(_, code)| code.contains(definition))
@@ -52,13 +47,25 @@ fn there_is_one_shell_lexer() {
         assert_eq!(
             defining.len(),
             1,
-            "`{definition}` should be defined once, in crates/shell/src/syntax: {defining:?}"
+            "`{definition}` should be defined once, in {home} ({why}): {defining:?}"
         );
-        assert!(
-            defining[0].starts_with("crates/shell/src/syntax/"),
-            "{definition}: {defining:?}"
-        );
+        assert!(defining[0].starts_with(home), "{definition}: {defining:?}");
     }
+}
+
+#[test]
+fn there_is_one_shell_lexer() {
+    defined_once_under(
+        &product_sources(),
+        &[
+            "struct Lexer",
+            "fn tokenize(",
+            "struct PendingHereDoc",
+            "enum Redirect",
+        ],
+        "crates/shell/src/syntax/",
+        "one parser for every reader of a command line",
+    );
 }
 
 /// Every crate whose events or wire entities could be defined a second time.
@@ -66,30 +73,18 @@ const EVENT_CRATES: [&str; 6] = ["core", "application", "agent", "web", "host", 
 
 #[test]
 fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
-    let sources = support::product_sources(&EVENT_CRATES);
-    for definition in [
-        "enum EventKind",
-        "enum CompressionTrigger",
-        "struct Plan ",
-        "enum ConfirmEvent",
-        "enum ReloadEvent",
-    ] {
-        let defining: Vec<&str> = sources
-            .iter()
-            .filter(|(_, code)| code.contains(definition))
-            .map(|(path, _)| path.as_str())
-            .collect();
-        assert_eq!(
-            defining.len(),
-            1,
-            "`{definition}` should be defined once, in crates/protocol/src (front ends and the \
-             application use the protocol's types): {defining:?}"
-        );
-        assert!(
-            defining[0].starts_with("crates/protocol/src/"),
-            "{definition}: {defining:?}"
-        );
-    }
+    defined_once_under(
+        &support::product_sources(&EVENT_CRATES),
+        &[
+            "enum EventKind",
+            "enum CompressionTrigger",
+            "struct Plan ",
+            "enum ConfirmEvent",
+            "enum ReloadEvent",
+        ],
+        "crates/protocol/src/",
+        "front ends and the application use the protocol's types",
+    );
 }
 
 #[tokio::test]

@@ -175,20 +175,29 @@ async fn a_skill_the_model_generates_is_listed_by_skills_list() {
     );
 }
 
-#[tokio::test]
-async fn slash_skills_in_chat_lists_the_skills() {
+/// `smallebot chat` with `typed` as its standard input, run to its exit.
+async fn chat_typing(
+    home: &std::path::Path,
+    server: &TestModel,
+    typed: &[u8],
+) -> std::process::Output {
     use tokio::io::AsyncWriteExt;
-    let home = home();
-    let server = TestModel::start().await.unwrap();
-    let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
+    let mut child = cli::smallebot(home, Some(&server.base_url()))
         .arg("chat")
         .stdin(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"/skills\n/quit\n").await.unwrap();
+    stdin.write_all(typed).await.unwrap();
     drop(stdin);
-    let out = child.wait_with_output().await.unwrap();
+    child.wait_with_output().await.unwrap()
+}
+
+#[tokio::test]
+async fn slash_skills_in_chat_lists_the_skills() {
+    let home = home();
+    let server = TestModel::start().await.unwrap();
+    let out = chat_typing(home.path(), &server, b"/skills\n/quit\n").await;
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -202,21 +211,9 @@ async fn slash_skills_in_chat_lists_the_skills() {
 
 #[tokio::test]
 async fn slash_verbose_says_each_setting_in_one_sentence() {
-    use tokio::io::AsyncWriteExt;
     let home = home();
     let server = TestModel::start().await.unwrap();
-    let mut child = cli::smallebot(home.path(), Some(&server.base_url()))
-        .arg("chat")
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"/verbose on\n/verbose off\n/quit\n")
-        .await
-        .unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().await.unwrap();
+    let out = chat_typing(home.path(), &server, b"/verbose on\n/verbose off\n/quit\n").await;
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
