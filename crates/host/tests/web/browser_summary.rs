@@ -21,8 +21,11 @@ async fn the_summary_card_opens_the_summary_and_folds_the_summarized_rows() {
         )
     });
     let id = s.create().await;
+    // Questions long enough that the summary makes the context smaller (a summary
+    // that would not is refused).
     for text in ["first question", "second question", "third question"] {
-        s.turn(&id, text).await;
+        s.turn(&id, &format!("{text}: {}", "more detail ".repeat(40)))
+            .await;
     }
     let compacted = reqwest::Client::new()
         .post(s.url(&format!("/api/conversations/{id}/compact")))

@@ -6,7 +6,7 @@ use crate::common;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_testkit::ScriptedResponse;
+use smallebot_testkit::{Gate, ScriptedResponse};
 
 async fn create(s: &Server, body: Option<Value>) -> reqwest::Response {
     let mut request = s.http.post(s.url("/api/conversations"));
@@ -27,7 +27,10 @@ async fn stored(s: &Server) -> usize {
 #[tokio::test]
 async fn the_first_message_creates_the_conversation_and_starts_its_turn() {
     let s = Server::start().await;
-    s.model.push(ScriptedResponse::text("Hello back"));
+    // The answer is held until the stream is open, so the turn is still running then.
+    let answer_held = Gate::new();
+    s.model
+        .push(ScriptedResponse::text("Hello back").hold_until(&answer_held));
     let created = create(&s, Some(json!({"message": "hello there"}))).await;
     assert_eq!(created.status(), StatusCode::CREATED);
     let body: Value = created.json().await.unwrap();
@@ -36,6 +39,7 @@ async fn the_first_message_creates_the_conversation_and_starts_its_turn() {
     assert_eq!(body["title"], "hello there", "the fallback title: {body}");
     // The stream opened afterwards starts with the running turn's events.
     let mut events = s.open_events(&id, None).await;
+    answer_held.open();
     let frames = events.until_turn_ends().await;
     assert_eq!(frames.last().unwrap().data["type"], "TurnCompleted");
     let timeline = s.get_json(&format!("/api/conversations/{id}")).await;
