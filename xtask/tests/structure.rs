@@ -5,7 +5,8 @@
 //! - a tool's name is written in one place only, the tool's own file: nothing else
 //!   (plan tracking, the host, core) may match tools by a name literal;
 //! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
-//!   host writes through its `outln!`/`errln!`).
+//!   host writes through its `outln!`/`errln!`);
+//! - no crate holds more than a fifth of the product code (a room a newcomer can read).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -205,5 +206,51 @@ fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
         "these files print with macros that panic when standard output or error is a \
          closed pipe; use the host's outln!/out!/errln! instead:\n{}",
         offenders.join("\n")
+    );
+}
+
+/// The most of the product code one crate may hold, in percent.
+const MOST_OF_THE_PRODUCT_CODE_IN_ONE_CRATE: usize = 20;
+
+#[test]
+fn no_crate_holds_more_than_a_fifth_of_the_product_code() {
+    // Every crate under crates/ but the testkit (it plays the model in tests);
+    // xtask is not under crates/.
+    let mut crates: Vec<String> = std::fs::read_dir(support::workspace_root().join("crates"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_str().unwrap().to_owned())
+        .filter(|name| name != "testkit")
+        .collect();
+    crates.sort();
+    assert!(crates.len() >= 10, "the product crates: {crates:?}");
+    // Lines of product code: comment lines, test files and test modules left out.
+    let lines: Vec<(String, usize)> = crates
+        .iter()
+        .map(|name| {
+            let code: usize = support::product_sources(&[name.as_str()])
+                .iter()
+                .map(|(_, code)| code.lines().count())
+                .sum();
+            (name.clone(), code)
+        })
+        .collect();
+    let total: usize = lines.iter().map(|(_, n)| n).sum();
+    let too_big: Vec<String> = lines
+        .iter()
+        .filter(|(_, n)| n * 100 > total * MOST_OF_THE_PRODUCT_CODE_IN_ONE_CRATE)
+        .map(|(name, n)| {
+            let tenths = n * 1000 / total;
+            format!(
+                "crates/{name} holds {n} of {total} lines ({}.{} %)",
+                tenths / 10,
+                tenths % 10
+            )
+        })
+        .collect();
+    assert!(
+        too_big.is_empty(),
+        "no crate may hold more than {MOST_OF_THE_PRODUCT_CODE_IN_ONE_CRATE} % of the product \
+         code; split these along their concerns into crates of their own:\n{}",
+        too_big.join("\n")
     );
 }
