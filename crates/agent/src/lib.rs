@@ -1,13 +1,12 @@
 //! # smallebot-agent
 //!
 //! The model side of SmallEBot: configuration files, the tokenizer, the history builder
-//! that turns stored rows into an OpenAI chat request, the OpenAI-compatible model client
-//! (streaming, retries, idle timeout), the compression summarizer, the task-list plan
-//! service and the built-in tools. [`assembly::AgentAssembly`] wires them into a
+//! that turns stored rows into an OpenAI chat request, the compression summarizer, the
+//! task-list plan service and the built-in tools. [`assembly::AgentAssembly`] wires them,
+//! with the model client of `smallebot-model-client`, into a
 //! `smallebot_application::ConversationService` in one call.
 
 pub mod assembly;
-pub mod client;
 pub mod config;
 pub mod history;
 pub mod processes;
@@ -21,3 +20,8 @@ pub mod tools;
 /// (`smallebot-sandbox`), re-exported so embedders that only depend on this crate can
 /// name [`sandbox::CommandSandbox`] and call [`sandbox::run_helper_if_requested`].
 pub use smallebot_sandbox as sandbox;
+
+/// The model client (`smallebot-model-client`) whose endpoint and settings the
+/// assembly takes, re-exported so embedders that only depend on this crate can name
+/// [`model_client::ChatEndpoint`].
+pub use smallebot_model_client as model_client;

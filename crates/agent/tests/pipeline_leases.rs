@@ -7,13 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::ProcessProbe;
 use smallebot_application::{ConversationService, PipelineError, SendOptions};
 use smallebot_core::entities::{LeaseOwner, NewTurn, StartedTurn, TurnStatus};
 use smallebot_core::repository::{HistoryRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{Gate, ScriptedResponse, TestModel};
 
 /// Processes on "this host": only the listed pids exist.

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_application::{ConversationService, SendOptions};
 use smallebot_core::RepositoryError;
@@ -16,6 +15,7 @@ use smallebot_core::entities::{HistoryRow, Role, ToolCall, ToolCallStatus, TurnS
 use smallebot_core::repository::{HistoryRepository, RepoResult, TurnRepository};
 use smallebot_core::test_support::{Intercepted, Interceptor};
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 use tokio::sync::Semaphore;
 

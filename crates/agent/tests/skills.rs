@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use serde_json::json;
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::skills::{SkillCatalog, SkillFolders, SkillSource};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_application::{ConversationService, SendOptions};
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 use tempfile::TempDir;
 

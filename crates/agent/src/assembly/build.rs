@@ -5,9 +5,10 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::ChatModel;
+use smallebot_model_client::{OpenAiChatModel, ServerWindows};
 
+use super::unconfigured::UnconfiguredModel;
 use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
-use crate::client::{OpenAiChatModel, ServerWindows, UnconfiguredModel};
 use crate::history::{HistoryBuilder, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
 use crate::skills::SkillCatalog;

@@ -7,13 +7,13 @@ use smallebot_application::PipelineSettings;
 
 use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
-use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use crate::config::{
     AgentSettings, Endpoint, ReasoningEffort, TerminalSettings, resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::skills::SkillFolders;
 use crate::tools::ReadConversationData;
+use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 
 /// The client's view of a configured model: a model that reasons when asked gets its
 /// `reasoningEffort` (or agent.json's) with every request.

@@ -3,7 +3,7 @@
 //! SmallEBot all build their agent with it.
 //!
 //! [`AgentAssembly::from_home`] reads `agent.json`, `models.json` and `terminal.json`
-//! and sets up everything the command line has: the OpenAI-compatible client (and the
+//! and sets up everything the command line has: the model client (and the
 //! compaction model), the history builder and tokenizer, the summarizer with the home's
 //! `SKILL.md`, and the built-in tools (time, workspace files, `ExecuteCommand`, history
 //! search). With a task store it adds the task tools and the plan. Each part can be
@@ -13,7 +13,7 @@
 //! # use std::sync::Arc;
 //! # async fn demo(store: Arc<dyn smallebot_core::repository::Store>) -> Result<(), Box<dyn std::error::Error>> {
 //! use smallebot_agent::assembly::AgentAssembly;
-//! use smallebot_agent::client::ChatEndpoint;
+//! use smallebot_agent::model_client::ChatEndpoint;
 //!
 //! let agent = AgentAssembly::from_home(".agents")?
 //!     .store(store)
@@ -29,6 +29,7 @@ mod error;
 mod home;
 mod home_config;
 mod home_tools;
+mod unconfigured;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,12 +43,13 @@ use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_core::repository::Store;
 use smallebot_core::tasks::TaskStore;
+use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 
 pub use error::AssemblyError;
 pub use home::Home;
 use home_tools::HomeTools;
+pub use unconfigured::UnconfiguredModel;
 
-use crate::client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::skills::{SkillCatalog, SkillFolders};

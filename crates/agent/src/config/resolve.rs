@@ -20,8 +20,9 @@ pub const ENV_OPENAI_SUPPORTS_IMAGES: &str = "OPENAI_SUPPORTS_IMAGES";
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// The model of the quick-start endpoint when `SMALLEBOT_MODEL` is not set.
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
-/// The model id of the quick-start endpoint.
-pub const ENV_MODEL_ID: &str = "env";
+/// The model id of the quick-start endpoint (the model client's word: it names that
+/// model by its model name, not by this id).
+pub use smallebot_model_client::ENV_MODEL_ID;
 
 /// Help shown when no endpoint is configured (the host prints it and exits with 2).
 pub const HOW_TO_CONFIGURE: &str = "\

@@ -14,11 +14,11 @@ use super::messages::build_messages;
 use super::plan_note::{append_plan, plan_block};
 use super::system_prompt::{SystemPromptSections, assemble_system_prompt};
 use super::tokens::{Bound, Counter, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count, schema_tokens};
-use crate::client::ServerWindows;
 use crate::config::ToolHistoryFormat;
 use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
 use crate::tools::ReadSkill;
+use smallebot_model_client::ServerWindows;
 
 /// What the builder needs to know.
 #[derive(Debug, Clone)]

@@ -67,7 +67,7 @@ pub(crate) fn schema_tokens(counter: &impl CountTokens, tools: &[ToolSchema]) ->
     if tools.is_empty() {
         return 0;
     }
-    count(counter, &crate::client::tools_json(tools))
+    count(counter, &smallebot_model_client::tools_json(tools))
 }
 
 /// Counts a whole built request from scratch (used by tests and benchmarks as the

@@ -8,7 +8,6 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use smallebot_agent::assembly::{AgentAssembly, WarmUp};
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tokenizer::Tokenizer;
@@ -20,6 +19,7 @@ use smallebot_application::{
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::HistoryRepository;
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use smallebot_testkit::{RecordedRequest, TestModel};
 use tempfile::TempDir;
 

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::{ChatEndpoint, ClientSettings, RetryPolicy};
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::{ConversationService, EventKind, EventSubscription};
 use smallebot_core::entities::HistoryRow;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::HistoryRepository;
 use smallebot_infrastructure::{FileTaskStore, SqliteStore};
+use smallebot_model_client::{ChatEndpoint, ClientSettings, RetryPolicy};
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 use tempfile::TempDir;
 

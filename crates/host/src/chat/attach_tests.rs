@@ -2,8 +2,8 @@
 //! message before anything is stored); `/attach PATH` and a pasted image path attach
 //! a file to the next message.
 
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::tools::ToolRegistry;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::files::png_header;
 use smallebot_testkit::{ScriptedResponse, TestModel};
 

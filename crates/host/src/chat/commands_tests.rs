@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::{ChatEndpoint, NamedEndpoint};
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::{ConversationService, SendOptions};
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::{ChatEndpoint, NamedEndpoint};
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, message_text};
 
 use super::test_support::{run_repl, service_with};

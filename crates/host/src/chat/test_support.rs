@@ -5,11 +5,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::tools::ToolRegistry;
 use smallebot_application::ConversationService;
 use smallebot_core::ids::ConversationId;
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::TestModel;
 use tokio::sync::mpsc;
 

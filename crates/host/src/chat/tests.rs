@@ -207,7 +207,7 @@ async fn a_compression_before_a_turn_and_the_turn_are_each_printed_once() {
     let store = smallebot_infrastructure::SqliteStore::open(&dir.path().join("db.sqlite"))
         .await
         .unwrap();
-    let endpoint = smallebot_agent::client::ChatEndpoint::new(server.base_url(), "m");
+    let endpoint = smallebot_model_client::ChatEndpoint::new(server.base_url(), "m");
     // Three long turns fit a 1000-token window; the next message needs a compression.
     let history = smallebot_agent::history::HistorySettings {
         context_window: 1000,

@@ -4,8 +4,8 @@
 //! they disagree. The servers are asked at once.
 
 use smallebot_agent::assembly::Home;
-use smallebot_agent::client::{ChatEndpoint, ServerReport, ask_server};
 use smallebot_agent::config::{ModelSettings, ModelsConfig, resolve_models};
+use smallebot_model_client::{ChatEndpoint, ServerReport, ask_server};
 
 use crate::error::HostError;
 

@@ -8,10 +8,10 @@ use crate::common;
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_application::PipelineSettings;
 use smallebot_core::repository::AttachmentRepository;
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::files::png_header;
 use smallebot_web::auth::new_token;
 

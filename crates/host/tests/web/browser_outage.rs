@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use browser_support::{Chromium, click, eval, press, screenshot_at, send, wait_for, wait_within};
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_postgres::PgStore;
 use smallebot_testkit::postgres::TestCluster;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};

@@ -9,8 +9,8 @@ use browser_support::{Chromium, eval, open_page, screenshot, send, wait_for};
 use common::Server;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use smallebot_agent::client::{ChatEndpoint, NamedEndpoint};
 use smallebot_core::repository::ConversationRepository;
+use smallebot_model_client::{ChatEndpoint, NamedEndpoint};
 use smallebot_testkit::ScriptedResponse;
 
 /// A server offering two models on the testkit: `small` (the default, 8000 tokens)

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::Value;
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_postgres::PgStore;
 use smallebot_testkit::TestModel;
 use smallebot_testkit::postgres::TestCluster;

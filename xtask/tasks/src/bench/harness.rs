@@ -4,13 +4,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{Agent, AgentAssembly};
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::history::{HistoryBuilder, HistorySettings};
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_agent::tools::{GetCurrentTime, ToolRegistry};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_core::repository::Store;
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::TestModel;
 
 /// A wired pipeline.

@@ -9,10 +9,10 @@ use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::Value;
 use smallebot_agent::assembly::AgentAssembly;
-use smallebot_agent::client::ChatEndpoint;
 use smallebot_agent::config::TerminalSettings;
 use smallebot_agent::tools::{ExecuteCommand, GetCurrentTime, ToolRegistry, Workspace};
 use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel};
 use smallebot_web::{WebConfirmer, WebState, hosts_for, router};
 

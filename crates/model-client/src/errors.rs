@@ -3,8 +3,8 @@
 use async_openai::error::OpenAIError;
 use smallebot_application::ports::{ModelError, ModelErrorKind};
 
-use super::endpoint::ChatEndpoint;
-use super::server_error::{ServerError, is_context_overflow};
+use crate::endpoint::ChatEndpoint;
+use crate::server_error::{ServerError, is_context_overflow};
 
 /// Longest part of an error body quoted in a message.
 const QUOTED_ERROR_CHARS: usize = 200;

@@ -6,13 +6,13 @@ use smallebot_application::ports::{
 };
 use tokio::sync::mpsc;
 
-use super::accumulate::StreamAccumulator;
-use super::body::RequestBody;
-use super::endpoint::{ClientSettings, Target};
-use super::errors::map_error;
-use super::retry::announcing_retries;
-use super::server_error::ServerError;
-use super::wire::Chunk;
+use crate::accumulate::StreamAccumulator;
+use crate::body::RequestBody;
+use crate::endpoint::{ClientSettings, Target};
+use crate::errors::map_error;
+use crate::retry::announcing_retries;
+use crate::server_error::ServerError;
+use crate::wire::Chunk;
 
 /// Why an attempt failed, and whether sending the request again can help.
 pub(crate) struct AttemptFailure {

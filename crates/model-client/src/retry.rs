@@ -125,7 +125,7 @@ async fn hopeless_server_error(response: Response) -> Hopeless {
         Ok(body) => body,
         Err(error) => return Hopeless::Unread(OpenAIError::Reqwest(error)),
     };
-    let hopeless = super::server_error::ServerError::read_text(&String::from_utf8_lossy(&body))
+    let hopeless = crate::server_error::ServerError::read_text(&String::from_utf8_lossy(&body))
         .is_some_and(|error| !error.retryable());
     let mut rebuilt = http::Response::new(body);
     *rebuilt.status_mut() = status;

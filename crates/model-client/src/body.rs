@@ -9,7 +9,7 @@
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use smallebot_application::ports::{ModelMessage, ModelRequest, ModelToolCall, ToolSchema};
 
-use super::body_parts::Parts;
+use crate::body_parts::Parts;
 
 /// The whole streaming request body for `model`.
 pub(crate) struct RequestBody<'a> {
@@ -53,7 +53,7 @@ struct Tools<'a>(&'a [ToolSchema]);
 
 /// The `tools` array of a request as JSON text, exactly as sent (its tokens count
 /// toward the context).
-pub(crate) fn tools_json(tools: &[ToolSchema]) -> String {
+pub fn tools_json(tools: &[ToolSchema]) -> String {
     serde_json::to_string(&Tools(tools)).unwrap_or_default()
 }
 

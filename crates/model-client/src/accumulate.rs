@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use smallebot_application::ports::{ModelDelta, ModelResponse, ModelToolCall, ModelUsage};
 use smallebot_core::entities::AnswerCut;
 
-use super::think::ThinkSplitter;
-use super::wire::Chunk;
+use crate::think::ThinkSplitter;
+use crate::wire::Chunk;
 
 #[derive(Debug, Default)]
 struct PartialCall {

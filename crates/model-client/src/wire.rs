@@ -16,7 +16,7 @@ pub struct Chunk {
     #[serde(default)]
     pub timings: Option<Timings>,
     /// An error object sent inside the stream (llama.cpp, OpenAI, vLLM, Ollama): the
-    /// stream ends with it. Read by [`super::server_error::ServerError::read`].
+    /// stream ends with it. Read by [`crate::server_error::ServerError::read`].
     #[serde(default)]
     pub error: Option<serde_json::Value>,
 }

@@ -8,11 +8,12 @@ use smallebot_application::ports::{
     RequestPurpose, RetryNotice, ServerCheck,
 };
 
-use super::attempt::stream_once;
-use super::endpoint::{ChatEndpoint, ClientSettings, HttpClients, NamedEndpoint, Target};
-use super::server_probe::probe;
-use super::server_windows::ServerWindows;
-use crate::config::ENV_MODEL_ID;
+use crate::attempt::stream_once;
+use crate::endpoint::{
+    ChatEndpoint, ClientSettings, ENV_MODEL_ID, HttpClients, NamedEndpoint, Target,
+};
+use crate::server_probe::probe;
+use crate::server_windows::ServerWindows;
 
 /// Streams chat completions from an OpenAI-compatible endpoint; summaries may go to a
 /// separate compaction model.
@@ -101,7 +102,7 @@ impl ChatModel for OpenAiChatModel {
     /// that attempt only: the consumer is told to discard what it streamed
     /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
     /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
-    /// are retried underneath by the [`RetryPolicy`](super::RetryPolicy); errors no
+    /// are retried underneath by the [`RetryPolicy`](crate::RetryPolicy); errors no
     /// retry can fix are not.
     async fn complete(
         &self,

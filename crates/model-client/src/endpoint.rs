@@ -8,8 +8,13 @@ use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use smallebot_application::ports::ModelChoice;
 
-use super::retry::{RetryPolicy, RetryService};
-use super::server_probe::{ServerReport, probe};
+use crate::retry::{RetryPolicy, RetryService};
+use crate::server_probe::{ServerReport, probe};
+
+/// The id of the model the environment configures (`OPENAI_BASE_URL`,
+/// `SMALLEBOT_MODEL`) rather than a models file. It is no name a person chose: messages
+/// name that model by its model name instead.
+pub const ENV_MODEL_ID: &str = "env";
 
 /// Where requests go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +137,7 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    pub(super) fn new(
+    pub(crate) fn new(
         endpoint: ChatEndpoint,
         settings: &ClientSettings,
         http: &mut HttpClients,
@@ -158,13 +163,13 @@ impl Target {
 /// without TLS roots: loading the system's certificates takes tens of milliseconds at
 /// start, on the way to the first request, and plain HTTP never uses them.
 #[derive(Debug, Default)]
-pub(super) struct HttpClients {
+pub(crate) struct HttpClients {
     plain: Option<reqwest::Client>,
     tls: Option<reqwest::Client>,
 }
 
 impl HttpClients {
-    pub(super) fn for_url(&mut self, base_url: &str) -> reqwest::Client {
+    pub(crate) fn for_url(&mut self, base_url: &str) -> reqwest::Client {
         let plain = base_url
             .get(..7)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));

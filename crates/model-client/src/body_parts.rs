@@ -6,11 +6,11 @@ use smallebot_application::ports::ModelPart;
 /// A user message's content parts: `{"text": …, "type": "text"}` for its text (when
 /// not empty) and each text part, `{"image_url": {"url": …}, "type": "image_url"}`
 /// for an image.
-pub(super) struct Parts<'a> {
+pub(crate) struct Parts<'a> {
     /// The message's text.
-    pub(super) text: &'a str,
+    pub(crate) text: &'a str,
     /// What its attachments became.
-    pub(super) parts: &'a [ModelPart],
+    pub(crate) parts: &'a [ModelPart],
 }
 
 impl Serialize for Parts<'_> {
