@@ -18,7 +18,7 @@ use smallebot_core::test_support::RowFixtures;
 
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
-use crate::write::{CompleteCall, Edit, Job};
+use crate::write::{CompleteCall, ConversationEdit, Edit, Job};
 
 #[async_trait]
 impl HistoryRepository for PgStore {
@@ -98,7 +98,11 @@ impl HistoryRepository for PgStore {
         from_seq: Seq,
     ) -> RepoResult<()> {
         self.edit("marking provisional token counts", |reply| {
-            Edit::MarkProvisional(conversation_id, from_seq, reply)
+            Edit::Conversation(ConversationEdit::MarkProvisional(
+                conversation_id,
+                from_seq,
+                reply,
+            ))
         })
         .await
     }
@@ -110,11 +114,13 @@ impl HistoryRepository for PgStore {
         through_seq: Seq,
     ) -> RepoResult<()> {
         let counts = counts.to_vec();
-        self.edit("storing exact token counts", |reply| Edit::ExactCounts {
-            conversation_id,
-            counts,
-            through_seq,
-            reply,
+        self.edit("storing exact token counts", |reply| {
+            Edit::Conversation(ConversationEdit::ExactCounts {
+                conversation_id,
+                counts,
+                through_seq,
+                reply,
+            })
         })
         .await
     }

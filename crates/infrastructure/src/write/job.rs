@@ -19,29 +19,8 @@ use crate::time::now;
 /// One write of the store, with where its answer goes.
 #[derive(Debug)]
 pub(crate) enum Write {
-    /// Inserts a new conversation.
-    CreateConversation {
-        conversation: Conversation,
-        reply: Reply<()>,
-    },
-    /// Gives a conversation a new title.
-    RenameConversation {
-        id: ConversationId,
-        title: String,
-        reply: Reply<()>,
-    },
-    /// Sets or clears a conversation's model.
-    SetConversationModel {
-        id: ConversationId,
-        model: Option<String>,
-        reply: Reply<()>,
-    },
-    /// Deletes a conversation with everything in it; whether it existed, and the
-    /// digests of its attachments (to sweep once committed).
-    DeleteConversation {
-        id: ConversationId,
-        reply: Reply<(bool, Vec<String>)>,
-    },
+    /// A conversation's own row: created, renamed, its model, deleted, compressed.
+    Conversation(ConversationWrite),
     /// Stores uploads into one conversation under the quotas; the rows, and the
     /// digests of the expired uploads it deleted (to sweep once committed).
     PutAttachments {
@@ -59,12 +38,6 @@ pub(crate) enum Write {
         files: ContentFiles,
         sha256s: Vec<String>,
         reply: Reply<()>,
-    },
-    /// Moves a conversation's compression boundary.
-    SetCompression {
-        id: ConversationId,
-        update: CompressionUpdate,
-        reply: Reply<Conversation>,
     },
     /// Starts a turn without a lease or message.
     StartTurn {
@@ -154,19 +127,7 @@ impl Write {
     pub(super) fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
         use Write as W;
         match self {
-            W::CreateConversation {
-                conversation,
-                reply,
-            } => settle(conn, reply, |c| conversations::create(c, &conversation)),
-            W::RenameConversation { id, title, reply } => {
-                settle(conn, reply, |c| conversations::rename(c, id, &title))
-            }
-            W::SetConversationModel { id, model, reply } => settle(conn, reply, |c| {
-                conversations::set_model(c, id, model.as_deref())
-            }),
-            W::DeleteConversation { id, reply } => {
-                settle(conn, reply, |c| conversations::delete(c, id))
-            }
+            W::Conversation(write) => write.apply(conn),
             W::PutAttachments { put, reply } => {
                 settle(conn, reply, |c| attachments::insert_all(c, &put))
             }
@@ -178,9 +139,6 @@ impl Write {
                 sha256s,
                 reply,
             } => settle(conn, reply, |c| attachments::sweep(c, &files, &sha256s)),
-            W::SetCompression { id, update, reply } => {
-                settle(conn, reply, |c| conversations::compress(c, id, &update))
-            }
             W::StartTurn {
                 conversation_id,
                 thinking_mode,
@@ -250,6 +208,63 @@ impl Write {
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+        }
+    }
+}
+
+/// A write of one conversation's row, with where its answer goes.
+#[derive(Debug)]
+pub(crate) enum ConversationWrite {
+    /// Inserts a new conversation.
+    Create {
+        conversation: Conversation,
+        reply: Reply<()>,
+    },
+    /// Gives a conversation a new title.
+    Rename {
+        id: ConversationId,
+        title: String,
+        reply: Reply<()>,
+    },
+    /// Sets or clears a conversation's model.
+    SetModel {
+        id: ConversationId,
+        model: Option<String>,
+        reply: Reply<()>,
+    },
+    /// Deletes a conversation with everything in it; whether it existed, and the
+    /// digests of its attachments (to sweep once committed).
+    Delete {
+        id: ConversationId,
+        reply: Reply<(bool, Vec<String>)>,
+    },
+    /// Moves a conversation's compression boundary.
+    SetCompression {
+        id: ConversationId,
+        update: CompressionUpdate,
+        reply: Reply<Conversation>,
+    },
+}
+
+impl ConversationWrite {
+    /// Runs the write as [`Write::apply`] does.
+    fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
+        use ConversationWrite as C;
+        match self {
+            C::Create {
+                conversation,
+                reply,
+            } => settle(conn, reply, |c| conversations::create(c, &conversation)),
+            C::Rename { id, title, reply } => {
+                settle(conn, reply, |c| conversations::rename(c, id, &title))
+            }
+            C::SetModel { id, model, reply } => settle(conn, reply, |c| {
+                conversations::set_model(c, id, model.as_deref())
+            }),
+            C::Delete { id, reply } => settle(conn, reply, |c| conversations::delete(c, id)),
+            C::SetCompression { id, update, reply } => {
+                settle(conn, reply, |c| conversations::compress(c, id, &update))
+            }
         }
     }
 }
