@@ -49,7 +49,7 @@ fn at_most_five_product_functions_pass_a_hundred_lines() {
             }
         }
     }
-    long.sort_by(|a, b| b.0.cmp(&a.0));
+    long.sort_by_key(|(lines, _)| std::cmp::Reverse(*lines));
     let list: Vec<&str> = long.iter().map(|(_, what)| what.as_str()).collect();
     assert!(
         long.len() <= ALLOWED,
@@ -199,7 +199,13 @@ fn blank(text: &str) -> String {
 
 #[test]
 fn the_finder_measures_functions_and_sees_no_braces_in_strings_or_comments() {
-    let cases: [(&str, &str, Vec<(&str, usize, usize)>); 8] = [
+    // (what, source, the functions found: name, first line, lines)
+    type Case = (
+        &'static str,
+        &'static str,
+        Vec<(&'static str, usize, usize)>,
+    );
+    let cases: [Case; 8] = [
         ("plain", "fn a() {\n    1\n}\n", vec![("a", 1, 3)]),
         (
             "qualifiers",

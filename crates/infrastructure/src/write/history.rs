@@ -4,8 +4,8 @@
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, NewStep, RecordedStep, Role, Seq, StepToolCall, ThinkBlock,
-    ToolCall, ToolCallCompletion, ToolCallStatus,
+    HistoryRow, NewMessage, NewStep, RecordedStep, Role, Seq, StepToolCall, ThinkBlock, ToolCall,
+    ToolCallCompletion, ToolCallStatus,
 };
 use smallebot_core::ids::{ConversationId, ThinkBlockId, ToolCallId, TurnId};
 use smallebot_core::repository::RepoResult;
@@ -18,7 +18,12 @@ use crate::queries::{execute, first, int0};
 use crate::rows;
 use crate::time::{Now, now};
 
-pub(super) fn append_message(conn: &Connection, message: &NewMessage) -> RepoResult<Message> {
+/// A message appended with the next `seq` (a test fixture).
+#[cfg(any(test, feature = "test-support"))]
+pub(super) fn append_message(
+    conn: &Connection,
+    message: &NewMessage,
+) -> RepoResult<smallebot_core::entities::Message> {
     insert_message(conn, message, false, &now())
 }
 

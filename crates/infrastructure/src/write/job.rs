@@ -3,8 +3,8 @@
 
 use rusqlite::Connection;
 use smallebot_core::entities::{
-    CompressionUpdate, Conversation, Message, MessageReplacement, NewMessage, NewStep,
-    RecordedStep, Seq, ToolCall, ToolCallCompletion, Turn, TurnRestart, TurnStatus, TurnUndo,
+    CompressionUpdate, Conversation, Message, MessageReplacement, NewStep, RecordedStep, Seq,
+    ToolCall, ToolCallCompletion, Turn, TurnRestart, TurnStatus, TurnUndo,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::time::Timestamp;
@@ -14,7 +14,6 @@ use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
 use super::{append, attachments, conversations, history, turns, users};
 use crate::content_files::ContentFiles;
-use crate::time::now;
 
 /// One write of the store, with where its answer goes.
 #[derive(Debug)]
@@ -39,7 +38,8 @@ pub(crate) enum Write {
         sha256s: Vec<String>,
         reply: Reply<()>,
     },
-    /// Starts a turn without a lease or message.
+    /// Starts a turn without a lease or message (a test fixture).
+    #[cfg(any(test, feature = "test-support"))]
     StartTurn {
         conversation_id: ConversationId,
         thinking_mode: bool,
@@ -84,9 +84,10 @@ pub(crate) enum Write {
         step: NewStep,
         reply: Reply<RecordedStep>,
     },
-    /// Appends a message.
+    /// Appends a message (a test fixture).
+    #[cfg(any(test, feature = "test-support"))]
     AppendMessage {
-        message: NewMessage,
+        message: smallebot_core::entities::NewMessage,
         reply: Reply<Message>,
     },
     /// Stores a tool call's result.
@@ -139,12 +140,13 @@ impl Write {
                 sha256s,
                 reply,
             } => settle(conn, reply, |c| attachments::sweep(c, &files, &sha256s)),
+            #[cfg(any(test, feature = "test-support"))]
             W::StartTurn {
                 conversation_id,
                 thinking_mode,
                 reply,
             } => settle(conn, reply, |c| {
-                turns::insert_turn(c, conversation_id, thinking_mode, None, &now())
+                turns::insert_turn(c, conversation_id, thinking_mode, None, &crate::time::now())
             }),
             W::StartTurnWithMessage { start, reply } => {
                 settle(conn, reply, |c| turns::start_with_message(c, &start))
@@ -175,6 +177,7 @@ impl Write {
             W::RecordStep { step, reply } => {
                 settle(conn, reply, |c| history::record_step(c, &step))
             }
+            #[cfg(any(test, feature = "test-support"))]
             W::AppendMessage { message, reply } => {
                 settle(conn, reply, |c| history::append_message(c, &message))
             }

@@ -4,9 +4,7 @@
 //! (a failure leaves nothing of it).
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{
-    Message, MessageReplacement, NewMessage, Turn, TurnRestart, TurnUndo,
-};
+use smallebot_core::entities::{Message, MessageReplacement, Turn, TurnRestart, TurnUndo};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
@@ -41,9 +39,11 @@ pub(crate) enum Edit {
     /// The last turn marked undone.
     MarkTurnUndone(TurnUndo, Reply<Turn>),
     /// A running turn without an owner (a test fixture).
+    #[cfg(any(test, feature = "test-support"))]
     FixtureTurn(ConversationId, bool, Reply<Turn>),
     /// A message appended to a turn (a test fixture).
-    FixtureMessage(NewMessage, Reply<Message>),
+    #[cfg(any(test, feature = "test-support"))]
+    FixtureMessage(smallebot_core::entities::NewMessage, Reply<Message>),
     /// Uploads into one conversation, with their content, under the quotas.
     PutAttachments(
         Box<attachments::PutAttachments>,
@@ -92,11 +92,13 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
                 undo::mark_undone(conn, &turn_undo)
             })
         }
+        #[cfg(any(test, feature = "test-support"))]
         Edit::FixtureTurn(conversation_id, thinking_mode, reply) => {
             answer_on_link!(link, reply, rewrite::FIXTURE_TURN, |conn| {
                 rewrite::fixture_turn(conn, conversation_id, thinking_mode)
             })
         }
+        #[cfg(any(test, feature = "test-support"))]
         Edit::FixtureMessage(message, reply) => {
             answer_on_link!(link, reply, rewrite::FIXTURE_MESSAGE, |conn| {
                 rewrite::fixture_message(conn, &message)
