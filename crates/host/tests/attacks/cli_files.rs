@@ -24,7 +24,7 @@ use smallebot_testkit::ScriptedResponse;
 use smallebot_testkit::files::{png_header, png_signature_then_html};
 use tokio::io::AsyncWriteExt as _;
 
-use crate::harness::{Home, Server, User, cli};
+use crate::harness::{Home, Server, cli};
 
 /// The address space a run may take, in KiB: a start-up reserves a few hundred MiB
 /// (mostly untouched); a 2 GB file read whole does not fit.
