@@ -4,8 +4,8 @@
 //! ([`entities`]) and the columns both stores read them from ([`columns`]), their
 //! time-ordered typed ids ([`ids`]), the repository traits the
 //! pipeline talks to ([`repository`]), pure domain rules ([`rules`]), the
-//! conversation task list ([`tasks`]) and the row-by-row writes tests build timelines
-//! with ([`test_support`]). The shell analyzer (command policy and
+//! conversation task list ([`tasks`]) and, behind the `test-support` feature, the
+//! row-by-row writes tests build timelines with (`test_support`; never in the product). The shell analyzer (command policy and
 //! written-file detection) is no domain concept: it is the `smallebot-shell` crate.
 //!
 //! Nothing here depends on sqlx, tokio or reqwest; the infrastructure crate implements
@@ -28,6 +28,7 @@ pub mod rules;
 pub mod skills;
 pub mod stored_row;
 pub mod tasks;
+#[cfg(feature = "test-support")]
 pub mod test_support;
 pub mod time;
 

@@ -1,6 +1,6 @@
 //! The repository traits the pipeline talks to. The infrastructure crate implements
 //! them on SQLite, the postgres crate on PostgreSQL. Writes only tests use are in
-//! [`crate::test_support`].
+//! `crate::test_support` (the `test-support` feature).
 
 use async_trait::async_trait;
 

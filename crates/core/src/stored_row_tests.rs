@@ -77,6 +77,22 @@ fn turn_row(turn: TurnId, conversation: ConversationId) -> Fake {
         .with("owner_started_at", txt(AT))
         .with("heartbeat_at", txt(AT))
         .with("undone_at", Value::Null)
+        .with("cut", Value::Null)
+}
+
+#[test]
+fn a_turn_row_reads_where_its_answer_was_cut_and_refuses_an_unknown_word() {
+    let (id, conversation) = (TurnId::new(), ConversationId::new());
+    assert_eq!(turn(&turn_row(id, conversation)).unwrap().cut, None);
+    for (word, cut) in [
+        ("output_limit", AnswerCut::OutputLimit),
+        ("context_full", AnswerCut::ContextFull),
+    ] {
+        let row = turn_row(id, conversation).with("cut", txt(word));
+        assert_eq!(turn(&row).unwrap().cut, Some(cut), "{word}");
+    }
+    let row = turn_row(id, conversation).with("cut", txt("sideways"));
+    assert!(matches!(turn(&row), Err(RepositoryError::Corrupt(_))));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::database::SqliteStore;
 use crate::queries;
 use crate::rows;
 use crate::time::now;
-use crate::write::Write;
+use crate::write::{ConversationWrite, Write};
 
 #[async_trait]
 impl ConversationRepository for SqliteStore {
@@ -19,9 +19,11 @@ impl ConversationRepository for SqliteStore {
         let conversation = Conversation::new(user_name, title, at);
         let stored = conversation.clone();
         self.writer()
-            .run(|reply| Write::CreateConversation {
-                conversation: stored,
-                reply,
+            .run(|reply| {
+                Write::Conversation(ConversationWrite::Create {
+                    conversation: stored,
+                    reply,
+                })
             })
             .await?;
         Ok(conversation)
@@ -58,7 +60,7 @@ impl ConversationRepository for SqliteStore {
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
         let title = title.to_owned();
         self.writer()
-            .run(|reply| Write::RenameConversation { id, title, reply })
+            .run(|reply| Write::Conversation(ConversationWrite::Rename { id, title, reply }))
             .await
     }
 
@@ -69,14 +71,14 @@ impl ConversationRepository for SqliteStore {
     ) -> RepoResult<()> {
         let model = model.map(str::to_owned);
         self.writer()
-            .run(|reply| Write::SetConversationModel { id, model, reply })
+            .run(|reply| Write::Conversation(ConversationWrite::SetModel { id, model, reply }))
             .await
     }
 
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
         let (existed, digests) = self
             .writer()
-            .run(|reply| Write::DeleteConversation { id, reply })
+            .run(|reply| Write::Conversation(ConversationWrite::Delete { id, reply }))
             .await?;
         self.sweep_contents(digests).await;
         Ok(existed)
@@ -89,7 +91,9 @@ impl ConversationRepository for SqliteStore {
     ) -> RepoResult<Conversation> {
         let update = update.clone();
         self.writer()
-            .run(|reply| Write::SetCompression { id, update, reply })
+            .run(|reply| {
+                Write::Conversation(ConversationWrite::SetCompression { id, update, reply })
+            })
             .await
     }
 }

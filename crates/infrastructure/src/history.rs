@@ -4,14 +4,15 @@
 //! (`RowFixtures`: a bare turn, a single message).
 
 mod bulk;
+#[cfg(any(test, feature = "test-support"))]
+mod fixtures;
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    AnswerVersion, HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
+    AnswerVersion, HistoryRow, Message, Seq, ToolCall, ToolCallCompletion,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
-use smallebot_core::test_support::RowFixtures;
 
 use crate::database::SqliteStore;
 use crate::queries::{self, int0};
@@ -224,30 +225,6 @@ impl HistoryRepository for SqliteStore {
                 through_seq,
                 reply,
             })
-            .await
-    }
-}
-
-#[async_trait]
-impl RowFixtures for SqliteStore {
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn> {
-        self.writer()
-            .run(|reply| Write::StartTurn {
-                conversation_id,
-                thinking_mode,
-                reply,
-            })
-            .await
-    }
-
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        let message = message.clone();
-        self.writer()
-            .run(|reply| Write::AppendMessage { message, reply })
             .await
     }
 }

@@ -40,7 +40,7 @@ use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
 pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
-pub(crate) use job::Write;
+pub(crate) use job::{ConversationWrite, Write};
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;
 

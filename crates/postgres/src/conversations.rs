@@ -10,7 +10,7 @@ use crate::fetch::fetch_conversation;
 use crate::rows;
 use crate::store::PgStore;
 use crate::tx::{now, storage};
-use crate::write::Edit;
+use crate::write::{ConversationEdit, Edit};
 
 #[async_trait]
 impl ConversationRepository for PgStore {
@@ -18,7 +18,7 @@ impl ConversationRepository for PgStore {
         let at = now();
         let conversation = Conversation::new(user_name, title, at);
         self.edit("creating a conversation", |reply| {
-            Edit::CreateConversation(conversation, reply)
+            Edit::Conversation(ConversationEdit::Create(conversation, reply))
         })
         .await
     }
@@ -51,7 +51,7 @@ impl ConversationRepository for PgStore {
     async fn rename_conversation(&self, id: ConversationId, title: &str) -> RepoResult<()> {
         let title = title.to_owned();
         self.edit("renaming a conversation", |reply| {
-            Edit::RenameConversation(id, title, reply)
+            Edit::Conversation(ConversationEdit::Rename(id, title, reply))
         })
         .await
     }
@@ -63,14 +63,14 @@ impl ConversationRepository for PgStore {
     ) -> RepoResult<()> {
         let model = model.map(str::to_owned);
         self.edit("choosing a conversation's model", |reply| {
-            Edit::SetModel(id, model, reply)
+            Edit::Conversation(ConversationEdit::SetModel(id, model, reply))
         })
         .await
     }
 
     async fn delete_conversation(&self, id: ConversationId) -> RepoResult<bool> {
         self.edit("deleting a conversation", |reply| {
-            Edit::DeleteConversation(id, reply)
+            Edit::Conversation(ConversationEdit::Delete(id, reply))
         })
         .await
     }
@@ -82,7 +82,7 @@ impl ConversationRepository for PgStore {
     ) -> RepoResult<Conversation> {
         let update = update.clone();
         self.edit("compressing a conversation", |reply| {
-            Edit::SetCompression(id, update, reply)
+            Edit::Conversation(ConversationEdit::SetCompression(id, update, reply))
         })
         .await
     }

@@ -5,20 +5,21 @@
 
 pub(crate) mod cache;
 mod counts;
+#[cfg(any(test, feature = "test-support"))]
+mod fixtures;
 mod read;
 
 use async_trait::async_trait;
 use smallebot_core::entities::{
-    AnswerVersion, HistoryRow, Message, NewMessage, Seq, ToolCall, ToolCallCompletion, Turn,
+    AnswerVersion, HistoryRow, Message, Seq, ToolCall, ToolCallCompletion,
 };
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::repository::{HistoryRepository, RepoResult};
 use smallebot_core::rules::truncation::cap_stored_result;
-use smallebot_core::test_support::RowFixtures;
 
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
-use crate::write::{CompleteCall, Edit, Job};
+use crate::write::{CompleteCall, ConversationEdit, Edit, Job};
 
 #[async_trait]
 impl HistoryRepository for PgStore {
@@ -98,7 +99,11 @@ impl HistoryRepository for PgStore {
         from_seq: Seq,
     ) -> RepoResult<()> {
         self.edit("marking provisional token counts", |reply| {
-            Edit::MarkProvisional(conversation_id, from_seq, reply)
+            Edit::Conversation(ConversationEdit::MarkProvisional(
+                conversation_id,
+                from_seq,
+                reply,
+            ))
         })
         .await
     }
@@ -110,33 +115,13 @@ impl HistoryRepository for PgStore {
         through_seq: Seq,
     ) -> RepoResult<()> {
         let counts = counts.to_vec();
-        self.edit("storing exact token counts", |reply| Edit::ExactCounts {
-            conversation_id,
-            counts,
-            through_seq,
-            reply,
-        })
-        .await
-    }
-}
-
-#[async_trait]
-impl RowFixtures for PgStore {
-    async fn start_turn(
-        &self,
-        conversation_id: ConversationId,
-        thinking_mode: bool,
-    ) -> RepoResult<Turn> {
-        self.edit("starting a turn", |reply| {
-            Edit::FixtureTurn(conversation_id, thinking_mode, reply)
-        })
-        .await
-    }
-
-    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
-        let message = message.clone();
-        self.edit("appending a message", |reply| {
-            Edit::FixtureMessage(message, reply)
+        self.edit("storing exact token counts", |reply| {
+            Edit::Conversation(ConversationEdit::ExactCounts {
+                conversation_id,
+                counts,
+                through_seq,
+                reply,
+            })
         })
         .await
     }

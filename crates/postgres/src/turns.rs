@@ -22,7 +22,7 @@ use crate::fetch::{fetch_turn, running_turn_on};
 use crate::rows;
 use crate::store::PgStore;
 use crate::tx::{pg_text, storage};
-use crate::write::{Edit, Job, StartTurn};
+use crate::write::{ConversationEdit, Edit, Job, StartTurn};
 
 impl PgStore {
     /// Starts a turn through the writer; also answers the conversation's version after
@@ -43,12 +43,12 @@ impl PgStore {
         let untitled = title.untitled.to_owned();
         let title = pg_text(title.title).into_owned();
         self.edit("giving a new conversation its title", |reply| {
-            Edit::FirstTitle {
+            Edit::Conversation(ConversationEdit::FirstTitle {
                 conversation_id,
                 title,
                 untitled,
                 reply,
-            }
+            })
         })
         .await
     }

@@ -38,8 +38,25 @@
 //! keeps against it (`history/cache.rs`); the writes that add or complete rows bring
 //! this store's copy along.
 
+/// Runs `$body` with the writer's connection bound to `$conn`, answering
+/// [`RepositoryError::Unavailable`] when there is none; then gives the connection up
+/// when the answer says the server is out of reach, or rolls back at once what a
+/// failed body left open; sends the answer to `$reply`. (The job modules below use it;
+/// `storage` and `lost` are theirs.)
+macro_rules! answer_on_link {
+    ($link:expr, $reply:ident, $action:expr, |$conn:ident| $body:expr) => {{
+        let answer = match $link.get().await {
+            Ok($conn) => $body.await,
+            Err(err) => Err(storage($action)(err)),
+        };
+        $link.settle(&answer, lost(&answer)).await;
+        let _ = $reply.send(answer);
+    }};
+}
+
 mod attachments;
 mod calls;
+mod conversation_edits;
 mod conversations;
 mod edits;
 mod guard;
@@ -62,6 +79,7 @@ use link::{Link, failed};
 
 pub(crate) use attachments::{PutAttachment, PutAttachments};
 pub(crate) use calls::CompleteCall;
+pub(crate) use conversation_edits::ConversationEdit;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use link::Reply;
 pub(crate) use turns::StartTurn;

@@ -14,7 +14,7 @@ use super::turn::{Partial, StepResult, TurnRun};
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
-use crate::ports::{ContextEstimate, ModelDelta, PromptInput, ToolSchema};
+use crate::ports::{ContextEstimate, ModelDelta, ModelRequest, PromptInput, ToolSchema};
 
 impl TurnRun<'_> {
     /// Builds the request from the turn's view of the conversation (loaded once, kept
@@ -23,9 +23,57 @@ impl TurnRun<'_> {
         &mut self,
         schemas: &std::sync::Arc<[ToolSchema]>,
     ) -> Result<StepResult, PipelineError> {
+        let plan = self.context.plan_text(self.turn.conversation_id).await;
+        let (view, full) = self.view_to_send(plan.as_deref(), schemas).await?;
+        let (start, estimate) = self.rows_that_fit(&view, full);
+        // This turn alone does not fit: never sent (counted exactly, so a bound never
+        // refuses a request that would fit).
+        let (message_tokens, message_bytes) = view.user_message_size(self.turn.id);
+        let size = RequestSize {
+            request_tokens: estimate.used,
+            turn_tokens: view.turn_tokens(self.turn.id),
+            window: full.window,
+            message_tokens,
+            message_bytes,
+        };
+        if let Some(error) = full.exact.then(|| refuse_oversized(size)).flatten() {
+            self.put_view(view);
+            return Ok(StepResult::Refused(error));
+        }
+        let request = self
+            .request(&view, start, estimate, plan.as_deref(), schemas)
+            .await;
+        self.put_view(view);
+        Ok(self.stream(&request?).await)
+    }
+
+    /// The context estimate of `view` with the plan and tools.
+    fn estimate_of(
+        &self,
+        view: &TurnView,
+        plan: Option<&str>,
+        schemas: &[ToolSchema],
+    ) -> ContextEstimate {
+        let estimate = self.context.assembler.estimate(
+            &view.conversation,
+            view.stored_tokens(),
+            plan,
+            schemas,
+            None,
+        );
+        with_stored_exactness(estimate, &view.conversation)
+    }
+
+    /// The turn's view, counted exactly when the bound cannot decide and compressed
+    /// first when this turn pushed the context over the threshold between tool steps;
+    /// with its estimate.
+    async fn view_to_send(
+        &mut self,
+        plan: Option<&str>,
+        schemas: &[ToolSchema],
+    ) -> Result<(TurnView, ContextEstimate), PipelineError> {
         let context = self.context;
         let conversation_id = self.turn.conversation_id;
-        let plan = context.plan_text(conversation_id).await;
         let mut view = match self.take_view() {
             Some(view) => view,
             None => {
@@ -33,28 +81,19 @@ impl TurnRun<'_> {
                 TurnView::first(context, conversation_id, known, rows).await?
             }
         };
-        let estimate_of = |view: &TurnView| {
-            let estimate = context.assembler.estimate(
-                &view.conversation,
-                view.stored_tokens(),
-                plan.as_deref(),
-                schemas,
-                None,
-            );
-            with_stored_exactness(estimate, &view.conversation)
-        };
-        let mut full = estimate_of(&view);
-        if full.ratio() >= context.settings.compression_threshold && !full.exact {
+        let threshold = context.settings.compression_threshold;
+        let mut full = self.estimate_of(&view, plan, schemas);
+        if full.ratio() >= threshold && !full.exact {
             // The bound is not enough to decide: count exactly (builds the tokenizer).
             // Storage is read again below: the tool results must be stored first.
             self.settle_results().await?;
             context.with_exact_counts(view.conversation.clone()).await?;
             view = TurnView::load(context, conversation_id).await?;
-            full = estimate_of(&view);
+            full = self.estimate_of(&view, plan, schemas);
         }
         if self.steps_done > 0
             && !self.compressed_in_vain
-            && full.ratio() >= context.settings.compression_threshold
+            && full.ratio() >= threshold
             && context
                 .compression_can_help(&view.conversation, Some(self.turn.id), None)
                 .await
@@ -72,12 +111,21 @@ impl TurnRun<'_> {
                 .compress(context, &view.conversation, request)
                 .await?;
             view = TurnView::load(context, conversation_id).await?;
-            full = estimate_of(&view);
+            full = self.estimate_of(&view, plan, schemas);
             // Still above (the warning said so): not tried again in this turn.
-            self.compressed_in_vain = full.ratio() >= context.settings.compression_threshold;
+            self.compressed_in_vain = full.ratio() >= threshold;
         }
-        // If even after compression the request does not fit, leave out the oldest
-        // turns for this one request (they stay stored and summarizable).
+        Ok((view, full))
+    }
+
+    /// Where the rows sent start and the request's estimate: if even after compression
+    /// the request does not fit, the oldest turns are left out of this one request
+    /// (they stay stored and summarizable). Reports the usage.
+    fn rows_that_fit(
+        &mut self,
+        view: &TurnView,
+        full: ContextEstimate,
+    ) -> (usize, ContextEstimate) {
         let stored = view.stored_tokens();
         let window = i64::try_from(full.window).unwrap_or(i64::MAX);
         let overhead = i64::try_from(full.used).unwrap_or(i64::MAX) - stored;
@@ -93,27 +141,27 @@ impl TurnRun<'_> {
         };
         self.last_estimate = Some(estimate);
         self.emit_usage(estimate, None);
-        // This turn alone does not fit: never sent (counted exactly, so a bound never
-        // refuses a request that would fit).
-        let (message_tokens, message_bytes) = view.user_message_size(self.turn.id);
-        let size = RequestSize {
-            request_tokens: used,
-            turn_tokens: view.turn_tokens(self.turn.id),
-            window: full.window,
-            message_tokens,
-            message_bytes,
-        };
-        if let Some(error) = full.exact.then(|| refuse_oversized(size)).flatten() {
-            self.put_view(view);
-            return Ok(StepResult::Refused(error));
-        }
+        (start, estimate)
+    }
+
+    /// The request of the rows from `start`, with their attachments loaded and the
+    /// answer bounded.
+    async fn request(
+        &mut self,
+        view: &TurnView,
+        start: usize,
+        estimate: ContextEstimate,
+        plan: Option<&str>,
+        schemas: &std::sync::Arc<[ToolSchema]>,
+    ) -> Result<ModelRequest, PipelineError> {
+        let context = self.context;
         let (store, sent) = (context.store.as_ref(), carried(&view.rows[start..]));
         load_contents(store, sent, &mut self.attachments, false).await?;
         let mut request = context.assembler.build_request(&PromptInput {
             conversation: &view.conversation,
             rows: &view.rows[start..],
             current_turn: self.turn.id,
-            plan: plan.as_deref(),
+            plan,
             tools: schemas,
             thinking: self.turn.thinking_mode,
             attachments: &self.attachments,
@@ -126,8 +174,14 @@ impl TurnRun<'_> {
             .model
             .max_output_tokens(view.conversation.model.as_deref());
         request.max_tokens = Some(output_bound(limit, estimate.window, estimate.used));
-        self.put_view(view);
+        Ok(request)
+    }
 
+    /// Streams `request` to the model, each delta an event; what was streamed is kept
+    /// as the partial answer of a failed or cancelled call.
+    async fn stream(&self, request: &ModelRequest) -> StepResult {
+        let context = self.context;
+        let conversation_id = self.turn.conversation_id;
         let partial = Mutex::new(Partial::default());
         let turn_id = Some(self.turn.id);
         let on_delta = |delta: ModelDelta| {
@@ -160,14 +214,14 @@ impl TurnRun<'_> {
             context.emit(conversation_id, turn_id, kind);
         };
         let result = tokio::select! {
-            result = context.model.complete(&request, &on_delta) => Some(result),
+            result = context.model.complete(request, &on_delta) => Some(result),
             () = self.cancel.cancelled() => None,
         };
         let partial = partial.into_inner().unwrap_or_default();
-        Ok(match result {
+        match result {
             Some(Ok(response)) => StepResult::Response(response),
             Some(Err(error)) => StepResult::Failed(error, partial),
             None => StepResult::Cancelled(partial),
-        })
+        }
     }
 }

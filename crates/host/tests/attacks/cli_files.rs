@@ -24,7 +24,7 @@ use smallebot_testkit::ScriptedResponse;
 use smallebot_testkit::files::{png_header, png_signature_then_html};
 use tokio::io::AsyncWriteExt as _;
 
-use crate::harness::{Home, Server, User, cli};
+use crate::harness::{Home, Server, cli};
 
 /// The address space a run may take, in KiB: a start-up reserves a few hundred MiB
 /// (mostly untouched); a 2 GB file read whole does not fit.
@@ -94,36 +94,6 @@ async fn stored_attachments(server: &Server, id: &str) -> Vec<String> {
     names
 }
 
-/// `POST …/attachments` with every file of `files` as one part each.
-async fn upload_all(user: &User<'_>, id: &str, files: &[(&str, &[u8])]) -> reqwest::Response {
-    const BOUNDARY: &str = "cli-files-boundary";
-    let mut body = Vec::new();
-    for (name, content) in files {
-        body.extend_from_slice(
-            format!(
-                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; \
-                 filename=\"{name}\"\r\nContent-Type: image/png\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(content);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    user.request(
-        Method::POST,
-        &format!("/api/conversations/{id}/attachments"),
-    )
-    .header(
-        "content-type",
-        format!("multipart/form-data; boundary={BOUNDARY}"),
-    )
-    .body(body)
-    .send()
-    .await
-    .unwrap()
-}
-
 /// The `error` of a JSON error body, asserting `status`.
 async fn refusal(response: reqwest::Response, status: StatusCode) -> String {
     assert_eq!(response.status(), status);
@@ -162,7 +132,15 @@ async fn an_image_that_is_none_or_of_an_absurd_size_is_refused_over_the_web() {
     );
     // One disguised part refuses the whole request: the real image with it is not kept.
     let said = refusal(
-        upload_all(&alice, &id, &[("real.png", &real), ("cat.png", &page)]).await,
+        alice
+            .upload_parts(
+                &id,
+                &[
+                    ("real.png", "image/png", &real),
+                    ("cat.png", "image/png", &page),
+                ],
+            )
+            .await,
         StatusCode::BAD_REQUEST,
     )
     .await;

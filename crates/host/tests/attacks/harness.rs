@@ -204,13 +204,26 @@ impl User<'_> {
 
     /// `POST …/attachments` with one file, as answered.
     pub async fn upload_response(&self, id: &str, name: &str, content: &[u8]) -> reqwest::Response {
-        let mut body = format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; \
-             filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-        )
-        .into_bytes();
-        body.extend_from_slice(content);
-        body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+        self.upload_parts(id, &[(name, "application/octet-stream", content)])
+            .await
+    }
+
+    /// `POST …/attachments` of conversation `id` with one file part per
+    /// `(name, content type, content)`, as answered.
+    pub async fn upload_parts(&self, id: &str, parts: &[(&str, &str, &[u8])]) -> reqwest::Response {
+        let mut body = Vec::new();
+        for (name, content_type, content) in parts {
+            body.extend_from_slice(
+                format!(
+                    "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; \
+                     filename=\"{name}\"\r\nContent-Type: {content_type}\r\n\r\n"
+                )
+                .as_bytes(),
+            );
+            body.extend_from_slice(content);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
         self.request(
             Method::POST,
             &format!("/api/conversations/{id}/attachments"),

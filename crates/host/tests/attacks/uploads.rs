@@ -11,9 +11,6 @@ use serde_json::{Value, json};
 
 use crate::harness::{Server, User};
 
-/// The boundary of the multipart bodies built here.
-const BOUNDARY: &str = "smallebot-quota-boundary";
-
 /// A server whose agent.json `attachments` is `attachments`.
 async fn server_with(attachments: Value) -> Server {
     Server::start_with(&["alice", "bob"], |home: &Path| {
@@ -26,33 +23,13 @@ async fn server_with(attachments: Value) -> Server {
     .await
 }
 
-/// `POST …/attachments` of conversation `id` with one file part per `(name, content)`.
+/// `POST …/attachments` of conversation `id` with one text file part per `(name, content)`.
 async fn upload_parts(user: &User<'_>, id: &str, parts: &[(String, Vec<u8>)]) -> reqwest::Response {
-    let mut body = Vec::new();
-    for (name, content) in parts {
-        body.extend_from_slice(
-            format!(
-                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; \
-                 filename=\"{name}\"\r\nContent-Type: text/plain\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(content);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    user.request(
-        Method::POST,
-        &format!("/api/conversations/{id}/attachments"),
-    )
-    .header(
-        "content-type",
-        format!("multipart/form-data; boundary={BOUNDARY}"),
-    )
-    .body(body)
-    .send()
-    .await
-    .unwrap()
+    let parts: Vec<(&str, &str, &[u8])> = parts
+        .iter()
+        .map(|(name, content)| (name.as_str(), "text/plain", content.as_slice()))
+        .collect();
+    user.upload_parts(id, &parts).await
 }
 
 /// `count` text files of `size` bytes each, named `{tag}-{n}.txt`.

@@ -72,6 +72,20 @@ async fn rows_are_grouped_by_date_renamed_in_place_and_deleted_with_undo() {
         ),
     )
     .await;
+    // The list drawn again (as when a title arrives) keeps the focus on that row.
+    eval(
+        &page,
+        "import('/assets/js/conversation.js').then((m) => m.loadConversations()).then(() => true)",
+    )
+    .await;
+    assert_eq!(
+        eval(
+            &page,
+            "document.activeElement.closest('li')?.dataset.id + ' ' + document.activeElement.className"
+        )
+        .await,
+        format!("{first} row-link")
+    );
     press(&page, &format!("{} .row-link", row(&first)), "Enter").await;
     wait_for(&page, &format!("location.pathname === '/c/{first}'")).await;
     // Renamed in place.

@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    HistoryRow, Message, NewMessage, NewStep, RecordedStep, Role, Seq, ThinkBlock, ToolCall,
+    HistoryRow, NewMessage, NewStep, RecordedStep, Role, Seq, StepToolCall, ThinkBlock, ToolCall,
     ToolCallCompletion, ToolCallStatus,
 };
 use smallebot_core::ids::{ConversationId, ThinkBlockId, ToolCallId, TurnId};
@@ -16,48 +16,32 @@ use super::append::{finish, insert_message};
 use crate::error::{is_unique_violation, sqlite};
 use crate::queries::{execute, first, int0};
 use crate::rows;
-use crate::time::now;
+use crate::time::{Now, now};
 
-pub(super) fn append_message(conn: &Connection, message: &NewMessage) -> RepoResult<Message> {
+/// A message appended with the next `seq` (a test fixture).
+#[cfg(any(test, feature = "test-support"))]
+pub(super) fn append_message(
+    conn: &Connection,
+    message: &NewMessage,
+) -> RepoResult<smallebot_core::entities::Message> {
     insert_message(conn, message, false, &now())
 }
+
+/// What recording a model step does, for errors.
+const RECORD_STEP: &str = "recording a model step";
 
 /// Records a model step — reasoning, assistant message, requested tool calls — and,
 /// for the last step, the end of its turn. Each row takes the conversation's next
 /// `seq` in that order.
 pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<RecordedStep> {
-    const ACTION: &str = "recording a model step";
     let stamp = now();
-    let (at, at_text) = &stamp;
-    let at = *at;
-    let conversation = step.conversation_id.to_string();
-    let turn_id = step.turn_id.to_string();
-    let missing = || RepositoryError::not_found("conversation", step.conversation_id);
     let mut recorded = Vec::with_capacity(
         usize::from(step.reasoning.is_some())
             + usize::from(step.message.is_some())
             + step.tool_calls.len(),
     );
     if let Some(content) = &step.reasoning {
-        let id = ThinkBlockId::new();
-        let seq = first(
-            conn,
-            ACTION,
-            "INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
-             SELECT ?1, id, ?2, last_seq + 1, ?3, ?4 FROM conversations WHERE id = ?5 \
-             RETURNING seq",
-            (id.to_string(), &turn_id, content, at_text, &conversation),
-            int0,
-        )?
-        .ok_or_else(missing)?;
-        recorded.push(HistoryRow::ThinkBlock(ThinkBlock {
-            id,
-            conversation_id: step.conversation_id,
-            turn_id: step.turn_id,
-            seq,
-            content: content.clone(),
-            created_at: at,
-        }));
+        recorded.push(insert_think(conn, step, content, &stamp)?);
     }
     if let Some(message) = &step.message {
         let written = insert_message(
@@ -75,49 +59,7 @@ pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<Recor
         recorded.push(HistoryRow::Message(written));
     }
     for call in &step.tool_calls {
-        let id = ToolCallId::new();
-        let seq = conn
-            .prepare_cached(
-                "INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
-                 arguments, status, token_count, started_at) \
-                 SELECT ?1, id, ?2, last_seq + 1, ?3, ?4, ?5, 'running', ?6, ?7 \
-                 FROM conversations WHERE id = ?8 RETURNING seq",
-            )
-            .and_then(|mut stmt| {
-                let mut rows = stmt.query((
-                    id.to_string(),
-                    &turn_id,
-                    &call.call_id,
-                    &call.tool_name,
-                    &call.arguments,
-                    call.token_count,
-                    at_text,
-                    &conversation,
-                ))?;
-                rows.next()?.map(|row| row.get::<_, i64>(0)).transpose()
-            })
-            .map_err(|err| {
-                if is_unique_violation(&err) {
-                    RepositoryError::tool_call_id_reused()
-                } else {
-                    sqlite(ACTION)(err)
-                }
-            })?
-            .ok_or_else(missing)?;
-        recorded.push(HistoryRow::ToolCall(ToolCall {
-            id,
-            conversation_id: step.conversation_id,
-            turn_id: step.turn_id,
-            seq,
-            call_id: call.call_id.clone(),
-            tool_name: call.tool_name.clone(),
-            arguments: call.arguments.clone(),
-            result: None,
-            status: ToolCallStatus::Running,
-            token_count: call.token_count,
-            started_at: at,
-            completed_at: None,
-        }));
+        recorded.push(insert_call(conn, step, call, &stamp)?);
     }
     let turn = match &step.end {
         Some(end) => Some(finish(
@@ -133,6 +75,92 @@ pub(super) fn record_step(conn: &Connection, step: &NewStep) -> RepoResult<Recor
         rows: recorded,
         turn,
     })
+}
+
+/// A step's reasoning, stored at the conversation's next `seq`.
+fn insert_think(
+    conn: &Connection,
+    step: &NewStep,
+    content: &str,
+    (at, at_text): &Now,
+) -> RepoResult<HistoryRow> {
+    let id = ThinkBlockId::new();
+    let seq = first(
+        conn,
+        RECORD_STEP,
+        "INSERT INTO think_blocks (id, conversation_id, turn_id, seq, content, created_at) \
+         SELECT ?1, id, ?2, last_seq + 1, ?3, ?4 FROM conversations WHERE id = ?5 \
+         RETURNING seq",
+        (
+            id.to_string(),
+            step.turn_id.to_string(),
+            content,
+            at_text,
+            step.conversation_id.to_string(),
+        ),
+        int0,
+    )?
+    .ok_or_else(|| RepositoryError::not_found("conversation", step.conversation_id))?;
+    Ok(HistoryRow::ThinkBlock(ThinkBlock {
+        id,
+        conversation_id: step.conversation_id,
+        turn_id: step.turn_id,
+        seq,
+        content: content.to_owned(),
+        created_at: *at,
+    }))
+}
+
+/// One tool call the step requests, stored running at the conversation's next `seq`.
+fn insert_call(
+    conn: &Connection,
+    step: &NewStep,
+    call: &StepToolCall,
+    (at, at_text): &Now,
+) -> RepoResult<HistoryRow> {
+    let id = ToolCallId::new();
+    let seq = conn
+        .prepare_cached(
+            "INSERT INTO tool_calls (id, conversation_id, turn_id, seq, call_id, tool_name, \
+             arguments, status, token_count, started_at) \
+             SELECT ?1, id, ?2, last_seq + 1, ?3, ?4, ?5, 'running', ?6, ?7 \
+             FROM conversations WHERE id = ?8 RETURNING seq",
+        )
+        .and_then(|mut stmt| {
+            let mut rows = stmt.query((
+                id.to_string(),
+                step.turn_id.to_string(),
+                &call.call_id,
+                &call.tool_name,
+                &call.arguments,
+                call.token_count,
+                at_text,
+                step.conversation_id.to_string(),
+            ))?;
+            rows.next()?.map(|row| row.get::<_, i64>(0)).transpose()
+        })
+        .map_err(|err| {
+            if is_unique_violation(&err) {
+                RepositoryError::tool_call_id_reused()
+            } else {
+                sqlite(RECORD_STEP)(err)
+            }
+        })?
+        .ok_or_else(|| RepositoryError::not_found("conversation", step.conversation_id))?;
+    Ok(HistoryRow::ToolCall(ToolCall {
+        id,
+        conversation_id: step.conversation_id,
+        turn_id: step.turn_id,
+        seq,
+        call_id: call.call_id.clone(),
+        tool_name: call.tool_name.clone(),
+        arguments: call.arguments.clone(),
+        result: None,
+        status: ToolCallStatus::Running,
+        token_count: call.token_count,
+        started_at: *at,
+        completed_at: None,
+    }))
 }
 
 /// Stores a tool call's result (capped) and ends the call.

@@ -3,8 +3,8 @@
 
 use rusqlite::Connection;
 use smallebot_core::entities::{
-    CompressionUpdate, Conversation, Message, MessageReplacement, NewMessage, NewStep,
-    RecordedStep, Seq, ToolCall, ToolCallCompletion, Turn, TurnRestart, TurnStatus, TurnUndo,
+    CompressionUpdate, Conversation, Message, MessageReplacement, NewStep, RecordedStep, Seq,
+    ToolCall, ToolCallCompletion, Turn, TurnRestart, TurnStatus, TurnUndo,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::time::Timestamp;
@@ -14,34 +14,12 @@ use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
 use super::{append, attachments, conversations, history, turns, users};
 use crate::content_files::ContentFiles;
-use crate::time::now;
 
 /// One write of the store, with where its answer goes.
 #[derive(Debug)]
 pub(crate) enum Write {
-    /// Inserts a new conversation.
-    CreateConversation {
-        conversation: Conversation,
-        reply: Reply<()>,
-    },
-    /// Gives a conversation a new title.
-    RenameConversation {
-        id: ConversationId,
-        title: String,
-        reply: Reply<()>,
-    },
-    /// Sets or clears a conversation's model.
-    SetConversationModel {
-        id: ConversationId,
-        model: Option<String>,
-        reply: Reply<()>,
-    },
-    /// Deletes a conversation with everything in it; whether it existed, and the
-    /// digests of its attachments (to sweep once committed).
-    DeleteConversation {
-        id: ConversationId,
-        reply: Reply<(bool, Vec<String>)>,
-    },
+    /// A conversation's own row: created, renamed, its model, deleted, compressed.
+    Conversation(ConversationWrite),
     /// Stores uploads into one conversation under the quotas; the rows, and the
     /// digests of the expired uploads it deleted (to sweep once committed).
     PutAttachments {
@@ -60,13 +38,8 @@ pub(crate) enum Write {
         sha256s: Vec<String>,
         reply: Reply<()>,
     },
-    /// Moves a conversation's compression boundary.
-    SetCompression {
-        id: ConversationId,
-        update: CompressionUpdate,
-        reply: Reply<Conversation>,
-    },
-    /// Starts a turn without a lease or message.
+    /// Starts a turn without a lease or message (a test fixture).
+    #[cfg(any(test, feature = "test-support"))]
     StartTurn {
         conversation_id: ConversationId,
         thinking_mode: bool,
@@ -111,9 +84,10 @@ pub(crate) enum Write {
         step: NewStep,
         reply: Reply<RecordedStep>,
     },
-    /// Appends a message.
+    /// Appends a message (a test fixture).
+    #[cfg(any(test, feature = "test-support"))]
     AppendMessage {
-        message: NewMessage,
+        message: smallebot_core::entities::NewMessage,
         reply: Reply<Message>,
     },
     /// Stores a tool call's result.
@@ -154,19 +128,7 @@ impl Write {
     pub(super) fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
         use Write as W;
         match self {
-            W::CreateConversation {
-                conversation,
-                reply,
-            } => settle(conn, reply, |c| conversations::create(c, &conversation)),
-            W::RenameConversation { id, title, reply } => {
-                settle(conn, reply, |c| conversations::rename(c, id, &title))
-            }
-            W::SetConversationModel { id, model, reply } => settle(conn, reply, |c| {
-                conversations::set_model(c, id, model.as_deref())
-            }),
-            W::DeleteConversation { id, reply } => {
-                settle(conn, reply, |c| conversations::delete(c, id))
-            }
+            W::Conversation(write) => write.apply(conn),
             W::PutAttachments { put, reply } => {
                 settle(conn, reply, |c| attachments::insert_all(c, &put))
             }
@@ -178,15 +140,13 @@ impl Write {
                 sha256s,
                 reply,
             } => settle(conn, reply, |c| attachments::sweep(c, &files, &sha256s)),
-            W::SetCompression { id, update, reply } => {
-                settle(conn, reply, |c| conversations::compress(c, id, &update))
-            }
+            #[cfg(any(test, feature = "test-support"))]
             W::StartTurn {
                 conversation_id,
                 thinking_mode,
                 reply,
             } => settle(conn, reply, |c| {
-                turns::insert_turn(c, conversation_id, thinking_mode, None, &now())
+                turns::insert_turn(c, conversation_id, thinking_mode, None, &crate::time::now())
             }),
             W::StartTurnWithMessage { start, reply } => {
                 settle(conn, reply, |c| turns::start_with_message(c, &start))
@@ -217,6 +177,7 @@ impl Write {
             W::RecordStep { step, reply } => {
                 settle(conn, reply, |c| history::record_step(c, &step))
             }
+            #[cfg(any(test, feature = "test-support"))]
             W::AppendMessage { message, reply } => {
                 settle(conn, reply, |c| history::append_message(c, &message))
             }
@@ -250,6 +211,63 @@ impl Write {
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+        }
+    }
+}
+
+/// A write of one conversation's row, with where its answer goes.
+#[derive(Debug)]
+pub(crate) enum ConversationWrite {
+    /// Inserts a new conversation.
+    Create {
+        conversation: Conversation,
+        reply: Reply<()>,
+    },
+    /// Gives a conversation a new title.
+    Rename {
+        id: ConversationId,
+        title: String,
+        reply: Reply<()>,
+    },
+    /// Sets or clears a conversation's model.
+    SetModel {
+        id: ConversationId,
+        model: Option<String>,
+        reply: Reply<()>,
+    },
+    /// Deletes a conversation with everything in it; whether it existed, and the
+    /// digests of its attachments (to sweep once committed).
+    Delete {
+        id: ConversationId,
+        reply: Reply<(bool, Vec<String>)>,
+    },
+    /// Moves a conversation's compression boundary.
+    SetCompression {
+        id: ConversationId,
+        update: CompressionUpdate,
+        reply: Reply<Conversation>,
+    },
+}
+
+impl ConversationWrite {
+    /// Runs the write as [`Write::apply`] does.
+    fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
+        use ConversationWrite as C;
+        match self {
+            C::Create {
+                conversation,
+                reply,
+            } => settle(conn, reply, |c| conversations::create(c, &conversation)),
+            C::Rename { id, title, reply } => {
+                settle(conn, reply, |c| conversations::rename(c, id, &title))
+            }
+            C::SetModel { id, model, reply } => settle(conn, reply, |c| {
+                conversations::set_model(c, id, model.as_deref())
+            }),
+            C::Delete { id, reply } => settle(conn, reply, |c| conversations::delete(c, id)),
+            C::SetCompression { id, update, reply } => {
+                settle(conn, reply, |c| conversations::compress(c, id, &update))
+            }
         }
     }
 }

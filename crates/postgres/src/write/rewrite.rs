@@ -4,8 +4,8 @@
 //! turn marked interrupted, and the test fixtures' rows.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{Message, MessageReplacement, NewMessage, Role, Turn, TurnRestart};
-use smallebot_core::ids::{ConversationId, MessageId, TurnId};
+use smallebot_core::entities::{Message, MessageReplacement, Role, Turn, TurnRestart};
+use smallebot_core::ids::{MessageId, TurnId};
 use smallebot_core::refusals::Rewrite;
 use smallebot_core::repository::RepoResult;
 use smallebot_core::turn_columns;
@@ -19,7 +19,9 @@ use crate::rows;
 use crate::tx::{now, storage};
 
 pub(super) const INTERRUPT: &str = "marking a turn interrupted";
+#[cfg(any(test, feature = "test-support"))]
 pub(super) const FIXTURE_TURN: &str = "starting a turn";
+#[cfg(any(test, feature = "test-support"))]
 pub(super) const FIXTURE_MESSAGE: &str = "appending a message";
 
 /// Keeps `turn`'s answer so far (its assistant messages joined by a blank line) as a
@@ -188,9 +190,10 @@ pub(super) async fn interrupt(conn: &mut PgConnection, turn_id: TurnId) -> RepoR
 }
 
 /// A running turn without an owner, in one transaction (a test fixture).
+#[cfg(any(test, feature = "test-support"))]
 pub(super) async fn fixture_turn(
     conn: &mut PgConnection,
-    conversation_id: ConversationId,
+    conversation_id: smallebot_core::ids::ConversationId,
     thinking_mode: bool,
 ) -> RepoResult<Turn> {
     let mut tx = conn.begin().await.map_err(storage(FIXTURE_TURN))?;
@@ -200,9 +203,10 @@ pub(super) async fn fixture_turn(
 }
 
 /// A message appended to a turn, in one transaction (a test fixture).
+#[cfg(any(test, feature = "test-support"))]
 pub(super) async fn fixture_message(
     conn: &mut PgConnection,
-    message: &NewMessage,
+    message: &smallebot_core::entities::NewMessage,
 ) -> RepoResult<Message> {
     let mut tx = conn.begin().await.map_err(storage(FIXTURE_MESSAGE))?;
     let stored = insert_message(

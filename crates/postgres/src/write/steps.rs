@@ -8,13 +8,13 @@
 use std::collections::HashMap;
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{
-    AnswerCut, HistoryRow, Message, RecordedStep, ThinkBlock, ToolCall, Turn,
-};
+use smallebot_core::entities::{HistoryRow, RecordedStep, Turn};
 use smallebot_core::repository::RepoResult;
 use smallebot_core::turn_columns;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
+
+mod params;
 
 use super::link::{Link, Reply};
 use crate::history::cache::{RowsCache, Written};
@@ -214,125 +214,11 @@ pub(super) async fn record(
         .iter()
         .map(|s| s.conversation_id.to_string())
         .collect();
-    let counts: Vec<i64> = steps
-        .iter()
-        .map(|s| i64::try_from(s.count()).unwrap_or(i64::MAX))
-        .collect();
-    let thinks: Vec<(&str, &ThinkBlock)> = steps
-        .iter()
-        .zip(&keys)
-        .flat_map(|(s, k)| s.think.iter().map(move |t| (k.as_str(), t)))
-        .collect();
-    let messages: Vec<(&str, &Message)> = steps
-        .iter()
-        .zip(&keys)
-        .flat_map(|(s, k)| s.message.iter().map(move |m| (k.as_str(), m)))
-        .collect();
-    let calls: Vec<(&str, &ToolCall)> = steps
-        .iter()
-        .zip(&keys)
-        .flat_map(|(s, k)| s.calls.iter().map(move |c| (k.as_str(), c)))
-        .collect();
     let conn = link
         .get()
         .await
         .map_err(|e| Failure::Other(storage(ACTION)(e)))?;
-    let found: Result<Vec<PgRow>, sqlx::Error> = sqlx::query(RECORD_STEPS)
-        .bind(steps.iter().map(|s| s.at).collect::<Vec<_>>())
-        .bind(&keys)
-        .bind(
-            steps
-                .iter()
-                .map(|s| s.turn_id.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(&counts)
-        .bind(
-            steps
-                .iter()
-                .map(|s| s.end.as_ref().map(|e| e.status.as_str()))
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            steps
-                .iter()
-                .map(|s| s.end.as_ref().and_then(|e| e.error.as_deref()))
-                .collect::<Vec<_>>(),
-        )
-        .bind(thinks.iter().map(|(c, _)| *c).collect::<Vec<_>>())
-        .bind(
-            thinks
-                .iter()
-                .map(|(_, t)| t.id.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(thinks.iter().map(|(_, t)| t.seq).collect::<Vec<_>>())
-        .bind(
-            thinks
-                .iter()
-                .map(|(_, t)| t.content.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(messages.iter().map(|(c, _)| *c).collect::<Vec<_>>())
-        .bind(
-            messages
-                .iter()
-                .map(|(_, m)| m.id.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(messages.iter().map(|(_, m)| m.seq).collect::<Vec<_>>())
-        .bind(
-            messages
-                .iter()
-                .map(|(_, m)| m.content.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            messages
-                .iter()
-                .map(|(_, m)| m.token_count)
-                .collect::<Vec<_>>(),
-        )
-        .bind(calls.iter().map(|(c, _)| *c).collect::<Vec<_>>())
-        .bind(
-            calls
-                .iter()
-                .map(|(_, c)| c.id.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(calls.iter().map(|(_, c)| c.seq).collect::<Vec<_>>())
-        .bind(
-            calls
-                .iter()
-                .map(|(_, c)| c.call_id.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            calls
-                .iter()
-                .map(|(_, c)| c.tool_name.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            calls
-                .iter()
-                .map(|(_, c)| c.arguments.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(calls.iter().map(|(_, c)| c.token_count).collect::<Vec<_>>())
-        .bind(
-            messages
-                .iter()
-                .map(|(_, m)| m.role.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(steps.iter().map(PreparedStep::tokens).collect::<Vec<_>>())
-        .bind(
-            steps
-                .iter()
-                .map(|s| s.end.as_ref().and_then(|e| e.cut).map(AnswerCut::as_str))
-                .collect::<Vec<_>>(),
-        )
+    let found = params::bind(sqlx::query(RECORD_STEPS), steps, &keys)
         .fetch_all(&mut *conn)
         .await;
     let found = found.map_err(|err| {

@@ -81,27 +81,8 @@ async fn update_on(
         Stored::Missing => (TaskList::default(), None),
         Stored::List(list, version) => (list, Some(version)),
         Stored::Corrupt(body, reason, version) => {
-            sqlx::query(
-                "INSERT INTO task_lists_corrupt (conversation_id, body, reason, moved_at) \
-                 VALUES ($1, $2, $3, $4)",
-            )
-            .bind(&id)
-            .bind(&body)
-            .bind(&reason)
-            .bind(now())
-            .execute(&mut *tx)
-            .await
-            .map_err(failed(lost, "keep aside"))?;
-            tracing::warn!(%conversation_id, %reason,
-                "corrupt task list moved to task_lists_corrupt; the conversation starts a new one");
-            recovered = Some(
-                TaskStoreError::CorruptRecord {
-                    conversation: conversation_id,
-                    kept_aside: true,
-                    reason,
-                }
-                .to_string(),
-            );
+            let recovery = keep_aside(&mut tx, conversation_id, &body, reason, lost).await?;
+            recovered = Some(recovery);
             (TaskList::default(), Some(version))
         }
     };
@@ -117,7 +98,56 @@ async fn update_on(
             recovered,
         });
     }
-    let body = serde_json::to_value(&list).map_err(|e| TaskStoreError::Storage {
+    write_list(&mut tx, conversation_id, &list, version, lost).await?;
+    tx.commit().await.map_err(failed(lost, "commit"))?;
+    Ok(TaskUpdate {
+        output,
+        list,
+        written: true,
+        recovered,
+    })
+}
+
+/// A stored list that does not decode, moved to `task_lists_corrupt` (the conversation
+/// starts a new one); what the update reports about it.
+async fn keep_aside(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    body: &serde_json::Value,
+    reason: String,
+    lost: &AtomicBool,
+) -> Result<String, TaskStoreError> {
+    sqlx::query(
+        "INSERT INTO task_lists_corrupt (conversation_id, body, reason, moved_at) \
+         VALUES ($1, $2, $3, $4)",
+    )
+    .bind(conversation_id.to_string())
+    .bind(body)
+    .bind(&reason)
+    .bind(now())
+    .execute(&mut *conn)
+    .await
+    .map_err(failed(lost, "keep aside"))?;
+    tracing::warn!(%conversation_id, %reason,
+        "corrupt task list moved to task_lists_corrupt; the conversation starts a new one");
+    Ok(TaskStoreError::CorruptRecord {
+        conversation: conversation_id,
+        kept_aside: true,
+        reason,
+    }
+    .to_string())
+}
+
+/// Writes `list` over the stored one at `version` (`None`: there was none).
+async fn write_list(
+    conn: &mut PgConnection,
+    conversation_id: ConversationId,
+    list: &TaskList,
+    version: Option<i64>,
+    lost: &AtomicBool,
+) -> Result<(), TaskStoreError> {
+    let id = conversation_id.to_string();
+    let body = serde_json::to_value(list).map_err(|e| TaskStoreError::Storage {
         action: "encode",
         message: e.to_string(),
     })?;
@@ -130,7 +160,7 @@ async fn update_on(
             .bind(&id)
             .bind(&body)
             .bind(now())
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await
         }
         Some(version) => {
@@ -142,7 +172,7 @@ async fn update_on(
             .bind(&body)
             .bind(now())
             .bind(version)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await
         }
     }
@@ -157,11 +187,5 @@ async fn update_on(
             ),
         });
     }
-    tx.commit().await.map_err(failed(lost, "commit"))?;
-    Ok(TaskUpdate {
-        output,
-        list,
-        written: true,
-        recovered,
-    })
+    Ok(())
 }

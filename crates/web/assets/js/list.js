@@ -27,6 +27,11 @@ export function dateGroup(when, now) {
  */
 export function renderList(list, on) {
   const box = $("conversations");
+  // Drawn again, the list keeps the keyboard where it was: on the same control of the
+  // same row (a title arriving must not drop the focus of someone moving through it).
+  const focused = box.contains(document.activeElement) ? document.activeElement : null;
+  const focusedRow = focused?.closest("li")?.dataset.id;
+  const focusedControl = ["row-link", "rename", "delete"].find((name) => focused?.classList.contains(name));
   box.replaceChildren();
   const now = new Date();
   let group = null;
@@ -42,6 +47,9 @@ export function renderList(list, on) {
       box.append(heading, ul);
     }
     ul.append(row(c, on));
+  }
+  if (focusedRow && focusedControl) {
+    box.querySelector(`li[data-id="${CSS.escape(focusedRow)}"] .${focusedControl}`)?.focus();
   }
 }
 

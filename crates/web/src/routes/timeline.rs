@@ -64,43 +64,7 @@ pub(crate) async fn timeline(
         rows.iter()
             .rposition(|row| matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant))
     };
-    // The answers shown as HTML, rendered together off the async threads: each row's
-    // answer (but the one left out), then each earlier version's.
-    let mut texts: Vec<String> = rows
-        .iter()
-        .enumerate()
-        .filter_map(|(index, row)| match row {
-            HistoryRow::Message(m) if m.role == Role::Assistant && unrendered != Some(index) => {
-                Some(m.content.clone())
-            }
-            _ => None,
-        })
-        .collect();
-    let row_answers = texts.len();
-    let mut version_keys: Vec<&MessageId> = versions.keys().collect();
-    version_keys.sort();
-    for key in &version_keys {
-        texts.extend(versions[*key].iter().filter_map(|v| v.answer.clone()));
-    }
-    let mut htmls = state
-        .renders
-        .run(move |cancelled| {
-            texts
-                .iter()
-                .map(|text| markdown::render(text, cancelled))
-                .collect::<Result<Vec<String>, _>>()
-        })
-        .await?
-        .into_iter();
-    let row_htmls: Vec<String> = htmls.by_ref().take(row_answers).collect();
-    let version_keys: Vec<MessageId> = version_keys.into_iter().copied().collect();
-    for key in version_keys {
-        if let Some(list) = versions.get_mut(&key) {
-            for version in list.iter_mut().filter(|v| v.answer.is_some()) {
-                version.answer_html = htmls.next();
-            }
-        }
-    }
+    let row_htmls = render_answers(&state, &rows, unrendered, &mut versions).await?;
     let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
@@ -137,6 +101,53 @@ pub(crate) async fn timeline(
         },
         turns: turns.iter().map(wire::bodies::turn_outcome).collect(),
     }))
+}
+
+/// The answers shown as HTML, rendered together off the async threads: each row's
+/// answer (but the one at `unrendered`), in order, returned; then each earlier
+/// version's, put into `versions`.
+async fn render_answers(
+    state: &WebState,
+    rows: &[HistoryRow],
+    unrendered: Option<usize>,
+    versions: &mut HashMap<MessageId, Vec<api::MessageVersion>>,
+) -> Result<Vec<String>, ApiError> {
+    let mut texts: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(index, row)| match row {
+            HistoryRow::Message(m) if m.role == Role::Assistant && unrendered != Some(index) => {
+                Some(m.content.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let row_answers = texts.len();
+    let mut version_keys: Vec<&MessageId> = versions.keys().collect();
+    version_keys.sort();
+    for key in &version_keys {
+        texts.extend(versions[*key].iter().filter_map(|v| v.answer.clone()));
+    }
+    let mut htmls = state
+        .renders
+        .run(move |cancelled| {
+            texts
+                .iter()
+                .map(|text| markdown::render(text, cancelled))
+                .collect::<Result<Vec<String>, _>>()
+        })
+        .await?
+        .into_iter();
+    let row_htmls: Vec<String> = htmls.by_ref().take(row_answers).collect();
+    let version_keys: Vec<MessageId> = version_keys.into_iter().copied().collect();
+    for key in version_keys {
+        if let Some(list) = versions.get_mut(&key) {
+            for version in list.iter_mut().filter(|v| v.answer.is_some()) {
+                version.answer_html = htmls.next();
+            }
+        }
+    }
+    Ok(row_htmls)
 }
 
 /// The earlier versions of each current user message's exchange, oldest first: each

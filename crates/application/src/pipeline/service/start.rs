@@ -5,7 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use smallebot_core::entities::{
-    Conversation, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn, Turn,
+    Attachment, Conversation, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn, Turn,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::oneshot;
@@ -211,41 +211,12 @@ impl ConversationService {
             .await?;
         let mut contents = AttachmentContents::new();
         load_contents(context.store.as_ref(), attached.iter(), &mut contents, true).await?;
-        let mut conversation = context.settle_counts_if_ready(conversation).await?;
+        let conversation = context.settle_counts_if_ready(conversation).await?;
         // What the server serves is known before anything is counted against its window.
         context.check_server(&conversation).await;
-        // The attachments count in the estimate as the message does.
-        let with_attached = |mut estimate: ContextEstimate| {
-            let extra = attachments_tokens(context.assembler.as_ref(), &attached, &contents);
-            estimate.used = estimate
-                .used
-                .saturating_add(u64::try_from(extra).unwrap_or(0));
-            estimate
-        };
-        let mut estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
-        if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
-            // The bound is not enough to decide: count exactly (builds the tokenizer).
-            conversation = context.with_exact_counts(conversation).await?;
-            estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
-        }
-        let compress = estimate.ratio() >= context.settings.compression_threshold
-            && context
-                .compression_can_help(&conversation, None, Some(text))
-                .await;
-        if compress {
-            // Never summarize under another process's running turn. (Without a
-            // compression, starting the turn below makes the same check.)
-            lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
-            let request = CompressionRequest {
-                trigger: CompressionTrigger::BeforeTurn,
-                turn_id: None,
-                focus: None,
-                new_message: Some(text),
-            };
-            self.compressor
-                .compress(context, &conversation, request)
-                .await?;
-        }
+        let (conversation, compress) = self
+            .make_room(conversation, text, &attached, &contents)
+            .await?;
         // Read before counting: if ready now, every count of this turn is exact.
         let counts_exact = context.assembler.exact_counts_ready();
         let tokens = context.assembler.message_tokens(Role::User, text)
@@ -294,5 +265,52 @@ impl ConversationService {
             counts_exact,
             titled,
         })
+    }
+
+    /// Compresses first when the new message (with its attachments) takes the
+    /// context over the threshold and a summary can help; the conversation as it is
+    /// then, and whether it was compressed.
+    async fn make_room(
+        &self,
+        mut conversation: Conversation,
+        text: &str,
+        attached: &[Attachment],
+        contents: &AttachmentContents,
+    ) -> Result<(Conversation, bool), PipelineError> {
+        let context = &self.context;
+        let conversation_id = conversation.id;
+        // The attachments count in the estimate as the message does.
+        let with_attached = |mut estimate: ContextEstimate| {
+            let extra = attachments_tokens(context.assembler.as_ref(), attached, contents);
+            estimate.used = estimate
+                .used
+                .saturating_add(u64::try_from(extra).unwrap_or(0));
+            estimate
+        };
+        let mut estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
+        if estimate.ratio() >= context.settings.compression_threshold && !estimate.exact {
+            // The bound is not enough to decide: count exactly (builds the tokenizer).
+            conversation = context.with_exact_counts(conversation).await?;
+            estimate = with_attached(context.estimate_fresh(&conversation, Some(text)).await);
+        }
+        let compress = estimate.ratio() >= context.settings.compression_threshold
+            && context
+                .compression_can_help(&conversation, None, Some(text))
+                .await;
+        if compress {
+            // Never summarize under another process's running turn. (Without a
+            // compression, starting the turn makes the same check.)
+            lease::ensure_idle(context.store.as_ref(), &self.lease, conversation_id).await?;
+            let request = CompressionRequest {
+                trigger: CompressionTrigger::BeforeTurn,
+                turn_id: None,
+                focus: None,
+                new_message: Some(text),
+            };
+            self.compressor
+                .compress(context, &conversation, request)
+                .await?;
+        }
+        Ok((conversation, compress))
     }
 }

@@ -1,0 +1,35 @@
+//! The test-support writes on SQLite (`RowFixtures`: a bare turn, a single message),
+//! behind the `test-support` feature.
+
+use async_trait::async_trait;
+use smallebot_core::entities::{Message, NewMessage, Turn};
+use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::RepoResult;
+use smallebot_core::test_support::RowFixtures;
+
+use crate::database::SqliteStore;
+use crate::write::Write;
+
+#[async_trait]
+impl RowFixtures for SqliteStore {
+    async fn start_turn(
+        &self,
+        conversation_id: ConversationId,
+        thinking_mode: bool,
+    ) -> RepoResult<Turn> {
+        self.writer()
+            .run(|reply| Write::StartTurn {
+                conversation_id,
+                thinking_mode,
+                reply,
+            })
+            .await
+    }
+
+    async fn append_message(&self, message: &NewMessage) -> RepoResult<Message> {
+        let message = message.clone();
+        self.writer()
+            .run(|reply| Write::AppendMessage { message, reply })
+            .await
+    }
+}
