@@ -5,8 +5,7 @@ use smallebot_core::entities::{CompressionUpdate, Conversation, Seq};
 use smallebot_core::ids::ConversationId;
 
 use super::conversations;
-use super::edits::lost;
-use super::link::{Link, Reply};
+use super::link::{Link, Reply, lost};
 use crate::tx::storage;
 
 /// An edit of one conversation's row, with where its answer goes.

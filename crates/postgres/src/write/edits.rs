@@ -3,15 +3,13 @@
 //! the order it was queued; one of several statements runs as one transaction there
 //! (a failure leaves nothing of it).
 
-use smallebot_core::RepositoryError;
 use smallebot_core::entities::{Message, MessageReplacement, Turn, TurnRestart, TurnUndo};
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::refusals::Rewrite;
-use smallebot_core::repository::RepoResult;
 use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
 use super::conversation_edits::ConversationEdit;
-use super::link::{Link, Reply};
+use super::link::{Link, Reply, lost};
 use super::{attachments, rewrite, tasks, undo, users};
 use crate::tx::storage;
 
@@ -134,9 +132,4 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
             let _ = reply.send(Ok(users::relay(link, &body).await));
         }
     }
-}
-
-/// Whether an answer says the server is out of reach.
-pub(super) fn lost<T>(answer: &RepoResult<T>) -> bool {
-    matches!(answer, Err(RepositoryError::Unavailable { .. }))
 }

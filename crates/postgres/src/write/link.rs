@@ -126,3 +126,8 @@ pub(super) fn failed(link: &mut Link, action: &'static str, err: sqlx::Error) ->
     link.check(&err);
     storage(action)(err)
 }
+
+/// Whether an answer says the server is out of reach.
+pub(super) fn lost<T>(answer: &RepoResult<T>) -> bool {
+    matches!(answer, Err(RepositoryError::Unavailable { .. }))
+}
