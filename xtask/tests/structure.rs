@@ -5,7 +5,7 @@
 //! - a tool's name is written in one place only, the tool's own file: nothing else
 //!   (plan tracking, the host, core) may match tools by a name literal;
 //! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
-//!   host writes through its `outln!`/`errln!`).
+//!   host and terminal write through the terminal's `outln!`/`errln!`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -19,7 +19,7 @@ use smallebot_infrastructure::{FileTaskStore, SqliteStore};
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 8] = [
+const PRODUCT_CRATES: [&str; 9] = [
     "core",
     "shell",
     "sandbox",
@@ -27,6 +27,7 @@ const PRODUCT_CRATES: [&str; 8] = [
     "application",
     "agent",
     "mcp",
+    "terminal",
     "host",
 ];
 
@@ -69,7 +70,15 @@ fn there_is_one_shell_lexer() {
 }
 
 /// Every crate whose events or wire entities could be defined a second time.
-const EVENT_CRATES: [&str; 6] = ["core", "application", "agent", "web", "host", "protocol"];
+const EVENT_CRATES: [&str; 7] = [
+    "core",
+    "application",
+    "agent",
+    "web",
+    "terminal",
+    "host",
+    "protocol",
+];
 
 #[test]
 fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
@@ -185,7 +194,7 @@ fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
     let panicking = ["println!(", "eprintln!(", "print!(", "eprint!("];
     let offenders: Vec<String> = product_sources()
         .into_iter()
-        .filter(|(path, _)| !path.ends_with("host/src/stdio.rs"))
+        .filter(|(path, _)| !path.ends_with("terminal/src/stdio.rs"))
         .filter_map(|(path, code)| {
             let found: Vec<&str> = panicking
                 .iter()
@@ -203,7 +212,7 @@ fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
     assert!(
         offenders.is_empty(),
         "these files print with macros that panic when standard output or error is a \
-         closed pipe; use the host's outln!/out!/errln! instead:\n{}",
+         closed pipe; use the terminal crate's outln!/out!/errln! instead:\n{}",
         offenders.join("\n")
     );
 }
