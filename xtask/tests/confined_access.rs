@@ -28,6 +28,7 @@ const GUARDED_CRATES: [&str; 9] = [
     "model-client",
     "mcp",
     "web",
+    "terminal",
     "host",
 ];
 
@@ -56,17 +57,17 @@ const ALLOWED: [(&str, &str); 8] = [
          the tools goes through the confined module",
     ),
     (
-        "crates/host/src/regular_file.rs",
+        "crates/terminal/src/regular_file.rs",
         "reads a file the person names on the terminal (run --attach, @path, /attach): \
          their own file, wherever it is; only a regular file, at most the limit and a byte",
     ),
     (
-        "crates/host/src/export_file.rs",
+        "crates/terminal/src/export_file.rs",
         "writes an export to the path the person typed (conversations export --output, \
          /export): their own file, never replaced by surprise",
     ),
     (
-        "crates/host/src/chat/path_complete.rs",
+        "crates/terminal/src/chat/path_complete.rs",
         "Tab completion lists the person's own folders",
     ),
     (

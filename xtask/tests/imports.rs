@@ -18,6 +18,7 @@ const CHECKED_CRATES: [&str; 6] = [
     "agent",
     "model-client",
     "mcp",
+    "terminal",
     "host",
     "postgres",
 ];

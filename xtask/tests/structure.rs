@@ -5,7 +5,7 @@
 //! - a tool's name is written in one place only, the tool's own file: nothing else
 //!   (plan tracking, the host, core) may match tools by a name literal;
 //! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
-//!   host writes through its `outln!`/`errln!`);
+//!   host and terminal write through the terminal's `outln!`/`errln!`);
 //! - no crate holds more than a fifth of the product code (a room a newcomer can read).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -29,6 +29,7 @@ const PRODUCT_CRATES: [&str; 9] = [
     "agent",
     "model-client",
     "mcp",
+    "terminal",
     "host",
 ];
 
@@ -77,6 +78,7 @@ const EVENT_CRATES: [&str; 7] = [
     "agent",
     "model-client",
     "web",
+    "terminal",
     "host",
     "protocol",
 ];
@@ -195,7 +197,7 @@ fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
     let panicking = ["println!(", "eprintln!(", "print!(", "eprint!("];
     let offenders: Vec<String> = product_sources()
         .into_iter()
-        .filter(|(path, _)| !path.ends_with("host/src/stdio.rs"))
+        .filter(|(path, _)| !path.ends_with("terminal/src/stdio.rs"))
         .filter_map(|(path, code)| {
             let found: Vec<&str> = panicking
                 .iter()
@@ -213,7 +215,7 @@ fn product_code_never_prints_with_the_macros_that_panic_on_a_closed_pipe() {
     assert!(
         offenders.is_empty(),
         "these files print with macros that panic when standard output or error is a \
-         closed pipe; use the host's outln!/out!/errln! instead:\n{}",
+         closed pipe; use the terminal crate's outln!/out!/errln! instead:\n{}",
         offenders.join("\n")
     );
 }

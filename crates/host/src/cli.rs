@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use smallebot_terminal::export_text::ExportFormat;
 
 /// The environment variables and exit codes, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
@@ -282,15 +283,6 @@ pub enum ConversationsCommand {
         #[arg(long)]
         limit: Option<u64>,
     },
-}
-
-/// The format of `conversations export`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// Markdown: the conversation to read.
-    Md,
-    /// JSON: the structured conversation (the protocol's `ConversationExport`).
-    Json,
 }
 
 /// A `--shutdown-grace`: a number of seconds, 0 or more (at most a day).

@@ -13,8 +13,8 @@ use smallebot_core::rules::attachment::AttachmentRefusal;
 use smallebot_core::rules::search_limits::InvalidDays;
 use smallebot_core::rules::terminal_text::escape_line;
 
-use crate::user_path::shown;
 use smallebot_infrastructure::StoreError;
+use smallebot_terminal::user_path::shown;
 
 /// The exit code when the conversation already has a running turn (here or in
 /// another process).
@@ -38,40 +38,6 @@ pub enum HostError {
     /// An id argument is malformed.
     #[error(transparent)]
     InvalidId(#[from] InvalidId),
-    /// The conversation does not exist.
-    #[error("conversation {0} not found")]
-    ConversationNotFound(ConversationId),
-    /// No conversation id starts with what was given.
-    #[error(
-        "no conversation{} has an id starting with '{}' (`smallebot conversations list` shows the ids)",
-        .owner.as_ref().map(|o| format!(" of {}", escape_line(o))).unwrap_or_default(),
-        escape_line(.reference)
-    )]
-    NoConversationMatches {
-        /// What was given.
-        reference: String,
-        /// Whose conversations were looked at, if limited.
-        owner: Option<String>,
-    },
-    /// Several conversation ids start with what was given.
-    #[error("'{}' starts {count} conversation ids: give more of the id", escape_line(.reference))]
-    AmbiguousConversation {
-        /// What was given.
-        reference: String,
-        /// How many ids start with it.
-        count: usize,
-    },
-    /// The conversation belongs to someone else.
-    #[error(
-        "conversation {id} is not {user}'s: open your own conversations (`smallebot conversations list --user {user}`) or pass the owner with --user",
-        user = escape_line(.user)
-    )]
-    NotYourConversation {
-        /// The conversation.
-        id: ConversationId,
-        /// Who asked.
-        user: String,
-    },
     /// `run -` read nothing from standard input.
     #[error(
         "the prompt read from standard input is empty: pipe the message in, or pass it as an argument"
@@ -179,28 +145,6 @@ pub enum HostError {
     )]
     PromptNotUtf8(std::io::Error),
 
-    /// A file to attach (`--attach`, `@path`) cannot be read.
-    #[error("cannot read {} to attach it: {source}. Check the path.", shown(.path))]
-    AttachmentUnreadable {
-        /// The path given.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-
-    /// A path to attach names no regular file (a directory, a FIFO, a socket, a device).
-    #[error(
-        "cannot attach {}: it is {what}, not a regular file. Only regular files can be \
-         attached; copy what it holds into a file first.",
-        shown(.path)
-    )]
-    AttachmentNotRegular {
-        /// The path given.
-        path: std::path::PathBuf,
-        /// What it is: `a FIFO (named pipe)`, `a character device`, ….
-        what: &'static str,
-    },
-
     /// `conversations export --output FILE`: the file exists and --force was not given.
     #[error(
         "{} exists already and was left as it is: give another file name, or pass \
@@ -208,10 +152,10 @@ pub enum HostError {
         shown(.0)
     )]
     ExportExists(std::path::PathBuf),
-    /// An export could not be written to its file.
+    /// The terminal front end failed (a conversation not found, a file to attach or
+    /// export, the chat's own input and output).
     #[error(transparent)]
-    ExportFile(crate::export_file::ExportFileError),
-
+    Terminal(#[from] smallebot_terminal::TerminalError),
     /// Reading or writing standard input, output or error, or another file, failed.
     #[error("input/output failed: {0}")]
     Io(#[from] std::io::Error),
@@ -252,6 +196,7 @@ impl HostError {
             Self::Pipeline(PipelineError::Busy(_) | PipelineError::TurnRunning { .. }) => {
                 ExitCode::from(BUSY_EXIT_CODE)
             }
+            Self::Terminal(error) if error.is_busy() => ExitCode::from(BUSY_EXIT_CODE),
             _ => ExitCode::FAILURE,
         }
     }

@@ -4,27 +4,18 @@
 //! opens the SQLite store (applying migrations, with a backup), wires the crates together
 //! by hand and runs one command. See `smallebot --help`.
 
-// First: the output macros the other modules use.
+// The output macros (outln!, out!, errln!) are the terminal crate's.
 #[macro_use]
-mod stdio;
+extern crate smallebot_terminal;
 
-mod attach_files;
-mod chat;
 mod cli;
 mod commands;
-mod conversation_ref;
 mod database;
 mod error;
-mod export_file;
 mod home;
-mod mcp_status;
-mod regular_file;
 mod relay;
-mod render;
 mod shutdown;
-mod skills_text;
 mod skills_web;
-mod user_path;
 mod wiring;
 
 use std::process::ExitCode;
@@ -36,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_terminal::stdio::is_closed_pipe;
 
 fn main() -> ExitCode {
     // Before anything else (no thread may exist yet): a sandboxed command's helper.
@@ -72,7 +64,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of standard output went away (`| head`): what it wanted was
         // written, and the work itself is done and stored.
-        Err(error::HostError::Io(err)) if stdio::is_closed_pipe(&err) => ExitCode::SUCCESS,
+        Err(
+            error::HostError::Io(err)
+            | error::HostError::Terminal(smallebot_terminal::TerminalError::Io(err)),
+        ) if is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) if err.is_reported() => err.exit_code(),
         Err(err) => {
             // Whatever a message echoes (a path, a name, a server's words) is shown,

@@ -6,7 +6,7 @@ use smallebot_agent::skills::{Skill, SkillCatalog, SkillSource, skill_files};
 use smallebot_protocol::api;
 use smallebot_web::auth::UserSkills;
 
-use crate::skills_text::folders;
+use smallebot_terminal::skills_text::folders;
 
 /// The skills of `home` as the web app shows them.
 pub struct HomeSkills {

@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use smallebot_application::ports::DenyAll;
 
-use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
-use crate::render::tokens;
 use crate::wiring;
 use smallebot_agent::assembly::{Home, WarmUp};
+use smallebot_terminal::conversation_ref::find_conversation;
+use smallebot_terminal::render::tokens;
 
 /// Compresses a conversation's context now and says what happened.
 pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostError> {
@@ -18,7 +18,7 @@ pub async fn run(home: &Home, id: &str, focus: Option<&str>) -> Result<(), HostE
         Ok(conversation) => conversation.id,
         Err(error) => {
             app.close().await;
-            return Err(error);
+            return Err(error.into());
         }
     };
     errln!("Compressing context...");

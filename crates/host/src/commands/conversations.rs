@@ -3,7 +3,7 @@
 use smallebot_agent::assembly::Home;
 use smallebot_agent::tools;
 use smallebot_application::PipelineError;
-use smallebot_core::entities::{ConversationExport, SearchQuery, SearchScope};
+use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::repository::Store;
 use smallebot_core::rules::search_limits;
 use smallebot_core::rules::terminal_text::escape_controls;
@@ -13,14 +13,15 @@ use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
 use std::io::IsTerminal as _;
 use std::path::Path;
 
-use smallebot_core::rules::export::markdown;
+use smallebot_terminal::TerminalError;
+use smallebot_terminal::conversation_ref::find_conversation;
+use smallebot_terminal::export_file::{ExportFileError, write_export};
+use smallebot_terminal::export_text::{ExportFormat, export_text};
+use smallebot_terminal::render::{conversation_line, render_timeline};
+use smallebot_terminal::user_path::shown;
 
-use crate::cli::{ConversationsCommand, ExportFormat};
-use crate::conversation_ref::find_conversation;
+use crate::cli::ConversationsCommand;
 use crate::error::HostError;
-use crate::export_file::{ExportFileError, write_export};
-use crate::render::{conversation_line, render_timeline};
-use crate::user_path::shown;
 use crate::wiring;
 
 /// Runs one `conversations` subcommand.
@@ -157,7 +158,7 @@ async fn export(
         Some(path) => {
             write_export(path, &text, force).map_err(|error| match error {
                 ExportFileError::Exists(path) => HostError::ExportExists(path),
-                other => HostError::ExportFile(other),
+                other => TerminalError::ExportFile(other).into(),
             })?;
             errln!("wrote conversation {} to {}", conversation.id, shown(path));
         }
@@ -165,26 +166,6 @@ async fn export(
         None => out!("{text}")?,
     }
     Ok(())
-}
-
-/// A gathered conversation as `format` — Markdown by the core rule, JSON as the web
-/// API's export — ending with a line break (`conversations export`, the chat's
-/// `/export`).
-pub(crate) fn export_text(
-    gathered: &ConversationExport,
-    format: ExportFormat,
-) -> Result<String, HostError> {
-    let mut text = match format {
-        ExportFormat::Md => markdown(gathered),
-        ExportFormat::Json => {
-            serde_json::to_string_pretty(&smallebot_application::wire::bodies::export(gathered))
-                .map_err(std::io::Error::other)?
-        }
-    };
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    Ok(text)
 }
 
 /// Deletes a conversation through the service, so the busy check applies (a running
@@ -195,7 +176,7 @@ async fn delete(home: &Home, reference: &str) -> Result<(), HostError> {
         Ok(conversation) => conversation.id,
         Err(error) => {
             app.close().await;
-            return Err(error);
+            return Err(error.into());
         }
     };
     let deleted = app.service.delete_conversation(id).await;
@@ -205,7 +186,9 @@ async fn delete(home: &Home, reference: &str) -> Result<(), HostError> {
             outln!("deleted conversation {id}")?;
             Ok(())
         }
-        Err(PipelineError::ConversationNotFound(id)) => Err(HostError::ConversationNotFound(id)),
+        Err(PipelineError::ConversationNotFound(id)) => {
+            Err(TerminalError::ConversationNotFound(id).into())
+        }
         Err(other) => Err(other.into()),
     }
 }

@@ -10,8 +10,8 @@ use smallebot_mcp::McpServers;
 
 use crate::cli::McpCommand;
 use crate::error::HostError;
-use crate::mcp_status::status_lines;
 use crate::wiring;
+use smallebot_terminal::mcp_status::status_lines;
 
 /// Runs one `mcp` subcommand.
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {

@@ -1,5 +1,6 @@
 //! One module per command; `run` dispatches.
 
+mod chat;
 mod compact;
 pub(crate) mod conversations;
 mod mcp;
@@ -39,9 +40,9 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
             resume,
             user,
         } => {
-            crate::chat::run(
+            chat::run(
                 &home,
-                crate::chat::ChatArgs {
+                chat::ChatArgs {
                     conversation,
                     new,
                     resume,

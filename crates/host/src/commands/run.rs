@@ -19,13 +19,13 @@ use smallebot_application::{SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::{AttachmentId, ConversationId};
 
-use crate::attach_files;
-use crate::chat::StdinConfirmer;
-use crate::conversation_ref::find_conversation;
+use smallebot_terminal::attach_files;
+use smallebot_terminal::chat::StdinConfirmer;
+use smallebot_terminal::conversation_ref::find_conversation;
+use smallebot_terminal::render::{Resizes, RunOutput};
+
 use crate::error::HostError;
-use crate::render::{EventPrinter, Resizes, Style};
 use crate::shutdown::StopSignals;
-use crate::stdio::Lossy;
 use crate::wiring;
 
 /// How long `run` waits after its turn for a title still being asked for (its request
@@ -131,7 +131,7 @@ fn read_attachments(
     let limits = AgentSettings::load(home.root())
         .map_err(AssemblyError::from)?
         .attachments;
-    attach_files::read_files(paths, limits.max_file_bytes)
+    Ok(attach_files::read_files(paths, limits.max_file_bytes)?)
 }
 
 /// The turn of `run` on a built app: its conversation found or created, the files
@@ -148,7 +148,7 @@ async fn run_turn(
     let (conversation_id, new, attachments) =
         conversation_with_files(app, args.conversation.as_deref(), files).await?;
     before_the_turn(home, app).await;
-    let mut output = Output::new(args.json);
+    let mut output = RunOutput::new(args.json);
     // The title is asked for by the service beside a new conversation's first turn.
     let options = SendOptions {
         title: new,
@@ -279,53 +279,5 @@ async fn wait_for_title<T>(mut title: tokio::task::JoinHandle<T>, stopping: bool
     };
     if tokio::time::timeout(grace, &mut title).await.is_err() {
         title.abort();
-    }
-}
-
-/// The events printed while the turn runs. A failure to print (standard output closed:
-/// `| head`) stops the printing, never the turn, which is still stored in full.
-struct Output<W: std::io::Write> {
-    printer: EventPrinter<W>,
-    failed: Option<std::io::Error>,
-}
-
-impl Output<std::io::StdoutLock<'static>> {
-    /// The printer of `run`: the answer to standard output; unless JSON lines, the
-    /// status lines to standard error. `/show N` is the chat's: `conversations show`
-    /// prints a run's tool calls whole.
-    fn new(json: bool) -> Self {
-        let mut printer =
-            EventPrinter::new(std::io::stdout().lock(), json, Style::for_stdout()).show_hint(false);
-        if !json {
-            let on_terminal = std::io::stdout().is_terminal();
-            printer = printer
-                .status_to(Box::new(Lossy(std::io::stderr())), Style::for_stderr())
-                .on_one_screen(on_terminal)
-                .wrap_on_terminal(on_terminal)
-                // A script reading the answer gets what is stored, never a retried attempt.
-                .hold_attempts(!on_terminal);
-        }
-        Self {
-            printer,
-            failed: None,
-        }
-    }
-}
-
-impl<W: std::io::Write> Output<W> {
-    fn resized(&mut self) {
-        if self.failed.is_none()
-            && let Err(error) = self.printer.resized()
-        {
-            self.failed = Some(error);
-        }
-    }
-
-    fn print(&mut self, event: &smallebot_application::Event) {
-        if self.failed.is_none()
-            && let Err(error) = self.printer.print(event)
-        {
-            self.failed = Some(error);
-        }
     }
 }

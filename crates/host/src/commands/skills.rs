@@ -7,7 +7,7 @@ use smallebot_agent::skills::{SkillCatalog, SkillSource, read_folder};
 
 use crate::cli::SkillsCommand;
 use crate::error::HostError;
-use crate::skills_text::{folders, list_lines, show_text};
+use smallebot_terminal::skills_text::{folders, list_lines, show_text};
 
 /// Runs one `skills` subcommand.
 pub fn run(home: &Home, command: SkillsCommand) -> Result<(), HostError> {

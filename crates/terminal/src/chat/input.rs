@@ -15,6 +15,10 @@ pub enum Input {
 }
 
 /// A source of the person's entries.
+#[allow(
+    async_fn_in_trait,
+    reason = "its implementations are this crate's and are driven on one task: no Send bound is wanted"
+)]
 pub trait LineSource {
     /// Whether the source draws the prompt itself (a line editor does; for a pipe the
     /// REPL prints it).

@@ -10,7 +10,7 @@ use crate::user_path::shown;
 
 /// Why an export was not written; nothing was left behind.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ExportFileError {
+pub enum ExportFileError {
     /// The file exists and replacing it was not asked for.
     #[error("{} exists already and was left as it is", shown(.0))]
     Exists(PathBuf),
@@ -44,7 +44,7 @@ pub(crate) enum ExportFileError {
 /// # Errors
 /// [`ExportFileError::Exists`] (without `replace`), [`ExportFileError::NoDirectory`],
 /// [`ExportFileError::Io`].
-pub(crate) fn write_export(path: &Path, text: &str, replace: bool) -> Result<(), ExportFileError> {
+pub fn write_export(path: &Path, text: &str, replace: bool) -> Result<(), ExportFileError> {
     let io = |source| ExportFileError::Io {
         path: path.to_path_buf(),
         source,

@@ -7,12 +7,12 @@ use std::io::Write;
 use smallebot_core::entities::HistoryRow;
 
 use super::Repl;
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::render::{Style, tool_lines};
 
 impl<W: Write> Repl<W> {
     /// `/show N`: the Nth (from 1) tool call of this conversation's last turn.
-    pub(super) async fn show(&mut self, number: usize) -> Result<(), HostError> {
+    pub(super) async fn show(&mut self, number: usize) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to show: this conversation has no tool calls yet");
         };

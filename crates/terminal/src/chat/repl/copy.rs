@@ -7,7 +7,7 @@ use base64::Engine as _;
 use smallebot_core::entities::{HistoryRow, Role};
 
 use super::Repl;
-use crate::error::HostError;
+use crate::error::TerminalError;
 
 /// The escape sequence that asks the terminal to put `text` on the clipboard.
 pub(super) fn osc52(text: &str) -> String {
@@ -17,7 +17,7 @@ pub(super) fn osc52(text: &str) -> String {
 
 impl<W: Write> Repl<W> {
     /// `/copy`: the conversation's last answer to the clipboard.
-    pub(super) async fn copy(&mut self) -> Result<(), HostError> {
+    pub(super) async fn copy(&mut self) -> Result<(), TerminalError> {
         if !self.terminal {
             return self.say("/copy needs a terminal: it asks the terminal to set the clipboard");
         }

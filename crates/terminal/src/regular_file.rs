@@ -17,7 +17,7 @@ use rustix::fs::{Mode, OFlags};
 
 /// Why a file could not be read.
 #[derive(Debug)]
-pub(crate) enum ReadRefusal {
+pub enum ReadRefusal {
     /// It is no regular file: what it is (`a FIFO (named pipe)`, `a directory`, …).
     NotRegular(&'static str),
     /// It has more bytes than the limit: its size (at least `limit + 1`).
@@ -58,7 +58,7 @@ fn not_regular(file_type: FileType) -> Option<&'static str> {
 /// # Errors
 /// [`ReadRefusal::NotRegular`] for anything but a regular file (never opened when the
 /// path already shows it), [`ReadRefusal::Io`] when it cannot be opened.
-pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), ReadRefusal> {
+pub fn open_regular(path: &Path) -> Result<(File, u64), ReadRefusal> {
     if let Some(what) = not_regular(std::fs::metadata(path)?.file_type()) {
         return Err(ReadRefusal::NotRegular(what));
     }
@@ -78,7 +78,7 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), ReadRefusal> {
 ///
 /// # Errors
 /// As [`open_regular`]; [`ReadRefusal::TooLarge`] past `limit`.
-pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
     let (file, size) = open_regular(path)?;
     if size > limit {
         return Err(ReadRefusal::TooLarge(size));
@@ -90,7 +90,7 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefus
 ///
 /// # Errors
 /// As [`open_regular`].
-pub(crate) fn read_head(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+pub fn read_head(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
     let (file, size) = open_regular(path)?;
     let mut head = Vec::with_capacity(capacity(size.min(limit)));
     file.take(limit).read_to_end(&mut head)?;

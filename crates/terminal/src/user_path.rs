@@ -9,7 +9,7 @@ use smallebot_core::rules::terminal_text::escape_line;
 
 /// `typed` with a leading `~` or `~/` replaced by `$HOME` (as typed when `HOME` is not
 /// set or the path is not valid UTF-8).
-pub(crate) fn user_path(typed: &Path) -> PathBuf {
+pub fn user_path(typed: &Path) -> PathBuf {
     let (Some(text), Ok(home)) = (typed.to_str(), std::env::var("HOME")) else {
         return typed.to_path_buf();
     };
@@ -17,6 +17,6 @@ pub(crate) fn user_path(typed: &Path) -> PathBuf {
 }
 
 /// A path a person gave, as an error message echoes it (control characters shown).
-pub(crate) fn shown(path: &Path) -> String {
+pub fn shown(path: &Path) -> String {
     escape_line(&path.display().to_string()).into_owned()
 }

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use smallebot_core::rules::export::file_name;
 
 use super::Repl;
-use crate::cli::ExportFormat;
-use crate::commands::conversations::export_text;
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::export_file::{ExportFileError, write_export};
+use crate::export_text::ExportFormat;
+use crate::export_text::export_text;
 use crate::user_path::user_path;
 
 /// Names tried after the title's own when that file exists (`title-2.md` …).
@@ -23,7 +23,7 @@ impl<W: Write> Repl<W> {
         &mut self,
         format: ExportFormat,
         file: Option<String>,
-    ) -> Result<(), HostError> {
+    ) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to export: this conversation has no messages yet");
         };

@@ -12,7 +12,7 @@ use smallebot_core::rules::search_limits::DEFAULT_MAX_RESULTS;
 use super::{Next, Repl};
 use crate::chat::slash::{HELP, Slash};
 use crate::conversation_ref::find_conversation;
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::render::{conversation_line, tokens};
 use smallebot_core::rules::truncation::truncate_with_marker;
 
@@ -21,7 +21,7 @@ impl<W: Write> Repl<W> {
         &mut self,
         command: Slash,
         input: &mut S,
-    ) -> Result<Next, HostError> {
+    ) -> Result<Next, TerminalError> {
         match command {
             Slash::Quit => return Ok(Next::Quit),
             Slash::Help => self.say(HELP)?,
@@ -53,7 +53,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/new`: the next message starts a new conversation.
-    fn new_conversation(&mut self) -> Result<(), HostError> {
+    fn new_conversation(&mut self) -> Result<(), TerminalError> {
         self.conversation = None;
         self.pending_model = None;
         self.say("new conversation: it is saved with your first message")?;
@@ -61,7 +61,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/clear`: the screen and the scrollback cleared (on a terminal).
-    fn clear(&mut self) -> Result<(), HostError> {
+    fn clear(&mut self) -> Result<(), TerminalError> {
         if self.terminal {
             // Home, the screen, and the scrollback (as `clear` does).
             write!(self.printer.out(), "\x1b[H\x1b[2J\x1b[3J")?;
@@ -71,7 +71,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/verbose [on|off]`: how tool results are printed, set or shown.
-    fn verbose(&mut self, choice: Option<bool>) -> Result<(), HostError> {
+    fn verbose(&mut self, choice: Option<bool>) -> Result<(), TerminalError> {
         if let Some(verbose) = choice {
             self.printer.set_verbose(verbose);
         }
@@ -84,12 +84,12 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/switch ID`: opens the conversation of the user that the id (or its start) names.
-    async fn switch(&mut self, reference: String) -> Result<Next, HostError> {
+    async fn switch(&mut self, reference: String) -> Result<Next, TerminalError> {
         let store = self.service.store().as_ref();
         let found = match find_conversation(store, &reference, Some(&self.user)).await {
             Ok(found) => found,
             // In the chat, the ids are one command away.
-            Err(HostError::NoConversationMatches { reference, .. }) => {
+            Err(TerminalError::NoConversationMatches { reference, .. }) => {
                 let line = format!(
                     "no conversation of yours has an id starting with '{reference}': \
                      /list shows them (Tab after /switch completes them)"
@@ -104,7 +104,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/search TEXT`: the user's history searched, as `smallebot search` shows it.
-    async fn search(&mut self, text: String) -> Result<(), HostError> {
+    async fn search(&mut self, text: String) -> Result<(), TerminalError> {
         let query = SearchQuery {
             text,
             scope: SearchScope::User(self.user.clone()),
@@ -117,7 +117,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/tasks`: the conversation's plan.
-    async fn tasks(&mut self) -> Result<(), HostError> {
+    async fn tasks(&mut self) -> Result<(), TerminalError> {
         let plan = match (self.service.plan(), self.conversation) {
             (Some(plan), Some(id)) => plan.plan_text(id).await,
             _ => None,
@@ -126,7 +126,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/mcp`: the MCP servers and how they stand.
-    async fn mcp(&mut self) -> Result<(), HostError> {
+    async fn mcp(&mut self) -> Result<(), TerminalError> {
         let status = match &self.mcp {
             Some(mcp) => mcp.status().await,
             None => Vec::new(),
@@ -140,7 +140,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/skills`: the skills the agent sees.
-    fn skills(&mut self) -> Result<(), HostError> {
+    fn skills(&mut self) -> Result<(), TerminalError> {
         let lines = self
             .skills
             .as_ref()
@@ -154,7 +154,7 @@ impl<W: Write> Repl<W> {
         self.say(&text)
     }
 
-    async fn list(&mut self) -> Result<(), HostError> {
+    async fn list(&mut self) -> Result<(), TerminalError> {
         let list = self
             .service
             .store()
@@ -175,7 +175,7 @@ impl<W: Write> Repl<W> {
         Ok(())
     }
 
-    async fn usage(&mut self) -> Result<(), HostError> {
+    async fn usage(&mut self) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("context: nothing sent yet in this new conversation");
         };
@@ -191,7 +191,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/model`: the list with the current one marked; `/model ID`: choose it.
-    async fn model(&mut self, choice: Option<String>) -> Result<(), HostError> {
+    async fn model(&mut self, choice: Option<String>) -> Result<(), TerminalError> {
         let current = match self.conversation {
             Some(id) => {
                 let conversation = self
@@ -199,7 +199,7 @@ impl<W: Write> Repl<W> {
                     .store()
                     .get_conversation(id)
                     .await?
-                    .ok_or(HostError::ConversationNotFound(id))?;
+                    .ok_or(TerminalError::ConversationNotFound(id))?;
                 self.service.model_of(&conversation)
             }
             None => self
@@ -255,7 +255,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/retry`: the last turn answered again.
-    async fn retry<S: LineSource>(&mut self, input: &mut S) -> Result<(), HostError> {
+    async fn retry<S: LineSource>(&mut self, input: &mut S) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to retry: this conversation has no messages yet");
         };
@@ -273,7 +273,11 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/edit TEXT`: the last user message replaced and answered again.
-    async fn edit<S: LineSource>(&mut self, text: String, input: &mut S) -> Result<(), HostError> {
+    async fn edit<S: LineSource>(
+        &mut self,
+        text: String,
+        input: &mut S,
+    ) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to edit: this conversation has no messages yet");
         };
@@ -299,7 +303,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/undo`: the last turn in the context taken out of it, kept in the history.
-    async fn undo(&mut self) -> Result<(), HostError> {
+    async fn undo(&mut self) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to undo: this conversation has no messages yet");
         };

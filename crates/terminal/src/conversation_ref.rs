@@ -5,32 +5,34 @@ use smallebot_core::entities::Conversation;
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::ConversationRepository;
 
-use crate::error::HostError;
+use crate::error::TerminalError;
 
 /// The conversation `reference` names: a full id, or the one id that starts with it.
 /// With `owner`, only that user's conversations count, and a full id of another
 /// user's conversation is refused.
 ///
 /// # Errors
-/// [`HostError::ConversationNotFound`], [`HostError::NoConversationMatches`],
-/// [`HostError::AmbiguousConversation`], [`HostError::NotYourConversation`], storage
+/// [`TerminalError::ConversationNotFound`], [`TerminalError::NoConversationMatches`],
+/// [`TerminalError::AmbiguousConversation`], [`TerminalError::NotYourConversation`], storage
 /// errors.
 pub async fn find_conversation(
     store: &dyn ConversationRepository,
     reference: &str,
     owner: Option<&str>,
-) -> Result<Conversation, HostError> {
+) -> Result<Conversation, TerminalError> {
     let reference = reference.trim();
     if let Ok(id) = reference.parse::<ConversationId>() {
         let conversation = store
             .get_conversation(id)
             .await?
-            .ok_or(HostError::ConversationNotFound(id))?;
+            .ok_or(TerminalError::ConversationNotFound(id))?;
         return match owner {
-            Some(user) if conversation.user_name != user => Err(HostError::NotYourConversation {
-                id,
-                user: user.to_owned(),
-            }),
+            Some(user) if conversation.user_name != user => {
+                Err(TerminalError::NotYourConversation {
+                    id,
+                    user: user.to_owned(),
+                })
+            }
             _ => Ok(conversation),
         };
     }
@@ -38,11 +40,11 @@ pub async fn find_conversation(
     let ids: Vec<String> = candidates.iter().map(|c| c.id.to_string()).collect();
     match matching(&ids, reference).as_slice() {
         [one] => Ok(candidates[*one].clone()),
-        [] => Err(HostError::NoConversationMatches {
+        [] => Err(TerminalError::NoConversationMatches {
             reference: reference.to_owned(),
             owner: owner.map(str::to_owned),
         }),
-        many => Err(HostError::AmbiguousConversation {
+        many => Err(TerminalError::AmbiguousConversation {
             reference: reference.to_owned(),
             count: many.len(),
         }),

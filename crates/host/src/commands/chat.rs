@@ -1,45 +1,21 @@
-//! `smallebot chat`: the interactive REPL.
-
-#[cfg(test)]
-mod attach_tests;
-#[cfg(test)]
-mod commands_tests;
-mod confirm;
-mod cursor_query;
-mod editor;
-mod input;
-mod path_complete;
-mod picker;
-mod repl;
-mod slash;
-mod status_line;
-#[cfg(test)]
-mod test_support;
-#[cfg(test)]
-mod tests;
-
-use tokio::io::BufReader;
-use tokio::sync::mpsc;
-
-pub use confirm::{StdinConfirmer, TerminalConfirmer};
-use editor::EditorInput;
-use input::PipedInput;
-pub use repl::Repl;
-
-use smallebot_agent::assembly::{Home, WarmUp};
+//! `smallebot chat`: wires the application and runs the terminal's REPL on
+//! standard input and output until the person leaves.
 
 use std::io::IsTerminal;
 
+use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_terminal::chat::{
+    EditorInput, HISTORY_FILE, PipedInput, Repl, TerminalConfirmer, cursor_query, model_shown,
+};
+use smallebot_terminal::conversation_ref::find_conversation;
+use smallebot_terminal::render::{EventPrinter, Style};
+use tokio::io::BufReader;
+use tokio::sync::mpsc;
 
-use crate::conversation_ref::find_conversation;
 use crate::error::HostError;
-use crate::render::{EventPrinter, Style};
 use crate::shutdown::StopSignals;
 use crate::wiring;
-
-/// The input history's file in the home.
-pub const HISTORY_FILE: &str = "history.txt";
 
 /// Arguments of `chat`.
 pub struct ChatArgs {
@@ -51,25 +27,6 @@ pub struct ChatArgs {
     pub resume: bool,
     /// Conversation owner.
     pub user: Option<String>,
-}
-
-/// The model `conversation` (or a new one) runs on, as the banner names it: the name
-/// sent to the endpoint, with its id in models.json when there is a choice and the two
-/// differ.
-fn model_shown(
-    service: &smallebot_application::ConversationService,
-    conversation: Option<&smallebot_core::entities::Conversation>,
-    default: &str,
-) -> String {
-    let choices = service.models();
-    let id = conversation
-        .and_then(|c| service.model_of(c))
-        .or_else(|| choices.first().map(|m| m.id.clone()));
-    match id.and_then(|id| choices.iter().find(|m| m.id == id)) {
-        Some(m) if choices.len() > 1 && m.id != m.model => format!("{} ({})", m.model, m.id),
-        Some(m) => m.model.clone(),
-        None => default.to_owned(),
-    }
 }
 
 /// Runs the REPL on stdin/stdout until the person leaves.
@@ -186,5 +143,5 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     };
     ctrl_c.abort();
     app.close().await;
-    result
+    Ok(result?)
 }

@@ -10,7 +10,7 @@ use smallebot_core::rules::attachment_text::attachment_label;
 
 use super::Repl;
 use crate::attach_files::{self, FileToAttach};
-use crate::error::HostError;
+use crate::error::TerminalError;
 
 impl<W: Write> Repl<W> {
     /// The files to send with `text`: those attached with `/attach` and those it
@@ -20,7 +20,7 @@ impl<W: Write> Repl<W> {
     pub(super) async fn mentioned_files(
         &mut self,
         text: &str,
-    ) -> Result<Option<Vec<FileToAttach>>, HostError> {
+    ) -> Result<Option<Vec<FileToAttach>>, TerminalError> {
         let paths = attach_files::mentioned_paths(text);
         if paths.is_empty() && self.pending.is_empty() {
             return Ok(Some(Vec::new()));
@@ -54,7 +54,7 @@ impl<W: Write> Repl<W> {
 
     /// Checks `files` together with the ones already attached against the limits and
     /// the open conversation's model.
-    async fn check_with_pending(&self, files: &[FileToAttach]) -> Result<(), HostError> {
+    async fn check_with_pending(&self, files: &[FileToAttach]) -> Result<(), TerminalError> {
         let conversation = match self.conversation {
             Some(id) => self.service.store().get_conversation(id).await?,
             None => None,
@@ -65,7 +65,7 @@ impl<W: Write> Repl<W> {
 
     /// `/attach PATH` (or a pasted image path): the files are read and checked now and
     /// go with the next message; nothing is attached when one cannot be.
-    pub(super) async fn attach(&mut self, paths: &[PathBuf]) -> Result<(), HostError> {
+    pub(super) async fn attach(&mut self, paths: &[PathBuf]) -> Result<(), TerminalError> {
         let checked = match attach_files::read_files(paths, self.max_file_bytes()) {
             Ok(files) => self.check_with_pending(&files).await.map(|()| files),
             Err(error) => Err(error),
@@ -86,7 +86,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/attach` alone: the files waiting for the next message.
-    pub(super) fn list_attached(&mut self) -> Result<(), HostError> {
+    pub(super) fn list_attached(&mut self) -> Result<(), TerminalError> {
         if self.pending.is_empty() {
             return self.say(
                 "nothing attached to your next message (/attach PATH or @path in it adds a file)",
@@ -104,7 +104,7 @@ impl<W: Write> Repl<W> {
 
     /// What the user is told on leaving a conversation (`/new`, `/switch`, `/resume`)
     /// with files attached: they stay for the next message, wherever it goes.
-    pub(super) fn say_still_attached(&mut self) -> Result<(), HostError> {
+    pub(super) fn say_still_attached(&mut self) -> Result<(), TerminalError> {
         let line = match self.pending.len() {
             0 => return Ok(()),
             1 => "1 attached file still goes with your next message \
@@ -119,7 +119,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/attach clear`: the files waiting for the next message are taken off.
-    pub(super) fn clear_attached(&mut self) -> Result<(), HostError> {
+    pub(super) fn clear_attached(&mut self) -> Result<(), TerminalError> {
         let count = std::mem::take(&mut self.pending).len();
         self.say(&match count {
             0 => "nothing was attached".to_owned(),
@@ -134,7 +134,7 @@ impl<W: Write> Repl<W> {
         &mut self,
         conversation: ConversationId,
         files: Vec<FileToAttach>,
-    ) -> Result<Option<Vec<AttachmentId>>, HostError> {
+    ) -> Result<Option<Vec<AttachmentId>>, TerminalError> {
         match attach_files::upload(&self.service, conversation, files).await {
             Ok(attached) => {
                 for attachment in &attached {

@@ -7,14 +7,16 @@ mod event_lines;
 mod events;
 mod markdown;
 mod plain_wrap;
+mod run_output;
 mod style;
 mod timeline;
-pub(crate) mod tool_lines;
+pub mod tool_lines;
 mod transcript;
 
 pub use event_lines::{cut_mark, tokens};
 pub use events::EventPrinter;
 pub use markdown::Resizes;
+pub use run_output::RunOutput;
 pub use style::Style;
 pub use timeline::{conversation_line, render_timeline};
 pub use transcript::{RESUMED_TURNS, recent_transcript};

@@ -7,6 +7,7 @@
 //! nowhere left to report a failure to write to standard error.
 
 /// Writes a line to standard output; evaluates to `std::io::Result<()>`.
+#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -15,6 +16,7 @@ macro_rules! outln {
 }
 
 /// Writes to standard output without a line break; evaluates to `std::io::Result<()>`.
+#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -24,6 +26,7 @@ macro_rules! out {
 }
 
 /// Writes a line to standard error; a stream that cannot be written is ignored.
+#[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;

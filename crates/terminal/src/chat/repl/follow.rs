@@ -17,7 +17,7 @@ use super::super::confirm::{Asked, ConfirmRequest, ask};
 use super::super::input::LineSource;
 use super::super::status_line::{StatusLine, terminal_width};
 use super::Repl;
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::render::{Resizes, Style};
 
 /// The events a task is followed by, and how far they were printed: a turn followed
@@ -81,7 +81,7 @@ impl<W: Write> Repl<W> {
         &mut self,
         text: String,
         input: &mut S,
-    ) -> Result<(), HostError> {
+    ) -> Result<(), TerminalError> {
         // `@path` files are read and checked before anything is stored.
         let Some(files) = self.mentioned_files(&text).await? else {
             return Ok(());
@@ -109,7 +109,7 @@ impl<W: Write> Repl<W> {
         conversation: ConversationId,
         starting: impl Future<Output = Result<TurnHandle, PipelineError>> + Send + 'static,
         input: &mut S,
-    ) -> Result<(), HostError> {
+    ) -> Result<(), TerminalError> {
         let mut storing = Follow::new(self.service.subscribe(conversation));
         let starting = tokio::spawn(starting);
         // One status line for both stages: the answer may already flow when the turn's
@@ -138,7 +138,7 @@ impl<W: Write> Repl<W> {
         &mut self,
         focus: Option<String>,
         input: &mut S,
-    ) -> Result<(), HostError> {
+    ) -> Result<(), TerminalError> {
         let Some(conversation) = self.conversation else {
             return self.say("nothing to compact: this conversation has no messages yet");
         };
@@ -177,7 +177,7 @@ impl<W: Write> Repl<W> {
         mut task: JoinHandle<T>,
         input: &mut S,
         status: &mut StatusLine,
-    ) -> Result<T, HostError> {
+    ) -> Result<T, TerminalError> {
         let mut width = if self.terminal { terminal_width() } else { 80 };
         // A resize re-flows the open answer lines and the status line.
         let mut resizes = Resizes::watch(self.terminal);
@@ -231,7 +231,7 @@ impl<W: Write> Repl<W> {
                 }
             }
         };
-        result.map_err(|source| HostError::TaskJoin {
+        result.map_err(|source| TerminalError::TaskJoin {
             what: "the turn",
             source,
         })

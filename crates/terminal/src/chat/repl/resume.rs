@@ -9,7 +9,7 @@ use smallebot_core::ids::ConversationId;
 
 use super::Repl;
 use crate::chat::picker::{self, Choice};
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::render::{RESUMED_TURNS, recent_transcript, render_timeline};
 use smallebot_application::wire::bodies::answer_cut;
 
@@ -19,10 +19,7 @@ pub const PICKER_CONVERSATIONS: usize = 50;
 impl<W: Write> Repl<W> {
     /// Prints the last turns of `conversation` (when it has any), bounded, with the
     /// turns that did not complete marked.
-    pub(crate) async fn show_recent(
-        &mut self,
-        conversation: ConversationId,
-    ) -> Result<(), HostError> {
+    pub async fn show_recent(&mut self, conversation: ConversationId) -> Result<(), TerminalError> {
         let rows = self.service.store().rows_after(conversation, 0).await?;
         let turns = self.service.store().list_turns(conversation).await?;
         let undone: Vec<_> = turns
@@ -56,7 +53,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/history`: the whole timeline of this conversation.
-    pub(super) async fn history(&mut self) -> Result<(), HostError> {
+    pub(super) async fn history(&mut self) -> Result<(), TerminalError> {
         let Some(id) = self.conversation else {
             return self.say("no history yet: this conversation has no messages");
         };
@@ -64,7 +61,7 @@ impl<W: Write> Repl<W> {
         let conversation = store
             .get_conversation(id)
             .await?
-            .ok_or(HostError::ConversationNotFound(id))?;
+            .ok_or(TerminalError::ConversationNotFound(id))?;
         let turns = store.list_turns(id).await?;
         let rows = store.rows_after(id, 0).await?;
         let timeline = render_timeline(&conversation, &turns, &rows);
@@ -72,7 +69,7 @@ impl<W: Write> Repl<W> {
     }
 
     /// `/resume`: a conversation chosen from the picker is opened.
-    pub(super) async fn resume(&mut self) -> Result<(), HostError> {
+    pub(super) async fn resume(&mut self) -> Result<(), TerminalError> {
         if !self.terminal {
             return self.say("/resume needs a terminal: /list shows the ids, /switch ID opens one");
         }
@@ -83,13 +80,13 @@ impl<W: Write> Repl<W> {
     }
 
     /// Opens `id`: says so and shows its last turns.
-    pub(crate) async fn open(&mut self, id: ConversationId) -> Result<(), HostError> {
+    pub async fn open(&mut self, id: ConversationId) -> Result<(), TerminalError> {
         let found = self
             .service
             .store()
             .get_conversation(id)
             .await?
-            .ok_or(HostError::ConversationNotFound(id))?;
+            .ok_or(TerminalError::ConversationNotFound(id))?;
         self.conversation = Some(found.id);
         self.say(&format!("switched to {} — {}", found.id, found.title))?;
         self.show_recent(found.id).await?;
@@ -98,7 +95,7 @@ impl<W: Write> Repl<W> {
 
     /// The picker over this user's recent conversations; `None` when cancelled (or
     /// there are none).
-    pub(crate) async fn pick(&mut self) -> Result<Option<ConversationId>, HostError> {
+    pub async fn pick(&mut self) -> Result<Option<ConversationId>, TerminalError> {
         let store = std::sync::Arc::clone(self.service.store());
         let list = store.list_conversations(Some(&self.user)).await?;
         if list.is_empty() {
@@ -118,7 +115,7 @@ impl<W: Write> Repl<W> {
         self.printer.out().flush()?;
         let chosen = tokio::task::spawn_blocking(move || picker::pick(&choices))
             .await
-            .map_err(|source| HostError::TaskJoin {
+            .map_err(|source| TerminalError::TaskJoin {
                 what: "the picker",
                 source,
             })??;

@@ -12,12 +12,12 @@ use smallebot_core::rules::attachment_text::facts_label;
 use smallebot_core::rules::mentions::mentions;
 use smallebot_core::rules::pasted_path::pasted_paths;
 
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::regular_file::{ReadRefusal, read_head, read_regular};
 use crate::user_path::user_path;
 
 /// A file to attach, read whole.
-pub(crate) struct FileToAttach {
+pub struct FileToAttach {
     /// The name it is attached under (the path's last component).
     name: String,
     /// Its content.
@@ -28,7 +28,7 @@ pub(crate) struct FileToAttach {
 
 impl FileToAttach {
     /// Its label: `[image: shot.png 1280×720]`, `[file: notes.txt 9 B]`.
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         facts_label(&self.facts)
     }
 }
@@ -40,19 +40,19 @@ impl FileToAttach {
 ///
 /// # Errors
 /// For the first path that cannot be read or is refused:
-/// [`HostError::AttachmentUnreadable`], [`HostError::AttachmentNotRegular`], or the
+/// [`TerminalError::AttachmentUnreadable`], [`TerminalError::AttachmentNotRegular`], or the
 /// pipeline's refusal (too large, an image that is none).
-pub(crate) fn read_files(
+pub fn read_files(
     paths: &[PathBuf],
     max_file_bytes: i64,
-) -> Result<Vec<FileToAttach>, HostError> {
+) -> Result<Vec<FileToAttach>, TerminalError> {
     paths
         .iter()
         .map(|path| read_file(path, max_file_bytes))
         .collect()
 }
 
-fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, HostError> {
+fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, TerminalError> {
     let path = &user_path(typed);
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
@@ -60,7 +60,7 @@ fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, HostErro
     );
     let limit = u64::try_from(max_file_bytes).unwrap_or(0);
     let content = read_regular(path, limit).map_err(|refusal| match refusal {
-        ReadRefusal::NotRegular(what) => HostError::AttachmentNotRegular {
+        ReadRefusal::NotRegular(what) => TerminalError::AttachmentNotRegular {
             path: path.to_path_buf(),
             what,
         },
@@ -70,12 +70,12 @@ fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, HostErro
             limit: max_file_bytes,
         }
         .into(),
-        ReadRefusal::Io(source) => HostError::AttachmentUnreadable {
+        ReadRefusal::Io(source) => TerminalError::AttachmentUnreadable {
             path: path.to_path_buf(),
             source,
         },
     })?;
-    check_image(&name, &content).map_err(HostError::from)?;
+    check_image(&name, &content).map_err(TerminalError::from)?;
     let facts = describe(&name, &content);
     Ok(FileToAttach {
         name,
@@ -90,18 +90,18 @@ fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, HostErro
 ///
 /// # Errors
 /// The pipeline's refusal.
-pub(crate) fn check(
+pub fn check(
     service: &ConversationService,
     conversation: Option<&Conversation>,
     files: &[&FileToAttach],
-) -> Result<(), HostError> {
+) -> Result<(), TerminalError> {
     let facts: Vec<AttachmentFacts> = files.iter().map(|file| file.facts.clone()).collect();
     Ok(service.check_files(conversation, &facts)?)
 }
 
 /// The `@path` mentions of a chat message that name files: every existing one, and
 /// every path-like one (so that a missing `@notes.txt` is an error, not text).
-pub(crate) fn mentioned_paths(text: &str) -> Vec<PathBuf> {
+pub fn mentioned_paths(text: &str) -> Vec<PathBuf> {
     mentions(text)
         .into_iter()
         .filter(|m| m.path_like || Path::new(m.path).is_file())
@@ -116,7 +116,7 @@ const SNIFFED_BYTES: u64 = 256 * 1024;
 /// The paths of a chat line that is only paths of existing image files (dragged onto
 /// the terminal from a file manager, see [`pasted_paths`]); `None` for any other line,
 /// which is sent as text. Only the head of each file is read here.
-pub(crate) fn pasted_images(line: &str) -> Option<Vec<PathBuf>> {
+pub fn pasted_images(line: &str) -> Option<Vec<PathBuf>> {
     let home = std::env::var("HOME").ok();
     let paths: Vec<PathBuf> = pasted_paths(line, home.as_deref())?
         .into_iter()
@@ -137,11 +137,11 @@ fn is_image(path: &Path) -> bool {
 ///
 /// # Errors
 /// The pipeline's refusal or a storage failure.
-pub(crate) async fn upload(
+pub async fn upload(
     service: &ConversationService,
     conversation_id: ConversationId,
     files: Vec<FileToAttach>,
-) -> Result<Vec<Attachment>, HostError> {
+) -> Result<Vec<Attachment>, TerminalError> {
     let mut attached = Vec::with_capacity(files.len());
     for file in files {
         let attachment = service

@@ -25,7 +25,7 @@ use super::confirm::ConfirmRequest;
 use super::input::{Input, LineSource};
 use super::slash::parse_slash;
 use crate::attach_files::pasted_images;
-use crate::error::HostError;
+use crate::error::TerminalError;
 use crate::render::EventPrinter;
 
 /// The REPL's state.
@@ -155,7 +155,7 @@ impl<W: Write> Repl<W> {
 
     /// Prints a line; what it quotes from outside (titles, search hits, the plan) is
     /// printed with its control characters made visible.
-    fn say(&mut self, text: &str) -> Result<(), HostError> {
+    fn say(&mut self, text: &str) -> Result<(), TerminalError> {
         writeln!(self.printer.out(), "{}", escape_controls(text))?;
         Ok(())
     }
@@ -164,7 +164,7 @@ impl<W: Write> Repl<W> {
     ///
     /// # Errors
     /// Terminal I/O failures and storage failures.
-    pub async fn run<S: LineSource>(&mut self, mut input: S) -> Result<(), HostError> {
+    pub async fn run<S: LineSource>(&mut self, mut input: S) -> Result<(), TerminalError> {
         let mut exit_armed = false;
         loop {
             self.offer_conversations(&mut input).await;
@@ -206,7 +206,7 @@ impl<W: Write> Repl<W> {
                 Some(Ok(command)) => match self.command(command, &mut input).await {
                     Ok(next) => next,
                     // The terminal is gone: nothing more can be said.
-                    Err(HostError::Io(error)) => return Err(HostError::Io(error)),
+                    Err(TerminalError::Io(error)) => return Err(TerminalError::Io(error)),
                     Err(error) => {
                         self.say(&format!("error: {error}"))?;
                         Next::Continue
@@ -221,7 +221,7 @@ impl<W: Write> Repl<W> {
                     self.exact_counts().await;
                     match self.turn(line, &mut input).await {
                         Ok(()) => {}
-                        Err(HostError::Io(error)) => return Err(HostError::Io(error)),
+                        Err(TerminalError::Io(error)) => return Err(TerminalError::Io(error)),
                         Err(error) => self.say(&format!("error: {error}"))?,
                     }
                     Next::Continue
@@ -235,7 +235,7 @@ impl<W: Write> Repl<W> {
 
     /// The open conversation, created now if it is a new one (with the model chosen
     /// for it).
-    async fn open_conversation(&mut self) -> Result<ConversationId, HostError> {
+    async fn open_conversation(&mut self) -> Result<ConversationId, TerminalError> {
         if let Some(id) = self.conversation {
             return Ok(id);
         }

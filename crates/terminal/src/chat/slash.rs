@@ -2,7 +2,7 @@
 
 use smallebot_core::rules::pasted_path::typed_path;
 
-use crate::cli::ExportFormat;
+use crate::export_text::ExportFormat;
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,47 @@
+//! The interactive chat: the REPL, its line editor, prompts and slash commands. The
+//! host's `chat` command wires the application and hands it a [`Repl`].
+
+#[cfg(test)]
+mod attach_tests;
+#[cfg(test)]
+mod commands_tests;
+mod confirm;
+pub mod cursor_query;
+mod editor;
+mod input;
+mod path_complete;
+mod picker;
+mod repl;
+mod slash;
+mod status_line;
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
+mod tests;
+
+pub use confirm::{StdinConfirmer, TerminalConfirmer};
+pub use editor::EditorInput;
+pub use input::PipedInput;
+pub use repl::Repl;
+
+/// The input history's file in the home.
+pub const HISTORY_FILE: &str = "history.txt";
+
+/// The model `conversation` (or a new one) runs on, as the banner names it: the name
+/// sent to the endpoint, with its id in models.json when there is a choice and the two
+/// differ.
+pub fn model_shown(
+    service: &smallebot_application::ConversationService,
+    conversation: Option<&smallebot_core::entities::Conversation>,
+    default: &str,
+) -> String {
+    let choices = service.models();
+    let id = conversation
+        .and_then(|c| service.model_of(c))
+        .or_else(|| choices.first().map(|m| m.id.clone()));
+    match id.and_then(|id| choices.iter().find(|m| m.id == id)) {
+        Some(m) if choices.len() > 1 && m.id != m.model => format!("{} ({})", m.model, m.id),
+        Some(m) => m.model.clone(),
+        None => default.to_owned(),
+    }
+}

@@ -1,0 +1,123 @@
+//! The terminal front end's error type: what the chat, the rendering and the files it
+//! reads and writes for the person can fail with. The host maps it into its own error
+//! at the boundary.
+
+use smallebot_application::PipelineError;
+use smallebot_application::pipeline::CompressionSkipped;
+use smallebot_core::RepositoryError;
+use smallebot_core::ids::{ConversationId, InvalidId};
+use smallebot_core::rules::attachment::AttachmentRefusal;
+use smallebot_core::rules::terminal_text::escape_line;
+
+use crate::user_path::shown;
+
+/// Why an action of the terminal front end failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TerminalError {
+    /// Reading or writing stored data failed.
+    #[error(transparent)]
+    Repository(#[from] RepositoryError),
+    /// An id argument is malformed.
+    #[error(transparent)]
+    InvalidId(#[from] InvalidId),
+    /// The pipeline refused the request.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// `/compact` changed nothing.
+    #[error("nothing changed: {0}")]
+    NothingCompacted(String),
+    /// The conversation does not exist.
+    #[error("conversation {0} not found")]
+    ConversationNotFound(ConversationId),
+    /// No conversation id starts with what was given.
+    #[error(
+        "no conversation{} has an id starting with '{}' (`smallebot conversations list` shows the ids)",
+        .owner.as_ref().map(|o| format!(" of {}", escape_line(o))).unwrap_or_default(),
+        escape_line(.reference)
+    )]
+    NoConversationMatches {
+        /// What was given.
+        reference: String,
+        /// Whose conversations were looked at, if limited.
+        owner: Option<String>,
+    },
+    /// Several conversation ids start with what was given.
+    #[error("'{}' starts {count} conversation ids: give more of the id", escape_line(.reference))]
+    AmbiguousConversation {
+        /// What was given.
+        reference: String,
+        /// How many ids start with it.
+        count: usize,
+    },
+    /// The conversation belongs to someone else.
+    #[error(
+        "conversation {id} is not {user}'s: open your own conversations (`smallebot conversations list --user {user}`) or pass the owner with --user",
+        user = escape_line(.user)
+    )]
+    NotYourConversation {
+        /// The conversation.
+        id: ConversationId,
+        /// Who asked.
+        user: String,
+    },
+    /// A background task panicked or was aborted.
+    #[error("{what} stopped unexpectedly: {source}")]
+    TaskJoin {
+        /// Which task.
+        what: &'static str,
+        /// Why it stopped.
+        #[source]
+        source: tokio::task::JoinError,
+    },
+    /// A file to attach (`--attach`, `@path`) cannot be read.
+    #[error("cannot read {} to attach it: {source}. Check the path.", shown(.path))]
+    AttachmentUnreadable {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+
+    /// A path to attach names no regular file (a directory, a FIFO, a socket, a device).
+    #[error(
+        "cannot attach {}: it is {what}, not a regular file. Only regular files can be \
+         attached; copy what it holds into a file first.",
+        shown(.path)
+    )]
+    AttachmentNotRegular {
+        /// The path given.
+        path: std::path::PathBuf,
+        /// What it is: `a FIFO (named pipe)`, `a character device`, ….
+        what: &'static str,
+    },
+
+    /// An export could not be written to its file.
+    #[error(transparent)]
+    ExportFile(crate::export_file::ExportFileError),
+
+    /// Reading or writing standard input, output or error, or another file, failed.
+    #[error("input/output failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<AttachmentRefusal> for TerminalError {
+    fn from(refusal: AttachmentRefusal) -> Self {
+        Self::Pipeline(refusal.into())
+    }
+}
+
+impl From<CompressionSkipped> for TerminalError {
+    fn from(skipped: CompressionSkipped) -> Self {
+        Self::NothingCompacted(skipped.to_string())
+    }
+}
+
+impl TerminalError {
+    /// Whether the conversation was busy (a turn running here or in another process).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Self::Pipeline(PipelineError::Busy(_) | PipelineError::TurnRunning { .. })
+        )
+    }
+}
