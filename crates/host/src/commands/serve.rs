@@ -49,75 +49,15 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let confirmer = Arc::new(WebConfirmer::new());
     let app = wiring::build(home, user, confirmer.clone(), WarmUp::Background).await?;
     let signed_in = !addr.ip().is_loopback();
-    if signed_in && app.store.user_names().await?.is_empty() {
-        app.close().await;
-        return Err(HostError::NotLoopback(addr));
-    }
-    if let Err(refused) = sandbox_for_users(signed_in, app.sandbox.as_deref()) {
-        app.close().await;
-        return Err(refused);
-    }
-    let listener = match tokio::net::TcpListener::bind(addr).await {
-        Ok(listener) => listener,
-        Err(source) => {
+    let (listener, mut signals) = match listen(&app, addr, signed_in).await {
+        Ok(ready) => ready,
+        Err(refused) => {
             app.close().await;
-            return Err(HostError::Listen { addr, source });
-        }
-    };
-    // Caught once listening (a start that hangs, such as an unreachable database,
-    // still ends at the first Ctrl+C).
-    let mut signals = match StopSignals::catch(true) {
-        Ok(signals) => signals,
-        Err(error) => {
-            app.close().await;
-            return Err(error);
+            return Err(refused);
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
-    // Only its own host names: a DNS name rebound to the server, or another site open
-    // in the browser, gets 403.
-    let mut hosts = hosts_for(bound);
-    for name in &public_names {
-        hosts.extend(name.hosts(bound.port()));
-    }
-    let confirmer_for_users = confirmer.clone();
-    let mut per_user = None;
-    let banner;
-    let mut state = WebState::new(Arc::clone(&app.service), &app.user)
-        .allow_hosts(hosts)
-        .https(public_names.iter().any(|name| name.https))
-        .confirmations(confirmer)
-        .skills(Arc::new(crate::skills_web::HomeSkills {
-            home: home.clone(),
-            per_user: signed_in,
-        }));
-    if signed_in {
-        // Each user's tools work in their own folder, <home>/workspace/users/<name>.
-        let services = PerUserServices {
-            home: home.clone(),
-            store: app.store.clone(),
-            confirmer: confirmer_for_users,
-            tokenizer: Arc::clone(&app.tokenizer),
-            mcp: Arc::clone(&app.mcp),
-            peers: app.peers.clone(),
-            built: tokio::sync::Mutex::default(),
-        };
-        let services = Arc::new(services);
-        per_user = Some(Arc::clone(&services));
-        state = state
-            .users(Arc::new(StoreUsers(app.store.clone())))
-            .per_user_services(services);
-        banner = format!(
-            "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
-             their token; API: /api/conversations; Ctrl+C stops)"
-        );
-    } else {
-        banner = format!(
-            "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; \
-             Ctrl+C stops)",
-            app.user
-        );
-    }
+    let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound);
     // A reader that went away (`serve | head -1`) does not stop the server.
     let _ = outln!("{banner}");
     // On standard error: standard output carries only the banner, which scripts read.
@@ -161,6 +101,84 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let _ = sweeper.await;
     app.close().await;
     served.map_err(|source| HostError::Listen { addr, source })
+}
+
+/// Refuses what must not be served (a non-loopback address without users, or without
+/// the sandbox), then listens on `addr` and catches the stop signals.
+async fn listen(
+    app: &wiring::App,
+    addr: SocketAddr,
+    signed_in: bool,
+) -> Result<(tokio::net::TcpListener, StopSignals), HostError> {
+    if signed_in && app.store.user_names().await?.is_empty() {
+        return Err(HostError::NotLoopback(addr));
+    }
+    sandbox_for_users(signed_in, app.sandbox.as_deref())?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| HostError::Listen { addr, source })?;
+    // Caught once listening (a start that hangs, such as an unreachable database,
+    // still ends at the first Ctrl+C).
+    let signals = StopSignals::catch(true)?;
+    Ok((listener, signals))
+}
+
+/// The web app's state for `app` listening on `bound`: its host names, and on a
+/// non-loopback address the users and each one's services; with the services built
+/// per user (to stop their turns) and the banner.
+fn web_state(
+    home: &Home,
+    app: &wiring::App,
+    confirmer: Arc<WebConfirmer>,
+    public_names: &[PublicName],
+    bound: SocketAddr,
+) -> (WebState, Option<Arc<PerUserServices>>, String) {
+    // Only its own host names: a DNS name rebound to the server, or another site open
+    // in the browser, gets 403.
+    let mut hosts = hosts_for(bound);
+    for name in public_names {
+        hosts.extend(name.hosts(bound.port()));
+    }
+    let signed_in = !bound.ip().is_loopback();
+    let confirmer_for_users = confirmer.clone();
+    let mut per_user = None;
+    let banner;
+    let mut state = WebState::new(Arc::clone(&app.service), &app.user)
+        .allow_hosts(hosts)
+        .https(public_names.iter().any(|name| name.https))
+        .confirmations(confirmer)
+        .skills(Arc::new(crate::skills_web::HomeSkills {
+            home: home.clone(),
+            per_user: signed_in,
+        }));
+    if signed_in {
+        // Each user's tools work in their own folder, <home>/workspace/users/<name>.
+        let services = PerUserServices {
+            home: home.clone(),
+            store: app.store.clone(),
+            confirmer: confirmer_for_users,
+            tokenizer: Arc::clone(&app.tokenizer),
+            mcp: Arc::clone(&app.mcp),
+            peers: app.peers.clone(),
+            built: tokio::sync::Mutex::default(),
+        };
+        let services = Arc::new(services);
+        per_user = Some(Arc::clone(&services));
+        state = state
+            .users(Arc::new(StoreUsers(app.store.clone())))
+            .per_user_services(services);
+        banner = format!(
+            "SmallEBot serves its users' conversations at http://{bound}/ (each signs in with \
+             their token; API: /api/conversations; Ctrl+C stops)"
+        );
+    } else {
+        banner = format!(
+            "SmallEBot serves {}'s conversations at http://{bound}/ (API: /api/conversations; \
+             Ctrl+C stops)",
+            app.user
+        );
+    }
+    (state, per_user, banner)
 }
 
 /// Refuses new turns in `services`, lets the running ones finish for `grace` (or
