@@ -22,7 +22,7 @@ const SHOWN_MESSAGE_LINES: usize = 20;
 
 /// The rows of the last `turns` turns as the chat shows them, bounded: how many earlier
 /// turns are left out (`/history` shows them), `› ` before what the person typed, the
-/// answers cut to [`SHOWN_MESSAGE_LINES`] lines and rendered as `answers` shows them, one line per tool call; reasoning and
+/// answers cut to `SHOWN_MESSAGE_LINES` lines and rendered as `answers` shows them, one line per tool call; reasoning and
 /// replaced messages left out, everything escaped; what the person typed in an
 /// `undone` turn is marked `[undone]`, and a turn listed in `ended` (one that did not
 /// complete) is followed by its mark, such as `(cancelled)`. Empty when there are no
