@@ -157,7 +157,7 @@ after the undo
 
 #[tokio::test]
 async fn a_failing_command_is_reported_and_the_session_goes_on() {
-    let (_dir, server, service) = numbered_session().await;
+    let (_dir, _server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     service.delete_conversation(c.id).await.unwrap();
     let out = run_repl(&service, Some(c.id), b"/usage\n/list\n/quit\n").await;
@@ -173,7 +173,7 @@ async fn a_failing_command_is_reported_and_the_session_goes_on() {
 
 #[tokio::test]
 async fn compact_with_nothing_to_do_says_so_once() {
-    let (_dir, server, service) = numbered_session().await;
+    let (_dir, _server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     service
         .send(c.id, "one", SendOptions::default())
@@ -185,7 +185,7 @@ async fn compact_with_nothing_to_do_says_so_once() {
 
 #[tokio::test]
 async fn switch_by_prefix_shows_the_last_turns() {
-    let (_dir, server, service) = numbered_session().await;
+    let (_dir, _server, service) = numbered_session().await;
     let first = service.create_conversation("tester").await.unwrap();
     service
         .send(first.id, "about walruses", SendOptions::default())
@@ -236,7 +236,7 @@ async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
 
 #[tokio::test]
 async fn switch_to_an_unknown_id_points_to_list_and_help_names_the_keys() {
-    let (_dir, server, service) = numbered_session().await;
+    let (_dir, _server, service) = numbered_session().await;
     let out = run_repl(&service, None, b"/switch ffff\n/help\n/quit\n").await;
     assert!(
         out.contains("no conversation of yours has an id starting with 'ffff': /list shows them"),
