@@ -6,6 +6,7 @@
 //! with the model client of `smallebot-model-client`, into a
 //! `smallebot_application::ConversationService` in one call.
 
+pub mod agents;
 pub mod assembly;
 pub mod config;
 pub mod history;

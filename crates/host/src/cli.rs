@@ -168,6 +168,9 @@ pub enum Command {
     /// `<home>/skills/` that the model loads when a task matches; see docs/configuration.md.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// Agent definitions (sub-agents): `<home>/agents/NAME.md`; see docs/configuration.md.
+    #[command(subcommand)]
+    Agents(crate::commands::agents::AgentsCommand),
 }
 
 /// `smallebot skills …`

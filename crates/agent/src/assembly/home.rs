@@ -69,6 +69,19 @@ impl Home {
         self.root.join("users").join(user).join("skills")
     }
 
+    /// The agent definitions every user shares, `agents/` (`NAME.md` each).
+    #[must_use]
+    pub fn agents_dir(&self) -> PathBuf {
+        self.root.join("agents")
+    }
+
+    /// A web user's own agent definitions, `users/<name>/agents/` (outside their
+    /// workspace, so their commands cannot rewrite them).
+    #[must_use]
+    pub fn user_agents_dir(&self, user: &str) -> PathBuf {
+        self.root.join("users").join(user).join("agents")
+    }
+
     /// The home's own SQLite database, `smallebot.db` (used unless
     /// [`Home::database_location`] names another).
     #[must_use]

@@ -1,5 +1,6 @@
 //! The traits the pipeline talks to; other crates implement them.
 //!
+//! - [`AgentDirectory`]: the agent definitions a user sees (`GET /api/agents`).
 //! - [`CommandConfirmer`]: asks the person whether a command may run ([`DenyAll`]
 //!   where nobody can be asked).
 //! - [`ChatModel`]: one model call (streamed), implemented on an OpenAI-compatible
@@ -14,6 +15,7 @@
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
 
+mod agents;
 mod args;
 mod confirm;
 mod context;
@@ -24,6 +26,7 @@ mod summarizer;
 mod tasks;
 mod tools;
 
+pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};

@@ -108,7 +108,8 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     .with_tokenizer(std::sync::Arc::clone(&app.tokenizer))
     .with_confirmations(confirmations)
     .with_mcp(std::sync::Arc::clone(&app.mcp))
-    .with_skills(app.skills.clone());
+    .with_skills(app.skills.clone())
+    .with_agents(smallebot_agent::agents::AgentFolders::of(home, None));
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }
