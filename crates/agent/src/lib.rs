@@ -12,6 +12,7 @@ pub mod config;
 pub mod history;
 pub mod processes;
 pub mod skills;
+pub mod subagents;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;

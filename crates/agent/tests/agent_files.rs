@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use smallebot_agent::agents::{AgentFolders, AgentSet, AgentSource, HomeAgents, read_agent_file};
+use smallebot_agent::agents::{AgentSet, AgentSource, read_agent_file};
 use smallebot_agent::assembly::Home;
 use smallebot_application::ports::AgentDirectory;
 use smallebot_core::agents::{AgentModel, AgentSandbox, AgentTools};
@@ -24,7 +24,7 @@ fn agent(name: &str, description: &str) -> String {
 #[test]
 fn without_files_only_the_builtin_general_agent_exists() {
     let home = tempfile::tempdir().expect("tempdir");
-    let set = AgentSet::read(&AgentFolders::of(&Home::new(home.path()), None));
+    let set = AgentSet::read(&Home::new(home.path()).agent_folders(None));
     let names: Vec<_> = set
         .loaded()
         .map(|(a, _)| (a.name.as_str(), a.source))
@@ -49,7 +49,7 @@ fn a_broken_file_gives_one_warning_with_file_line_and_rule_and_the_others_load()
     );
     write(&dir, "notes.txt", "not an agent");
     write(&dir, ".hidden.md", "---\n");
-    let set = AgentSet::read(&AgentFolders::of(&h, None));
+    let set = AgentSet::read(&h.agent_folders(None));
     let names: Vec<_> = set.all.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["broken", "general", "reviewer"]);
     assert!(set.find("reviewer").is_some());
@@ -78,7 +78,7 @@ fn a_users_agent_shadows_a_shared_one_and_a_file_may_replace_general() {
     );
     let mine = "---\nname: finder\ndescription: Carol's finder.\ntools: ReadFile, ListDirectory\nmodel: small\nsandbox: read-only\nmaxToolSteps: 5\n---\nFind.\n";
     write(&h.user_agents_dir("carol"), "finder.md", mine);
-    let set = AgentSet::read(&AgentFolders::of(&h, Some("carol")));
+    let set = AgentSet::read(&h.agent_folders(Some("carol")));
     let finder: Vec<_> = set.all.iter().filter(|a| a.name == "finder").collect();
     assert_eq!(finder.len(), 1);
     assert_eq!(finder[0].source, AgentSource::User);
@@ -91,14 +91,14 @@ fn a_users_agent_shadows_a_shared_one_and_a_file_may_replace_general() {
         set.find("general").map(|d| d.description.as_str()),
         Some("Our general.")
     );
-    let shared_only = AgentSet::read(&AgentFolders::of(&h, None));
+    let shared_only = AgentSet::read(&h.agent_folders(None));
     assert_eq!(
         shared_only.find("finder").map(|d| d.description.as_str()),
         Some("Shared finder.")
     );
     // A broken user file does not hide the shared agent of the same name.
     write(&h.user_agents_dir("dave"), "finder.md", "no front matter");
-    let dave = AgentSet::read(&AgentFolders::of(&h, Some("dave")));
+    let dave = AgentSet::read(&h.agent_folders(Some("dave")));
     assert_eq!(
         dave.find("finder").map(|d| d.description.as_str()),
         Some("Shared finder.")
@@ -115,7 +115,7 @@ fn a_linked_agent_file_is_reported_not_followed() {
     fs::write(&outside, agent("linked", "Linked.")).expect("write");
     fs::create_dir_all(h.agents_dir()).expect("dir");
     std::os::unix::fs::symlink(&outside, h.agents_dir().join("linked.md")).expect("link");
-    let set = AgentSet::read(&AgentFolders::of(&h, None));
+    let set = AgentSet::read(&h.agent_folders(None));
     assert!(set.find("linked").is_none());
     let warnings: Vec<_> = set.warnings().collect();
     assert_eq!(warnings.len(), 1);
@@ -160,10 +160,7 @@ fn the_web_listing_names_files_relative_to_their_folder() {
         "mine.md",
         &agent("mine", "Mine."),
     );
-    let per_user = HomeAgents {
-        home: h.clone(),
-        per_user: true,
-    };
+    let per_user = h.agent_directory(true);
     let list = per_user.list("carol");
     let names: Vec<_> = list
         .agents
@@ -187,10 +184,7 @@ fn the_web_listing_names_files_relative_to_their_folder() {
     let text = serde_json::to_string(&list).expect("json");
     assert!(!text.contains(&home.path().display().to_string()), "{text}");
     // Without sign-in, nobody's own folder is read.
-    let loopback = HomeAgents {
-        home: h,
-        per_user: false,
-    };
+    let loopback = h.agent_directory(false);
     assert!(
         loopback
             .list("carol")

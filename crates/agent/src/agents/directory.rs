@@ -1,26 +1,32 @@
 //! The application's [`AgentDirectory`] port on a home's agent folders: a signed-in
 //! user sees the shared agents and their own; on loopback, the shared ones.
 
+use std::path::PathBuf;
+
 use smallebot_application::ports::AgentDirectory;
 use smallebot_core::agents::{AgentModel, AgentTools};
 use smallebot_protocol::api;
 
 use super::discovery::{AgentEntry, AgentFolders, AgentSet, AgentSource};
-use crate::assembly::Home;
 
-/// The agents of `home` as the web app shows them.
+/// The agents of a home as the web app shows them
+/// ([`Home::agent_directory`](crate::assembly::Home::agent_directory) makes one).
 #[derive(Debug, Clone)]
 pub struct HomeAgents {
-    /// The home directory.
-    pub home: Home,
-    /// Whether users sign in (then each has their own folder on top of the shared one).
-    pub per_user: bool,
+    /// The shared folder, `<home>/agents`.
+    pub shared: PathBuf,
+    /// Where users sign in: a user's own folder, `<home>/users/<name>/agents`, is
+    /// `users.join(name).join("agents")`; `None` on loopback (the shared ones only).
+    pub users: Option<PathBuf>,
 }
 
 impl AgentDirectory for HomeAgents {
     fn list(&self, user: &str) -> api::AgentList {
-        let user = self.per_user.then_some(user);
-        let set = AgentSet::read(&AgentFolders::of(&self.home, user));
+        let folders = AgentFolders {
+            shared: self.shared.clone(),
+            user: self.users.as_ref().map(|u| u.join(user).join("agents")),
+        };
+        let set = AgentSet::read(&folders);
         api::AgentList {
             agents: set.all.iter().map(summary).collect(),
         }

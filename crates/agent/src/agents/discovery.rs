@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use smallebot_confined::{FileKind, Links, Root};
 use smallebot_core::agents::{AGENT_FILE_EXTENSION, AgentDefinition, parse_agent};
 
-use crate::assembly::Home;
-
 /// Where an agent definition comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AgentSource {
@@ -38,17 +36,6 @@ pub struct AgentFolders {
     pub shared: PathBuf,
     /// A user's own folder (multi-user `serve`); its agents shadow shared ones.
     pub user: Option<PathBuf>,
-}
-
-impl AgentFolders {
-    /// The folders of `home`; with `user`, that web user's own folder on top.
-    #[must_use]
-    pub fn of(home: &Home, user: Option<&str>) -> Self {
-        Self {
-            shared: home.agents_dir(),
-            user: user.map(|u| home.user_agents_dir(u)),
-        }
-    }
 }
 
 /// One agent definition as read.

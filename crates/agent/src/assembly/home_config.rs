@@ -140,6 +140,7 @@ impl AgentAssembly {
             shared: home.skills_dir(),
             user: None,
         });
+        assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,

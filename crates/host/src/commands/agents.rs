@@ -3,9 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use smallebot_agent::agents::{
-    AgentFolders, AgentSet, AgentSource, read_agent_file, read_agent_folder,
-};
+use smallebot_agent::agents::{AgentSet, AgentSource, read_agent_file, read_agent_folder};
 use smallebot_agent::assembly::Home;
 use smallebot_core::agents::AGENT_FILE_EXTENSION;
 use smallebot_core::rules::terminal_text::escape_line;
@@ -46,14 +44,14 @@ pub enum AgentsCommand {
 pub fn run(home: &Home, command: AgentsCommand) -> Result<(), HostError> {
     match command {
         AgentsCommand::List { user } => {
-            let set = AgentSet::read(&AgentFolders::of(home, user.as_deref()));
+            let set = AgentSet::read(&home.agent_folders(user.as_deref()));
             for line in list_lines(&set) {
                 outln!("{line}")?;
             }
             Ok(())
         }
         AgentsCommand::Show { name, user } => {
-            let set = AgentSet::read(&AgentFolders::of(home, user.as_deref()));
+            let set = AgentSet::read(&home.agent_folders(user.as_deref()));
             let agent = set
                 .all
                 .iter()

@@ -109,7 +109,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     .with_confirmations(confirmations)
     .with_mcp(std::sync::Arc::clone(&app.mcp))
     .with_skills(app.skills.clone())
-    .with_agents(smallebot_agent::agents::AgentFolders::of(home, None));
+    .with_agents(home.agent_folders(None));
     if let Some(c) = &conversation {
         repl.show_recent(c.id).await?;
     }

@@ -147,10 +147,7 @@ fn web_state(
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
-        .agents(Arc::new(smallebot_agent::agents::HomeAgents {
-            home: home.clone(),
-            per_user: signed_in,
-        }))
+        .agents(Arc::new(home.agent_directory(signed_in)))
         .skills(Arc::new(crate::skills_web::HomeSkills {
             home: home.clone(),
             per_user: signed_in,
