@@ -239,6 +239,9 @@ pub enum ConversationsCommand {
         /// Only this user's conversations.
         #[arg(long)]
         user: Option<String>,
+        /// Also the conversations sub-agents ran in (hidden otherwise).
+        #[arg(long)]
+        all: bool,
     },
     /// Show a conversation's timeline: messages, tool calls, reasoning, and which rows
     /// are already summarized by context compression.

@@ -91,7 +91,12 @@ async fn assert_nothing_running(store: Arc<dyn Store>) {
             turns[0].status
         );
     }
-    assert_eq!(store.list_turns(sub.id).await.unwrap().len(), 1);
+    let parent = conversations.iter().find(|c| c.id != sub.id).unwrap();
+    let link = sub.parent.as_ref().expect("linked to its parent");
+    assert_eq!(link.parent_conversation_id, parent.id);
+    assert_eq!(link.parent_tool_call_id, "d1");
+    assert_eq!(link.agent_name, "slow");
+    assert_eq!(parent.parent, None);
 }
 
 #[tokio::test]

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use cli::text;
 use serde_json::{Value, json};
+use smallebot_core::entities::SubAgentLink;
+use smallebot_core::repository::{ConversationRepository, TurnRepository};
+use smallebot_infrastructure::SqliteStore;
 use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
 
 /// The system prompt of a request.
@@ -165,10 +168,55 @@ async fn two_delegate_calls_run_two_sub_agents_at_once() {
             .collect();
         assert_eq!(names, [tool], "{agent}");
     }
-    // Each ran in a conversation of its own, named after its agent and description.
+    // Each ran in a conversation of its own, linked to the parent's call, hidden from
+    // `conversations list` unless `--all`, listed by `conversations show` of the parent.
+    let store = SqliteStore::open(&home.path().join("smallebot.db"))
+        .await
+        .unwrap();
+    let conversations = store.list_conversations(None).await.unwrap();
+    assert_eq!(conversations.len(), 3);
+    let parent = conversations.iter().find(|c| c.parent.is_none()).unwrap();
+    for (call, agent, title) in [
+        ("d1", "lister", "lister: list the files"),
+        ("d2", "reader", "reader: read the notes"),
+    ] {
+        let sub = conversations
+            .iter()
+            .find(|c| c.title == title)
+            .expect(title);
+        assert_eq!(
+            sub.parent,
+            Some(SubAgentLink {
+                parent_conversation_id: parent.id,
+                parent_tool_call_id: call.into(),
+                agent_name: agent.into(),
+            })
+        );
+        assert_eq!(store.list_turns(sub.id).await.unwrap().len(), 1);
+    }
     let listed = cli::listed(home.path()).await;
-    assert!(listed.contains("lister: list the files"), "{listed}");
-    assert!(listed.contains("reader: read the notes"), "{listed}");
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    let (ok, all, _) = cli::outcome(home.path(), &["conversations", "list", "--all"]).await;
+    assert!(ok);
+    assert!(
+        all.contains(&format!(
+            "lister: list the files  [sub-agent lister of {}]",
+            parent.id
+        )),
+        "{all}"
+    );
+    let id = parent.id.to_string();
+    let (ok, shown, _) = cli::outcome(home.path(), &["conversations", "show", &id]).await;
+    assert!(ok);
+    assert!(shown.contains("Sub-agents:\n"), "{shown}");
+    assert!(
+        shown.contains("  lister  call d1  lister: list the files"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  reader  call d2  reader: read the notes"),
+        "{shown}"
+    );
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use smallebot_application::ports::{
     ChatModel, Summarizer, TaskPlan, ToolContext, ToolExecutor, ToolOutcome,
 };
 use smallebot_core::agents::{AgentDefinition, AgentModel};
-use smallebot_core::entities::{ToolCallStatus, TurnStatus};
+use smallebot_core::entities::{SubAgentLink, ToolCallStatus, TurnStatus};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use smallebot_model_client::ServerWindows;
@@ -157,14 +157,19 @@ impl SubAgentRunner {
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
         let service = self.service(definition, tools);
-        let conversation = service
-            .create_conversation(&parent.user_name)
-            .await
-            .map_err(|e| e.to_string())?;
-        let title = title(&definition.name, description);
-        self.parts
+        let link = SubAgentLink {
+            parent_conversation_id: parent_id,
+            parent_tool_call_id: context.call_id.clone().unwrap_or_default(),
+            agent_name: definition.name.clone(),
+        };
+        let conversation = self
+            .parts
             .store
-            .rename_conversation(conversation.id, &title)
+            .create_sub_conversation(
+                &parent.user_name,
+                &title(&definition.name, description),
+                link,
+            )
             .await
             .map_err(|e| e.to_string())?;
         let model = match &definition.model {
