@@ -10,4 +10,4 @@ mod narrowed;
 mod runner;
 
 pub use narrowed::NarrowedTools;
-pub use runner::{SubAgentParts, SubAgentRunner};
+pub use runner::{DelegatedTask, SubAgentParts, SubAgentRunner};

@@ -9,8 +9,8 @@ use smallebot_application::pipeline::{
 use smallebot_application::ports::{
     ChatModel, Summarizer, TaskPlan, ToolContext, ToolExecutor, ToolOutcome,
 };
-use smallebot_core::agents::{AgentDefinition, AgentModel};
-use smallebot_core::entities::{SubAgentLink, ToolCallStatus, TurnStatus};
+use smallebot_core::agents::{AgentDefinition, AgentModel, GENERAL_AGENT};
+use smallebot_core::entities::{Conversation, SubAgentLink, ToolCallStatus, TurnStatus};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use smallebot_model_client::ServerWindows;
@@ -21,6 +21,19 @@ use crate::agents::{AgentFolders, AgentSet};
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
+
+/// One `Delegate` call's task.
+#[derive(Debug, Clone, Copy)]
+pub struct DelegatedTask<'a> {
+    /// The agent (`None`: `general`, or a resumed conversation's).
+    pub agent: Option<&'a str>,
+    /// The task, self-contained.
+    pub prompt: &'a str,
+    /// A few words for the person (the new conversation's title).
+    pub description: &'a str,
+    /// The id of an earlier sub-agent conversation of the same parent to continue.
+    pub resume: Option<&'a str>,
+}
 
 /// What a sub-agent's own service is built from: the parent's parts (same store,
 /// model client, event bus and running turns, so cancelling and shutting down reach
@@ -99,20 +112,35 @@ impl SubAgentRunner {
         AgentSet::read(&self.folders)
     }
 
-    /// Runs `prompt` with the agent `name` for the call `context` makes; its answer, or
-    /// what kept it from one, as the tool's outcome.
-    pub async fn run(
-        &self,
-        name: &str,
-        prompt: &str,
-        description: &str,
-        context: &ToolContext,
-    ) -> ToolOutcome {
+    /// Runs `task` for the call `context` makes; the sub-agent's answer, or what kept
+    /// it from one, as the tool's outcome.
+    pub async fn run(&self, task: &DelegatedTask<'_>, context: &ToolContext) -> ToolOutcome {
         let Some(parent_id) = context.conversation_id else {
             return ToolOutcome::error("Error: Delegate runs only inside a conversation.");
         };
+        let resumed = match task.resume {
+            Some(id) => match self.resumable(id, parent_id).await {
+                Ok(conversation) => Some(conversation),
+                Err(error) => return ToolOutcome::error(format!("Error: {error}")),
+            },
+            None => None,
+        };
+        let ran = resumed
+            .as_ref()
+            .and_then(|c| c.parent.as_ref())
+            .map(|l| l.agent_name.clone());
+        let name = match (ran, task.agent) {
+            (Some(ran), Some(asked)) if ran != asked => {
+                return ToolOutcome::error(format!(
+                    "Error: that conversation is the agent '{ran}''s; leave 'agent' out to \
+                     resume it"
+                ));
+            }
+            (Some(ran), _) => ran,
+            (None, asked) => asked.unwrap_or(GENERAL_AGENT).to_owned(),
+        };
         let set = self.agents();
-        let Some(definition) = set.find(name) else {
+        let Some(definition) = set.find(&name) else {
             let known: Vec<&str> = set.loaded().map(|(a, _)| a.name.as_str()).collect();
             return ToolOutcome::error(format!(
                 "Error: no agent is called '{name}'. Available agents: {}.",
@@ -130,7 +158,7 @@ impl SubAgentRunner {
             () = context.cancel.cancelled() => return cancelled(),
         };
         match self
-            .run_agent(definition, tools, parent_id, prompt, description, context)
+            .run_agent(definition, tools, parent_id, task, resumed, context)
             .await
         {
             Ok(outcome) => outcome,
@@ -140,54 +168,51 @@ impl SubAgentRunner {
         }
     }
 
+    /// The conversation `id` names when it is a sub-agent's of `parent_id`.
+    async fn resumable(&self, id: &str, parent_id: ConversationId) -> Result<Conversation, String> {
+        let not_ours = || {
+            format!(
+                "'{id}' is no sub-agent conversation of this conversation; 'resume' takes the \
+                 id a Delegate result ends with"
+            )
+        };
+        let id: ConversationId = id.trim().parse().map_err(|_| not_ours())?;
+        let conversation = self
+            .parts
+            .store
+            .get_conversation(id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(not_ours)?;
+        match &conversation.parent {
+            Some(link) if link.parent_conversation_id == parent_id => Ok(conversation),
+            _ => Err(not_ours()),
+        }
+    }
+
     async fn run_agent(
         &self,
         definition: &AgentDefinition,
         tools: Arc<dyn ToolExecutor>,
         parent_id: ConversationId,
-        prompt: &str,
-        description: &str,
+        task: &DelegatedTask<'_>,
+        resumed: Option<Conversation>,
         context: &ToolContext,
     ) -> Result<ToolOutcome, String> {
-        let parent = self
-            .parts
-            .store
-            .get_conversation(parent_id)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
         let service = self.service(definition, tools);
-        let link = SubAgentLink {
-            parent_conversation_id: parent_id,
-            parent_tool_call_id: context.call_id.clone().unwrap_or_default(),
-            agent_name: definition.name.clone(),
+        let conversation = match resumed {
+            Some(conversation) => conversation,
+            None => {
+                self.create(&service, definition, parent_id, task, context)
+                    .await?
+            }
         };
-        let conversation = self
-            .parts
-            .store
-            .create_sub_conversation(
-                &parent.user_name,
-                &title(&definition.name, description),
-                link,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        let model = match &definition.model {
-            AgentModel::Inherit => parent.model.clone(),
-            AgentModel::Id(id) => Some(id.clone()),
-        };
-        if model.is_some() {
-            service
-                .set_model(conversation.id, model.as_deref())
-                .await
-                .map_err(|e| e.to_string())?;
-        }
         let options = SendOptions {
             cancel: Some(context.cancel.child_token()),
             ..SendOptions::default()
         };
         let outcome = service
-            .send(conversation.id, prompt, options)
+            .send(conversation.id, task.prompt, options)
             .await
             .map_err(|e| e.to_string())?;
         let trailer = format!(
@@ -206,6 +231,51 @@ impl SubAgentRunner {
                 outcome.error.as_deref().unwrap_or("no reason given")
             )),
         })
+    }
+
+    /// A new conversation for `definition`'s run of `task`, linked to the parent's call,
+    /// on the definition's model (`inherit`: the parent's).
+    async fn create(
+        &self,
+        service: &ConversationService,
+        definition: &AgentDefinition,
+        parent_id: ConversationId,
+        task: &DelegatedTask<'_>,
+        context: &ToolContext,
+    ) -> Result<Conversation, String> {
+        let parent = self
+            .parts
+            .store
+            .get_conversation(parent_id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
+        let link = SubAgentLink {
+            parent_conversation_id: parent_id,
+            parent_tool_call_id: context.call_id.clone().unwrap_or_default(),
+            agent_name: definition.name.clone(),
+        };
+        let conversation = self
+            .parts
+            .store
+            .create_sub_conversation(
+                &parent.user_name,
+                &title(&definition.name, task.description),
+                link,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let model = match &definition.model {
+            AgentModel::Inherit => parent.model.clone(),
+            AgentModel::Id(id) => Some(id.clone()),
+        };
+        if model.is_some() {
+            service
+                .set_model(conversation.id, model.as_deref())
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(conversation)
     }
 
     /// The service a sub-agent of `definition` runs in.

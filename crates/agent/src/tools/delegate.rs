@@ -6,10 +6,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
-use smallebot_core::agents::GENERAL_AGENT;
 
 use super::typed::TypedTool;
-use crate::subagents::SubAgentRunner;
+use crate::subagents::{DelegatedTask, SubAgentRunner};
 
 /// The most agents named in the tool's description.
 const LISTED_AGENTS_MAX: usize = 30;
@@ -27,6 +26,10 @@ pub struct DelegateArgs {
     pub prompt: String,
     /// 3-7 words saying what the agent does, shown to the person.
     pub description: String,
+    /// To continue an earlier sub-agent with its history: the conversation id its
+    /// Delegate result ended with (then 'agent' may be left out).
+    #[serde(default)]
+    pub resume: Option<String>,
 }
 
 /// Runs a sub-agent through a [`SubAgentRunner`].
@@ -87,12 +90,15 @@ impl TypedTool for Delegate {
     }
 
     async fn run(&self, args: DelegateArgs, context: &ToolContext) -> ToolOutcome {
-        let name = args.agent.as_deref().unwrap_or(GENERAL_AGENT);
         if args.prompt.trim().is_empty() {
             return ToolOutcome::error("Error: 'prompt' is empty; give the agent its whole task.");
         }
-        self.runner
-            .run(name, &args.prompt, &args.description, context)
-            .await
+        let task = DelegatedTask {
+            agent: args.agent.as_deref(),
+            prompt: &args.prompt,
+            description: &args.description,
+            resume: args.resume.as_deref(),
+        };
+        self.runner.run(&task, context).await
     }
 }
