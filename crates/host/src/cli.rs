@@ -168,6 +168,9 @@ pub enum Command {
     /// `<home>/skills/` that the model loads when a task matches; see docs/configuration.md.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// Agent definitions (sub-agents): `<home>/agents/NAME.md`; see docs/configuration.md.
+    #[command(subcommand)]
+    Agents(crate::commands::agents::AgentsCommand),
 }
 
 /// `smallebot skills …`
@@ -236,6 +239,9 @@ pub enum ConversationsCommand {
         /// Only this user's conversations.
         #[arg(long)]
         user: Option<String>,
+        /// Also the conversations sub-agents ran in (hidden otherwise).
+        #[arg(long)]
+        all: bool,
     },
     /// Show a conversation's timeline: messages, tool calls, reasoning, and which rows
     /// are already summarized by context compression.

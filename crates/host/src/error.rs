@@ -93,6 +93,13 @@ pub enum HostError {
     #[error("{} does not load as a skill: fix the problems above", escape_line(.0))]
     SkillCheckFailed(String),
 
+    /// `agents show` named an agent that is not there.
+    #[error("no agent is called '{}' (`smallebot agents list` shows them)", escape_line(.0))]
+    UnknownAgent(String),
+    /// `agents check` found a file that does not load (or nothing to check).
+    #[error("{}", escape_line(.0))]
+    AgentCheckFailed(String),
+
     /// `serve` for several users where the sandbox cannot be enforced.
     #[error(
         "refusing to serve several users without a working sandbox ({0}). Their commands \

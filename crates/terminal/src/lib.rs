@@ -11,6 +11,7 @@
 #[macro_use]
 pub mod stdio;
 
+pub mod agents_text;
 pub mod attach_files;
 pub mod chat;
 pub mod conversation_ref;

@@ -17,7 +17,7 @@ use smallebot_terminal::TerminalError;
 use smallebot_terminal::conversation_ref::find_conversation;
 use smallebot_terminal::export_file::{ExportFileError, write_export};
 use smallebot_terminal::export_text::{ExportFormat, export_text};
-use smallebot_terminal::render::{conversation_line, render_timeline};
+use smallebot_terminal::render::{render_timeline, sub_agents};
 use smallebot_terminal::user_path::shown;
 
 use crate::cli::ConversationsCommand;
@@ -28,8 +28,11 @@ use crate::wiring;
 pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostError> {
     match command {
         ConversationsCommand::Delete { id } => delete(home, &id).await,
-        ConversationsCommand::List { user } => {
-            with_store(home, async |store, _| list(store, user.as_deref()).await).await
+        ConversationsCommand::List { user, all } => {
+            with_store(home, async |store, _| {
+                list(store, user.as_deref(), all).await
+            })
+            .await
         }
         ConversationsCommand::Export {
             id,
@@ -111,13 +114,13 @@ async fn with_store(
     result
 }
 
-async fn list(store: &dyn Store, user: Option<&str>) -> Result<(), HostError> {
-    let conversations = store.list_conversations(user).await?;
-    if conversations.is_empty() {
+async fn list(store: &dyn Store, user: Option<&str>, all: bool) -> Result<(), HostError> {
+    let lines = sub_agents::list_lines(&store.list_conversations(user).await?, all);
+    if lines.is_empty() {
         outln!("no conversations yet")?;
     }
-    for c in &conversations {
-        outln!("{}", escape_controls(&conversation_line(c)))?;
+    for line in &lines {
+        outln!("{}", escape_controls(line))?;
     }
     Ok(())
 }
@@ -131,6 +134,13 @@ async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Resu
         "{}",
         escape_controls(&render_timeline(&conversation, &turns, &rows))
     )?;
+    let theirs = store
+        .list_conversations(Some(&conversation.user_name))
+        .await?;
+    let block = sub_agents::sub_agent_block(&conversation, &theirs);
+    if !block.is_empty() {
+        out!("\n{}", escape_controls(&block))?;
+    }
     match tasks.load(id).await {
         Ok(list) if !list.tasks.is_empty() => {
             outln!("\n{}", escape_controls(&format_plan(&list)))?;

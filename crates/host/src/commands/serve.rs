@@ -148,6 +148,7 @@ fn web_state(
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
+        .agents(Arc::new(home.agent_directory(signed_in)))
         .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,
