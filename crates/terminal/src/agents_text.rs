@@ -1,8 +1,14 @@
 //! Agent definitions as the command line and the chat show them.
 
-use smallebot_agent::agents::{AgentEntry, AgentSet};
-use smallebot_core::agents::{AgentDefinition, AgentModel, AgentTools};
+use std::path::Path;
+
+use smallebot_agent::agents::{
+    AgentEntry, AgentSet, AgentSource, read_agent_file, read_agent_folder,
+};
+use smallebot_core::agents::{AGENT_FILE_EXTENSION, AgentDefinition, AgentModel, AgentTools};
 use smallebot_core::rules::terminal_text::escape_line;
+
+use crate::TerminalError;
 
 /// One line per agent (`NAME  SOURCE  description`), the warning of a file that does
 /// not load and the notes of one that does indented under it. Every text from a file is
@@ -93,6 +99,69 @@ fn escape_text(text: &str) -> String {
 /// A description on one line.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `agents show NAME`: the agent of that name in `set` (one that loads before a broken
+/// file of the same name, a user's or shared one before the built-in).
+///
+/// # Errors
+/// No agent is called `name`.
+pub fn shown_agent(set: &AgentSet, name: &str) -> Result<String, TerminalError> {
+    set.all
+        .iter()
+        .filter(|a| a.name == name)
+        .max_by_key(|a| (a.definition.is_some(), a.source))
+        .map(show_text)
+        .ok_or_else(|| TerminalError::UnknownAgent(name.to_owned()))
+}
+
+/// `agents check`: validates one file or each agent file of a folder, every problem
+/// printed to standard error and each file that loads said on standard output.
+///
+/// # Errors
+/// The path does not exist or holds no agent file, a file does not load, or the
+/// output cannot be written.
+pub fn check_agents(path: &Path) -> Result<(), TerminalError> {
+    if !path.exists() {
+        return Err(TerminalError::AgentCheckFailed(format!(
+            "{} does not exist: give an agent file or a folder of them",
+            path.display()
+        )));
+    }
+    let agents = if path.is_dir() {
+        read_agent_folder(path, AgentSource::Shared).map_err(TerminalError::AgentCheckFailed)?
+    } else {
+        vec![read_agent_file(path, AgentSource::Shared)]
+    };
+    if agents.is_empty() {
+        return Err(TerminalError::AgentCheckFailed(format!(
+            "{} holds no .{AGENT_FILE_EXTENSION} file",
+            path.display()
+        )));
+    }
+    let mut broken = 0usize;
+    for agent in &agents {
+        for problem in &agent.problems {
+            errln!("{}", escape_line(problem));
+        }
+        let file = agent.file.as_deref().unwrap_or(path);
+        match &agent.definition {
+            Some(definition) => outln!(
+                "ok: {} is a valid agent named '{}'",
+                escape_line(&file.display().to_string()),
+                escape_line(&definition.name)
+            )?,
+            None => broken += 1,
+        }
+    }
+    match broken {
+        0 => Ok(()),
+        n => Err(TerminalError::AgentCheckFailed(format!(
+            "{n} of {} agent file(s) in {} do not load: fix the problems above",
+            agents.len(),
+            path.display()
+        ))),
+    }
 }
 
 #[cfg(test)]

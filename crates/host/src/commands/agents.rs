@@ -1,13 +1,11 @@
 //! `smallebot agents list | show NAME | check PATH`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Subcommand;
-use smallebot_agent::agents::{AgentSet, AgentSource, read_agent_file, read_agent_folder};
+use smallebot_agent::agents::AgentSet;
 use smallebot_agent::assembly::Home;
-use smallebot_core::agents::AGENT_FILE_EXTENSION;
-use smallebot_core::rules::terminal_text::escape_line;
-use smallebot_terminal::agents_text::{list_lines, show_text};
+use smallebot_terminal::agents_text::{check_agents, list_lines, shown_agent};
 
 use crate::error::HostError;
 
@@ -52,60 +50,9 @@ pub fn run(home: &Home, command: AgentsCommand) -> Result<(), HostError> {
         }
         AgentsCommand::Show { name, user } => {
             let set = AgentSet::read(&home.agent_folders(user.as_deref()));
-            let agent = set
-                .all
-                .iter()
-                .filter(|a| a.name == name)
-                .max_by_key(|a| (a.definition.is_some(), a.source))
-                .ok_or(HostError::UnknownAgent(name))?;
-            outln!("{}", show_text(agent))?;
+            outln!("{}", shown_agent(&set, &name)?)?;
             Ok(())
         }
-        AgentsCommand::Check { path } => check(&path),
-    }
-}
-
-/// Validates one file or each agent file of a folder: every problem printed, an error
-/// when one keeps a file out.
-fn check(path: &Path) -> Result<(), HostError> {
-    if !path.exists() {
-        return Err(HostError::AgentCheckFailed(format!(
-            "{} does not exist: give an agent file or a folder of them",
-            path.display()
-        )));
-    }
-    let agents = if path.is_dir() {
-        read_agent_folder(path, AgentSource::Shared).map_err(HostError::AgentCheckFailed)?
-    } else {
-        vec![read_agent_file(path, AgentSource::Shared)]
-    };
-    if agents.is_empty() {
-        return Err(HostError::AgentCheckFailed(format!(
-            "{} holds no .{AGENT_FILE_EXTENSION} file",
-            path.display()
-        )));
-    }
-    let mut broken = 0usize;
-    for agent in &agents {
-        for problem in &agent.problems {
-            errln!("{}", escape_line(problem));
-        }
-        let file = agent.file.as_deref().unwrap_or(path);
-        match &agent.definition {
-            Some(definition) => outln!(
-                "ok: {} is a valid agent named '{}'",
-                escape_line(&file.display().to_string()),
-                escape_line(&definition.name)
-            )?,
-            None => broken += 1,
-        }
-    }
-    match broken {
-        0 => Ok(()),
-        n => Err(HostError::AgentCheckFailed(format!(
-            "{n} of {} agent file(s) in {} do not load: fix the problems above",
-            agents.len(),
-            path.display()
-        ))),
+        AgentsCommand::Check { path } => Ok(check_agents(&path)?),
     }
 }
