@@ -13,6 +13,7 @@ mod commands;
 mod database;
 mod error;
 mod home;
+mod logging;
 mod relay;
 mod shutdown;
 mod skills_web;
@@ -46,6 +47,10 @@ fn main() -> ExitCode {
         // --help, --version: to standard output as clap writes them.
         Err(error) => error.exit(),
     };
+    if let Err(err) = logging::install(&cli) {
+        errln!("error: {}", escape_controls(&err));
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
