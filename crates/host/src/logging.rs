@@ -11,8 +11,6 @@ use tracing_subscriber::filter::{FilterExt, filter_fn};
 use tracing_subscriber::layer::{Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::cli::{Cli, Command};
-
 /// How log events are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -25,21 +23,33 @@ pub enum LogFormat {
 /// The field that marks an event as carrying content.
 const CONTENT_FIELD: &str = "content";
 
+/// What the command line says about logs.
+pub struct LogOptions<'a> {
+    /// `--log-format`.
+    pub format: LogFormat,
+    /// `--log-level`.
+    pub level: Option<&'a str>,
+    /// `--log-content`.
+    pub content: bool,
+    /// Whether the command is `serve` (its default level is info).
+    pub serving: bool,
+}
+
 /// Installs the subscriber for this process.
 ///
 /// # Errors
 /// The filter does not parse (the message names it and where it came from), or a
 /// subscriber is already installed.
-pub fn install(cli: &Cli) -> Result<(), String> {
-    let filter = level_filter(cli)?;
-    let log_content = cli.log_content;
+pub fn install(options: &LogOptions<'_>) -> Result<(), String> {
+    let filter = level_filter(options)?;
+    let log_content = options.content;
     let content = filter_fn(move |metadata| {
         log_content || !metadata.is_event() || metadata.fields().field(CONTENT_FIELD).is_none()
     });
     let filter = filter.and(content);
     let ansi = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let layer = match cli.log_format {
+    let layer = match options.format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(ansi)
@@ -60,8 +70,8 @@ pub fn install(cli: &Cli) -> Result<(), String> {
 }
 
 /// The filter: `--log-level`, else `RUST_LOG`, else info for `serve` and warn otherwise.
-fn level_filter(cli: &Cli) -> Result<EnvFilter, String> {
-    if let Some(directives) = &cli.log_level {
+fn level_filter(options: &LogOptions<'_>) -> Result<EnvFilter, String> {
+    if let Some(directives) = options.level {
         return EnvFilter::try_new(directives)
             .map_err(|err| format!("--log-level {directives:?} is not a level or filter: {err}"));
     }
@@ -71,9 +81,6 @@ fn level_filter(cli: &Cli) -> Result<EnvFilter, String> {
         return EnvFilter::try_new(&directives)
             .map_err(|err| format!("RUST_LOG {directives:?} is not a level or filter: {err}"));
     }
-    let default = match cli.command {
-        Command::Serve { .. } => "info",
-        _ => "warn",
-    };
+    let default = if options.serving { "info" } else { "warn" };
     Ok(EnvFilter::new(default))
 }

@@ -47,7 +47,12 @@ fn main() -> ExitCode {
         // --help, --version: to standard output as clap writes them.
         Err(error) => error.exit(),
     };
-    if let Err(err) = logging::install(&cli) {
+    if let Err(err) = logging::install(&logging::LogOptions {
+        format: cli.log_format,
+        level: cli.log_level.as_deref(),
+        content: cli.log_content,
+        serving: matches!(cli.command, cli::Command::Serve { .. }),
+    }) {
         errln!("error: {}", escape_controls(&err));
         return ExitCode::from(2);
     }
