@@ -13,6 +13,7 @@ mod commands;
 mod database;
 mod error;
 mod home;
+mod logging;
 mod shutdown;
 mod wiring;
 
@@ -44,6 +45,15 @@ fn main() -> ExitCode {
         // --help, --version: to standard output as clap writes them.
         Err(error) => error.exit(),
     };
+    if let Err(err) = logging::install(&logging::LogOptions {
+        format: cli.log_format,
+        level: cli.log_level.as_deref(),
+        content: cli.log_content,
+        serving: matches!(cli.command, cli::Command::Serve { .. }),
+    }) {
+        errln!("error: {}", escape_controls(&err));
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -60,6 +60,7 @@ pub mod login_limit;
 mod markdown;
 pub mod public_name;
 mod render_pool;
+pub mod request_log;
 mod routes;
 mod signin;
 mod state;
@@ -195,6 +196,8 @@ pub fn router(state: WebState) -> Router {
         // Outermost: every answer, a refusal of the guard's included.
         .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
+        // Outermost of all: the request's span and log line cover everything.
+        .layer(middleware::from_fn(request_log::request_span))
         .with_state(state)
 }
 

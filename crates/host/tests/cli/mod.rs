@@ -19,6 +19,7 @@ pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command
         .env_remove("OPENAI_BASE_URL")
         .env_remove("SMALLEBOT_MODEL")
         .env_remove("OPENAI_SUPPORTS_IMAGES")
+        .env_remove("RUST_LOG")
         .env("USER", "tester")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
