@@ -25,6 +25,7 @@ pub mod render;
 pub mod run_turn;
 pub mod skills_text;
 pub mod stop;
+pub mod stored;
 pub mod user_path;
 
 pub use error::TerminalError;
