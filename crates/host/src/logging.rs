@@ -2,10 +2,13 @@
 //! text or as one JSON object per line (`--log-format`), filtered by `--log-level`,
 //! else `RUST_LOG`, else a default per command. Events carrying a `content` field (a
 //! user's message, a model's answer) are dropped unless `--log-content` is given.
-//! Standard output is never written: `run` and `chat` print there.
+//! Standard output is never written: `run` and `chat` print there. Lines are written by
+//! a thread of their own: a reader of standard error that stalls (a full pipe) never
+//! blocks the server; past [`LINES_WAITING`] lines waiting, new ones are dropped.
 
 use std::io::IsTerminal;
 
+use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::{FilterExt, filter_fn};
 use tracing_subscriber::layer::{Layer, SubscriberExt};
@@ -19,6 +22,9 @@ pub enum LogFormat {
     /// One JSON object per line, with the fields of the spans it happened in.
     Json,
 }
+
+/// How many log lines may wait for a stalled standard error before new ones are dropped.
+const LINES_WAITING: usize = 10_000;
 
 /// The field that marks an event as carrying content.
 const CONTENT_FIELD: &str = "content";
@@ -35,12 +41,13 @@ pub struct LogOptions<'a> {
     pub serving: bool,
 }
 
-/// Installs the subscriber for this process.
+/// Installs the subscriber for this process; keep what it returns until the process
+/// ends (dropping it writes the lines still waiting).
 ///
 /// # Errors
 /// The filter does not parse (the message names it and where it came from), or a
 /// subscriber is already installed.
-pub fn install(options: &LogOptions<'_>) -> Result<(), String> {
+pub fn install(options: &LogOptions<'_>) -> Result<WorkerGuard, String> {
     let filter = level_filter(options)?;
     let log_content = options.content;
     let content = filter_fn(move |metadata| {
@@ -49,15 +56,19 @@ pub fn install(options: &LogOptions<'_>) -> Result<(), String> {
     let filter = filter.and(content);
     let ansi = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(LINES_WAITING)
+        .lossy(true)
+        .finish(std::io::stderr());
     let layer = match options.format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
+            .with_writer(writer.clone())
             .with_ansi(ansi)
             .with_filter(filter)
             .boxed(),
         LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
-            .with_writer(std::io::stderr)
+            .with_writer(writer.clone())
             .with_current_span(true)
             .with_span_list(true)
             .with_filter(filter)
@@ -66,7 +77,8 @@ pub fn install(options: &LogOptions<'_>) -> Result<(), String> {
     tracing_subscriber::registry()
         .with(layer)
         .try_init()
-        .map_err(|err| format!("cannot install the log subscriber: {err}"))
+        .map_err(|err| format!("cannot install the log subscriber: {err}"))?;
+    Ok(guard)
 }
 
 /// The filter: `--log-level`, else `RUST_LOG`, else info for `serve` and warn otherwise.
