@@ -1,8 +1,8 @@
 //! Embeds a folder of migration files in the crate, for the build scripts of both stores.
 //!
 //! Writes `$OUT_DIR/migrations.rs`: `MIGRATION_FILES`, one `(version, description, sql)`
-//! per `NNNN_words.sql` file, oldest first, the SQL included from the file. The stores
-//! build their sqlx `Migrator` from it at run time, so sqlx's macros (which compile a
+//! per `NNNN_words.sql` file, oldest first, the SQL included from the file, and
+//! `MIGRATOR`, the sqlx `Migrator` built from them at first use, so sqlx's macros (which compile a
 //! second copy of sqlx, its drivers and SQLite's C library for the compiler) are not
 //! needed. The version and description are read from the file name as sqlx reads them
 //! (the number before the first `_`; the rest without `.sql`, `_` as spaces), so the
@@ -41,10 +41,32 @@ pub fn embed(folder: &Path) -> Result<(), Box<dyn Error>> {
         )?;
     }
     code.push_str("];\n");
+    code.push_str(MIGRATOR);
     let out = std::env::var("OUT_DIR")?;
     std::fs::write(Path::new(&out).join("migrations.rs"), code)?;
     Ok(())
 }
+
+/// The `Migrator` of the embedded files, as sqlx runs them; built once, never changed.
+const MIGRATOR: &str = r#"
+/// The embedded migrations as sqlx runs them; built once, never changed.
+static MIGRATOR: std::sync::LazyLock<sqlx::migrate::Migrator> = std::sync::LazyLock::new(|| {
+    sqlx::migrate::Migrator::with_migrations(
+        MIGRATION_FILES
+            .iter()
+            .map(|(version, description, sql)| {
+                sqlx::migrate::Migration::new(
+                    *version,
+                    std::borrow::Cow::Borrowed(*description),
+                    sqlx::migrate::MigrationType::Simple,
+                    sqlx::SqlStr::from_static(sql),
+                    sql.starts_with("-- no-transaction"),
+                )
+            })
+            .collect(),
+    )
+});
+"#;
 
 /// `0007_conversation_version.sql` → `(7, "conversation version")`; `None` for another
 /// shape, or a reversible migration (`.up.sql`, `.down.sql`: the stores have none).

@@ -4,36 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use sqlx::SqlitePool;
-use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use sqlx::SqlStr;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
 
 use crate::error::StoreError;
 use crate::migrate_lock::MigrationLock;
 use crate::open::{check_sqlite_header, connect_read_only, connect_read_write};
 
+// `MIGRATOR`: the migrations of `migrations/`, embedded at build time (`build.rs`).
 include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
-
-/// The migrations of `migrations/`, embedded at build time (`build.rs`), as sqlx runs
-/// them. Built once, never changed.
-static MIGRATOR: LazyLock<Migrator> = LazyLock::new(|| {
-    Migrator::with_migrations(
-        MIGRATION_FILES
-            .iter()
-            .map(|(version, description, sql)| {
-                Migration::new(
-                    *version,
-                    Cow::Borrowed(*description),
-                    MigrationType::Simple,
-                    SqlStr::from_static(sql),
-                    sql.starts_with("-- no-transaction"),
-                )
-            })
-            .collect(),
-    )
-});
 
 /// One schema version: its number and description.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,35 +6,12 @@
 //! it. The one that got the lock first applies everything; the others find nothing
 //! pending once they get it, so only the process that migrated reports migrations.
 
-use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use sqlx::SqlStr;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::error::PgStoreError;
 
+// `MIGRATOR`: the migrations of `migrations/`, embedded at build time (`build.rs`).
 include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
-
-/// The migrations of `migrations/`, embedded at build time (`build.rs`), as sqlx runs
-/// them. Built once, never changed.
-static MIGRATOR: LazyLock<Migrator> = LazyLock::new(|| {
-    Migrator::with_migrations(
-        MIGRATION_FILES
-            .iter()
-            .map(|(version, description, sql)| {
-                Migration::new(
-                    *version,
-                    Cow::Borrowed(*description),
-                    MigrationType::Simple,
-                    SqlStr::from_static(sql),
-                    sql.starts_with("-- no-transaction"),
-                )
-            })
-            .collect(),
-    )
-});
 
 /// The advisory lock held while reading what is pending and applying it (a key of its
 /// own: sqlx's lock, taken inside, is another one).
