@@ -127,6 +127,26 @@ pub enum Command {
         #[arg(long)]
         status: bool,
     },
+    /// Write a consistent copy of this home to a new folder while it runs (`serve` may
+    /// keep writing): the SQLite database, attachment contents, task lists,
+    /// configuration, skills and agents — not the workspaces. With PostgreSQL, the
+    /// home's files outside the database (back the database up with pg_dump).
+    Backup {
+        /// The folder to write; it must not exist yet (a backup never overwrites).
+        dest: std::path::PathBuf,
+    },
+    /// Bring a home back from a folder written by `backup`, after checking it (SQLite's
+    /// integrity check, its schema version, every attachment's content). Stop `serve`
+    /// and chats of this home first.
+    Restore {
+        /// The backup folder.
+        src: std::path::PathBuf,
+        /// Restore into a home that already holds a database, task lists or
+        /// configuration; what was there is moved to `before-restore-<time>/` in the
+        /// home, never deleted.
+        #[arg(long)]
+        force: bool,
+    },
     /// Summarize a conversation's older turns now (the recent turns stay verbatim;
     /// nothing is deleted).
     Compact {

@@ -12,7 +12,6 @@ mod cli;
 mod commands;
 mod database;
 mod error;
-mod home;
 mod logging;
 mod shutdown;
 mod wiring;

@@ -42,6 +42,11 @@ impl ContentFiles {
         }
     }
 
+    /// The folder itself.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The file of digest `sha256`; refused unless it is 64 lowercase hex digits (so a
     /// digest can never name a path outside the folder).
     pub(crate) fn path(&self, sha256: &str) -> RepoResult<PathBuf> {

@@ -10,6 +10,7 @@ pub mod child_env;
 pub mod compression_scope;
 pub mod export;
 pub mod file_diff;
+pub mod home_dir;
 pub mod image_header;
 #[cfg(test)]
 mod image_samples;

@@ -1,6 +1,7 @@
 //! One module per command; `run` dispatches.
 
 pub(crate) mod agents;
+mod backup;
 mod chat;
 mod compact;
 pub(crate) mod conversations;
@@ -24,7 +25,7 @@ use crate::error::HostError;
 pub async fn run(cli: Cli) -> Result<(), HostError> {
     // Without a current directory (deleted under us) only `.` is left to look in.
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let home = Home::new(crate::home::resolve_home(
+    let home = Home::new(smallebot_core::rules::home_dir::resolve_home(
         cli.home,
         &cwd,
         std::env::var_os("HOME").map(std::path::PathBuf::from),
@@ -34,6 +35,8 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
     .with_database(cli.database);
     match cli.command {
         Command::Migrate { status } => migrate::run(&home, status).await,
+        Command::Backup { dest } => backup::back_up(&home, &dest).await,
+        Command::Restore { src, force } => backup::restore(&home, &src, force).await,
         Command::Compact { id, focus } => compact::run(&home, &id, focus.as_deref()).await,
         Command::Chat {
             conversation,

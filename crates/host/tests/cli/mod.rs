@@ -101,3 +101,16 @@ pub async fn start_serving(
         .to_owned();
     (child, banner, format!("http://127.0.0.1:{port}"))
 }
+
+/// Creates a conversation through `serve`'s API at `base` and returns its id.
+pub async fn new_conversation(http: &reqwest::Client, base: &str) -> String {
+    let created: serde_json::Value = http
+        .post(format!("{base}/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["id"].as_str().unwrap().to_owned()
+}
