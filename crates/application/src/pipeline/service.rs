@@ -110,6 +110,13 @@ impl ConversationService {
         self.context.events.subscribe(conversation_id)
     }
 
+    /// Lets `observer` (the process's metrics) see every event this service's bus
+    /// emits from now on; services sharing one bus share its first observer (see
+    /// [`EventBus::observe_with`](crate::events::EventBus::observe_with)).
+    pub fn observe_events(&self, observer: Arc<dyn crate::events::EventObserver>) -> bool {
+        self.context.events.observe_with(observer)
+    }
+
     /// Follows one conversation, first replaying the kept events `replay` asks for,
     /// with a bounded or unbounded queue (remote readers: bounded, so one that stops
     /// reading is dropped instead of growing memory).

@@ -20,6 +20,7 @@ mod agents;
 mod args;
 mod confirm;
 mod context;
+mod metrics;
 mod model;
 mod peers;
 mod process;
@@ -32,6 +33,7 @@ pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
+pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
     ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,

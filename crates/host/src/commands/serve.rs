@@ -145,7 +145,12 @@ fn web_state(
     let confirmer_for_users = confirmer.clone();
     let mut per_user = None;
     let banner;
+    let metrics = Arc::new(smallebot_telemetry::Metrics::new());
+    let metrics_token = std::env::var("SMALLEBOT_METRICS_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty());
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
+        .metrics(Arc::clone(&metrics) as _, metrics_token)
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
@@ -163,6 +168,7 @@ fn web_state(
             tokenizer: Arc::clone(&app.tokenizer),
             mcp: Arc::clone(&app.mcp),
             peers: app.peers.clone(),
+            metrics,
             built: tokio::sync::Mutex::default(),
         };
         let services = Arc::new(services);
