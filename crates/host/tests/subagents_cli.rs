@@ -7,46 +7,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod subagents_support;
 
 use std::time::Duration;
 
 use cli::text;
-use serde_json::{Value, json};
+use serde_json::json;
 use smallebot_core::entities::SubAgentLink;
 use smallebot_core::repository::{ConversationRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
-use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec};
-
-/// The system prompt of a request.
-fn system(request: &RecordedRequest) -> String {
-    request
-        .messages()
-        .first()
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// Whether `request` is `agent`'s (its file's prompt says "You are AGENT.").
-fn of_agent(request: &RecordedRequest, agent: &str) -> bool {
-    system(request).contains(&format!("You are {agent}."))
-}
-
-fn agent_file(name: &str, tool: &str) -> String {
-    format!(
-        "---\nname: {name}\ndescription: The {name} agent.\ntools: {tool}\n---\nYou are {name}. Use {tool} once, then answer.\n"
-    )
-}
-
-fn tool_results(request: &RecordedRequest) -> Vec<String> {
-    request
-        .messages()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
+use smallebot_testkit::{Gate, ScriptedResponse, TestModel, ToolCallSpec};
+use subagents_support::{delegate, home_with_two_agents, of_agent, system, tool_results};
 
 /// Waits for `run` to end well, checks its stdout is `answer`, and returns the tool
 /// results of the parent's last request.
@@ -69,22 +40,6 @@ async fn finished(
         .find(|r| !of_agent(r, "lister") && !of_agent(r, "reader") && r.last_role() == Some("tool"))
         .expect("the parent's second request");
     tool_results(last)
-}
-
-/// A home with the agents `lister` (ListFiles) and `reader` (ReadFile).
-fn home_with_two_agents() -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    let agents = home.path().join("agents");
-    std::fs::create_dir_all(&agents).unwrap();
-    std::fs::write(agents.join("lister.md"), agent_file("lister", "ListFiles")).unwrap();
-    std::fs::write(agents.join("reader.md"), agent_file("reader", "ReadFile")).unwrap();
-    home
-}
-
-/// A `Delegate` call.
-fn delegate(id: &str, agent: &str, prompt: &str, description: &str) -> ToolCallSpec {
-    let args = json!({"agent": agent, "prompt": prompt, "description": description});
-    ToolCallSpec::new(id, "Delegate", args.to_string())
 }
 
 #[tokio::test]

@@ -161,10 +161,87 @@ pub enum EventKind {
         /// What went wrong.
         error: String,
     },
+    /// A sub-agent started on a `Delegate` call of this turn: it works in a
+    /// conversation of its own (`sub_conversation_id`), whose progress follows as
+    /// `SubAgentToolCall` events and ends with `SubAgentFinished`.
+    SubAgentStarted {
+        /// The parent's `Delegate` call the sub-agent answers.
+        call_id: String,
+        /// The sub-agent's conversation (a UUID; `GET /api/conversations/{id}/…`).
+        sub_conversation_id: String,
+        /// The agent's name.
+        agent: String,
+        /// The few words saying what it does (the call's `description`).
+        description: String,
+        /// The task it was given (the call's `prompt`).
+        task: String,
+    },
+    /// A running sub-agent started or finished one of its own tool calls.
+    SubAgentToolCall {
+        /// The parent's `Delegate` call.
+        call_id: String,
+        /// The sub-agent's conversation.
+        sub_conversation_id: String,
+        /// The agent's name.
+        agent: String,
+        /// The tool.
+        tool_name: String,
+        /// `running` when it starts, then how it ended.
+        status: ToolCallStatus,
+        /// How many tool calls the sub-agent has started so far in this run.
+        tool_calls: u32,
+    },
+    /// A sub-agent ended; its answer (or error) is the `Delegate` call's result, sent
+    /// next as that call's `ToolCallCompleted`.
+    SubAgentFinished {
+        /// The parent's `Delegate` call.
+        call_id: String,
+        /// The sub-agent's conversation.
+        sub_conversation_id: String,
+        /// The agent's name.
+        agent: String,
+        /// How it ended.
+        outcome: SubAgentOutcome,
+        /// What went wrong, when it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// How many tool calls it made in this run.
+        tool_calls: u32,
+    },
     /// An event type this client does not know (sent by a newer server): ignore it.
     #[serde(other)]
     #[schemars(skip)]
     Unknown,
+}
+
+/// How a sub-agent's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum SubAgentOutcome {
+    /// It answered.
+    Completed,
+    /// It failed (its model, its limits, the store); the error is the call's result.
+    Failed,
+    /// It was stopped with its parent's turn.
+    Cancelled,
+    /// An outcome this client does not know.
+    #[serde(other)]
+    #[schemars(skip)]
+    Unknown,
+}
+
+impl SubAgentOutcome {
+    /// The outcome's word, as the wire writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::Unknown => "unknown",
+        }
+    }
 }
 
 impl EventKind {
@@ -304,6 +381,18 @@ mod tests {
         ] {
             let written = serde_json::to_value(status).unwrap();
             assert_eq!(written, serde_json::json!(status.as_str()), "{status:?}");
+        }
+    }
+
+    #[test]
+    fn a_sub_agent_outcome_says_the_word_the_wire_writes() {
+        for outcome in [
+            SubAgentOutcome::Completed,
+            SubAgentOutcome::Failed,
+            SubAgentOutcome::Cancelled,
+        ] {
+            let written = serde_json::to_value(outcome).unwrap();
+            assert_eq!(written, serde_json::json!(outcome.as_str()), "{outcome:?}");
         }
     }
 }

@@ -4,9 +4,12 @@
 //! answer is the tool's result. All `Delegate` calls of one model step run at once (the
 //! pipeline runs a step's calls concurrently), at most `maxParallelAgents` at a time.
 //! A sub-agent never gets `Delegate` itself (the depth limit is 1). The tool is
-//! `crate::tools::Delegate`; this module runs what it asks for.
+//! `crate::tools::Delegate`; this module runs what it asks for, and tells the parent's
+//! event stream how each sub-agent is getting on (`SubAgentStarted`, `SubAgentToolCall`,
+//! `SubAgentFinished`).
 
 mod narrowed;
+mod progress;
 mod runner;
 
 pub use narrowed::NarrowedTools;

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use smallebot_application::events::EventBus;
+use smallebot_application::events::{EventBus, SubAgentOutcome};
 use smallebot_application::pipeline::{
     ActiveTurns, ConversationService, LeaseSettings, PipelineSettings, SendOptions, ServiceParts,
 };
@@ -17,6 +17,7 @@ use smallebot_model_client::ServerWindows;
 use tokio::sync::Semaphore;
 
 use super::narrowed::NarrowedTools;
+use super::progress::Progress;
 use crate::agents::{AgentFolders, AgentSet};
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::skills::SkillCatalog;
@@ -211,25 +212,59 @@ impl SubAgentRunner {
             cancel: Some(context.cancel.child_token()),
             ..SendOptions::default()
         };
-        let outcome = service
-            .send(conversation.id, task.prompt, options)
-            .await
-            .map_err(|e| e.to_string())?;
+        let (mut progress, mut events) = Progress::follow(
+            &self.parts.events,
+            parent_id,
+            context.turn_id,
+            context.call_id.clone().unwrap_or_default(),
+            conversation.id,
+            definition.name.clone(),
+        );
+        progress.started(task.description, task.prompt);
+        let send = service.send(conversation.id, task.prompt, options);
+        tokio::pin!(send);
+        let sent = loop {
+            tokio::select! {
+                biased;
+                sent = &mut send => break sent,
+                Some(event) = events.recv() => progress.relay(&event),
+            }
+        };
+        while let Some(event) = events.try_recv() {
+            progress.relay(&event);
+        }
+        let outcome = match sent {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                let error = error.to_string();
+                progress.finished(SubAgentOutcome::Failed, Some(error.clone()));
+                return Err(error);
+            }
+        };
         let trailer = format!(
             "\n\n[sub-agent '{}', conversation {}]",
             definition.name, conversation.id
         );
         Ok(match outcome.status {
-            TurnStatus::Completed => ToolOutcome::ok(format!("{}{trailer}", outcome.text)),
-            TurnStatus::Cancelled | TurnStatus::Interrupted => ToolOutcome {
-                content: format!("Cancelled: the sub-agent was stopped.{trailer}"),
-                status: ToolCallStatus::Cancelled,
-            },
-            _ => ToolOutcome::error(format!(
-                "Error: the sub-agent '{}' failed: {}{trailer}",
-                definition.name,
-                outcome.error.as_deref().unwrap_or("no reason given")
-            )),
+            TurnStatus::Completed => {
+                progress.finished(SubAgentOutcome::Completed, None);
+                ToolOutcome::ok(format!("{}{trailer}", outcome.text))
+            }
+            TurnStatus::Cancelled | TurnStatus::Interrupted => {
+                progress.finished(SubAgentOutcome::Cancelled, None);
+                ToolOutcome {
+                    content: format!("Cancelled: the sub-agent was stopped.{trailer}"),
+                    status: ToolCallStatus::Cancelled,
+                }
+            }
+            _ => {
+                let error = outcome.error.as_deref().unwrap_or("no reason given");
+                progress.finished(SubAgentOutcome::Failed, Some(error.to_owned()));
+                ToolOutcome::error(format!(
+                    "Error: the sub-agent '{}' failed: {error}{trailer}",
+                    definition.name,
+                ))
+            }
         })
     }
 

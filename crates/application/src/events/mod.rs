@@ -31,7 +31,9 @@ pub use bus::{
 };
 /// What an event says: the protocol's own types, so the web's stream, `run --json` and
 /// every other front end read the same events (adding one is one change, there).
-pub use smallebot_protocol::events::{CompressionTrigger, EventKind, ToolCallStatus};
+pub use smallebot_protocol::events::{
+    CompressionTrigger, EventKind, SubAgentOutcome, ToolCallStatus,
+};
 
 /// One event of a conversation. As JSON (`smallebot run --json`, one per line):
 /// `{"conversation_id":…,"turn_id":…,"seq":3,"type":"TextDelta","text":"Hi"}`.

@@ -50,6 +50,8 @@ pub(super) struct StatusLine {
     drawn: bool,
     /// Set aside while the person is asked something (until the next event).
     paused: bool,
+    /// Sub-agents of the turn working now.
+    sub_agents: usize,
 }
 
 impl StatusLine {
@@ -70,12 +72,22 @@ impl StatusLine {
             frame: 0,
             drawn: false,
             paused: false,
+            sub_agents: 0,
         }
     }
 
     /// Follows what `event` says the turn is doing now.
     pub(super) fn observe(&mut self, event: &EventKind, now: Instant) {
         self.paused = false;
+        match event {
+            EventKind::SubAgentStarted { .. } => self.sub_agents += 1,
+            EventKind::SubAgentFinished { .. } => {
+                self.sub_agents = self.sub_agents.saturating_sub(1);
+            }
+            EventKind::TurnStarted | EventKind::TurnCompleted { .. } => self.sub_agents = 0,
+            EventKind::TurnCancelled | EventKind::TurnFailed { .. } => self.sub_agents = 0,
+            _ => {}
+        }
         self.activity = match event {
             EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. } => Activity::Hidden,
             EventKind::ToolCallStarted {
@@ -87,6 +99,8 @@ impl StatusLine {
                 detail: key_argument(arguments),
                 since: now,
             },
+            // Other calls of the step still run while sub-agents work.
+            EventKind::ToolCallCompleted { .. } if self.sub_agents > 0 => return,
             EventKind::ToolCallCompleted { .. } => Activity::Waiting { since: now },
             EventKind::Retrying {
                 attempt,
@@ -134,7 +148,15 @@ impl StatusLine {
                     Some(argument) => format!(" {argument}"),
                     None => String::new(),
                 };
-                format!("running {name}{detail} · {} · Ctrl+C cancels", since(at))
+                let agents = match self.sub_agents {
+                    0 => String::new(),
+                    1 => " · 1 sub-agent working".to_owned(),
+                    n => format!(" · {n} sub-agents working"),
+                };
+                format!(
+                    "running {name}{detail}{agents} · {} · Ctrl+C cancels",
+                    since(at)
+                )
             }
             Activity::Retrying {
                 attempt,

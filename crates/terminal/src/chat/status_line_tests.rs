@@ -128,3 +128,47 @@ fn drawn_in_place_cut_to_the_width_and_wiped_without_a_trace() {
     off.wipe(&mut out).unwrap();
     assert!(out.is_empty());
 }
+
+#[test]
+fn while_delegate_runs_the_line_counts_the_sub_agents_working() {
+    let t0 = Instant::now();
+    let mut line = StatusLine::new(true, PLAIN, true, t0);
+    let agent = |call: &str| EventKind::SubAgentStarted {
+        call_id: call.into(),
+        sub_conversation_id: "s".into(),
+        agent: "lister".into(),
+        description: "d".into(),
+        task: "t".into(),
+    };
+    let done = |call: &str| EventKind::SubAgentFinished {
+        call_id: call.into(),
+        sub_conversation_id: "s".into(),
+        agent: "lister".into(),
+        outcome: smallebot_protocol::events::SubAgentOutcome::Completed,
+        error: None,
+        tool_calls: 0,
+    };
+    line.observe(&started("Delegate", "{}"), t0);
+    let mut seen = vec![line.text(t0).unwrap()];
+    let completed = EventKind::ToolCallCompleted {
+        call_id: "d1".into(),
+        tool_name: "Delegate".into(),
+        status: ToolCallStatus::Ok,
+        result: "ok".into(),
+    };
+    for event in [agent("d1"), agent("d2"), done("d1"), completed, done("d2")] {
+        line.observe(&event, t0);
+        seen.push(line.text(t0).unwrap());
+    }
+    assert_eq!(
+        seen,
+        [
+            "running Delegate · 0.0s · Ctrl+C cancels",
+            "running Delegate · 1 sub-agent working · 0.0s · Ctrl+C cancels",
+            "running Delegate · 2 sub-agents working · 0.0s · Ctrl+C cancels",
+            "running Delegate · 1 sub-agent working · 0.0s · Ctrl+C cancels",
+            "running Delegate · 1 sub-agent working · 0.0s · Ctrl+C cancels",
+            "running Delegate · 0.0s · Ctrl+C cancels",
+        ]
+    );
+}

@@ -13,6 +13,7 @@ use super::Style;
 use super::event_lines::{Usage, compression_line, retry_line};
 use super::markdown::{AnswerView, LiveAnswer, terminal_size};
 use super::plain_wrap::PlainWrap;
+use super::sub_agent_board::SubAgentBoard;
 use super::tool_lines::ToolClock;
 
 /// Writes events as they arrive: the answer to its writer; status lines (reasoning,
@@ -53,6 +54,8 @@ pub struct EventPrinter<W: Write> {
     /// own (`run`'s standard output) a step's text after tool calls starts a paragraph
     /// instead of running on from the text before them.
     step_text: StepText,
+    /// The turn's sub-agents, one line each.
+    pub(super) agents: SubAgentBoard,
 }
 
 /// The answer's text between the steps of a turn.
@@ -89,6 +92,7 @@ impl<W: Write> EventPrinter<W> {
             attempt_text: false,
             step_text: StepText::None,
             verbose: false,
+            agents: SubAgentBoard::default(),
         }
     }
 
@@ -178,7 +182,7 @@ impl<W: Write> EventPrinter<W> {
     }
 
     /// The style of status lines.
-    fn status_style(&self) -> Style {
+    pub(super) fn status_style(&self) -> Style {
         self.status.as_ref().map_or(self.style, |(_, style)| *style)
     }
 
@@ -201,7 +205,7 @@ impl<W: Write> EventPrinter<W> {
     }
 
     /// Where status lines go; on a shared writer an open answer line is ended first.
-    fn side(&mut self) -> std::io::Result<&mut dyn Write> {
+    pub(super) fn side(&mut self) -> std::io::Result<&mut dyn Write> {
         if self.status.is_none() || self.shared_screen {
             self.end_answer_line()?;
             self.out.flush()?;
@@ -212,15 +216,13 @@ impl<W: Write> EventPrinter<W> {
         })
     }
 
-    /// Writes one status line.
-    fn status_line(&mut self, line: &str) -> std::io::Result<()> {
+    /// Writes one status line (above the sub-agents' live lines, if they are drawn).
+    pub(super) fn status_line(&mut self, line: &str) -> std::io::Result<()> {
         self.end_reasoning()?;
-        let side = self.side()?;
-        writeln!(side, "{line}")?;
-        side.flush()
+        self.above_agents(line)
     }
 
-    fn end_reasoning(&mut self) -> std::io::Result<()> {
+    pub(super) fn end_reasoning(&mut self) -> std::io::Result<()> {
         if self.in_reasoning {
             self.in_reasoning = false;
             let side = self.side()?;
@@ -232,6 +234,8 @@ impl<W: Write> EventPrinter<W> {
     /// Prints a piece of the answer.
     fn answer_text(&mut self, text: &str) -> std::io::Result<()> {
         self.end_reasoning()?;
+        // Text of the parent comes once its sub-agents are done: their lines stay.
+        self.agents.forget();
         let own_writer = self.status.is_some() && !self.shared_screen;
         if self.step_text == StepText::AfterTools && own_writer && !text.is_empty() {
             // The tool lines went elsewhere: a blank line keeps the steps' texts apart.
@@ -270,12 +274,13 @@ impl<W: Write> EventPrinter<W> {
             return self.out.flush();
         }
         self.note_attempt(&event.kind);
-        if self.hold(event)? {
-            return Ok(());
+        if self.hold(event)? || self.sub_agent_event(&event.kind)? {
+            return self.out.flush();
         }
         let style = self.status_style();
         match &event.kind {
             EventKind::ReasoningDelta { text } => {
+                self.agents.forget();
                 let start = !self.in_reasoning;
                 self.in_reasoning = true;
                 let side = self.side()?;
@@ -327,6 +332,7 @@ impl<W: Write> EventPrinter<W> {
                 }
             }
             EventKind::TurnStarted => {
+                self.agents.forget();
                 self.tools = ToolClock::default();
                 self.step_text = StepText::None;
             }
@@ -413,3 +419,6 @@ mod output_tests;
 
 #[path = "events_attempts.rs"]
 mod attempts;
+
+#[path = "events_sub_agents.rs"]
+mod agent_lines;

@@ -9,6 +9,7 @@ mod markdown;
 mod plain_wrap;
 mod run_output;
 mod style;
+mod sub_agent_board;
 pub mod sub_agents;
 mod timeline;
 pub mod tool_lines;
