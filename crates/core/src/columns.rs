@@ -50,6 +50,16 @@ macro_rules! attachment_columns {
     };
 }
 
+/// The columns of a `model_requests` row (one per model request: usage).
+#[macro_export]
+macro_rules! usage_columns {
+    () => {
+        "user_name, conversation_id, turn_id, sub_conversation_id, step, purpose, model, \
+         prompt_tokens, cached_prompt_tokens, completion_tokens, reasoning_tokens, cost_picos, \
+         currency, first_token_ms, duration_ms, retries, outcome, ended_at"
+    };
+}
+
 #[cfg(test)]
 mod tests {
     /// Each list names each column once, and no list is empty.
@@ -61,6 +71,7 @@ mod tests {
             message_columns!(),
             tool_call_columns!(),
             attachment_columns!(),
+            usage_columns!(),
         ];
         for list in lists {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();

@@ -8,7 +8,7 @@ use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
     StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
-    TurnStatus, TurnUndo,
+    TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -302,6 +302,19 @@ pub trait AttachmentRepository: Send + Sync {
     ) -> RepoResult<Vec<Attachment>>;
 }
 
+/// Usage: one record per model request, kept when its conversation is deleted.
+#[async_trait]
+pub trait UsageRepository: Send + Sync {
+    /// Stores the record of one model request.
+    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()>;
+
+    /// The records `filter` selects, oldest first.
+    async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>>;
+
+    /// What the records `filter` selects cost, in picos (unpriced ones count 0).
+    async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64>;
+}
+
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
     ConversationRepository
@@ -309,6 +322,7 @@ pub trait Store:
     + HistoryRepository
     + SearchRepository
     + AttachmentRepository
+    + UsageRepository
 {
 }
 
@@ -318,5 +332,6 @@ impl<T: ?Sized> Store for T where
         + HistoryRepository
         + SearchRepository
         + AttachmentRepository
+        + UsageRepository
 {
 }

@@ -10,8 +10,9 @@ use std::str::FromStr;
 use crate::RepositoryError;
 use crate::entities::{
     AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
-    Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, ToolCall, ToolCallStatus,
-    Turn, TurnLease, TurnStatus,
+    Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, TokenCounts, ToolCall,
+    ToolCallStatus, Turn, TurnLease, TurnStatus, UsageAccount, UsageOutcome, UsagePurpose,
+    UsageRecord,
 };
 use crate::ids::ConversationId;
 use crate::repository::RepoResult;
@@ -292,3 +293,47 @@ pub fn search_hit(row: &impl StoredRow) -> RepoResult<SearchHit> {
 #[cfg(test)]
 #[path = "stored_row_tests.rs"]
 mod tests;
+
+fn count(column: &str, value: i64) -> RepoResult<u64> {
+    u64::try_from(value).map_err(|e| RepositoryError::corrupt(column, e))
+}
+
+/// A row of [`usage_columns!`](crate::usage_columns).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn usage_record(row: &impl StoredRow) -> RepoResult<UsageRecord> {
+    let tokens = match row.opt_int("prompt_tokens")? {
+        None => None,
+        Some(prompt) => Some(TokenCounts {
+            prompt: count("prompt_tokens", prompt)?,
+            cached_prompt: count("cached_prompt_tokens", int(row, "cached_prompt_tokens")?)?,
+            completion: count("completion_tokens", int(row, "completion_tokens")?)?,
+            reasoning: count("reasoning_tokens", int(row, "reasoning_tokens")?)?,
+        }),
+    };
+    Ok(UsageRecord {
+        account: UsageAccount {
+            user_name: text(row, "user_name")?,
+            conversation_id: id(row, "conversation_id")?,
+            turn_id: opt_id(row, "turn_id")?,
+            sub_conversation_id: opt_id(row, "sub_conversation_id")?,
+            step: u32_of("step", int(row, "step")?)?,
+        },
+        purpose: UsagePurpose::parse(&text(row, "purpose")?)
+            .map_err(|e| RepositoryError::corrupt("purpose", e))?,
+        model: text(row, "model")?,
+        tokens,
+        cost: row.opt_int("cost_picos")?,
+        currency: row.opt_text("currency")?,
+        first_token_ms: row
+            .opt_int("first_token_ms")?
+            .map(|ms| count("first_token_ms", ms))
+            .transpose()?,
+        duration_ms: count("duration_ms", int(row, "duration_ms")?)?,
+        retries: u32_of("retries", int(row, "retries")?)?,
+        outcome: UsageOutcome::parse(&text(row, "outcome")?)
+            .map_err(|e| RepositoryError::corrupt("outcome", e))?,
+        at: time(row, "ended_at")?,
+    })
+}

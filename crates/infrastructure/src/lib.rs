@@ -41,6 +41,7 @@ mod search_index;
 mod task_store;
 mod time;
 mod turns;
+mod usage;
 mod users;
 mod write;
 

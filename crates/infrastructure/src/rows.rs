@@ -86,3 +86,8 @@ pub(crate) fn attachment(row: &Row<'_>) -> RepoResult<Attachment> {
 pub(crate) fn search_hit(row: &Row<'_>) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Sqlite(row))
 }
+
+/// A row of `usage_columns!`.
+pub(crate) fn usage_record(row: &Row<'_>) -> RepoResult<smallebot_core::entities::UsageRecord> {
+    stored_row::usage_record(&Sqlite(row))
+}

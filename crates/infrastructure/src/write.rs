@@ -26,6 +26,7 @@ mod history;
 mod job;
 mod settle;
 mod turns;
+mod usage;
 mod users;
 
 use std::collections::VecDeque;

@@ -45,6 +45,7 @@ mod store;
 mod task_store;
 mod turns;
 mod tx;
+mod usage;
 mod users;
 mod write;
 

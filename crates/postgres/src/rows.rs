@@ -88,3 +88,8 @@ pub(crate) fn attachment(row: &PgRow) -> RepoResult<Attachment> {
 pub(crate) fn search_hit(row: &PgRow) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Pg(row))
 }
+
+/// A row of `usage_columns!`.
+pub(crate) fn usage_record(row: &PgRow) -> RepoResult<smallebot_core::entities::UsageRecord> {
+    stored_row::usage_record(&Pg(row))
+}

@@ -67,6 +67,7 @@ mod steps;
 mod tasks;
 mod turns;
 mod undo;
+mod usage;
 mod users;
 mod writer;
 

@@ -17,6 +17,7 @@ mod think_block;
 mod tool_call;
 mod turn;
 mod turn_start;
+mod usage;
 
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
@@ -31,6 +32,7 @@ pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
 pub use turn::{AnswerCut, Turn, TurnStatus};
 pub use turn_start::{NewTurn, StartedTurn};
+pub use usage::{TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

@@ -10,12 +10,12 @@ use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
     StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
-    TurnStatus, TurnUndo,
+    TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
     AttachmentRepository, ConversationRepository, HistoryRepository, RepoResult, SearchRepository,
-    Store, TurnRepository,
+    Store, TurnRepository, UsageRepository,
 };
 use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
@@ -272,5 +272,21 @@ impl<H: Interceptor> AttachmentRepository for Intercepted<H> {
     ) -> RepoResult<Vec<Attachment>> {
         self.hooks.before("conversation_attachments").await?;
         self.inner.conversation_attachments(conversation_id).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> UsageRepository for Intercepted<H> {
+    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()> {
+        self.hooks.before("record_usage").await?;
+        self.inner.record_usage(record).await
+    }
+    async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>> {
+        self.hooks.before("usage_records").await?;
+        self.inner.usage_records(filter).await
+    }
+    async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64> {
+        self.hooks.before("usage_cost").await?;
+        self.inner.usage_cost(filter).await
     }
 }

@@ -12,7 +12,7 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, attachments, conversations, history, turns, users};
+use super::{append, attachments, conversations, history, turns, usage, users};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -120,6 +120,11 @@ pub(crate) enum Write {
     },
     /// Removes a web user; whether there was one.
     RemoveUser { name: String, reply: Reply<bool> },
+    /// Records one model request's usage.
+    RecordUsage {
+        record: Box<smallebot_core::entities::UsageRecord>,
+        reply: Reply<()>,
+    },
 }
 
 impl Write {
@@ -211,6 +216,7 @@ impl Write {
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+            W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),
         }
     }
 }

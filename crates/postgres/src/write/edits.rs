@@ -10,7 +10,7 @@ use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
 use super::conversation_edits::ConversationEdit;
 use super::link::{Link, Reply, lost};
-use super::{attachments, rewrite, tasks, undo, users};
+use super::{attachments, rewrite, tasks, undo, usage, users};
 use crate::tx::storage;
 
 /// A task list's edit, sent to the writer (a closure has no `Debug` of its own).
@@ -61,6 +61,8 @@ pub(crate) enum Edit {
     ),
     /// A task list deleted.
     DeleteTasks(ConversationId, Reply<Result<(), TaskStoreError>>),
+    /// One model request's usage recorded.
+    RecordUsage(Box<smallebot_core::entities::UsageRecord>, Reply<()>),
     /// A relayed message too large for a notification, stored; its id (or the
     /// database's error text).
     Relay(serde_json::Value, Reply<Result<i64, String>>),
@@ -120,6 +122,11 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         Edit::RemoveUser(name, reply) => {
             answer_on_link!(link, reply, users::REMOVE, |conn| users::remove(
                 conn, &name
+            ))
+        }
+        Edit::RecordUsage(record, reply) => {
+            answer_on_link!(link, reply, usage::RECORD, |conn| usage::insert(
+                conn, &record
             ))
         }
         Edit::UpdateTasks(conversation_id, edit, reply) => {

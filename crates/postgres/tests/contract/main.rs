@@ -22,5 +22,6 @@ mod turn_start;
 mod turns;
 mod undo;
 mod upload_quotas;
+mod usage;
 mod users;
 mod words;
