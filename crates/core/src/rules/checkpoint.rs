@@ -82,9 +82,8 @@ pub fn classify(
     before: &BTreeMap<String, Option<FileState>>,
     after: &BTreeMap<String, Option<FileState>>,
 ) -> Vec<FileChange> {
-    let state = |map: &BTreeMap<String, Option<FileState>>, path: &str| {
-        map.get(path).cloned().flatten()
-    };
+    let state =
+        |map: &BTreeMap<String, Option<FileState>>, path: &str| map.get(path).cloned().flatten();
     let mut paths: Vec<&String> = before.keys().chain(after.keys()).collect();
     paths.sort();
     paths.dedup();
@@ -217,10 +216,22 @@ mod tests {
             (vec![], vec![], vec![]),
             (vec![("a", st('a'))], vec![("a", st('a'))], vec![]),
             (vec![("a", None)], vec![("a", None)], vec![]),
-            (vec![("a", None)], vec![("a", st('a'))], vec![("a", Created, None)]),
+            (
+                vec![("a", None)],
+                vec![("a", st('a'))],
+                vec![("a", Created, None)],
+            ),
             (vec![], vec![("a", st('a'))], vec![("a", Created, None)]),
-            (vec![("a", st('a'))], vec![("a", st('b'))], vec![("a", Modified, None)]),
-            (vec![("a", st('a'))], vec![("a", None)], vec![("a", Deleted, None)]),
+            (
+                vec![("a", st('a'))],
+                vec![("a", st('b'))],
+                vec![("a", Modified, None)],
+            ),
+            (
+                vec![("a", st('a'))],
+                vec![("a", None)],
+                vec![("a", Deleted, None)],
+            ),
             (
                 vec![("d", st('d')), ("e", None)],
                 vec![("d", None), ("e", st('d'))],
@@ -256,7 +267,8 @@ mod tests {
     #[test]
     fn restore_step_table() {
         let (a, b, c) = (st('a'), st('b'), st('c'));
-        let write = |s: &Option<FileState>| RestoreStep::Write(s.clone().unwrap_or_else(|| unreachable!()));
+        let write =
+            |s: &Option<FileState>| RestoreStep::Write(s.clone().unwrap_or_else(|| unreachable!()));
         let conflict = |then| RestoreStep::Conflict {
             then: Box::new(then),
         };
@@ -297,7 +309,13 @@ mod tests {
     #[test]
     fn digests() {
         assert!(is_digest(&"0a".repeat(32)));
-        for bad in ["", "../etc", &"A".repeat(64), &"0".repeat(63), &"g".repeat(64)] {
+        for bad in [
+            "",
+            "../etc",
+            &"A".repeat(64),
+            &"0".repeat(63),
+            &"g".repeat(64),
+        ] {
             assert!(!is_digest(bad), "{bad}");
         }
     }
