@@ -20,8 +20,9 @@ use smallebot_model_client::ChatEndpoint;
 
 /// The library and binary crates whose sources are checked (the testkit plays the
 /// model, which names tools, so it is not one of them).
-const PRODUCT_CRATES: [&str; 10] = [
+const PRODUCT_CRATES: [&str; 11] = [
     "core",
+    "checkpoints",
     "shell",
     "sandbox",
     "infrastructure",

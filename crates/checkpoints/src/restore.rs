@@ -48,10 +48,12 @@ enum Current {
 /// first, is never replaced. The workspace is captured before (so every current
 /// content is kept) and after (the restore's own changes, its undo).
 ///
+/// A path that cannot be written or removed (a content no longer kept, a folder in
+/// the way) is listed with the reason and the others are restored all the same.
+///
 /// # Errors
-/// [`CheckpointError::Workspace`] when the workspace cannot be read or written;
-/// [`CheckpointError::Missing`] names a content no longer kept (the paths before it
-/// are restored, and the undo capture is lost only for them when it fails too).
+/// [`CheckpointError::Workspace`] when the workspace cannot be listed or a file read;
+/// [`CheckpointError::Store`] when a current content cannot be kept.
 pub fn restore(
     workspace_: &mut Workspace,
     store: &dyn ContentStore,
@@ -96,8 +98,13 @@ pub fn restore(
             }
             step => step,
         };
-        apply(root, store, &target.path, &step)?;
-        report.restored.push(target.path.clone());
+        match apply(root, store, &target.path, &step) {
+            Ok(()) => report.restored.push(target.path.clone()),
+            Err(err) => report.conflicts.push(Conflict {
+                path: target.path.clone(),
+                reason: format!("could not be restored: {err}"),
+            }),
+        }
     }
     report.undo = workspace_.capture(store)?;
     Ok(report)

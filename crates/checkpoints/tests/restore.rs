@@ -8,7 +8,7 @@ use smallebot_checkpoints::{FolderStore, IgnoreRules, Limits, Workspace, restore
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     root: PathBuf,
     ws: Workspace,
     store: FolderStore,
@@ -29,7 +29,7 @@ fn fixture() -> Result<Fixture> {
     )?;
     ws.baseline(&store)?;
     Ok(Fixture {
-        _dir: dir,
+        dir,
         root,
         ws,
         store,
@@ -158,5 +158,58 @@ fn a_restore_into_a_folder_recreates_it() -> Result {
     let report = restore(&mut f.ws, &f.store, &targets(&[&capture.changes]), false)?;
     assert_eq!(report.restored, ["sub/n.txt"]);
     assert_eq!(fs::read_to_string(f.root.join("sub/n.txt"))?, "n");
+    Ok(())
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_is_never_written_through() -> Result {
+    let mut f = fixture()?;
+    fs::create_dir(f.root.join("sub"))?;
+    fs::write(f.root.join("sub/n.txt"), "n")?;
+    f.ws.capture(&f.store)?;
+    fs::remove_dir_all(f.root.join("sub"))?;
+    let capture = f.ws.capture(&f.store)?;
+    let outside = f
+        .root
+        .parent()
+        .map(|p| p.join("elsewhere"))
+        .ok_or("no parent")?;
+    fs::create_dir(&outside)?;
+    std::os::unix::fs::symlink(&outside, f.root.join("sub"))?;
+    let report = restore(&mut f.ws, &f.store, &targets(&[&capture.changes]), true)?;
+    assert_eq!(report.conflicts.len(), 1, "{:?}", report.conflicts);
+    assert!(report.restored.is_empty());
+    assert!(!outside.join("n.txt").exists());
+    Ok(())
+}
+
+#[test]
+fn a_content_no_longer_kept_is_listed_and_the_rest_restored() -> Result {
+    let mut f = fixture()?;
+    turn(&f)?;
+    let capture = f.ws.capture(&f.store)?;
+    // The kept content of c.txt is gone (pruned).
+    let gone = capture
+        .changes
+        .iter()
+        .find(|c| c.path == "c.txt")
+        .and_then(|c| c.before.clone())
+        .ok_or("no c.txt")?;
+    let kept = f
+        .dir
+        .path()
+        .join("contents")
+        .join(&gone.sha256[..2])
+        .join(&gone.sha256);
+    fs::remove_file(kept)?;
+    let report = restore(&mut f.ws, &f.store, &targets(&[&capture.changes]), false)?;
+    assert_eq!(report.conflicts.len(), 1, "{:?}", report.conflicts);
+    assert!(
+        report.conflicts[0].reason.contains("no longer kept"),
+        "{}",
+        report.conflicts[0].reason
+    );
+    assert_eq!(names(&f)?, ["d.txt"]);
+    assert_eq!(report.undo.changes.len(), 3, "{:?}", report.undo.changes);
     Ok(())
 }
