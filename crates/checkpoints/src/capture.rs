@@ -56,6 +56,20 @@ pub(crate) enum Content {
 struct Indexed {
     stamp: Stamp,
     content: Content,
+    /// Modified so shortly before it was read that a change in the same tick of the
+    /// file system's clock would leave its stamp as it is: read again next time.
+    racy: bool,
+}
+
+/// How recent a modification makes a file racy (file system clocks tick in a few
+/// milliseconds locally, in up to two seconds on some network file systems).
+const RACY_NS: i64 = 2_000_000_000;
+
+/// Now, in nanoseconds since the Unix epoch (0 if the clock is before it).
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// A workspace under checkpoints: a confined handle on its root (links never
@@ -116,12 +130,14 @@ impl Workspace {
     }
 
     /// Scans the workspace, hashes only the files whose stamp changed since the last
-    /// capture, keeps their new contents in `store` and returns the changes.
+    /// capture (or that were modified within two seconds of being read: their next
+    /// change could keep the stamp), keeps their new contents in `store` and returns the changes.
     ///
     /// # Errors
     /// [`CheckpointError::Workspace`] when a folder cannot be listed or a file read;
     /// [`CheckpointError::Store`] when a content cannot be kept.
     pub fn capture(&mut self, store: &dyn ContentStore) -> Result<Capture, CheckpointError> {
+        let racy_after = now_ns().saturating_sub(RACY_NS);
         let stamps = scan(&self.root, &self.rules)?;
         let mut budget = self.limits.capture_bytes;
         let mut before = BTreeMap::new();
@@ -130,7 +146,7 @@ impl Workspace {
         let mut next = BTreeMap::new();
         for (path, stamp) in &stamps {
             let old = self.index.get(path);
-            if let Some(old) = old.filter(|old| old.stamp == *stamp) {
+            if let Some(old) = old.filter(|old| old.stamp == *stamp && !old.racy) {
                 next.insert(path.clone(), old.clone());
                 continue;
             }
@@ -138,7 +154,11 @@ impl Workspace {
                 continue; // gone since the scan: absent, as if never seen
             };
             let was = old.map(|old| old.content.clone());
-            if was.as_ref() != Some(&content) {
+            // The same kept content is no change; a content not kept cannot be compared,
+            // so a changed stamp is a change.
+            let same =
+                matches!((&was, &content), (Some(Content::Kept(a)), Content::Kept(b)) if a == b);
+            if !same {
                 sort_change(
                     path,
                     was,
@@ -153,6 +173,7 @@ impl Workspace {
                 Indexed {
                     stamp: *stamp,
                     content,
+                    racy: stamp.modified_ns >= racy_after,
                 },
             );
         }

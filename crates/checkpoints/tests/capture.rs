@@ -203,3 +203,42 @@ fn a_digest_that_is_not_one_is_refused_by_the_store() -> Result {
     ));
     Ok(())
 }
+
+#[test]
+fn a_file_over_the_limit_that_changes_at_the_same_size_is_still_listed() -> Result {
+    let (dir, mut ws, store) = setup(Limits {
+        file_bytes: 4,
+        capture_bytes: 1000,
+    })?;
+    fs::write(ws_path(&dir, "big.bin"), "12345")?;
+    assert_eq!(ws.baseline(&store)?.len(), 1);
+    // Another inode and content, the same size: the reason's text is the same.
+    fs::remove_file(ws_path(&dir, "big.bin"))?;
+    fs::write(ws_path(&dir, "big.bin"), "54321")?;
+    let capture = ws.capture(&store)?;
+    assert_eq!(capture.not_captured.len(), 1, "{capture:?}");
+    assert_eq!(capture.not_captured[0].kind, ChangeKind::Modified);
+    Ok(())
+}
+
+#[test]
+fn a_change_that_keeps_size_mtime_and_inode_is_seen_while_the_file_is_recent() -> Result {
+    let (dir, mut ws, store) = setup(Limits::default())?;
+    let path = ws_path(&dir, "a.txt");
+    fs::write(&path, "aaaa")?;
+    ws.baseline(&store)?;
+    let modified = fs::metadata(&path)?.modified()?;
+    // Rewritten in place (same inode, same size), its time set back: the stamp is
+    // what the index holds, as after a write in the same tick of the clock.
+    fs::write(&path, "bbbb")?;
+    fs::File::options()
+        .write(true)
+        .open(&path)?
+        .set_modified(modified)?;
+    let capture = ws.capture(&store)?;
+    assert_eq!(
+        kinds(&capture),
+        vec![("a.txt".to_owned(), ChangeKind::Modified, None)]
+    );
+    Ok(())
+}
