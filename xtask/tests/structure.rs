@@ -6,7 +6,8 @@
 //!   (plan tracking, the host, core) may match tools by a name literal;
 //! - no `println!`/`eprintln!` (they panic when the reader of a pipe has gone: the
 //!   host and terminal write through the terminal's `outln!`/`errln!`);
-//! - no crate holds more than a fifth of the product code (a room a newcomer can read).
+//! - no crate holds more than a fifth of the product code (a room a newcomer can read),
+//!   and the binary stays thin (command-line parsing and the composition root).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -264,5 +265,38 @@ fn no_crate_holds_more_than_a_fifth_of_the_product_code() {
         "no crate may hold more than {MOST_OF_THE_PRODUCT_CODE_IN_ONE_CRATE} % of the product \
          code; split these along their concerns into crates of their own:\n{}",
         too_big.join("\n")
+    );
+}
+
+/// The most lines the binary's sources may have (every line of every file under
+/// `crates/host/src`, comments and unit tests included).
+const MOST_LINES_OF_THE_BINARY: usize = 2_500;
+
+#[test]
+fn the_binary_stays_thin() {
+    // The binary parses the command line and wires the crates (the composition root);
+    // a front end's behaviour belongs to its crate (terminal, web), a use case to the
+    // application, an adapter to its own crate.
+    let mut files = Vec::new();
+    let mut dirs = vec![support::workspace_root().join("crates/host/src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 10, "the binary's sources: {files:?}");
+    let lines: usize = files
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap().lines().count())
+        .sum();
+    assert!(
+        lines < MOST_LINES_OF_THE_BINARY,
+        "crates/host/src has {lines} lines (fewer than {MOST_LINES_OF_THE_BINARY} allowed): \
+         move what is not command-line parsing or wiring into the crate whose concern it is"
     );
 }

@@ -38,11 +38,6 @@ pub enum HostError {
     /// An id argument is malformed.
     #[error(transparent)]
     InvalidId(#[from] InvalidId),
-    /// `run -` read nothing from standard input.
-    #[error(
-        "the prompt read from standard input is empty: pipe the message in, or pass it as an argument"
-    )]
-    EmptyPrompt,
     /// `--days` is out of range.
     #[error("--{0}")]
     InvalidDays(#[from] InvalidDays),
@@ -70,16 +65,6 @@ pub enum HostError {
     /// `compact` changed nothing.
     #[error("nothing changed: {0}")]
     NothingCompacted(String),
-    /// A background task of the host panicked or was aborted.
-    #[error("{what} stopped unexpectedly: {source}")]
-    TaskJoin {
-        /// Which task.
-        what: &'static str,
-        /// Why it stopped.
-        #[source]
-        source: tokio::task::JoinError,
-    },
-    /// Reading input or writing output failed.
     /// `serve` was asked to listen beyond loopback without users.
     #[error(
         "refusing to listen on {0}: beyond loopback (127.0.0.1 or ::1) every request must \
@@ -137,13 +122,6 @@ pub enum HostError {
         /// Why.
         source: std::io::Error,
     },
-
-    /// The prompt `run -` read from standard input is not UTF-8 text.
-    #[error(
-        "the prompt read from standard input is not valid UTF-8 text: {0}. Convert it first \
-         (for example with `iconv -t UTF-8`), or give the prompt as an argument."
-    )]
-    PromptNotUtf8(std::io::Error),
 
     /// `conversations export --output FILE`: the file exists and --force was not given.
     #[error(

@@ -13,9 +13,7 @@ mod commands;
 mod database;
 mod error;
 mod home;
-mod relay;
 mod shutdown;
-mod skills_web;
 mod wiring;
 
 use std::process::ExitCode;

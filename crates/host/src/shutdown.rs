@@ -4,16 +4,7 @@
 //! ended `interrupted`, their commands' process groups killed and their control groups
 //! and temporary folders removed — before the process exits.
 
-use std::time::Duration;
-
-use smallebot_application::ConversationService;
-
 use crate::error::HostError;
-
-/// How long the cancelled turns may take to end once cancelled: a tool gets a few
-/// seconds after its turn's cancellation (the pipeline's grace), a killed command is
-/// reaped within two.
-pub const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 /// A stop signal caught.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,26 +91,9 @@ impl StopSignals {
     }
 }
 
-/// Cancels every running turn of `services` because the process stops, and waits
-/// (at most [`CANCEL_WAIT`]) until they have ended and are stored; says on standard
-/// error when some did not end in time.
-pub async fn interrupt_and_wait(services: &[std::sync::Arc<ConversationService>]) {
-    for service in services {
-        service.interrupt_all();
-    }
-    let ended = all_idle(services);
-    if tokio::time::timeout(CANCEL_WAIT, ended).await.is_err() {
-        errln!(
-            "warning: some turns did not end within {} s of their cancellation; they stay \
-             `running` until the next start marks them interrupted",
-            CANCEL_WAIT.as_secs()
-        );
-    }
-}
-
-/// Returns once no turn runs in any of `services`.
-pub async fn all_idle(services: &[std::sync::Arc<ConversationService>]) {
-    for service in services {
-        service.idle().await;
+#[async_trait::async_trait]
+impl smallebot_terminal::stop::StopRequests for StopSignals {
+    async fn next(&mut self) -> String {
+        self.recv().await.to_string()
     }
 }

@@ -11,11 +11,11 @@ use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
 use smallebot_mcp::McpServers;
+use smallebot_peers::PeerLink;
 use smallebot_sandbox::CommandSandbox;
 
 use crate::database::Database;
 use crate::error::HostError;
-use crate::relay::PeerLink;
 
 /// Everything a conversation command needs.
 pub struct App {
@@ -176,13 +176,13 @@ async fn assemble(
             Ok(link) => Some(Arc::new(link)),
             Err(error) => {
                 store.close().await;
-                return Err(error);
+                return Err(error.into());
             }
         },
         Database::Sqlite(_) => None,
     };
     let assembly = match &peers {
-        Some(link) => link.wire(assembly),
+        Some(link) => wire_to_peers(assembly, link),
         None => assembly,
     };
     let agent = assembly
@@ -212,4 +212,12 @@ async fn assemble(
         peers,
         skills: agent.skills,
     })
+}
+
+/// `assembly` with the process's shared bus, turn registry and peers.
+pub fn wire_to_peers(assembly: AgentAssembly, link: &PeerLink) -> AgentAssembly {
+    assembly
+        .events(link.bus())
+        .turns(link.turns())
+        .peers(link.peers())
 }

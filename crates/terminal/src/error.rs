@@ -91,6 +91,18 @@ pub enum TerminalError {
         what: &'static str,
     },
 
+    /// `run -` read nothing from standard input.
+    #[error(
+        "the prompt read from standard input is empty: pipe the message in, or pass it as an argument"
+    )]
+    EmptyPrompt,
+    /// The prompt `run -` read from standard input is not UTF-8 text.
+    #[error(
+        "the prompt read from standard input is not valid UTF-8 text: {0}. Convert it first \
+         (for example with `iconv -t UTF-8`), or give the prompt as an argument."
+    )]
+    PromptNotUtf8(std::io::Error),
+
     /// An export could not be written to its file.
     #[error(transparent)]
     ExportFile(crate::export_file::ExportFileError),

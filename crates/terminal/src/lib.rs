@@ -18,9 +18,12 @@ pub mod error;
 pub mod export_file;
 pub mod export_text;
 pub mod mcp_status;
+pub mod models_text;
 pub mod regular_file;
 pub mod render;
+pub mod run_turn;
 pub mod skills_text;
+pub mod stop;
 pub mod user_path;
 
 pub use error::TerminalError;

@@ -1,17 +1,6 @@
-//! Skills as the command line and the chat show them, and the folders a home's (or a
-//! web user's) skills come from.
+//! Skills as the command line and the chat show them.
 
-use smallebot_agent::assembly::Home;
-use smallebot_agent::skills::{Skill, SkillFolders, SkillSet, skill_files};
-
-/// The skills folders of `home`; with `user`, that web user's own folder on top.
-pub fn folders(home: &Home, user: Option<&str>) -> SkillFolders {
-    SkillFolders {
-        system: home.system_skills_dir(),
-        shared: home.skills_dir(),
-        user: user.map(|u| home.user_skills_dir(u)),
-    }
-}
+use smallebot_agent::skills::{Skill, SkillSet, skill_files};
 
 /// One line per skill (`NAME  SOURCE  description`), each problem indented under it.
 pub fn list_lines(set: &SkillSet) -> Vec<String> {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use smallebot_application::ConversationService;
 use smallebot_core::RepositoryError;
-use smallebot_protocol::api::{SkillDetail, SkillList};
+
+/// The skills port, the application's (re-exported where the web's other ports are).
+pub use smallebot_application::ports::UserSkills;
 
 /// Finds the user a token digest belongs to (the host implements it on its store).
 #[async_trait]
@@ -23,16 +25,4 @@ pub trait UserServices: Send + Sync {
     /// # Errors
     /// What kept the service from being built, in words.
     async fn service_for(&self, user: &str) -> Result<Arc<ConversationService>, String>;
-}
-
-/// The skills each user sees: the shared ones and their own (the host reads them from
-/// its skills folders).
-pub trait UserSkills: Send + Sync {
-    /// Every skill folder `user` sees, with its problems. Reads files: call it off the
-    /// async threads.
-    fn list(&self, user: &str) -> SkillList;
-
-    /// The skill `name` as `user` sees it; `None` when there is none (or it does not
-    /// load). Reads files, like [`UserSkills::list`].
-    fn show(&self, user: &str, name: &str) -> Option<SkillDetail>;
 }

@@ -69,6 +69,17 @@ impl Home {
         self.root.join("users").join(user).join("skills")
     }
 
+    /// The skills folders: the system's, the shared ones and, with `user`, that web
+    /// user's own on top.
+    #[must_use]
+    pub fn skill_folders(&self, user: Option<&str>) -> crate::skills::SkillFolders {
+        crate::skills::SkillFolders {
+            system: self.system_skills_dir(),
+            shared: self.skills_dir(),
+            user: user.map(|u| self.user_skills_dir(u)),
+        }
+    }
+
     /// The home's own SQLite database, `smallebot.db` (used unless
     /// [`Home::database_location`] names another).
     #[must_use]

@@ -11,7 +11,6 @@ use crate::config::{
     AgentSettings, Endpoint, ReasoningEffort, TerminalSettings, resolve_models, terminal_rules_text,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
-use crate::skills::SkillFolders;
 use crate::tools::ReadConversationData;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 
@@ -135,11 +134,7 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
-        assembly.skills = Some(SkillFolders {
-            system: home.system_skills_dir(),
-            shared: home.skills_dir(),
-            user: None,
-        });
+        assembly.skills = Some(home.skill_folders(None));
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,

@@ -3,7 +3,8 @@
 //!
 //! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps, …).
 //! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
-//!   compaction [`Endpoint`]s by [`resolve_models`].
+//!   compaction [`Endpoint`]s by [`resolve_models`]; [`survey_models`] asks each
+//!   model's server what it serves (`smallebot models`).
 //!
 //! A missing file means defaults. A file that exists but is invalid is a [`ConfigError`]
 //! naming the file and, for parse errors, the line and column — never a silent
@@ -23,6 +24,7 @@ mod mcp;
 mod models;
 mod resolve;
 mod sandbox;
+mod survey;
 mod terminal;
 
 pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};
@@ -39,4 +41,5 @@ pub use resolve::{
     resolve_models,
 };
 pub use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
+pub use survey::{SurveyedModel, survey_models};
 pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};

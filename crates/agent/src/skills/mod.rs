@@ -7,7 +7,9 @@
 mod catalog;
 mod discovery;
 mod files;
+mod listing;
 
 pub use catalog::{SkillCatalog, SkillFolders};
 pub use discovery::{Skill, SkillSet, SkillSource, read_folder};
 pub use files::{SKILL_FILES_MAX, skill_files};
+pub use listing::HomeSkills;

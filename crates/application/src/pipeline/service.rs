@@ -13,7 +13,7 @@ mod export;
 mod models;
 mod naming;
 mod rewrite;
-mod shutdown;
+pub mod shutdown;
 mod start;
 
 pub use start::TurnHandle;

@@ -13,6 +13,7 @@
 //! - [`ProcessProbe`]: whether a turn's owning process still exists (turn leases).
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
+//! - [`UserSkills`]: the skills each user sees, as the front ends list them.
 
 mod args;
 mod confirm;
@@ -20,6 +21,7 @@ mod context;
 mod model;
 mod peers;
 mod process;
+mod skills;
 mod summarizer;
 mod tasks;
 mod tools;
@@ -34,6 +36,7 @@ pub use model::{
 };
 pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};
+pub use skills::UserSkills;
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
 pub use tools::{

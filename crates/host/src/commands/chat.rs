@@ -1,17 +1,10 @@
-//! `smallebot chat`: wires the application and runs the terminal's REPL on
-//! standard input and output until the person leaves.
+//! `smallebot chat`: wires the application and runs the terminal's chat session
+//! (`smallebot_terminal::chat::run_chat`) until the person leaves.
 
-use std::io::IsTerminal;
+use std::sync::Arc;
 
 use smallebot_agent::assembly::{Home, WarmUp};
-use smallebot_core::rules::terminal_text::escape_controls;
-use smallebot_terminal::chat::{
-    EditorInput, HISTORY_FILE, PipedInput, Repl, TerminalConfirmer, cursor_query, model_shown,
-};
-use smallebot_terminal::conversation_ref::find_conversation;
-use smallebot_terminal::render::{EventPrinter, Style};
-use tokio::io::BufReader;
-use tokio::sync::mpsc;
+use smallebot_terminal::chat::{ChatParts, Opening, TerminalConfirmer, run_chat};
 
 use crate::error::HostError;
 use crate::shutdown::StopSignals;
@@ -29,13 +22,13 @@ pub struct ChatArgs {
     pub user: Option<String>,
 }
 
-/// Runs the REPL on stdin/stdout until the person leaves.
+/// Runs the chat on stdin/stdout until the person leaves.
 pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
     let (confirmer, confirmations) = TerminalConfirmer::channel();
     let app = wiring::build(
         home,
         args.user.as_deref(),
-        std::sync::Arc::new(confirmer),
+        Arc::new(confirmer),
         WarmUp::Background,
     )
     .await?;
@@ -48,100 +41,23 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             return Err(error);
         }
     };
-    let service = std::sync::Arc::clone(&app.service);
-    // A new conversation is created with its first message, not before.
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let picking = args.resume && terminal;
-    let conversation = match (&args.conversation, args.new || picking) {
-        (Some(reference), _) => {
-            Some(find_conversation(service.store().as_ref(), reference, Some(&app.user)).await?)
-        }
-        (None, false) => service
-            .store()
-            .list_conversations(Some(&app.user))
-            .await?
-            .into_iter()
-            .next(),
-        (None, true) => None,
+    let parts = ChatParts {
+        service: Arc::clone(&app.service),
+        user: app.user.clone(),
+        home: home.root().to_path_buf(),
+        model: app.model.clone(),
+        sandbox: app.sandbox.as_ref().map(|s| s.summary()),
+        tokenizer: Arc::clone(&app.tokenizer),
+        confirmations,
+        mcp: Arc::clone(&app.mcp),
+        skills: app.skills.clone(),
     };
-    let (interrupt_tx, interrupts) = mpsc::unbounded_channel();
-    let ctrl_c = tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
-            if interrupt_tx.send(()).is_err() {
-                break;
-            }
-        }
-    });
-    let style = Style::for_stdout();
-    let opened = match &conversation {
-        Some(c) => format!("{} ({})", escape_controls(&c.title), c.id),
-        None if picking => "choose a conversation to resume".to_owned(),
-        None => "new conversation".to_owned(),
+    let opening = Opening {
+        conversation: args.conversation,
+        new: args.new,
+        resume: args.resume,
     };
-    let mut banner = format!(
-        "SmallEBot — {opened} — /help for commands\nhome {} · model {}",
-        home.root().display(),
-        escape_controls(&model_shown(
-            &app.service,
-            conversation.as_ref(),
-            &app.model
-        ))
-    );
-    if let Some(sandbox) = &app.sandbox {
-        banner.push('\n');
-        banner.push_str(&sandbox.summary());
-    }
-    if let Err(error) = outln!("{banner}") {
-        app.close().await;
-        return Err(error.into());
-    }
-    let printer = EventPrinter::new(std::io::stdout(), false, style)
-        .wrap_on_terminal(std::io::stdout().is_terminal());
-    let mut repl = Repl::new(
-        service,
-        app.user.clone(),
-        conversation.as_ref().map(|c| c.id),
-        printer,
-        interrupts,
-    )
-    .on_terminal(std::io::stdout().is_terminal())
-    .with_tokenizer(std::sync::Arc::clone(&app.tokenizer))
-    .with_confirmations(confirmations)
-    .with_mcp(std::sync::Arc::clone(&app.mcp))
-    .with_skills(app.skills.clone());
-    if let Some(c) = &conversation {
-        repl.show_recent(c.id).await?;
-    }
-    if picking {
-        match repl.pick().await? {
-            Some(id) => repl.open(id).await?,
-            None => outln!("new conversation: it is saved with your first message")?,
-        }
-    }
-    let session = async {
-        // The line editor needs the terminal to say where the cursor is; one that does
-        // not answer gets plain lines at once rather than the editor's 2 s wait.
-        if terminal && cursor_query::terminal_answers(cursor_query::ANSWER_WAIT) {
-            repl.run(EditorInput::start(
-                home.root().join(HISTORY_FILE),
-                style.ansi,
-            ))
-            .await
-        } else {
-            repl.run(PipedInput::new(BufReader::new(tokio::io::stdin())))
-                .await
-        }
-    };
-    let result = tokio::select! {
-        result = session => result,
-        stop = signals.recv() => {
-            // The running turn (a task of its own) ends stored before the exit.
-            errln!("{stop}: stopping");
-            crate::shutdown::interrupt_and_wait(std::slice::from_ref(&app.service)).await;
-            Ok(())
-        }
-    };
-    ctrl_c.abort();
+    let result = run_chat(parts, opening, &mut signals).await;
     app.close().await;
     Ok(result?)
 }

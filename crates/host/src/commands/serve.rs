@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_agent::assembly::{Home, WarmUp};
+use smallebot_application::pipeline::shutdown::{all_idle, interrupt_and_wait};
 use smallebot_sandbox::CommandSandbox;
 use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
-use crate::shutdown::{self, Stop, StopSignals};
+use crate::shutdown::{Stop, StopSignals};
 use crate::wiring;
 
 /// How often `serve` looks for turns whose process stopped (another server on the same
@@ -147,7 +148,7 @@ fn web_state(
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
-        .skills(Arc::new(crate::skills_web::HomeSkills {
+        .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,
         }));
@@ -203,7 +204,7 @@ async fn stop_turns(
         grace.as_secs_f64()
     );
     tokio::select! {
-        () = shutdown::all_idle(services) => return,
+        () = all_idle(services) => return,
         () = tokio::time::sleep(grace) => {
             errln!("the shutdown grace ended: cancelling the running turns");
         }
@@ -211,7 +212,9 @@ async fn stop_turns(
             errln!("{again}: cancelling the running turns now");
         }
     }
-    shutdown::interrupt_and_wait(services).await;
+    if let Err(warning) = interrupt_and_wait(services).await {
+        errln!("{warning}");
+    }
 }
 
 /// Marks running turns whose process is gone `interrupted`, every

@@ -39,7 +39,7 @@ pub struct PerUserServices {
     /// The shared tokenizer.
     pub tokenizer: Arc<Tokenizer>,
     /// The link to the other processes every user's service is wired to (PostgreSQL).
-    pub peers: Option<Arc<crate::relay::PeerLink>>,
+    pub peers: Option<Arc<smallebot_peers::PeerLink>>,
     /// The MCP servers, shared by every user's tools.
     pub mcp: Arc<smallebot_mcp::McpServers>,
     /// The services built so far.
@@ -60,7 +60,7 @@ impl UserServices for PerUserServices {
         let workspace = user_workspace(&self.home, user)?;
         let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
         let assembly = match &self.peers {
-            Some(link) => link.wire(assembly),
+            Some(link) => crate::wiring::wire_to_peers(assembly, link),
             None => assembly,
         };
         let agent = crate::wiring::with_sandbox(assembly)

@@ -7,13 +7,13 @@ use smallebot_agent::skills::{SkillCatalog, SkillSource, read_folder};
 
 use crate::cli::SkillsCommand;
 use crate::error::HostError;
-use smallebot_terminal::skills_text::{folders, list_lines, show_text};
+use smallebot_terminal::skills_text::{list_lines, show_text};
 
 /// Runs one `skills` subcommand.
 pub fn run(home: &Home, command: SkillsCommand) -> Result<(), HostError> {
     match command {
         SkillsCommand::List { user } => {
-            let catalog = SkillCatalog::new(folders(home, user.as_deref()));
+            let catalog = SkillCatalog::new(home.skill_folders(user.as_deref()));
             let set = catalog.current();
             if set.all.is_empty() {
                 outln!(
@@ -27,7 +27,7 @@ pub fn run(home: &Home, command: SkillsCommand) -> Result<(), HostError> {
             Ok(())
         }
         SkillsCommand::Show { name, user } => {
-            let catalog = SkillCatalog::new(folders(home, user.as_deref()));
+            let catalog = SkillCatalog::new(home.skill_folders(user.as_deref()));
             let set = catalog.current();
             let skill = set
                 .all

@@ -23,6 +23,16 @@ fn numbered_answers(server: &TestModel) {
     });
 }
 
+/// A service on a fresh database (the folder kept alive by the first value) whose
+/// model answers with [`numbered_answers`] and offers no tools.
+async fn numbered_session() -> (tempfile::TempDir, TestModel, Arc<ConversationService>) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestModel::start().await.unwrap();
+    numbered_answers(&server);
+    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    (dir, server, service)
+}
+
 fn turn_requests(server: &TestModel) -> Vec<RecordedRequest> {
     server
         .requests()
@@ -42,10 +52,7 @@ async fn count(service: &ConversationService) -> usize {
 
 #[tokio::test]
 async fn new_creates_the_conversation_with_its_first_message_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, server, service) = numbered_session().await;
     let out = run_repl(&service, None, b"/new\n/new\n/usage\n/quit\n").await;
     assert!(out.contains("saved with your first message"), "{out}");
     assert_eq!(
@@ -60,10 +67,7 @@ async fn new_creates_the_conversation_with_its_first_message_only() {
 
 #[tokio::test]
 async fn retry_and_edit_answer_the_last_message_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     service
         .send(c.id, "the question", SendOptions::default())
@@ -91,10 +95,7 @@ async fn retry_and_edit_answer_the_last_message_again() {
 
 #[tokio::test]
 async fn undo_takes_the_last_turn_out_of_what_the_model_sees_and_keeps_it_marked() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     for text in ["keep this", "drop this"] {
         service
@@ -156,10 +157,7 @@ after the undo
 
 #[tokio::test]
 async fn a_failing_command_is_reported_and_the_session_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, _server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     service.delete_conversation(c.id).await.unwrap();
     let out = run_repl(&service, Some(c.id), b"/usage\n/list\n/quit\n").await;
@@ -175,10 +173,7 @@ async fn a_failing_command_is_reported_and_the_session_goes_on() {
 
 #[tokio::test]
 async fn compact_with_nothing_to_do_says_so_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, _server, service) = numbered_session().await;
     let c = service.create_conversation("tester").await.unwrap();
     service
         .send(c.id, "one", SendOptions::default())
@@ -190,10 +185,7 @@ async fn compact_with_nothing_to_do_says_so_once() {
 
 #[tokio::test]
 async fn switch_by_prefix_shows_the_last_turns() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, _server, service) = numbered_session().await;
     let first = service.create_conversation("tester").await.unwrap();
     service
         .send(first.id, "about walruses", SendOptions::default())
@@ -244,10 +236,7 @@ async fn model_lists_the_models_and_chooses_one_for_this_conversation() {
 
 #[tokio::test]
 async fn switch_to_an_unknown_id_points_to_list_and_help_names_the_keys() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestModel::start().await.unwrap();
-    numbered_answers(&server);
-    let service = service_with(dir.path(), &server, ToolRegistry::new()).await;
+    let (_dir, _server, service) = numbered_session().await;
     let out = run_repl(&service, None, b"/switch ffff\n/help\n/quit\n").await;
     assert!(
         out.contains("no conversation of yours has an id starting with 'ffff': /list shows them"),

@@ -1,5 +1,5 @@
 //! The interactive chat: the REPL, its line editor, prompts and slash commands. The
-//! host's `chat` command wires the application and hands it a [`Repl`].
+//! host's `chat` command wires the application and hands its parts to [`run_chat`].
 
 #[cfg(test)]
 mod attach_tests;
@@ -12,6 +12,7 @@ mod input;
 mod path_complete;
 mod picker;
 mod repl;
+mod session;
 mod slash;
 mod status_line;
 #[cfg(test)]
@@ -19,10 +20,11 @@ mod test_support;
 #[cfg(test)]
 mod tests;
 
-pub use confirm::{StdinConfirmer, TerminalConfirmer};
+pub use confirm::{ConfirmRequest, StdinConfirmer, TerminalConfirmer};
 pub use editor::EditorInput;
 pub use input::PipedInput;
 pub use repl::Repl;
+pub use session::{ChatParts, Opening, run_chat};
 
 /// The input history's file in the home.
 pub const HISTORY_FILE: &str = "history.txt";

@@ -49,6 +49,22 @@ pub struct EventPrinter<W: Write> {
     /// The model attempt in flight has streamed answer text (shown, or held): a retry
     /// discards it.
     attempt_text: bool,
+    /// Where the answer stands between the steps of a turn, so that on a writer of its
+    /// own (`run`'s standard output) a step's text after tool calls starts a paragraph
+    /// instead of running on from the text before them.
+    step_text: StepText,
+}
+
+/// The answer's text between the steps of a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum StepText {
+    /// No text yet in this turn, or none since the last paragraph break.
+    #[default]
+    None,
+    /// This step printed text.
+    Printed,
+    /// Tool calls came after printed text: the next text starts a paragraph.
+    AfterTools,
 }
 
 impl<W: Write> EventPrinter<W> {
@@ -71,6 +87,7 @@ impl<W: Write> EventPrinter<W> {
             tools: ToolClock::default(),
             show_hint: true,
             attempt_text: false,
+            step_text: StepText::None,
             verbose: false,
         }
     }
@@ -215,6 +232,15 @@ impl<W: Write> EventPrinter<W> {
     /// Prints a piece of the answer.
     fn answer_text(&mut self, text: &str) -> std::io::Result<()> {
         self.end_reasoning()?;
+        let own_writer = self.status.is_some() && !self.shared_screen;
+        if self.step_text == StepText::AfterTools && own_writer && !text.is_empty() {
+            // The tool lines went elsewhere: a blank line keeps the steps' texts apart.
+            self.end_answer_line()?;
+            writeln!(self.out)?;
+        }
+        if !text.is_empty() {
+            self.step_text = StepText::Printed;
+        }
         if let Some(markdown) = self.markdown.as_mut() {
             let drawn = markdown.push(text);
             write!(self.out, "{drawn}")?;
@@ -277,6 +303,9 @@ impl<W: Write> EventPrinter<W> {
                 tool_name,
                 arguments,
             } => {
+                if self.step_text == StepText::Printed {
+                    self.step_text = StepText::AfterTools;
+                }
                 self.tools.started(call_id);
                 self.status_line(&super::tool_lines::started(style, tool_name, arguments))?;
             }
@@ -297,7 +326,10 @@ impl<W: Write> EventPrinter<W> {
                     self.status_line(&super::tool_lines::shown_result(style, result))?;
                 }
             }
-            EventKind::TurnStarted => self.tools = ToolClock::default(),
+            EventKind::TurnStarted => {
+                self.tools = ToolClock::default();
+                self.step_text = StepText::None;
+            }
             EventKind::CompressionStarted { .. } => {
                 self.status_line(&style.dim("Compressing context..."))?;
             }

@@ -246,6 +246,60 @@ fn on_a_terminal_the_answer_is_rendered_as_markdown_as_it_streams() {
 }
 
 #[test]
+fn on_a_writer_of_its_own_a_steps_text_after_tools_starts_a_paragraph() {
+    let tool = || EventKind::ToolCallStarted {
+        call_id: "c".into(),
+        tool_name: "GetCurrentTime".into(),
+        arguments: "{}".into(),
+    };
+    let cases: Vec<(&str, Vec<EventKind>, &str)> = vec![
+        (
+            "text, tools, text",
+            vec![text("Let me check."), tool(), text("It is noon.")],
+            "Let me check.\n\nIt is noon.",
+        ),
+        (
+            "a text ending its line",
+            vec![text("Let me check.\n"), tool(), text("It is noon.")],
+            "Let me check.\n\nIt is noon.",
+        ),
+        (
+            "tools before any text",
+            vec![tool(), text("It is noon.")],
+            "It is noon.",
+        ),
+        (
+            "several tool calls, one break",
+            vec![text("A."), tool(), tool(), text("B."), text(" C.")],
+            "A.\n\nB. C.",
+        ),
+        (
+            "a new turn starts without a break",
+            vec![text("A."), tool(), EventKind::TurnStarted, text("B.")],
+            "A.B.",
+        ),
+    ];
+    for (name, kinds, expected) in cases {
+        let id = ConversationId::new();
+        let mut out = Vec::new();
+        let mut printer = EventPrinter::new(&mut out, false, Style { ansi: false })
+            .status_to(Box::new(std::io::sink()), Style { ansi: false });
+        for (seq, kind) in kinds.into_iter().enumerate() {
+            printer
+                .print(&Event::new(id, None, seq as u64 + 1, kind))
+                .unwrap();
+        }
+        drop(printer);
+        assert_eq!(String::from_utf8(out).unwrap(), expected, "{name}");
+    }
+    // One screen (the chat, a terminal): the tool line itself ends the answer's line.
+    assert_eq!(
+        printed(&[text("A."), tool(), text("B.")], false),
+        "A.\n⚙ GetCurrentTime\nB."
+    );
+}
+
+#[test]
 fn on_one_screen_an_open_answer_line_ends_before_a_status_line() {
     let id = ConversationId::new();
     let mut out = Vec::new();
@@ -348,7 +402,7 @@ fn held_attempts_print_only_what_finished() {
                 text("It is noon."),
                 completed(),
             ],
-            "Let me look.It is noon.\n",
+            "Let me look.\n\nIt is noon.\n",
         ),
         (
             "a cancelled attempt keeps its partial text, as stored",

@@ -45,3 +45,40 @@ impl ConversationService {
         self.active.idle().await;
     }
 }
+
+/// How long cancelled turns may take to end once cancelled: a tool gets a few seconds
+/// after its turn's cancellation (the pipeline's grace), a killed command is reaped
+/// within two.
+pub const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Some turns did not end within [`CANCEL_WAIT`] of their cancellation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "warning: some turns did not end within {} s of their cancellation; they stay \
+     `running` until the next start marks them interrupted",
+    CANCEL_WAIT.as_secs()
+)]
+pub struct TurnsStillRunning;
+
+/// Cancels every running turn of `services` because the process stops, and waits (at
+/// most [`CANCEL_WAIT`]) until they have ended and are stored.
+///
+/// # Errors
+/// Some did not end in time (they are left for the next start to mark interrupted).
+pub async fn interrupt_and_wait(
+    services: &[Arc<ConversationService>],
+) -> Result<(), TurnsStillRunning> {
+    for service in services {
+        service.interrupt_all();
+    }
+    tokio::time::timeout(CANCEL_WAIT, all_idle(services))
+        .await
+        .map_err(|_| TurnsStillRunning)
+}
+
+/// Returns once no turn runs in any of `services`.
+pub async fn all_idle(services: &[Arc<ConversationService>]) {
+    for service in services {
+        service.idle().await;
+    }
+}

@@ -5,8 +5,11 @@
 //! cancel a turn that runs in another process, and their answers (`peers.rs`).
 //!
 //! Shutdown is explicit: [`PeerLink::close`] stops the receiving task and waits for it,
-//! then sends what is still queued; only then may the store's pool be closed
-//! ([`crate::wiring::App::close`] keeps that order).
+//! then sends what is still queued; only then may the store's pool be closed (the
+//! binary's composition root keeps that order).
+//!
+//! What cannot be relayed is a warning (`tracing`), never a failure of the turn: the
+//! turn runs and is stored either way; only the other processes' live view misses it.
 
 mod peers;
 
@@ -14,14 +17,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use smallebot_agent::assembly::AgentAssembly;
 use smallebot_application::events::{Event, EventBus, EventRelay};
 use smallebot_application::pipeline::ActiveTurns;
-use smallebot_postgres::{PgBroadcast, PgInbox, PgStore};
+use smallebot_application::ports::PeerTurns;
+use smallebot_postgres::{PgBroadcast, PgInbox, PgStore, PgStoreError};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::HostError;
 use peers::PgPeers;
 
 /// How long the receiving task waits before listening again after the database could
@@ -37,7 +39,7 @@ impl EventRelay for PgRelay {
         match serde_json::to_value(event) {
             Ok(message) => self.0.publish(message),
             Err(error) => {
-                errln!("warning: cannot encode an event for the other processes: {error}")
+                tracing::warn!(%error, "cannot encode an event for the other processes");
             }
         }
     }
@@ -46,7 +48,8 @@ impl EventRelay for PgRelay {
 /// What the services of a process on a PostgreSQL database share: one event bus
 /// relayed to and from the other processes, one registry of the turns running here
 /// (so another process's request to cancel one finds it), and the peers such requests
-/// go to. Built once per process; [`PeerLink::wire`] gives each service its parts.
+/// go to. Built once per process; each service is given its parts ([`PeerLink::bus`],
+/// [`PeerLink::turns`], [`PeerLink::peers`]).
 #[derive(Debug)]
 pub struct PeerLink {
     bus: Arc<EventBus>,
@@ -62,7 +65,7 @@ impl PeerLink {
     ///
     /// # Errors
     /// When the listening connection cannot be opened.
-    pub async fn start(store: &PgStore) -> Result<Self, HostError> {
+    pub async fn start(store: &PgStore) -> Result<Self, PgStoreError> {
         let (broadcast, inbox) = PgBroadcast::start(store).await?;
         let broadcast = Arc::new(broadcast);
         let bus = Arc::new(EventBus::with_relay(Arc::new(PgRelay(Arc::clone(
@@ -87,12 +90,20 @@ impl PeerLink {
         })
     }
 
-    /// `assembly` with this process's shared bus, turn registry and peers.
-    pub fn wire(&self, assembly: AgentAssembly) -> AgentAssembly {
-        assembly
-            .events(Arc::clone(&self.bus))
-            .turns(Arc::clone(&self.turns))
-            .peers(Arc::clone(&self.peers) as _)
+    /// The process's event bus, relayed to and from the other processes.
+    pub fn bus(&self) -> Arc<EventBus> {
+        Arc::clone(&self.bus)
+    }
+
+    /// The process's registry of running turns, where other processes' cancel
+    /// requests look.
+    pub fn turns(&self) -> Arc<ActiveTurns> {
+        Arc::clone(&self.turns)
+    }
+
+    /// The other processes, for cancelling a turn that runs in one of them.
+    pub fn peers(&self) -> Arc<dyn PeerTurns> {
+        Arc::clone(&self.peers) as _
     }
 
     /// Stops the receiving task and waits for it (its listening connection goes back
@@ -133,7 +144,7 @@ impl Inbound {
                 self.bus.emit_relayed(event);
             }
             Err(error) => {
-                errln!("warning: ignored an event from another process: {error}");
+                tracing::warn!(%error, "ignored an event from another process");
             }
         }
     }
@@ -155,9 +166,9 @@ async fn receive(mut inbox: PgInbox, inbound: Inbound, stop: CancellationToken) 
             }
             Ok(None) => return,
             Err(error) => {
-                errln!(
-                    "warning: cannot receive events from the other server processes: {error}; \
-                     trying again"
+                tracing::warn!(
+                    %error,
+                    "cannot receive events from the other server processes; trying again"
                 );
                 tokio::select! {
                     () = stop.cancelled() => return,

@@ -1,14 +1,15 @@
-//! The web app's skills port on the home's skills folders: a signed-in user sees the
-//! shared skills and their own; on loopback, the shared ones.
+//! The skills port ([`UserSkills`]) on the home's skills folders, as the web app lists
+//! them: a signed-in user sees the shared skills and their own; on loopback, the
+//! shared ones.
 
-use smallebot_agent::assembly::Home;
-use smallebot_agent::skills::{Skill, SkillCatalog, SkillSource, skill_files};
+use smallebot_application::ports::UserSkills;
 use smallebot_protocol::api;
-use smallebot_web::auth::UserSkills;
 
-use smallebot_terminal::skills_text::folders;
+use super::{Skill, SkillCatalog, SkillSource, skill_files};
+use crate::assembly::Home;
 
 /// The skills of `home` as the web app shows them.
+#[derive(Debug)]
 pub struct HomeSkills {
     /// The home directory.
     pub home: Home,
@@ -18,7 +19,7 @@ pub struct HomeSkills {
 
 impl HomeSkills {
     fn catalog(&self, user: &str) -> SkillCatalog {
-        SkillCatalog::new(folders(&self.home, self.per_user.then_some(user)))
+        SkillCatalog::new(self.home.skill_folders(self.per_user.then_some(user)))
     }
 }
 
@@ -83,7 +84,7 @@ impl UserSkills for HomeSkills {
 mod tests {
     use std::path::PathBuf;
 
-    use smallebot_agent::skills::{Skill, SkillSource};
+    use crate::skills::{Skill, SkillSource};
 
     use super::summary;
 

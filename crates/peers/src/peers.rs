@@ -108,7 +108,7 @@ impl PgPeers {
                     let _ = waiter.send(());
                 }
             }
-            None => errln!("warning: ignored a malformed message from another process"),
+            None => tracing::warn!("ignored a malformed message from another process"),
         }
     }
 }

@@ -1,0 +1,47 @@
+//! `smallebot models` as text: each model, what models.json says about it and what its
+//! server reported, with a warning when they disagree.
+
+use smallebot_agent::config::SurveyedModel;
+
+/// The lines of one model.
+pub fn describe(model: &SurveyedModel) -> Vec<String> {
+    let s = &model.settings;
+    let mark = if model.default { "* " } else { "  " };
+    let window = if s.context_window_set {
+        format!("contextWindow {}", s.context_window)
+    } else {
+        format!(
+            "contextWindow not set (the server's, else {})",
+            s.context_window
+        )
+    };
+    let parallel = s.parallel_requests.map_or_else(
+        || "parallelRequests not set".to_owned(),
+        |n| format!("parallelRequests {n}"),
+    );
+    let mut lines = vec![
+        format!("{mark}{}  {} at {}", s.id, s.model, s.base_url),
+        format!(
+            "    models.json: {window}, maxOutputTokens {}, {parallel}",
+            s.max_output_tokens
+        ),
+    ];
+    match &model.report {
+        Some(report) => {
+            lines.push(format!("    server: {}", report.describe()));
+            if let Some(warning) = s
+                .context_window_set
+                .then(|| report.window_warning(&s.id, s.context_window))
+                .flatten()
+            {
+                lines.push(format!("    warning: {warning}"));
+            }
+        }
+        None => lines.push(
+            "    server: said nothing about its limits (no llama.cpp /props, vLLM /v1/models \
+             or Ollama /api/show answered)"
+                .to_owned(),
+        ),
+    }
+    lines
+}
