@@ -1,5 +1,8 @@
-//! Rebuilds the crate when a migration is added: `sqlx::migrate!` embeds the folder.
+//! Embeds `migrations/` (the SQLite schema's migrations) in the crate.
 
-fn main() {
-    println!("cargo:rerun-if-changed=../../migrations");
+#[path = "embed_migrations.rs"]
+mod embed_migrations;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    embed_migrations::embed(std::path::Path::new("../../migrations"))
 }

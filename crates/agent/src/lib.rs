@@ -6,11 +6,13 @@
 //! with the model client of `smallebot-model-client`, into a
 //! `smallebot_application::ConversationService` in one call.
 
+pub mod agents;
 pub mod assembly;
 pub mod config;
 pub mod history;
 pub mod processes;
 pub mod skills;
+pub mod subagents;
 pub mod summarizer;
 pub mod tasks_plan;
 pub mod tokenizer;

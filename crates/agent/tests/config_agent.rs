@@ -65,7 +65,7 @@ type Field = fn(&AgentSettings) -> u64;
 
 #[test]
 fn turn_step_and_timeout_rules() {
-    let cases: [(&str, Field, u64); 12] = [
+    let cases: [(&str, Field, u64); 16] = [
         (
             r#"{"keepRecentTurns": 0}"#,
             |s| s.keep_recent_turns as u64,
@@ -79,6 +79,22 @@ fn turn_step_and_timeout_rules() {
         (r#"{"maxToolSteps": 0}"#, |s| s.max_tool_steps as u64, 1),
         (r#"{"maxToolSteps": 80}"#, |s| s.max_tool_steps as u64, 80),
         (r#"{"maxToolSteps": 900}"#, |s| s.max_tool_steps as u64, 500),
+        (r#"{}"#, |s| s.max_parallel_agents as u64, 4),
+        (
+            r#"{"maxParallelAgents": 0}"#,
+            |s| s.max_parallel_agents as u64,
+            1,
+        ),
+        (
+            r#"{"maxParallelAgents": 8}"#,
+            |s| s.max_parallel_agents as u64,
+            8,
+        ),
+        (
+            r#"{"maxParallelAgents": 99}"#,
+            |s| s.max_parallel_agents as u64,
+            32,
+        ),
         (
             r#"{"streamIdleTimeoutSeconds": 0}"#,
             |s| s.stream_idle_timeout.as_secs(),
@@ -160,6 +176,7 @@ fn all_keys_are_read() {
             compression_threshold: 0.9,
             keep_recent_turns: 3,
             max_tool_steps: 20,
+            max_parallel_agents: AgentSettings::DEFAULT_MAX_PARALLEL_AGENTS,
             tool_history_format: ToolHistoryFormat::Inline,
             stream_idle_timeout: Duration::from_secs(45),
             first_byte_timeout: Duration::from_secs(600),

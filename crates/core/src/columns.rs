@@ -8,7 +8,8 @@
 macro_rules! conversation_columns {
     () => {
         "id, user_name, title, created_at, updated_at, compressed_context, compressed_at, \
-         compressed_through_seq, context_tokens, model_id, provisional_counts_from_seq"
+         compressed_through_seq, context_tokens, model_id, provisional_counts_from_seq, \
+         parent_conversation_id, parent_tool_call_id, agent_name"
     };
 }
 

@@ -18,9 +18,11 @@
 //! assert!(a < b, "UUID v7 ids are time ordered");
 //! ```
 
+pub mod agents;
 pub mod columns;
 pub mod entities;
 pub mod error;
+pub mod front_matter;
 pub mod ids;
 pub mod refusals;
 pub mod repository;

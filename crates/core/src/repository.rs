@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
-    TurnUndo,
+    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
+    TurnStatus, TurnUndo,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -23,6 +23,15 @@ pub type RepoResult<T> = Result<T, RepositoryError>;
 pub trait ConversationRepository: Send + Sync {
     /// Creates a conversation for `user_name` with a provisional title.
     async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation>;
+
+    /// Creates the conversation of a sub-agent for `user_name`, linked to the parent's
+    /// tool call that runs it (the link is stored with it and never changes).
+    async fn create_sub_conversation(
+        &self,
+        user_name: &str,
+        title: &str,
+        link: SubAgentLink,
+    ) -> RepoResult<Conversation>;
 
     /// Lists conversations, most recently updated first; only `user_name`'s when given.
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>>;

@@ -10,9 +10,10 @@ use std::str::FromStr;
 use crate::RepositoryError;
 use crate::entities::{
     AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
-    Message, Role, SearchHit, SearchHitKind, ThinkBlock, ToolCall, ToolCallStatus, Turn, TurnLease,
-    TurnStatus,
+    Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, ToolCall, ToolCallStatus,
+    Turn, TurnLease, TurnStatus,
 };
+use crate::ids::ConversationId;
 use crate::repository::RepoResult;
 use crate::time::Timestamp;
 
@@ -100,7 +101,29 @@ pub fn conversation(row: &impl StoredRow) -> RepoResult<Conversation> {
         context_tokens: int(row, "context_tokens")?,
         model: row.opt_text("model_id")?,
         provisional_counts_from: row.opt_int("provisional_counts_from_seq")?,
+        parent: sub_agent_link(row)?,
     })
+}
+
+/// The three link columns of a sub-agent's conversation: all set, or none.
+fn sub_agent_link(row: &impl StoredRow) -> RepoResult<Option<SubAgentLink>> {
+    let parent = opt_id::<ConversationId>(row, "parent_conversation_id")?;
+    let call = row.opt_text("parent_tool_call_id")?;
+    let agent = row.opt_text("agent_name")?;
+    match (parent, call, agent) {
+        (None, None, None) => Ok(None),
+        (Some(parent_conversation_id), Some(parent_tool_call_id), Some(agent_name)) => {
+            Ok(Some(SubAgentLink {
+                parent_conversation_id,
+                parent_tool_call_id,
+                agent_name,
+            }))
+        }
+        _ => Err(RepositoryError::corrupt(
+            "parent_conversation_id",
+            "a sub-agent link needs its parent, tool call and agent together",
+        )),
+    }
 }
 
 /// A row of [`turn_columns!`](crate::turn_columns).

@@ -23,6 +23,7 @@ Environment:
   USER              the conversation owner when neither --user nor agent.json's
                     userName is set
   NO_COLOR          set to anything non-empty: no colours
+  RUST_LOG          which logs go to standard error when --log-level is not given
 Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation is busy
 (a turn is running, here or in another process).";
 
@@ -55,6 +56,22 @@ pub struct Cli {
         value_name = "URL"
     )]
     pub database: Option<String>,
+
+    /// How the logs on standard error look: `text` (one readable line per event) or
+    /// `json` (one JSON object per line, with its spans' fields: request and turn ids)
+    #[arg(long, global = true, value_enum, default_value_t = crate::logging::LogFormat::Text)]
+    pub log_format: crate::logging::LogFormat,
+
+    /// Which logs: a level (error, warn, info, debug, trace) or RUST_LOG's directives
+    /// (`smallebot_web=debug,info`) [default: RUST_LOG if set, else info for serve and
+    /// warn for the other commands]
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
+
+    /// Let logs carry content: the user's messages and the model's answers (left out
+    /// unless given)
+    #[arg(long, global = true)]
+    pub log_content: bool,
 
     /// What to do.
     #[command(subcommand)]
@@ -168,6 +185,9 @@ pub enum Command {
     /// `<home>/skills/` that the model loads when a task matches; see docs/configuration.md.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// Agent definitions (sub-agents): `<home>/agents/NAME.md`; see docs/configuration.md.
+    #[command(subcommand)]
+    Agents(crate::commands::agents::AgentsCommand),
 }
 
 /// `smallebot skills …`
@@ -236,6 +256,9 @@ pub enum ConversationsCommand {
         /// Only this user's conversations.
         #[arg(long)]
         user: Option<String>,
+        /// Also the conversations sub-agents ran in (hidden otherwise).
+        #[arg(long)]
+        all: bool,
     },
     /// Show a conversation's timeline: messages, tool calls, reasoning, and which rows
     /// are already summarized by context compression.

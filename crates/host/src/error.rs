@@ -86,13 +86,6 @@ pub enum HostError {
     #[error("mcp.json has no MCP server named '{}' (`smallebot mcp list` shows them)", escape_line(.0))]
     UnknownMcpServer(String),
 
-    /// `skills show` named a skill that is not there.
-    #[error("no skill is called '{}' (`smallebot skills list` shows them)", escape_line(.0))]
-    UnknownSkill(String),
-    /// `skills check` found problems that keep the folder from loading.
-    #[error("{} does not load as a skill: fix the problems above", escape_line(.0))]
-    SkillCheckFailed(String),
-
     /// `serve` for several users where the sandbox cannot be enforced.
     #[error(
         "refusing to serve several users without a working sandbox ({0}). Their commands \

@@ -13,6 +13,7 @@ mod commands;
 mod database;
 mod error;
 mod home;
+mod logging;
 mod shutdown;
 mod wiring;
 
@@ -43,6 +44,19 @@ fn main() -> ExitCode {
         }
         // --help, --version: to standard output as clap writes them.
         Err(error) => error.exit(),
+    };
+    // Held until the process ends: dropping it writes the log lines still waiting.
+    let _logs = match logging::install(&logging::LogOptions {
+        format: cli.log_format,
+        level: cli.log_level.as_deref(),
+        content: cli.log_content,
+        serving: matches!(cli.command, cli::Command::Serve { .. }),
+    }) {
+        Ok(guard) => guard,
+        Err(err) => {
+            errln!("error: {}", escape_controls(&err));
+            return ExitCode::from(2);
+        }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -196,7 +196,7 @@ async fn compact_from_the_shell_and_compression_events_in_run_json() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(
         home.path().join("models.json"),
-        r#"{"default": "tiny", "models": [{"id": "tiny", "baseUrl": "BASE", "model": "scripted", "contextWindow": 4500}]}"#,
+        r#"{"default": "tiny", "models": [{"id": "tiny", "baseUrl": "BASE", "model": "scripted", "contextWindow": 5500}]}"#,
     )
     .unwrap();
     let server = TestModel::start().await.unwrap();

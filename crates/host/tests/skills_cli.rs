@@ -10,7 +10,8 @@ mod sandbox_support;
 
 use std::path::Path;
 
-use cli::text;
+use cli::outcome as smallebot;
+use cli::{chat_typing, text};
 use sandbox_support::landlock_or_skip;
 use serde_json::json;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
@@ -27,15 +28,6 @@ fn home() -> tempfile::TempDir {
         .unwrap();
     assert!(copied.success());
     home
-}
-
-async fn smallebot(home: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = cli::smallebot(home, None)
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
 #[tokio::test]
@@ -176,22 +168,6 @@ async fn a_skill_the_model_generates_is_listed_by_skills_list() {
 }
 
 /// `smallebot chat` with `typed` as its standard input, run to its exit.
-async fn chat_typing(
-    home: &std::path::Path,
-    server: &TestModel,
-    typed: &[u8],
-) -> std::process::Output {
-    use tokio::io::AsyncWriteExt;
-    let mut child = cli::smallebot(home, Some(&server.base_url()))
-        .arg("chat")
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(typed).await.unwrap();
-    drop(stdin);
-    child.wait_with_output().await.unwrap()
-}
 
 #[tokio::test]
 async fn slash_skills_in_chat_lists_the_skills() {

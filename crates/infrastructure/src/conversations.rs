@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use smallebot_core::conversation_columns;
-use smallebot_core::entities::{CompressionUpdate, Conversation};
+use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
 
@@ -12,11 +12,9 @@ use crate::rows;
 use crate::time::now;
 use crate::write::{ConversationWrite, Write};
 
-#[async_trait]
-impl ConversationRepository for SqliteStore {
-    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
-        let (at, _) = now();
-        let conversation = Conversation::new(user_name, title, at);
+impl SqliteStore {
+    /// Stores `conversation` as it is (a new one, perhaps a sub-agent's).
+    async fn create(&self, conversation: Conversation) -> RepoResult<Conversation> {
         let stored = conversation.clone();
         self.writer()
             .run(|reply| {
@@ -27,6 +25,25 @@ impl ConversationRepository for SqliteStore {
             })
             .await?;
         Ok(conversation)
+    }
+}
+
+#[async_trait]
+impl ConversationRepository for SqliteStore {
+    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
+        let (at, _) = now();
+        self.create(Conversation::new(user_name, title, at)).await
+    }
+
+    async fn create_sub_conversation(
+        &self,
+        user_name: &str,
+        title: &str,
+        link: SubAgentLink,
+    ) -> RepoResult<Conversation> {
+        let (at, _) = now();
+        self.create(Conversation::new(user_name, title, at).with_parent(link))
+            .await
     }
 
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {

@@ -4,14 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use sqlx::SqlitePool;
-use sqlx::migrate::Migrator;
 
 use crate::error::StoreError;
 use crate::migrate_lock::MigrationLock;
 use crate::open::{check_sqlite_header, connect_read_only, connect_read_write};
 
-/// The migrations of `migrations/`, embedded at build time.
-static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
+// `MIGRATOR`: the migrations of `migrations/`, embedded at build time (`build.rs`).
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
 /// One schema version: its number and description.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -195,7 +195,9 @@ impl Service<HttpRequestFactory> for RetryService {
                     Some(after) => after,
                     None => policy.backoff(attempt),
                 };
-                tracing::warn!(attempt, ?delay, "model request failed; retrying");
+                // Info, not warn: the person sees the retry already (the Retrying
+                // event's line in the chat and `run`); an operator's `serve` logs info.
+                tracing::info!(attempt, ?delay, "model request failed; retrying");
                 // Announced where someone listens (a turn's request), before the wait.
                 let _ = RETRY_NOTICES.try_with(|notices| {
                     let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use smallebot_core::conversation_columns;
-use smallebot_core::entities::{CompressionUpdate, Conversation};
+use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
 
@@ -12,15 +12,31 @@ use crate::store::PgStore;
 use crate::tx::{now, storage};
 use crate::write::{ConversationEdit, Edit};
 
-#[async_trait]
-impl ConversationRepository for PgStore {
-    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
-        let at = now();
-        let conversation = Conversation::new(user_name, title, at);
+impl PgStore {
+    /// Stores `conversation` as it is (a new one, perhaps a sub-agent's).
+    async fn create(&self, conversation: Conversation) -> RepoResult<Conversation> {
         self.edit("creating a conversation", |reply| {
             Edit::Conversation(ConversationEdit::Create(conversation, reply))
         })
         .await
+    }
+}
+
+#[async_trait]
+impl ConversationRepository for PgStore {
+    async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
+        self.create(Conversation::new(user_name, title, now()))
+            .await
+    }
+
+    async fn create_sub_conversation(
+        &self,
+        user_name: &str,
+        title: &str,
+        link: SubAgentLink,
+    ) -> RepoResult<Conversation> {
+        self.create(Conversation::new(user_name, title, now()).with_parent(link))
+            .await
     }
 
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {

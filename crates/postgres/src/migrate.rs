@@ -6,12 +6,12 @@
 //! it. The one that got the lock first applies everything; the others find nothing
 //! pending once they get it, so only the process that migrated reports migrations.
 
-use sqlx::migrate::Migrator;
 use sqlx::{Connection as _, PgConnection, PgPool};
 
 use crate::error::PgStoreError;
 
-static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+// `MIGRATOR`: the migrations of `migrations/`, embedded at build time (`build.rs`).
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
 /// The advisory lock held while reading what is pending and applying it (a key of its
 /// own: sqlx's lock, taken inside, is another one).

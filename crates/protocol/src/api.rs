@@ -290,6 +290,49 @@ pub struct SkillList {
     pub skills: Vec<SkillSummary>,
 }
 
+/// Where an agent definition comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentSource {
+    /// Built in (`general`: the parent's tools and model).
+    Builtin,
+    /// Every user's (`<home>/agents/`).
+    Shared,
+    /// The signed-in user's own folder; shadows a shared agent of the same name.
+    User,
+}
+
+/// One agent definition in `GET /api/agents`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentSummary {
+    /// Its name (its file's name without `.md` when it does not load).
+    pub name: String,
+    /// When to delegate to it (empty when it does not load).
+    pub description: String,
+    /// Where it comes from.
+    pub source: AgentSource,
+    /// Its file relative to its agents folder (`reviewer.md`; empty when built in).
+    pub location: String,
+    /// The tools it may use; `None`: the parent's.
+    pub tools: Option<Vec<String>>,
+    /// Its model: a models.json id, or `inherit`.
+    pub model: String,
+    /// Its sandbox (`read-only`, `workspace-write`); `None`: the parent's.
+    pub sandbox: Option<String>,
+    /// Its `maxToolSteps`; `None`: the parent's limit.
+    pub max_tool_steps: Option<u32>,
+    /// The rules its file breaks, each `FILE:LINE: rule`; an agent with problems other
+    /// than notes (an unknown key) is not offered to the model.
+    pub problems: Vec<String>,
+}
+
+/// The answer of `GET /api/agents`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentList {
+    /// Every agent the user sees, by name.
+    pub agents: Vec<AgentSummary>,
+}
+
 /// The answer of `GET /api/skills/{name}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SkillDetail {

@@ -103,6 +103,20 @@ pub enum TerminalError {
     )]
     PromptNotUtf8(std::io::Error),
 
+    /// `skills show` named a skill that is not there.
+    #[error("no skill is called '{}' (`smallebot skills list` shows them)", escape_line(.0))]
+    UnknownSkill(String),
+    /// `skills check` found problems that keep the folder from loading.
+    #[error("{} does not load as a skill: fix the problems above", escape_line(.0))]
+    SkillCheckFailed(String),
+
+    /// `agents show` named an agent that is not there.
+    #[error("no agent is called '{}' (`smallebot agents list` shows them)", escape_line(.0))]
+    UnknownAgent(String),
+    /// `agents check` found a file that does not load (or nothing to check).
+    #[error("{}", escape_line(.0))]
+    AgentCheckFailed(String),
+
     /// An export could not be written to its file.
     #[error(transparent)]
     ExportFile(crate::export_file::ExportFileError),

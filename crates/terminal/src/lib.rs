@@ -11,6 +11,7 @@
 #[macro_use]
 pub mod stdio;
 
+pub mod agents_text;
 pub mod attach_files;
 pub mod chat;
 pub mod conversation_ref;
@@ -24,6 +25,7 @@ pub mod render;
 pub mod run_turn;
 pub mod skills_text;
 pub mod stop;
+pub mod stored;
 pub mod user_path;
 
 pub use error::TerminalError;

@@ -1,6 +1,10 @@
 //! Skills as the command line and the chat show them.
 
-use smallebot_agent::skills::{Skill, SkillSet, skill_files};
+use std::path::Path;
+
+use smallebot_agent::skills::{Skill, SkillSet, SkillSource, read_folder, skill_files};
+
+use crate::TerminalError;
 
 /// One line per skill (`NAME  SOURCE  description`), each problem indented under it.
 pub fn list_lines(set: &SkillSet) -> Vec<String> {
@@ -73,4 +77,40 @@ pub fn show_text(skill: &Skill) -> String {
 /// A description on one line.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `skills show NAME`: the skill of that name in `set` (one that loads before a broken
+/// folder of the same name, a shared or user one before the system's).
+///
+/// # Errors
+/// No skill is called `name`.
+pub fn shown_skill(set: &SkillSet, name: &str) -> Result<String, TerminalError> {
+    set.all
+        .iter()
+        .filter(|s| s.name == name)
+        .max_by_key(|s| (s.document.is_some(), s.source != SkillSource::System))
+        .map(show_text)
+        .ok_or_else(|| TerminalError::UnknownSkill(name.to_owned()))
+}
+
+/// `skills check DIR`: validates one folder, every problem printed to standard error.
+///
+/// # Errors
+/// The folder does not load as a skill, or the output cannot be written.
+pub fn check_skill(dir: &Path) -> Result<(), TerminalError> {
+    let skill = read_folder(dir, SkillSource::Shared);
+    for problem in &skill.problems {
+        errln!("{problem}");
+    }
+    match &skill.document {
+        Some(document) => {
+            outln!(
+                "ok: {} is a valid skill named '{}'",
+                dir.display(),
+                document.name
+            )?;
+            Ok(())
+        }
+        None => Err(TerminalError::SkillCheckFailed(dir.display().to_string())),
+    }
 }

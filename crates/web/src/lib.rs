@@ -32,6 +32,7 @@
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
 //! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
 //! | `GET /api/skills/{name}` | one skill: description, instructions, files, allowed-tools |
+//! | `GET /api/agents` | the agent definitions the user sees (built-in, shared and their own), with problems |
 //! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
@@ -59,6 +60,7 @@ pub mod login_limit;
 mod markdown;
 pub mod public_name;
 mod render_pool;
+pub mod request_log;
 mod routes;
 mod signin;
 mod state;
@@ -116,8 +118,8 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        attachments, conversations, events, export, health, markdown, models, page, search, skills,
-        timeline, turns,
+        agents, attachments, conversations, events, export, health, markdown, models, page, search,
+        skills, timeline, turns,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -162,6 +164,7 @@ pub fn router(state: WebState) -> Router {
         .route("/api/models", get(models::list))
         .route("/api/me", get(signin::me))
         .route("/api/skills", get(skills::list))
+        .route("/api/agents", get(agents::list))
         .route("/api/skills/{name}", get(skills::show))
         .route("/api/markdown", post(markdown::render))
         // Everything above is a user's; below needs no sign-in.
@@ -193,6 +196,8 @@ pub fn router(state: WebState) -> Router {
         // Outermost: every answer, a refusal of the guard's included.
         .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
+        // Outermost of all: the request's span and log line cover everything.
+        .layer(middleware::from_fn(request_log::request_span))
         .with_state(state)
 }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
+use smallebot_application::ports::AgentDirectory;
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -27,6 +28,8 @@ pub struct WebState {
     pub(crate) https: bool,
     /// The skills a user sees (the host answers it; none: the skills routes answer 404).
     pub(crate) skills: Option<Arc<dyn UserSkills>>,
+    /// The agent definitions a user sees (none: `GET /api/agents` lists none).
+    pub(crate) agents: Option<Arc<dyn AgentDirectory>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
     /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
@@ -49,6 +52,7 @@ impl WebState {
             users: None,
             per_user: None,
             skills: None,
+            agents: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             renders: RenderPool::new(default_places()),
             login_limit: Arc::default(),
@@ -100,6 +104,13 @@ impl WebState {
     #[must_use]
     pub fn skills(mut self, skills: Arc<dyn UserSkills>) -> Self {
         self.skills = Some(skills);
+        self
+    }
+
+    /// Answers `GET /api/agents` from `agents` (without, the list is empty).
+    #[must_use]
+    pub fn agents(mut self, agents: Arc<dyn AgentDirectory>) -> Self {
+        self.agents = Some(agents);
         self
     }
 

@@ -4,14 +4,16 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
-use smallebot_application::ports::ChatModel;
-use smallebot_model_client::{OpenAiChatModel, ServerWindows};
+use smallebot_application::ports::{ChatModel, Summarizer};
+use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
+use super::sub_agents::with_delegate;
 use super::unconfigured::UnconfiguredModel;
 use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
 use crate::history::{HistoryBuilder, task_guidance};
 use crate::processes::{LocalProcesses, this_process};
 use crate::skills::SkillCatalog;
+use crate::subagents::SubAgentParts;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
@@ -94,11 +96,8 @@ impl AgentAssembly {
             context_window: compaction_window,
             max_tokens: self.summary_max_tokens,
         };
-        let windows = self
-            .choices
-            .iter()
-            .map(|c| (c.id.clone(), c.context_window))
-            .collect();
+        let windows = windows_of(&self.choices);
+        let sub_windows = windows.clone();
         // Windows the servers report, learned by the client, counted by the builder.
         let server_windows = Arc::new(ServerWindows::default());
         let model: Arc<dyn ChatModel> = match self.chat {
@@ -115,26 +114,46 @@ impl AgentAssembly {
         };
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
+        let sub_history = history_settings.clone();
         let mut history = HistoryBuilder::new(history_settings, Arc::clone(&tokenizer))
             .with_model_windows(windows)
-            .with_server_windows(server_windows);
+            .with_server_windows(Arc::clone(&server_windows));
         if let Some(catalog) = &skills {
             history = history.with_skills(Arc::clone(catalog));
         }
         let history = Arc::new(history);
+        let summarizer: Arc<dyn Summarizer> = Arc::new(summarizer);
+        let lease = self
+            .lease
+            .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses)));
+        let events = self.events.unwrap_or_default();
+        let turns = self.turns.unwrap_or_default();
+        let tools = with_delegate(tools, self.sub_agents, || SubAgentParts {
+            store: Arc::clone(&store),
+            model: Arc::clone(&model),
+            history: sub_history,
+            tokenizer: Arc::clone(&tokenizer),
+            windows: sub_windows,
+            server_windows,
+            skills: skills.clone(),
+            plan: plan.clone(),
+            summarizer: Arc::clone(&summarizer),
+            pipeline: self.pipeline.clone(),
+            lease: lease.clone(),
+            events: Arc::clone(&events),
+            turns: Arc::clone(&turns),
+        });
         let service = ConversationService::new(ServiceParts {
             store,
             model,
             assembler: Arc::clone(&history) as _,
-            tools: Arc::new(tools),
+            tools,
             plan,
-            summarizer: Arc::new(summarizer),
+            summarizer,
             settings: self.pipeline,
-            lease: self
-                .lease
-                .unwrap_or_else(|| LeaseSettings::new(this_process(), Arc::new(LocalProcesses))),
-            events: self.events,
-            turns: self.turns,
+            lease,
+            events: Some(events),
+            turns: Some(turns),
             peers: self.peers,
         });
         Ok(Agent {
@@ -146,4 +165,12 @@ impl AgentAssembly {
             skills,
         })
     }
+}
+
+/// The context window of each model choice, by id.
+fn windows_of(choices: &[NamedEndpoint]) -> Vec<(String, u64)> {
+    choices
+        .iter()
+        .map(|c| (c.id.clone(), c.context_window))
+        .collect()
 }

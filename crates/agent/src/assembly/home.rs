@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::agents::{AgentFolders, HomeAgents};
+
 /// The files and folders of a home directory (`--home DIR` > `SMALLEBOT_HOME` >
 /// `./.agents` in the command line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +79,38 @@ impl Home {
             system: self.system_skills_dir(),
             shared: self.skills_dir(),
             user: user.map(|u| self.user_skills_dir(u)),
+        }
+    }
+
+    /// The agent definitions every user shares, `agents/` (`NAME.md` each).
+    #[must_use]
+    pub fn agents_dir(&self) -> PathBuf {
+        self.root.join("agents")
+    }
+
+    /// A web user's own agent definitions, `users/<name>/agents/` (outside their
+    /// workspace, so their commands cannot rewrite them).
+    #[must_use]
+    pub fn user_agents_dir(&self, user: &str) -> PathBuf {
+        self.root.join("users").join(user).join("agents")
+    }
+
+    /// The agent folders of this home; with `user`, that web user's own on top.
+    #[must_use]
+    pub fn agent_folders(&self, user: Option<&str>) -> AgentFolders {
+        AgentFolders {
+            shared: self.agents_dir(),
+            user: user.map(|u| self.user_agents_dir(u)),
+        }
+    }
+
+    /// The web app's agent listing of this home; `per_user`: users sign in and each
+    /// sees their own agents too.
+    #[must_use]
+    pub fn agent_directory(&self, per_user: bool) -> HomeAgents {
+        HomeAgents {
+            shared: self.agents_dir(),
+            users: per_user.then(|| self.root.join("users")),
         }
     }
 

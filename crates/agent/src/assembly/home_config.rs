@@ -135,6 +135,7 @@ impl AgentAssembly {
         };
         assembly.user_name = settings.user_name.clone();
         assembly.skills = Some(home.skill_folders(None));
+        assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));
         assembly.home_tools = Some(HomeTools {
             workspace: home.workspace_dir(),
             home,

@@ -29,6 +29,7 @@ mod error;
 mod home;
 mod home_config;
 mod home_tools;
+mod sub_agents;
 mod unconfigured;
 
 use std::path::PathBuf;
@@ -50,6 +51,7 @@ pub use home::Home;
 use home_tools::HomeTools;
 pub use unconfigured::UnconfiguredModel;
 
+use crate::agents::AgentFolders;
 use crate::config::ModelSettings;
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::skills::{SkillCatalog, SkillFolders};
@@ -84,6 +86,7 @@ pub struct AgentAssembly {
     turns: Option<Arc<ActiveTurns>>,
     peers: Option<Arc<dyn PeerTurns>>,
     skills: Option<SkillFolders>,
+    sub_agents: Option<(AgentFolders, usize)>,
 }
 
 /// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
@@ -158,6 +161,7 @@ impl AgentAssembly {
             events: None,
             turns: None,
             peers: None,
+            sub_agents: None,
             skills: None,
         }
     }

@@ -54,6 +54,9 @@ pub struct AgentSettings {
     pub keep_recent_turns: usize,
     /// `maxToolSteps`: model/tool round trips allowed in one turn (default 50; 1..=500).
     pub max_tool_steps: usize,
+    /// `maxParallelAgents`: sub-agents (`Delegate` calls) running at once (default 4;
+    /// 1..=32); the others wait their turn.
+    pub max_parallel_agents: usize,
     /// `toolHistoryFormat`: `"native"` (default) or `"inline"`.
     pub tool_history_format: ToolHistoryFormat,
     /// `streamIdleTimeoutSeconds`: how long a model stream may send nothing, once its
@@ -148,6 +151,10 @@ impl AgentSettings {
     pub const DEFAULT_MAX_TOOL_STEPS: usize = 50;
     /// Largest `maxToolSteps`; larger values are clamped to it.
     pub const MAX_MAX_TOOL_STEPS: usize = 500;
+    /// Default of [`AgentSettings::max_parallel_agents`].
+    pub const DEFAULT_MAX_PARALLEL_AGENTS: usize = 4;
+    /// Largest `maxParallelAgents`; larger values are clamped to it.
+    pub const MAX_MAX_PARALLEL_AGENTS: usize = 32;
     /// Default of [`AgentSettings::stream_idle_timeout`], in seconds (long enough for a
     /// slow local model to produce its first token on a large prompt).
     pub const DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS: u64 = 120;
@@ -239,6 +246,7 @@ impl Default for AgentSettings {
             compression_threshold: Self::DEFAULT_COMPRESSION_THRESHOLD,
             keep_recent_turns: Self::DEFAULT_KEEP_RECENT_TURNS,
             max_tool_steps: Self::DEFAULT_MAX_TOOL_STEPS,
+            max_parallel_agents: Self::DEFAULT_MAX_PARALLEL_AGENTS,
             tool_history_format: ToolHistoryFormat::default(),
             stream_idle_timeout: Duration::from_secs(Self::DEFAULT_STREAM_IDLE_TIMEOUT_SECONDS),
             first_byte_timeout: Duration::from_secs(Self::DEFAULT_FIRST_BYTE_TIMEOUT_SECONDS),
@@ -265,6 +273,7 @@ struct RawAgentFile {
     compression_threshold: Option<f64>,
     keep_recent_turns: Option<i64>,
     max_tool_steps: Option<i64>,
+    max_parallel_agents: Option<i64>,
     tool_history_format: Option<ToolHistoryFormat>,
     stream_idle_timeout_seconds: Option<i64>,
     first_byte_timeout_seconds: Option<i64>,
@@ -300,6 +309,11 @@ impl RawAgentFile {
             max_tool_steps: self.max_tool_steps.map_or(defaults.max_tool_steps, |n| {
                 clamp(n, 1, AgentSettings::MAX_MAX_TOOL_STEPS)
             }),
+            max_parallel_agents: self
+                .max_parallel_agents
+                .map_or(defaults.max_parallel_agents, |n| {
+                    clamp(n, 1, AgentSettings::MAX_MAX_PARALLEL_AGENTS)
+                }),
             tool_history_format: self.tool_history_format.unwrap_or_default(),
             stream_idle_timeout: self
                 .stream_idle_timeout_seconds

@@ -1,6 +1,7 @@
 //! Tools the model may call: the [`Tool`] trait, the [`ToolRegistry`] that implements the
 //! application's `ToolExecutor`, argument helpers, and the built-in tools.
 
+mod delegate;
 mod history;
 mod mcp;
 mod registry;
@@ -11,6 +12,7 @@ mod time;
 pub mod typed;
 mod workspace;
 
+pub use delegate::{Delegate, DelegateArgs};
 pub use history::{
     MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
     format_matches, format_matches_with, search_and_format, search_for_people,

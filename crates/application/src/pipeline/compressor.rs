@@ -102,7 +102,7 @@ enum Attempt {
     /// A summary was stored: what it covered, and the conversation after the commit.
     Committed {
         detail: String,
-        conversation: Conversation,
+        conversation: Box<Conversation>,
     },
     /// Nothing changed.
     Skipped(CompressionSkipped),
@@ -282,7 +282,7 @@ impl Compressor {
                     to_summarize.len(),
                     scope.through_seq
                 ),
-                conversation: updated,
+                conversation: Box::new(updated),
             }),
             Err(RepositoryError::Conflict(why)) => {
                 Ok(Attempt::Skipped(CompressionSkipped::BoundaryMoved(why)))

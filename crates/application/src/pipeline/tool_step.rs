@@ -80,8 +80,9 @@ impl TurnRun<'_> {
         let context = self.context;
         let invocation = &call.invocation;
         let cancel = self.cancel.clone();
+        let tool_context = tool_context.clone().for_call(&invocation.call_id);
         let mut outcome = tokio::select! {
-            outcome = context.tools.execute(invocation, tool_context) => outcome,
+            outcome = context.tools.execute(invocation, &tool_context) => outcome,
             () = async move {
                 cancel.cancelled().await;
                 tokio::time::sleep(TOOL_CANCEL_GRACE).await;

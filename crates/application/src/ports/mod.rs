@@ -1,5 +1,6 @@
 //! The traits the pipeline talks to; other crates implement them.
 //!
+//! - [`AgentDirectory`]: the agent definitions a user sees (`GET /api/agents`).
 //! - [`CommandConfirmer`]: asks the person whether a command may run ([`DenyAll`]
 //!   where nobody can be asked).
 //! - [`ChatModel`]: one model call (streamed), implemented on an OpenAI-compatible
@@ -15,6 +16,7 @@
 //!   one of them runs.
 //! - [`UserSkills`]: the skills each user sees, as the front ends list them.
 
+mod agents;
 mod args;
 mod confirm;
 mod context;
@@ -26,6 +28,7 @@ mod summarizer;
 mod tasks;
 mod tools;
 
+pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};

@@ -40,6 +40,9 @@ pub struct ToolContext {
     pub turn_id: Option<TurnId>,
     /// Cancelled when the turn is cancelled; long-running tools must stop promptly.
     pub cancel: CancellationToken,
+    /// The model's id of the call being run, inside a turn (a sub-agent's conversation
+    /// is linked to it).
+    pub call_id: Option<String>,
 }
 
 impl ToolContext {
@@ -54,7 +57,15 @@ impl ToolContext {
             conversation_id: Some(conversation_id),
             turn_id: Some(turn_id),
             cancel,
+            call_id: None,
         }
+    }
+
+    /// The same context for the call `call_id`.
+    #[must_use]
+    pub fn for_call(mut self, call_id: &str) -> Self {
+        self.call_id = Some(call_id.to_owned());
+        self
     }
 
     /// A call made outside any conversation.

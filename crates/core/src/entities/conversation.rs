@@ -35,6 +35,20 @@ pub struct Conversation {
     /// written before the exact tokenizer was ready. `None`: every count is exact.
     #[serde(default)]
     pub provisional_counts_from: Option<Seq>,
+    /// Set for a sub-agent's conversation: the parent's tool call that ran it.
+    #[serde(default)]
+    pub parent: Option<SubAgentLink>,
+}
+
+/// Where a sub-agent's conversation comes from: the `Delegate` call of its parent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubAgentLink {
+    /// The conversation whose turn delegated.
+    pub parent_conversation_id: ConversationId,
+    /// The model's id of that `Delegate` call.
+    pub parent_tool_call_id: String,
+    /// The agent that ran (`general`, or a definition's name).
+    pub agent_name: String,
 }
 
 impl Conversation {
@@ -54,7 +68,15 @@ impl Conversation {
             context_tokens: 0,
             model: None,
             provisional_counts_from: None,
+            parent: None,
         }
+    }
+
+    /// The same conversation as the sub-agent run of `link`.
+    #[must_use]
+    pub fn with_parent(mut self, link: SubAgentLink) -> Self {
+        self.parent = Some(link);
+        self
     }
 
     /// The `seq` after which rows go to the model verbatim (0 when never compressed).

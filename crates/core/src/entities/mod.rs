@@ -19,7 +19,7 @@ mod turn;
 mod turn_start;
 
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
-pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle};
+pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
 pub use export::ConversationExport;
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{AnswerVersion, Message, NewMessage, Role};

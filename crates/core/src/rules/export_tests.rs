@@ -25,6 +25,7 @@ fn conversation(summary: Option<&str>) -> Conversation {
         context_tokens: 0,
         model: None,
         provisional_counts_from: None,
+        parent: None,
     }
 }
 

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use crate::front_matter::{FrontMatterProblem, key_line, read_front_matter, split_front_matter};
+
+use super::SKILL_FILE;
 use super::fields::{
     KNOWN_KEYS, compatibility_problem, description_problem, name_problem, split_allowed_tools,
 };
@@ -43,73 +46,31 @@ pub struct SkillDocument {
 }
 
 /// One rule a `SKILL.md` breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillProblem {
-    /// The line of `SKILL.md` (from 1), where it can be told.
-    pub line: Option<usize>,
-    /// The rule broken, in words.
-    pub rule: String,
-    /// `false` for a note that does not keep the skill out (an unknown key).
-    pub fatal: bool,
-}
-
-impl SkillProblem {
-    fn fatal(line: Option<usize>, rule: impl Into<String>) -> Self {
-        Self {
-            line,
-            rule: rule.into(),
-            fatal: true,
-        }
-    }
-
-    /// `FILE:LINE: rule` (or `FILE: rule` without a line).
-    #[must_use]
-    pub fn located(&self, file: &str) -> String {
-        match self.line {
-            Some(line) => format!("{file}:{line}: {}", self.rule),
-            None => format!("{file}: {}", self.rule),
-        }
-    }
-}
+pub type SkillProblem = FrontMatterProblem;
 
 /// Parses the text of `SKILL.md` in the folder named `folder` (its name must equal the
 /// skill's; `None` skips that rule). The document is `None` when a fatal problem was
 /// found; the problems are every rule broken, fatal or not.
 #[must_use]
 pub fn parse_skill(text: &str, folder: Option<&str>) -> (Option<SkillDocument>, Vec<SkillProblem>) {
-    let (yaml, body) = match split_front_matter(text) {
+    let parsed =
+        split_front_matter(text, SKILL_FILE, "name, description").and_then(|(yaml, body)| {
+            read_front_matter::<Fields>(yaml, "a YAML map of text fields").map(|f| (yaml, body, f))
+        });
+    let (yaml, body, fields) = match parsed {
         Ok(parts) => parts,
         Err(problem) => return (None, vec![problem]),
     };
     let line_of = |key: &str| key_line(yaml, key);
-    let fields: Fields = match serde_saphyr::from_str::<Option<Fields>>(yaml) {
-        Ok(fields) => fields.unwrap_or_default(),
-        Err(error) => {
-            let line = error
-                .location()
-                .and_then(|l| usize::try_from(l.line()).ok())
-                .map(|l| l + 1);
-            let message = error.to_string();
-            let first = yaml_reason(message.lines().next().unwrap_or("not valid YAML"));
-            return (
-                None,
-                vec![SkillProblem::fatal(
-                    line,
-                    format!("the front matter is not a YAML map of text fields: {first}"),
-                )],
-            );
-        }
-    };
     let mut problems = Vec::new();
     for key in fields.other.keys() {
-        problems.push(SkillProblem {
-            line: line_of(key),
-            rule: format!(
+        problems.push(SkillProblem::note(
+            line_of(key),
+            format!(
                 "unknown key '{key}' is ignored (the format knows {})",
                 KNOWN_KEYS.join(", ")
             ),
-            fatal: false,
-        });
+        ));
     }
     for (key, value) in [("name", &fields.name), ("description", &fields.description)] {
         if value.is_none() {
@@ -163,55 +124,6 @@ pub fn parse_skill(text: &str, folder: Option<&str>) -> (Option<SkillDocument>, 
         _ => None,
     };
     (document, problems)
-}
-
-/// The parser's first line without its own `error: line L column C:` prefix (its
-/// lines count from the front matter, not from the file).
-fn yaml_reason(line: &str) -> &str {
-    let line = line.strip_prefix("error: ").unwrap_or(line);
-    match line.split_once(": ") {
-        Some((place, reason)) if place.starts_with("line ") => reason,
-        _ => line,
-    }
-}
-
-/// The YAML between the opening and closing `---` lines, and the body after them.
-fn split_front_matter(text: &str) -> Result<(&str, &str), SkillProblem> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let missing = || {
-        SkillProblem::fatal(
-            Some(1),
-            "SKILL.md must begin with a '---' line, the YAML front matter (name, description) \
-             and another '---' line",
-        )
-    };
-    let first_end = text.find('\n').ok_or_else(missing)?;
-    if text[..first_end].trim_end() != "---" {
-        return Err(missing());
-    }
-    let rest = &text[first_end + 1..];
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Ok((&rest[..offset], &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    Err(SkillProblem::fatal(
-        None,
-        "the front matter is never closed: add a '---' line after its last field",
-    ))
-}
-
-/// The line of `SKILL.md` where the front-matter key `key` is written (the YAML starts
-/// on line 2).
-fn key_line(yaml: &str, key: &str) -> Option<usize> {
-    yaml.lines()
-        .position(|line| {
-            line.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
-        })
-        .map(|index| index + 2)
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart, TurnStatus,
-    TurnUndo,
+    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
+    TurnStatus, TurnUndo,
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
@@ -41,6 +41,17 @@ impl<H: Interceptor> ConversationRepository for Intercepted<H> {
     async fn create_conversation(&self, user_name: &str, title: &str) -> RepoResult<Conversation> {
         self.hooks.before("create_conversation").await?;
         self.inner.create_conversation(user_name, title).await
+    }
+    async fn create_sub_conversation(
+        &self,
+        user_name: &str,
+        title: &str,
+        link: SubAgentLink,
+    ) -> RepoResult<Conversation> {
+        self.hooks.before("create_sub_conversation").await?;
+        self.inner
+            .create_sub_conversation(user_name, title, link)
+            .await
     }
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
         self.hooks.before("list_conversations").await?;

@@ -51,6 +51,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         confirmations,
         mcp: Arc::clone(&app.mcp),
         skills: app.skills.clone(),
+        agents: home.agent_folders(None),
     };
     let opening = Opening {
         conversation: args.conversation,

@@ -7,18 +7,13 @@ use smallebot_core::entities::{SearchQuery, SearchScope};
 use smallebot_core::repository::Store;
 use smallebot_core::rules::search_limits;
 use smallebot_core::rules::terminal_text::escape_controls;
-use smallebot_core::tasks::{TaskStore, format_plan};
+use smallebot_core::tasks::TaskStore;
 use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
-
-use std::io::IsTerminal as _;
-use std::path::Path;
 
 use smallebot_terminal::TerminalError;
 use smallebot_terminal::conversation_ref::find_conversation;
-use smallebot_terminal::export_file::{ExportFileError, write_export};
-use smallebot_terminal::export_text::{ExportFormat, export_text};
-use smallebot_terminal::render::{conversation_line, render_timeline};
-use smallebot_terminal::user_path::shown;
+use smallebot_terminal::export_file::ExportFileError;
+use smallebot_terminal::stored;
 
 use crate::cli::ConversationsCommand;
 use crate::error::HostError;
@@ -28,8 +23,11 @@ use crate::wiring;
 pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostError> {
     match command {
         ConversationsCommand::Delete { id } => delete(home, &id).await,
-        ConversationsCommand::List { user } => {
-            with_store(home, async |store, _| list(store, user.as_deref()).await).await
+        ConversationsCommand::List { user, all } => {
+            with_store(home, async |store, _| {
+                Ok(stored::list(store, user.as_deref(), all).await?)
+            })
+            .await
         }
         ConversationsCommand::Export {
             id,
@@ -38,12 +36,22 @@ pub async fn run(home: &Home, command: ConversationsCommand) -> Result<(), HostE
             force,
         } => {
             with_store(home, async |store, _| {
-                export(store, &id, format, output.as_deref(), force).await
+                stored::export(store, &id, format, output.as_deref(), force)
+                    .await
+                    .map_err(|error| match error {
+                        TerminalError::ExportFile(ExportFileError::Exists(path)) => {
+                            HostError::ExportExists(path)
+                        }
+                        other => other.into(),
+                    })
             })
             .await
         }
         ConversationsCommand::Show { id } => {
-            with_store(home, async |store, tasks| show(store, tasks, &id).await).await
+            with_store(home, async |store, tasks| {
+                Ok(stored::show(store, tasks, &id).await?)
+            })
+            .await
         }
         ConversationsCommand::Search {
             query,
@@ -109,63 +117,6 @@ async fn with_store(
     };
     app.close().await;
     result
-}
-
-async fn list(store: &dyn Store, user: Option<&str>) -> Result<(), HostError> {
-    let conversations = store.list_conversations(user).await?;
-    if conversations.is_empty() {
-        outln!("no conversations yet")?;
-    }
-    for c in &conversations {
-        outln!("{}", escape_controls(&conversation_line(c)))?;
-    }
-    Ok(())
-}
-
-async fn show(store: &dyn Store, tasks: &dyn TaskStore, reference: &str) -> Result<(), HostError> {
-    let conversation = find_conversation(store, reference, None).await?;
-    let id = conversation.id;
-    let turns = store.list_turns(id).await?;
-    let rows = store.rows_after(id, 0).await?;
-    out!(
-        "{}",
-        escape_controls(&render_timeline(&conversation, &turns, &rows))
-    )?;
-    match tasks.load(id).await {
-        Ok(list) if !list.tasks.is_empty() => {
-            outln!("\n{}", escape_controls(&format_plan(&list)))?;
-        }
-        Ok(_) => {}
-        Err(error) => errln!("the task list cannot be shown: {error}"),
-    }
-    Ok(())
-}
-
-/// Writes the conversation as Markdown or JSON to `output` (never over an existing
-/// file unless `force`), else to standard output (control characters made visible
-/// there when it is a terminal).
-async fn export(
-    store: &dyn Store,
-    reference: &str,
-    format: ExportFormat,
-    output: Option<&Path>,
-    force: bool,
-) -> Result<(), HostError> {
-    let conversation = find_conversation(store, reference, None).await?;
-    let gathered = smallebot_application::export::gather(store, conversation.id).await?;
-    let text = export_text(&gathered, format)?;
-    match output {
-        Some(path) => {
-            write_export(path, &text, force).map_err(|error| match error {
-                ExportFileError::Exists(path) => HostError::ExportExists(path),
-                other => TerminalError::ExportFile(other).into(),
-            })?;
-            errln!("wrote conversation {} to {}", conversation.id, shown(path));
-        }
-        None if std::io::stdout().is_terminal() => out!("{}", escape_controls(&text))?,
-        None => out!("{text}")?,
-    }
-    Ok(())
 }
 
 /// Deletes a conversation through the service, so the busy check applies (a running

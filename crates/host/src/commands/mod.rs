@@ -1,5 +1,6 @@
 //! One module per command; `run` dispatches.
 
+pub(crate) mod agents;
 mod chat;
 mod compact;
 pub(crate) mod conversations;
@@ -90,6 +91,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),
+        Command::Agents(command) => agents::run(&home, command),
     }
 }
 

@@ -61,9 +61,10 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound);
     // A reader that went away (`serve | head -1`) does not stop the server.
     let _ = outln!("{banner}");
-    // On standard error: standard output carries only the banner, which scripts read.
+    // In the log (standard error): standard output carries only the banner, which
+    // scripts read.
     if let Some(sandbox) = &app.sandbox {
-        errln!("{}", sandbox.summary());
+        tracing::info!("{}", sandbox.summary());
     }
     if options.open {
         open_browser(&format!("http://{}/", page_address(bound)));
@@ -148,6 +149,7 @@ fn web_state(
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
+        .agents(Arc::new(home.agent_directory(signed_in)))
         .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,
@@ -195,10 +197,10 @@ async fn stop_turns(
     }
     let running: usize = services.iter().map(|s| s.running()).sum();
     if running == 0 {
-        errln!("{stop}: stopping");
+        tracing::info!("{stop}: stopping");
         return;
     }
-    errln!(
+    tracing::info!(
         "{stop}: stopping — no new turns; {running} running turn(s) get {} s to finish \
          (--shutdown-grace)",
         grace.as_secs_f64()
@@ -206,14 +208,14 @@ async fn stop_turns(
     tokio::select! {
         () = all_idle(services) => return,
         () = tokio::time::sleep(grace) => {
-            errln!("the shutdown grace ended: cancelling the running turns");
+            tracing::warn!("the shutdown grace ended: cancelling the running turns");
         }
         again = signals.recv() => {
-            errln!("{again}: cancelling the running turns now");
+            tracing::warn!("{again}: cancelling the running turns now");
         }
     }
     if let Err(warning) = interrupt_and_wait(services).await {
-        errln!("{warning}");
+        tracing::warn!("{warning}");
     }
 }
 
@@ -229,16 +231,18 @@ async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationS
         if tick.is_multiple_of(UPLOAD_SWEEP_TICKS) {
             match service.delete_expired_uploads().await {
                 Ok(0) => {}
-                Ok(n) => errln!("{n} upload(s) never sent expired and were deleted"),
-                Err(error) => errln!("warning: cannot delete expired uploads: {error}"),
+                Ok(n) => tracing::info!("{n} upload(s) never sent expired and were deleted"),
+                Err(error) => tracing::warn!(%error, "cannot delete expired uploads"),
             }
         }
         tick = tick.wrapping_add(1);
         ticks.tick().await;
         match service.recover_interrupted_turns().await {
             Ok(0) => {}
-            Ok(n) => errln!("{n} turn(s) of a process that stopped were marked interrupted"),
-            Err(error) => errln!("warning: cannot look for abandoned turns: {error}"),
+            Ok(n) => {
+                tracing::info!("{n} turn(s) of a process that stopped were marked interrupted")
+            }
+            Err(error) => tracing::warn!(%error, "cannot look for abandoned turns"),
         }
     }
 }
@@ -279,7 +283,7 @@ fn open_browser(url: &str) {
         // Reaped in the background: the server runs on.
         Ok(mut child) => drop(std::thread::spawn(move || child.wait())),
         Err(err) => {
-            errln!("could not open a browser with '{opener}' ({err}); open {url} yourself");
+            tracing::warn!("could not open a browser with '{opener}' ({err}); open {url} yourself");
         }
     }
 }

@@ -73,6 +73,7 @@ impl UserServices for PerUserServices {
             .warm_up(WarmUp::Background)
             .workspace(workspace)
             .user_skills(self.home.user_skills_dir(user))
+            .user_agents(self.home.user_agents_dir(user))
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);

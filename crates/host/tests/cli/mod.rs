@@ -19,6 +19,7 @@ pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command
         .env_remove("OPENAI_BASE_URL")
         .env_remove("SMALLEBOT_MODEL")
         .env_remove("OPENAI_SUPPORTS_IMAGES")
+        .env_remove("RUST_LOG")
         .env("USER", "tester")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -40,6 +41,31 @@ pub async fn listed(home: &Path) -> String {
         .await
         .unwrap();
     text(&out.stdout)
+}
+
+/// Runs `smallebot --home <home> ARGS…` without a model: whether it succeeded, its
+/// standard output and its standard error.
+pub async fn outcome(home: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = smallebot(home, None).args(args).output().await.unwrap();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Runs `chat` against `server` with `typed` as its whole input (no terminal).
+pub async fn chat_typing(
+    home: &Path,
+    server: &smallebot_testkit::TestModel,
+    typed: &[u8],
+) -> std::process::Output {
+    use tokio::io::AsyncWriteExt;
+    let mut child = smallebot(home, Some(&server.base_url()))
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(typed).await.unwrap();
+    drop(stdin);
+    child.wait_with_output().await.unwrap()
 }
 
 /// Output bytes as text.

@@ -12,16 +12,21 @@ use crate::queries::{self, execute, first, int0};
 use crate::time::now;
 
 pub(super) fn create(conn: &Connection, conversation: &Conversation) -> RepoResult<()> {
+    let link = conversation.parent.as_ref();
     execute(
         conn,
         "creating a conversation",
-        "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?4)",
+        "INSERT INTO conversations (id, user_name, title, created_at, updated_at, \
+         parent_conversation_id, parent_tool_call_id, agent_name) \
+         VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
         (
             conversation.id.to_string(),
             &conversation.user_name,
             &conversation.title,
             format_timestamp(&conversation.created_at),
+            link.map(|l| l.parent_conversation_id.to_string()),
+            link.map(|l| l.parent_tool_call_id.as_str()),
+            link.map(|l| l.agent_name.as_str()),
         ),
     )?;
     Ok(())

@@ -28,14 +28,19 @@ pub(super) async fn create(
     conn: &mut PgConnection,
     conversation: Conversation,
 ) -> RepoResult<Conversation> {
+    let link = conversation.parent.as_ref();
     sqlx::query(
-        "INSERT INTO conversations (id, user_name, title, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $4)",
+        "INSERT INTO conversations (id, user_name, title, created_at, updated_at, \
+         parent_conversation_id, parent_tool_call_id, agent_name) \
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7)",
     )
     .bind(conversation.id.to_string())
     .bind(&conversation.user_name)
     .bind(&conversation.title)
     .bind(conversation.created_at)
+    .bind(link.map(|l| l.parent_conversation_id.to_string()))
+    .bind(link.map(|l| l.parent_tool_call_id.clone()))
+    .bind(link.map(|l| l.agent_name.clone()))
     .execute(&mut *conn)
     .await
     .map_err(storage(CREATE))?;

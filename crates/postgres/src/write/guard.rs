@@ -13,6 +13,7 @@ use smallebot_core::ids::ConversationId;
 use crate::fetch::ensure_no_running_turn;
 use crate::rows;
 use crate::tx::storage;
+use smallebot_core::conversation_columns;
 
 /// Locks the conversation's row until the transaction ends (every writer of a
 /// conversation takes this lock first, so they queue instead of interleaving), moves
@@ -22,12 +23,10 @@ pub(super) async fn lock_conversation(
     conn: &mut PgConnection,
     id: ConversationId,
 ) -> RepoResult<Conversation> {
-    let row = sqlx::query(
-        "UPDATE conversations SET version = version + 1 WHERE id = $1 \
-         RETURNING id, user_name, title, created_at, updated_at, compressed_context, \
-         compressed_at, compressed_through_seq, context_tokens, model_id, \
-         provisional_counts_from_seq",
-    )
+    let row = sqlx::query(concat!(
+        "UPDATE conversations SET version = version + 1 WHERE id = $1 RETURNING ",
+        conversation_columns!()
+    ))
     .bind(id.to_string())
     .fetch_optional(&mut *conn)
     .await

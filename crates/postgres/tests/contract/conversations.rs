@@ -135,3 +135,33 @@ async fn the_compression_boundary_moves_forward_atomically_and_recounts_the_cont
         assert_eq!(now.context_tokens, 3 + 5, "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_sub_agents_conversation_keeps_its_link_to_the_parents_call() {
+    use smallebot_core::entities::SubAgentLink;
+    for b in backends::each("a_sub_agents_conversation_keeps_its_link").await {
+        let name = b.name;
+        let parent = b.conversation("alice").await;
+        let link = SubAgentLink {
+            parent_conversation_id: parent.id,
+            parent_tool_call_id: "call_7".into(),
+            agent_name: "reviewer".into(),
+        };
+        let sub = b
+            .store
+            .create_sub_conversation("alice", "reviewer: check it", link.clone())
+            .await
+            .unwrap();
+        assert_eq!(sub.parent.as_ref(), Some(&link), "{name}");
+        let read = b.store.get_conversation(sub.id).await.unwrap().unwrap();
+        assert_eq!(read, sub, "{name}");
+        let listed = b.store.list_conversations(Some("alice")).await.unwrap();
+        let found: Vec<_> = listed.iter().map(|c| (c.id, c.parent.clone())).collect();
+        assert!(found.contains(&(sub.id, Some(link.clone()))), "{name}");
+        assert!(found.contains(&(parent.id, None)), "{name}");
+        // The parent's deletion keeps the sub-agent's conversation and its link.
+        b.store.delete_conversation(parent.id).await.unwrap();
+        let kept = b.store.get_conversation(sub.id).await.unwrap().unwrap();
+        assert_eq!(kept.parent, Some(link), "{name}");
+    }
+}

@@ -46,6 +46,8 @@ pub struct Repl<W: Write> {
     mcp: Option<Arc<smallebot_mcp::McpServers>>,
     /// The skills, for `/skills`.
     skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
+    /// The agent folders, for `/agents`.
+    agents: Option<smallebot_agent::agents::AgentFolders>,
     /// The output is a terminal (with or without colours): `/clear` clears it.
     terminal: bool,
     /// The tokenizer (built in the background), waited for before a turn is sent so
@@ -82,6 +84,7 @@ impl<W: Write> Repl<W> {
             always_allowed: HashSet::new(),
             mcp: None,
             skills: None,
+            agents: None,
             terminal: false,
             tokenizer: None,
             pending: Vec::new(),
@@ -120,6 +123,13 @@ impl<W: Write> Repl<W> {
         skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
     ) -> Self {
         self.skills = skills;
+        self
+    }
+
+    /// Lists the agent definitions of these folders on `/agents`.
+    #[must_use]
+    pub fn with_agents(mut self, agents: smallebot_agent::agents::AgentFolders) -> Self {
+        self.agents = Some(agents);
         self
     }
 

@@ -8,6 +8,7 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use smallebot_agent::agents::AgentFolders;
 use smallebot_agent::skills::SkillCatalog;
 use smallebot_agent::tokenizer::Tokenizer;
 use smallebot_application::ConversationService;
@@ -45,6 +46,8 @@ pub struct ChatParts {
     pub mcp: Arc<McpServers>,
     /// The skills (`/skills`).
     pub skills: Option<Arc<SkillCatalog>>,
+    /// The agent definitions' folders (`/agents`).
+    pub agents: AgentFolders,
 }
 
 /// Which conversation the session opens.
@@ -95,7 +98,8 @@ pub async fn run_chat(
     .with_tokenizer(parts.tokenizer)
     .with_confirmations(parts.confirmations)
     .with_mcp(parts.mcp)
-    .with_skills(parts.skills);
+    .with_skills(parts.skills)
+    .with_agents(parts.agents);
     let session = async {
         if let Some(c) = &conversation {
             repl.show_recent(c.id).await?;

@@ -33,6 +33,8 @@ pub enum Slash {
     Mcp,
     /// List the skills (and the problems of broken skill folders).
     Skills,
+    /// List the agent definitions (and the problems of broken agent files).
+    Agents,
     /// Choose a conversation to open from a picker of recent ones.
     Resume,
     /// Show this conversation's whole timeline.
@@ -79,6 +81,7 @@ Commands:
   /undo          take the last turn out of the context (kept in the history, marked)
   /mcp           show the MCP servers: running or not, tools, last error
   /skills        list the skills the model can load, and broken skill folders
+  /agents        list the agents the model can delegate to, and broken agent files
   /show N        show the Nth tool call of the last turn whole (arguments, result)
   /verbose [on|off]
                  print each tool call's result whole as it ends (a file's diff in
@@ -130,6 +133,7 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("undo", "") => Ok(Slash::Undo),
         ("mcp", "") => Ok(Slash::Mcp),
         ("skills", "") => Ok(Slash::Skills),
+        ("agents", "") => Ok(Slash::Agents),
         ("clear", "") => Ok(Slash::Clear),
         ("attach", "") => Ok(Slash::Attached),
         ("attach", "clear") => Ok(Slash::AttachClear),
@@ -150,7 +154,7 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (
             known @ ("new" | "list" | "usage" | "tasks" | "retry" | "undo" | "clear" | "mcp"
-            | "skills" | "copy"),
+            | "skills" | "agents" | "copy"),
             _,
         ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
@@ -204,6 +208,8 @@ mod tests {
             ("/mcp x", Some(Err("/mcp takes no argument"))),
             ("/skills", Some(Ok(Slash::Skills))),
             ("/skills x", Some(Err("/skills takes no argument"))),
+            ("/agents", Some(Ok(Slash::Agents))),
+            ("/agents x", Some(Err("/agents takes no argument"))),
             ("/model", Some(Ok(Slash::Model(None)))),
             ("/model large", Some(Ok(Slash::Model(Some("large".into()))))),
             ("/retry", Some(Ok(Slash::Retry))),

@@ -9,6 +9,7 @@ mod markdown;
 mod plain_wrap;
 mod run_output;
 mod style;
+pub mod sub_agents;
 mod timeline;
 pub mod tool_lines;
 mod transcript;

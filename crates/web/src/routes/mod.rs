@@ -1,5 +1,6 @@
 //! The route handlers, one file per resource.
 
+pub(crate) mod agents;
 pub(crate) mod attachments;
 pub(crate) mod conversations;
 pub(crate) mod events;

@@ -10,6 +10,7 @@ use smallebot_core::entities::{
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use super::{ConversationService, NEW_CONVERSATION_TITLE};
 use crate::error::PipelineError;
@@ -89,7 +90,12 @@ impl ConversationService {
         let text = text.to_owned();
         let wants_title = options.title;
         self.start_with(conversation_id, wants_title, move |service| async move {
-            service.store_turn(conversation_id, &text, options).await
+            let stored = service.store_turn(conversation_id, &text, options).await?;
+            tracing::Span::current().record("turn_id", tracing::field::display(stored.turn.id));
+            // The message itself only where the operator asked for content in logs
+            // (the host drops events with a `content` field otherwise).
+            tracing::info!(content = %text, "user message");
+            Ok(stored)
         })
         .await
     }
@@ -112,27 +118,39 @@ impl ConversationService {
         // HTTP client gone) never leaves a stored turn without its runner.
         let (stored_tx, stored_rx) = oneshot::channel();
         let service = Arc::clone(self);
-        let end = tokio::spawn(async move {
-            let stored = store(Arc::clone(&service)).await?;
-            // Told when the turn's requests are done (dropped with the task otherwise).
-            let (turn_done, done) = oneshot::channel::<()>();
-            let title = (wants_title && stored.titled).then(|| {
-                let titler = Arc::clone(&service);
-                tokio::spawn(async move {
-                    let title = titler.generate_title_beside(conversation_id, done).await;
-                    if let Err(err) = &title {
-                        // The title is a nicety: a failure leaves the fallback title.
-                        tracing::warn!(%conversation_id, %err, "generating a title failed");
-                    }
-                    title
-                })
-            });
-            // Nobody waiting: the turn runs on all the same.
-            let _ = stored_tx.send((stored.turn.id, title));
-            let outcome = service.run_stored(stored).await;
-            let _ = turn_done.send(());
-            outcome
-        });
+        // Everything the turn does is logged under its conversation and turn ids (and
+        // under the caller's span, an HTTP request's id for one).
+        let span = tracing::info_span!("turn", %conversation_id, turn_id = tracing::field::Empty);
+        let end = tokio::spawn(
+            async move {
+                let stored = store(Arc::clone(&service)).await?;
+                tracing::Span::current().record("turn_id", tracing::field::display(stored.turn.id));
+                tracing::info!("turn started");
+                // Told when the turn's requests are done (dropped with the task otherwise).
+                let (turn_done, done) = oneshot::channel::<()>();
+                let title = (wants_title && stored.titled).then(|| {
+                    let titler = Arc::clone(&service);
+                    tokio::spawn(
+                        async move {
+                            let title = titler.generate_title_beside(conversation_id, done).await;
+                            if let Err(err) = &title {
+                                // The title is a nicety: a failure leaves the fallback title.
+                                tracing::warn!(%err, "generating a title failed");
+                            }
+                            title
+                        }
+                        .in_current_span(),
+                    )
+                });
+                // Nobody waiting: the turn runs on all the same.
+                let _ = stored_tx.send((stored.turn.id, title));
+                let outcome = service.run_stored(stored).await;
+                let _ = turn_done.send(());
+                log_end(&outcome);
+                outcome
+            }
+            .instrument(span),
+        );
         match stored_rx.await {
             Ok((turn_id, title)) => Ok(TurnHandle {
                 turn_id,
@@ -312,5 +330,16 @@ impl ConversationService {
                 .await?;
         }
         Ok((conversation, compress))
+    }
+}
+
+/// Logs a turn's end: its status (and error) always, its answer only as `content`.
+fn log_end(outcome: &Result<TurnOutcome, PipelineError>) {
+    match outcome {
+        Ok(outcome) => {
+            tracing::info!(status = ?outcome.status, error = outcome.error.as_deref(), "turn ended");
+            tracing::info!(content = %outcome.text, "answer");
+        }
+        Err(error) => tracing::warn!(%error, "turn ended with a storage failure"),
     }
 }

@@ -43,6 +43,7 @@ impl<W: Write> Repl<W> {
             Slash::Tasks => self.tasks().await?,
             Slash::Mcp => self.mcp().await?,
             Slash::Skills => self.skills()?,
+            Slash::Agents => self.agents()?,
             Slash::Usage => self.usage().await?,
             Slash::Model(choice) => self.model(choice).await?,
             Slash::Retry => self.retry(input).await?,
@@ -135,6 +136,18 @@ impl<W: Write> Repl<W> {
             "No MCP servers (add them to mcp.json in the home directory).".to_owned()
         } else {
             crate::mcp_status::status_lines(&status).join("\n")
+        };
+        self.say(&text)
+    }
+
+    /// `/agents`: the agent definitions the model may delegate to (read now).
+    fn agents(&mut self) -> Result<(), TerminalError> {
+        let text = match &self.agents {
+            Some(folders) => {
+                let set = smallebot_agent::agents::AgentSet::read(folders);
+                crate::agents_text::list_lines(&set).join("\n")
+            }
+            None => "No agent definitions here.".to_owned(),
         };
         self.say(&text)
     }

@@ -1,0 +1,335 @@
+//! [`SubAgentRunner`]: runs one delegated task as a conversation of its own.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use smallebot_application::events::EventBus;
+use smallebot_application::pipeline::{
+    ActiveTurns, ConversationService, LeaseSettings, PipelineSettings, SendOptions, ServiceParts,
+};
+use smallebot_application::ports::{
+    ChatModel, Summarizer, TaskPlan, ToolContext, ToolExecutor, ToolOutcome,
+};
+use smallebot_core::agents::{AgentDefinition, AgentModel, GENERAL_AGENT};
+use smallebot_core::entities::{Conversation, SubAgentLink, ToolCallStatus, TurnStatus};
+use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::Store;
+use smallebot_model_client::ServerWindows;
+use tokio::sync::Semaphore;
+
+use super::narrowed::NarrowedTools;
+use crate::agents::{AgentFolders, AgentSet};
+use crate::history::{HistoryBuilder, HistorySettings};
+use crate::skills::SkillCatalog;
+use crate::tokenizer::Tokenizer;
+
+/// One `Delegate` call's task.
+#[derive(Debug, Clone, Copy)]
+pub struct DelegatedTask<'a> {
+    /// The agent (`None`: `general`, or a resumed conversation's).
+    pub agent: Option<&'a str>,
+    /// The task, self-contained.
+    pub prompt: &'a str,
+    /// A few words for the person (the new conversation's title).
+    pub description: &'a str,
+    /// The id of an earlier sub-agent conversation of the same parent to continue.
+    pub resume: Option<&'a str>,
+}
+
+/// What a sub-agent's own service is built from: the parent's parts (same store,
+/// model client, event bus and running turns, so cancelling and shutting down reach
+/// sub-agents too).
+pub struct SubAgentParts {
+    /// The store every conversation lives in.
+    pub store: Arc<dyn Store>,
+    /// The model client (its choices cover every models.json id).
+    pub model: Arc<dyn ChatModel>,
+    /// The parent's history settings (the system prompt is replaced by the agent's).
+    pub history: HistorySettings,
+    /// The tokenizer.
+    pub tokenizer: Arc<Tokenizer>,
+    /// The context windows by model id.
+    pub windows: Vec<(String, u64)>,
+    /// The windows the servers reported.
+    pub server_windows: Arc<ServerWindows>,
+    /// The skills offered (shown in the sub-agent's prompt as in the parent's).
+    pub skills: Option<Arc<SkillCatalog>>,
+    /// The task list service.
+    pub plan: Option<Arc<dyn TaskPlan>>,
+    /// The summarizer.
+    pub summarizer: Arc<dyn Summarizer>,
+    /// The parent's pipeline settings (`maxToolSteps` narrowed by the definition).
+    pub pipeline: PipelineSettings,
+    /// Who owns the turns.
+    pub lease: LeaseSettings,
+    /// The parent's event bus.
+    pub events: Arc<EventBus>,
+    /// The parent's running turns.
+    pub turns: Arc<ActiveTurns>,
+}
+
+/// Runs sub-agents: reads the agent definitions when asked, builds the agent's service
+/// over the parent's narrowed tools, and waits for a place among `maxParallelAgents`.
+pub struct SubAgentRunner {
+    parts: SubAgentParts,
+    folders: AgentFolders,
+    places: Semaphore,
+    /// Tools of the parent a sub-agent never gets (`Delegate`).
+    never: Vec<&'static str>,
+    /// The parent's tools (set once they are built; weak: they hold this runner).
+    tools: OnceLock<Weak<dyn ToolExecutor>>,
+}
+
+/// The most characters of a delegated task kept in its conversation's title.
+const TITLE_MAX_CHARS: usize = 80;
+
+impl SubAgentRunner {
+    /// A runner over `parts`, reading agent definitions from `folders`, running at most
+    /// `max_parallel` sub-agents at once, each without the parent's tools named `never`.
+    #[must_use]
+    pub fn new(
+        parts: SubAgentParts,
+        folders: AgentFolders,
+        max_parallel: usize,
+        never: Vec<&'static str>,
+    ) -> Self {
+        Self {
+            parts,
+            folders,
+            never,
+            places: Semaphore::new(max_parallel.max(1)),
+            tools: OnceLock::new(),
+        }
+    }
+
+    /// Gives the runner the parent's tools (once; later calls change nothing).
+    pub fn set_tools(&self, tools: &Arc<dyn ToolExecutor>) {
+        let _ = self.tools.set(Arc::downgrade(tools));
+    }
+
+    /// The agent definitions now.
+    #[must_use]
+    pub fn agents(&self) -> AgentSet {
+        AgentSet::read(&self.folders)
+    }
+
+    /// Runs `task` for the call `context` makes; the sub-agent's answer, or what kept
+    /// it from one, as the tool's outcome.
+    pub async fn run(&self, task: &DelegatedTask<'_>, context: &ToolContext) -> ToolOutcome {
+        let Some(parent_id) = context.conversation_id else {
+            return ToolOutcome::error("Error: Delegate runs only inside a conversation.");
+        };
+        let resumed = match task.resume {
+            Some(id) => match self.resumable(id, parent_id).await {
+                Ok(conversation) => Some(conversation),
+                Err(error) => return ToolOutcome::error(format!("Error: {error}")),
+            },
+            None => None,
+        };
+        let ran = resumed
+            .as_ref()
+            .and_then(|c| c.parent.as_ref())
+            .map(|l| l.agent_name.clone());
+        let name = match (ran, task.agent) {
+            (Some(ran), Some(asked)) if ran != asked => {
+                return ToolOutcome::error(format!(
+                    "Error: that conversation is the agent '{ran}''s; leave 'agent' out to \
+                     resume it"
+                ));
+            }
+            (Some(ran), _) => ran,
+            (None, asked) => asked.unwrap_or(GENERAL_AGENT).to_owned(),
+        };
+        let set = self.agents();
+        let Some(definition) = set.find(&name) else {
+            let known: Vec<&str> = set.loaded().map(|(a, _)| a.name.as_str()).collect();
+            return ToolOutcome::error(format!(
+                "Error: no agent is called '{name}'. Available agents: {}.",
+                known.join(", ")
+            ));
+        };
+        let Some(tools) = self.tools.get().and_then(Weak::upgrade) else {
+            return ToolOutcome::error("Error: the agent's tools are gone (shutting down).");
+        };
+        let _place = tokio::select! {
+            place = self.places.acquire() => match place {
+                Ok(place) => place,
+                Err(_) => return ToolOutcome::error("Error: sub-agents are shut down."),
+            },
+            () = context.cancel.cancelled() => return cancelled(),
+        };
+        match self
+            .run_agent(definition, tools, parent_id, task, resumed, context)
+            .await
+        {
+            Ok(outcome) => outcome,
+            Err(error) => ToolOutcome::error(format!(
+                "Error: the sub-agent '{name}' could not run: {error}"
+            )),
+        }
+    }
+
+    /// The conversation `id` names when it is a sub-agent's of `parent_id`.
+    async fn resumable(&self, id: &str, parent_id: ConversationId) -> Result<Conversation, String> {
+        let not_ours = || {
+            format!(
+                "'{id}' is no sub-agent conversation of this conversation; 'resume' takes the \
+                 id a Delegate result ends with"
+            )
+        };
+        let id: ConversationId = id.trim().parse().map_err(|_| not_ours())?;
+        let conversation = self
+            .parts
+            .store
+            .get_conversation(id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(not_ours)?;
+        match &conversation.parent {
+            Some(link) if link.parent_conversation_id == parent_id => Ok(conversation),
+            _ => Err(not_ours()),
+        }
+    }
+
+    async fn run_agent(
+        &self,
+        definition: &AgentDefinition,
+        tools: Arc<dyn ToolExecutor>,
+        parent_id: ConversationId,
+        task: &DelegatedTask<'_>,
+        resumed: Option<Conversation>,
+        context: &ToolContext,
+    ) -> Result<ToolOutcome, String> {
+        let service = self.service(definition, tools);
+        let conversation = match resumed {
+            Some(conversation) => conversation,
+            None => {
+                self.create(&service, definition, parent_id, task, context)
+                    .await?
+            }
+        };
+        let options = SendOptions {
+            cancel: Some(context.cancel.child_token()),
+            ..SendOptions::default()
+        };
+        let outcome = service
+            .send(conversation.id, task.prompt, options)
+            .await
+            .map_err(|e| e.to_string())?;
+        let trailer = format!(
+            "\n\n[sub-agent '{}', conversation {}]",
+            definition.name, conversation.id
+        );
+        Ok(match outcome.status {
+            TurnStatus::Completed => ToolOutcome::ok(format!("{}{trailer}", outcome.text)),
+            TurnStatus::Cancelled | TurnStatus::Interrupted => ToolOutcome {
+                content: format!("Cancelled: the sub-agent was stopped.{trailer}"),
+                status: ToolCallStatus::Cancelled,
+            },
+            _ => ToolOutcome::error(format!(
+                "Error: the sub-agent '{}' failed: {}{trailer}",
+                definition.name,
+                outcome.error.as_deref().unwrap_or("no reason given")
+            )),
+        })
+    }
+
+    /// A new conversation for `definition`'s run of `task`, linked to the parent's call,
+    /// on the definition's model (`inherit`: the parent's).
+    async fn create(
+        &self,
+        service: &ConversationService,
+        definition: &AgentDefinition,
+        parent_id: ConversationId,
+        task: &DelegatedTask<'_>,
+        context: &ToolContext,
+    ) -> Result<Conversation, String> {
+        let parent = self
+            .parts
+            .store
+            .get_conversation(parent_id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
+        let link = SubAgentLink {
+            parent_conversation_id: parent_id,
+            parent_tool_call_id: context.call_id.clone().unwrap_or_default(),
+            agent_name: definition.name.clone(),
+        };
+        let conversation = self
+            .parts
+            .store
+            .create_sub_conversation(
+                &parent.user_name,
+                &title(&definition.name, task.description),
+                link,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let model = match &definition.model {
+            AgentModel::Inherit => parent.model.clone(),
+            AgentModel::Id(id) => Some(id.clone()),
+        };
+        if model.is_some() {
+            service
+                .set_model(conversation.id, model.as_deref())
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(conversation)
+    }
+
+    /// The service a sub-agent of `definition` runs in.
+    fn service(
+        &self,
+        definition: &AgentDefinition,
+        tools: Arc<dyn ToolExecutor>,
+    ) -> Arc<ConversationService> {
+        let parts = &self.parts;
+        let mut history_settings = parts.history.clone();
+        history_settings
+            .base_instructions
+            .clone_from(&definition.prompt);
+        let mut history = HistoryBuilder::new(history_settings, Arc::clone(&parts.tokenizer))
+            .with_model_windows(parts.windows.clone())
+            .with_server_windows(Arc::clone(&parts.server_windows));
+        if let Some(skills) = &parts.skills {
+            history = history.with_skills(Arc::clone(skills));
+        }
+        let mut pipeline = parts.pipeline.clone();
+        if let Some(steps) = definition.max_tool_steps {
+            pipeline.max_tool_steps = pipeline.max_tool_steps.min(steps as usize);
+        }
+        pipeline.notices.clear();
+        Arc::new(ConversationService::new(ServiceParts {
+            store: Arc::clone(&parts.store),
+            model: Arc::clone(&parts.model),
+            assembler: Arc::new(history),
+            tools: Arc::new(NarrowedTools::new(tools, definition, &self.never)),
+            plan: parts.plan.clone(),
+            summarizer: Arc::clone(&parts.summarizer),
+            settings: pipeline,
+            lease: parts.lease.clone(),
+            events: Some(Arc::clone(&parts.events)),
+            turns: Some(Arc::clone(&parts.turns)),
+            peers: None,
+        }))
+    }
+}
+
+/// `NAME: description` on one line, at most [`TITLE_MAX_CHARS`] characters.
+fn title(name: &str, description: &str) -> String {
+    let words = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = if words.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}: {words}")
+    };
+    text.chars().take(TITLE_MAX_CHARS).collect()
+}
+
+fn cancelled() -> ToolOutcome {
+    ToolOutcome {
+        content: "Cancelled: the turn was cancelled before the sub-agent started.".into(),
+        status: ToolCallStatus::Cancelled,
+    }
+}
