@@ -11,8 +11,9 @@ use crate::RepositoryError;
 use crate::entities::{
     AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
     Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, ToolCall, ToolCallStatus,
-    Turn, TurnLease, TurnStatus,
+    Turn, TurnFileChange, TurnLease, TurnStatus,
 };
+use crate::rules::checkpoint::{ChangeKind, FileChange, FileState};
 use crate::ids::ConversationId;
 use crate::repository::RepoResult;
 use crate::time::Timestamp;
@@ -148,6 +149,46 @@ pub fn turn(row: &impl StoredRow) -> RepoResult<Turn> {
             .map(|word| AnswerCut::parse(&word).map_err(|e| RepositoryError::corrupt("cut", e)))
             .transpose()?,
     })
+}
+
+/// A row of `file_change_columns!` (the stores read it without the table's name).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not fit: an unknown kind,
+/// a negative size, a digest without its size or a size without its digest.
+pub fn file_change(row: &impl StoredRow) -> RepoResult<TurnFileChange> {
+    let kind = text(row, "kind")?;
+    Ok(TurnFileChange {
+        turn_id: id(row, "turn_id")?,
+        change: FileChange {
+            path: text(row, "path")?,
+            from: row.opt_text("from_path")?,
+            kind: ChangeKind::parse(&kind).ok_or_else(|| {
+                RepositoryError::corrupt("kind", format!("'{kind}' is not a kind of change"))
+            })?,
+            before: file_state(row, "sha256_before", "size_before")?,
+            after: file_state(row, "sha256_after", "size_after")?,
+        },
+        not_captured: row.opt_text("not_captured")?,
+    })
+}
+
+/// A file's state from its digest and size columns: both or neither.
+fn file_state(
+    row: &impl StoredRow,
+    digest: &str,
+    size: &str,
+) -> RepoResult<Option<FileState>> {
+    match (row.opt_text(digest)?, row.opt_int(size)?) {
+        (None, None) => Ok(None),
+        (Some(sha256), Some(bytes)) => Ok(Some(FileState {
+            sha256,
+            size: u64::try_from(bytes)
+                .map_err(|_| RepositoryError::corrupt(size, format!("{bytes} is negative")))?,
+        })),
+        (Some(_), None) => Err(RepositoryError::corrupt(size, "NULL beside a digest")),
+        (None, Some(_)) => Err(RepositoryError::corrupt(digest, "NULL beside a size")),
+    }
 }
 
 /// The lease columns of a turn row: all set while it runs under a lease, else none.

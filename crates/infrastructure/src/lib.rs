@@ -19,6 +19,7 @@
 //! corrupt files preserved).
 
 mod attachments;
+mod checkpoints;
 mod content_files;
 mod conversations;
 mod database;
