@@ -14,6 +14,10 @@
 //!   is no longer what the turn left is a conflict, left alone unless forced, and what
 //!   a restore replaces is kept first, so the restore can itself be undone.
 //!
+//! - [`TurnCheckpoints`] is the application's `WorkspaceChanges` port on a workspace:
+//!   the pipeline compares it around a step's calls, its contents kept by the
+//!   conversation store ([`RepositoryContents`]).
+//!
 //! Every access beneath the workspace goes through `smallebot-confined`: paths are
 //! resolved beneath a handle on its root, links are never followed, only regular files
 //! are read. The pure rules (what a change is, what a restore does to a path) are
@@ -22,6 +26,7 @@
 mod capture;
 mod error;
 mod ignore_rules;
+mod in_turn;
 mod index;
 mod limits;
 mod restore;
@@ -31,6 +36,7 @@ mod targets;
 pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
 pub use ignore_rules::IgnoreRules;
+pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
 pub use index::Stamp;
 pub use limits::Limits;
 pub use restore::{Conflict, RestoreReport, restore};

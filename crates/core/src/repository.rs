@@ -319,8 +319,10 @@ pub trait CheckpointRepository: Send + Sync {
 
     /// A conversation's file changes: turn by turn in turn order, each turn's in the
     /// order they were stored.
-    async fn file_changes(&self, conversation_id: ConversationId)
-    -> RepoResult<Vec<TurnFileChange>>;
+    async fn file_changes(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<TurnFileChange>>;
 
     /// Whether the content of `sha256` is kept.
     async fn has_checkpoint_content(&self, sha256: &str) -> RepoResult<bool>;
@@ -351,6 +353,6 @@ impl<T: ?Sized> Store for T where
         + HistoryRepository
         + SearchRepository
         + AttachmentRepository
-    + CheckpointRepository
+        + CheckpointRepository
 {
 }

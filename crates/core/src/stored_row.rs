@@ -13,9 +13,9 @@ use crate::entities::{
     Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, ToolCall, ToolCallStatus,
     Turn, TurnFileChange, TurnLease, TurnStatus,
 };
-use crate::rules::checkpoint::{ChangeKind, FileChange, FileState};
 use crate::ids::ConversationId;
 use crate::repository::RepoResult;
+use crate::rules::checkpoint::{ChangeKind, FileChange, FileState};
 use crate::time::Timestamp;
 
 /// A stored row's columns, read by name in its engine's types.
@@ -174,11 +174,7 @@ pub fn file_change(row: &impl StoredRow) -> RepoResult<TurnFileChange> {
 }
 
 /// A file's state from its digest and size columns: both or neither.
-fn file_state(
-    row: &impl StoredRow,
-    digest: &str,
-    size: &str,
-) -> RepoResult<Option<FileState>> {
+fn file_state(row: &impl StoredRow, digest: &str, size: &str) -> RepoResult<Option<FileState>> {
     match (row.opt_text(digest)?, row.opt_int(size)?) {
         (None, None) => Ok(None),
         (Some(sha256), Some(bytes)) => Ok(Some(FileState {

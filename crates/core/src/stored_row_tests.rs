@@ -255,9 +255,18 @@ fn a_file_change_row_needs_digest_and_size_together_a_known_kind_and_no_negative
     assert_eq!(file_change(&created).unwrap().change.before, None);
     let broken = [
         ("kind", file_change_row(turn).with("kind", txt("moved"))),
-        ("size_before", file_change_row(turn).with("size_before", Value::Null)),
-        ("sha256_after", file_change_row(turn).with("sha256_after", Value::Null)),
-        ("size_after", file_change_row(turn).with("size_after", Value::Int(-1))),
+        (
+            "size_before",
+            file_change_row(turn).with("size_before", Value::Null),
+        ),
+        (
+            "sha256_after",
+            file_change_row(turn).with("sha256_after", Value::Null),
+        ),
+        (
+            "size_after",
+            file_change_row(turn).with("size_after", Value::Int(-1)),
+        ),
     ];
     for (column, row) in broken {
         let err = file_change(&row).unwrap_err().to_string();

@@ -43,5 +43,4 @@ impl TurnFileChange {
             not_captured: Some(reason.to_owned()),
         }
     }
-
 }

@@ -14,8 +14,8 @@ use crate::entities::{
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
-    AttachmentRepository, CheckpointRepository, ConversationRepository, HistoryRepository, RepoResult, SearchRepository,
-    Store, TurnRepository,
+    AttachmentRepository, CheckpointRepository, ConversationRepository, HistoryRepository,
+    RepoResult, SearchRepository, Store, TurnRepository,
 };
 use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;

@@ -62,13 +62,23 @@ pub(super) async fn record(
         .bind(conversation_id.to_string())
         .bind(turn_id.to_string())
         .bind(pg_text(&change.path).as_ref())
-        .bind(change.from.as_deref().map(|from| pg_text(from).into_owned()))
+        .bind(
+            change
+                .from
+                .as_deref()
+                .map(|from| pg_text(from).into_owned()),
+        )
         .bind(change.kind.as_str())
         .bind(sha256_before)
         .bind(size_before)
         .bind(sha256_after)
         .bind(size_after)
-        .bind(stored.not_captured.as_deref().map(|r| pg_text(r).into_owned()))
+        .bind(
+            stored
+                .not_captured
+                .as_deref()
+                .map(|r| pg_text(r).into_owned()),
+        )
         .bind(at)
         .execute(&mut *tx)
         .await

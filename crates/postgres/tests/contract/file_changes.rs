@@ -41,7 +41,13 @@ async fn file_changes_are_listed_by_turn_in_the_order_stored() {
         let second = b.user_turn(&c, "two").await;
         let later = vec![TurnFileChange::captured(
             second.id,
-            change("a.txt", None, ChangeKind::Modified, state('a', 1), state('b', 2)),
+            change(
+                "a.txt",
+                None,
+                ChangeKind::Modified,
+                state('a', 1),
+                state('b', 2),
+            ),
         )];
         let earlier = vec![
             TurnFileChange::captured(
@@ -50,7 +56,13 @@ async fn file_changes_are_listed_by_turn_in_the_order_stored() {
             ),
             TurnFileChange::captured(
                 first.id,
-                change("e.txt", Some("d.txt"), ChangeKind::Renamed, state('d', 3), state('d', 3)),
+                change(
+                    "e.txt",
+                    Some("d.txt"),
+                    ChangeKind::Renamed,
+                    state('d', 3),
+                    state('d', 3),
+                ),
             ),
             TurnFileChange::not_captured(
                 first.id,
@@ -74,7 +86,11 @@ async fn file_changes_are_listed_by_turn_in_the_order_stored() {
             .or_fail(name);
         let mut want = earlier.clone();
         want.extend(later);
-        assert_eq!(b.store.file_changes(c.id).await.or_fail(name), want, "{name}");
+        assert_eq!(
+            b.store.file_changes(c.id).await.or_fail(name),
+            want,
+            "{name}"
+        );
 
         let other = b.conversation("ann").await;
         let refused = b
@@ -82,11 +98,23 @@ async fn file_changes_are_listed_by_turn_in_the_order_stored() {
             .record_file_changes(other.id, first.id, &earlier)
             .await
             .unwrap_err();
-        assert!(matches!(refused, RepositoryError::NotFound { .. }), "{name}: {refused}");
-        assert!(b.store.file_changes(other.id).await.or_fail(name).is_empty());
+        assert!(
+            matches!(refused, RepositoryError::NotFound { .. }),
+            "{name}: {refused}"
+        );
+        assert!(
+            b.store
+                .file_changes(other.id)
+                .await
+                .or_fail(name)
+                .is_empty()
+        );
 
         assert!(b.store.delete_conversation(c.id).await.or_fail(name));
-        assert!(b.store.file_changes(c.id).await.or_fail(name).is_empty(), "{name}");
+        assert!(
+            b.store.file_changes(c.id).await.or_fail(name).is_empty(),
+            "{name}"
+        );
     }
 }
 
@@ -96,7 +124,10 @@ async fn checkpoint_contents_are_kept_once_per_digest() {
         let name = b.name;
         let digest = "ab".repeat(32);
         assert!(!b.store.has_checkpoint_content(&digest).await.or_fail(name));
-        assert_eq!(b.store.checkpoint_content(&digest).await.or_fail(name), None);
+        assert_eq!(
+            b.store.checkpoint_content(&digest).await.or_fail(name),
+            None
+        );
         b.store
             .put_checkpoint_content(&digest, b"hello")
             .await
@@ -114,8 +145,14 @@ async fn checkpoint_contents_are_kept_once_per_digest() {
         );
         for bad in ["../../etc/passwd", "AB", &"zz".repeat(32)] {
             let err = b.store.put_checkpoint_content(bad, b"x").await.unwrap_err();
-            assert!(matches!(err, RepositoryError::Conflict(_)), "{name} {bad}: {err}");
-            assert!(b.store.checkpoint_content(bad).await.is_err(), "{name} {bad}");
+            assert!(
+                matches!(err, RepositoryError::Conflict(_)),
+                "{name} {bad}: {err}"
+            );
+            assert!(
+                b.store.checkpoint_content(bad).await.is_err(),
+                "{name} {bad}"
+            );
         }
     }
 }
