@@ -15,6 +15,9 @@ CREATE TABLE turn_file_changes (
     sha256_after    TEXT NULL,
     size_after      INTEGER NULL,
     not_captured    TEXT NULL,
+    -- Set on the changes a rewind made (stored on the conversation's last turn then):
+    -- the rewind's id, so that it can be undone; NULL for a turn's own changes.
+    rewind_id       TEXT NULL,
     created_at      TEXT NOT NULL
 );
 

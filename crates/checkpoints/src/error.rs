@@ -46,6 +46,12 @@ pub enum CheckpointError {
         /// The content's SHA-256.
         digest: String,
     },
+    /// A rewind cannot be done as asked; the message says why and what to do.
+    #[error("rewind: {0}")]
+    Rewind(String),
+    /// The conversation store failed.
+    #[error(transparent)]
+    Repository(#[from] smallebot_core::RepositoryError),
 }
 
 /// A [`CheckpointError::Workspace`] for `action`.

@@ -18,6 +18,9 @@
 //!   the pipeline compares it around a step's calls, its contents kept by the
 //!   conversation store ([`RepositoryContents`]).
 //!
+//! - [`rewind`] takes a conversation back to before a turn (files, context or both),
+//!   never while a turn of it runs; [`undo_rewind`] undoes the last rewind of files.
+//!
 //! Every access beneath the workspace goes through `smallebot-confined`: paths are
 //! resolved beneath a handle on its root, links are never followed, only regular files
 //! are read. The pure rules (what a change is, what a restore does to a path) are
@@ -30,6 +33,7 @@ mod in_turn;
 mod index;
 mod limits;
 mod restore;
+mod rewind;
 mod store;
 mod targets;
 
@@ -40,6 +44,7 @@ pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_chan
 pub use index::Stamp;
 pub use limits::Limits;
 pub use restore::{Conflict, RestoreReport, restore};
+pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind};
 pub use store::{ContentStore, FolderStore};
 pub use targets::{RestoreTarget, targets};
 

@@ -55,7 +55,7 @@ macro_rules! attachment_columns {
 macro_rules! file_change_columns {
     () => {
         "f.turn_id, f.path, f.from_path, f.kind, f.sha256_before, f.size_before, \
-         f.sha256_after, f.size_after, f.not_captured"
+         f.sha256_after, f.size_after, f.not_captured, f.rewind_id"
     };
 }
 

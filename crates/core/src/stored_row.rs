@@ -170,6 +170,7 @@ pub fn file_change(row: &impl StoredRow) -> RepoResult<TurnFileChange> {
             after: file_state(row, "sha256_after", "size_after")?,
         },
         not_captured: row.opt_text("not_captured")?,
+        rewind: row.opt_text("rewind_id")?,
     })
 }
 

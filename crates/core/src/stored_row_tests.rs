@@ -237,6 +237,7 @@ fn file_change_row(turn: TurnId) -> Fake {
         .with("sha256_after", txt(&digest))
         .with("size_after", Value::Int(2))
         .with("not_captured", Value::Null)
+        .with("rewind_id", Value::Null)
 }
 
 #[test]

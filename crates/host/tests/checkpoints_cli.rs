@@ -101,3 +101,147 @@ async fn a_turn_lists_the_five_changes_its_tools_made() {
         );
     }
 }
+
+/// The workspace's files and their contents, in name order.
+fn files(home: &Path) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = std::fs::read_dir(home.join("workspace"))
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                std::fs::read_to_string(entry.path()).unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(name, content)| ((*name).to_owned(), (*content).to_owned()))
+        .collect()
+}
+
+/// `smallebot rewind ARGS…` without a model: its standard output (it must succeed).
+async fn rewind(home: &Path, args: &[&str]) -> String {
+    let mut all = vec!["rewind"];
+    all.extend_from_slice(args);
+    let (ok, out, err) = cli::outcome(home, &all).await;
+    assert!(ok, "{all:?}: {err}");
+    out
+}
+
+const BEFORE: [(&str, &str); 2] = [("c.txt", "c was here\n"), ("d.txt", "d moves\n")];
+const AFTER: [(&str, &str); 3] = [
+    ("a.txt", "new a\n"),
+    ("b.txt", "x\n"),
+    ("e.txt", "d moves\n"),
+];
+
+#[tokio::test]
+async fn rewinding_the_files_restores_them_leaves_the_conversation_and_can_be_undone() {
+    let home = tempfile::tempdir().unwrap();
+    let (model, id) = the_issues_turn(home.path()).await;
+    assert_eq!(files(home.path()), pairs(&AFTER));
+
+    let said = rewind(home.path(), &[&id, "--files"]).await;
+    assert_eq!(files(home.path()), pairs(&BEFORE), "{said}");
+    for path in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
+        assert!(said.contains(&format!("restored  {path}")), "{said}");
+    }
+    assert!(
+        said.contains(&format!("smallebot rewind {id} --undo")),
+        "{said}"
+    );
+    let shown = smallebot(
+        home.path(),
+        &model.base_url(),
+        &["conversations", "show", &id],
+    )
+    .await;
+    assert!(!shown.contains("[undone"), "{shown}");
+    assert!(shown.contains("  ASSISTANT: Done."), "{shown}");
+
+    // The rewind is itself a checkpoint: undoing it brings the turn's files back.
+    let said = rewind(home.path(), &[&id, "--undo"]).await;
+    assert_eq!(files(home.path()), pairs(&AFTER), "{said}");
+    // And undoing that undo rewinds again.
+    rewind(home.path(), &[&id, "--undo"]).await;
+    assert_eq!(files(home.path()), pairs(&BEFORE));
+}
+
+#[tokio::test]
+async fn a_file_the_person_changed_after_the_turn_is_a_conflict_and_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let (_model, id) = the_issues_turn(home.path()).await;
+    let ws = home.path().join("workspace");
+    std::fs::write(ws.join("a.txt"), "mine now\n").unwrap();
+
+    let said = rewind(home.path(), &[&id]).await;
+    assert!(
+        said.contains("conflict  a.txt: changed since the turn"),
+        "{said}"
+    );
+    assert_eq!(
+        files(home.path()),
+        pairs(&[("a.txt", "mine now\n"), BEFORE[0], BEFORE[1]]),
+        "{said}"
+    );
+    // Forced, it goes too; and the undo of that brings the person's content back.
+    rewind(home.path(), &[&id, "--force"]).await;
+    assert_eq!(files(home.path()), pairs(&BEFORE));
+    rewind(home.path(), &[&id, "--undo"]).await;
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "mine now\n"
+    );
+}
+
+#[tokio::test]
+async fn rewinding_both_also_undoes_the_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let (model, id) = the_issues_turn(home.path()).await;
+    let said = rewind(home.path(), &[&id, "--both", "--to", "1"]).await;
+    assert_eq!(files(home.path()), pairs(&BEFORE), "{said}");
+    assert!(said.contains("undone turn "), "{said}");
+    let shown = smallebot(
+        home.path(),
+        &model.base_url(),
+        &["conversations", "show", &id],
+    )
+    .await;
+    assert!(shown.contains("[undone"), "{shown}");
+
+    let (ok, _, err) = cli::outcome(home.path(), &["rewind", &id, "--to", "7"]).await;
+    assert!(!ok);
+    assert!(err.contains("'7' is no turn of this conversation"), "{err}");
+}
+
+#[tokio::test]
+async fn a_rewind_is_refused_while_a_turn_of_the_conversation_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let (model, id) = the_issues_turn(home.path()).await;
+    let gate = smallebot_testkit::Gate::new();
+    model.push(ScriptedResponse::text("later").hold_until(&gate));
+    let seen = model.requests().len();
+    let running = cli::smallebot(home.path(), Some(&model.base_url()))
+        .args(["run", "--conversation", &id, "wait"])
+        .spawn()
+        .unwrap();
+    model
+        .wait_for_requests(seen + 1, std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+    let (ok, _, err) = cli::outcome(home.path(), &["rewind", &id, "--files"]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("is running; rewind once it has finished"),
+        "{err}"
+    );
+    assert_eq!(files(home.path()), pairs(&AFTER));
+    gate.open();
+    let done = running.wait_with_output().await.unwrap();
+    assert!(done.status.success(), "{}", text(&done.stderr));
+}

@@ -15,6 +15,9 @@ pub struct TurnFileChange {
     pub change: FileChange,
     /// Why its contents are not kept (a rewind cannot undo it), if they are not.
     pub not_captured: Option<String>,
+    /// The rewind that made it (stored on the conversation's last turn at the time),
+    /// `None` for a change the turn's tool calls made.
+    pub rewind: Option<String>,
 }
 
 impl TurnFileChange {
@@ -25,6 +28,7 @@ impl TurnFileChange {
             turn_id,
             change,
             not_captured: None,
+            rewind: None,
         }
     }
 
@@ -41,6 +45,7 @@ impl TurnFileChange {
                 after: None,
             },
             not_captured: Some(reason.to_owned()),
+            rewind: None,
         }
     }
 }

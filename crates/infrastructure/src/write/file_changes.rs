@@ -51,8 +51,8 @@ pub(super) fn insert(
             conn,
             ACTION,
             "INSERT INTO turn_file_changes (conversation_id, turn_id, path, from_path, kind, \
-             sha256_before, size_before, sha256_after, size_after, not_captured, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             sha256_before, size_before, sha256_after, size_after, not_captured, rewind_id, \
+             created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             rusqlite::params![
                 conversation_id.to_string(),
                 turn_id.to_string(),
@@ -64,6 +64,7 @@ pub(super) fn insert(
                 sha256_after,
                 size_after,
                 stored.not_captured,
+                stored.rewind,
                 at,
             ],
         )?;

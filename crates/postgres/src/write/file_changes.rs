@@ -56,8 +56,8 @@ pub(super) async fn record(
         let (sha256_after, size_after) = columns(change.after.as_ref())?;
         sqlx::query(
             "INSERT INTO turn_file_changes (conversation_id, turn_id, path, from_path, kind, \
-             sha256_before, size_before, sha256_after, size_after, not_captured, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             sha256_before, size_before, sha256_after, size_after, not_captured, rewind_id, \
+             created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         )
         .bind(conversation_id.to_string())
         .bind(turn_id.to_string())
@@ -79,6 +79,7 @@ pub(super) async fn record(
                 .as_deref()
                 .map(|r| pg_text(r).into_owned()),
         )
+        .bind(stored.rewind.as_deref())
         .bind(at)
         .execute(&mut *tx)
         .await

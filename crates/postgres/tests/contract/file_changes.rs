@@ -39,16 +39,30 @@ async fn file_changes_are_listed_by_turn_in_the_order_stored() {
         let c = b.conversation("ann").await;
         let first = b.user_turn(&c, "one").await;
         let second = b.user_turn(&c, "two").await;
-        let later = vec![TurnFileChange::captured(
+        let mut rewound = TurnFileChange::captured(
             second.id,
             change(
                 "a.txt",
                 None,
                 ChangeKind::Modified,
-                state('a', 1),
                 state('b', 2),
+                state('a', 1),
             ),
-        )];
+        );
+        rewound.rewind = Some("rewind-1".to_owned());
+        let later = vec![
+            TurnFileChange::captured(
+                second.id,
+                change(
+                    "a.txt",
+                    None,
+                    ChangeKind::Modified,
+                    state('a', 1),
+                    state('b', 2),
+                ),
+            ),
+            rewound,
+        ];
         let earlier = vec![
             TurnFileChange::captured(
                 first.id,
