@@ -44,7 +44,7 @@ pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_chan
 pub use index::Stamp;
 pub use limits::Limits;
 pub use restore::{Conflict, RestoreReport, restore};
-pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind};
+pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind, workspace_of};
 pub use store::{ContentStore, FolderStore};
 pub use targets::{RestoreTarget, targets};
 

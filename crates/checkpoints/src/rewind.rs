@@ -61,6 +61,36 @@ pub struct RewindReport {
     pub undone: Vec<Turn>,
 }
 
+/// The workspace a conversation of `user` works in: a web user's own folder
+/// (`<workspace>/users/<user>`, as multi-user `serve` gives them) when `web_user`, else
+/// the home's `workspace`. A web user's folder must be a folder beneath it, reached
+/// through no link.
+///
+/// # Errors
+/// [`CheckpointError::Rewind`] when a web user's folder is missing or is a link.
+pub fn workspace_of(
+    workspace: &Path,
+    user: &str,
+    web_user: bool,
+) -> Result<PathBuf, CheckpointError> {
+    if !web_user {
+        return Ok(workspace.to_path_buf());
+    }
+    let folder = format!("users/{user}");
+    let is_folder = smallebot_confined::Root::open(workspace, smallebot_confined::Links::Refuse)
+        .and_then(|root| root.symlink_metadata(&folder))
+        .is_ok_and(|meta| meta.is_dir());
+    if is_folder {
+        Ok(workspace.join(folder))
+    } else {
+        Err(CheckpointError::Rewind(format!(
+            "the workspace folder of web user '{user}' ({}) is missing or not a folder; \
+             nothing was restored",
+            workspace.join(folder).display()
+        )))
+    }
+}
+
 /// Refuses while a turn of `conversation_id` runs; the conversation's turns otherwise.
 async fn idle_turns(
     store: &dyn Store,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use smallebot_checkpoints::{
     Limits, RewindReport, RewindRequest, RewindScope, rewind as rewind_files, undo_rewind,
+    workspace_of,
 };
 use smallebot_core::repository::Store;
 use smallebot_core::rules::terminal_text::escape_controls;
@@ -92,8 +93,9 @@ pub fn report_lines(report: &RewindReport, conversation: &str) -> Vec<String> {
     lines
 }
 
-/// Runs `smallebot rewind` on the conversations of `store` and the workspace at
-/// `workspace`, printing what it did. A conflict is not a failure: it is listed.
+/// Runs `smallebot rewind` on the conversations of `store`, printing what it did: in
+/// the home's `workspace`, or a web user's own folder beneath it for a conversation of
+/// one of `web_users`. A conflict is not a failure: it is listed.
 ///
 /// # Errors
 /// The conversation or turn is unknown, a turn of the conversation runs, or the store
@@ -101,9 +103,14 @@ pub fn report_lines(report: &RewindReport, conversation: &str) -> Vec<String> {
 pub async fn rewind(
     store: Arc<dyn Store>,
     workspace: &Path,
+    web_users: &[String],
     args: RewindArgs,
 ) -> Result<(), TerminalError> {
     let conversation = find_conversation(store.as_ref(), &args.conversation_ref, None).await?;
+    let user = &conversation.user_name;
+    let workspace =
+        workspace_of(workspace, user, web_users.contains(user)).map_err(TerminalError::Rewind)?;
+    let workspace = workspace.as_path();
     let limits = Limits::default();
     let report = if args.undo {
         undo_rewind(&store, workspace, limits, conversation.id, args.force).await

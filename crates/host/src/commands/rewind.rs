@@ -12,7 +12,10 @@ use crate::wiring;
 pub async fn run(home: &Home, args: RewindArgs) -> Result<(), HostError> {
     let app = wiring::build_without_model(home).await?;
     let result = match wiring::recover(&app).await {
-        Ok(()) => Ok(rewind(app.store.store(), &home.workspace_dir(), args).await?),
+        Ok(()) => {
+            let web_users = app.store.user_names().await?;
+            Ok(rewind(app.store.store(), &home.workspace_dir(), &web_users, args).await?)
+        }
         Err(error) => Err(error),
     };
     app.close().await;
