@@ -245,3 +245,68 @@ async fn a_rewind_is_refused_while_a_turn_of_the_conversation_runs() {
     let done = running.wait_with_output().await.unwrap();
     assert!(done.status.success(), "{}", text(&done.stderr));
 }
+
+#[tokio::test]
+async fn a_sub_agents_writes_are_the_parents_turns_changes() {
+    let home = tempfile::tempdir().unwrap();
+    let agents = home.path().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("writer.md"),
+        "---\nname: writer\ndescription: Writes.\ntools: WriteFile\n---\nYou are writer.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join("workspace")).unwrap();
+    let model = TestModel::start().await.unwrap();
+    answer_titles(&model);
+    let is_writer = |r: &smallebot_testkit::RecordedRequest| {
+        r.messages()
+            .first()
+            .and_then(|m| m["content"].as_str())
+            .is_some_and(|s| s.contains("You are writer."))
+    };
+    model.answer_when(is_writer, |r| {
+        if r.last_role() == Some("tool") {
+            ScriptedResponse::text("written")
+        } else {
+            ScriptedResponse::tool_calls([ToolCallSpec::new(
+                "s1",
+                "WriteFile",
+                json!({"path": "by-sub.txt", "content": "sub\n"}).to_string(),
+            )])
+        }
+    });
+    model.respond_with(|r| {
+        if r.last_role() == Some("tool") {
+            ScriptedResponse::text("Done.")
+        } else {
+            let args = json!({"agent": "writer", "prompt": "Write.", "description": "write"});
+            ScriptedResponse::tool_calls([ToolCallSpec::new("d1", "Delegate", args.to_string())])
+        }
+    });
+    let url = model.base_url();
+    smallebot(home.path(), &url, &["run", "delegate the writing"]).await;
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("workspace/by-sub.txt")).unwrap(),
+        "sub\n"
+    );
+    let listed = smallebot(home.path(), &url, &["conversations", "list"]).await;
+    let parent = listed.split_whitespace().next().unwrap().to_owned();
+    let shown = smallebot(home.path(), &url, &["conversations", "show", &parent]).await;
+    assert!(
+        shown.contains("Files changed:\n  turn 1 (") && shown.contains("created  by-sub.txt"),
+        "{shown}"
+    );
+    // Listed once: the sub-agent's own conversation lists no changes of its own.
+    let all = smallebot(home.path(), &url, &["conversations", "list", "--all"]).await;
+    let sub = all
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .find(|id| *id != parent)
+        .unwrap();
+    let shown = smallebot(home.path(), &url, &["conversations", "show", &sub]).await;
+    assert!(!shown.contains("Files changed:"), "{shown}");
+    // Rewinding the parent's turn removes what the sub-agent wrote.
+    rewind(home.path(), &[&parent]).await;
+    assert!(!home.path().join("workspace/by-sub.txt").exists());
+}
