@@ -32,7 +32,8 @@ pub fn change_line(stored: &TurnFileChange) -> String {
 }
 
 /// "Files changed", turn by turn (numbered as the timeline numbers them: by their
-/// place among `turns`); empty when no turn changed a file.
+/// place among `turns`), each rewind's changes under its id after the turn's own;
+/// empty when no turn changed a file.
 #[must_use]
 pub fn file_changes_block(turns: &[Turn], changes: &[TurnFileChange]) -> String {
     let mut out = String::new();
@@ -45,7 +46,15 @@ pub fn file_changes_block(turns: &[Turn], changes: &[TurnFileChange]) -> String 
             out.push_str("Files changed:\n");
         }
         let _ = writeln!(out, "  turn {} ({}):", number + 1, turn.id);
+        let mut group: Option<&str> = None;
         for change in mine {
+            // A rewind's own changes follow the turn's, under the rewind's id.
+            if change.rewind.as_deref() != group {
+                group = change.rewind.as_deref();
+                if let Some(rewind) = group {
+                    let _ = writeln!(out, "   {rewind} (undo: rewind --undo):");
+                }
+            }
             let _ = writeln!(out, "    {}", change_line(change));
         }
     }
@@ -108,5 +117,50 @@ mod tests {
         for (stored, want) in rows {
             assert_eq!(change_line(&stored), want);
         }
+    }
+
+    #[test]
+    fn a_rewinds_changes_stand_under_its_id() {
+        let turn = Turn {
+            id: TurnId::new(),
+            conversation_id: smallebot_core::ids::ConversationId::new(),
+            seq: 1,
+            thinking_mode: false,
+            status: smallebot_core::entities::TurnStatus::Completed,
+            error: None,
+            created_at: chrono::Utc::now(),
+            completed_at: None,
+            lease: None,
+            undone_at: None,
+            cut: None,
+        };
+        let created = TurnFileChange::captured(
+            turn.id,
+            FileChange {
+                path: "a".to_owned(),
+                from: None,
+                kind: ChangeKind::Created,
+                before: None,
+                after: state(1),
+            },
+        );
+        let mut removed = TurnFileChange::captured(
+            turn.id,
+            FileChange {
+                path: "a".to_owned(),
+                from: None,
+                kind: ChangeKind::Deleted,
+                before: state(1),
+                after: None,
+            },
+        );
+        removed.rewind = Some("rewind-9".to_owned());
+        let block = file_changes_block(std::slice::from_ref(&turn), &[created, removed]);
+        let want = format!(
+            "Files changed:\n  turn 1 ({}):\n    created  a  (- -> 1 B)\n   \
+             rewind-9 (undo: rewind --undo):\n    deleted  a  (1 B -> -)\n",
+            turn.id
+        );
+        assert_eq!(block, want);
     }
 }
