@@ -310,3 +310,21 @@ async fn a_sub_agents_writes_are_the_parents_turns_changes() {
     rewind(home.path(), &[&parent]).await;
     assert!(!home.path().join("workspace/by-sub.txt").exists());
 }
+
+#[tokio::test]
+async fn chat_lists_the_last_turns_changes() {
+    let home = tempfile::tempdir().unwrap();
+    let (model, _id) = the_issues_turn(home.path()).await;
+    // chat opens the most recent conversation: the one the turn ran in.
+    let out = cli::chat_typing(home.path(), &model, b"/changes\n/quit\n").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    for line in [
+        "turn 1 (",
+        "created  a.txt  (- -> 6 B)",
+        "deleted  c.txt  (11 B -> -)",
+        "renamed  d.txt -> e.txt  (8 B -> 8 B)",
+    ] {
+        assert!(said.contains(line), "missing {line:?} in:\n{said}");
+    }
+}
