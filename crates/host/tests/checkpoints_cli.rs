@@ -25,6 +25,11 @@ async fn smallebot(home: &Path, url: &str, args: &[&str]) -> String {
 /// A home whose workspace holds `c.txt` and `d.txt`, and a model scripted for the
 /// issue's turn: WriteFile `a.txt`, then `echo x > b.txt; rm c.txt; mv d.txt e.txt`.
 async fn the_issues_turn(home: &Path) -> (TestModel, String) {
+    the_issues_turn_on(home, &[]).await
+}
+
+/// [`the_issues_turn`] with `global` arguments before each command (`--database URL`).
+async fn the_issues_turn_on(home: &Path, global: &[&str]) -> (TestModel, String) {
     let ws = home.join("workspace");
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(ws.join("c.txt"), "c was here\n").unwrap();
@@ -45,8 +50,9 @@ async fn the_issues_turn(home: &Path) -> (TestModel, String) {
         ScriptedResponse::text("Done."),
     ]);
     let url = model.base_url();
-    smallebot(home, &url, &["run", "change the files"]).await;
-    let listed = smallebot(home, &url, &["conversations", "list"]).await;
+    let with = |args: &[&'static str]| [global, args].concat();
+    smallebot(home, &url, &with(&["run", "change the files"])).await;
+    let listed = smallebot(home, &url, &with(&["conversations", "list"])).await;
     let id = listed.split_whitespace().next().unwrap().to_owned();
     (model, id)
 }
@@ -126,8 +132,15 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// `smallebot rewind ARGS…` without a model: its standard output (it must succeed).
 async fn rewind(home: &Path, args: &[&str]) -> String {
-    let mut all = vec!["rewind"];
-    all.extend_from_slice(args);
+    // `--database URL` stays before the command.
+    let split = if args.first() == Some(&"--database") {
+        2
+    } else {
+        0
+    };
+    let mut all = args[..split].to_vec();
+    all.push("rewind");
+    all.extend_from_slice(&args[split..]);
     let (ok, out, err) = cli::outcome(home, &all).await;
     assert!(ok, "{all:?}: {err}");
     out
@@ -327,4 +340,34 @@ async fn chat_lists_the_last_turns_changes() {
     ] {
         assert!(said.contains(line), "missing {line:?} in:\n{said}");
     }
+}
+
+#[tokio::test]
+async fn on_postgresql_the_turn_lists_its_changes_and_a_rewind_restores_them() {
+    let Some(cluster) = smallebot_testkit::postgres::TestCluster::start("checkpoints_on_pg") else {
+        return;
+    };
+    let db = cluster.create_database().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (model, id) = the_issues_turn_on(home.path(), &["--database", &db]).await;
+    let shown = smallebot(
+        home.path(),
+        &model.base_url(),
+        &["--database", &db, "conversations", "show", &id],
+    )
+    .await;
+    for line in [
+        "created  a.txt  (- -> 6 B)",
+        "created  b.txt  (- -> 2 B)",
+        "deleted  c.txt  (11 B -> -)",
+        "renamed  d.txt -> e.txt  (8 B -> 8 B)",
+    ] {
+        assert!(shown.contains(line), "missing {line:?} in:\n{shown}");
+    }
+    // The contents are in the database, not beside it.
+    assert!(!home.path().join("checkpoints").exists());
+    rewind(home.path(), &["--database", &db, &id, "--files"]).await;
+    assert_eq!(files(home.path()), pairs(&BEFORE));
+    rewind(home.path(), &["--database", &db, &id, "--undo"]).await;
+    assert_eq!(files(home.path()), pairs(&AFTER));
 }
