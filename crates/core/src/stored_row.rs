@@ -174,6 +174,20 @@ pub fn file_change(row: &impl StoredRow) -> RepoResult<TurnFileChange> {
     })
 }
 
+/// A file's state as its digest and size columns are written (NULL, NULL: no file), for
+/// both stores' writes of `turn_file_changes`.
+///
+/// # Errors
+/// [`RepositoryError::Conflict`] for a size no integer column holds.
+pub fn file_state_columns(state: Option<&FileState>) -> RepoResult<(Option<&str>, Option<i64>)> {
+    state.map_or(Ok((None, None)), |state| {
+        let size = i64::try_from(state.size).map_err(|_| {
+            RepositoryError::Conflict(format!("a size of {} bytes cannot be stored", state.size))
+        })?;
+        Ok((Some(state.sha256.as_str()), Some(size)))
+    })
+}
+
 /// A file's state from its digest and size columns: both or neither.
 fn file_state(row: &impl StoredRow, digest: &str, size: &str) -> RepoResult<Option<FileState>> {
     match (row.opt_text(digest)?, row.opt_int(size)?) {

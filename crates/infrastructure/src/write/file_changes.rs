@@ -5,20 +5,10 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::TurnFileChange;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::RepoResult;
-use smallebot_core::rules::checkpoint::FileState;
+use smallebot_core::stored_row::file_state_columns;
 
 use crate::queries::{execute, first, int0};
 use crate::time::now;
-
-/// A state's digest and size as stored (NULL, NULL for no file).
-fn columns(state: Option<&FileState>) -> RepoResult<(Option<&str>, Option<i64>)> {
-    state.map_or(Ok((None, None)), |state| {
-        let size = i64::try_from(state.size).map_err(|_| {
-            RepositoryError::Conflict(format!("a size of {} bytes cannot be stored", state.size))
-        })?;
-        Ok((Some(state.sha256.as_str()), Some(size)))
-    })
-}
 
 /// Stores `changes` of the turn `turn_id` of `conversation_id` (see
 /// `CheckpointRepository::record_file_changes`).
@@ -45,8 +35,8 @@ pub(super) fn insert(
     let (_, at) = now();
     for stored in changes {
         let change = &stored.change;
-        let (sha256_before, size_before) = columns(change.before.as_ref())?;
-        let (sha256_after, size_after) = columns(change.after.as_ref())?;
+        let (sha256_before, size_before) = file_state_columns(change.before.as_ref())?;
+        let (sha256_after, size_after) = file_state_columns(change.after.as_ref())?;
         execute(
             conn,
             ACTION,

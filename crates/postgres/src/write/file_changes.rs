@@ -5,7 +5,7 @@ use smallebot_core::RepositoryError;
 use smallebot_core::entities::TurnFileChange;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::RepoResult;
-use smallebot_core::rules::checkpoint::FileState;
+use smallebot_core::stored_row::file_state_columns;
 use smallebot_core::time::Timestamp;
 use sqlx::Connection as _;
 use sqlx::PgConnection;
@@ -16,16 +16,6 @@ use crate::tx::{now, pg_text, storage};
 pub(super) const RECORD: &str = "storing a turn's file changes";
 /// What keeping a checkpoint content is called in errors.
 pub(super) const KEEP: &str = "keeping a checkpoint content";
-
-/// A state's digest and size as stored (NULL, NULL for no file).
-fn columns(state: Option<&FileState>) -> RepoResult<(Option<&str>, Option<i64>)> {
-    state.map_or(Ok((None, None)), |state| {
-        let size = i64::try_from(state.size).map_err(|_| {
-            RepositoryError::Conflict(format!("a size of {} bytes cannot be stored", state.size))
-        })?;
-        Ok((Some(state.sha256.as_str()), Some(size)))
-    })
-}
 
 /// See `CheckpointRepository::record_file_changes`: one transaction, refused for a
 /// turn that is not the conversation's.
@@ -52,8 +42,8 @@ pub(super) async fn record(
     let at: Timestamp = now();
     for stored in changes {
         let change = &stored.change;
-        let (sha256_before, size_before) = columns(change.before.as_ref())?;
-        let (sha256_after, size_after) = columns(change.after.as_ref())?;
+        let (sha256_before, size_before) = file_state_columns(change.before.as_ref())?;
+        let (sha256_after, size_after) = file_state_columns(change.after.as_ref())?;
         sqlx::query(
             "INSERT INTO turn_file_changes (conversation_id, turn_id, path, from_path, kind, \
              sha256_before, size_before, sha256_after, size_after, not_captured, rewind_id, \
