@@ -60,6 +60,15 @@ macro_rules! usage_columns {
     };
 }
 
+/// The columns of a `turn_file_changes` row, of the table named `f`.
+#[macro_export]
+macro_rules! file_change_columns {
+    () => {
+        "f.turn_id, f.path, f.from_path, f.kind, f.sha256_before, f.size_before, \
+         f.sha256_after, f.size_after, f.not_captured, f.rewind_id"
+    };
+}
+
 #[cfg(test)]
 mod tests {
     /// Each list names each column once, and no list is empty.
@@ -68,6 +77,7 @@ mod tests {
         let lists = [
             conversation_columns!(),
             turn_columns!(),
+            file_change_columns!(),
             message_columns!(),
             tool_call_columns!(),
             attachment_columns!(),

@@ -191,6 +191,8 @@ pub enum Command {
     /// List, show, search, export or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
+    /// Rewind a conversation: its files back to before a turn, its turns undone, or both.
+    Rewind(smallebot_terminal::rewind::RewindArgs),
     /// The models of models.json (or the one the environment names): what
     /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
     /// and what its server reports — llama.cpp's /props (context per slot, slots),

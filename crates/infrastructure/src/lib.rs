@@ -23,6 +23,7 @@
 
 mod attachments;
 pub mod backup;
+mod checkpoints;
 mod content_files;
 mod conversations;
 mod database;

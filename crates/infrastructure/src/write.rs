@@ -22,6 +22,7 @@ mod append;
 mod attachments;
 mod conversations;
 mod discard;
+mod file_changes;
 mod history;
 mod job;
 mod settle;

@@ -30,6 +30,7 @@
 mod attachment_rows;
 mod attachments;
 mod broadcast;
+mod checkpoints;
 mod connect;
 mod conversations;
 mod error;

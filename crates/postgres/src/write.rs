@@ -59,6 +59,7 @@ mod calls;
 mod conversation_edits;
 mod conversations;
 mod edits;
+mod file_changes;
 mod guard;
 mod insert;
 mod link;

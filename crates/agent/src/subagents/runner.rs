@@ -341,6 +341,8 @@ impl SubAgentRunner {
             assembler: Arc::new(history),
             tools: Arc::new(NarrowedTools::new(tools, definition, &self.never)),
             plan: parts.plan.clone(),
+            // Its calls' changes are the parent's Delegate call's, compared there.
+            workspace: None,
             summarizer: Arc::clone(&parts.summarizer),
             settings: pipeline,
             lease: parts.lease.clone(),

@@ -35,9 +35,20 @@ pub(super) struct StartedCall {
 impl TurnRun<'_> {
     /// Runs the step's calls (stored as running already) concurrently, and starts
     /// storing each result as it finishes, matched by call id.
-    pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) {
+    /// When one of them may change the workspace's files, the workspace is compared
+    /// before and after them and what changed is stored as the turn's
+    /// (`file_changes.rs`).
+    ///
+    /// # Errors
+    /// The turn's file changes could not be stored.
+    pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) -> Result<(), PipelineError> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
+        let workspace = self.workspace_for(&calls);
+        let before = match &workspace {
+            Some(workspace) => Some(workspace.before_calls().await),
+            None => None,
+        };
         let writes = join_all(calls.iter().map(|call| self.run_tool(call, &tool_context))).await;
         // A panic elsewhere while the list was held leaves it as it was: keep using it,
         // so no result's write goes unawaited.
@@ -45,6 +56,12 @@ impl TurnRun<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .extend(writes);
+        match (workspace, before) {
+            (Some(workspace), Some(before)) => {
+                self.record_file_changes(workspace.as_ref(), before).await
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Waits until the tool results being written are stored (the view then holds them

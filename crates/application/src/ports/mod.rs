@@ -15,6 +15,8 @@
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
 //! - [`UserSkills`]: the skills each user sees, as the front ends list them.
+//! - [`WorkspaceChanges`]: what a step's calls changed in the workspace's files
+//!   (checkpoints).
 
 mod agents;
 mod args;
@@ -28,6 +30,7 @@ mod skills;
 mod summarizer;
 mod tasks;
 mod tools;
+mod workspace;
 
 pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
@@ -48,3 +51,4 @@ pub use tools::{
     PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
     ToolTraits,
 };
+pub use workspace::{WorkspaceChanges, WorkspaceChangesError};

@@ -7,6 +7,7 @@
 mod attachment;
 mod conversation;
 mod export;
+mod file_change;
 mod lease;
 mod message;
 mod rewrite;
@@ -22,6 +23,7 @@ mod usage;
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
 pub use export::ConversationExport;
+pub use file_change::TurnFileChange;
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{AnswerVersion, Message, NewMessage, Role};
 pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, TurnUndo};

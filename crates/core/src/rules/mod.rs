@@ -7,6 +7,7 @@ pub mod attachment_link;
 pub mod attachment_search;
 pub mod attachment_text;
 pub mod budget;
+pub mod checkpoint;
 pub mod child_env;
 pub mod compression_scope;
 pub mod cost;

@@ -8,6 +8,7 @@ pub(crate) mod conversations;
 mod mcp;
 mod migrate;
 mod models;
+mod rewind;
 pub mod run;
 mod serve;
 mod serve_users;
@@ -91,6 +92,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
         }
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
+        Command::Rewind(args) => rewind::run(&home, args).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),

@@ -12,7 +12,7 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, attachments, conversations, history, turns, usage, users};
+use super::{append, attachments, conversations, file_changes, history, turns, usage, users};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -112,6 +112,13 @@ pub(crate) enum Write {
     },
     /// Adds every stored row not indexed yet to the full-text index.
     IndexPending { reply: Reply<()> },
+    /// Stores file changes of a turn (checkpoints).
+    RecordFileChanges {
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        changes: Vec<smallebot_core::entities::TurnFileChange>,
+        reply: Reply<()>,
+    },
     /// Adds a web user.
     AddUser {
         name: String,
@@ -215,6 +222,14 @@ impl Write {
                 token_sha256,
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
+            W::RecordFileChanges {
+                conversation_id,
+                turn_id,
+                changes,
+                reply,
+            } => settle(conn, reply, |c| {
+                file_changes::insert(c, conversation_id, turn_id, &changes)
+            }),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
             W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),
         }

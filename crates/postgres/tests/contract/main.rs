@@ -10,6 +10,7 @@ mod answer_versions;
 mod attachments;
 mod concurrency;
 mod conversations;
+mod file_changes;
 mod provisional_counts;
 mod rewrite_guards;
 mod rows;

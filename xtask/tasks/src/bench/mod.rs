@@ -2,6 +2,7 @@
 //! baseline measured in the same run, as ratios.
 
 mod chat;
+mod checkpoints;
 mod compression;
 mod estimate;
 mod fixture;
@@ -26,7 +27,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render, markdown, page).
+    /// serve, render, markdown, page, checkpoints).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -114,6 +115,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("page") {
         print(&page::run().await?);
+    }
+    if wants("checkpoints") {
+        print(&checkpoints::run()?);
     }
     Ok(())
 }
