@@ -66,12 +66,22 @@ async fn restore_brings_back_every_conversation_attachment_and_task_list() {
         json!({"title": "Back up the notes"}).to_string(),
     )]));
     model.push(ScriptedResponse::text("planned"));
+    // A file the agent rewrites: its earlier content is kept for a rewind.
+    model.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
+        "c2",
+        "WriteFile",
+        json!({"path": "notes.md", "content": "new notes"}).to_string(),
+    )]));
+    model.push(ScriptedResponse::text("rewritten"));
+    std::fs::create_dir_all(a.join("workspace")).unwrap();
+    std::fs::write(a.join("workspace/notes.md"), "old notes").unwrap();
     let note = dir.path().join("note.txt");
     std::fs::write(&note, "the notes to keep").unwrap();
     let url = model.base_url();
     for args in [
         vec!["run", "--attach", note.to_str().unwrap(), "read this"],
         vec!["run", "plan the backup"],
+        vec!["run", "rewrite the notes"],
     ] {
         let out = cli::smallebot(&a, Some(&url))
             .args(&args)
@@ -95,14 +105,13 @@ async fn restore_brings_back_every_conversation_attachment_and_task_list() {
     )
     .unwrap();
     // A workspace is the person's own: not part of a backup.
-    std::fs::create_dir_all(a.join("workspace")).unwrap();
     std::fs::write(a.join("workspace/big.bin"), "x").unwrap();
 
     let backup = dir.path().join("backup");
     let (ok, out, err) = cli::outcome(&a, &["backup", backup.to_str().unwrap()]).await;
     assert!(ok, "{err}");
     assert!(
-        out.contains("2 conversation(s)")
+        out.contains("3 conversation(s)")
             && out.contains("1 attachment content(s)")
             && out.contains("1 task list(s)")
             && out.contains("3 configuration file(s)"),
@@ -115,9 +124,9 @@ async fn restore_brings_back_every_conversation_attachment_and_task_list() {
 
     let (ok, out, err) = cli::outcome(&b, &["restore", backup.to_str().unwrap()]).await;
     assert!(ok, "{err}");
-    assert!(out.starts_with("restored 2 conversation(s)"), "{out}");
+    assert!(out.starts_with("restored 3 conversation(s)"), "{out}");
     let ids = conversation_ids(&a).await;
-    assert_eq!(ids.len(), 2);
+    assert_eq!(ids.len(), 3);
     assert_eq!(conversation_ids(&b).await, ids);
     for id in &ids {
         assert_eq!(
@@ -126,7 +135,7 @@ async fn restore_brings_back_every_conversation_attachment_and_task_list() {
             "conversation {id}"
         );
     }
-    for folder in ["attachments", "tasks", "skills", "users"] {
+    for folder in ["attachments", "checkpoints", "tasks", "skills", "users"] {
         let files = files_under(&a.join(folder));
         assert!(!files.is_empty(), "{folder}");
         assert_eq!(files_under(&b.join(folder)), files, "{folder}");

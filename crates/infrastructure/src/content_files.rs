@@ -13,6 +13,11 @@ use std::path::{Path, PathBuf};
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 
+/// The attachment contents' folder beside the database.
+pub(crate) const ATTACHMENTS_FOLDER: &str = "attachments";
+/// The checkpoint contents' folder beside the database.
+pub(crate) const CHECKPOINTS_FOLDER: &str = "checkpoints";
+
 /// The folder of attachment content, next to the database.
 #[derive(Debug, Clone)]
 pub(crate) struct ContentFiles {
@@ -33,7 +38,13 @@ fn failed(action: &'static str, path: &Path, err: &std::io::Error) -> Repository
 impl ContentFiles {
     /// The content folder of the database at `database`: `attachments/` beside it.
     pub(crate) fn beside(database: &Path) -> Self {
-        Self::named(database, "attachments")
+        Self::named(database, ATTACHMENTS_FOLDER)
+    }
+
+    /// The checkpoint content folder of the database at `database`: `checkpoints/`
+    /// beside it.
+    pub(crate) fn checkpoints_beside(database: &Path) -> Self {
+        Self::named(database, CHECKPOINTS_FOLDER)
     }
 
     /// The content folder `name` beside the database at `database` (checkpoint

@@ -67,7 +67,7 @@ impl SqliteStore {
                 readers,
                 path: path.to_path_buf(),
                 files: ContentFiles::beside(path),
-                checkpoint_files: ContentFiles::named(path, "checkpoints"),
+                checkpoint_files: ContentFiles::checkpoints_beside(path),
                 read_only: false,
             },
             report,
@@ -111,7 +111,7 @@ impl SqliteStore {
             readers,
             path: path.to_path_buf(),
             files: ContentFiles::beside(path),
-            checkpoint_files: ContentFiles::named(path, "checkpoints"),
+            checkpoint_files: ContentFiles::checkpoints_beside(path),
             read_only: true,
         })
     }

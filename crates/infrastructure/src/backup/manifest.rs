@@ -43,6 +43,8 @@ pub struct BackupManifest {
     pub conversations: i64,
     /// Attachment contents (one per digest).
     pub attachment_contents: usize,
+    /// Checkpoint contents (what rewinds restore files from, one per digest).
+    pub checkpoint_contents: usize,
     /// Task list files.
     pub task_lists: usize,
     /// Configuration, skill and agent files.
@@ -58,6 +60,7 @@ impl BackupManifest {
             schema_version: 0,
             conversations: 0,
             attachment_contents: 0,
+            checkpoint_contents: 0,
             task_lists: 0,
             configuration_files: 0,
         }
@@ -72,6 +75,7 @@ impl BackupManifest {
             "schemaVersion": self.schema_version,
             "conversations": self.conversations,
             "attachmentContents": self.attachment_contents,
+            "checkpointContents": self.checkpoint_contents,
             "taskLists": self.task_lists,
             "configurationFiles": self.configuration_files,
         });
@@ -133,6 +137,11 @@ impl BackupManifest {
             schema_version: i64::try_from(number("schemaVersion")?).unwrap_or(i64::MAX),
             conversations: i64::try_from(number("conversations")?).unwrap_or(i64::MAX),
             attachment_contents: count("attachmentContents")?,
+            // Absent in a backup written before checkpoints existed.
+            checkpoint_contents: value
+                .get("checkpointContents")
+                .and_then(Value::as_u64)
+                .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             task_lists: count("taskLists")?,
             configuration_files: count("configurationFiles")?,
         })
@@ -150,6 +159,7 @@ mod tests {
         m.schema_version = 14;
         m.conversations = 3;
         m.attachment_contents = 2;
+        m.checkpoint_contents = 5;
         m.task_lists = 1;
         m.configuration_files = 4;
         m.write(dir.path()).unwrap();

@@ -30,7 +30,10 @@ pub const DATABASE_FILE: &str = "smallebot.db";
 
 /// The attachment contents' folder in a backup folder (beside its database, as in a
 /// home).
-pub const CONTENTS_FOLDER: &str = "attachments";
+pub const CONTENTS_FOLDER: &str = crate::content_files::ATTACHMENTS_FOLDER;
+
+/// The checkpoint contents' folder in a backup folder (beside its database).
+pub const CHECKPOINTS_FOLDER: &str = crate::content_files::CHECKPOINTS_FOLDER;
 
 /// The task lists' folder in a backup folder.
 pub const TASKS_FOLDER: &str = "tasks";
@@ -187,6 +190,13 @@ async fn write_into(
             files::copy_file(&from, &content_path(&kept, digest, database)?)?;
         }
         manifest.attachment_contents = facts.attachment_digests.len();
+        // What rewinds restore files from: written once per digest (whole, then
+        // renamed), so copying the folder after the snapshot holds all it names.
+        manifest.checkpoint_contents = files::copy_tree(
+            ContentFiles::checkpoints_beside(database).root(),
+            &folder.join(CHECKPOINTS_FOLDER),
+            &mut skipped,
+        )?;
         manifest.task_lists =
             files::copy_tree(&home.tasks, &folder.join(TASKS_FOLDER), &mut skipped)?;
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::files::{copy_tree, move_aside};
 use super::manifest::{BackupManifest, DatabaseKind};
 use super::snapshot::check_database;
-use super::{CONTENTS_FOLDER, DATABASE_FILE, HomeParts, TASKS_FOLDER};
+use super::{CHECKPOINTS_FOLDER, CONTENTS_FOLDER, DATABASE_FILE, HomeParts, TASKS_FOLDER};
 use crate::content_files::ContentFiles;
 use crate::error::StoreError;
 
@@ -27,11 +27,13 @@ impl std::fmt::Display for RestoreReport {
         match m.database {
             DatabaseKind::Sqlite => write!(
                 f,
-                "restored {} conversation(s) (schema {}), {} attachment content(s), {} task \
-                 list(s), {} configuration file(s) from the backup of {}",
+                "restored {} conversation(s) (schema {}), {} attachment content(s), {} \
+                 checkpoint content(s), {} task list(s), {} configuration file(s) from the \
+                 backup of {}",
                 m.conversations,
                 m.schema_version,
                 m.attachment_contents,
+                m.checkpoint_contents,
                 m.task_lists,
                 m.configuration_files,
                 m.created_at
@@ -100,6 +102,12 @@ pub async fn restore_home(
         replaced.push((
             ContentFiles::beside(database).root().to_path_buf(),
             src.join(CONTENTS_FOLDER),
+        ));
+        replaced.push((
+            ContentFiles::checkpoints_beside(database)
+                .root()
+                .to_path_buf(),
+            src.join(CHECKPOINTS_FOLDER),
         ));
         replaced.push((home.tasks.clone(), src.join(TASKS_FOLDER)));
     }
