@@ -1,19 +1,22 @@
 //! Events into series.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use smallebot_application::events::{CompressionTrigger, Event, EventKind, ToolCallStatus};
 use smallebot_core::ids::ConversationId;
+use smallebot_protocol::events::SubAgentOutcome;
 
 use crate::Metrics;
-use crate::series::{CompressionLabels, OutcomeLabels, ToolLabels, ToolNameLabels};
+use crate::series::{CompressionLabels, OutcomeLabels, SubAgentLabels, ToolLabels, ToolNameLabels};
 
 /// When each running turn and tool call started (by conversation; a call by its id).
 #[derive(Debug, Default)]
 pub(crate) struct Started {
     turns: HashMap<ConversationId, Instant>,
     calls: HashMap<(ConversationId, String), Instant>,
+    /// The sub-agents working for a conversation's turn, by their Delegate call.
+    sub_agents: HashMap<ConversationId, HashSet<String>>,
 }
 
 /// Counts what `event` says.
@@ -61,6 +64,37 @@ pub(crate) fn observe(metrics: &Metrics, event: &Event) {
                     .observe(at.elapsed().as_secs_f64());
             }
         }
+        EventKind::SubAgentStarted { call_id, .. } => {
+            if started
+                .sub_agents
+                .entry(conversation)
+                .or_default()
+                .insert(call_id.clone())
+            {
+                series.active_sub_agents.inc();
+            }
+        }
+        EventKind::SubAgentFinished {
+            call_id,
+            agent,
+            outcome,
+            ..
+        } => {
+            series
+                .sub_agents
+                .get_or_create(&SubAgentLabels {
+                    agent: agent.clone(),
+                    outcome: sub_agent_outcome(*outcome),
+                })
+                .inc();
+            if started
+                .sub_agents
+                .get_mut(&conversation)
+                .is_some_and(|working| working.remove(call_id))
+            {
+                series.active_sub_agents.dec();
+            }
+        }
         EventKind::Retrying { .. } => {
             series.model_retries.inc();
         }
@@ -90,8 +124,13 @@ fn end_turn(
         series.active_turns.dec();
         series.turn_seconds.observe(at.elapsed().as_secs_f64());
     }
-    // The turn's calls that never ended (cancelled mid-way) are forgotten with it.
+    // The turn's calls and sub-agents that never said they ended are forgotten with it.
     started.calls.retain(|(c, _), _| *c != conversation);
+    if let Some(working) = started.sub_agents.remove(&conversation) {
+        for _ in working {
+            series.active_sub_agents.dec();
+        }
+    }
 }
 
 /// A tool call's outcome as a label word.
@@ -103,6 +142,16 @@ fn tool_outcome(status: ToolCallStatus) -> &'static str {
         ToolCallStatus::Denied => "denied",
         ToolCallStatus::Cancelled => "cancelled",
         ToolCallStatus::Interrupted => "interrupted",
+        _ => "other",
+    }
+}
+
+/// A sub-agent's outcome as a label word.
+fn sub_agent_outcome(outcome: SubAgentOutcome) -> &'static str {
+    match outcome {
+        SubAgentOutcome::Completed => "completed",
+        SubAgentOutcome::Failed => "failed",
+        SubAgentOutcome::Cancelled => "cancelled",
         _ => "other",
     }
 }

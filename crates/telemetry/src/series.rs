@@ -30,6 +30,15 @@ pub struct ToolNameLabels {
     pub tool: String,
 }
 
+/// A sub-agent's agent and outcome.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SubAgentLabels {
+    /// The agent definition's name (files people write: a bounded set).
+    pub agent: String,
+    /// `completed`, `failed` or `cancelled`.
+    pub outcome: &'static str,
+}
+
 /// A compression's trigger and outcome.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct CompressionLabels {
@@ -55,6 +64,10 @@ pub struct Series {
     pub tool_call_seconds: Family<ToolNameLabels, Histogram>,
     /// Model requests sent again after a failure.
     pub model_retries: Counter,
+    /// Sub-agents ended, by agent and outcome.
+    pub sub_agents: Family<SubAgentLabels, Counter>,
+    /// Sub-agents working now.
+    pub active_sub_agents: Gauge,
     /// Compressions ended, by trigger and outcome.
     pub compressions: Family<CompressionLabels, Counter>,
     /// Event-stream (SSE) subscribers connected now.
@@ -99,6 +112,18 @@ impl Default for Series {
             "Model requests sent again after a failed attempt",
             model_retries.clone(),
         );
+        let sub_agents = Family::<SubAgentLabels, Counter>::default();
+        registry.register(
+            "sub_agents",
+            "Sub-agents ended, by agent and outcome",
+            sub_agents.clone(),
+        );
+        let active_sub_agents = Gauge::default();
+        registry.register(
+            "active_sub_agents",
+            "Sub-agents working now",
+            active_sub_agents.clone(),
+        );
         let compressions = Family::<CompressionLabels, Counter>::default();
         registry.register(
             "compressions",
@@ -119,6 +144,8 @@ impl Default for Series {
             tool_calls,
             tool_call_seconds,
             model_retries,
+            sub_agents,
+            active_sub_agents,
             compressions,
             sse_subscribers,
         }

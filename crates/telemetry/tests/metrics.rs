@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use smallebot_application::events::{CompressionTrigger, EventBus, EventKind, ToolCallStatus};
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_protocol::events::SubAgentOutcome;
 use smallebot_telemetry::Metrics;
 
 /// The value of the sample `name` whose labels include `labels`.
@@ -85,6 +86,37 @@ fn the_events_a_bus_delivers_become_series_a_scraper_reads() {
             tokens_after: 5,
         },
     );
+    for (call, outcome) in [("d1", Some(SubAgentOutcome::Completed)), ("d2", None)] {
+        bus.emit(
+            a,
+            turn,
+            EventKind::SubAgentStarted {
+                call_id: call.to_owned(),
+                sub_conversation_id: ConversationId::new().to_string(),
+                agent: "reviewer".to_owned(),
+                description: "Review".to_owned(),
+                task: "look".to_owned(),
+            },
+        );
+        if let Some(outcome) = outcome {
+            bus.emit(
+                a,
+                turn,
+                EventKind::SubAgentFinished {
+                    call_id: call.to_owned(),
+                    sub_conversation_id: String::new(),
+                    agent: "reviewer".to_owned(),
+                    outcome,
+                    error: None,
+                    tool_calls: 1,
+                },
+            );
+        }
+    }
+    assert_eq!(
+        value(&metrics.render(), "smallebot_active_sub_agents", &[]),
+        Some(1.0)
+    );
     bus.emit(
         a,
         turn,
@@ -137,6 +169,13 @@ fn the_events_a_bus_delivers_become_series_a_scraper_reads() {
             1.0,
         ),
         ("smallebot_sse_subscribers", &[], 0.0),
+        (
+            "smallebot_sub_agents_total",
+            &[("agent", "reviewer"), ("outcome", "completed")],
+            1.0,
+        ),
+        // The one that never said it ended is not working once its parent's turn is.
+        ("smallebot_active_sub_agents", &[], 0.0),
     ];
     for (name, labels, want) in cases {
         assert_eq!(
