@@ -64,15 +64,14 @@ pub(crate) fn observe(metrics: &Metrics, event: &Event) {
                     .observe(at.elapsed().as_secs_f64());
             }
         }
-        EventKind::SubAgentStarted { call_id, .. } => {
+        EventKind::SubAgentStarted { call_id, .. }
             if started
                 .sub_agents
                 .entry(conversation)
                 .or_default()
-                .insert(call_id.clone())
-            {
-                series.active_sub_agents.inc();
-            }
+                .insert(call_id.clone()) =>
+        {
+            series.active_sub_agents.inc();
         }
         EventKind::SubAgentFinished {
             call_id,
