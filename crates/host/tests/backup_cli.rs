@@ -113,6 +113,7 @@ async fn restore_brings_back_every_conversation_attachment_and_task_list() {
     assert!(
         out.contains("3 conversation(s)")
             && out.contains("1 attachment content(s)")
+            && out.contains("2 checkpoint content(s)")
             && out.contains("1 task list(s)")
             && out.contains("3 configuration file(s)"),
         "{out}"

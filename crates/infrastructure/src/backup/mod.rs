@@ -98,11 +98,12 @@ impl std::fmt::Display for BackupReport {
         match m.database {
             DatabaseKind::Sqlite => write!(
                 f,
-                "{} conversation(s) (schema {}), {} attachment content(s), {} task list(s), \
-                 {} configuration file(s)",
+                "{} conversation(s) (schema {}), {} attachment content(s), {} checkpoint \
+                 content(s), {} task list(s), {} configuration file(s)",
                 m.conversations,
                 m.schema_version,
                 m.attachment_contents,
+                m.checkpoint_contents,
                 m.task_lists,
                 m.configuration_files
             )?,
