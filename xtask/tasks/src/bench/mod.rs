@@ -7,6 +7,7 @@ mod compression;
 mod estimate;
 mod fixture;
 mod harness;
+mod idle_streams;
 mod markdown;
 mod overhead;
 mod page;
@@ -112,6 +113,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("serve") {
         print(&serve::run().await?);
+        print(&idle_streams::run().await?);
     }
     if wants("page") {
         print(&page::run().await?);
