@@ -39,7 +39,7 @@ mod targets;
 
 pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
-pub use ignore_rules::IgnoreRules;
+pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
 pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
 pub use index::Stamp;
 pub use limits::Limits;
