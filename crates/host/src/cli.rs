@@ -24,6 +24,9 @@ Environment:
                     userName is set
   NO_COLOR          set to anything non-empty: no colours
   RUST_LOG          which logs go to standard error when --log-level is not given
+  SMALLEBOT_METRICS_TOKEN
+                    serve: the bearer token GET /metrics asks of scrapers beyond
+                    loopback (without it, metrics are served to loopback only)
 Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation is busy
 (a turn is running, here or in another process).";
 
