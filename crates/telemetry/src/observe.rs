@@ -23,6 +23,15 @@ pub(crate) struct Started {
 pub(crate) fn observe(metrics: &Metrics, event: &Event) {
     let series = &metrics.series;
     let conversation = event.conversation_id;
+    // Most events are streamed text: counted by nothing, so they take no lock.
+    if matches!(
+        event.kind,
+        EventKind::TextDelta { .. }
+            | EventKind::ReasoningDelta { .. }
+            | EventKind::ContextUsage { .. }
+    ) {
+        return;
+    }
     let mut started = match metrics.started.lock() {
         Ok(started) => started,
         Err(poisoned) => poisoned.into_inner(),
