@@ -27,6 +27,9 @@ Environment:
   SMALLEBOT_METRICS_TOKEN
                     serve: the bearer token GET /metrics asks of scrapers beyond
                     loopback (without it, metrics are served to loopback only)
+  OTEL_EXPORTER_OTLP_ENDPOINT
+                    a collector's OTLP/HTTP address: spans of turns, model requests
+                    and tool calls are exported there (the other OTEL_* variables apply)
 Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation is busy
 (a turn is running, here or in another process).";
 

@@ -5,9 +5,12 @@
 //! Standard output is never written: `run` and `chat` print there. Lines are written by
 //! a thread of their own: a reader of standard error that stalls (a full pipe) never
 //! blocks the server; past [`LINES_WAITING`] lines waiting, new ones are dropped.
+//! When the OpenTelemetry variables name a collector, the same spans also go there
+//! (`smallebot_telemetry::Traces`), under the same rule about content.
 
 use std::io::IsTerminal;
 
+use smallebot_telemetry::{Traces, keeps_content};
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::{FilterExt, filter_fn};
@@ -26,9 +29,6 @@ pub enum LogFormat {
 /// How many log lines may wait for a stalled standard error before new ones are dropped.
 const LINES_WAITING: usize = 10_000;
 
-/// The field that marks an event as carrying content.
-const CONTENT_FIELD: &str = "content";
-
 /// What the command line says about logs.
 pub struct LogOptions<'a> {
     /// `--log-format`.
@@ -41,18 +41,25 @@ pub struct LogOptions<'a> {
     pub serving: bool,
 }
 
+/// What must live until the process ends: dropping it sends the spans still waiting
+/// to the collector, then writes the log lines still waiting.
+pub struct LogGuard {
+    _traces: Option<Traces>,
+    _lines: WorkerGuard,
+}
+
 /// Installs the subscriber for this process; keep what it returns until the process
-/// ends (dropping it writes the lines still waiting).
+/// ends.
 ///
 /// # Errors
-/// The filter does not parse (the message names it and where it came from), or a
-/// subscriber is already installed.
-pub fn install(options: &LogOptions<'_>) -> Result<WorkerGuard, String> {
+/// The filter does not parse (the message names it and where it came from), the
+/// OpenTelemetry variables ask for what cannot be done, or a subscriber is already
+/// installed.
+pub fn install(options: &LogOptions<'_>) -> Result<LogGuard, String> {
     let filter = level_filter(options)?;
     let log_content = options.content;
-    let content = filter_fn(move |metadata| {
-        log_content || !metadata.is_event() || metadata.fields().field(CONTENT_FIELD).is_none()
-    });
+    let traces = Traces::from_env().map_err(|err| err.to_string())?;
+    let content = filter_fn(move |metadata| keeps_content(metadata, log_content));
     let filter = filter.and(content);
     let ansi = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
@@ -74,11 +81,16 @@ pub fn install(options: &LogOptions<'_>) -> Result<WorkerGuard, String> {
             .with_filter(filter)
             .boxed(),
     };
+    let exported = traces.as_ref().map(|traces| traces.layer(log_content));
     tracing_subscriber::registry()
         .with(layer)
+        .with(exported)
         .try_init()
         .map_err(|err| format!("cannot install the log subscriber: {err}"))?;
-    Ok(guard)
+    Ok(LogGuard {
+        _traces: traces,
+        _lines: guard,
+    })
 }
 
 /// The filter: `--log-level`, else `RUST_LOG`, else info for `serve` and warn otherwise.

@@ -9,13 +9,18 @@
 //!
 //! Labels stay few and bounded: outcomes and triggers are fixed words; tool names are
 //! the registry's (MCP tools included), never a user's text.
+//!
+//! [`Traces`] exports the crates' `tracing` spans over OTLP when the standard
+//! OpenTelemetry variables name a collector.
 
 mod observe;
 mod series;
+mod traces;
 
 use std::sync::Mutex;
 
 pub use series::Series;
+pub use traces::{CONTENT_FIELD, ENDPOINT_VARIABLES, Traces, TracesError, keeps_content};
 
 use smallebot_application::events::EventObserver;
 use smallebot_application::ports::MetricsExport;

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use crate::wire::plan::{self as wire_plan, tool_status};
 use smallebot_core::rules::truncation::cap_stored_result;
@@ -98,8 +100,10 @@ impl TurnRun<'_> {
         let invocation = &call.invocation;
         let cancel = self.cancel.clone();
         let tool_context = tool_context.clone().for_call(&invocation.call_id);
+        let span = tool_span(invocation);
+        let execute = context.tools.execute(invocation, &tool_context);
         let mut outcome = tokio::select! {
-            outcome = context.tools.execute(invocation, &tool_context) => outcome,
+            outcome = execute.instrument(span.clone()) => outcome,
             () = async move {
                 cancel.cancelled().await;
                 tokio::time::sleep(TOOL_CANCEL_GRACE).await;
@@ -108,6 +112,11 @@ impl TurnRun<'_> {
                 status: ToolCallStatus::Cancelled,
             },
         };
+        if outcome.status != ToolCallStatus::Ok {
+            span.record("otel.status_code", "error");
+            span.record("error.type", outcome.status.as_str());
+        }
+        span.in_scope(|| tracing::info!(content = %outcome.content, "tool result"));
         if outcome.status == ToolCallStatus::Cancelled && context.stopping.is_cancelled() {
             // Stopped by a shutdown, not by the person.
             outcome = interrupted(outcome.content);
@@ -170,4 +179,22 @@ fn interrupted(mut content: String) -> ToolOutcome {
         content,
         status: ToolCallStatus::Interrupted,
     }
+}
+
+/// The span of one tool call, named by OpenTelemetry's GenAI conventions
+/// (`execute_tool NAME`); the arguments go in as an event marked as content (kept only
+/// with `--log-content`).
+fn tool_span(invocation: &ToolInvocation) -> tracing::Span {
+    let span = tracing::info_span!(
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", invocation.name),
+        otel.status_code = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %invocation.name,
+        gen_ai.tool.call.id = %invocation.call_id,
+        gen_ai.tool.type = "function",
+        error.type = Empty,
+    );
+    span.in_scope(|| tracing::info!(content = %invocation.arguments, "tool arguments"));
+    span
 }
