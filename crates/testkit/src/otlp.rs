@@ -3,7 +3,7 @@
 //! OpenTelemetry collector does, and keeps every span it got, flattened for assertions.
 
 use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -19,6 +19,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::TestkitError;
+use crate::server::{bind_loopback, serve_until};
 
 /// A span as the receiver got it.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,21 +77,13 @@ impl std::fmt::Debug for OtlpReceiver {
 impl OtlpReceiver {
     /// Binds 127.0.0.1 on a random port and serves on the current tokio runtime.
     pub async fn start() -> Result<Self, TestkitError> {
-        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .await
-            .map_err(TestkitError::Bind)?;
-        let addr = listener.local_addr().map_err(TestkitError::Bind)?;
+        let (listener, addr) = bind_loopback().await?;
         let received = Arc::new(Received::default());
         let router = Router::new()
             .route("/v1/traces", post(export))
             .with_state(Arc::clone(&received));
-        let (shutdown, mut stop) = watch::channel(false);
-        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|stopped| *stopped).await;
-        });
-        let task = tokio::spawn(async move {
-            let _ = serve.await;
-        });
+        let (shutdown, stop) = watch::channel(false);
+        let task = serve_until(listener, router, stop);
         Ok(Self {
             addr,
             received,
