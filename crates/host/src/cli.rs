@@ -5,6 +5,15 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use smallebot_terminal::export_text::ExportFormat;
 
+/// How log events are written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event.
+    Text,
+    /// One JSON object per line, with the fields of the spans it happened in.
+    Json,
+}
+
 /// The environment variables and exit codes, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
 Environment:
@@ -65,8 +74,8 @@ pub struct Cli {
 
     /// How the logs on standard error look: `text` (one readable line per event) or
     /// `json` (one JSON object per line, with its spans' fields: request and turn ids)
-    #[arg(long, global = true, value_enum, default_value_t = crate::logging::LogFormat::Text)]
-    pub log_format: crate::logging::LogFormat,
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 
     /// Which logs: a level (error, warn, info, debug, trace) or RUST_LOG's directives
     /// (`smallebot_web=debug,info`) [default: RUST_LOG if set, else info for serve and

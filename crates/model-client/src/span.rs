@@ -36,6 +36,7 @@ pub(crate) fn request_span(endpoint: &ChatEndpoint, request: &ModelRequest) -> t
         server.address = url.as_ref().and_then(|u| u.host_str()),
         server.port = url.as_ref().and_then(reqwest::Url::port_or_known_default),
         smallebot.request.purpose = purpose,
+        smallebot.time_to_first_token_seconds = Empty,
     )
 }
 
@@ -79,4 +80,12 @@ fn error_type(kind: ModelErrorKind) -> &'static str {
         ModelErrorKind::Protocol => "protocol",
         _ => "_OTHER",
     }
+}
+
+/// Notes on the current request's span how long after `sent` its answer began.
+pub(crate) fn first_token(sent: std::time::Instant) {
+    tracing::Span::current().record(
+        "smallebot.time_to_first_token_seconds",
+        sent.elapsed().as_secs_f64(),
+    );
 }

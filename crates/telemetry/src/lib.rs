@@ -10,16 +10,23 @@
 //! Labels stay few and bounded: outcomes and triggers are fixed words; tool names are
 //! the registry's (MCP tools included), never a user's text.
 //!
+//! What only spans see — a model request's latency, time to first token and tokens,
+//! a store operation's latency, a turn's time on the host — is measured by
+//! [`Metrics::span_layer`] from the same `tracing` spans traces are made of.
 //! [`Traces`] exports the crates' `tracing` spans over OTLP when the standard
 //! OpenTelemetry variables name a collector.
 
+pub mod logs;
 mod observe;
 mod series;
+mod span_series;
+mod spans;
 mod traces;
 
 use std::sync::Mutex;
 
 pub use series::Series;
+pub use span_series::SpanSeries;
 pub use traces::{CONTENT_FIELD, ENDPOINT_VARIABLES, Traces, TracesError, keeps_content};
 
 use smallebot_application::events::EventObserver;
@@ -56,6 +63,17 @@ impl Metrics {
         } else {
             self.series.sse_subscribers.dec();
         }
+    }
+
+    /// A `tracing` layer timing the crates' spans into these metrics: model requests
+    /// (wall time, time to first token, tokens by model), store operations, and each
+    /// turn's host overhead. Install it in the process's subscriber.
+    #[must_use]
+    pub fn span_layer<S>(self: &std::sync::Arc<Self>) -> impl tracing_subscriber::Layer<S> + use<S>
+    where
+        S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+    {
+        spans::SpanMetrics::new(std::sync::Arc::clone(self)).layer()
     }
 
     /// Every series in the text format (ends with `# EOF`).

@@ -8,7 +8,9 @@ use smallebot_core::ids::ConversationId;
 use smallebot_protocol::events::SubAgentOutcome;
 
 use crate::Metrics;
-use crate::series::{CompressionLabels, OutcomeLabels, SubAgentLabels, ToolLabels, ToolNameLabels};
+use crate::series::{
+    CompressionLabels, OutcomeLabels, RetryLabels, SubAgentLabels, ToolLabels, ToolNameLabels,
+};
 
 /// When each running turn and tool call started (by conversation; a call by its id).
 #[derive(Debug, Default)]
@@ -103,9 +105,7 @@ pub(crate) fn observe(metrics: &Metrics, event: &Event) {
                 series.active_sub_agents.dec();
             }
         }
-        EventKind::Retrying { .. } => {
-            series.model_retries.inc();
-        }
+        EventKind::Retrying { reason, .. } => retried(metrics, reason),
         EventKind::CompressionCompleted { trigger, ok, .. } => {
             series
                 .compressions
@@ -173,4 +173,12 @@ fn trigger_word(trigger: CompressionTrigger) -> &'static str {
         CompressionTrigger::Manual => "manual",
         _ => "other",
     }
+}
+
+/// One more retry for `cause`.
+fn retried(metrics: &Metrics, cause: &str) {
+    let cause = RetryLabels {
+        cause: cause.to_owned(),
+    };
+    metrics.series.model_retries.get_or_create(&cause).inc();
 }

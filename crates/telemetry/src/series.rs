@@ -7,6 +7,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use crate::span_series::SpanSeries;
+
 /// A turn's outcome.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct OutcomeLabels {
@@ -48,6 +50,13 @@ pub struct CompressionLabels {
     pub outcome: &'static str,
 }
 
+/// Why a model request was sent again.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RetryLabels {
+    /// The model client's words for it (`rate limited (429)`, `stream stalled`, …).
+    pub cause: String,
+}
+
 /// Every series of the process, registered under `smallebot_`.
 #[derive(Debug)]
 pub struct Series {
@@ -62,8 +71,8 @@ pub struct Series {
     pub tool_calls: Family<ToolLabels, Counter>,
     /// A tool call's wall time, by tool.
     pub tool_call_seconds: Family<ToolNameLabels, Histogram>,
-    /// Model requests sent again after a failure.
-    pub model_retries: Counter,
+    /// Model requests sent again after a failure, by cause.
+    pub model_retries: Family<RetryLabels, Counter>,
     /// Sub-agents ended, by agent and outcome.
     pub sub_agents: Family<SubAgentLabels, Counter>,
     /// Sub-agents working now.
@@ -72,70 +81,95 @@ pub struct Series {
     pub compressions: Family<CompressionLabels, Counter>,
     /// Event-stream (SSE) subscribers connected now.
     pub sse_subscribers: Gauge,
+    /// What the spans measure.
+    pub spans: SpanSeries,
 }
 
 /// Buckets from 5 ms to about 10 minutes: tool calls and turns both fit.
-fn seconds_buckets() -> impl Iterator<Item = f64> {
+pub(crate) fn seconds_buckets() -> impl Iterator<Item = f64> {
     exponential_buckets(0.005, 2.0, 18)
+}
+
+/// Registers `metric` under `name` with `help`, and gives it back.
+pub(crate) fn register<M>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M
+where
+    M: prometheus_client::registry::Metric + Clone,
+{
+    registry.register(name, help, metric.clone());
+    metric
+}
+
+/// Buckets from 20 µs to about 5 s: store operations and a turn's host time.
+pub(crate) fn fine_buckets() -> impl Iterator<Item = f64> {
+    exponential_buckets(0.000_02, 2.0, 18)
 }
 
 impl Default for Series {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("smallebot");
-        let turns = Family::<OutcomeLabels, Counter>::default();
-        registry.register("turns", "Turns ended, by outcome", turns.clone());
-        let active_turns = Gauge::default();
-        registry.register("active_turns", "Turns running now", active_turns.clone());
-        let turn_seconds = Histogram::new(seconds_buckets());
-        registry.register(
+        let turns = register(
+            &mut registry,
+            "turns",
+            "Turns ended, by outcome",
+            Family::<OutcomeLabels, Counter>::default(),
+        );
+        let active_turns = register(
+            &mut registry,
+            "active_turns",
+            "Turns running now",
+            Gauge::default(),
+        );
+        let turn_seconds = register(
+            &mut registry,
             "turn_duration_seconds",
             "Wall time of a turn, from its start to its end",
-            turn_seconds.clone(),
+            Histogram::new(seconds_buckets()),
         );
-        let tool_calls = Family::<ToolLabels, Counter>::default();
-        registry.register(
+        let tool_calls = register(
+            &mut registry,
             "tool_calls",
             "Tool calls ended, by tool and outcome",
-            tool_calls.clone(),
+            Family::<ToolLabels, Counter>::default(),
         );
-        let tool_call_seconds = Family::<ToolNameLabels, Histogram>::new_with_constructor(|| {
-            Histogram::new(seconds_buckets())
-        });
-        registry.register(
+        let tool_call_seconds = register(
+            &mut registry,
             "tool_call_duration_seconds",
             "Wall time of a tool call, by tool",
-            tool_call_seconds.clone(),
+            Family::<ToolNameLabels, Histogram>::new_with_constructor(|| {
+                Histogram::new(seconds_buckets())
+            }),
         );
-        let model_retries = Counter::default();
-        registry.register(
+        let model_retries = register(
+            &mut registry,
             "model_retries",
-            "Model requests sent again after a failed attempt",
-            model_retries.clone(),
+            "Model requests sent again after a failed attempt, by cause",
+            Family::<RetryLabels, Counter>::default(),
         );
-        let sub_agents = Family::<SubAgentLabels, Counter>::default();
-        registry.register(
+        let sub_agents = register(
+            &mut registry,
             "sub_agents",
             "Sub-agents ended, by agent and outcome",
-            sub_agents.clone(),
+            Family::<SubAgentLabels, Counter>::default(),
         );
-        let active_sub_agents = Gauge::default();
-        registry.register(
+        let active_sub_agents = register(
+            &mut registry,
             "active_sub_agents",
             "Sub-agents working now",
-            active_sub_agents.clone(),
+            Gauge::default(),
         );
-        let compressions = Family::<CompressionLabels, Counter>::default();
-        registry.register(
+        let compressions = register(
+            &mut registry,
             "compressions",
             "Context compressions ended, by trigger and outcome",
-            compressions.clone(),
+            Family::<CompressionLabels, Counter>::default(),
         );
-        let sse_subscribers = Gauge::default();
-        registry.register(
+        let sse_subscribers = register(
+            &mut registry,
             "sse_subscribers",
             "Event-stream subscribers connected now",
-            sse_subscribers.clone(),
+            Gauge::default(),
         );
+        let spans = SpanSeries::register(&mut registry);
         Self {
             registry,
             turns,
@@ -148,6 +182,7 @@ impl Default for Series {
             active_sub_agents,
             compressions,
             sse_subscribers,
+            spans,
         }
     }
 }

@@ -162,7 +162,7 @@ fn the_events_a_bus_delivers_become_series_a_scraper_reads() {
             2.0,
         ),
         ("smallebot_turn_duration_seconds", &[], 2.0),
-        ("smallebot_model_retries_total", &[], 1.0),
+        ("smallebot_model_retries_total", &[("cause", "429")], 1.0),
         (
             "smallebot_compressions_total",
             &[("trigger", "mid_turn"), ("outcome", "ok")],

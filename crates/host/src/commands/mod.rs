@@ -23,7 +23,10 @@ use crate::cli::{Cli, Command};
 use crate::error::HostError;
 
 /// Runs the parsed command line.
-pub async fn run(cli: Cli) -> Result<(), HostError> {
+pub async fn run(
+    cli: Cli,
+    metrics: Option<std::sync::Arc<smallebot_telemetry::Metrics>>,
+) -> Result<(), HostError> {
     // Without a current directory (deleted under us) only `.` is left to look in.
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let home = Home::new(smallebot_core::rules::home_dir::resolve_home(
@@ -87,6 +90,7 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
                 public_names,
                 open,
                 shutdown_grace: std::time::Duration::from_secs_f64(shutdown_grace),
+                metrics: metrics.unwrap_or_default(),
             };
             serve::run(&home, &options, user.as_deref()).await
         }
