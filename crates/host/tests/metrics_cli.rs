@@ -1,7 +1,7 @@
 //! What `serve`'s `/metrics` learns from the spans of a turn, through the real binary:
 //! the model request counted by model, purpose and outcome, its wall time and time to
 //! first token, the tokens the server reported, the store's operations and the turn's
-//! time on the host.
+//! time on the host; and an answer's `Server-Timing` (store, render, total).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
@@ -138,6 +138,33 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     assert!(
         samples(&text, "smallebot_store_operation_duration_seconds", &[]).len() >= 2,
         "reads by name beside writes: {text}"
+    );
+    // Every answer says where its time went: a timeline read is mostly the store's.
+    let timeline = http
+        .get(format!("{base}/api/conversations/{id}"))
+        .send()
+        .await
+        .unwrap();
+    let timing = timeline.headers()["server-timing"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let parts: Vec<(&str, f64)> = timing
+        .split(", ")
+        .map(|part| {
+            let (name, duration) = part.split_once(";dur=").unwrap();
+            (name, duration.parse().unwrap())
+        })
+        .collect();
+    let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, ["store", "render", "total"], "{timing}");
+    assert!(
+        parts[0].1 > 0.0,
+        "the timeline was read from the store: {timing}"
+    );
+    assert!(
+        (parts[0].1 + parts[1].1 - parts[2].1).abs() < 0.01,
+        "{timing}"
     );
     child.start_kill().unwrap();
     child.wait().await.unwrap();
