@@ -19,8 +19,9 @@ mod support;
 /// The crates whose every file is held to the rule (the stores, the sandbox, the
 /// testkit and the terminal renderer work on their own files, never in a tree a model
 /// or command changes; `smallebot-confined` is the module itself).
-const GUARDED_CRATES: [&str; 10] = [
+const GUARDED_CRATES: [&str; 11] = [
     "core",
+    "checkpoints",
     "shell",
     "protocol",
     "application",

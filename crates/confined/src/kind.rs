@@ -45,6 +45,11 @@ pub struct Metadata {
     pub len: u64,
     /// How many names it has (a regular file with more than one is hard-linked).
     pub links: u64,
+    /// Its inode number (with the size and modification time, what tells a changed
+    /// file from an unchanged one without reading it).
+    pub inode: u64,
+    /// Its last modification time, in nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
 }
 
 impl Metadata {
@@ -72,4 +77,9 @@ pub struct Entry {
     pub size: Option<u64>,
     /// A link's target as written.
     pub target: Option<String>,
+    /// Its inode number, when it could be examined.
+    pub inode: Option<u64>,
+    /// Its last modification time in nanoseconds since the Unix epoch, when it could
+    /// be examined.
+    pub modified_ns: Option<i64>,
 }

@@ -126,6 +126,10 @@ fn from_stat(stat: &rustix::fs::Stat) -> Metadata {
         kind: kind(FileType::from_raw_mode(stat.st_mode as _)),
         len: u64::try_from(stat.st_size).unwrap_or(0),
         links: u64::try_from(stat.st_nlink).unwrap_or(u64::MAX),
+        inode: stat.st_ino as u64,
+        modified_ns: (stat.st_mtime as i64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(stat.st_mtime_nsec as i64),
     }
 }
 
@@ -216,6 +220,8 @@ pub(crate) fn entries(dir: &OwnedFd) -> Result<Vec<Entry>, Errno> {
             kind,
             size: meta.filter(|m| m.kind == FileKind::File).map(|m| m.len),
             target,
+            inode: meta.map(|m| m.inode),
+            modified_ns: meta.map(|m| m.modified_ns),
         });
     }
     Ok(out)

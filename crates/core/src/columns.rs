@@ -50,6 +50,25 @@ macro_rules! attachment_columns {
     };
 }
 
+/// The columns of a `model_requests` row (one per model request: usage).
+#[macro_export]
+macro_rules! usage_columns {
+    () => {
+        "user_name, conversation_id, turn_id, sub_conversation_id, step, purpose, model, \
+         prompt_tokens, cached_prompt_tokens, completion_tokens, reasoning_tokens, cost_picos, \
+         currency, first_token_ms, duration_ms, retries, outcome, ended_at"
+    };
+}
+
+/// The columns of a `turn_file_changes` row, of the table named `f`.
+#[macro_export]
+macro_rules! file_change_columns {
+    () => {
+        "f.turn_id, f.path, f.from_path, f.kind, f.sha256_before, f.size_before, \
+         f.sha256_after, f.size_after, f.not_captured, f.rewind_id"
+    };
+}
+
 #[cfg(test)]
 mod tests {
     /// Each list names each column once, and no list is empty.
@@ -58,9 +77,11 @@ mod tests {
         let lists = [
             conversation_columns!(),
             turn_columns!(),
+            file_change_columns!(),
             message_columns!(),
             tool_call_columns!(),
             attachment_columns!(),
+            usage_columns!(),
         ];
         for list in lists {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();

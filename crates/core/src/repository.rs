@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
-    TurnStatus, TurnUndo,
+    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnFileChange,
+    TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -302,6 +302,53 @@ pub trait AttachmentRepository: Send + Sync {
     ) -> RepoResult<Vec<Attachment>>;
 }
 
+/// Usage: one record per model request, kept when its conversation is deleted.
+#[async_trait]
+pub trait UsageRepository: Send + Sync {
+    /// Stores the record of one model request.
+    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()>;
+
+    /// The records `filter` selects, oldest first.
+    async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>>;
+
+    /// What the records `filter` selects cost, in picos (unpriced ones count 0).
+    async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64>;
+}
+
+/// Checkpoints: the file changes each turn made to its workspace, and the contents
+/// they need to be undone, kept once per SHA-256 (on SQLite as files beside the
+/// database, on PostgreSQL in it).
+#[async_trait]
+pub trait CheckpointRepository: Send + Sync {
+    /// Stores changes of the turn `turn_id` of `conversation_id` after those it holds
+    /// already (a turn's changes are listed in the order they were stored). Refused
+    /// with [`RepositoryError::NotFound`] for an unknown turn of that conversation.
+    async fn record_file_changes(
+        &self,
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        changes: &[TurnFileChange],
+    ) -> RepoResult<()>;
+
+    /// A conversation's file changes: turn by turn in turn order, each turn's in the
+    /// order they were stored.
+    async fn file_changes(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<TurnFileChange>>;
+
+    /// Whether the content of `sha256` is kept.
+    async fn has_checkpoint_content(&self, sha256: &str) -> RepoResult<bool>;
+
+    /// Keeps `content` under its digest `sha256` (already kept is not an error).
+    /// Refused with [`RepositoryError::Conflict`] unless `sha256` is 64 lowercase hex
+    /// digits.
+    async fn put_checkpoint_content(&self, sha256: &str, content: &[u8]) -> RepoResult<()>;
+
+    /// The content of `sha256`, `None` when it is not kept.
+    async fn checkpoint_content(&self, sha256: &str) -> RepoResult<Option<Vec<u8>>>;
+}
+
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
     ConversationRepository
@@ -309,6 +356,8 @@ pub trait Store:
     + HistoryRepository
     + SearchRepository
     + AttachmentRepository
+    + UsageRepository
+    + CheckpointRepository
 {
 }
 
@@ -318,5 +367,7 @@ impl<T: ?Sized> Store for T where
         + HistoryRepository
         + SearchRepository
         + AttachmentRepository
+        + UsageRepository
+        + CheckpointRepository
 {
 }

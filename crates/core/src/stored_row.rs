@@ -10,11 +10,13 @@ use std::str::FromStr;
 use crate::RepositoryError;
 use crate::entities::{
     AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,
-    Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, ToolCall, ToolCallStatus,
-    Turn, TurnLease, TurnStatus,
+    Message, Role, SearchHit, SearchHitKind, SubAgentLink, ThinkBlock, TokenCounts, ToolCall,
+    ToolCallStatus, Turn, TurnFileChange, TurnLease, TurnStatus, UsageAccount, UsageOutcome,
+    UsagePurpose, UsageRecord,
 };
 use crate::ids::ConversationId;
 use crate::repository::RepoResult;
+use crate::rules::checkpoint::{ChangeKind, FileChange, FileState};
 use crate::time::Timestamp;
 
 /// A stored row's columns, read by name in its engine's types.
@@ -148,6 +150,57 @@ pub fn turn(row: &impl StoredRow) -> RepoResult<Turn> {
             .map(|word| AnswerCut::parse(&word).map_err(|e| RepositoryError::corrupt("cut", e)))
             .transpose()?,
     })
+}
+
+/// A row of `file_change_columns!` (the stores read it without the table's name).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not fit: an unknown kind,
+/// a negative size, a digest without its size or a size without its digest.
+pub fn file_change(row: &impl StoredRow) -> RepoResult<TurnFileChange> {
+    let kind = text(row, "kind")?;
+    Ok(TurnFileChange {
+        turn_id: id(row, "turn_id")?,
+        change: FileChange {
+            path: text(row, "path")?,
+            from: row.opt_text("from_path")?,
+            kind: ChangeKind::parse(&kind).ok_or_else(|| {
+                RepositoryError::corrupt("kind", format!("'{kind}' is not a kind of change"))
+            })?,
+            before: file_state(row, "sha256_before", "size_before")?,
+            after: file_state(row, "sha256_after", "size_after")?,
+        },
+        not_captured: row.opt_text("not_captured")?,
+        rewind: row.opt_text("rewind_id")?,
+    })
+}
+
+/// A file's state as its digest and size columns are written (NULL, NULL: no file), for
+/// both stores' writes of `turn_file_changes`.
+///
+/// # Errors
+/// [`RepositoryError::Conflict`] for a size no integer column holds.
+pub fn file_state_columns(state: Option<&FileState>) -> RepoResult<(Option<&str>, Option<i64>)> {
+    state.map_or(Ok((None, None)), |state| {
+        let size = i64::try_from(state.size).map_err(|_| {
+            RepositoryError::Conflict(format!("a size of {} bytes cannot be stored", state.size))
+        })?;
+        Ok((Some(state.sha256.as_str()), Some(size)))
+    })
+}
+
+/// A file's state from its digest and size columns: both or neither.
+fn file_state(row: &impl StoredRow, digest: &str, size: &str) -> RepoResult<Option<FileState>> {
+    match (row.opt_text(digest)?, row.opt_int(size)?) {
+        (None, None) => Ok(None),
+        (Some(sha256), Some(bytes)) => Ok(Some(FileState {
+            sha256,
+            size: u64::try_from(bytes)
+                .map_err(|_| RepositoryError::corrupt(size, format!("{bytes} is negative")))?,
+        })),
+        (Some(_), None) => Err(RepositoryError::corrupt(size, "NULL beside a digest")),
+        (None, Some(_)) => Err(RepositoryError::corrupt(digest, "NULL beside a size")),
+    }
 }
 
 /// The lease columns of a turn row: all set while it runs under a lease, else none.
@@ -292,3 +345,47 @@ pub fn search_hit(row: &impl StoredRow) -> RepoResult<SearchHit> {
 #[cfg(test)]
 #[path = "stored_row_tests.rs"]
 mod tests;
+
+fn count(column: &str, value: i64) -> RepoResult<u64> {
+    u64::try_from(value).map_err(|e| RepositoryError::corrupt(column, e))
+}
+
+/// A row of [`usage_columns!`](crate::usage_columns).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that does not decode.
+pub fn usage_record(row: &impl StoredRow) -> RepoResult<UsageRecord> {
+    let tokens = match row.opt_int("prompt_tokens")? {
+        None => None,
+        Some(prompt) => Some(TokenCounts {
+            prompt: count("prompt_tokens", prompt)?,
+            cached_prompt: count("cached_prompt_tokens", int(row, "cached_prompt_tokens")?)?,
+            completion: count("completion_tokens", int(row, "completion_tokens")?)?,
+            reasoning: count("reasoning_tokens", int(row, "reasoning_tokens")?)?,
+        }),
+    };
+    Ok(UsageRecord {
+        account: UsageAccount {
+            user_name: text(row, "user_name")?,
+            conversation_id: id(row, "conversation_id")?,
+            turn_id: opt_id(row, "turn_id")?,
+            sub_conversation_id: opt_id(row, "sub_conversation_id")?,
+            step: u32_of("step", int(row, "step")?)?,
+        },
+        purpose: UsagePurpose::parse(&text(row, "purpose")?)
+            .map_err(|e| RepositoryError::corrupt("purpose", e))?,
+        model: text(row, "model")?,
+        tokens,
+        cost: row.opt_int("cost_picos")?,
+        currency: row.opt_text("currency")?,
+        first_token_ms: row
+            .opt_int("first_token_ms")?
+            .map(|ms| count("first_token_ms", ms))
+            .transpose()?,
+        duration_ms: count("duration_ms", int(row, "duration_ms")?)?,
+        retries: u32_of("retries", int(row, "retries")?)?,
+        outcome: UsageOutcome::parse(&text(row, "outcome")?)
+            .map_err(|e| RepositoryError::corrupt("outcome", e))?,
+        at: time(row, "ended_at")?,
+    })
+}

@@ -224,3 +224,53 @@ fn a_search_row_of_each_stored_kind_is_a_hit_of_that_kind() {
         "stored data is invalid: kind: unknown search row kind 'think'"
     );
 }
+
+fn file_change_row(turn: TurnId) -> Fake {
+    let digest = "a".repeat(64);
+    Fake::default()
+        .with("turn_id", txt(&turn.to_string()))
+        .with("path", txt("e.txt"))
+        .with("from_path", txt("d.txt"))
+        .with("kind", txt("renamed"))
+        .with("sha256_before", txt(&digest))
+        .with("size_before", Value::Int(2))
+        .with("sha256_after", txt(&digest))
+        .with("size_after", Value::Int(2))
+        .with("not_captured", Value::Null)
+        .with("rewind_id", Value::Null)
+}
+
+#[test]
+fn a_file_change_row_needs_digest_and_size_together_a_known_kind_and_no_negative_size() {
+    let turn = TurnId::new();
+    let read = file_change(&file_change_row(turn)).unwrap();
+    assert_eq!(read.turn_id, turn);
+    assert_eq!(read.change.kind, ChangeKind::Renamed);
+    assert_eq!(read.change.from.as_deref(), Some("d.txt"));
+    assert_eq!(read.change.after.as_ref().map(|s| s.size), Some(2));
+    let created = file_change_row(turn)
+        .with("kind", txt("created"))
+        .with("from_path", Value::Null)
+        .with("sha256_before", Value::Null)
+        .with("size_before", Value::Null);
+    assert_eq!(file_change(&created).unwrap().change.before, None);
+    let broken = [
+        ("kind", file_change_row(turn).with("kind", txt("moved"))),
+        (
+            "size_before",
+            file_change_row(turn).with("size_before", Value::Null),
+        ),
+        (
+            "sha256_after",
+            file_change_row(turn).with("sha256_after", Value::Null),
+        ),
+        (
+            "size_after",
+            file_change_row(turn).with("size_after", Value::Int(-1)),
+        ),
+    ];
+    for (column, row) in broken {
+        let err = file_change(&row).unwrap_err().to_string();
+        assert!(err.contains(column), "{column}: {err}");
+    }
+}

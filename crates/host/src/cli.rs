@@ -5,6 +5,15 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use smallebot_terminal::export_text::ExportFormat;
 
+/// How log events are written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event.
+    Text,
+    /// One JSON object per line, with the fields of the spans it happened in.
+    Json,
+}
+
 /// The environment variables and exit codes, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
 Environment:
@@ -24,6 +33,12 @@ Environment:
                     userName is set
   NO_COLOR          set to anything non-empty: no colours
   RUST_LOG          which logs go to standard error when --log-level is not given
+  SMALLEBOT_METRICS_TOKEN
+                    serve: the bearer token GET /metrics asks of scrapers beyond
+                    loopback (without it, metrics are served to loopback only)
+  OTEL_EXPORTER_OTLP_ENDPOINT
+                    a collector's OTLP/HTTP address: spans of turns, model requests
+                    and tool calls are exported there (the other OTEL_* variables apply)
 Exit codes: 0 done; 1 error; 2 no model endpoint configured; 3 the conversation is busy
 (a turn is running, here or in another process).";
 
@@ -59,8 +74,8 @@ pub struct Cli {
 
     /// How the logs on standard error look: `text` (one readable line per event) or
     /// `json` (one JSON object per line, with its spans' fields: request and turn ids)
-    #[arg(long, global = true, value_enum, default_value_t = crate::logging::LogFormat::Text)]
-    pub log_format: crate::logging::LogFormat,
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 
     /// Which logs: a level (error, warn, info, debug, trace) or RUST_LOG's directives
     /// (`smallebot_web=debug,info`) [default: RUST_LOG if set, else info for serve and
@@ -127,6 +142,26 @@ pub enum Command {
         #[arg(long)]
         status: bool,
     },
+    /// Write a consistent copy of this home to a new folder while it runs (`serve` may
+    /// keep writing): the SQLite database, attachment contents, task lists,
+    /// configuration, skills and agents — not the workspaces. With PostgreSQL, the
+    /// home's files outside the database (back the database up with pg_dump).
+    Backup {
+        /// The folder to write; it must not exist yet (a backup never overwrites).
+        dest: std::path::PathBuf,
+    },
+    /// Bring a home back from a folder written by `backup`, after checking it (SQLite's
+    /// integrity check, its schema version, every attachment's content). Stop `serve`
+    /// and chats of this home first.
+    Restore {
+        /// The backup folder.
+        src: std::path::PathBuf,
+        /// Restore into a home that already holds a database, task lists or
+        /// configuration; what was there is moved to `before-restore-<time>/` in the
+        /// home, never deleted.
+        #[arg(long)]
+        force: bool,
+    },
     /// Summarize a conversation's older turns now (the recent turns stay verbatim;
     /// nothing is deleted).
     Compact {
@@ -171,6 +206,8 @@ pub enum Command {
     /// List, show, search, export or delete stored conversations.
     #[command(subcommand)]
     Conversations(ConversationsCommand),
+    /// Rewind a conversation: its files back to before a turn, its turns undone, or both.
+    Rewind(smallebot_terminal::rewind::RewindArgs),
     /// The models of models.json (or the one the environment names): what
     /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
     /// and what its server reports — llama.cpp's /props (context per slot, slots),

@@ -12,8 +12,6 @@ mod cli;
 mod commands;
 mod database;
 mod error;
-mod home;
-mod logging;
 mod shutdown;
 mod wiring;
 
@@ -26,6 +24,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use smallebot_core::rules::terminal_text::escape_controls;
+use smallebot_telemetry::logs;
 use smallebot_terminal::stdio::is_closed_pipe;
 
 fn main() -> ExitCode {
@@ -46,15 +45,18 @@ fn main() -> ExitCode {
         Err(error) => error.exit(),
     };
     // Held until the process ends: dropping it writes the log lines still waiting.
-    let _logs = match logging::install(&logging::LogOptions {
-        format: cli.log_format,
+    let logs = match logs::install(&logs::LogOptions {
+        format: match cli.log_format {
+            cli::LogFormat::Text => logs::LogFormat::Text,
+            cli::LogFormat::Json => logs::LogFormat::Json,
+        },
         level: cli.log_level.as_deref(),
         content: cli.log_content,
         serving: matches!(cli.command, cli::Command::Serve { .. }),
     }) {
         Ok(guard) => guard,
         Err(err) => {
-            errln!("error: {}", escape_controls(&err));
+            errln!("error: {}", escape_controls(&err.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -68,7 +70,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(commands::run(cli));
+    let result = runtime.block_on(commands::run(cli, logs.metrics()));
     // A read of standard input may still be blocked in the runtime's thread pool
     // (chat left with Ctrl+C): exit without waiting for it.
     runtime.shutdown_background();

@@ -68,6 +68,36 @@ async fn models_lists_each_model_with_what_its_server_reported() {
 }
 
 #[tokio::test]
+async fn models_says_where_the_environment_s_model_comes_from() {
+    let home = tempfile::tempdir().unwrap();
+    let server = server().await;
+    let out = cli::smallebot(home.path(), Some(&server.base_url()))
+        .env("SMALLEBOT_MODEL", "qwen3:8b")
+        .arg("models")
+        .output()
+        .await
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    // No id of models.json ("env" is no name a person chose): the model, its server and
+    // where they come from.
+    assert_eq!(
+        lines[0],
+        format!(
+            "* qwen3:8b at {} (from the environment: no models.json)",
+            server.base_url()
+        ),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("    settings: contextWindow not set"),
+        "{stdout}"
+    );
+    assert!(lines[2].starts_with("    server: llama.cpp"), "{stdout}");
+}
+
+#[tokio::test]
 async fn run_warns_about_the_window_and_marks_a_cut_answer_on_stderr() {
     let home = tempfile::tempdir().unwrap();
     let server = server().await;

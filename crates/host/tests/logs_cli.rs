@@ -30,15 +30,7 @@ async fn serve_one_turn(home: &Path, extra: &[&str]) -> Vec<String> {
         .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
     let (mut child, _banner, base) = cli::start_serving(serve).await;
     let http = reqwest::Client::new();
-    let created: Value = http
-        .post(format!("{base}/api/conversations"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = created["id"].as_str().unwrap();
+    let id = &cli::new_conversation(&http, &base).await;
     let started = http
         .post(format!("{base}/api/conversations/{id}/messages"))
         .json(&serde_json::json!({"text": MESSAGE}))

@@ -86,6 +86,18 @@ async fn serve_answers_the_api_on_loopback() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(answered, "the answer was stored");
+    // The process's metrics, to a scraper on loopback without a token: the turn ended
+    // (its end is counted as its event is emitted, which may follow the stored answer).
+    let mut counted = false;
+    while !counted && std::time::Instant::now() < deadline {
+        let metrics = http.get(format!("{base}/metrics")).send().await.unwrap();
+        assert_eq!(metrics.status(), reqwest::StatusCode::OK);
+        let text = metrics.text().await.unwrap();
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        counted = text.contains("smallebot_turns_total{outcome=\"completed\"} 1");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(counted, "the completed turn is counted");
     // The turn's request (the title's, beside it, quotes the message after its
     // instruction).
     assert!(

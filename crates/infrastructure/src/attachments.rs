@@ -22,7 +22,7 @@ use crate::time::now;
 use crate::write::{AttachmentPut, AttachmentsPut, Write};
 
 /// Runs blocking file work on tokio's blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     action: &'static str,
     work: impl FnOnce() -> RepoResult<T> + Send + 'static,
 ) -> RepoResult<T> {

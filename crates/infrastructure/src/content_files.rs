@@ -13,6 +13,11 @@ use std::path::{Path, PathBuf};
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 
+/// The attachment contents' folder beside the database.
+pub(crate) const ATTACHMENTS_FOLDER: &str = "attachments";
+/// The checkpoint contents' folder beside the database.
+pub(crate) const CHECKPOINTS_FOLDER: &str = "checkpoints";
+
 /// The folder of attachment content, next to the database.
 #[derive(Debug, Clone)]
 pub(crate) struct ContentFiles {
@@ -33,13 +38,30 @@ fn failed(action: &'static str, path: &Path, err: &std::io::Error) -> Repository
 impl ContentFiles {
     /// The content folder of the database at `database`: `attachments/` beside it.
     pub(crate) fn beside(database: &Path) -> Self {
+        Self::named(database, ATTACHMENTS_FOLDER)
+    }
+
+    /// The checkpoint content folder of the database at `database`: `checkpoints/`
+    /// beside it.
+    pub(crate) fn checkpoints_beside(database: &Path) -> Self {
+        Self::named(database, CHECKPOINTS_FOLDER)
+    }
+
+    /// The content folder `name` beside the database at `database` (checkpoint
+    /// contents are kept the same way, in `checkpoints/`).
+    pub(crate) fn named(database: &Path, name: &str) -> Self {
         let home = database
             .parent()
             .filter(|dir| !dir.as_os_str().is_empty())
             .unwrap_or_else(|| Path::new("."));
         Self {
-            root: home.join("attachments"),
+            root: home.join(name),
         }
+    }
+
+    /// The folder itself.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The file of digest `sha256`; refused unless it is 64 lowercase hex digits (so a
@@ -65,7 +87,7 @@ impl ContentFiles {
     /// Stores `content` under `sha256` unless a file is there already (same digest,
     /// same bytes): temporary file, sync, rename.
     pub(crate) fn write(&self, sha256: &str, content: &[u8]) -> RepoResult<()> {
-        const ACTION: &str = "storing an attachment's content";
+        const ACTION: &str = "storing a content file";
         let path = self.path(sha256)?;
         if path.is_file() {
             return Ok(());
@@ -91,7 +113,7 @@ impl ContentFiles {
         match std::fs::read(&path) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(failed("reading an attachment's content", &path, &err)),
+            Err(err) => Err(failed("reading a content file", &path, &err)),
         }
     }
 

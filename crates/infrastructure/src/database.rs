@@ -28,6 +28,8 @@ pub struct SqliteStore {
     path: PathBuf,
     /// Where attachment content is kept (beside the database).
     files: ContentFiles,
+    /// Where checkpoint contents are kept (beside the database).
+    checkpoint_files: ContentFiles,
     /// Opened with [`SqliteStore::open_read_only`].
     read_only: bool,
 }
@@ -65,6 +67,7 @@ impl SqliteStore {
                 readers,
                 path: path.to_path_buf(),
                 files: ContentFiles::beside(path),
+                checkpoint_files: ContentFiles::checkpoints_beside(path),
                 read_only: false,
             },
             report,
@@ -108,6 +111,7 @@ impl SqliteStore {
             readers,
             path: path.to_path_buf(),
             files: ContentFiles::beside(path),
+            checkpoint_files: ContentFiles::checkpoints_beside(path),
             read_only: true,
         })
     }
@@ -137,6 +141,11 @@ impl SqliteStore {
     /// Where attachment content is kept.
     pub(crate) fn content_files(&self) -> &ContentFiles {
         &self.files
+    }
+
+    /// Where checkpoint contents are kept.
+    pub(crate) fn checkpoint_files(&self) -> &ContentFiles {
+        &self.checkpoint_files
     }
 
     /// Removes the content of `sha256s` no attachment uses any more, after the commit

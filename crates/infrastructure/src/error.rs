@@ -93,6 +93,39 @@ pub enum StoreError {
         /// How many are pending.
         pending: usize,
     },
+    /// A backup was not written (nothing at its destination was changed).
+    #[error("backup: {path} {reason}")]
+    BackupRefused {
+        /// The path the refusal is about.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A folder given to restore from is not a backup this build reads.
+    #[error("{path} is not a backup written by smallebot backup: {reason}")]
+    NotABackup {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A restore was refused before anything was changed.
+    #[error("restore refused, nothing was changed: {path} {reason}")]
+    RestoreRefused {
+        /// The backup or home the refusal is about.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// SQLite failed while copying or checking a database for a backup or restore.
+    #[error("backup or restore of {path}: {source}")]
+    Snapshot {
+        /// The database.
+        path: PathBuf,
+        /// What SQLite said.
+        #[source]
+        source: rusqlite::Error,
+    },
     /// A file-system operation failed.
     #[error("{action} {path}: {source}")]
     Io {

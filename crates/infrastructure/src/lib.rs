@@ -15,10 +15,15 @@
 //! schema is newer than this build knows, fails with a [`StoreError`] that names the path
 //! and leaves the file untouched.
 //!
+//! [`backup`] writes a running home's consistent copy (SQLite's online backup API) and
+//! restores one after checking it.
+//!
 //! [`FileTaskStore`] keeps each conversation's task list as a JSON file (atomic writes,
 //! corrupt files preserved).
 
 mod attachments;
+pub mod backup;
+mod checkpoints;
 mod content_files;
 mod conversations;
 mod database;
@@ -37,6 +42,7 @@ mod search_index;
 mod task_store;
 mod time;
 mod turns;
+mod usage;
 mod users;
 mod write;
 

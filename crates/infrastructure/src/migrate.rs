@@ -115,7 +115,7 @@ async fn recorded_versions(pool: &SqlitePool, path: &Path) -> Result<Vec<(i64, b
 
 /// Reads the state of an existing database without changing it, and refuses files
 /// that are not databases, are newer than this build, or hold an unfinished migration.
-async fn inspect(path: &Path) -> Result<Option<Vec<i64>>, StoreError> {
+pub(crate) async fn inspect(path: &Path) -> Result<Option<Vec<i64>>, StoreError> {
     if !check_sqlite_header(path)? {
         return Ok(None);
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
+use tracing::Instrument;
 
 use crate::error::sqlite;
 use crate::open::{self, OpenMode};
@@ -61,8 +62,19 @@ impl ReadPool {
     }
 
     /// Runs `work` on a read connection: here, or — when it met a lock — again on
-    /// the blocking pool, waiting up to the busy timeout.
+    /// the blocking pool, waiting up to the busy timeout; timed in a `store` span (its
+    /// `operation` the read's name) for the metrics.
     pub(crate) async fn read<T, F>(&self, action: &'static str, work: F) -> RepoResult<T>
+    where
+        T: Send + 'static,
+        F: Fn(&Connection) -> RepoResult<T> + Send + 'static,
+    {
+        self.read_here(action, work)
+            .instrument(tracing::debug_span!("store", operation = action))
+            .await
+    }
+
+    async fn read_here<T, F>(&self, action: &'static str, work: F) -> RepoResult<T>
     where
         T: Send + 'static,
         F: Fn(&Connection) -> RepoResult<T> + Send + 'static,

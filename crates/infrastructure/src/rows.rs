@@ -6,6 +6,7 @@ use rusqlite::Row;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
     AnswerVersion, Attachment, Conversation, Message, SearchHit, ThinkBlock, ToolCall, Turn,
+    TurnFileChange,
 };
 use smallebot_core::repository::RepoResult;
 use smallebot_core::stored_row::{self, StoredRow};
@@ -82,7 +83,17 @@ pub(crate) fn attachment(row: &Row<'_>) -> RepoResult<Attachment> {
     stored_row::attachment(&Sqlite(row))
 }
 
+/// A row of `file_change_columns!`.
+pub(crate) fn file_change(row: &Row<'_>) -> RepoResult<TurnFileChange> {
+    stored_row::file_change(&Sqlite(row))
+}
+
 /// A row of `conversation_id, title, seq, kind, body, created_at`.
 pub(crate) fn search_hit(row: &Row<'_>) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Sqlite(row))
+}
+
+/// A row of `usage_columns!`.
+pub(crate) fn usage_record(row: &Row<'_>) -> RepoResult<smallebot_core::entities::UsageRecord> {
+    stored_row::usage_record(&Sqlite(row))
 }

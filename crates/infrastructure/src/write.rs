@@ -22,10 +22,12 @@ mod append;
 mod attachments;
 mod conversations;
 mod discard;
+mod file_changes;
 mod history;
 mod job;
 mod settle;
 mod turns;
+mod usage;
 mod users;
 
 use std::collections::VecDeque;
@@ -33,6 +35,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
+use tracing::Instrument;
 
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
@@ -136,8 +139,15 @@ impl Writer {
     }
 
     /// Queues the job `make` builds around its reply and returns its answer once its
-    /// transaction committed (or its error, with nothing of it stored).
+    /// transaction committed (or its error, with nothing of it stored); timed in a
+    /// `store` span (operation `write`) for the metrics.
     pub(crate) async fn run<T>(&self, make: impl FnOnce(Reply<T>) -> Write) -> RepoResult<T> {
+        self.run_here(make)
+            .instrument(tracing::debug_span!("store", operation = "write"))
+            .await
+    }
+
+    async fn run_here<T>(&self, make: impl FnOnce(Reply<T>) -> Write) -> RepoResult<T> {
         let (reply, answer) = oneshot::channel();
         let job = make(reply);
         let drain_here = {

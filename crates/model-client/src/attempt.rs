@@ -52,6 +52,7 @@ pub(crate) async fn stream_once(
     request: &ModelRequest,
     on_delta: DeltaSink<'_>,
 ) -> Result<ModelResponse, AttemptFailure> {
+    let sent = std::time::Instant::now();
     let base = target.endpoint.base_url.as_str();
     let attempts = settings.retry.max_attempts;
     let idle = settings.idle_timeout;
@@ -132,6 +133,9 @@ pub(crate) async fn stream_once(
                 return Err(mid_stream(map_error(err, &target.endpoint, attempts)));
             }
             Ok(Some(Ok(chunk))) => {
+                if !started {
+                    crate::span::first_token(sent);
+                }
                 started = true;
                 if let Some(error) = chunk.error.as_ref().and_then(ServerError::of_value) {
                     return stream_error(&error, accumulator, base, on_delta);

@@ -28,6 +28,7 @@ mod retry;
 mod server_error;
 mod server_probe;
 mod server_windows;
+mod span;
 mod think;
 mod wire;
 

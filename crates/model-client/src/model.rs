@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use std::sync::Arc;
+use tracing::Instrument;
 
 use smallebot_application::ports::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelRequest, ModelResponse,
@@ -14,6 +15,7 @@ use crate::endpoint::{
 };
 use crate::server_probe::probe;
 use crate::server_windows::ServerWindows;
+use crate::span;
 
 /// Streams chat completions from an OpenAI-compatible endpoint; summaries may go to a
 /// separate compaction model.
@@ -93,23 +95,14 @@ impl OpenAiChatModel {
             .and_then(|id| self.alternatives.iter().find(|(known, _)| known == id))
             .map_or(&self.chat, |(_, target)| target)
     }
-}
 
-#[async_trait]
-impl ChatModel for OpenAiChatModel {
-    /// Streams one call. A stream that breaks after the response started (cut,
-    /// malformed chunk, idle past the timeout, ended without a finish reason) fails
-    /// that attempt only: the consumer is told to discard what it streamed
-    /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
-    /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
-    /// are retried underneath by the [`RetryPolicy`](crate::RetryPolicy); errors no
-    /// retry can fix are not.
-    async fn complete(
+    /// The attempts of one request: a stream cut after it started is sent again.
+    async fn attempts(
         &self,
+        target: &Target,
         request: &ModelRequest,
         on_delta: DeltaSink<'_>,
     ) -> Result<ModelResponse, ModelError> {
-        let target = self.target(request);
         let max = self.settings.stream_max_retries.saturating_add(1);
         let mut attempt = 1;
         loop {
@@ -141,6 +134,31 @@ impl ChatModel for OpenAiChatModel {
             // Dropping this future (cancel) ends the wait at once.
             tokio::time::sleep(delay).await;
         }
+    }
+}
+
+#[async_trait]
+impl ChatModel for OpenAiChatModel {
+    /// Streams one call. A stream that breaks after the response started (cut,
+    /// malformed chunk, idle past the timeout, ended without a finish reason) fails
+    /// that attempt only: the consumer is told to discard what it streamed
+    /// ([`ModelDelta::Retrying`]) and the whole request is sent again after a backoff,
+    /// up to `stream_max_retries` times. Errors before the body (429, 5xx, connection)
+    /// are retried underneath by the [`RetryPolicy`](crate::RetryPolicy); errors no
+    /// retry can fix are not.
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: DeltaSink<'_>,
+    ) -> Result<ModelResponse, ModelError> {
+        let target = self.target(request);
+        let span = span::request_span(&target.endpoint, request);
+        let outcome = self
+            .attempts(target, request, on_delta)
+            .instrument(span.clone())
+            .await;
+        span::record(&span, &outcome);
+        outcome
     }
 
     fn choices(&self) -> &[ModelChoice] {

@@ -30,6 +30,7 @@
 mod attachment_rows;
 mod attachments;
 mod broadcast;
+mod checkpoints;
 mod connect;
 mod conversations;
 mod error;
@@ -45,6 +46,7 @@ mod store;
 mod task_store;
 mod turns;
 mod tx;
+mod usage;
 mod users;
 mod write;
 

@@ -84,7 +84,17 @@ pub(crate) fn attachment(row: &PgRow) -> RepoResult<Attachment> {
     stored_row::attachment(&Pg(row))
 }
 
+/// A row of `file_change_columns!`.
+pub(crate) fn file_change(row: &PgRow) -> RepoResult<smallebot_core::entities::TurnFileChange> {
+    stored_row::file_change(&Pg(row))
+}
+
 /// A row of `conversation_id, title, seq, kind, body, created_at`.
 pub(crate) fn search_hit(row: &PgRow) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Pg(row))
+}
+
+/// A row of `usage_columns!`.
+pub(crate) fn usage_record(row: &PgRow) -> RepoResult<smallebot_core::entities::UsageRecord> {
+    stored_row::usage_record(&Pg(row))
 }

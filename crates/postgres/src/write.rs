@@ -59,6 +59,7 @@ mod calls;
 mod conversation_edits;
 mod conversations;
 mod edits;
+mod file_changes;
 mod guard;
 mod insert;
 mod link;
@@ -67,6 +68,7 @@ mod steps;
 mod tasks;
 mod turns;
 mod undo;
+mod usage;
 mod users;
 mod writer;
 

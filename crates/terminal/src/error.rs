@@ -20,6 +20,9 @@ pub enum TerminalError {
     /// An id argument is malformed.
     #[error(transparent)]
     InvalidId(#[from] InvalidId),
+    /// A rewind could not be done.
+    #[error(transparent)]
+    Rewind(smallebot_checkpoints::CheckpointError),
     /// The pipeline refused the request.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),

@@ -22,6 +22,7 @@ pub mod mcp_status;
 pub mod models_text;
 pub mod regular_file;
 pub mod render;
+pub mod rewind;
 pub mod run_turn;
 pub mod skills_text;
 pub mod stop;

@@ -1,7 +1,7 @@
 //! `smallebot models` as text: each model, what models.json says about it and what its
 //! server reported, with a warning when they disagree.
 
-use smallebot_agent::config::SurveyedModel;
+use smallebot_agent::config::{ENV_MODEL_ID, SurveyedModel};
 
 /// The lines of one model.
 pub fn describe(model: &SurveyedModel) -> Vec<String> {
@@ -19,10 +19,25 @@ pub fn describe(model: &SurveyedModel) -> Vec<String> {
         || "parallelRequests not set".to_owned(),
         |n| format!("parallelRequests {n}"),
     );
+    // The environment's model has no id a person chose: say where it comes from.
+    let (name, source) = if s.id == ENV_MODEL_ID {
+        (
+            format!(
+                "{} at {} (from the environment: no models.json)",
+                s.model, s.base_url
+            ),
+            "settings",
+        )
+    } else {
+        (
+            format!("{}  {} at {}", s.id, s.model, s.base_url),
+            "models.json",
+        )
+    };
     let mut lines = vec![
-        format!("{mark}{}  {} at {}", s.id, s.model, s.base_url),
+        format!("{mark}{name}"),
         format!(
-            "    models.json: {window}, maxOutputTokens {}, {parallel}",
+            "    {source}: {window}, maxOutputTokens {}, {parallel}",
             s.max_output_tokens
         ),
     ];

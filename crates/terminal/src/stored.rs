@@ -12,6 +12,7 @@ use crate::TerminalError;
 use crate::conversation_ref::find_conversation;
 use crate::export_file::write_export;
 use crate::export_text::{ExportFormat, export_text};
+use crate::render::file_changes::file_changes_block;
 use crate::render::{render_timeline, sub_agents};
 use crate::user_path::shown;
 
@@ -31,7 +32,8 @@ pub async fn list(store: &dyn Store, user: Option<&str>, all: bool) -> Result<()
     Ok(())
 }
 
-/// `conversations show`: the timeline, the sub-agents it delegated to and the task list.
+/// `conversations show`: the timeline, the sub-agents it delegated to, the files each
+/// turn changed and the task list.
 ///
 /// # Errors
 /// The conversation is not found, the store fails, or the output cannot be written.
@@ -54,6 +56,10 @@ pub async fn show(
     let block = sub_agents::sub_agent_block(&conversation, &theirs);
     if !block.is_empty() {
         out!("\n{}", escape_controls(&block))?;
+    }
+    let changes = file_changes_block(&turns, &store.file_changes(id).await?);
+    if !changes.is_empty() {
+        out!("\n{}", escape_controls(&changes))?;
     }
     match tasks.load(id).await {
         Ok(list) if !list.tasks.is_empty() => {

@@ -27,6 +27,8 @@
 //!   Protocol (the web page's tests and the page benchmark).
 //! - [`scenarios`] scripts the demo conversation (a `GetCurrentTime` tool call, an
 //!   answer, a title).
+//! - [`otlp::OtlpReceiver`] is a small OpenTelemetry trace receiver (OTLP/HTTP,
+//!   protobuf or JSON) keeping every span it gets.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -57,6 +59,7 @@ pub mod files;
 pub mod fixtures;
 mod gate;
 pub mod mcp;
+pub mod otlp;
 pub mod postgres;
 mod record;
 mod respond;

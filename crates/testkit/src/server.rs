@@ -81,13 +81,34 @@ impl std::fmt::Debug for TestModel {
     }
 }
 
+/// A listener on 127.0.0.1 at a port the system picks, and its address.
+pub(crate) async fn bind_loopback() -> Result<(tokio::net::TcpListener, SocketAddr), TestkitError> {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .map_err(TestkitError::Bind)?;
+    let addr = listener.local_addr().map_err(TestkitError::Bind)?;
+    Ok((listener, addr))
+}
+
+/// Serves `router` on `listener` in a task of its own until `stop` turns true.
+pub(crate) fn serve_until(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    mut stop: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+        let _ = stop.wait_for(|stopped| *stopped).await;
+    });
+    tokio::spawn(async move {
+        // An accept error ends the server; requests then fail visibly in the test.
+        let _ = serve.await;
+    })
+}
+
 impl TestModel {
     /// Bind 127.0.0.1 on a random port and start serving on the current tokio runtime.
     pub async fn start() -> Result<Self, TestkitError> {
-        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .await
-            .map_err(TestkitError::Bind)?;
-        let addr = listener.local_addr().map_err(TestkitError::Bind)?;
+        let (listener, addr) = bind_loopback().await?;
         let shared = Arc::new(Shared {
             script: Mutex::new(Script::default()),
             arrived: watch::Sender::new(0),
@@ -99,14 +120,7 @@ impl TestModel {
             .route("/chat/completions", post(chat))
             .fallback(info_or_not_found)
             .with_state(Arc::clone(&shared));
-        let mut stop = shared.shutdown.subscribe();
-        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|stopped| *stopped).await;
-        });
-        let task = tokio::spawn(async move {
-            // An accept error ends the server; requests then fail visibly in the test.
-            let _ = serve.await;
-        });
+        let task = serve_until(listener, router, shared.shutdown.subscribe());
         Ok(Self {
             addr,
             shared,

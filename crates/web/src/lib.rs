@@ -118,8 +118,8 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        agents, attachments, conversations, events, export, health, markdown, models, page, search,
-        skills, timeline, turns,
+        agents, attachments, conversations, events, export, health, markdown, metrics, models,
+        page, search, skills, timeline, turns,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -178,6 +178,7 @@ pub fn router(state: WebState) -> Router {
         .route("/favicon.ico", get(page::favicon))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(metrics::metrics))
         .route("/api/login", post(signin::login))
         .route("/api/logout", post(signin::logout))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -197,7 +198,10 @@ pub fn router(state: WebState) -> Router {
         .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
         // Outermost of all: the request's span and log line cover everything.
-        .layer(middleware::from_fn(request_log::request_span))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            request_log::request_span,
+        ))
         .with_state(state)
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
-use smallebot_application::ports::AgentDirectory;
+use smallebot_application::ports::{AgentDirectory, MetricsExport};
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -34,6 +34,8 @@ pub struct WebState {
     pub(crate) turn_starts: Arc<Semaphore>,
     /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
     pub(crate) renders: RenderPool,
+    pub(crate) metrics: Option<Arc<dyn MetricsExport>>,
+    pub(crate) metrics_token: Option<Arc<str>>,
 }
 
 impl WebState {
@@ -55,6 +57,8 @@ impl WebState {
             agents: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             renders: RenderPool::new(default_places()),
+            metrics: None,
+            metrics_token: None,
             login_limit: Arc::default(),
             https: false,
         }
@@ -111,6 +115,18 @@ impl WebState {
     #[must_use]
     pub fn agents(mut self, agents: Arc<dyn AgentDirectory>) -> Self {
         self.agents = Some(agents);
+        self
+    }
+
+    /// Serves `metrics` at `GET /metrics` (to loopback; beyond it with `token` only,
+    /// see the route), shows them the service's events and counts event-stream
+    /// subscribers into them. (Services built per user are shown to them by whoever
+    /// builds those.)
+    #[must_use]
+    pub fn metrics(mut self, metrics: Arc<dyn MetricsExport>, token: Option<String>) -> Self {
+        self.service.observe_events(Arc::clone(&metrics) as _);
+        self.metrics = Some(metrics);
+        self.metrics_token = token.map(Arc::from);
         self
     }
 

@@ -13,6 +13,18 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Every crate under `crates/` but the testkit (it plays the model in tests, so it names
+/// tools and prints as a server does); xtask is not under `crates/`.
+pub fn product_crates() -> Vec<String> {
+    let mut crates: Vec<String> = std::fs::read_dir(workspace_root().join("crates"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_str().unwrap().to_owned())
+        .filter(|name| name != "testkit")
+        .collect();
+    crates.sort();
+    crates
+}
+
 /// Every `.rs` file under `dir`, into `out`.
 pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

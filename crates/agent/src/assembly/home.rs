@@ -4,6 +4,16 @@ use std::path::{Path, PathBuf};
 
 use crate::agents::{AgentFolders, HomeAgents};
 
+/// The chat's input history in the home.
+pub const CHAT_HISTORY_FILE: &str = "history.txt";
+
+/// Web users' own folders in the home.
+const USERS_FOLDER: &str = "users";
+/// A skills folder (shared, or a web user's own).
+const SKILLS_FOLDER: &str = "skills";
+/// An agent definitions folder (shared, or a web user's own).
+const AGENTS_FOLDER: &str = "agents";
+
 /// The files and folders of a home directory (`--home DIR` > `SMALLEBOT_HOME` >
 /// `./.agents` in the command line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +78,7 @@ impl Home {
     /// their commands cannot rewrite them).
     #[must_use]
     pub fn user_skills_dir(&self, user: &str) -> PathBuf {
-        self.root.join("users").join(user).join("skills")
+        self.users_dir().join(user).join(SKILLS_FOLDER)
     }
 
     /// The skills folders: the system's, the shared ones and, with `user`, that web
@@ -92,7 +102,7 @@ impl Home {
     /// workspace, so their commands cannot rewrite them).
     #[must_use]
     pub fn user_agents_dir(&self, user: &str) -> PathBuf {
-        self.root.join("users").join(user).join("agents")
+        self.users_dir().join(user).join(AGENTS_FOLDER)
     }
 
     /// The agent folders of this home; with `user`, that web user's own on top.
@@ -110,7 +120,7 @@ impl Home {
     pub fn agent_directory(&self, per_user: bool) -> HomeAgents {
         HomeAgents {
             shared: self.agents_dir(),
-            users: per_user.then(|| self.root.join("users")),
+            users: per_user.then(|| self.users_dir()),
         }
     }
 
@@ -125,6 +135,40 @@ impl Home {
     #[must_use]
     pub fn tasks_dir(&self) -> PathBuf {
         self.root.join("tasks")
+    }
+
+    /// What of the home a backup copies besides the database, the attachment contents
+    /// and the task lists, relative to [`Home::root`]: the configuration files, the
+    /// shared skills and agent folders and the chat's input history — not the
+    /// workspaces, which hold the person's own files.
+    #[must_use]
+    pub fn configuration_entries(&self) -> Vec<PathBuf> {
+        use crate::config::{AGENT_FILE, MCP_FILE, MODELS_FILE, TERMINAL_FILE};
+        [
+            AGENT_FILE,
+            MODELS_FILE,
+            MCP_FILE,
+            TERMINAL_FILE,
+            CHAT_HISTORY_FILE,
+            "sys.skills",
+            SKILLS_FOLDER,
+            AGENTS_FOLDER,
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect()
+    }
+
+    /// The folder of web users' own files, `users/` (`users/<name>/skills`, `…/agents`).
+    #[must_use]
+    pub fn users_dir(&self) -> PathBuf {
+        self.root.join(USERS_FOLDER)
+    }
+
+    /// What of each web user's folder (`users/<name>/`) a backup copies.
+    #[must_use]
+    pub fn user_configuration_entries(&self) -> Vec<PathBuf> {
+        vec![PathBuf::from(SKILLS_FOLDER), PathBuf::from(AGENTS_FOLDER)]
     }
 
     /// The workspace the file and shell tools work in, `workspace/`.

@@ -47,7 +47,7 @@ use smallebot_core::tasks::TaskStore;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 
 pub use error::AssemblyError;
-pub use home::Home;
+pub use home::{CHAT_HISTORY_FILE, Home};
 use home_tools::HomeTools;
 pub use unconfigured::UnconfiguredModel;
 

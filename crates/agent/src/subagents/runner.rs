@@ -15,6 +15,7 @@ use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use smallebot_model_client::ServerWindows;
 use tokio::sync::Semaphore;
+use tracing::Instrument;
 
 use super::narrowed::NarrowedTools;
 use super::progress::Progress;
@@ -158,8 +159,18 @@ impl SubAgentRunner {
             },
             () = context.cancel.cancelled() => return cancelled(),
         };
+        // The sub-agent's run as a span of its own (OpenTelemetry's GenAI
+        // `invoke_agent NAME`): its turn, requests and tool calls nest under it.
+        let span = tracing::info_span!(
+            "invoke_agent",
+            otel.name = %format_args!("invoke_agent {name}"),
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = %name,
+            gen_ai.conversation.id = tracing::field::Empty,
+        );
         match self
             .run_agent(definition, tools, parent_id, task, resumed, context)
+            .instrument(span)
             .await
         {
             Ok(outcome) => outcome,
@@ -208,6 +219,10 @@ impl SubAgentRunner {
                     .await?
             }
         };
+        tracing::Span::current().record(
+            "gen_ai.conversation.id",
+            tracing::field::display(conversation.id),
+        );
         let options = SendOptions {
             cancel: Some(context.cancel.child_token()),
             ..SendOptions::default()
@@ -341,6 +356,8 @@ impl SubAgentRunner {
             assembler: Arc::new(history),
             tools: Arc::new(NarrowedTools::new(tools, definition, &self.never)),
             plan: parts.plan.clone(),
+            // Its calls' changes are the parent's Delegate call's, compared there.
+            workspace: None,
             summarizer: Arc::clone(&parts.summarizer),
             settings: pipeline,
             lease: parts.lease.clone(),

@@ -128,6 +128,14 @@ pub trait EventRelay: Send + Sync + std::fmt::Debug {
     fn publish(&self, event: &Event);
 }
 
+/// Sees every event this process emits (not those relayed from other processes), in
+/// each conversation's order, while the bus delivers it: `observe` must be quick and
+/// never block (metrics count with atomics).
+pub trait EventObserver: Send + Sync + std::fmt::Debug {
+    /// One event, as numbered here.
+    fn observe(&self, event: &Event);
+}
+
 /// Delivers each conversation's events, in order, to that conversation's
 /// subscribers. Dropped subscribers are forgotten. Never blocks the pipeline: queues
 /// are unbounded or drop their subscriber when full. With a relay
@@ -136,6 +144,7 @@ pub trait EventRelay: Send + Sync + std::fmt::Debug {
 pub struct EventBus {
     channels: Mutex<HashMap<ConversationId, Channel>>,
     relay: Option<std::sync::Arc<dyn EventRelay>>,
+    observer: std::sync::OnceLock<Arc<dyn EventObserver>>,
 }
 
 /// A subscriber's end: receive events with [`EventSubscription::recv`].
@@ -214,7 +223,16 @@ impl EventBus {
         Self {
             channels: Mutex::default(),
             relay: Some(relay),
+            observer: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets `observer` see every event emitted here from now on. A bus has one
+    /// observer: the first one set stays (services sharing a bus each offer the same
+    /// one, which must not count twice). Returns whether `observer` is the one.
+    pub fn observe_with(&self, observer: Arc<dyn EventObserver>) -> bool {
+        let kept = self.observer.get_or_init(|| Arc::clone(&observer));
+        Arc::ptr_eq(kept, &observer)
     }
 
     /// Follows `conversation_id`: every event it emits from now on, unbounded.
@@ -286,13 +304,13 @@ impl EventBus {
         turn_id: Option<TurnId>,
         kind: EventKind,
     ) -> u64 {
-        self.deliver(conversation_id, turn_id, kind, self.relay.as_deref())
+        self.deliver(conversation_id, turn_id, kind, true)
     }
 
     /// Delivers an event another process emitted (it came through a relay): numbered
     /// by this bus, kept and sent to the subscribers here, never relayed again.
     pub fn emit_relayed(&self, event: Event) -> u64 {
-        self.deliver(event.conversation_id, event.turn_id, event.kind, None)
+        self.deliver(event.conversation_id, event.turn_id, event.kind, false)
     }
 
     fn deliver(
@@ -300,7 +318,7 @@ impl EventBus {
         conversation_id: ConversationId,
         turn_id: Option<TurnId>,
         kind: EventKind,
-        relay: Option<&dyn EventRelay>,
+        local: bool,
     ) -> u64 {
         let Ok(mut channels) = self.channels.lock() else {
             return 0;
@@ -314,8 +332,13 @@ impl EventBus {
             kind,
         };
         channel.keep(&event);
-        if let Some(relay) = relay {
-            relay.publish(&event);
+        if local {
+            if let Some(relay) = self.relay.as_deref() {
+                relay.publish(&event);
+            }
+            if let Some(observer) = self.observer.get() {
+                observer.observe(&event);
+            }
         }
         let seq = event.seq;
         match channel.subscribers.as_mut_slice() {

@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use smallebot_core::ids::{ConversationId, TurnId};
 
 pub use bus::{
-    Capacity, EventBus, EventRelay, EventSubscription, JOINED_MAX, KEPT_AFTER_TURN, QueueLimits,
-    REPLAY_EVENTS, Replay,
+    Capacity, EventBus, EventObserver, EventRelay, EventSubscription, JOINED_MAX, KEPT_AFTER_TURN,
+    QueueLimits, REPLAY_EVENTS, Replay,
 };
 /// What an event says: the protocol's own types, so the web's stream, `run --json` and
 /// every other front end read the same events (adding one is one change, there).

@@ -17,6 +17,7 @@ use crate::error::PipelineError;
 use crate::events::{EventBus, EventKind};
 use crate::ports::{
     AttachmentContents, ChatModel, ContextAssembler, ContextEstimate, TaskPlan, ToolExecutor,
+    WorkspaceChanges,
 };
 
 /// `estimate` over the stored counts of `conversation`: exact only if those are.
@@ -57,6 +58,8 @@ pub(crate) struct PipelineContext {
     pub(crate) assembler: Arc<dyn ContextAssembler>,
     pub(crate) tools: Arc<dyn ToolExecutor>,
     pub(crate) plan: Option<Arc<dyn TaskPlan>>,
+    /// The workspace under checkpoints (see `ServiceParts::workspace`).
+    pub(crate) workspace: Option<Arc<dyn WorkspaceChanges>>,
     pub(crate) settings: PipelineSettings,
     pub(crate) events: std::sync::Arc<EventBus>,
     /// Conversations already warned that compression cannot help them.

@@ -2,7 +2,8 @@
 //!
 //! - [`ConversationService`] (`service.rs`) orchestrates: busy check, estimate, store
 //!   the turn, run it, titles, edit, regenerate, manual compression, delete.
-//! - `turn.rs` + `tool_step.rs`: one running turn (`TurnRun`), the tool loop.
+//! - `turn.rs` + `tool_step.rs`: one running turn (`TurnRun`), the tool loop;
+//!   `file_changes.rs`: the workspace compared around a step's calls (checkpoints).
 //! - `compressor.rs`: the `Compressor`, context compression and its report.
 //! - `context.rs`: the `PipelineContext` the turn and the compressor are given (the
 //!   ports, settings and the event bus) — they never see the service.
@@ -15,6 +16,7 @@ mod active;
 mod attachments;
 mod compressor;
 mod context;
+mod file_changes;
 mod lease;
 mod model_step;
 mod service;

@@ -28,7 +28,7 @@ use crate::error::PipelineError;
 use crate::events::{Capacity, CompressionTrigger, EventSubscription, Replay};
 use crate::ports::{
     ChatModel, ContextAssembler, ContextEstimate, PeerTurns, Summarizer, TaskPlan, ToolExecutor,
-    ToolSchema,
+    ToolSchema, WorkspaceChanges,
 };
 
 /// Title of a conversation before its first message.
@@ -46,6 +46,10 @@ pub struct ServiceParts {
     pub tools: Arc<dyn ToolExecutor>,
     /// The task list, if task tools are wired.
     pub plan: Option<Arc<dyn TaskPlan>>,
+    /// The workspace under checkpoints, compared around the calls that may change it;
+    /// `None`: no checkpoints (no workspace, or a sub-agent, whose calls the parent's
+    /// `Delegate` call is compared around).
+    pub workspace: Option<Arc<dyn WorkspaceChanges>>,
     /// Writes compression summaries.
     pub summarizer: Arc<dyn Summarizer>,
     /// Behaviour.
@@ -91,6 +95,7 @@ impl ConversationService {
                 assembler: parts.assembler,
                 tools: parts.tools,
                 plan: parts.plan,
+                workspace: parts.workspace,
                 settings: parts.settings,
                 events: parts.events.unwrap_or_default(),
                 warned_full: std::sync::Mutex::default(),
@@ -108,6 +113,13 @@ impl ConversationService {
     /// Follows one conversation: every event it emits from now on, numbered by `seq`.
     pub fn subscribe(&self, conversation_id: ConversationId) -> EventSubscription {
         self.context.events.subscribe(conversation_id)
+    }
+
+    /// Lets `observer` (the process's metrics) see every event this service's bus
+    /// emits from now on; services sharing one bus share its first observer (see
+    /// [`EventBus::observe_with`](crate::events::EventBus::observe_with)).
+    pub fn observe_events(&self, observer: Arc<dyn crate::events::EventObserver>) -> bool {
+        self.context.events.observe_with(observer)
     }
 
     /// Follows one conversation, first replaying the kept events `replay` asks for,

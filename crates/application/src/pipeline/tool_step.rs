@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use crate::wire::plan::{self as wire_plan, tool_status};
 use smallebot_core::rules::truncation::cap_stored_result;
@@ -35,9 +37,20 @@ pub(super) struct StartedCall {
 impl TurnRun<'_> {
     /// Runs the step's calls (stored as running already) concurrently, and starts
     /// storing each result as it finishes, matched by call id.
-    pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) {
+    /// When one of them may change the workspace's files, the workspace is compared
+    /// before and after them and what changed is stored as the turn's
+    /// (`file_changes.rs`).
+    ///
+    /// # Errors
+    /// The turn's file changes could not be stored.
+    pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) -> Result<(), PipelineError> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone());
+        let workspace = self.workspace_for(&calls);
+        let before = match &workspace {
+            Some(workspace) => Some(workspace.before_calls().await),
+            None => None,
+        };
         let writes = join_all(calls.iter().map(|call| self.run_tool(call, &tool_context))).await;
         // A panic elsewhere while the list was held leaves it as it was: keep using it,
         // so no result's write goes unawaited.
@@ -45,6 +58,12 @@ impl TurnRun<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .extend(writes);
+        match (workspace, before) {
+            (Some(workspace), Some(before)) => {
+                self.record_file_changes(workspace.as_ref(), before).await
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Waits until the tool results being written are stored (the view then holds them
@@ -81,8 +100,10 @@ impl TurnRun<'_> {
         let invocation = &call.invocation;
         let cancel = self.cancel.clone();
         let tool_context = tool_context.clone().for_call(&invocation.call_id);
+        let span = tool_span(invocation);
+        let execute = context.tools.execute(invocation, &tool_context);
         let mut outcome = tokio::select! {
-            outcome = context.tools.execute(invocation, &tool_context) => outcome,
+            outcome = execute.instrument(span.clone()) => outcome,
             () = async move {
                 cancel.cancelled().await;
                 tokio::time::sleep(TOOL_CANCEL_GRACE).await;
@@ -91,6 +112,11 @@ impl TurnRun<'_> {
                 status: ToolCallStatus::Cancelled,
             },
         };
+        if outcome.status != ToolCallStatus::Ok {
+            span.record("otel.status_code", "error");
+            span.record("error.type", outcome.status.as_str());
+        }
+        span.in_scope(|| tracing::info!(content = %outcome.content, "tool result"));
         if outcome.status == ToolCallStatus::Cancelled && context.stopping.is_cancelled() {
             // Stopped by a shutdown, not by the person.
             outcome = interrupted(outcome.content);
@@ -153,4 +179,22 @@ fn interrupted(mut content: String) -> ToolOutcome {
         content,
         status: ToolCallStatus::Interrupted,
     }
+}
+
+/// The span of one tool call, named by OpenTelemetry's GenAI conventions
+/// (`execute_tool NAME`); the arguments go in as an event marked as content (kept only
+/// with `--log-content`).
+fn tool_span(invocation: &ToolInvocation) -> tracing::Span {
+    let span = tracing::info_span!(
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", invocation.name),
+        otel.status_code = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %invocation.name,
+        gen_ai.tool.call.id = %invocation.call_id,
+        gen_ai.tool.type = "function",
+        error.type = Empty,
+    );
+    span.in_scope(|| tracing::info!(content = %invocation.arguments, "tool arguments"));
+    span
 }

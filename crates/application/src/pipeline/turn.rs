@@ -252,7 +252,7 @@ impl<'a> TurnRun<'a> {
                     None,
                 )
                 .await?;
-            self.run_tools(invocations).await;
+            self.run_tools(invocations).await?;
             if self.cancel.is_cancelled() {
                 return self
                     .finish(TurnStatus::Cancelled, response.text, None)

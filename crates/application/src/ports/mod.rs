@@ -15,11 +15,14 @@
 //! - [`PeerTurns`]: the other processes on the same database, asked to cancel a turn
 //!   one of them runs.
 //! - [`UserSkills`]: the skills each user sees, as the front ends list them.
+//! - [`WorkspaceChanges`]: what a step's calls changed in the workspace's files
+//!   (checkpoints).
 
 mod agents;
 mod args;
 mod confirm;
 mod context;
+mod metrics;
 mod model;
 mod peers;
 mod process;
@@ -27,11 +30,13 @@ mod skills;
 mod summarizer;
 mod tasks;
 mod tools;
+mod workspace;
 
 pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
+pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
     ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
@@ -46,3 +51,4 @@ pub use tools::{
     PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
     ToolTraits,
 };
+pub use workspace::{WorkspaceChanges, WorkspaceChangesError};

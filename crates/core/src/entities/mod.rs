@@ -7,6 +7,7 @@
 mod attachment;
 mod conversation;
 mod export;
+mod file_change;
 mod lease;
 mod message;
 mod rewrite;
@@ -17,10 +18,12 @@ mod think_block;
 mod tool_call;
 mod turn;
 mod turn_start;
+mod usage;
 
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
 pub use export::ConversationExport;
+pub use file_change::TurnFileChange;
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{AnswerVersion, Message, NewMessage, Role};
 pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, TurnUndo};
@@ -31,6 +34,7 @@ pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
 pub use turn::{AnswerCut, Turn, TurnStatus};
 pub use turn_start::{NewTurn, StartedTurn};
+pub use usage::{TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

@@ -6,10 +6,14 @@ pub mod attachment;
 pub mod attachment_link;
 pub mod attachment_search;
 pub mod attachment_text;
+pub mod budget;
+pub mod checkpoint;
 pub mod child_env;
 pub mod compression_scope;
+pub mod cost;
 pub mod export;
 pub mod file_diff;
+pub mod home_dir;
 pub mod image_header;
 #[cfg(test)]
 mod image_samples;
@@ -24,6 +28,7 @@ pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;
 pub mod summary_check;
+pub mod usage_report;
 /// Text made safe to print on a terminal (the leaf crate `smallebot-terminal-text`, which
 /// the terminal renderer uses without the rest of core).
 pub use smallebot_terminal_text as terminal_text;

@@ -9,13 +9,13 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnRestart,
-    TurnStatus, TurnUndo,
+    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnFileChange,
+    TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
-    AttachmentRepository, ConversationRepository, HistoryRepository, RepoResult, SearchRepository,
-    Store, TurnRepository,
+    AttachmentRepository, CheckpointRepository, ConversationRepository, HistoryRepository,
+    RepoResult, SearchRepository, Store, TurnRepository, UsageRepository,
 };
 use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
@@ -272,5 +272,55 @@ impl<H: Interceptor> AttachmentRepository for Intercepted<H> {
     ) -> RepoResult<Vec<Attachment>> {
         self.hooks.before("conversation_attachments").await?;
         self.inner.conversation_attachments(conversation_id).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> UsageRepository for Intercepted<H> {
+    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()> {
+        self.hooks.before("record_usage").await?;
+        self.inner.record_usage(record).await
+    }
+    async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>> {
+        self.hooks.before("usage_records").await?;
+        self.inner.usage_records(filter).await
+    }
+    async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64> {
+        self.hooks.before("usage_cost").await?;
+        self.inner.usage_cost(filter).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> CheckpointRepository for Intercepted<H> {
+    async fn record_file_changes(
+        &self,
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        changes: &[TurnFileChange],
+    ) -> RepoResult<()> {
+        self.hooks.before("record_file_changes").await?;
+        self.inner
+            .record_file_changes(conversation_id, turn_id, changes)
+            .await
+    }
+    async fn file_changes(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<TurnFileChange>> {
+        self.hooks.before("file_changes").await?;
+        self.inner.file_changes(conversation_id).await
+    }
+    async fn has_checkpoint_content(&self, sha256: &str) -> RepoResult<bool> {
+        self.hooks.before("has_checkpoint_content").await?;
+        self.inner.has_checkpoint_content(sha256).await
+    }
+    async fn put_checkpoint_content(&self, sha256: &str, content: &[u8]) -> RepoResult<()> {
+        self.hooks.before("put_checkpoint_content").await?;
+        self.inner.put_checkpoint_content(sha256, content).await
+    }
+    async fn checkpoint_content(&self, sha256: &str) -> RepoResult<Option<Vec<u8>>> {
+        self.hooks.before("checkpoint_content").await?;
+        self.inner.checkpoint_content(sha256).await
     }
 }

@@ -1,12 +1,14 @@
 //! One module per command; `run` dispatches.
 
 pub(crate) mod agents;
+mod backup;
 mod chat;
 mod compact;
 pub(crate) mod conversations;
 mod mcp;
 mod migrate;
 mod models;
+mod rewind;
 pub mod run;
 mod serve;
 mod serve_users;
@@ -21,10 +23,13 @@ use crate::cli::{Cli, Command};
 use crate::error::HostError;
 
 /// Runs the parsed command line.
-pub async fn run(cli: Cli) -> Result<(), HostError> {
+pub async fn run(
+    cli: Cli,
+    metrics: Option<std::sync::Arc<smallebot_telemetry::Metrics>>,
+) -> Result<(), HostError> {
     // Without a current directory (deleted under us) only `.` is left to look in.
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let home = Home::new(crate::home::resolve_home(
+    let home = Home::new(smallebot_core::rules::home_dir::resolve_home(
         cli.home,
         &cwd,
         std::env::var_os("HOME").map(std::path::PathBuf::from),
@@ -34,6 +39,8 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
     .with_database(cli.database);
     match cli.command {
         Command::Migrate { status } => migrate::run(&home, status).await,
+        Command::Backup { dest } => backup::back_up(&home, &dest).await,
+        Command::Restore { src, force } => backup::restore(&home, &src, force).await,
         Command::Compact { id, focus } => compact::run(&home, &id, focus.as_deref()).await,
         Command::Chat {
             conversation,
@@ -83,11 +90,13 @@ pub async fn run(cli: Cli) -> Result<(), HostError> {
                 public_names,
                 open,
                 shutdown_grace: std::time::Duration::from_secs_f64(shutdown_grace),
+                metrics: metrics.unwrap_or_default(),
             };
             serve::run(&home, &options, user.as_deref()).await
         }
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
+        Command::Rewind(args) => rewind::run(&home, args).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),

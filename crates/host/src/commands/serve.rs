@@ -35,6 +35,8 @@ pub struct ServeOptions {
     pub public_names: Vec<String>,
     /// Open the page in a browser once listening.
     pub open: bool,
+    /// The process's metrics (the log subscriber times spans into them).
+    pub metrics: Arc<smallebot_telemetry::Metrics>,
 }
 
 /// Serves `home`'s web app on `options.addr`: on loopback for the local `user`;
@@ -58,7 +60,8 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
-    let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound);
+    let metrics = Arc::clone(&options.metrics);
+    let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound, metrics);
     // A reader that went away (`serve | head -1`) does not stop the server.
     let _ = outln!("{banner}");
     // In the log (standard error): standard output carries only the banner, which
@@ -134,6 +137,7 @@ fn web_state(
     confirmer: Arc<WebConfirmer>,
     public_names: &[PublicName],
     bound: SocketAddr,
+    metrics: Arc<smallebot_telemetry::Metrics>,
 ) -> (WebState, Option<Arc<PerUserServices>>, String) {
     // Only its own host names: a DNS name rebound to the server, or another site open
     // in the browser, gets 403.
@@ -145,7 +149,11 @@ fn web_state(
     let confirmer_for_users = confirmer.clone();
     let mut per_user = None;
     let banner;
+    let metrics_token = std::env::var("SMALLEBOT_METRICS_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty());
     let mut state = WebState::new(Arc::clone(&app.service), &app.user)
+        .metrics(Arc::clone(&metrics) as _, metrics_token)
         .allow_hosts(hosts)
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
@@ -163,6 +171,7 @@ fn web_state(
             tokenizer: Arc::clone(&app.tokenizer),
             mcp: Arc::clone(&app.mcp),
             peers: app.peers.clone(),
+            metrics,
             built: tokio::sync::Mutex::default(),
         };
         let services = Arc::new(services);

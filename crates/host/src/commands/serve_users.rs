@@ -42,6 +42,8 @@ pub struct PerUserServices {
     pub peers: Option<Arc<smallebot_peers::PeerLink>>,
     /// The MCP servers, shared by every user's tools.
     pub mcp: Arc<smallebot_mcp::McpServers>,
+    /// The process's metrics, shown every user's events.
+    pub metrics: Arc<smallebot_telemetry::Metrics>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }
@@ -77,6 +79,7 @@ impl UserServices for PerUserServices {
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);
+        service.observe_events(Arc::clone(&self.metrics) as _);
         built.insert(user.to_owned(), Arc::clone(&service));
         Ok(service)
     }

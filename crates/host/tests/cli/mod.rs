@@ -7,8 +7,8 @@ use std::process::Stdio;
 
 use tokio::io::AsyncBufReadExt;
 
-/// `smallebot --home <home>` with the environment cleared of SmallEBot and OpenAI
-/// settings, `USER=tester`, no input, output captured; pointed at `base_url` (model
+/// `smallebot --home <home>` with the environment cleared of SmallEBot, OpenAI and
+/// OTLP settings, `USER=tester`, no input, output captured; pointed at `base_url` (model
 /// `scripted`) when given. Killed when dropped.
 pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_smallebot"));
@@ -20,6 +20,8 @@ pub fn smallebot(home: &Path, base_url: Option<&str>) -> tokio::process::Command
         .env_remove("SMALLEBOT_MODEL")
         .env_remove("OPENAI_SUPPORTS_IMAGES")
         .env_remove("RUST_LOG")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         .env("USER", "tester")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -100,4 +102,17 @@ pub async fn start_serving(
         .unwrap_or_else(|| panic!("no address in {banner}"))
         .to_owned();
     (child, banner, format!("http://127.0.0.1:{port}"))
+}
+
+/// Creates a conversation through `serve`'s API at `base` and returns its id.
+pub async fn new_conversation(http: &reqwest::Client, base: &str) -> String {
+    let created: serde_json::Value = http
+        .post(format!("{base}/api/conversations"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["id"].as_str().unwrap().to_owned()
 }

@@ -119,7 +119,16 @@ impl Tmux {
             line.push_str(&format!(" {}", quote(arg)));
         }
         let tmux = Self { socket, _dir: dir };
+        // remain-on-exit is set before the program starts: one that exits at once
+        // (an error) would otherwise take the session with it before it could be set.
         tmux.run(&[
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
             "new-session",
             "-d",
             "-s",
@@ -130,7 +139,6 @@ impl Tmux {
             &rows.to_string(),
             &line,
         ]);
-        tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"]);
         Some(tmux)
     }
 

@@ -43,6 +43,7 @@ mod export;
 mod first_message;
 mod history_data;
 mod hygiene;
+mod metrics;
 mod models;
 mod outage;
 mod protocol;

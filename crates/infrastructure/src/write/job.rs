@@ -12,7 +12,7 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, attachments, conversations, history, turns, users};
+use super::{append, attachments, conversations, file_changes, history, turns, usage, users};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -112,6 +112,13 @@ pub(crate) enum Write {
     },
     /// Adds every stored row not indexed yet to the full-text index.
     IndexPending { reply: Reply<()> },
+    /// Stores file changes of a turn (checkpoints).
+    RecordFileChanges {
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        changes: Vec<smallebot_core::entities::TurnFileChange>,
+        reply: Reply<()>,
+    },
     /// Adds a web user.
     AddUser {
         name: String,
@@ -120,6 +127,11 @@ pub(crate) enum Write {
     },
     /// Removes a web user; whether there was one.
     RemoveUser { name: String, reply: Reply<bool> },
+    /// Records one model request's usage.
+    RecordUsage {
+        record: Box<smallebot_core::entities::UsageRecord>,
+        reply: Reply<()>,
+    },
 }
 
 impl Write {
@@ -210,7 +222,16 @@ impl Write {
                 token_sha256,
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
+            W::RecordFileChanges {
+                conversation_id,
+                turn_id,
+                changes,
+                reply,
+            } => settle(conn, reply, |c| {
+                file_changes::insert(c, conversation_id, turn_id, &changes)
+            }),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+            W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),
         }
     }
 }

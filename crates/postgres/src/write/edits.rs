@@ -10,7 +10,7 @@ use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
 use super::conversation_edits::ConversationEdit;
 use super::link::{Link, Reply, lost};
-use super::{attachments, rewrite, tasks, undo, users};
+use super::{attachments, file_changes, rewrite, tasks, undo, usage, users};
 use crate::tx::storage;
 
 /// A task list's edit, sent to the writer (a closure has no `Debug` of its own).
@@ -49,6 +49,15 @@ pub(crate) enum Edit {
     ),
     /// The uploads never sent from before a moment deleted; how many.
     DeleteUnsent(smallebot_core::time::Timestamp, Reply<u64>),
+    /// File changes of a turn of a conversation (checkpoints).
+    RecordFileChanges(
+        ConversationId,
+        TurnId,
+        Vec<smallebot_core::entities::TurnFileChange>,
+        Reply<()>,
+    ),
+    /// A checkpoint content kept under its digest.
+    KeepContent(String, Vec<u8>, Reply<()>),
     /// A web user with the SHA-256 hex digest of their token.
     AddUser(String, String, Reply<()>),
     /// A web user removed; whether there was one.
@@ -61,6 +70,8 @@ pub(crate) enum Edit {
     ),
     /// A task list deleted.
     DeleteTasks(ConversationId, Reply<Result<(), TaskStoreError>>),
+    /// One model request's usage recorded.
+    RecordUsage(Box<smallebot_core::entities::UsageRecord>, Reply<()>),
     /// A relayed message too large for a notification, stored; its id (or the
     /// database's error text).
     Relay(serde_json::Value, Reply<Result<i64, String>>),
@@ -112,6 +123,16 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
                 attachments::delete_unsent_before(conn, before)
             })
         }
+        Edit::RecordFileChanges(conversation_id, turn_id, changes, reply) => {
+            answer_on_link!(link, reply, file_changes::RECORD, |conn| {
+                file_changes::record(conn, conversation_id, turn_id, &changes)
+            })
+        }
+        Edit::KeepContent(sha256, content, reply) => {
+            answer_on_link!(link, reply, file_changes::KEEP, |conn| {
+                file_changes::keep(conn, &sha256, &content)
+            })
+        }
         Edit::AddUser(name, digest, reply) => {
             answer_on_link!(link, reply, users::ADD, |conn| users::add(
                 conn, &name, &digest
@@ -120,6 +141,11 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         Edit::RemoveUser(name, reply) => {
             answer_on_link!(link, reply, users::REMOVE, |conn| users::remove(
                 conn, &name
+            ))
+        }
+        Edit::RecordUsage(record, reply) => {
+            answer_on_link!(link, reply, usage::RECORD, |conn| usage::insert(
+                conn, &record
             ))
         }
         Edit::UpdateTasks(conversation_id, edit, reply) => {

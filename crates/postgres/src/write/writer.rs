@@ -15,6 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use tracing::Instrument;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
@@ -83,8 +84,19 @@ impl Writer {
     }
 
     /// Queues `job` (built around its reply sender), drains the queue when the
-    /// connection is free, and waits for the job's answer.
+    /// connection is free, and waits for the job's answer; timed in a `store` span
+    /// (its `operation` the write's name) for the metrics.
     pub(crate) async fn submit<T>(
+        &self,
+        action: &'static str,
+        job: impl FnOnce(Reply<T>) -> Job,
+    ) -> RepoResult<T> {
+        self.submit_here(action, job)
+            .instrument(tracing::debug_span!("store", operation = action))
+            .await
+    }
+
+    async fn submit_here<T>(
         &self,
         action: &'static str,
         job: impl FnOnce(Reply<T>) -> Job,

@@ -42,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "/export ",
     "/resume",
     "/history",
+    "/changes",
     "/show ",
     "/verbose ",
     "/attach ",

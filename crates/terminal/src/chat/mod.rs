@@ -27,7 +27,7 @@ pub use repl::Repl;
 pub use session::{ChatParts, Opening, run_chat};
 
 /// The input history's file in the home.
-pub const HISTORY_FILE: &str = "history.txt";
+pub const HISTORY_FILE: &str = smallebot_agent::assembly::CHAT_HISTORY_FILE;
 
 /// The model `conversation` (or a new one) runs on, as the banner names it: the name
 /// sent to the endpoint, with its id in models.json when there is a choice and the two

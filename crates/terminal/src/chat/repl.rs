@@ -14,6 +14,7 @@ use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::mpsc;
 
 mod attach;
+mod changes;
 mod commands;
 mod copy;
 mod export;

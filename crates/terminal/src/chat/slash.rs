@@ -39,6 +39,8 @@ pub enum Slash {
     Resume,
     /// Show this conversation's whole timeline.
     History,
+    /// List the files the last turn changed.
+    Changes,
     /// Show the Nth tool call of the last turn whole.
     Show(usize),
     /// Put the last answer on the clipboard (OSC 52).
@@ -74,6 +76,7 @@ Commands:
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
   /tasks         show this conversation's task list (the plan)
+  /changes       list the files the last turn changed (smallebot rewind undoes them)
   /search QUERY  search all your conversations (messages and tool calls)
   /model [ID]    list the models, or run this conversation on model ID
   /retry         answer your last message again
@@ -146,6 +149,7 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("verbose", _) => Err("usage: /verbose [on|off]".into()),
         ("resume", "") => Ok(Slash::Resume),
         ("history", "") => Ok(Slash::History),
+        ("changes", "") => Ok(Slash::Changes),
         ("show", n) => match n.parse::<usize>() {
             Ok(n) if n > 0 => Ok(Slash::Show(n)),
             _ => Err("usage: /show N (the number on the tool call's line)".into()),
@@ -233,6 +237,7 @@ mod tests {
             ("/copy", Some(Ok(Slash::Copy))),
             ("/resume", Some(Ok(Slash::Resume))),
             ("/history", Some(Ok(Slash::History))),
+            ("/changes", Some(Ok(Slash::Changes))),
             ("/show 2", Some(Ok(Slash::Show(2)))),
             (
                 "/show",

@@ -5,6 +5,7 @@
 
 mod event_lines;
 mod events;
+pub mod file_changes;
 mod markdown;
 mod plain_wrap;
 mod run_output;

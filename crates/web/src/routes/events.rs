@@ -106,7 +106,29 @@ pub(crate) async fn stream(
             ))
         }
     };
+    // Counted as a subscriber while the stream lives (dropped when the client goes).
+    let counted = state.metrics.clone().map(Subscriber::new);
+    let start = futures::StreamExt::map(start, move |event| {
+        let _counted = &counted;
+        event
+    });
     Ok(Sse::new(start).keep_alive(KeepAlive::default()))
+}
+
+/// One event-stream subscriber in the metrics, from its start to its drop.
+struct Subscriber(std::sync::Arc<dyn smallebot_application::ports::MetricsExport>);
+
+impl Subscriber {
+    fn new(metrics: std::sync::Arc<dyn smallebot_application::ports::MetricsExport>) -> Self {
+        metrics.sse_subscribers(true);
+        Self(metrics)
+    }
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        self.0.sse_subscribers(false);
+    }
 }
 
 /// The stream's next SSE event.

@@ -7,6 +7,7 @@ pub(crate) mod events;
 pub(crate) mod export;
 pub(crate) mod health;
 pub(crate) mod markdown;
+pub(crate) mod metrics;
 pub(crate) mod models;
 pub(crate) mod page;
 pub(crate) mod search;

@@ -2,10 +2,12 @@
 //! baseline measured in the same run, as ratios.
 
 mod chat;
+mod checkpoints;
 mod compression;
 mod estimate;
 mod fixture;
 mod harness;
+mod idle_streams;
 mod markdown;
 mod overhead;
 mod page;
@@ -26,7 +28,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render, markdown, page).
+    /// serve, render, markdown, page, checkpoints).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -111,9 +113,13 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("serve") {
         print(&serve::run().await?);
+        print(&idle_streams::run().await?);
     }
     if wants("page") {
         print(&page::run().await?);
+    }
+    if wants("checkpoints") {
+        print(&checkpoints::run()?);
     }
     Ok(())
 }

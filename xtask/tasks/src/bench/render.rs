@@ -61,7 +61,7 @@ fn answer(bytes: usize, code: bool) -> String {
 
 /// CPU time this thread has run (Linux's `/proc/thread-self/schedstat`, in
 /// nanoseconds); `None` where it cannot be read.
-fn thread_cpu() -> Option<Duration> {
+pub(super) fn thread_cpu() -> Option<Duration> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let nanos = stat.split_whitespace().next()?.parse().ok()?;
     Some(Duration::from_nanos(nanos))

@@ -21,7 +21,7 @@ use super::harness::release_binary;
 use super::server::Server;
 
 /// Conversations at once.
-const CONVERSATIONS: usize = 500;
+const CONVERSATIONS: usize = 2000;
 /// The model's time per response.
 const MODEL_DELAY: Duration = Duration::from_millis(50);
 /// Longest a turn may take before it counts as an error.

@@ -22,6 +22,8 @@ impl Server {
             .arg("--home")
             .arg(home)
             .args(["serve", "--addr", "127.0.0.1:0", "--user", "bench"])
+            // Warnings only: a line per request and turn would measure the terminal.
+            .args(["--log-level", "warn"])
             .env("OPENAI_BASE_URL", model_url)
             .env("OPENAI_API_KEY", "bench")
             .env("SMALLEBOT_MODEL", "bench-model")
@@ -62,6 +64,20 @@ impl Server {
             .parse()
             .ok()?;
         Some(kb / 1024.0)
+    }
+
+    /// The process's resident set now (`VmRSS`), in KiB.
+    pub fn rss_kib(&self) -> Option<f64> {
+        let pid = self.child.id()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// The CPU time the process used so far (user + system, all threads), in seconds.

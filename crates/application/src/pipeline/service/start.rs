@@ -120,7 +120,7 @@ impl ConversationService {
         let service = Arc::clone(self);
         // Everything the turn does is logged under its conversation and turn ids (and
         // under the caller's span, an HTTP request's id for one).
-        let span = tracing::info_span!("turn", %conversation_id, turn_id = tracing::field::Empty);
+        let span = turn_span(conversation_id);
         let end = tokio::spawn(
             async move {
                 let stored = store(Arc::clone(&service)).await?;
@@ -203,8 +203,13 @@ impl ConversationService {
         text: &str,
         options: SendOptions,
     ) -> Result<TurnOutcome, PipelineError> {
-        let stored = self.store_turn(conversation_id, text, options).await?;
-        self.run_stored(stored).await
+        async move {
+            let stored = self.store_turn(conversation_id, text, options).await?;
+            tracing::Span::current().record("turn_id", tracing::field::display(stored.turn.id));
+            self.run_stored(stored).await
+        }
+        .instrument(turn_span(conversation_id))
+        .await
     }
 
     /// Marks the conversation busy, compresses first if the new message needs room,
@@ -342,4 +347,11 @@ fn log_end(outcome: &Result<TurnOutcome, PipelineError>) {
         }
         Err(error) => tracing::warn!(%error, "turn ended with a storage failure"),
     }
+}
+
+/// The span a turn of `conversation_id` runs in (its turn id recorded once stored):
+/// everything the turn logs carries both ids, and a trace shows the turn with its model
+/// requests and tool calls under it.
+fn turn_span(conversation_id: ConversationId) -> tracing::Span {
+    tracing::info_span!("turn", %conversation_id, turn_id = tracing::field::Empty)
 }

@@ -34,6 +34,7 @@ impl<W: Write> Repl<W> {
             Slash::Export(format, file) => self.export(format, file).await?,
             Slash::Verbose(choice) => self.verbose(choice)?,
             Slash::History => self.history().await?,
+            Slash::Changes => self.changes().await?,
             Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,
             Slash::List => self.list().await?,

@@ -1,0 +1,51 @@
+//! Checkpoints of a workspace: every change a tool call makes to the files beneath it
+//! can be listed and undone.
+//!
+//! - [`Workspace`] keeps an index of the workspace between calls (each file's path,
+//!   size, modification time and inode, and the SHA-256 of its content). A scan
+//!   compares the tree with the index and hashes only the files whose stamp changed, so
+//!   an unchanged tree of ten thousand files costs a few milliseconds.
+//! - Every content the index knows is kept in a [`ContentStore`], once per SHA-256, so
+//!   the state before a call can be brought back whatever the call did. Within the
+//!   [`Limits`] (per file, per capture) a content is kept; beyond them the change is
+//!   listed as [`NotCaptured`] with its reason, never silently dropped.
+//! - [`IgnoreRules`] (`.gitignore` syntax) keep build output out of the index.
+//! - [`restore`] brings paths back to their state before a turn: a path whose content
+//!   is no longer what the turn left is a conflict, left alone unless forced, and what
+//!   a restore replaces is kept first, so the restore can itself be undone.
+//!
+//! - [`TurnCheckpoints`] is the application's `WorkspaceChanges` port on a workspace:
+//!   the pipeline compares it around a step's calls, its contents kept by the
+//!   conversation store ([`RepositoryContents`]).
+//!
+//! - [`rewind`] takes a conversation back to before a turn (files, context or both),
+//!   never while a turn of it runs; [`undo_rewind`] undoes the last rewind of files.
+//!
+//! Every access beneath the workspace goes through `smallebot-confined`: paths are
+//! resolved beneath a handle on its root, links are never followed, only regular files
+//! are read. The pure rules (what a change is, what a restore does to a path) are
+//! `smallebot_core::rules::checkpoint`.
+
+mod capture;
+mod error;
+mod ignore_rules;
+mod in_turn;
+mod index;
+mod limits;
+mod restore;
+mod rewind;
+mod store;
+mod targets;
+
+pub use capture::{Capture, NotCaptured, Workspace};
+pub use error::CheckpointError;
+pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
+pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
+pub use index::Stamp;
+pub use limits::Limits;
+pub use restore::{Conflict, RestoreReport, restore};
+pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind, workspace_of};
+pub use store::{ContentStore, FolderStore};
+pub use targets::{RestoreTarget, targets};
+
+pub use smallebot_core::rules::checkpoint::{ChangeKind, FileChange, FileState};

@@ -1,0 +1,294 @@
+//! Budgets (agent.json `budgets`): checked before every model request with the
+//! request's projected cost ([`super::cost::projected_cost`]); a request that could pass
+//! one is not sent.
+
+use chrono::{Datelike, Duration, NaiveTime, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::cost::format_amount;
+use crate::time::Timestamp;
+
+/// How the stored error of a turn a budget stopped begins (front ends show such a turn
+/// as stopped by a budget, and `run` exits with its own code).
+pub const BUDGET_STOP: &str = "budget reached";
+
+/// Whether a turn's stored error says a budget stopped it.
+#[must_use]
+pub fn is_budget_stop(error: &str) -> bool {
+    error.starts_with(BUDGET_STOP)
+}
+
+/// The limits, each in picos; `None`: no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budgets {
+    /// What one turn may cost, its sub-agents, title and summaries included.
+    pub per_turn: Option<i64>,
+    /// What one conversation may cost, its sub-agents included.
+    pub per_conversation: Option<i64>,
+    /// What one user may spend in a UTC day.
+    pub per_user_daily: Option<i64>,
+    /// What one user may spend in a UTC calendar month.
+    pub per_user_monthly: Option<i64>,
+}
+
+impl Budgets {
+    /// Whether any limit is set.
+    #[must_use]
+    pub fn any(&self) -> bool {
+        self.per_turn.is_some()
+            || self.per_conversation.is_some()
+            || self.per_user_daily.is_some()
+            || self.per_user_monthly.is_some()
+    }
+}
+
+/// Which budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetKind {
+    /// `perTurn`.
+    PerTurn,
+    /// `perConversation`.
+    PerConversation,
+    /// `perUserDaily`.
+    PerUserDaily,
+    /// `perUserMonthly`.
+    PerUserMonthly,
+}
+
+impl BudgetKind {
+    /// Its agent.json key.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::PerTurn => "perTurn",
+            Self::PerConversation => "perConversation",
+            Self::PerUserDaily => "perUserDaily",
+            Self::PerUserMonthly => "perUserMonthly",
+        }
+    }
+
+    /// When what it counts starts again, for people.
+    fn resets(self, now: Timestamp) -> String {
+        match self {
+            Self::PerTurn => "it starts again with the next turn".to_owned(),
+            Self::PerConversation => "it does not reset: start a new conversation".to_owned(),
+            Self::PerUserDaily => format!(
+                "it resets at {}",
+                next_day(now).format("%Y-%m-%d %H:%M UTC")
+            ),
+            Self::PerUserMonthly => {
+                format!(
+                    "it resets at {}",
+                    next_month(now).format("%Y-%m-%d %H:%M UTC")
+                )
+            }
+        }
+    }
+}
+
+/// What was spent already, in picos, in each budget's scope.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spent {
+    /// In the turn.
+    pub turn: i64,
+    /// In the conversation.
+    pub conversation: i64,
+    /// By the user today (UTC).
+    pub user_day: i64,
+    /// By the user this month (UTC).
+    pub user_month: i64,
+}
+
+/// A request a budget refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetStop {
+    /// Which budget.
+    pub kind: BudgetKind,
+    /// Its limit.
+    pub limit: i64,
+    /// What was spent in its scope.
+    pub spent: i64,
+    /// What the request could have cost.
+    pub projected: i64,
+}
+
+impl BudgetStop {
+    /// What is left of the budget (never below zero).
+    #[must_use]
+    pub fn remaining(&self) -> i64 {
+        (self.limit - self.spent).max(0)
+    }
+
+    /// The stored reason, for people: which budget, what is left, what the request
+    /// could have cost, when it resets and what to change.
+    #[must_use]
+    pub fn message(&self, currency: &str, now: Timestamp) -> String {
+        format!(
+            "{BUDGET_STOP}: the next model request could cost up to {}, but only {} of the {} \
+             budget of {} is left ({} spent); {}. The request was not sent; raise \
+             budgets.{} in agent.json to go on",
+            format_amount(self.projected, currency),
+            format_amount(self.remaining(), currency),
+            self.kind.key(),
+            format_amount(self.limit, currency),
+            format_amount(self.spent, currency),
+            self.kind.resets(now),
+            self.kind.key(),
+        )
+    }
+}
+
+/// The first budget a request projected to cost `projected` could pass, if any:
+/// `spent + projected > limit`.
+#[must_use]
+pub fn check(budgets: &Budgets, spent: &Spent, projected: i64) -> Option<BudgetStop> {
+    [
+        (BudgetKind::PerTurn, budgets.per_turn, spent.turn),
+        (
+            BudgetKind::PerConversation,
+            budgets.per_conversation,
+            spent.conversation,
+        ),
+        (
+            BudgetKind::PerUserDaily,
+            budgets.per_user_daily,
+            spent.user_day,
+        ),
+        (
+            BudgetKind::PerUserMonthly,
+            budgets.per_user_monthly,
+            spent.user_month,
+        ),
+    ]
+    .into_iter()
+    .find_map(|(kind, limit, spent)| {
+        let limit = limit?;
+        (spent.saturating_add(projected) > limit).then_some(BudgetStop {
+            kind,
+            limit,
+            spent,
+            projected,
+        })
+    })
+}
+
+/// The start of `now`'s UTC day.
+#[must_use]
+pub fn day_start(now: Timestamp) -> Timestamp {
+    now.date_naive().and_time(NaiveTime::MIN).and_utc()
+}
+
+/// The start of `now`'s UTC calendar month.
+#[must_use]
+pub fn month_start(now: Timestamp) -> Timestamp {
+    Utc.with_ymd_and_hms(now.year(), now.month(), 1, 0, 0, 0)
+        .single()
+        .unwrap_or_else(|| day_start(now))
+}
+
+fn next_day(now: Timestamp) -> Timestamp {
+    day_start(now) + Duration::days(1)
+}
+
+fn next_month(now: Timestamp) -> Timestamp {
+    let (year, month) = if now.month() == 12 {
+        (now.year() + 1, 1)
+    } else {
+        (now.year(), now.month() + 1)
+    };
+    Utc.with_ymd_and_hms(year, month, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_else(|| next_day(now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> Timestamp {
+        crate::time::parse_timestamp(text).unwrap()
+    }
+
+    #[test]
+    fn a_request_that_could_pass_a_budget_is_refused() {
+        let budgets = Budgets {
+            per_turn: Some(100),
+            per_conversation: Some(1000),
+            per_user_daily: None,
+            per_user_monthly: Some(5000),
+        };
+        let spent = |turn, conversation, user_month| Spent {
+            turn,
+            conversation,
+            user_day: 0,
+            user_month,
+        };
+        let cases = [
+            (spent(0, 0, 0), 100, None),
+            (spent(0, 0, 0), 101, Some(BudgetKind::PerTurn)),
+            (spent(50, 950, 0), 50, None),
+            (spent(50, 951, 0), 50, Some(BudgetKind::PerConversation)),
+            (spent(0, 0, 4990), 20, Some(BudgetKind::PerUserMonthly)),
+            (spent(0, 0, 0), 0, None),
+        ];
+        for (spent, projected, expected) in cases {
+            assert_eq!(
+                check(&budgets, &spent, projected).map(|s| s.kind),
+                expected,
+                "{spent:?} {projected}"
+            );
+        }
+        assert_eq!(check(&Budgets::default(), &spent(9, 9, 9), i64::MAX), None);
+    }
+
+    #[test]
+    fn the_reason_says_what_is_left_and_when_it_resets() {
+        let stop = BudgetStop {
+            kind: BudgetKind::PerUserDaily,
+            limit: 1_000_000_000_000,
+            spent: 999_000_000_000,
+            projected: 2_000_000_000,
+        };
+        let text = stop.message("USD", at("2026-03-31T22:00:00Z"));
+        assert!(is_budget_stop(&text), "{text}");
+        for part in [
+            "up to 0.002000 USD",
+            "only 0.001000 USD of the perUserDaily budget of 1.000000 USD is left",
+            "resets at 2026-04-01 00:00 UTC",
+            "budgets.perUserDaily",
+        ] {
+            assert!(text.contains(part), "{part} in {text}");
+        }
+        let over = BudgetStop {
+            spent: 2,
+            limit: 1,
+            projected: 1,
+            kind: BudgetKind::PerTurn,
+        };
+        assert_eq!(over.remaining(), 0);
+    }
+
+    #[test]
+    fn days_and_months_start_in_utc() {
+        let cases = [
+            (
+                "2026-03-15T10:20:30Z",
+                "2026-03-15T00:00:00Z",
+                "2026-03-01T00:00:00Z",
+                "2026-04-01T00:00:00Z",
+            ),
+            (
+                "2026-12-31T23:59:59Z",
+                "2026-12-31T00:00:00Z",
+                "2026-12-01T00:00:00Z",
+                "2027-01-01T00:00:00Z",
+            ),
+        ];
+        for (now, day, month, next) in cases {
+            assert_eq!(day_start(at(now)), at(day));
+            assert_eq!(month_start(at(now)), at(month));
+            assert_eq!(next_month(at(now)), at(next));
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Usage records summed for people: by day, model, user or conversation.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::entities::{TokenCounts, UsageRecord};
+
+/// What the records are summed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageGrouping {
+    /// The UTC day the request ended (`2026-03-15`).
+    Day,
+    /// The models.json id.
+    Model,
+    /// The user.
+    User,
+    /// The conversation billed (a sub-agent's requests count in its parent's).
+    Conversation,
+}
+
+impl UsageGrouping {
+    /// Parses `day`, `model`, `user` or `conversation`.
+    ///
+    /// # Errors
+    /// Says which words are known.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "day" => Ok(Self::Day),
+            "model" => Ok(Self::Model),
+            "user" => Ok(Self::User),
+            "conversation" => Ok(Self::Conversation),
+            other => Err(format!(
+                "'{other}' is no grouping: use day, model, user or conversation"
+            )),
+        }
+    }
+
+    fn key(self, record: &UsageRecord) -> String {
+        match self {
+            Self::Day => record.at.format("%Y-%m-%d").to_string(),
+            Self::Model => record.model.clone(),
+            Self::User => record.account.user_name.clone(),
+            Self::Conversation => record.account.conversation_id.to_string(),
+        }
+    }
+}
+
+/// The sum of the records of one group.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsageGroup {
+    /// The day, model id, user or conversation id.
+    pub key: String,
+    /// How many requests.
+    pub requests: u64,
+    /// Their tokens.
+    pub tokens: TokenCounts,
+    /// Their cost, in picos, per currency (empty when none was priced).
+    pub costs: BTreeMap<String, i64>,
+    /// How many requests reported tokens but had no price.
+    pub unpriced: u64,
+}
+
+impl UsageGroup {
+    fn add(&mut self, record: &UsageRecord) {
+        self.requests += 1;
+        if let Some(tokens) = record.tokens {
+            self.tokens = self.tokens.plus(tokens);
+        }
+        match (record.cost, &record.currency) {
+            (Some(cost), Some(currency)) => {
+                *self.costs.entry(currency.clone()).or_default() += cost;
+            }
+            _ if record.tokens.is_some() => self.unpriced += 1,
+            _ => {}
+        }
+    }
+}
+
+/// The records summed by `grouping`, groups in key order, and the total of all.
+#[must_use]
+pub fn summarize(
+    records: &[UsageRecord],
+    grouping: UsageGrouping,
+) -> (Vec<UsageGroup>, UsageGroup) {
+    let mut groups: BTreeMap<String, UsageGroup> = BTreeMap::new();
+    let mut total = UsageGroup {
+        key: "total".to_owned(),
+        ..UsageGroup::default()
+    };
+    for record in records {
+        let key = grouping.key(record);
+        groups
+            .entry(key.clone())
+            .or_insert_with(|| UsageGroup {
+                key,
+                ..UsageGroup::default()
+            })
+            .add(record);
+        total.add(record);
+    }
+    (groups.into_values().collect(), total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entities::{UsageAccount, UsageOutcome, UsagePurpose};
+    use crate::ids::ConversationId;
+
+    fn record(
+        user: &str,
+        model: &str,
+        day: &str,
+        tokens: Option<(u64, u64)>,
+        cost: Option<i64>,
+    ) -> UsageRecord {
+        UsageRecord {
+            account: UsageAccount {
+                user_name: user.into(),
+                conversation_id: ConversationId::new(),
+                turn_id: None,
+                sub_conversation_id: None,
+                step: 1,
+            },
+            purpose: UsagePurpose::Chat,
+            model: model.into(),
+            tokens: tokens.map(|(prompt, completion)| TokenCounts {
+                prompt,
+                completion,
+                ..TokenCounts::default()
+            }),
+            cost,
+            currency: cost.map(|_| "USD".to_owned()),
+            first_token_ms: None,
+            duration_ms: 1,
+            retries: 0,
+            outcome: UsageOutcome::Ok,
+            at: crate::time::parse_timestamp(&format!("{day}T12:00:00Z")).unwrap(),
+        }
+    }
+
+    #[test]
+    fn sums_by_each_grouping() {
+        let records = [
+            record("ann", "big", "2026-03-01", Some((100, 10)), Some(5)),
+            record("ann", "small", "2026-03-02", Some((50, 5)), None),
+            record("bob", "big", "2026-03-02", Some((200, 20)), Some(7)),
+            record("bob", "big", "2026-03-02", None, None),
+        ];
+        let keys = |g: UsageGrouping| -> Vec<(String, u64, u64, Option<i64>, u64)> {
+            summarize(&records, g)
+                .0
+                .into_iter()
+                .map(|g| {
+                    (
+                        g.key,
+                        g.requests,
+                        g.tokens.prompt,
+                        g.costs.get("USD").copied(),
+                        g.unpriced,
+                    )
+                })
+                .collect()
+        };
+        let cases = [
+            (
+                UsageGrouping::User,
+                vec![("ann", 2, 150, Some(5), 1), ("bob", 2, 200, Some(7), 0)],
+            ),
+            (
+                UsageGrouping::Model,
+                vec![("big", 3, 300, Some(12), 0), ("small", 1, 50, None, 1)],
+            ),
+            (
+                UsageGrouping::Day,
+                vec![
+                    ("2026-03-01", 1, 100, Some(5), 0),
+                    ("2026-03-02", 3, 250, Some(7), 1),
+                ],
+            ),
+        ];
+        for (grouping, expected) in cases {
+            let expected: Vec<_> = expected
+                .into_iter()
+                .map(|(k, n, p, c, u)| (k.to_owned(), n, p, c, u))
+                .collect();
+            assert_eq!(keys(grouping), expected, "{grouping:?}");
+        }
+        let (by_conversation, total) = summarize(&records, UsageGrouping::Conversation);
+        assert_eq!(by_conversation.len(), 4);
+        assert_eq!(
+            (total.requests, total.tokens.completion, total.costs["USD"]),
+            (4, 35, 12)
+        );
+        assert!(
+            UsageGrouping::parse("week")
+                .unwrap_err()
+                .contains("day, model, user")
+        );
+    }
+}
