@@ -35,6 +35,7 @@ mod browser_screens;
 mod browser_search;
 mod browser_skills;
 mod browser_streamed;
+mod browser_subagents;
 mod browser_summary;
 mod browser_theme;
 mod browser_versions;
