@@ -166,6 +166,13 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
         (parts[0].1 + parts[1].1 - parts[2].1).abs() < 0.01,
         "{timing}"
     );
+    // An answer that needed no store says its total only, never a false zero.
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    let timing = health.headers()["server-timing"].to_str().unwrap();
+    assert!(
+        timing.starts_with("total;dur=") && !timing.contains(','),
+        "{timing}"
+    );
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }

@@ -3,7 +3,7 @@
 //! is logged under that id; and one `request` event with the status and duration.
 //! The query string is never logged: a search's words are in it. Every answer says
 //! where its time went in a `Server-Timing` header: `store` (the store's work for this
-//! request, when the server measures it), `render` (the rest) and `total`.
+//! request, when the server measured some), `render` (the rest) and `total`.
 
 use std::time::Instant;
 
@@ -48,7 +48,13 @@ pub(crate) async fn request_span(
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
-    let store = state.metrics.as_ref().and_then(|m| m.store_time(&timed));
+    // No store time: nothing timed was done (or the store does not time that work, as
+    // PostgreSQL's reads): the header says the total only, never a false zero.
+    let store = state
+        .metrics
+        .as_ref()
+        .and_then(|m| m.store_time(&timed))
+        .filter(|time| !time.is_zero());
     let timing = server_timing(
         store.map(|d| d.as_secs_f64()),
         started.elapsed().as_secs_f64(),
