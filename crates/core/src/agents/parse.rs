@@ -78,9 +78,10 @@ pub fn parse_agent(
             ),
         ));
     }
-    let mut rule = |key: &str, problem: Option<String>| {
+    // A missing key is reported at the front matter's closing `---`, where it goes.
+    let closing = Some(yaml.lines().count() + 2);
+    let mut rule = |line: Option<usize>, problem: Option<String>| {
         if let Some(problem) = problem {
-            let line = if key.is_empty() { None } else { line_of(key) };
             problems.push(FrontMatterProblem::fatal(line, problem));
         }
     };
@@ -88,18 +89,18 @@ pub fn parse_agent(
     let name = trimmed(fields.name);
     let description = trimmed(fields.description);
     match &name {
-        None => rule("", Some(missing("name"))),
-        Some(name) => rule("name", agent_name_problem(name, stem)),
+        None => rule(closing, Some(missing("name"))),
+        Some(name) => rule(line_of("name"), agent_name_problem(name, stem)),
     }
     match &description {
-        None => rule("", Some(missing("description"))),
-        Some(description) => rule("description", description_problem(description)),
+        None => rule(closing, Some(missing("description"))),
+        Some(description) => rule(line_of("description"), description_problem(description)),
     }
     let tools = match fields.tools.map(tool_names) {
         None => AgentTools::Inherit,
         Some(Ok(names)) => AgentTools::Only(names),
         Some(Err(problem)) => {
-            rule("tools", Some(problem));
+            rule(line_of("tools"), Some(problem));
             AgentTools::Inherit
         }
     };
@@ -107,7 +108,7 @@ pub fn parse_agent(
         None | Some("inherit") => AgentModel::Inherit,
         Some("") => {
             rule(
-                "model",
+                line_of("model"),
                 Some("'model' is empty; give a models.json id or 'inherit'".to_owned()),
             );
             AgentModel::Inherit
@@ -120,7 +121,7 @@ pub fn parse_agent(
         Some("workspace-write") => Some(AgentSandbox::WorkspaceWrite),
         Some(other) => {
             rule(
-                "sandbox",
+                line_of("sandbox"),
                 Some(format!(
                     "'sandbox' '{other}' is not a sandbox mode; write 'read-only' or \
                      'workspace-write' (never wider than the parent's)"
@@ -133,12 +134,12 @@ pub fn parse_agent(
         None => None,
         Some(Ok(steps)) => Some(steps),
         Some(Err(problem)) => {
-            rule("maxToolSteps", Some(problem));
+            rule(line_of("maxToolSteps"), Some(problem));
             None
         }
     };
     let prompt = body.trim().to_owned();
-    rule("", prompt_problem(&prompt));
+    rule(None, prompt_problem(&prompt));
     let definition = match (name, description) {
         (Some(name), Some(description)) if !problems.iter().any(|p| p.fatal) => {
             Some(AgentDefinition {

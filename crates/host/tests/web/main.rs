@@ -51,4 +51,5 @@ mod protocol;
 mod routes;
 mod signin;
 mod streams;
+mod sub_agents;
 mod upload_quotas;
