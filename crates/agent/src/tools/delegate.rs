@@ -39,7 +39,7 @@ pub struct Delegate {
 
 impl Delegate {
     /// The tool's name.
-    pub const NAME: &'static str = smallebot_core::agents::DELEGATE_TOOL;
+    pub const NAME: &'static str = "Delegate";
 
     /// The tool over `runner`.
     #[must_use]

@@ -22,6 +22,3 @@ pub const AGENT_FILE_EXTENSION: &str = "md";
 
 /// The agent that exists without a file: the parent's tools and model, a short prompt.
 pub const GENERAL_AGENT: &str = "general";
-
-/// The name of the tool that runs a sub-agent (its calls are where sub-agents hang).
-pub const DELEGATE_TOOL: &str = "Delegate";

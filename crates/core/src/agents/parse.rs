@@ -115,18 +115,11 @@ pub fn parse_agent(
         }
         Some(id) => AgentModel::Id(id.to_owned()),
     };
-    let sandbox = match trimmed(fields.sandbox).as_deref() {
+    let sandbox = match trimmed(fields.sandbox).as_deref().map(sandbox_mode) {
         None => None,
-        Some("read-only") => Some(AgentSandbox::ReadOnly),
-        Some("workspace-write") => Some(AgentSandbox::WorkspaceWrite),
-        Some(other) => {
-            rule(
-                line_of("sandbox"),
-                Some(format!(
-                    "'sandbox' '{other}' is not a sandbox mode; write 'read-only' or \
-                     'workspace-write' (never wider than the parent's)"
-                )),
-            );
+        Some(Ok(mode)) => Some(mode),
+        Some(Err(problem)) => {
+            rule(line_of("sandbox"), Some(problem));
             None
         }
     };
@@ -155,6 +148,18 @@ pub fn parse_agent(
         _ => None,
     };
     (definition, problems)
+}
+
+/// The sandbox mode `value` names, or why it names none.
+fn sandbox_mode(value: &str) -> Result<AgentSandbox, String> {
+    match value {
+        "read-only" => Ok(AgentSandbox::ReadOnly),
+        "workspace-write" => Ok(AgentSandbox::WorkspaceWrite),
+        other => Err(format!(
+            "'sandbox' '{other}' is not a sandbox mode; write 'read-only' or \
+             'workspace-write' (never wider than the parent's)"
+        )),
+    }
 }
 
 fn missing(key: &str) -> String {

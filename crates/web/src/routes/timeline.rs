@@ -65,16 +65,8 @@ pub(crate) async fn timeline(
             .rposition(|row| matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant))
     };
     let row_htmls = render_answers(&state, &rows, unrendered, &mut versions).await?;
-    // Only a conversation that delegated has sub-agents to read (most did not: they
-    // pay nothing for it).
-    let delegated = rows
-        .iter()
-        .any(|row| matches!(row, HistoryRow::ToolCall(call) if call.tool_name == smallebot_core::agents::DELEGATE_TOOL));
-    let sub_agents = if delegated {
-        super::sub_agents::sub_agents_of(store.as_ref(), &conversation).await?
-    } else {
-        Vec::new()
-    };
+    // One indexed query: a conversation that delegated nothing pays next to nothing.
+    let sub_agents = super::sub_agents::sub_agents_of(store.as_ref(), &conversation).await?;
     let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
