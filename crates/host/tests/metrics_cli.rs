@@ -28,6 +28,12 @@ fn samples(text: &str, name: &str, labels: &[(&str, &str)]) -> Vec<f64> {
         .collect()
 }
 
+/// The metrics text `serve` at `base` answers now.
+async fn scrape(http: &reqwest::Client, base: &str) -> String {
+    let answer = http.get(format!("{base}/metrics")).send().await.unwrap();
+    answer.text().await.unwrap()
+}
+
 fn one(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
     samples(text, name, labels).first().copied().unwrap_or(0.0)
 }
@@ -44,14 +50,7 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     serve.args(["serve", "--addr", "127.0.0.1:0"]);
     let (mut child, _banner, base) = cli::start_serving(serve).await;
     let http = reqwest::Client::new();
-    let before = http
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let before = scrape(&http, &base).await;
     assert_eq!(
         one(&before, "smallebot_model_requests_total", &[]),
         0.0,
@@ -73,14 +72,7 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     ];
     let deadline = Instant::now() + Duration::from_secs(30);
     let text = loop {
-        let text = http
-            .get(format!("{base}/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = scrape(&http, &base).await;
         let done = one(&text, "smallebot_model_requests_total", &chat) == 1.0
             && one(&text, "smallebot_turn_host_overhead_seconds", &[]) == 1.0;
         if done {

@@ -106,7 +106,14 @@ impl Visit for Fields {
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        // `%value` fields (the model's name) arrive here.
+        // `%value` fields (the model's name) arrive here; the others (a span's
+        // `otel.name`, …) are not formatted for nothing.
+        if !matches!(
+            field.name(),
+            "gen_ai.request.model" | "smallebot.request.purpose" | "operation" | "error.type"
+        ) {
+            return;
+        }
         let text = format!("{value:?}");
         let text = text.trim_matches('"');
         self.record_str(field, text);

@@ -55,13 +55,7 @@ fn task(request: &RecordedRequest) -> String {
 /// GetCurrentTime [`TOOL_CALLS`] times, then answers. Every answer after [`LATENCY`].
 fn script(server: &TestModel, fan_out: Arc<AtomicUsize>) {
     server.respond_with(move |req| {
-        let tool_results = req
-            .messages()
-            .iter()
-            .rev()
-            .take_while(|m| m["role"] != "user")
-            .filter(|m| m["role"] == "tool")
-            .count();
+        let tool_results = req.tool_results_since_user();
         let response = if system(req).contains("You are worker.") {
             if tool_results < TOOL_CALLS {
                 ScriptedResponse::tool_calls([ToolCallSpec::new(
