@@ -84,6 +84,15 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
         );
         tokio::time::sleep(Duration::from_millis(30)).await;
     };
+    assert_eq!(
+        one(
+            &text,
+            "smallebot_turns_by_model_total",
+            &[("model", "scripted"), ("outcome", "completed")]
+        ),
+        1.0,
+        "{text}"
+    );
     let scripted = [("model", "scripted")];
     assert_eq!(
         one(&text, "smallebot_model_request_duration_seconds", &scripted),

@@ -35,6 +35,15 @@ pub struct TokenLabels {
     pub kind: &'static str,
 }
 
+/// A turn's model and outcome.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TurnModelLabels {
+    /// The model its last request went to (`none`: it made no request).
+    pub model: String,
+    /// `completed`, `cancelled` or `failed`.
+    pub outcome: String,
+}
+
 /// A store operation.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StoreLabels {
@@ -58,6 +67,8 @@ pub struct SpanSeries {
     /// A turn's time on the host: its wall time less what its model requests and tool
     /// calls covered.
     pub turn_overhead_seconds: Histogram,
+    /// Turns ended, by the model they ran on and outcome.
+    pub turns_by_model: Family<TurnModelLabels, Counter>,
 }
 
 impl SpanSeries {
@@ -105,7 +116,14 @@ impl SpanSeries {
             "A turn's time on the host: its wall time less its model requests and tool calls",
             Histogram::new(fine_buckets()),
         );
+        let turns_by_model = register(
+            registry,
+            "turns_by_model",
+            "Turns ended, by the model of their last request and outcome",
+            Family::<TurnModelLabels, Counter>::default(),
+        );
         Self {
+            turns_by_model,
             model_requests,
             model_request_seconds,
             model_first_token_seconds,

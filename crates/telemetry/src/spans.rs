@@ -17,7 +17,9 @@ use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::Metrics;
-use crate::span_series::{ModelLabels, ModelRequestLabels, StoreLabels, TokenLabels};
+use crate::span_series::{
+    ModelLabels, ModelRequestLabels, StoreLabels, TokenLabels, TurnModelLabels,
+};
 
 /// The spans the layer times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +57,8 @@ struct Timing {
     covered: Vec<(Instant, Instant)>,
     /// A request's: the time its store operations took (not its turns').
     store: Duration,
+    /// A turn's: the model its last request went to.
+    turn_model: Option<String>,
 }
 
 /// The span fields the series take.
@@ -63,6 +67,8 @@ struct Fields {
     model: String,
     purpose: String,
     operation: String,
+    /// A turn's outcome, recorded as it ends.
+    outcome: Option<String>,
     error: Option<String>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
@@ -77,6 +83,7 @@ impl Visit for Fields {
             "smallebot.request.purpose" => value.clone_into(&mut self.purpose),
             "operation" => value.clone_into(&mut self.operation),
             "error.type" => self.error = Some(value.to_owned()),
+            "outcome" => self.outcome = Some(value.to_owned()),
             _ => {}
         }
     }
@@ -110,7 +117,11 @@ impl Visit for Fields {
         // `otel.name`, …) are not formatted for nothing.
         if !matches!(
             field.name(),
-            "gen_ai.request.model" | "smallebot.request.purpose" | "operation" | "error.type"
+            "gen_ai.request.model"
+                | "smallebot.request.purpose"
+                | "operation"
+                | "error.type"
+                | "outcome"
         ) {
             return;
         }
@@ -196,6 +207,7 @@ where
             fields,
             covered: Vec::new(),
             store: Duration::ZERO,
+            turn_model: None,
         });
     }
 
@@ -232,6 +244,9 @@ where
                     && let Some(turn) = turn.extensions_mut().get_mut::<Timing>()
                 {
                     turn.covered.push((timing.started, ended));
+                    if timing.kind == Kind::Chat {
+                        turn.turn_model = Some(timing.fields.model.clone());
+                    }
                 }
             }
             Kind::Store => {
@@ -258,11 +273,18 @@ where
             Kind::Turn => {
                 let away = covered(timing.covered);
                 let overhead = took.saturating_sub(away);
-                self.metrics
-                    .series
-                    .spans
-                    .turn_overhead_seconds
-                    .observe(overhead.as_secs_f64());
+                let series = &self.metrics.series.spans;
+                series.turn_overhead_seconds.observe(overhead.as_secs_f64());
+                // A turn that never got to its end (dropped with its process) says none.
+                if let Some(outcome) = timing.fields.outcome {
+                    series
+                        .turns_by_model
+                        .get_or_create(&TurnModelLabels {
+                            model: timing.turn_model.unwrap_or_else(|| "none".to_owned()),
+                            outcome,
+                        })
+                        .inc();
+                }
             }
         }
     }

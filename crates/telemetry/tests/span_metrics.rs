@@ -177,3 +177,46 @@ fn a_requests_store_time_is_its_own_not_its_turns() {
         assert_eq!(metrics.store_time(&other), None);
     });
 }
+
+#[test]
+fn turns_are_counted_by_the_model_of_their_last_request_and_their_outcome() {
+    let metrics = Arc::new(Metrics::new());
+    let subscriber = tracing_subscriber::registry().with(metrics.span_layer());
+    tracing::subscriber::with_default(subscriber, || {
+        for (models, outcome) in [
+            (&["small", "large"][..], Some("completed")),
+            (&["large"][..], Some("completed")),
+            (&["large"][..], Some("failed")),
+            (&[][..], Some("cancelled")),
+            // Dropped before its end (its process stopping): no outcome, not counted.
+            (&["large"][..], None),
+        ] {
+            let turn =
+                tracing::info_span!(target: "smallebot_application", "turn", outcome = Empty);
+            let _turn = turn.enter();
+            for model in models {
+                let _chat = tracing::info_span!(target: "smallebot_model_client", "chat", gen_ai.request.model = %model).entered();
+            }
+            if let Some(outcome) = outcome {
+                turn.record("outcome", outcome);
+            }
+        }
+    });
+    let text = metrics.render();
+    let count = |model, outcome| {
+        sample(
+            &text,
+            "smallebot_turns_by_model_total",
+            &[("model", model), ("outcome", outcome)],
+        )
+        .map(|(value, _)| value)
+    };
+    assert_eq!(count("large", "completed"), Some(2.0), "{text}");
+    assert_eq!(count("large", "failed"), Some(1.0));
+    assert_eq!(count("none", "cancelled"), Some(1.0));
+    assert_eq!(
+        count("small", "completed"),
+        None,
+        "the last request's model"
+    );
+}

@@ -312,6 +312,8 @@ impl ConversationService {
             Ok::<(), PipelineError>(())
         }
         .await;
+        // The turn's span says how it ended (metrics count turns by model and outcome).
+        tracing::Span::current().record("outcome", outcome.end_word());
         self.context
             .emit(conversation_id, Some(outcome.turn_id), outcome.end_event());
         settled?;

@@ -105,6 +105,16 @@ fn cut_warning(response: &ModelResponse) -> Option<String> {
 }
 
 impl TurnOutcome {
+    /// How the turn ended, in one word: `completed`, `cancelled` or `failed` (the
+    /// event [`Self::end_event`] gives).
+    pub(super) fn end_word(&self) -> &'static str {
+        match self.status {
+            TurnStatus::Completed => "completed",
+            TurnStatus::Cancelled => "cancelled",
+            _ => "failed",
+        }
+    }
+
     /// The event that tells subscribers how the turn ended.
     pub(super) fn end_event(&self) -> EventKind {
         match (&self.status, &self.error) {

@@ -353,5 +353,10 @@ fn log_end(outcome: &Result<TurnOutcome, PipelineError>) {
 /// everything the turn logs carries both ids, and a trace shows the turn with its model
 /// requests and tool calls under it.
 fn turn_span(conversation_id: ConversationId) -> tracing::Span {
-    tracing::info_span!("turn", %conversation_id, turn_id = tracing::field::Empty)
+    tracing::info_span!(
+        "turn",
+        %conversation_id,
+        turn_id = tracing::field::Empty,
+        outcome = tracing::field::Empty
+    )
 }
