@@ -164,12 +164,13 @@ async fn two_delegate_calls_run_two_sub_agents_at_once() {
     let (ok, shown, _) = cli::outcome(home.path(), &["conversations", "show", &id]).await;
     assert!(ok);
     assert!(shown.contains("Sub-agents:\n"), "{shown}");
+    // Each with how its turn ended and how many tool calls it made (one each).
     assert!(
-        shown.contains("  lister  call d1  lister: list the files"),
+        shown.contains("  lister  call d1  lister: list the files  (completed, 1 tool call(s))"),
         "{shown}"
     );
     assert!(
-        shown.contains("  reader  call d2  reader: read the notes"),
+        shown.contains("  reader  call d2  reader: read the notes  (completed, 1 tool call(s))"),
         "{shown}"
     );
 }

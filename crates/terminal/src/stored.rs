@@ -50,10 +50,7 @@ pub async fn show(
         "{}",
         escape_controls(&render_timeline(&conversation, &turns, &rows))
     )?;
-    let theirs = store
-        .list_conversations(Some(&conversation.user_name))
-        .await?;
-    let block = sub_agents::sub_agent_block(&conversation, &theirs);
+    let block = sub_agents::sub_agent_block(&store.sub_agent_runs(id).await?);
     if !block.is_empty() {
         out!("\n{}", escape_controls(&block))?;
     }

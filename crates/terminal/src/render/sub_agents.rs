@@ -1,7 +1,7 @@
 //! Sub-agents' conversations on the command line: left out of `conversations list`
 //! unless asked for, marked when listed, and listed under their parent by `show`.
 
-use smallebot_core::entities::Conversation;
+use smallebot_core::entities::{Conversation, SubAgentRun};
 
 use super::timeline::conversation_line;
 
@@ -25,30 +25,32 @@ pub fn list_lines(conversations: &[Conversation], all: bool) -> Vec<String> {
         .collect()
 }
 
-/// The `Sub-agents:` block `conversations show` prints after `parent`'s timeline: one
-/// line per conversation of `conversations` that `parent` delegated to, oldest first
-/// (`<id>  <agent>  call <call id>  <title>`); empty when it delegated nothing.
+/// The `Sub-agents:` block `conversations show` prints after a parent's timeline, one
+/// line per sub-agent (`<id>  <agent>  call <call id>  <title>  (<status>, N tool
+/// call(s))`, its error below it): each sub-agent's
+/// conversation (as the store's one query gives them: with their latest turn's status,
+/// error and tool calls), in the order they were started; empty when it has none.
 #[must_use]
-pub fn sub_agent_block(parent: &Conversation, conversations: &[Conversation]) -> String {
-    let mut children: Vec<&Conversation> = conversations
-        .iter()
-        .filter(|c| {
-            c.parent
-                .as_ref()
-                .is_some_and(|l| l.parent_conversation_id == parent.id)
-        })
-        .collect();
-    if children.is_empty() {
+pub fn sub_agent_block(runs: &[SubAgentRun]) -> String {
+    if runs.is_empty() {
         return String::new();
     }
-    children.sort_by_key(|c| (c.created_at, c.id));
     let mut out = String::from("Sub-agents:\n");
-    for child in children {
-        if let Some(link) = &child.parent {
-            out.push_str(&format!(
-                "  {}  {}  call {}  {}\n",
-                child.id, link.agent_name, link.parent_tool_call_id, child.title
-            ));
+    for run in runs {
+        let child = &run.conversation;
+        let Some(link) = &child.parent else {
+            continue;
+        };
+        let status = match run.latest_status {
+            Some(status) => format!("{}, {} tool call(s)", status.as_str(), run.tool_calls),
+            None => "not started".to_owned(),
+        };
+        out.push_str(&format!(
+            "  {}  {}  call {}  {}  ({status})\n",
+            child.id, link.agent_name, link.parent_tool_call_id, child.title
+        ));
+        if let Some(error) = &run.latest_error {
+            out.push_str(&format!("      error: {error}\n"));
         }
     }
     out
@@ -57,7 +59,7 @@ pub fn sub_agent_block(parent: &Conversation, conversations: &[Conversation]) ->
 #[cfg(test)]
 mod tests {
     use chrono::{TimeZone, Utc};
-    use smallebot_core::entities::{Conversation, SubAgentLink};
+    use smallebot_core::entities::{Conversation, SubAgentLink, SubAgentRun, TurnStatus};
 
     use super::{list_lines, sub_agent_block};
 
@@ -93,14 +95,27 @@ mod tests {
             "{}",
             every[2]
         );
-        let block = sub_agent_block(&parent, &all);
+        let runs = [
+            SubAgentRun {
+                conversation: first.clone(),
+                latest_status: Some(TurnStatus::Completed),
+                latest_error: None,
+                tool_calls: 3,
+            },
+            SubAgentRun {
+                conversation: second.clone(),
+                latest_status: Some(TurnStatus::Failed),
+                latest_error: Some("the model failed".into()),
+                tool_calls: 0,
+            },
+        ];
         assert_eq!(
-            block,
+            sub_agent_block(&runs),
             format!(
-                "Sub-agents:\n  {}  lister  call d1  lister: list\n  {}  reader  call d2  reader: read\n",
+                "Sub-agents:\n  {}  lister  call d1  lister: list  (completed, 3 tool call(s))\n  {}  reader  call d2  reader: read  (failed, 0 tool call(s))\n      error: the model failed\n",
                 first.id, second.id
             )
         );
-        assert_eq!(sub_agent_block(&other, &all), "");
+        assert_eq!(sub_agent_block(&[]), "");
     }
 }
