@@ -49,6 +49,9 @@ pub enum CheckpointError {
     /// A rewind cannot be done as asked; the message says why and what to do.
     #[error("rewind: {0}")]
     Rewind(String),
+    /// A turn of the conversation runs: a rewind waits until it has finished.
+    #[error("rewind: {0}")]
+    Busy(String),
     /// The conversation store failed.
     #[error(transparent)]
     Repository(#[from] smallebot_core::RepositoryError),

@@ -22,6 +22,8 @@
 //!
 //! - [`rewind`] takes a conversation back to before a turn (files, context or both),
 //!   never while a turn of it runs; [`undo_rewind`] undoes the last rewind of files.
+//!   [`HomeRewind`] is the application's `ConversationRewind` port on them (the web's
+//!   rewind).
 //!
 //! Every access beneath the workspace goes through `smallebot-confined`: paths are
 //! resolved beneath a handle on its root, links are never followed, only regular files
@@ -30,6 +32,7 @@
 
 mod capture;
 mod error;
+mod home_rewind;
 mod ignore_rules;
 mod in_turn;
 mod index;
@@ -42,6 +45,7 @@ mod watched;
 
 pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
+pub use home_rewind::HomeRewind;
 pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
 pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
 pub use index::Stamp;

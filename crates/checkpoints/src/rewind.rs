@@ -102,7 +102,7 @@ async fn idle_turns(
         )));
     }
     if let Some(turn) = store.running_turn(conversation_id).await? {
-        return Err(CheckpointError::Rewind(format!(
+        return Err(CheckpointError::Busy(format!(
             "turn {} of conversation {conversation_id} is running; rewind once it has \
              finished (or cancel it)",
             turn.id

@@ -10,8 +10,10 @@ pub use crate::history::{
     TurnStatus,
 };
 
+mod rewind;
 mod timeline;
 
+pub use rewind::{FileChangeCard, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
     ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
     ToolCallRow,

@@ -26,6 +26,8 @@ pub fn document() -> Value {
     generator.subschema_for::<api::RenameBody>();
     generator.subschema_for::<api::ConversationExport>();
     generator.subschema_for::<api::Timeline>();
+    generator.subschema_for::<api::RewindBody>();
+    generator.subschema_for::<api::RewindAnswer>();
     generator.subschema_for::<api::TextBody>();
     generator.subschema_for::<api::Started>();
     generator.subschema_for::<api::Cancelled>();

@@ -26,6 +26,14 @@ impl ApiError {
         }
     }
 
+    /// `409`: the request contradicts what is going on (a turn runs).
+    pub(crate) fn conflict(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::CONFLICT,
+            message: message.into(),
+        }
+    }
+
     /// `400` with what was wrong with the request.
     pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         Self {

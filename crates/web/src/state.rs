@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
-use smallebot_application::ports::{AgentDirectory, MetricsExport};
+use smallebot_application::ports::{AgentDirectory, ConversationRewind, MetricsExport};
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -30,6 +30,8 @@ pub struct WebState {
     pub(crate) skills: Option<Arc<dyn UserSkills>>,
     /// The agent definitions a user sees (none: `GET /api/agents` lists none).
     pub(crate) agents: Option<Arc<dyn AgentDirectory>>,
+    /// Rewinds conversations (the host answers it; none: the rewind route refuses).
+    pub(crate) rewind: Option<Arc<dyn ConversationRewind>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
     /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
@@ -55,6 +57,7 @@ impl WebState {
             per_user: None,
             skills: None,
             agents: None,
+            rewind: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             renders: RenderPool::new(default_places()),
             metrics: None,
@@ -108,6 +111,14 @@ impl WebState {
     #[must_use]
     pub fn skills(mut self, skills: Arc<dyn UserSkills>) -> Self {
         self.skills = Some(skills);
+        self
+    }
+
+    /// Answers `POST /api/conversations/{id}/rewind` with `rewind` (without, it is
+    /// refused: the server keeps no checkpoints).
+    #[must_use]
+    pub fn rewind(mut self, rewind: Arc<dyn ConversationRewind>) -> Self {
+        self.rewind = Some(rewind);
         self
     }
 

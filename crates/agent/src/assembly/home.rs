@@ -124,6 +124,23 @@ impl Home {
         }
     }
 
+    /// The web app's rewind of this home's conversations, over `store` (contents kept
+    /// there); `per_user`: users sign in and each works in their own folder beneath
+    /// the workspace.
+    #[must_use]
+    pub fn conversation_rewind(
+        &self,
+        store: std::sync::Arc<dyn smallebot_core::repository::Store>,
+        per_user: bool,
+    ) -> smallebot_checkpoints::HomeRewind {
+        smallebot_checkpoints::HomeRewind::new(
+            store,
+            self.workspace_dir(),
+            smallebot_checkpoints::Limits::default(),
+            per_user,
+        )
+    }
+
     /// The home's own SQLite database, `smallebot.db` (used unless
     /// [`Home::database_location`] names another).
     #[must_use]

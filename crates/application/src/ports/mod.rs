@@ -17,6 +17,8 @@
 //! - [`UserSkills`]: the skills each user sees, as the front ends list them.
 //! - [`WorkspaceChanges`]: what a step's calls changed in the workspace's files
 //!   (checkpoints).
+//! - [`ConversationRewind`]: takes a conversation's turns back, its files, its context
+//!   or both (checkpoints; `POST /api/conversations/{id}/rewind`).
 
 mod agents;
 mod args;
@@ -26,6 +28,7 @@ mod metrics;
 mod model;
 mod peers;
 mod process;
+mod rewind;
 mod skills;
 mod summarizer;
 mod tasks;
@@ -44,6 +47,7 @@ pub use model::{
 };
 pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};
+pub use rewind::{ConversationRewind, RewindError};
 pub use skills::UserSkills;
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;

@@ -67,6 +67,21 @@ pub fn row(row: &HistoryRow) -> api::Row {
     }
 }
 
+/// One file a turn (or a rewind) changed, as the timeline carries it.
+#[must_use]
+pub fn file_change_card(change: &entities::TurnFileChange) -> api::FileChangeCard {
+    api::FileChangeCard {
+        turn_id: change.turn_id.to_string(),
+        path: change.change.path.clone(),
+        from: change.change.from.clone(),
+        kind: change.change.kind.as_str().to_owned(),
+        size_before: change.change.before.as_ref().map(|state| state.size),
+        size_after: change.change.after.as_ref().map(|state| state.size),
+        not_captured: change.not_captured.clone(),
+        rewind: change.rewind.clone(),
+    }
+}
+
 /// A turn and how it ended.
 pub fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
     api::TurnOutcome {

@@ -158,6 +158,9 @@ fn web_state(
         .https(public_names.iter().any(|name| name.https))
         .confirmations(confirmer)
         .agents(Arc::new(home.agent_directory(signed_in)))
+        .rewind(Arc::new(
+            home.conversation_rewind(app.store.store(), signed_in),
+        ))
         .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,

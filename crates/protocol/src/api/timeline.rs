@@ -33,6 +33,10 @@ pub struct Timeline {
     /// own conversations stand (the page rebuilds their cards from them).
     #[serde(default)]
     pub sub_agents: Vec<SubAgentCard>,
+    /// What the turns' tool calls (and rewinds) changed in the workspace's files, in
+    /// turn order.
+    #[serde(default)]
+    pub file_changes: Vec<super::FileChangeCard>,
 }
 
 /// A sub-agent a `Delegate` call ran, read from its stored conversation.

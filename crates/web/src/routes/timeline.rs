@@ -67,6 +67,7 @@ pub(crate) async fn timeline(
     let row_htmls = render_answers(&state, &rows, unrendered, &mut versions).await?;
     // One indexed query: a conversation that delegated nothing pays next to nothing.
     let sub_agents = super::sub_agents::sub_agents_of(store.as_ref(), &conversation).await?;
+    let file_changes = store.file_changes(conversation.id).await?;
     let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
@@ -103,6 +104,10 @@ pub(crate) async fn timeline(
         },
         turns: turns.iter().map(wire::bodies::turn_outcome).collect(),
         sub_agents,
+        file_changes: file_changes
+            .iter()
+            .map(wire::bodies::file_change_card)
+            .collect(),
     }))
 }
 
