@@ -146,9 +146,12 @@ impl AgentAssembly {
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
-        let workspace = self.home_tools.as_ref().map(|home| {
+        let checkpointed = self
+            .checkpointed
+            .or_else(|| self.home_tools.as_ref().map(|home| home.workspace.clone()));
+        let workspace = checkpointed.map(|dir| {
             Arc::new(TurnCheckpoints::new(
-                home.workspace.clone(),
+                dir,
                 Limits::default(),
                 Arc::clone(&store) as _,
             )) as _

@@ -74,6 +74,8 @@ pub struct AgentAssembly {
     tokenizer_name: String,
     warm_up: WarmUp,
     home_tools: Option<HomeTools>,
+    /// A workspace under checkpoints besides the home's (given tools).
+    checkpointed: Option<PathBuf>,
     confirmer: Arc<dyn CommandConfirmer>,
     tools: ToolRegistry,
     task_store: Option<Arc<dyn TaskStore>>,
@@ -150,6 +152,7 @@ impl AgentAssembly {
             tokenizer_name: ModelSettings::DEFAULT_TOKENIZER.to_owned(),
             warm_up: WarmUp::Now,
             home_tools: None,
+            checkpointed: None,
             confirmer: Arc::new(DenyAll),
             tools: ToolRegistry::new(),
             task_store: None,
@@ -281,6 +284,15 @@ impl AgentAssembly {
         if let Some(tools) = self.home_tools.as_mut() {
             tools.workspace = dir;
         }
+        self
+    }
+
+    /// Keeps checkpoints of the workspace at `dir` — each turn's changes to its files
+    /// listed and rewindable — for an assembly whose tools are given rather than the
+    /// home's ([`AgentAssembly::from_home`] keeps them of its workspace already).
+    #[must_use]
+    pub fn checkpoints(mut self, dir: PathBuf) -> Self {
+        self.checkpointed = Some(dir);
         self
     }
 

@@ -10,9 +10,7 @@ use crate::common;
 
 use std::sync::Arc;
 
-use browser_support::{
-    Chromium, eval, open_page, prefer_scheme, screenshot_at, send, set_viewport, wait_for,
-};
+use browser_support::{Chromium, eval, open_page, screenshots_in_each_scheme, send, wait_for};
 use common::Server;
 use smallebot_agent::agents::AgentFolders;
 use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, ToolCallSpec};
@@ -109,28 +107,7 @@ async fn a_delegate_card_follows_its_sub_agent_live_and_after_a_reload() {
     let timeline = s.get_json(&format!("/api/conversations/{child}")).await;
     assert_eq!(timeline["conversation"]["title"], "clock: read the clock");
 
-    for (width, height, name) in [(1280, 800, "desktop"), (390, 844, "phone")] {
-        for scheme in ["light", "dark"] {
-            set_viewport(&page, width, height).await;
-            if width < 600 {
-                // The list slides away on a phone: shot once it is gone.
-                wait_for(
-                    &page,
-                    "document.getElementById('sidebar').getBoundingClientRect().right <= 0 \
-                     && getComputedStyle(document.getElementById('sidebar')).visibility \
-                     === 'hidden'",
-                )
-                .await;
-            }
-            prefer_scheme(&page, scheme).await;
-            wait_for(
-                &page,
-                &format!("document.documentElement.dataset.theme === '{scheme}'"),
-            )
-            .await;
-            screenshot_at(&page, &format!("subagents-{name}-{scheme}"), width, height).await;
-        }
-    }
+    screenshots_in_each_scheme(&page, "subagents").await;
 
     // Rebuilt from the stored sub-agent conversation after a reload.
     page.reload().await.unwrap();

@@ -19,6 +19,7 @@ mod browser_actions;
 mod browser_attachments;
 mod browser_axe;
 mod browser_cards;
+mod browser_changes;
 mod browser_connection;
 mod browser_diff;
 mod browser_drafts;

@@ -1,5 +1,5 @@
 // What the person does to the open conversation: send, edit, regenerate, undo,
-// compact, stop, pick a model, start a new conversation.
+// compact, stop, pick a model, start a new conversation, restore files.
 import { api } from "./api.js";
 import { clearPending, createWithFiles, pendingFiles, sendingList, uploadPending } from "./attachments.js";
 import { $, button, element, scrollDown } from "./dom.js";
@@ -8,6 +8,7 @@ import { showModel } from "./models.js";
 import { showError, state, updateControls } from "./session.js";
 import { announceEnded } from "./stream.js";
 import { rowOf } from "./timeline.js";
+import { rewindSummary } from "./changes.js";
 
 const at = (path) => `/api/conversations/${state.conversation}${path}`;
 
@@ -117,6 +118,52 @@ async function undo() {
   }
 }
 
+// Asks in the restore dialog; resolves to {force, both}, or null when cancelled.
+function askRestore() {
+  const dialog = $("restore-dialog");
+  $("restore-force").checked = false;
+  $("restore-both").checked = false;
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.onclose = () =>
+      resolve(dialog.returnValue === "restore" ? { force: $("restore-force").checked, both: $("restore-both").checked } : null);
+    dialog.showModal();
+  });
+}
+
+// Says `text` in the status line of the card `selector` finds once the timeline is
+// drawn again.
+function sayInCard(selector, text) {
+  const status = document.querySelector(`${selector} .file-changes-status`);
+  if (status) status.textContent = text;
+  else showError(text);
+}
+
+// Brings the files turn `turnId` and later ones changed back to before it (asked first).
+async function restoreFiles(turnId) {
+  const choice = await askRestore();
+  if (!choice) return;
+  const body = { to_turn: turnId, scope: choice.both ? "both" : "files", force: choice.force };
+  try {
+    const done = await api(at("/rewind"), { method: "POST", body });
+    await refresh();
+    sayInCard(`.file-changes[data-turn-id="${CSS.escape(turnId)}"]`, rewindSummary(done));
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+// Undoes the newest restore: what it replaced comes back.
+async function undoRestore() {
+  try {
+    const done = await api(at("/rewind"), { method: "POST", body: { undo: true } });
+    await refresh();
+    sayInCard(".file-changes.restored", `Undone. ${rewindSummary(done)}`);
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
 async function compact() {
   const focus = $("compact-focus").value;
   try {
@@ -182,5 +229,9 @@ export function installActions() {
     if (target.dataset.action === "regenerate" || target.dataset.action === "retry") {
       regenerate(target.dataset.turnId);
     }
+    if (target.dataset.action === "restore-files") restoreFiles(target.dataset.turnId);
+    if (target.dataset.action === "undo-restore") undoRestore();
   });
+  $("restore-cancel").addEventListener("click", () => $("restore-dialog").close(""));
+  $("restore-confirm").addEventListener("click", () => $("restore-dialog").close("restore"));
 }

@@ -5,6 +5,7 @@ import { $, button, element, scrollDown } from "./dom.js";
 import { countFolded, summaryCard } from "./compression.js";
 import { addCopyMessage, enhance, forgetCode } from "./markdown.js";
 import { state } from "./session.js";
+import { drawFileChanges } from "./changes.js";
 import { drawSubAgents } from "./subagents.js";
 import { toolCard } from "./toolcards.js";
 import { addVersions } from "./versions.js";
@@ -193,6 +194,7 @@ export function renderTimeline(timeline, streamed = null) {
     if (turn && turn.status === "failed" && !turn.undone) last.after(failedCard(turn));
     if (turn && turn.cut) last.after(cutNote(turn));
   }
+  drawFileChanges(timeline.file_changes, lastOfTurn);
   if (lastAnswer && !lastAnswer.row.summarized) {
     const again = button("regenerate", "regenerate");
     again.dataset.action = "regenerate";

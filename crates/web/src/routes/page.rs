@@ -34,6 +34,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("actions.js"),
     module!("api.js"),
     module!("attachments.js"),
+    module!("changes.js"),
     module!("compression.js"),
     module!("confirmation.js"),
     module!("connection.js"),

@@ -204,3 +204,29 @@ pub async fn prefer_scheme(page: &Page, scheme: &str) {
     .await
     .unwrap();
 }
+
+/// Screenshots `<prefix>-{desktop,phone}-{light,dark}` at 1280 × 800 and 390 × 844, on
+/// a phone once the list drawer has slid away; the page is left at the last of them.
+pub async fn screenshots_in_each_scheme(page: &Page, prefix: &str) {
+    for (width, height, name) in [(1280, 800, "desktop"), (390, 844, "phone")] {
+        for scheme in ["light", "dark"] {
+            set_viewport(page, width, height).await;
+            if width < 600 {
+                wait_for(
+                    page,
+                    "document.getElementById('sidebar').getBoundingClientRect().right <= 0 \
+                     && getComputedStyle(document.getElementById('sidebar')).visibility \
+                     === 'hidden'",
+                )
+                .await;
+            }
+            prefer_scheme(page, scheme).await;
+            wait_for(
+                page,
+                &format!("document.documentElement.dataset.theme === '{scheme}'"),
+            )
+            .await;
+            screenshot_at(page, &format!("{prefix}-{name}-{scheme}"), width, height).await;
+        }
+    }
+}

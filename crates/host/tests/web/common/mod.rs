@@ -199,6 +199,49 @@ impl Server {
         customize: impl FnOnce(AgentAssembly, &str) -> AgentAssembly,
         configure: impl FnOnce(WebState) -> WebState,
     ) -> Self {
+        Self::start_over_store(customize, |web, _| configure(web)).await
+    }
+
+    /// A server whose tools read and write files in a fresh workspace holding `files`
+    /// (as [`Server::with_workspace`]), kept under checkpoints: each turn's changes
+    /// are in the timeline and `POST …/rewind` takes them back.
+    pub async fn with_checkpoints(files: &[(&str, &str)]) -> (Self, tempfile::TempDir) {
+        use smallebot_agent::tools::{ReadFile, WriteFile};
+        let workspace = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(workspace.path().join(path), text).unwrap();
+        }
+        let dir = workspace.path().to_path_buf();
+        let root = || Workspace::new(dir.clone());
+        let server = Self::start_over_store(
+            |agent, _| {
+                agent
+                    .tools(
+                        ToolRegistry::new()
+                            .with(Arc::new(ReadFile::new(root())))
+                            .with(Arc::new(WriteFile::new(root()))),
+                    )
+                    .checkpoints(dir.clone())
+            },
+            |web, store| {
+                let rewind = smallebot_checkpoints::HomeRewind::new(
+                    store,
+                    dir.clone(),
+                    smallebot_checkpoints::Limits::default(),
+                    false,
+                );
+                web.rewind(Arc::new(rewind))
+            },
+        )
+        .await;
+        (server, workspace)
+    }
+
+    /// As [`Server::start_full`]; `configure` also gets the conversation store.
+    pub async fn start_over_store(
+        customize: impl FnOnce(AgentAssembly, &str) -> AgentAssembly,
+        configure: impl FnOnce(WebState, Arc<dyn smallebot_core::repository::Store>) -> WebState,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let model = TestModel::start().await.unwrap();
         let store = SqliteStore::open(&dir.path().join("web.db")).await.unwrap();
@@ -214,7 +257,7 @@ impl Server {
         let base = format!("http://{addr}");
         // As `smallebot serve` runs it: answering only to its own host names.
         let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
-        let app = router(configure(state));
+        let app = router(configure(state, Arc::new(store.clone())));
         tokio::spawn(async move { axum::serve(listener, app).await });
         // The title is asked for beside the first turn, at no fixed point of a script.
         let title = Arc::new(Mutex::new("A title".to_owned()));
