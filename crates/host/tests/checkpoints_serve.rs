@@ -95,6 +95,26 @@ async fn the_api_lists_a_turns_changes_rewinds_them_and_undoes_the_rewind() {
         "{shown}"
     );
 
+    // A file's diff: what the turn did to its text.
+    let turn = shown["turns"][0]["id"].as_str().unwrap().to_owned();
+    let diff = |path: &str| {
+        let url = format!("{base}/api/conversations/{id}/turns/{turn}/diff?path={path}");
+        async move { reqwest::get(url).await.unwrap() }
+    };
+    let deleted: Value = diff("c.txt").await.json().await.unwrap();
+    let text = deleted["diff"].as_str().unwrap();
+    assert!(text.starts_with("```diff\n--- a/c.txt"), "{deleted}");
+    assert!(text.contains("\n-c was here\n"), "{deleted}");
+    let renamed: Value = diff("e.txt").await.json().await.unwrap();
+    assert_eq!(renamed["diff"], Value::Null, "{renamed}");
+    assert!(
+        renamed["note"]
+            .as_str()
+            .unwrap()
+            .contains("no line changed")
+    );
+    assert_eq!(diff("nothing.txt").await.status(), StatusCode::NOT_FOUND);
+
     // The files back; the conversation as it was.
     let (status, done) = rewind(&base, &id, json!({})).await;
     assert_eq!(status, StatusCode::OK, "{done}");

@@ -13,7 +13,7 @@ pub use crate::history::{
 mod rewind;
 mod timeline;
 
-pub use rewind::{FileChangeCard, PathReason, RewindAnswer, RewindBody, RewindScope};
+pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
     ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
     ToolCallRow,

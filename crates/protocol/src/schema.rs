@@ -28,6 +28,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::Timeline>();
     generator.subschema_for::<api::RewindBody>();
     generator.subschema_for::<api::RewindAnswer>();
+    generator.subschema_for::<api::FileDiff>();
     generator.subschema_for::<api::TextBody>();
     generator.subschema_for::<api::Started>();
     generator.subschema_for::<api::Cancelled>();

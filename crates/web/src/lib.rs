@@ -28,6 +28,7 @@
 //! | `POST /api/conversations/{id}/cancel` | cancels the running turn |
 //! | `POST /api/conversations/{id}/compact` | `{"focus"}` (optional): summarizes older turns now |
 //! | `POST /api/conversations/{id}/undo` | the last turn in the context leaves it (kept, marked `undone`) |
+//! | `GET /api/conversations/{id}/turns/{turn_id}/diff?path=` | what a turn did to one file's text, as a unified diff |
 //! | `POST /api/conversations/{id}/rewind` | `{"to_turn", "scope", "force", "undo"}`: the turns' changes to the files taken back, the turns undone, or both (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
@@ -119,8 +120,8 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        agents, attachments, conversations, events, export, health, markdown, metrics, models,
-        page, rewind, search, skills, timeline, turns,
+        agents, attachments, conversations, events, export, file_diff, health, markdown, metrics,
+        models, page, rewind, search, skills, timeline, turns,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -157,6 +158,10 @@ pub fn router(state: WebState) -> Router {
         .route("/api/conversations/{id}/compact", post(turns::compact))
         .route("/api/conversations/{id}/undo", post(turns::undo))
         .route("/api/conversations/{id}/rewind", post(rewind::rewind))
+        .route(
+            "/api/conversations/{id}/turns/{turn_id}/diff",
+            get(file_diff::diff),
+        )
         .route(
             "/api/conversations/{id}/confirmation",
             post(turns::confirmation),

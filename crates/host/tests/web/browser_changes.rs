@@ -1,5 +1,6 @@
 //! What a turn did to the files, on the page, in headless Chromium (issue 44): a turn
-//! whose WriteFile created a file gets a "files changed" card that survives a reload;
+//! whose WriteFile created a file gets a "files changed" card that survives a reload
+//! and shows a file's diff when asked;
 //! "Restore files to before this turn" asks first, then removes the file and says so;
 //! the restore's own card undoes it; a file the person changed since is kept and
 //! named as such. Screenshots at desktop and phone widths, light and dark.
@@ -64,6 +65,15 @@ async fn a_turns_file_changes_are_shown_restored_and_the_restore_undone() {
 
     screenshots_in_each_scheme(&page, "changes").await;
     set_viewport(&page, 1280, 800).await;
+
+    // A file's diff, fetched when asked for.
+    click(&page, ".file-change button[data-action='file-diff']").await;
+    wait_for(
+        &page,
+        &format!("{CARD}?.querySelector('.diff .diff-add')?.textContent === '+hello'"),
+    )
+    .await;
+    screenshot_at(&page, "changes-diff-desktop", 1280, 800).await;
 
     // The card is drawn from the stored timeline: the same after a reload.
     page.reload().await.unwrap();

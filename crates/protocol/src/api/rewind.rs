@@ -87,3 +87,17 @@ pub struct RewindAnswer {
     /// true}`), when it changed files.
     pub rewind_id: Option<String>,
 }
+
+/// The answer of `GET /api/conversations/{id}/turns/{turn_id}/diff?path=`: what a turn
+/// did to one file's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileDiff {
+    /// The path, relative to the workspace.
+    pub path: String,
+    /// The change as a fenced ` ```diff ` block (unified hunks, lines starting ` `,
+    /// `-` or `+`); `null` when there is none to show (`note` says why).
+    pub diff: Option<String>,
+    /// Why no diff is shown (a binary or very large file, contents not kept, only the
+    /// name changed).
+    pub note: Option<String>,
+}

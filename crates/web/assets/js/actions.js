@@ -8,7 +8,7 @@ import { showModel } from "./models.js";
 import { showError, state, updateControls } from "./session.js";
 import { announceEnded } from "./stream.js";
 import { rowOf } from "./timeline.js";
-import { rewindSummary } from "./changes.js";
+import { rewindSummary, toggleDiff } from "./changes.js";
 
 const at = (path) => `/api/conversations/${state.conversation}${path}`;
 
@@ -231,6 +231,7 @@ export function installActions() {
     }
     if (target.dataset.action === "restore-files") restoreFiles(target.dataset.turnId);
     if (target.dataset.action === "undo-restore") undoRestore();
+    if (target.dataset.action === "file-diff") toggleDiff(target);
   });
   $("restore-cancel").addEventListener("click", () => $("restore-dialog").close(""));
   $("restore-confirm").addEventListener("click", () => $("restore-dialog").close("restore"));

@@ -3,8 +3,11 @@
 // whose contents were not kept says so) with a "Restore files to before this turn"
 // action; and under the newest restore, what it changed with an "Undo this restore"
 // action. Both go through POST /api/conversations/{id}/rewind (actions.js asks first).
+import { api } from "./api.js";
 import { humanSize } from "./attachments.js";
+import { diffBlock } from "./diff.js";
 import { button, element } from "./dom.js";
+import { showError, state } from "./session.js";
 
 const size = (bytes) => (bytes === null || bytes === undefined ? "none" : humanSize(bytes));
 
@@ -16,8 +19,40 @@ function line(change) {
     element("span", "change-path", path),
     element("span", "change-sizes", `${size(change.size_before)} → ${size(change.size_after)}`),
   );
-  if (change.not_captured) item.append(element("span", "not-captured", `not kept, cannot be restored: ${change.not_captured}`));
+  if (change.not_captured) {
+    item.append(element("span", "not-captured", `not kept, cannot be restored: ${change.not_captured}`));
+  } else if (!change.rewind) {
+    const show = button("show-diff", "diff", null, `Show what changed in ${change.path}`);
+    show.dataset.action = "file-diff";
+    show.dataset.turnId = change.turn_id;
+    show.dataset.path = change.path;
+    show.setAttribute("aria-expanded", "false");
+    item.append(show);
+  }
   return item;
+}
+
+/** Shows (fetched once) or hides the diff of the file change whose button is `show`. */
+export async function toggleDiff(show) {
+  const item = show.closest(".file-change");
+  const shown = item.querySelector(":scope > .diff, :scope > .diff-note");
+  if (shown) {
+    shown.hidden = !shown.hidden;
+    show.setAttribute("aria-expanded", String(!shown.hidden));
+    return;
+  }
+  const { turnId, path } = show.dataset;
+  try {
+    const answer = await api(
+      `/api/conversations/${state.conversation}/turns/${encodeURIComponent(turnId)}/diff?path=${encodeURIComponent(path)}`,
+    );
+    // The fenced block's lines, without its opening and closing fences.
+    const block = answer.diff ? diffBlock(answer.diff.split("\n").slice(1, -1)) : element("p", "diff-note", answer.note);
+    item.append(block);
+    show.setAttribute("aria-expanded", "true");
+  } catch (error) {
+    showError(error.message);
+  }
 }
 
 function card(className, label, heading, changes) {

@@ -5,6 +5,7 @@ pub(crate) mod attachments;
 pub(crate) mod conversations;
 pub(crate) mod events;
 pub(crate) mod export;
+pub(crate) mod file_diff;
 pub(crate) mod health;
 pub(crate) mod markdown;
 pub(crate) mod metrics;
