@@ -82,13 +82,26 @@ impl ContentStore for RepositoryContents {
 /// [`CheckpointError::Workspace`] when it cannot be opened; an ignore rule of its
 /// `.gitignore` that is not valid.
 pub fn open_workspace(path: &Path, limits: Limits) -> Result<Workspace, CheckpointError> {
+    open_workspace_with(path, limits, &[])
+}
+
+/// As [`open_workspace`], with the extra ignore rules `ignore` (agent.json's
+/// `checkpoints.ignore`) between the defaults and the workspace's `.gitignore`.
+///
+/// # Errors
+/// As [`open_workspace`]; an extra rule that is not valid.
+pub fn open_workspace_with(
+    path: &Path,
+    limits: Limits,
+    ignore: &[String],
+) -> Result<Workspace, CheckpointError> {
     let root =
         Root::open(path, Links::Refuse).map_err(crate::error::workspace("open the workspace"))?;
     let gitignore = root
         .read(".gitignore", GITIGNORE_MAX_BYTES)
         .ok()
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    let rules = IgnoreRules::with_defaults::<&str>(&[], gitignore.as_deref())?;
+    let rules = IgnoreRules::with_defaults(ignore, gitignore.as_deref())?;
     Workspace::open(path, rules, limits)
 }
 
@@ -97,6 +110,8 @@ pub fn open_workspace(path: &Path, limits: Limits) -> Result<Workspace, Checkpoi
 pub struct TurnCheckpoints {
     path: PathBuf,
     limits: Limits,
+    /// Extra ignore rules (agent.json's `checkpoints.ignore`).
+    ignore: Arc<[String]>,
     store: Arc<dyn CheckpointRepository>,
     /// The workspace and its index, once the first comparison opened it.
     workspace: Arc<Mutex<Option<Workspace>>>,
@@ -110,15 +125,23 @@ impl TurnCheckpoints {
         Self {
             path,
             limits,
+            ignore: Arc::from(Vec::new()),
             store,
             workspace: Arc::new(Mutex::new(None)),
         }
     }
 
+    /// The same, leaving out also what the `.gitignore`-style rules `ignore` match.
+    #[must_use]
+    pub fn with_ignore(mut self, ignore: Vec<String>) -> Self {
+        self.ignore = Arc::from(ignore);
+        self
+    }
+
     /// Compares the workspace with its index on the blocking pool; the first time,
     /// indexes it without reporting changes.
     async fn compare(&self) -> Result<Capture, WorkspaceChangesError> {
-        let (path, limits) = (self.path.clone(), self.limits);
+        let (path, limits, ignore) = (self.path.clone(), self.limits, Arc::clone(&self.ignore));
         let workspace = Arc::clone(&self.workspace);
         let contents = RepositoryContents::new(Arc::clone(&self.store), Handle::current());
         let compared = tokio::task::spawn_blocking(move || {
@@ -126,7 +149,7 @@ impl TurnCheckpoints {
             if let Some(open) = held.as_mut() {
                 return open.capture(&contents);
             }
-            let mut open = open_workspace(&path, limits)?;
+            let mut open = open_workspace_with(&path, limits, &ignore)?;
             let not_captured = open.baseline(&contents)?;
             *held = Some(open);
             // What could not be kept at the first look is no change of a turn.

@@ -34,17 +34,21 @@ mod index;
 mod limits;
 mod restore;
 mod rewind;
+mod settings;
 mod store;
 mod targets;
 
 pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
 pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
-pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
+pub use in_turn::{
+    RepositoryContents, TurnCheckpoints, open_workspace, open_workspace_with, turn_changes,
+};
 pub use index::Stamp;
 pub use limits::Limits;
 pub use restore::{Conflict, RestoreReport, restore};
 pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind, workspace_of};
+pub use settings::{CheckpointSettings, Retention};
 pub use store::{ContentStore, FolderStore};
 pub use targets::{RestoreTarget, targets};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, Summarizer};
-use smallebot_checkpoints::{Limits, TurnCheckpoints};
+use smallebot_checkpoints::TurnCheckpoints;
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::sub_agents::with_delegate;
@@ -147,11 +147,14 @@ impl AgentAssembly {
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
         let workspace = self.home_tools.as_ref().map(|home| {
-            Arc::new(TurnCheckpoints::new(
-                home.workspace.clone(),
-                Limits::default(),
-                Arc::clone(&store) as _,
-            )) as _
+            Arc::new(
+                TurnCheckpoints::new(
+                    home.workspace.clone(),
+                    home.checkpoints.limits,
+                    Arc::clone(&store) as _,
+                )
+                .with_ignore(home.checkpoints.ignore.clone()),
+            ) as _
         });
         let service = ConversationService::new(ServiceParts {
             store,
