@@ -179,7 +179,7 @@ fn the_web_listing_names_files_relative_to_their_folder() {
     assert_eq!(broken.location, "broken.md");
     assert_eq!(
         broken.problems,
-        ["broken.md: 'description' is missing; the front matter needs 'name' and 'description'"]
+        ["broken.md:3: 'description' is missing; the front matter needs 'name' and 'description'"]
     );
     let text = serde_json::to_string(&list).expect("json");
     assert!(!text.contains(&home.path().display().to_string()), "{text}");

@@ -2,6 +2,8 @@
 //! since the last one, with every new content kept.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+use std::ops::Bound;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -10,9 +12,10 @@ use smallebot_core::rules::checkpoint::{ChangeKind, FileChange, FileState, class
 
 use crate::error::{CheckpointError, workspace};
 use crate::ignore_rules::IgnoreRules;
-use crate::index::{Stamp, scan};
+use crate::index::{Stamp, entered, scan, stamp_of};
 use crate::limits::Limits;
 use crate::store::ContentStore;
+use crate::watched::{Changed, Watched};
 
 /// A change whose content could not be kept, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +83,8 @@ pub struct Workspace {
     rules: IgnoreRules,
     limits: Limits,
     index: BTreeMap<String, Indexed>,
+    /// The folders under change notifications, while they cover the whole index.
+    watched: Option<Watched>,
 }
 
 impl Workspace {
@@ -94,6 +99,7 @@ impl Workspace {
             rules,
             limits,
             index: BTreeMap::new(),
+            watched: None,
         })
     }
 
@@ -125,74 +131,136 @@ impl Workspace {
         store: &dyn ContentStore,
     ) -> Result<Vec<NotCaptured>, CheckpointError> {
         self.index.clear();
+        self.watched = None;
         let capture = self.capture(store)?;
         Ok(capture.not_captured)
     }
 
-    /// Scans the workspace, hashes only the files whose stamp changed since the last
-    /// capture (or that were modified within two seconds of being read: their next
-    /// change could keep the stamp), keeps their new contents in `store` and returns the changes.
+    /// What changed since the last capture, with every new content kept in `store`.
+    ///
+    /// Where the system gives change notifications (Linux), only what they name is
+    /// examined: the files written, created or removed, and the folders created,
+    /// removed or moved. Otherwise — and whenever the notices cannot be trusted — the
+    /// whole tree is scanned and compared with the index. Either way a file is hashed
+    /// only when its stamp changed (or it was modified within two seconds of being
+    /// read: its next change could keep the stamp).
     ///
     /// # Errors
     /// [`CheckpointError::Workspace`] when a folder cannot be listed or a file read;
     /// [`CheckpointError::Store`] when a content cannot be kept.
     pub fn capture(&mut self, store: &dyn ContentStore) -> Result<Capture, CheckpointError> {
-        let racy_after = now_ns().saturating_sub(RACY_NS);
-        let stamps = scan(&self.root, &self.rules)?;
-        let mut budget = self.limits.capture_bytes;
-        let mut before = BTreeMap::new();
-        let mut after = BTreeMap::new();
-        let mut not_captured = Vec::new();
-        let mut next = BTreeMap::new();
-        for (path, stamp) in &stamps {
-            let old = self.index.get(path);
-            if let Some(old) = old.filter(|old| old.stamp == *stamp && !old.racy) {
-                next.insert(path.clone(), old.clone());
-                continue;
-            }
-            let Some(content) = self.read(path, store, &mut budget)? else {
-                continue; // gone since the scan: absent, as if never seen
-            };
-            let was = old.map(|old| old.content.clone());
-            // The same kept content is no change; a content not kept cannot be compared,
-            // so a changed stamp is a change.
-            let same =
-                matches!((&was, &content), (Some(Content::Kept(a)), Content::Kept(b)) if a == b);
-            if !same {
-                sort_change(
-                    path,
-                    was,
-                    Some(content.clone()),
-                    &mut before,
-                    &mut after,
-                    &mut not_captured,
-                );
-            }
-            next.insert(
-                path.clone(),
-                Indexed {
-                    stamp: *stamp,
-                    content,
-                    racy: stamp.modified_ns >= racy_after,
-                },
-            );
+        let mut found = Found::new(self.limits.capture_bytes, now_ns().saturating_sub(RACY_NS));
+        match self.watched.as_mut().and_then(Watched::changed) {
+            Some(changed) => self.capture_changed(changed, store, &mut found)?,
+            None => self.capture_all(store, &mut found)?,
         }
-        for (path, old) in &self.index {
-            if !stamps.contains_key(path) {
-                sort_change(
-                    path,
-                    Some(old.content.clone()),
-                    None,
-                    &mut before,
-                    &mut after,
-                    &mut not_captured,
-                );
-            }
-        }
-        self.index = next;
         Ok(Capture {
-            changes: classify(&before, &after),
-            not_captured,
+            changes: classify(&found.before, &found.after),
+            not_captured: found.not_captured,
+        })
+    }
+
+    /// Scans the whole tree (watching it afresh) and compares it with the index.
+    fn capture_all(
+        &mut self,
+        store: &dyn ContentStore,
+        found: &mut Found,
+    ) -> Result<(), CheckpointError> {
+        let mut watched = Watched::start();
+        let stamps = scan(&self.root, &self.rules, "", &mut watched)?;
+        let mut old = std::mem::take(&mut self.index);
+        for (path, stamp) in stamps {
+            let was = old.remove(&path);
+            if let Some(entry) = self.examine(&path, Some(stamp), was, true, store, found)? {
+                self.index.insert(path, entry);
+            }
+        }
+        for (path, was) in old {
+            self.examine(&path, None, Some(was), true, store, found)?;
+        }
+        self.watched = watched;
+        Ok(())
+    }
+
+    /// Examines only what the notices named: the files, and the subtrees of the
+    /// folders (listed and watched again).
+    fn capture_changed(
+        &mut self,
+        changed: Changed,
+        store: &dyn ContentStore,
+        found: &mut Found,
+    ) -> Result<(), CheckpointError> {
+        let mut now: BTreeMap<String, Option<Stamp>> = BTreeMap::new();
+        for folder in &changed.folders {
+            let prefix = format!("{folder}/");
+            let indexed = self
+                .index
+                .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+                .take_while(|(path, _)| path.starts_with(&prefix));
+            now.extend(indexed.map(|(path, _)| (path.clone(), None)));
+            if let Some(watched) = self.watched.as_mut() {
+                watched.forget_under(folder);
+            }
+            if entered(&self.rules, folder) {
+                let stamps = scan(&self.root, &self.rules, folder, &mut self.watched)?;
+                now.extend(stamps.into_iter().map(|(path, stamp)| (path, Some(stamp))));
+            }
+        }
+        for file in changed.files {
+            if let Entry::Vacant(slot) = now.entry(file) {
+                let stamp = stamp_of(&self.root, &self.rules, slot.key());
+                slot.insert(stamp);
+            }
+        }
+        for (path, stamp) in now {
+            let was = self.index.remove(&path);
+            // Named by a notice: read whatever its stamp says (a write can keep it).
+            if let Some(entry) = self.examine(&path, stamp, was, false, store, found)? {
+                self.index.insert(path, entry);
+            }
+        }
+        Ok(())
+    }
+
+    /// Compares `path` as it is now (`stamp`; `None`: no file there) with what the
+    /// index held (`was`), files the change in `found` and returns its new entry. With
+    /// `trust_stamp`, an unchanged stamp of a file that was not recent is no change.
+    fn examine(
+        &self,
+        path: &str,
+        stamp: Option<Stamp>,
+        was: Option<Indexed>,
+        trust_stamp: bool,
+        store: &dyn ContentStore,
+        found: &mut Found,
+    ) -> Result<Option<Indexed>, CheckpointError> {
+        if let (Some(stamp), Some(was)) = (stamp, was.as_ref())
+            && trust_stamp
+            && was.stamp == stamp
+            && !was.racy
+        {
+            return Ok(Some(was.clone()));
+        }
+        let content = match stamp {
+            Some(_) => self.read(path, store, &mut found.budget)?,
+            None => None,
+        };
+        let was = was.map(|was| was.content);
+        // The same kept content is no change; a content not kept cannot be compared,
+        // so a changed stamp is a change.
+        let same =
+            matches!((&was, &content), (Some(Content::Kept(a)), Some(Content::Kept(b))) if a == b);
+        if !same && (was.is_some() || content.is_some()) {
+            sort_change(path, was, content.clone(), found);
+        }
+        Ok(match (stamp, content) {
+            (Some(stamp), Some(content)) => Some(Indexed {
+                stamp,
+                content,
+                racy: stamp.modified_ns >= found.racy_after,
+            }),
+            // Gone since it was stamped: absent.
+            _ => None,
         })
     }
 
@@ -252,16 +320,35 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
     out
 }
 
+/// What a capture found so far.
+struct Found {
+    /// Each changed path's kept state before (`None`: absent).
+    before: BTreeMap<String, Option<FileState>>,
+    /// Each changed path's kept state after (`None`: absent).
+    after: BTreeMap<String, Option<FileState>>,
+    /// The changes whose contents are not kept.
+    not_captured: Vec<NotCaptured>,
+    /// Bytes of new content the capture may still keep.
+    budget: u64,
+    /// Files modified at or after this time (ns) are read again next time.
+    racy_after: i64,
+}
+
+impl Found {
+    fn new(budget: u64, racy_after: i64) -> Self {
+        Self {
+            before: BTreeMap::new(),
+            after: BTreeMap::new(),
+            not_captured: Vec::new(),
+            budget,
+            racy_after,
+        }
+    }
+}
+
 /// Files a changed path under the maps `classify` reads, or as not captured when a
 /// side's content is not kept.
-fn sort_change(
-    path: &str,
-    was: Option<Content>,
-    now: Option<Content>,
-    before: &mut BTreeMap<String, Option<FileState>>,
-    after: &mut BTreeMap<String, Option<FileState>>,
-    not_captured: &mut Vec<NotCaptured>,
-) {
+fn sort_change(path: &str, was: Option<Content>, now: Option<Content>, found: &mut Found) {
     let reason = [&was, &now].into_iter().find_map(|side| match side {
         Some(Content::NotKept(reason)) => Some(reason.clone()),
         _ => None,
@@ -272,7 +359,7 @@ fn sort_change(
             (_, None) => ChangeKind::Deleted,
             _ => ChangeKind::Modified,
         };
-        not_captured.push(NotCaptured {
+        found.not_captured.push(NotCaptured {
             path: path.to_owned(),
             kind,
             reason,
@@ -283,6 +370,6 @@ fn sort_change(
         Some(Content::Kept(state)) => Some(state),
         _ => None,
     };
-    before.insert(path.to_owned(), kept(was));
-    after.insert(path.to_owned(), kept(now));
+    found.before.insert(path.to_owned(), kept(was));
+    found.after.insert(path.to_owned(), kept(now));
 }

@@ -2,9 +2,11 @@
 //! can be listed and undone.
 //!
 //! - [`Workspace`] keeps an index of the workspace between calls (each file's path,
-//!   size, modification time and inode, and the SHA-256 of its content). A scan
-//!   compares the tree with the index and hashes only the files whose stamp changed, so
-//!   an unchanged tree of ten thousand files costs a few milliseconds.
+//!   size, modification time and inode, and the SHA-256 of its content). Where the
+//!   system gives change notifications (Linux's inotify, on folder handles opened
+//!   through the confined module), a capture examines only what they name; otherwise,
+//!   and whenever they cannot be trusted, a scan compares the whole tree with the index
+//!   and hashes only the files whose stamp changed.
 //! - Every content the index knows is kept in a [`ContentStore`], once per SHA-256, so
 //!   the state before a call can be brought back whatever the call did. Within the
 //!   [`Limits`] (per file, per capture) a content is kept; beyond them the change is
@@ -37,6 +39,7 @@ mod rewind;
 mod settings;
 mod store;
 mod targets;
+mod watched;
 
 pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;

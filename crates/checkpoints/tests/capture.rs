@@ -8,31 +8,8 @@ use smallebot_checkpoints::{
     ChangeKind, CheckpointError, ContentStore, FolderStore, IgnoreRules, Limits, Workspace,
 };
 
-type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-fn setup(limits: Limits) -> Result<(tempfile::TempDir, Workspace, FolderStore)> {
-    let dir = tempfile::tempdir()?;
-    fs::create_dir(dir.path().join("ws"))?;
-    let store = FolderStore::open(&dir.path().join("contents"))?;
-    let ws = Workspace::open(
-        &dir.path().join("ws"),
-        IgnoreRules::with_defaults::<&str>(&[], None)?,
-        limits,
-    )?;
-    Ok((dir, ws, store))
-}
-
-fn kinds(capture: &smallebot_checkpoints::Capture) -> Vec<(String, ChangeKind, Option<String>)> {
-    capture
-        .changes
-        .iter()
-        .map(|c| (c.path.clone(), c.kind, c.from.clone()))
-        .collect()
-}
-
-fn ws_path(dir: &tempfile::TempDir, rel: &str) -> std::path::PathBuf {
-    dir.path().join("ws").join(rel)
-}
+mod support;
+use support::{Result, kinds, setup, ws_path};
 
 #[test]
 fn nothing_changed_is_no_change() -> Result {

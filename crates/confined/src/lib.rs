@@ -21,6 +21,10 @@
 //! each beneath the root. Paths are relative and made of plain names: `..` and
 //! absolute paths are refused before the system is asked.
 //!
+//! A [`Watcher`] gives change notifications on folders beneath a root (inotify), each
+//! watch added on a folder handle resolved like any other path, never on a path looked
+//! up again.
+//!
 //! The rule for callers: the host's own writes into such a tree (an attachment saved,
 //! a skill written) use [`Links::Refuse`]; tools acting for the model may follow links
 //! that stay inside ([`Links::Beneath`]). Errors are typed ([`ConfinedError`]) and say
@@ -46,10 +50,14 @@ mod root;
 mod sys;
 #[cfg(unix)]
 mod tree;
+#[cfg(unix)]
+mod watch;
 
 pub use error::ConfinedError;
 pub use kind::{Entry, FileKind, Metadata};
 pub use root::Root;
+#[cfg(unix)]
+pub use watch::{EntryChange, Notice, WatchId, Watcher};
 
 /// Whether links are followed beneath a [`Root`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

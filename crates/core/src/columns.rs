@@ -13,6 +13,28 @@ macro_rules! conversation_columns {
     };
 }
 
+/// The start of the statement reading a parent's sub-agents (a store adds
+/// `WHERE parent_conversation_id = <its placeholder> ORDER BY created_at, id`): each
+/// sub-agent conversation's columns with its latest turn's `latest_status`,
+/// `latest_error` and `latest_tool_calls`, in one statement.
+#[macro_export]
+macro_rules! sub_agent_runs_select {
+    () => {
+        concat!(
+            "SELECT ",
+            $crate::conversation_columns!(),
+            ", (SELECT t.status FROM turns t WHERE t.conversation_id = conversations.id \
+               ORDER BY t.seq DESC LIMIT 1) AS latest_status, \
+             (SELECT t.error FROM turns t WHERE t.conversation_id = conversations.id \
+               ORDER BY t.seq DESC LIMIT 1) AS latest_error, \
+             (SELECT COUNT(*) FROM tool_calls tc WHERE tc.turn_id = \
+               (SELECT t.id FROM turns t WHERE t.conversation_id = conversations.id \
+                ORDER BY t.seq DESC LIMIT 1)) AS latest_tool_calls \
+             FROM conversations "
+        )
+    };
+}
+
 /// The columns of a `turns` row.
 #[macro_export]
 macro_rules! turn_columns {

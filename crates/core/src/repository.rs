@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnFileChange,
-    TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
+    StartedTurn, SubAgentLink, SubAgentRun, ToolCall, ToolCallCompletion, Turn, TurnContents,
+    TurnFileChange, TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
@@ -35,6 +35,10 @@ pub trait ConversationRepository: Send + Sync {
 
     /// Lists conversations, most recently updated first; only `user_name`'s when given.
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>>;
+
+    /// The sub-agents `parent` ran, oldest first, each with its latest turn's outcome
+    /// (one query, whatever their number).
+    async fn sub_agent_runs(&self, parent: ConversationId) -> RepoResult<Vec<SubAgentRun>>;
 
     /// Reads one conversation.
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>>;

@@ -7,6 +7,9 @@
 
 use std::str::FromStr;
 
+mod sub_agent_run;
+pub use sub_agent_run::sub_agent_run;
+
 use crate::RepositoryError;
 use crate::entities::{
     AnswerCut, AnswerVersion, Attachment, AttachmentKind, Conversation, ImageSize, LeaseOwner,

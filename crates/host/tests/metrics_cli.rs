@@ -1,7 +1,7 @@
 //! What `serve`'s `/metrics` learns from the spans of a turn, through the real binary:
 //! the model request counted by model, purpose and outcome, its wall time and time to
 //! first token, the tokens the server reported, the store's operations and the turn's
-//! time on the host.
+//! time on the host; and an answer's `Server-Timing` (store, render, total).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
@@ -28,6 +28,12 @@ fn samples(text: &str, name: &str, labels: &[(&str, &str)]) -> Vec<f64> {
         .collect()
 }
 
+/// The metrics text `serve` at `base` answers now.
+async fn scrape(http: &reqwest::Client, base: &str) -> String {
+    let answer = http.get(format!("{base}/metrics")).send().await.unwrap();
+    answer.text().await.unwrap()
+}
+
 fn one(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
     samples(text, name, labels).first().copied().unwrap_or(0.0)
 }
@@ -44,14 +50,7 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     serve.args(["serve", "--addr", "127.0.0.1:0"]);
     let (mut child, _banner, base) = cli::start_serving(serve).await;
     let http = reqwest::Client::new();
-    let before = http
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let before = scrape(&http, &base).await;
     assert_eq!(
         one(&before, "smallebot_model_requests_total", &[]),
         0.0,
@@ -73,14 +72,7 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     ];
     let deadline = Instant::now() + Duration::from_secs(30);
     let text = loop {
-        let text = http
-            .get(format!("{base}/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = scrape(&http, &base).await;
         let done = one(&text, "smallebot_model_requests_total", &chat) == 1.0
             && one(&text, "smallebot_turn_host_overhead_seconds", &[]) == 1.0;
         if done {
@@ -138,6 +130,40 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     assert!(
         samples(&text, "smallebot_store_operation_duration_seconds", &[]).len() >= 2,
         "reads by name beside writes: {text}"
+    );
+    // Every answer says where its time went: a timeline read is mostly the store's.
+    let timeline = http
+        .get(format!("{base}/api/conversations/{id}"))
+        .send()
+        .await
+        .unwrap();
+    let timing = timeline.headers()["server-timing"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let parts: Vec<(&str, f64)> = timing
+        .split(", ")
+        .map(|part| {
+            let (name, duration) = part.split_once(";dur=").unwrap();
+            (name, duration.parse().unwrap())
+        })
+        .collect();
+    let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, ["store", "render", "total"], "{timing}");
+    assert!(
+        parts[0].1 > 0.0,
+        "the timeline was read from the store: {timing}"
+    );
+    assert!(
+        (parts[0].1 + parts[1].1 - parts[2].1).abs() < 0.01,
+        "{timing}"
+    );
+    // An answer that needed no store says its total only, never a false zero.
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    let timing = health.headers()["server-timing"].to_str().unwrap();
+    assert!(
+        timing.starts_with("total;dur=") && !timing.contains(','),
+        "{timing}"
     );
     child.start_kill().unwrap();
     child.wait().await.unwrap();

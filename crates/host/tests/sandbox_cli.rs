@@ -148,28 +148,40 @@ async fn a_fork_bomb_stops_at_the_process_limit_for_an_ordinary_user() {
             ScriptedResponse::text("A title")
         }
     });
-    let mut command = if root {
-        let mut c = tokio::process::Command::new("setpriv");
-        c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
-            .arg(&binary);
-        c
-    } else {
-        tokio::process::Command::new(&binary)
+    let command = || {
+        let mut command = if root {
+            let mut c = tokio::process::Command::new("setpriv");
+            c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+                .arg(&binary);
+            c
+        } else {
+            tokio::process::Command::new(&binary)
+        };
+        command
+            .arg("--home")
+            .arg(&home)
+            .args(["run", "fork away"])
+            .env_remove("SMALLEBOT_HOME")
+            .env("HOME", &home)
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env("SMALLEBOT_MODEL", "scripted")
+            .env_remove("OPENAI_API_KEY")
+            .stdin(Stdio::null());
+        command
     };
-    let started = std::time::Instant::now();
-    let out = command
-        .arg("--home")
-        .arg(&home)
-        .args(["run", "fork away"])
-        .env_remove("SMALLEBOT_HOME")
-        .env("HOME", &home)
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("SMALLEBOT_MODEL", "scripted")
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
+    // The copy was just written: a child another test of this process forked meanwhile
+    // may still hold it open for writing (ETXTBSY) until it execs; then try again.
+    let mut attempts = 0;
+    let (started, out) = loop {
+        let started = std::time::Instant::now();
+        let out = command().output().await.unwrap();
+        attempts += 1;
+        if attempts < 20 && !out.status.success() && text(&out.stderr).contains("Text file busy") {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        }
+        break (started, out);
+    };
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(started.elapsed() < std::time::Duration::from_secs(25));
     let result = server

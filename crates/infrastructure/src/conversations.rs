@@ -1,10 +1,10 @@
 //! `ConversationRepository` on SQLite.
 
 use async_trait::async_trait;
-use smallebot_core::conversation_columns;
-use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink};
+use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink, SubAgentRun};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
+use smallebot_core::{conversation_columns, sub_agent_runs_select};
 
 use crate::database::SqliteStore;
 use crate::queries;
@@ -61,6 +61,23 @@ impl ConversationRepository for SqliteStore {
                     ),
                     [user_name.as_deref()],
                     rows::conversation,
+                )
+            })
+            .await
+    }
+
+    async fn sub_agent_runs(&self, parent: ConversationId) -> RepoResult<Vec<SubAgentRun>> {
+        self.readers()
+            .read("reading a conversation's sub-agents", move |conn| {
+                queries::all(
+                    conn,
+                    "reading a conversation's sub-agents",
+                    concat!(
+                        sub_agent_runs_select!(),
+                        "WHERE parent_conversation_id = ?1 ORDER BY created_at, id"
+                    ),
+                    [parent.to_string()],
+                    rows::sub_agent_run,
                 )
             })
             .await

@@ -5,8 +5,8 @@
 use rusqlite::Row;
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    AnswerVersion, Attachment, Conversation, Message, SearchHit, ThinkBlock, ToolCall, Turn,
-    TurnFileChange,
+    AnswerVersion, Attachment, Conversation, Message, SearchHit, SubAgentRun, ThinkBlock, ToolCall,
+    Turn, TurnFileChange,
 };
 use smallebot_core::repository::RepoResult;
 use smallebot_core::stored_row::{self, StoredRow};
@@ -51,6 +51,11 @@ impl StoredRow for Sqlite<'_, '_> {
 /// A row of `conversation_columns!`.
 pub(crate) fn conversation(row: &Row<'_>) -> RepoResult<Conversation> {
     stored_row::conversation(&Sqlite(row))
+}
+
+/// A row of `sub_agent_runs_select!`.
+pub(crate) fn sub_agent_run(row: &Row<'_>) -> RepoResult<SubAgentRun> {
+    stored_row::sub_agent_run(&Sqlite(row))
 }
 
 /// A row of `turn_columns!`.

@@ -1,10 +1,10 @@
 //! `ConversationRepository` on PostgreSQL.
 
 use async_trait::async_trait;
-use smallebot_core::conversation_columns;
-use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink};
+use smallebot_core::entities::{CompressionUpdate, Conversation, SubAgentLink, SubAgentRun};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::{ConversationRepository, RepoResult};
+use smallebot_core::{conversation_columns, sub_agent_runs_select};
 
 use crate::fetch::fetch_conversation;
 use crate::rows;
@@ -51,6 +51,24 @@ impl ConversationRepository for PgStore {
         .await
         .map_err(storage("listing conversations"))?;
         found.iter().map(rows::conversation).collect()
+    }
+
+    async fn sub_agent_runs(&self, parent: ConversationId) -> RepoResult<Vec<SubAgentRun>> {
+        let mut conn = self
+            .reader()
+            .acquire()
+            .await
+            .map_err(storage("reading a conversation's sub-agents"))?;
+        let found = sqlx::query(concat!(
+            sub_agent_runs_select!(),
+            "WHERE parent_conversation_id = $1 ORDER BY created_at, id"
+        ))
+        .bind(parent.to_string())
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(storage("reading a conversation's sub-agents"))?;
+        conn.keep();
+        found.iter().map(rows::sub_agent_run).collect()
     }
 
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{
-    AnswerVersion, Attachment, Conversation, Message, SearchHit, ToolCall, Turn,
+    AnswerVersion, Attachment, Conversation, Message, SearchHit, SubAgentRun, ToolCall, Turn,
 };
 use smallebot_core::repository::RepoResult;
 use smallebot_core::stored_row::{self, StoredRow};
@@ -57,6 +57,11 @@ impl StoredRow for Pg<'_> {
 /// A row of `conversation_columns!`.
 pub(crate) fn conversation(row: &PgRow) -> RepoResult<Conversation> {
     stored_row::conversation(&Pg(row))
+}
+
+/// A row of `sub_agent_runs_select!`.
+pub(crate) fn sub_agent_run(row: &PgRow) -> RepoResult<SubAgentRun> {
+    stored_row::sub_agent_run(&Pg(row))
 }
 
 /// A row of `turn_columns!`.

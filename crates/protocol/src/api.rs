@@ -13,7 +13,8 @@ pub use crate::history::{
 mod timeline;
 
 pub use timeline::{
-    ContextUsage, MessageRow, Role, Row, ThinkBlockRow, Timeline, TimelineRow, ToolCallRow,
+    ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
+    ToolCallRow,
 };
 
 /// Every error answer: `{"error": "what went wrong and what to do"}`.

@@ -95,6 +95,10 @@ impl MetricsExport for Metrics {
     fn sse_subscribers(&self, more: bool) {
         Metrics::sse_subscribers(self, more);
     }
+
+    fn store_time(&self, span: &tracing::Span) -> Option<std::time::Duration> {
+        spans::store_time(span)
+    }
 }
 
 impl EventObserver for Metrics {

@@ -4,7 +4,7 @@
 //! user's message, a model's answer) are dropped unless `--log-content` is given.
 //! Standard output is never written: `run` and `chat` print there. Lines are written by
 //! a thread of their own: a reader of standard error that stalls (a full pipe) never
-//! blocks the server; past [`LINES_WAITING`] lines waiting, new ones are dropped.
+//! blocks the server; past `LINES_WAITING` (10 000) lines waiting, new ones are dropped.
 //! When the OpenTelemetry variables name a collector, the same spans also go there
 //! ([`Traces`]), under the same rule about content; a server's [`Metrics`] time them.
 

@@ -2,7 +2,8 @@
 //! a model request is timed once for both: each `chat` span's wall time, time to first
 //! token and tokens by model; each `store` span's wall time by operation; and each
 //! `turn`'s host overhead, its wall time less the time covered by its model requests
-//! and tool calls (overlapping ones counted once).
+//! and tool calls (overlapping ones counted once); and each HTTP `request`'s own store
+//! time, which the server reports in `Server-Timing`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,6 +22,7 @@ use crate::span_series::{ModelLabels, ModelRequestLabels, StoreLabels, TokenLabe
 /// The spans the layer times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    Request,
     Turn,
     Chat,
     Tool,
@@ -33,6 +35,7 @@ impl Kind {
             return None;
         }
         match metadata.name() {
+            "request" => Some(Self::Request),
             "turn" => Some(Self::Turn),
             "chat" => Some(Self::Chat),
             "execute_tool" => Some(Self::Tool),
@@ -50,6 +53,8 @@ struct Timing {
     fields: Fields,
     /// A turn's: the intervals its model requests and tool calls covered.
     covered: Vec<(Instant, Instant)>,
+    /// A request's: the time its store operations took (not its turns').
+    store: Duration,
 }
 
 /// The span fields the series take.
@@ -101,7 +106,14 @@ impl Visit for Fields {
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        // `%value` fields (the model's name) arrive here.
+        // `%value` fields (the model's name) arrive here; the others (a span's
+        // `otel.name`, …) are not formatted for nothing.
+        if !matches!(
+            field.name(),
+            "gen_ai.request.model" | "smallebot.request.purpose" | "operation" | "error.type"
+        ) {
+            return;
+        }
         let text = format!("{value:?}");
         let text = text.trim_matches('"');
         self.record_str(field, text);
@@ -183,6 +195,7 @@ where
             started: Instant::now(),
             fields,
             covered: Vec::new(),
+            store: Duration::ZERO,
         });
     }
 
@@ -222,6 +235,16 @@ where
                 }
             }
             Kind::Store => {
+                // A request's own store time; a turn it started is no longer its.
+                let owner = span.scope().skip(1).find_map(|ancestor| {
+                    let kind = ancestor.extensions().get::<Timing>().map(|t| t.kind);
+                    matches!(kind, Some(Kind::Request | Kind::Turn)).then_some((ancestor, kind))
+                });
+                if let Some((request, Some(Kind::Request))) = owner
+                    && let Some(request) = request.extensions_mut().get_mut::<Timing>()
+                {
+                    request.store += took;
+                }
                 self.metrics
                     .series
                     .spans
@@ -231,6 +254,7 @@ where
                     })
                     .observe(took.as_secs_f64());
             }
+            Kind::Request => {}
             Kind::Turn => {
                 let away = covered(timing.covered);
                 let overhead = took.saturating_sub(away);
@@ -242,6 +266,18 @@ where
             }
         }
     }
+}
+
+/// The store time of the request `span` is (see [`SpanMetrics`]), read from the
+/// subscriber's registry; `None` when the span is unknown or untimed.
+pub(crate) fn store_time(span: &tracing::Span) -> Option<Duration> {
+    span.with_subscriber(|(id, dispatch)| {
+        let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>()?;
+        let data = registry.span(id)?;
+        let extensions = data.extensions();
+        extensions.get::<Timing>().map(|t| t.store)
+    })
+    .flatten()
 }
 
 /// How much time the intervals cover together (overlaps counted once).

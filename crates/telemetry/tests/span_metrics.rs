@@ -146,3 +146,34 @@ fn spans_of_a_turn_become_model_store_and_overhead_series() {
         "the model's and tools' time is not overhead: {overhead}"
     );
 }
+
+#[test]
+fn a_requests_store_time_is_its_own_not_its_turns() {
+    use smallebot_application::ports::MetricsExport;
+    let metrics = Arc::new(Metrics::new());
+    let subscriber = tracing_subscriber::registry().with(metrics.span_layer());
+    tracing::subscriber::with_default(subscriber, || {
+        let request = tracing::info_span!(target: "smallebot_web", "request");
+        assert_eq!(metrics.store_time(&request), Some(Duration::ZERO));
+        let _request = request.enter();
+        {
+            let _read = tracing::debug_span!(target: "smallebot_infrastructure", "store", operation = "read conversation").entered();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        {
+            // A turn the request started: its store work is the turn's.
+            let _turn = tracing::info_span!(target: "smallebot_application", "turn").entered();
+            let _write = tracing::debug_span!(target: "smallebot_infrastructure", "store", operation = "write").entered();
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        let store = metrics.store_time(&request).unwrap();
+        assert!(store >= Duration::from_millis(20), "{store:?}");
+        assert!(
+            store < Duration::from_millis(40),
+            "the turn's write is not the request's: {store:?}"
+        );
+        // A span the layer does not time has no store time.
+        let other = tracing::info_span!(target: "smallebot_web", "other");
+        assert_eq!(metrics.store_time(&other), None);
+    });
+}

@@ -106,6 +106,23 @@ pub async fn rewind(
     web_users: &[String],
     args: RewindArgs,
 ) -> Result<(), TerminalError> {
+    for line in rewind_lines(store, workspace, web_users, &args).await? {
+        outln!("{}", escape_controls(&line))?;
+    }
+    Ok(())
+}
+
+/// Rewinds as [`rewind`] does and gives back the lines that say what it did (chat's
+/// `/rewind` shows them in its own way).
+///
+/// # Errors
+/// As [`rewind`].
+pub async fn rewind_lines(
+    store: Arc<dyn Store>,
+    workspace: &Path,
+    web_users: &[String],
+    args: &RewindArgs,
+) -> Result<Vec<String>, TerminalError> {
     let conversation = find_conversation(store.as_ref(), &args.conversation_ref, None).await?;
     let user = &conversation.user_name;
     let workspace =
@@ -124,8 +141,5 @@ pub async fn rewind(
         rewind_files(&store, workspace, limits, &request).await
     }
     .map_err(TerminalError::Rewind)?;
-    for line in report_lines(&report, &conversation.id.to_string()) {
-        outln!("{}", escape_controls(&line))?;
-    }
-    Ok(())
+    Ok(report_lines(&report, &conversation.id.to_string()))
 }

@@ -67,6 +67,17 @@ impl RecordedRequest {
         self.last_message()?.get("role").and_then(Value::as_str)
     }
 
+    /// How many tool results came since the last `user` message: the steps a scripted
+    /// turn has taken so far.
+    pub fn tool_results_since_user(&self) -> usize {
+        self.messages()
+            .iter()
+            .rev()
+            .take_while(|m| m["role"] != "user")
+            .filter(|m| m["role"] == "tool")
+            .count()
+    }
+
     /// The text of the last `user` message (text parts joined when content is an array).
     pub fn last_user_text(&self) -> Option<String> {
         self.messages()

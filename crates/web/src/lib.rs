@@ -198,7 +198,10 @@ pub fn router(state: WebState) -> Router {
         .layer(middleware::from_fn(api_not_stored))
         .layer(middleware::map_response(protocol_version))
         // Outermost of all: the request's span and log line cover everything.
-        .layer(middleware::from_fn(request_log::request_span))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            request_log::request_span,
+        ))
         .with_state(state)
 }
 

@@ -10,4 +10,10 @@ pub trait MetricsExport: crate::events::EventObserver {
     fn content_type(&self) -> &'static str;
     /// One more (`true`) or one fewer (`false`) event-stream subscriber.
     fn sse_subscribers(&self, more: bool);
+    /// How long the store worked for the HTTP request running in `span` so far (not
+    /// for a turn it started, which outlives the answer); `None` when unmeasured.
+    fn store_time(&self, span: &tracing::Span) -> Option<std::time::Duration> {
+        let _ = span;
+        None
+    }
 }

@@ -78,9 +78,10 @@ pub fn parse_agent(
             ),
         ));
     }
-    let mut rule = |key: &str, problem: Option<String>| {
+    // A missing key is reported at the front matter's closing `---`, where it goes.
+    let closing = Some(yaml.lines().count() + 2);
+    let mut rule = |line: Option<usize>, problem: Option<String>| {
         if let Some(problem) = problem {
-            let line = if key.is_empty() { None } else { line_of(key) };
             problems.push(FrontMatterProblem::fatal(line, problem));
         }
     };
@@ -88,18 +89,18 @@ pub fn parse_agent(
     let name = trimmed(fields.name);
     let description = trimmed(fields.description);
     match &name {
-        None => rule("", Some(missing("name"))),
-        Some(name) => rule("name", agent_name_problem(name, stem)),
+        None => rule(closing, Some(missing("name"))),
+        Some(name) => rule(line_of("name"), agent_name_problem(name, stem)),
     }
     match &description {
-        None => rule("", Some(missing("description"))),
-        Some(description) => rule("description", description_problem(description)),
+        None => rule(closing, Some(missing("description"))),
+        Some(description) => rule(line_of("description"), description_problem(description)),
     }
     let tools = match fields.tools.map(tool_names) {
         None => AgentTools::Inherit,
         Some(Ok(names)) => AgentTools::Only(names),
         Some(Err(problem)) => {
-            rule("tools", Some(problem));
+            rule(line_of("tools"), Some(problem));
             AgentTools::Inherit
         }
     };
@@ -107,25 +108,18 @@ pub fn parse_agent(
         None | Some("inherit") => AgentModel::Inherit,
         Some("") => {
             rule(
-                "model",
+                line_of("model"),
                 Some("'model' is empty; give a models.json id or 'inherit'".to_owned()),
             );
             AgentModel::Inherit
         }
         Some(id) => AgentModel::Id(id.to_owned()),
     };
-    let sandbox = match trimmed(fields.sandbox).as_deref() {
+    let sandbox = match trimmed(fields.sandbox).as_deref().map(sandbox_mode) {
         None => None,
-        Some("read-only") => Some(AgentSandbox::ReadOnly),
-        Some("workspace-write") => Some(AgentSandbox::WorkspaceWrite),
-        Some(other) => {
-            rule(
-                "sandbox",
-                Some(format!(
-                    "'sandbox' '{other}' is not a sandbox mode; write 'read-only' or \
-                     'workspace-write' (never wider than the parent's)"
-                )),
-            );
+        Some(Ok(mode)) => Some(mode),
+        Some(Err(problem)) => {
+            rule(line_of("sandbox"), Some(problem));
             None
         }
     };
@@ -133,12 +127,12 @@ pub fn parse_agent(
         None => None,
         Some(Ok(steps)) => Some(steps),
         Some(Err(problem)) => {
-            rule("maxToolSteps", Some(problem));
+            rule(line_of("maxToolSteps"), Some(problem));
             None
         }
     };
     let prompt = body.trim().to_owned();
-    rule("", prompt_problem(&prompt));
+    rule(None, prompt_problem(&prompt));
     let definition = match (name, description) {
         (Some(name), Some(description)) if !problems.iter().any(|p| p.fatal) => {
             Some(AgentDefinition {
@@ -154,6 +148,18 @@ pub fn parse_agent(
         _ => None,
     };
     (definition, problems)
+}
+
+/// The sandbox mode `value` names, or why it names none.
+fn sandbox_mode(value: &str) -> Result<AgentSandbox, String> {
+    match value {
+        "read-only" => Ok(AgentSandbox::ReadOnly),
+        "workspace-write" => Ok(AgentSandbox::WorkspaceWrite),
+        other => Err(format!(
+            "'sandbox' '{other}' is not a sandbox mode; write 'read-only' or \
+             'workspace-write' (never wider than the parent's)"
+        )),
+    }
 }
 
 fn missing(key: &str) -> String {

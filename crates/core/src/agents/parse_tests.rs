@@ -87,13 +87,19 @@ fn each_broken_rule_names_its_line() {
         (
             "---\ndescription: d\n---\np\n".into(),
             "a",
-            None,
+            Some(3),
             "'name' is missing",
         ),
         (
             "---\nname: a\n---\np\n".into(),
             "a",
-            None,
+            Some(3),
+            "'description' is missing",
+        ),
+        (
+            "---\nname: a\ntools: Read\nmodel: inherit\n---\np\n".into(),
+            "a",
+            Some(5),
             "'description' is missing",
         ),
         (

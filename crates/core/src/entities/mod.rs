@@ -14,6 +14,7 @@ mod rewrite;
 mod row;
 mod search;
 mod step;
+mod sub_agent_run;
 mod think_block;
 mod tool_call;
 mod turn;
@@ -30,6 +31,7 @@ pub use rewrite::{MessageReplacement, RewriteGuard, TurnContents, TurnRestart, T
 pub use row::HistoryRow;
 pub use search::{SearchHit, SearchHitKind, SearchQuery, SearchScope};
 pub use step::{NewStep, RecordedStep, StepMessage, StepToolCall, TurnEnd};
+pub use sub_agent_run::SubAgentRun;
 pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
 pub use turn::{AnswerCut, Turn, TurnStatus};

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use crate::entities::{
     AnswerVersion, Attachment, CompressionUpdate, Conversation, HistoryRow, Message,
     MessageReplacement, NewAttachment, NewStep, NewTurn, RecordedStep, SearchHit, SearchQuery, Seq,
-    StartedTurn, SubAgentLink, ToolCall, ToolCallCompletion, Turn, TurnContents, TurnFileChange,
-    TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
+    StartedTurn, SubAgentLink, SubAgentRun, ToolCall, ToolCallCompletion, Turn, TurnContents,
+    TurnFileChange, TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
@@ -56,6 +56,10 @@ impl<H: Interceptor> ConversationRepository for Intercepted<H> {
     async fn list_conversations(&self, user_name: Option<&str>) -> RepoResult<Vec<Conversation>> {
         self.hooks.before("list_conversations").await?;
         self.inner.list_conversations(user_name).await
+    }
+    async fn sub_agent_runs(&self, parent: ConversationId) -> RepoResult<Vec<SubAgentRun>> {
+        self.hooks.before("sub_agent_runs").await?;
+        self.inner.sub_agent_runs(parent).await
     }
     async fn get_conversation(&self, id: ConversationId) -> RepoResult<Option<Conversation>> {
         self.hooks.before("get_conversation").await?;

@@ -52,6 +52,7 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
         mcp: Arc::clone(&app.mcp),
         skills: app.skills.clone(),
         agents: home.agent_folders(None),
+        workspace: home.workspace_dir(),
     };
     let opening = Opening {
         conversation: args.conversation,

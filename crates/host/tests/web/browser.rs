@@ -337,9 +337,14 @@ async fn long_results_are_cut_with_show_all_and_usage_is_shown() {
         ScriptedResponse::text("Read."),
     ]);
     send(&page, "read long.txt").await;
+    // Once the turn is done and its stored answer drawn: the refresh after the turn
+    // redraws the cards, so a card opened before it would be drawn again, cut.
     wait_for(
         &page,
-        "document.querySelector('[data-call-id=\"c9\"] .show-all') !== null",
+        "document.querySelector('[data-call-id=\"c9\"] .show-all') !== null \
+         && !document.getElementById('input').disabled \
+         && [...document.querySelectorAll('.message.assistant.rendered')] \
+            .some((m) => m.textContent.includes('Read.'))",
     )
     .await;
     // A read folds to one line: opened first.

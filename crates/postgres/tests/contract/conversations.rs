@@ -165,3 +165,90 @@ async fn a_sub_agents_conversation_keeps_its_link_to_the_parents_call() {
         assert_eq!(kept.parent, Some(link), "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_parents_sub_agents_are_read_with_their_latest_turn_in_one_query() {
+    use smallebot_core::entities::{SubAgentLink, TurnStatus};
+    for b in backends::each("a_parents_sub_agents_are_read_with_their_latest_turn").await {
+        let name = b.name;
+        let parent = b.conversation("alice").await;
+        let other = b.conversation("alice").await;
+        let link = |parent_id, call: &str| SubAgentLink {
+            parent_conversation_id: parent_id,
+            parent_tool_call_id: call.into(),
+            agent_name: "reviewer".into(),
+        };
+        let sub = |parent_id, call: &'static str| {
+            let store = b.store.clone();
+            async move {
+                store
+                    .create_sub_conversation("alice", call, link(parent_id, call))
+                    .await
+                    .unwrap()
+            }
+        };
+        // Before any sub-agent: nothing.
+        assert!(
+            b.store.sub_agent_runs(parent.id).await.unwrap().is_empty(),
+            "{name}"
+        );
+        let first = sub(parent.id, "call_1").await;
+        let second = sub(parent.id, "call_2").await;
+        let never_ran = sub(parent.id, "call_3").await;
+        let elsewhere = sub(other.id, "call_9").await;
+        // The first ran twice: only its latest turn counts (one tool call, failed).
+        let earlier = b.user_turn(&first, "go").await;
+        b.tool(&first, &earlier, "a", "{}", "ok").await;
+        b.tool(&first, &earlier, "b", "{}", "ok").await;
+        let latest = b.running_user_turn(&first, "again").await;
+        b.tool(&first, &latest, "c", "{}", "ok").await;
+        b.store
+            .finish_turn(latest.id, TurnStatus::Failed, Some("model unreachable"))
+            .await
+            .unwrap();
+        // The second is still running, with two tool calls.
+        let running = b.running_user_turn(&second, "look").await;
+        b.tool(&second, &running, "d", "{}", "ok").await;
+        b.tool(&second, &running, "e", "{}", "ok").await;
+        b.tool(
+            &elsewhere,
+            &b.running_user_turn(&elsewhere, "x").await,
+            "f",
+            "{}",
+            "ok",
+        )
+        .await;
+
+        let runs = b.store.sub_agent_runs(parent.id).await.unwrap();
+        let seen: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                (
+                    r.conversation.id,
+                    r.latest_status,
+                    r.latest_error.clone(),
+                    r.tool_calls,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    first.id,
+                    Some(TurnStatus::Failed),
+                    Some("model unreachable".to_owned()),
+                    1
+                ),
+                (second.id, Some(TurnStatus::Running), None, 2),
+                (never_ran.id, None, None, 0),
+            ],
+            "{name}"
+        );
+        assert_eq!(
+            runs[0].conversation.parent,
+            Some(link(parent.id, "call_1")),
+            "{name}"
+        );
+    }
+}

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Conversation, MessageVersion, TurnOutcome};
-use crate::events::ToolCallStatus;
+use crate::events::{SubAgentOutcome, ToolCallStatus};
 use crate::plan::Plan;
 
 /// The answer of `GET /api/conversations/{id}`: the conversation and every stored row.
@@ -29,6 +29,30 @@ pub struct Timeline {
     /// Every turn in order, with how it ended.
     #[serde(default)]
     pub turns: Vec<TurnOutcome>,
+    /// The sub-agents this conversation's `Delegate` calls ran, oldest first, as their
+    /// own conversations stand (the page rebuilds their cards from them).
+    #[serde(default)]
+    pub sub_agents: Vec<SubAgentCard>,
+}
+
+/// A sub-agent a `Delegate` call ran, read from its stored conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SubAgentCard {
+    /// The parent's `Delegate` call it answered.
+    pub call_id: String,
+    /// Its own conversation (a UUID; `GET /api/conversations/{id}` reads it whole).
+    pub conversation_id: String,
+    /// The agent's name.
+    pub agent: String,
+    /// Its conversation's title (`agent: description`).
+    pub title: String,
+    /// How its latest run ended; `null` while it runs.
+    pub outcome: Option<SubAgentOutcome>,
+    /// Its latest run's error, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How many tool calls its latest run made.
+    pub tool_calls: u32,
 }
 
 /// The context estimate for the next request.

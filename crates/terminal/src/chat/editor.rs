@@ -43,6 +43,7 @@ const COMMANDS: &[&str] = &[
     "/resume",
     "/history",
     "/changes",
+    "/rewind",
     "/show ",
     "/verbose ",
     "/attach ",

@@ -20,6 +20,7 @@ mod copy;
 mod export;
 mod follow;
 mod resume;
+mod rewind;
 mod show;
 
 use super::confirm::ConfirmRequest;
@@ -49,6 +50,8 @@ pub struct Repl<W: Write> {
     skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
     /// The agent folders, for `/agents`.
     agents: Option<smallebot_agent::agents::AgentFolders>,
+    /// The workspace the conversation's tools work in, for `/rewind`.
+    workspace: Option<std::path::PathBuf>,
     /// The output is a terminal (with or without colours): `/clear` clears it.
     terminal: bool,
     /// The tokenizer (built in the background), waited for before a turn is sent so
@@ -86,6 +89,7 @@ impl<W: Write> Repl<W> {
             mcp: None,
             skills: None,
             agents: None,
+            workspace: None,
             terminal: false,
             tokenizer: None,
             pending: Vec::new(),
@@ -131,6 +135,13 @@ impl<W: Write> Repl<W> {
     #[must_use]
     pub fn with_agents(mut self, agents: smallebot_agent::agents::AgentFolders) -> Self {
         self.agents = Some(agents);
+        self
+    }
+
+    /// Rewinds files in `workspace` on `/rewind`.
+    #[must_use]
+    pub fn with_workspace(mut self, workspace: std::path::PathBuf) -> Self {
+        self.workspace = Some(workspace);
         self
     }
 

@@ -48,6 +48,8 @@ pub struct ChatParts {
     pub skills: Option<Arc<SkillCatalog>>,
     /// The agent definitions' folders (`/agents`).
     pub agents: AgentFolders,
+    /// The workspace the tools work in (`/rewind` brings its files back).
+    pub workspace: PathBuf,
 }
 
 /// Which conversation the session opens.
@@ -99,7 +101,8 @@ pub async fn run_chat(
     .with_confirmations(parts.confirmations)
     .with_mcp(parts.mcp)
     .with_skills(parts.skills)
-    .with_agents(parts.agents);
+    .with_agents(parts.agents)
+    .with_workspace(parts.workspace);
     let session = async {
         if let Some(c) = &conversation {
             repl.show_recent(c.id).await?;

@@ -4,6 +4,19 @@ use smallebot_core::rules::pasted_path::typed_path;
 
 use crate::export_text::ExportFormat;
 
+/// `/rewind`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RewindSlash {
+    /// The first turn to take back (its number or id); the last turn when `None`.
+    pub to: Option<String>,
+    /// `files` (the default), `conversation` or `both`.
+    pub scope: Option<String>,
+    /// Also replace files changed since the turn.
+    pub force: bool,
+    /// Undo the last rewind instead.
+    pub undo: bool,
+}
+
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Slash {
@@ -41,6 +54,9 @@ pub enum Slash {
     History,
     /// List the files the last turn changed.
     Changes,
+    /// Bring back the files (and, or, take back the turns) as they were before a turn,
+    /// or undo the last such rewind.
+    Rewind(RewindSlash),
     /// Show the Nth tool call of the last turn whole.
     Show(usize),
     /// Put the last answer on the clipboard (OSC 52).
@@ -76,7 +92,10 @@ Commands:
   /usage         show how full the context window is
   /compact [F]   summarize older turns now (optionally focusing on F)
   /tasks         show this conversation's task list (the plan)
-  /changes       list the files the last turn changed (smallebot rewind undoes them)
+  /changes       list the files the last turn changed
+  /rewind [N] [files|conversation|both] [force]
+                 bring the files back to before turn N (default the last), or take
+                 the turns back too; /rewind undo undoes the last rewind
   /search QUERY  search all your conversations (messages and tool calls)
   /model [ID]    list the models, or run this conversation on model ID
   /retry         answer your last message again
@@ -150,6 +169,7 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ("resume", "") => Ok(Slash::Resume),
         ("history", "") => Ok(Slash::History),
         ("changes", "") => Ok(Slash::Changes),
+        ("rewind", args) => parse_rewind(args),
         ("show", n) => match n.parse::<usize>() {
             Ok(n) if n > 0 => Ok(Slash::Show(n)),
             _ => Err("usage: /show N (the number on the tool call's line)".into()),
@@ -163,6 +183,32 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
+}
+
+/// `/rewind`'s arguments, in any order: a turn (number or id), `files`,
+/// `conversation` or `both`, `force`; or `undo` (with `force` at most).
+fn parse_rewind(args: &str) -> Result<Slash, String> {
+    const USAGE: &str = "usage: /rewind [TURN] [files|conversation|both] [force] | /rewind undo";
+    let mut rewind = RewindSlash::default();
+    for word in args.split_whitespace() {
+        match word.to_lowercase().as_str() {
+            "undo" => rewind.undo = true,
+            "force" | "--force" => rewind.force = true,
+            scope @ ("files" | "conversation" | "both") => {
+                if rewind.scope.replace(scope.to_owned()).is_some() {
+                    return Err(format!("one of files, conversation or both ({USAGE})"));
+                }
+            }
+            _ if rewind.to.is_none() && !word.starts_with('-') => {
+                rewind.to = Some(word.to_owned());
+            }
+            _ => return Err(format!("/rewind does not take '{word}' ({USAGE})")),
+        }
+    }
+    if rewind.undo && (rewind.to.is_some() || rewind.scope.is_some()) {
+        return Err(format!("/rewind undo takes no turn or scope ({USAGE})"));
+    }
+    Ok(Slash::Rewind(rewind))
 }
 
 /// `/export`'s arguments: `md` or `json`, then an optional file name (the rest of the
@@ -238,6 +284,23 @@ mod tests {
             ("/resume", Some(Ok(Slash::Resume))),
             ("/history", Some(Ok(Slash::History))),
             ("/changes", Some(Ok(Slash::Changes))),
+            ("/rewind", Some(Ok(Slash::Rewind(RewindSlash::default())))),
+            (
+                "/rewind 2 both force",
+                Some(Ok(Slash::Rewind(RewindSlash {
+                    to: Some("2".into()),
+                    scope: Some("both".into()),
+                    force: true,
+                    undo: false,
+                }))),
+            ),
+            (
+                "/rewind undo",
+                Some(Ok(Slash::Rewind(RewindSlash {
+                    undo: true,
+                    ..RewindSlash::default()
+                }))),
+            ),
             ("/show 2", Some(Ok(Slash::Show(2)))),
             (
                 "/show",

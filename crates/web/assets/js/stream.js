@@ -7,6 +7,7 @@ import { MarkdownStream } from "./markdown.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { reasoningBlock } from "./timeline.js";
+import { subAgentEvent } from "./subagents.js";
 import { completeCard, toolCard } from "./toolcards.js";
 import { showUsage } from "./usage.js";
 
@@ -198,6 +199,13 @@ function onEvent(event, on) {
     case "ToolCallCompleted": {
       const card = live.cards.get(event.call_id) || storedCard(event.call_id);
       if (card) completeCard(card, event.status, event.result);
+      break;
+    }
+    case "SubAgentStarted":
+    case "SubAgentToolCall":
+    case "SubAgentFinished": {
+      const card = live.cards.get(event.call_id) || storedCard(event.call_id);
+      if (card) subAgentEvent(card, event);
       break;
     }
     case "ContextUsage":

@@ -5,6 +5,7 @@ import { $, button, element, scrollDown } from "./dom.js";
 import { countFolded, summaryCard } from "./compression.js";
 import { addCopyMessage, enhance, forgetCode } from "./markdown.js";
 import { state } from "./session.js";
+import { drawSubAgents } from "./subagents.js";
 import { toolCard } from "./toolcards.js";
 import { addVersions } from "./versions.js";
 
@@ -182,6 +183,7 @@ export function renderTimeline(timeline, streamed = null) {
     box.append(list);
   }
   if (folded) countFolded(folded);
+  drawSubAgents(box, timeline.sub_agents);
   for (const bubble of box.querySelectorAll(".message.user")) {
     const row = rows.get(bubble);
     if (row && row.versions) addVersions(bubble, row);

@@ -17,7 +17,8 @@ use crate::error::ApiError;
 use crate::state::WebState;
 use smallebot_application::wire;
 
-/// `GET /api/conversations`: the caller's conversations, newest first.
+/// `GET /api/conversations`: the caller's conversations, newest first, without the
+/// conversations sub-agents ran in (their parent's timeline links them).
 pub(crate) async fn list(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -27,7 +28,12 @@ pub(crate) async fn list(
         .store()
         .list_conversations(Some(&user.0))
         .await?;
-    Ok(Json(all.iter().map(wire::bodies::conversation).collect()))
+    Ok(Json(
+        all.iter()
+            .filter(|c| c.parent.is_none())
+            .map(wire::bodies::conversation)
+            .collect(),
+    ))
 }
 
 /// `POST /api/conversations`: a new conversation — empty without a body; with

@@ -12,6 +12,7 @@ pub(crate) mod models;
 pub(crate) mod page;
 pub(crate) mod search;
 pub(crate) mod skills;
+pub(crate) mod sub_agents;
 pub(crate) mod timeline;
 pub(crate) mod turns;
 

@@ -53,6 +53,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("shortcuts.js"),
     module!("skills.js"),
     module!("stream.js"),
+    module!("subagents.js"),
     module!("theme.js"),
     module!("timeline.js"),
     module!("toolcards.js"),

@@ -65,6 +65,8 @@ pub(crate) async fn timeline(
             .rposition(|row| matches!(row, HistoryRow::Message(m) if m.role == Role::Assistant))
     };
     let row_htmls = render_answers(&state, &rows, unrendered, &mut versions).await?;
+    // One indexed query: a conversation that delegated nothing pays next to nothing.
+    let sub_agents = super::sub_agents::sub_agents_of(store.as_ref(), &conversation).await?;
     let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
@@ -100,6 +102,7 @@ pub(crate) async fn timeline(
             exact: estimate.exact,
         },
         turns: turns.iter().map(wire::bodies::turn_outcome).collect(),
+        sub_agents,
     }))
 }
 

@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: the performance figures of docs/design.md §13, each printed beside a
 //! baseline measured in the same run, as ratios.
 
+mod agents;
 mod chat;
 mod checkpoints;
 mod compression;
@@ -28,7 +29,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render, markdown, page, checkpoints).
+    /// serve, render, markdown, page, checkpoints, agents).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -120,6 +121,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("checkpoints") {
         print(&checkpoints::run()?);
+    }
+    if wants("agents") {
+        print(&agents::run().await?);
     }
     Ok(())
 }

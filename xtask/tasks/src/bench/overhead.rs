@@ -17,13 +17,7 @@ const TURNS: usize = 40;
 /// Answers every turn with three GetCurrentTime calls, one per step, then a text.
 fn three_tool_calls(server: &TestModel) {
     server.respond_with(|req| {
-        let since_user = req
-            .messages()
-            .iter()
-            .rev()
-            .take_while(|m| m["role"] != "user")
-            .filter(|m| m["role"] == "tool")
-            .count();
+        let since_user = req.tool_results_since_user();
         if since_user < 3 {
             ScriptedResponse::tool_calls([ToolCallSpec::new(
                 format!("call_{}", req.index),

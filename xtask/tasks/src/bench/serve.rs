@@ -146,12 +146,7 @@ fn script(model: &TestModel, arrivals: Arrivals) {
         if text.contains(TITLE_INSTRUCTION) {
             return ScriptedResponse::text("Bench").delay_before(MODEL_DELAY);
         }
-        let since_user: Vec<&Value> = messages
-            .iter()
-            .rev()
-            .take_while(|m| m["role"] != "user")
-            .collect();
-        let results = since_user.iter().filter(|m| m["role"] == "tool").count();
+        let results = req.tool_results_since_user();
         if results < 3 {
             return ScriptedResponse::tool_calls([ToolCallSpec::new(
                 format!("call_{}", req.index),
