@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_application::ports::{WorkspaceChanges, WorkspaceChangesError};
@@ -21,7 +22,14 @@ use crate::capture::{Capture, Workspace};
 use crate::error::CheckpointError;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::Limits;
+use crate::prune::prune_logged;
+use crate::settings::Retention;
 use crate::store::ContentStore;
+
+/// How often at most a service prunes checkpoint contents after a turn that changed
+/// files: often enough that a home running for days stays near its limits, rarely
+/// enough that listing every kept content costs nothing a person notices.
+pub const PRUNE_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// The largest workspace `.gitignore` read for the ignore rules.
 const GITIGNORE_MAX_BYTES: u64 = 1024 * 1024;
@@ -115,6 +123,9 @@ pub struct TurnCheckpoints {
     store: Arc<dyn CheckpointRepository>,
     /// The workspace and its index, once the first comparison opened it.
     workspace: Arc<Mutex<Option<Workspace>>>,
+    /// The retention pruned after turns, if any; and when this service last pruned.
+    retention: Option<(Retention, Duration)>,
+    last_pruned: Arc<Mutex<Instant>>,
 }
 
 impl TurnCheckpoints {
@@ -128,6 +139,8 @@ impl TurnCheckpoints {
             ignore: Arc::from(Vec::new()),
             store,
             workspace: Arc::new(Mutex::new(None)),
+            retention: None,
+            last_pruned: Arc::new(Mutex::new(Instant::now())),
         }
     }
 
@@ -136,6 +149,41 @@ impl TurnCheckpoints {
     pub fn with_ignore(mut self, ignore: Vec<String>) -> Self {
         self.ignore = Arc::from(ignore);
         self
+    }
+
+    /// The same, pruning contents by `retention` after a turn that changed files, at
+    /// most once every `every` ([`PRUNE_EVERY`]: the process prunes when it starts;
+    /// this keeps a `serve` that runs for weeks within the limits too).
+    #[must_use]
+    pub fn with_retention(mut self, retention: Retention, every: Duration) -> Self {
+        self.retention = Some((retention, every));
+        self
+    }
+
+    /// Prunes when `every` has passed since the last prune (or this service's start). A failure is logged, not
+    /// returned: the turn's changes are stored all the same. When contents went, the
+    /// index is dropped, so that the next comparison indexes the workspace afresh and
+    /// keeps again the current contents of files no change named for a long time.
+    async fn prune_when_due(&self) {
+        let Some((retention, every)) = self.retention else {
+            return;
+        };
+        {
+            let mut last = self
+                .last_pruned
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if last.elapsed() < every {
+                return;
+            }
+            *last = Instant::now();
+        }
+        if prune_logged(self.store.as_ref(), retention, "after a turn").await > 0 {
+            *self
+                .workspace
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = None;
+        }
     }
 
     /// Compares the workspace with its index on the blocking pool; the first time,
@@ -173,7 +221,12 @@ impl WorkspaceChanges for TurnCheckpoints {
         turn_id: TurnId,
     ) -> Result<Vec<TurnFileChange>, WorkspaceChangesError> {
         let capture = self.compare().await?;
-        Ok(turn_changes(turn_id, capture))
+        let changed = !capture.is_empty();
+        let changes = turn_changes(turn_id, capture);
+        if changed {
+            self.prune_when_due().await;
+        }
+        Ok(changes)
     }
 }
 

@@ -23,6 +23,9 @@
 //! - [`rewind`] takes a conversation back to before a turn (files, context or both),
 //!   never while a turn of it runs; [`undo_rewind`] undoes the last rewind of files.
 //!
+//! - [`prune`] is retention: contents older than the age limit or beyond the total
+//!   size a home keeps go, oldest first; the changes that needed them are marked.
+//!
 //! Every access beneath the workspace goes through `smallebot-confined`: paths are
 //! resolved beneath a handle on its root, links are never followed, only regular files
 //! are read. The pure rules (what a change is, what a restore does to a path) are
@@ -34,6 +37,7 @@ mod ignore_rules;
 mod in_turn;
 mod index;
 mod limits;
+mod prune;
 mod restore;
 mod rewind;
 mod settings;
@@ -45,10 +49,12 @@ pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
 pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
 pub use in_turn::{
-    RepositoryContents, TurnCheckpoints, open_workspace, open_workspace_with, turn_changes,
+    PRUNE_EVERY, RepositoryContents, TurnCheckpoints, open_workspace, open_workspace_with,
+    turn_changes,
 };
 pub use index::Stamp;
 pub use limits::Limits;
+pub use prune::{PruneReport, prune, prune_logged, prune_now, pruned_reason};
 pub use restore::{Conflict, RestoreReport, restore};
 pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind, workspace_of};
 pub use settings::{CheckpointSettings, Retention};

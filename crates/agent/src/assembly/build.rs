@@ -5,7 +5,7 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, Summarizer};
-use smallebot_checkpoints::TurnCheckpoints;
+use smallebot_checkpoints::{PRUNE_EVERY, TurnCheckpoints};
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::sub_agents::with_delegate;
@@ -153,7 +153,8 @@ impl AgentAssembly {
                     home.checkpoints.limits,
                     Arc::clone(&store) as _,
                 )
-                .with_ignore(home.checkpoints.ignore.clone()),
+                .with_ignore(home.checkpoints.ignore.clone())
+                .with_retention(home.checkpoints.retention, PRUNE_EVERY),
             ) as _
         });
         let service = ConversationService::new(ServiceParts {
