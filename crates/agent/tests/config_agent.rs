@@ -199,6 +199,7 @@ fn all_keys_are_read() {
                 max_files_per_message: 3,
                 pending_expiry_seconds: 60,
             },
+            checkpoints: smallebot_checkpoints::CheckpointSettings::default(),
         }
     );
 }

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_application::ports::{WorkspaceChanges, WorkspaceChangesError};
@@ -21,7 +22,14 @@ use crate::capture::{Capture, Workspace};
 use crate::error::CheckpointError;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::Limits;
+use crate::prune::prune_logged;
+use crate::settings::Retention;
 use crate::store::ContentStore;
+
+/// How often at most a service prunes checkpoint contents after a turn that changed
+/// files: often enough that a home running for days stays near its limits, rarely
+/// enough that listing every kept content costs nothing a person notices.
+pub const PRUNE_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// The largest workspace `.gitignore` read for the ignore rules.
 const GITIGNORE_MAX_BYTES: u64 = 1024 * 1024;
@@ -82,13 +90,26 @@ impl ContentStore for RepositoryContents {
 /// [`CheckpointError::Workspace`] when it cannot be opened; an ignore rule of its
 /// `.gitignore` that is not valid.
 pub fn open_workspace(path: &Path, limits: Limits) -> Result<Workspace, CheckpointError> {
+    open_workspace_with(path, limits, &[])
+}
+
+/// As [`open_workspace`], with the extra ignore rules `ignore` (agent.json's
+/// `checkpoints.ignore`) between the defaults and the workspace's `.gitignore`.
+///
+/// # Errors
+/// As [`open_workspace`]; an extra rule that is not valid.
+pub fn open_workspace_with(
+    path: &Path,
+    limits: Limits,
+    ignore: &[String],
+) -> Result<Workspace, CheckpointError> {
     let root =
         Root::open(path, Links::Refuse).map_err(crate::error::workspace("open the workspace"))?;
     let gitignore = root
         .read(".gitignore", GITIGNORE_MAX_BYTES)
         .ok()
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    let rules = IgnoreRules::with_defaults::<&str>(&[], gitignore.as_deref())?;
+    let rules = IgnoreRules::with_defaults(ignore, gitignore.as_deref())?;
     Workspace::open(path, rules, limits)
 }
 
@@ -97,9 +118,14 @@ pub fn open_workspace(path: &Path, limits: Limits) -> Result<Workspace, Checkpoi
 pub struct TurnCheckpoints {
     path: PathBuf,
     limits: Limits,
+    /// Extra ignore rules (agent.json's `checkpoints.ignore`).
+    ignore: Arc<[String]>,
     store: Arc<dyn CheckpointRepository>,
     /// The workspace and its index, once the first comparison opened it.
     workspace: Arc<Mutex<Option<Workspace>>>,
+    /// The retention pruned after turns, if any; and when this service last pruned.
+    retention: Option<(Retention, Duration)>,
+    last_pruned: Arc<Mutex<Instant>>,
 }
 
 impl TurnCheckpoints {
@@ -110,15 +136,60 @@ impl TurnCheckpoints {
         Self {
             path,
             limits,
+            ignore: Arc::from(Vec::new()),
             store,
             workspace: Arc::new(Mutex::new(None)),
+            retention: None,
+            last_pruned: Arc::new(Mutex::new(Instant::now())),
+        }
+    }
+
+    /// The same, leaving out also what the `.gitignore`-style rules `ignore` match.
+    #[must_use]
+    pub fn with_ignore(mut self, ignore: Vec<String>) -> Self {
+        self.ignore = Arc::from(ignore);
+        self
+    }
+
+    /// The same, pruning contents by `retention` after a turn that changed files, at
+    /// most once every `every` ([`PRUNE_EVERY`]: the process prunes when it starts;
+    /// this keeps a `serve` that runs for weeks within the limits too).
+    #[must_use]
+    pub fn with_retention(mut self, retention: Retention, every: Duration) -> Self {
+        self.retention = Some((retention, every));
+        self
+    }
+
+    /// Prunes when `every` has passed since the last prune (or this service's start). A failure is logged, not
+    /// returned: the turn's changes are stored all the same. When contents went, the
+    /// index is dropped, so that the next comparison indexes the workspace afresh and
+    /// keeps again the current contents of files no change named for a long time.
+    async fn prune_when_due(&self) {
+        let Some((retention, every)) = self.retention else {
+            return;
+        };
+        {
+            let mut last = self
+                .last_pruned
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if last.elapsed() < every {
+                return;
+            }
+            *last = Instant::now();
+        }
+        if prune_logged(self.store.as_ref(), retention, "after a turn").await > 0 {
+            *self
+                .workspace
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = None;
         }
     }
 
     /// Compares the workspace with its index on the blocking pool; the first time,
     /// indexes it without reporting changes.
     async fn compare(&self) -> Result<Capture, WorkspaceChangesError> {
-        let (path, limits) = (self.path.clone(), self.limits);
+        let (path, limits, ignore) = (self.path.clone(), self.limits, Arc::clone(&self.ignore));
         let workspace = Arc::clone(&self.workspace);
         let contents = RepositoryContents::new(Arc::clone(&self.store), Handle::current());
         let compared = tokio::task::spawn_blocking(move || {
@@ -126,7 +197,7 @@ impl TurnCheckpoints {
             if let Some(open) = held.as_mut() {
                 return open.capture(&contents);
             }
-            let mut open = open_workspace(&path, limits)?;
+            let mut open = open_workspace_with(&path, limits, &ignore)?;
             let not_captured = open.baseline(&contents)?;
             *held = Some(open);
             // What could not be kept at the first look is no change of a turn.
@@ -150,7 +221,12 @@ impl WorkspaceChanges for TurnCheckpoints {
         turn_id: TurnId,
     ) -> Result<Vec<TurnFileChange>, WorkspaceChangesError> {
         let capture = self.compare().await?;
-        Ok(turn_changes(turn_id, capture))
+        let changed = !capture.is_empty();
+        let changes = turn_changes(turn_id, capture);
+        if changed {
+            self.prune_when_due().await;
+        }
+        Ok(changes)
     }
 }
 

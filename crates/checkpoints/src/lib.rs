@@ -25,6 +25,9 @@
 //!   [`HomeRewind`] is the application's `ConversationRewind` port on them (the web's
 //!   rewind).
 //!
+//! - [`prune`] is retention: contents older than the age limit or beyond the total
+//!   size a home keeps go, oldest first; the changes that needed them are marked.
+//!
 //! Every access beneath the workspace goes through `smallebot-confined`: paths are
 //! resolved beneath a handle on its root, links are never followed, only regular files
 //! are read. The pure rules (what a change is, what a restore does to a path) are
@@ -37,8 +40,10 @@ mod ignore_rules;
 mod in_turn;
 mod index;
 mod limits;
+mod prune;
 mod restore;
 mod rewind;
+mod settings;
 mod store;
 mod targets;
 mod watched;
@@ -47,11 +52,16 @@ pub use capture::{Capture, NotCaptured, Workspace};
 pub use error::CheckpointError;
 pub use home_rewind::HomeRewind;
 pub use ignore_rules::{DEFAULT_RULES, IgnoreRules};
-pub use in_turn::{RepositoryContents, TurnCheckpoints, open_workspace, turn_changes};
+pub use in_turn::{
+    PRUNE_EVERY, RepositoryContents, TurnCheckpoints, open_workspace, open_workspace_with,
+    turn_changes,
+};
 pub use index::Stamp;
 pub use limits::Limits;
+pub use prune::{PruneReport, prune, prune_logged, prune_now, pruned_reason};
 pub use restore::{Conflict, RestoreReport, restore};
 pub use rewind::{RewindReport, RewindRequest, RewindScope, rewind, undo_rewind, workspace_of};
+pub use settings::{CheckpointSettings, Retention};
 pub use store::{ContentStore, FolderStore};
 pub use targets::{RestoreTarget, targets};
 

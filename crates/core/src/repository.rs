@@ -12,6 +12,7 @@ use crate::entities::{
 };
 use crate::error::RepositoryError;
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
+use crate::rules::retention::KeptContent;
 use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
 
@@ -351,6 +352,17 @@ pub trait CheckpointRepository: Send + Sync {
 
     /// The content of `sha256`, `None` when it is not kept.
     async fn checkpoint_content(&self, sha256: &str) -> RepoResult<Option<Vec<u8>>>;
+
+    /// Every kept content with its size and when it was last needed (the newest of
+    /// when it was kept and when a change naming it was stored), for retention.
+    async fn kept_checkpoint_contents(&self) -> RepoResult<Vec<KeptContent>>;
+
+    /// Prunes the contents `sha256s`: first every change whose content before is one
+    /// of them and that a rewind could undo is marked not captured with `reason` (a
+    /// rewind then names it instead of restoring it), then the contents are removed.
+    /// A digest not kept is no error. Refused with [`RepositoryError::Conflict`] for a
+    /// string that is not a digest.
+    async fn prune_checkpoint_contents(&self, sha256s: &[String], reason: &str) -> RepoResult<()>;
 }
 
 /// Everything the pipeline needs from storage, as one trait object.

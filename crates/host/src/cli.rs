@@ -208,6 +208,10 @@ pub enum Command {
     Conversations(ConversationsCommand),
     /// Rewind a conversation: its files back to before a turn, its turns undone, or both.
     Rewind(smallebot_terminal::rewind::RewindArgs),
+    /// Checkpoint contents: `prune [--dry-run]` removes what agent.json's retention
+    /// does not keep (also done when chat, run, serve or compact starts).
+    #[command(subcommand)]
+    Checkpoints(smallebot_terminal::checkpoints::CheckpointsCommand),
     /// The models of models.json (or the one the environment names): what
     /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
     /// and what its server reports — llama.cpp's /props (context per slot, slots),

@@ -124,6 +124,7 @@ pub async fn build(
         return Err(HostError::NoEndpoint);
     }
     let model = assembly.chat_model().unwrap_or_default().to_owned();
+    let retention = assembly.checkpoint_settings().retention;
     let mcp = Arc::new(start_mcp(home, Arc::clone(&confirmer)).await?);
     // Servers that did not start: said at each conversation's first turn (chat, run,
     // the web page alike).
@@ -137,6 +138,8 @@ pub async fn build(
         app.close().await;
         return Err(error);
     }
+    // Retention at start (and after turns, at most hourly): docs/operating.md.
+    smallebot_checkpoints::prune_logged(app.store.store().as_ref(), retention, "at start").await;
     Ok(app)
 }
 

@@ -127,9 +127,50 @@ impl ContentFiles {
             Ok(()) => {}
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => {
-                tracing::warn!(path = %path.display(), %err, "removing unused attachment content failed");
+                tracing::warn!(path = %path.display(), %err, "removing unused content failed");
             }
         }
+    }
+}
+
+impl ContentFiles {
+    /// Every content file in the folder: its digest, size and modification time (when
+    /// it was kept). Temporary files and other names are left out; a missing folder
+    /// holds none.
+    pub(crate) fn list(&self) -> RepoResult<Vec<(String, u64, std::time::SystemTime)>> {
+        const ACTION: &str = "listing the content files";
+        let mut found = Vec::new();
+        let shards = match std::fs::read_dir(&self.root) {
+            Ok(shards) => shards,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+            Err(err) => return Err(failed(ACTION, &self.root, &err)),
+        };
+        for shard in shards {
+            let shard = shard.map_err(|e| failed(ACTION, &self.root, &e))?;
+            if !shard.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = shard.path();
+            for entry in std::fs::read_dir(&dir).map_err(|e| failed(ACTION, &dir, &e))? {
+                let entry = entry.map_err(|e| failed(ACTION, &dir, &e))?;
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                if self.path(&name).ok().as_deref() != Some(entry.path().as_path()) {
+                    continue;
+                }
+                let meta = entry
+                    .metadata()
+                    .map_err(|e| failed(ACTION, &entry.path(), &e))?;
+                if meta.is_file() {
+                    let kept = meta
+                        .modified()
+                        .map_err(|e| failed(ACTION, &entry.path(), &e))?;
+                    found.push((name, meta.len(), kept));
+                }
+            }
+        }
+        Ok(found)
     }
 }
 

@@ -11,6 +11,8 @@ use smallebot_core::file_change_columns;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{CheckpointRepository, RepoResult};
 use smallebot_core::rules::checkpoint::is_digest;
+use smallebot_core::rules::retention::KeptContent;
+use smallebot_core::time::Timestamp;
 
 use crate::rows::file_change;
 use crate::store::PgStore;
@@ -84,5 +86,42 @@ impl CheckpointRepository for PgStore {
             .fetch_optional(self.pool())
             .await
             .map_err(storage("reading a checkpoint content"))
+    }
+
+    async fn kept_checkpoint_contents(&self) -> RepoResult<Vec<KeptContent>> {
+        const ACTION: &str = "listing when checkpoint contents were last needed";
+        let found: Vec<(String, i64, Timestamp)> = sqlx::query_as(
+            "SELECT c.sha256, octet_length(c.content)::BIGINT, GREATEST(c.kept_at, u.last) \
+             FROM checkpoint_contents c LEFT JOIN ( \
+               SELECT sha256, max(created_at) AS last FROM ( \
+                 SELECT sha256_before AS sha256, created_at FROM turn_file_changes \
+                 WHERE sha256_before IS NOT NULL UNION ALL \
+                 SELECT sha256_after, created_at FROM turn_file_changes \
+                 WHERE sha256_after IS NOT NULL) named GROUP BY sha256 \
+             ) u ON u.sha256 = c.sha256",
+        )
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage(ACTION))?;
+        Ok(found
+            .into_iter()
+            .map(|(sha256, size, last_used)| KeptContent {
+                sha256,
+                size: u64::try_from(size).unwrap_or(0),
+                last_used,
+            })
+            .collect())
+    }
+
+    async fn prune_checkpoint_contents(&self, sha256s: &[String], reason: &str) -> RepoResult<()> {
+        let sha256s = sha256s
+            .iter()
+            .map(|sha256| digest(sha256).map(str::to_owned))
+            .collect::<RepoResult<Vec<String>>>()?;
+        let reason = reason.to_owned();
+        self.edit("pruning checkpoint contents", |reply| {
+            Edit::PruneContents(sha256s, reason, reply)
+        })
+        .await
     }
 }

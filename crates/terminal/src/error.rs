@@ -20,7 +20,7 @@ pub enum TerminalError {
     /// An id argument is malformed.
     #[error(transparent)]
     InvalidId(#[from] InvalidId),
-    /// A rewind could not be done.
+    /// A rewind (or a prune of checkpoint contents) could not be done.
     #[error(transparent)]
     Rewind(smallebot_checkpoints::CheckpointError),
     /// The pipeline refused the request.

@@ -14,6 +14,7 @@ pub mod stdio;
 pub mod agents_text;
 pub mod attach_files;
 pub mod chat;
+pub mod checkpoints;
 pub mod conversation_ref;
 pub mod error;
 pub mod export_file;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, Summarizer};
-use smallebot_checkpoints::{Limits, TurnCheckpoints};
+use smallebot_checkpoints::{Limits, PRUNE_EVERY, TurnCheckpoints};
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::sub_agents::with_delegate;
@@ -146,16 +146,25 @@ impl AgentAssembly {
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
-        let checkpointed = self
-            .checkpointed
-            .or_else(|| self.home_tools.as_ref().map(|home| home.workspace.clone()));
-        let workspace = checkpointed.map(|dir| {
-            Arc::new(TurnCheckpoints::new(
-                dir,
-                Limits::default(),
-                Arc::clone(&store) as _,
-            )) as _
-        });
+        let workspace: Option<Arc<dyn smallebot_application::ports::WorkspaceChanges>> =
+            match (self.checkpointed, self.home_tools.as_ref()) {
+                // A workspace given beside given tools: the default limits and rules.
+                (Some(dir), _) => Some(Arc::new(TurnCheckpoints::new(
+                    dir,
+                    Limits::default(),
+                    Arc::clone(&store) as _,
+                ))),
+                (None, Some(home)) => Some(Arc::new(
+                    TurnCheckpoints::new(
+                        home.workspace.clone(),
+                        home.checkpoints.limits,
+                        Arc::clone(&store) as _,
+                    )
+                    .with_ignore(home.checkpoints.ignore.clone())
+                    .with_retention(home.checkpoints.retention, PRUNE_EVERY),
+                )),
+                (None, None) => None,
+            };
         let service = ConversationService::new(ServiceParts {
             store,
             model,

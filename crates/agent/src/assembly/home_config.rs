@@ -147,6 +147,7 @@ impl AgentAssembly {
                 settings.tool_result_max_length,
                 ReadConversationData::NAME,
             ),
+            checkpoints: settings.checkpoints.clone(),
         });
         Ok(assembly)
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use smallebot_application::ports::CommandConfirmer;
+use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::repository::Store;
 use smallebot_sandbox::CommandSandbox;
 
@@ -32,6 +33,8 @@ pub(super) struct HomeTools {
     pub(super) command_environment: CommandEnvironment,
     /// ReadConversationData's result limit: each page it returns fits in it.
     pub(super) conversation_data_page_chars: usize,
+    /// agent.json's `checkpoints`: the limits and extra ignore rules of a capture.
+    pub(super) checkpoints: CheckpointSettings,
 }
 
 impl HomeTools {

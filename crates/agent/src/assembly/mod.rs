@@ -42,6 +42,7 @@ use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
 use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_application::{ConversationService, PipelineSettings};
+use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::repository::Store;
 use smallebot_core::tasks::TaskStore;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint};
@@ -174,6 +175,16 @@ impl AgentAssembly {
     pub fn store(mut self, store: Arc<dyn Store>) -> Self {
         self.store = Some(store);
         self
+    }
+
+    /// agent.json's `checkpoints` settings (the defaults for an assembly not made from
+    /// a home).
+    #[must_use]
+    pub fn checkpoint_settings(&self) -> CheckpointSettings {
+        self.home_tools
+            .as_ref()
+            .map(|home| home.checkpoints.clone())
+            .unwrap_or_default()
     }
 
     /// Whether a chat model is configured or given ([`AgentAssembly::build`] needs one).

@@ -7,11 +7,13 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_core::rules::upload_quota::UploadQuotas;
 
 use super::ConfigError;
 use super::attachments::RawAttachments;
+use super::checkpoints::RawCheckpoints;
 use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
 use crate::tools::ReadConversationData;
@@ -94,6 +96,10 @@ pub struct AgentSettings {
     /// `maxInlineTokens` (default 8000: the most of a text file inlined into the
     /// message); each at least 1.
     pub attachments: AttachmentLimits,
+    /// `checkpoints`: the size limits of a turn's checkpoint (`maxFileBytes`, default
+    /// 10 MiB; `maxCheckpointBytes`, default 100 MiB), extra `ignore` rules and
+    /// retention (`maxAgeDays`, default 30; `maxTotalBytes`, default 1 GiB).
+    pub checkpoints: CheckpointSettings,
     /// `attachments`, the quotas of uploads: `maxPendingBytesPerUser` (default 256
     /// MiB, at least `maxPendingBytesPerConversation`) and
     /// `maxPendingBytesPerConversation` (default 100 MiB, at least `maxMessageBytes`)
@@ -225,7 +231,13 @@ impl AgentSettings {
             .take()
             .unwrap_or_default()
             .into_limits(file)?;
+        let checkpoints = raw
+            .checkpoints
+            .take()
+            .unwrap_or_default()
+            .into_settings(file)?;
         let mut settings = raw.into_settings();
+        settings.checkpoints = checkpoints;
         settings.attachments = attachments;
         settings.uploads = uploads;
         settings.command_environment = command_environment;
@@ -258,6 +270,7 @@ impl Default for AgentSettings {
             command_environment: CommandEnvironment::default(),
             summary_max_tokens: Self::DEFAULT_SUMMARY_MAX_TOKENS,
             attachments: AttachmentLimits::default(),
+            checkpoints: CheckpointSettings::default(),
             uploads: UploadQuotas::default(),
         }
     }
@@ -285,6 +298,7 @@ struct RawAgentFile {
     command_environment: Option<RawCommandEnvironment>,
     summary_max_tokens: Option<i64>,
     attachments: Option<RawAttachments>,
+    checkpoints: Option<RawCheckpoints>,
 }
 
 impl RawAgentFile {
@@ -331,6 +345,7 @@ impl RawAgentFile {
                 .summary_max_tokens
                 .map_or(defaults.summary_max_tokens, summary_max_tokens),
             attachments: defaults.attachments,
+            checkpoints: defaults.checkpoints,
             uploads: defaults.uploads,
         }
     }

@@ -24,6 +24,7 @@ pub mod message_versions;
 pub mod output_bound;
 pub mod pasted_path;
 pub mod request_fit;
+pub mod retention;
 pub mod rewrite;
 pub mod search_limits;
 pub mod snippet;

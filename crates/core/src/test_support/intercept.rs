@@ -17,6 +17,7 @@ use crate::repository::{
     AttachmentRepository, CheckpointRepository, ConversationRepository, HistoryRepository,
     RepoResult, SearchRepository, Store, TurnRepository, UsageRepository,
 };
+use crate::rules::retention::KeptContent;
 use crate::rules::upload_quota::UploadQuotas;
 use crate::time::Timestamp;
 
@@ -326,5 +327,13 @@ impl<H: Interceptor> CheckpointRepository for Intercepted<H> {
     async fn checkpoint_content(&self, sha256: &str) -> RepoResult<Option<Vec<u8>>> {
         self.hooks.before("checkpoint_content").await?;
         self.inner.checkpoint_content(sha256).await
+    }
+    async fn kept_checkpoint_contents(&self) -> RepoResult<Vec<KeptContent>> {
+        self.hooks.before("kept_checkpoint_contents").await?;
+        self.inner.kept_checkpoint_contents().await
+    }
+    async fn prune_checkpoint_contents(&self, sha256s: &[String], reason: &str) -> RepoResult<()> {
+        self.hooks.before("prune_checkpoint_contents").await?;
+        self.inner.prune_checkpoint_contents(sha256s, reason).await
     }
 }

@@ -3,6 +3,7 @@
 pub(crate) mod agents;
 mod backup;
 mod chat;
+mod checkpoints;
 mod compact;
 pub(crate) mod conversations;
 mod mcp;
@@ -97,6 +98,7 @@ pub async fn run(
         Command::Users(command) => users::run(&home, command).await,
         Command::Conversations(command) => conversations::run(&home, command).await,
         Command::Rewind(args) => rewind::run(&home, args).await,
+        Command::Checkpoints(command) => checkpoints::run(&home, command).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),

@@ -61,3 +61,20 @@ pub(super) fn insert(
     }
     Ok(())
 }
+
+/// Marks every change whose content before is one of `sha256s`, and that a rewind
+/// could undo, not captured with `reason` (see
+/// `CheckpointRepository::prune_checkpoint_contents`), in the job's savepoint.
+pub(super) fn mark_pruned(conn: &Connection, sha256s: &[String], reason: &str) -> RepoResult<()> {
+    const ACTION: &str = "marking the changes of pruned checkpoint contents";
+    for sha256 in sha256s {
+        execute(
+            conn,
+            ACTION,
+            "UPDATE turn_file_changes SET not_captured = ?2 \
+             WHERE sha256_before = ?1 AND not_captured IS NULL",
+            (sha256, reason),
+        )?;
+    }
+    Ok(())
+}

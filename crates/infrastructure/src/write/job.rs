@@ -119,6 +119,13 @@ pub(crate) enum Write {
         changes: Vec<smallebot_core::entities::TurnFileChange>,
         reply: Reply<()>,
     },
+    /// Marks the changes whose content before is one of `sha256s` not captured, with
+    /// `reason` (checkpoint retention; the contents are removed after the commit).
+    MarkPruned {
+        sha256s: Vec<String>,
+        reason: String,
+        reply: Reply<()>,
+    },
     /// Adds a web user.
     AddUser {
         name: String,
@@ -229,6 +236,13 @@ impl Write {
                 reply,
             } => settle(conn, reply, |c| {
                 file_changes::insert(c, conversation_id, turn_id, &changes)
+            }),
+            W::MarkPruned {
+                sha256s,
+                reason,
+                reply,
+            } => settle(conn, reply, |c| {
+                file_changes::mark_pruned(c, &sha256s, &reason)
             }),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
             W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),

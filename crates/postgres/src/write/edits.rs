@@ -58,6 +58,8 @@ pub(crate) enum Edit {
     ),
     /// A checkpoint content kept under its digest.
     KeepContent(String, Vec<u8>, Reply<()>),
+    /// Checkpoint contents pruned, the changes that needed them marked with a reason.
+    PruneContents(Vec<String>, String, Reply<()>),
     /// A web user with the SHA-256 hex digest of their token.
     AddUser(String, String, Reply<()>),
     /// A web user removed; whether there was one.
@@ -131,6 +133,11 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         Edit::KeepContent(sha256, content, reply) => {
             answer_on_link!(link, reply, file_changes::KEEP, |conn| {
                 file_changes::keep(conn, &sha256, &content)
+            })
+        }
+        Edit::PruneContents(sha256s, reason, reply) => {
+            answer_on_link!(link, reply, file_changes::PRUNE, |conn| {
+                file_changes::prune(conn, &sha256s, &reason)
             })
         }
         Edit::AddUser(name, digest, reply) => {

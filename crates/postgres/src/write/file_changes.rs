@@ -16,6 +16,8 @@ use crate::tx::{now, pg_text, storage};
 pub(super) const RECORD: &str = "storing a turn's file changes";
 /// What keeping a checkpoint content is called in errors.
 pub(super) const KEEP: &str = "keeping a checkpoint content";
+/// What pruning checkpoint contents is called in errors.
+pub(super) const PRUNE: &str = "pruning checkpoint contents";
 
 /// See `CheckpointRepository::record_file_changes`: one transaction, refused for a
 /// turn that is not the conversation's.
@@ -90,4 +92,29 @@ pub(super) async fn keep(conn: &mut PgConnection, sha256: &str, content: &[u8]) 
     .await
     .map_err(storage(KEEP))?;
     Ok(())
+}
+
+/// See `CheckpointRepository::prune_checkpoint_contents`: the changes marked and the
+/// contents removed in one transaction.
+pub(super) async fn prune(
+    conn: &mut PgConnection,
+    sha256s: &[String],
+    reason: &str,
+) -> RepoResult<()> {
+    let mut tx = conn.begin().await.map_err(storage(PRUNE))?;
+    sqlx::query(
+        "UPDATE turn_file_changes SET not_captured = $2 \
+         WHERE sha256_before = ANY($1) AND not_captured IS NULL",
+    )
+    .bind(sha256s)
+    .bind(pg_text(reason).as_ref())
+    .execute(&mut *tx)
+    .await
+    .map_err(storage(PRUNE))?;
+    sqlx::query("DELETE FROM checkpoint_contents WHERE sha256 = ANY($1)")
+        .bind(sha256s)
+        .execute(&mut *tx)
+        .await
+        .map_err(storage(PRUNE))?;
+    tx.commit().await.map_err(storage(PRUNE))
 }

@@ -8,6 +8,7 @@ mod backends;
 
 mod answer_versions;
 mod attachments;
+mod checkpoint_retention;
 mod concurrency;
 mod conversations;
 mod file_changes;
