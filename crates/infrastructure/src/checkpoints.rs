@@ -19,7 +19,7 @@ use crate::attachments::blocking;
 use crate::database::SqliteStore;
 use crate::queries;
 use crate::rows;
-use crate::write::Write;
+use crate::write::{CheckpointWrite, Write};
 
 #[async_trait]
 impl CheckpointRepository for SqliteStore {
@@ -31,11 +31,13 @@ impl CheckpointRepository for SqliteStore {
     ) -> RepoResult<()> {
         let changes = changes.to_vec();
         self.writer()
-            .run(|reply| Write::RecordFileChanges {
-                conversation_id,
-                turn_id,
-                changes,
-                reply,
+            .run(|reply| {
+                Write::Checkpoint(CheckpointWrite::RecordFileChanges {
+                    conversation_id,
+                    turn_id,
+                    changes,
+                    reply,
+                })
             })
             .await
     }
@@ -141,10 +143,12 @@ impl CheckpointRepository for SqliteStore {
         let (sha256s, reason) = (sha256s.to_vec(), reason.to_owned());
         let marked = sha256s.clone();
         self.writer()
-            .run(|reply| Write::MarkPruned {
-                sha256s: marked,
-                reason,
-                reply,
+            .run(|reply| {
+                Write::Checkpoint(CheckpointWrite::MarkPruned {
+                    sha256s: marked,
+                    reason,
+                    reply,
+                })
             })
             .await?;
         blocking("removing pruned checkpoint contents", move || {

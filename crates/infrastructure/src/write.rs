@@ -43,7 +43,7 @@ use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
 pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
-pub(crate) use job::{ConversationWrite, Write};
+pub(crate) use job::{CheckpointWrite, ConversationWrite, Write};
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;
 

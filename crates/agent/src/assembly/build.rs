@@ -8,6 +8,7 @@ use smallebot_application::ports::{ChatModel, Summarizer};
 use smallebot_checkpoints::{Limits, PRUNE_EVERY, TurnCheckpoints};
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
+use super::home_tools::HomeTools;
 use super::sub_agents::with_delegate;
 use super::unconfigured::UnconfiguredModel;
 use super::{Agent, AgentAssembly, AssemblyError, WarmUp};
@@ -146,25 +147,7 @@ impl AgentAssembly {
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
-        let workspace: Option<Arc<dyn smallebot_application::ports::WorkspaceChanges>> =
-            match (self.checkpointed, self.home_tools.as_ref()) {
-                // A workspace given beside given tools: the default limits and rules.
-                (Some(dir), _) => Some(Arc::new(TurnCheckpoints::new(
-                    dir,
-                    Limits::default(),
-                    Arc::clone(&store) as _,
-                ))),
-                (None, Some(home)) => Some(Arc::new(
-                    TurnCheckpoints::new(
-                        home.workspace.clone(),
-                        home.checkpoints.limits,
-                        Arc::clone(&store) as _,
-                    )
-                    .with_ignore(home.checkpoints.ignore.clone())
-                    .with_retention(home.checkpoints.retention, PRUNE_EVERY),
-                )),
-                (None, None) => None,
-            };
+        let workspace = turn_checkpoints(self.checkpointed, self.home_tools.as_ref(), &store);
         let service = ConversationService::new(ServiceParts {
             store,
             model,
@@ -196,4 +179,31 @@ fn windows_of(choices: &[NamedEndpoint]) -> Vec<(String, u64)> {
         .iter()
         .map(|c| (c.id.clone(), c.context_window))
         .collect()
+}
+
+/// The checkpoints of the workspace a service's tools work in: the one given beside
+/// given tools (default limits and rules), else the home's with agent.json's settings;
+/// none without either.
+fn turn_checkpoints(
+    given: Option<std::path::PathBuf>,
+    home: Option<&HomeTools>,
+    store: &Arc<dyn smallebot_core::repository::Store>,
+) -> Option<Arc<dyn smallebot_application::ports::WorkspaceChanges>> {
+    match (given, home) {
+        (Some(dir), _) => Some(Arc::new(TurnCheckpoints::new(
+            dir,
+            Limits::default(),
+            Arc::clone(store) as _,
+        ))),
+        (None, Some(home)) => Some(Arc::new(
+            TurnCheckpoints::new(
+                home.workspace.clone(),
+                home.checkpoints.limits,
+                Arc::clone(store) as _,
+            )
+            .with_ignore(home.checkpoints.ignore.clone())
+            .with_retention(home.checkpoints.retention, PRUNE_EVERY),
+        )),
+        (None, None) => None,
+    }
 }

@@ -112,20 +112,8 @@ pub(crate) enum Write {
     },
     /// Adds every stored row not indexed yet to the full-text index.
     IndexPending { reply: Reply<()> },
-    /// Stores file changes of a turn (checkpoints).
-    RecordFileChanges {
-        conversation_id: ConversationId,
-        turn_id: TurnId,
-        changes: Vec<smallebot_core::entities::TurnFileChange>,
-        reply: Reply<()>,
-    },
-    /// Marks the changes whose content before is one of `sha256s` not captured, with
-    /// `reason` (checkpoint retention; the contents are removed after the commit).
-    MarkPruned {
-        sha256s: Vec<String>,
-        reason: String,
-        reply: Reply<()>,
-    },
+    /// A write of checkpoints' file changes.
+    Checkpoint(CheckpointWrite),
     /// Adds a web user.
     AddUser {
         name: String,
@@ -229,21 +217,7 @@ impl Write {
                 token_sha256,
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
-            W::RecordFileChanges {
-                conversation_id,
-                turn_id,
-                changes,
-                reply,
-            } => settle(conn, reply, |c| {
-                file_changes::insert(c, conversation_id, turn_id, &changes)
-            }),
-            W::MarkPruned {
-                sha256s,
-                reason,
-                reply,
-            } => settle(conn, reply, |c| {
-                file_changes::mark_pruned(c, &sha256s, &reason)
-            }),
+            W::Checkpoint(write) => write.apply(conn),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
             W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),
         }
@@ -303,6 +277,48 @@ impl ConversationWrite {
             C::SetCompression { id, update, reply } => {
                 settle(conn, reply, |c| conversations::compress(c, id, &update))
             }
+        }
+    }
+}
+
+/// A write of checkpoints' file changes, with where its answer goes.
+#[derive(Debug)]
+pub(crate) enum CheckpointWrite {
+    /// Stores file changes of a turn.
+    RecordFileChanges {
+        conversation_id: ConversationId,
+        turn_id: TurnId,
+        changes: Vec<smallebot_core::entities::TurnFileChange>,
+        reply: Reply<()>,
+    },
+    /// Marks the changes whose content before is one of `sha256s` not captured, with
+    /// `reason` (checkpoint retention; the contents are removed after the commit).
+    MarkPruned {
+        sha256s: Vec<String>,
+        reason: String,
+        reply: Reply<()>,
+    },
+}
+
+impl CheckpointWrite {
+    /// Runs the write as [`Write::apply`] does.
+    fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
+        match self {
+            Self::RecordFileChanges {
+                conversation_id,
+                turn_id,
+                changes,
+                reply,
+            } => settle(conn, reply, |c| {
+                file_changes::insert(c, conversation_id, turn_id, &changes)
+            }),
+            Self::MarkPruned {
+                sha256s,
+                reason,
+                reply,
+            } => settle(conn, reply, |c| {
+                file_changes::mark_pruned(c, &sha256s, &reason)
+            }),
         }
     }
 }
