@@ -197,6 +197,11 @@ impl TurnCheckpoints {
             if let Some(open) = held.as_mut() {
                 return open.capture(&contents);
             }
+            // A fresh home's workspace is made by the first tool that works in it: made
+            // here first (the configured folder, not a path anyone chose), the first
+            // turn is compared like any other.
+            Root::create(&path, Links::Refuse)
+                .map_err(crate::error::workspace("create the workspace"))?;
             let mut open = open_workspace_with(&path, limits, &ignore)?;
             let not_captured = open.baseline(&contents)?;
             *held = Some(open);

@@ -300,3 +300,27 @@ async fn on_postgresql_the_turn_lists_its_changes_and_a_rewind_restores_them() {
     rewind(home.path(), &["--database", &db, &id, "--undo"]).await;
     assert_eq!(files(home.path()), pairs(&AFTER));
 }
+
+#[tokio::test]
+async fn a_fresh_homes_first_turn_lists_its_changes() {
+    // No workspace folder yet: the first comparison makes it, so the first turn's
+    // file is a change like any other (it was "not captured" before).
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    answer_titles(&model);
+    model.push_all([
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "w1",
+            "WriteFile",
+            json!({"path": "first.txt", "content": "one\n"}).to_string(),
+        )]),
+        ScriptedResponse::text("Done."),
+    ]);
+    let url = model.base_url();
+    smallebot(home.path(), &url, &["run", "write it"]).await;
+    let listed = smallebot(home.path(), &url, &["conversations", "list"]).await;
+    let id = listed.split_whitespace().next().unwrap().to_owned();
+    let shown = smallebot(home.path(), &url, &["conversations", "show", &id]).await;
+    assert!(shown.contains("created  first.txt  (- -> 4 B)"), "{shown}");
+    assert!(!shown.contains("not captured"), "{shown}");
+}
