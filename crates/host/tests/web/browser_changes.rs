@@ -3,7 +3,8 @@
 //! and shows a file's diff when asked;
 //! "Restore files to before this turn" asks first, then removes the file and says so;
 //! the restore's own card undoes it; a file the person changed since is kept and
-//! named as such. Screenshots at desktop and phone widths, light and dark.
+//! named as such; Undo asks whether the turn's files go back too. Screenshots at
+//! desktop and phone widths, light and dark.
 
 use crate::browser_support;
 use crate::common;
@@ -137,5 +138,23 @@ async fn a_turns_file_changes_are_shown_restored_and_the_restore_undone() {
         std::fs::read_to_string(workspace.path().join("keep.txt")).unwrap(),
         "kept\n"
     );
+
+    // Undo asks whether the turn's files go back too: "Undo only" leaves them…
+    std::fs::write(&notes, "hello\n").unwrap();
+    click(&page, "#undo").await;
+    wait_for(&page, "document.getElementById('undo-dialog').open").await;
+    click(&page, "#undo-cancel").await;
+    wait_for(&page, "!document.getElementById('undo-dialog').open").await;
+    assert!(notes.exists(), "a cancelled undo touches nothing");
+    // …and "Undo and restore files" takes the turn out and its file away.
+    click(&page, "#undo").await;
+    wait_for(&page, "document.getElementById('undo-dialog').open").await;
+    click(&page, "#undo-with-files").await;
+    wait_for(
+        &page,
+        "document.querySelector('.message.user')?.classList.contains('undone')",
+    )
+    .await;
+    assert!(!notes.exists(), "the undone turn's file is restored away");
     browser.close().await;
 }

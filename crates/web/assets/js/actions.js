@@ -107,9 +107,32 @@ function regenerate(turnId) {
   startingTurn(() => api(at(`/turns/${turnId}/regenerate`), { method: "POST" }));
 }
 
-// Takes the last turn out of the context; the timeline shows it struck through.
+// Asks whether an undo restores the files too; resolves to "files", "turn" or null.
+function askUndo() {
+  const dialog = $("undo-dialog");
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.onclose = () => resolve(dialog.returnValue || null);
+    dialog.showModal();
+  });
+}
+
+// Takes the last turn out of the context; the timeline shows it struck through. When
+// that turn's tool calls changed files, asks first whether they go back too (then it
+// is a rewind of both, the same as the card's restore with "take the turns out").
 async function undo() {
   try {
+    const timeline = await api(at(""));
+    const last = (timeline.turns || []).filter((t) => !t.undone).at(-1);
+    const changed = last && (timeline.file_changes || []).some((c) => c.turn_id === last.id && !c.rewind);
+    const choice = changed ? await askUndo() : "turn";
+    if (choice === null) return;
+    if (choice === "files") {
+      const done = await api(at("/rewind"), { method: "POST", body: { to_turn: last.id, scope: "both" } });
+      await refresh();
+      sayInCard(`.file-changes[data-turn-id="${CSS.escape(last.id)}"]`, rewindSummary(done));
+      return;
+    }
     const undone = await api(at("/undo"), { method: "POST" });
     await refresh();
     if (undone.turn_id === null) showError("Nothing to undo: no turn after the last summary is left in the context.");
@@ -233,6 +256,9 @@ export function installActions() {
     if (target.dataset.action === "undo-restore") undoRestore();
     if (target.dataset.action === "file-diff") toggleDiff(target);
   });
+  $("undo-cancel").addEventListener("click", () => $("undo-dialog").close(""));
+  $("undo-turn-only").addEventListener("click", () => $("undo-dialog").close("turn"));
+  $("undo-with-files").addEventListener("click", () => $("undo-dialog").close("files"));
   $("restore-cancel").addEventListener("click", () => $("restore-dialog").close(""));
   $("restore-confirm").addEventListener("click", () => $("restore-dialog").close("restore"));
 }
