@@ -9,7 +9,7 @@ mod cli;
 use std::path::Path;
 
 use checkpoints_support::{
-    AFTER, BEFORE, files, pairs, smallebot, the_issues_turn, the_issues_turn_on,
+    AFTER, BEFORE, files, pairs, smallebot, the_issues_turn, the_issues_turn_on, write_file_turn,
 };
 use cli::{answer_titles, text};
 use serde_json::json;
@@ -308,14 +308,7 @@ async fn a_fresh_homes_first_turn_lists_its_changes() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();
     answer_titles(&model);
-    model.push_all([
-        ScriptedResponse::tool_calls([ToolCallSpec::new(
-            "w1",
-            "WriteFile",
-            json!({"path": "first.txt", "content": "one\n"}).to_string(),
-        )]),
-        ScriptedResponse::text("Done."),
-    ]);
+    model.push_all(write_file_turn("first.txt", "one\n"));
     let url = model.base_url();
     smallebot(home.path(), &url, &["run", "write it"]).await;
     let listed = smallebot(home.path(), &url, &["conversations", "list"]).await;

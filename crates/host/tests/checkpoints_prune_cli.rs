@@ -4,26 +4,17 @@
 //! marks the change, and a rewind names the path it cannot restore.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod checkpoints_support;
 mod cli;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use cli::{answer_titles, text};
+use checkpoints_support::smallebot;
+use cli::answer_titles;
 use serde_json::json;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 use sqlx::Connection as _;
-
-/// `smallebot --home HOME ARGS…` against `url`; its standard output (it must succeed).
-async fn smallebot(home: &Path, url: &str, args: &[&str]) -> String {
-    let out = cli::smallebot(home, Some(url))
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 /// Scripts one turn that runs `command`.
 fn command_turn(model: &TestModel, id: &str, command: &str) {

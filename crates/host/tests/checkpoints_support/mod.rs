@@ -27,6 +27,18 @@ pub async fn the_issues_turn(home: &Path) -> (TestModel, String) {
     the_issues_turn_on(home, &[]).await
 }
 
+/// A turn that writes `path` with `content` through WriteFile, then answers "Done.".
+pub fn write_file_turn(path: &str, content: &str) -> [ScriptedResponse; 2] {
+    [
+        ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "w1",
+            "WriteFile",
+            json!({"path": path, "content": content}).to_string(),
+        )]),
+        ScriptedResponse::text("Done."),
+    ]
+}
+
 /// [`the_issues_turn`] with `global` arguments before each command (`--database URL`).
 pub async fn the_issues_turn_on(home: &Path, global: &[&str]) -> (TestModel, String) {
     let ws = home.join("workspace");
