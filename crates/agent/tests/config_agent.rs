@@ -8,6 +8,7 @@ use smallebot_agent::config::{
     AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
 };
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::budget::Budgets;
 use smallebot_core::rules::upload_quota::UploadQuotas;
 
 const FILE: &str = "/home/me/.agents/agent.json";
@@ -156,6 +157,7 @@ fn all_keys_are_read() {
              "systemPrompt": "Be brief.",
              "requestMaxRetries": 0, "streamMaxRetries": 20, "reasoningEffort": "low",
              "summaryMaxTokens": 800,
+             "budgets": { "perTurn": 0.5, "perUserMonthly": 100 },
              "attachments": { "maxFileBytes": 1000, "maxMessageBytes": 5000,
                               "maxInlineTokens": 300, "maxPendingBytesPerUser": 9000,
                               "maxPendingBytesPerConversation": 6000,
@@ -187,6 +189,11 @@ fn all_keys_are_read() {
             reasoning_effort: ReasoningEffort::Low,
             command_environment: CommandEnvironment::default(),
             summary_max_tokens: 800,
+            budgets: Budgets {
+                per_turn: Some(500_000_000_000),
+                per_user_monthly: Some(100_000_000_000_000),
+                ..Budgets::default()
+            },
             attachments: AttachmentLimits {
                 max_file_bytes: 1000,
                 max_message_bytes: 5000,
@@ -260,6 +267,35 @@ fn attachment_limits_default_and_bad_values_are_errors() {
         "{unknown:?}"
     );
     assert!(unknown.to_string().contains("maxFileBytes"), "{unknown}");
+}
+
+#[test]
+fn budgets_are_amounts_in_picos_and_bad_ones_are_errors() {
+    assert_eq!(settings("{}").budgets, Budgets::default());
+    assert_eq!(
+        settings(r#"{"budgets": {"perConversation": 0.02, "perUserDaily": 3}}"#).budgets,
+        Budgets {
+            per_conversation: Some(20_000_000_000),
+            per_user_daily: Some(3_000_000_000_000),
+            ..Budgets::default()
+        }
+    );
+    for (text, expected) in [
+        (
+            r#"{"budgets": {"perTurn": -1}}"#,
+            "/home/me/.agents/agent.json: budgets.perTurn is -1: give an amount in the models' \
+             price currency, from 0 to 1000000",
+        ),
+        (
+            r#"{"budgets": {"perUserMonthly": 2e9}}"#,
+            "/home/me/.agents/agent.json: budgets.perUserMonthly is 2000000000: give an amount \
+             in the models' price currency, from 0 to 1000000",
+        ),
+    ] {
+        assert_eq!(parse(text).unwrap_err().to_string(), expected, "{text}");
+    }
+    let unknown = parse(r#"{"budgets": {"perDay": 1}}"#).unwrap_err();
+    assert!(unknown.to_string().contains("perUserDaily"), "{unknown}");
 }
 
 #[test]

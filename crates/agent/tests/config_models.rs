@@ -50,6 +50,7 @@ fn full_file_is_read_with_defaults_for_missing_keys() {
             max_output_tokens: 512,
             parallel_requests: Some(1),
             context_window_set: true,
+            pricing: None,
         }
     );
     let small = config.model("small").unwrap();
@@ -93,6 +94,50 @@ fn output_bounds_are_raised_to_the_minimum_and_no_parallel_requests_is_an_error(
     );
     let err = one(r#", "maxOutputTokens": -1"#).unwrap_err().to_string();
     assert!(err.contains(FILE) && err.contains("`-1`"), "{err}");
+}
+
+#[test]
+fn pricing_is_read_in_picos_per_token_and_bad_prices_are_errors() {
+    let one = |pricing: &str| {
+        parse(&format!(
+            r#"{{"models": [{{"id": "a", "baseUrl": "http://x/v1", "model": "m", "pricing": {pricing}}}]}}"#
+        ))
+    };
+    let config = one(
+        r#"{"inputPerMTok": 2.5, "cachedInputPerMTok": 1.25, "outputPerMTok": 10, "currency": "USD"}"#,
+    )
+    .unwrap();
+    let pricing = config.models[0].pricing.clone().unwrap();
+    assert_eq!(
+        (pricing.input, pricing.cached_input, pricing.output),
+        (2_500_000, 1_250_000, 10_000_000)
+    );
+    assert_eq!(pricing.currency, "USD");
+    // Without a cached price, cached tokens cost as much as the others.
+    let config = one(r#"{"inputPerMTok": 3, "outputPerMTok": 15, "currency": "EUR"}"#).unwrap();
+    assert_eq!(
+        config.models[0].pricing.as_ref().unwrap().cached_input,
+        3_000_000
+    );
+    let cases: [(&str, &str); 4] = [
+        (
+            r#"{"inputPerMTok": -1, "outputPerMTok": 1, "currency": "USD"}"#,
+            "inputPerMTok",
+        ),
+        (
+            r#"{"inputPerMTok": 1, "outputPerMTok": 1e9, "currency": "USD"}"#,
+            "outputPerMTok",
+        ),
+        (
+            r#"{"inputPerMTok": 1, "outputPerMTok": 1, "currency": " "}"#,
+            "currency",
+        ),
+        (r#"{"inputPerMTok": 1, "currency": "USD"}"#, "outputPerMTok"),
+    ];
+    for (pricing, word) in cases {
+        let err = one(pricing).unwrap_err().to_string();
+        assert!(err.contains(FILE) && err.contains(word), "{pricing}: {err}");
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@
 pub mod error;
 pub mod events;
 pub mod export;
+pub mod metering;
 pub mod pipeline;
 pub mod ports;
 pub mod rewrite;

@@ -310,8 +310,10 @@ pub trait AttachmentRepository: Send + Sync {
 /// Usage: one record per model request, kept when its conversation is deleted.
 #[async_trait]
 pub trait UsageRepository: Send + Sync {
-    /// Stores the record of one model request.
-    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()>;
+    /// Queues the record of one model request without waiting: it is written with the
+    /// store's next write (no commit of its own on a turn's path) or when the store is
+    /// closed; this store's own usage reads see it. A failure to store it is logged.
+    fn record_usage(&self, record: UsageRecord);
 
     /// The records `filter` selects, oldest first.
     async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>>;

@@ -212,6 +212,10 @@ pub enum Command {
     /// does not keep (also done when chat, run, serve or compact starts).
     #[command(subcommand)]
     Checkpoints(smallebot_terminal::checkpoints::CheckpointsCommand),
+    /// What the model requests cost: every recorded request (turns, sub-agents, titles,
+    /// summaries) summed by model (default), day, user or conversation, with tokens
+    /// (prompt, cached, completion, reasoning) and cost at models.json's prices.
+    Usage(smallebot_terminal::usage::UsageArgs),
     /// The models of models.json (or the one the environment names): what
     /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
     /// and what its server reports — llama.cpp's /props (context per slot, slots),

@@ -20,6 +20,10 @@ use smallebot_terminal::user_path::shown;
 /// another process).
 pub const BUSY_EXIT_CODE: u8 = 3;
 
+/// The exit code of `run` when a budget (agent.json `budgets`) stopped the turn before
+/// a model request that could have passed it.
+pub const BUDGET_EXIT_CODE: u8 = 4;
+
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -58,6 +62,8 @@ pub enum HostError {
         conversation_id: ConversationId,
         /// How the turn ended.
         status: TurnStatus,
+        /// A budget stopped it (exit code [`BUDGET_EXIT_CODE`]).
+        budget_stop: bool,
         /// Whether the end was already printed with the turn's events (then `main`
         /// prints it no second time).
         reported: bool,
@@ -168,6 +174,9 @@ impl HostError {
                 ExitCode::from(BUSY_EXIT_CODE)
             }
             Self::Terminal(error) if error.is_busy() => ExitCode::from(BUSY_EXIT_CODE),
+            Self::TurnNotCompleted {
+                budget_stop: true, ..
+            } => ExitCode::from(BUDGET_EXIT_CODE),
             _ => ExitCode::FAILURE,
         }
     }

@@ -26,15 +26,15 @@ fn params(filter: &UsageFilter) -> [Option<String>; 4] {
 
 #[async_trait]
 impl UsageRepository for SqliteStore {
-    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()> {
-        let record = Box::new(record.clone());
+    fn record_usage(&self, record: UsageRecord) {
+        let record = Box::new(record);
         self.writer()
-            .run(|reply| Write::RecordUsage { record, reply })
-            .await
+            .enqueue(|reply| Write::RecordUsage { record, reply });
     }
 
     async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>> {
         const ACTION: &str = "reading usage";
+        self.writer().flush().await?;
         let params = params(filter);
         self.readers()
             .read(ACTION, move |conn| {
@@ -49,6 +49,7 @@ impl UsageRepository for SqliteStore {
 
     async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64> {
         const ACTION: &str = "summing usage";
+        self.writer().flush().await?;
         let params = params(filter);
         self.readers()
             .read(ACTION, move |conn| {

@@ -166,11 +166,36 @@ impl Writer {
         })
     }
 
-    /// Closes the connection once the current batch is done; later writes fail as
-    /// unavailable.
+    /// Queues `make`'s job without waiting for it: it is written in the batch of the
+    /// next write, or by [`Writer::flush`], or at [`Writer::close`] — never lost while
+    /// the store is closed properly. For records nobody waits for (a model request's
+    /// usage): no commit of their own on the caller's path.
+    pub(crate) fn enqueue(&self, make: impl FnOnce(Reply<()>) -> Write) {
+        let (reply, _unwatched) = oneshot::channel();
+        lock(&self.inner.queue).jobs.push_back(make(reply));
+    }
+
+    /// Writes whatever is queued (nothing to do, no transaction, when the queue is
+    /// empty), so that a read sees what [`Writer::enqueue`] queued.
+    pub(crate) async fn flush(&self) -> RepoResult<()> {
+        if lock(&self.inner.queue).jobs.is_empty() {
+            return Ok(());
+        }
+        self.run(|reply| Write::Flush { reply }).await
+    }
+
+    /// Writes what is still queued, then closes the connection once the current batch
+    /// is done; later writes fail as unavailable.
     pub(crate) async fn close(&self) {
         let inner = Arc::clone(&self.inner);
-        let closed = tokio::task::spawn_blocking(move || lock(&inner.conn).take()).await;
+        let closed = tokio::task::spawn_blocking(move || {
+            let mine = !std::mem::replace(&mut lock(&inner.queue).draining, true);
+            if mine {
+                inner.drain();
+            }
+            lock(&inner.conn).take()
+        })
+        .await;
         if let Ok(Some(conn)) = closed
             && let Err((_, err)) = conn.close()
         {

@@ -40,6 +40,9 @@ impl StreamAccumulator {
                 prompt_tokens: usage.prompt_tokens,
                 completion_tokens: usage.completion_tokens,
                 cached_tokens: usage.prompt_tokens_details.and_then(|d| d.cached_tokens),
+                reasoning_tokens: usage
+                    .completion_tokens_details
+                    .and_then(|d| d.reasoning_tokens),
             });
         }
         if let Some(cache_n) = chunk.timings.and_then(|t| t.cache_n) {
@@ -221,6 +224,7 @@ mod tests {
                 prompt_tokens: 10,
                 completion_tokens: 5,
                 cached_tokens: None,
+                reasoning_tokens: None,
             })
         );
     }

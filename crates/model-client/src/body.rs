@@ -350,6 +350,7 @@ mod tests {
                 thinking: false,
                 model: None,
                 max_tokens: None,
+                billing: None,
             };
             let body = RequestBody {
                 model: "m",

@@ -94,6 +94,17 @@ pub struct WireUsage {
     /// What the prompt tokens were made of (OpenAI, vLLM, recent llama.cpp).
     #[serde(default)]
     pub prompt_tokens_details: Option<PromptTokensDetails>,
+    /// What the completion tokens were made of (OpenAI's reasoning models, vLLM).
+    #[serde(default)]
+    pub completion_tokens_details: Option<CompletionTokensDetails>,
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct CompletionTokensDetails {
+    /// Completion tokens spent reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// `usage.prompt_tokens_details`.

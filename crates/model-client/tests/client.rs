@@ -37,6 +37,7 @@ fn request(text: &str) -> ModelRequest {
         thinking: false,
         model: None,
         max_tokens: None,
+        billing: None,
     }
 }
 

@@ -7,7 +7,7 @@ use smallebot_core::repository::{RepoResult, UsageRepository};
 use crate::rows;
 use crate::store::PgStore;
 use crate::tx::storage;
-use crate::write::Edit;
+use crate::write::{Edit, Job};
 
 /// The `WHERE` clause of a [`UsageFilter`] over `$1` … `$4`.
 macro_rules! filter {
@@ -20,15 +20,15 @@ macro_rules! filter {
 
 #[async_trait]
 impl UsageRepository for PgStore {
-    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()> {
-        let record = Box::new(record.clone());
-        self.edit("recording a model request", |reply| {
-            Edit::RecordUsage(record, reply)
-        })
-        .await
+    fn record_usage(&self, record: UsageRecord) {
+        let record = Box::new(record);
+        self.writer().enqueue("recording a model request", |reply| {
+            Job::Edit(Edit::RecordUsage(record, reply))
+        });
     }
 
     async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>> {
+        self.writer().flush().await?;
         let sql = concat!(
             "SELECT ",
             smallebot_core::usage_columns!(),
@@ -48,6 +48,7 @@ impl UsageRepository for PgStore {
     }
 
     async fn usage_cost(&self, filter: &UsageFilter) -> RepoResult<i64> {
+        self.writer().flush().await?;
         let sql = concat!("SELECT COALESCE(SUM(cost_picos), 0)::bigint", filter!());
         let (sum,): (i64,) = sqlx::query_as(sql)
             .bind(filter.user.clone())

@@ -128,6 +128,8 @@ pub(crate) enum Job {
     /// task lists): alone in its drain slot, as one transaction when it has several
     /// statements.
     Edit(Edit),
+    /// Nothing: answered once what was queued before it is written.
+    Flush(Reply<()>),
     /// A running turn's lease renewed.
     Heartbeat {
         /// The turn.
@@ -160,6 +162,9 @@ async fn write_all(link: &mut Link, jobs: Vec<Job>) {
                 let _ = reply.send(turns::finish(link, turn_id, status, error.as_deref()).await);
             }
             Job::Edit(edit) => edits::run(link, edit).await,
+            Job::Flush(reply) => {
+                let _ = reply.send(Ok(()));
+            }
             Job::Heartbeat { turn_id, at, reply } => {
                 let _ = reply.send(turns::heartbeat(link, turn_id, at).await);
             }

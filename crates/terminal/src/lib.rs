@@ -28,6 +28,7 @@ pub mod run_turn;
 pub mod skills_text;
 pub mod stop;
 pub mod stored;
+pub mod usage;
 pub mod user_path;
 
 pub use error::TerminalError;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use smallebot_application::{ConversationService, SendOptions, TurnHandle};
 use smallebot_core::entities::TurnStatus;
 use smallebot_core::ids::{AttachmentId, ConversationId};
+use smallebot_core::rules::budget::is_budget_stop;
 
 use crate::TerminalError;
 use crate::attach_files::{self, FileToAttach};
@@ -42,6 +43,8 @@ pub struct RunEnd {
     pub conversation_id: ConversationId,
     /// Its stored status.
     pub status: TurnStatus,
+    /// A budget stopped it before a model request ([`smallebot_core::rules::budget`]).
+    pub budget_stop: bool,
     /// Printing its events failed (the turn is stored; only its output stopped).
     pub failed_output: Option<std::io::Error>,
 }
@@ -169,9 +172,20 @@ pub async fn follow(
     if let Some(title) = title {
         wait_for_title(title, stopping).await;
     }
+    let outcome = outcome?;
+    if !json && failed_output.is_none() {
+        // What the turn and its conversation cost, where the model has prices.
+        let store = service.store().as_ref();
+        match crate::usage::cost_line(store, prepared.conversation_id, Some(outcome.turn_id)).await {
+            Ok(Some(line)) => errln!("{line}"),
+            Ok(None) => {}
+            Err(error) => errln!("warning: the turn's cost could not be read: {error}"),
+        }
+    }
     Ok(RunEnd {
         conversation_id: prepared.conversation_id,
-        status: outcome?.status,
+        status: outcome.status,
+        budget_stop: outcome.error.as_deref().is_some_and(is_budget_stop),
         failed_output,
     })
 }

@@ -64,6 +64,9 @@ pub struct Usage {
     /// `usage.prompt_tokens_details.cached_tokens`: prompt tokens the server took from
     /// its prompt cache (left out when `None`).
     pub cached_tokens: Option<u64>,
+    /// `usage.completion_tokens_details.reasoning_tokens`: completion tokens spent
+    /// reasoning (left out when `None`).
+    pub reasoning_tokens: Option<u64>,
 }
 
 impl Usage {
@@ -76,6 +79,9 @@ impl Usage {
         });
         if let Some(cached) = self.cached_tokens {
             usage["prompt_tokens_details"] = json!({ "cached_tokens": cached });
+        }
+        if let Some(reasoning) = self.reasoning_tokens {
+            usage["completion_tokens_details"] = json!({ "reasoning_tokens": reasoning });
         }
         usage
     }
@@ -326,6 +332,7 @@ impl ScriptedResponse {
                 prompt_tokens,
                 completion_tokens,
                 cached_tokens: None,
+                reasoning_tokens: None,
             });
         })
     }
@@ -339,6 +346,22 @@ impl ScriptedResponse {
                 prompt_tokens,
                 completion_tokens,
                 cached_tokens: Some(cached),
+                reasoning_tokens: None,
+            });
+        })
+    }
+
+    /// Report every token count the OpenAI protocol knows: `prompt_tokens`, of them
+    /// `cached` from the server's cache, `completion_tokens`, of them `reasoning` spent
+    /// reasoning (`completion_tokens_details.reasoning_tokens`).
+    #[must_use]
+    pub fn usage_detailed(self, prompt: u64, cached: u64, completion: u64, reasoning: u64) -> Self {
+        self.map_completion(|c| {
+            c.usage = Some(Usage {
+                prompt_tokens: prompt,
+                completion_tokens: completion,
+                cached_tokens: Some(cached),
+                reasoning_tokens: Some(reasoning),
             });
         })
     }

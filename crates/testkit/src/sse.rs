@@ -121,6 +121,7 @@ fn usage(completion: &Completion, ctx: &RenderContext) -> Usage {
             prompt_tokens: estimate_tokens(ctx.prompt_chars),
             completion_tokens: estimate_tokens(chars),
             cached_tokens: None,
+            reasoning_tokens: None,
         }
     })
 }

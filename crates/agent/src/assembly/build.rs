@@ -114,6 +114,8 @@ impl AgentAssembly {
             ),
             None => Arc::new(UnconfiguredModel),
         };
+        // Every request recorded; checked against the budgets where prices are known.
+        let model = self.metering.wrap(model, &store);
         let summarizer =
             ModelSummarizer::new(Arc::clone(&model), Arc::clone(&tokenizer), summary_settings);
         let sub_history = history_settings.clone();

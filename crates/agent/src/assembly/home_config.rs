@@ -100,6 +100,13 @@ impl AgentAssembly {
                 .settings
                 .tokenizer
                 .clone_into(&mut assembly.tokenizer_name);
+            assembly.metering.prices = models
+                .choices
+                .iter()
+                .chain([&models.chat, &models.compaction])
+                .filter_map(|m| Some((m.settings.id.clone(), m.settings.pricing.clone()?)))
+                .collect();
+            assembly.metering.summary_model = Some(models.compaction.settings.id.clone());
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,
@@ -134,6 +141,7 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
+        assembly.metering.budgets = settings.budgets;
         assembly.skills = Some(home.skill_folders(None));
         assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));
         assembly.home_tools = Some(HomeTools {

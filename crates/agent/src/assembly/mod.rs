@@ -29,8 +29,10 @@ mod error;
 mod home;
 mod home_config;
 mod home_tools;
+mod metering;
 mod sub_agents;
 mod unconfigured;
+mod warm_up;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,7 +52,9 @@ use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 pub use error::AssemblyError;
 pub use home::{CHAT_HISTORY_FILE, Home};
 use home_tools::HomeTools;
+pub use metering::Metering;
 pub use unconfigured::UnconfiguredModel;
+pub use warm_up::WarmUp;
 
 use crate::agents::AgentFolders;
 use crate::config::ModelSettings;
@@ -90,25 +94,7 @@ pub struct AgentAssembly {
     peers: Option<Arc<dyn PeerTurns>>,
     skills: Option<SkillFolders>,
     sub_agents: Option<(AgentFolders, usize)>,
-}
-
-/// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
-///
-/// Until it is built, the pipeline never waits for it on the way to a request: it
-/// counts upper bounds (one token per byte), marks the rows so counted as provisional,
-/// and builds the encoder only when a bound is too close to the compression threshold
-/// to decide. Provisional counts are replaced by exact ones once the encoder is ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum WarmUp {
-    /// In `build`: every count is exact from the first turn.
-    #[default]
-    Now,
-    /// On a background thread started by `build`: a process that answers one turn
-    /// and exits (`smallebot run`) never waits for it.
-    Background,
-    /// Only when exact counts are needed.
-    OnDemand,
+    metering: Metering,
 }
 
 /// A built agent.
@@ -167,6 +153,7 @@ impl AgentAssembly {
             peers: None,
             sub_agents: None,
             skills: None,
+            metering: Metering::default(),
         }
     }
 

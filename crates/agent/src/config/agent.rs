@@ -13,10 +13,12 @@ use smallebot_core::rules::upload_quota::UploadQuotas;
 
 use super::ConfigError;
 use super::attachments::RawAttachments;
+use super::budgets::RawBudgets;
 use super::checkpoints::RawCheckpoints;
 use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
 use crate::tools::ReadConversationData;
+use smallebot_core::rules::budget::Budgets;
 
 /// The name of the agent settings file inside the home directory.
 pub const AGENT_FILE: &str = "agent.json";
@@ -100,6 +102,11 @@ pub struct AgentSettings {
     /// 10 MiB; `maxCheckpointBytes`, default 100 MiB), extra `ignore` rules and
     /// retention (`maxAgeDays`, default 30; `maxTotalBytes`, default 1 GiB).
     pub checkpoints: CheckpointSettings,
+    /// `budgets`: what one turn (`perTurn`), one conversation (`perConversation`) and
+    /// one user in a UTC day or month (`perUserDaily`, `perUserMonthly`) may spend, in
+    /// the models' price currency; none set by default. A request that could pass one
+    /// is not sent.
+    pub budgets: Budgets,
     /// `attachments`, the quotas of uploads: `maxPendingBytesPerUser` (default 256
     /// MiB, at least `maxPendingBytesPerConversation`) and
     /// `maxPendingBytesPerConversation` (default 100 MiB, at least `maxMessageBytes`)
@@ -236,7 +243,9 @@ impl AgentSettings {
             .take()
             .unwrap_or_default()
             .into_settings(file)?;
+        let budgets = raw.budgets.take().unwrap_or_default().into_budgets(file)?;
         let mut settings = raw.into_settings();
+        settings.budgets = budgets;
         settings.checkpoints = checkpoints;
         settings.attachments = attachments;
         settings.uploads = uploads;
@@ -271,6 +280,7 @@ impl Default for AgentSettings {
             summary_max_tokens: Self::DEFAULT_SUMMARY_MAX_TOKENS,
             attachments: AttachmentLimits::default(),
             checkpoints: CheckpointSettings::default(),
+            budgets: Budgets::default(),
             uploads: UploadQuotas::default(),
         }
     }
@@ -299,6 +309,7 @@ struct RawAgentFile {
     summary_max_tokens: Option<i64>,
     attachments: Option<RawAttachments>,
     checkpoints: Option<RawCheckpoints>,
+    budgets: Option<RawBudgets>,
 }
 
 impl RawAgentFile {
@@ -346,6 +357,7 @@ impl RawAgentFile {
                 .map_or(defaults.summary_max_tokens, summary_max_tokens),
             attachments: defaults.attachments,
             checkpoints: defaults.checkpoints,
+            budgets: defaults.budgets,
             uploads: defaults.uploads,
         }
     }

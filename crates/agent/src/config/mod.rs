@@ -14,6 +14,7 @@
 
 mod agent;
 mod attachments;
+mod budgets;
 mod checkpoints;
 mod command_env;
 mod env_refs;

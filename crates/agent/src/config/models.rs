@@ -12,6 +12,7 @@ use super::ConfigError;
 use super::agent::ReasoningEffort;
 use super::json::{parse_keys, read_optional};
 use crate::tokenizer::SUPPORTED_ENCODINGS;
+use smallebot_core::rules::cost::{Pricing, price_per_token};
 
 /// The name of the models file inside the home directory.
 pub const MODELS_FILE: &str = "models.json";
@@ -53,6 +54,9 @@ pub struct ModelSettings {
     /// `-np`); `Some(1)`: side requests such as titles wait until the turn's are done.
     /// None: as the server reports, else any number.
     pub parallel_requests: Option<u32>,
+    /// `pricing`: what its tokens cost (`inputPerMTok`, `cachedInputPerMTok`,
+    /// `outputPerMTok` per million tokens, `currency`); none: usage shows tokens only.
+    pub pricing: Option<Pricing>,
 }
 
 impl ModelSettings {
@@ -156,6 +160,50 @@ struct RawModel {
     supports_images: Option<bool>,
     max_output_tokens: Option<u64>,
     parallel_requests: Option<u64>,
+    pricing: Option<RawPricing>,
+}
+
+/// models.json `pricing`: prices per million tokens.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-what" = "a model's pricing in models.json"))]
+struct RawPricing {
+    input_per_m_tok: f64,
+    cached_input_per_m_tok: Option<f64>,
+    output_per_m_tok: f64,
+    currency: String,
+}
+
+impl RawPricing {
+    /// The prices in picos per token; an error names the model and the bad price.
+    fn validate(self, model: &str) -> Result<Pricing, String> {
+        let price = |key: &str, value: f64| {
+            price_per_token(value).ok_or_else(|| {
+                format!(
+                    "model `{model}`: \"pricing\".\"{key}\" is {value}: give the price per \
+                     million tokens, a number from 0 to 1000000"
+                )
+            })
+        };
+        let currency = self.currency.trim();
+        if currency.is_empty() || currency.len() > 16 || currency.chars().any(char::is_whitespace) {
+            return Err(format!(
+                "model `{model}`: \"pricing\".\"currency\" is `{}`: give a currency code \
+                 such as USD",
+                self.currency
+            ));
+        }
+        let input = price("inputPerMTok", self.input_per_m_tok)?;
+        Ok(Pricing {
+            input,
+            cached_input: match self.cached_input_per_m_tok {
+                Some(value) => price("cachedInputPerMTok", value)?,
+                None => input,
+            },
+            output: price("outputPerMTok", self.output_per_m_tok)?,
+            currency: currency.to_owned(),
+        })
+    }
 }
 
 impl RawModelsFile {
@@ -263,7 +311,12 @@ impl RawModel {
             Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
             None => None,
         };
+        let pricing = match self.pricing {
+            Some(raw) => Some(raw.validate(&self.id).map_err(rule)?),
+            None => None,
+        };
         Ok(ModelSettings {
+            pricing,
             max_output_tokens,
             parallel_requests,
             api_key_env: self.api_key_env.filter(|v| !v.trim().is_empty()),

@@ -188,6 +188,7 @@ fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<ResolvedModels> {
             reasoning_effort: None,
             max_output_tokens: ModelSettings::DEFAULT_MAX_OUTPUT_TOKENS,
             parallel_requests: None,
+            pricing: None,
             supports_images: env(ENV_OPENAI_SUPPORTS_IMAGES).is_some_and(|value| {
                 ["1", "true", "yes"].contains(&value.trim().to_ascii_lowercase().as_str())
             }),

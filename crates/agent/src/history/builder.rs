@@ -240,6 +240,7 @@ impl ContextAssembler for HistoryBuilder {
             thinking: input.thinking,
             max_tokens: None,
             model: input.conversation.model.clone(),
+            billing: None,
         }
     }
 

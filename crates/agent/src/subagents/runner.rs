@@ -225,6 +225,8 @@ impl SubAgentRunner {
         );
         let options = SendOptions {
             cancel: Some(context.cancel.child_token()),
+            // Its requests count in the turn that delegated (the root's, when nested).
+            billed_to: context.billed_to,
             ..SendOptions::default()
         };
         let (mut progress, mut events) = Progress::follow(

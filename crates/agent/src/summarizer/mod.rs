@@ -16,8 +16,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    ChatModel, ModelError, ModelMessage, ModelRequest, RequestPurpose, Summarizer, SummaryInput,
+    ChatModel, ModelError, ModelMessage, ModelRequest, RequestBilling, RequestPurpose, Summarizer,
+    SummaryInput,
 };
+use smallebot_core::entities::UsageAccount;
 
 pub use fit::{FitPlan, plan_fit};
 pub use prompt::{
@@ -66,8 +68,18 @@ impl ModelSummarizer {
         }
     }
 
-    async fn ask(&self, system: &str, user: String) -> Result<String, ModelError> {
+    async fn ask(
+        &self,
+        system: &str,
+        user: String,
+        account: Option<&UsageAccount>,
+    ) -> Result<String, ModelError> {
+        let billing = account.map(|account| RequestBilling {
+            account: account.clone(),
+            prompt_tokens: (self.tokenizer.count(system) + self.tokenizer.count(&user)) as u64,
+        });
         let request = ModelRequest {
+            billing,
             purpose: RequestPurpose::Summary,
             system: system.to_owned(),
             messages: vec![ModelMessage::user(user)],
@@ -112,7 +124,7 @@ impl Summarizer for ModelSummarizer {
                 input.focus,
                 self.settings.max_tokens,
             );
-            summary = Some(self.ask(&system, text).await?);
+            summary = Some(self.ask(&system, text, input.account).await?);
         }
         Ok(summary.unwrap_or_default())
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::Utc;
 use serde::Serialize;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::{CompressionUpdate, Conversation, HistoryRow};
+use smallebot_core::entities::{CompressionUpdate, Conversation, HistoryRow, UsageAccount};
 use smallebot_core::ids::TurnId;
 use smallebot_core::rules::compression_scope::compression_scope;
 use smallebot_core::rules::summary_check::{SummaryDefect, summary_defect};
@@ -88,6 +88,9 @@ pub(crate) struct CompressionRequest<'a> {
     pub(crate) focus: Option<&'a str>,
     /// The message about to be sent, counted in the estimates.
     pub(crate) new_message: Option<&'a str>,
+    /// Whom the summary's requests are billed to; `None`: the conversation itself,
+    /// outside any turn.
+    pub(crate) account: Option<&'a UsageAccount>,
 }
 
 /// Writes summaries and moves the compression boundary.
@@ -222,10 +225,18 @@ impl Compressor {
             })
             .cloned()
             .collect();
+        let own = UsageAccount {
+            user_name: conversation.user_name.clone(),
+            conversation_id: conversation.id,
+            turn_id: None,
+            sub_conversation_id: None,
+            step: 0,
+        };
         let input = SummaryInput {
             previous_summary: conversation.compressed_context.as_deref(),
             rows: &to_summarize,
             focus,
+            account: Some(request.account.unwrap_or(&own)),
         };
         let summary =
             match tokio::time::timeout(self.timeout, self.summarizer.summarize(&input)).await {

@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+use smallebot_core::rules::budget::projected_prompt_tokens;
 use smallebot_core::rules::compression_scope::first_row_that_fits;
 use smallebot_core::rules::output_bound::output_bound;
 use smallebot_core::rules::request_fit::{RequestSize, refuse_oversized};
@@ -14,7 +15,9 @@ use super::turn::{Partial, StepResult, TurnRun};
 use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
-use crate::ports::{ContextEstimate, ModelDelta, ModelRequest, PromptInput, ToolSchema};
+use crate::ports::{
+    ContextEstimate, ModelDelta, ModelRequest, PromptInput, RequestBilling, ToolSchema,
+};
 
 impl TurnRun<'_> {
     /// Builds the request from the turn's view of the conversation (loaded once, kept
@@ -101,11 +104,13 @@ impl TurnRun<'_> {
             // Between tool steps: this turn pushed the context over; compress (the
             // tool results stored first).
             self.settle_results().await?;
+            let account = self.account(&view.conversation.user_name);
             let request = CompressionRequest {
                 trigger: CompressionTrigger::MidTurn,
                 turn_id: Some(self.turn.id),
                 focus: None,
                 new_message: None,
+                account: Some(&account),
             };
             self.compressor
                 .compress(context, &view.conversation, request)
@@ -174,6 +179,10 @@ impl TurnRun<'_> {
             .model
             .max_output_tokens(view.conversation.model.as_deref());
         request.max_tokens = Some(output_bound(limit, estimate.window, estimate.used));
+        request.billing = Some(RequestBilling {
+            account: self.account(&view.conversation.user_name),
+            prompt_tokens: projected_prompt_tokens(estimate.used, estimate.exact),
+        });
         Ok(request)
     }
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use smallebot_core::entities::{Conversation, HistoryRow, Turn};
+use smallebot_core::entities::{BilledTurn, Conversation, HistoryRow, Turn};
 use smallebot_core::ids::ConversationId;
 use smallebot_core::repository::Store;
 use tokio_util::sync::CancellationToken;
@@ -252,6 +252,7 @@ impl ConversationService {
             trigger: CompressionTrigger::Manual,
             turn_id: None,
             focus,
+            account: None,
             new_message: None,
         };
         self.compressor
@@ -271,9 +272,9 @@ impl ConversationService {
         &self,
         turn: Turn,
         cancel: CancellationToken,
-        mut known_conversation: Option<Conversation>,
-        known_rows: Option<Vec<HistoryRow>>,
+        (mut known_conversation, known_rows): (Option<Conversation>, Option<Vec<HistoryRow>>),
         counts_exact: bool,
+        billed_to: Option<BilledTurn>,
     ) -> Result<TurnOutcome, PipelineError> {
         let store = self.context.store.as_ref();
         let conversation_id = turn.conversation_id;
@@ -296,6 +297,7 @@ impl ConversationService {
             cancel,
             known_conversation,
             known_rows,
+            billed_to,
         )
         .run();
         let outcome = tokio::select! {

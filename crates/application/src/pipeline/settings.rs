@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use smallebot_core::entities::BilledTurn;
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_core::rules::upload_quota::UploadQuotas;
@@ -58,4 +59,7 @@ pub struct SendOptions {
     /// Files uploaded into the conversation ([`crate::ConversationService::attach`])
     /// that the message carries, in order.
     pub attachments: Vec<AttachmentId>,
+    /// The turn whose budget and usage this turn's model requests count in: a
+    /// sub-agent's parent's (the runner sets it); `None`: its own.
+    pub billed_to: Option<BilledTurn>,
 }

@@ -2,7 +2,7 @@
 
 use smallebot_core::rules::title_text::clean_title as clean_stored_title;
 
-use crate::ports::{ChatModel, ModelMessage, ModelRequest, RequestPurpose};
+use crate::ports::{ChatModel, ModelMessage, ModelRequest, RequestBilling, RequestPurpose};
 
 /// The instruction that starts a title request's user message.
 pub const TITLE_INSTRUCTION: &str = "Generate a short title (at most 6 words) for a conversation \
@@ -34,6 +34,7 @@ pub(crate) async fn model_title(
     model: &dyn ChatModel,
     model_id: Option<&str>,
     first_message: &str,
+    billing: RequestBilling,
 ) -> Option<String> {
     let request = ModelRequest {
         purpose: RequestPurpose::Title,
@@ -45,6 +46,7 @@ pub(crate) async fn model_title(
         thinking: false,
         model: model_id.map(str::to_owned),
         max_tokens: Some(TITLE_MAX_TOKENS),
+        billing: Some(billing),
     };
     // A title cut at its bound still has its first words: kept.
     let response = model.complete(&request, &|_| {}).await.ok()?;

@@ -2,7 +2,11 @@
 
 use std::sync::Mutex;
 
-use smallebot_core::entities::{AnswerCut, Conversation, HistoryRow, Turn, TurnStatus};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use smallebot_core::entities::{
+    AnswerCut, BilledTurn, Conversation, HistoryRow, Turn, TurnStatus, UsageAccount,
+};
 use smallebot_core::ids::TurnId;
 use tokio_util::sync::CancellationToken;
 
@@ -71,6 +75,10 @@ pub(crate) struct TurnRun<'a> {
     pub(super) pending_results: Mutex<Vec<PendingResult>>,
     /// The contents of the attachments the requests carry, read once.
     pub(super) attachments: AttachmentContents,
+    /// The turn a sub-agent's requests are billed to (`None`: this turn's own).
+    pub(super) billed_to: Option<BilledTurn>,
+    /// Model requests made so far (steps and summaries), for their records' numbers.
+    pub(super) requests: AtomicU32,
 }
 
 pub(super) enum StepResult {
@@ -89,6 +97,7 @@ impl<'a> TurnRun<'a> {
         cancel: CancellationToken,
         known_conversation: Option<Conversation>,
         known_rows: Option<Vec<HistoryRow>>,
+        billed_to: Option<BilledTurn>,
     ) -> Self {
         Self {
             context,
@@ -104,6 +113,30 @@ impl<'a> TurnRun<'a> {
             known_rows,
             pending_results: Mutex::new(Vec::new()),
             attachments: AttachmentContents::new(),
+            billed_to,
+            requests: AtomicU32::new(0),
+        }
+    }
+
+    /// The turn this turn's requests (and those of sub-agents it starts) are billed
+    /// to: the root turn inside a sub-agent, else itself.
+    pub(super) fn billed_turn(&self) -> BilledTurn {
+        self.billed_to.unwrap_or(BilledTurn {
+            conversation_id: self.turn.conversation_id,
+            turn_id: self.turn.id,
+        })
+    }
+
+    /// The account of this turn's next model request, made for `user_name`.
+    pub(super) fn account(&self, user_name: &str) -> UsageAccount {
+        let root = self.billed_turn();
+        let own = self.turn.conversation_id;
+        UsageAccount {
+            user_name: user_name.to_owned(),
+            conversation_id: root.conversation_id,
+            turn_id: Some(root.turn_id),
+            sub_conversation_id: (root.conversation_id != own).then_some(own),
+            step: self.requests.fetch_add(1, Ordering::Relaxed) + 1,
         }
     }
 
@@ -117,11 +150,13 @@ impl<'a> TurnRun<'a> {
     pub(super) async fn compress(&self, trigger: CompressionTrigger) -> Result<(), PipelineError> {
         self.settle_results().await?;
         let conversation = self.context.conversation(self.turn.conversation_id).await?;
+        let account = self.account(&conversation.user_name);
         let request = CompressionRequest {
             trigger,
             turn_id: Some(self.turn.id),
             focus: None,
             new_message: None,
+            account: Some(&account),
         };
         self.compressor
             .compress(self.context, &conversation, request)

@@ -42,8 +42,8 @@ pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptI
 pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,
-    ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestPurpose, RetryNotice,
-    ServerCheck,
+    ModelPart, ModelRequest, ModelResponse, ModelToolCall, ModelUsage, RequestBilling,
+    RequestPurpose, RetryNotice, ServerCheck,
 };
 pub use peers::PeerTurns;
 pub use process::{ProcessProbe, UnknownProcesses};

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use smallebot_core::entities::AnswerCut;
+use smallebot_core::entities::{AnswerCut, UsageAccount};
 
 use super::tools::ToolSchema;
 
@@ -111,6 +111,21 @@ pub struct ModelRequest {
     /// The most tokens the answer may have (`max_tokens`); `None`: the provider's limit.
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// Whom the request is billed to, with its prompt's estimated size: such a request
+    /// is checked against the budgets and recorded by a metering model
+    /// ([`crate::metering::MeteredModel`]); `None`: neither.
+    #[serde(skip)]
+    pub billing: Option<RequestBilling>,
+}
+
+/// Whom a request is billed to, and what its prompt is estimated to count (for the
+/// budgets' projected cost, before the provider reports the real count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestBilling {
+    /// The user, conversation, turn and step billed.
+    pub account: UsageAccount,
+    /// The prompt's estimated tokens.
+    pub prompt_tokens: u64,
 }
 
 /// Token usage the provider reported.
@@ -125,6 +140,10 @@ pub struct ModelUsage {
     /// says.
     #[serde(default)]
     pub cached_tokens: Option<u64>,
+    /// Completion tokens spent reasoning (`completion_tokens_details.reasoning_tokens`),
+    /// when the provider says.
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// What one model call produced.
@@ -220,6 +239,9 @@ pub enum ModelErrorKind {
     Timeout,
     /// The response did not follow the protocol (malformed chunk, stream ended early).
     Protocol,
+    /// Not sent: it could have passed a budget (the message starts with
+    /// [`smallebot_core::rules::budget::BUDGET_STOP`]).
+    BudgetReached,
 }
 
 /// A failed model call.

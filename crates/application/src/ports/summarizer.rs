@@ -1,7 +1,7 @@
 //! The summarizer port used by context compression.
 
 use async_trait::async_trait;
-use smallebot_core::entities::HistoryRow;
+use smallebot_core::entities::{HistoryRow, UsageAccount};
 
 use super::model::ModelError;
 
@@ -15,6 +15,8 @@ pub struct SummaryInput<'a> {
     pub rows: &'a [HistoryRow],
     /// What the person asked the summary to focus on (`/compact focus …`).
     pub focus: Option<&'a str>,
+    /// Whom the summary's requests are billed to (`None`: not metered).
+    pub account: Option<&'a UsageAccount>,
 }
 
 /// Writes a summary of conversation rows (the agent crate does it with the model and

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::entities::{BilledTurn, ToolCallStatus};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio_util::sync::CancellationToken;
 
@@ -43,6 +43,9 @@ pub struct ToolContext {
     /// The model's id of the call being run, inside a turn (a sub-agent's conversation
     /// is linked to it).
     pub call_id: Option<String>,
+    /// The turn this call's model requests are billed to — its own turn's, or the
+    /// root turn's inside a sub-agent — so a sub-agent started from it bills there too.
+    pub billed_to: Option<BilledTurn>,
 }
 
 impl ToolContext {
@@ -58,7 +61,18 @@ impl ToolContext {
             turn_id: Some(turn_id),
             cancel,
             call_id: None,
+            billed_to: Some(BilledTurn {
+                conversation_id,
+                turn_id,
+            }),
         }
+    }
+
+    /// The same context, its requests billed to `billed_to`.
+    #[must_use]
+    pub fn billed_to(mut self, billed_to: BilledTurn) -> Self {
+        self.billed_to = Some(billed_to);
+        self
     }
 
     /// The same context for the call `call_id`.

@@ -36,7 +36,9 @@ pub use think_block::{NewThinkBlock, ThinkBlock};
 pub use tool_call::{NewToolCall, ToolCall, ToolCallCompletion, ToolCallStatus};
 pub use turn::{AnswerCut, Turn, TurnStatus};
 pub use turn_start::{NewTurn, StartedTurn};
-pub use usage::{TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord};
+pub use usage::{
+    BilledTurn, TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord,
+};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

@@ -129,6 +129,16 @@ pub struct UsageAccount {
     pub step: u32,
 }
 
+/// The turn a request is billed to when it is not its own: a sub-agent's requests go
+/// to the turn whose `Delegate` call started it (its root's, when sub-agents nest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BilledTurn {
+    /// The conversation a person talks in.
+    pub conversation_id: ConversationId,
+    /// Its turn.
+    pub turn_id: TurnId,
+}
+
 /// One model request, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsageRecord {

@@ -87,6 +87,22 @@ impl BudgetKind {
     }
 }
 
+/// Bytes per token assumed of a prompt counted only as an upper bound (one token per
+/// byte, before the tokenizer is ready): text runs three to four bytes a token.
+pub const BYTES_PER_TOKEN_GUESS: u64 = 3;
+
+/// The prompt tokens a budget check projects: the count itself when exact; from an
+/// upper bound (one token per byte), a third of it — a bound would refuse requests
+/// many times cheaper than the budget left.
+#[must_use]
+pub fn projected_prompt_tokens(counted: u64, exact: bool) -> u64 {
+    if exact {
+        counted
+    } else {
+        counted.div_ceil(BYTES_PER_TOKEN_GUESS)
+    }
+}
+
 /// What was spent already, in picos, in each budget's scope.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Spent {
@@ -240,6 +256,23 @@ mod tests {
             );
         }
         assert_eq!(check(&Budgets::default(), &spent(9, 9, 9), i64::MAX), None);
+    }
+
+    #[test]
+    fn a_bound_is_projected_as_a_third_an_exact_count_as_itself() {
+        let cases = [
+            (900, true, 900),
+            (900, false, 300),
+            (901, false, 301),
+            (0, false, 0),
+        ];
+        for (counted, exact, projected) in cases {
+            assert_eq!(
+                projected_prompt_tokens(counted, exact),
+                projected,
+                "{counted} {exact}"
+            );
+        }
     }
 
     #[test]

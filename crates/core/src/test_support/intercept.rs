@@ -282,9 +282,9 @@ impl<H: Interceptor> AttachmentRepository for Intercepted<H> {
 
 #[async_trait]
 impl<H: Interceptor> UsageRepository for Intercepted<H> {
-    async fn record_usage(&self, record: &UsageRecord) -> RepoResult<()> {
-        self.hooks.before("record_usage").await?;
-        self.inner.record_usage(record).await
+    fn record_usage(&self, record: UsageRecord) {
+        // Queued, never awaited: nothing to intercept.
+        self.inner.record_usage(record);
     }
     async fn usage_records(&self, filter: &UsageFilter) -> RepoResult<Vec<UsageRecord>> {
         self.hooks.before("usage_records").await?;

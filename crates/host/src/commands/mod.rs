@@ -14,6 +14,7 @@ pub mod run;
 mod serve;
 mod serve_users;
 mod skills;
+mod usage;
 mod users;
 
 use smallebot_agent::assembly::Home;
@@ -99,6 +100,7 @@ pub async fn run(
         Command::Conversations(command) => conversations::run(&home, command).await,
         Command::Rewind(args) => rewind::run(&home, args).await,
         Command::Checkpoints(command) => checkpoints::run(&home, command).await,
+        Command::Usage(args) => usage::run(&home, &args).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),

@@ -128,6 +128,7 @@ async fn run_turn(
         (status, failed_output) => Err(HostError::TurnNotCompleted {
             conversation_id: end.conversation_id,
             status,
+            budget_stop: end.budget_stop,
             // Printed with the events unless JSON lines or a closed output hid it.
             reported: !args.json && failed_output.is_none(),
         }),

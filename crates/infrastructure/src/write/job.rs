@@ -122,6 +122,8 @@ pub(crate) enum Write {
     },
     /// Removes a web user; whether there was one.
     RemoveUser { name: String, reply: Reply<bool> },
+    /// Nothing: waits until what was queued before it is written.
+    Flush { reply: Reply<()> },
     /// Records one model request's usage.
     RecordUsage {
         record: Box<smallebot_core::entities::UsageRecord>,
@@ -219,7 +221,13 @@ impl Write {
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
             W::Checkpoint(write) => write.apply(conn),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
-            W::RecordUsage { record, reply } => settle(conn, reply, |c| usage::insert(c, &record)),
+            W::RecordUsage { record, reply } => settle(conn, reply, |c| {
+                // Queued without a waiting caller: a failure is said here.
+                usage::insert(c, &record).inspect_err(|err| {
+                    tracing::warn!(%err, "a model request's usage record was not stored");
+                })
+            }),
+            W::Flush { reply } => settle(conn, reply, |_| Ok(())),
         }
     }
 }

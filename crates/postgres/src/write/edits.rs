@@ -151,9 +151,12 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
             ))
         }
         Edit::RecordUsage(record, reply) => {
-            answer_on_link!(link, reply, usage::RECORD, |conn| usage::insert(
-                conn, &record
-            ))
+            // Queued without a waiting caller: a failure is said here.
+            answer_on_link!(link, reply, usage::RECORD, |conn| async move {
+                usage::insert(conn, &record).await.inspect_err(|err| {
+                    tracing::warn!(%err, "a model request's usage record was not stored");
+                })
+            })
         }
         Edit::UpdateTasks(conversation_id, edit, reply) => {
             let _ = reply.send(Ok(tasks::update(link, conversation_id, edit.0).await));

@@ -115,6 +115,29 @@ impl Writer {
         answer.await.unwrap_or_else(|_| Err(closed(action)))
     }
 
+    /// Queues `job` without waiting for it or draining: it is written in the drain of
+    /// the next job submitted, by [`Writer::flush`], or at [`Writer::close`]. For
+    /// records nobody waits for (a model request's usage): no round trip of their own
+    /// on the caller's path. Refused (and said) after the store was closed.
+    pub(crate) fn enqueue(&self, action: &'static str, job: impl FnOnce(Reply<()>) -> Job) {
+        let (reply, _unwatched) = oneshot::channel();
+        let mut queue = self.shared.queue();
+        if queue.closed {
+            tracing::warn!(action, "the store was closed; this record was not stored");
+            return;
+        }
+        queue.jobs.push_back(job(reply));
+    }
+
+    /// Writes whatever is queued (returns at once when nothing is), so that a read
+    /// sees what [`Writer::enqueue`] queued.
+    pub(crate) async fn flush(&self) -> RepoResult<()> {
+        if !self.shared.has_jobs() {
+            return Ok(());
+        }
+        self.submit("writing queued records", Job::Flush).await
+    }
+
     /// Refuses new jobs, writes what is queued and closes the connection; returns once
     /// it is closed.
     pub(crate) async fn close(&self) {

@@ -8,7 +8,11 @@ use smallebot_core::entities::{
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 
-use crate::backends::{self, OrFail};
+use smallebot_core::repository::UsageRepository;
+use smallebot_infrastructure::SqliteStore;
+use smallebot_postgres::PgStore;
+
+use crate::backends::{self, Kind, OrFail};
 
 fn record(
     user: &str,
@@ -61,7 +65,7 @@ async fn usage_is_recorded_selected_and_summed_alike() {
         let mut old = record("bob", ConversationId::new(), None, Some(7));
         old.at -= Duration::days(40);
         for r in [&first, &sub, &failed, &old] {
-            store.record_usage(r).await.or_fail(name);
+            store.record_usage(r.clone());
         }
         let all = store
             .usage_records(&UsageFilter::default())
@@ -104,5 +108,34 @@ async fn usage_is_recorded_selected_and_summed_alike() {
             ..UsageFilter::default()
         };
         assert_eq!(by(of_ann).await, (3, 1_500_000_500), "{name}: kept");
+    }
+}
+
+/// A record is queued, not awaited: closing the store writes what is still queued, so a
+/// store opened again reads it.
+#[tokio::test]
+async fn queued_usage_is_written_when_the_store_closes() {
+    for b in backends::each("queued_usage_at_close").await {
+        let name = b.name;
+        let ann = b.store.create_conversation("ann", "a").await.or_fail(name);
+        let first = record("ann", ann.id, None, Some(5));
+        let second = record("ann", ann.id, None, Some(7));
+        b.store.record_usage(first.clone());
+        b.store.record_usage(second.clone());
+        let again: Box<dyn UsageRepository> = match &b.kind {
+            Kind::Sqlite(store) => {
+                store.close().await;
+                Box::new(SqliteStore::open(store.path()).await.or_fail(name))
+            }
+            Kind::Postgres(store, url) => {
+                store.close().await;
+                Box::new(PgStore::connect(url).await.or_fail(name))
+            }
+        };
+        let stored = again
+            .usage_records(&UsageFilter::default())
+            .await
+            .or_fail(name);
+        assert_eq!(stored, vec![first, second], "{name}");
     }
 }

@@ -1,13 +1,14 @@
 //! Naming a new conversation: the model's title replaces the fallback made from the
 //! first message.
 
-use smallebot_core::entities::{HistoryRow, Role};
+use smallebot_core::entities::{HistoryRow, Role, UsageAccount};
 use smallebot_core::ids::ConversationId;
 
 use super::ConversationService;
 use crate::error::PipelineError;
 use crate::events::EventKind;
 use crate::pipeline::title::{fallback_title, model_title};
+use crate::ports::RequestBilling;
 
 impl ConversationService {
     /// [`Self::generate_title`] for a new conversation whose first turn runs: on a
@@ -50,8 +51,8 @@ impl ConversationService {
         let context = &self.context;
         let conversation = context.conversation(conversation_id).await?;
         let rows = context.store.rows_after(conversation_id, 0).await?;
-        let Some(first) = rows.iter().find_map(|r| match r {
-            HistoryRow::Message(m) if m.role == Role::User => Some(m.content.clone()),
+        let Some((first, turn_id)) = rows.iter().find_map(|r| match r {
+            HistoryRow::Message(m) if m.role == Role::User => Some((m.content.clone(), m.turn_id)),
             _ => None,
         }) else {
             return Ok(None);
@@ -59,10 +60,22 @@ impl ConversationService {
         if conversation.title != fallback_title(&first) {
             return Ok(None);
         }
+        let billing = RequestBilling {
+            account: UsageAccount {
+                user_name: conversation.user_name.clone(),
+                conversation_id,
+                turn_id: Some(turn_id),
+                sub_conversation_id: None,
+                step: 0,
+            },
+            prompt_tokens: u64::try_from(context.assembler.message_tokens(Role::User, &first))
+                .unwrap_or(0),
+        };
         let Some(title) = model_title(
             context.model.as_ref(),
             conversation.model.as_deref(),
             &first,
+            billing,
         )
         .await
         else {

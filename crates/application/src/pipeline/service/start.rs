@@ -5,7 +5,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use smallebot_core::entities::{
-    Attachment, Conversation, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn, Turn,
+    Attachment, BilledTurn, Conversation, FirstTurnTitle, HistoryRow, NewTurn, Role, StartedTurn,
+    Turn,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::sync::oneshot;
@@ -53,6 +54,8 @@ pub(super) struct Stored {
     pub(super) counts_exact: bool,
     /// Whether this turn gave a new conversation its fallback title.
     pub(super) titled: bool,
+    /// The turn its requests are billed to, when not its own (a sub-agent's).
+    pub(super) billed_to: Option<BilledTurn>,
 }
 
 impl Stored {
@@ -66,6 +69,7 @@ impl Stored {
             rows: None,
             counts_exact,
             titled: false,
+            billed_to: None,
         }
     }
 }
@@ -176,15 +180,16 @@ impl ConversationService {
             known,
             rows,
             counts_exact,
+            billed_to,
             ..
         } = stored;
         let outcome = self
             .run_turn(
                 turn,
                 guard.cancel_token().clone(),
-                known,
-                rows,
+                (known, rows),
                 counts_exact,
+                billed_to,
             )
             .await;
         drop(guard);
@@ -287,6 +292,7 @@ impl ConversationService {
             rows,
             counts_exact,
             titled,
+            billed_to: options.billed_to,
         })
     }
 
@@ -328,6 +334,7 @@ impl ConversationService {
                 trigger: CompressionTrigger::BeforeTurn,
                 turn_id: None,
                 focus: None,
+                account: None,
                 new_message: Some(text),
             };
             self.compressor

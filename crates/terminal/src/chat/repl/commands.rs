@@ -202,7 +202,12 @@ impl<W: Write> Repl<W> {
             estimate.ratio() * 100.0,
             self.service.settings().compression_threshold * 100.0
         );
-        self.say(&text)
+        self.say(&text)?;
+        let store = self.service.store().as_ref();
+        match crate::usage::cost_line(store, conversation, None).await? {
+            Some(line) => self.say(&line),
+            None => Ok(()),
+        }
     }
 
     /// `/model`: the list with the current one marked; `/model ID`: choose it.

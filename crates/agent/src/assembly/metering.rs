@@ -1,0 +1,95 @@
+//! What the assembly meters with: the models' prices, the budgets and each user's own
+//! monthly budget. Every model request of a built agent goes through a
+//! [`MeteredModel`]: recorded always, checked against budgets when prices are known.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use smallebot_application::metering::{BudgetOverrides, MeteredModel, NoOverrides};
+use smallebot_application::ports::ChatModel;
+use smallebot_core::repository::Store;
+use smallebot_core::rules::budget::Budgets;
+use smallebot_core::rules::cost::Pricing;
+
+use super::AgentAssembly;
+
+/// Prices, budgets and per-user budgets of an assembly.
+#[derive(Clone)]
+pub struct Metering {
+    /// Prices by model id (models.json `pricing`).
+    pub prices: HashMap<String, Pricing>,
+    /// agent.json `budgets`.
+    pub budgets: Budgets,
+    /// Each user's own monthly budget, where one is set.
+    pub overrides: Arc<dyn BudgetOverrides>,
+    /// The id of the model summaries go to (models.json `compactionModel`).
+    pub summary_model: Option<String>,
+}
+
+impl Default for Metering {
+    fn default() -> Self {
+        Self {
+            prices: HashMap::new(),
+            budgets: Budgets::default(),
+            overrides: Arc::new(NoOverrides),
+            summary_model: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Metering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metering")
+            .field("prices", &self.prices)
+            .field("budgets", &self.budgets)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Metering {
+    /// `model` metered into `store`.
+    pub(super) fn wrap(
+        self,
+        model: Arc<dyn ChatModel>,
+        store: &Arc<dyn Store>,
+    ) -> Arc<dyn ChatModel> {
+        Arc::new(
+            MeteredModel::new(
+                model,
+                Arc::clone(store) as _,
+                self.prices,
+                self.budgets,
+                self.overrides,
+            )
+            .with_summary_model(self.summary_model),
+        )
+    }
+}
+
+impl AgentAssembly {
+    /// Prices by model id and the budgets (from the home: models.json `pricing`,
+    /// agent.json `budgets`).
+    #[must_use]
+    pub fn prices_and_budgets(
+        mut self,
+        prices: HashMap<String, Pricing>,
+        budgets: Budgets,
+    ) -> Self {
+        self.metering.prices = prices;
+        self.metering.budgets = budgets;
+        self
+    }
+
+    /// Where each user's own monthly budget is read (`users set NAME --budget-monthly`).
+    #[must_use]
+    pub fn budget_overrides(mut self, overrides: Arc<dyn BudgetOverrides>) -> Self {
+        self.metering.overrides = overrides;
+        self
+    }
+
+    /// What the built agent meters with.
+    #[must_use]
+    pub fn metering(&self) -> &Metering {
+        &self.metering
+    }
+}

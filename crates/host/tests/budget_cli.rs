@@ -1,0 +1,90 @@
+//! Budgets through the real binary: a `perConversation` budget stops a turn before the
+//! model request that could pass it — the request is never sent, the turn's work so
+//! far is kept, `run` says why and exits 4 — and what was spent stays within it.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+
+use cli::text;
+use serde_json::{Value, json};
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
+
+/// The conversation budget, in USD.
+const LIMIT: f64 = 0.02;
+
+#[tokio::test]
+async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass_it() {
+    let model = TestModel::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // 2 USD per million prompt tokens, 8 per million completion tokens; answers of at
+    // most 200 tokens: each request can cost at most about 0.0016 + prompt × 0.000002.
+    let models = json!({"default": "big", "models": [{
+        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
+        "maxOutputTokens": 200,
+        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
+    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    let agent = json!({"budgets": {"perConversation": LIMIT}, "maxToolSteps": 200});
+    std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
+    std::fs::create_dir_all(home.path().join("workspace")).unwrap();
+    // The model never stops calling tools; each step reports 1000 prompt and 100
+    // completion tokens (0.0028 USD).
+    model.respond_with(|r| {
+        if r.asks_for_title() {
+            return ScriptedResponse::text("A title").usage(10, 2);
+        }
+        let n = r.tool_results_since_user();
+        ScriptedResponse::tool_calls([ToolCallSpec::new(format!("c{n}"), "ListFiles", "{}")])
+            .usage(1000, 100)
+    });
+    let out = cli::smallebot(home.path(), None)
+        .args(["run", "Keep listing the files."])
+        .output()
+        .await
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    for words in [
+        "budget reached",
+        "perConversation",
+        "of 0.020000 USD",
+        "The request was not sent",
+    ] {
+        assert!(stderr.contains(words), "{words:?} in {stderr}");
+    }
+    let usage = cli::smallebot(home.path(), None)
+        .args(["usage", "--json"])
+        .output()
+        .await
+        .unwrap();
+    let report: Value = serde_json::from_str(&text(&usage.stdout)).unwrap();
+    let spent = report["total"]["cost"]["USD"]["picos"].as_i64().unwrap();
+    let limit = (LIMIT * 1e12) as i64;
+    assert!(spent <= limit, "spent {spent} picos of {limit}");
+    // Every request the model received is recorded, and one more was refused unsent.
+    let sent = model.requests().len() as i64;
+    assert_eq!(report["total"]["requests"].as_i64().unwrap(), sent + 1);
+    let steps = sent - 1; // the title's request is one of them
+    assert!(steps >= 3, "the turn ran a few steps first: {steps}");
+    // The work before the stop is kept: its tool calls are stored, the turn failed
+    // with the reason.
+    let list = text(
+        &cli::smallebot(home.path(), None)
+            .args(["conversations", "list"])
+            .output()
+            .await
+            .unwrap()
+            .stdout,
+    );
+    let id = list.split_whitespace().next().unwrap().to_owned();
+    let shown = text(
+        &cli::smallebot(home.path(), None)
+            .args(["conversations", "show", &id])
+            .output()
+            .await
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(shown.matches("ListFiles").count() as i64, steps, "{shown}");
+    assert!(shown.contains("budget reached"), "{shown}");
+}
