@@ -30,7 +30,9 @@
 //! ```
 
 use crate::piped_text::output_text;
-use crate::syntax::{Pipeline, RedirectOp, SimpleCommand, Word, parse_script};
+use crate::syntax::{
+    Pipeline, RedirectOp, SimpleCommand, Word, assignment, parse_script, parse_simple_commands,
+};
 use crate::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
 
 /// One word of a command with its quotes removed.
@@ -82,6 +84,15 @@ pub enum CommandWordsError {
          read; run the inner command directly"
     )]
     TooDeep,
+    /// Text meant as one simple command is not one (a rule's words).
+    #[error(
+        "`{text}` is not one simple command: write its words without `;`, `&&`, `||`, `|`, \
+         `&`, redirections or substitutions"
+    )]
+    NotOneCommand {
+        /// The text as given.
+        text: String,
+    },
 }
 
 /// The simple commands `line` runs, in order (see the [module](self) docs).
@@ -93,6 +104,49 @@ pub fn command_words(line: &str) -> Result<Vec<CommandWords>, CommandWordsError>
     let mut reader = Reader::default();
     reader.script(line, &[], 0)?;
     Ok(reader.commands)
+}
+
+/// The words of `text` read as one simple command, without unwrapping anything: quotes
+/// removed, the program word normalized like [`CommandWords::words`] (for the words of
+/// a rule, such as `cargo test` in `ExecuteCommand(cargo test:*)`).
+///
+/// ```
+/// use smallebot_shell::one_command_words;
+/// let words = one_command_words("/usr/bin/Git 'log' -n 1").unwrap();
+/// let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+/// assert_eq!(texts, ["git", "log", "-n", "1"]);
+/// assert!(one_command_words("git status; rm x").is_err());
+/// ```
+///
+/// # Errors
+/// [`CommandWordsError::Unparsable`] for text that does not parse,
+/// [`CommandWordsError::NotOneCommand`] for anything but one simple command without
+/// redirections or substitutions (words may still be expansions: see
+/// [`ShellWord::literal`]).
+pub fn one_command_words(text: &str) -> Result<Vec<ShellWord>, CommandWordsError> {
+    let commands = parse_simple_commands(text).map_err(|error| CommandWordsError::Unparsable {
+        script: text.trim().to_owned(),
+        reason: error.to_string(),
+    })?;
+    match commands.as_slice() {
+        [command]
+            if command.redirects.is_empty()
+                && command.words.iter().all(|w| w.substitutions.is_empty()) =>
+        {
+            let program = command
+                .words
+                .iter()
+                .position(|word| assignment(&word.text).is_none())
+                .unwrap_or(command.words.len());
+            let mut words: Vec<ShellWord> =
+                command.words[..program].iter().map(shell_word).collect();
+            words.extend(normalized(&command.words[program..]));
+            Ok(words)
+        }
+        _ => Err(CommandWordsError::NotOneCommand {
+            text: text.trim().to_owned(),
+        }),
+    }
 }
 
 /// Collects the commands of a line.

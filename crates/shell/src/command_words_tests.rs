@@ -147,3 +147,33 @@ fn what_cannot_be_read_is_an_error() {
 fn shlex_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
+
+#[test]
+fn one_command_words_reads_a_rules_words_without_unwrapping() {
+    // (text, words or the error's start; `~` marks a word that is not literal)
+    let cases: &[(&str, Result<&[&str], &str>)] = &[
+        ("git status", Ok(&["git", "status"])),
+        ("/usr/bin/CURL", Ok(&["curl"])),
+        ("sudo git status", Ok(&["sudo", "git", "status"])),
+        ("FOO=1 cargo test", Ok(&["FOO=1", "cargo", "test"])),
+        ("grep 'a|b' \\;", Ok(&["grep", "a|b", ";"])),
+        ("rm $DIR", Ok(&["rm", "~$DIR"])),
+        ("", Err("`` is not one simple command")),
+        ("git status; rm x", Err("`git status; rm x` is not one")),
+        ("a && b", Err("`a && b` is not one")),
+        ("a | b", Err("`a | b` is not one")),
+        ("git log > x", Err("`git log > x` is not one")),
+        ("echo $(date)", Err("`echo $(date)` is not one")),
+        ("echo 'x", Err("could not parse")),
+    ];
+    for &(text, expected) in cases {
+        let got = one_command_words(text)
+            .map(|words| words.iter().map(shown).collect::<Vec<_>>())
+            .map_err(|error| error.to_string());
+        match (got, expected) {
+            (Ok(words), Ok(want)) => assert_eq!(words, want, "{text:?}"),
+            (Err(error), Err(want)) => assert!(error.starts_with(want), "{text:?}: {error}"),
+            (got, _) => panic!("{text:?}: got {got:?}"),
+        }
+    }
+}

@@ -64,7 +64,9 @@ mod syntax;
 mod wrappers;
 mod written_files;
 
-pub use command_words::{CommandWords, CommandWordsError, ShellWord, command_words};
+pub use command_words::{
+    CommandWords, CommandWordsError, ShellWord, command_words, one_command_words,
+};
 pub use policy::{
     CommandPolicy, CommandVerdict, DEFAULT_COMMAND_BLACKLIST, PolicyError, default_blacklist,
 };

@@ -1,0 +1,415 @@
+use std::collections::BTreeMap;
+
+use super::*;
+
+fn parsed(texts: &[&str]) -> Vec<PermissionRule> {
+    texts
+        .iter()
+        .map(|text| match PermissionRule::parse(text) {
+            Ok(rule) => rule,
+            Err(error) => panic!("{error}"),
+        })
+        .collect()
+}
+
+fn rules(
+    allow: &[&str],
+    ask: &[&str],
+    deny: &[&str],
+    default_mode: DefaultMode,
+) -> PermissionRules {
+    PermissionRules {
+        allow: parsed(allow),
+        ask: parsed(ask),
+        deny: parsed(deny),
+        default_mode,
+        tool_defaults: BTreeMap::new(),
+    }
+}
+
+const ASK: DefaultMode = DefaultMode::Ask;
+const ALLOW: DefaultMode = DefaultMode::Allow;
+
+/// The verdict as a word and the rule, for the tables.
+fn outcome(rules: &PermissionRules, subject: &CallSubject) -> (&'static str, Option<String>) {
+    let decision = decide(rules, subject);
+    let verdict = match decision.verdict {
+        Verdict::Allow => "allow",
+        Verdict::Ask => "ask",
+        Verdict::Deny => "deny",
+    };
+    (verdict, decision.rule)
+}
+
+#[test]
+fn command_lines_are_decided_on_every_simple_command() {
+    let rules = rules(
+        &[
+            "ExecuteCommand(git status)",
+            "ExecuteCommand(cargo test:*)",
+            "ExecuteCommand(ls:*)",
+            "ExecuteCommand(RUST_LOG=debug cargo run:*)",
+            "ExecuteCommand(true)",
+        ],
+        &["ExecuteCommand(git push:*)"],
+        &[
+            "ExecuteCommand(curl:*)",
+            "ExecuteCommand(sudo:*)",
+            "ExecuteCommand(rm -rf /)",
+        ],
+        ASK,
+    );
+    // (command line, verdict, rule)
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        ("git status", "allow", Some("ExecuteCommand(git status)")),
+        (
+            "  git  'status' ",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        (
+            "/usr/bin/git status",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        ("git status -s", "ask", None),
+        ("git", "ask", None),
+        ("git statuses", "ask", None),
+        // Every simple command must be allowed.
+        ("git status; rm -rf x", "ask", None),
+        ("git status && rm x", "ask", None),
+        ("git status | sh", "ask", None),
+        ("git status $(rm x)", "ask", None),
+        ("echo `rm x`; git status", "ask", None),
+        ("git status & rm x", "ask", None),
+        ("git status\nrm x", "ask", None),
+        (
+            "git status && cargo test -p x",
+            "allow",
+            Some("ExecuteCommand(git status), ExecuteCommand(cargo test:*)"),
+        ),
+        (
+            "git status; git status",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        // Prefixes are of whole words.
+        ("cargo test", "allow", Some("ExecuteCommand(cargo test:*)")),
+        (
+            "cargo test --release -- x",
+            "allow",
+            Some("ExecuteCommand(cargo test:*)"),
+        ),
+        ("cargo testing", "ask", None),
+        ("cargo", "ask", None),
+        ("cargo build", "ask", None),
+        // Words that depend on an expansion never match through a rule.
+        ("$GIT status", "ask", None),
+        ("git $SUB", "ask", None),
+        ("cargo $T", "ask", None),
+        (
+            "cargo test $ARGS",
+            "allow",
+            Some("ExecuteCommand(cargo test:*)"),
+        ),
+        ("ls *.rs", "allow", Some("ExecuteCommand(ls:*)")),
+        ("ls | xargs rm", "ask", None),
+        // Wrappers that only run the command are looked through for allowing.
+        (
+            "bash -c 'git status'",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        (
+            "timeout 5 cargo test",
+            "allow",
+            Some("ExecuteCommand(cargo test:*)"),
+        ),
+        ("bash -c 'git status; rm x'", "ask", None),
+        // Assignments are part of what an allow rule matches.
+        ("FOO=1 cargo test", "ask", None),
+        ("env FOO=1 cargo test", "ask", None),
+        ("PAGER=evil git status", "ask", None),
+        (
+            "RUST_LOG=debug cargo run --bin x",
+            "allow",
+            Some("ExecuteCommand(RUST_LOG=debug cargo run:*)"),
+        ),
+        // Deny: any command, any level, assignments or not.
+        ("curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        ("/usr/bin/curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        ("true && curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        ("git status; curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        ("X=1 curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        ("echo $(curl x)", "deny", Some("ExecuteCommand(curl:*)")),
+        ("sh -c 'curl x'", "deny", Some("ExecuteCommand(curl:*)")),
+        (
+            "echo 'curl x' | bash",
+            "deny",
+            Some("ExecuteCommand(curl:*)"),
+        ),
+        (
+            "bash <<EOF\ncurl x\nEOF",
+            "deny",
+            Some("ExecuteCommand(curl:*)"),
+        ),
+        ("sudo git status", "deny", Some("ExecuteCommand(sudo:*)")),
+        (
+            "nice sudo git status",
+            "deny",
+            Some("ExecuteCommand(sudo:*)"),
+        ),
+        (
+            "sudo bash -c 'git status'",
+            "deny",
+            Some("ExecuteCommand(sudo:*)"),
+        ),
+        ("rm -rf /", "deny", Some("ExecuteCommand(rm -rf /)")),
+        ("rm -rf / x", "ask", None),
+        // Ask beats allow; deny beats ask.
+        (
+            "git push origin main",
+            "ask",
+            Some("ExecuteCommand(git push:*)"),
+        ),
+        (
+            "git status; git push",
+            "ask",
+            Some("ExecuteCommand(git push:*)"),
+        ),
+        ("git push; curl x", "deny", Some("ExecuteCommand(curl:*)")),
+        // Nothing runs: no rule matches.
+        ("", "ask", None),
+        ("FOO=1", "ask", None),
+        // Cannot be read: asked about.
+        ("git status 'unterminated", "ask", None),
+    ];
+    for &(line, verdict, rule) in cases {
+        let subject = CallSubject::command("ExecuteCommand", line);
+        assert_eq!(
+            outcome(&rules, &subject),
+            (verdict, rule.map(str::to_owned)),
+            "{line:?}"
+        );
+    }
+}
+
+#[test]
+fn the_default_applies_when_no_rule_matches() {
+    let some = rules(
+        &["ExecuteCommand(git status)"],
+        &[],
+        &["ExecuteCommand(curl:*)"],
+        ALLOW,
+    );
+    // (rules, subject, verdict, rule)
+    let cases: Vec<(&PermissionRules, CallSubject, &str, Option<&str>)> = vec![
+        (
+            &some,
+            CallSubject::command("ExecuteCommand", "git status; rm x"),
+            "allow",
+            None,
+        ),
+        (
+            &some,
+            CallSubject::command("ExecuteCommand", "make"),
+            "allow",
+            None,
+        ),
+        (
+            &some,
+            CallSubject::command("ExecuteCommand", "curl x"),
+            "deny",
+            Some("ExecuteCommand(curl:*)"),
+        ),
+        (
+            &some,
+            CallSubject::path("WriteFile", "a.txt"),
+            "allow",
+            None,
+        ),
+        // A command line that cannot be read is never allowed by a default.
+        (
+            &some,
+            CallSubject::command("ExecuteCommand", "echo 'x"),
+            "ask",
+            None,
+        ),
+    ];
+    for (rules, subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(rules, &subject),
+            (verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+    // A tool's own default wins over the default mode.
+    let mut by_tool = rules(&["ExecuteCommand(ls)"], &[], &[], ALLOW);
+    by_tool
+        .tool_defaults
+        .insert("ExecuteCommand".to_owned(), DefaultMode::Ask);
+    let verdict = |subject: CallSubject| decide(&by_tool, &subject).verdict;
+    assert_eq!(
+        verdict(CallSubject::command("ExecuteCommand", "ls")),
+        Verdict::Allow
+    );
+    assert_eq!(
+        verdict(CallSubject::command("ExecuteCommand", "pwd")),
+        Verdict::Ask
+    );
+    assert_eq!(verdict(CallSubject::path("WriteFile", "x")), Verdict::Allow);
+}
+
+#[test]
+fn rules_without_a_pattern_cover_every_call_of_their_tool() {
+    let rules = rules(
+        &["ExecuteCommand", "ReadFile"],
+        &["WriteFile"],
+        &["Delegate"],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        (
+            CallSubject::command("ExecuteCommand", "rm -rf x; make"),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::command("ExecuteCommand", "echo 'x"),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::command("ExecuteCommand", ""),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::path("ReadFile", "a/b"),
+            "allow",
+            Some("ReadFile"),
+        ),
+        (
+            CallSubject::path("WriteFile", "a/b"),
+            "ask",
+            Some("WriteFile"),
+        ),
+        (
+            CallSubject::agent("Delegate", "researcher"),
+            "deny",
+            Some("Delegate"),
+        ),
+        (CallSubject::tool("GetCurrentTime"), "ask", None),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}
+
+#[test]
+fn paths_agents_and_mcp_tools() {
+    let rules = rules(
+        &[
+            "WriteFile(docs/**)",
+            "ReadFile(**)",
+            "Delegate(researcher)",
+            "mcp__files__read_*",
+            "mcp__search",
+        ],
+        &["WriteFile(docs/secret/**)", "mcp__files__read_secret"],
+        &[
+            "ReadFile(**/.env)",
+            "WriteFile(*.lock)",
+            "mcp__files__delete?",
+        ],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        (
+            CallSubject::path("WriteFile", "docs/a.md"),
+            "allow",
+            Some("WriteFile(docs/**)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "docs/x/y.md"),
+            "allow",
+            Some("WriteFile(docs/**)"),
+        ),
+        (CallSubject::path("WriteFile", "src/a.rs"), "ask", None),
+        (
+            CallSubject::path("WriteFile", "docs/secret/k"),
+            "ask",
+            Some("WriteFile(docs/secret/**)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "Cargo.lock"),
+            "deny",
+            Some("WriteFile(*.lock)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "sub/Cargo.lock"),
+            "ask",
+            None,
+        ),
+        (CallSubject::path("AppendFile", "docs/a.md"), "ask", None),
+        (
+            CallSubject::path("ReadFile", "src/main.rs"),
+            "allow",
+            Some("ReadFile(**)"),
+        ),
+        (
+            CallSubject::path("ReadFile", ".env"),
+            "deny",
+            Some("ReadFile(**/.env)"),
+        ),
+        (
+            CallSubject::path("ReadFile", "a/b/.env"),
+            "deny",
+            Some("ReadFile(**/.env)"),
+        ),
+        (CallSubject::tool("ReadFile"), "ask", None),
+        (
+            CallSubject::agent("Delegate", "researcher"),
+            "allow",
+            Some("Delegate(researcher)"),
+        ),
+        (CallSubject::agent("Delegate", "researcher2"), "ask", None),
+        (
+            CallSubject::tool("mcp__files__read_file"),
+            "allow",
+            Some("mcp__files__read_*"),
+        ),
+        (
+            CallSubject::tool("mcp__files__read_secret"),
+            "ask",
+            Some("mcp__files__read_secret"),
+        ),
+        (CallSubject::tool("mcp__files__write"), "ask", None),
+        (
+            CallSubject::tool("mcp__files__deleteX"),
+            "deny",
+            Some("mcp__files__delete?"),
+        ),
+        (CallSubject::tool("mcp__files__delete"), "ask", None),
+        (
+            CallSubject::tool("mcp__search__query"),
+            "allow",
+            Some("mcp__search"),
+        ),
+        (CallSubject::tool("mcp__searcher__query"), "ask", None),
+        (CallSubject::tool("mcp__files2__read_x"), "ask", None),
+        // A pattern of another kind never matches.
+        (CallSubject::agent("WriteFile", "docs"), "ask", None),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}

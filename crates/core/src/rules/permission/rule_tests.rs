@@ -1,0 +1,121 @@
+use super::*;
+
+#[test]
+fn well_formed_rules_parse() {
+    // (text, tool, whether it has no pattern)
+    let cases: &[(&str, &str, bool)] = &[
+        ("ReadFile", "ReadFile", true),
+        ("  ExecuteCommand  ", "ExecuteCommand", true),
+        ("ExecuteCommand(git status)", "ExecuteCommand", false),
+        ("ExecuteCommand (git status)", "ExecuteCommand", false),
+        ("ExecuteCommand(cargo test:*)", "ExecuteCommand", false),
+        ("ExecuteCommand(git:*)", "ExecuteCommand", false),
+        ("ExecuteCommand('my tool' --flag)", "ExecuteCommand", false),
+        ("ExecuteCommand(grep 'a|b' f)", "ExecuteCommand", false),
+        (
+            "ExecuteCommand(RUST_LOG=debug cargo test:*)",
+            "ExecuteCommand",
+            false,
+        ),
+        ("WriteFile(docs/**)", "WriteFile", false),
+        ("AppendFile(*.log)", "AppendFile", false),
+        ("ReadFile(**/.env)", "ReadFile", false),
+        ("CreateDirectory(build/)", "CreateDirectory", false),
+        ("ListFiles(src)", "ListFiles", false),
+        ("GrepContent(src/**)", "GrepContent", false),
+        ("Delegate(researcher)", "Delegate", false),
+        ("Delegate", "Delegate", true),
+        ("GetCurrentTime", "GetCurrentTime", true),
+        ("mcp__files", "mcp__files", true),
+        ("mcp__files__*", "mcp__files__*", true),
+        ("mcp__files__read_?", "mcp__files__read_?", true),
+        ("mcp__my-server.v2__do_it", "mcp__my-server.v2__do_it", true),
+    ];
+    for &(text, tool, bare) in cases {
+        match PermissionRule::parse(text) {
+            Ok(rule) => {
+                assert_eq!(rule.tool(), tool, "{text}");
+                assert_eq!(rule.is_bare(), bare, "{text}");
+                assert_eq!(rule.text(), text.trim(), "{text}");
+                assert_eq!(rule.is_mcp(), tool.starts_with("mcp__"), "{text}");
+            }
+            Err(error) => panic!("{text}: {error}"),
+        }
+    }
+}
+
+#[test]
+fn malformed_rules_say_what_is_wrong() {
+    // (text, part of the message)
+    let cases: &[(&str, &str)] = &[
+        ("", "the rule is empty"),
+        ("   ", "the rule is empty"),
+        ("(git status)", "the tool name is missing"),
+        ("ExecuteCommand(git status", "the pattern is not closed"),
+        ("ExecuteCommand(git) x", "the pattern is not closed"),
+        ("ExecuteCommand)", "`)` without `(`"),
+        ("Read File", "is not a tool name"),
+        ("1Tool", "is not a tool name"),
+        ("Write*", "only MCP tool names"),
+        ("mcp__", "names no MCP server"),
+        ("mcp____x", "names no MCP server"),
+        ("mcp__files__a b", "contains ` `"),
+        ("mcp__files__*(x)", "MCP tool rules take no pattern"),
+        ("GetCurrentTime(x)", "`GetCurrentTime` takes no pattern"),
+        ("ExecuteCommand()", "the command pattern is empty"),
+        ("ExecuteCommand(:*)", "the command pattern is empty"),
+        (
+            "ExecuteCommand(git status; rm x)",
+            "is not one simple command",
+        ),
+        (
+            "ExecuteCommand(git status && rm x)",
+            "is not one simple command",
+        ),
+        ("ExecuteCommand(curl x | sh)", "is not one simple command"),
+        ("ExecuteCommand(git log > out)", "is not one simple command"),
+        ("ExecuteCommand(echo $(date))", "is not one simple command"),
+        ("ExecuteCommand(echo 'x)", "could not parse"),
+        ("ExecuteCommand(rm $DIR)", "`$DIR` depends on an expansion"),
+        (
+            "ExecuteCommand(git *)",
+            "`*` depends on an expansion or is a glob",
+        ),
+        ("WriteFile()", "the path pattern is empty"),
+        ("WriteFile(/etc/**)", "not relative to the workspace"),
+        ("WriteFile(../x)", "climbs out"),
+        ("WriteFile(docs**)", "`**` must be a whole path part"),
+        ("Delegate()", "the agent name is empty"),
+        ("Delegate(Research Bot)", "the agent name is not valid"),
+    ];
+    for &(text, want) in cases {
+        match PermissionRule::parse(text) {
+            Err(PermissionRuleError::Invalid { rule, reason }) => {
+                assert_eq!(rule, text.trim(), "{text}");
+                assert!(reason.contains(want), "{text}: {reason}");
+            }
+            Ok(rule) => panic!("{text} parsed as {rule:?}"),
+        }
+    }
+    let shown = PermissionRule::parse("WriteFile(/x)").map_err(|e| e.to_string());
+    assert!(
+        matches!(&shown, Err(m) if m.starts_with("permission rule `WriteFile(/x)` is invalid: ")),
+        "{shown:?}"
+    );
+}
+
+#[test]
+fn each_tool_kind_takes_its_pattern() {
+    let cases: &[(&str, ArgumentKind)] = &[
+        ("ExecuteCommand", ArgumentKind::Command),
+        ("WriteFile", ArgumentKind::Path),
+        ("ReadFile", ArgumentKind::Path),
+        ("GrepContent", ArgumentKind::Path),
+        ("Delegate", ArgumentKind::Agent),
+        ("SearchHistory", ArgumentKind::None),
+        ("mcp__files__read", ArgumentKind::None),
+    ];
+    for &(tool, kind) in cases {
+        assert_eq!(ArgumentKind::of(tool), kind, "{tool}");
+    }
+}
