@@ -9,10 +9,11 @@ use super::rule::PermissionRule;
 /// What happens to a call when no rule matches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DefaultMode {
-    /// Ask the person (`"ask"`, the default).
-    #[default]
+    /// Ask the person (`"ask"`).
     Ask,
-    /// Run it (`"allow"`).
+    /// Run it (`"allow"`, the default: tools run unless a rule says otherwise, as
+    /// before there were rules).
+    #[default]
     Allow,
 }
 

@@ -122,6 +122,28 @@ impl PermissionRule {
         })
     }
 
+    /// The rule `ExecuteCommand(<words>)` that matches exactly `words`, quoted where
+    /// needed (for mapping an exact command onto a rule).
+    ///
+    /// ```
+    /// use smallebot_core::rules::permission::PermissionRule;
+    /// let rule = PermissionRule::exact_command(&["grep", "a b", "f"]).unwrap();
+    /// assert_eq!(rule.text(), "ExecuteCommand(grep 'a b' f)");
+    /// ```
+    ///
+    /// # Errors
+    /// [`PermissionRuleError::Invalid`] for no words or a word with a NUL character.
+    pub fn exact_command(words: &[&str]) -> Result<Self, PermissionRuleError> {
+        if let Some(word) = words.iter().find(|word| word.contains('\0')) {
+            return Err(PermissionRuleError::Invalid {
+                rule: words.join(" "),
+                reason: format!("the word {word:?} contains a NUL character"),
+            });
+        }
+        let quoted: Vec<String> = words.iter().map(|word| quoted(word)).collect();
+        Self::parse(&format!("{COMMAND_TOOL}({})", quoted.join(" ")))
+    }
+
     /// The rule as written (trimmed).
     #[must_use]
     pub fn text(&self) -> &str {
@@ -199,6 +221,16 @@ impl PermissionRule {
 impl fmt::Display for PermissionRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
+    }
+}
+
+/// `word` as one shell word: as it is when that is safe, else in single quotes.
+fn quoted(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

@@ -119,3 +119,46 @@ fn each_tool_kind_takes_its_pattern() {
         assert_eq!(ArgumentKind::of(tool), kind, "{tool}");
     }
 }
+
+#[test]
+fn exact_command_rules_quote_their_words() {
+    // (words, the rule's text)
+    let cases: &[(&[&str], Result<&str, &str>)] = &[
+        (&["git", "status"], Ok("ExecuteCommand(git status)")),
+        (&["grep", "a b", "f"], Ok("ExecuteCommand(grep 'a b' f)")),
+        (&["echo", "it's"], Ok("ExecuteCommand(echo 'it'\\''s')")),
+        (
+            &["RUST_LOG=debug", "cargo", "run"],
+            Ok("ExecuteCommand(RUST_LOG=debug cargo run)"),
+        ),
+        (&["echo", "a:*"], Ok("ExecuteCommand(echo 'a:*')")),
+        (
+            &["echo", "$HOME", ""],
+            Ok("ExecuteCommand(echo '$HOME' '')"),
+        ),
+        (&[], Err("the command pattern is empty")),
+        (&["a\0b"], Err("contains a NUL character")),
+    ];
+    for &(words, expected) in cases {
+        match (PermissionRule::exact_command(words), expected) {
+            (Ok(rule), Ok(text)) => {
+                assert_eq!(rule.text(), text, "{words:?}");
+                // It matches exactly those words, and only them.
+                let literal: Vec<smallebot_shell::ShellWord> = words
+                    .iter()
+                    .map(|w| smallebot_shell::ShellWord {
+                        text: (*w).to_owned(),
+                        literal: true,
+                    })
+                    .collect();
+                let all: Vec<&smallebot_shell::ShellWord> = literal.iter().collect();
+                assert!(rule.matches_words(&all), "{words:?}");
+                assert!(!rule.matches_words(&all[..all.len() - 1]), "{words:?}");
+            }
+            (Err(PermissionRuleError::Invalid { reason, .. }), Err(want)) => {
+                assert!(reason.contains(want), "{words:?}: {reason}");
+            }
+            (got, _) => panic!("{words:?}: got {got:?}"),
+        }
+    }
+}
