@@ -66,6 +66,8 @@ pub use rule::{
 };
 
 #[cfg(test)]
+mod decide_kinds_tests;
+#[cfg(test)]
 mod decide_tests;
 #[cfg(test)]
 mod rule_tests;
