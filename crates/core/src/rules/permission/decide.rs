@@ -163,13 +163,13 @@ pub fn decide(rules: &PermissionRules, subject: &CallSubject) -> Decision {
             })
         }
         CallArgument::Commands(commands) => {
+            let all_levels: Vec<Vec<Vec<&ShellWord>>> = commands.iter().map(levels).collect();
             let any_level = |rule: &PermissionRule| {
                 rule.is_bare()
-                    || commands.iter().any(|command| {
-                        levels(command)
-                            .iter()
-                            .any(|level| rule.matches_words(level))
-                    })
+                    || all_levels
+                        .iter()
+                        .flatten()
+                        .any(|level| rule.matches_words(level))
             };
             about
                 .stops(&any_level)
