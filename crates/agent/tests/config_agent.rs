@@ -7,6 +7,7 @@ use std::time::Duration;
 use smallebot_agent::config::{
     AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
 };
+use smallebot_agent::tools::permission_argument;
 use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_core::rules::permission::{DefaultMode, PermissionRule, PermissionRules};
 use smallebot_core::rules::upload_quota::UploadQuotas;
@@ -203,7 +204,9 @@ fn all_keys_are_read() {
             },
             checkpoints: smallebot_checkpoints::CheckpointSettings::default(),
             permissions: PermissionRules {
-                deny: vec![PermissionRule::parse("ExecuteCommand(curl:*)").unwrap()],
+                deny: vec![
+                    PermissionRule::parse("ExecuteCommand(curl:*)", &permission_argument).unwrap()
+                ],
                 default_mode: DefaultMode::Ask,
                 ..PermissionRules::default()
             },

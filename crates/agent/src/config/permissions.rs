@@ -15,14 +15,12 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use smallebot_core::rules::permission::{
-    COMMAND_TOOL, DefaultMode, MCP_PREFIX, PermissionRule, PermissionRules,
-};
+use smallebot_core::rules::permission::{DefaultMode, MCP_PREFIX, PermissionRule, PermissionRules};
 use smallebot_shell::{ShellWord, command_words};
 
 use super::keys::error_at_value;
 use super::{ConfigError, TerminalSettings};
-use crate::tools::BUILT_IN_TOOL_NAMES;
+use crate::tools::{BUILT_IN_TOOL_NAMES, ExecuteCommand, permission_argument};
 
 /// `defaultMode` as written.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -105,7 +103,7 @@ fn checked_rule(text: &str) -> Result<PermissionRule, String> {
             BUILT_IN_TOOL_NAMES.join(", ")
         ));
     }
-    PermissionRule::parse(text).map_err(|error| error.to_string())
+    PermissionRule::parse(text, &permission_argument).map_err(|error| error.to_string())
 }
 
 /// `rules` with terminal.json's command keys mapped onto them: each `commandWhitelist`
@@ -122,12 +120,13 @@ pub fn with_terminal_rules(
     terminal: &TerminalSettings,
     terminal_file: &Path,
 ) -> Result<PermissionRules, ConfigError> {
+    let tool = ExecuteCommand::NAME;
     let invalid = |entry: &str, why: String| ConfigError::Rule {
         file: terminal_file.to_path_buf(),
         message: format!(
-            "commandWhitelist entry `{entry}` cannot be an {COMMAND_TOOL} rule: {why}; \
+            "commandWhitelist entry `{entry}` cannot be an {tool} rule: {why}; \
              remove it, or write a rule in agent.json's permissions.allow instead (such as \
-             `{COMMAND_TOOL}(ls:*)` for every `ls` command)"
+             `{tool}(ls:*)` for every `ls` command)"
         ),
     };
     for entry in &terminal.command_whitelist {
@@ -141,7 +140,7 @@ pub fn with_terminal_rules(
                 ));
             }
             let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
-            let rule = PermissionRule::exact_command(&texts)
+            let rule = PermissionRule::exact_command(tool, &texts)
                 .map_err(|error| invalid(entry, error.to_string()))?;
             if !rules.allow.contains(&rule) {
                 rules.allow.push(rule);
@@ -151,7 +150,7 @@ pub fn with_terminal_rules(
     if terminal.require_command_confirmation {
         rules
             .tool_defaults
-            .insert(COMMAND_TOOL.to_owned(), DefaultMode::Ask);
+            .insert(tool.to_owned(), DefaultMode::Ask);
     }
     Ok(rules)
 }

@@ -133,7 +133,9 @@ fn the_terminal_whitelist_and_confirmation_map_onto_rules() -> Result<(), Config
         ..TerminalSettings::default()
     };
     let agent = PermissionRules {
-        allow: vec![PermissionRule::parse("ReadFile").map_err(|e| rule_error(&e))?],
+        allow: vec![
+            PermissionRule::parse("ReadFile", &permission_argument).map_err(|e| rule_error(&e))?,
+        ],
         ..PermissionRules::default()
     };
     let rules = with_terminal_rules(agent, &terminal, Path::new("/h/terminal.json"))?;
@@ -150,7 +152,7 @@ fn the_terminal_whitelist_and_confirmation_map_onto_rules() -> Result<(), Config
         ]
     );
     assert_eq!(
-        rules.tool_defaults.get(COMMAND_TOOL),
+        rules.tool_defaults.get(ExecuteCommand::NAME),
         Some(&DefaultMode::Ask)
     );
     // (command, verdict): whitelisted commands run, others are asked about.
@@ -165,7 +167,7 @@ fn the_terminal_whitelist_and_confirmation_map_onto_rules() -> Result<(), Config
         ("cargo run", Verdict::Ask),
     ];
     for &(line, verdict) in cases {
-        let decision = decide(&rules, &CallSubject::command(COMMAND_TOOL, line));
+        let decision = decide(&rules, &CallSubject::command(ExecuteCommand::NAME, line));
         assert_eq!(decision.verdict, verdict, "{line}");
     }
     // Other tools keep the default mode.

@@ -5,7 +5,7 @@ use super::*;
 pub(super) fn parsed(texts: &[&str]) -> Vec<PermissionRule> {
     texts
         .iter()
-        .map(|text| match PermissionRule::parse(text) {
+        .map(|text| match super::rule_tests::parse(text) {
             Ok(rule) => rule,
             Err(error) => panic!("{error}"),
         })

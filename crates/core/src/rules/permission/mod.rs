@@ -1,13 +1,15 @@
 //! Permission rules: which tool calls run, are asked about, or never run.
 //!
-//! A rule names a tool and, optionally, a pattern on the call's argument:
+//! A rule names a tool and, optionally, a pattern on the call's argument; which kind
+//! of pattern a tool takes ([`ArgumentKind`]) is the agent's to say, since it owns the
+//! tools:
 //!
 //! | Rule | Matches |
 //! | --- | --- |
 //! | `ReadFile`, `ExecuteCommand` | every call of the tool |
 //! | `ExecuteCommand(git status)` | a command of exactly these words |
 //! | `ExecuteCommand(cargo test:*)` | a command whose words start with these |
-//! | `WriteFile(docs/**)` (and the other [`PATH_TOOLS`]) | a glob on the workspace-relative path: `**` any number of path parts, `*` and `?` within one part |
+//! | `WriteFile(docs/**)` (and the other workspace file tools) | a glob on the workspace-relative path: `**` any number of path parts, `*` and `?` within one part |
 //! | `Delegate(researcher)` | a call that runs that agent |
 //! | `mcp__files`, `mcp__files__*`, `mcp__files__read_?` | the MCP server's tools, by name (glob) |
 //!
@@ -39,11 +41,12 @@
 //!
 //! ```
 //! use smallebot_core::rules::permission::{
-//!     CallSubject, DefaultMode, PermissionRule, PermissionRules, Verdict, decide,
+//!     ArgumentKind, CallSubject, DefaultMode, PermissionRule, PermissionRules, Verdict, decide,
 //! };
+//! let commands = |_: &str| ArgumentKind::Command;
 //! let rules = PermissionRules {
-//!     allow: vec![PermissionRule::parse("ExecuteCommand(git status)").unwrap()],
-//!     deny: vec![PermissionRule::parse("ExecuteCommand(curl:*)").unwrap()],
+//!     allow: vec![PermissionRule::parse("ExecuteCommand(git status)", &commands).unwrap()],
+//!     deny: vec![PermissionRule::parse("ExecuteCommand(curl:*)", &commands).unwrap()],
 //!     default_mode: DefaultMode::Ask,
 //!     ..PermissionRules::default()
 //! };
@@ -60,10 +63,7 @@ mod rule;
 pub use decide::{
     CallArgument, CallSubject, Decision, DefaultMode, PermissionRules, Verdict, decide,
 };
-pub use rule::{
-    ArgumentKind, COMMAND_TOOL, DELEGATE_TOOL, MCP_PREFIX, PATH_TOOLS, PermissionRule,
-    PermissionRuleError,
-};
+pub use rule::{ArgumentKind, MCP_PREFIX, PermissionRule, PermissionRuleError};
 
 #[cfg(test)]
 mod decide_kinds_tests;

@@ -7,52 +7,21 @@ use smallebot_shell::{ShellWord, one_command_words};
 use super::glob::{PathGlob, name_match};
 use crate::skills::name_problem;
 
-/// The tool whose rules take command words.
-pub const COMMAND_TOOL: &str = "ExecuteCommand";
-
-/// The tool whose rules take an agent name.
-pub const DELEGATE_TOOL: &str = "Delegate";
-
-/// The workspace file tools, whose rules take a glob on the workspace-relative path.
-pub const PATH_TOOLS: &[&str] = &[
-    "ReadFile",
-    "WriteFile",
-    "AppendFile",
-    "ListFiles",
-    "CreateDirectory",
-    "GrepContent",
-];
-
 /// How rules name MCP tools: `mcp__<server>__<tool>`.
 pub const MCP_PREFIX: &str = "mcp__";
 
-/// What a tool's rules match its calls on.
+/// What a tool's rules match its calls on (the tools are the agent's: it says which
+/// kind each tool is when rules are parsed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgumentKind {
-    /// Command words ([`COMMAND_TOOL`]).
+    /// Command words (`ExecuteCommand`).
     Command,
-    /// The workspace-relative path ([`PATH_TOOLS`]).
+    /// The workspace-relative path (the workspace file tools).
     Path,
-    /// The agent's name ([`DELEGATE_TOOL`]).
+    /// The agent's name (`Delegate`).
     Agent,
     /// Nothing: the tool is named alone.
     None,
-}
-
-impl ArgumentKind {
-    /// What the rules of the tool `tool` match on.
-    #[must_use]
-    pub fn of(tool: &str) -> Self {
-        if tool == COMMAND_TOOL {
-            Self::Command
-        } else if tool == DELEGATE_TOOL {
-            Self::Agent
-        } else if PATH_TOOLS.contains(&tool) {
-            Self::Path
-        } else {
-            Self::None
-        }
-    }
 }
 
 /// A permission rule that cannot be used.
@@ -92,18 +61,28 @@ pub struct PermissionRule {
 }
 
 impl PermissionRule {
-    /// Parses a rule (surrounding whitespace ignored).
+    /// Parses a rule (surrounding whitespace ignored); `kind_of` says what the
+    /// patterns of each tool match on.
     ///
     /// ```
-    /// use smallebot_core::rules::permission::PermissionRule;
-    /// assert!(PermissionRule::parse("ExecuteCommand(cargo test:*)").is_ok());
-    /// assert!(PermissionRule::parse("WriteFile(/etc/**)").is_err());
+    /// use smallebot_core::rules::permission::{ArgumentKind, PermissionRule};
+    /// let kind_of = |tool: &str| match tool {
+    ///     "ExecuteCommand" => ArgumentKind::Command,
+    ///     "WriteFile" => ArgumentKind::Path,
+    ///     _ => ArgumentKind::None,
+    /// };
+    /// assert!(PermissionRule::parse("ExecuteCommand(cargo test:*)", &kind_of).is_ok());
+    /// assert!(PermissionRule::parse("WriteFile(/etc/**)", &kind_of).is_err());
+    /// assert!(PermissionRule::parse("GetCurrentTime(now)", &kind_of).is_err());
     /// ```
     ///
     /// # Errors
     /// [`PermissionRuleError::Invalid`] saying what is wrong: an empty rule, a tool name
     /// that is not one, a pattern on a tool that takes none, a malformed pattern.
-    pub fn parse(text: &str) -> Result<Self, PermissionRuleError> {
+    pub fn parse(
+        text: &str,
+        kind_of: &dyn Fn(&str) -> ArgumentKind,
+    ) -> Result<Self, PermissionRuleError> {
         let text = text.trim();
         let invalid = |reason: String| PermissionRuleError::Invalid {
             rule: text.to_owned(),
@@ -113,7 +92,7 @@ impl PermissionRule {
         check_tool_name(tool).map_err(invalid)?;
         let pattern = match pattern {
             None => None,
-            Some(pattern) => Some(parse_pattern(tool, pattern).map_err(invalid)?),
+            Some(pattern) => Some(parse_pattern(tool, kind_of(tool), pattern).map_err(invalid)?),
         };
         Ok(Self {
             text: text.to_owned(),
@@ -122,26 +101,37 @@ impl PermissionRule {
         })
     }
 
-    /// The rule `ExecuteCommand(<words>)` that matches exactly `words`, quoted where
-    /// needed (for mapping an exact command onto a rule).
+    /// The rule `<tool>(<words>)` of a tool whose rules take command words, matching
+    /// exactly `words`, quoted where needed (for mapping an exact command onto a rule).
     ///
     /// ```
     /// use smallebot_core::rules::permission::PermissionRule;
-    /// let rule = PermissionRule::exact_command(&["grep", "a b", "f"]).unwrap();
+    /// let rule = PermissionRule::exact_command("ExecuteCommand", &["grep", "a b", "f"]).unwrap();
     /// assert_eq!(rule.text(), "ExecuteCommand(grep 'a b' f)");
     /// ```
     ///
     /// # Errors
-    /// [`PermissionRuleError::Invalid`] for no words or a word with a NUL character.
-    pub fn exact_command(words: &[&str]) -> Result<Self, PermissionRuleError> {
-        if let Some(word) = words.iter().find(|word| word.contains('\0')) {
-            return Err(PermissionRuleError::Invalid {
-                rule: words.join(" "),
-                reason: format!("the word {word:?} contains a NUL character"),
-            });
-        }
+    /// [`PermissionRuleError::Invalid`] for no words, a word with a NUL character or a
+    /// tool name that is not one.
+    pub fn exact_command(tool: &str, words: &[&str]) -> Result<Self, PermissionRuleError> {
         let quoted: Vec<String> = words.iter().map(|word| quoted(word)).collect();
-        Self::parse(&format!("{COMMAND_TOOL}({})", quoted.join(" ")))
+        let text = format!("{tool}({})", quoted.join(" "));
+        let invalid = |reason: String| PermissionRuleError::Invalid {
+            rule: text.clone(),
+            reason,
+        };
+        if let Some(word) = words.iter().find(|word| word.contains('\0')) {
+            return Err(invalid(format!(
+                "the word {word:?} contains a NUL character"
+            )));
+        }
+        check_tool_name(tool).map_err(invalid)?;
+        let pattern = command_pattern(&quoted.join(" ")).map_err(invalid)?;
+        Ok(Self {
+            text,
+            tool: tool.to_owned(),
+            pattern: Some(pattern),
+        })
     }
 
     /// The rule as written (trimmed).
@@ -294,8 +284,8 @@ fn check_tool_name(tool: &str) -> Result<(), String> {
 }
 
 /// Parses the pattern of a rule for `tool`.
-fn parse_pattern(tool: &str, pattern: &str) -> Result<Pattern, String> {
-    match ArgumentKind::of(tool) {
+fn parse_pattern(tool: &str, kind: ArgumentKind, pattern: &str) -> Result<Pattern, String> {
+    match kind {
         _ if tool.starts_with(MCP_PREFIX) => Err(format!(
             "MCP tool rules take no pattern; name the tools instead, as in `{tool}` or \
              `mcp__<server>__read_*`"
@@ -308,9 +298,10 @@ fn parse_pattern(tool: &str, pattern: &str) -> Result<Pattern, String> {
         ArgumentKind::Agent => {
             let name = pattern.trim();
             if name.is_empty() {
-                return Err(format!(
-                    "the agent name is empty; write `{DELEGATE_TOOL}` alone for every agent"
-                ));
+                return Err(
+                    "the agent name is empty; write the tool's name alone for every agent"
+                        .to_owned(),
+                );
             }
             match name_problem(name, None) {
                 None => Ok(Pattern::Agent(name.to_owned())),
@@ -327,9 +318,10 @@ fn command_pattern(pattern: &str) -> Result<Pattern, String> {
         None => (pattern, false),
     };
     if text.trim().is_empty() {
-        return Err(format!(
-            "the command pattern is empty; write `{COMMAND_TOOL}` alone for every command"
-        ));
+        return Err(
+            "the command pattern is empty; write the tool's name alone for every command"
+                .to_owned(),
+        );
     }
     let words = one_command_words(text).map_err(|error| error.to_string())?;
     if let Some(word) = words.iter().find(|word| !word.literal) {

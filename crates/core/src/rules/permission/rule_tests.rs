@@ -1,5 +1,21 @@
 use super::*;
 
+/// What the agent's tools take, for the tests.
+pub(super) fn kind_of(tool: &str) -> ArgumentKind {
+    match tool {
+        "ExecuteCommand" => ArgumentKind::Command,
+        "Delegate" => ArgumentKind::Agent,
+        "ReadFile" | "WriteFile" | "AppendFile" | "ListFiles" | "CreateDirectory"
+        | "GrepContent" => ArgumentKind::Path,
+        _ => ArgumentKind::None,
+    }
+}
+
+/// A rule parsed with [`kind_of`].
+pub(super) fn parse(text: &str) -> Result<PermissionRule, PermissionRuleError> {
+    PermissionRule::parse(text, &kind_of)
+}
+
 #[test]
 fn well_formed_rules_parse() {
     // (text, tool, whether it has no pattern)
@@ -32,7 +48,7 @@ fn well_formed_rules_parse() {
         ("mcp__my-server.v2__do_it", "mcp__my-server.v2__do_it", true),
     ];
     for &(text, tool, bare) in cases {
-        match PermissionRule::parse(text) {
+        match parse(text) {
             Ok(rule) => {
                 assert_eq!(rule.tool(), tool, "{text}");
                 assert_eq!(rule.is_bare(), bare, "{text}");
@@ -89,7 +105,7 @@ fn malformed_rules_say_what_is_wrong() {
         ("Delegate(Research Bot)", "the agent name is not valid"),
     ];
     for &(text, want) in cases {
-        match PermissionRule::parse(text) {
+        match parse(text) {
             Err(PermissionRuleError::Invalid { rule, reason }) => {
                 assert_eq!(rule, text.trim(), "{text}");
                 assert!(reason.contains(want), "{text}: {reason}");
@@ -97,27 +113,11 @@ fn malformed_rules_say_what_is_wrong() {
             Ok(rule) => panic!("{text} parsed as {rule:?}"),
         }
     }
-    let shown = PermissionRule::parse("WriteFile(/x)").map_err(|e| e.to_string());
+    let shown = parse("WriteFile(/x)").map_err(|e| e.to_string());
     assert!(
         matches!(&shown, Err(m) if m.starts_with("permission rule `WriteFile(/x)` is invalid: ")),
         "{shown:?}"
     );
-}
-
-#[test]
-fn each_tool_kind_takes_its_pattern() {
-    let cases: &[(&str, ArgumentKind)] = &[
-        ("ExecuteCommand", ArgumentKind::Command),
-        ("WriteFile", ArgumentKind::Path),
-        ("ReadFile", ArgumentKind::Path),
-        ("GrepContent", ArgumentKind::Path),
-        ("Delegate", ArgumentKind::Agent),
-        ("SearchHistory", ArgumentKind::None),
-        ("mcp__files__read", ArgumentKind::None),
-    ];
-    for &(tool, kind) in cases {
-        assert_eq!(ArgumentKind::of(tool), kind, "{tool}");
-    }
 }
 
 #[test]
@@ -140,7 +140,10 @@ fn exact_command_rules_quote_their_words() {
         (&["a\0b"], Err("contains a NUL character")),
     ];
     for &(words, expected) in cases {
-        match (PermissionRule::exact_command(words), expected) {
+        match (
+            PermissionRule::exact_command("ExecuteCommand", words),
+            expected,
+        ) {
             (Ok(rule), Ok(text)) => {
                 assert_eq!(rule.text(), text, "{words:?}");
                 // It matches exactly those words, and only them.
