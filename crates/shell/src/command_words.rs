@@ -15,7 +15,9 @@
 //!   fed a here-document, a here-string or piped `echo`) is replaced by the script's
 //!   commands, which keep it among their wrappers; `find -exec` commands are commands
 //!   of their own too;
-//! - the program word is the basename, lowercased (`/usr/bin/curl` → `curl`).
+//! - the program word is the basename, lowercased (`/usr/bin/curl` → `curl`);
+//! - the files its output is redirected to are its [`redirects`](CommandWords::redirects)
+//!   (a script's commands do not inherit those of the shell running it).
 //!
 //! A word whose value depends on an expansion (`$X`, `"$(date)"`, an unquoted `*`, what
 //! `xargs` appends) stays as written and is not [`literal`](ShellWord::literal): a rule
@@ -52,6 +54,9 @@ pub struct CommandWords {
     pub words: Vec<ShellWord>,
     /// The `NAME=value` words set for it, in order.
     pub assignments: Vec<ShellWord>,
+    /// The files its output redirections write to (`> out.txt`, `2>> log`, `&> all`),
+    /// as written; `/dev/null` and fd duplications (`2>&1`) are left out.
+    pub redirects: Vec<ShellWord>,
     /// The levels that run it, outermost first (`sudo nice git status` →
     /// `sudo nice git status`, `nice git status`; the commands of `bash -c '…'` have
     /// `bash -c '…'`). Each level's program word is normalized like [`Self::words`].
@@ -210,16 +215,24 @@ impl Reader {
             _ => None,
         });
         let stdin = own_input.clone().or(piped);
-        let effective = self.words(&command.words, stdin.as_deref(), outer, depth)?;
+        let redirects: Vec<ShellWord> = command
+            .redirects
+            .iter()
+            .filter(|r| r.writes_file() && r.target.text != "/dev/null")
+            .map(|r| shell_word(&r.target))
+            .collect();
+        let effective = self.words(&command.words, stdin.as_deref(), &redirects, outer, depth)?;
         let texts: Vec<String> = effective.iter().map(|w| w.text.clone()).collect();
         Ok(output_text(&texts, own_input))
     }
 
-    /// Reads a command given as words; returns the innermost level's words.
+    /// Reads a command given as words, whose output goes to `redirects`; returns the
+    /// innermost level's words.
     fn words(
         &mut self,
         words: &[Word],
         stdin: Option<&str>,
+        redirects: &[ShellWord],
         outer: &[Vec<Word>],
         depth: usize,
     ) -> Result<Vec<Word>, CommandWordsError> {
@@ -240,6 +253,7 @@ impl Reader {
             self.commands.push(CommandWords {
                 words: normalized(innermost),
                 assignments: unwrapped.assignments.iter().map(shell_word).collect(),
+                redirects: redirects.to_vec(),
                 wrappers: levels.iter().map(|level| normalized(level)).collect(),
             });
         }
@@ -248,7 +262,7 @@ impl Reader {
             match nested {
                 Nested::Script(script) => self.script(script, &levels, depth + 1)?,
                 Nested::Command(words) => {
-                    self.words(words, None, &levels, depth + 1)?;
+                    self.words(words, None, &[], &levels, depth + 1)?;
                 }
             }
         }

@@ -177,3 +177,29 @@ fn one_command_words_reads_a_rules_words_without_unwrapping() {
         }
     }
 }
+
+#[test]
+fn output_redirections_to_files_are_kept() {
+    // (line, the redirect targets of each command)
+    let cases: &[(&str, &[&[&str]])] = &[
+        ("git status", &[&[]]),
+        ("git status > out.txt", &[&["out.txt"]]),
+        ("git log >> a 2> b &> c >| d", &[&["a", "b", "c", "d"]]),
+        ("git log > \"$OUT\"", &[&["~$OUT"]]),
+        ("git log 2>&1 >&- < in.txt", &[&[]]),
+        ("git log > /dev/null 2>/dev/null", &[&[]]),
+        ("git log >& all.txt", &[&["all.txt"]]),
+        ("cat <<EOF\nx\nEOF", &[&[]]),
+        ("a > x | b; c > y", &[&["x"], &[], &["y"]]),
+    ];
+    for &(line, expected) in cases {
+        let Ok(found) = command_words(line) else {
+            panic!("{line:?} does not parse");
+        };
+        let got: Vec<Vec<String>> = found
+            .iter()
+            .map(|command| command.redirects.iter().map(shown).collect())
+            .collect();
+        assert_eq!(got, expected, "{line:?}");
+    }
+}

@@ -113,8 +113,8 @@ fn checked_rule(text: &str) -> Result<PermissionRule, String> {
 ///
 /// # Errors
 /// [`ConfigError::Rule`] naming `terminal_file` and the entry: a whitelist entry that
-/// does not parse, or one with a word whose value is only known when it runs (`$X`,
-/// `*.rs`), which no rule can match exactly.
+/// does not parse, one with a word whose value is only known when it runs (`$X`,
+/// `*.rs`), which no rule can match exactly, or one writing its output to a file.
 pub fn with_terminal_rules(
     mut rules: PermissionRules,
     terminal: &TerminalSettings,
@@ -137,6 +137,15 @@ pub fn with_terminal_rules(
                 return Err(invalid(
                     entry,
                     format!("`{}` is only known when the command runs", word.text),
+                ));
+            }
+            if let Some(target) = command.redirects.first() {
+                return Err(invalid(
+                    entry,
+                    format!(
+                        "it writes its output to `{}`, which no rule allows",
+                        target.text
+                    ),
                 ));
             }
             let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();

@@ -199,6 +199,10 @@ fn whitelist_entries_no_rule_can_match_are_errors_naming_terminal_json() {
             "`$(date)` is only known when the command runs",
         ),
         ("echo 'x", "could not parse"),
+        (
+            "git log > log.txt",
+            "it writes its output to `log.txt`, which no rule allows",
+        ),
     ];
     for &(entry, want) in cases {
         let terminal = TerminalSettings {

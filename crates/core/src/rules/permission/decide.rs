@@ -227,13 +227,17 @@ fn first(
 }
 
 /// The allow rules that allow each command (distinct, in order), or `None` when one
-/// command is allowed by none or there are no commands.
+/// command is allowed by none or writes its output to a file, or there are no commands.
 fn allowed_commands(allow: &[&PermissionRule], commands: &[CommandWords]) -> Option<Vec<String>> {
     if commands.is_empty() {
         return None;
     }
     let mut texts: Vec<String> = Vec::new();
     for command in commands {
+        // What a rule's words cannot say: where the output is written.
+        if !command.redirects.is_empty() {
+            return None;
+        }
         let words: Vec<&ShellWord> = command.assignments.iter().chain(&command.words).collect();
         let rule = allow.iter().find(|rule| rule.matches_words(&words))?;
         if !texts.iter().any(|text| text == rule.text()) {

@@ -138,6 +138,20 @@ fn command_lines_are_decided_on_every_simple_command() {
             "allow",
             Some("ExecuteCommand(RUST_LOG=debug cargo run:*)"),
         ),
+        // Output written to a file is not what a rule's words allow.
+        ("git status > notes.txt", "ask", None),
+        ("git status >> ~/.bashrc", "ask", None),
+        (
+            "git status 2>&1",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        (
+            "git status 2>/dev/null",
+            "allow",
+            Some("ExecuteCommand(git status)"),
+        ),
+        ("git status | cat > x", "ask", None),
         // Deny: any command, any level, assignments or not.
         ("curl x", "deny", Some("ExecuteCommand(curl:*)")),
         ("/usr/bin/curl x", "deny", Some("ExecuteCommand(curl:*)")),

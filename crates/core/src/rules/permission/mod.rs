@@ -30,7 +30,9 @@
 //! - it is allowed only when *every* simple command is allowed by an allow rule,
 //!   matched on the command's words with its assignments first (`FOO=1 cargo test` is
 //!   not allowed by `ExecuteCommand(cargo test:*)`: variables can change what a program
-//!   runs, as `PAGER` or `LD_PRELOAD` do). Wrappers that only run it (`sudo`, `nice`,
+//!   runs, as `PAGER` or `LD_PRELOAD` do), and never when it redirects its output to a
+//!   file (`git status > notes.txt`; `2>&1` and `/dev/null` do not count), which no
+//!   rule's words can say. Wrappers that only run it (`sudo`, `nice`,
 //!   `timeout`, `sh -c`) do not count; the command blacklist, checked before the rules,
 //!   refuses `sudo` by default.
 //!
