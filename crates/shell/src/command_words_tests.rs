@@ -136,16 +136,19 @@ fn what_cannot_be_read_is_an_error() {
         command_words("sh -c 'echo \"x'"),
         Err(CommandWordsError::Unparsable { .. })
     ));
-    let mut deep = "git status".to_owned();
-    for _ in 0..=MAX_SCRIPT_DEPTH {
-        deep = format!("eval {}", shlex_quote(&deep));
-    }
-    assert_eq!(command_words(&deep), Err(CommandWordsError::TooDeep));
-}
-
-/// `text` in single quotes for `sh`.
-fn shlex_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
+    // Substitutions nest without quoting: one level each.
+    let nested = |levels: usize| {
+        format!(
+            "{}git status{}",
+            "echo $(".repeat(levels),
+            ")".repeat(levels)
+        )
+    };
+    assert!(command_words(&nested(MAX_SCRIPT_DEPTH)).is_ok());
+    assert_eq!(
+        command_words(&nested(MAX_SCRIPT_DEPTH + 1)),
+        Err(CommandWordsError::TooDeep)
+    );
 }
 
 #[test]
@@ -201,5 +204,38 @@ fn output_redirections_to_files_are_kept() {
             .map(|command| command.redirects.iter().map(shown).collect())
             .collect();
         assert_eq!(got, expected, "{line:?}");
+    }
+}
+
+#[test]
+fn malformed_lines_never_panic() {
+    // Deterministic pseudo-random strings over the characters the tokenizer cares about.
+    let alphabet: Vec<char> = "ab1 -'\"\\$`()<>&|;#=\n\t{}[]*,é".chars().collect();
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..2000 {
+        let mut line = String::new();
+        for _ in 0..(seed % 40) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let Ok(index) = usize::try_from(seed % alphabet.len() as u64) else {
+                continue;
+            };
+            line.push(alphabet[index]);
+        }
+        seed = seed.wrapping_add(1);
+        for prefix in [
+            "",
+            "sudo bash -c ",
+            "env -S ",
+            "echo x | sh ",
+            "find . -exec ",
+        ] {
+            let text = format!("{prefix}{line}");
+            if let Ok(commands) = command_words(&text) {
+                assert!(commands.iter().all(|c| !c.words.is_empty()), "{text:?}");
+            }
+            let _ = one_command_words(&text);
+        }
     }
 }
