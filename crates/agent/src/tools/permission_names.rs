@@ -13,19 +13,22 @@ use super::tasks::{AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, Unco
 use super::time::GetCurrentTime;
 use super::workspace::{AppendFile, CreateDirectory, GrepContent, ListFiles, ReadFile, WriteFile};
 
-/// The names of the built-in tools, for checking the tool names of permission rules
-/// (MCP tools, named `mcp__<server>__<tool>` there, are checked by shape).
-pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
-    GetCurrentTime::NAME,
-    ExecuteCommand::NAME,
-    SearchHistory::NAME,
-    ReadConversationData::NAME,
+/// The workspace file tools, whose rules match the workspace-relative path.
+const PATH_TOOLS: [&str; 6] = [
     ReadFile::NAME,
     WriteFile::NAME,
     AppendFile::NAME,
     ListFiles::NAME,
     CreateDirectory::NAME,
     GrepContent::NAME,
+];
+
+/// The other built-in tools.
+const OTHER_TOOLS: [&str; 13] = [
+    GetCurrentTime::NAME,
+    ExecuteCommand::NAME,
+    SearchHistory::NAME,
+    ReadConversationData::NAME,
     ListTasks::NAME,
     AddTask::NAME,
     StartTask::NAME,
@@ -37,18 +40,26 @@ pub const BUILT_IN_TOOL_NAMES: &[&str] = &[
     GenerateSkill::NAME,
 ];
 
+/// The names of the built-in tools, for checking the tool names of permission rules
+/// (MCP tools, named `mcp__<server>__<tool>` there, are checked by shape).
+pub const BUILT_IN_TOOL_NAMES: [&str; PATH_TOOLS.len() + OTHER_TOOLS.len()] = {
+    let mut names = [""; PATH_TOOLS.len() + OTHER_TOOLS.len()];
+    let mut at = 0;
+    while at < names.len() {
+        names[at] = if at < PATH_TOOLS.len() {
+            PATH_TOOLS[at]
+        } else {
+            OTHER_TOOLS[at - PATH_TOOLS.len()]
+        };
+        at += 1;
+    }
+    names
+};
+
 /// What the permission rules of the tool `tool` match its calls on: `ExecuteCommand`
 /// its command's words, the workspace file tools their path, `Delegate` the agent.
 #[must_use]
 pub fn permission_argument(tool: &str) -> ArgumentKind {
-    const PATH_TOOLS: &[&str] = &[
-        ReadFile::NAME,
-        WriteFile::NAME,
-        AppendFile::NAME,
-        ListFiles::NAME,
-        CreateDirectory::NAME,
-        GrepContent::NAME,
-    ];
     if tool == ExecuteCommand::NAME {
         ArgumentKind::Command
     } else if tool == DELEGATE {
