@@ -76,7 +76,7 @@ fn bad_permissions_are_errors_naming_the_file_position_list_and_rule() {
         (
             "{\"permissions\": {\"ask\": [\"Bash(ls)\"]}}",
             "/h/agent.json:1:26: permissions.ask[0]: permission rule `Bash(ls)` names the \
-             tool `Bash`, which does not exist; the tools are GetCurrentTime, ExecuteCommand,",
+             tool `Bash`, which does not exist; the tools are ReadFile, WriteFile,",
         ),
         (
             "{\"permissions\": {\"allow\": [\"GetCurrentTime(now)\"]}}",
