@@ -7,8 +7,10 @@ use std::time::Duration;
 use smallebot_agent::config::{
     AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
 };
+use smallebot_agent::tools::permission_argument;
 use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_core::rules::budget::Budgets;
+use smallebot_core::rules::permission::{DefaultMode, PermissionRule, PermissionRules};
 use smallebot_core::rules::upload_quota::UploadQuotas;
 
 const FILE: &str = "/home/me/.agents/agent.json";
@@ -162,7 +164,8 @@ fn all_keys_are_read() {
                               "maxInlineTokens": 300, "maxPendingBytesPerUser": 9000,
                               "maxPendingBytesPerConversation": 6000,
                               "maxPartsPerUpload": 4, "maxFilesPerMessage": 3,
-                              "pendingExpirySeconds": 60 } }"#,
+                              "pendingExpirySeconds": 60 },
+             "permissions": { "deny": ["ExecuteCommand(curl:*)"], "defaultMode": "ask" } }"#,
     );
     assert_eq!(
         s,
@@ -207,6 +210,13 @@ fn all_keys_are_read() {
                 pending_expiry_seconds: 60,
             },
             checkpoints: smallebot_checkpoints::CheckpointSettings::default(),
+            permissions: PermissionRules {
+                deny: vec![
+                    PermissionRule::parse("ExecuteCommand(curl:*)", &permission_argument).unwrap()
+                ],
+                default_mode: DefaultMode::Ask,
+                ..PermissionRules::default()
+            },
         }
     );
 }

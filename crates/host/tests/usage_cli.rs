@@ -192,7 +192,11 @@ async fn usage_json_sums_every_request_per_model_and_per_user() {
         shown(bob_picos),
         bob.len()
     );
-    assert!(text(&out.stderr).contains(&line), "{line} in {}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&line),
+        "{line} in {}",
+        text(&out.stderr)
+    );
     assert_eq!(model.requests().len(), all.len());
 
     let report = |args: &[&str]| {

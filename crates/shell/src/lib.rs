@@ -1,6 +1,6 @@
 //! # smallebot-shell
 //!
-//! The shell analyzer: one parser for shell command lines, two readers of its result.
+//! The shell analyzer: one parser for shell command lines, three readers of its result.
 //! A pure leaf library (no I/O; only `thiserror`): the command policy and written-file
 //! detection are no layer's concept, so they live here rather than in
 //! `smallebot-core`; the agent's `ExecuteCommand` tool and its configuration read them.
@@ -18,8 +18,10 @@
 //!   decide whether a command may run ([`CommandPolicy`], [`DEFAULT_COMMAND_BLACKLIST`]).
 //! - **Reader 2, written files** ([`written_files`], [`resolve_written_path`]): which
 //!   files a command line (or a file tool's path argument) writes, for the task list.
+//! - **Reader 3, command words** ([`command_words`]): the normalized words of each
+//!   simple command a line runs, what permission rules are matched on.
 //!
-//! Because both readers see the same parse and the same wrappers, what the policy
+//! Because the readers see the same parse and the same wrappers, what the policy
 //! looks through (`sudo bash -c '…'`) written-file detection looks through too.
 //!
 //! # Written files
@@ -55,11 +57,16 @@
 //! assert_eq!(resolve_written_path("/ws", "/dev/null"), None);
 //! ```
 
+mod command_words;
+mod piped_text;
 pub mod policy;
 mod syntax;
 mod wrappers;
 mod written_files;
 
+pub use command_words::{
+    CommandWords, CommandWordsError, ShellWord, command_words, one_command_words,
+};
 pub use policy::{
     CommandPolicy, CommandVerdict, DEFAULT_COMMAND_BLACKLIST, PolicyError, default_blacklist,
 };

@@ -1,5 +1,5 @@
-//! The two readers agree: what the policy looks through, written-file detection looks
-//! through too (same parser, same wrappers, same nesting limit).
+//! The readers agree: what the policy looks through, written-file detection and the
+//! command words look through too (same parser, same wrappers, same nesting limit).
 
 use super::*;
 
@@ -28,6 +28,17 @@ fn both_readers_look_through_the_same_nesting() {
     for &(command, files) in written {
         assert_eq!(written_files(command, "/ws"), files, "{command:?}");
     }
+    // (command, the words of the command that runs)
+    let words: &[(&str, &[&str])] = &[
+        ("sudo bash -c \"rm -rf /\"", &["rm", "-rf", "/"]),
+        ("env nice timeout 5 bash -c 'rm -rf /'", &["rm", "-rf", "/"]),
+        ("bash <<EOF\nrm -rf /\nEOF", &["rm", "-rf", "/"]),
+    ];
+    for &(command, expected) in words {
+        let found = command_words(command)
+            .map(|c| c.iter().map(|c| c.texts().join(" ")).collect::<Vec<_>>());
+        assert_eq!(found, Ok(vec![expected.join(" ")]), "{command:?}");
+    }
 }
 
 #[test]
@@ -39,6 +50,10 @@ fn both_readers_stop_at_the_same_depth() {
     assert_eq!(written_files(&within, "/ws"), ["/ws/deep.txt"]);
     assert!(!policy.check(&beyond).is_allowed());
     assert!(written_files(&beyond, "/ws").is_empty());
+    let within_words =
+        command_words(&within).map(|c| c.iter().map(|c| c.texts().join(" ")).collect::<Vec<_>>());
+    assert_eq!(within_words, Ok(vec!["touch deep.txt".to_owned()]));
+    assert_eq!(command_words(&beyond), Err(CommandWordsError::TooDeep));
 }
 
 /// `command` wrapped in `levels` levels of `sh -c "…"`, quoted properly.

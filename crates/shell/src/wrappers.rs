@@ -139,6 +139,9 @@ pub(crate) struct Unwrapped<W> {
     pub(crate) chain: Vec<Vec<W>>,
     /// Scripts and commands to read on their own.
     pub(crate) nested: Vec<Nested<W>>,
+    /// The `NAME=value` words dropped before a level's program (`FOO=1 git`,
+    /// `env FOO=1 git`), in order.
+    pub(crate) assignments: Vec<W>,
 }
 
 /// The texts of `words`.
@@ -157,8 +160,9 @@ pub(crate) fn unwrap_command<W: CommandWord>(words: &[W], stdin: Option<&str>) -
     let mut unwrapped = Unwrapped {
         chain: Vec::new(),
         nested: Vec::new(),
+        assignments: Vec::new(),
     };
-    let mut current = skip_assignments(words);
+    let mut current = skip_assignments(words, &mut unwrapped.assignments);
     while !current.is_empty() && unwrapped.chain.len() < MAX_LEVELS {
         unwrapped.chain.push(current.clone());
         let all = texts(&current);
@@ -204,16 +208,18 @@ pub(crate) fn unwrap_command<W: CommandWord>(words: &[W], stdin: Option<&str>) -
                 None => Vec::new(),
             },
         };
-        current = skip_assignments(&inner);
+        current = skip_assignments(&inner, &mut unwrapped.assignments);
     }
     unwrapped
 }
 
-fn skip_assignments<W: CommandWord>(words: &[W]) -> Vec<W> {
+/// `words` without their leading assignments, which go to `assignments`.
+fn skip_assignments<W: CommandWord>(words: &[W], assignments: &mut Vec<W>) -> Vec<W> {
     let start = words
         .iter()
         .position(|word| assignment(word.text()).is_none())
         .unwrap_or(words.len());
+    assignments.extend_from_slice(&words[..start]);
     words[start..].to_vec()
 }
 

@@ -176,7 +176,8 @@ pub async fn follow(
     if !json && failed_output.is_none() {
         // What the turn and its conversation cost, where the model has prices.
         let store = service.store().as_ref();
-        match crate::usage::cost_line(store, prepared.conversation_id, Some(outcome.turn_id)).await {
+        match crate::usage::cost_line(store, prepared.conversation_id, Some(outcome.turn_id)).await
+        {
             Ok(Some(line)) => errln!("{line}"),
             Ok(None) => {}
             Err(error) => errln!("warning: the turn's cost could not be read: {error}"),

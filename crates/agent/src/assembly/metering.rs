@@ -11,8 +11,6 @@ use smallebot_core::repository::Store;
 use smallebot_core::rules::budget::Budgets;
 use smallebot_core::rules::cost::Pricing;
 
-use super::AgentAssembly;
-
 /// Prices, budgets and per-user budgets of an assembly.
 #[derive(Clone)]
 pub struct Metering {
@@ -63,33 +61,5 @@ impl Metering {
             )
             .with_summary_model(self.summary_model),
         )
-    }
-}
-
-impl AgentAssembly {
-    /// Prices by model id and the budgets (from the home: models.json `pricing`,
-    /// agent.json `budgets`).
-    #[must_use]
-    pub fn prices_and_budgets(
-        mut self,
-        prices: HashMap<String, Pricing>,
-        budgets: Budgets,
-    ) -> Self {
-        self.metering.prices = prices;
-        self.metering.budgets = budgets;
-        self
-    }
-
-    /// Where each user's own monthly budget is read (`users set NAME --budget-monthly`).
-    #[must_use]
-    pub fn budget_overrides(mut self, overrides: Arc<dyn BudgetOverrides>) -> Self {
-        self.metering.overrides = overrides;
-        self
-    }
-
-    /// What the built agent meters with.
-    #[must_use]
-    pub fn metering(&self) -> &Metering {
-        &self.metering
     }
 }

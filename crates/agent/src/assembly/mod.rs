@@ -30,6 +30,7 @@ mod home;
 mod home_config;
 mod home_tools;
 mod metering;
+mod metering_setters;
 mod sub_agents;
 mod unconfigured;
 mod warm_up;

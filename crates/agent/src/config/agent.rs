@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::permission::PermissionRules;
 use smallebot_core::rules::upload_quota::UploadQuotas;
 
 use super::ConfigError;
@@ -17,6 +18,7 @@ use super::budgets::RawBudgets;
 use super::checkpoints::RawCheckpoints;
 use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 use super::json::{parse_keys, read_optional};
+use super::permissions::RawPermissions;
 use crate::tools::ReadConversationData;
 use smallebot_core::rules::budget::Budgets;
 
@@ -115,6 +117,12 @@ pub struct AgentSettings {
     /// `pendingExpirySeconds` (default 86400: a day) before an unsent upload is
     /// deleted; each at least 1.
     pub uploads: UploadQuotas,
+    /// `permissions`: the rules that let tool calls run (`allow`), ask about them
+    /// (`ask`) or refuse them (`deny`), and `defaultMode` (`"allow"`, the default, or
+    /// `"ask"`) for calls no rule matches; see
+    /// [`smallebot_core::rules::permission`]. terminal.json's command keys are mapped
+    /// onto them by [`with_terminal_rules`](super::with_terminal_rules).
+    pub permissions: PermissionRules,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -205,7 +213,8 @@ impl AgentSettings {
     ///
     /// # Errors
     /// [`ConfigError::Invalid`] (with line and column) for invalid JSON, a value of the
-    /// wrong type, an unknown key, or an unknown `toolHistoryFormat`.
+    /// wrong type, an unknown key, an unknown `toolHistoryFormat`, or a permission rule
+    /// that is malformed or names an unknown tool.
     pub fn from_json(text: &str, file: &Path) -> Result<Self, ConfigError> {
         let mut raw: RawAgentFile = parse_keys(text, file, "the agent settings")?;
         let retries = |key: &str, value: Option<i64>, default: u32| match value {
@@ -244,8 +253,14 @@ impl AgentSettings {
             .unwrap_or_default()
             .into_settings(file)?;
         let budgets = raw.budgets.take().unwrap_or_default().into_budgets(file)?;
+        let permissions = raw
+            .permissions
+            .take()
+            .unwrap_or_default()
+            .into_rules(text, file)?;
         let mut settings = raw.into_settings();
         settings.budgets = budgets;
+        settings.permissions = permissions;
         settings.checkpoints = checkpoints;
         settings.attachments = attachments;
         settings.uploads = uploads;
@@ -282,6 +297,7 @@ impl Default for AgentSettings {
             checkpoints: CheckpointSettings::default(),
             budgets: Budgets::default(),
             uploads: UploadQuotas::default(),
+            permissions: PermissionRules::default(),
         }
     }
 }
@@ -310,6 +326,7 @@ struct RawAgentFile {
     attachments: Option<RawAttachments>,
     checkpoints: Option<RawCheckpoints>,
     budgets: Option<RawBudgets>,
+    permissions: Option<RawPermissions>,
 }
 
 impl RawAgentFile {
@@ -359,6 +376,7 @@ impl RawAgentFile {
             checkpoints: defaults.checkpoints,
             budgets: defaults.budgets,
             uploads: defaults.uploads,
+            permissions: defaults.permissions,
         }
     }
 }

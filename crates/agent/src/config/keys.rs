@@ -85,6 +85,32 @@ pub(crate) fn error_at_key(text: &str, file: &Path, key: &str, message: String) 
     at_key(text, file, key, message)
 }
 
+/// An error at the string `value` written after the key `key`'s last occurrence in
+/// `text` (at the key when the string is not found as written).
+pub(crate) fn error_at_value(
+    text: &str,
+    file: &Path,
+    key: &str,
+    value: &str,
+    message: String,
+) -> ConfigError {
+    let after = key_offsets(text, key).last().copied();
+    let quoted = serde_json::to_string(value).unwrap_or_default();
+    let found = after.and_then(|from| text[from..].find(&quoted).map(|at| from + at));
+    match found {
+        Some(at) => {
+            let (line, column) = position(text, at);
+            ConfigError::Invalid {
+                file: file.to_path_buf(),
+                line,
+                column,
+                message,
+            }
+        }
+        None => at_key(text, file, key, message),
+    }
+}
+
 fn check(
     value: &Value,
     keys: &Keys,

@@ -1,7 +1,9 @@
 //! Configuration files in the home directory (`--home DIR` > `SMALLEBOT_HOME` >
 //! `./.agents` when present > `~/.smallebot`, chosen by the host).
 //!
-//! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps, …).
+//! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps,
+//!   permission rules, …); terminal.json's command keys mapped onto the rules by
+//!   [`with_terminal_rules`].
 //! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
 //!   compaction [`Endpoint`]s by [`resolve_models`]; [`survey_models`] asks each
 //!   model's server what it serves (`smallebot models`).
@@ -24,6 +26,7 @@ mod keys;
 mod known_keys;
 mod mcp;
 mod models;
+mod permissions;
 mod resolve;
 mod sandbox;
 mod survey;
@@ -37,6 +40,7 @@ pub use mcp::{
     MCP_FILE, load_mcp_settings, mcp_settings_from_json,
 };
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
+pub use permissions::with_terminal_rules;
 pub use resolve::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,
     ENV_OPENAI_SUPPORTS_IMAGES, ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels,

@@ -1,5 +1,6 @@
 //! `Delegate`: hands a self-contained task to a sub-agent and answers with its answer.
 
+use super::delegate_name::DELEGATE;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -39,7 +40,7 @@ pub struct Delegate {
 
 impl Delegate {
     /// The tool's name.
-    pub const NAME: &'static str = "Delegate";
+    pub const NAME: &'static str = DELEGATE;
 
     /// The tool over `runner`.
     #[must_use]

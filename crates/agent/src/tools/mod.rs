@@ -2,8 +2,10 @@
 //! application's `ToolExecutor`, argument helpers, and the built-in tools.
 
 mod delegate;
+mod delegate_name;
 mod history;
 mod mcp;
+mod permission_names;
 mod registry;
 mod shell;
 mod skills;
@@ -18,6 +20,7 @@ pub use history::{
     format_matches, format_matches_with, search_and_format, search_for_people,
 };
 pub use mcp::McpToolSource;
+pub use permission_names::{BUILT_IN_TOOL_NAMES, permission_argument};
 pub use registry::{Tool, ToolRegistry, ToolSource};
 pub use shell::ExecuteCommand;
 pub use skills::{

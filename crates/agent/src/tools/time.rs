@@ -9,12 +9,17 @@ use super::typed::{NoArgs, TypedTool};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct GetCurrentTime;
 
+impl GetCurrentTime {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "GetCurrentTime";
+}
+
 #[async_trait]
 impl TypedTool for GetCurrentTime {
     type Args = NoArgs;
 
     fn name(&self) -> &str {
-        "GetCurrentTime"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {

@@ -225,13 +225,7 @@ impl Compressor {
             })
             .cloned()
             .collect();
-        let own = UsageAccount {
-            user_name: conversation.user_name.clone(),
-            conversation_id: conversation.id,
-            turn_id: None,
-            sub_conversation_id: None,
-            step: 0,
-        };
+        let own = own_account(conversation);
         let input = SummaryInput {
             previous_summary: conversation.compressed_context.as_deref(),
             rows: &to_summarize,
@@ -321,4 +315,15 @@ fn still_above(report: &CompressionReport, left: ContextEstimate, threshold: f64
         left.window,
         threshold * 100.0
     )
+}
+
+/// The account of a summary asked for outside a turn: the conversation itself.
+fn own_account(conversation: &Conversation) -> UsageAccount {
+    UsageAccount {
+        user_name: conversation.user_name.clone(),
+        conversation_id: conversation.id,
+        turn_id: None,
+        sub_conversation_id: None,
+        step: 0,
+    }
 }

@@ -23,6 +23,7 @@ pub mod mentions;
 pub mod message_versions;
 pub mod output_bound;
 pub mod pasted_path;
+pub mod permission;
 pub mod request_fit;
 pub mod retention;
 pub mod rewrite;

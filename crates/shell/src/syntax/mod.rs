@@ -12,7 +12,7 @@ mod parser;
 mod quoting;
 mod redirect;
 
-pub(crate) use lexer::{Redirect, RedirectOp, SubstitutionKind, Token, Word, tokenize};
+pub(crate) use lexer::{RedirectOp, SubstitutionKind, Token, Word, tokenize};
 pub(crate) use parser::{
     FunctionDefinition, Pipeline, SimpleCommand, parse_script, parse_simple_commands,
 };

@@ -10,6 +10,24 @@ pub(super) struct PendingHereDoc {
     pub(super) strip_tabs: bool,
 }
 
+impl Redirect {
+    /// Whether the redirection writes to a file: output redirections, and `>&` to a
+    /// name rather than an fd (`2>&1`, `>&-`).
+    pub(crate) fn writes_file(&self) -> bool {
+        match self.op {
+            RedirectOp::Output
+            | RedirectOp::Append
+            | RedirectOp::OutputAll
+            | RedirectOp::AppendAll => true,
+            RedirectOp::DuplicateOutput => {
+                let target = self.target.text.trim_end_matches('-');
+                !target.chars().all(|c| c.is_ascii_digit())
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Lexer {
     /// When the cursor is on digits directly followed by `<` or `>`, consumes the
     /// digits and returns them as a file descriptor.

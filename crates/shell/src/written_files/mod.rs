@@ -27,7 +27,7 @@ mod commands;
 mod path;
 mod python;
 
-use super::syntax::{Redirect, RedirectOp, SimpleCommand, Word, parse_simple_commands};
+use super::syntax::{RedirectOp, SimpleCommand, Word, parse_simple_commands};
 use super::wrappers::{MAX_SCRIPT_DEPTH, Nested, basename, unwrap_command};
 
 /// The files a shell command line writes (see the [crate](crate) docs).
@@ -109,7 +109,7 @@ fn scan_command(
             scan_script(&substitution.script, cwd.as_deref(), found, depth + 1);
         }
     }
-    for redirect in command.redirects.iter().filter(|r| writes_file(r)) {
+    for redirect in command.redirects.iter().filter(|r| r.writes_file()) {
         found.add_word(cwd.as_deref(), &redirect.target);
     }
     let unwrapped = unwrap_command(&command.words, own_input(command).as_deref());
@@ -142,21 +142,6 @@ fn scan_command(
         "cd" => *cwd = commands::change_directory(cwd_ref, args),
         name if commands::is_python(name) => commands::scan_python(command, args, cwd_ref, found),
         _ => {}
-    }
-}
-
-/// Whether a redirection writes to a file: output redirections, and `>&` to a name
-/// rather than an fd (`2>&1`, `>&-`).
-fn writes_file(redirect: &Redirect) -> bool {
-    match redirect.op {
-        RedirectOp::Output | RedirectOp::Append | RedirectOp::OutputAll | RedirectOp::AppendAll => {
-            true
-        }
-        RedirectOp::DuplicateOutput => {
-            let target = redirect.target.text.trim_end_matches('-');
-            !target.chars().all(|c| c.is_ascii_digit())
-        }
-        _ => false,
     }
 }
 

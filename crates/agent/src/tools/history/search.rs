@@ -54,6 +54,9 @@ pub struct SearchHistory {
 }
 
 impl SearchHistory {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = NAME;
+
     /// The tool over `store`.
     #[must_use]
     pub fn new(store: Arc<dyn Store>) -> Self {

@@ -36,6 +36,9 @@ pub struct GrepContent {
 }
 
 impl GrepContent {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "GrepContent";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -75,7 +78,7 @@ impl TypedTool for GrepContent {
     type Args = GrepContentArgs;
 
     fn name(&self) -> &str {
-        "GrepContent"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {

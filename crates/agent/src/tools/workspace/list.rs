@@ -25,6 +25,9 @@ pub struct ListFiles {
 }
 
 impl ListFiles {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "ListFiles";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -45,7 +48,7 @@ impl TypedTool for ListFiles {
     type Args = ListFilesArgs;
 
     fn name(&self) -> &str {
-        "ListFiles"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {

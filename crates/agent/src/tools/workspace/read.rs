@@ -31,6 +31,9 @@ pub struct ReadFile {
 }
 
 impl ReadFile {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "ReadFile";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -58,7 +61,7 @@ impl TypedTool for ReadFile {
     type Args = ReadFileArgs;
 
     fn name(&self) -> &str {
-        "ReadFile"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {

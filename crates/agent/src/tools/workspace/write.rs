@@ -32,6 +32,9 @@ pub struct WriteFile {
 }
 
 impl WriteFile {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "WriteFile";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -46,6 +49,9 @@ pub struct AppendFile {
 }
 
 impl AppendFile {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "AppendFile";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -60,6 +66,9 @@ pub struct CreateDirectory {
 }
 
 impl CreateDirectory {
+    /// The name the model calls it by.
+    pub const NAME: &'static str = "CreateDirectory";
+
     /// The tool over `workspace`.
     #[must_use]
     pub fn new(workspace: Workspace) -> Self {
@@ -108,7 +117,7 @@ impl TypedTool for WriteFile {
     type Args = WriteFileArgs;
 
     fn name(&self) -> &str {
-        "WriteFile"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {
@@ -142,7 +151,7 @@ impl TypedTool for AppendFile {
     type Args = AppendFileArgs;
 
     fn name(&self) -> &str {
-        "AppendFile"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {
@@ -271,7 +280,7 @@ impl TypedTool for CreateDirectory {
     type Args = CreateDirectoryArgs;
 
     fn name(&self) -> &str {
-        "CreateDirectory"
+        Self::NAME
     }
 
     fn traits(&self) -> ToolTraits {

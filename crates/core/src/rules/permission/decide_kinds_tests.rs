@@ -1,0 +1,159 @@
+//! Decisions on calls other than command lines: rules without a pattern, paths,
+//! agents and MCP tools.
+
+use super::decide_tests::{ASK, outcome, rules};
+use super::*;
+
+#[test]
+fn rules_without_a_pattern_cover_every_call_of_their_tool() {
+    let rules = rules(
+        &["ExecuteCommand", "ReadFile"],
+        &["WriteFile"],
+        &["Delegate"],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        (
+            CallSubject::command("ExecuteCommand", "rm -rf x; make"),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::command("ExecuteCommand", "echo 'x"),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::command("ExecuteCommand", ""),
+            "allow",
+            Some("ExecuteCommand"),
+        ),
+        (
+            CallSubject::path("ReadFile", "a/b"),
+            "allow",
+            Some("ReadFile"),
+        ),
+        (
+            CallSubject::path("WriteFile", "a/b"),
+            "ask",
+            Some("WriteFile"),
+        ),
+        (
+            CallSubject::agent("Delegate", "researcher"),
+            "deny",
+            Some("Delegate"),
+        ),
+        (CallSubject::tool("GetCurrentTime"), "ask", None),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}
+
+#[test]
+fn paths_agents_and_mcp_tools() {
+    let rules = rules(
+        &[
+            "WriteFile(docs/**)",
+            "ReadFile(**)",
+            "Delegate(researcher)",
+            "mcp__files__read_*",
+            "mcp__search",
+        ],
+        &["WriteFile(docs/secret/**)", "mcp__files__read_secret"],
+        &[
+            "ReadFile(**/.env)",
+            "WriteFile(*.lock)",
+            "mcp__files__delete?",
+        ],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        (
+            CallSubject::path("WriteFile", "docs/a.md"),
+            "allow",
+            Some("WriteFile(docs/**)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "docs/x/y.md"),
+            "allow",
+            Some("WriteFile(docs/**)"),
+        ),
+        (CallSubject::path("WriteFile", "src/a.rs"), "ask", None),
+        (
+            CallSubject::path("WriteFile", "docs/secret/k"),
+            "ask",
+            Some("WriteFile(docs/secret/**)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "Cargo.lock"),
+            "deny",
+            Some("WriteFile(*.lock)"),
+        ),
+        (
+            CallSubject::path("WriteFile", "sub/Cargo.lock"),
+            "ask",
+            None,
+        ),
+        (CallSubject::path("AppendFile", "docs/a.md"), "ask", None),
+        (
+            CallSubject::path("ReadFile", "src/main.rs"),
+            "allow",
+            Some("ReadFile(**)"),
+        ),
+        (
+            CallSubject::path("ReadFile", ".env"),
+            "deny",
+            Some("ReadFile(**/.env)"),
+        ),
+        (
+            CallSubject::path("ReadFile", "a/b/.env"),
+            "deny",
+            Some("ReadFile(**/.env)"),
+        ),
+        (CallSubject::tool("ReadFile"), "ask", None),
+        (
+            CallSubject::agent("Delegate", "researcher"),
+            "allow",
+            Some("Delegate(researcher)"),
+        ),
+        (CallSubject::agent("Delegate", "researcher2"), "ask", None),
+        (
+            CallSubject::tool("mcp__files__read_file"),
+            "allow",
+            Some("mcp__files__read_*"),
+        ),
+        (
+            CallSubject::tool("mcp__files__read_secret"),
+            "ask",
+            Some("mcp__files__read_secret"),
+        ),
+        (CallSubject::tool("mcp__files__write"), "ask", None),
+        (
+            CallSubject::tool("mcp__files__deleteX"),
+            "deny",
+            Some("mcp__files__delete?"),
+        ),
+        (CallSubject::tool("mcp__files__delete"), "ask", None),
+        (
+            CallSubject::tool("mcp__search__query"),
+            "allow",
+            Some("mcp__search"),
+        ),
+        (CallSubject::tool("mcp__searcher__query"), "ask", None),
+        (CallSubject::tool("mcp__files2__read_x"), "ask", None),
+        // A pattern of another kind never matches.
+        (CallSubject::agent("WriteFile", "docs"), "ask", None),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}
