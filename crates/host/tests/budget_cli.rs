@@ -49,6 +49,7 @@ async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass
         "perConversation",
         "of 0.020000 USD",
         "The request was not sent",
+        "error: the turn was stopped by a budget (conversation",
     ] {
         assert!(stderr.contains(words), "{words:?} in {stderr}");
     }

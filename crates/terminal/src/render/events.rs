@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use smallebot_application::{Event, EventKind};
+use smallebot_core::rules::budget::is_budget_stop;
 use smallebot_core::rules::terminal_text::escape_controls;
 use smallebot_core::tasks::progress_line;
 
@@ -396,8 +397,13 @@ impl<W: Write> EventPrinter<W> {
             EventKind::TurnFailed { error, .. } => {
                 self.end_answer_line()?;
                 self.status_line(&style.red(&format!("error: {}", escape_controls(error))))?;
+                let how = if is_budget_stop(error) {
+                    "was stopped by a budget"
+                } else {
+                    "ended failed"
+                };
                 let line = format!(
-                    "error: the turn ended failed (conversation {})",
+                    "error: the turn {how} (conversation {})",
                     event.conversation_id
                 );
                 self.status_line(&style.red(&line))?;

@@ -6,7 +6,7 @@ import { $, element, scrollDown } from "./dom.js";
 import { MarkdownStream } from "./markdown.js";
 import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
-import { reasoningBlock } from "./timeline.js";
+import { failureText, reasoningBlock } from "./timeline.js";
 import { subAgentEvent } from "./subagents.js";
 import { completeCard, toolCard } from "./toolcards.js";
 import { showUsage } from "./usage.js";
@@ -233,7 +233,7 @@ function onEvent(event, on) {
       state.stopped.add(event.turn_id);
     // falls through
     case "TurnFailed":
-      if (event.type === "TurnFailed") showError(`The turn failed: ${event.error}`);
+      if (event.type === "TurnFailed") showError(failureText(event.error));
     // falls through
     case "TurnCompleted":
       announce(event.type);

@@ -99,13 +99,23 @@ function draw(box, row, answered, stopped, kept) {
   }
 }
 
+// How a failed turn's error is said: a budget's stop (agent.json budgets, the error
+// starts "budget reached:") as such, any other as a failure.
+export function failureText(error) {
+  const text = error || "no reason was stored";
+  const budget = "budget reached:";
+  return text.startsWith(budget)
+    ? `Stopped by a budget:${text.slice(budget.length)}`
+    : `The turn failed: ${text}`;
+}
+
 // A failed turn's stored outcome: its error (as text) and a Retry button, which
 // regenerates the turn (actions.js).
 function failedCard(turn) {
   const card = element("div", "turn-failed");
   card.setAttribute("role", "group");
   card.setAttribute("aria-label", "Failed turn");
-  card.append(element("p", "turn-error", `The turn failed: ${turn.error || "no reason was stored"}`));
+  card.append(element("p", "turn-error", failureText(turn.error)));
   const retry = button("retry", "Retry");
   retry.dataset.action = "retry";
   retry.dataset.turnId = turn.id;
