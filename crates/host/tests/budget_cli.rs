@@ -64,7 +64,8 @@ async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass
     assert!(spent <= limit, "spent {spent} picos of {limit}");
     // Every request the model received is recorded, and one more was refused unsent.
     let sent = model.requests().len() as i64;
-    assert_eq!(report["total"]["requests"].as_i64().unwrap(), sent + 1);
+    assert_eq!(report["total"]["requests"].as_i64().unwrap(), sent);
+    assert_eq!(report["total"]["refused_requests"].as_i64().unwrap(), 1);
     let steps = sent - 1; // the title's request is one of them
     assert!(steps >= 3, "the turn ran a few steps first: {steps}");
     // The work before the stop is kept: its tool calls are stored, the turn failed

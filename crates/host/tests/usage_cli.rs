@@ -93,6 +93,7 @@ fn expected(key: &str, requests: &[Tokens]) -> Value {
         "reasoning_tokens": sum(|t| t.3),
         "cost": {"USD": {"amount": picos as f64 / 1e12, "picos": picos}},
         "unpriced_requests": 0,
+        "refused_requests": 0,
     })
 }
 

@@ -145,6 +145,7 @@ fn group_json(group: &UsageGroup) -> Value {
         "reasoning_tokens": group.tokens.reasoning,
         "cost": costs,
         "unpriced_requests": group.unpriced,
+        "refused_requests": group.refused,
     })
 }
 
@@ -249,6 +250,7 @@ mod tests {
             },
             costs: costs.iter().map(|(c, p)| ((*c).to_owned(), *p)).collect(),
             unpriced,
+            refused: 0,
         }
     }
 

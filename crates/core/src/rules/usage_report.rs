@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::entities::{TokenCounts, UsageRecord};
+use crate::entities::{TokenCounts, UsageOutcome, UsageRecord};
 
 /// What the records are summed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,8 +52,10 @@ impl UsageGrouping {
 pub struct UsageGroup {
     /// The day, model id, user or conversation id.
     pub key: String,
-    /// How many requests.
+    /// How many requests were sent (those a budget refused not among them).
     pub requests: u64,
+    /// How many requests a budget refused before they were sent.
+    pub refused: u64,
     /// Their tokens.
     pub tokens: TokenCounts,
     /// Their cost, in picos, per currency (empty when none was priced).
@@ -64,6 +66,10 @@ pub struct UsageGroup {
 
 impl UsageGroup {
     fn add(&mut self, record: &UsageRecord) {
+        if record.outcome == UsageOutcome::OverBudget {
+            self.refused += 1;
+            return;
+        }
         self.requests += 1;
         if let Some(tokens) = record.tokens {
             self.tokens = self.tokens.plus(tokens);
@@ -106,7 +112,7 @@ pub fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entities::{UsageAccount, UsageOutcome, UsagePurpose};
+    use crate::entities::{UsageAccount, UsagePurpose};
     use crate::ids::ConversationId;
 
     fn record(
@@ -148,6 +154,10 @@ mod tests {
             record("ann", "small", "2026-03-02", Some((50, 5)), None),
             record("bob", "big", "2026-03-02", Some((200, 20)), Some(7)),
             record("bob", "big", "2026-03-02", None, None),
+            UsageRecord {
+                outcome: UsageOutcome::OverBudget,
+                ..record("bob", "big", "2026-03-02", None, None)
+            },
         ];
         let keys = |g: UsageGrouping| -> Vec<(String, u64, u64, Option<i64>, u64)> {
             summarize(&records, g)
@@ -189,10 +199,16 @@ mod tests {
             assert_eq!(keys(grouping), expected, "{grouping:?}");
         }
         let (by_conversation, total) = summarize(&records, UsageGrouping::Conversation);
-        assert_eq!(by_conversation.len(), 4);
+        assert_eq!(by_conversation.len(), 5);
+        // A request a budget refused was never sent: counted apart.
         assert_eq!(
-            (total.requests, total.tokens.completion, total.costs["USD"]),
-            (4, 35, 12)
+            (
+                total.requests,
+                total.refused,
+                total.tokens.completion,
+                total.costs["USD"]
+            ),
+            (4, 1, 35, 12)
         );
         assert!(
             UsageGrouping::parse("week")
