@@ -90,3 +90,87 @@ async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass
     assert_eq!(shown.matches("ListFiles").count() as i64, steps, "{shown}");
     assert!(shown.contains("budget reached"), "{shown}");
 }
+
+/// Four sub-agents at once spend from their parent's turn budget: each request holds
+/// its projected cost while it runs, so together they never pass the budget.
+#[tokio::test]
+async fn sub_agents_running_at_once_never_pass_their_turn_budget_together() {
+    let model = TestModel::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let models = json!({"default": "big", "models": [{
+        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
+        "maxOutputTokens": 200,
+        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
+    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    let agent = json!({"budgets": {"perTurn": LIMIT}, "maxToolSteps": 200,
+                       "maxParallelAgents": 4});
+    std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
+    let agents = home.path().join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("looper.md"),
+        "---\nname: looper\ndescription: Lists files forever.\ntools: ListFiles\n---\nYou are looper.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join("workspace")).unwrap();
+    model.respond_with(|r| {
+        if r.asks_for_title() {
+            return ScriptedResponse::text("A title").usage(10, 2);
+        }
+        let looper = r
+            .messages()
+            .first()
+            .and_then(|m| m["content"].as_str())
+            .is_some_and(|s| s.contains("You are looper."));
+        let n = r.tool_results_since_user();
+        if looper {
+            // Slow enough that the four overlap.
+            return ScriptedResponse::tool_calls([ToolCallSpec::new(
+                format!("l{n}"),
+                "ListFiles",
+                "{}",
+            )])
+            .usage(1000, 100)
+            .delay_before(std::time::Duration::from_millis(30));
+        }
+        if n == 0 {
+            let calls = (0..4).map(|k| {
+                let args = json!({"agent": "looper", "prompt": format!("task {k}"),
+                                  "description": format!("task {k}")});
+                ToolCallSpec::new(format!("d{k}"), "Delegate", args.to_string())
+            });
+            ScriptedResponse::tool_calls(calls).usage(1000, 100)
+        } else {
+            ScriptedResponse::text("done").usage(1000, 100)
+        }
+    });
+    let out = cli::smallebot(home.path(), None)
+        .args(["run", "Delegate four loops."])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let usage = cli::smallebot(home.path(), None)
+        .args(["usage", "--json"])
+        .output()
+        .await
+        .unwrap();
+    let report: Value = serde_json::from_str(&text(&usage.stdout)).unwrap();
+    let spent = report["total"]["cost"]["USD"]["picos"].as_i64().unwrap();
+    let title = 10 * 2_000_000 + 2 * 8_000_000;
+    let limit = (LIMIT * 1e12) as i64;
+    assert!(
+        spent - title <= limit,
+        "the turn spent {} picos of {limit}",
+        spent - title
+    );
+    // The sub-agents did run side by side and were stopped by the same budget.
+    assert!(
+        report["total"]["refused_requests"].as_i64().unwrap() >= 4,
+        "{report}"
+    );
+    assert!(
+        report["total"]["requests"].as_i64().unwrap() > 4,
+        "{report}"
+    );
+}
