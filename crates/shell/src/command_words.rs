@@ -100,7 +100,8 @@ pub enum CommandWordsError {
     },
 }
 
-/// The simple commands `line` runs, in order (see the [module](self) docs).
+/// The simple commands `line` runs, in order: each with its normalized words, the
+/// wrappers it was found inside, its assignments and its output redirections.
 ///
 /// # Errors
 /// [`CommandWordsError::Unparsable`] for a line or nested script that does not parse,

@@ -1,6 +1,6 @@
 //! [`WarmUp`]: when the tokenizer's encoder is built.
 
-/// When [`AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
+/// When [`super::AgentAssembly::build`] builds the tokenizer's encoder (~150 ms of CPU).
 ///
 /// Until it is built, the pipeline never waits for it on the way to a request: it
 /// counts upper bounds (one token per byte), marks the rows so counted as provisional,
