@@ -15,8 +15,8 @@ use smallebot_agent::tools::{
     ExecuteCommand, PermissionGate, ToolRegistry, Workspace, permission_argument, workspace_tools,
 };
 use smallebot_application::ports::{
-    CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
-    ToolOutcome,
+    Answer, CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor,
+    ToolInvocation, ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
@@ -34,6 +34,37 @@ impl CommandConfirmer for Recording {
     async fn confirm(&self, request: &ConfirmationRequest<'_>, _timeout: Duration) -> bool {
         self.asked.lock().unwrap().push(request.command.to_owned());
         self.answer
+    }
+}
+
+/// Records the rule that asked, and gives the answers in order (then denies).
+struct Answering {
+    answers: Mutex<Vec<Answer>>,
+    asked: Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl Answering {
+    fn new(answers: &[Answer]) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.iter().rev().copied().collect()),
+            asked: Mutex::default(),
+        })
+    }
+}
+
+#[async_trait]
+impl CommandConfirmer for Answering {
+    async fn confirm(&self, _request: &ConfirmationRequest<'_>, _timeout: Duration) -> bool {
+        unreachable!("the gate asks for an answer")
+    }
+
+    async fn answer(&self, request: &ConfirmationRequest<'_>, _timeout: Duration) -> Answer {
+        let rule = request.rule.map(str::to_owned);
+        self.asked
+            .lock()
+            .unwrap()
+            .push((request.command.to_owned(), rule));
+        self.answers.lock().unwrap().pop().unwrap_or(Answer::Deny)
     }
 }
 
@@ -89,16 +120,21 @@ impl Tools {
     }
 
     async fn call(&self, tool: &str, arguments: serde_json::Value) -> ToolOutcome {
+        self.call_in(ConversationId::new(), tool, arguments).await
+    }
+
+    async fn call_in(
+        &self,
+        conversation: ConversationId,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> ToolOutcome {
         let invocation = ToolInvocation {
             call_id: "call_1".into(),
             name: tool.into(),
             arguments: arguments.to_string(),
         };
-        let context = ToolContext::in_turn(
-            ConversationId::new(),
-            TurnId::new(),
-            CancellationToken::new(),
-        );
+        let context = ToolContext::in_turn(conversation, TurnId::new(), CancellationToken::new());
         self.registry.execute(&invocation, &context).await
     }
 }
@@ -268,4 +304,75 @@ async fn a_person_who_allows_the_call_lets_it_run() {
     let outcome = tools.call("ListFiles", json!({})).await;
     assert_eq!(outcome.status, ToolCallStatus::Ok);
     assert_eq!(asked.asked.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn always_in_this_conversation_and_always_spare_the_question_but_never_a_deny() {
+    let person = Answering::new(&[Answer::Conversation, Answer::Always]);
+    let tools = Tools::new(
+        rules(
+            &[],
+            &["ExecuteCommand(echo:*)"],
+            &["ExecuteCommand(echo secret)"],
+            DefaultMode::Ask,
+        ),
+        person.clone(),
+    );
+    let run = |command: &str| json!({ "command": command });
+    let (first, second) = (ConversationId::new(), ConversationId::new());
+    // "Always in this conversation": the same commands run again there unasked.
+    let outcome = tools
+        .call_in(first, "ExecuteCommand", run("echo a && echo b"))
+        .await;
+    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
+    for line in ["echo a && echo b", "echo b; echo a", "echo a"] {
+        let outcome = tools.call_in(first, "ExecuteCommand", run(line)).await;
+        assert_eq!(
+            outcome.status,
+            ToolCallStatus::Ok,
+            "{line}: {}",
+            outcome.content
+        );
+    }
+    // Another command, or another conversation: asked again ("always" this time).
+    let outcome = tools.call_in(second, "ExecuteCommand", run("echo a")).await;
+    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
+    let outcome = tools
+        .call_in(ConversationId::new(), "ExecuteCommand", run("echo a"))
+        .await;
+    assert_eq!(
+        outcome.status,
+        ToolCallStatus::Ok,
+        "always: {}",
+        outcome.content
+    );
+    // A command the grants do not cover is asked about (and denied: no answers left).
+    let outcome = tools.call_in(first, "ExecuteCommand", run("echo c")).await;
+    assert_eq!(
+        outcome.status,
+        ToolCallStatus::Denied,
+        "{}",
+        outcome.content
+    );
+    // A deny rule still refuses, whatever was granted.
+    let outcome = tools
+        .call_in(first, "ExecuteCommand", run("echo secret"))
+        .await;
+    assert!(
+        outcome
+            .content
+            .contains("`deny ExecuteCommand(echo secret)`"),
+        "{}",
+        outcome.content
+    );
+    let asked = person.asked.lock().unwrap().clone();
+    let ask_rule = Some("ask ExecuteCommand(echo:*)".to_owned());
+    assert_eq!(
+        asked,
+        [
+            ("echo a && echo b".to_owned(), ask_rule.clone()),
+            ("echo a".to_owned(), ask_rule.clone()),
+            ("echo c".to_owned(), ask_rule),
+        ]
+    );
 }

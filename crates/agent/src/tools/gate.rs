@@ -9,7 +9,10 @@
 //! 2. the permission rules ([`decide`] on the call's [`CallSubject`], which the tool
 //!    builds: command words, workspace path, agent name, `mcp__<server>__<tool>`);
 //! 3. asking the person when the rules say `ask` (or the tool asks unless a rule allows
-//!    it: an MCP tool marked destructive);
+//!    it: an MCP tool marked destructive) — unless they allowed calls like it before,
+//!    for this conversation or always ([`Grants`], in memory) — showing the call and
+//!    the rule that asked; the answers are once, always in this conversation, always
+//!    (an allow rule for this user), or no;
 //! 4. running it.
 //!
 //! A denied call's result names the rule that denied it; its status is `Denied`.
@@ -18,13 +21,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_application::ports::{
-    Args, CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome,
+    Answer, Args, CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::permission::{
     CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
 };
 
+use super::grants::{Grants, Scope};
 use super::registry::Tool;
 use super::shell::seconds;
 
@@ -93,6 +98,7 @@ pub struct PermissionGate {
     rules_file: String,
     confirmer: Arc<dyn CommandConfirmer>,
     timeout: Duration,
+    grants: Grants,
 }
 
 impl Default for PermissionGate {
@@ -116,6 +122,7 @@ impl PermissionGate {
             rules_file: crate::config::AGENT_FILE.to_owned(),
             confirmer,
             timeout: DEFAULT_CONFIRMATION_TIMEOUT,
+            grants: Grants::default(),
         }
     }
 
@@ -146,36 +153,71 @@ impl PermissionGate {
             Err(refused) => return Some(refused),
         };
         let mut decision = decide(&self.rules, &view.subject);
+        let mut asked_by = decision.rule.as_ref().map(|rule| format!("ask {rule}"));
         if decision.rule.is_none()
             && decision.verdict == Verdict::Allow
             && view.ask_first == AskFirst::UnlessARuleAllows
         {
             decision.verdict = Verdict::Ask;
+            asked_by = Some(format!(
+                "{} asks before each call (mcp.json's confirm, or marked destructive)",
+                tool.name()
+            ));
         }
         match decision.verdict {
             Verdict::Allow => None,
             Verdict::Deny => Some(self.denied(&decision, &view.subject)),
             Verdict::Ask if view.ask_first == AskFirst::Itself => None,
+            Verdict::Ask if self.grants.allow(&view.subject, asking_in(context)) => None,
             Verdict::Ask => {
+                let asked_by = asked_by.unwrap_or_else(|| self.default_rule(&view.subject));
                 let shown = view
                     .shown
                     .clone()
                     .unwrap_or_else(|| shown_call(tool.name(), args));
-                self.ask(&shown, &view.subject, context).await
+                let question = Question {
+                    shown: &shown,
+                    tool: tool.name(),
+                    asked_by: &asked_by,
+                };
+                self.ask(&question, &view.subject, context).await
             }
         }
     }
 
-    /// Asks the person about the call shown as `shown`; `None` when they allowed it.
+    /// The default that made the gate ask about `subject`, as the person is told.
+    fn default_rule(&self, subject: &CallSubject) -> String {
+        if self.rules.tool_defaults.contains_key(&subject.tool) {
+            format!("the default for {} (ask)", subject.tool)
+        } else {
+            "defaultMode ask".to_owned()
+        }
+    }
+
+    /// Asks the person `question` about the call seen as `subject`; `None` when they
+    /// allowed it (a grant kept when they allowed calls like it beyond this one).
     async fn ask(
         &self,
-        shown: &str,
+        question: &Question<'_>,
         subject: &CallSubject,
         context: &ToolContext,
     ) -> Option<ToolOutcome> {
-        let request = ConfirmationRequest::new(shown, context.conversation_id, context.turn_id);
-        let allowed = tokio::select! {
-            allowed = self.confirmer.confirm(&request, self.timeout) => allowed,
+        let conversation = asking_in(context);
+        let turn = context
+            .billed_to
+            .as_ref()
+            .map(|billed| billed.turn_id)
+            .or(context.turn_id);
+        let mut request = ConfirmationRequest::new(question.shown, conversation, turn)
+            .about(question.tool, question.asked_by);
+        if !matches!(
+            subject.argument,
+            CallArgument::Commands(_) | CallArgument::UnreadableCommand(_)
+        ) {
+            request = request.not_a_command();
+        }
+        let answer = tokio::select! {
+            answer = self.confirmer.answer(&request, self.timeout) => answer,
             () = context.cancel.cancelled() => {
                 return Some(ToolOutcome {
                     content: "[cancelled while waiting for the user's confirmation]".to_owned(),
@@ -183,7 +225,15 @@ impl PermissionGate {
                 });
             }
         };
-        (!allowed).then(|| ToolOutcome {
+        let scope = match (answer, conversation) {
+            (Answer::Always, _) => Some(Scope::Always),
+            (Answer::Conversation, Some(id)) => Some(Scope::Conversation(id)),
+            _ => None,
+        };
+        if let Some(scope) = scope {
+            self.grants.grant(subject, scope);
+        }
+        (!answer.allows()).then(|| ToolOutcome {
             content: format!(
                 "Error: the user did not allow this {} (declined, or no answer within {}); \
                  it was not run. Do not retry it unchanged: ask the user how to proceed.",
@@ -225,4 +275,21 @@ fn shown_call(name: &str, args: &Args) -> String {
         "{name} {}",
         serde_json::Value::Object(args.as_map().clone())
     )
+}
+
+/// A question about one call: how it is shown, its tool, and what asked.
+struct Question<'a> {
+    shown: &'a str,
+    tool: &'a str,
+    asked_by: &'a str,
+}
+
+/// The conversation a call asks in: the root conversation of a sub-agent's call (the
+/// one the person looks at), else the call's own.
+fn asking_in(context: &ToolContext) -> Option<ConversationId> {
+    context
+        .billed_to
+        .as_ref()
+        .map(|billed| billed.conversation_id)
+        .or(context.conversation_id)
 }

@@ -4,6 +4,7 @@
 mod delegate;
 mod delegate_name;
 mod gate;
+mod grants;
 mod history;
 mod mcp;
 mod permission_names;
