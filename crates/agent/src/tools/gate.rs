@@ -44,7 +44,8 @@ pub enum AskFirst {
     #[default]
     WhenRulesSay,
     /// Also when no rule matched and the default would allow it (an MCP tool its
-    /// server marks destructive, or configured with `confirm`).
+    /// server marks destructive, or configured with `confirm`; `ExecuteCommand` with
+    /// `requireCommandConfirmation`).
     UnlessARuleAllows,
     /// The tool asks the person itself, with what it alone knows (`ExecuteCommand`
     /// about to run without the sandbox): the gate never asks as well, but a deny
@@ -160,7 +161,7 @@ impl PermissionGate {
         {
             decision.verdict = Verdict::Ask;
             asked_by = Some(format!(
-                "{} asks before each call (mcp.json's confirm, or marked destructive)",
+                "{} asks before each call no rule allows",
                 tool.name()
             ));
         }

@@ -329,7 +329,8 @@ impl TypedTool for ExecuteCommand {
     }
 
     /// The blacklist refuses first; the rules then see the command's words. Where
-    /// commands would run without the sandbox, the tool asks the person itself.
+    /// commands would run without the sandbox, the tool asks the person itself; with
+    /// `requireCommandConfirmation`, the person is asked unless a rule allows it.
     fn permission(&self, args: &ExecuteCommandArgs) -> Result<CallView, ToolOutcome> {
         if let Some(refused) = self.refused(&args.command) {
             return Err(refused);
@@ -337,6 +338,10 @@ impl TypedTool for ExecuteCommand {
         let view = CallView::new(CallSubject::command(NAME, &args.command)).shown(&args.command);
         Ok(if self.needs_consent() {
             view.ask_first(AskFirst::Itself)
+        } else if self.settings.require_command_confirmation {
+            // Also a rule of an assembly's gate (`with_terminal_rules`); said here too,
+            // so that a registry built without those rules still asks.
+            view.ask_first(AskFirst::UnlessARuleAllows)
         } else {
             view
         })
