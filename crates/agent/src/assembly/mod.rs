@@ -271,15 +271,6 @@ impl AgentAssembly {
         self
     }
 
-    /// Who answers the questions about tool calls the permission rules ask about, and
-    /// about commands that would run without the sandbox (default: nobody, every such
-    /// call is denied).
-    #[must_use]
-    pub fn confirmer(mut self, confirmer: Arc<dyn CommandConfirmer>) -> Self {
-        self.confirmer = confirmer;
-        self
-    }
-
     /// The folder the built-in file and shell tools of [`AgentAssembly::from_home`]
     /// work in, instead of `<home>/workspace` (a web user's own folder, for instance).
     /// Created when missing. No effect on an assembly without the home's tools.
@@ -367,7 +358,9 @@ impl AgentAssembly {
         self
     }
 
-    /// More tools; a tool with the name of a built-in one replaces it.
+    /// More tools; a tool with the name of a built-in one replaces it. Their calls
+    /// pass the assembly's permission gate ([`AgentAssembly::permissions`], asking
+    /// [`AgentAssembly::confirmer`]), not one set on the registry given.
     #[must_use]
     pub fn tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = tools;

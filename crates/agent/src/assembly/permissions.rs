@@ -45,6 +45,15 @@ impl AgentAssembly {
         self
     }
 
+    /// Who answers the questions about tool calls the permission rules ask about, and
+    /// about commands that would run without the sandbox (default: nobody, every such
+    /// call is denied).
+    #[must_use]
+    pub fn confirmer(mut self, confirmer: Arc<dyn CommandConfirmer>) -> Self {
+        self.confirmer = confirmer;
+        self
+    }
+
     /// How long the person has to answer a question about a tool call (default 60 s;
     /// an assembly from a home has terminal.json's `confirmationTimeoutSeconds`).
     #[must_use]
