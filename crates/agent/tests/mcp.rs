@@ -14,13 +14,14 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
-use smallebot_agent::tools::{McpToolSource, ToolRegistry};
+use smallebot_agent::tools::{McpToolSource, PermissionGate, ToolRegistry};
 use smallebot_application::ports::{
     CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
     ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::rules::permission::PermissionRules;
 use smallebot_mcp::{McpServers, McpStartError};
 use smallebot_testkit::mcp::{SERVE_ENV, TOOLSET_ENV, TestFn, serve_http, test_main};
 use tokio_util::sync::CancellationToken;
@@ -89,11 +90,15 @@ async fn start_with(
     confirmer: Arc<dyn CommandConfirmer>,
 ) -> (Arc<McpServers>, ToolRegistry) {
     let mcp = Arc::new(
-        McpServers::start(&McpSettings { servers }, confirmer, None)
+        McpServers::start(&McpSettings { servers }, None)
             .await
             .unwrap(),
     );
-    let registry = ToolRegistry::new().with_source(McpToolSource::new(Arc::clone(&mcp)));
+    // Destructive tools ask through the registry's permission gate.
+    let gate = PermissionGate::new(PermissionRules::default(), confirmer);
+    let registry = ToolRegistry::new()
+        .with_source(McpToolSource::new(Arc::clone(&mcp)))
+        .with_gate(Arc::new(gate));
     (mcp, registry)
 }
 
@@ -273,7 +278,6 @@ async fn clashing_names_are_an_error_at_start() {
         &McpSettings {
             servers: vec![server],
         },
-        Arc::new(DenyAll),
         None,
     )
     .await

@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
 use smallebot_agent::tools::{McpToolSource, ToolRegistry};
-use smallebot_application::ports::{
-    DenyAll, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
-};
+use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_mcp::McpServers;
@@ -65,7 +63,6 @@ async fn call_large(settings: McpServerSettings) -> ToolOutcome {
             &McpSettings {
                 servers: vec![settings],
             },
-            Arc::new(DenyAll),
             None,
         )
         .await

@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 
 use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
 use smallebot_agent::tools::{McpToolSource, ToolRegistry};
-use smallebot_application::ports::{
-    DenyAll, ToolContext, ToolExecutor, ToolInvocation, ToolOutcome,
-};
+use smallebot_application::ports::{ToolContext, ToolExecutor, ToolInvocation, ToolOutcome};
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_mcp::McpServers;
@@ -94,7 +92,6 @@ async fn shutdown_kills_a_wrapped_server_stuck_in_a_call_and_its_child() {
             &McpSettings {
                 servers: vec![settings],
             },
-            Arc::new(DenyAll),
             None,
         )
         .await

@@ -62,15 +62,12 @@ impl App {
 ///
 /// # Errors
 /// An invalid mcp.json, or tools whose names clash.
-pub async fn start_mcp(
-    home: &Home,
-    confirmer: Arc<dyn CommandConfirmer>,
-) -> Result<McpServers, HostError> {
+pub async fn start_mcp(home: &Home) -> Result<McpServers, HostError> {
     let settings = load_mcp_settings(home.root(), &|key| std::env::var(key).ok())?;
     if settings.servers.is_empty() {
         return Ok(McpServers::none());
     }
-    Ok(McpServers::start(&settings, confirmer, sandbox_helper()).await?)
+    Ok(McpServers::start(&settings, sandbox_helper()).await?)
 }
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
@@ -108,8 +105,8 @@ pub fn user_name(flag: Option<&str>, configured: Option<&str>) -> String {
 }
 
 /// Loads configuration, opens the store and builds the pipeline, with `confirmer`
-/// asking the person before a command runs when terminal.json sets
-/// `requireCommandConfirmation`; the tokenizer's encoder is built as `warm_up` says
+/// asking the person before a tool call the permission rules ask about (agent.json's
+/// `permissions`, terminal.json's `requireCommandConfirmation`); the tokenizer's encoder is built as `warm_up` says
 /// (never on the way to the first request).
 pub async fn build(
     home: &Home,
@@ -125,7 +122,7 @@ pub async fn build(
     }
     let model = assembly.chat_model().unwrap_or_default().to_owned();
     let retention = assembly.checkpoint_settings().retention;
-    let mcp = Arc::new(start_mcp(home, Arc::clone(&confirmer)).await?);
+    let mcp = Arc::new(start_mcp(home).await?);
     // Servers that did not start: said at each conversation's first turn (chat, run,
     // the web page alike).
     let assembly = with_sandbox(assembly.confirmer(confirmer))

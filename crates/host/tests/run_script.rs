@@ -228,6 +228,27 @@ async fn run_says_first_that_confirmations_cannot_be_answered_without_a_terminal
 }
 
 #[tokio::test]
+async fn run_says_first_that_questions_of_the_permission_rules_cannot_be_answered() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("agent.json"),
+        r#"{"permissions": {"ask": ["WriteFile"]}}"#,
+    )
+    .unwrap();
+    let model = TestModel::start().await.unwrap();
+    script(&model, Duration::ZERO);
+    let out = run(home.path(), &model.base_url(), &["run", "hi"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("note: the permission rules of ")
+            && stderr.contains("agent.json ask about some tool calls")
+            && stderr.contains("will be denied"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
 async fn a_title_request_that_meets_a_server_error_is_retried_before_run_exits() {
     let home = tempfile::tempdir().unwrap();
     let model = TestModel::start().await.unwrap();

@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use smallebot_application::ports::{CommandConfirmer, DenyAll};
-
 use super::connection::McpConnection;
 use super::names::tool_name;
 use super::tool::McpTool;
@@ -49,7 +47,6 @@ pub struct McpServerStatus {
 /// announce as changed ([`McpServers::generation`] says when).
 pub struct McpServers {
     connections: Vec<(Arc<McpConnection>, bool)>,
-    confirmer: Arc<dyn CommandConfirmer>,
     generation: Arc<AtomicU64>,
     warnings: Vec<String>,
 }
@@ -65,7 +62,6 @@ impl McpServers {
     /// [`McpStartError::Collision`] when two tools would get the same name.
     pub async fn start(
         settings: &McpSettings,
-        confirmer: Arc<dyn CommandConfirmer>,
         helper: Option<PathBuf>,
     ) -> Result<Self, McpStartError> {
         let generation = Arc::new(AtomicU64::new(0));
@@ -111,7 +107,6 @@ impl McpServers {
         }
         Ok(Self {
             connections,
-            confirmer,
             generation,
             warnings,
         })
@@ -122,7 +117,6 @@ impl McpServers {
     pub fn none() -> Self {
         Self {
             connections: Vec::new(),
-            confirmer: Arc::new(DenyAll),
             generation: Arc::default(),
             warnings: Vec::new(),
         }
@@ -136,8 +130,7 @@ impl McpServers {
         let mut tools = Vec::new();
         for (connection, _) in &self.connections {
             for listed in connection.tools() {
-                let tool =
-                    McpTool::new(Arc::clone(connection), &listed, Arc::clone(&self.confirmer));
+                let tool = McpTool::new(Arc::clone(connection), &listed);
                 if seen.insert(tool.name().to_owned()) {
                     tools.push(Arc::new(tool));
                 } else {

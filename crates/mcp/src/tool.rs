@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use smallebot_application::ports::{
-    CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome, ToolSchema, ToolTraits,
-};
+use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::ToolCallStatus;
 
 use super::connection::McpConnection;
@@ -14,9 +12,6 @@ use super::content::result_text;
 use super::names::tool_name;
 use super::schema::check_arguments;
 use smallebot_application::ports::Args;
-
-/// How long the person has to answer a confirmation.
-const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// An MCP tool as the model sees it: `{server}__{tool}`.
 pub struct McpTool {
@@ -27,16 +22,11 @@ pub struct McpTool {
     schema: Value,
     read_only: bool,
     confirm: bool,
-    confirmer: Arc<dyn CommandConfirmer>,
 }
 
 impl McpTool {
     /// The registry's view of `tool` of the server behind `connection`.
-    pub(crate) fn new(
-        connection: Arc<McpConnection>,
-        tool: &rmcp::model::Tool,
-        confirmer: Arc<dyn CommandConfirmer>,
-    ) -> Self {
+    pub(crate) fn new(connection: Arc<McpConnection>, tool: &rmcp::model::Tool) -> Self {
         let settings = connection.settings();
         let annotations = tool.annotations.as_ref();
         let destructive = annotations.and_then(|a| a.destructive_hint) == Some(true);
@@ -54,7 +44,6 @@ impl McpTool {
             read_only,
             confirm: settings.confirm.unwrap_or(destructive),
             connection,
-            confirmer,
         }
     }
 
@@ -62,6 +51,14 @@ impl McpTool {
     #[must_use]
     pub fn remote_name(&self) -> &str {
         &self.remote
+    }
+
+    /// Whether the person is asked before each call unless a permission rule allows
+    /// it: mcp.json's `confirm` for its server, else whether the server marks the tool
+    /// destructive (`destructiveHint`). The agent's permission gate asks.
+    #[must_use]
+    pub fn asks_first(&self) -> bool {
+        self.confirm
     }
 
     /// The server's name.
@@ -99,9 +96,10 @@ impl McpTool {
         }
     }
 
-    /// Calls the tool: its arguments checked against its schema, the person asked first
-    /// when it must be confirmed, the call abandoned when the turn is cancelled; a
-    /// failure is an outcome whose text says what went wrong.
+    /// Calls the tool: its arguments checked against its schema, the call abandoned
+    /// when the turn is cancelled; a failure is an outcome whose text says what went
+    /// wrong. Whether it may run at all (and asking the person) is decided before, by
+    /// the caller ([`McpTool::asks_first`]).
     pub async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
         let arguments = args.as_map().clone();
         if let Err(problem) = check_arguments(&self.schema, &Value::Object(arguments.clone())) {
@@ -109,30 +107,6 @@ impl McpTool {
                 "Error: {}: {problem}; fix the arguments to match the tool's parameters",
                 self.name
             ));
-        }
-        if self.confirm {
-            let shown = format!("{} {}", self.name, Value::Object(arguments.clone()));
-            let request =
-                ConfirmationRequest::new(&shown, context.conversation_id, context.turn_id);
-            let allowed = tokio::select! {
-                allowed = self.confirmer.confirm(&request, CONFIRM_TIMEOUT) => allowed,
-                () = context.cancel.cancelled() => {
-                    return ToolOutcome {
-                        content: "[cancelled while waiting for the user's confirmation]".to_owned(),
-                        status: ToolCallStatus::Cancelled,
-                    };
-                }
-            };
-            if !allowed {
-                return ToolOutcome {
-                    content: format!(
-                        "Error: the user did not allow this call of {}; it was not made. \
-                         Ask the user how to proceed.",
-                        self.name
-                    ),
-                    status: ToolCallStatus::Denied,
-                };
-            }
         }
         let called = tokio::select! {
             called = self.connection.call(&self.remote, arguments) => called,

@@ -175,8 +175,24 @@ pub struct Undone {
 pub struct ConfirmationBody {
     /// The `request_id` of the `confirm` event.
     pub request_id: u64,
-    /// Whether the command may run.
+    /// Whether the call may run.
     pub approve: bool,
+    /// How far an approval reaches (default `once`; ignored when not approved).
+    #[serde(default)]
+    pub scope: ConfirmationScope,
+}
+
+/// How far an approval reaches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmationScope {
+    /// This call only.
+    #[default]
+    Once,
+    /// Calls like it for the rest of this conversation.
+    Conversation,
+    /// Calls like it from now on (an allow rule for this user).
+    Always,
 }
 
 /// The answer of `GET /api/models`.

@@ -314,17 +314,31 @@ pub enum CompressionTrigger {
     Unknown,
 }
 
-/// The data of a `confirm` event: a command waiting for the person's answer, or none.
+/// `true`, for fields that default to it.
+fn yes() -> bool {
+    true
+}
+
+/// The data of a `confirm` event: a tool call waiting for the person's answer, or none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type")]
 #[non_exhaustive]
 pub enum ConfirmEvent {
-    /// A command waits; answer with `POST …/confirmation`.
+    /// A tool call waits; answer with `POST …/confirmation`.
     ConfirmationRequested {
         /// The id to answer with.
         request_id: u64,
-        /// The command line.
+        /// The call in one line: the command line, or the tool's name and arguments.
         command: String,
+        /// The tool called (empty when not said).
+        #[serde(default)]
+        tool: String,
+        /// Whether the call is a command line (shown as `$ command`).
+        #[serde(default = "yes")]
+        is_command: bool,
+        /// What asked: the permission rule, or the default that applied.
+        #[serde(default)]
+        rule: Option<String>,
         /// Seconds until it counts as denied.
         timeout_secs: u64,
         /// Whether it would run without the sandbox (no Landlock on the server).

@@ -1,10 +1,12 @@
-//! [`WebConfirmer`]: asking on a conversation's page whether a command may run.
+//! [`WebConfirmer`]: asking on a conversation's page whether a tool call may run.
 //!
-//! `ExecuteCommand` with `requireCommandConfirmation` asks its confirmer; this one keeps
+//! The agent's permission gate asks its confirmer about the calls the rules ask about
+//! (and `ExecuteCommand` before running without the sandbox); this one keeps
 //! the question as the conversation's pending confirmation, which every open event
 //! stream of that conversation shows as a `confirm` event (also to a page opened
 //! later), and waits for `POST …/confirmation` — or the timeout, or the turn's end —
-//! whichever comes first. Anything but an explicit approval is a denial.
+//! whichever comes first. Anything but an explicit approval is a denial; an approval
+//! reaches this call, the rest of the conversation, or always.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +15,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
-use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
+use smallebot_application::ports::{Answer, CommandConfirmer, ConfirmationRequest};
 use smallebot_core::ids::ConversationId;
 use tokio::sync::{oneshot, watch};
 
@@ -22,8 +24,14 @@ use tokio::sync::{oneshot, watch};
 pub struct PendingConfirmation {
     /// Its id, to answer it.
     pub request_id: u64,
-    /// The command that waits.
+    /// The call that waits, in one line (a command line, or the tool and arguments).
     pub command: String,
+    /// The tool called (empty when not said).
+    pub tool: String,
+    /// Whether the call is a command line.
+    pub is_command: bool,
+    /// What asked: the permission rule, or the default that applied.
+    pub rule: Option<String>,
     /// Seconds until it is denied without an answer.
     pub timeout_secs: u64,
     /// The command would run without the sandbox (the kernel has no Landlock).
@@ -33,7 +41,7 @@ pub struct PendingConfirmation {
 /// One conversation's confirmation slot.
 struct Slot {
     shown: watch::Sender<Option<PendingConfirmation>>,
-    answer: Option<(u64, oneshot::Sender<bool>)>,
+    answer: Option<(u64, oneshot::Sender<Answer>)>,
 }
 
 /// Asks the person on the conversation's page; see the module docs.
@@ -81,7 +89,7 @@ impl WebConfirmer {
         &self,
         conversation_id: ConversationId,
         request_id: u64,
-        approve: bool,
+        approve: Answer,
     ) -> Result<(), NothingPending> {
         let mut slots = self.slots.lock().map_err(|_| NothingPending)?;
         let slot = slots.get_mut(&conversation_id).ok_or(NothingPending)?;
@@ -103,7 +111,7 @@ impl WebConfirmer {
         conversation_id: ConversationId,
         request: &ConfirmationRequest<'_>,
         timeout: Duration,
-    ) -> Option<(u64, oneshot::Receiver<bool>)> {
+    ) -> Option<(u64, oneshot::Receiver<Answer>)> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let (reply, answer) = oneshot::channel();
         let mut slots = self.slots.lock().ok()?;
@@ -115,6 +123,9 @@ impl WebConfirmer {
         slot.shown.send_replace(Some(PendingConfirmation {
             request_id: id,
             command: request.command.to_owned(),
+            tool: request.tool.to_owned(),
+            is_command: request.is_command,
+            rule: request.rule.map(str::to_owned),
             timeout_secs: timeout.as_secs(),
             unconfined: request.unconfined,
         }));
@@ -152,19 +163,28 @@ impl Drop for Withdraw<'_> {
 #[async_trait]
 impl CommandConfirmer for WebConfirmer {
     async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
+        CommandConfirmer::answer(self, request, timeout)
+            .await
+            .allows()
+    }
+
+    async fn answer(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> Answer {
         // Outside a conversation there is no page to ask on.
         let Some(conversation_id) = request.conversation_id else {
-            return false;
+            return Answer::Deny;
         };
         let Some((id, answer)) = self.ask(conversation_id, request, timeout) else {
-            return false;
+            return Answer::Deny;
         };
         let _withdraw = Withdraw {
             confirmer: self,
             conversation_id,
             id,
         };
-        matches!(tokio::time::timeout(timeout, answer).await, Ok(Ok(true)))
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(answer)) => answer,
+            _ => Answer::Deny,
+        }
     }
 }
 
@@ -190,14 +210,17 @@ mod tests {
         assert_eq!(pending.command, "rm -r build");
         assert!(!pending.unconfined);
         assert_eq!(
-            confirmer.answer(c, pending.request_id + 1, true),
+            confirmer.answer(c, pending.request_id + 1, Answer::Once),
             Err(NothingPending)
         );
-        assert_eq!(confirmer.answer(c, pending.request_id, true), Ok(()));
+        assert_eq!(
+            confirmer.answer(c, pending.request_id, Answer::Once),
+            Ok(())
+        );
         assert!(waiting.await.unwrap());
         assert_eq!(*shown.borrow(), None);
         assert_eq!(
-            confirmer.answer(c, pending.request_id, false),
+            confirmer.answer(c, pending.request_id, Answer::Deny),
             Err(NothingPending)
         );
     }
@@ -218,6 +241,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_page_shows_any_tool_s_call_with_its_rule_and_returns_how_far_it_reaches() {
+        let confirmer = Arc::new(WebConfirmer::new());
+        let c = ConversationId::new();
+        let mut shown = confirmer.watch(c);
+        let asking = Arc::clone(&confirmer);
+        let waiting = tokio::spawn(async move {
+            let request = ConfirmationRequest::new(r#"WriteFile {"path":"a"}"#, Some(c), None)
+                .about("WriteFile", "ask WriteFile")
+                .not_a_command();
+            CommandConfirmer::answer(asking.as_ref(), &request, Duration::from_secs(5)).await
+        });
+        shown.changed().await.unwrap();
+        let pending = shown.borrow_and_update().clone().unwrap();
+        assert_eq!(
+            (
+                pending.tool.as_str(),
+                pending.is_command,
+                pending.rule.as_deref()
+            ),
+            ("WriteFile", false, Some("ask WriteFile"))
+        );
+        assert_eq!(
+            confirmer.answer(c, pending.request_id, Answer::Conversation),
+            Ok(())
+        );
+        assert_eq!(waiting.await.unwrap(), Answer::Conversation);
+    }
+
+    #[tokio::test]
     async fn the_page_learns_that_a_command_would_run_unconfined() {
         let confirmer = Arc::new(WebConfirmer::new());
         let c = ConversationId::new();
@@ -230,7 +282,10 @@ mod tests {
         shown.changed().await.unwrap();
         let pending = shown.borrow_and_update().clone().unwrap();
         assert!(pending.unconfined);
-        assert_eq!(confirmer.answer(c, pending.request_id, false), Ok(()));
+        assert_eq!(
+            confirmer.answer(c, pending.request_id, Answer::Deny),
+            Ok(())
+        );
         assert!(!waiting.await.unwrap());
     }
 }

@@ -83,7 +83,10 @@ impl AgentAssembly {
                 .with(Arc::new(ReadSkill::new(Arc::clone(catalog), limit)))
                 .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
         }
-        let tools = tools.merge(self.tools);
+        // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
+        let tools = tools
+            .merge(self.tools)
+            .with_gate(self.gate.gate(Arc::clone(&self.confirmer)));
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }

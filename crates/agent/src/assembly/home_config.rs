@@ -8,7 +8,8 @@ use smallebot_application::PipelineSettings;
 use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::config::{
-    AgentSettings, Endpoint, ReasoningEffort, TerminalSettings, resolve_models, terminal_rules_text,
+    AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
+    terminal_rules_text, with_terminal_rules,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::tools::ReadConversationData;
@@ -141,6 +142,12 @@ impl AgentAssembly {
             ..PipelineSettings::default()
         };
         assembly.user_name = settings.user_name.clone();
+        assembly.gate.rules = with_terminal_rules(
+            settings.permissions.clone(),
+            &terminal,
+            &home.root().join(TERMINAL_FILE),
+        )?;
+        assembly.gate.timeout = terminal.confirmation_timeout;
         assembly.metering.budgets = settings.budgets;
         assembly.skills = Some(home.skill_folders(None));
         assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));

@@ -31,6 +31,7 @@ mod home_config;
 mod home_tools;
 mod metering;
 mod metering_setters;
+mod permissions;
 mod sub_agents;
 mod unconfigured;
 mod warm_up;
@@ -54,6 +55,7 @@ pub use error::AssemblyError;
 pub use home::{CHAT_HISTORY_FILE, Home};
 use home_tools::HomeTools;
 pub use metering::Metering;
+use permissions::GateSettings;
 pub use unconfigured::UnconfiguredModel;
 pub use warm_up::WarmUp;
 
@@ -83,6 +85,7 @@ pub struct AgentAssembly {
     /// A workspace under checkpoints besides the home's (given tools).
     checkpointed: Option<PathBuf>,
     confirmer: Arc<dyn CommandConfirmer>,
+    gate: GateSettings,
     tools: ToolRegistry,
     task_store: Option<Arc<dyn TaskStore>>,
     plan: Option<Arc<dyn TaskPlan>>,
@@ -142,6 +145,7 @@ impl AgentAssembly {
             home_tools: None,
             checkpointed: None,
             confirmer: Arc::new(DenyAll),
+            gate: GateSettings::default(),
             tools: ToolRegistry::new(),
             task_store: None,
             plan: None,
@@ -267,14 +271,6 @@ impl AgentAssembly {
         self
     }
 
-    /// Who answers `ExecuteCommand` confirmations (default: deny every command that
-    /// needs one).
-    #[must_use]
-    pub fn confirmer(mut self, confirmer: Arc<dyn CommandConfirmer>) -> Self {
-        self.confirmer = confirmer;
-        self
-    }
-
     /// The folder the built-in file and shell tools of [`AgentAssembly::from_home`]
     /// work in, instead of `<home>/workspace` (a web user's own folder, for instance).
     /// Created when missing. No effect on an assembly without the home's tools.
@@ -362,7 +358,9 @@ impl AgentAssembly {
         self
     }
 
-    /// More tools; a tool with the name of a built-in one replaces it.
+    /// More tools; a tool with the name of a built-in one replaces it. Their calls
+    /// pass the assembly's permission gate ([`AgentAssembly::permissions`], asking
+    /// [`AgentAssembly::confirmer`]), not one set on the registry given.
     #[must_use]
     pub fn tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = tools;

@@ -15,8 +15,10 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use smallebot_core::rules::permission::{DefaultMode, MCP_PREFIX, PermissionRule, PermissionRules};
-use smallebot_shell::{ShellWord, command_words};
+use smallebot_core::rules::permission::{
+    DefaultMode, MCP_PREFIX, PermissionRule, PermissionRules, exact_command_rules,
+};
+use smallebot_shell::command_words;
 
 use super::keys::error_at_value;
 use super::{ConfigError, TerminalSettings};
@@ -131,26 +133,7 @@ pub fn with_terminal_rules(
     };
     for entry in &terminal.command_whitelist {
         let commands = command_words(entry).map_err(|error| invalid(entry, error.to_string()))?;
-        for command in commands {
-            let words: Vec<&ShellWord> = command.assignments.iter().chain(&command.words).collect();
-            if let Some(word) = words.iter().find(|word| !word.literal) {
-                return Err(invalid(
-                    entry,
-                    format!("`{}` is only known when the command runs", word.text),
-                ));
-            }
-            if let Some(target) = command.redirects.first() {
-                return Err(invalid(
-                    entry,
-                    format!(
-                        "it writes its output to `{}`, which no rule allows",
-                        target.text
-                    ),
-                ));
-            }
-            let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
-            let rule = PermissionRule::exact_command(tool, &texts)
-                .map_err(|error| invalid(entry, error.to_string()))?;
+        for rule in exact_command_rules(tool, &commands).map_err(|why| invalid(entry, why))? {
             if !rules.allow.contains(&rule) {
                 rules.allow.push(rule);
             }

@@ -8,6 +8,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
+use smallebot_core::agents::GENERAL_AGENT;
+use smallebot_core::rules::permission::CallSubject;
+
+use super::gate::CallView;
 use super::typed::TypedTool;
 use crate::subagents::{DelegatedTask, SubAgentRunner};
 
@@ -60,6 +64,20 @@ impl TypedTool for Delegate {
     fn traits(&self) -> ToolTraits {
         // The sub-agent may use the parent's mutating tools.
         ToolTraits::MUTATING
+    }
+
+    /// Seen as the agent it runs (`general` when none is named and nothing is resumed;
+    /// a resumed conversation's agent is not known here: the tool alone).
+    fn permission(&self, args: &DelegateArgs) -> Result<CallView, ToolOutcome> {
+        let agent = match (&args.agent, &args.resume) {
+            (Some(agent), _) => Some(agent.as_str()),
+            (None, None) => Some(GENERAL_AGENT),
+            (None, Some(_)) => None,
+        };
+        Ok(CallView::new(match agent {
+            Some(agent) => CallSubject::agent(Self::NAME, agent),
+            None => CallSubject::tool(Self::NAME),
+        }))
     }
 
     fn description(&self) -> String {

@@ -1,5 +1,6 @@
 //! The MCP client's servers and tools (`smallebot-mcp`) as a source of the registry:
-//! each server's tool is a [`Tool`] named `{server}__{tool}`, and the registry builds
+//! each server's tool is a [`Tool`] named `{server}__{tool}` (`mcp__{server}__{tool}` in
+//! permission rules), and the registry builds
 //! its list again whenever the servers' tools change.
 
 use std::sync::Arc;
@@ -8,6 +9,9 @@ use async_trait::async_trait;
 use smallebot_application::ports::{Args, ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_mcp::{McpServers, McpTool};
 
+use smallebot_core::rules::permission::{CallSubject, MCP_PREFIX};
+
+use super::gate::{AskFirst, CallView};
 use super::registry::{Tool, ToolSource};
 
 /// The tools of the MCP servers, for [`ToolRegistry::with_source`](super::ToolRegistry::with_source).
@@ -50,6 +54,17 @@ impl Tool for ServerTool {
 
     fn traits(&self) -> ToolTraits {
         self.0.traits()
+    }
+
+    /// Seen by the rules as `mcp__<server>__<tool>`; asked about unless a rule allows
+    /// it when the tool must be confirmed (destructive, or mcp.json's `confirm`).
+    fn permission(&self, _args: &Args, _context: &ToolContext) -> Result<CallView, ToolOutcome> {
+        let subject = CallSubject::tool(&format!("{MCP_PREFIX}{}", self.0.name()));
+        Ok(CallView::new(subject).ask_first(if self.0.asks_first() {
+            AskFirst::UnlessARuleAllows
+        } else {
+            AskFirst::WhenRulesSay
+        }))
     }
 
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {

@@ -3,6 +3,8 @@
 
 mod delegate;
 mod delegate_name;
+mod gate;
+mod grants;
 mod history;
 mod mcp;
 mod permission_names;
@@ -15,6 +17,7 @@ pub mod typed;
 mod workspace;
 
 pub use delegate::{Delegate, DelegateArgs};
+pub use gate::{AskFirst, CallView, DEFAULT_CONFIRMATION_TIMEOUT, PermissionGate};
 pub use history::{
     MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
     format_matches, format_matches_with, search_and_format, search_for_people,

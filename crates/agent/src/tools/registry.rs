@@ -9,6 +9,9 @@ use smallebot_application::ports::{
 };
 
 use smallebot_application::ports::Args;
+use smallebot_core::rules::permission::CallSubject;
+
+use super::gate::{CallView, PermissionGate};
 
 /// One tool the model may call. A tool declares its name once ([`Tool::name`]) and
 /// what it does ([`Tool::traits`], [`Tool::written_paths`]), so nothing else in the
@@ -31,6 +34,19 @@ pub trait Tool: Send + Sync {
         Vec::new()
     }
 
+    /// What the permission gate sees of a call with `args` ([`CallView`]), or the
+    /// answer to give instead when the tool refuses the call before any rule is
+    /// looked at (`ExecuteCommand`'s blacklist, malformed arguments, a tool that needs
+    /// a conversation called outside one). Default: the tool's name alone, asked about
+    /// when the rules say so.
+    ///
+    /// # Errors
+    /// The tool's refusal, as the call's result.
+    fn permission(&self, args: &Args, context: &ToolContext) -> Result<CallView, ToolOutcome> {
+        let _ = (args, context);
+        Ok(CallView::new(CallSubject::tool(self.name())))
+    }
+
     /// Runs the call with parsed arguments. Failures are outcomes with status `error`
     /// whose text tells the model what went wrong and what to do.
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome;
@@ -47,12 +63,14 @@ pub trait ToolSource: Send + Sync {
 }
 
 /// Every registered tool, found by name in O(1); schemas are built once, and again
-/// only when a [`ToolSource`] says its tools changed.
+/// only when a [`ToolSource`] says its tools changed. Every call passes its
+/// [`PermissionGate`] first (default: no rules, nobody to ask).
 #[derive(Default)]
 pub struct ToolRegistry {
     fixed: Vec<Arc<dyn Tool>>,
     sources: Vec<Arc<dyn ToolSource>>,
     current: RwLock<Arc<Snapshot>>,
+    gate: Arc<PermissionGate>,
 }
 
 /// The tools as of the sources' generations.
@@ -88,7 +106,16 @@ impl ToolRegistry {
         self.rebuild()
     }
 
-    /// This registry's tools followed by `other`'s (same names: `other`'s replace).
+    /// The same tools, every call passing `gate` (the permission rules and who is
+    /// asked) before it runs.
+    #[must_use]
+    pub fn with_gate(mut self, gate: Arc<PermissionGate>) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    /// This registry's tools followed by `other`'s (same names: `other`'s replace),
+    /// behind this registry's gate.
     #[must_use]
     pub fn merge(self, other: ToolRegistry) -> Self {
         let sources = other.sources;
@@ -198,10 +225,14 @@ impl ToolExecutor for ToolRegistry {
                 self.names().join(", ")
             ));
         };
-        match Args::parse(&invocation.name, &invocation.arguments) {
-            Ok(args) => tool.call(&args, context).await,
-            Err(err) => ToolOutcome::error(err.to_string()),
+        let args = match Args::parse(&invocation.name, &invocation.arguments) {
+            Ok(args) => args,
+            Err(err) => return ToolOutcome::error(err.to_string()),
+        };
+        if let Some(refused) = self.gate.check(tool.as_ref(), &args, context).await {
+            return refused;
         }
+        tool.call(&args, context).await
     }
 }
 

@@ -12,6 +12,9 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 
+use smallebot_core::rules::permission::CallSubject;
+
+use super::gate::CallView;
 use super::registry::Tool;
 use smallebot_application::ports::Args;
 
@@ -46,6 +49,16 @@ pub trait TypedTool: Send + Sync {
         Vec::new()
     }
 
+    /// What the permission gate sees of a call with `args`, or the tool's refusal
+    /// (see [`Tool::permission`]). Default: the tool's name alone.
+    ///
+    /// # Errors
+    /// The tool's refusal, as the call's result.
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        let _ = args;
+        Ok(CallView::new(CallSubject::tool(TypedTool::name(self))))
+    }
+
     /// Runs the call with its parsed arguments.
     async fn run(&self, args: Self::Args, context: &ToolContext) -> ToolOutcome;
 }
@@ -72,6 +85,16 @@ impl<T: TypedTool> Tool for T {
         args.parse_as::<T::Args>()
             .map(|parsed| TypedTool::written_paths(self, &parsed))
             .unwrap_or_default()
+    }
+
+    fn permission(&self, args: &Args, context: &ToolContext) -> Result<CallView, ToolOutcome> {
+        if let Some(answer) = self.unavailable(context) {
+            return Err(answer);
+        }
+        match args.parse_as::<T::Args>() {
+            Ok(parsed) => TypedTool::permission(self, &parsed),
+            Err(error) => Err(ToolOutcome::error(error.to_string())),
+        }
     }
 
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {

@@ -7,13 +7,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use smallebot_agent::config::TerminalSettings;
-use smallebot_agent::tools::{ExecuteCommand, ToolRegistry, Workspace};
+use smallebot_agent::config::{TerminalSettings, with_terminal_rules};
+use smallebot_agent::tools::{ExecuteCommand, PermissionGate, ToolRegistry, Workspace};
 use smallebot_application::ports::{
     CommandConfirmer, ConfirmationRequest, DenyAll, ToolContext, ToolExecutor, ToolInvocation,
     ToolOutcome,
 };
 use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::rules::permission::PermissionRules;
 use tokio_util::sync::CancellationToken;
 
 /// A confirmer that records every question and gives a fixed answer.
@@ -54,14 +55,26 @@ impl Shell {
     pub fn new(settings: TerminalSettings, confirmer: Arc<dyn CommandConfirmer>) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let tool = ExecuteCommand::new(
-            settings,
+            settings.clone(),
             Workspace::new(dir.path().join("workspace")),
-            confirmer,
+            Arc::clone(&confirmer),
         )
         .unwrap();
+        // requireCommandConfirmation and commandWhitelist are permission rules, asked
+        // about by the registry's gate.
+        let rules = with_terminal_rules(
+            PermissionRules::default(),
+            &settings,
+            Path::new("terminal.json"),
+        )
+        .unwrap();
+        let gate =
+            PermissionGate::new(rules, confirmer).with_timeout(settings.confirmation_timeout);
         Self {
             dir,
-            registry: ToolRegistry::new().with(Arc::new(tool)),
+            registry: ToolRegistry::new()
+                .with(Arc::new(tool))
+                .with_gate(Arc::new(gate)),
         }
     }
 

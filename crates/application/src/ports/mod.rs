@@ -37,7 +37,7 @@ mod workspace;
 
 pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
-pub use confirm::{CommandConfirmer, ConfirmationRequest, DenyAll};
+pub use confirm::{Answer, CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
 pub use metrics::MetricsExport;
 pub use model::{

@@ -1,11 +1,8 @@
 //! `smallebot mcp list` and `smallebot mcp tools [SERVER]`: the servers of mcp.json are
 //! started (as a conversation would start them), described, and stopped.
 
-use std::sync::Arc;
-
 use smallebot_agent::assembly::Home;
 use smallebot_agent::config::MCP_FILE;
-use smallebot_application::ports::DenyAll;
 use smallebot_mcp::McpServers;
 
 use crate::cli::McpCommand;
@@ -15,7 +12,7 @@ use smallebot_terminal::mcp_status::status_lines;
 
 /// Runs one `mcp` subcommand.
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
-    let servers = wiring::start_mcp(home, Arc::new(DenyAll)).await?;
+    let servers = wiring::start_mcp(home).await?;
     for warning in servers.warnings() {
         errln!("warning: {warning}");
     }

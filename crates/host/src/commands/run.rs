@@ -10,9 +10,10 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{AssemblyError, Home, WarmUp};
-use smallebot_agent::config::{AgentSettings, TERMINAL_FILE, TerminalSettings};
+use smallebot_agent::config::{AGENT_FILE, AgentSettings, TERMINAL_FILE, TerminalSettings};
 use smallebot_application::ports::{CommandConfirmer, DenyAll};
 use smallebot_core::entities::TurnStatus;
+use smallebot_core::rules::permission::DefaultMode;
 
 use smallebot_terminal::attach_files::{self, FileToAttach};
 use smallebot_terminal::chat::StdinConfirmer;
@@ -45,17 +46,30 @@ fn confirmer() -> Arc<dyn CommandConfirmer> {
     }
 }
 
-/// What `run` says first when terminal.json asks for confirmations but standard input
-/// cannot answer them (a pipe, a file): every such command will be denied.
+/// What `run` says first when terminal.json or agent.json's permission rules ask about
+/// calls but standard input cannot answer them (a pipe, a file): every such call will
+/// be denied.
 fn confirmation_warning(home: &Home) -> Option<String> {
+    if std::io::stdin().is_terminal() {
+        return None;
+    }
     let settings = TerminalSettings::load(home.root()).ok()?;
-    (settings.require_command_confirmation && !std::io::stdin().is_terminal()).then(|| {
-        format!(
+    if settings.require_command_confirmation {
+        return Some(format!(
             "note: {} sets requireCommandConfirmation and standard input is not a terminal, \
              so commands that need confirmation will be denied. To allow them, run in a \
              terminal, or whitelist them (commandWhitelist) or set \
              requireCommandConfirmation to false in that file.",
             home.root().join(TERMINAL_FILE).display()
+        ));
+    }
+    let permissions = AgentSettings::load(home.root()).ok()?.permissions;
+    (!permissions.ask.is_empty() || permissions.default_mode == DefaultMode::Ask).then(|| {
+        format!(
+            "note: the permission rules of {} ask about some tool calls and standard input \
+             is not a terminal, so those calls will be denied. To allow them, run in a \
+             terminal, or add allow rules for them in that file.",
+            home.root().join(AGENT_FILE).display()
         )
     })
 }

@@ -31,6 +31,7 @@ mod browser_markdown;
 mod browser_outage;
 mod browser_outcomes;
 mod browser_page;
+mod browser_permissions;
 mod browser_routing;
 mod browser_screens;
 mod browser_search;

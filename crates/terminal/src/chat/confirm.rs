@@ -1,19 +1,23 @@
-//! Asking the person whether a command may run (`requireCommandConfirmation`).
+//! Asking the person whether a tool call may run (a permission rule, or
+//! `requireCommandConfirmation`, asks).
 //!
 //! - In chat, the REPL owns standard input, so [`TerminalConfirmer`] sends each question
-//!   over a channel; the REPL's turn loop receives it and [`ask`] prints the command and
-//!   `Allow? [y/N]` and reads the answer from the REPL's own input.
+//!   over a channel; the REPL's turn loop receives it and [`ask`] prints the call (a
+//!   command as `$ command`, another tool's call by name and arguments), the rule that
+//!   asked, and `Allow? [y/N, a = always in this conversation, r = always (a rule)]`,
+//!   and reads the answer from the REPL's own input.
 //! - For `smallebot run`, [`StdinConfirmer`] prompts on standard error and reads standard
 //!   input itself (only used when standard input is a terminal; otherwise `DenyAll`).
 //!
-//! Only `y` or `yes` (any case) allows; anything else, end of input, Ctrl+C or no answer
-//! within the timeout denies.
+//! `y` or `yes` (any case) allows once, `a` for the rest of the conversation, `r` (or
+//! `rule`) from now on; anything else, end of input, Ctrl+C or no answer within the
+//! timeout denies.
 
 use std::io::Write;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use smallebot_application::ports::{CommandConfirmer, ConfirmationRequest};
+use smallebot_application::ports::{Answer, CommandConfirmer, ConfirmationRequest};
 use smallebot_core::rules::terminal_text::escape_controls;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
@@ -22,11 +26,18 @@ use super::input::{Input, LineSource};
 /// One question to the person, answered through its reply channel.
 #[derive(Debug)]
 pub struct ConfirmRequest {
+    /// The call in one line (a command line, or the tool's name and arguments).
     command: String,
+    /// Whether the call is a command line (shown as `$ command`).
+    is_command: bool,
+    /// The tool called (empty when not said).
+    tool: String,
+    /// What asked (the rule, or the default).
+    rule: Option<String>,
     /// The command would run without the sandbox (no Landlock).
     unconfined: bool,
     timeout: Duration,
-    reply: oneshot::Sender<bool>,
+    reply: oneshot::Sender<Answer>,
 }
 
 /// The chat REPL's confirmer: questions go to the REPL through a channel.
@@ -46,20 +57,29 @@ impl TerminalConfirmer {
 #[async_trait]
 impl CommandConfirmer for TerminalConfirmer {
     async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
-        let command = request.command;
+        self.answer(request, timeout).await.allows()
+    }
+
+    async fn answer(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> Answer {
         let (reply, answer) = oneshot::channel();
         let request = ConfirmRequest {
-            command: command.to_owned(),
+            command: request.command.to_owned(),
+            is_command: request.is_command,
+            tool: request.tool.to_owned(),
+            rule: request.rule.map(str::to_owned),
             unconfined: request.unconfined,
             timeout,
             reply,
         };
         // The deadline covers the queue too: a question never waits longer than asked.
         tokio::time::timeout(timeout, async {
-            self.requests.send(request).await.is_ok() && answer.await.unwrap_or(false)
+            if self.requests.send(request).await.is_err() {
+                return Answer::Deny;
+            }
+            answer.await.unwrap_or(Answer::Deny)
         })
         .await
-        .unwrap_or(false)
+        .unwrap_or(Answer::Deny)
     }
 }
 
@@ -72,31 +92,45 @@ fn is_yes(line: &str) -> bool {
     matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-/// Whether an answer line means "always allow this exact command here".
-fn is_always(line: &str) -> bool {
-    matches!(line.trim().to_ascii_lowercase().as_str(), "a" | "always")
+/// The answer an answer line means, with the note printed after it.
+fn answer_of(line: &str) -> (Answer, &'static str) {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => (Answer::Once, "allowed"),
+        "a" | "always" => (
+            Answer::Conversation,
+            "allowed (and from now on in this conversation)",
+        ),
+        "r" | "rule" => (Answer::Always, "allowed (and from now on: a rule for you)"),
+        _ => (Answer::Deny, "denied"),
+    }
 }
 
-impl ConfirmRequest {
-    /// The command waiting for an answer.
-    pub(super) fn command(&self) -> &str {
-        &self.command
+/// The question's first lines: the call (a command as `$ command`), the note about
+/// the sandbox, and what asked.
+fn question_text(command: &str, is_command: bool, tool: &str, rule: Option<&str>) -> String {
+    let mut text = if is_command {
+        format!(
+            "\nThe assistant wants to run a command:\n  $ {}\n",
+            escape_controls(command)
+        )
+    } else {
+        format!(
+            "\nThe assistant wants to call {}:\n  {}\n",
+            escape_controls(tool),
+            escape_controls(command)
+        )
+    };
+    if let Some(rule) = rule {
+        text.push_str(&format!("  (asked by {})\n", escape_controls(rule)));
     }
-
-    /// Allows it without asking (the person said "always" before).
-    pub(super) fn allow(self) {
-        let _ = self.reply.send(true);
-    }
+    text
 }
 
 /// What happened to a question asked by [`ask`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Asked {
-    /// Answered (or timed out, or end of input); the command may run when `true`.
-    Answered(bool),
-    /// Allowed, and the same command is allowed without asking for the rest of the
-    /// conversation.
-    Always,
+    /// Answered (or timed out, or end of input).
+    Answered(Answer),
     /// Ctrl+C was pressed: denied, and the turn should be cancelled.
     Interrupted,
 }
@@ -118,11 +152,18 @@ where
 {
     input.discard_pending();
     let seconds = request.timeout.as_secs();
-    let prompt = format!("Allow? [y/N, a = always in this conversation] ({seconds} s) ");
+    let prompt = format!(
+        "Allow? [y/N, a = always in this conversation, r = always (a rule)] ({seconds} s) "
+    );
     write!(
         out,
-        "\nThe assistant wants to run a command:\n  $ {}\n",
-        escape_controls(&request.command)
+        "{}",
+        question_text(
+            &request.command,
+            request.is_command,
+            &request.tool,
+            request.rule.as_deref()
+        )
     )?;
     if request.unconfined {
         writeln!(out, "{UNCONFINED_NOTE}")?;
@@ -134,16 +175,15 @@ where
     let asked_at = std::time::Instant::now();
     let (asked, note) = tokio::select! {
         entry = input.read(&prompt) => match entry? {
-            Input::Line(line) if is_yes(&line) => (Asked::Answered(true), "allowed".to_owned()),
-            Input::Line(line) if is_always(&line) => {
-                (Asked::Always, "allowed (and from now on in this conversation)".to_owned())
+            Input::Line(line) => {
+                let (answer, note) = answer_of(&line);
+                (Asked::Answered(answer), note.to_owned())
             }
-            Input::Line(_) => (Asked::Answered(false), "denied".to_owned()),
-            Input::Closed => (Asked::Answered(false), "denied (end of input)".to_owned()),
+            Input::Closed => (Asked::Answered(Answer::Deny), "denied (end of input)".to_owned()),
             Input::Interrupted => (Asked::Interrupted, "denied (interrupted)".to_owned()),
         },
         () = tokio::time::sleep(request.timeout) => {
-            (Asked::Answered(false), format!("denied (no answer within {seconds} s)"))
+            (Asked::Answered(Answer::Deny), format!("denied (no answer within {seconds} s)"))
         }
         () = request.reply.closed() => {
             // The tool gave up: its own deadline (the same timeout) or a cancelled turn.
@@ -152,13 +192,16 @@ where
             } else {
                 "denied (no longer needed)".to_owned()
             };
-            (Asked::Answered(false), note)
+            (Asked::Answered(Answer::Deny), note)
         }
         Some(()) = interrupts.recv() => (Asked::Interrupted, "denied (interrupted)".to_owned()),
     };
     writeln!(out, "\n→ {note}")?;
-    let allowed = matches!(asked, Asked::Answered(true) | Asked::Always);
-    let _ = request.reply.send(allowed);
+    let answer = match asked {
+        Asked::Answered(answer) => answer,
+        Asked::Interrupted => Answer::Deny,
+    };
+    let _ = request.reply.send(answer);
     Ok(asked)
 }
 
@@ -196,7 +239,6 @@ fn read_stdin_lines() -> mpsc::UnboundedReceiver<String> {
 #[async_trait]
 impl CommandConfirmer for StdinConfirmer {
     async fn confirm(&self, request: &ConfirmationRequest<'_>, timeout: Duration) -> bool {
-        let command = request.command;
         let mut guard = self.lines.lock().await;
         let lines = guard.get_or_insert_with(read_stdin_lines);
         while lines.try_recv().is_ok() {}
@@ -210,11 +252,14 @@ impl CommandConfirmer for StdinConfirmer {
             use std::io::Write as _;
             let mut stderr = std::io::stderr().lock();
             // A closed standard error cannot be asked on; the answer decides as always.
-            let _ = write!(
-                stderr,
-                "\nThe assistant wants to run a command:\n  $ {command}\n{note}Allow? [y/N] ({seconds} s) "
-            )
-            .and_then(|()| stderr.flush());
+            let question = question_text(
+                request.command,
+                request.is_command,
+                request.tool,
+                request.rule,
+            );
+            let _ = write!(stderr, "{question}{note}Allow? [y/N] ({seconds} s) ")
+                .and_then(|()| stderr.flush());
         }
         let allowed = match tokio::time::timeout(timeout, lines.recv()).await {
             Ok(Some(line)) => is_yes(&line),

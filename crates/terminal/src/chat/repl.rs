@@ -4,7 +4,6 @@
 //! or sent into a busy conversation — except one answer line when a command needs the
 //! person's confirmation (see [`super::confirm`]).
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -42,8 +41,6 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
-    /// Commands the person allowed for the rest of a conversation ("always").
-    always_allowed: HashSet<(ConversationId, String)>,
     /// The MCP servers, for `/mcp`.
     mcp: Option<Arc<smallebot_mcp::McpServers>>,
     /// The skills, for `/skills`.
@@ -85,7 +82,6 @@ impl<W: Write> Repl<W> {
             printer,
             interrupts,
             confirmations: None,
-            always_allowed: HashSet::new(),
             mcp: None,
             skills: None,
             agents: None,

@@ -1,4 +1,6 @@
-// A command waiting for the person's approval (the `confirm` events of the stream).
+// A tool call waiting for the person's approval (the `confirm` events of the stream):
+// the call (a command as itself, another tool's by name and arguments), the rule that
+// asked, and the answers once, in this conversation, always, or deny.
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { showError, state } from "./session.js";
@@ -15,7 +17,13 @@ export function showConfirmation(question) {
   }
   const wasOpen = !dialog.hidden;
   pending.id = question.request_id;
+  const isCommand = question.is_command !== false;
+  $("confirm-question").textContent = isCommand
+    ? "The assistant wants to run a command:"
+    : `The assistant wants to call ${question.tool}:`;
   $("confirm-command").textContent = question.command;
+  $("confirm-rule").hidden = !question.rule;
+  $("confirm-rule-text").textContent = question.rule || "";
   $("confirm-unconfined").hidden = !question.unconfined;
   dialog.hidden = false;
   // The question takes the focus (on Deny: Enter never runs a command by accident).
@@ -32,8 +40,9 @@ function returnFocus() {
   else $("input").focus();
 }
 
-/** Sends the person's answer to the waiting command. */
-export async function answerConfirmation(approve) {
+/** Sends the person's answer to the waiting call; `scope` says how far an approval
+ * reaches (`once`, `conversation` or `always`). */
+export async function answerConfirmation(approve, scope = "once") {
   const requestId = pending.id;
   if (requestId === null) return;
   $("confirm-dialog").hidden = true;
@@ -42,7 +51,7 @@ export async function answerConfirmation(approve) {
   try {
     await api(`/api/conversations/${state.conversation}/confirmation`, {
       method: "POST",
-      body: { request_id: requestId, approve },
+      body: { request_id: requestId, approve, scope },
     });
   } catch (error) {
     showError(error.message);

@@ -62,6 +62,10 @@ function start() {
   });
   onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
+  $("confirm-conversation").addEventListener("click", () =>
+    answerConfirmation(true, "conversation"),
+  );
+  $("confirm-always").addEventListener("click", () => answerConfirmation(true, "always"));
   $("confirm-deny").addEventListener("click", () => answerConfirmation(false));
   $("login").addEventListener("submit", async (event) => {
     event.preventDefault();

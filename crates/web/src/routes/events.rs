@@ -189,12 +189,15 @@ fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
         .data(json(&confirm_event(pending)))
 }
 
-/// A `confirm` event's data: the command waiting, or none.
+/// A `confirm` event's data: the call waiting, or none.
 fn confirm_event(pending: Option<&PendingConfirmation>) -> ConfirmEvent {
     match pending {
         Some(p) => ConfirmEvent::ConfirmationRequested {
             request_id: p.request_id,
             command: p.command.clone(),
+            tool: p.tool.clone(),
+            is_command: p.is_command,
+            rule: p.rule.clone(),
             timeout_secs: p.timeout_secs,
             unconfined: p.unconfined,
         },

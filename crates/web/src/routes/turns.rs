@@ -11,13 +11,15 @@ use axum::http::StatusCode;
 use smallebot_application::{ConversationService, PipelineError, SendOptions, TurnHandle};
 use smallebot_core::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use smallebot_protocol::api::{
-    Cancelled, CompactBody, CompactReport, ConfirmationBody, Started, TextBody, Undone,
+    Cancelled, CompactBody, CompactReport, ConfirmationBody, ConfirmationScope, Started, TextBody,
+    Undone,
 };
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::error::ApiError;
 use crate::state::WebState;
+use smallebot_application::ports::Answer;
 use smallebot_application::wire;
 
 type StartedResponse = Result<(StatusCode, Json<Started>), ApiError>;
@@ -223,8 +225,8 @@ pub(crate) async fn undo(
     }))
 }
 
-/// `POST /api/conversations/{id}/confirmation`: approves or denies the command waiting
-/// for confirmation; `204`, or `404` when that question no longer waits (answered,
+/// `POST /api/conversations/{id}/confirmation`: approves (once, for the conversation,
+/// or always) or denies the tool call waiting for confirmation; `204`, or `404` when that question no longer waits (answered,
 /// timed out, or the turn ended).
 pub(crate) async fn confirmation(
     State(state): State<WebState>,
@@ -238,8 +240,14 @@ pub(crate) async fn confirmation(
         .confirmer
         .as_ref()
         .ok_or_else(|| ApiError::not_found("confirmation", body.request_id))?;
+    let answer = match (body.approve, body.scope) {
+        (false, _) => Answer::Deny,
+        (true, ConfirmationScope::Once) => Answer::Once,
+        (true, ConfirmationScope::Conversation) => Answer::Conversation,
+        (true, ConfirmationScope::Always) => Answer::Always,
+    };
     confirmer
-        .answer(conversation.id, body.request_id, body.approve)
+        .answer(conversation.id, body.request_id, answer)
         .map_err(|_| ApiError::not_found("confirmation", body.request_id))?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -9,3 +9,4 @@ mod process;
 mod tool;
 
 pub use tool::ExecuteCommand;
+pub(crate) use tool::seconds;

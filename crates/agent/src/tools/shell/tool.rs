@@ -18,7 +18,8 @@ use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
-use crate::tools::{TypedTool, Workspace, WorkspaceError};
+use crate::tools::{AskFirst, CallView, TypedTool, Workspace, WorkspaceError};
+use smallebot_core::rules::permission::CallSubject;
 use smallebot_sandbox::{
     CommandSandbox, Confined, FAILURE_CODE, FAILURE_PREFIX, Prepared, SandboxError,
 };
@@ -29,10 +30,11 @@ const NAME: &str = "ExecuteCommand";
 
 /// Runs a shell command in the workspace (docs/design.md §8).
 ///
-/// In order: the blacklist (a match → status `Denied`, naming the rule), the working
-/// directory (must resolve inside the workspace), confirmation when
-/// `requireCommandConfirmation` is set and the exact command is not whitelisted (no →
-/// `Denied`), then `/bin/sh -c` with the time limit — through the [`CommandSandbox`]
+/// In order: the blacklist (a match → status `Denied`, naming the rule), then the
+/// permission rules on the command's words and the person's confirmation where they
+/// ask (the registry's [`PermissionGate`](crate::tools::PermissionGate), where
+/// `commandWhitelist` and `requireCommandConfirmation` are rules), the working
+/// directory (must resolve inside the workspace), then `/bin/sh -c` with the time limit — through the [`CommandSandbox`]
 /// when one is set ([`ExecuteCommand::with_sandbox`]): limits and Landlock rules, the
 /// status line then naming the sandbox. Where the kernel has no Landlock although a
 /// mode is configured, every command asks the person before running unconfined.
@@ -57,34 +59,48 @@ pub struct ExecuteCommand {
 }
 
 impl ExecuteCommand {
-    /// Asks the person before a command that needs it; `None` when they allowed it,
-    /// else what the model is told (declined, no answer, or the turn cancelled).
-    async fn ask(
-        &self,
-        command: &str,
-        context: &ToolContext,
-        unconfined: bool,
-    ) -> Option<ToolOutcome> {
-        match self.confirmed(command, context, unconfined).await {
-            Some(true) => None,
-            Some(false) if unconfined => Some(ToolOutcome {
-                content: "Error: this machine's kernel has no Landlock, so the command would \
-                          run without the sandbox, and the user did not allow that; it was \
-                          not run. Ask the user how to proceed."
-                    .to_owned(),
-                status: ToolCallStatus::Denied,
-            }),
-            Some(false) => Some(ToolOutcome {
-                content: format!(
-                    "Error: the user did not allow this command (declined, or no answer \
-                     within {}); it was not run. Do not retry it unchanged: ask the user \
-                     how to proceed.",
-                    seconds(self.settings.confirmation_timeout)
-                ),
-                status: ToolCallStatus::Denied,
-            }),
-            None => Some(cancelled("while waiting for the user's confirmation")),
+    /// Asks the person before a command runs without the sandbox; `None` when they
+    /// allowed it, else what the model is told (declined, no answer, or the turn
+    /// cancelled).
+    async fn ask_unconfined(&self, command: &str, context: &ToolContext) -> Option<ToolOutcome> {
+        let request = ConfirmationRequest::new(command, context.conversation_id, context.turn_id)
+            .unconfined();
+        let allowed = tokio::select! {
+            allowed = self.confirmer.confirm(&request, self.settings.confirmation_timeout) => allowed,
+            () = context.cancel.cancelled() => {
+                return Some(cancelled("while waiting for the user's confirmation"));
+            }
+        };
+        (!allowed).then(|| ToolOutcome {
+            content: "Error: this machine's kernel has no Landlock, so the command would \
+                      run without the sandbox, and the user did not allow that; it was \
+                      not run. Ask the user how to proceed."
+                .to_owned(),
+            status: ToolCallStatus::Denied,
+        })
+    }
+
+    /// The refusal of `command`, if any: empty, or matching the blacklist (status
+    /// `Denied`, naming the rule).
+    fn refused(&self, command: &str) -> Option<ToolOutcome> {
+        if command.trim().is_empty() {
+            return Some(ToolOutcome::error(format!(
+                "Error: {NAME}: parameter 'command' is empty; give the command line to run"
+            )));
         }
+        match self.policy.check(command) {
+            CommandVerdict::Allowed { .. } => None,
+            denied @ CommandVerdict::Denied { .. } => Some(ToolOutcome {
+                content: format!("Error: {denied}"),
+                status: ToolCallStatus::Denied,
+            }),
+        }
+    }
+
+    /// Whether commands run without the sandbox only with the person's consent (the
+    /// kernel has no Landlock although a sandbox mode is configured).
+    fn needs_consent(&self) -> bool {
+        self.sandbox.as_ref().is_some_and(|s| s.needs_consent())
     }
 
     /// The shell that runs `command` in `dir`: plain, or through the sandbox's helper
@@ -120,7 +136,8 @@ impl ExecuteCommand {
     pub const NAME: &'static str = NAME;
 
     /// The tool with `settings` from `terminal.json`, confined to `workspace`, asking
-    /// `confirmer` when confirmation is required.
+    /// `confirmer` before a command runs without the sandbox (the other questions are
+    /// the registry's [`PermissionGate`](crate::tools::PermissionGate)'s).
     ///
     /// # Errors
     /// A blacklist rule that does not parse.
@@ -193,24 +210,6 @@ impl ExecuteCommand {
             Err(error) => Err(ToolOutcome::error(format!(
                 "Error: could not resolve workingDirectory ({error}); try again"
             ))),
-        }
-    }
-
-    /// Whether the person allows `command`; `None` when the turn was cancelled meanwhile.
-    async fn confirmed(
-        &self,
-        command: &str,
-        context: &ToolContext,
-        unconfined: bool,
-    ) -> Option<bool> {
-        let mut request =
-            ConfirmationRequest::new(command, context.conversation_id, context.turn_id);
-        if unconfined {
-            request = request.unconfined();
-        }
-        tokio::select! {
-            allowed = self.confirmer.confirm(&request, self.settings.confirmation_timeout) => Some(allowed),
-            () = context.cancel.cancelled() => None,
         }
     }
 }
@@ -287,7 +286,7 @@ fn exit_line(status: std::process::ExitStatus) -> String {
 }
 
 /// `60 s`, or `1.5 s` for a fractional duration.
-fn seconds(duration: Duration) -> String {
+pub(crate) fn seconds(duration: Duration) -> String {
     if duration.subsec_millis() == 0 {
         format!("{} s", duration.as_secs())
     } else {
@@ -329,6 +328,25 @@ impl TypedTool for ExecuteCommand {
         smallebot_shell::written_files(&args.command, directory.as_deref().unwrap_or(&root))
     }
 
+    /// The blacklist refuses first; the rules then see the command's words. Where
+    /// commands would run without the sandbox, the tool asks the person itself; with
+    /// `requireCommandConfirmation`, the person is asked unless a rule allows it.
+    fn permission(&self, args: &ExecuteCommandArgs) -> Result<CallView, ToolOutcome> {
+        if let Some(refused) = self.refused(&args.command) {
+            return Err(refused);
+        }
+        let view = CallView::new(CallSubject::command(NAME, &args.command)).shown(&args.command);
+        Ok(if self.needs_consent() {
+            view.ask_first(AskFirst::Itself)
+        } else if self.settings.require_command_confirmation {
+            // Also a rule of an assembly's gate (`with_terminal_rules`); said here too,
+            // so that a registry built without those rules still asks.
+            view.ask_first(AskFirst::UnlessARuleAllows)
+        } else {
+            view
+        })
+    }
+
     fn description(&self) -> String {
         format!(
             "Run a shell command line with /bin/sh -c in the workspace and return its \
@@ -348,27 +366,16 @@ impl TypedTool for ExecuteCommand {
         } = args;
         let command = command.as_str();
         let directory = working_directory.as_deref();
-        if command.trim().is_empty() {
-            return ToolOutcome::error(format!(
-                "Error: {NAME}: parameter 'command' is empty; give the command line to run"
-            ));
+        // Checked by the gate first; again here, so no way of calling the tool skips it.
+        if let Some(refused) = self.refused(command) {
+            return refused;
         }
-        let whitelisted = match self.policy.check(command) {
-            CommandVerdict::Allowed { whitelisted } => whitelisted,
-            denied @ CommandVerdict::Denied { .. } => {
-                return ToolOutcome {
-                    content: format!("Error: {denied}"),
-                    status: ToolCallStatus::Denied,
-                };
-            }
-        };
         let dir = match self.directory(directory).await {
             Ok(dir) => dir,
             Err(outcome) => return outcome,
         };
-        let unconfined = self.sandbox.as_ref().is_some_and(|s| s.needs_consent());
-        let must_ask = unconfined || (self.settings.require_command_confirmation && !whitelisted);
-        if must_ask && let Some(refused) = self.ask(command, context, unconfined).await {
+        let unconfined = self.needs_consent();
+        if unconfined && let Some(refused) = self.ask_unconfined(command, context).await {
             return refused;
         }
         if context.cancel.is_cancelled() {

@@ -10,9 +10,11 @@ use tokio_util::sync::CancellationToken;
 
 use smallebot_confined::{ConfinedError, FileKind, Root};
 
+use super::path_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
+use crate::tools::CallView;
 use crate::tools::typed::{self, TypedTool};
 
 /// Results returned when `maxResults` is not given.
@@ -83,6 +85,10 @@ impl TypedTool for GrepContent {
 
     fn traits(&self) -> ToolTraits {
         ToolTraits::READ_ONLY
+    }
+
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, args.path.as_deref())
     }
 
     fn description(&self) -> String {

@@ -10,8 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use smallebot_confined::FileKind;
 
+use super::path_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
+use crate::tools::CallView;
 use crate::tools::TypedTool;
 
 /// The most entries one `ListFiles` call returns.
@@ -53,6 +55,10 @@ impl TypedTool for ListFiles {
 
     fn traits(&self) -> ToolTraits {
         ToolTraits::READ_ONLY
+    }
+
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, args.path.as_deref())
     }
 
     fn description(&self) -> String {

@@ -9,9 +9,11 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use smallebot_confined::{ConfinedError, FileKind};
 
+use super::path_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};
+use crate::tools::CallView;
 use crate::tools::TypedTool;
 use crate::tools::typed;
 
@@ -66,6 +68,10 @@ impl TypedTool for ReadFile {
 
     fn traits(&self) -> ToolTraits {
         ToolTraits::READ_ONLY
+    }
+
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, Some(args.path.as_str()))
     }
 
     fn description(&self) -> String {

@@ -9,8 +9,10 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use smallebot_confined::{Access, ConfinedError, Root};
 
+use super::path_permission;
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
+use crate::tools::CallView;
 use crate::tools::TypedTool;
 use smallebot_core::rules::file_diff;
 
@@ -128,6 +130,10 @@ impl TypedTool for WriteFile {
         self.workspace.written_path(&args.path)
     }
 
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, Some(args.path.as_str()))
+    }
+
     fn description(&self) -> String {
         "Write a text file in the workspace, replacing it if it exists. Parent \
          directories are created as needed."
@@ -160,6 +166,10 @@ impl TypedTool for AppendFile {
 
     fn written_paths(&self, args: &AppendFileArgs) -> Vec<String> {
         self.workspace.written_path(&args.path)
+    }
+
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, Some(args.path.as_str()))
     }
 
     fn description(&self) -> String {
@@ -289,6 +299,10 @@ impl TypedTool for CreateDirectory {
 
     fn written_paths(&self, args: &CreateDirectoryArgs) -> Vec<String> {
         self.workspace.written_path(&args.path)
+    }
+
+    fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
+        path_permission(Self::NAME, Some(args.path.as_str()))
     }
 
     fn description(&self) -> String {

@@ -59,12 +59,14 @@
 //! ```
 
 mod decide;
+mod exact;
 mod glob;
 mod rule;
 
 pub use decide::{
     CallArgument, CallSubject, Decision, DefaultMode, PermissionRules, Verdict, decide,
 };
+pub use exact::exact_command_rules;
 pub use rule::{ArgumentKind, MCP_PREFIX, PermissionRule, PermissionRuleError};
 
 #[cfg(test)]

@@ -133,8 +133,15 @@ impl Server {
             confirmer.clone(),
         )
         .unwrap();
+        // The questions are the agent's permission gate's: it asks the page.
+        let asking = confirmer.clone();
         let server = Self::start_custom(
-            |agent| agent.tools(ToolRegistry::new().with(Arc::new(shell))),
+            move |agent| {
+                agent
+                    .tools(ToolRegistry::new().with(Arc::new(shell)))
+                    .confirmer(asking)
+                    .confirmation_timeout(confirm_within)
+            },
             |web| web.confirmations(confirmer),
         )
         .await;

@@ -203,21 +203,11 @@ impl<W: Write> Repl<W> {
                 }
                 Some(request) = next_confirmation(&mut self.confirmations) => {
                     status.pause(self.printer.out())?;
-                    let command = request.command().to_owned();
-                    if self.always_allowed.contains(&(conversation, command.clone())) {
-                        let line = format!("→ allowed (always in this conversation): $ {command}");
-                        self.say(&line)?;
-                        request.allow();
-                        continue;
-                    }
-                    match ask(request, input, self.printer.out(), &mut self.interrupts).await? {
-                        Asked::Interrupted => {
-                            self.service.cancel(conversation);
-                        }
-                        Asked::Always => {
-                            self.always_allowed.insert((conversation, command));
-                        }
-                        Asked::Answered(_) => {}
+                    // "Always" answers are kept by the agent's permission gate, which
+                    // then does not ask again.
+                    let asked = ask(request, input, self.printer.out(), &mut self.interrupts);
+                    if asked.await? == Asked::Interrupted {
+                        self.service.cancel(conversation);
                     }
                 }
                 Some(()) = resizes.next() => {

@@ -1,0 +1,296 @@
+//! [`PermissionGate`]: the one decision point every tool call passes before it runs.
+//!
+//! The registry ([`ToolRegistry`](super::ToolRegistry)) hands each call to its gate —
+//! the parent's calls, a sub-agent's (its tools are the parent's registry, narrowed) and
+//! `Delegate` itself — in this order:
+//!
+//! 1. the tool's own refusals ([`Tool::permission`]: `ExecuteCommand`'s blacklist,
+//!    malformed arguments), which no rule overrides;
+//! 2. the permission rules ([`decide`] on the call's [`CallSubject`], which the tool
+//!    builds: command words, workspace path, agent name, `mcp__<server>__<tool>`);
+//! 3. asking the person when the rules say `ask` (or the tool asks unless a rule allows
+//!    it: an MCP tool marked destructive) — unless they allowed calls like it before,
+//!    for this conversation or always ([`Grants`], in memory) — showing the call and
+//!    the rule that asked; the answers are once, always in this conversation, always
+//!    (an allow rule for this user), or no;
+//! 4. running it.
+//!
+//! A denied call's result names the rule that denied it; its status is `Denied`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use smallebot_application::ports::{
+    Answer, Args, CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome,
+};
+use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::permission::{
+    CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
+};
+
+use super::grants::{Grants, Scope};
+use super::registry::Tool;
+use super::shell::seconds;
+
+/// How long the person has to answer by default (terminal.json's
+/// `confirmationTimeoutSeconds` replaces it in an assembly from a home).
+pub const DEFAULT_CONFIRMATION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// When a tool wants the person asked, besides what the rules say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AskFirst {
+    /// Only when the rules say `ask`.
+    #[default]
+    WhenRulesSay,
+    /// Also when no rule matched and the default would allow it (an MCP tool its
+    /// server marks destructive, or configured with `confirm`; `ExecuteCommand` with
+    /// `requireCommandConfirmation`).
+    UnlessARuleAllows,
+    /// The tool asks the person itself, with what it alone knows (`ExecuteCommand`
+    /// about to run without the sandbox): the gate never asks as well, but a deny
+    /// rule still refuses the call.
+    Itself,
+}
+
+/// What the gate sees of a call: what the rules are matched on, how the call is shown
+/// to the person, and whether the tool wants the person asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallView {
+    /// What the rules are matched on.
+    pub subject: CallSubject,
+    /// The call as the person is shown it (`None`: the tool's name and its arguments).
+    pub shown: Option<String>,
+    /// Whether the tool wants the person asked.
+    pub ask_first: AskFirst,
+}
+
+impl CallView {
+    /// A view of a call seen as `subject`, shown by name and arguments, asked about
+    /// when the rules say so.
+    #[must_use]
+    pub fn new(subject: CallSubject) -> Self {
+        Self {
+            subject,
+            shown: None,
+            ask_first: AskFirst::WhenRulesSay,
+        }
+    }
+
+    /// The same view, the call shown to the person as `shown`.
+    #[must_use]
+    pub fn shown(mut self, shown: impl Into<String>) -> Self {
+        self.shown = Some(shown.into());
+        self
+    }
+
+    /// The same view, with the tool's own wish to be asked.
+    #[must_use]
+    pub fn ask_first(mut self, ask_first: AskFirst) -> Self {
+        self.ask_first = ask_first;
+        self
+    }
+}
+
+/// The permission rules of a home and who is asked when they say `ask`; see the
+/// [module](self) docs.
+pub struct PermissionGate {
+    rules: PermissionRules,
+    rules_file: String,
+    confirmer: Arc<dyn CommandConfirmer>,
+    timeout: Duration,
+    grants: Grants,
+}
+
+impl Default for PermissionGate {
+    /// No rules (every call allowed unless its tool asks first), nobody to ask (every
+    /// question is a no).
+    fn default() -> Self {
+        Self::new(
+            PermissionRules::default(),
+            Arc::new(smallebot_application::ports::DenyAll),
+        )
+    }
+}
+
+impl PermissionGate {
+    /// A gate deciding by `rules`, asking `confirmer`, answers awaited for
+    /// [`DEFAULT_CONFIRMATION_TIMEOUT`]; results name the rules as agent.json's.
+    #[must_use]
+    pub fn new(rules: PermissionRules, confirmer: Arc<dyn CommandConfirmer>) -> Self {
+        Self {
+            rules,
+            rules_file: crate::config::AGENT_FILE.to_owned(),
+            confirmer,
+            timeout: DEFAULT_CONFIRMATION_TIMEOUT,
+            grants: Grants::default(),
+        }
+    }
+
+    /// The same gate waiting at most `timeout` for an answer.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The rules it decides by.
+    #[must_use]
+    pub fn rules(&self) -> &PermissionRules {
+        &self.rules
+    }
+
+    /// `None` when the call of `tool` with `args` may run; else what the model is told
+    /// instead (refused by the tool or a rule, declined by the person, or the turn
+    /// cancelled while asking).
+    pub(crate) async fn check(
+        &self,
+        tool: &dyn Tool,
+        args: &Args,
+        context: &ToolContext,
+    ) -> Option<ToolOutcome> {
+        let view = match tool.permission(args, context) {
+            Ok(view) => view,
+            Err(refused) => return Some(refused),
+        };
+        let mut decision = decide(&self.rules, &view.subject);
+        let mut asked_by = decision.rule.as_ref().map(|rule| format!("ask {rule}"));
+        if decision.rule.is_none()
+            && decision.verdict == Verdict::Allow
+            && view.ask_first == AskFirst::UnlessARuleAllows
+        {
+            decision.verdict = Verdict::Ask;
+            asked_by = Some(format!(
+                "{} asks before each call no rule allows",
+                tool.name()
+            ));
+        }
+        match decision.verdict {
+            Verdict::Allow => None,
+            Verdict::Deny => Some(self.denied(&decision, &view.subject)),
+            Verdict::Ask if view.ask_first == AskFirst::Itself => None,
+            Verdict::Ask if self.grants.allow(&view.subject, asking_in(context)) => None,
+            Verdict::Ask => {
+                let asked_by = asked_by.unwrap_or_else(|| self.default_rule(&view.subject));
+                let shown = view
+                    .shown
+                    .clone()
+                    .unwrap_or_else(|| shown_call(tool.name(), args));
+                let question = Question {
+                    shown: &shown,
+                    tool: tool.name(),
+                    asked_by: &asked_by,
+                };
+                self.ask(&question, &view.subject, context).await
+            }
+        }
+    }
+
+    /// The default that made the gate ask about `subject`, as the person is told.
+    fn default_rule(&self, subject: &CallSubject) -> String {
+        if self.rules.tool_defaults.contains_key(&subject.tool) {
+            format!("the default for {} (ask)", subject.tool)
+        } else {
+            "defaultMode ask".to_owned()
+        }
+    }
+
+    /// Asks the person `question` about the call seen as `subject`; `None` when they
+    /// allowed it (a grant kept when they allowed calls like it beyond this one).
+    async fn ask(
+        &self,
+        question: &Question<'_>,
+        subject: &CallSubject,
+        context: &ToolContext,
+    ) -> Option<ToolOutcome> {
+        let conversation = asking_in(context);
+        let turn = context
+            .billed_to
+            .as_ref()
+            .map(|billed| billed.turn_id)
+            .or(context.turn_id);
+        let mut request = ConfirmationRequest::new(question.shown, conversation, turn)
+            .about(question.tool, question.asked_by);
+        if !matches!(
+            subject.argument,
+            CallArgument::Commands(_) | CallArgument::UnreadableCommand(_)
+        ) {
+            request = request.not_a_command();
+        }
+        let answer = tokio::select! {
+            answer = self.confirmer.answer(&request, self.timeout) => answer,
+            () = context.cancel.cancelled() => {
+                return Some(ToolOutcome {
+                    content: "[cancelled while waiting for the user's confirmation]".to_owned(),
+                    status: ToolCallStatus::Cancelled,
+                });
+            }
+        };
+        let scope = match (answer, conversation) {
+            (Answer::Always, _) => Some(Scope::Always),
+            (Answer::Conversation, Some(id)) => Some(Scope::Conversation(id)),
+            _ => None,
+        };
+        if let Some(scope) = scope {
+            self.grants.grant(subject, scope);
+        }
+        (!answer.allows()).then(|| ToolOutcome {
+            content: format!(
+                "Error: the user did not allow this {} (declined, or no answer within {}); \
+                 it was not run. Do not retry it unchanged: ask the user how to proceed.",
+                what(subject),
+                seconds(self.timeout)
+            ),
+            status: ToolCallStatus::Denied,
+        })
+    }
+
+    /// The result of a call a deny rule refused, naming the rule.
+    fn denied(&self, decision: &Decision, subject: &CallSubject) -> ToolOutcome {
+        let by = decision.rule.as_deref().map_or_else(
+            || "the permission rules".to_owned(),
+            |rule| format!("the permission rule `deny {rule}` in {}", self.rules_file),
+        );
+        ToolOutcome {
+            content: format!(
+                "Error: this {} was denied by {by}; it was not run. Do not retry it: \
+                 do the task another way, or ask the user to change the rule.",
+                what(subject)
+            ),
+            status: ToolCallStatus::Denied,
+        }
+    }
+}
+
+/// What a call is called in results: `command` for a command line, else `call of X`.
+fn what(subject: &CallSubject) -> String {
+    match subject.argument {
+        CallArgument::Commands(_) | CallArgument::UnreadableCommand(_) => "command".to_owned(),
+        _ => format!("call of {}", subject.tool),
+    }
+}
+
+/// A call shown by its tool's name and its arguments (`d__remove {"path":"/data"}`).
+fn shown_call(name: &str, args: &Args) -> String {
+    format!(
+        "{name} {}",
+        serde_json::Value::Object(args.as_map().clone())
+    )
+}
+
+/// A question about one call: how it is shown, its tool, and what asked.
+struct Question<'a> {
+    shown: &'a str,
+    tool: &'a str,
+    asked_by: &'a str,
+}
+
+/// The conversation a call asks in: the root conversation of a sub-agent's call (the
+/// one the person looks at), else the call's own.
+fn asking_in(context: &ToolContext) -> Option<ConversationId> {
+    context
+        .billed_to
+        .as_ref()
+        .map(|billed| billed.conversation_id)
+        .or(context.conversation_id)
+}
