@@ -101,13 +101,7 @@ impl AgentAssembly {
                 .settings
                 .tokenizer
                 .clone_into(&mut assembly.tokenizer_name);
-            assembly.metering.prices = models
-                .choices
-                .iter()
-                .chain([&models.chat, &models.compaction])
-                .filter_map(|m| Some((m.settings.id.clone(), m.settings.pricing.clone()?)))
-                .collect();
-            assembly.metering.summary_model = Some(models.compaction.settings.id.clone());
+            assembly.metering.priced_by(models);
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,

@@ -11,6 +11,8 @@ use smallebot_core::repository::Store;
 use smallebot_core::rules::budget::Budgets;
 use smallebot_core::rules::cost::Pricing;
 
+use crate::config::ResolvedModels;
+
 /// Prices, budgets and per-user budgets of an assembly.
 #[derive(Clone)]
 pub struct Metering {
@@ -45,6 +47,18 @@ impl std::fmt::Debug for Metering {
 }
 
 impl Metering {
+    /// The prices models.json gives its models, and summaries priced as the compaction
+    /// model's.
+    pub(super) fn priced_by(&mut self, models: &ResolvedModels) {
+        self.prices = models
+            .choices
+            .iter()
+            .chain([&models.chat, &models.compaction])
+            .filter_map(|m| Some((m.settings.id.clone(), m.settings.pricing.clone()?)))
+            .collect();
+        self.summary_model = Some(models.compaction.settings.id.clone());
+    }
+
     /// `model` metered into `store`.
     pub(super) fn wrap(
         self,

@@ -26,6 +26,7 @@
 
 mod build;
 mod error;
+mod gate_settings;
 mod home;
 mod home_config;
 mod home_tools;
@@ -52,10 +53,10 @@ use smallebot_core::tasks::TaskStore;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint};
 
 pub use error::AssemblyError;
+use gate_settings::GateSettings;
 pub use home::{CHAT_HISTORY_FILE, Home};
 use home_tools::HomeTools;
 pub use metering::Metering;
-use permissions::GateSettings;
 pub use unconfigured::UnconfiguredModel;
 pub use warm_up::WarmUp;
 

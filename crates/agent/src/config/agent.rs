@@ -17,13 +17,11 @@ use super::attachments::RawAttachments;
 use super::budgets::RawBudgets;
 use super::checkpoints::RawCheckpoints;
 use super::command_env::{CommandEnvironment, RawCommandEnvironment};
+pub use super::file_names::AGENT_FILE;
 use super::json::{parse_keys, read_optional};
 use super::permissions::RawPermissions;
 use crate::tools::ReadConversationData;
 use smallebot_core::rules::budget::Budgets;
-
-/// The name of the agent settings file inside the home directory.
-pub const AGENT_FILE: &str = "agent.json";
 
 /// How earlier tool calls are written into the history sent to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]

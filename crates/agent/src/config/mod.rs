@@ -21,6 +21,7 @@ mod checkpoints;
 mod command_env;
 mod env_refs;
 mod error;
+pub(crate) mod file_names;
 mod json;
 mod keys;
 mod known_keys;
@@ -32,9 +33,10 @@ mod sandbox;
 mod survey;
 mod terminal;
 
-pub use agent::{AGENT_FILE, AgentSettings, ReasoningEffort, ToolHistoryFormat};
+pub use agent::{AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use command_env::CommandEnvironment;
 pub use error::ConfigError;
+pub use file_names::AGENT_FILE;
 pub use mcp::{
     DEFAULT_MAX_RESULT_MEGABYTES, DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS,
     MCP_FILE, load_mcp_settings, mcp_settings_from_json,

@@ -11,7 +11,7 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 use smallebot_core::agents::GENERAL_AGENT;
 use smallebot_core::rules::permission::CallSubject;
 
-use super::gate::CallView;
+use super::call_view::CallView;
 use super::typed::TypedTool;
 use crate::subagents::{DelegatedTask, SubAgentRunner};
 

@@ -29,68 +29,14 @@ use smallebot_core::rules::permission::{
     CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
 };
 
+use super::call_view::AskFirst;
+use super::duration_text::seconds;
 use super::grants::{Grants, Scope};
-use super::registry::Tool;
-use super::shell::seconds;
+use super::tool::Tool;
 
 /// How long the person has to answer by default (terminal.json's
 /// `confirmationTimeoutSeconds` replaces it in an assembly from a home).
 pub const DEFAULT_CONFIRMATION_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// When a tool wants the person asked, besides what the rules say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AskFirst {
-    /// Only when the rules say `ask`.
-    #[default]
-    WhenRulesSay,
-    /// Also when no rule matched and the default would allow it (an MCP tool its
-    /// server marks destructive, or configured with `confirm`; `ExecuteCommand` with
-    /// `requireCommandConfirmation`).
-    UnlessARuleAllows,
-    /// The tool asks the person itself, with what it alone knows (`ExecuteCommand`
-    /// about to run without the sandbox): the gate never asks as well, but a deny
-    /// rule still refuses the call.
-    Itself,
-}
-
-/// What the gate sees of a call: what the rules are matched on, how the call is shown
-/// to the person, and whether the tool wants the person asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallView {
-    /// What the rules are matched on.
-    pub subject: CallSubject,
-    /// The call as the person is shown it (`None`: the tool's name and its arguments).
-    pub shown: Option<String>,
-    /// Whether the tool wants the person asked.
-    pub ask_first: AskFirst,
-}
-
-impl CallView {
-    /// A view of a call seen as `subject`, shown by name and arguments, asked about
-    /// when the rules say so.
-    #[must_use]
-    pub fn new(subject: CallSubject) -> Self {
-        Self {
-            subject,
-            shown: None,
-            ask_first: AskFirst::WhenRulesSay,
-        }
-    }
-
-    /// The same view, the call shown to the person as `shown`.
-    #[must_use]
-    pub fn shown(mut self, shown: impl Into<String>) -> Self {
-        self.shown = Some(shown.into());
-        self
-    }
-
-    /// The same view, with the tool's own wish to be asked.
-    #[must_use]
-    pub fn ask_first(mut self, ask_first: AskFirst) -> Self {
-        self.ask_first = ask_first;
-        self
-    }
-}
 
 /// The permission rules of a home and who is asked when they say `ask`; see the
 /// [module](self) docs.
@@ -120,7 +66,7 @@ impl PermissionGate {
     pub fn new(rules: PermissionRules, confirmer: Arc<dyn CommandConfirmer>) -> Self {
         Self {
             rules,
-            rules_file: crate::config::AGENT_FILE.to_owned(),
+            rules_file: crate::config::file_names::AGENT_FILE.to_owned(),
             confirmer,
             timeout: DEFAULT_CONFIRMATION_TIMEOUT,
             grants: Grants::default(),

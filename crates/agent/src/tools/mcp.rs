@@ -11,8 +11,9 @@ use smallebot_mcp::{McpServers, McpTool};
 
 use smallebot_core::rules::permission::{CallSubject, MCP_PREFIX};
 
-use super::gate::{AskFirst, CallView};
-use super::registry::{Tool, ToolSource};
+use super::call_view::{AskFirst, CallView};
+use super::registry::ToolSource;
+use super::tool::Tool;
 
 /// The tools of the MCP servers, for [`ToolRegistry::with_source`](super::ToolRegistry::with_source).
 pub struct McpToolSource(Arc<McpServers>);

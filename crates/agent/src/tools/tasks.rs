@@ -21,7 +21,7 @@ mod args;
 
 pub use args::{AddTaskArgs, CompleteTaskArgs, TaskIdArgs};
 
-use super::registry::Tool;
+use super::tool::Tool;
 use super::typed::{NoArgs, TypedTool};
 
 /// All six task tools over one store, in the order they are offered to the model.

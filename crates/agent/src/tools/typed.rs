@@ -14,8 +14,8 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTra
 
 use smallebot_core::rules::permission::CallSubject;
 
-use super::gate::CallView;
-use super::registry::Tool;
+use super::call_view::CallView;
+use super::tool::Tool;
 use smallebot_application::ports::Args;
 
 /// A tool whose arguments are the serde struct [`TypedTool::Args`]: doc comments on its

@@ -9,4 +9,3 @@ mod process;
 mod tool;
 
 pub use tool::ExecuteCommand;
-pub(crate) use tool::seconds;

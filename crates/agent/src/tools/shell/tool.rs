@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -18,6 +17,7 @@ use smallebot_shell::{CommandPolicy, CommandVerdict, PolicyError};
 
 use super::process::{Ending, Finished, plain_shell, run_shell};
 use crate::config::{CommandEnvironment, TerminalSettings};
+use crate::tools::duration_text::seconds;
 use crate::tools::{AskFirst, CallView, TypedTool, Workspace, WorkspaceError};
 use smallebot_core::rules::permission::CallSubject;
 use smallebot_sandbox::{
@@ -283,15 +283,6 @@ fn exit_line(status: std::process::ExitStatus) -> String {
         }
     }
     format!("[{status}]")
-}
-
-/// `60 s`, or `1.5 s` for a fractional duration.
-pub(crate) fn seconds(duration: Duration) -> String {
-    if duration.subsec_millis() == 0 {
-        format!("{} s", duration.as_secs())
-    } else {
-        format!("{:.1} s", duration.as_secs_f64())
-    }
 }
 
 /// `ExecuteCommand`'s arguments.

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use smallebot_confined::FileKind;
 
-use super::path_permission;
+use super::permission::path_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::CallView;

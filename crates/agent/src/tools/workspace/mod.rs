@@ -10,6 +10,7 @@
 
 mod grep;
 mod list;
+mod permission;
 mod read;
 mod resolve;
 mod run;
@@ -29,12 +30,7 @@ pub use resolve::{Resolved, Workspace, WorkspaceError};
 pub(crate) use run::run_blocking;
 pub use write::{AppendFile, CreateDirectory, WriteFile};
 
-use smallebot_application::ports::ToolOutcome;
-use smallebot_core::rules::permission::CallSubject;
-use smallebot_core::rules::workspace_path::check_relative_path;
-
-use super::{CallView, Tool};
-use run::failure;
+use super::Tool;
 
 /// The six workspace file tools over the directory `root` (`<home>/workspace`, created
 /// on first use).
@@ -49,18 +45,4 @@ pub fn workspace_tools(root: PathBuf) -> Vec<Arc<dyn Tool>> {
         Arc::new(CreateDirectory::new(workspace.clone())),
         Arc::new(GrepContent::new(workspace)),
     ]
-}
-
-/// What the permission gate sees of a file tool's call on `path` (`None`: the root):
-/// the workspace-relative path, normalized (`docs/./a/../b.md` is `docs/b.md`), which
-/// the rules' globs match. A path refused on its face (absolute, `..` above the root)
-/// is refused here, as the tool would refuse it.
-fn path_permission(tool: &str, path: Option<&str>) -> Result<CallView, ToolOutcome> {
-    match check_relative_path(path.unwrap_or("")) {
-        Ok(normalized) => Ok(CallView::new(CallSubject::path(
-            tool,
-            &normalized.to_relative_string(),
-        ))),
-        Err(error) => Err(failure(WorkspaceError::Refused(error))),
-    }
 }

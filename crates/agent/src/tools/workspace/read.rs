@@ -9,7 +9,7 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use smallebot_confined::{ConfinedError, FileKind};
 
-use super::path_permission;
+use super::permission::path_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{Page, SNIFF_BYTES, Window, looks_binary, read_window};

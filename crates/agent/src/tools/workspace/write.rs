@@ -9,7 +9,7 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use smallebot_confined::{Access, ConfinedError, Root};
 
-use super::path_permission;
+use super::permission::path_permission;
 use super::resolve::{Resolved, Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::CallView;
