@@ -38,8 +38,9 @@ use super::tool::Tool;
 /// `confirmationTimeoutSeconds` replaces it in an assembly from a home).
 pub const DEFAULT_CONFIRMATION_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The permission rules of a home and who is asked when they say `ask`; see the
-/// [module](self) docs.
+/// The permission rules of a home and who is asked when they say `ask`: every call
+/// the registry runs passes it — the tool's own refusals, then the rules, then asking
+/// the person, then running.
 pub struct PermissionGate {
     rules: PermissionRules,
     rules_file: String,
