@@ -44,12 +44,11 @@ impl PgStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_accounts(&self) -> RepoResult<Vec<UserAccount>> {
-        let rows: Vec<(String, bool, Option<i64>)> = sqlx::query_as(
-            "SELECT name, admin, budget_monthly_picos FROM users ORDER BY name",
-        )
-        .fetch_all(self.pool())
-        .await
-        .map_err(storage("listing users"))?;
+        let rows: Vec<(String, bool, Option<i64>)> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users ORDER BY name")
+                .fetch_all(self.pool())
+                .await
+                .map_err(storage("listing users"))?;
         Ok(rows.into_iter().map(account).collect())
     }
 
@@ -58,13 +57,12 @@ impl PgStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_account(&self, name: &str) -> RepoResult<Option<UserAccount>> {
-        let row: Option<(String, bool, Option<i64>)> = sqlx::query_as(
-            "SELECT name, admin, budget_monthly_picos FROM users WHERE name = $1",
-        )
-        .bind(name)
-        .fetch_optional(self.pool())
-        .await
-        .map_err(storage("reading a user"))?;
+        let row: Option<(String, bool, Option<i64>)> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users WHERE name = $1")
+                .bind(name)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(storage("reading a user"))?;
         Ok(row.map(account))
     }
 

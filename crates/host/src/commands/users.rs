@@ -73,11 +73,7 @@ fn list_line(user: &UserAccount) -> String {
     line
 }
 
-async fn add(
-    store: &crate::database::Database,
-    name: &str,
-    admin: bool,
-) -> Result<(), HostError> {
+async fn add(store: &crate::database::Database, name: &str, admin: bool) -> Result<(), HostError> {
     let name = name.trim();
     let valid = !name.is_empty()
         && !name.starts_with('.')

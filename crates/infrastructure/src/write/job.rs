@@ -233,9 +233,7 @@ impl Write {
                 name,
                 budget_monthly,
                 reply,
-            } => settle(conn, reply, |c| {
-                users::set_budget(c, &name, budget_monthly)
-            }),
+            } => settle(conn, reply, |c| users::set_budget(c, &name, budget_monthly)),
             W::RecordUsage { record, reply } => settle(conn, reply, |c| {
                 // Queued without a waiting caller: a failure is said here.
                 usage::insert(c, &record).inspect_err(|err| {

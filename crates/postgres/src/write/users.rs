@@ -20,20 +20,22 @@ pub(super) async fn add(
     token_sha256: &str,
     admin: bool,
 ) -> RepoResult<()> {
-    sqlx::query("INSERT INTO users (name, token_sha256, created_at, admin) VALUES ($1, $2, $3, $4)")
-        .bind(name)
-        .bind(token_sha256)
-        .bind(now())
-        .bind(admin)
-        .execute(&mut *conn)
-        .await
-        .map_err(|err| {
-            if violates(&err, "users_pkey") {
-                RepositoryError::user_exists(name)
-            } else {
-                storage(ADD)(err)
-            }
-        })?;
+    sqlx::query(
+        "INSERT INTO users (name, token_sha256, created_at, admin) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(name)
+    .bind(token_sha256)
+    .bind(now())
+    .bind(admin)
+    .execute(&mut *conn)
+    .await
+    .map_err(|err| {
+        if violates(&err, "users_pkey") {
+            RepositoryError::user_exists(name)
+        } else {
+            storage(ADD)(err)
+        }
+    })?;
     Ok(())
 }
 
