@@ -13,6 +13,7 @@ mod commands;
 mod database;
 mod error;
 mod shutdown;
+mod user_budgets;
 mod wiring;
 
 use std::process::ExitCode;

@@ -9,6 +9,7 @@ use smallebot_agent::config::load_mcp_settings;
 use smallebot_agent::processes::LocalProcesses;
 use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
+use smallebot_application::metering::BudgetOverrides;
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
 use smallebot_mcp::McpServers;
 use smallebot_peers::PeerLink;
@@ -16,6 +17,7 @@ use smallebot_sandbox::CommandSandbox;
 
 use crate::database::Database;
 use crate::error::HostError;
+use crate::user_budgets::StoreBudgets;
 
 /// Everything a conversation command needs.
 pub struct App {
@@ -40,6 +42,9 @@ pub struct App {
     pub peers: Option<Arc<PeerLink>>,
     /// The skills the model is offered (for `/skills`).
     pub skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
+    /// The users' own monthly budgets, read from the store (every assembly built for
+    /// this store meters with them, web users' too).
+    pub budget_overrides: Arc<dyn BudgetOverrides>,
 }
 
 impl App {
@@ -188,9 +193,11 @@ async fn assemble(
         Some(link) => wire_to_peers(assembly, link),
         None => assembly,
     };
+    let budget_overrides: Arc<dyn BudgetOverrides> = Arc::new(StoreBudgets::new(store.clone()));
     let agent = assembly
         .store(store.store())
         .task_store(store.task_store(home))
+        .budget_overrides(Arc::clone(&budget_overrides))
         .build();
     let agent = match agent {
         Ok(agent) => agent,
@@ -214,6 +221,7 @@ async fn assemble(
         model: String::new(),
         peers,
         skills: agent.skills,
+        budget_overrides,
     })
 }
 

@@ -143,7 +143,7 @@ impl BudgetStop {
         format!(
             "{BUDGET_STOP}: the next model request could cost up to {}, but only {} of the {} \
              budget of {} is left ({} spent); {}. The request was not sent; raise \
-             budgets.{} in agent.json to go on",
+             budgets.{} in agent.json{} to go on",
             format_amount(self.projected, currency),
             format_amount(self.remaining(), currency),
             self.kind.key(),
@@ -151,6 +151,11 @@ impl BudgetStop {
             format_amount(self.spent, currency),
             self.kind.resets(now),
             self.kind.key(),
+            if self.kind == BudgetKind::PerUserMonthly {
+                " (or the user's own: `smallebot users set NAME --budget-monthly AMOUNT`)"
+            } else {
+                ""
+            },
         )
     }
 }

@@ -175,6 +175,7 @@ fn web_state(
             mcp: Arc::clone(&app.mcp),
             peers: app.peers.clone(),
             metrics,
+            budget_overrides: Arc::clone(&app.budget_overrides),
             built: tokio::sync::Mutex::default(),
         };
         let services = Arc::new(services);

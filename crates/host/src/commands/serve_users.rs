@@ -44,6 +44,8 @@ pub struct PerUserServices {
     pub mcp: Arc<smallebot_mcp::McpServers>,
     /// The process's metrics, shown every user's events.
     pub metrics: Arc<smallebot_telemetry::Metrics>,
+    /// The users' own monthly budgets (shared by every user's service).
+    pub budget_overrides: Arc<dyn smallebot_application::metering::BudgetOverrides>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }
@@ -76,6 +78,7 @@ impl UserServices for PerUserServices {
             .workspace(workspace)
             .user_skills(self.home.user_skills_dir(user))
             .user_agents(self.home.user_agents_dir(user))
+            .budget_overrides(Arc::clone(&self.budget_overrides))
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);
