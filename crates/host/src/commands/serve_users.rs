@@ -25,6 +25,10 @@ impl TokenUsers for StoreUsers {
     async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
         self.0.user_by_token_sha256(digest).await
     }
+
+    async fn is_admin(&self, user: &str) -> Result<bool, RepositoryError> {
+        Ok(self.0.user_account(user).await?.is_some_and(|a| a.admin))
+    }
 }
 
 /// Builds each user's service on first use, from the home's configuration, on the
