@@ -199,6 +199,10 @@ pub enum Command {
         /// Whose conversations on loopback (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
+        /// Label /metrics' token and cost counters by user too (a series per user and
+        /// model: mind the number of users).
+        #[arg(long)]
+        metrics_per_user: bool,
     },
     /// Users of the web app when it listens beyond loopback.
     #[command(subcommand)]

@@ -9,7 +9,7 @@ use smallebot_agent::config::load_mcp_settings;
 use smallebot_agent::processes::LocalProcesses;
 use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
-use smallebot_application::metering::BudgetOverrides;
+use smallebot_application::metering::{BudgetOverrides, UsageObserver};
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
 use smallebot_mcp::McpServers;
 use smallebot_peers::PeerLink;
@@ -122,6 +122,27 @@ pub async fn build(
     confirmer: Arc<dyn CommandConfirmer>,
     warm_up: WarmUp,
 ) -> Result<App, HostError> {
+    build_with(home, user_flag, confirmer, warm_up, None).await
+}
+
+/// As [`build`], every usage record also shown to `observer` (`serve`'s metrics).
+pub async fn build_observed(
+    home: &Home,
+    user_flag: Option<&str>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    warm_up: WarmUp,
+    observer: Arc<dyn UsageObserver>,
+) -> Result<App, HostError> {
+    build_with(home, user_flag, confirmer, warm_up, Some(observer)).await
+}
+
+async fn build_with(
+    home: &Home,
+    user_flag: Option<&str>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    warm_up: WarmUp,
+    observer: Option<Arc<dyn UsageObserver>>,
+) -> Result<App, HostError> {
     // Configuration first: an invalid file or a missing endpoint is reported before
     // the database is touched.
     let assembly = AgentAssembly::from_home(home.root())?;
@@ -136,6 +157,10 @@ pub async fn build(
     let assembly = with_sandbox(assembly.confirmer(confirmer))
         .tools(mcp_registry(&mcp))
         .notices(mcp.warnings().to_vec());
+    let assembly = match observer {
+        Some(observer) => assembly.usage_observer(observer),
+        None => assembly,
+    };
     let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
     app.mcp = mcp;
     app.model = model;

@@ -83,6 +83,7 @@ impl UserServices for PerUserServices {
             .user_skills(self.home.user_skills_dir(user))
             .user_agents(self.home.user_agents_dir(user))
             .budget_overrides(Arc::clone(&self.budget_overrides))
+            .usage_observer(Arc::clone(&self.metrics) as _)
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);
