@@ -74,9 +74,9 @@ pub(crate) async fn usage(
     } else {
         match params.user {
             Some(other) if other != me => {
-                return Err(ApiError::forbidden(format!(
-                    "only an admin sees another user's usage; leave out user= to see your own"
-                )));
+                return Err(ApiError::forbidden(
+                    "only an admin sees another user's usage; leave out user= to see your own",
+                ));
             }
             _ => Some(me),
         }
