@@ -118,37 +118,19 @@ impl UsageSeries {
 #[cfg(test)]
 mod tests {
     use smallebot_application::metering::UsageObserver;
-    use smallebot_core::entities::{
-        TokenCounts, UsageAccount, UsageOutcome, UsagePurpose, UsageRecord,
-    };
+    use smallebot_core::entities::{TokenCounts, UsageRecord};
 
     use crate::Metrics;
 
     fn record(user: &str, cost: Option<i64>) -> UsageRecord {
-        UsageRecord {
-            account: UsageAccount {
-                user_name: user.into(),
-                conversation_id: smallebot_core::ids::ConversationId::new(),
-                turn_id: None,
-                sub_conversation_id: None,
-                step: 1,
-            },
-            purpose: UsagePurpose::Chat,
-            model: "big".into(),
-            tokens: Some(TokenCounts {
-                prompt: 1000,
-                cached_prompt: 200,
-                completion: 100,
-                reasoning: 30,
-            }),
-            cost,
-            currency: cost.map(|_| "USD".to_owned()),
-            first_token_ms: None,
-            duration_ms: 1,
-            retries: 0,
-            outcome: UsageOutcome::Ok,
-            at: smallebot_core::time::parse_timestamp("2026-03-01T12:00:00Z").unwrap(),
-        }
+        let tokens = TokenCounts {
+            prompt: 1000,
+            cached_prompt: 200,
+            completion: 100,
+            reasoning: 30,
+        };
+        let at = smallebot_core::time::parse_timestamp("2026-03-01T12:00:00Z").unwrap();
+        UsageRecord::example(user, "big", Some(tokens), cost, at)
     }
 
     #[test]

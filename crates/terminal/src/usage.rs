@@ -229,31 +229,14 @@ mod tests {
     }
 
     fn record(user: &str, prompt: u64, cost: Option<i64>) -> UsageRecord {
-        use smallebot_core::entities::{UsageAccount, UsageOutcome, UsagePurpose};
-        UsageRecord {
-            account: UsageAccount {
-                user_name: user.into(),
-                conversation_id: smallebot_core::ids::ConversationId::new(),
-                turn_id: None,
-                sub_conversation_id: None,
-                step: 1,
-            },
-            purpose: UsagePurpose::Chat,
-            model: "big".into(),
-            tokens: Some(TokenCounts {
-                prompt,
-                cached_prompt: 10,
-                completion: 5,
-                reasoning: 1,
-            }),
-            cost,
-            currency: cost.map(|_| "USD".to_owned()),
-            first_token_ms: None,
-            duration_ms: 1,
-            retries: 0,
-            outcome: UsageOutcome::Ok,
-            at: smallebot_core::time::parse_timestamp("2026-03-01T12:00:00Z").unwrap(),
-        }
+        let tokens = TokenCounts {
+            prompt,
+            cached_prompt: 10,
+            completion: 5,
+            reasoning: 1,
+        };
+        let at = smallebot_core::time::parse_timestamp("2026-03-01T12:00:00Z").unwrap();
+        UsageRecord::example(user, "big", Some(tokens), cost, at)
     }
 
     #[test]

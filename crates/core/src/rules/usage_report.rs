@@ -124,9 +124,6 @@ pub fn summarize(
 mod tests {
     use super::*;
 
-    use crate::entities::{UsageAccount, UsageOutcome, UsagePurpose};
-    use crate::ids::ConversationId;
-
     fn record(
         user: &str,
         model: &str,
@@ -134,29 +131,13 @@ mod tests {
         tokens: Option<(u64, u64)>,
         cost: Option<i64>,
     ) -> UsageRecord {
-        UsageRecord {
-            account: UsageAccount {
-                user_name: user.into(),
-                conversation_id: ConversationId::new(),
-                turn_id: None,
-                sub_conversation_id: None,
-                step: 1,
-            },
-            purpose: UsagePurpose::Chat,
-            model: model.into(),
-            tokens: tokens.map(|(prompt, completion)| TokenCounts {
-                prompt,
-                completion,
-                ..TokenCounts::default()
-            }),
-            cost,
-            currency: cost.map(|_| "USD".to_owned()),
-            first_token_ms: None,
-            duration_ms: 1,
-            retries: 0,
-            outcome: UsageOutcome::Ok,
-            at: crate::time::parse_timestamp(&format!("{day}T12:00:00Z")).unwrap(),
-        }
+        let tokens = tokens.map(|(prompt, completion)| TokenCounts {
+            prompt,
+            completion,
+            ..TokenCounts::default()
+        });
+        let at = crate::time::parse_timestamp(&format!("{day}T12:00:00Z")).unwrap();
+        UsageRecord::example(user, model, tokens, cost, at)
     }
 
     #[test]
