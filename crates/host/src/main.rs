@@ -9,6 +9,7 @@
 extern crate smallebot_terminal;
 
 mod cli;
+mod cli_users;
 mod commands;
 mod database;
 mod error;
