@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use smallebot_terminal::export_text::ExportFormat;
 
+pub use crate::cli_users::UsersCommand;
+
 /// How log events are written (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -199,6 +201,10 @@ pub enum Command {
         /// Whose conversations on loopback (default: agent.json userName, else $USER).
         #[arg(long)]
         user: Option<String>,
+        /// Label /metrics' token and cost counters by user too (a series per user and
+        /// model: mind the number of users).
+        #[arg(long)]
+        metrics_per_user: bool,
     },
     /// Users of the web app when it listens beyond loopback.
     #[command(subcommand)]
@@ -274,23 +280,6 @@ pub enum McpCommand {
         /// Only this server's tools.
         server: Option<String>,
     },
-}
-
-/// `smallebot users …`
-#[derive(Debug, Subcommand)]
-pub enum UsersCommand {
-    /// Add a user and print their token — once: only its digest is stored.
-    Add {
-        /// The user's name (their conversations are stored under it).
-        name: String,
-    },
-    /// Remove a user: their token stops working at once; their conversations stay.
-    Remove {
-        /// The user's name.
-        name: String,
-    },
-    /// List the users' names.
-    List,
 }
 
 /// `smallebot conversations …`

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use smallebot_agent::assembly::Home;
+use smallebot_core::entities::UserAccount;
 use smallebot_core::repository::{RepoResult, Store};
 use smallebot_core::tasks::TaskStore;
 use smallebot_infrastructure::{DatabaseLocation, FileTaskStore, SqliteStore};
@@ -88,14 +89,48 @@ impl Database {
         }
     }
 
-    /// Adds user `name` with the SHA-256 hex digest of its token.
+    /// Adds user `name` with the SHA-256 hex digest of its token, an admin when `admin`.
     ///
     /// # Errors
     /// A name that exists; storage failures.
-    pub async fn add_user(&self, name: &str, token_sha256: &str) -> RepoResult<()> {
+    pub async fn add_user(&self, name: &str, token_sha256: &str, admin: bool) -> RepoResult<()> {
         match self {
-            Self::Sqlite(store) => store.add_user(name, token_sha256).await,
-            Self::Postgres(store) => store.add_user(name, token_sha256).await,
+            Self::Sqlite(store) => store.add_user(name, token_sha256, admin).await,
+            Self::Postgres(store) => store.add_user(name, token_sha256, admin).await,
+        }
+    }
+
+    /// Sets (or clears, with `None`) user `name`'s own monthly budget in picos; whether
+    /// there was such a user.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn set_user_budget(&self, name: &str, budget: Option<i64>) -> RepoResult<bool> {
+        match self {
+            Self::Sqlite(store) => store.set_user_budget(name, budget).await,
+            Self::Postgres(store) => store.set_user_budget(name, budget).await,
+        }
+    }
+
+    /// Every user with their role and budget, sorted by name.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_accounts(&self) -> RepoResult<Vec<UserAccount>> {
+        match self {
+            Self::Sqlite(store) => store.user_accounts().await,
+            Self::Postgres(store) => store.user_accounts().await,
+        }
+    }
+
+    /// User `name` with their role and budget, if there is one.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_account(&self, name: &str) -> RepoResult<Option<UserAccount>> {
+        match self {
+            Self::Sqlite(store) => store.user_account(name).await,
+            Self::Postgres(store) => store.user_account(name).await,
         }
     }
 

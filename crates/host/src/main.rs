@@ -9,10 +9,12 @@
 extern crate smallebot_terminal;
 
 mod cli;
+mod cli_users;
 mod commands;
 mod database;
 mod error;
 mod shutdown;
+mod user_budgets;
 mod wiring;
 
 use std::process::ExitCode;

@@ -9,6 +9,7 @@ use smallebot_agent::config::load_mcp_settings;
 use smallebot_agent::processes::LocalProcesses;
 use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
+use smallebot_application::metering::{BudgetOverrides, UsageObserver};
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
 use smallebot_mcp::McpServers;
 use smallebot_peers::PeerLink;
@@ -16,6 +17,7 @@ use smallebot_sandbox::CommandSandbox;
 
 use crate::database::Database;
 use crate::error::HostError;
+use crate::user_budgets::StoreBudgets;
 
 /// Everything a conversation command needs.
 pub struct App {
@@ -40,6 +42,9 @@ pub struct App {
     pub peers: Option<Arc<PeerLink>>,
     /// The skills the model is offered (for `/skills`).
     pub skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
+    /// The users' own monthly budgets, read from the store (every assembly built for
+    /// this store meters with them, web users' too).
+    pub budget_overrides: Arc<dyn BudgetOverrides>,
 }
 
 impl App {
@@ -114,6 +119,27 @@ pub async fn build(
     confirmer: Arc<dyn CommandConfirmer>,
     warm_up: WarmUp,
 ) -> Result<App, HostError> {
+    build_with(home, user_flag, confirmer, warm_up, None).await
+}
+
+/// As [`build`], every usage record also shown to `observer` (`serve`'s metrics).
+pub async fn build_observed(
+    home: &Home,
+    user_flag: Option<&str>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    warm_up: WarmUp,
+    observer: Arc<dyn UsageObserver>,
+) -> Result<App, HostError> {
+    build_with(home, user_flag, confirmer, warm_up, Some(observer)).await
+}
+
+async fn build_with(
+    home: &Home,
+    user_flag: Option<&str>,
+    confirmer: Arc<dyn CommandConfirmer>,
+    warm_up: WarmUp,
+    observer: Option<Arc<dyn UsageObserver>>,
+) -> Result<App, HostError> {
     // Configuration first: an invalid file or a missing endpoint is reported before
     // the database is touched.
     let assembly = AgentAssembly::from_home(home.root())?;
@@ -128,6 +154,10 @@ pub async fn build(
     let assembly = with_sandbox(assembly.confirmer(confirmer))
         .tools(mcp_registry(&mcp))
         .notices(mcp.warnings().to_vec());
+    let assembly = match observer {
+        Some(observer) => assembly.usage_observer(observer),
+        None => assembly,
+    };
     let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
     app.mcp = mcp;
     app.model = model;
@@ -185,9 +215,11 @@ async fn assemble(
         Some(link) => wire_to_peers(assembly, link),
         None => assembly,
     };
+    let budget_overrides: Arc<dyn BudgetOverrides> = Arc::new(StoreBudgets::new(store.clone()));
     let agent = assembly
         .store(store.store())
         .task_store(store.task_store(home))
+        .budget_overrides(Arc::clone(&budget_overrides))
         .build();
     let agent = match agent {
         Ok(agent) => agent,
@@ -211,6 +243,7 @@ async fn assemble(
         model: String::new(),
         peers,
         skills: agent.skills,
+        budget_overrides,
     })
 }
 

@@ -174,3 +174,75 @@ async fn sub_agents_running_at_once_never_pass_their_turn_budget_together() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn a_users_own_monthly_budget_replaces_the_configured_one() {
+    let model = TestModel::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let models = json!({"default": "big", "models": [{
+        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
+        "maxOutputTokens": 200,
+        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
+    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    let agent = json!({"budgets": {"perUserMonthly": 1000}});
+    std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
+    model.respond_with(|r| {
+        if r.asks_for_title() {
+            return ScriptedResponse::text("A title").usage(10, 2);
+        }
+        ScriptedResponse::text("Done.").usage(1000, 100)
+    });
+    let smallebot = |args: &[&str]| {
+        let mut command = cli::smallebot(home.path(), None);
+        command.args(args);
+        command.output()
+    };
+    for args in [
+        &["users", "add", "ann"][..],
+        &["users", "add", "bob"],
+        &["users", "set", "ann", "--budget-monthly", "0.0001"],
+    ] {
+        let out = smallebot(args).await.unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+    let listed = smallebot(&["users", "list"]).await.unwrap();
+    assert_eq!(text(&listed.stdout), "ann  budget-monthly 0.000100\nbob\n");
+    let bad = smallebot(&["users", "set", "ann", "--budget-monthly", "lots"])
+        .await
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("'lots' is not a budget"),
+        "{}",
+        text(&bad.stderr)
+    );
+    // Ann's own budget (0.0001) is below one request's projection; agent.json's
+    // (1000) is not.
+    let ann = smallebot(&["run", "--user", "ann", "Hello."])
+        .await
+        .unwrap();
+    let stderr = text(&ann.stderr);
+    assert_eq!(ann.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("perUserMonthly budget of 0.000100 USD"),
+        "{stderr}"
+    );
+    let bob = smallebot(&["run", "--user", "bob", "Hello."])
+        .await
+        .unwrap();
+    assert!(bob.status.success(), "{}", text(&bob.stderr));
+    // Cleared, agent.json's applies to Ann again.
+    let cleared = smallebot(&["users", "set", "ann", "--budget-monthly", "none"])
+        .await
+        .unwrap();
+    assert!(cleared.status.success(), "{}", text(&cleared.stderr));
+    let again = smallebot(&["run", "--user", "ann", "Hello again."])
+        .await
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let unknown = smallebot(&["users", "set", "zed", "--budget-monthly", "5"])
+        .await
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(text(&unknown.stderr).contains("no user named 'zed'"));
+}

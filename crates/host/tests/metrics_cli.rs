@@ -177,3 +177,58 @@ async fn a_turn_served_fills_the_model_store_and_overhead_series() {
     child.start_kill().unwrap();
     child.wait().await.unwrap();
 }
+
+#[tokio::test]
+async fn tokens_and_cost_are_counted_by_model_and_by_user_when_asked() {
+    let home = tempfile::tempdir().unwrap();
+    let model = TestModel::start().await.unwrap();
+    let models = serde_json::json!({"default": "big", "models": [{
+        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
+        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
+    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    model.answer_when(smallebot_testkit::RecordedRequest::asks_for_title, |_| {
+        ScriptedResponse::text("A title").usage(5, 2)
+    });
+    model.push(ScriptedResponse::text("priced answer").usage_detailed(1000, 200, 100, 30));
+    let mut serve = cli::smallebot(home.path(), None);
+    serve.args(["serve", "--addr", "127.0.0.1:0", "--metrics-per-user"]);
+    let (mut child, _banner, base) = cli::start_serving(serve).await;
+    let http = reqwest::Client::new();
+    let id = cli::new_conversation(&http, &base).await;
+    let started = http
+        .post(format!("{base}/api/conversations/{id}/messages"))
+        .json(&serde_json::json!({"text": "what does this cost"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), reqwest::StatusCode::ACCEPTED);
+    let tokens = "smallebot_usage_tokens_total";
+    let of = |kind| [("model", "big"), ("kind", kind), ("user", "tester")];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let text = loop {
+        let text = scrape(&http, &base).await;
+        // The turn's request and the title's.
+        if one(&text, tokens, &of("completion")) == 102.0 {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no usage counted: {text}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(one(&text, tokens, &of("prompt")), 1005.0, "{text}");
+    assert_eq!(one(&text, tokens, &of("cached_prompt")), 200.0, "{text}");
+    assert_eq!(one(&text, tokens, &of("reasoning")), 30.0, "{text}");
+    // 1005 prompt tokens at 2 (none priced as cached: no cached price is the input
+    // price) and 102 completion tokens at 8 per million.
+    let cost = one(
+        &text,
+        "smallebot_usage_cost_total",
+        &[("model", "big"), ("currency", "USD"), ("user", "tester")],
+    );
+    let expected = (1005.0 * 2.0 + 102.0 * 8.0) / 1e6;
+    assert!(
+        (cost - expected).abs() < 1e-12,
+        "{cost} ≠ {expected}: {text}"
+    );
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}

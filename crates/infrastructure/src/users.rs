@@ -1,5 +1,9 @@
-//! The web app's users: names and token digests (`migrations/0006_users.sql`).
+//! The web app's users: names and token digests (`migrations/0006_users.sql`), whether
+//! they are admins and their own monthly budgets (`0017_user_admins_and_budgets.sql`).
 
+use rusqlite::Row;
+use smallebot_core::RepositoryError;
+use smallebot_core::entities::UserAccount;
 use smallebot_core::repository::RepoResult;
 
 use crate::database::SqliteStore;
@@ -7,18 +11,77 @@ use crate::queries;
 use crate::write::Write;
 
 impl SqliteStore {
-    /// Adds user `name` with the SHA-256 hex digest of its token.
+    /// Adds user `name` with the SHA-256 hex digest of its token, an admin when `admin`.
     ///
     /// # Errors
-    /// [`RepositoryError::Conflict`](smallebot_core::RepositoryError::Conflict) when the
-    /// name exists; storage failures.
-    pub async fn add_user(&self, name: &str, token_sha256: &str) -> RepoResult<()> {
+    /// [`RepositoryError::Conflict`] when the name exists; storage failures.
+    pub async fn add_user(&self, name: &str, token_sha256: &str, admin: bool) -> RepoResult<()> {
         let (name, token_sha256) = (name.to_owned(), token_sha256.to_owned());
         self.writer()
             .run(|reply| Write::AddUser {
                 name,
                 token_sha256,
+                admin,
                 reply,
+            })
+            .await
+    }
+
+    /// Sets user `name`'s own monthly budget in picos (`None` clears it). Returns
+    /// whether there was such a user.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn set_user_budget(
+        &self,
+        name: &str,
+        budget_monthly: Option<i64>,
+    ) -> RepoResult<bool> {
+        let name = name.to_owned();
+        self.writer()
+            .run(|reply| Write::SetUserBudget {
+                name,
+                budget_monthly,
+                reply,
+            })
+            .await
+    }
+
+    /// Every user with their role and budget, sorted by name.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_accounts(&self) -> RepoResult<Vec<UserAccount>> {
+        const ACTION: &str = "listing users";
+        self.readers()
+            .read(ACTION, move |conn| {
+                queries::all(
+                    conn,
+                    ACTION,
+                    "SELECT name, admin, budget_monthly_picos FROM users ORDER BY name",
+                    [],
+                    account,
+                )
+            })
+            .await
+    }
+
+    /// User `name` with their role and budget, if there is one.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_account(&self, name: &str) -> RepoResult<Option<UserAccount>> {
+        const ACTION: &str = "reading a user";
+        let name = name.to_owned();
+        self.readers()
+            .read(ACTION, move |conn| {
+                queries::first(
+                    conn,
+                    ACTION,
+                    "SELECT name, admin, budget_monthly_picos FROM users WHERE name = ?1",
+                    [&name],
+                    account,
+                )
             })
             .await
     }
@@ -73,4 +136,14 @@ impl SqliteStore {
             })
             .await
     }
+}
+
+/// A user row: `name, admin, budget_monthly_picos`.
+fn account(row: &Row<'_>) -> RepoResult<UserAccount> {
+    let corrupt = |e: rusqlite::Error| RepositoryError::corrupt("users", e);
+    Ok(UserAccount {
+        name: row.get(0).map_err(corrupt)?,
+        admin: row.get(1).map_err(corrupt)?,
+        budget_monthly: row.get(2).map_err(corrupt)?,
+    })
 }

@@ -1,5 +1,7 @@
-//! The web app's users: names and token digests.
+//! The web app's users: names and token digests, whether they are admins and their own
+//! monthly budgets.
 
+use smallebot_core::entities::UserAccount;
 use smallebot_core::repository::RepoResult;
 
 use crate::store::PgStore;
@@ -7,15 +9,61 @@ use crate::tx::storage;
 use crate::write::Edit;
 
 impl PgStore {
-    /// Adds user `name` with the SHA-256 hex digest of its token.
+    /// Adds user `name` with the SHA-256 hex digest of its token, an admin when `admin`.
     ///
     /// # Errors
     /// [`RepositoryError::Conflict`](smallebot_core::RepositoryError::Conflict) when the
     /// name exists; storage failures.
-    pub async fn add_user(&self, name: &str, token_sha256: &str) -> RepoResult<()> {
+    pub async fn add_user(&self, name: &str, token_sha256: &str, admin: bool) -> RepoResult<()> {
         let (name, digest) = (name.to_owned(), token_sha256.to_owned());
-        self.edit("adding a user", |reply| Edit::AddUser(name, digest, reply))
-            .await
+        self.edit("adding a user", |reply| {
+            Edit::AddUser(name, digest, admin, reply)
+        })
+        .await
+    }
+
+    /// Sets user `name`'s own monthly budget in picos (`None` clears it). Returns
+    /// whether there was such a user.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn set_user_budget(
+        &self,
+        name: &str,
+        budget_monthly: Option<i64>,
+    ) -> RepoResult<bool> {
+        let name = name.to_owned();
+        self.edit("setting a user's monthly budget", |reply| {
+            Edit::SetUserBudget(name, budget_monthly, reply)
+        })
+        .await
+    }
+
+    /// Every user with their role and budget, sorted by name.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_accounts(&self) -> RepoResult<Vec<UserAccount>> {
+        let rows: Vec<(String, bool, Option<i64>)> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users ORDER BY name")
+                .fetch_all(self.pool())
+                .await
+                .map_err(storage("listing users"))?;
+        Ok(rows.into_iter().map(account).collect())
+    }
+
+    /// User `name` with their role and budget, if there is one.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_account(&self, name: &str) -> RepoResult<Option<UserAccount>> {
+        let row: Option<(String, bool, Option<i64>)> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users WHERE name = $1")
+                .bind(name)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(storage("reading a user"))?;
+        Ok(row.map(account))
     }
 
     /// Removes user `name` (their token stops working; their conversations stay).
@@ -50,5 +98,14 @@ impl PgStore {
             .fetch_all(self.pool())
             .await
             .map_err(storage("listing users"))
+    }
+}
+
+/// A user row: `name, admin, budget_monthly_picos`.
+fn account((name, admin, budget_monthly): (String, bool, Option<i64>)) -> UserAccount {
+    UserAccount {
+        name,
+        admin,
+        budget_monthly,
     }
 }

@@ -12,12 +12,14 @@ pub use crate::history::{
 
 mod rewind;
 mod timeline;
+mod usage;
 
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
     ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
     ToolCallRow,
 };
+pub use usage::{UsageCost, UsageGroup, UsageReport};
 
 /// Every error answer: `{"error": "what went wrong and what to do"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -50,6 +52,10 @@ pub struct Me {
     /// something); `false` on loopback without users, where nobody signs in.
     #[serde(default)]
     pub sign_in: bool,
+    /// Whether they are an admin (`smallebot users add NAME --admin`): they see every
+    /// user's usage. The local user of a loopback server without users is one.
+    #[serde(default)]
+    pub admin: bool,
 }
 
 /// The answer of `GET /readyz`.

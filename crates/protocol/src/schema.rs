@@ -40,6 +40,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::ChooseModelBody>();
     generator.subschema_for::<api::ChosenModel>();
     generator.subschema_for::<Vec<api::SearchHit>>();
+    generator.subschema_for::<api::UsageReport>();
     generator.subschema_for::<api::SkillList>();
     generator.subschema_for::<api::SkillDetail>();
     generator.subschema_for::<api::AgentList>();

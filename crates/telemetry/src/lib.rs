@@ -22,12 +22,14 @@ mod series;
 mod span_series;
 mod spans;
 mod traces;
+mod usage_series;
 
 use std::sync::Mutex;
 
 pub use series::Series;
 pub use span_series::SpanSeries;
 pub use traces::{CONTENT_FIELD, ENDPOINT_VARIABLES, Traces, TracesError, keeps_content};
+pub use usage_series::UsageSeries;
 
 use smallebot_application::events::EventObserver;
 use smallebot_application::ports::MetricsExport;
@@ -38,6 +40,8 @@ use smallebot_application::ports::MetricsExport;
 pub struct Metrics {
     series: Series,
     started: Mutex<observe::Started>,
+    /// Whether tokens and cost carry the user as a label (`serve --metrics-per-user`).
+    per_user: std::sync::atomic::AtomicBool,
 }
 
 /// The content type of [`Metrics::render`]'s text.
@@ -48,6 +52,13 @@ impl Metrics {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Labels tokens and cost by user too from now on when `on` (`serve
+    /// --metrics-per-user`: a series per user and model, so off by default).
+    pub fn count_per_user(&self, on: bool) {
+        self.per_user
+            .store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The series, to count what the events do not say.
@@ -104,5 +115,12 @@ impl MetricsExport for Metrics {
 impl EventObserver for Metrics {
     fn observe(&self, event: &smallebot_application::events::Event) {
         observe::observe(self, event);
+    }
+}
+
+impl smallebot_application::metering::UsageObserver for Metrics {
+    fn recorded(&self, record: &smallebot_core::entities::UsageRecord) {
+        let per_user = self.per_user.load(std::sync::atomic::Ordering::Relaxed);
+        self.series.usage.count(record, per_user);
     }
 }

@@ -8,6 +8,7 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 use crate::span_series::SpanSeries;
+use crate::usage_series::UsageSeries;
 
 /// A turn's outcome.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -83,6 +84,8 @@ pub struct Series {
     pub sse_subscribers: Gauge,
     /// What the spans measure.
     pub spans: SpanSeries,
+    /// Tokens and cost from the usage records.
+    pub usage: UsageSeries,
 }
 
 /// Buckets from 5 ms to about 10 minutes: tool calls and turns both fit.
@@ -170,6 +173,7 @@ impl Default for Series {
             Gauge::default(),
         );
         let spans = SpanSeries::register(&mut registry);
+        let usage = UsageSeries::register(&mut registry);
         Self {
             registry,
             turns,
@@ -183,6 +187,7 @@ impl Default for Series {
             compressions,
             sse_subscribers,
             spans,
+            usage,
         }
     }
 }

@@ -4,11 +4,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
-use smallebot_core::entities::UsageFilter;
+use serde_json::Value;
+use smallebot_application::wire;
+use smallebot_core::entities::{UsageFilter, UsageRecord};
 use smallebot_core::repository::UsageRepository;
-use smallebot_core::rules::cost::{format_amount, in_units};
-use smallebot_core::rules::usage_report::{UsageGroup, UsageGrouping, summarize};
+use smallebot_core::rules::cost::format_amount;
+use smallebot_core::rules::usage_report::{UsageGroup, UsageGrouping, parse_since, summarize};
 use smallebot_core::time::{Timestamp, format_timestamp};
 
 use crate::TerminalError;
@@ -29,28 +30,6 @@ pub struct UsageArgs {
     /// One JSON object on standard output instead of the table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// `--since`: a day (its UTC midnight) or an RFC 3339 time.
-fn parse_since(text: &str) -> Result<Timestamp, String> {
-    if let Ok(day) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(day.and_time(chrono::NaiveTime::MIN).and_utc());
-    }
-    chrono::DateTime::parse_from_rfc3339(text)
-        .map(|at| at.with_timezone(&chrono::Utc))
-        .map_err(|_| {
-            format!("'{text}' is no date: give a day (2026-03-01) or a time (2026-03-01T12:00:00Z)")
-        })
-}
-
-/// The word of a grouping, as `--by` takes it.
-fn grouping_word(grouping: UsageGrouping) -> &'static str {
-    match grouping {
-        UsageGrouping::Day => "day",
-        UsageGrouping::Model => "model",
-        UsageGrouping::User => "user",
-        UsageGrouping::Conversation => "conversation",
-    }
 }
 
 /// What a group cost, for people: each currency's amount, `-` when nothing was
@@ -90,7 +69,7 @@ pub fn table(grouping: UsageGrouping, groups: &[UsageGroup], total: &UsageGroup)
         })
         .collect();
     let header = [
-        grouping_word(grouping),
+        wire::usage::grouping_word(grouping),
         "requests",
         "prompt",
         "cached",
@@ -124,41 +103,21 @@ pub fn table(grouping: UsageGrouping, groups: &[UsageGroup], total: &UsageGroup)
     out
 }
 
-/// A group as JSON: its counts, and its cost per currency in units and in picos.
-fn group_json(group: &UsageGroup) -> Value {
-    let costs: serde_json::Map<String, Value> = group
-        .costs
-        .iter()
-        .map(|(currency, picos)| {
-            (
-                currency.clone(),
-                json!({ "amount": in_units(*picos), "picos": picos }),
-            )
-        })
-        .collect();
-    json!({
-        "key": group.key,
-        "requests": group.requests,
-        "prompt_tokens": group.tokens.prompt,
-        "cached_prompt_tokens": group.tokens.cached_prompt,
-        "completion_tokens": group.tokens.completion,
-        "reasoning_tokens": group.tokens.reasoning,
-        "cost": costs,
-        "unpriced_requests": group.unpriced,
-        "refused_requests": group.refused,
-    })
+/// The JSON report: the filters, the groups and the total (the body of `GET
+/// /api/usage`, made by [`wire::usage::report`]).
+#[must_use]
+pub fn report_json(args: &UsageArgs, records: &[UsageRecord]) -> Value {
+    let report = wire::usage::report(&filter(args), args.by, records);
+    serde_json::to_value(report).unwrap_or(Value::Null)
 }
 
-/// The JSON report: the filters, the groups and the total.
-#[must_use]
-pub fn report_json(args: &UsageArgs, groups: &[UsageGroup], total: &UsageGroup) -> Value {
-    json!({
-        "by": grouping_word(args.by),
-        "user": args.user,
-        "since": args.since.as_ref().map(format_timestamp),
-        "groups": groups.iter().map(group_json).collect::<Vec<_>>(),
-        "total": group_json(total),
-    })
+/// The records `args` select.
+fn filter(args: &UsageArgs) -> UsageFilter {
+    UsageFilter {
+        user: args.user.clone(),
+        since: args.since,
+        ..UsageFilter::default()
+    }
 }
 
 /// Reads the records `args` select from `store` and prints them summed.
@@ -166,18 +125,13 @@ pub fn report_json(args: &UsageArgs, groups: &[UsageGroup], total: &UsageGroup) 
 /// # Errors
 /// The store fails, or the output cannot be written.
 pub async fn run(store: &dyn UsageRepository, args: &UsageArgs) -> Result<(), TerminalError> {
-    let filter = UsageFilter {
-        user: args.user.clone(),
-        since: args.since,
-        ..UsageFilter::default()
-    };
-    let records = store.usage_records(&filter).await?;
-    let (groups, total) = summarize(&records, args.by);
+    let records = store.usage_records(&filter(args)).await?;
     if args.json {
-        outln!("{}", report_json(args, &groups, &total))?;
+        outln!("{}", report_json(args, &records))?;
     } else if records.is_empty() {
         outln!("no model requests recorded{}", scope_words(args))?;
     } else {
+        let (groups, total) = summarize(&records, args.by);
         out!("{}", table(args.by, &groups, &total))?;
     }
     Ok(())
@@ -255,17 +209,6 @@ mod tests {
     }
 
     #[test]
-    fn since_takes_a_day_or_a_time_and_names_bad_input() {
-        assert_eq!(
-            format_timestamp(&parse_since("2026-03-01").unwrap()),
-            format_timestamp(&parse_since("2026-03-01T00:00:00Z").unwrap())
-        );
-        assert!(parse_since("2026-03-01T02:00:00+02:00").is_ok());
-        let err = parse_since("last week").unwrap_err();
-        assert!(err.contains("'last week' is no date"), "{err}");
-    }
-
-    #[test]
     fn the_table_aligns_columns_and_says_what_was_not_priced() {
         let groups = [
             group("big", 2, &[("USD", 1_250_000_000)], 0),
@@ -286,20 +229,56 @@ mod tests {
         assert_eq!(cost_text(&group("x", 1, &[], 0)), "-");
     }
 
+    fn record(user: &str, prompt: u64, cost: Option<i64>) -> UsageRecord {
+        let tokens = TokenCounts {
+            prompt,
+            cached_prompt: 10,
+            completion: 5,
+            reasoning: 1,
+        };
+        let at = smallebot_core::time::parse_timestamp("2026-03-01T12:00:00Z").unwrap();
+        UsageRecord::example(user, "big", Some(tokens), cost, at)
+    }
+
     #[test]
-    fn json_gives_amounts_and_picos_per_currency() {
+    fn json_gives_amounts_and_picos_per_currency_as_it_always_did() {
         let args = UsageArgs {
             user: Some("ann".into()),
-            since: None,
+            since: Some(parse_since("2026-03-01").unwrap()),
             by: UsageGrouping::User,
             json: true,
         };
-        let groups = [group("ann", 1, &[("USD", 2_000_000)], 0)];
-        let value = report_json(&args, &groups, &groups[0]);
+        let records = [
+            record("ann", 1000, Some(2_000_000)),
+            record("bob", 500, None),
+        ];
+        let value = report_json(&args, &records);
         assert_eq!(value["by"], "user");
         assert_eq!(value["user"], "ann");
         assert_eq!(value["groups"][0]["prompt_tokens"], 1000);
         assert_eq!(value["groups"][0]["cost"]["USD"]["picos"], 2_000_000);
         assert_eq!(value["total"]["cost"]["USD"]["amount"], 0.000_002);
+        assert_eq!(value["total"]["unpriced_requests"], 1);
+        // Byte for byte what `usage --json` printed before the body was a protocol
+        // type (a serde_json object, so keys in alphabetical order), with the requests a
+        // budget refused.
+        let group = |key: &str, requests: u64, prompt: u64, cost: serde_json::Value, unpriced| {
+            serde_json::json!({
+                "key": key, "requests": requests, "prompt_tokens": prompt,
+                "cached_prompt_tokens": 10 * requests, "completion_tokens": 5 * requests,
+                "reasoning_tokens": requests, "cost": cost, "unpriced_requests": unpriced,
+                "refused_requests": 0,
+            })
+        };
+        let usd = serde_json::json!({"USD": {"amount": 0.000_002, "picos": 2_000_000}});
+        let before = serde_json::json!({
+            "by": "user",
+            "user": "ann",
+            "since": "2026-03-01T00:00:00.000Z",
+            "groups": [group("ann", 1, 1000, usd.clone(), 0),
+                       group("bob", 1, 500, serde_json::json!({}), 1)],
+            "total": group("total", 2, 1500, usd, 1),
+        });
+        assert_eq!(value.to_string(), before.to_string());
     }
 }

@@ -13,7 +13,7 @@
 //! | `GET /readyz` | `{"ready": true}`, or `503` while the database does not answer within 2 s |
 //! | `POST /api/login` | `{"token"}`: sets the page's HttpOnly cookie for 30 days; failed tries limited per address (`429`, [`login_limit`]) |
 //! | `POST /api/logout` | clears the cookie (`204`) |
-//! | `GET /api/me` | `{"name", "sign_in"}`: who is signed in (the local user without users), whether users sign in |
+//! | `GET /api/me` | `{"name", "sign_in", "admin"}`: who is signed in (the local user without users), whether users sign in, whether they are an admin |
 //! | `GET /api/conversations` | the user's conversations, newest first |
 //! | `POST /api/conversations` | a new conversation (`201`); with `{"message", "model"}` created with its first turn started (`turn_id`) |
 //! | `GET /api/conversations/{id}` | the conversation and its timeline, summarized and undone rows marked, each turn's outcome, earlier versions of rewritten exchanges |
@@ -32,6 +32,7 @@
 //! | `POST /api/conversations/{id}/rewind` | `{"to_turn", "scope", "force", "undo"}`: the turns' changes to the files taken back, the turns undone, or both (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
+//! | `GET /api/usage?user=&since=&by=&conversation=` | recorded model requests summed by day, model, user or conversation (the body of `smallebot usage --json`); a user's own, an admin's everyone's (`403` for another user's otherwise) |
 //! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
 //! | `GET /api/skills/{name}` | one skill: description, instructions, files, allowed-tools |
 //! | `GET /api/agents` | the agent definitions the user sees (built-in, shared and their own), with problems |
@@ -121,7 +122,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 pub fn router(state: WebState) -> Router {
     use routes::{
         agents, attachments, conversations, events, export, file_diff, health, markdown, metrics,
-        models, page, rewind, search, skills, timeline, turns,
+        models, page, rewind, search, skills, timeline, turns, usage,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -168,6 +169,7 @@ pub fn router(state: WebState) -> Router {
         )
         .route("/api/conversations/{id}/events", get(events::stream))
         .route("/api/search", get(search::search))
+        .route("/api/usage", get(usage::usage))
         .route("/api/models", get(models::list))
         .route("/api/me", get(signin::me))
         .route("/api/skills", get(skills::list))

@@ -101,13 +101,19 @@ pub(crate) async fn logout(State(state): State<WebState>, headers: HeaderMap) ->
     }
 }
 
-/// `GET /api/me`: `{"name", "sign_in"}`, the user the request is made for and whether
-/// users sign in here (not on loopback without users).
-pub(crate) async fn me(State(state): State<WebState>, user: CurrentUser) -> Json<Me> {
-    Json(Me {
+/// `GET /api/me`: `{"name", "sign_in", "admin"}`, the user the request is made for,
+/// whether users sign in here (not on loopback without users) and whether they are an
+/// admin.
+pub(crate) async fn me(
+    State(state): State<WebState>,
+    user: CurrentUser,
+) -> Result<Json<Me>, crate::error::ApiError> {
+    let admin = crate::routes::usage::is_admin(&state, &user).await?;
+    Ok(Json(Me {
         name: user.0.to_string(),
         sign_in: state.users.is_some(),
-    })
+        admin,
+    }))
 }
 
 /// The cookie's attributes: HttpOnly, SameSite=Strict, the whole site, `max_age`

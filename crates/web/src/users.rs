@@ -15,6 +15,10 @@ pub use smallebot_application::ports::UserSkills;
 pub trait TokenUsers: Send + Sync {
     /// The user whose token has `digest` ([`token_digest`](crate::auth::token_digest)), if any.
     async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError>;
+
+    /// Whether `user` is an admin (`smallebot users add NAME --admin`): they see every
+    /// user's usage.
+    async fn is_admin(&self, user: &str) -> Result<bool, RepositoryError>;
 }
 
 /// Each user's own conversation service (their tools work in their own workspace).

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use smallebot_application::metering::{BudgetOverrides, MeteredModel, NoOverrides};
+use smallebot_application::metering::{BudgetOverrides, MeteredModel, NoOverrides, UsageObserver};
 use smallebot_application::ports::ChatModel;
 use smallebot_core::repository::Store;
 use smallebot_core::rules::budget::Budgets;
@@ -24,6 +24,8 @@ pub struct Metering {
     pub overrides: Arc<dyn BudgetOverrides>,
     /// The id of the model summaries go to (models.json `compactionModel`).
     pub summary_model: Option<String>,
+    /// Shown every usage record (the process's metrics), when given.
+    pub observer: Option<Arc<dyn UsageObserver>>,
 }
 
 impl Default for Metering {
@@ -33,6 +35,7 @@ impl Default for Metering {
             budgets: Budgets::default(),
             overrides: Arc::new(NoOverrides),
             summary_model: None,
+            observer: None,
         }
     }
 }
@@ -73,7 +76,8 @@ impl Metering {
                 self.budgets,
                 self.overrides,
             )
-            .with_summary_model(self.summary_model),
+            .with_summary_model(self.summary_model)
+            .with_observer(self.observer),
         )
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use smallebot_application::metering::BudgetOverrides;
+use smallebot_application::metering::{BudgetOverrides, UsageObserver};
 use smallebot_core::rules::budget::Budgets;
 use smallebot_core::rules::cost::Pricing;
 
@@ -27,6 +27,13 @@ impl AgentAssembly {
     #[must_use]
     pub fn budget_overrides(mut self, overrides: Arc<dyn BudgetOverrides>) -> Self {
         self.metering.overrides = overrides;
+        self
+    }
+
+    /// Shows every model request's usage record to `observer` (the process's metrics).
+    #[must_use]
+    pub fn usage_observer(mut self, observer: Arc<dyn UsageObserver>) -> Self {
+        self.metering.observer = Some(observer);
         self
     }
 

@@ -41,6 +41,15 @@ pub struct MeteredModel {
     /// `compactionModel`).
     summary_model: Option<String>,
     gate: BudgetGate,
+    /// Shown every record (the process's metrics), when one is given.
+    observer: Option<Arc<dyn UsageObserver>>,
+}
+
+/// Is shown each model request's usage record as it is made (the process's metrics
+/// count tokens and cost from them).
+pub trait UsageObserver: Send + Sync {
+    /// One model request ended (or was refused by a budget) with `record`.
+    fn recorded(&self, record: &UsageRecord);
 }
 
 impl std::fmt::Debug for MeteredModel {
@@ -68,7 +77,15 @@ impl MeteredModel {
             usage,
             prices,
             summary_model: None,
+            observer: None,
         }
+    }
+
+    /// Shows every record to `observer` too.
+    #[must_use]
+    pub fn with_observer(mut self, observer: Option<Arc<dyn UsageObserver>>) -> Self {
+        self.observer = observer;
+        self
     }
 
     /// Summaries that name no model go to `id` (the client sends them to the
@@ -132,6 +149,9 @@ impl Meter<'_> {
             outcome,
             at: chrono::Utc::now(),
         };
+        if let Some(observer) = &self.owner.observer {
+            observer.recorded(&record);
+        }
         // Queued before the reservation goes: a budget check in between counts it
         // twice (never not at all).
         self.owner.usage.record_usage(record);

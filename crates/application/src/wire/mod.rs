@@ -6,6 +6,7 @@
 
 pub mod bodies;
 pub mod plan;
+pub mod usage;
 
 use smallebot_core::time::Timestamp;
 

@@ -20,6 +20,7 @@ mod tool_call;
 mod turn;
 mod turn_start;
 mod usage;
+mod user;
 
 pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, NewAttachment};
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
@@ -39,6 +40,7 @@ pub use turn_start::{NewTurn, StartedTurn};
 pub use usage::{
     BilledTurn, TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord,
 };
+pub use user::UserAccount;
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

@@ -167,6 +167,40 @@ pub struct UsageRecord {
     pub at: Timestamp,
 }
 
+#[cfg(any(test, feature = "test-support"))]
+impl UsageRecord {
+    /// For tests: a chat step's record billed to `user` in a new conversation, ended
+    /// `ok` at `at`, with `tokens` and its `cost` in USD picos.
+    #[must_use]
+    pub fn example(
+        user: &str,
+        model: &str,
+        tokens: Option<TokenCounts>,
+        cost: Option<i64>,
+        at: Timestamp,
+    ) -> Self {
+        Self {
+            account: UsageAccount {
+                user_name: user.into(),
+                conversation_id: ConversationId::new(),
+                turn_id: None,
+                sub_conversation_id: None,
+                step: 1,
+            },
+            purpose: UsagePurpose::Chat,
+            model: model.into(),
+            tokens,
+            cost,
+            currency: cost.map(|_| "USD".to_owned()),
+            first_token_ms: None,
+            duration_ms: 1,
+            retries: 0,
+            outcome: UsageOutcome::Ok,
+            at,
+        }
+    }
+}
+
 /// Which records to read: every filter given must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UsageFilter {

@@ -5,7 +5,7 @@
 use chrono::{Datelike, Duration, NaiveTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::cost::format_amount;
+use super::cost::{amount_in_picos, format_amount};
 use crate::time::Timestamp;
 
 /// How the stored error of a turn a budget stopped begins (front ends show such a turn
@@ -143,7 +143,7 @@ impl BudgetStop {
         format!(
             "{BUDGET_STOP}: the next model request could cost up to {}, but only {} of the {} \
              budget of {} is left ({} spent); {}. The request was not sent; raise \
-             budgets.{} in agent.json to go on",
+             budgets.{} in agent.json{} to go on",
             format_amount(self.projected, currency),
             format_amount(self.remaining(), currency),
             self.kind.key(),
@@ -151,6 +151,11 @@ impl BudgetStop {
             format_amount(self.spent, currency),
             self.kind.resets(now),
             self.kind.key(),
+            if self.kind == BudgetKind::PerUserMonthly {
+                " (or the user's own: `smallebot users set NAME --budget-monthly AMOUNT`)"
+            } else {
+                ""
+            },
         )
     }
 }
@@ -201,6 +206,28 @@ pub fn month_start(now: Timestamp) -> Timestamp {
     Utc.with_ymd_and_hms(now.year(), now.month(), 1, 0, 0, 0)
         .single()
         .unwrap_or_else(|| day_start(now))
+}
+
+/// A user's own monthly budget as `users set NAME --budget-monthly` takes it: an amount
+/// in the price currency (`5`, `12.50`) in picos, or `none` (`Ok(None)`) to clear it.
+///
+/// # Errors
+/// What is wrong with `text`, in words.
+pub fn parse_budget_setting(text: &str) -> Result<Option<i64>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(amount_in_picos)
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "'{text}' is not a budget: give an amount in the models' price currency from 0 \
+                 to 1000000 (like 25 or 12.50), or none to clear it"
+            )
+        })
 }
 
 fn next_day(now: Timestamp) -> Timestamp {
@@ -256,6 +283,27 @@ mod tests {
             );
         }
         assert_eq!(check(&Budgets::default(), &spent(9, 9, 9), i64::MAX), None);
+    }
+
+    #[test]
+    fn a_budget_setting_is_an_amount_or_none() {
+        let cases: [(&str, Result<Option<i64>, ()>); 8] = [
+            ("5", Ok(Some(5_000_000_000_000))),
+            (" 12.5 ", Ok(Some(12_500_000_000_000))),
+            ("0", Ok(Some(0))),
+            ("none", Ok(None)),
+            ("NONE", Ok(None)),
+            ("-1", Err(())),
+            ("ten", Err(())),
+            ("2000000", Err(())),
+        ];
+        for (text, expected) in cases {
+            let parsed = parse_budget_setting(text);
+            assert_eq!(parsed.clone().map_err(|_| ()), expected, "{text}");
+            if let Err(message) = parsed {
+                assert!(message.contains("or none to clear it"), "{message}");
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::entities::{TokenCounts, UsageOutcome, UsageRecord};
+use crate::time::Timestamp;
 
 /// What the records are summed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +46,22 @@ impl UsageGrouping {
             Self::Conversation => record.account.conversation_id.to_string(),
         }
     }
+}
+
+/// A `since` bound as `smallebot usage --since` and `GET /api/usage?since=` take it: a
+/// UTC day (its midnight, `2026-03-01`) or an RFC 3339 time.
+///
+/// # Errors
+/// What is wrong with `text`, in words.
+pub fn parse_since(text: &str) -> Result<Timestamp, String> {
+    if let Ok(day) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(day.and_time(chrono::NaiveTime::MIN).and_utc());
+    }
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|at| at.with_timezone(&chrono::Utc))
+        .map_err(|_| {
+            format!("'{text}' is no date: give a day (2026-03-01) or a time (2026-03-01T12:00:00Z)")
+        })
 }
 
 /// The sum of the records of one group.
@@ -112,8 +129,6 @@ pub fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entities::{UsageAccount, UsagePurpose};
-    use crate::ids::ConversationId;
 
     fn record(
         user: &str,
@@ -122,29 +137,13 @@ mod tests {
         tokens: Option<(u64, u64)>,
         cost: Option<i64>,
     ) -> UsageRecord {
-        UsageRecord {
-            account: UsageAccount {
-                user_name: user.into(),
-                conversation_id: ConversationId::new(),
-                turn_id: None,
-                sub_conversation_id: None,
-                step: 1,
-            },
-            purpose: UsagePurpose::Chat,
-            model: model.into(),
-            tokens: tokens.map(|(prompt, completion)| TokenCounts {
-                prompt,
-                completion,
-                ..TokenCounts::default()
-            }),
-            cost,
-            currency: cost.map(|_| "USD".to_owned()),
-            first_token_ms: None,
-            duration_ms: 1,
-            retries: 0,
-            outcome: UsageOutcome::Ok,
-            at: crate::time::parse_timestamp(&format!("{day}T12:00:00Z")).unwrap(),
-        }
+        let tokens = tokens.map(|(prompt, completion)| TokenCounts {
+            prompt,
+            completion,
+            ..TokenCounts::default()
+        });
+        let at = crate::time::parse_timestamp(&format!("{day}T12:00:00Z")).unwrap();
+        UsageRecord::example(user, model, tokens, cost, at)
     }
 
     #[test]
@@ -215,5 +214,16 @@ mod tests {
                 .unwrap_err()
                 .contains("day, model, user")
         );
+    }
+
+    #[test]
+    fn since_takes_a_day_or_a_time_and_names_bad_input() {
+        assert_eq!(
+            crate::time::format_timestamp(&parse_since("2026-03-01").unwrap()),
+            crate::time::format_timestamp(&parse_since("2026-03-01T00:00:00Z").unwrap())
+        );
+        assert!(parse_since("2026-03-01T02:00:00+02:00").is_ok());
+        let err = parse_since("last week").unwrap_err();
+        assert!(err.contains("'last week' is no date"), "{err}");
     }
 }

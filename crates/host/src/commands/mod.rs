@@ -86,13 +86,16 @@ pub async fn run(
             open,
             user,
             shutdown_grace,
+            metrics_per_user,
         } => {
+            let metrics = metrics.unwrap_or_default();
+            metrics.count_per_user(metrics_per_user);
             let options = serve::ServeOptions {
                 addr,
                 public_names,
                 open,
                 shutdown_grace: std::time::Duration::from_secs_f64(shutdown_grace),
-                metrics: metrics.unwrap_or_default(),
+                metrics,
             };
             serve::run(&home, &options, user.as_deref()).await
         }

@@ -50,7 +50,9 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
         .collect::<Result<Vec<_>, _>>()?;
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
-    let app = wiring::build(home, user, confirmer.clone(), WarmUp::Background).await?;
+    let observer = Arc::clone(&options.metrics) as _;
+    let app =
+        wiring::build_observed(home, user, confirmer.clone(), WarmUp::Background, observer).await?;
     let signed_in = !addr.ip().is_loopback();
     let (listener, mut signals) = match listen(&app, addr, signed_in).await {
         Ok(ready) => ready,
@@ -175,6 +177,7 @@ fn web_state(
             mcp: Arc::clone(&app.mcp),
             peers: app.peers.clone(),
             metrics,
+            budget_overrides: Arc::clone(&app.budget_overrides),
             built: tokio::sync::Mutex::default(),
         };
         let services = Arc::new(services);

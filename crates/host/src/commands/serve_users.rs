@@ -25,6 +25,10 @@ impl TokenUsers for StoreUsers {
     async fn user_for_digest(&self, digest: &str) -> Result<Option<String>, RepositoryError> {
         self.0.user_by_token_sha256(digest).await
     }
+
+    async fn is_admin(&self, user: &str) -> Result<bool, RepositoryError> {
+        Ok(self.0.user_account(user).await?.is_some_and(|a| a.admin))
+    }
 }
 
 /// Builds each user's service on first use, from the home's configuration, on the
@@ -44,6 +48,8 @@ pub struct PerUserServices {
     pub mcp: Arc<smallebot_mcp::McpServers>,
     /// The process's metrics, shown every user's events.
     pub metrics: Arc<smallebot_telemetry::Metrics>,
+    /// The users' own monthly budgets (shared by every user's service).
+    pub budget_overrides: Arc<dyn smallebot_application::metering::BudgetOverrides>,
     /// The services built so far.
     pub built: Mutex<HashMap<String, Arc<ConversationService>>>,
 }
@@ -76,6 +82,8 @@ impl UserServices for PerUserServices {
             .workspace(workspace)
             .user_skills(self.home.user_skills_dir(user))
             .user_agents(self.home.user_agents_dir(user))
+            .budget_overrides(Arc::clone(&self.budget_overrides))
+            .usage_observer(Arc::clone(&self.metrics) as _)
             .build()
             .map_err(|e| e.to_string())?;
         let service = Arc::new(agent.service);

@@ -1,6 +1,9 @@
-//! `smallebot users add NAME | remove NAME | list`: the web app's users.
+//! `smallebot users add NAME [--admin] | set NAME --budget-monthly N | remove NAME |
+//! list`: the web app's users.
 
 use smallebot_agent::assembly::Home;
+use smallebot_core::entities::UserAccount;
+use smallebot_core::rules::cost::format_amount;
 use smallebot_web::auth::{new_token, token_digest};
 
 use super::open_store;
@@ -14,7 +17,28 @@ const MAX_NAME_CHARS: usize = 64;
 pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     let store = open_store(home).await?;
     let result = match command {
-        UsersCommand::Add { name } => add(&store, &name).await,
+        UsersCommand::Add { name, admin } => add(&store, &name, admin).await,
+        UsersCommand::Set {
+            name,
+            budget_monthly,
+        } => match store.set_user_budget(&name, budget_monthly.0).await {
+            Ok(true) => {
+                match budget_monthly.0 {
+                    Some(picos) => errln!(
+                        "user '{name}' may now spend {} a month (in the models' price \
+                         currency), whatever agent.json's budgets.perUserMonthly says",
+                        format_amount(picos, "").trim_end()
+                    ),
+                    None => errln!(
+                        "user '{name}' has no monthly budget of their own now: agent.json's \
+                         budgets.perUserMonthly applies"
+                    ),
+                }
+                Ok(())
+            }
+            Ok(false) => Err(HostError::UnknownUser(name)),
+            Err(err) => Err(err.into()),
+        },
         UsersCommand::Remove { name } => match store.remove_user(&name).await {
             Ok(true) => {
                 errln!("user '{name}' removed: their token no longer works");
@@ -23,10 +47,10 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
             Ok(false) => Err(HostError::UnknownUser(name)),
             Err(err) => Err(err.into()),
         },
-        UsersCommand::List => match store.user_names().await {
-            Ok(names) => names
+        UsersCommand::List => match store.user_accounts().await {
+            Ok(users) => users
                 .iter()
-                .try_for_each(|name| outln!("{name}"))
+                .try_for_each(|user| outln!("{}", list_line(user)))
                 .map_err(HostError::from),
             Err(err) => Err(err.into()),
         },
@@ -35,7 +59,21 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     result
 }
 
-async fn add(store: &crate::database::Database, name: &str) -> Result<(), HostError> {
+/// A `users list` line: the name, then `admin` and `budget-monthly AMOUNT` when they
+/// apply, separated by two spaces.
+fn list_line(user: &UserAccount) -> String {
+    let mut line = user.name.clone();
+    if user.admin {
+        line.push_str("  admin");
+    }
+    if let Some(picos) = user.budget_monthly {
+        line.push_str("  budget-monthly ");
+        line.push_str(format_amount(picos, "").trim_end());
+    }
+    line
+}
+
+async fn add(store: &crate::database::Database, name: &str, admin: bool) -> Result<(), HostError> {
     let name = name.trim();
     let valid = !name.is_empty()
         && !name.starts_with('.')
@@ -47,10 +85,15 @@ async fn add(store: &crate::database::Database, name: &str) -> Result<(), HostEr
         return Err(HostError::InvalidUserName(name.to_owned()));
     }
     let token = new_token();
-    store.add_user(name, &token_digest(&token)).await?;
+    store.add_user(name, &token_digest(&token), admin).await?;
     outln!("{token}")?;
+    let role = if admin {
+        " as an admin (they see every user's usage)"
+    } else {
+        ""
+    };
     errln!(
-        "user '{name}' added. The line above is their token: give it to them now, it is not \
+        "user '{name}' added{role}. The line above is their token: give it to them now, it is not \
          stored and cannot be shown again. The page asks for it once."
     );
     Ok(())

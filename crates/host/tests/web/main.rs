@@ -40,6 +40,7 @@ mod browser_streamed;
 mod browser_subagents;
 mod browser_summary;
 mod browser_theme;
+mod browser_usage;
 mod browser_versions;
 mod errors;
 mod export;

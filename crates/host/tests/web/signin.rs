@@ -69,7 +69,7 @@ async fn the_cookie_lasts_30_days_signs_out_and_names_the_user() {
     assert_eq!(me.status(), StatusCode::OK);
     assert_eq!(
         me.json::<Value>().await.unwrap(),
-        json!({"name": "carol", "sign_in": true})
+        json!({"name": "carol", "sign_in": true, "admin": false})
     );
     let anonymous = s.http.get(s.url("/api/me")).send().await.unwrap();
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
@@ -86,7 +86,7 @@ async fn without_users_me_is_the_local_user_who_does_not_sign_in() {
     let s = Server::start().await;
     assert_eq!(
         s.get_json("/api/me").await,
-        json!({"name": "alice", "sign_in": false})
+        json!({"name": "alice", "sign_in": false, "admin": true})
     );
 }
 

@@ -118,10 +118,17 @@ pub(crate) enum Write {
     AddUser {
         name: String,
         token_sha256: String,
+        admin: bool,
         reply: Reply<()>,
     },
     /// Removes a web user; whether there was one.
     RemoveUser { name: String, reply: Reply<bool> },
+    /// Sets (or clears) a web user's own monthly budget; whether there was such a user.
+    SetUserBudget {
+        name: String,
+        budget_monthly: Option<i64>,
+        reply: Reply<bool>,
+    },
     /// Nothing: waits until what was queued before it is written.
     Flush { reply: Reply<()> },
     /// Records one model request's usage.
@@ -217,10 +224,16 @@ impl Write {
             W::AddUser {
                 name,
                 token_sha256,
+                admin,
                 reply,
-            } => settle(conn, reply, |c| users::add(c, &name, &token_sha256)),
+            } => settle(conn, reply, |c| users::add(c, &name, &token_sha256, admin)),
             W::Checkpoint(write) => write.apply(conn),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
+            W::SetUserBudget {
+                name,
+                budget_monthly,
+                reply,
+            } => settle(conn, reply, |c| users::set_budget(c, &name, budget_monthly)),
             W::RecordUsage { record, reply } => settle(conn, reply, |c| {
                 // Queued without a waiting caller: a failure is said here.
                 usage::insert(c, &record).inspect_err(|err| {

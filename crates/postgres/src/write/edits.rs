@@ -61,9 +61,11 @@ pub(crate) enum Edit {
     /// Checkpoint contents pruned, the changes that needed them marked with a reason.
     PruneContents(Vec<String>, String, Reply<()>),
     /// A web user with the SHA-256 hex digest of their token.
-    AddUser(String, String, Reply<()>),
+    AddUser(String, String, bool, Reply<()>),
     /// A web user removed; whether there was one.
     RemoveUser(String, Reply<bool>),
+    /// A web user's own monthly budget set or cleared; whether there was such a user.
+    SetUserBudget(String, Option<i64>, Reply<bool>),
     /// A task list edited under its advisory lock and version check.
     UpdateTasks(
         ConversationId,
@@ -140,10 +142,15 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
                 file_changes::prune(conn, &sha256s, &reason)
             })
         }
-        Edit::AddUser(name, digest, reply) => {
+        Edit::AddUser(name, digest, admin, reply) => {
             answer_on_link!(link, reply, users::ADD, |conn| users::add(
-                conn, &name, &digest
+                conn, &name, &digest, admin
             ))
+        }
+        Edit::SetUserBudget(name, budget, reply) => {
+            answer_on_link!(link, reply, users::SET_BUDGET, |conn| {
+                users::set_budget(conn, &name, budget)
+            })
         }
         Edit::RemoveUser(name, reply) => {
             answer_on_link!(link, reply, users::REMOVE, |conn| users::remove(

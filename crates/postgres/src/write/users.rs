@@ -10,23 +10,32 @@ use crate::tx::{now, storage, violates};
 
 pub(super) const ADD: &str = "adding a user";
 pub(super) const REMOVE: &str = "removing a user";
+pub(super) const SET_BUDGET: &str = "setting a user's monthly budget";
 
 /// Adds user `name` with the SHA-256 hex digest of their token; a name taken is
 /// [`RepositoryError::Conflict`].
-pub(super) async fn add(conn: &mut PgConnection, name: &str, token_sha256: &str) -> RepoResult<()> {
-    sqlx::query("INSERT INTO users (name, token_sha256, created_at) VALUES ($1, $2, $3)")
-        .bind(name)
-        .bind(token_sha256)
-        .bind(now())
-        .execute(&mut *conn)
-        .await
-        .map_err(|err| {
-            if violates(&err, "users_pkey") {
-                RepositoryError::user_exists(name)
-            } else {
-                storage(ADD)(err)
-            }
-        })?;
+pub(super) async fn add(
+    conn: &mut PgConnection,
+    name: &str,
+    token_sha256: &str,
+    admin: bool,
+) -> RepoResult<()> {
+    sqlx::query(
+        "INSERT INTO users (name, token_sha256, created_at, admin) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(name)
+    .bind(token_sha256)
+    .bind(now())
+    .bind(admin)
+    .execute(&mut *conn)
+    .await
+    .map_err(|err| {
+        if violates(&err, "users_pkey") {
+            RepositoryError::user_exists(name)
+        } else {
+            storage(ADD)(err)
+        }
+    })?;
     Ok(())
 }
 
@@ -37,6 +46,21 @@ pub(super) async fn remove(conn: &mut PgConnection, name: &str) -> RepoResult<bo
         .execute(&mut *conn)
         .await
         .map_err(storage(REMOVE))?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Sets (or clears) user `name`'s own monthly budget in picos; whether there was one.
+pub(super) async fn set_budget(
+    conn: &mut PgConnection,
+    name: &str,
+    budget_monthly: Option<i64>,
+) -> RepoResult<bool> {
+    let done = sqlx::query("UPDATE users SET budget_monthly_picos = $2 WHERE name = $1")
+        .bind(name)
+        .bind(budget_monthly)
+        .execute(&mut *conn)
+        .await
+        .map_err(storage(SET_BUDGET))?;
     Ok(done.rows_affected() > 0)
 }
 

@@ -21,6 +21,7 @@ export async function showMe() {
   $("me").textContent = me.name;
   $("me").title = me.sign_in ? `Signed in as ${me.name}` : `The local user, ${me.name}`;
   $("sign-out").hidden = !me.sign_in;
+  state.admin = me.admin === true;
 }
 
 /** Connects Sign out: the cookie cleared, the page emptied, the sign-in card shown. */

@@ -10,6 +10,7 @@ import { showError, state, updateControls } from "./session.js";
 import { closeStream, listen, resetStream } from "./stream.js";
 import { remember } from "./router.js";
 import { keepsStreamed, markRow, renderTimeline } from "./timeline.js";
+import { hideCost, showCost } from "./spending.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
 
@@ -61,6 +62,7 @@ export function startDraft(how = "push") {
   state.draft = true;
   state.busy = false;
   $("title").textContent = "New conversation";
+  hideCost();
   forgetCode($("messages"));
   $("messages").replaceChildren();
   renderPlan(null, null);
@@ -129,6 +131,7 @@ export async function refresh({ live = false, streamed = null } = {}) {
   if (state.titles === titles) $("title").textContent = timeline.conversation.title;
   renderPlan(timeline.plan, timeline.plan_error);
   showUsage(timeline.context);
+  showCost(id); // not awaited: the timeline is drawn meanwhile
   showModel(timeline.model);
   state.busy = timeline.busy;
   if (!drawn) renderTimeline(timeline, shown);

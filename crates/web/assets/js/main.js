@@ -16,6 +16,7 @@ import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
 import { installShortcuts } from "./shortcuts.js";
 import { installSkills } from "./skills.js";
+import { installUsage } from "./spending.js";
 import { installTheme } from "./theme.js";
 
 // Opens the conversation the address names, or the newest (a new one when there is
@@ -55,6 +56,7 @@ function start() {
   installSearch();
   installSignOut();
   installSkills();
+  installUsage();
   installShortcuts();
   onRecovery(() => {
     if (state.conversation) return openConversation(state.conversation, { history: "none" });

@@ -11,6 +11,7 @@ export const state = {
   titles: 0, // TitleChanged events seen: a timeline fetched before one is stale on the title
   outage: false, // the database is away: nothing can be sent until it is back
   stopped: new Set(), // ids of turns stopped while this page watched
+  admin: false, // the signed-in user sees everyone's usage
 };
 
 /** Enables and disables the controls for the current state. */

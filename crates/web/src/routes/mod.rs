@@ -17,6 +17,7 @@ pub(crate) mod skills;
 pub(crate) mod sub_agents;
 pub(crate) mod timeline;
 pub(crate) mod turns;
+pub(crate) mod usage;
 
 use smallebot_core::entities::Conversation;
 use smallebot_core::ids::ConversationId;

@@ -53,6 +53,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("session.js"),
     module!("shortcuts.js"),
     module!("skills.js"),
+    module!("spending.js"),
     module!("stream.js"),
     module!("subagents.js"),
     module!("theme.js"),

@@ -27,6 +27,10 @@ impl smallebot_web::auth::TokenUsers for Users {
     ) -> Result<Option<String>, smallebot_core::RepositoryError> {
         Ok(self.0.get(digest).cloned())
     }
+
+    async fn is_admin(&self, _user: &str) -> Result<bool, smallebot_core::RepositoryError> {
+        Ok(false)
+    }
 }
 
 /// The users `(token, name)`, for [`WebState::users`].
@@ -160,6 +164,10 @@ impl Server {
                 digest: &str,
             ) -> Result<Option<String>, smallebot_core::RepositoryError> {
                 Ok((digest == self.0).then(|| "alice".to_owned()))
+            }
+
+            async fn is_admin(&self, _user: &str) -> Result<bool, smallebot_core::RepositoryError> {
+                Ok(false)
             }
         }
 
