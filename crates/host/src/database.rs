@@ -167,3 +167,13 @@ impl Database {
         }
     }
 }
+
+#[async_trait::async_trait]
+impl smallebot_application::metering::MonthlyBudgets for Database {
+    async fn monthly_budget(&self, user: &str) -> RepoResult<Option<i64>> {
+        Ok(self
+            .user_account(user)
+            .await?
+            .and_then(|a| a.budget_monthly))
+    }
+}

@@ -14,7 +14,6 @@ mod commands;
 mod database;
 mod error;
 mod shutdown;
-mod user_budgets;
 mod wiring;
 
 use std::process::ExitCode;

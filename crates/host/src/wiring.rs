@@ -17,7 +17,6 @@ use smallebot_sandbox::CommandSandbox;
 
 use crate::database::Database;
 use crate::error::HostError;
-use crate::user_budgets::StoreBudgets;
 
 /// Everything a conversation command needs.
 pub struct App {
@@ -215,7 +214,9 @@ async fn assemble(
         Some(link) => wire_to_peers(assembly, link),
         None => assembly,
     };
-    let budget_overrides: Arc<dyn BudgetOverrides> = Arc::new(StoreBudgets::new(store.clone()));
+    let budget_overrides: Arc<dyn BudgetOverrides> = Arc::new(
+        smallebot_application::metering::StoreBudgets::new(store.clone()),
+    );
     let agent = assembly
         .store(store.store())
         .task_store(store.task_store(home))

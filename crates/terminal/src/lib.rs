@@ -15,6 +15,7 @@ pub mod agents_text;
 pub mod attach_files;
 pub mod chat;
 pub mod checkpoints;
+pub mod command_args;
 pub mod conversation_ref;
 pub mod error;
 pub mod export_file;

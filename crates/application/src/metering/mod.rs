@@ -10,6 +10,7 @@
 //! next write, so metering adds no commit to a turn's path.
 
 mod gate;
+mod store_budgets;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use crate::ports::{
 
 use gate::{BudgetGate, Reservation};
 pub use gate::{BudgetOverrides, NoOverrides};
+pub use store_budgets::{BUDGET_READ_EVERY, MonthlyBudgets, StoreBudgets};
 
 /// A chat model whose billed requests are checked against budgets and recorded.
 pub struct MeteredModel {

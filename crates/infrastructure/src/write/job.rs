@@ -234,12 +234,9 @@ impl Write {
                 budget_monthly,
                 reply,
             } => settle(conn, reply, |c| users::set_budget(c, &name, budget_monthly)),
-            W::RecordUsage { record, reply } => settle(conn, reply, |c| {
-                // Queued without a waiting caller: a failure is said here.
-                usage::insert(c, &record).inspect_err(|err| {
-                    tracing::warn!(%err, "a model request's usage record was not stored");
-                })
-            }),
+            W::RecordUsage { record, reply } => {
+                settle(conn, reply, |c| usage::insert_queued(c, &record))
+            }
             W::Flush { reply } => settle(conn, reply, |_| Ok(())),
         }
     }

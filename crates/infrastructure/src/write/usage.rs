@@ -12,6 +12,13 @@ fn int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+/// Inserts a queued `record` (nobody waits for its answer): a failure is said here.
+pub(super) fn insert_queued(conn: &Connection, record: &UsageRecord) -> RepoResult<()> {
+    insert(conn, record).inspect_err(|err| {
+        tracing::warn!(%err, "a model request's usage record was not stored");
+    })
+}
+
 /// Inserts `record` into `model_requests`.
 pub(super) fn insert(conn: &Connection, record: &UsageRecord) -> RepoResult<()> {
     let a = &record.account;

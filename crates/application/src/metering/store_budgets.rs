@@ -1,15 +1,25 @@
-//! Each user's own monthly budget (`users set NAME --budget-monthly N`), read from the
-//! store for the metering of every assembly the host builds, and kept a few seconds per
-//! user so that a turn's many requests do not each read it.
+//! Each user's own monthly budget (`users set NAME --budget-monthly N`), read from
+//! where the host keeps users ([`MonthlyBudgets`]) and kept a few seconds per user so
+//! that a turn's many requests do not each read it ([`StoreBudgets`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use smallebot_application::metering::BudgetOverrides;
+use smallebot_core::repository::RepoResult;
 
-use crate::database::Database;
+use super::BudgetOverrides;
+
+/// Where each user's own monthly budget is read (the host's store of users).
+#[async_trait]
+pub trait MonthlyBudgets: Send + Sync {
+    /// The own monthly budget of `user` in picos, if one is set.
+    ///
+    /// # Errors
+    /// Storage failures.
+    async fn monthly_budget(&self, user: &str) -> RepoResult<Option<i64>>;
+}
 
 /// How long a user's budget read from the store is used before it is read again (a
 /// `users set` reaches a running server within this).
@@ -18,16 +28,16 @@ pub const BUDGET_READ_EVERY: Duration = Duration::from_secs(5);
 /// The users' own monthly budgets in the store, cached per user for
 /// [`BUDGET_READ_EVERY`].
 pub struct StoreBudgets {
-    store: Database,
+    store: Box<dyn MonthlyBudgets>,
     read: Mutex<HashMap<String, (Instant, Option<i64>)>>,
 }
 
 impl StoreBudgets {
-    /// Budgets read from `store`.
+    /// Budgets read from `store`, each kept for [`BUDGET_READ_EVERY`].
     #[must_use]
-    pub fn new(store: Database) -> Self {
+    pub fn new(store: impl MonthlyBudgets + 'static) -> Self {
         Self {
-            store,
+            store: Box::new(store),
             read: Mutex::new(HashMap::new()),
         }
     }
@@ -58,9 +68,8 @@ impl BudgetOverrides for StoreBudgets {
         if let Some(budget) = self.cached(user, now) {
             return budget;
         }
-        match self.store.user_account(user).await {
-            Ok(account) => {
-                let budget = account.and_then(|a| a.budget_monthly);
+        match self.store.monthly_budget(user).await {
+            Ok(budget) => {
                 let mut read = self
                     .read
                     .lock()
