@@ -349,8 +349,9 @@ impl ConversationService {
 fn log_end(outcome: &Result<TurnOutcome, PipelineError>) {
     match outcome {
         Ok(outcome) => {
-            tracing::info!(status = ?outcome.status, error = outcome.error.as_deref(), "turn ended");
+            // The answer first: whoever waits for the end finds it logged already.
             tracing::info!(content = %outcome.text, "answer");
+            tracing::info!(status = ?outcome.status, error = outcome.error.as_deref(), "turn ended");
         }
         Err(error) => tracing::warn!(%error, "turn ended with a storage failure"),
     }
