@@ -13,17 +13,23 @@ use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 /// The conversation budget, in USD.
 const LIMIT: f64 = 0.02;
 
-#[tokio::test]
-async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass_it() {
-    let model = TestModel::start().await.unwrap();
+/// A home whose one model, at `model`, costs 2 USD per million prompt tokens and 8 per
+/// million completion tokens, with answers of at most 200 tokens: a request can cost at
+/// most about 0.0016 + prompt × 0.000002.
+fn priced_home(model: &TestModel) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    // 2 USD per million prompt tokens, 8 per million completion tokens; answers of at
-    // most 200 tokens: each request can cost at most about 0.0016 + prompt × 0.000002.
     let models = json!({"default": "big", "models": [{
         "id": "big", "baseUrl": model.base_url(), "model": "scripted",
         "maxOutputTokens": 200,
         "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
     std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    home
+}
+
+#[tokio::test]
+async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass_it() {
+    let model = TestModel::start().await.unwrap();
+    let home = priced_home(&model);
     let agent = json!({"budgets": {"perConversation": LIMIT}, "maxToolSteps": 200});
     std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
     std::fs::create_dir_all(home.path().join("workspace")).unwrap();
@@ -96,12 +102,7 @@ async fn a_conversation_budget_stops_the_turn_before_the_request_that_could_pass
 #[tokio::test]
 async fn sub_agents_running_at_once_never_pass_their_turn_budget_together() {
     let model = TestModel::start().await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let models = json!({"default": "big", "models": [{
-        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
-        "maxOutputTokens": 200,
-        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
-    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    let home = priced_home(&model);
     let agent = json!({"budgets": {"perTurn": LIMIT}, "maxToolSteps": 200,
                        "maxParallelAgents": 4});
     std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
@@ -178,12 +179,7 @@ async fn sub_agents_running_at_once_never_pass_their_turn_budget_together() {
 #[tokio::test]
 async fn a_users_own_monthly_budget_replaces_the_configured_one() {
     let model = TestModel::start().await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let models = json!({"default": "big", "models": [{
-        "id": "big", "baseUrl": model.base_url(), "model": "scripted",
-        "maxOutputTokens": 200,
-        "pricing": {"inputPerMTok": 2, "outputPerMTok": 8, "currency": "USD"}}]});
-    std::fs::write(home.path().join("models.json"), models.to_string()).unwrap();
+    let home = priced_home(&model);
     let agent = json!({"budgets": {"perUserMonthly": 1000}});
     std::fs::write(home.path().join("agent.json"), agent.to_string()).unwrap();
     model.respond_with(|r| {
