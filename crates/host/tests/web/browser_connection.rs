@@ -3,7 +3,7 @@
 //! same port, while a turn runs. A banner (`role=status`) says the page is
 //! reconnecting or the server unreachable, goes once the event stream is back, and the
 //! timeline catches up: the answer that finished meanwhile is shown once, its tool card
-//! once. Screenshots of the banner (phone and laptop widths, light and dark) go to
+//! once. A read that failed while the server was away is done again once it answers. Screenshots of the banner (phone and laptop widths, light and dark) go to
 //! `target/ui-screenshots/`.
 
 use crate::browser_support;
@@ -238,7 +238,18 @@ async fn a_lost_event_stream_shows_a_banner_and_the_answer_arrives_once_after_re
         }
     }
 
-    // Back: the browser reconnects (resuming after the last event it received).
+    // The person opens the conversation again meanwhile: the read fails, and says so.
+    eval(
+        &page,
+        &format!(
+            "document.querySelector('#conversations li[data-id=\"{id}\"] .row-link').click(); true"
+        ),
+    )
+    .await;
+    wait_for(&page, "!document.getElementById('error').hidden").await;
+
+    // Back: the page loads the stored state again (the failed read is done again, its
+    // error gone) and opens the event stream anew.
     back_after_the_answer(&page, &s, &mut proxy, &rest, id).await;
     browser.close().await;
 }

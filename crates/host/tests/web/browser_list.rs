@@ -88,6 +88,16 @@ async fn rows_are_grouped_by_date_renamed_in_place_and_deleted_with_undo() {
     );
     press(&page, &format!("{} .row-link", row(&first)), "Enter").await;
     wait_for(&page, &format!("location.pathname === '/c/{first}'")).await;
+    // Opened: its last read, the list, is drawn with the row marked (a list drawn after
+    // the rename began would take the rename's box away).
+    wait_for(
+        &page,
+        &format!(
+            "document.querySelector('{} .row-link')?.getAttribute('aria-current') === 'page'",
+            row(&first)
+        ),
+    )
+    .await;
     // Renamed in place.
     click(&page, &format!("{} .rename", row(&first))).await;
     wait_for(

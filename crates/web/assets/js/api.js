@@ -2,9 +2,13 @@
 import { serverUnreachable } from "./connection.js";
 import { outage } from "./outage.js";
 
+/** Statuses a reverse proxy answers with while the server behind it is away. */
+const GATEWAY_AWAY = new Set([502, 504]);
+
 /**
  * Calls `path`; its JSON body, or an Error with `status` (a 503 starts the outage
- * banner; no answer at all, the connection banner, and the Error has no `status`).
+ * banner; no answer at all, the connection banner, and the Error has no `status`; a
+ * proxy's 502 or 504, the connection banner too).
  * `options`: `method`, `body` (sent as JSON), `keepalive` (the request outlives the page).
  */
 export async function api(path, options = {}) {
@@ -36,7 +40,7 @@ async function request(path, init) {
   try {
     response = await fetch(path, init);
   } catch (error) {
-    serverUnreachable();
+    serverUnreachable(isRead(init));
     throw error;
   }
   const text = await response.text();
@@ -51,7 +55,13 @@ async function request(path, init) {
     const error = new Error(message);
     error.status = response.status;
     if (response.status === 503) outage(error.message);
+    if (GATEWAY_AWAY.has(response.status)) serverUnreachable(isRead(init));
     throw error;
   }
   return { text, headers: response.headers };
+}
+
+// Whether a request only reads (loading it again changes nothing on the server).
+function isRead(init) {
+  return (init.method || "GET") === "GET";
 }

@@ -9,8 +9,11 @@
 // those events, says `reload` and the page loads the stored state again (stream.js).
 // A stream the browser gave up on (an answer that is not an event stream, such as a
 // proxy's 502 while the server restarts) is opened again here, with the stored state,
-// once the server answers.
+// once the server answers. A read that failed meanwhile (no answer, or a proxy's 502 or
+// 504) left the page short of what it asked for: once the server answers, the page
+// loads the stored state again (`onReconnect`), which also clears the read's error.
 import { $ } from "./dom.js";
+import { showError } from "./session.js";
 
 const PROBE_MS = 2000;
 const link = {
@@ -19,7 +22,14 @@ const link = {
   resume: null, // opens a "closed" stream again (with the stored state)
   timer: 0, // the next probe of /healthz
   probing: false, // a probe is on its way
+  reread: false, // a read failed while the server was away: load the page again once it answers
+  recover: async () => {}, // loads the open conversation (or the list) again
 };
+
+/** How the page loads what it shows again after a read failed while the server was away. */
+export function onReconnect(recover) {
+  link.recover = recover;
+}
 
 // Shows or hides the banner; while it shows, /healthz is asked every PROBE_MS.
 function show() {
@@ -49,7 +59,13 @@ async function probe() {
   }
   link.probing = false;
   link.unreachable = !answers;
-  if (answers && link.stream === "closed" && link.resume) {
+  if (answers && link.reread) {
+    // Loading again opens a new event stream too: a closed one needs no resuming.
+    link.reread = false;
+    link.resume = null;
+    showError("");
+    Promise.resolve(link.recover()).catch((error) => showError(error.message));
+  } else if (answers && link.stream === "closed" && link.resume) {
     const resume = link.resume;
     link.resume = null;
     resume();
@@ -83,8 +99,13 @@ export function streamClosed() {
   show();
 }
 
-/** A call to the server failed before any answer: the banner stays until it answers. */
-export function serverUnreachable() {
+/**
+ * A call got no answer from the server (none at all, or a proxy's saying it is away):
+ * the banner stays until it answers. `read`: the call was a read, so what the page
+ * shows is loaded again then.
+ */
+export function serverUnreachable(read) {
   link.unreachable = true;
+  if (read) link.reread = true;
   show();
 }

@@ -35,7 +35,7 @@ export async function loadConversations() {
   renderList(list, {
     open: (id) => {
       conversationPicked();
-      openConversation(id);
+      openConversation(id).catch((error) => showError(error.message));
     },
     removed: () => closeDeleted(list),
   });

@@ -5,6 +5,7 @@ import { installActions, newConversation } from "./actions.js";
 import { api } from "./api.js";
 import { installAttachments } from "./attachments.js";
 import { answerConfirmation } from "./confirmation.js";
+import { onReconnect } from "./connection.js";
 import { loadConversations, openConversation } from "./conversation.js";
 import { $ } from "./dom.js";
 import { installLayout } from "./layout.js";
@@ -58,10 +59,13 @@ function start() {
   installSkills();
   installUsage();
   installShortcuts();
-  onRecovery(() => {
+  // After a database outage, or a read that failed while the server was away.
+  const reload = () => {
     if (state.conversation) return openConversation(state.conversation, { history: "none" });
     return state.draft ? loadConversations() : boot();
-  });
+  };
+  onRecovery(reload);
+  onReconnect(reload);
   onHistoryMove((id, seq) => openConversation(id, { seq, history: "none" }));
   $("confirm-approve").addEventListener("click", () => answerConfirmation(true));
   $("confirm-conversation").addEventListener("click", () =>
