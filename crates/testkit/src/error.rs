@@ -9,6 +9,9 @@ pub enum TestkitError {
     /// The listener could not be bound on 127.0.0.1.
     #[error("smallebot-testkit: could not bind a listener on 127.0.0.1:0: {0}")]
     Bind(#[source] std::io::Error),
+    /// The thread or runtime of a server started apart could not be started.
+    #[error("smallebot-testkit: could not start the model server's own thread: {0}")]
+    Thread(String),
     /// A throwaway PostgreSQL cluster could not be set up.
     #[error("smallebot-testkit: PostgreSQL test cluster: {0}")]
     Postgres(String),

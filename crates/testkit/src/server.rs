@@ -128,6 +128,47 @@ impl TestModel {
         })
     }
 
+    /// Like [`start`](Self::start), but served by a tokio runtime of its own on a thread
+    /// of its own, as a model server in another process would be: none of its work runs
+    /// on the caller's runtime (a benchmark of the host's own time then does not count
+    /// the model server's turns on the host's workers). The thread ends when the handle
+    /// is dropped or shut down.
+    pub fn start_apart() -> Result<Self, TestkitError> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("smallebot-testkit-model".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = sender.send(Err(TestkitError::Thread(e.to_string())));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    match Self::start().await {
+                        Ok(mut model) => {
+                            let task = model.task.take();
+                            let _ = sender.send(Ok(model));
+                            if let Some(task) = task {
+                                let _ = task.await; // until the handle says stop
+                            }
+                        }
+                        Err(e) => {
+                            let _ = sender.send(Err(e));
+                        }
+                    }
+                });
+            })
+            .map_err(|e| TestkitError::Thread(e.to_string()))?;
+        receiver
+            .recv()
+            .map_err(|e| TestkitError::Thread(e.to_string()))?
+    }
+
     /// The socket address the server listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr

@@ -211,6 +211,16 @@ impl HistoryBuilder {
         }
         count(&*self.tokenizer, &text)
     }
+
+    /// Tokens a tool result of tool `name` adds to its call's row, as it is sent
+    /// (truncated to the tool's limit).
+    fn result_tokens(&self, name: &str, result: &str) -> i64 {
+        MESSAGE_OVERHEAD
+            + count(
+                &Counter(&self.tokenizer),
+                &truncate_tool_result(result, self.settings.result_limit(name)),
+            )
+    }
 }
 
 impl ContextAssembler for HistoryBuilder {
@@ -284,14 +294,17 @@ impl ContextAssembler for HistoryBuilder {
     fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64 {
         let counter = Counter(&self.tokenizer);
         let call = MESSAGE_OVERHEAD + count(&counter, name) + count(&counter, arguments);
-        let answer = result.map_or(0, |r| {
-            MESSAGE_OVERHEAD
-                + count(
-                    &counter,
-                    &truncate_tool_result(r, self.settings.result_limit(name)),
-                )
-        });
-        call + answer
+        call + result.map_or(0, |r| self.result_tokens(name, r))
+    }
+
+    fn tool_call_tokens_with_result(
+        &self,
+        call_tokens: i64,
+        name: &str,
+        _arguments: &str,
+        result: &str,
+    ) -> i64 {
+        call_tokens + self.result_tokens(name, result)
     }
 
     fn exact_counts_ready(&self) -> bool {
@@ -306,5 +319,31 @@ impl ContextAssembler for HistoryBuilder {
         self.server_windows
             .get(None)
             .unwrap_or(self.settings.context_window)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_added_to_a_counted_call_counts_only_the_result_and_matches_a_whole_count() {
+        let tokenizer = Arc::new(Tokenizer::new("o200k_base").unwrap());
+        tokenizer.warm_up();
+        let builder = HistoryBuilder::new(HistorySettings::default(), Arc::clone(&tokenizer));
+        let arguments = r#"{"path":"notes/today.md"}"#;
+        let result = "The file's text, with a few words in it.";
+        let call = builder.tool_call_tokens("ReadFile", arguments, None);
+        let before = tokenizer.count_calls();
+        let with_result = builder.tool_call_tokens_with_result(call, "ReadFile", arguments, result);
+        assert_eq!(
+            tokenizer.count_calls() - before,
+            1,
+            "only the result is counted"
+        );
+        assert_eq!(
+            with_result,
+            builder.tool_call_tokens("ReadFile", arguments, Some(result))
+        );
     }
 }

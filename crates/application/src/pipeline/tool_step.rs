@@ -123,11 +123,20 @@ impl TurnRun<'_> {
             outcome = interrupted(outcome.content);
         }
         let completion = ToolCallCompletion {
-            token_count: context.assembler.tool_call_tokens(
-                &invocation.name,
-                &invocation.arguments,
-                Some(&outcome.content),
-            ),
+            // The call itself was counted when its running row was stored.
+            token_count: match &call.row {
+                Some(row) => context.assembler.tool_call_tokens_with_result(
+                    row.token_count,
+                    &invocation.name,
+                    &invocation.arguments,
+                    &outcome.content,
+                ),
+                None => context.assembler.tool_call_tokens(
+                    &invocation.name,
+                    &invocation.arguments,
+                    Some(&outcome.content),
+                ),
+            },
             result: outcome.content.clone(),
             status: outcome.status,
         };

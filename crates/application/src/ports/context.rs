@@ -109,6 +109,21 @@ pub trait ContextAssembler: Send + Sync {
     /// [`message_tokens`](Self::message_tokens).
     fn tool_call_tokens(&self, name: &str, arguments: &str, result: Option<&str>) -> i64;
 
+    /// Tokens of a tool call row once its `result` is in, when the call alone was
+    /// counted at `call_tokens` (by [`tool_call_tokens`](Self::tool_call_tokens)
+    /// without a result, as its running row was stored): only the result is counted
+    /// then. The default counts the whole row again.
+    fn tool_call_tokens_with_result(
+        &self,
+        call_tokens: i64,
+        name: &str,
+        arguments: &str,
+        result: &str,
+    ) -> i64 {
+        let _ = call_tokens;
+        self.tool_call_tokens(name, arguments, Some(result))
+    }
+
     /// Whether counts are exact from now on. Never blocks; once `true`, stays `true`.
     fn exact_counts_ready(&self) -> bool {
         true
