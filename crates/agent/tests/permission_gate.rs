@@ -204,6 +204,48 @@ async fn file_tools_are_decided_on_the_normalized_workspace_path() {
 }
 
 #[tokio::test]
+async fn a_search_or_listing_of_the_workspace_is_denied_when_it_would_reach_a_denied_path() {
+    let tools = Tools::new(
+        rules(
+            &["GrepContent(docs/**)"],
+            &[],
+            &["GrepContent(secret/**)", "ListFiles(secret/**)"],
+            DefaultMode::Ask,
+        ),
+        Arc::new(DenyAll),
+    );
+    // Without a path (the whole workspace) or on a folder above the denied one: the
+    // search would read secret/key.txt, so the deny rule stops it.
+    for arguments in [
+        json!({"pattern": "s3cret"}),
+        json!({"pattern": "s3cret", "path": "."}),
+        json!({"pattern": "s3cret", "path": "secret"}),
+    ] {
+        let outcome = tools.call("GrepContent", arguments.clone()).await;
+        assert_eq!(outcome.status, ToolCallStatus::Denied, "{arguments}");
+        assert!(
+            outcome.content.contains("`deny GrepContent(secret/**)`")
+                && !outcome.content.contains("s3cret"),
+            "{arguments}: {}",
+            outcome.content
+        );
+    }
+    let outcome = tools.call("ListFiles", json!({})).await;
+    assert_eq!(
+        outcome.status,
+        ToolCallStatus::Denied,
+        "{}",
+        outcome.content
+    );
+    assert!(!outcome.content.contains("key.txt"), "{}", outcome.content);
+    // A folder the allow rule covers whole runs without asking.
+    let outcome = tools
+        .call("GrepContent", json!({"pattern": "x", "path": "docs"}))
+        .await;
+    assert_eq!(outcome.status, ToolCallStatus::Ok, "{}", outcome.content);
+}
+
+#[tokio::test]
 async fn commands_are_decided_on_every_simple_command_s_words() {
     let asked = Arc::new(Recording {
         answer: false,

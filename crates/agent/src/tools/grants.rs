@@ -93,7 +93,8 @@ fn asking() -> PermissionRules {
 }
 
 /// The allow rules a grant for `subject` adds: each of a command's simple commands
-/// exactly, the exact workspace path, the agent, or the tool; `None` when none can
+/// exactly, the exact workspace path (a directory read recursively with all under it),
+/// the agent, or the tool; `None` when none can
 /// (a command with a word only known when it runs; the workspace root, which a rule
 /// without a path would widen to every path).
 fn grant_rules(subject: &CallSubject) -> Option<Vec<PermissionRule>> {
@@ -103,6 +104,9 @@ fn grant_rules(subject: &CallSubject) -> Option<Vec<PermissionRule>> {
         CallArgument::UnreadableCommand(_) => return None,
         CallArgument::Path(path) if path.is_empty() => return None,
         CallArgument::Path(path) | CallArgument::Agent(path) => format!("{tool}({path})"),
+        // What the call reached: the directory and everything under it.
+        CallArgument::Tree(dir) if dir.is_empty() => format!("{tool}(**)"),
+        CallArgument::Tree(dir) => format!("{tool}({dir}/**)"),
         CallArgument::None => tool.to_owned(),
     };
     let kind_of = |name: &str| match &subject.argument {

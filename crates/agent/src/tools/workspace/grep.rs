@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use smallebot_confined::{ConfinedError, FileKind, Root};
 
-use super::permission::path_permission;
+use super::permission::tree_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use super::text::{SNIFF_BYTES, looks_binary};
@@ -88,7 +88,7 @@ impl TypedTool for GrepContent {
     }
 
     fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
-        path_permission(Self::NAME, args.path.as_deref())
+        tree_permission(Self::NAME, args.path.as_deref())
     }
 
     fn description(&self) -> String {

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use smallebot_confined::FileKind;
 
-use super::permission::path_permission;
+use super::permission::tree_permission;
 use super::resolve::{Workspace, WorkspaceError};
 use super::run::{failure, run_blocking};
 use crate::tools::CallView;
@@ -58,7 +58,7 @@ impl TypedTool for ListFiles {
     }
 
     fn permission(&self, args: &Self::Args) -> Result<CallView, ToolOutcome> {
-        path_permission(Self::NAME, args.path.as_deref())
+        tree_permission(Self::NAME, args.path.as_deref())
     }
 
     fn description(&self) -> String {

@@ -45,6 +45,10 @@ pub enum CallArgument {
     UnreadableCommand(String),
     /// A workspace-relative path, normalized (`/`-separated, `""` for the root).
     Path(String),
+    /// A workspace directory and everything under it, as a recursive read reaches it
+    /// (normalized as [`Self::Path`]): a deny or ask rule applies when its pattern may
+    /// match anything there, an allow rule only when it matches all of it.
+    Tree(String),
     /// The name of the agent a `Delegate` call runs.
     Agent(String),
 }
@@ -87,6 +91,15 @@ impl CallSubject {
         Self {
             tool: tool.to_owned(),
             argument: CallArgument::Path(path.to_owned()),
+        }
+    }
+
+    /// A call of `tool` reaching the workspace directory `dir` and all under it.
+    #[must_use]
+    pub fn tree(tool: &str, dir: &str) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            argument: CallArgument::Tree(dir.to_owned()),
         }
     }
 
@@ -152,6 +165,10 @@ pub fn decide(rules: &PermissionRules, subject: &CallSubject) -> Decision {
             .unwrap_or_else(default),
         CallArgument::Path(path) => about
             .single(&|rule| rule.matches_path(path))
+            .unwrap_or_else(default),
+        CallArgument::Tree(dir) => about
+            .stops(&|rule| rule.may_match_within(dir))
+            .or_else(|| first(&about.allow, &|rule| rule.covers(dir), Verdict::Allow))
             .unwrap_or_else(default),
         CallArgument::Agent(agent) => about
             .single(&|rule| rule.matches_agent(agent))

@@ -157,3 +157,55 @@ fn paths_agents_and_mcp_tools() {
         );
     }
 }
+
+#[test]
+fn a_recursive_read_is_stopped_by_what_it_may_reach_and_allowed_by_what_covers_it() {
+    let rules = rules(
+        &["GrepContent(docs/**)", "ListFiles(**)"],
+        &["GrepContent(notes/**)"],
+        &["GrepContent(secrets/**)", "ListFiles(**/.ssh/**)"],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        // The whole workspace reaches secrets/: denied, never allowed by docs/**.
+        (
+            CallSubject::tree("GrepContent", ""),
+            "deny",
+            Some("GrepContent(secrets/**)"),
+        ),
+        (
+            CallSubject::tree("GrepContent", "secrets/old"),
+            "deny",
+            Some("GrepContent(secrets/**)"),
+        ),
+        (
+            CallSubject::tree("GrepContent", "docs"),
+            "allow",
+            Some("GrepContent(docs/**)"),
+        ),
+        (
+            CallSubject::tree("GrepContent", "docs/api"),
+            "allow",
+            Some("GrepContent(docs/**)"),
+        ),
+        (
+            CallSubject::tree("GrepContent", "notes"),
+            "ask",
+            Some("GrepContent(notes/**)"),
+        ),
+        (CallSubject::tree("GrepContent", "src"), "ask", None),
+        // `**/.ssh/**` may lie anywhere below: every listing may reach it.
+        (
+            CallSubject::tree("ListFiles", "src"),
+            "deny",
+            Some("ListFiles(**/.ssh/**)"),
+        ),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}

@@ -56,33 +56,61 @@ impl PathGlob {
     /// Whether the workspace-relative `path` (`/`-separated, normalized; `""` is the
     /// root) matches.
     pub(super) fn matches(&self, path: &str) -> bool {
-        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-        let pattern: Vec<&str> = self.parts.iter().map(String::as_str).collect();
-        parts_match(&pattern, &parts)
+        self.prefixes_matching(path)
+            .last()
+            .copied()
+            .unwrap_or(false)
     }
-}
 
-/// Whether the pattern parts match the path parts (`**` any number of parts).
-fn parts_match(pattern: &[&str], parts: &[&str]) -> bool {
-    // matched[j]: the pattern so far matches parts[..j].
-    let mut matched = vec![false; parts.len() + 1];
-    matched[0] = true;
-    for piece in pattern {
-        let mut next = vec![false; parts.len() + 1];
-        if *piece == "**" {
-            let mut reachable = false;
-            for (j, slot) in next.iter_mut().enumerate() {
-                reachable |= matched[j];
-                *slot = reachable;
-            }
-        } else {
-            for j in 1..=parts.len() {
-                next[j] = matched[j - 1] && name_match(piece, parts[j - 1]);
-            }
-        }
-        matched = next;
+    /// Whether the pattern may match the directory `dir` or something under it (a
+    /// recursive read of `dir` may reach a path it matches): some start of the pattern
+    /// matches `dir` exactly, the rest could match what lies below.
+    pub(super) fn may_match_within(&self, dir: &str) -> bool {
+        self.prefixes_matching(dir)
+            .into_iter()
+            .any(|matched| matched)
     }
-    matched[parts.len()]
+
+    /// Whether the pattern matches the directory `dir` and everything under it: a start
+    /// of the pattern matches `dir` exactly and the rest is only `**`, or the pattern
+    /// ends in a `**` that already took part of `dir`.
+    pub(super) fn covers(&self, dir: &str) -> bool {
+        let ends_open = self.parts.last().is_some_and(|last| last == "**");
+        ends_open
+            && self
+                .prefixes_matching(dir)
+                .iter()
+                .enumerate()
+                .any(|(k, &matched)| matched && self.parts[k..].iter().all(|p| p == "**"))
+    }
+
+    /// For each start of the pattern (its first `k` parts, `k` from 0 to all of them),
+    /// whether it matches all of `path`.
+    fn prefixes_matching(&self, path: &str) -> Vec<bool> {
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        // matched[j]: the pattern so far matches parts[..j].
+        let mut matched = vec![false; parts.len() + 1];
+        matched[0] = true;
+        let mut whole = Vec::with_capacity(self.parts.len() + 1);
+        whole.push(matched[parts.len()]);
+        for piece in &self.parts {
+            let mut next = vec![false; parts.len() + 1];
+            if piece == "**" {
+                let mut reachable = false;
+                for (j, slot) in next.iter_mut().enumerate() {
+                    reachable |= matched[j];
+                    *slot = reachable;
+                }
+            } else {
+                for j in 1..=parts.len() {
+                    next[j] = matched[j - 1] && name_match(piece, parts[j - 1]);
+                }
+            }
+            matched = next;
+            whole.push(matched[parts.len()]);
+        }
+        whole
+    }
 }
 
 /// Whether `text` matches the glob `pattern` (`*` any run, `?` one character).
@@ -151,6 +179,43 @@ mod tests {
                 panic!("{pattern} does not parse");
             };
             assert_eq!(glob.matches(path), expected, "{pattern} ~ {path}");
+        }
+    }
+
+    #[test]
+    fn path_globs_on_a_directory_and_what_lies_under_it() {
+        // (pattern, directory, may match within, covers)
+        let cases: &[(&str, &str, bool, bool)] = &[
+            ("secrets/**", "", true, false),
+            ("secrets/**", "secrets", true, true),
+            ("secrets/**", "secrets/old", true, true),
+            ("secrets/**", "docs", false, false),
+            ("**/.env", "", true, false),
+            ("**/.env", "a/b", true, false),
+            ("*.md", "", true, false),
+            ("*.md", "docs", false, false),
+            ("docs/*.md", "docs", true, false),
+            ("docs/*", "docs", true, false),
+            ("d*/x", "docs", true, false),
+            ("src/**", "docs", false, false),
+            ("**", "", true, true),
+            ("**", "a/b", true, true),
+            ("docs/**", "", true, false),
+            ("src/**/x/**", "src", true, false),
+            ("**/?", "x", true, false),
+            ("README.md", "", true, false),
+            ("README.md", "README.md", true, false),
+        ];
+        for &(pattern, dir, within, covers) in cases {
+            let Ok(glob) = PathGlob::parse(pattern) else {
+                panic!("{pattern} does not parse");
+            };
+            assert_eq!(
+                glob.may_match_within(dir),
+                within,
+                "{pattern} within {dir:?}"
+            );
+            assert_eq!(glob.covers(dir), covers, "{pattern} covers {dir:?}");
         }
     }
 

@@ -198,6 +198,24 @@ impl PermissionRule {
         }
     }
 
+    /// Whether the pattern may match the workspace directory `dir` or a path under it.
+    pub(super) fn may_match_within(&self, dir: &str) -> bool {
+        match &self.pattern {
+            None => true,
+            Some(Pattern::Path(glob)) => glob.may_match_within(dir),
+            Some(_) => false,
+        }
+    }
+
+    /// Whether the pattern matches the workspace directory `dir` and every path under it.
+    pub(super) fn covers(&self, dir: &str) -> bool {
+        match &self.pattern {
+            None => true,
+            Some(Pattern::Path(glob)) => glob.covers(dir),
+            Some(_) => false,
+        }
+    }
+
     /// Whether the pattern matches an agent's name.
     pub(super) fn matches_agent(&self, agent: &str) -> bool {
         match &self.pattern {
