@@ -307,4 +307,13 @@ impl ContextAssembler for HistoryBuilder {
             .get(None)
             .unwrap_or(self.settings.context_window)
     }
+
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        HistoryBuilder::window_of(self, conversation)
+    }
+
+    /// The schemas' JSON counted by the bound, tokenizer or not.
+    fn schema_bound(&self, tools: &[ToolSchema]) -> u64 {
+        u64::try_from(schema_tokens(&Bound, tools)).unwrap_or(0)
+    }
 }

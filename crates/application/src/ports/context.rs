@@ -120,4 +120,20 @@ pub trait ContextAssembler: Send + Sync {
 
     /// The chat model's context window in tokens.
     fn context_window(&self) -> u64;
+
+    /// The context window of `conversation`'s model in tokens. Default: the chat
+    /// model's ([`context_window`](Self::context_window)).
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        let _ = conversation;
+        self.context_window()
+    }
+
+    /// Tokens `tools`' schemas take in a request, as an upper bound that does not
+    /// depend on the tokenizer being ready (the same count whenever it is asked: it
+    /// decides whether tools wait for a search). Default: a token per four bytes of
+    /// their JSON, plus one.
+    fn schema_bound(&self, tools: &[ToolSchema]) -> u64 {
+        let bytes = serde_json::to_string(tools).map_or(0, |json| json.len());
+        u64::try_from(bytes / 4 + 1).unwrap_or(u64::MAX)
+    }
 }
