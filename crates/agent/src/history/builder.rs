@@ -312,8 +312,9 @@ impl ContextAssembler for HistoryBuilder {
         HistoryBuilder::window_of(self, conversation)
     }
 
-    /// The schemas' JSON counted by the bound, tokenizer or not.
-    fn schema_bound(&self, tools: &[ToolSchema]) -> u64 {
-        u64::try_from(schema_tokens(&Bound, tools)).unwrap_or(0)
+    /// A token per four bytes of the schemas' JSON as sent.
+    fn schema_estimate(&self, tools: &[ToolSchema]) -> u64 {
+        let bytes = smallebot_model_client::tools_json(tools).len();
+        u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
     }
 }

@@ -27,7 +27,7 @@ impl PipelineContext {
         let waits = defers(
             self.settings.tool_loading,
             deferrable.len(),
-            self.assembler.schema_bound(deferrable),
+            self.assembler.schema_estimate(deferrable),
             self.assembler.window_of(conversation),
         );
         if waits {

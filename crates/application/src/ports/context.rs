@@ -128,12 +128,12 @@ pub trait ContextAssembler: Send + Sync {
         self.context_window()
     }
 
-    /// Tokens `tools`' schemas take in a request, as an upper bound that does not
-    /// depend on the tokenizer being ready (the same count whenever it is asked: it
-    /// decides whether tools wait for a search). Default: a token per four bytes of
-    /// their JSON, plus one.
-    fn schema_bound(&self, tools: &[ToolSchema]) -> u64 {
+    /// Tokens `tools`' schemas take in a request, estimated the same way whenever it
+    /// is asked, tokenizer ready or not (it decides whether tools wait for a search,
+    /// which should not change when the tokenizer is built): a token per four bytes
+    /// of their JSON, rounded up.
+    fn schema_estimate(&self, tools: &[ToolSchema]) -> u64 {
         let bytes = serde_json::to_string(tools).map_or(0, |json| json.len());
-        u64::try_from(bytes / 4 + 1).unwrap_or(u64::MAX)
+        u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
     }
 }
