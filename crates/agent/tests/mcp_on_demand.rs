@@ -17,9 +17,7 @@ use smallebot_agent::config::{McpServerSettings, McpSettings, McpTransport};
 use smallebot_agent::tools::{
     McpToolSource, PermissionGate, SearchTools, ToolRegistry, permission_argument,
 };
-use smallebot_application::ports::{
-    DenyAll, ToolContext, ToolExecutor, ToolInvocation,
-};
+use smallebot_application::ports::{DenyAll, ToolContext, ToolExecutor, ToolInvocation};
 use smallebot_application::{EventKind, SendOptions};
 use smallebot_core::entities::{HistoryRow, ToolCallStatus, TurnStatus};
 use smallebot_core::ids::{ConversationId, TurnId};
@@ -45,9 +43,14 @@ async fn many_tools(cancel: &CancellationToken) -> Arc<McpServers> {
         confirm: None,
         max_message_bytes: 32 * 1024 * 1024,
     };
-    let mcp = McpServers::start(&McpSettings { servers: vec![server] }, None)
-        .await
-        .unwrap();
+    let mcp = McpServers::start(
+        &McpSettings {
+            servers: vec![server],
+        },
+        None,
+    )
+    .await
+    .unwrap();
     assert!(mcp.warnings().is_empty(), "{:?}", mcp.warnings());
     assert_eq!(mcp.mcp_tools().len(), 200);
     Arc::new(mcp)
@@ -96,16 +99,18 @@ async fn two_hundred_tools_are_found_and_called_in_two_steps() {
         ..Options::default()
     })
     .await;
-    h.server.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
-        "call_1",
-        SearchTools::NAME,
-        r#"{"query":"operation 123 mail"}"#,
-    )]));
-    h.server.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
-        "call_2",
-        "many__tool_123",
-        r#"{"value":"x"}"#,
-    )]));
+    h.server
+        .push(ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "call_1",
+            SearchTools::NAME,
+            r#"{"query":"operation 123 mail"}"#,
+        )]));
+    h.server
+        .push(ScriptedResponse::tool_calls([ToolCallSpec::new(
+            "call_2",
+            "many__tool_123",
+            r#"{"value":"x"}"#,
+        )]));
     h.server.push(ScriptedResponse::text("done"));
     h.server.push(ScriptedResponse::text("second turn"));
     let c = h.conversation().await;
@@ -119,7 +124,10 @@ async fn two_hundred_tools_are_found_and_called_in_two_steps() {
     let first = tool_names(&requests[0]);
     assert!(first.contains(&SearchTools::NAME.to_owned()), "{first:?}");
     assert_eq!(mcp_names(&first), ["many__tool_007"]);
-    assert!(first.contains(&"Echo".to_owned()), "built-in tools stay: {first:?}");
+    assert!(
+        first.contains(&"Echo".to_owned()),
+        "built-in tools stay: {first:?}"
+    );
     // The search's matches are sent from the next step on.
     let second = tool_names(&requests[1]);
     assert!(mcp_names(&second).contains(&"many__tool_123"), "{second:?}");
@@ -135,11 +143,17 @@ async fn two_hundred_tools_are_found_and_called_in_two_steps() {
     assert_eq!(calls[0].status, ToolCallStatus::Ok);
     let found = calls[0].result.as_deref().unwrap();
     assert!(found.contains("## many__tool_123"), "{found}");
-    assert!(found.contains("\"value\""), "the schema is returned: {found}");
+    assert!(
+        found.contains("\"value\""),
+        "the schema is returned: {found}"
+    );
     assert_eq!(calls[1].tool_name, "many__tool_123");
     assert_eq!(
         (calls[1].status, calls[1].result.as_deref()),
-        (ToolCallStatus::Ok, Some(r#"tool_123 ran with {"value":"x"}"#))
+        (
+            ToolCallStatus::Ok,
+            Some(r#"tool_123 ran with {"value":"x"}"#)
+        )
     );
     // A new turn starts with the search tool and the pinned tool again.
     let deferred_usage = first_usage(&h.drain_events());
@@ -207,7 +221,10 @@ async fn a_deferred_tool_passes_the_permission_gate() {
         arguments: arguments.into(),
     };
     let search = registry
-        .execute(&call(SearchTools::NAME, r#"{"query":"tool_050"}"#), &context)
+        .execute(
+            &call(SearchTools::NAME, r#"{"query":"tool_050"}"#),
+            &context,
+        )
         .await;
     assert_eq!(search.status, ToolCallStatus::Ok, "{}", search.content);
     assert_eq!(context.loaded_tools.names()[0], "many__tool_050");

@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome,
-    ToolSchema,
+    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
 };
 use smallebot_core::agents::{AgentDefinition, AgentSandbox, AgentTools};
 

@@ -5,8 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome,
-    ToolSchema,
+    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
 };
 
 use smallebot_application::ports::Args;
@@ -115,7 +114,12 @@ impl ToolRegistry {
         let snapshot = self.snapshot();
         match snapshot.by_name.get(name) {
             Some(&index) => Some(Arc::clone(&snapshot.tools[index])),
-            None => snapshot.deferral.as_ref().map(|d| &d.search).filter(|search| search.name() == name).cloned(),
+            None => snapshot
+                .deferral
+                .as_ref()
+                .map(|d| &d.search)
+                .filter(|search| search.name() == name)
+                .cloned(),
         }
     }
 

@@ -127,9 +127,8 @@ pub(crate) fn deferral(
     schemas: &[ToolSchema],
     pinned: &[String],
 ) -> Option<Deferral> {
-    let waits = |tool: &Arc<dyn Tool>| {
-        tool.deferrable() && !pinned.iter().any(|name| name == tool.name())
-    };
+    let waits =
+        |tool: &Arc<dyn Tool>| tool.deferrable() && !pinned.iter().any(|name| name == tool.name());
     let waiting: Arc<[ToolSchema]> = tools
         .iter()
         .zip(schemas)

@@ -17,8 +17,8 @@ use smallebot_application::{
     ConversationService, Event, EventKind, EventSubscription, PipelineSettings,
 };
 use smallebot_core::entities::{Conversation, HistoryRow};
-use smallebot_core::rules::tool_search::ToolLoading;
 use smallebot_core::repository::HistoryRepository;
+use smallebot_core::rules::tool_search::ToolLoading;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use smallebot_testkit::{RecordedRequest, TestModel};

@@ -216,7 +216,10 @@ impl LoadedTools {
     /// The names loaded so far.
     #[must_use]
     pub fn names(&self) -> Vec<String> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 

@@ -77,9 +77,7 @@ fn words(text: &str) -> Vec<String> {
 fn word_score(query: &str, name: &str, name_words: &[String], description: &[String]) -> u32 {
     if name_words.iter().any(|w| w == query) {
         4
-    } else if name.contains(query) {
-        2
-    } else if description.iter().any(|w| w == query) {
+    } else if name.contains(query) || description.iter().any(|w| w == query) {
         2
     } else if query.len() >= 3 && description.iter().any(|w| w.contains(query)) {
         1
