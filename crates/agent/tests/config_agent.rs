@@ -5,7 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use smallebot_agent::config::{
-    AgentSettings, CommandEnvironment, ConfigError, ReasoningEffort, ToolHistoryFormat,
+    AgentSettings, CommandEnvironment, ConfigError, McpToolLoading, ReasoningEffort,
+    ToolHistoryFormat,
 };
 use smallebot_agent::tools::permission_argument;
 use smallebot_core::rules::attachment::AttachmentLimits;
@@ -217,6 +218,8 @@ fn all_keys_are_read() {
                 default_mode: DefaultMode::Ask,
                 ..PermissionRules::default()
             },
+            // Read and checked in config_agent_mcp.rs.
+            mcp: McpToolLoading::default(),
         }
     );
 }

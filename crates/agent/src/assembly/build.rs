@@ -19,7 +19,10 @@ use crate::subagents::SubAgentParts;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
-use crate::tools::{GenerateSkill, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ToolRegistry, task_tools};
+use crate::tools::{
+    GenerateSkill, READ_SKILL_DEFAULT_LIMIT, ReadSkill, SEARCH_TOOLS_DEFAULT_LIMIT, SearchTools,
+    ToolRegistry, task_tools,
+};
 
 impl AgentAssembly {
     /// Wires everything.
@@ -84,9 +87,15 @@ impl AgentAssembly {
                 .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
         }
         // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
+        // MCP tools wait for SearchTools when there are too many (the pipeline decides).
         let tools = tools
             .merge(self.tools)
+            .with_tool_search(self.pinned_tools)
             .with_gate(self.gate.gate(Arc::clone(&self.confirmer)));
+        history_settings
+            .tool_result_max_length_by_tool
+            .entry(SearchTools::NAME.to_owned())
+            .or_insert(SEARCH_TOOLS_DEFAULT_LIMIT);
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }

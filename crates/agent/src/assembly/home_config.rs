@@ -133,8 +133,10 @@ impl AgentAssembly {
             keep_recent_turns: settings.keep_recent_turns,
             attachments: settings.attachments,
             uploads: settings.uploads,
+            tool_loading: settings.mcp.loading,
             ..PipelineSettings::default()
         };
+        assembly.pinned_tools.clone_from(&settings.mcp.pinned);
         assembly.user_name = settings.user_name.clone();
         assembly.gate.rules = with_terminal_rules(
             settings.permissions.clone(),

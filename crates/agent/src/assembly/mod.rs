@@ -34,6 +34,7 @@ mod metering;
 mod metering_setters;
 mod permissions;
 mod sub_agents;
+mod tool_loading;
 mod unconfigured;
 mod warm_up;
 
@@ -88,6 +89,8 @@ pub struct AgentAssembly {
     confirmer: Arc<dyn CommandConfirmer>,
     gate: GateSettings,
     tools: ToolRegistry,
+    /// agent.json `mcp.pinnedTools`, as the registry names them.
+    pinned_tools: Vec<String>,
     task_store: Option<Arc<dyn TaskStore>>,
     plan: Option<Arc<dyn TaskPlan>>,
     pipeline: PipelineSettings,
@@ -148,6 +151,7 @@ impl AgentAssembly {
             confirmer: Arc::new(DenyAll),
             gate: GateSettings::default(),
             tools: ToolRegistry::new(),
+            pinned_tools: Vec::new(),
             task_store: None,
             plan: None,
             pipeline: PipelineSettings::default(),

@@ -20,6 +20,7 @@ use super::command_env::{CommandEnvironment, RawCommandEnvironment};
 pub use super::file_names::AGENT_FILE;
 use super::json::{parse_keys, read_optional};
 use super::permissions::RawPermissions;
+use super::tool_loading::{McpToolLoading, RawToolLoading};
 use crate::tools::ReadConversationData;
 use smallebot_core::rules::budget::Budgets;
 
@@ -121,6 +122,9 @@ pub struct AgentSettings {
     /// [`smallebot_core::rules::permission`]. terminal.json's command keys are mapped
     /// onto them by [`with_terminal_rules`](super::with_terminal_rules).
     pub permissions: PermissionRules,
+    /// `mcp`: when MCP tools wait for `SearchTools` (`maxToolShare`, `maxTools`) and
+    /// which never do (`pinnedTools`); see [`McpToolLoading`].
+    pub mcp: McpToolLoading,
 }
 
 /// How hard a thinking model should reason (`reasoning_effort` in the request).
@@ -256,7 +260,9 @@ impl AgentSettings {
             .take()
             .unwrap_or_default()
             .into_rules(text, file)?;
+        let mcp = raw.mcp.take().unwrap_or_default().into_settings(file)?;
         let mut settings = raw.into_settings();
+        settings.mcp = mcp;
         settings.budgets = budgets;
         settings.permissions = permissions;
         settings.checkpoints = checkpoints;
@@ -296,6 +302,7 @@ impl Default for AgentSettings {
             budgets: Budgets::default(),
             uploads: UploadQuotas::default(),
             permissions: PermissionRules::default(),
+            mcp: McpToolLoading::default(),
         }
     }
 }
@@ -325,6 +332,7 @@ struct RawAgentFile {
     checkpoints: Option<RawCheckpoints>,
     budgets: Option<RawBudgets>,
     permissions: Option<RawPermissions>,
+    mcp: Option<RawToolLoading>,
 }
 
 impl RawAgentFile {
@@ -375,6 +383,7 @@ impl RawAgentFile {
             budgets: defaults.budgets,
             uploads: defaults.uploads,
             permissions: defaults.permissions,
+            mcp: defaults.mcp,
         }
     }
 }

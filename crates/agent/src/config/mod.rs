@@ -32,6 +32,7 @@ mod resolve;
 mod sandbox;
 mod survey;
 mod terminal;
+mod tool_loading;
 
 pub use agent::{AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use command_env::CommandEnvironment;
@@ -51,3 +52,4 @@ pub use resolve::{
 pub use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
 pub use survey::{SurveyedModel, survey_models};
 pub use terminal::{TERMINAL_FILE, TerminalSettings, terminal_rules_text};
+pub use tool_loading::McpToolLoading;

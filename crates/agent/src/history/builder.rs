@@ -320,6 +320,16 @@ impl ContextAssembler for HistoryBuilder {
             .get(None)
             .unwrap_or(self.settings.context_window)
     }
+
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        HistoryBuilder::window_of(self, conversation)
+    }
+
+    /// A token per four bytes of the schemas' JSON as sent.
+    fn schema_estimate(&self, tools: &[ToolSchema]) -> u64 {
+        let bytes = smallebot_model_client::tools_json(tools).len();
+        u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
+    }
 }
 
 #[cfg(test)]

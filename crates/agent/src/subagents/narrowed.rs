@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
+    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
 };
 use smallebot_core::agents::{AgentDefinition, AgentSandbox, AgentTools};
+
+use crate::tools::SearchTools;
 
 /// The tools of `inner` a sub-agent may use: never those named `never` (`Delegate`: a
 /// sub-agent does not delegate further), only the names its `tools` lists (when it lists any), and under
@@ -72,6 +74,27 @@ impl ToolExecutor for NarrowedTools {
             .filter(|schema| self.allows(&schema.name))
             .cloned()
             .collect()
+    }
+
+    /// The parent's tools on demand, narrowed: `None` (every tool of this agent sent)
+    /// when none of its tools waits or it may not search.
+    fn on_demand(&self) -> Option<OnDemandTools> {
+        let inner = self.inner.on_demand()?;
+        let narrowed = |schemas: &[ToolSchema]| -> Arc<[ToolSchema]> {
+            schemas
+                .iter()
+                .filter(|schema| self.allows(&schema.name))
+                .cloned()
+                .collect()
+        };
+        let deferrable = narrowed(&inner.deferrable);
+        if deferrable.is_empty() || !self.allows(SearchTools::NAME) {
+            return None;
+        }
+        Some(OnDemandTools {
+            always: narrowed(&inner.always),
+            deferrable,
+        })
     }
 
     fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects> {

@@ -68,6 +68,11 @@ impl Tool for ServerTool {
         }))
     }
 
+    /// An MCP tool may wait for `SearchTools` when there are many.
+    fn deferrable(&self) -> bool {
+        true
+    }
+
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome {
         self.0.call(args, context).await
     }

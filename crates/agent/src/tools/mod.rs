@@ -11,6 +11,7 @@ mod history;
 mod mcp;
 mod permission_names;
 mod registry;
+mod search_tools;
 mod shell;
 mod skills;
 mod tasks;
@@ -29,6 +30,7 @@ pub use history::{
 pub use mcp::McpToolSource;
 pub use permission_names::{BUILT_IN_TOOL_NAMES, permission_argument};
 pub use registry::{ToolRegistry, ToolSource};
+pub use search_tools::{SEARCH_TOOLS_DEFAULT_LIMIT, SearchTools, SearchToolsArgs};
 pub use shell::ExecuteCommand;
 pub use skills::{
     GenerateSkill, GenerateSkillArgs, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ReadSkillArgs,

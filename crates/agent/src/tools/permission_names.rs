@@ -7,6 +7,7 @@ use smallebot_core::rules::permission::ArgumentKind;
 
 use super::delegate_name::DELEGATE;
 use super::history::{ReadConversationData, SearchHistory};
+use super::search_tools::SearchTools;
 use super::shell::ExecuteCommand;
 use super::skills::{GenerateSkill, ReadSkill};
 use super::tasks::{AddTask, CompleteTask, DeleteTask, ListTasks, StartTask, UncompleteTask};
@@ -24,7 +25,7 @@ const PATH_TOOLS: [&str; 6] = [
 ];
 
 /// The other built-in tools.
-const OTHER_TOOLS: [&str; 13] = [
+const OTHER_TOOLS: [&str; 14] = [
     GetCurrentTime::NAME,
     ExecuteCommand::NAME,
     SearchHistory::NAME,
@@ -38,6 +39,7 @@ const OTHER_TOOLS: [&str; 13] = [
     DELEGATE,
     ReadSkill::NAME,
     GenerateSkill::NAME,
+    SearchTools::NAME,
 ];
 
 /// The names of the built-in tools, for checking the tool names of permission rules

@@ -5,12 +5,13 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use async_trait::async_trait;
 use smallebot_application::ports::{
-    ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
+    OnDemandTools, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
 };
 
 use smallebot_application::ports::Args;
 
 use super::gate::PermissionGate;
+use super::search_tools::{Deferral, deferral};
 use super::tool::Tool;
 
 /// Tools that can change while the program runs (an MCP server's, whose list the
@@ -32,6 +33,8 @@ pub struct ToolRegistry {
     sources: Vec<Arc<dyn ToolSource>>,
     current: RwLock<Arc<Snapshot>>,
     gate: Arc<PermissionGate>,
+    /// Set by [`ToolRegistry::with_tool_search`]: the tools that never wait.
+    pinned: Option<Vec<String>>,
 }
 
 /// The tools as of the sources' generations.
@@ -41,6 +44,7 @@ struct Snapshot {
     tools: Vec<Arc<dyn Tool>>,
     schemas: Arc<[ToolSchema]>,
     by_name: HashMap<String, usize>,
+    deferral: Option<Deferral>,
 }
 
 impl ToolRegistry {
@@ -75,12 +79,22 @@ impl ToolRegistry {
         self
     }
 
+    /// The same tools, those that may wait (MCP tools) offered through `SearchTools`
+    /// when the pipeline says so, except the `pinned` ones (registry names,
+    /// `server__tool`).
+    #[must_use]
+    pub fn with_tool_search(mut self, pinned: Vec<String>) -> Self {
+        self.pinned = Some(pinned);
+        self.rebuild()
+    }
+
     /// This registry's tools followed by `other`'s (same names: `other`'s replace),
     /// behind this registry's gate.
     #[must_use]
     pub fn merge(self, other: ToolRegistry) -> Self {
-        let sources = other.sources;
-        let merged = other.fixed.into_iter().fold(self, ToolRegistry::with);
+        let (sources, pinned) = (other.sources, other.pinned);
+        let mut merged = other.fixed.into_iter().fold(self, ToolRegistry::with);
+        merged.pinned = merged.pinned.or(pinned);
         sources.into_iter().fold(merged, ToolRegistry::with_source)
     }
 
@@ -98,10 +112,15 @@ impl ToolRegistry {
     #[must_use]
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         let snapshot = self.snapshot();
-        snapshot
-            .by_name
-            .get(name)
-            .map(|&index| Arc::clone(&snapshot.tools[index]))
+        match snapshot.by_name.get(name) {
+            Some(&index) => Some(Arc::clone(&snapshot.tools[index])),
+            None => snapshot
+                .deferral
+                .as_ref()
+                .map(|d| &d.search)
+                .filter(|search| search.name() == name)
+                .cloned(),
+        }
     }
 
     /// With the snapshot built afresh.
@@ -153,12 +172,17 @@ impl ToolRegistry {
                 tool.name().clone_into(&mut schema.name);
                 schema
             })
-            .collect();
+            .collect::<Arc<[ToolSchema]>>();
+        let deferral = self
+            .pinned
+            .as_ref()
+            .and_then(|pinned| deferral(&tools, &schemas, pinned));
         Snapshot {
             generations,
             tools,
             schemas,
             by_name,
+            deferral,
         }
     }
 }
@@ -167,6 +191,10 @@ impl ToolRegistry {
 impl ToolExecutor for ToolRegistry {
     fn schemas(&self) -> Arc<[ToolSchema]> {
         Arc::clone(&self.snapshot().schemas)
+    }
+
+    fn on_demand(&self) -> Option<OnDemandTools> {
+        self.snapshot().deferral.as_ref().map(|d| d.tools.clone())
     }
 
     fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects> {

@@ -40,6 +40,13 @@ pub trait Tool: Send + Sync {
         Ok(CallView::new(CallSubject::tool(self.name())))
     }
 
+    /// Whether the tool may wait until a search finds it (`SearchTools`) instead of
+    /// being sent with every request, when the tools that may would crowd the
+    /// context. Default: no (MCP servers' tools may).
+    fn deferrable(&self) -> bool {
+        false
+    }
+
     /// Runs the call with parsed arguments. Failures are outcomes with status `error`
     /// whose text tells the model what went wrong and what to do.
     async fn call(&self, args: &Args, context: &ToolContext) -> ToolOutcome;

@@ -11,13 +11,14 @@ use smallebot_agent::assembly::{AgentAssembly, WarmUp};
 use smallebot_agent::config::ToolHistoryFormat;
 use smallebot_agent::history::HistorySettings;
 use smallebot_agent::tokenizer::Tokenizer;
-use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry};
+use smallebot_agent::tools::{Args, GetCurrentTime, Tool, ToolRegistry, ToolSource};
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_application::{
     ConversationService, Event, EventKind, EventSubscription, PipelineSettings,
 };
 use smallebot_core::entities::{Conversation, HistoryRow};
 use smallebot_core::repository::HistoryRepository;
+use smallebot_core::rules::tool_search::ToolLoading;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 use smallebot_testkit::{RecordedRequest, TestModel};
@@ -54,6 +55,12 @@ pub struct Options {
     /// Whether models.json gives the chat model's `contextWindow` (else its server's
     /// is taken when it reports one).
     pub window_given: bool,
+    /// Tools that may change (MCP servers'), after `tools`.
+    pub sources: Vec<Arc<dyn ToolSource>>,
+    /// agent.json `mcp.pinnedTools`, as the registry names them.
+    pub pinned_tools: Vec<String>,
+    /// agent.json `mcp`'s `maxToolShare` and `maxTools`.
+    pub tool_loading: ToolLoading,
 }
 
 impl Default for Options {
@@ -81,6 +88,9 @@ impl Default for Options {
             parallel_requests: None,
             first_byte_timeout: None,
             window_given: true,
+            sources: Vec::new(),
+            pinned_tools: Vec::new(),
+            tool_loading: ToolLoading::default(),
         }
     }
 }
@@ -108,6 +118,10 @@ pub async fn harness(options: Options) -> Harness {
         .tools
         .into_iter()
         .fold(ToolRegistry::new(), ToolRegistry::with);
+    let registry = options
+        .sources
+        .into_iter()
+        .fold(registry, ToolRegistry::with_source);
     let mut chat = if options.images {
         endpoint("test-model").with_images()
     } else {
@@ -159,12 +173,14 @@ pub async fn harness(options: Options) -> Harness {
                 .unwrap_or_else(|| dir.path().join("SKILL.md")),
         )
         .tools(registry)
+        .pinned_tools(options.pinned_tools)
         .warm_up(options.warm_up)
         .pipeline(PipelineSettings {
             max_tool_steps: options.max_tool_steps,
             compression_threshold: options.compression_threshold,
             keep_recent_turns: options.keep_recent_turns,
             compression_timeout: options.compression_timeout,
+            tool_loading: options.tool_loading,
             ..PipelineSettings::default()
         })
         .build()

@@ -128,7 +128,7 @@ impl PipelineContext {
             conversation,
             stored,
             plan.as_deref(),
-            &self.tools.schemas(),
+            &self.offered_tools(conversation, &[]),
             new_message,
         );
         with_stored_exactness(estimate, conversation)

@@ -9,6 +9,7 @@
 //!   ports, settings and the event bus) — they never see the service.
 //! - `view.rs`: the turn's in-memory view of its conversation.
 //! - `attachments.rs`: the contents and token counts of the attachments messages carry.
+//! - `tool_offer.rs`: which tools a request carries (all, or some loaded on demand).
 //!
 //! Imports run one way: `service → {turn, tool_step, compressor} → {view, context}`.
 
@@ -24,6 +25,7 @@ mod settings;
 mod step;
 mod title;
 mod tool_ids;
+mod tool_offer;
 mod tool_step;
 mod turn;
 mod turn_end;

@@ -22,12 +22,14 @@ use crate::ports::{
 impl TurnRun<'_> {
     /// Builds the request from the turn's view of the conversation (loaded once, kept
     /// in step with what the turn writes) and runs one model call.
-    pub(super) async fn model_step(
-        &mut self,
-        schemas: &std::sync::Arc<[ToolSchema]>,
-    ) -> Result<StepResult, PipelineError> {
+    /// The tools are chosen per step: a tool list that changed meanwhile, and the tools
+    /// a search of this turn loaded, are offered at once.
+    pub(super) async fn model_step(&mut self) -> Result<StepResult, PipelineError> {
         let plan = self.context.plan_text(self.turn.conversation_id).await;
-        let (view, full) = self.view_to_send(plan.as_deref(), schemas).await?;
+        let view = self.turn_view().await?;
+        let loaded = self.loaded_tools.names();
+        let schemas = &self.context.offered_tools(&view.conversation, &loaded);
+        let (view, full) = self.view_to_send(view, plan.as_deref(), schemas).await?;
         let (start, estimate) = self.rows_that_fit(&view, full);
         // This turn alone does not fit: never sent (counted exactly, so a bound never
         // refuses a request that would fit).
@@ -67,23 +69,28 @@ impl TurnRun<'_> {
         with_stored_exactness(estimate, &view.conversation)
     }
 
-    /// The turn's view, counted exactly when the bound cannot decide and compressed
+    /// The turn's view of the conversation: kept from the last step, else loaded.
+    async fn turn_view(&mut self) -> Result<TurnView, PipelineError> {
+        match self.take_view() {
+            Some(view) => Ok(view),
+            None => {
+                let (known, rows) = (self.known_conversation.take(), self.known_rows.take());
+                TurnView::first(self.context, self.turn.conversation_id, known, rows).await
+            }
+        }
+    }
+
+    /// `view`, counted exactly when the bound cannot decide and compressed
     /// first when this turn pushed the context over the threshold between tool steps;
     /// with its estimate.
     async fn view_to_send(
         &mut self,
+        mut view: TurnView,
         plan: Option<&str>,
         schemas: &[ToolSchema],
     ) -> Result<(TurnView, ContextEstimate), PipelineError> {
         let context = self.context;
         let conversation_id = self.turn.conversation_id;
-        let mut view = match self.take_view() {
-            Some(view) => view,
-            None => {
-                let (known, rows) = (self.known_conversation.take(), self.known_rows.take());
-                TurnView::first(context, conversation_id, known, rows).await?
-            }
-        };
         let threshold = context.settings.compression_threshold;
         let mut full = self.estimate_of(&view, plan, schemas);
         if full.ratio() >= threshold && !full.exact {

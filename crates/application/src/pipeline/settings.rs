@@ -5,6 +5,7 @@ use std::time::Duration;
 use smallebot_core::entities::BilledTurn;
 use smallebot_core::ids::AttachmentId;
 use smallebot_core::rules::attachment::AttachmentLimits;
+use smallebot_core::rules::tool_search::ToolLoading;
 use smallebot_core::rules::upload_quota::UploadQuotas;
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +29,9 @@ pub struct PipelineSettings {
     /// The quotas of uploads not sent yet, of parts and of files (agent.json
     /// `attachments`).
     pub uploads: UploadQuotas,
+    /// When the tools that may wait (MCP tools not pinned) are offered through the
+    /// search tool instead of with every request (agent.json `mcp`).
+    pub tool_loading: ToolLoading,
 }
 
 impl Default for PipelineSettings {
@@ -40,6 +44,7 @@ impl Default for PipelineSettings {
             notices: Vec::new(),
             attachments: AttachmentLimits::default(),
             uploads: UploadQuotas::default(),
+            tool_loading: ToolLoading::default(),
         }
     }
 }

@@ -46,7 +46,8 @@ impl TurnRun<'_> {
     pub(super) async fn run_tools(&mut self, calls: Vec<StartedCall>) -> Result<(), PipelineError> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone())
-                .billed_to(self.billed_turn());
+                .billed_to(self.billed_turn())
+                .loading_into(self.loaded_tools.clone());
         let workspace = self.workspace_for(&calls);
         let before = match &workspace {
             Some(workspace) => Some(workspace.before_calls().await),

@@ -17,7 +17,8 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    AttachmentContents, ContextEstimate, ModelError, ModelErrorKind, ModelResponse, ModelUsage,
+    AttachmentContents, ContextEstimate, LoadedTools, ModelError, ModelErrorKind, ModelResponse,
+    ModelUsage,
 };
 
 /// A tool result being written: the stored call once done.
@@ -79,6 +80,9 @@ pub(crate) struct TurnRun<'a> {
     pub(super) billed_to: Option<BilledTurn>,
     /// Model requests made so far (steps and summaries), for their records' numbers.
     pub(super) requests: AtomicU32,
+    /// The tools this turn's searches loaded: offered from the step after the search
+    /// to the turn's end.
+    pub(super) loaded_tools: LoadedTools,
 }
 
 pub(super) enum StepResult {
@@ -115,6 +119,7 @@ impl<'a> TurnRun<'a> {
             attachments: AttachmentContents::new(),
             billed_to,
             requests: AtomicU32::new(0),
+            loaded_tools: LoadedTools::default(),
         }
     }
 
@@ -233,9 +238,7 @@ impl<'a> TurnRun<'a> {
                     .finish(TurnStatus::Cancelled, String::new(), None)
                     .await;
             }
-            // Per step: a tool list that changed meanwhile is offered at once.
-            let schemas = context.tools.schemas();
-            let response = match self.model_step(&schemas).await? {
+            let response = match self.model_step().await? {
                 StepResult::Response(response) => response,
                 StepResult::Failed(error, partial)
                     if error.kind == ModelErrorKind::ContextLengthExceeded

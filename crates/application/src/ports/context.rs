@@ -135,4 +135,20 @@ pub trait ContextAssembler: Send + Sync {
 
     /// The chat model's context window in tokens.
     fn context_window(&self) -> u64;
+
+    /// The context window of `conversation`'s model in tokens. Default: the chat
+    /// model's ([`context_window`](Self::context_window)).
+    fn window_of(&self, conversation: &Conversation) -> u64 {
+        let _ = conversation;
+        self.context_window()
+    }
+
+    /// Tokens `tools`' schemas take in a request, estimated the same way whenever it
+    /// is asked, tokenizer ready or not (it decides whether tools wait for a search,
+    /// which should not change when the tokenizer is built): a token per four bytes
+    /// of their JSON, rounded up.
+    fn schema_estimate(&self, tools: &[ToolSchema]) -> u64 {
+        let bytes = serde_json::to_string(tools).map_or(0, |json| json.len());
+        u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
+    }
 }

@@ -52,7 +52,7 @@ pub use skills::UserSkills;
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
 pub use tools::{
-    PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation, ToolOutcome, ToolSchema,
-    ToolTraits,
+    LoadedTools, OnDemandTools, PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation,
+    ToolOutcome, ToolSchema, ToolTraits,
 };
 pub use workspace::{WorkspaceChanges, WorkspaceChangesError};

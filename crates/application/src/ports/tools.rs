@@ -1,5 +1,7 @@
 //! The tools port.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use smallebot_core::entities::{BilledTurn, ToolCallStatus};
@@ -46,6 +48,9 @@ pub struct ToolContext {
     /// The turn this call's model requests are billed to — its own turn's, or the
     /// root turn's inside a sub-agent — so a sub-agent started from it bills there too.
     pub billed_to: Option<BilledTurn>,
+    /// The tools this turn's searches loaded (`SearchTools`): sent from the next step
+    /// on, for the rest of the turn.
+    pub loaded_tools: LoadedTools,
 }
 
 impl ToolContext {
@@ -65,7 +70,15 @@ impl ToolContext {
                 conversation_id,
                 turn_id,
             }),
+            loaded_tools: LoadedTools::default(),
         }
+    }
+
+    /// The same context, the tools its calls load kept in `loaded` (the turn's).
+    #[must_use]
+    pub fn loading_into(mut self, loaded: LoadedTools) -> Self {
+        self.loaded_tools = loaded;
+        self
     }
 
     /// The same context, its requests billed to `billed_to`.
@@ -184,12 +197,70 @@ impl ToolOutcome {
     }
 }
 
+/// The names of the tools a turn's searches loaded, in the order they were loaded
+/// (each once); clones share them.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedTools(Arc<Mutex<Vec<String>>>);
+
+impl LoadedTools {
+    /// Adds `names` not loaded yet, at the end.
+    pub fn load(&self, names: impl IntoIterator<Item = String>) {
+        let mut loaded = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for name in names {
+            if !loaded.contains(&name) {
+                loaded.push(name);
+            }
+        }
+    }
+
+    /// The names loaded so far.
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// The tools as offered when some of them wait until a search finds them.
+#[derive(Debug, Clone)]
+pub struct OnDemandTools {
+    /// Sent with every request while the others wait: the tools that never wait
+    /// (built in, pinned) and the search tool.
+    pub always: Arc<[ToolSchema]>,
+    /// The tools that may wait (MCP tools not pinned), in the registry's order.
+    pub deferrable: Arc<[ToolSchema]>,
+}
+
+impl OnDemandTools {
+    /// The schemas of a request while the deferrable tools wait: [`always`](Self::always),
+    /// then those of `loaded` that are deferrable, in the order they were loaded.
+    #[must_use]
+    pub fn with_loaded(&self, loaded: &[String]) -> Arc<[ToolSchema]> {
+        if loaded.is_empty() {
+            return Arc::clone(&self.always);
+        }
+        let found = loaded
+            .iter()
+            .filter_map(|name| self.deferrable.iter().find(|s| &s.name == name));
+        self.always.iter().chain(found).cloned().collect()
+    }
+}
+
 /// The tools the model may call.
 #[async_trait]
 pub trait ToolExecutor: Send + Sync {
     /// Schemas of every tool, in a stable order (built once, not per call; built again
     /// only when the tools changed, such as an MCP server's announced list).
     fn schemas(&self) -> std::sync::Arc<[ToolSchema]>;
+
+    /// The tools as offered when the deferrable ones wait for a search (`None`, the
+    /// default: none may wait, [`schemas`](Self::schemas) are always sent). Whether
+    /// they wait is the pipeline's decision (agent.json `mcp`).
+    fn on_demand(&self) -> Option<OnDemandTools> {
+        None
+    }
 
     /// What `invocation` does, as its tool declares it (`None`: no such tool).
     fn effects(&self, invocation: &ToolInvocation) -> Option<ToolEffects>;

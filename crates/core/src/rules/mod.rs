@@ -35,6 +35,7 @@ pub mod usage_report;
 /// the terminal renderer uses without the rest of core).
 pub use smallebot_terminal_text as terminal_text;
 pub mod title_text;
+pub mod tool_search;
 pub mod tool_summary;
 pub mod truncation;
 pub mod upload_quota;
