@@ -273,7 +273,7 @@ impl Server {
         // As `smallebot serve` runs it: answering only to its own host names.
         let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
         let app = router(configure(state, Arc::new(store.clone())));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        tokio::spawn(smallebot_web::serve(listener, app));
         // The title is asked for beside the first turn, at no fixed point of a script.
         let title = Arc::new(Mutex::new("A title".to_owned()));
         let answer = Arc::clone(&title);
