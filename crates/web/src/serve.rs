@@ -90,9 +90,13 @@ async fn respond(
     let response = app.oneshot(request.map(Body::new)).await?;
     if takes_socket
         && response.extensions().get::<OwnConnection>().is_some()
-        && let Some(stream) = detach.take()
+        && let Some(mut stream) = detach.take()
     {
-        tokio::spawn(stream_out::write_out(stream, response, version));
+        // The head from here; the body by a task holding only the socket and the body.
+        if let Some((body, chunked)) = stream_out::write_head(&mut stream, response, version).await
+        {
+            tokio::spawn(stream_out::send(stream, body, chunked));
+        }
         let mut placeholder = Response::new(Body::empty());
         placeholder
             .headers_mut()

@@ -12,19 +12,27 @@ use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-/// Writes `response` to `stream` for a request made in `version` (`HTTP/1.0` or
-/// `HTTP/1.1`) until its body ends, the client goes or a write fails.
-pub(super) async fn write_out(mut stream: TcpStream, response: Response, version: Version) {
+/// Writes `response`'s head to `stream` for a request made in `version` (`HTTP/1.0` or
+/// `HTTP/1.1`); its body and whether it goes chunked, for [`send`]. `None` when the
+/// write failed (the client went).
+pub(super) async fn write_head(
+    stream: &mut TcpStream,
+    response: Response,
+    version: Version,
+) -> Option<(Body, bool)> {
     // Each event as soon as it is written (no waiting for the one before to be acked).
     let _ = stream.set_nodelay(true);
     let chunked = version == Version::HTTP_11;
     let (parts, body) = response.into_parts();
     let head = head(parts.status, &parts.headers, version, chunked);
-    drop(parts);
-    if stream.write_all(&head).await.is_err() {
-        return;
-    }
-    drop(head);
+    stream.write_all(&head).await.ok()?;
+    Some((body, chunked))
+}
+
+/// Sends `body` on `stream` (after [`write_head`]) until it ends, the client goes or a
+/// write fails; then closes the connection. What runs while the stream idles: it holds
+/// only the socket and the body.
+pub(super) async fn send(mut stream: TcpStream, body: Body, chunked: bool) {
     if send_body(&mut stream, body, chunked).await && chunked {
         let _ = stream.write_all(b"0\r\n\r\n").await;
     }
@@ -70,7 +78,7 @@ fn frame(data: &[u8], chunked: bool) -> Vec<u8> {
 /// Resolves once the client closed its side (or the socket failed). Bytes it sends
 /// meanwhile (nothing is expected after the request) are read and dropped.
 async fn client_gone(stream: &TcpStream) {
-    let mut scratch = [0u8; 64];
+    let mut scratch = [0u8; 16];
     loop {
         if stream.readable().await.is_err() {
             return;
