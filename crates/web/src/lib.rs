@@ -2,7 +2,8 @@
 //!
 //! SmallEBot's web interface, as a library: [`router`] builds an axum [`Router`] over a
 //! [`ConversationService`](smallebot_application::ConversationService), so the host
-//! serves it and another program can mount it under its own prefix.
+//! serves it and another program can mount it under its own prefix; [`serve`] serves it
+//! on a listener (an event stream then costs its connection little while it idles).
 //!
 //! Built so far (per-user workspaces and the model picker come next):
 //!
@@ -65,6 +66,7 @@ pub mod public_name;
 mod render_pool;
 pub mod request_log;
 mod routes;
+mod serve;
 mod signin;
 mod state;
 mod users;
@@ -72,6 +74,7 @@ mod users;
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
 pub use error::ApiError;
 pub use public_name::{PublicName, PublicNameError};
+pub use serve::serve;
 pub use state::WebState;
 
 use std::net::SocketAddr;

@@ -2,7 +2,6 @@
 //! the web app of `smallebot-web` until SIGTERM, SIGHUP or Ctrl+C; then the running
 //! turns get the grace to finish before they are cancelled.
 
-use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,12 +77,11 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     // interrupted here, not only when this process starts.
     let sweeper = tokio::spawn(sweep_abandoned_turns(Arc::clone(&app.service)));
     let admission = state.clone();
-    // The peer's address limits failed sign-ins per client.
-    let app_service = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    let server = axum::serve(listener, app_service).into_future();
+    // Every request with its peer's address (failed sign-ins are limited per client).
+    let server = smallebot_web::serve(listener, router(state));
     tokio::pin!(server);
-    let served = tokio::select! {
-        served = &mut server => served,
+    tokio::select! {
+        () = &mut server => {},
         stop = signals.recv() => {
             // The server goes on answering (the pages see the turns end) while the
             // running turns finish or are cancelled; new turns are refused.
@@ -99,15 +97,15 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
                 }
             }
             tokio::select! {
-                served = &mut server => served,
-                () = stop_turns(stop, &services, options.shutdown_grace, &mut signals) => Ok(()),
+                () = &mut server => {},
+                () = stop_turns(stop, &services, options.shutdown_grace, &mut signals) => {},
             }
         }
     };
     sweeper.abort();
     let _ = sweeper.await;
     app.close().await;
-    served.map_err(|source| HostError::Listen { addr, source })
+    Ok(())
 }
 
 /// Refuses what must not be served (a non-loopback address without users, or without

@@ -67,7 +67,7 @@ async fn setup(test: &str) -> Option<Setup> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
-    tokio::spawn(async move { axum::serve(listener, router(state)).await });
+    tokio::spawn(smallebot_web::serve(listener, router(state)));
     Some(Setup {
         browser,
         cluster,

@@ -18,6 +18,7 @@ mod browser_account;
 mod browser_actions;
 mod browser_attachments;
 mod browser_axe;
+mod browser_budget;
 mod browser_cards;
 mod browser_changes;
 mod browser_connection;

@@ -48,7 +48,7 @@ async fn a_stopped_database_fails_requests_fast_with_503_and_readyz_follows_it()
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
-    tokio::spawn(async move { axum::serve(listener, router(state)).await });
+    tokio::spawn(smallebot_web::serve(listener, router(state)));
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(60))
         .build()

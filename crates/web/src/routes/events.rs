@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use futures::Stream;
+use axum::response::{IntoResponse, Response};
 use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::{Event, EventKind, EventSubscription};
 use smallebot_protocol::events::{ConfirmEvent, ReloadEvent};
@@ -17,6 +17,7 @@ use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
+use crate::serve::OwnConnection;
 use crate::state::WebState;
 
 /// The least time between two deltas a stream sends (about a frame): the deltas that
@@ -54,13 +55,16 @@ struct Live {
 /// for confirmation arrives as a `confirm` event (`ConfirmationRequested` with
 /// `request_id`, `command`, `timeout_secs`; `ConfirmationClosed` once it is answered,
 /// timed out or dropped), without an id.
+///
+/// The response is marked [`OwnConnection`]: [`serve`](crate::serve) writes it on its
+/// socket by itself (an idle stream holds no HTTP buffers).
 pub(crate) async fn stream(
     State(state): State<WebState>,
     user: CurrentUser,
     UserService(service): UserService,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
+) -> Result<Response, ApiError> {
     let conversation = own_conversation(&state, &user, &id).await?;
     let replay = match headers.get("last-event-id") {
         Some(value) => match value.to_str().ok().and_then(|v| v.trim().parse().ok()) {
@@ -112,7 +116,11 @@ pub(crate) async fn stream(
         let _counted = &counted;
         event
     });
-    Ok(Sse::new(start).keep_alive(KeepAlive::default()))
+    let mut response = Sse::new(start)
+        .keep_alive(KeepAlive::default())
+        .into_response();
+    response.extensions_mut().insert(OwnConnection);
+    Ok(response)
 }
 
 /// One event-stream subscriber in the metrics, from its start to its drop.

@@ -272,8 +272,17 @@ impl Server {
         let base = format!("http://{addr}");
         // As `smallebot serve` runs it: answering only to its own host names.
         let state = WebState::new(Arc::new(agent.service), "alice").allow_hosts(hosts_for(addr));
-        let app = router(configure(state, Arc::new(store.clone())));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        // Served as `smallebot serve` serves it (event streams on their own sockets), but
+        // without the peer's address, as a proxy in front would look.
+        let app = router(configure(state, Arc::new(store.clone()))).layer(
+            axum::middleware::map_request(|mut request: axum::extract::Request| async move {
+                request
+                    .extensions_mut()
+                    .remove::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+                request
+            }),
+        );
+        tokio::spawn(smallebot_web::serve(listener, app));
         // The title is asked for beside the first turn, at no fixed point of a script.
         let title = Arc::new(Mutex::new("A title".to_owned()));
         let answer = Arc::clone(&title);
