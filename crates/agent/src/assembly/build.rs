@@ -84,9 +84,10 @@ impl AgentAssembly {
                 .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
         }
         // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
-        let tools = tools
-            .merge(self.tools)
-            .with_gate(self.gate.gate(Arc::clone(&self.confirmer)));
+        let tools = tools.merge(self.tools).with_gate(
+            self.gate
+                .gate(Arc::clone(&self.confirmer), self.hooks.clone()),
+        );
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }
@@ -149,6 +150,7 @@ impl AgentAssembly {
             lease: lease.clone(),
             events: Arc::clone(&events),
             turns: Arc::clone(&turns),
+            hooks: self.hooks.clone(),
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
@@ -166,6 +168,7 @@ impl AgentAssembly {
             events: Some(events),
             turns: Some(turns),
             peers: self.peers,
+            hooks: self.hooks,
         });
         Ok(Agent {
             service,

@@ -45,7 +45,7 @@ use smallebot_application::pipeline::ActiveTurns;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
-use smallebot_application::ports::{CommandConfirmer, DenyAll};
+use smallebot_application::ports::{CommandConfirmer, DenyAll, Hooks};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::repository::Store;
@@ -87,6 +87,7 @@ pub struct AgentAssembly {
     checkpointed: Option<PathBuf>,
     confirmer: Arc<dyn CommandConfirmer>,
     gate: GateSettings,
+    hooks: Option<Arc<dyn Hooks>>,
     tools: ToolRegistry,
     task_store: Option<Arc<dyn TaskStore>>,
     plan: Option<Arc<dyn TaskPlan>>,
@@ -147,6 +148,7 @@ impl AgentAssembly {
             checkpointed: None,
             confirmer: Arc::new(DenyAll),
             gate: GateSettings::default(),
+            hooks: None,
             tools: ToolRegistry::new(),
             task_store: None,
             plan: None,

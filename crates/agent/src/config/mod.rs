@@ -22,6 +22,7 @@ mod command_env;
 mod env_refs;
 mod error;
 pub(crate) mod file_names;
+mod hooks;
 mod json;
 mod keys;
 mod known_keys;
@@ -37,6 +38,10 @@ pub use agent::{AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use command_env::CommandEnvironment;
 pub use error::ConfigError;
 pub use file_names::AGENT_FILE;
+pub use hooks::{
+    DEFAULT_HOOK_TIMEOUT_SECONDS, HOOKS_FILE, HookCommand, HookEntry, HooksConfig, hooks_from_json,
+    load_hooks,
+};
 pub use mcp::{
     DEFAULT_MAX_RESULT_MEGABYTES, DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS,
     MCP_FILE, load_mcp_settings, mcp_settings_from_json,

@@ -79,6 +79,8 @@ pub(crate) struct TurnRun<'a> {
     pub(super) billed_to: Option<BilledTurn>,
     /// Model requests made so far (steps and summaries), for their records' numbers.
     pub(super) requests: AtomicU32,
+    /// How many times `Stop` hooks made this turn go on.
+    pub(super) stop_continuations: u32,
 }
 
 pub(super) enum StepResult {
@@ -115,6 +117,7 @@ impl<'a> TurnRun<'a> {
             attachments: AttachmentContents::new(),
             billed_to,
             requests: AtomicU32::new(0),
+            stop_continuations: 0,
         }
     }
 
@@ -276,6 +279,9 @@ impl<'a> TurnRun<'a> {
                 self.emit_usage(estimate, Some(usage));
             }
             if response.tool_calls.is_empty() || response.cut.is_some() {
+                if response.cut.is_none() && self.stop_hooks_go_on(&response).await? {
+                    continue;
+                }
                 return self.complete(response).await;
             }
             // An assistant message per step: it marks where the step's tool calls begin.
