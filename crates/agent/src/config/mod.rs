@@ -4,6 +4,7 @@
 //! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps,
 //!   permission rules, …); terminal.json's command keys mapped onto the rules by
 //!   [`with_terminal_rules`].
+//! - `hooks.json` → [`HooksConfig`] ([`load_hooks`]): the owner's hooks by event.
 //! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
 //!   compaction [`Endpoint`]s by [`resolve_models`]; [`survey_models`] asks each
 //!   model's server what it serves (`smallebot models`).
