@@ -13,6 +13,7 @@ mod export;
 mod models;
 mod naming;
 mod rewrite;
+mod session;
 pub mod shutdown;
 mod start;
 
