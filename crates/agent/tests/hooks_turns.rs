@@ -12,7 +12,7 @@ use std::sync::Arc;
 use smallebot_agent::assembly::{Agent, AgentAssembly};
 use smallebot_application::PipelineError;
 use smallebot_core::entities::TurnStatus;
-use smallebot_core::repository::Store;
+use smallebot_core::repository::TurnRepository;
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
