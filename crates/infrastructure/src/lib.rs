@@ -24,6 +24,7 @@
 mod attachments;
 pub mod backup;
 mod checkpoints;
+mod hook_runs;
 mod content_files;
 mod conversations;
 mod database;

@@ -35,6 +35,7 @@ mod connect;
 mod conversations;
 mod error;
 mod fetch;
+mod hook_runs;
 mod history;
 mod migrate;
 mod prepared_step;

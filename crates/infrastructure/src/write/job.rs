@@ -12,7 +12,9 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, attachments, conversations, file_changes, history, turns, usage, users};
+use super::{
+    append, attachments, conversations, file_changes, history, hook_runs, turns, usage, users,
+};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -136,6 +138,11 @@ pub(crate) enum Write {
         record: Box<smallebot_core::entities::UsageRecord>,
         reply: Reply<()>,
     },
+    /// Records one hook run.
+    RecordHookRun {
+        run: Box<smallebot_core::entities::HookRun>,
+        reply: Reply<()>,
+    },
 }
 
 impl Write {
@@ -236,6 +243,9 @@ impl Write {
             } => settle(conn, reply, |c| users::set_budget(c, &name, budget_monthly)),
             W::RecordUsage { record, reply } => {
                 settle(conn, reply, |c| usage::insert_queued(c, &record))
+            }
+            W::RecordHookRun { run, reply } => {
+                settle(conn, reply, |c| hook_runs::insert_queued(c, &run))
             }
             W::Flush { reply } => settle(conn, reply, |_| Ok(())),
         }

@@ -1,0 +1,33 @@
+//! The write of one hook run's record, on the writer's connection.
+
+use smallebot_core::entities::HookRun;
+use smallebot_core::repository::RepoResult;
+use sqlx::PgConnection;
+
+use crate::tx::storage;
+
+pub(super) const RECORD: &str = "recording a hook run";
+
+/// Inserts `run` into `hook_runs` (nothing when its conversation or turn is gone).
+pub(super) async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult<()> {
+    sqlx::query(concat!(
+        "INSERT INTO hook_runs (",
+        smallebot_core::hook_run_columns!(),
+        ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+         WHERE EXISTS (SELECT 1 FROM conversations WHERE id = $1) \
+         AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM turns WHERE id = $2))"
+    ))
+    .bind(run.conversation_id.to_string())
+    .bind(run.turn_id.map(|id| id.to_string()))
+    .bind(&run.event)
+    .bind(run.tool_name.as_deref())
+    .bind(&run.command)
+    .bind(run.exit_code)
+    .bind(i64::try_from(run.duration_ms).unwrap_or(i64::MAX))
+    .bind(&run.decision)
+    .bind(run.at)
+    .execute(&mut *conn)
+    .await
+    .map_err(storage(RECORD))?;
+    Ok(())
+}
