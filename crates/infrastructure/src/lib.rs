@@ -24,13 +24,13 @@
 mod attachments;
 pub mod backup;
 mod checkpoints;
-mod hook_runs;
 mod content_files;
 mod conversations;
 mod database;
 mod error;
 mod fts_query;
 mod history;
+mod hook_runs;
 mod location;
 mod migrate;
 mod migrate_lock;

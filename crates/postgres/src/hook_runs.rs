@@ -15,10 +15,9 @@ use crate::write::{Edit, Job};
 impl HookRunRepository for PgStore {
     fn record_hook_run(&self, run: HookRun) {
         let run = Box::new(run);
-        self.writer()
-            .enqueue("recording a hook run", |reply| {
-                Job::Edit(Edit::RecordHookRun(run, reply))
-            });
+        self.writer().enqueue("recording a hook run", |reply| {
+            Job::Edit(Edit::RecordHookRun(run, reply))
+        });
     }
 
     async fn hook_runs(&self, conversation_id: ConversationId) -> RepoResult<Vec<HookRun>> {

@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
-use smallebot_application::ports::{ChatModel, Summarizer};
+use smallebot_application::ports::{ChatModel, Hooks, Summarizer};
 use smallebot_checkpoints::{Limits, PRUNE_EVERY, TurnCheckpoints};
+use smallebot_core::repository::{HookRunRepository, Store};
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::home_tools::HomeTools;
@@ -19,7 +20,9 @@ use crate::subagents::SubAgentParts;
 use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
-use crate::tools::{GenerateSkill, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ToolRegistry, task_tools};
+use crate::tools::{
+    GenerateSkill, HookRunner, READ_SKILL_DEFAULT_LIMIT, ReadSkill, ToolRegistry, task_tools,
+};
 
 impl AgentAssembly {
     /// Wires everything.
@@ -34,6 +37,7 @@ impl AgentAssembly {
         if self.chat.is_none() && !self.without_model {
             return Err(AssemblyError::NoEndpoint);
         }
+        let hooks = chosen_hooks(self.hooks, self.home_hooks, &store);
         let tokenizer = match self.tokenizer {
             Some(tokenizer) => tokenizer,
             None => Arc::new(Tokenizer::new(&self.tokenizer_name)?),
@@ -84,10 +88,9 @@ impl AgentAssembly {
                 .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
         }
         // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
-        let tools = tools.merge(self.tools).with_gate(
-            self.gate
-                .gate(Arc::clone(&self.confirmer), self.hooks.clone()),
-        );
+        let tools = tools
+            .merge(self.tools)
+            .with_gate(self.gate.gate(Arc::clone(&self.confirmer), hooks.clone()));
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }
@@ -150,7 +153,7 @@ impl AgentAssembly {
             lease: lease.clone(),
             events: Arc::clone(&events),
             turns: Arc::clone(&turns),
-            hooks: self.hooks.clone(),
+            hooks: hooks.clone(),
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
@@ -168,7 +171,7 @@ impl AgentAssembly {
             events: Some(events),
             turns: Some(turns),
             peers: self.peers,
-            hooks: self.hooks,
+            hooks,
         });
         Ok(Agent {
             service,
@@ -214,4 +217,18 @@ fn turn_checkpoints(
         )),
         (None, None) => None,
     }
+}
+
+/// The hooks given, else the home's, recording their runs in `store`.
+fn chosen_hooks(
+    given: Option<Arc<dyn Hooks>>,
+    home: Option<HookRunner>,
+    store: &Arc<dyn Store>,
+) -> Option<Arc<dyn Hooks>> {
+    given.or_else(|| {
+        home.map(|runner| {
+            let recorder: Arc<dyn HookRunRepository> = Arc::clone(store) as _;
+            Arc::new(runner.recording_to(recorder)) as Arc<dyn Hooks>
+        })
+    })
 }

@@ -2,7 +2,6 @@
 //! directory's configuration files.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use smallebot_application::PipelineSettings;
 
@@ -146,12 +145,12 @@ impl AgentAssembly {
         assembly.gate.timeout = terminal.confirmation_timeout;
         let hooks = load_hooks(home.root())?;
         if !hooks.is_empty() {
-            assembly.hooks = Some(Arc::new(HookRunner::new(
+            assembly.home_hooks = Some(HookRunner::new(
                 hooks,
                 home.root().to_path_buf(),
                 home.workspace_dir(),
                 &settings.command_environment,
-            )));
+            ));
         }
         assembly.metering.budgets = settings.budgets;
         assembly.skills = Some(home.skill_folders(None));

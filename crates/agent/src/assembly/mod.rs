@@ -88,6 +88,8 @@ pub struct AgentAssembly {
     confirmer: Arc<dyn CommandConfirmer>,
     gate: GateSettings,
     hooks: Option<Arc<dyn Hooks>>,
+    /// The home's hooks.json, run (and recorded in the store) unless hooks are given.
+    home_hooks: Option<crate::tools::HookRunner>,
     tools: ToolRegistry,
     task_store: Option<Arc<dyn TaskStore>>,
     plan: Option<Arc<dyn TaskPlan>>,
@@ -149,6 +151,7 @@ impl AgentAssembly {
             confirmer: Arc::new(DenyAll),
             gate: GateSettings::default(),
             hooks: None,
+            home_hooks: None,
             tools: ToolRegistry::new(),
             task_store: None,
             plan: None,

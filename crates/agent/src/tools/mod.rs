@@ -28,7 +28,7 @@ pub use history::{
     MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
     format_matches, format_matches_with, search_and_format, search_for_people,
 };
-pub use hooks::{HookRunRecord, HookRunner};
+pub use hooks::HookRunner;
 pub use mcp::McpToolSource;
 pub use permission_names::{BUILT_IN_TOOL_NAMES, permission_argument};
 pub use registry::{ToolRegistry, ToolSource};

@@ -18,28 +18,16 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use smallebot_application::ports::Hooks;
+use smallebot_core::entities::HookRun;
+use smallebot_core::ids::{ConversationId, TurnId};
+use smallebot_core::repository::HookRunRepository;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
-use smallebot_core::rules::hook::{HookEvent, HookInput, HookResult, combine, interpret};
+use smallebot_core::rules::hook::{HookEvent, HookExit, HookInput, HookResult, combine, interpret};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{CommandEnvironment, HookCommand, HooksConfig};
 use process::{HookProcess, Launch, run_hook};
-
-/// One finished hook run, as it is logged (and recorded on the turn).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookRunRecord {
-    /// The event.
-    pub event: HookEvent,
-    /// The command line.
-    pub command: String,
-    /// Its exit code; `None` when it was killed (timeout, cancel, a signal).
-    pub exit_code: Option<i32>,
-    /// How long it ran, in milliseconds.
-    pub duration_ms: u64,
-    /// What it decided: `allow`, `ask`, `block`, `warning`, or empty.
-    pub decision: String,
-}
 
 /// The hooks of a home, run on the host.
 pub struct HookRunner {
@@ -47,6 +35,7 @@ pub struct HookRunner {
     home: PathBuf,
     workspace: PathBuf,
     environment: BTreeMap<OsString, OsString>,
+    recorder: Option<Arc<dyn HookRunRepository>>,
 }
 
 impl HookRunner {
@@ -72,7 +61,16 @@ impl HookRunner {
             home,
             workspace,
             environment,
+            recorder: None,
         }
+    }
+
+    /// The same runner recording each run with `recorder` (on its conversation and
+    /// turn; runs outside a conversation are only logged).
+    #[must_use]
+    pub fn recording_to(mut self, recorder: Arc<dyn HookRunRepository>) -> Self {
+        self.recorder = Some(recorder);
+        self
     }
 
     /// Whether no hook is configured at all.
@@ -170,7 +168,11 @@ impl Hooks for HookRunner {
             .into_iter()
             .map(|(command, ran)| {
                 let result = interpret(event, &command.command, ran.exit, &ran.stdout, &ran.stderr);
-                log_run(&record(event, &command, &ran, &result));
+                let run = record(event, &input, &command, &ran, &result);
+                log_run(event, &command.command, run.as_ref());
+                if let (Some(recorder), Some(run)) = (&self.recorder, run) {
+                    recorder.record_hook_run(run);
+                }
                 result
             })
             .collect();
@@ -178,38 +180,47 @@ impl Hooks for HookRunner {
     }
 }
 
-/// The record of one run.
+/// The record of one run of `command` for `input` (`None` outside a conversation).
 fn record(
     event: HookEvent,
+    input: &HookInput,
     command: &HookCommand,
     ran: &HookProcess,
     result: &HookResult,
-) -> HookRunRecord {
+) -> Option<HookRun> {
     let decision = match (result.decision, &result.warning) {
         (Some(decision), _) => decision.name(),
         (None, Some(_)) => "warning",
         (None, None) => "",
     };
-    HookRunRecord {
-        event,
+    let conversation_id: ConversationId = input.conversation_id.as_deref()?.parse().ok()?;
+    Some(HookRun {
+        conversation_id,
+        turn_id: input
+            .turn_id
+            .as_deref()
+            .and_then(|id| id.parse::<TurnId>().ok()),
+        event: event.name().to_owned(),
+        tool_name: input.tool_name.clone(),
         command: command.command.clone(),
         exit_code: match ran.exit {
-            smallebot_core::rules::hook::HookExit::Code(code) => Some(code),
+            HookExit::Code(code) => Some(code),
             _ => None,
         },
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         decision: decision.to_owned(),
-    }
+        at: chrono::Utc::now(),
+    })
 }
 
-/// Logs one run.
-fn log_run(run: &HookRunRecord) {
+/// Logs one run of `command`.
+fn log_run(event: HookEvent, command: &str, run: Option<&HookRun>) {
     tracing::info!(
-        event = run.event.name(),
-        command = %run.command,
-        exit = ?run.exit_code,
-        duration_ms = run.duration_ms,
-        decision = %run.decision,
+        event = event.name(),
+        command = %command,
+        exit = ?run.and_then(|r| r.exit_code),
+        duration_ms = run.map_or(0, |r| r.duration_ms),
+        decision = %run.map_or("", |r| r.decision.as_str()),
         "hook ran"
     );
 }
