@@ -12,7 +12,7 @@ use std::sync::Arc;
 use smallebot_agent::assembly::{Agent, AgentAssembly};
 use smallebot_application::PipelineError;
 use smallebot_core::entities::TurnStatus;
-use smallebot_core::repository::TurnRepository;
+use smallebot_core::repository::{HookRunRepository, TurnRepository};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::ChatEndpoint;
 use smallebot_testkit::{RecordedRequest, ScriptedResponse, TestModel, ToolCallSpec, message_text};
@@ -89,7 +89,7 @@ async fn a_pre_tool_use_hook_exiting_2_blocks_the_command_and_tells_the_model() 
     let model = TestModel::start().await.unwrap();
     model.push(command_call("c1", "rm -f victim.txt"));
     model.push(ScriptedResponse::text("I will not remove it."));
-    let agent = agent(home.path(), &model).await;
+    let (agent, store) = agent_and_store(home.path(), &model).await;
     let conversation = agent.service.create_conversation("me").await.unwrap();
     let outcome = agent
         .service
@@ -112,6 +112,21 @@ async fn a_pre_tool_use_hook_exiting_2_blocks_the_command_and_tells_the_model() 
         second.contains("no rm here: move files to trash/ instead"),
         "{second}"
     );
+    // The run is recorded on the turn.
+    let runs = store.hook_runs(conversation.id).await.unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let run = &runs[0];
+    assert_eq!(
+        (
+            run.event.as_str(),
+            run.tool_name.as_deref(),
+            run.exit_code,
+            run.decision.as_str()
+        ),
+        ("PreToolUse", Some("ExecuteCommand"), Some(2), "block")
+    );
+    assert_eq!(run.turn_id, Some(outcome.turn_id));
+    assert!(run.command.contains("pre.sh"));
     model.shutdown().await;
 }
 
