@@ -9,7 +9,7 @@ CREATE TABLE hook_runs (
     tool_name       TEXT NULL,
     command         TEXT NOT NULL,
     -- NULL: killed (timeout, cancel, a signal).
-    exit_code       INTEGER NULL,
+    exit_code       BIGINT NULL,
     duration_ms     BIGINT NOT NULL,
     -- allow, ask, block, warning, or empty.
     decision        TEXT NOT NULL,

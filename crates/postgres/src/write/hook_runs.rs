@@ -22,7 +22,7 @@ pub(super) async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult
     .bind(&run.event)
     .bind(run.tool_name.as_deref())
     .bind(&run.command)
-    .bind(run.exit_code)
+    .bind(run.exit_code.map(i64::from))
     .bind(i64::try_from(run.duration_ms).unwrap_or(i64::MAX))
     .bind(&run.decision)
     .bind(run.at)
