@@ -7,6 +7,8 @@ CREATE TABLE hook_runs (
     turn_id         TEXT NULL REFERENCES turns (id) ON DELETE CASCADE,
     event           TEXT NOT NULL,
     tool_name       TEXT NULL,
+    -- The model's id of the call a PreToolUse / PostToolUse hook ran for.
+    call_id         TEXT NULL,
     command         TEXT NOT NULL,
     -- NULL: killed (timeout, cancel, a signal).
     exit_code       INTEGER NULL,

@@ -86,8 +86,8 @@ macro_rules! usage_columns {
 #[macro_export]
 macro_rules! hook_run_columns {
     () => {
-        "conversation_id, turn_id, event, tool_name, command, exit_code, duration_ms, \
-         decision, ended_at"
+        "conversation_id, turn_id, event, tool_name, call_id, command, exit_code, \
+         duration_ms, decision, ended_at"
     };
 }
 

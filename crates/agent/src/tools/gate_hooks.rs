@@ -83,6 +83,7 @@ fn input(event: HookEvent, tool: &str, args: &Args, context: &ToolContext) -> Ho
         context.turn_id.map(|id| id.to_string()),
     );
     input.tool_name = Some(tool.to_owned());
+    input.tool_use_id.clone_from(&context.call_id);
     input.tool_input = Some(Value::Object(args.as_map().clone()));
     input
 }

@@ -17,6 +17,8 @@ pub struct HookRun {
     pub event: String,
     /// The tool of the call it ran for (PreToolUse, PostToolUse).
     pub tool_name: Option<String>,
+    /// The model's id of that call.
+    pub call_id: Option<String>,
     /// Its command line.
     pub command: String,
     /// Its exit code; `None` when it was killed (timeout, cancel, a signal).

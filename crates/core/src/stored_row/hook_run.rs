@@ -19,6 +19,7 @@ pub fn hook_run(row: &impl StoredRow) -> RepoResult<HookRun> {
         turn_id: opt_id(row, "turn_id")?,
         event: text(row, "event")?,
         tool_name: row.opt_text("tool_name")?,
+        call_id: row.opt_text("call_id")?,
         command: text(row, "command")?,
         exit_code,
         duration_ms: count("duration_ms", int(row, "duration_ms")?)?,

@@ -23,7 +23,7 @@ fn insert(conn: &Connection, run: &HookRun) -> RepoResult<()> {
         concat!(
             "INSERT INTO hook_runs (",
             smallebot_core::hook_run_columns!(),
-            ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 \
+            ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 \
              WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ?1) \
              AND (?2 IS NULL OR EXISTS (SELECT 1 FROM turns WHERE id = ?2))"
         ),
@@ -32,6 +32,7 @@ fn insert(conn: &Connection, run: &HookRun) -> RepoResult<()> {
             run.turn_id.map(|id| id.to_string()),
             run.event,
             run.tool_name,
+            run.call_id,
             run.command,
             run.exit_code,
             i64::try_from(run.duration_ms).unwrap_or(i64::MAX),

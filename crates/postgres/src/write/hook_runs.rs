@@ -13,7 +13,7 @@ pub(super) async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult
     sqlx::query(concat!(
         "INSERT INTO hook_runs (",
         smallebot_core::hook_run_columns!(),
-        ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+        ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 \
          WHERE EXISTS (SELECT 1 FROM conversations WHERE id = $1) \
          AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM turns WHERE id = $2))"
     ))
@@ -21,6 +21,7 @@ pub(super) async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult
     .bind(run.turn_id.map(|id| id.to_string()))
     .bind(&run.event)
     .bind(run.tool_name.as_deref())
+    .bind(run.call_id.as_deref())
     .bind(&run.command)
     .bind(run.exit_code.map(i64::from))
     .bind(i64::try_from(run.duration_ms).unwrap_or(i64::MAX))

@@ -19,6 +19,7 @@ fn run(
         turn_id: turn,
         event: event.to_owned(),
         tool_name: turn.map(|_| "ExecuteCommand".to_owned()),
+        call_id: turn.map(|_| "call_1".to_owned()),
         command: "sh check.sh".to_owned(),
         exit_code: exit,
         duration_ms: 12,
@@ -42,9 +43,16 @@ async fn hook_runs_are_recorded_and_listed_alike() {
         }
         let listed = b.store.hook_runs(c.id).await.or_fail(name);
         assert_eq!(listed, vec![blocked, prompt, killed], "{name}");
-        let nothing = b.store.hook_runs(elsewhere.conversation_id).await.or_fail(name);
+        let nothing = b
+            .store
+            .hook_runs(elsewhere.conversation_id)
+            .await
+            .or_fail(name);
         assert!(nothing.is_empty(), "{name}");
         assert!(b.store.delete_conversation(c.id).await.or_fail(name));
-        assert!(b.store.hook_runs(c.id).await.or_fail(name).is_empty(), "{name}");
+        assert!(
+            b.store.hook_runs(c.id).await.or_fail(name).is_empty(),
+            "{name}"
+        );
     }
 }

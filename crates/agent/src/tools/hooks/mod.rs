@@ -202,6 +202,7 @@ fn record(
             .and_then(|id| id.parse::<TurnId>().ok()),
         event: event.name().to_owned(),
         tool_name: input.tool_name.clone(),
+        call_id: input.tool_use_id.clone(),
         command: command.command.clone(),
         exit_code: match ran.exit {
             HookExit::Code(code) => Some(code),

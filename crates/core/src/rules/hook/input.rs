@@ -30,6 +30,9 @@ pub struct HookInput {
     /// The tool (PreToolUse, PostToolUse).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
+    /// The model's id of the call (PreToolUse, PostToolUse).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
     /// The call's arguments (PreToolUse, PostToolUse).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_input: Option<serde_json::Value>,
