@@ -15,8 +15,7 @@ use crate::write::Write;
 impl HookRunRepository for SqliteStore {
     fn record_hook_run(&self, run: HookRun) {
         let run = Box::new(run);
-        self.writer()
-            .enqueue(|reply| Write::RecordHookRun { run, reply });
+        self.writer().enqueue(|reply| Write::HookRun { run, reply });
     }
 
     async fn hook_runs(&self, conversation_id: ConversationId) -> RepoResult<Vec<HookRun>> {

@@ -8,8 +8,8 @@ use smallebot_application::PipelineSettings;
 use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::config::{
-    AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, load_hooks,
-    resolve_models, terminal_rules_text, with_terminal_rules,
+    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings,
+    load_hooks, resolve_models, terminal_rules_text, with_terminal_rules,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::tools::{HookRunner, ReadConversationData};
@@ -143,15 +143,7 @@ impl AgentAssembly {
             &home.root().join(TERMINAL_FILE),
         )?;
         assembly.gate.timeout = terminal.confirmation_timeout;
-        let hooks = load_hooks(home.root())?;
-        if !hooks.is_empty() {
-            assembly.home_hooks = Some(HookRunner::new(
-                hooks,
-                home.root().to_path_buf(),
-                home.workspace_dir(),
-                &settings.command_environment,
-            ));
-        }
+        assembly.home_hooks = home_hooks(&home, &settings.command_environment)?;
         assembly.metering.budgets = settings.budgets;
         assembly.skills = Some(home.skill_folders(None));
         assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));
@@ -170,4 +162,20 @@ impl AgentAssembly {
         });
         Ok(assembly)
     }
+}
+
+/// The hooks of `home`'s hooks.json, run with `environment` (`None`: no hooks).
+fn home_hooks(
+    home: &Home,
+    environment: &CommandEnvironment,
+) -> Result<Option<HookRunner>, AssemblyError> {
+    let hooks = load_hooks(home.root())?;
+    Ok((!hooks.is_empty()).then(|| {
+        HookRunner::new(
+            hooks,
+            home.root().to_path_buf(),
+            home.workspace_dir(),
+            environment,
+        )
+    }))
 }

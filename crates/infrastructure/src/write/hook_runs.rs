@@ -9,14 +9,14 @@ use crate::queries::execute;
 
 /// Inserts a queued `run` (nobody waits for its answer): a failure is said here. A
 /// run whose conversation is gone meanwhile is not stored.
-pub(super) fn insert_queued(conn: &Connection, run: &HookRun) -> RepoResult<()> {
-    insert(conn, run).inspect_err(|err| {
+pub(super) fn insert(conn: &Connection, run: &HookRun) -> RepoResult<()> {
+    insert_row(conn, run).inspect_err(|err| {
         tracing::warn!(%err, "a hook run's record was not stored");
     })
 }
 
 /// Inserts `run` into `hook_runs` (nothing when its conversation or turn is gone).
-fn insert(conn: &Connection, run: &HookRun) -> RepoResult<()> {
+fn insert_row(conn: &Connection, run: &HookRun) -> RepoResult<()> {
     execute(
         conn,
         "recording a hook run",

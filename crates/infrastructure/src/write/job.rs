@@ -139,7 +139,7 @@ pub(crate) enum Write {
         reply: Reply<()>,
     },
     /// Records one hook run.
-    RecordHookRun {
+    HookRun {
         run: Box<smallebot_core::entities::HookRun>,
         reply: Reply<()>,
     },
@@ -244,9 +244,7 @@ impl Write {
             W::RecordUsage { record, reply } => {
                 settle(conn, reply, |c| usage::insert_queued(c, &record))
             }
-            W::RecordHookRun { run, reply } => {
-                settle(conn, reply, |c| hook_runs::insert_queued(c, &run))
-            }
+            W::HookRun { run, reply } => settle(conn, reply, |c| hook_runs::insert(c, &run)),
             W::Flush { reply } => settle(conn, reply, |_| Ok(())),
         }
     }

@@ -167,14 +167,7 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
                 })
             })
         }
-        Edit::RecordHookRun(run, reply) => {
-            // Queued without a waiting caller: a failure is said here.
-            answer_on_link!(link, reply, hook_runs::RECORD, |conn| async move {
-                hook_runs::insert(conn, &run).await.inspect_err(|err| {
-                    tracing::warn!(%err, "a hook run's record was not stored");
-                })
-            })
-        }
+        Edit::RecordHookRun(run, reply) => hook_runs::record(link, &run, reply).await,
         Edit::UpdateTasks(conversation_id, edit, reply) => {
             let _ = reply.send(Ok(tasks::update(link, conversation_id, edit.0).await));
         }

@@ -6,10 +6,21 @@ use sqlx::PgConnection;
 
 use crate::tx::storage;
 
-pub(super) const RECORD: &str = "recording a hook run";
+use super::link::{Link, Reply, lost};
+
+const RECORD: &str = "recording a hook run";
+
+/// Writes a queued `run` and answers `reply` (nobody waits: a failure is said here).
+pub(super) async fn record(link: &mut Link, run: &HookRun, reply: Reply<()>) {
+    answer_on_link!(link, reply, RECORD, |conn| async move {
+        insert(conn, run).await.inspect_err(|err| {
+            tracing::warn!(%err, "a hook run's record was not stored");
+        })
+    })
+}
 
 /// Inserts `run` into `hook_runs` (nothing when its conversation or turn is gone).
-pub(super) async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult<()> {
+async fn insert(conn: &mut PgConnection, run: &HookRun) -> RepoResult<()> {
     sqlx::query(concat!(
         "INSERT INTO hook_runs (",
         smallebot_core::hook_run_columns!(),
