@@ -99,6 +99,12 @@ pub enum PipelineError {
     /// The message to send (or the edited text) is empty.
     #[error("the message is empty: type something to send")]
     EmptyMessage,
+    /// A `UserPromptSubmit` hook blocked the message: nothing was stored or sent.
+    #[error("a UserPromptSubmit hook blocked this message (nothing was sent): {reason}")]
+    PromptBlocked {
+        /// The hook's reason.
+        reason: String,
+    },
     /// The registry of running turns is unusable (a thread panicked while holding it).
     #[error("the registry of running turns is broken (a thread panicked); restart the program")]
     Poisoned,

@@ -82,6 +82,15 @@ macro_rules! usage_columns {
     };
 }
 
+/// The columns of a `hook_runs` row.
+#[macro_export]
+macro_rules! hook_run_columns {
+    () => {
+        "conversation_id, turn_id, event, tool_name, call_id, command, exit_code, \
+         duration_ms, decision, ended_at"
+    };
+}
+
 /// The columns of a `turn_file_changes` row, of the table named `f`.
 #[macro_export]
 macro_rules! file_change_columns {
@@ -104,6 +113,7 @@ mod tests {
             tool_call_columns!(),
             attachment_columns!(),
             usage_columns!(),
+            hook_run_columns!(),
         ];
         for list in lists {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();

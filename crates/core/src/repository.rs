@@ -367,6 +367,9 @@ pub trait CheckpointRepository: Send + Sync {
     async fn prune_checkpoint_contents(&self, sha256s: &[String], reason: &str) -> RepoResult<()>;
 }
 
+mod hook_runs;
+pub use hook_runs::HookRunRepository;
+
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
     ConversationRepository
@@ -376,6 +379,7 @@ pub trait Store:
     + AttachmentRepository
     + UsageRepository
     + CheckpointRepository
+    + HookRunRepository
 {
 }
 
@@ -387,5 +391,6 @@ impl<T: ?Sized> Store for T where
         + AttachmentRepository
         + UsageRepository
         + CheckpointRepository
+        + HookRunRepository
 {
 }

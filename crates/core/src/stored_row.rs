@@ -7,7 +7,9 @@
 
 use std::str::FromStr;
 
+mod hook_run;
 mod sub_agent_run;
+pub use hook_run::hook_run;
 pub use sub_agent_run::sub_agent_run;
 
 use crate::RepositoryError;

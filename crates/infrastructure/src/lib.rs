@@ -30,6 +30,7 @@ mod database;
 mod error;
 mod fts_query;
 mod history;
+mod hook_runs;
 mod location;
 mod migrate;
 mod migrate_lock;

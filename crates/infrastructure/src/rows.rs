@@ -98,6 +98,11 @@ pub(crate) fn search_hit(row: &Row<'_>) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Sqlite(row))
 }
 
+/// A row of `hook_run_columns!`.
+pub(crate) fn hook_run(row: &Row<'_>) -> RepoResult<smallebot_core::entities::HookRun> {
+    stored_row::hook_run(&Sqlite(row))
+}
+
 /// A row of `usage_columns!`.
 pub(crate) fn usage_record(row: &Row<'_>) -> RepoResult<smallebot_core::entities::UsageRecord> {
     stored_row::usage_record(&Sqlite(row))

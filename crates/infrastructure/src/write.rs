@@ -24,6 +24,7 @@ mod conversations;
 mod discard;
 mod file_changes;
 mod history;
+mod hook_runs;
 mod job;
 mod settle;
 mod turns;

@@ -36,6 +36,7 @@ mod conversations;
 mod error;
 mod fetch;
 mod history;
+mod hook_runs;
 mod migrate;
 mod prepared_step;
 mod read_link;

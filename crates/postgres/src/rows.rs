@@ -99,6 +99,11 @@ pub(crate) fn search_hit(row: &PgRow) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Pg(row))
 }
 
+/// A row of `hook_run_columns!`.
+pub(crate) fn hook_run(row: &PgRow) -> RepoResult<smallebot_core::entities::HookRun> {
+    stored_row::hook_run(&Pg(row))
+}
+
 /// A row of `usage_columns!`.
 pub(crate) fn usage_record(row: &PgRow) -> RepoResult<smallebot_core::entities::UsageRecord> {
     stored_row::usage_record(&Pg(row))

@@ -61,6 +61,7 @@ mod conversations;
 mod edits;
 mod file_changes;
 mod guard;
+mod hook_runs;
 mod insert;
 mod link;
 mod rewrite;

@@ -118,6 +118,23 @@ pub async fn follow(
     json: bool,
     stops: &mut dyn StopRequests,
 ) -> Result<RunEnd, TerminalError> {
+    let conversation_id = prepared.conversation_id;
+    let trigger = if prepared.new { "startup" } else { "resume" };
+    // The SessionStart and SessionEnd hooks around the run's one turn.
+    service.session_started(conversation_id, trigger).await;
+    let end = follow_turn(service, prepared, prompt, json, stops).await;
+    service.session_ended(conversation_id, "exit").await;
+    end
+}
+
+/// [`follow`] without the session's hooks.
+async fn follow_turn(
+    service: &Arc<ConversationService>,
+    prepared: Prepared,
+    prompt: &str,
+    json: bool,
+    stops: &mut dyn StopRequests,
+) -> Result<RunEnd, TerminalError> {
     let mut output = RunOutput::new(json);
     // The title is asked for by the service beside a new conversation's first turn.
     let options = SendOptions {

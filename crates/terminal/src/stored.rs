@@ -13,6 +13,7 @@ use crate::conversation_ref::find_conversation;
 use crate::export_file::write_export;
 use crate::export_text::{ExportFormat, export_text};
 use crate::render::file_changes::file_changes_block;
+use crate::render::hook_runs::hook_runs_block;
 use crate::render::{render_timeline, sub_agents};
 use crate::user_path::shown;
 
@@ -33,7 +34,7 @@ pub async fn list(store: &dyn Store, user: Option<&str>, all: bool) -> Result<()
 }
 
 /// `conversations show`: the timeline, the sub-agents it delegated to, the files each
-/// turn changed and the task list.
+/// turn changed, the hooks each ran and the task list.
 ///
 /// # Errors
 /// The conversation is not found, the store fails, or the output cannot be written.
@@ -57,6 +58,10 @@ pub async fn show(
     let changes = file_changes_block(&turns, &store.file_changes(id).await?);
     if !changes.is_empty() {
         out!("\n{}", escape_controls(&changes))?;
+    }
+    let hooks = hook_runs_block(&turns, &store.hook_runs(id).await?);
+    if !hooks.is_empty() {
+        out!("\n{}", escape_controls(&hooks))?;
     }
     match tasks.load(id).await {
         Ok(list) if !list.tasks.is_empty() => {

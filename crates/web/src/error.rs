@@ -119,6 +119,7 @@ impl From<PipelineError> for ApiError {
                 StatusCode::BAD_REQUEST
             }
             PipelineError::EmptyMessage
+            | PipelineError::PromptBlocked { .. }
             | PipelineError::MessageNotEditable { .. }
             | PipelineError::UnknownModel { .. }
             | PipelineError::AttachmentNotSendable { .. }

@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
-use smallebot_application::ports::{ChatModel, Summarizer};
+use smallebot_application::ports::{ChatModel, Hooks, Summarizer};
 use smallebot_checkpoints::{Limits, PRUNE_EVERY, TurnCheckpoints};
+use smallebot_core::repository::{HookRunRepository, Store};
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::home_tools::HomeTools;
@@ -20,8 +21,8 @@ use crate::summarizer::{ModelSummarizer, SummarizerSettings};
 use crate::tasks_plan::TaskPlanService;
 use crate::tokenizer::Tokenizer;
 use crate::tools::{
-    GenerateSkill, READ_SKILL_DEFAULT_LIMIT, ReadSkill, SEARCH_TOOLS_DEFAULT_LIMIT, SearchTools,
-    ToolRegistry, task_tools,
+    GenerateSkill, HookRunner, READ_SKILL_DEFAULT_LIMIT, ReadSkill, SEARCH_TOOLS_DEFAULT_LIMIT,
+    SearchTools, ToolRegistry, task_tools,
 };
 
 impl AgentAssembly {
@@ -37,6 +38,7 @@ impl AgentAssembly {
         if self.chat.is_none() && !self.without_model {
             return Err(AssemblyError::NoEndpoint);
         }
+        let hooks = chosen_hooks(self.hooks, self.home_hooks, &store);
         let tokenizer = match self.tokenizer {
             Some(tokenizer) => tokenizer,
             None => Arc::new(Tokenizer::new(&self.tokenizer_name)?),
@@ -91,7 +93,7 @@ impl AgentAssembly {
         let tools = tools
             .merge(self.tools)
             .with_tool_search(self.pinned_tools)
-            .with_gate(self.gate.gate(Arc::clone(&self.confirmer)));
+            .with_gate(self.gate.gate(Arc::clone(&self.confirmer), hooks.clone()));
         history_settings
             .tool_result_max_length_by_tool
             .entry(SearchTools::NAME.to_owned())
@@ -158,6 +160,7 @@ impl AgentAssembly {
             lease: lease.clone(),
             events: Arc::clone(&events),
             turns: Arc::clone(&turns),
+            hooks: hooks.clone(),
         });
         // Checkpoints of the workspace the home's tools work in (a sub-agent's calls
         // are compared around the parent's Delegate call: its service has none).
@@ -175,6 +178,7 @@ impl AgentAssembly {
             events: Some(events),
             turns: Some(turns),
             peers: self.peers,
+            hooks,
         });
         Ok(Agent {
             service,
@@ -220,4 +224,18 @@ fn turn_checkpoints(
         )),
         (None, None) => None,
     }
+}
+
+/// The hooks given, else the home's, recording their runs in `store`.
+fn chosen_hooks(
+    given: Option<Arc<dyn Hooks>>,
+    home: Option<HookRunner>,
+    store: &Arc<dyn Store>,
+) -> Option<Arc<dyn Hooks>> {
+    given.or_else(|| {
+        home.map(|runner| {
+            let recorder: Arc<dyn HookRunRepository> = Arc::clone(store) as _;
+            Arc::new(runner.recording_to(recorder)) as Arc<dyn Hooks>
+        })
+    })
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_application::ports::CommandConfirmer;
+use smallebot_application::ports::{CommandConfirmer, Hooks};
 use smallebot_core::rules::permission::PermissionRules;
 
 use crate::tools::{DEFAULT_CONFIRMATION_TIMEOUT, PermissionGate};
@@ -28,8 +28,16 @@ impl Default for GateSettings {
 }
 
 impl GateSettings {
-    /// The gate asking `confirmer`.
-    pub(super) fn gate(self, confirmer: Arc<dyn CommandConfirmer>) -> Arc<PermissionGate> {
-        Arc::new(PermissionGate::new(self.rules, confirmer).with_timeout(self.timeout))
+    /// The gate asking `confirmer`, running `hooks` around each call.
+    pub(super) fn gate(
+        self,
+        confirmer: Arc<dyn CommandConfirmer>,
+        hooks: Option<Arc<dyn Hooks>>,
+    ) -> Arc<PermissionGate> {
+        let gate = PermissionGate::new(self.rules, confirmer).with_timeout(self.timeout);
+        Arc::new(match hooks {
+            Some(hooks) => gate.with_hooks(hooks),
+            None => gate,
+        })
     }
 }

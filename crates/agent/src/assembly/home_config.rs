@@ -8,11 +8,11 @@ use smallebot_application::PipelineSettings;
 use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::config::{
-    AgentSettings, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings, resolve_models,
-    terminal_rules_text, with_terminal_rules,
+    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings,
+    load_hooks, resolve_models, terminal_rules_text, with_terminal_rules,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
-use crate::tools::ReadConversationData;
+use crate::tools::{HookRunner, ReadConversationData};
 use smallebot_model_client::{ChatEndpoint, ClientSettings, NamedEndpoint, RetryPolicy};
 
 /// The client's view of a configured model: a model that reasons when asked gets its
@@ -43,7 +43,8 @@ fn chat_endpoint(endpoint: &Endpoint, effort: ReasoningEffort) -> ChatEndpoint {
 impl AgentAssembly {
     /// Everything the home directory `home` configures: settings from
     /// agent.json, models from models.json or the `OPENAI_*` / `SMALLEBOT_MODEL`
-    /// environment variables, terminal.json's shell settings, the built-in tools over
+    /// environment variables, terminal.json's shell settings, hooks.json's hooks, the
+    /// built-in tools over
     /// `<home>/workspace`, and `<home>/sys.skills/compact/SKILL.md` as the compression
     /// prompt. Give it a store with [`AgentAssembly::store`]; add
     /// [`AgentAssembly::task_store`] for the task tools and the plan.
@@ -144,6 +145,7 @@ impl AgentAssembly {
             &home.root().join(TERMINAL_FILE),
         )?;
         assembly.gate.timeout = terminal.confirmation_timeout;
+        assembly.home_hooks = home_hooks(&home, &settings.command_environment)?;
         assembly.metering.budgets = settings.budgets;
         assembly.skills = Some(home.skill_folders(None));
         assembly.sub_agents = Some((home.agent_folders(None), settings.max_parallel_agents));
@@ -162,4 +164,20 @@ impl AgentAssembly {
         });
         Ok(assembly)
     }
+}
+
+/// The hooks of `home`'s hooks.json, run with `environment` (`None`: no hooks).
+fn home_hooks(
+    home: &Home,
+    environment: &CommandEnvironment,
+) -> Result<Option<HookRunner>, AssemblyError> {
+    let hooks = load_hooks(home.root())?;
+    Ok((!hooks.is_empty()).then(|| {
+        HookRunner::new(
+            hooks,
+            home.root().to_path_buf(),
+            home.workspace_dir(),
+            environment,
+        )
+    }))
 }

@@ -46,7 +46,7 @@ use smallebot_application::pipeline::ActiveTurns;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
-use smallebot_application::ports::{CommandConfirmer, DenyAll};
+use smallebot_application::ports::{CommandConfirmer, DenyAll, Hooks};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::repository::Store;
@@ -88,6 +88,9 @@ pub struct AgentAssembly {
     checkpointed: Option<PathBuf>,
     confirmer: Arc<dyn CommandConfirmer>,
     gate: GateSettings,
+    hooks: Option<Arc<dyn Hooks>>,
+    /// The home's hooks.json, run (and recorded in the store) unless hooks are given.
+    home_hooks: Option<crate::tools::HookRunner>,
     tools: ToolRegistry,
     /// agent.json `mcp.pinnedTools`, as the registry names them.
     pinned_tools: Vec<String>,
@@ -150,6 +153,8 @@ impl AgentAssembly {
             checkpointed: None,
             confirmer: Arc::new(DenyAll),
             gate: GateSettings::default(),
+            hooks: None,
+            home_hooks: None,
             tools: ToolRegistry::new(),
             pinned_tools: Vec::new(),
             task_store: None,

@@ -1,10 +1,10 @@
-//! The assembly's permission setters: the rules every tool call is decided by, who
-//! answers the questions, how long they have (the gate itself: `gate_settings.rs`).
+//! The assembly's permission setters: the rules every tool call is decided by, the
+//! hooks, who answers the questions, how long they have (the gate itself: `gate_settings.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use smallebot_application::ports::CommandConfirmer;
+use smallebot_application::ports::{CommandConfirmer, Hooks};
 use smallebot_core::rules::permission::PermissionRules;
 
 use super::AgentAssembly;
@@ -25,6 +25,14 @@ impl AgentAssembly {
     #[must_use]
     pub fn confirmer(mut self, confirmer: Arc<dyn CommandConfirmer>) -> Self {
         self.confirmer = confirmer;
+        self
+    }
+
+    /// The hooks run at a turn's points and around every tool call (an assembly from a
+    /// home has `<home>/hooks.json`'s, when it has any).
+    #[must_use]
+    pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 

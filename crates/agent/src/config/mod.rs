@@ -4,6 +4,7 @@
 //! - `agent.json` → [`AgentSettings`] (tool result length, compression, tool steps,
 //!   permission rules, …); terminal.json's command keys mapped onto the rules by
 //!   [`with_terminal_rules`].
+//! - `hooks.json` → [`HooksConfig`] ([`load_hooks`]): the owner's hooks by event.
 //! - `models.json` → [`ModelsConfig`], resolved with the environment into the chat and
 //!   compaction [`Endpoint`]s by [`resolve_models`]; [`survey_models`] asks each
 //!   model's server what it serves (`smallebot models`).
@@ -22,6 +23,7 @@ mod command_env;
 mod env_refs;
 mod error;
 pub(crate) mod file_names;
+mod hooks;
 mod json;
 mod keys;
 mod known_keys;
@@ -38,6 +40,10 @@ pub use agent::{AgentSettings, ReasoningEffort, ToolHistoryFormat};
 pub use command_env::CommandEnvironment;
 pub use error::ConfigError;
 pub use file_names::AGENT_FILE;
+pub use hooks::{
+    DEFAULT_HOOK_TIMEOUT_SECONDS, HOOKS_FILE, HookCommand, HookEntry, HooksConfig, hooks_from_json,
+    load_hooks,
+};
 pub use mcp::{
     DEFAULT_MAX_RESULT_MEGABYTES, DEFAULT_STARTUP_TIMEOUT_SECONDS, DEFAULT_TOOL_TIMEOUT_SECONDS,
     MCP_FILE, load_mcp_settings, mcp_settings_from_json,

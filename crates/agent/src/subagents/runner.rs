@@ -67,6 +67,8 @@ pub struct SubAgentParts {
     pub events: Arc<EventBus>,
     /// The parent's running turns.
     pub turns: Arc<ActiveTurns>,
+    /// The home's hooks (a sub-agent's turn ends with `SubagentStop`).
+    pub hooks: Option<Arc<dyn smallebot_application::ports::Hooks>>,
 }
 
 /// Runs sub-agents: reads the agent definitions when asked, builds the agent's service
@@ -366,6 +368,7 @@ impl SubAgentRunner {
             events: Some(Arc::clone(&parts.events)),
             turns: Some(Arc::clone(&parts.turns)),
             peers: None,
+            hooks: parts.hooks.clone(),
         }))
     }
 }

@@ -15,22 +15,30 @@
 //!    (an allow rule for this user), or no;
 //! 4. running it.
 //!
+//! Between the rules and asking, the `PreToolUse` hooks of `hooks.json` run (when the
+//! gate has [`Hooks`]): they may block the call (their reason goes to the model), allow
+//! it without asking, make the gate ask, or rewrite its arguments (the rewritten call
+//! passes the tool's refusals and the rules again). After the call, the `PostToolUse`
+//! hooks may add context or a reason for the model to its result.
+//!
 //! A denied call's result names the rule that denied it; its status is `Denied`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_application::ports::{
-    Answer, Args, CommandConfirmer, ConfirmationRequest, ToolContext, ToolOutcome,
+    Answer, Args, CommandConfirmer, ConfirmationRequest, Hooks, ToolContext, ToolOutcome,
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::hook::{HookEvent, HookResult};
 use smallebot_core::rules::permission::{
     CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
 };
 
-use super::call_view::AskFirst;
+use super::call_view::{AskFirst, CallView};
 use super::duration_text::seconds;
+use super::gate_hooks::{Cleared, Ruling, add_feedback, post_tool_use, pre_tool_use};
 use super::grants::{Grants, Scope};
 use super::tool::Tool;
 
@@ -47,6 +55,7 @@ pub struct PermissionGate {
     confirmer: Arc<dyn CommandConfirmer>,
     timeout: Duration,
     grants: Grants,
+    hooks: Option<Arc<dyn Hooks>>,
 }
 
 impl Default for PermissionGate {
@@ -71,6 +80,7 @@ impl PermissionGate {
             confirmer,
             timeout: DEFAULT_CONFIRMATION_TIMEOUT,
             grants: Grants::default(),
+            hooks: None,
         }
     }
 
@@ -81,25 +91,82 @@ impl PermissionGate {
         self
     }
 
+    /// The same gate running `hooks` around each call: `PreToolUse` after the rules and
+    /// before asking, `PostToolUse` after the call ran.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
     /// The rules it decides by.
     #[must_use]
     pub fn rules(&self) -> &PermissionRules {
         &self.rules
     }
 
-    /// `None` when the call of `tool` with `args` may run; else what the model is told
-    /// instead (refused by the tool or a rule, declined by the person, or the turn
-    /// cancelled while asking).
+    /// The arguments the call of `tool` runs with (`args`, or what a `PreToolUse`
+    /// hook rewrote them to) and the context hooks added, when it may run; else what
+    /// the model is told instead (refused by the tool, a rule or a hook, declined by
+    /// the person, or the turn cancelled while asking).
     pub(crate) async fn check(
+        &self,
+        tool: &dyn Tool,
+        args: Args,
+        context: &ToolContext,
+    ) -> Result<Cleared, ToolOutcome> {
+        let (mut view, mut ruling) = self.rule(tool, &args, context)?;
+        let mut cleared = Cleared {
+            args,
+            context: None,
+        };
+        if let Some(hooks) = self.hooks_for(tool.name(), HookEvent::PreToolUse) {
+            let said = pre_tool_use(hooks, tool.name(), &cleared.args, context).await;
+            if let Some(blocked) = said.blocked(&view.subject) {
+                return Err(blocked);
+            }
+            if let Some(updated) = said.result.updated_input.clone() {
+                cleared.args = Args::from_map(tool.name(), updated);
+                (view, ruling) = self.rule(tool, &cleared.args, context)?;
+            }
+            ruling.overruled_by(&said);
+            cleared.context = said.result.additional_context;
+        }
+        match ruling.verdict {
+            Verdict::Allow => Ok(cleared),
+            Verdict::Deny => Err(self.denied(&ruling.decision, &view.subject)),
+            Verdict::Ask if view.ask_first == AskFirst::Itself => Ok(cleared),
+            Verdict::Ask if self.grants.allow(&view.subject, asking_in(context)) => Ok(cleared),
+            Verdict::Ask => {
+                let asked_by = ruling
+                    .asked_by
+                    .unwrap_or_else(|| self.default_rule(&view.subject));
+                let shown = view
+                    .shown
+                    .clone()
+                    .unwrap_or_else(|| shown_call(tool.name(), &cleared.args));
+                let question = Question {
+                    shown: &shown,
+                    tool: tool.name(),
+                    asked_by: &asked_by,
+                };
+                match self.ask(&question, &view.subject, context).await {
+                    Some(refused) => Err(refused),
+                    None => Ok(cleared),
+                }
+            }
+        }
+    }
+
+    /// What the tool's refusals and the rules say of the call of `tool` with `args`: a
+    /// refusal, or the call's view and the rules' ruling.
+    fn rule(
         &self,
         tool: &dyn Tool,
         args: &Args,
         context: &ToolContext,
-    ) -> Option<ToolOutcome> {
-        let view = match tool.permission(args, context) {
-            Ok(view) => view,
-            Err(refused) => return Some(refused),
-        };
+    ) -> Result<(CallView, Ruling), ToolOutcome> {
+        let view = tool.permission(args, context)?;
         let mut decision = decide(&self.rules, &view.subject);
         let mut asked_by = decision.rule.as_ref().map(|rule| format!("ask {rule}"));
         if decision.rule.is_none()
@@ -112,25 +179,45 @@ impl PermissionGate {
                 tool.name()
             ));
         }
-        match decision.verdict {
-            Verdict::Allow => None,
-            Verdict::Deny => Some(self.denied(&decision, &view.subject)),
-            Verdict::Ask if view.ask_first == AskFirst::Itself => None,
-            Verdict::Ask if self.grants.allow(&view.subject, asking_in(context)) => None,
-            Verdict::Ask => {
-                let asked_by = asked_by.unwrap_or_else(|| self.default_rule(&view.subject));
-                let shown = view
-                    .shown
-                    .clone()
-                    .unwrap_or_else(|| shown_call(tool.name(), args));
-                let question = Question {
-                    shown: &shown,
-                    tool: tool.name(),
-                    asked_by: &asked_by,
-                };
-                self.ask(&question, &view.subject, context).await
-            }
+        if decision.verdict == Verdict::Deny {
+            return Err(self.denied(&decision, &view.subject));
         }
+        let verdict = decision.verdict;
+        Ok((
+            view,
+            Ruling {
+                decision,
+                verdict,
+                asked_by,
+            },
+        ))
+    }
+
+    /// The hooks to run for `event` on a call of `tool`, if any apply.
+    fn hooks_for(&self, tool: &str, event: HookEvent) -> Option<&dyn Hooks> {
+        self.hooks
+            .as_deref()
+            .filter(|hooks| hooks.wants(event, Some(tool)))
+    }
+
+    /// `outcome` with what the `PostToolUse` hooks of the call of `tool` with `args`
+    /// say added for the model (their reason when they block, their context), and the
+    /// `PreToolUse` hooks' context `before`.
+    pub(crate) async fn after(
+        &self,
+        tool: &str,
+        args: &Args,
+        context: &ToolContext,
+        before: Option<String>,
+        mut outcome: ToolOutcome,
+    ) -> ToolOutcome {
+        if let Some(hooks) = self.hooks_for(tool, HookEvent::PostToolUse) {
+            let result = post_tool_use(hooks, tool, args, &outcome, context).await;
+            add_feedback(&mut outcome, before, result);
+        } else {
+            add_feedback(&mut outcome, before, HookResult::default());
+        }
+        outcome
     }
 
     /// The default that made the gate ask about `subject`, as the person is told.
@@ -193,7 +280,7 @@ impl PermissionGate {
     }
 
     /// The result of a call a deny rule refused, naming the rule.
-    fn denied(&self, decision: &Decision, subject: &CallSubject) -> ToolOutcome {
+    pub(super) fn denied(&self, decision: &Decision, subject: &CallSubject) -> ToolOutcome {
         let by = decision.rule.as_deref().map_or_else(
             || "the permission rules".to_owned(),
             |rule| format!("the permission rule `deny {rule}` in {}", self.rules_file),
@@ -210,7 +297,7 @@ impl PermissionGate {
 }
 
 /// What a call is called in results: `command` for a command line, else `call of X`.
-fn what(subject: &CallSubject) -> String {
+pub(super) fn what(subject: &CallSubject) -> String {
     match subject.argument {
         CallArgument::Commands(_) | CallArgument::UnreadableCommand(_) => "command".to_owned(),
         _ => format!("call of {}", subject.tool),

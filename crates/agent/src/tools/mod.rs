@@ -6,8 +6,10 @@ mod delegate;
 mod delegate_name;
 mod duration_text;
 mod gate;
+mod gate_hooks;
 mod grants;
 mod history;
+mod hooks;
 mod mcp;
 mod permission_names;
 mod registry;
@@ -27,6 +29,7 @@ pub use history::{
     MatchLine, ReadConversationData, SNIPPET_MAX_CHARS, SearchHistory, SearchMatch, find_matches,
     format_matches, format_matches_with, search_and_format, search_for_people,
 };
+pub use hooks::HookRunner;
 pub use mcp::McpToolSource;
 pub use permission_names::{BUILT_IN_TOOL_NAMES, permission_argument};
 pub use registry::{ToolRegistry, ToolSource};

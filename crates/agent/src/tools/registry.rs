@@ -218,10 +218,20 @@ impl ToolExecutor for ToolRegistry {
             Ok(args) => args,
             Err(err) => return ToolOutcome::error(err.to_string()),
         };
-        if let Some(refused) = self.gate.check(tool.as_ref(), &args, context).await {
-            return refused;
-        }
-        tool.call(&args, context).await
+        let cleared = match self.gate.check(tool.as_ref(), args, context).await {
+            Ok(cleared) => cleared,
+            Err(refused) => return refused,
+        };
+        let outcome = tool.call(&cleared.args, context).await;
+        self.gate
+            .after(
+                tool.name(),
+                &cleared.args,
+                context,
+                cleared.context,
+                outcome,
+            )
+            .await
     }
 }
 

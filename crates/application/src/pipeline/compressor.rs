@@ -135,6 +135,9 @@ impl Compressor {
     ) -> Result<CompressionReport, PipelineError> {
         let conversation_id = conversation.id;
         let trigger = request.trigger;
+        context
+            .pre_compact(conversation_id, request.turn_id, trigger)
+            .await;
         context.emit(
             conversation_id,
             request.turn_id,

@@ -60,6 +60,8 @@ pub(crate) struct PipelineContext {
     pub(crate) plan: Option<Arc<dyn TaskPlan>>,
     /// The workspace under checkpoints (see `ServiceParts::workspace`).
     pub(crate) workspace: Option<Arc<dyn WorkspaceChanges>>,
+    /// The hooks (see `ServiceParts::hooks`).
+    pub(crate) hooks: Option<Arc<dyn crate::ports::Hooks>>,
     pub(crate) settings: PipelineSettings,
     pub(crate) events: std::sync::Arc<EventBus>,
     /// Conversations already warned that compression cannot help them.

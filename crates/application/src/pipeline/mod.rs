@@ -18,6 +18,7 @@ mod attachments;
 mod compressor;
 mod context;
 mod file_changes;
+mod hooks;
 mod lease;
 mod model_step;
 mod service;

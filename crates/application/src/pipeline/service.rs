@@ -13,6 +13,7 @@ mod export;
 mod models;
 mod naming;
 mod rewrite;
+mod session;
 pub mod shutdown;
 mod start;
 
@@ -65,6 +66,9 @@ pub struct ServiceParts {
     /// The other processes on the same database, asked to cancel a turn one of them
     /// runs ([`ConversationService::cancel_anywhere`]); `None`: this process only.
     pub peers: Option<Arc<dyn PeerTurns>>,
+    /// The hooks run at a turn's points (`UserPromptSubmit`, `Stop`, `SubagentStop`,
+    /// `PreCompact`); `None`: no hooks.
+    pub hooks: Option<Arc<dyn crate::ports::Hooks>>,
 }
 
 /// Runs conversations: sends, edits, regenerations, compression, cancellation,
@@ -96,6 +100,7 @@ impl ConversationService {
                 tools: parts.tools,
                 plan: parts.plan,
                 workspace: parts.workspace,
+                hooks: parts.hooks,
                 settings: parts.settings,
                 events: parts.events.unwrap_or_default(),
                 warned_full: std::sync::Mutex::default(),

@@ -123,6 +123,18 @@ impl TurnRun<'_> {
             // Stopped by a shutdown, not by the person.
             outcome = interrupted(outcome.content);
         }
+        self.finish_call(call, outcome).await
+    }
+
+    /// Starts storing `outcome` as the result of `call` (the view, the plan and the
+    /// subscribers are told at once).
+    pub(super) async fn finish_call(
+        &self,
+        call: &StartedCall,
+        outcome: ToolOutcome,
+    ) -> PendingResult {
+        let context = self.context;
+        let invocation = &call.invocation;
         let completion = ToolCallCompletion {
             // The call itself was counted when its running row was stored.
             token_count: match &call.row {

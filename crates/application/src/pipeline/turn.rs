@@ -83,6 +83,8 @@ pub(crate) struct TurnRun<'a> {
     /// The tools this turn's searches loaded: offered from the step after the search
     /// to the turn's end.
     pub(super) loaded_tools: LoadedTools,
+    /// How many times `Stop` hooks made this turn go on.
+    pub(super) stop_continuations: u32,
 }
 
 pub(super) enum StepResult {
@@ -120,6 +122,7 @@ impl<'a> TurnRun<'a> {
             billed_to,
             requests: AtomicU32::new(0),
             loaded_tools: LoadedTools::default(),
+            stop_continuations: 0,
         }
     }
 
@@ -279,6 +282,9 @@ impl<'a> TurnRun<'a> {
                 self.emit_usage(estimate, Some(usage));
             }
             if response.tool_calls.is_empty() || response.cut.is_some() {
+                if response.cut.is_none() && self.stop_hooks_go_on(&response).await? {
+                    continue;
+                }
                 return self.complete(response).await;
             }
             // An assistant message per step: it marks where the step's tool calls begin.

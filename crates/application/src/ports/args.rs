@@ -44,6 +44,15 @@ impl Args {
         }
     }
 
+    /// Arguments given as an object (a hook's `updatedInput`, say).
+    #[must_use]
+    pub fn from_map(tool: &str, map: Map<String, Value>) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            map,
+        }
+    }
+
     /// The tool these arguments are for.
     #[must_use]
     pub fn tool(&self) -> &str {

@@ -8,6 +8,7 @@
 //! - [`ContextAssembler`]: turns stored rows into a [`ModelRequest`] and counts tokens
 //!   exactly the way the request is built.
 //! - [`ToolExecutor`]: the tools the model may call.
+//! - [`Hooks`]: the owner's programs run at fixed points of a turn (hooks.json).
 //! - [`Summarizer`]: writes compression summaries.
 //! - [`TaskPlan`]: the conversation's task list, shown in the prompt and fed with
 //!   finished tool calls.
@@ -24,6 +25,7 @@ mod agents;
 mod args;
 mod confirm;
 mod context;
+mod hooks;
 mod metrics;
 mod model;
 mod peers;
@@ -39,6 +41,7 @@ pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{Answer, CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
+pub use hooks::Hooks;
 pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,

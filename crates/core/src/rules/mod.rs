@@ -14,6 +14,7 @@ pub mod cost;
 pub mod export;
 pub mod file_diff;
 pub mod home_dir;
+pub mod hook;
 pub mod image_header;
 #[cfg(test)]
 mod image_samples;

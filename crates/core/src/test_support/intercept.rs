@@ -297,6 +297,21 @@ impl<H: Interceptor> UsageRepository for Intercepted<H> {
 }
 
 #[async_trait]
+impl<H: Interceptor> crate::repository::HookRunRepository for Intercepted<H> {
+    fn record_hook_run(&self, run: crate::entities::HookRun) {
+        // Queued, never awaited: nothing to intercept.
+        self.inner.record_hook_run(run);
+    }
+    async fn hook_runs(
+        &self,
+        conversation_id: ConversationId,
+    ) -> RepoResult<Vec<crate::entities::HookRun>> {
+        self.hooks.before("hook_runs").await?;
+        self.inner.hook_runs(conversation_id).await
+    }
+}
+
+#[async_trait]
 impl<H: Interceptor> CheckpointRepository for Intercepted<H> {
     async fn record_file_changes(
         &self,

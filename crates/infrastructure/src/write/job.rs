@@ -12,7 +12,9 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{append, attachments, conversations, file_changes, history, turns, usage, users};
+use super::{
+    append, attachments, conversations, file_changes, history, hook_runs, turns, usage, users,
+};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -136,6 +138,11 @@ pub(crate) enum Write {
         record: Box<smallebot_core::entities::UsageRecord>,
         reply: Reply<()>,
     },
+    /// Records one hook run.
+    HookRun {
+        run: Box<smallebot_core::entities::HookRun>,
+        reply: Reply<()>,
+    },
 }
 
 impl Write {
@@ -237,6 +244,7 @@ impl Write {
             W::RecordUsage { record, reply } => {
                 settle(conn, reply, |c| usage::insert_queued(c, &record))
             }
+            W::HookRun { run, reply } => settle(conn, reply, |c| hook_runs::insert(c, &run)),
             W::Flush { reply } => settle(conn, reply, |_| Ok(())),
         }
     }

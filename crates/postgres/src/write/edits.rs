@@ -10,7 +10,7 @@ use smallebot_core::tasks::{TaskEdit, TaskStoreError, TaskUpdate};
 
 use super::conversation_edits::ConversationEdit;
 use super::link::{Link, Reply, lost};
-use super::{attachments, file_changes, rewrite, tasks, undo, usage, users};
+use super::{attachments, file_changes, hook_runs, rewrite, tasks, undo, usage, users};
 use crate::tx::storage;
 
 /// A task list's edit, sent to the writer (a closure has no `Debug` of its own).
@@ -76,6 +76,8 @@ pub(crate) enum Edit {
     DeleteTasks(ConversationId, Reply<Result<(), TaskStoreError>>),
     /// One model request's usage recorded.
     RecordUsage(Box<smallebot_core::entities::UsageRecord>, Reply<()>),
+    /// One hook run recorded.
+    RecordHookRun(Box<smallebot_core::entities::HookRun>, Reply<()>),
     /// A relayed message too large for a notification, stored; its id (or the
     /// database's error text).
     Relay(serde_json::Value, Reply<Result<i64, String>>),
@@ -165,6 +167,7 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
                 })
             })
         }
+        Edit::RecordHookRun(run, reply) => hook_runs::record(link, &run, reply).await,
         Edit::UpdateTasks(conversation_id, edit, reply) => {
             let _ = reply.send(Ok(tasks::update(link, conversation_id, edit.0).await));
         }

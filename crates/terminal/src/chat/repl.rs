@@ -182,7 +182,17 @@ impl<W: Write> Repl<W> {
     ///
     /// # Errors
     /// Terminal I/O failures and storage failures.
-    pub async fn run<S: LineSource>(&mut self, mut input: S) -> Result<(), TerminalError> {
+    pub async fn run<S: LineSource>(&mut self, input: S) -> Result<(), TerminalError> {
+        let ended = self.run_lines(input).await;
+        // The SessionEnd hooks of the conversation open at the end.
+        if let Some(id) = self.conversation {
+            self.service.session_ended(id, "exit").await;
+        }
+        ended
+    }
+
+    /// [`Self::run`] without the session's end.
+    async fn run_lines<S: LineSource>(&mut self, mut input: S) -> Result<(), TerminalError> {
         let mut exit_armed = false;
         loop {
             self.offer_conversations(&mut input).await;
@@ -262,6 +272,7 @@ impl<W: Write> Repl<W> {
             self.service.set_model(created.id, Some(&model)).await?;
         }
         self.conversation = Some(created.id);
+        self.service.session_started(created.id, "startup").await;
         Ok(created.id)
     }
 }

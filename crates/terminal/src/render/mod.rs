@@ -6,6 +6,7 @@
 mod event_lines;
 mod events;
 pub mod file_changes;
+pub mod hook_runs;
 mod markdown;
 mod plain_wrap;
 mod run_output;

@@ -8,6 +8,7 @@ mod compression;
 mod estimate;
 mod fixture;
 mod harness;
+mod hooks;
 mod idle_streams;
 mod markdown;
 mod overhead;
@@ -29,7 +30,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     search_rows: usize,
     /// Run only these benchmarks (overhead, run, chat, estimate, search, compression,
-    /// serve, render, markdown, page, checkpoints, agents).
+    /// serve, render, markdown, page, checkpoints, agents, hooks).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure search and overhead on this PostgreSQL database
@@ -124,6 +125,9 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     if wants("agents") {
         print(&agents::run().await?);
+    }
+    if wants("hooks") {
+        print(&hooks::run().await?);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! output and the whole group killed on timeout, cancellation or exit.
 
 mod capture;
-mod process;
+pub(super) mod process;
 mod tool;
 
 pub use tool::ExecuteCommand;

@@ -25,7 +25,7 @@ use super::capture::Capture;
 pub(crate) const PIPE_GRACE: Duration = Duration::from_millis(200);
 
 /// How long to wait for a killed shell to be reaped.
-const REAP_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const REAP_GRACE: Duration = Duration::from_secs(2);
 
 /// How one run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,17 +139,17 @@ async fn read_into(mut pipe: impl AsyncRead + Unpin, capture: Arc<Mutex<Capture>
 
 /// Puts the shell in a new process group whose id is its pid.
 #[cfg(unix)]
-fn own_process_group(command: &mut Command) {
+pub(crate) fn own_process_group(command: &mut Command) {
     command.process_group(0);
 }
 
 #[cfg(not(unix))]
-fn own_process_group(_command: &mut Command) {}
+pub(crate) fn own_process_group(_command: &mut Command) {}
 
 /// Sends SIGKILL to the process group `group` (the shell's pid). A group that is
 /// already gone (`ESRCH`) is fine.
 #[cfg(unix)]
-fn kill_group(group: Option<u32>) {
+pub(crate) fn kill_group(group: Option<u32>) {
     use rustix::process::{Pid, Signal, kill_process_group};
     let Some(pid) = group
         .and_then(|id| i32::try_from(id).ok())
@@ -165,4 +165,4 @@ fn kill_group(group: Option<u32>) {
 }
 
 #[cfg(not(unix))]
-fn kill_group(_group: Option<u32>) {}
+pub(crate) fn kill_group(_group: Option<u32>) {}

@@ -230,6 +230,13 @@ impl ConversationService {
             return Err(PipelineError::EmptyMessage);
         }
         let context = &self.context;
+        // The person's prompt passes the UserPromptSubmit hooks first (a sub-agent's,
+        // written by the model, does not): a blocked prompt stores nothing.
+        let submitted = match options.billed_to {
+            None => context.submitted_prompt(conversation_id, text).await?,
+            Some(_) => text.to_owned(),
+        };
+        let text = submitted.as_str();
         let guard = self.active.begin(conversation_id, options.cancel)?;
         let conversation = context.conversation(conversation_id).await?;
         // Refused before anything is stored: unknown, sent or too large files, or an

@@ -1,6 +1,6 @@
 //! `/show N`: the Nth tool call of the last turn whole — its arguments and its result
 //! as stored — where the stream showed it as one folded line; a file write's diff in
-//! colour.
+//! colour; the hooks that ran around it.
 
 use std::io::Write;
 
@@ -8,6 +8,7 @@ use smallebot_core::entities::HistoryRow;
 
 use super::Repl;
 use crate::error::TerminalError;
+use crate::render::hook_runs::hook_run_line;
 use crate::render::{Style, tool_lines};
 
 impl<W: Write> Repl<W> {
@@ -54,6 +55,21 @@ impl<W: Write> Repl<W> {
             None => "(no result stored)".to_owned(),
         };
         writeln!(self.printer.out(), "{result}")?;
+        // The hooks that ran around this call.
+        let hooks: Vec<String> = self
+            .service
+            .store()
+            .hook_runs(conversation)
+            .await?
+            .iter()
+            .filter(|run| {
+                run.turn_id == Some(last) && run.call_id.as_deref() == Some(&call.call_id)
+            })
+            .map(|run| format!("  {}", hook_run_line(run)))
+            .collect();
+        if !hooks.is_empty() {
+            self.say(&format!("hooks:\n{}", hooks.join("\n")))?;
+        }
         Ok(())
     }
 }

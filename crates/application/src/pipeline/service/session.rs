@@ -1,0 +1,44 @@
+//! The session hooks: `SessionStart` and `SessionEnd`, run when a front end begins or
+//! stops running a conversation.
+
+use smallebot_core::ids::ConversationId;
+use smallebot_core::rules::hook::{HookEvent, HookInput};
+
+use super::ConversationService;
+
+impl ConversationService {
+    /// Runs the `SessionStart` hooks of `conversation_id` (`trigger`: `startup` for a
+    /// new conversation, `resume` for one continued); the person is warned of hooks
+    /// that failed. The front ends call it when they begin a conversation (`run`,
+    /// `chat`).
+    pub async fn session_started(&self, conversation_id: ConversationId, trigger: &str) {
+        self.session_hooks(HookEvent::SessionStart, conversation_id, trigger)
+            .await;
+    }
+
+    /// Runs the `SessionEnd` hooks of `conversation_id` (`trigger`: why it ended, say
+    /// `exit`), when a front end stops running it.
+    pub async fn session_ended(&self, conversation_id: ConversationId, trigger: &str) {
+        self.session_hooks(HookEvent::SessionEnd, conversation_id, trigger)
+            .await;
+    }
+
+    async fn session_hooks(
+        &self,
+        event: HookEvent,
+        conversation_id: ConversationId,
+        trigger: &str,
+    ) {
+        let mut input = HookInput::new(
+            event,
+            String::new(),
+            Some(conversation_id.to_string()),
+            None,
+        );
+        input.trigger = Some(trigger.to_owned());
+        let cancel = self.context.stopping.child_token();
+        self.context
+            .run_hooks(event, input, conversation_id, None, &cancel)
+            .await;
+    }
+}
