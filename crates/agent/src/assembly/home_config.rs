@@ -8,8 +8,8 @@ use smallebot_application::PipelineSettings;
 use super::home_tools::HomeTools;
 use super::{AgentAssembly, AssemblyError, Home};
 use crate::config::{
-    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, TERMINAL_FILE, TerminalSettings,
-    load_hooks, resolve_models, terminal_rules_text, with_terminal_rules,
+    AgentSettings, CommandEnvironment, Endpoint, ReasoningEffort, ResolvedModels, TERMINAL_FILE,
+    TerminalSettings, load_hooks, resolve_models, terminal_rules_text, with_terminal_rules,
 };
 use crate::history::{BASE_INSTRUCTIONS, HistorySettings, tool_result_limit};
 use crate::tools::{HookRunner, ReadConversationData};
@@ -82,27 +82,7 @@ impl AgentAssembly {
             });
         let mut assembly = Self::with_parts(None, None);
         if let Some(models) = &models {
-            let effort = settings.reasoning_effort;
-            assembly.chat = Some(chat_endpoint(&models.chat, effort));
-            assembly.choices = models
-                .choices
-                .iter()
-                .map(|m| NamedEndpoint {
-                    id: m.settings.id.clone(),
-                    endpoint: chat_endpoint(m, effort),
-                    context_window: m.settings.context_window,
-                })
-                .collect();
-            assembly.compaction = Some((
-                chat_endpoint(&models.compaction, effort),
-                models.compaction.settings.context_window,
-            ));
-            models
-                .chat
-                .settings
-                .tokenizer
-                .clone_into(&mut assembly.tokenizer_name);
-            assembly.metering.priced_by(models);
+            assembly.use_models(models, settings.reasoning_effort);
         }
         assembly.client = ClientSettings {
             idle_timeout: settings.stream_idle_timeout,
@@ -163,6 +143,33 @@ impl AgentAssembly {
             checkpoints: settings.checkpoints.clone(),
         });
         Ok(assembly)
+    }
+}
+
+impl AgentAssembly {
+    /// Talks to the models of models.json: the chat model, the others to choose from,
+    /// the compaction model; counts with the chat model's tokenizer; prices by them.
+    fn use_models(&mut self, models: &ResolvedModels, effort: ReasoningEffort) {
+        self.chat = Some(chat_endpoint(&models.chat, effort));
+        self.choices = models
+            .choices
+            .iter()
+            .map(|m| NamedEndpoint {
+                id: m.settings.id.clone(),
+                endpoint: chat_endpoint(m, effort),
+                context_window: m.settings.context_window,
+            })
+            .collect();
+        self.compaction = Some((
+            chat_endpoint(&models.compaction, effort),
+            models.compaction.settings.context_window,
+        ));
+        models
+            .chat
+            .settings
+            .tokenizer
+            .clone_into(&mut self.tokenizer_name);
+        self.metering.priced_by(models);
     }
 }
 

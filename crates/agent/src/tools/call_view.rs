@@ -2,7 +2,7 @@
 //! person asked ([`AskFirst`]): what every tool gives the gate, kept apart from the
 //! gate so that tools need not import it.
 
-use smallebot_core::rules::permission::CallSubject;
+use smallebot_core::rules::permission::{CallArgument, CallSubject};
 
 /// When a tool wants the person asked, besides what the rules say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,5 +56,13 @@ impl CallView {
     pub fn ask_first(mut self, ask_first: AskFirst) -> Self {
         self.ask_first = ask_first;
         self
+    }
+}
+
+/// What a call is called in results: `command` for a command line, else `call of X`.
+pub(super) fn what(subject: &CallSubject) -> String {
+    match subject.argument {
+        CallArgument::Commands(_) | CallArgument::UnreadableCommand(_) => "command".to_owned(),
+        _ => format!("call of {}", subject.tool),
     }
 }

@@ -36,7 +36,7 @@ use smallebot_core::rules::permission::{
     CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
 };
 
-use super::call_view::{AskFirst, CallView};
+use super::call_view::{AskFirst, CallView, what};
 use super::duration_text::seconds;
 use super::gate_hooks::{Cleared, Ruling, add_feedback, post_tool_use, pre_tool_use};
 use super::grants::{Grants, Scope};
@@ -293,14 +293,6 @@ impl PermissionGate {
             ),
             status: ToolCallStatus::Denied,
         }
-    }
-}
-
-/// What a call is called in results: `command` for a command line, else `call of X`.
-pub(super) fn what(subject: &CallSubject) -> String {
-    match subject.argument {
-        CallArgument::Commands(_) | CallArgument::UnreadableCommand(_) => "command".to_owned(),
-        _ => format!("call of {}", subject.tool),
     }
 }
 

@@ -8,7 +8,7 @@ use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::rules::hook::{HookDecision, HookEvent, HookInput, HookResult};
 use smallebot_core::rules::permission::{CallSubject, Decision, Verdict};
 
-use super::gate::what;
+use super::call_view::what;
 
 /// A call the gate let through: the arguments it runs with and the context its
 /// `PreToolUse` hooks added for the model.
