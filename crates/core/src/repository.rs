@@ -19,6 +19,9 @@ use crate::time::Timestamp;
 /// Shorthand for repository results.
 pub type RepoResult<T> = Result<T, RepositoryError>;
 
+mod grants;
+pub use grants::PermissionGrantRepository;
+
 /// Conversations: create, list, read, rename, delete, compress.
 #[async_trait]
 pub trait ConversationRepository: Send + Sync {
@@ -376,6 +379,7 @@ pub trait Store:
     + AttachmentRepository
     + UsageRepository
     + CheckpointRepository
+    + PermissionGrantRepository
 {
 }
 
@@ -387,5 +391,6 @@ impl<T: ?Sized> Store for T where
         + AttachmentRepository
         + UsageRepository
         + CheckpointRepository
+        + PermissionGrantRepository
 {
 }

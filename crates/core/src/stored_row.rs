@@ -7,7 +7,9 @@
 
 use std::str::FromStr;
 
+mod grant;
 mod sub_agent_run;
+pub use grant::{grant_rules_text, permission_grant};
 pub use sub_agent_run::sub_agent_run;
 
 use crate::RepositoryError;
