@@ -84,9 +84,10 @@ impl AgentAssembly {
                 .with(Arc::new(GenerateSkill::new(Arc::clone(catalog))));
         }
         // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
-        let tools = tools
-            .merge(self.tools)
-            .with_gate(self.gate.gate(Arc::clone(&self.confirmer)));
+        let tools = tools.merge(self.tools).with_gate(
+            self.gate
+                .gate(Arc::clone(&self.confirmer), Arc::clone(&store)),
+        );
         if self.task_store.is_some() && history_settings.task_guidance.is_none() {
             history_settings.task_guidance = Some(task_guidance());
         }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_application::ports::CommandConfirmer;
+use smallebot_core::repository::Store;
 use smallebot_core::rules::permission::PermissionRules;
 
 use crate::tools::{DEFAULT_CONFIRMATION_TIMEOUT, PermissionGate};
@@ -28,8 +29,16 @@ impl Default for GateSettings {
 }
 
 impl GateSettings {
-    /// The gate asking `confirmer`.
-    pub(super) fn gate(self, confirmer: Arc<dyn CommandConfirmer>) -> Arc<PermissionGate> {
-        Arc::new(PermissionGate::new(self.rules, confirmer).with_timeout(self.timeout))
+    /// The gate asking `confirmer`, keeping the grants people give in `store`.
+    pub(super) fn gate(
+        self,
+        confirmer: Arc<dyn CommandConfirmer>,
+        store: Arc<dyn Store>,
+    ) -> Arc<PermissionGate> {
+        Arc::new(
+            PermissionGate::new(self.rules, confirmer)
+                .with_timeout(self.timeout)
+                .with_grant_store(store),
+        )
     }
 }
