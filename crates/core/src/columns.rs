@@ -91,6 +91,15 @@ macro_rules! hook_run_columns {
     };
 }
 
+/// The columns of a `permission_grants` row (a person's lasting "yes"; `rules` is a
+/// JSON array of rule texts, `conversation_id` NULL for always).
+#[macro_export]
+macro_rules! grant_columns {
+    () => {
+        "id, user_name, conversation_id, rules, prompted_by, granted_at, revoked_at"
+    };
+}
+
 /// The columns of a `turn_file_changes` row, of the table named `f`.
 #[macro_export]
 macro_rules! file_change_columns {
@@ -114,6 +123,7 @@ mod tests {
             attachment_columns!(),
             usage_columns!(),
             hook_run_columns!(),
+            grant_columns!(),
         ];
         for list in lists {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();

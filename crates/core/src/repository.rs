@@ -19,6 +19,9 @@ use crate::time::Timestamp;
 /// Shorthand for repository results.
 pub type RepoResult<T> = Result<T, RepositoryError>;
 
+mod grants;
+pub use grants::PermissionGrantRepository;
+
 /// Conversations: create, list, read, rename, delete, compress.
 #[async_trait]
 pub trait ConversationRepository: Send + Sync {
@@ -380,6 +383,7 @@ pub trait Store:
     + UsageRepository
     + CheckpointRepository
     + HookRunRepository
+    + PermissionGrantRepository
 {
 }
 
@@ -392,5 +396,6 @@ impl<T: ?Sized> Store for T where
         + UsageRepository
         + CheckpointRepository
         + HookRunRepository
+        + PermissionGrantRepository
 {
 }

@@ -222,6 +222,9 @@ pub enum Command {
     /// summaries) summed by model (default), day, user or conversation, with tokens
     /// (prompt, cached, completion, reasoning) and cost at models.json's prices.
     Usage(smallebot_terminal::usage::UsageArgs),
+    /// Grants given when asked ("always"): `list [--user U] [--all] [--json]`, `revoke ID`.
+    #[command(subcommand)]
+    Permissions(smallebot_terminal::permissions::PermissionsCommand),
     /// The models of models.json (or the one the environment names): what
     /// models.json says about each (contextWindow, maxOutputTokens, parallelRequests)
     /// and what its server reports — llama.cpp's /props (context per slot, slots),

@@ -29,6 +29,7 @@ mod conversations;
 mod database;
 mod error;
 mod fts_query;
+mod grants;
 mod history;
 mod hook_runs;
 mod location;

@@ -53,6 +53,13 @@ pub(crate) fn conversation(row: &Row<'_>) -> RepoResult<Conversation> {
     stored_row::conversation(&Sqlite(row))
 }
 
+/// A row of `grant_columns!`.
+pub(crate) fn permission_grant(
+    row: &Row<'_>,
+) -> RepoResult<smallebot_core::entities::PermissionGrant> {
+    stored_row::permission_grant(&Sqlite(row))
+}
+
 /// A row of `sub_agent_runs_select!`.
 pub(crate) fn sub_agent_run(row: &Row<'_>) -> RepoResult<SubAgentRun> {
     stored_row::sub_agent_run(&Sqlite(row))

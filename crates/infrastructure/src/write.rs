@@ -23,6 +23,7 @@ mod attachments;
 mod conversations;
 mod discard;
 mod file_changes;
+mod grants;
 mod history;
 mod hook_runs;
 mod job;
@@ -44,6 +45,7 @@ use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
 
 pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
+pub(crate) use grants::GrantWrite;
 pub(crate) use job::{CheckpointWrite, ConversationWrite, Write};
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;

@@ -35,6 +35,7 @@ mod connect;
 mod conversations;
 mod error;
 mod fetch;
+mod grants;
 mod history;
 mod hook_runs;
 mod migrate;

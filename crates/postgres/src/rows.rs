@@ -59,6 +59,13 @@ pub(crate) fn conversation(row: &PgRow) -> RepoResult<Conversation> {
     stored_row::conversation(&Pg(row))
 }
 
+/// A row of `grant_columns!`.
+pub(crate) fn permission_grant(
+    row: &PgRow,
+) -> RepoResult<smallebot_core::entities::PermissionGrant> {
+    stored_row::permission_grant(&Pg(row))
+}
+
 /// A row of `sub_agent_runs_select!`.
 pub(crate) fn sub_agent_run(row: &PgRow) -> RepoResult<SubAgentRun> {
     stored_row::sub_agent_run(&Pg(row))

@@ -32,6 +32,11 @@ pub enum TerminalError {
     /// The conversation does not exist.
     #[error("conversation {0} not found")]
     ConversationNotFound(ConversationId),
+    /// No permission grant has this id (of this user, where limited to one).
+    #[error(
+        "no permission grant has the id {0} (`smallebot permissions list --all` shows the ids)"
+    )]
+    NoSuchGrant(i64),
     /// No conversation id starts with what was given.
     #[error(
         "no conversation{} has an id starting with '{}' (`smallebot conversations list` shows the ids)",

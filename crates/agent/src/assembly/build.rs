@@ -93,7 +93,11 @@ impl AgentAssembly {
         let tools = tools
             .merge(self.tools)
             .with_tool_search(self.pinned_tools)
-            .with_gate(self.gate.gate(Arc::clone(&self.confirmer), hooks.clone()));
+            .with_gate(self.gate.gate(
+                Arc::clone(&self.confirmer),
+                hooks.clone(),
+                Arc::clone(&store),
+            ));
         history_settings
             .tool_result_max_length_by_tool
             .entry(SearchTools::NAME.to_owned())

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use smallebot_application::ports::{CommandConfirmer, Hooks};
+use smallebot_core::repository::Store;
 use smallebot_core::rules::permission::PermissionRules;
 
 use crate::tools::{DEFAULT_CONFIRMATION_TIMEOUT, PermissionGate};
@@ -28,13 +29,17 @@ impl Default for GateSettings {
 }
 
 impl GateSettings {
-    /// The gate asking `confirmer`, running `hooks` around each call.
+    /// The gate asking `confirmer`, running `hooks` around each call, keeping the
+    /// grants people give in `store`.
     pub(super) fn gate(
         self,
         confirmer: Arc<dyn CommandConfirmer>,
         hooks: Option<Arc<dyn Hooks>>,
+        store: Arc<dyn Store>,
     ) -> Arc<PermissionGate> {
-        let gate = PermissionGate::new(self.rules, confirmer).with_timeout(self.timeout);
+        let gate = PermissionGate::new(self.rules, confirmer)
+            .with_timeout(self.timeout)
+            .with_grant_store(store);
         Arc::new(match hooks {
             Some(hooks) => gate.with_hooks(hooks),
             None => gate,

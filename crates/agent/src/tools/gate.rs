@@ -10,7 +10,8 @@
 //!    builds: command words, workspace path, agent name, `mcp__<server>__<tool>`);
 //! 3. asking the person when the rules say `ask` (or the tool asks unless a rule allows
 //!    it: an MCP tool marked destructive) — unless they allowed calls like it before,
-//!    for this conversation or always ([`Grants`], in memory) — showing the call and
+//!    for this conversation or always (grants, stored for the conversation's user when
+//!    the gate has a store: [`PermissionGate::with_grant_store`]) — showing the call and
 //!    the rule that asked; the answers are once, always in this conversation, always
 //!    (an allow rule for this user), or no;
 //! 4. running it.
@@ -31,6 +32,7 @@ use smallebot_application::ports::{
 };
 use smallebot_core::entities::ToolCallStatus;
 use smallebot_core::ids::ConversationId;
+use smallebot_core::repository::Store;
 use smallebot_core::rules::hook::{HookEvent, HookResult};
 use smallebot_core::rules::permission::{
     CallArgument, CallSubject, Decision, PermissionRules, Verdict, decide,
@@ -82,6 +84,15 @@ impl PermissionGate {
             grants: Grants::default(),
             hooks: None,
         }
+    }
+
+    /// The same gate keeping the grants people give in `store` (listed and revoked
+    /// there; read again at each question), each for the user of the conversation it
+    /// was given in.
+    #[must_use]
+    pub fn with_grant_store(mut self, store: Arc<dyn Store>) -> Self {
+        self.grants = Grants::stored_in(store);
+        self
     }
 
     /// The same gate waiting at most `timeout` for an answer.
@@ -136,8 +147,10 @@ impl PermissionGate {
             Verdict::Allow => Ok(cleared),
             Verdict::Deny => Err(self.denied(&ruling.decision, &view.subject)),
             Verdict::Ask if view.ask_first == AskFirst::Itself => Ok(cleared),
-            Verdict::Ask if self.grants.allow(&view.subject, asking_in(context)) => Ok(cleared),
             Verdict::Ask => {
+                if self.grants.allow(&view.subject, asking_in(context)).await {
+                    return Ok(cleared);
+                }
                 let asked_by = ruling
                     .asked_by
                     .unwrap_or_else(|| self.default_rule(&view.subject));
@@ -266,7 +279,9 @@ impl PermissionGate {
             _ => None,
         };
         if let Some(scope) = scope {
-            self.grants.grant(subject, scope);
+            self.grants
+                .grant(subject, scope, conversation, question.shown)
+                .await;
         }
         (!answer.allows()).then(|| ToolOutcome {
             content: format!(

@@ -8,6 +8,7 @@ mod attachment;
 mod conversation;
 mod export;
 mod file_change;
+mod grant;
 mod hook_run;
 mod lease;
 mod message;
@@ -27,6 +28,7 @@ pub use attachment::{Attachment, AttachmentFacts, AttachmentKind, ImageSize, New
 pub use conversation::{CompressionUpdate, Conversation, FirstTurnTitle, SubAgentLink};
 pub use export::ConversationExport;
 pub use file_change::TurnFileChange;
+pub use grant::{GrantFilter, GrantId, GrantScope, NewPermissionGrant, PermissionGrant};
 pub use hook_run::HookRun;
 pub use lease::{LeaseOwner, TurnLease};
 pub use message::{AnswerVersion, Message, NewMessage, Role};

@@ -12,10 +12,12 @@ use crate::entities::{
     StartedTurn, SubAgentLink, SubAgentRun, ToolCall, ToolCallCompletion, Turn, TurnContents,
     TurnFileChange, TurnRestart, TurnStatus, TurnUndo, UsageFilter, UsageRecord,
 };
+use crate::entities::{GrantFilter, GrantId, NewPermissionGrant, PermissionGrant};
 use crate::ids::{AttachmentId, ConversationId, MessageId, TurnId};
 use crate::repository::{
     AttachmentRepository, CheckpointRepository, ConversationRepository, HistoryRepository,
-    RepoResult, SearchRepository, Store, TurnRepository, UsageRepository,
+    PermissionGrantRepository, RepoResult, SearchRepository, Store, TurnRepository,
+    UsageRepository,
 };
 use crate::rules::retention::KeptContent;
 use crate::rules::upload_quota::UploadQuotas;
@@ -350,5 +352,29 @@ impl<H: Interceptor> CheckpointRepository for Intercepted<H> {
     async fn prune_checkpoint_contents(&self, sha256s: &[String], reason: &str) -> RepoResult<()> {
         self.hooks.before("prune_checkpoint_contents").await?;
         self.inner.prune_checkpoint_contents(sha256s, reason).await
+    }
+}
+
+#[async_trait]
+impl<H: Interceptor> PermissionGrantRepository for Intercepted<H> {
+    async fn add_permission_grant(
+        &self,
+        grant: &NewPermissionGrant,
+    ) -> RepoResult<PermissionGrant> {
+        self.hooks.before("add_permission_grant").await?;
+        self.inner.add_permission_grant(grant).await
+    }
+    async fn permission_grants(&self, filter: &GrantFilter) -> RepoResult<Vec<PermissionGrant>> {
+        self.hooks.before("permission_grants").await?;
+        self.inner.permission_grants(filter).await
+    }
+    async fn revoke_permission_grant(
+        &self,
+        id: GrantId,
+        user: Option<&str>,
+        at: Timestamp,
+    ) -> RepoResult<Option<PermissionGrant>> {
+        self.hooks.before("revoke_permission_grant").await?;
+        self.inner.revoke_permission_grant(id, user, at).await
     }
 }

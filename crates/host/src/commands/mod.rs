@@ -18,6 +18,7 @@ mod usage;
 mod users;
 
 use smallebot_agent::assembly::Home;
+use smallebot_terminal::store_commands::StoreCommand;
 
 use crate::database::Database;
 
@@ -103,7 +104,8 @@ pub async fn run(
         Command::Conversations(command) => conversations::run(&home, command).await,
         Command::Rewind(args) => rewind::run(&home, args).await,
         Command::Checkpoints(command) => checkpoints::run(&home, command).await,
-        Command::Usage(args) => usage::run(&home, &args).await,
+        Command::Usage(args) => usage::run(&home, StoreCommand::Usage(args)).await,
+        Command::Permissions(c) => usage::run(&home, StoreCommand::Permissions(c)).await,
         Command::Mcp(command) => mcp::run(&home, command).await,
         Command::Models => models::run(&home).await,
         Command::Skills(command) => skills::run(&home, command),

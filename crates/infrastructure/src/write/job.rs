@@ -116,6 +116,8 @@ pub(crate) enum Write {
     IndexPending { reply: Reply<()> },
     /// A write of checkpoints' file changes.
     Checkpoint(CheckpointWrite),
+    /// A write of permission grants.
+    Grant(super::grants::GrantWrite),
     /// Adds a web user.
     AddUser {
         name: String,
@@ -235,6 +237,7 @@ impl Write {
                 reply,
             } => settle(conn, reply, |c| users::add(c, &name, &token_sha256, admin)),
             W::Checkpoint(write) => write.apply(conn),
+            W::Grant(write) => write.apply(conn),
             W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
             W::SetUserBudget {
                 name,

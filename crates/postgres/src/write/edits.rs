@@ -66,6 +66,8 @@ pub(crate) enum Edit {
     RemoveUser(String, Reply<bool>),
     /// A web user's own monthly budget set or cleared; whether there was such a user.
     SetUserBudget(String, Option<i64>, Reply<bool>),
+    /// A permission grant stored or revoked.
+    Grant(super::grants::GrantEdit),
     /// A task list edited under its advisory lock and version check.
     UpdateTasks(
         ConversationId,
@@ -168,6 +170,7 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
             })
         }
         Edit::RecordHookRun(run, reply) => hook_runs::record(link, &run, reply).await,
+        Edit::Grant(edit) => edit.run(link).await,
         Edit::UpdateTasks(conversation_id, edit, reply) => {
             let _ = reply.send(Ok(tasks::update(link, conversation_id, edit.0).await));
         }

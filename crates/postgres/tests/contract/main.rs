@@ -12,6 +12,7 @@ mod checkpoint_retention;
 mod concurrency;
 mod conversations;
 mod file_changes;
+mod grants;
 mod hook_runs;
 mod provisional_counts;
 mod rewrite_guards;

@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "/list",
     "/switch ",
     "/usage",
+    "/permissions",
     "/compact",
     "/tasks",
     "/search ",

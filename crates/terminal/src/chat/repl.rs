@@ -18,6 +18,7 @@ mod commands;
 mod copy;
 mod export;
 mod follow;
+mod permissions;
 mod resume;
 mod rewind;
 mod show;

@@ -75,6 +75,8 @@ pub enum Slash {
     Attached,
     /// Take the files attached to the next message off.
     AttachClear,
+    /// List your permission grants (`None`), or revoke the one with this id.
+    Permissions(Option<i64>),
     /// Show help.
     Help,
     /// Leave.
@@ -104,6 +106,8 @@ Commands:
   /mcp           show the MCP servers: running or not, tools, last error
   /skills        list the skills the model can load, and broken skill folders
   /agents        list the agents the model can delegate to, and broken agent files
+  /permissions   list what you allowed for good when asked (your grants);
+                 /permissions revoke ID revokes one: such calls are asked about again
   /show N        show the Nth tool call of the last turn whole (arguments, result)
   /verbose [on|off]
                  print each tool call's result whole as it ends (a file's diff in
@@ -174,6 +178,8 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
             Ok(n) if n > 0 => Ok(Slash::Show(n)),
             _ => Err("usage: /show N (the number on the tool call's line)".into()),
         },
+        ("permissions", "") => Ok(Slash::Permissions(None)),
+        ("permissions", args) => parse_revoke(args),
         ("help" | "?", _) => Ok(Slash::Help),
         ("quit" | "exit" | "q", _) => Ok(Slash::Quit),
         (
@@ -183,6 +189,19 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
         ) => Err(format!("/{known} takes no argument")),
         (other, _) => Err(format!("unknown command /{other}; type /help for the list")),
     })
+}
+
+/// `/permissions revoke ID`.
+fn parse_revoke(args: &str) -> Result<Slash, String> {
+    let mut words = args.split_whitespace();
+    match (
+        words.next(),
+        words.next().map(str::parse::<i64>),
+        words.next(),
+    ) {
+        (Some("revoke"), Some(Ok(id)), None) => Ok(Slash::Permissions(Some(id))),
+        _ => Err("usage: /permissions [revoke ID] (the id from /permissions)".into()),
+    }
 }
 
 /// `/rewind`'s arguments, in any order: a turn (number or id), `files`,
@@ -243,6 +262,17 @@ mod tests {
             ("/switch abc123", Some(Ok(Slash::Switch("abc123".into())))),
             ("/switch", Some(Err("usage: /switch ID"))),
             ("/usage", Some(Ok(Slash::Usage))),
+            ("/permissions", Some(Ok(Slash::Permissions(None)))),
+            (
+                "/permissions revoke 12",
+                Some(Ok(Slash::Permissions(Some(12)))),
+            ),
+            (
+                "/permissions revoke x",
+                Some(Err(
+                    "usage: /permissions [revoke ID] (the id from /permissions)".into(),
+                )),
+            ),
             ("/compact", Some(Ok(Slash::Compact(None)))),
             (
                 "/compact focus on the API",

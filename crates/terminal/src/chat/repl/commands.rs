@@ -35,6 +35,7 @@ impl<W: Write> Repl<W> {
             Slash::Verbose(choice) => self.verbose(choice)?,
             Slash::History => self.history().await?,
             Slash::Changes => self.changes().await?,
+            Slash::Permissions(revoke) => self.permissions(revoke).await?,
             Slash::Rewind(args) => self.rewind(args).await?,
             Slash::Show(number) => self.show(number).await?,
             Slash::Resume => self.resume().await?,
