@@ -8,7 +8,7 @@ use smallebot_core::repository::RepoResult;
 
 use crate::database::SqliteStore;
 use crate::queries;
-use crate::write::Write;
+use crate::write::{UserWrite, Write};
 
 impl SqliteStore {
     /// Adds user `name` with the SHA-256 hex digest of its token, an admin when `admin`.
@@ -18,11 +18,13 @@ impl SqliteStore {
     pub async fn add_user(&self, name: &str, token_sha256: &str, admin: bool) -> RepoResult<()> {
         let (name, token_sha256) = (name.to_owned(), token_sha256.to_owned());
         self.writer()
-            .run(|reply| Write::AddUser {
-                name,
-                token_sha256,
-                admin,
-                reply,
+            .run(|reply| {
+                Write::User(UserWrite::Add {
+                    name,
+                    token_sha256,
+                    admin,
+                    reply,
+                })
             })
             .await
     }
@@ -39,10 +41,12 @@ impl SqliteStore {
     ) -> RepoResult<bool> {
         let name = name.to_owned();
         self.writer()
-            .run(|reply| Write::SetUserBudget {
-                name,
-                budget_monthly,
-                reply,
+            .run(|reply| {
+                Write::User(UserWrite::SetBudget {
+                    name,
+                    budget_monthly,
+                    reply,
+                })
             })
             .await
     }
@@ -94,7 +98,7 @@ impl SqliteStore {
     pub async fn remove_user(&self, name: &str) -> RepoResult<bool> {
         let name = name.to_owned();
         self.writer()
-            .run(|reply| Write::RemoveUser { name, reply })
+            .run(|reply| Write::User(UserWrite::Remove { name, reply }))
             .await
     }
 

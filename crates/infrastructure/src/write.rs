@@ -49,6 +49,7 @@ pub(crate) use grants::GrantWrite;
 pub(crate) use job::{CheckpointWrite, ConversationWrite, Write};
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;
+pub(crate) use users::UserWrite;
 
 use settle::{Refusal, Settled, exec};
 

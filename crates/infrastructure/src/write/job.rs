@@ -12,9 +12,7 @@ use smallebot_core::time::Timestamp;
 use super::attachments::AttachmentsPut;
 use super::settle::{Refusal, Reply, Settled, settle};
 use super::turns::TurnStart;
-use super::{
-    append, attachments, conversations, file_changes, history, hook_runs, turns, usage, users,
-};
+use super::{append, attachments, conversations, file_changes, history, hook_runs, turns, usage};
 use crate::content_files::ContentFiles;
 
 /// One write of the store, with where its answer goes.
@@ -118,21 +116,8 @@ pub(crate) enum Write {
     Checkpoint(CheckpointWrite),
     /// A write of permission grants.
     Grant(super::grants::GrantWrite),
-    /// Adds a web user.
-    AddUser {
-        name: String,
-        token_sha256: String,
-        admin: bool,
-        reply: Reply<()>,
-    },
-    /// Removes a web user; whether there was one.
-    RemoveUser { name: String, reply: Reply<bool> },
-    /// Sets (or clears) a web user's own monthly budget; whether there was such a user.
-    SetUserBudget {
-        name: String,
-        budget_monthly: Option<i64>,
-        reply: Reply<bool>,
-    },
+    /// A write of the web app's users.
+    User(super::UserWrite),
     /// Nothing: waits until what was queued before it is written.
     Flush { reply: Reply<()> },
     /// Records one model request's usage.
@@ -230,20 +215,9 @@ impl Write {
                 history::set_exact_counts(c, conversation_id, &counts, through_seq)
             }),
             W::IndexPending { reply } => settle(conn, reply, append::index_pending),
-            W::AddUser {
-                name,
-                token_sha256,
-                admin,
-                reply,
-            } => settle(conn, reply, |c| users::add(c, &name, &token_sha256, admin)),
+            W::User(write) => write.apply(conn),
             W::Checkpoint(write) => write.apply(conn),
             W::Grant(write) => write.apply(conn),
-            W::RemoveUser { name, reply } => settle(conn, reply, |c| users::remove(c, &name)),
-            W::SetUserBudget {
-                name,
-                budget_monthly,
-                reply,
-            } => settle(conn, reply, |c| users::set_budget(c, &name, budget_monthly)),
             W::RecordUsage { record, reply } => {
                 settle(conn, reply, |c| usage::insert_queued(c, &record))
             }

@@ -4,16 +4,52 @@ use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 
+use super::settle::{Refusal, Reply, Settled, settle};
 use crate::error::{is_unique_violation, sqlite};
 use crate::queries::execute;
 use crate::time::now;
 
-pub(super) fn add(
-    conn: &Connection,
-    name: &str,
-    token_sha256: &str,
-    admin: bool,
-) -> RepoResult<()> {
+/// A write of the web app's users, with where its answer goes.
+#[derive(Debug)]
+pub(crate) enum UserWrite {
+    /// Adds a web user.
+    Add {
+        name: String,
+        token_sha256: String,
+        admin: bool,
+        reply: Reply<()>,
+    },
+    /// Removes a web user; whether there was one.
+    Remove { name: String, reply: Reply<bool> },
+    /// Sets (or clears) a web user's own monthly budget; whether there was such a user.
+    SetBudget {
+        name: String,
+        budget_monthly: Option<i64>,
+        reply: Reply<bool>,
+    },
+}
+
+impl UserWrite {
+    /// Runs the write on `conn` (or takes the refusal's error): its answer.
+    pub(super) fn apply(self, conn: Result<&Connection, &Refusal>) -> Settled {
+        match self {
+            Self::Add {
+                name,
+                token_sha256,
+                admin,
+                reply,
+            } => settle(conn, reply, |c| add(c, &name, &token_sha256, admin)),
+            Self::Remove { name, reply } => settle(conn, reply, |c| remove(c, &name)),
+            Self::SetBudget {
+                name,
+                budget_monthly,
+                reply,
+            } => settle(conn, reply, |c| set_budget(c, &name, budget_monthly)),
+        }
+    }
+}
+
+fn add(conn: &Connection, name: &str, token_sha256: &str, admin: bool) -> RepoResult<()> {
     const ACTION: &str = "adding a user";
     let (_, at) = now();
     conn.prepare_cached(
@@ -30,7 +66,7 @@ pub(super) fn add(
     Ok(())
 }
 
-pub(super) fn remove(conn: &Connection, name: &str) -> RepoResult<bool> {
+fn remove(conn: &Connection, name: &str) -> RepoResult<bool> {
     let changed = execute(
         conn,
         "removing a user",
@@ -40,11 +76,7 @@ pub(super) fn remove(conn: &Connection, name: &str) -> RepoResult<bool> {
     Ok(changed > 0)
 }
 
-pub(super) fn set_budget(
-    conn: &Connection,
-    name: &str,
-    budget_monthly: Option<i64>,
-) -> RepoResult<bool> {
+fn set_budget(conn: &Connection, name: &str, budget_monthly: Option<i64>) -> RepoResult<bool> {
     let changed = execute(
         conn,
         "setting a user's monthly budget",

@@ -270,7 +270,7 @@ mod tests {
             (
                 "/permissions revoke x",
                 Some(Err(
-                    "usage: /permissions [revoke ID] (the id from /permissions)".into(),
+                    "usage: /permissions [revoke ID] (the id from /permissions)",
                 )),
             ),
             ("/compact", Some(Ok(Slash::Compact(None)))),
