@@ -2,6 +2,7 @@
 //! waker here once per tick instead of holding a timer of its own, and one task wakes
 //! them all every [`KEEP_ALIVE_EVERY`] (while any waits).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -13,6 +14,8 @@ pub(crate) const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 #[derive(Debug)]
 pub(crate) struct Ticks {
     every: Duration,
+    /// `State::epoch`, read without the lock by a stream that already waits.
+    epoch: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -38,6 +41,7 @@ impl Ticks {
     pub(crate) fn new(every: Duration) -> Arc<Self> {
         Arc::new(Self {
             every,
+            epoch: AtomicU64::new(0),
             state: Mutex::default(),
         })
     }
@@ -58,6 +62,10 @@ impl Ticks {
     /// otherwise, `cx` woken at the next tick. Each stream's task leaves one waker per
     /// tick (a task's wakers all wake it).
     pub(crate) fn poll_tick(self: &Arc<Self>, seen: &mut Seen, cx: &mut Context<'_>) -> Poll<()> {
+        // A stream polled for its events between ticks takes no lock.
+        if seen.waiting && self.epoch.load(Ordering::Acquire) == seen.epoch {
+            return Poll::Pending;
+        }
         let mut state = self.lock();
         if state.epoch != seen.epoch {
             *seen = Seen {
@@ -88,6 +96,7 @@ async fn tick(ticks: Weak<Ticks>, every: Duration) {
         let waiting = {
             let mut state = ticks.lock();
             state.epoch += 1;
+            ticks.epoch.store(state.epoch, Ordering::Release);
             if state.waiting.is_empty() {
                 // Started again by the next stream that waits.
                 state.ticking = false;
@@ -125,7 +134,8 @@ mod tests {
         let ticks = Ticks::new(Duration::from_secs(3600));
         let mut seen = ticks.seen();
         for _ in 0..3 {
-            let polled = std::future::poll_fn(|cx| Poll::Ready(ticks.poll_tick(&mut seen, cx))).await;
+            let polled =
+                std::future::poll_fn(|cx| Poll::Ready(ticks.poll_tick(&mut seen, cx))).await;
             assert!(polled.is_pending());
         }
         assert_eq!(ticks.lock().waiting.len(), 1);

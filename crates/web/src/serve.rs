@@ -52,7 +52,11 @@ impl OwnConnection {
         let slot: BodySlot = Arc::new(Mutex::new(Some(Box::new(body))));
         let pieces = Arc::clone(&slot);
         let through_hyper = futures::stream::poll_fn(move |cx| {
-            match pieces.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            match pieces
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_mut()
+            {
                 Some(body) => body
                     .poll_piece(cx)
                     .map(|piece| piece.map(Ok::<_, Infallible>)),

@@ -13,8 +13,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use smallebot_application::events::{Capacity, Replay};
 use smallebot_application::Event;
+use smallebot_application::events::{Capacity, Replay};
 use smallebot_protocol::events::{ConfirmEvent, ReloadEvent};
 use tokio::sync::watch;
 
@@ -181,10 +181,19 @@ mod tests {
         let cases = [
             (None, Some(7), "{\"a\":1}", "id: 7\ndata: {\"a\":1}\n\n"),
             (Some("reload"), None, "{}", "event: reload\ndata: {}\n\n"),
-            (Some("confirm"), None, "a\nb", "event: confirm\ndata: a\ndata: b\n\n"),
+            (
+                Some("confirm"),
+                None,
+                "a\nb",
+                "event: confirm\ndata: a\ndata: b\n\n",
+            ),
         ];
         for (event, id, data, expected) in cases {
-            assert_eq!(sse_text(event, id, data), Bytes::from(expected), "{expected:?}");
+            assert_eq!(
+                sse_text(event, id, data),
+                Bytes::from(expected),
+                "{expected:?}"
+            );
         }
     }
 }

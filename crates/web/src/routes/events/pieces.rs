@@ -106,7 +106,11 @@ impl OwnBody for EventPieces {
 impl Live {
     /// The next event or question as SSE; `None` at the end (with `last` to send first
     /// when the stream fell behind).
-    fn poll_event(&mut self, cx: &mut Context<'_>, last: &mut Option<Bytes>) -> Poll<Option<Bytes>> {
+    fn poll_event(
+        &mut self,
+        cx: &mut Context<'_>,
+        last: &mut Option<Bytes>,
+    ) -> Poll<Option<Bytes>> {
         // Right after a delta, the next event waits out the pace (deltas join meanwhile).
         if self.pacing {
             if let Some(pace) = self.pace.as_mut() {
