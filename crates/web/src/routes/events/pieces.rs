@@ -178,3 +178,35 @@ impl Drop for Subscriber {
         self.0.sse_subscribers(false);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smallebot_application::events::EventBus;
+    use smallebot_core::ids::ConversationId;
+
+    async fn next(pieces: &mut EventPieces) -> Option<Bytes> {
+        std::future::poll_fn(|cx| pieces.poll_piece(cx)).await
+    }
+
+    #[tokio::test]
+    async fn an_idle_stream_sends_a_keep_alive_at_each_shared_tick_and_events_as_they_come() {
+        let bus = EventBus::new();
+        let c = ConversationId::new();
+        let ticks = Ticks::new(Duration::from_millis(20));
+        let mut pieces = EventPieces::live(bus.subscribe(c), None, Arc::clone(&ticks), None);
+        assert_eq!(next(&mut pieces).await, Some(Bytes::from_static(KEEP_ALIVE)));
+        assert_eq!(next(&mut pieces).await, Some(Bytes::from_static(KEEP_ALIVE)));
+        bus.emit(c, None, EventKind::TurnCancelled);
+        let event = next(&mut pieces).await.unwrap_or_default();
+        assert!(event.starts_with(b"id: 1\ndata: {"), "{event:?}");
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_one_event_ends_after_it() {
+        let ticks = Ticks::new(Duration::from_secs(3600));
+        let mut pieces = EventPieces::only(Bytes::from_static(b"x"), ticks, None);
+        assert_eq!(next(&mut pieces).await, Some(Bytes::from_static(b"x")));
+        assert_eq!(next(&mut pieces).await, None);
+    }
+}
