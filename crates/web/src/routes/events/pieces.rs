@@ -195,8 +195,14 @@ mod tests {
         let c = ConversationId::new();
         let ticks = Ticks::new(Duration::from_millis(20));
         let mut pieces = EventPieces::live(bus.subscribe(c), None, Arc::clone(&ticks), None);
-        assert_eq!(next(&mut pieces).await, Some(Bytes::from_static(KEEP_ALIVE)));
-        assert_eq!(next(&mut pieces).await, Some(Bytes::from_static(KEEP_ALIVE)));
+        assert_eq!(
+            next(&mut pieces).await,
+            Some(Bytes::from_static(KEEP_ALIVE))
+        );
+        assert_eq!(
+            next(&mut pieces).await,
+            Some(Bytes::from_static(KEEP_ALIVE))
+        );
         bus.emit(c, None, EventKind::TurnCancelled);
         let event = next(&mut pieces).await.unwrap_or_default();
         assert!(event.starts_with(b"id: 1\ndata: {"), "{event:?}");
