@@ -60,6 +60,7 @@ mod error;
 mod guard;
 mod images;
 mod json_errors;
+mod keep_alive;
 pub mod login_limit;
 mod markdown;
 pub mod public_name;

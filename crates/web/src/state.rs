@@ -8,6 +8,7 @@ use smallebot_application::ports::{AgentDirectory, ConversationRewind, MetricsEx
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
+use crate::keep_alive::{KEEP_ALIVE_EVERY, Ticks};
 use crate::login_limit::LoginLimiter;
 use crate::render_pool::{RenderPool, default_places};
 use crate::users::{TokenUsers, UserServices, UserSkills};
@@ -38,6 +39,8 @@ pub struct WebState {
     pub(crate) renders: RenderPool,
     pub(crate) metrics: Option<Arc<dyn MetricsExport>>,
     pub(crate) metrics_token: Option<Arc<str>>,
+    /// The keep-alive tick all event streams share.
+    pub(crate) keep_alive: Arc<Ticks>,
 }
 
 impl WebState {
@@ -62,6 +65,7 @@ impl WebState {
             renders: RenderPool::new(default_places()),
             metrics: None,
             metrics_token: None,
+            keep_alive: Ticks::new(KEEP_ALIVE_EVERY),
             login_limit: Arc::default(),
             https: false,
         }

@@ -178,6 +178,16 @@ impl EventSubscription {
         }
     }
 
+    /// The next event without a future to keep (for a hand-written stream): `None`
+    /// as [`recv`](Self::recv) says; pending, with `cx` woken when one comes, while
+    /// none waits.
+    pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Event>> {
+        match &mut self.receiver {
+            Receiver::Unbounded(r) => r.poll_recv(cx),
+            Receiver::Bounded(r) => r.poll_recv(cx),
+        }
+    }
+
     /// The next event if one is already queued.
     pub fn try_recv(&mut self) -> Option<Event> {
         match &mut self.receiver {

@@ -1,15 +1,20 @@
 //! `GET /api/conversations/{id}/events`: one conversation's events, live, as
 //! server-sent events.
 
-use std::convert::Infallible;
-use std::time::{Duration, Instant};
+mod pieces;
 
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use smallebot_application::Event;
 use smallebot_application::events::{Capacity, Replay};
-use smallebot_application::{Event, EventKind, EventSubscription};
 use smallebot_protocol::events::{ConfirmEvent, ReloadEvent};
 use tokio::sync::watch;
 
@@ -19,28 +24,13 @@ use crate::confirm::PendingConfirmation;
 use crate::error::ApiError;
 use crate::serve::OwnConnection;
 use crate::state::WebState;
+use pieces::EventPieces;
 
 /// The least time between two deltas a stream sends (about a frame): the deltas that
 /// come meanwhile wait in the stream's queue, which joins them, so a fast model's
 /// thousands of small deltas reach the page as a few dozen a second instead of each
 /// being an event the page must handle.
 pub(crate) const DELTA_PACE: Duration = Duration::from_millis(16);
-
-/// Where a stream is.
-enum Phase {
-    /// Sending events (and, with a confirmer, its questions for this conversation).
-    Live(Live),
-    /// The `reload` event was sent; end.
-    Done,
-}
-
-/// A stream sending events.
-struct Live {
-    subscription: EventSubscription,
-    confirmations: Option<watch::Receiver<Option<PendingConfirmation>>>,
-    /// When the last event sent was a delta: when it was sent.
-    delta_sent: Option<Instant>,
-}
 
 /// Streams the conversation's events: each as its protocol form
 /// (`smallebot_protocol::events::Event`: the envelope's ids and the event's `type` and
@@ -57,7 +47,9 @@ struct Live {
 /// timed out or dropped), without an id.
 ///
 /// The response is marked [`OwnConnection`]: [`serve`](crate::serve) writes it on its
-/// socket by itself (an idle stream holds no HTTP buffers).
+/// socket by itself (an idle stream holds no HTTP buffers), and its body is one small
+/// state machine ([`EventPieces`]) with a keep-alive comment at each of the shared
+/// ticks (every [`KEEP_ALIVE_EVERY`](crate::keep_alive::KEEP_ALIVE_EVERY)).
 pub(crate) async fn stream(
     State(state): State<WebState>,
     user: CurrentUser,
@@ -82,119 +74,51 @@ pub(crate) async fn stream(
         replay,
         Capacity::Bounded(state.stream_queue),
     );
-    let first = if subscription.missed_events() {
-        Some(reload("some events since Last-Event-ID are no longer kept"))
+    let ticks = Arc::clone(&state.keep_alive);
+    let metrics = state.metrics.clone();
+    let pieces = if subscription.missed_events() {
+        EventPieces::only(
+            reload("some events since Last-Event-ID are no longer kept"),
+            ticks,
+            metrics,
+        )
     } else {
-        None
+        // A question already waiting is shown at once (a page opened later).
+        let confirmations = state.confirmer.as_ref().map(|c| {
+            let mut watched = c.watch(conversation.id);
+            if watched.borrow().is_some() {
+                watched.mark_changed();
+            }
+            questions(watched)
+        });
+        EventPieces::live(subscription, confirmations, ticks, metrics)
     };
-    let start = match first {
-        Some(event) => futures::future::Either::Left(futures::stream::once(async move {
-            Ok::<_, Infallible>(event)
-        })),
-        None => {
-            // A question already waiting is shown at once (a page opened later).
-            let confirmations = state.confirmer.as_ref().map(|c| {
-                let mut watched = c.watch(conversation.id);
-                if watched.borrow().is_some() {
-                    watched.mark_changed();
-                }
-                watched
-            });
-            futures::future::Either::Right(futures::stream::unfold(
-                Phase::Live(Live {
-                    subscription,
-                    confirmations,
-                    delta_sent: None,
-                }),
-                next,
-            ))
-        }
-    };
-    // Counted as a subscriber while the stream lives (dropped when the client goes).
-    let counted = state.metrics.clone().map(Subscriber::new);
-    let start = futures::StreamExt::map(start, move |event| {
-        let _counted = &counted;
-        event
-    });
-    let mut response = Sse::new(start)
-        .keep_alive(KeepAlive::default())
-        .into_response();
-    response.extensions_mut().insert(OwnConnection);
+    let mut response = OwnConnection::response(pieces);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     Ok(response)
 }
 
-/// One event-stream subscriber in the metrics, from its start to its drop.
-struct Subscriber(std::sync::Arc<dyn smallebot_application::ports::MetricsExport>);
-
-impl Subscriber {
-    fn new(metrics: std::sync::Arc<dyn smallebot_application::ports::MetricsExport>) -> Self {
-        metrics.sse_subscribers(true);
-        Self(metrics)
-    }
-}
-
-impl Drop for Subscriber {
-    fn drop(&mut self) {
-        self.0.sse_subscribers(false);
-    }
-}
-
-/// The stream's next SSE event.
-async fn next(phase: Phase) -> Option<(Result<SseEvent, Infallible>, Phase)> {
-    let Phase::Live(mut live) = phase else {
-        return None;
-    };
-    // Right after a delta, the next event waits out the pace (deltas join meanwhile).
-    if let Some(sent) = live.delta_sent.take() {
-        tokio::time::sleep_until((sent + DELTA_PACE).into()).await;
-    }
-    let Live {
-        subscription,
-        confirmations,
-        ..
-    } = &mut live;
-    let question = async {
-        if let Some(watched) = confirmations.as_mut()
-            && watched.changed().await.is_ok()
-        {
-            return Some(watched.borrow_and_update().clone());
-        }
-        // No confirmer (or it is gone): only events.
-        std::future::pending().await
-    };
-    let event = tokio::select! {
-        biased;
-        event = subscription.recv() => event,
-        Some(pending) = question => {
-            return Some((Ok(confirm(pending.as_ref())), Phase::Live(live)));
-        }
-    };
-    match event {
-        Some(event) => {
-            let delta = matches!(
-                event.kind,
-                EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. }
-            );
-            // Once what waited is sent, the next delta waits out the pace.
-            let sent = sse(event);
-            let drained = live.subscription.queued() == 0;
-            live.delta_sent = (delta && drained).then(Instant::now);
-            Some((Ok(sent), Phase::Live(live)))
-        }
-        None if subscription.lagged() => Some((
-            Ok(reload("this stream fell too far behind the conversation")),
-            Phase::Done,
-        )),
-        None => None,
-    }
+/// The questions `watched` shows, each change once (`None` when none waits any more).
+fn questions(
+    watched: watch::Receiver<Option<PendingConfirmation>>,
+) -> BoxStream<'static, Option<PendingConfirmation>> {
+    futures::stream::unfold(watched, |mut watched| async move {
+        watched.changed().await.ok()?;
+        let pending = watched.borrow_and_update().clone();
+        Some((pending, watched))
+    })
+    .boxed()
 }
 
 /// A `confirm` event: the command waiting for an answer, or `ConfirmationClosed` once
 /// none waits.
-fn confirm(pending: Option<&PendingConfirmation>) -> SseEvent {
-    SseEvent::default()
-        .event("confirm")
-        .data(json(&confirm_event(pending)))
+fn confirm(pending: Option<&PendingConfirmation>) -> Bytes {
+    sse_text(Some("confirm"), None, &json(&confirm_event(pending)))
 }
 
 /// A `confirm` event's data: the call waiting, or none.
@@ -214,18 +138,31 @@ fn confirm_event(pending: Option<&PendingConfirmation>) -> ConfirmEvent {
 }
 
 /// An event as SSE, its `seq` as id and its protocol form as data.
-fn sse(event: Event) -> SseEvent {
+fn sse(event: Event) -> Bytes {
     let sent = event.into_wire();
-    SseEvent::default()
-        .id(sent.seq.to_string())
-        .data(json(&sent))
+    sse_text(None, Some(sent.seq), &json(&sent))
 }
 
 /// The `reload` event: the client must reload the conversation and reconnect afresh.
-fn reload(reason: &str) -> SseEvent {
-    SseEvent::default()
-        .event("reload")
-        .data(json(&ReloadEvent::new(reason)))
+fn reload(reason: &str) -> Bytes {
+    sse_text(Some("reload"), None, &json(&ReloadEvent::new(reason)))
+}
+
+/// One SSE event: its `event` name and `id` when given, then `data` (a line each of its
+/// lines), then the empty line that ends it.
+fn sse_text(event: Option<&str>, id: Option<u64>, data: &str) -> Bytes {
+    let mut text = String::with_capacity(data.len() + 32);
+    if let Some(event) = event {
+        let _ = writeln!(text, "event: {event}");
+    }
+    if let Some(id) = id {
+        let _ = writeln!(text, "id: {id}");
+    }
+    for line in data.split('\n') {
+        let _ = writeln!(text, "data: {line}");
+    }
+    text.push('\n');
+    Bytes::from(text)
 }
 
 /// A protocol value as JSON text (its types always serialize).
@@ -233,4 +170,30 @@ fn json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|err| {
         serde_json::json!({ "type": "Error", "error": err.to_string() }).to_string()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_its_name_id_and_data_lines_then_an_empty_line() {
+        let cases = [
+            (None, Some(7), "{\"a\":1}", "id: 7\ndata: {\"a\":1}\n\n"),
+            (Some("reload"), None, "{}", "event: reload\ndata: {}\n\n"),
+            (
+                Some("confirm"),
+                None,
+                "a\nb",
+                "event: confirm\ndata: a\ndata: b\n\n",
+            ),
+        ];
+        for (event, id, data, expected) in cases {
+            assert_eq!(
+                sse_text(event, id, data),
+                Bytes::from(expected),
+                "{expected:?}"
+            );
+        }
+    }
 }

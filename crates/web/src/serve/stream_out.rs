@@ -4,61 +4,105 @@
 //! buffer; the end of the client's side ends the response.
 
 use std::io::Write as _;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
-use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, Version, header};
 use axum::response::Response;
-use futures::StreamExt;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::OwnBody;
+
 /// Writes `response`'s head to `stream` for a request made in `version` (`HTTP/1.0` or
-/// `HTTP/1.1`); its body and whether it goes chunked, for [`send`]. `None` when the
-/// write failed (the client went).
+/// `HTTP/1.1`); whether its body goes chunked, for [`Send`]. `None` when the write
+/// failed (the client went).
 pub(super) async fn write_head(
     stream: &mut TcpStream,
     response: Response,
     version: Version,
-) -> Option<(Body, bool)> {
+) -> Option<bool> {
     // Each event as soon as it is written (no waiting for the one before to be acked).
     let _ = stream.set_nodelay(true);
     let chunked = version == Version::HTTP_11;
-    let (parts, body) = response.into_parts();
+    let (parts, _) = response.into_parts();
     let head = head(parts.status, &parts.headers, version, chunked);
     stream.write_all(&head).await.ok()?;
-    Some((body, chunked))
+    Some(chunked)
 }
 
-/// Sends `body` on `stream` (after [`write_head`]) until it ends, the client goes or a
-/// write fails; then closes the connection. What runs while the stream idles: it holds
-/// only the socket and the body.
-pub(super) async fn send(mut stream: TcpStream, body: Body, chunked: bool) {
-    if send_body(&mut stream, body, chunked).await && chunked {
-        let _ = stream.write_all(b"0\r\n\r\n").await;
-    }
-    let _ = stream.shutdown().await;
+/// Sends a body on its socket (after [`write_head`]) until it ends, the client goes or
+/// a write fails; then closes the connection. What runs while the stream idles, a state
+/// machine of its own: the socket, the body, and a buffer only while a piece is being
+/// written.
+pub(super) struct Send {
+    stream: TcpStream,
+    body: Box<dyn OwnBody>,
+    chunked: bool,
+    /// The piece being written (empty between pieces: no buffer held) and how much of
+    /// it went.
+    out: Vec<u8>,
+    written: usize,
+    /// The body ended: once `out` is written, close.
+    ended: bool,
 }
 
-/// Sends `body`'s pieces; whether it ended (rather than the client going, a write
-/// failing or the body failing).
-async fn send_body(stream: &mut TcpStream, body: Body, chunked: bool) -> bool {
-    let mut pieces = body.into_data_stream();
-    loop {
-        let piece = tokio::select! {
-            piece = pieces.next() => piece,
-            () = client_gone(stream) => return false,
-        };
-        let data = match piece {
-            None => return true,
-            Some(Err(_)) => return false,
-            Some(Ok(data)) => data,
-        };
-        // An empty chunk would end a chunked body.
-        if data.is_empty() {
-            continue;
+impl Send {
+    /// Sends `body` on `stream`, chunked or not.
+    pub(super) fn new(stream: TcpStream, body: Box<dyn OwnBody>, chunked: bool) -> Self {
+        Self {
+            stream,
+            body,
+            chunked,
+            out: Vec::new(),
+            written: 0,
+            ended: false,
         }
-        if stream.write_all(&frame(&data, chunked)).await.is_err() {
-            return false;
+    }
+
+    /// Writes what `out` holds; ready with whether it all went (false: the write
+    /// failed).
+    fn poll_flush_out(&mut self, cx: &mut Context<'_>) -> Poll<bool> {
+        while self.written < self.out.len() {
+            match Pin::new(&mut self.stream).poll_write(cx, &self.out[self.written..]) {
+                Poll::Ready(Ok(0) | Err(_)) => return Poll::Ready(false),
+                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.out = Vec::new();
+        self.written = 0;
+        Poll::Ready(true)
+    }
+}
+
+impl Future for Send {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        loop {
+            let done = client_gone(&this.stream, cx).is_ready()
+                || match this.poll_flush_out(cx) {
+                    Poll::Ready(written) => !written || this.ended,
+                    Poll::Pending => return Poll::Pending,
+                };
+            if done {
+                let _ = Pin::new(&mut this.stream).poll_shutdown(cx);
+                return Poll::Ready(());
+            }
+            match this.body.poll_piece(cx) {
+                // An empty chunk would end a chunked body.
+                Poll::Ready(Some(data)) if data.is_empty() => {}
+                Poll::Ready(Some(data)) => this.out = frame(&data, this.chunked),
+                Poll::Ready(None) => {
+                    this.ended = true;
+                    if this.chunked {
+                        this.out = b"0\r\n\r\n".to_vec();
+                    }
+                }
+                Poll::Pending => return Poll::Pending,
+            }
         }
     }
 }
@@ -75,19 +119,23 @@ fn frame(data: &[u8], chunked: bool) -> Vec<u8> {
     framed
 }
 
-/// Resolves once the client closed its side (or the socket failed). Bytes it sends
-/// meanwhile (nothing is expected after the request) are read and dropped.
-async fn client_gone(stream: &TcpStream) {
+/// Ready once the client closed its side (or the socket failed); pending (`cx` woken
+/// when the socket is readable) otherwise. Bytes it sends meanwhile (nothing is
+/// expected after the request) are read and dropped.
+fn client_gone(stream: &TcpStream, cx: &mut Context<'_>) -> Poll<()> {
     let mut scratch = [0u8; 16];
     loop {
-        if stream.readable().await.is_err() {
-            return;
+        match stream.poll_read_ready(cx) {
+            Poll::Ready(Ok(())) => {}
+            Poll::Ready(Err(_)) => return Poll::Ready(()),
+            Poll::Pending => return Poll::Pending,
         }
         match stream.try_read(&mut scratch) {
-            Ok(0) => return,
+            Ok(0) => return Poll::Ready(()),
+            // Dropped; a read that would block clears the readiness: wait again.
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(_) => return,
+            Err(_) => return Poll::Ready(()),
         }
     }
 }

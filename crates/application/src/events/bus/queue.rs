@@ -6,8 +6,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
-
-use tokio::sync::Notify;
+use std::task::{Context, Poll, Waker};
 
 use crate::events::{Event, EventKind};
 
@@ -34,12 +33,13 @@ struct State {
     sender_gone: bool,
     /// The receiving end is gone: deliver nothing more.
     receiver_gone: bool,
+    /// The receiver waiting for an event (no waiter list: one receiver, one waker).
+    waiting: Option<Waker>,
 }
 
 #[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
-    ready: Notify,
     limits: QueueLimits,
 }
 
@@ -61,7 +61,6 @@ pub(super) fn queue(limits: QueueLimits) -> (QueueSender, QueueReceiver) {
     };
     let shared = Arc::new(Shared {
         state: Mutex::default(),
-        ready: Notify::new(),
         limits,
     });
     (QueueSender(Arc::clone(&shared)), QueueReceiver(shared))
@@ -102,8 +101,7 @@ impl QueueSender {
                 match join(last, event) {
                     None => {
                         state.bytes += added;
-                        drop(state);
-                        self.0.ready.notify_one();
+                        wake(state);
                         return Ok(());
                     }
                     Some(event) => event,
@@ -116,16 +114,16 @@ impl QueueSender {
         }
         state.events.push_back(event);
         state.bytes += added;
-        drop(state);
-        self.0.ready.notify_one();
+        wake(state);
         Ok(())
     }
 }
 
 impl Drop for QueueSender {
     fn drop(&mut self) {
-        self.0.lock().sender_gone = true;
-        self.0.ready.notify_one();
+        let mut state = self.0.lock();
+        state.sender_gone = true;
+        wake(state);
     }
 }
 
@@ -136,19 +134,25 @@ pub(super) struct QueueReceiver(Arc<Shared>);
 impl QueueReceiver {
     /// The next event; `None` once the sender is gone and nothing waits.
     pub(super) async fn recv(&mut self) -> Option<Event> {
-        loop {
-            {
-                let mut state = self.0.lock();
-                if let Some(event) = take(&mut state) {
-                    return Some(event);
-                }
-                if state.sender_gone {
-                    return None;
-                }
-            }
-            // A push between the check and here leaves a permit: this returns at once.
-            self.0.ready.notified().await;
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next event, or `None` once the sender is gone and nothing waits; pending
+    /// (`cx` woken by the next push or the sender's end) while the queue is empty.
+    /// Nothing is held between polls but the waker.
+    pub(super) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        let mut state = self.0.lock();
+        if let Some(event) = take(&mut state) {
+            return Poll::Ready(Some(event));
         }
+        if state.sender_gone {
+            return Poll::Ready(None);
+        }
+        match &mut state.waiting {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            waiting => *waiting = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 
     /// The next event if one waits.
@@ -167,6 +171,16 @@ impl Drop for QueueReceiver {
         let mut state = self.0.lock();
         state.receiver_gone = true;
         state.events.clear();
+        state.waiting = None;
+    }
+}
+
+/// Releases `state` and wakes the receiver waiting on it, if any.
+fn wake(mut state: MutexGuard<'_, State>) {
+    let waiting = state.waiting.take();
+    drop(state);
+    if let Some(waker) = waiting {
+        waker.wake();
     }
 }
 

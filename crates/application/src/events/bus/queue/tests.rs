@@ -168,3 +168,33 @@ fn only_deltas_of_one_kind_in_one_turn_join() {
         }
     }
 }
+
+/// Counts its wakes.
+#[derive(Default)]
+struct Wakes(std::sync::atomic::AtomicUsize);
+
+impl futures::task::ArcWake for Wakes {
+    fn wake_by_ref(arc_self: &Arc<Self>) {
+        arc_self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_pending_poll_keeps_only_the_waker_which_a_push_and_the_senders_end_wake() {
+    let c = ConversationId::new();
+    let wakes = Arc::new(Wakes::default());
+    let waker = futures::task::waker(Arc::clone(&wakes));
+    let mut cx = Context::from_waker(&waker);
+    let (sender, mut receiver) = queue(limits(4, 64));
+    assert!(receiver.poll_recv(&mut cx).is_pending());
+    // Polled again while waiting: still one waker, no wake.
+    assert!(receiver.poll_recv(&mut cx).is_pending());
+    assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    sender.push(Event::new(c, None, 1, text("a"))).unwrap();
+    assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(matches!(receiver.poll_recv(&mut cx), Poll::Ready(Some(_))));
+    assert!(receiver.poll_recv(&mut cx).is_pending());
+    drop(sender);
+    assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert!(matches!(receiver.poll_recv(&mut cx), Poll::Ready(None)));
+}
