@@ -16,7 +16,7 @@ mod usage;
 
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
-    ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
+    ContextUsage, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
     ToolCallRow,
 };
 pub use usage::{UsageCost, UsageGroup, UsageReport};
