@@ -67,7 +67,8 @@ async fn a_blocking_pre_tool_use_hook_is_listed_on_the_calls_card() {
     let line = "document.querySelector('[data-call-id=\"t1\"] .hooks li')?.textContent";
     for reload in [false, true] {
         if reload {
-            eval(&page, "location.reload(), true").await;
+            page.reload().await.unwrap();
+            wait_for(&page, "!document.getElementById('input').disabled").await;
         }
         wait_for(&page, &format!("({line} || '').includes('block')")).await;
         let text = eval(&page, line).await;
