@@ -54,7 +54,10 @@ async fn a_pre_tool_use_hook_exiting_2_blocks_rm_and_the_model_reads_why() {
     .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), "Done.");
-    assert_eq!(std::fs::read_to_string(workspace.join("x")).unwrap(), "keep me");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("x")).unwrap(),
+        "keep me"
+    );
     assert!(workspace.join("made").is_file(), "the hook let nothing run");
 
     // The model's next request carries the hook's reason as the blocked call's result.
@@ -94,7 +97,8 @@ async fn a_pre_tool_use_hook_exiting_2_blocks_rm_and_the_model_reads_why() {
     assert!(shown.contains("Hooks run:"), "{shown}");
     let line = |exit: &str| {
         shown.lines().any(|l| {
-            l.trim_start().starts_with("PreToolUse ExecuteCommand: if grep")
+            l.trim_start()
+                .starts_with("PreToolUse ExecuteCommand: if grep")
                 && l.contains(&format!("-> {exit}"))
         })
     };
