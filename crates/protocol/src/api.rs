@@ -16,8 +16,8 @@ mod usage;
 
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
-    ContextUsage, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline, TimelineRow,
-    ToolCallRow,
+    ContextUsage, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,
+    TimelineRow, ToolCallRow,
 };
 pub use usage::{UsageCost, UsageGroup, UsageReport};
 

@@ -8,6 +8,7 @@ use smallebot_application::ports::{CommandConfirmer, Hooks};
 use smallebot_core::rules::permission::PermissionRules;
 
 use super::AgentAssembly;
+use crate::tools::HookRunner;
 
 impl AgentAssembly {
     /// The permission rules every tool call is decided by (an assembly from a home has
@@ -33,6 +34,14 @@ impl AgentAssembly {
     #[must_use]
     pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
         self.hooks = Some(hooks);
+        self
+    }
+
+    /// The hooks `runner` runs (as a home's hooks.json gives them), recording each run
+    /// in the assembly's store; hooks given by [`AgentAssembly::hooks`] take their place.
+    #[must_use]
+    pub fn hook_runner(mut self, runner: HookRunner) -> Self {
+        self.home_hooks = Some(runner);
         self
     }
 

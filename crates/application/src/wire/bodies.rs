@@ -82,6 +82,17 @@ pub fn file_change_card(change: &entities::TurnFileChange) -> api::FileChangeCar
     }
 }
 
+/// A hook's run for a tool call, as the tool's card shows it.
+pub fn hook_run_card(run: &entities::HookRun) -> api::HookRunCard {
+    api::HookRunCard {
+        event: run.event.clone(),
+        command: run.command.clone(),
+        exit_code: run.exit_code,
+        duration_ms: run.duration_ms,
+        decision: run.decision.clone(),
+    }
+}
+
 /// A turn and how it ended.
 pub fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
     api::TurnOutcome {

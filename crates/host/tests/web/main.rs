@@ -25,6 +25,7 @@ mod browser_connection;
 mod browser_diff;
 mod browser_drafts;
 mod browser_export;
+mod browser_hooks;
 mod browser_keyboard;
 mod browser_layout;
 mod browser_list;

@@ -86,9 +86,28 @@ pub struct TimelineRow {
     /// when it replaced none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<MessageVersion>,
+    /// A tool call's hook runs (hooks.json's `PreToolUse`, `PostToolUse`), in the
+    /// order they ended; absent when no hook ran for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<HookRunCard>,
     /// The row, tagged by `kind`.
     #[serde(flatten)]
     pub row: Row,
+}
+
+/// One run of a hook (hooks.json) for a tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HookRunCard {
+    /// The event it ran at (`PreToolUse`, `PostToolUse`).
+    pub event: String,
+    /// Its command line.
+    pub command: String,
+    /// Its exit code; `null` when it was killed (timeout, cancel, a signal).
+    pub exit_code: Option<i32>,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: u64,
+    /// What it decided: `allow`, `ask`, `block`, `warning`, or empty.
+    pub decision: String,
 }
 
 /// A stored row, tagged by `kind`.

@@ -1,6 +1,7 @@
 // Tool cards by kind: a command as a terminal block (command, output, exit code and
 // sandbox), a file write as its path and content (its diff when it replaced a file), reads and task tools folded to one
-// line, anything else with its arguments pretty-printed. Every card folds (<details>).
+// line, anything else with its arguments pretty-printed; the hooks.json runs for the call
+// listed under it. Every card folds (<details>).
 import { diffBlock, splitDiff } from "./diff.js";
 import { button, element } from "./dom.js";
 
@@ -58,9 +59,26 @@ export function toolCard(call) {
     const pretty = args ? JSON.stringify(args, null, 2) : call.arguments;
     body.append(element("pre", "arguments", pretty), element("pre", "result"));
   }
+  if (Array.isArray(call.hooks) && call.hooks.length) body.append(hooksList(call.hooks));
   card.append(body);
   setResult(card, call.result);
   return card;
+}
+
+// The hooks.json runs for the call, a line each: `PreToolUse: sh check.sh → exit 2,
+// 12 ms, block` (text only).
+function hooksList(runs) {
+  const box = element("div", "hooks");
+  box.append(element("span", "hooks-label", "hooks"));
+  const list = element("ul");
+  for (const run of runs) {
+    const exit = run.exit_code === null || run.exit_code === undefined ? "killed" : `exit ${run.exit_code}`;
+    const decision = run.decision ? `, ${run.decision}` : "";
+    const item = element("li", `hook ${run.decision || "none"}`, `${run.event}: ${run.command} → ${exit}, ${run.duration_ms} ms${decision}`);
+    list.append(item);
+  }
+  box.append(list);
+  return box;
 }
 
 /** Marks `card` finished with `status` and `result`. */

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use smallebot_application::ConversationService;
-use smallebot_core::entities::{AnswerVersion, HistoryRow, Message, Role};
+use smallebot_core::entities::{AnswerVersion, HistoryRow, HookRun, Message, Role};
 use smallebot_core::ids::{ConversationId, MessageId, TurnId};
 use smallebot_core::rules::message_versions::earlier_versions;
 use smallebot_core::tasks::{CORRUPT_TASK_FILE, TaskStoreError};
@@ -68,6 +68,7 @@ pub(crate) async fn timeline(
     // One indexed query: a conversation that delegated nothing pays next to nothing.
     let sub_agents = super::sub_agents::sub_agents_of(store.as_ref(), &conversation).await?;
     let file_changes = store.file_changes(conversation.id).await?;
+    let mut hooks = hooks_by_call(store.hook_runs(conversation.id).await?);
     let mut row_htmls = row_htmls.into_iter();
     Ok(Json(Timeline {
         rows: rows
@@ -86,6 +87,12 @@ pub(crate) async fn timeline(
                 },
                 versions: match row {
                     HistoryRow::Message(m) => versions.remove(&m.id).unwrap_or_default(),
+                    _ => Vec::new(),
+                },
+                hooks: match row {
+                    HistoryRow::ToolCall(call) => hooks
+                        .remove(&(call.turn_id, call.call_id.clone()))
+                        .unwrap_or_default(),
                     _ => Vec::new(),
                 },
                 row: wire::bodies::row(row),
@@ -109,6 +116,21 @@ pub(crate) async fn timeline(
             .map(wire::bodies::file_change_card)
             .collect(),
     }))
+}
+
+/// The hook runs made for tool calls, by the call's turn and id (the model's ids
+/// repeat across turns), each call's in the order they ended.
+fn hooks_by_call(runs: Vec<HookRun>) -> HashMap<(TurnId, String), Vec<api::HookRunCard>> {
+    let mut by_call: HashMap<(TurnId, String), Vec<api::HookRunCard>> = HashMap::new();
+    for run in runs {
+        if let (Some(turn), Some(call)) = (run.turn_id, &run.call_id) {
+            by_call
+                .entry((turn, call.clone()))
+                .or_default()
+                .push(wire::bodies::hook_run_card(&run));
+        }
+    }
+    by_call
 }
 
 /// The answers shown as HTML, rendered together off the async threads: each row's
