@@ -24,8 +24,7 @@ async fn rows_are_grouped_by_date_renamed_in_place_and_deleted_with_undo() {
     let second = s.create().await;
     s.turn(&second, "the second one").await;
     let page = open_page(&s, &browser).await;
-    // Loaded: the newest opened, its row marked, the message box focused (its last
-    // step; a focus moved before it would be taken back).
+    // Loaded: the newest opened, its row marked, the message box focused.
     wait_for(
         &page,
         "document.querySelectorAll('#conversations li').length === 2 \

@@ -79,6 +79,7 @@ export function startDraft(how = "push") {
  * its first turn was just started.
  */
 export async function openConversation(id, { seq = null, history = "push", fresh = false } = {}) {
+  const focusBefore = document.activeElement;
   showError("");
   closeStream();
   state.conversation = id;
@@ -98,7 +99,9 @@ export async function openConversation(id, { seq = null, history = "push", fresh
     // more: once the stream is open, a timeline read again says whether it ran on.
     if (timeline && timeline.busy && state.conversation === id) await refresh({ live: true });
   }
-  if (seq === null || !markRow(seq)) $("input").focus();
+  // The message box, unless the person moved the focus elsewhere meanwhile.
+  const moved = document.activeElement !== focusBefore && document.activeElement !== document.body;
+  if ((seq === null || !markRow(seq)) && !moved) $("input").focus();
   return timeline;
 }
 
