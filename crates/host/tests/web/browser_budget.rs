@@ -63,6 +63,9 @@ async fn a_turn_a_budget_stopped_says_so_live_and_after_a_reload() {
     let live = live.as_str().unwrap().to_owned();
     assert!(live.contains("perConversation"), "{live}");
     assert!(!live.contains("The turn failed"), "{live}");
+    // Screen readers hear the same: the live region names the budget, not a failure.
+    let heard = eval(&page, "document.getElementById('announcer').textContent").await;
+    assert_eq!(heard.as_str(), Some("Stopped by a budget."), "{heard}");
     wait_for(&page, "!document.getElementById('input').disabled").await;
     // Stored: a reload shows the same words on the turn's card.
     page.reload().await.unwrap();

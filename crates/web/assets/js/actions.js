@@ -65,7 +65,7 @@ async function openCreated(created) {
   try {
     const timeline = await openConversation(created.id, { fresh: true });
     const first = timeline && !timeline.busy && timeline.turns.find((t) => t.id === created.turn_id);
-    if (first) announceEnded(first.status);
+    if (first) announceEnded(first.status, first.error);
   } catch (error) {
     showError(error.message);
   }

@@ -44,19 +44,21 @@ function endRetry() {
   retry.line = null;
 }
 
-// The live region says once that an answer is done (not each piece as it streams).
-function announce(type) {
+// The live region says once that an answer is done (not each piece as it streams); a
+// failure that is a budget's stop is said as such (failureText tells them apart).
+function announce(type, error) {
   const words = { TurnCompleted: "The answer is complete.", TurnCancelled: "The answer was stopped.", TurnFailed: "The turn failed." };
-  $("announcer").textContent = words[type];
+  const budget = type === "TurnFailed" && failureText(error).startsWith("Stopped by a budget");
+  $("announcer").textContent = budget ? "Stopped by a budget." : words[type];
 }
 
 /**
  * Says that a turn the stream did not see end ended with stored `status` (a first turn
  * can end before its new conversation's stream opens).
  */
-export function announceEnded(status) {
+export function announceEnded(status, error) {
   const types = { completed: "TurnCompleted", cancelled: "TurnCancelled", failed: "TurnFailed" };
-  if (types[status]) announce(types[status]);
+  if (types[status]) announce(types[status], error);
 }
 
 /** Closes the event stream, if one is open. */
@@ -236,7 +238,7 @@ function onEvent(event, on) {
       if (event.type === "TurnFailed") showError(failureText(event.error));
     // falls through
     case "TurnCompleted":
-      announce(event.type);
+      announce(event.type, event.error);
       endRetry();
       state.busy = false;
       updateControls();
