@@ -91,6 +91,13 @@ async fn list_and_revoke(home: &Path, extra: &[&str]) {
         said.starts_with("revoked grant 1 (ExecuteCommand(git status), always)"),
         "{said}"
     );
+    // Revoking it again changes nothing, and says so.
+    let (ok, said, err) = run(&["permissions", "revoke", "1"]).await;
+    assert!(ok, "{err}");
+    assert!(
+        said.starts_with("grant 1 (ExecuteCommand(git status), always) was already revoked at "),
+        "{said}"
+    );
     let (ok, listed, _) = run(&["permissions", "list"]).await;
     assert!(ok);
     assert!(!listed.contains("git status"), "{listed}");

@@ -104,15 +104,25 @@ pub async fn revoke(
     id: GrantId,
     user: Option<&str>,
 ) -> Result<String, TerminalError> {
+    let now = chrono::Utc::now();
     let grant = store
-        .revoke_permission_grant(id, user, chrono::Utc::now())
+        .revoke_permission_grant(id, user, now)
         .await?
         .ok_or(TerminalError::NoSuchGrant(id))?;
-    Ok(format!(
-        "revoked grant {id} ({}, {}): calls like it are asked about again",
+    let what = format!(
+        "{}, {}",
         escape_line(&grant.rules.join(", ")),
         scope_text(grant.scope)
-    ))
+    );
+    // A grant revoked before keeps its first revocation time (the stores keep
+    // milliseconds or microseconds of `now`, so a revocation now reads within 1 ms).
+    Ok(match grant.revoked_at {
+        Some(at) if now - at > chrono::Duration::milliseconds(1) => format!(
+            "grant {id} ({what}) was already revoked at {}: nothing changed",
+            format_timestamp(&at)
+        ),
+        _ => format!("revoked grant {id} ({what}): calls like it are asked about again"),
+    })
 }
 
 /// Runs `command` on `store`.
