@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 pub const PROJECT_HOME: &str = ".agents";
 
 /// The home of a run, found as git finds a repository: `--home` (or `SMALLEBOT_HOME`)
-/// when given; else the nearest `.agents` directory in `cwd` or a parent of it, up to
+/// when given (a relative one taken from `cwd`, so that every path derived from the
+/// home — the workspace a hook starts in, the paths it is told — is absolute); else the nearest `.agents` directory in `cwd` or a parent of it, up to
 /// the filesystem root but not above a repository root (a directory holding `.git`);
 /// else `.smallebot` in the user's home directory (`user_home`, from `$HOME`); else
 /// `cwd/.agents`. `is_dir` and `exists` ask the file system (tests pass fakes).
@@ -19,7 +20,7 @@ pub fn resolve_home(
     exists: impl Fn(&Path) -> bool,
 ) -> PathBuf {
     if let Some(given) = given {
-        return given;
+        return cwd.join(given);
     }
     for dir in cwd.ancestors() {
         let candidate = dir.join(PROJECT_HOME);
@@ -56,6 +57,9 @@ mod tests {
         let cases: &[Case] = &[
             (some("/h"), "/p", some("/u"), &["/p/.agents"], &[], "/h"),
             (some("/h"), "/p", None, &[], &[], "/h"),
+            // A relative one is taken from the working directory.
+            (some("home"), "/p", some("/u"), &["/p/.agents"], &[], "/p/home"),
+            (some("../h"), "/p/q", None, &[], &[], "/p/q/../h"),
             (None, "/p", some("/u"), &["/p/.agents"], &[], "/p/.agents"),
             // Found from a subdirectory, the nearest first.
             (
