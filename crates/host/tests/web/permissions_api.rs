@@ -20,7 +20,8 @@ fn grant(user: &str, scope: GrantScope, rule: &str) -> NewPermissionGrant {
         scope,
         rules: vec![rule.to_owned()],
         call: format!("the call behind {rule}"),
-        granted_at: Utc::now(),
+        // Whole seconds: as every store keeps them.
+        granted_at: chrono::DateTime::from_timestamp(1_772_000_000, 0).unwrap(),
     }
 }
 
@@ -30,8 +31,14 @@ async fn a_user_lists_and_revokes_only_their_own_grants() {
     let users = common::users(&[(&ann, "ann"), (&bob, "bob")]);
     let s = Server::start_with(|web| web.users(users)).await;
     let conversation = ConversationId::new();
-    let add = |g: NewPermissionGrant| async move { s.store.add_permission_grant(&g).await.unwrap() };
-    let always = add(grant("ann", GrantScope::Always, "ExecuteCommand(git status)")).await;
+    let store = &s.store;
+    let add = |g: NewPermissionGrant| async move { store.add_permission_grant(&g).await.unwrap() };
+    let always = add(grant(
+        "ann",
+        GrantScope::Always,
+        "ExecuteCommand(git status)",
+    ))
+    .await;
     let here = add(grant(
         "ann",
         GrantScope::Conversation(conversation),
