@@ -10,10 +10,12 @@ pub use crate::history::{
     TurnStatus,
 };
 
+mod permissions;
 mod rewind;
 mod timeline;
 mod usage;
 
+pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
     ContextUsage, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,

@@ -44,6 +44,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::SkillList>();
     generator.subschema_for::<api::SkillDetail>();
     generator.subschema_for::<api::AgentList>();
+    generator.subschema_for::<api::PermissionGrantList>();
     generator.subschema_for::<attachments::Uploaded>();
     let definitions: Map<String, Value> = generator.take_definitions(true);
     json!({

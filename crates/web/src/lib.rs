@@ -85,7 +85,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderValue;
 use axum::middleware;
 use axum::response::Response;
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 
 /// How many undelivered events one event stream may have before it is told to reload
 /// (a client that stopped reading never holds a turn up or grows the server's memory).
@@ -126,7 +126,7 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 pub fn router(state: WebState) -> Router {
     use routes::{
         agents, attachments, conversations, events, export, file_diff, health, markdown, metrics,
-        models, page, rewind, search, skills, timeline, turns, usage,
+        models, page, permissions, rewind, search, skills, timeline, turns, usage,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -174,6 +174,8 @@ pub fn router(state: WebState) -> Router {
         .route("/api/conversations/{id}/events", get(events::stream))
         .route("/api/search", get(search::search))
         .route("/api/usage", get(usage::usage))
+        .route("/api/permissions", get(permissions::list))
+        .route("/api/permissions/{id}", delete(permissions::revoke))
         .route("/api/models", get(models::list))
         .route("/api/me", get(signin::me))
         .route("/api/skills", get(skills::list))

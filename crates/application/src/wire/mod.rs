@@ -5,6 +5,7 @@
 //! made here from core's entities ([`bodies`], [`plan`]), once for every front end.
 
 pub mod bodies;
+pub mod grants;
 pub mod plan;
 pub mod usage;
 

@@ -52,6 +52,7 @@ mod hygiene;
 mod metrics;
 mod models;
 mod outage;
+mod permissions_api;
 mod protocol;
 mod routes;
 mod signin;

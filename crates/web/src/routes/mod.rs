@@ -11,6 +11,7 @@ pub(crate) mod markdown;
 pub(crate) mod metrics;
 pub(crate) mod models;
 pub(crate) mod page;
+pub(crate) mod permissions;
 pub(crate) mod rewind;
 pub(crate) mod search;
 pub(crate) mod skills;

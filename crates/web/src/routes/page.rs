@@ -47,6 +47,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("markdown.js"),
     module!("models.js"),
     module!("outage.js"),
+    module!("permissions.js"),
     module!("plan.js"),
     module!("router.js"),
     module!("search.js"),
