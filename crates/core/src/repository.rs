@@ -401,6 +401,6 @@ impl<T: ?Sized> Store for T where
         + CheckpointRepository
         + HookRunRepository
         + PermissionGrantRepository
-    + UserRuleRepository
+        + UserRuleRepository
 {
 }

@@ -145,15 +145,29 @@ async fn a_malformed_user_rule_is_refused_naming_it_and_nothing_is_stored() {
     assert_eq!(code, Some(0), "{err}");
     for (args, says) in [
         (
-            &["users", "set", "ann", "--deny", "ExecuteCommand(ls", "--ask", "ReadFile"][..],
+            &[
+                "users",
+                "set",
+                "ann",
+                "--deny",
+                "ExecuteCommand(ls",
+                "--ask",
+                "ReadFile",
+            ][..],
             "permission rule `ExecuteCommand(ls` is invalid: the pattern is not closed",
         ),
         (
             &["users", "set", "ann", "--ask", "Bash(ls)"],
             "permission rule `Bash(ls)` names the tool `Bash`, which does not exist",
         ),
-        (&["users", "set", "ann", "--allow", "ReadFile"], "unexpected argument '--allow'"),
-        (&["users", "set", "ann"], "required arguments were not provided"),
+        (
+            &["users", "set", "ann", "--allow", "ReadFile"],
+            "unexpected argument '--allow'",
+        ),
+        (
+            &["users", "set", "ann"],
+            "required arguments were not provided",
+        ),
     ] {
         let (code, _, err) = smallebot(home, &model, args).await;
         assert_eq!(code, Some(2), "{args:?}: {err}");
@@ -161,7 +175,8 @@ async fn a_malformed_user_rule_is_refused_naming_it_and_nothing_is_stored() {
     }
     let (_, listed, _) = smallebot(home, &model, &["users", "list"]).await;
     assert_eq!(listed, "ann\n", "nothing stored");
-    let (code, _, err) = smallebot(home, &model, &["users", "set", "zed", "--deny", "ReadFile"]).await;
+    let (code, _, err) =
+        smallebot(home, &model, &["users", "set", "zed", "--deny", "ReadFile"]).await;
     assert_eq!(code, Some(1));
     assert!(err.contains("no user named 'zed'"), "{err}");
 }

@@ -112,7 +112,10 @@ impl UserRuleRepository for PgStore {
                 .fetch_optional(self.pool())
                 .await
                 .map_err(storage("reading a user's permission rules"))?;
-        row.map_or_else(|| Ok(UserRules::default()), |(deny, ask)| user_rules(&deny, &ask))
+        row.map_or_else(
+            || Ok(UserRules::default()),
+            |(deny, ask)| user_rules(&deny, &ask),
+        )
     }
 
     async fn set_user_rules(&self, name: &str, rules: &UserRules) -> RepoResult<bool> {

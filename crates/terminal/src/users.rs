@@ -93,10 +93,11 @@ pub async fn change_rules<S: UserRuleRepository + ?Sized>(
     name: &str,
     change: &RulesChange,
 ) -> Result<Option<UserRules>, RepositoryError> {
-    let rules = store
-        .user_rules(name)
-        .await?
-        .changed(change.clear_rules, &change.deny, &change.ask);
+    let rules =
+        store
+            .user_rules(name)
+            .await?
+            .changed(change.clear_rules, &change.deny, &change.ask);
     Ok(store.set_user_rules(name, &rules).await?.then_some(rules))
 }
 
@@ -110,8 +111,8 @@ pub fn rules_changed_text(name: &str, rules: &UserRules) -> String {
         );
     }
     format!(
-        "user '{name}''s turns are decided by agent.json's permissions and their own rules \
-         from their next turn:{}",
+        "user '{name}': their turns are decided by agent.json's permissions and their own \
+         rules from their next turn:{}",
         rules_text(rules)
     )
 }
@@ -158,7 +159,10 @@ mod tests {
         };
         let cases = [
             (user(false, None, &[], &[]), "ann"),
-            (user(true, Some(100_000_000), &[], &[]), "ann  admin  budget-monthly 0.000100"),
+            (
+                user(true, Some(100_000_000), &[], &[]),
+                "ann  admin  budget-monthly 0.000100",
+            ),
             (
                 user(false, None, &["ExecuteCommand(touch:*)"], &["WriteFile"]),
                 "ann  deny ExecuteCommand(touch:*)  ask WriteFile",
@@ -176,7 +180,10 @@ mod tests {
             Ok("ExecuteCommand(touch:*)".to_owned())
         );
         let unknown = permission_rule("Bash(ls)").unwrap_err();
-        assert!(unknown.contains("`Bash(ls)` names the tool `Bash`"), "{unknown}");
+        assert!(
+            unknown.contains("`Bash(ls)` names the tool `Bash`"),
+            "{unknown}"
+        );
         let malformed = permission_rule("ExecuteCommand(ls").unwrap_err();
         assert!(malformed.contains("`ExecuteCommand(ls`"), "{malformed}");
     }

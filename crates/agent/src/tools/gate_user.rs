@@ -116,19 +116,34 @@ mod tests {
 
     #[test]
     fn a_users_rules_deny_or_ask_and_say_whose_they_are() {
-        let rules = context(&["ExecuteCommand(touch:*)"], &["ExecuteCommand(git push:*)"]);
+        let rules = context(
+            &["ExecuteCommand(touch:*)"],
+            &["ExecuteCommand(git push:*)"],
+        );
         let cases = [
             ("ls", "none"),
-            ("true && /usr/bin/touch x", "deny: Error: this command was denied by user ann's own permission rule `deny ExecuteCommand(touch:*)`"),
-            ("git push origin", "ask: ask ExecuteCommand(git push:*) (user ann's own rule)"),
-            ("touch x; git push", "deny: Error: this command was denied by user ann's own"),
+            (
+                "true && /usr/bin/touch x",
+                "deny: Error: this command was denied by user ann's own permission rule `deny ExecuteCommand(touch:*)`",
+            ),
+            (
+                "git push origin",
+                "ask: ask ExecuteCommand(git push:*) (user ann's own rule)",
+            ),
+            (
+                "touch x; git push",
+                "deny: Error: this command was denied by user ann's own",
+            ),
             ("echo 'unclosed", "none"),
         ];
         for (line, want) in cases {
             let got = said(&rules, line);
             assert!(got.starts_with(want), "{line}: {got}");
         }
-        assert_eq!(said(&ToolContext::outside_conversation(), "touch x"), "none");
+        assert_eq!(
+            said(&ToolContext::outside_conversation(), "touch x"),
+            "none"
+        );
     }
 
     #[test]
@@ -136,6 +151,9 @@ mod tests {
         let broken = context(&["Bash(ls)"], &[]);
         let got = said(&broken, "ls");
         assert!(got.starts_with("deny: Error: this command was denied by user ann's own permission rules, which cannot be read (permission rule `Bash(ls)` names the tool `Bash`"), "{got}");
-        assert!(got.contains("smallebot users set ann --clear-rules"), "{got}");
+        assert!(
+            got.contains("smallebot users set ann --clear-rules"),
+            "{got}"
+        );
     }
 }

@@ -205,8 +205,7 @@ impl<'a> TurnRun<'a> {
             }
         };
         let rules = self.context.store.user_rules(&user).await?;
-        self.user_rules =
-            (!rules.is_empty()).then(|| Arc::new(TurnUserRules { user, rules }));
+        self.user_rules = (!rules.is_empty()).then(|| Arc::new(TurnUserRules { user, rules }));
         Ok(())
     }
 

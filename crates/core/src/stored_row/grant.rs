@@ -59,6 +59,11 @@ mod tests {
         assert_eq!(serde_json::from_str::<Vec<String>>(&text).unwrap(), rules);
         let user = user_rules(&text, "[]").unwrap();
         assert_eq!((user.deny, user.ask), (rules, Vec::new()));
-        assert!(user_rules("[", "[]").unwrap_err().to_string().contains("deny_rules"));
+        assert!(
+            user_rules("[", "[]")
+                .unwrap_err()
+                .to_string()
+                .contains("deny_rules")
+        );
     }
 }

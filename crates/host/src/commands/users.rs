@@ -70,7 +70,10 @@ async fn set(
     }
     if !rules.is_empty() {
         let rules = users::change_rules(store.store().as_ref(), name, rules).await?;
-        errln!("{}", users::rules_changed_text(name, &rules.ok_or_else(unknown)?));
+        errln!(
+            "{}",
+            users::rules_changed_text(name, &rules.ok_or_else(unknown)?)
+        );
     }
     Ok(())
 }

@@ -102,7 +102,11 @@ fn set_rules(conn: &Connection, name: &str, rules: &UserRules) -> RepoResult<boo
         conn,
         "setting a user's permission rules",
         "UPDATE users SET deny_rules = ?2, ask_rules = ?3 WHERE name = ?1",
-        (name, grant_rules_text(&rules.deny), grant_rules_text(&rules.ask)),
+        (
+            name,
+            grant_rules_text(&rules.deny),
+            grant_rules_text(&rules.ask),
+        ),
     )?;
     Ok(changed > 0)
 }

@@ -88,13 +88,25 @@ async fn a_users_own_permission_rules_are_kept_with_them() {
             Kind::Postgres(store, _) => store.add_user("ann", "d1", false).await.or_fail(name),
         }
         let store = b.store.as_ref();
-        assert_eq!(store.user_rules("ann").await.or_fail(name), UserRules::default());
-        assert_eq!(store.user_rules("nobody").await.or_fail(name), UserRules::default());
+        assert_eq!(
+            store.user_rules("ann").await.or_fail(name),
+            UserRules::default()
+        );
+        assert_eq!(
+            store.user_rules("nobody").await.or_fail(name),
+            UserRules::default()
+        );
         let rules = UserRules {
-            deny: vec!["ExecuteCommand(touch:*)".to_owned(), "WriteFile(\"x\")".to_owned()],
+            deny: vec![
+                "ExecuteCommand(touch:*)".to_owned(),
+                "WriteFile(\"x\")".to_owned(),
+            ],
             ask: vec!["mcp__files__*".to_owned()],
         };
-        assert!(store.set_user_rules("ann", &rules).await.or_fail(name), "{name}");
+        assert!(
+            store.set_user_rules("ann", &rules).await.or_fail(name),
+            "{name}"
+        );
         assert!(
             !store.set_user_rules("nobody", &rules).await.or_fail(name),
             "{name}: no such user"
@@ -110,7 +122,13 @@ async fn a_users_own_permission_rules_are_kept_with_them() {
             Kind::Postgres(store, _) => store.user_accounts().await,
         };
         assert_eq!(accounts.or_fail(name)[0].rules, rules, "{name}");
-        store.set_user_rules("ann", &UserRules::default()).await.or_fail(name);
-        assert_eq!(store.user_rules("ann").await.or_fail(name), UserRules::default());
+        store
+            .set_user_rules("ann", &UserRules::default())
+            .await
+            .or_fail(name);
+        assert_eq!(
+            store.user_rules("ann").await.or_fail(name),
+            UserRules::default()
+        );
     }
 }
