@@ -10,7 +10,7 @@ use std::str::FromStr;
 mod grant;
 mod hook_run;
 mod sub_agent_run;
-pub use grant::{grant_rules_text, permission_grant};
+pub use grant::{grant_rules_text, permission_grant, user_rules};
 pub use hook_run::hook_run;
 pub use sub_agent_run::sub_agent_run;
 

@@ -4,8 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 pub use smallebot_terminal::command_args::{ConversationsCommand, McpCommand, SkillsCommand};
-
-pub use crate::cli_users::UsersCommand;
+pub use smallebot_terminal::users::UsersCommand;
 
 /// How log events are written (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

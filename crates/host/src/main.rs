@@ -9,7 +9,6 @@
 extern crate smallebot_terminal;
 
 mod cli;
-mod cli_users;
 mod commands;
 mod database;
 mod error;

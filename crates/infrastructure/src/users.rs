@@ -1,10 +1,13 @@
 //! The web app's users: names and token digests (`migrations/0006_users.sql`), whether
-//! they are admins and their own monthly budgets (`0017_user_admins_and_budgets.sql`).
+//! they are admins and their own monthly budgets (`0017_user_admins_and_budgets.sql`),
+//! their own permission rules (`0020_user_permission_rules.sql`).
 
+use async_trait::async_trait;
 use rusqlite::Row;
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::UserAccount;
-use smallebot_core::repository::RepoResult;
+use smallebot_core::entities::{UserAccount, UserRules};
+use smallebot_core::repository::{RepoResult, UserRuleRepository};
+use smallebot_core::stored_row::user_rules;
 
 use crate::database::SqliteStore;
 use crate::queries;
@@ -62,7 +65,7 @@ impl SqliteStore {
                 queries::all(
                     conn,
                     ACTION,
-                    "SELECT name, admin, budget_monthly_picos FROM users ORDER BY name",
+                    "SELECT name, admin, budget_monthly_picos, deny_rules, ask_rules FROM users ORDER BY name",
                     [],
                     account,
                 )
@@ -82,7 +85,7 @@ impl SqliteStore {
                 queries::first(
                     conn,
                     ACTION,
-                    "SELECT name, admin, budget_monthly_picos FROM users WHERE name = ?1",
+                    "SELECT name, admin, budget_monthly_picos, deny_rules, ask_rules FROM users WHERE name = ?1",
                     [&name],
                     account,
                 )
@@ -142,12 +145,49 @@ impl SqliteStore {
     }
 }
 
-/// A user row: `name, admin, budget_monthly_picos`.
+#[async_trait]
+impl UserRuleRepository for SqliteStore {
+    async fn user_rules(&self, name: &str) -> RepoResult<UserRules> {
+        const ACTION: &str = "reading a user's permission rules";
+        let name = name.to_owned();
+        let rules = self
+            .readers()
+            .read(ACTION, move |conn| {
+                queries::first(
+                    conn,
+                    ACTION,
+                    "SELECT deny_rules, ask_rules FROM users WHERE name = ?1",
+                    [&name],
+                    |row| rules_at(row, 0),
+                )
+            })
+            .await?;
+        Ok(rules.unwrap_or_default())
+    }
+
+    async fn set_user_rules(&self, name: &str, rules: &UserRules) -> RepoResult<bool> {
+        let (name, rules) = (name.to_owned(), rules.clone());
+        self.writer()
+            .run(|reply| Write::User(UserWrite::SetRules { name, rules, reply }))
+            .await
+    }
+}
+
+/// A user row: `name, admin, budget_monthly_picos, deny_rules, ask_rules`.
 fn account(row: &Row<'_>) -> RepoResult<UserAccount> {
     let corrupt = |e: rusqlite::Error| RepositoryError::corrupt("users", e);
     Ok(UserAccount {
         name: row.get(0).map_err(corrupt)?,
         admin: row.get(1).map_err(corrupt)?,
         budget_monthly: row.get(2).map_err(corrupt)?,
+        rules: rules_at(row, 3)?,
     })
+}
+
+/// The user's own rules from the columns `deny_rules, ask_rules` starting at `at`.
+fn rules_at(row: &Row<'_>, at: usize) -> RepoResult<UserRules> {
+    let corrupt = |e: rusqlite::Error| RepositoryError::corrupt("users", e);
+    let deny: String = row.get(at).map_err(corrupt)?;
+    let ask: String = row.get(at + 1).map_err(corrupt)?;
+    user_rules(&deny, &ask)
 }

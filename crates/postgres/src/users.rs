@@ -1,8 +1,10 @@
 //! The web app's users: names and token digests, whether they are admins and their own
-//! monthly budgets.
+//! monthly budgets, their own permission rules.
 
-use smallebot_core::entities::UserAccount;
-use smallebot_core::repository::RepoResult;
+use async_trait::async_trait;
+use smallebot_core::entities::{UserAccount, UserRules};
+use smallebot_core::repository::{RepoResult, UserRuleRepository};
+use smallebot_core::stored_row::user_rules;
 
 use crate::store::PgStore;
 use crate::tx::storage;
@@ -44,12 +46,12 @@ impl PgStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_accounts(&self) -> RepoResult<Vec<UserAccount>> {
-        let rows: Vec<(String, bool, Option<i64>)> =
-            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users ORDER BY name")
+        let rows: Vec<AccountRow> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos, deny_rules, ask_rules FROM users ORDER BY name")
                 .fetch_all(self.pool())
                 .await
                 .map_err(storage("listing users"))?;
-        Ok(rows.into_iter().map(account).collect())
+        rows.into_iter().map(account).collect()
     }
 
     /// User `name` with their role and budget, if there is one.
@@ -57,13 +59,13 @@ impl PgStore {
     /// # Errors
     /// Storage failures.
     pub async fn user_account(&self, name: &str) -> RepoResult<Option<UserAccount>> {
-        let row: Option<(String, bool, Option<i64>)> =
-            sqlx::query_as("SELECT name, admin, budget_monthly_picos FROM users WHERE name = $1")
+        let row: Option<AccountRow> =
+            sqlx::query_as("SELECT name, admin, budget_monthly_picos, deny_rules, ask_rules FROM users WHERE name = $1")
                 .bind(name)
                 .fetch_optional(self.pool())
                 .await
                 .map_err(storage("reading a user"))?;
-        Ok(row.map(account))
+        row.map(account).transpose()
     }
 
     /// Removes user `name` (their token stops working; their conversations stay).
@@ -101,11 +103,39 @@ impl PgStore {
     }
 }
 
-/// A user row: `name, admin, budget_monthly_picos`.
-fn account((name, admin, budget_monthly): (String, bool, Option<i64>)) -> UserAccount {
-    UserAccount {
+#[async_trait]
+impl UserRuleRepository for PgStore {
+    async fn user_rules(&self, name: &str) -> RepoResult<UserRules> {
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT deny_rules, ask_rules FROM users WHERE name = $1")
+                .bind(name)
+                .fetch_optional(self.pool())
+                .await
+                .map_err(storage("reading a user's permission rules"))?;
+        row.map_or_else(
+            || Ok(UserRules::default()),
+            |(deny, ask)| user_rules(&deny, &ask),
+        )
+    }
+
+    async fn set_user_rules(&self, name: &str, rules: &UserRules) -> RepoResult<bool> {
+        let (name, rules) = (name.to_owned(), rules.clone());
+        self.edit("setting a user's permission rules", |reply| {
+            Edit::SetUserRules(name, rules, reply)
+        })
+        .await
+    }
+}
+
+/// A user row: `name, admin, budget_monthly_picos, deny_rules, ask_rules`.
+type AccountRow = (String, bool, Option<i64>, String, String);
+
+/// The account of a user row.
+fn account((name, admin, budget_monthly, deny, ask): AccountRow) -> RepoResult<UserAccount> {
+    Ok(UserAccount {
         name,
         admin,
         budget_monthly,
-    }
+        rules: user_rules(&deny, &ask)?,
+    })
 }

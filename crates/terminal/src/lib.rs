@@ -33,5 +33,6 @@ pub mod store_commands;
 pub mod stored;
 pub mod usage;
 pub mod user_path;
+pub mod users;
 
 pub use error::TerminalError;

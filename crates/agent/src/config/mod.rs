@@ -49,7 +49,7 @@ pub use mcp::{
     MCP_FILE, load_mcp_settings, mcp_settings_from_json,
 };
 pub use models::{MODELS_FILE, ModelSettings, ModelsConfig};
-pub use permissions::with_terminal_rules;
+pub use permissions::{parse_permission_rule, with_terminal_rules};
 pub use resolve::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_MODEL_ID, ENV_OPENAI_API_KEY, ENV_OPENAI_BASE_URL,
     ENV_OPENAI_SUPPORTS_IMAGES, ENV_SMALLEBOT_MODEL, Endpoint, HOW_TO_CONFIGURE, ResolvedModels,

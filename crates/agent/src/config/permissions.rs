@@ -63,7 +63,7 @@ impl RawPermissions {
                 .iter()
                 .enumerate()
                 .map(|(at, rule)| {
-                    checked_rule(rule).map_err(|why| {
+                    parse_permission_rule(rule).map_err(|why| {
                         error_at_value(
                             text,
                             file,
@@ -88,9 +88,14 @@ impl RawPermissions {
     }
 }
 
-/// A rule parsed, naming a built-in tool or an MCP tool (the tool is checked first:
-/// `Bash(ls)` is an unknown tool before it is a tool that takes no pattern).
-fn checked_rule(text: &str) -> Result<PermissionRule, String> {
+/// A rule parsed as agent.json's are, naming a built-in tool or an MCP tool (the tool is
+/// checked first: `Bash(ls)` is an unknown tool before it is a tool that takes no
+/// pattern); a user's own rules (`smallebot users set NAME --deny RULE`) are checked
+/// with it too.
+///
+/// # Errors
+/// What is wrong with the rule, naming it: an unknown tool, a malformed rule.
+pub fn parse_permission_rule(text: &str) -> Result<PermissionRule, String> {
     let tool = text.split('(').next().unwrap_or_default().trim();
     let is_name = tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !tool.is_empty()

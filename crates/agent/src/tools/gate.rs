@@ -22,7 +22,11 @@
 //! passes the tool's refusals and the rules again). After the call, the `PostToolUse`
 //! hooks may add context or a reason for the model to its result.
 //!
-//! A denied call's result names the rule that denied it; its status is `Denied`.
+//! In multi-user `serve`, the rules are the home's and the own deny and ask rules of the
+//! user whose turn makes the call (`gate_user.rs`): theirs only narrow the home's.
+//!
+//! A denied call's result names the rule that denied it (and whose it is); its status
+//! is `Denied`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +45,7 @@ use smallebot_core::rules::permission::{
 use super::call_view::{AskFirst, CallView, what};
 use super::duration_text::seconds;
 use super::gate_hooks::{Cleared, Ruling, add_feedback, post_tool_use, pre_tool_use};
+use super::gate_user::{UserAsks, user_ruling};
 use super::grants::{Grants, Scope};
 use super::tool::Tool;
 
@@ -180,8 +185,13 @@ impl PermissionGate {
         context: &ToolContext,
     ) -> Result<(CallView, Ruling), ToolOutcome> {
         let view = tool.permission(args, context)?;
+        let user_asks = user_ruling(&view.subject, context)?;
         let mut decision = decide(&self.rules, &view.subject);
         let mut asked_by = decision.rule.as_ref().map(|rule| format!("ask {rule}"));
+        if let (Some(UserAsks(rule)), Verdict::Allow) = (user_asks, decision.verdict) {
+            decision.verdict = Verdict::Ask;
+            asked_by = Some(rule);
+        }
         if decision.rule.is_none()
             && decision.verdict == Verdict::Allow
             && view.ask_first == AskFirst::UnlessARuleAllows

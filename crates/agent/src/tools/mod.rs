@@ -7,6 +7,7 @@ mod delegate_name;
 mod duration_text;
 mod gate;
 mod gate_hooks;
+mod gate_user;
 mod grants;
 mod history;
 mod hooks;

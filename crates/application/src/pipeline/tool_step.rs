@@ -47,7 +47,8 @@ impl TurnRun<'_> {
         let tool_context =
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone())
                 .billed_to(self.billed_turn())
-                .loading_into(self.loaded_tools.clone());
+                .loading_into(self.loaded_tools.clone())
+                .with_user_rules(self.user_rules.clone());
         let workspace = self.workspace_for(&calls);
         let before = match &workspace {
             Some(workspace) => Some(workspace.before_calls().await),

@@ -1,6 +1,6 @@
 //! One turn: the tool loop, persisted as it happens.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -18,7 +18,7 @@ use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
     AttachmentContents, ContextEstimate, LoadedTools, ModelError, ModelErrorKind, ModelResponse,
-    ModelUsage,
+    ModelUsage, TurnUserRules,
 };
 
 /// A tool result being written: the stored call once done.
@@ -85,6 +85,9 @@ pub(crate) struct TurnRun<'a> {
     pub(super) loaded_tools: LoadedTools,
     /// How many times `Stop` hooks made this turn go on.
     pub(super) stop_continuations: u32,
+    /// The own permission rules of the conversation's user, read when the turn starts
+    /// (`None`: they have none); its tool calls are decided with them.
+    pub(super) user_rules: Option<Arc<TurnUserRules>>,
 }
 
 pub(super) enum StepResult {
@@ -123,6 +126,7 @@ impl<'a> TurnRun<'a> {
             requests: AtomicU32::new(0),
             loaded_tools: LoadedTools::default(),
             stop_continuations: 0,
+            user_rules: None,
         }
     }
 
@@ -187,6 +191,24 @@ impl<'a> TurnRun<'a> {
         });
     }
 
+    /// Reads the own permission rules of the conversation's user (a change applies
+    /// from the next turn). A store that cannot be read fails the turn: no call may run
+    /// without the rules that might refuse it.
+    async fn read_user_rules(&mut self) -> Result<(), PipelineError> {
+        let user = match &self.known_conversation {
+            Some(conversation) => conversation.user_name.clone(),
+            None => {
+                self.context
+                    .conversation(self.turn.conversation_id)
+                    .await?
+                    .user_name
+            }
+        };
+        let rules = self.context.store.user_rules(&user).await?;
+        self.user_rules = (!rules.is_empty()).then(|| Arc::new(TurnUserRules { user, rules }));
+        Ok(())
+    }
+
     pub(super) fn take_view(&self) -> Option<TurnView> {
         self.view.lock().ok().and_then(|mut v| v.take())
     }
@@ -233,6 +255,7 @@ impl<'a> TurnRun<'a> {
 
     async fn tool_loop(&mut self) -> Result<TurnOutcome, PipelineError> {
         let context = self.context;
+        self.read_user_rules().await?;
         let max_steps = context.settings.max_tool_steps.max(1);
         let mut overflow_retried = false;
         while self.steps_done < max_steps {

@@ -56,6 +56,6 @@ pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
 pub use tools::{
     LoadedTools, OnDemandTools, PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation,
-    ToolOutcome, ToolSchema, ToolTraits,
+    ToolOutcome, ToolSchema, ToolTraits, TurnUserRules,
 };
 pub use workspace::{WorkspaceChanges, WorkspaceChangesError};

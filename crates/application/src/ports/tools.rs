@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use smallebot_core::entities::{BilledTurn, ToolCallStatus};
+use smallebot_core::entities::{BilledTurn, ToolCallStatus, UserRules};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +51,20 @@ pub struct ToolContext {
     /// The tools this turn's searches loaded (`SearchTools`): sent from the next step
     /// on, for the rest of the turn.
     pub loaded_tools: LoadedTools,
+    /// The own permission rules of the user whose turn makes the call, when they have
+    /// any: decided with the home's.
+    pub user_rules: Option<Arc<TurnUserRules>>,
+}
+
+/// The own permission rules of the user whose turn makes a call (`smallebot users set
+/// NAME --deny RULE --ask RULE`), read when the turn started: the permission gate
+/// decides each call with them beside the home's rules, which they only narrow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnUserRules {
+    /// The user's name (a call they deny says whose rule it is).
+    pub user: String,
+    /// Their rules, as written.
+    pub rules: UserRules,
 }
 
 impl ToolContext {
@@ -71,7 +85,15 @@ impl ToolContext {
                 turn_id,
             }),
             loaded_tools: LoadedTools::default(),
+            user_rules: None,
         }
+    }
+
+    /// The same context deciding its calls with `rules` (its user's own) too.
+    #[must_use]
+    pub fn with_user_rules(mut self, rules: Option<Arc<TurnUserRules>>) -> Self {
+        self.user_rules = rules;
+        self
     }
 
     /// The same context, the tools its calls load kept in `loaded` (the turn's).

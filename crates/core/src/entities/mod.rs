@@ -44,7 +44,7 @@ pub use turn_start::{NewTurn, StartedTurn};
 pub use usage::{
     BilledTurn, TokenCounts, UsageAccount, UsageFilter, UsageOutcome, UsagePurpose, UsageRecord,
 };
-pub use user::UserAccount;
+pub use user::{UserAccount, UserRules};
 
 /// A conversation's position counter value: messages, tool calls, think blocks and
 /// turns all draw from the same per-conversation sequence starting at 1.

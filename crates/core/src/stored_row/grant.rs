@@ -2,13 +2,28 @@
 
 use super::{StoredRow, opt_id, text, time};
 use crate::RepositoryError;
-use crate::entities::{GrantScope, PermissionGrant};
+use crate::entities::{GrantScope, PermissionGrant, UserRules};
 use crate::repository::RepoResult;
 
 /// The rules of a grant as stored: a JSON array of rule texts.
 #[must_use]
 pub fn grant_rules_text(rules: &[String]) -> String {
     serde_json::Value::from(rules.to_vec()).to_string()
+}
+
+/// A user's own rules from their stored `deny_rules` and `ask_rules` (JSON arrays of
+/// rule texts, as [`grant_rules_text`] writes them).
+///
+/// # Errors
+/// [`RepositoryError::Corrupt`] naming the column that is no such array.
+pub fn user_rules(deny_rules: &str, ask_rules: &str) -> RepoResult<UserRules> {
+    let list = |column: &str, text: &str| {
+        serde_json::from_str::<Vec<String>>(text).map_err(|e| RepositoryError::corrupt(column, e))
+    };
+    Ok(UserRules {
+        deny: list("deny_rules", deny_rules)?,
+        ask: list("ask_rules", ask_rules)?,
+    })
 }
 
 /// A row of [`grant_columns!`](crate::grant_columns).
@@ -42,5 +57,13 @@ mod tests {
         let text = grant_rules_text(&rules);
         assert_eq!(text, r#"["ExecuteCommand(ls)","Read\"x"]"#);
         assert_eq!(serde_json::from_str::<Vec<String>>(&text).unwrap(), rules);
+        let user = user_rules(&text, "[]").unwrap();
+        assert_eq!((user.deny, user.ask), (rules, Vec::new()));
+        assert!(
+            user_rules("[", "[]")
+                .unwrap_err()
+                .to_string()
+                .contains("deny_rules")
+        );
     }
 }

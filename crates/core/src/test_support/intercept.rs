@@ -378,3 +378,19 @@ impl<H: Interceptor> PermissionGrantRepository for Intercepted<H> {
         self.inner.revoke_permission_grant(id, user, at).await
     }
 }
+
+#[async_trait]
+impl<H: Interceptor> crate::repository::UserRuleRepository for Intercepted<H> {
+    async fn user_rules(&self, name: &str) -> RepoResult<crate::entities::UserRules> {
+        self.hooks.before("user_rules").await?;
+        self.inner.user_rules(name).await
+    }
+    async fn set_user_rules(
+        &self,
+        name: &str,
+        rules: &crate::entities::UserRules,
+    ) -> RepoResult<bool> {
+        self.hooks.before("set_user_rules").await?;
+        self.inner.set_user_rules(name, rules).await
+    }
+}

@@ -1,13 +1,14 @@
-//! `smallebot users add NAME [--admin] | set NAME --budget-monthly N | remove NAME |
-//! list`: the web app's users.
+//! `smallebot users add NAME [--admin] | set NAME [--budget-monthly N] [--deny RULE]
+//! [--ask RULE] [--clear-rules] | remove NAME | list`: the web app's users.
 
 use smallebot_agent::assembly::Home;
-use smallebot_core::entities::UserAccount;
 use smallebot_core::rules::cost::format_amount;
+use smallebot_terminal::users::{self, MonthlyBudget, RulesChange};
 use smallebot_web::auth::{new_token, token_digest};
 
 use super::open_store;
 use crate::cli::UsersCommand;
+use crate::database::Database;
 use crate::error::HostError;
 
 /// The longest user name accepted.
@@ -21,24 +22,8 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
         UsersCommand::Set {
             name,
             budget_monthly,
-        } => match store.set_user_budget(&name, budget_monthly.0).await {
-            Ok(true) => {
-                match budget_monthly.0 {
-                    Some(picos) => errln!(
-                        "user '{name}' may now spend {} a month (in the models' price \
-                         currency), whatever agent.json's budgets.perUserMonthly says",
-                        format_amount(picos, "").trim_end()
-                    ),
-                    None => errln!(
-                        "user '{name}' has no monthly budget of their own now: agent.json's \
-                         budgets.perUserMonthly applies"
-                    ),
-                }
-                Ok(())
-            }
-            Ok(false) => Err(HostError::UnknownUser(name)),
-            Err(err) => Err(err.into()),
-        },
+            rules,
+        } => set(&store, &name, budget_monthly, &rules).await,
         UsersCommand::Remove { name } => match store.remove_user(&name).await {
             Ok(true) => {
                 errln!("user '{name}' removed: their token no longer works");
@@ -48,9 +33,9 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
             Err(err) => Err(err.into()),
         },
         UsersCommand::List => match store.user_accounts().await {
-            Ok(users) => users
+            Ok(accounts) => accounts
                 .iter()
-                .try_for_each(|user| outln!("{}", list_line(user)))
+                .try_for_each(|user| outln!("{}", users::list_line(user)))
                 .map_err(HostError::from),
             Err(err) => Err(err.into()),
         },
@@ -59,21 +44,41 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     result
 }
 
-/// A `users list` line: the name, then `admin` and `budget-monthly AMOUNT` when they
-/// apply, separated by two spaces.
-fn list_line(user: &UserAccount) -> String {
-    let mut line = user.name.clone();
-    if user.admin {
-        line.push_str("  admin");
+/// `users set`: the budget, then the rules (each says what it changed).
+async fn set(
+    store: &Database,
+    name: &str,
+    budget: Option<MonthlyBudget>,
+    rules: &RulesChange,
+) -> Result<(), HostError> {
+    let unknown = || HostError::UnknownUser(name.to_owned());
+    if let Some(MonthlyBudget(budget)) = budget {
+        if !store.set_user_budget(name, budget).await? {
+            return Err(unknown());
+        }
+        match budget {
+            Some(picos) => errln!(
+                "user '{name}' may now spend {} a month (in the models' price currency), \
+                 whatever agent.json's budgets.perUserMonthly says",
+                format_amount(picos, "").trim_end()
+            ),
+            None => errln!(
+                "user '{name}' has no monthly budget of their own now: agent.json's \
+                 budgets.perUserMonthly applies"
+            ),
+        }
     }
-    if let Some(picos) = user.budget_monthly {
-        line.push_str("  budget-monthly ");
-        line.push_str(format_amount(picos, "").trim_end());
+    if !rules.is_empty() {
+        let rules = users::change_rules(store.store().as_ref(), name, rules).await?;
+        errln!(
+            "{}",
+            users::rules_changed_text(name, &rules.ok_or_else(unknown)?)
+        );
     }
-    line
+    Ok(())
 }
 
-async fn add(store: &crate::database::Database, name: &str, admin: bool) -> Result<(), HostError> {
+async fn add(store: &Database, name: &str, admin: bool) -> Result<(), HostError> {
     let name = name.trim();
     let valid = !name.is_empty()
         && !name.starts_with('.')

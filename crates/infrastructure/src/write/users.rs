@@ -2,7 +2,9 @@
 
 use rusqlite::Connection;
 use smallebot_core::RepositoryError;
+use smallebot_core::entities::UserRules;
 use smallebot_core::repository::RepoResult;
+use smallebot_core::stored_row::grant_rules_text;
 
 use super::settle::{Refusal, Reply, Settled, settle};
 use crate::error::{is_unique_violation, sqlite};
@@ -27,6 +29,12 @@ pub(crate) enum UserWrite {
         budget_monthly: Option<i64>,
         reply: Reply<bool>,
     },
+    /// Replaces a web user's own permission rules; whether there was such a user.
+    SetRules {
+        name: String,
+        rules: UserRules,
+        reply: Reply<bool>,
+    },
 }
 
 impl UserWrite {
@@ -45,6 +53,9 @@ impl UserWrite {
                 budget_monthly,
                 reply,
             } => settle(conn, reply, |c| set_budget(c, &name, budget_monthly)),
+            Self::SetRules { name, rules, reply } => {
+                settle(conn, reply, |c| set_rules(c, &name, &rules))
+            }
         }
     }
 }
@@ -82,6 +93,20 @@ fn set_budget(conn: &Connection, name: &str, budget_monthly: Option<i64>) -> Rep
         "setting a user's monthly budget",
         "UPDATE users SET budget_monthly_picos = ?2 WHERE name = ?1",
         (name, budget_monthly),
+    )?;
+    Ok(changed > 0)
+}
+
+fn set_rules(conn: &Connection, name: &str, rules: &UserRules) -> RepoResult<bool> {
+    let changed = execute(
+        conn,
+        "setting a user's permission rules",
+        "UPDATE users SET deny_rules = ?2, ask_rules = ?3 WHERE name = ?1",
+        (
+            name,
+            grant_rules_text(&rules.deny),
+            grant_rules_text(&rules.ask),
+        ),
     )?;
     Ok(changed > 0)
 }

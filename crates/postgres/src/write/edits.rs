@@ -66,6 +66,8 @@ pub(crate) enum Edit {
     RemoveUser(String, Reply<bool>),
     /// A web user's own monthly budget set or cleared; whether there was such a user.
     SetUserBudget(String, Option<i64>, Reply<bool>),
+    /// A web user's own permission rules replaced; whether there was such a user.
+    SetUserRules(String, smallebot_core::entities::UserRules, Reply<bool>),
     /// A permission grant stored or revoked.
     Grant(super::grants::GrantEdit),
     /// A task list edited under its advisory lock and version check.
@@ -154,6 +156,11 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         Edit::SetUserBudget(name, budget, reply) => {
             answer_on_link!(link, reply, users::SET_BUDGET, |conn| {
                 users::set_budget(conn, &name, budget)
+            })
+        }
+        Edit::SetUserRules(name, rules, reply) => {
+            answer_on_link!(link, reply, users::SET_RULES, |conn| {
+                users::set_rules(conn, &name, &rules)
             })
         }
         Edit::RemoveUser(name, reply) => {

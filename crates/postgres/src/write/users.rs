@@ -2,7 +2,9 @@
 //! relayed messages too large for a notification.
 
 use smallebot_core::RepositoryError;
+use smallebot_core::entities::UserRules;
 use smallebot_core::repository::RepoResult;
+use smallebot_core::stored_row::grant_rules_text;
 use sqlx::PgConnection;
 
 use super::link::Link;
@@ -11,6 +13,7 @@ use crate::tx::{now, storage, violates};
 pub(super) const ADD: &str = "adding a user";
 pub(super) const REMOVE: &str = "removing a user";
 pub(super) const SET_BUDGET: &str = "setting a user's monthly budget";
+pub(super) const SET_RULES: &str = "setting a user's permission rules";
 
 /// Adds user `name` with the SHA-256 hex digest of their token; a name taken is
 /// [`RepositoryError::Conflict`].
@@ -61,6 +64,22 @@ pub(super) async fn set_budget(
         .execute(&mut *conn)
         .await
         .map_err(storage(SET_BUDGET))?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Replaces user `name`'s own permission rules; whether there was such a user.
+pub(super) async fn set_rules(
+    conn: &mut PgConnection,
+    name: &str,
+    rules: &UserRules,
+) -> RepoResult<bool> {
+    let done = sqlx::query("UPDATE users SET deny_rules = $2, ask_rules = $3 WHERE name = $1")
+        .bind(name)
+        .bind(grant_rules_text(&rules.deny))
+        .bind(grant_rules_text(&rules.ask))
+        .execute(&mut *conn)
+        .await
+        .map_err(storage(SET_RULES))?;
     Ok(done.rows_affected() > 0)
 }
 

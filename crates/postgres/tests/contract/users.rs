@@ -1,9 +1,11 @@
 //! Contract: the users of a multi-user server — a name is taken once, and the refusal
-//! reads the same on both engines; admins and monthly budgets are kept with the user.
+//! reads the same on both engines; admins, monthly budgets and own permission rules are
+//! kept with the user.
 //! Runs on SQLite and PostgreSQL.
 
 use smallebot_core::RepositoryError;
-use smallebot_core::entities::UserAccount;
+use smallebot_core::entities::{UserAccount, UserRules};
+use smallebot_core::repository::UserRuleRepository;
 
 use crate::backends::{self, Kind, OrFail};
 
@@ -40,6 +42,7 @@ async fn admins_and_monthly_budgets_are_kept_with_the_user() {
             name: name.to_owned(),
             admin,
             budget_monthly,
+            rules: UserRules::default(),
         };
         let (accounts, ann, budget_set, unknown_set, cleared) = match &b.kind {
             Kind::Sqlite(store) => {
@@ -73,5 +76,59 @@ async fn admins_and_monthly_budgets_are_kept_with_the_user() {
         );
         assert_eq!(ann, Some(account("ann", false, Some(5))), "{name}");
         assert_eq!(cleared, Some(account("ann", false, None)), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_users_own_permission_rules_are_kept_with_them() {
+    for b in backends::each("a_users_own_permission_rules_are_kept").await {
+        let name = b.name;
+        match &b.kind {
+            Kind::Sqlite(store) => store.add_user("ann", "d1", false).await.or_fail(name),
+            Kind::Postgres(store, _) => store.add_user("ann", "d1", false).await.or_fail(name),
+        }
+        let store = b.store.as_ref();
+        assert_eq!(
+            store.user_rules("ann").await.or_fail(name),
+            UserRules::default()
+        );
+        assert_eq!(
+            store.user_rules("nobody").await.or_fail(name),
+            UserRules::default()
+        );
+        let rules = UserRules {
+            deny: vec![
+                "ExecuteCommand(touch:*)".to_owned(),
+                "WriteFile(\"x\")".to_owned(),
+            ],
+            ask: vec!["mcp__files__*".to_owned()],
+        };
+        assert!(
+            store.set_user_rules("ann", &rules).await.or_fail(name),
+            "{name}"
+        );
+        assert!(
+            !store.set_user_rules("nobody", &rules).await.or_fail(name),
+            "{name}: no such user"
+        );
+        assert_eq!(store.user_rules("ann").await.or_fail(name), rules, "{name}");
+        let listed = match &b.kind {
+            Kind::Sqlite(store) => store.user_account("ann").await,
+            Kind::Postgres(store, _) => store.user_account("ann").await,
+        };
+        assert_eq!(listed.or_fail(name).or_fail(name).rules, rules, "{name}");
+        let accounts = match &b.kind {
+            Kind::Sqlite(store) => store.user_accounts().await,
+            Kind::Postgres(store, _) => store.user_accounts().await,
+        };
+        assert_eq!(accounts.or_fail(name)[0].rules, rules, "{name}");
+        store
+            .set_user_rules("ann", &UserRules::default())
+            .await
+            .or_fail(name);
+        assert_eq!(
+            store.user_rules("ann").await.or_fail(name),
+            UserRules::default()
+        );
     }
 }
