@@ -107,6 +107,7 @@ impl ConversationService {
                 warned_server: std::sync::Mutex::default(),
                 noticed: std::sync::Mutex::default(),
                 stopping: active.stopping().clone(),
+                session_context: std::sync::Mutex::default(),
             },
             compressor,
             active,

@@ -2,23 +2,37 @@
 //! stops running a conversation.
 
 use smallebot_core::ids::ConversationId;
-use smallebot_core::rules::hook::{HookEvent, HookInput};
+use smallebot_core::rules::hook::{HookEvent, HookInput, HookResult};
 
 use super::ConversationService;
 
 impl ConversationService {
     /// Runs the `SessionStart` hooks of `conversation_id` (`trigger`: `startup` for a
     /// new conversation, `resume` for one continued); the person is warned of hooks
-    /// that failed. The front ends call it when they begin a conversation (`run`,
-    /// `chat`).
+    /// that failed. What they add (`additionalContext`) goes with the session's next
+    /// prompt, stored in its message. The front ends call it when they begin a
+    /// conversation (`run`, `chat`).
     pub async fn session_started(&self, conversation_id: ConversationId, trigger: &str) {
-        self.session_hooks(HookEvent::SessionStart, conversation_id, trigger)
+        let result = self
+            .session_hooks(HookEvent::SessionStart, conversation_id, trigger)
             .await;
+        if let Some(context) = result.additional_context {
+            self.context
+                .session_context
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(conversation_id, context);
+        }
     }
 
     /// Runs the `SessionEnd` hooks of `conversation_id` (`trigger`: why it ended, say
     /// `exit`), when a front end stops running it.
     pub async fn session_ended(&self, conversation_id: ConversationId, trigger: &str) {
+        self.context
+            .session_context
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&conversation_id);
         self.session_hooks(HookEvent::SessionEnd, conversation_id, trigger)
             .await;
     }
@@ -28,7 +42,7 @@ impl ConversationService {
         event: HookEvent,
         conversation_id: ConversationId,
         trigger: &str,
-    ) {
+    ) -> HookResult {
         let mut input = HookInput::new(
             event,
             String::new(),
@@ -39,6 +53,6 @@ impl ConversationService {
         let cancel = self.context.stopping.child_token();
         self.context
             .run_hooks(event, input, conversation_id, None, &cancel)
-            .await;
+            .await
     }
 }

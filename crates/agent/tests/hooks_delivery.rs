@@ -1,0 +1,80 @@
+//! Hooks in real turns, what the person and the model get of them: what a
+//! `SessionStart` hook adds reaches the model with the session's first prompt, stored
+//! in its message, and only there.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use smallebot_agent::assembly::{Agent, AgentAssembly};
+use smallebot_core::entities::HistoryRow;
+use smallebot_core::repository::HistoryRepository;
+use smallebot_infrastructure::SqliteStore;
+use smallebot_model_client::ChatEndpoint;
+use smallebot_testkit::{ScriptedResponse, TestModel};
+
+/// A home whose hooks.json has `hooks`.
+fn home_with(hooks: &serde_json::Value) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("workspace")).unwrap();
+    let text = serde_json::json!({ "hooks": hooks }).to_string();
+    std::fs::write(home.path().join("hooks.json"), text).unwrap();
+    home
+}
+
+async fn agent_and_store(home: &std::path::Path, model: &TestModel) -> (Agent, SqliteStore) {
+    let store = SqliteStore::open(&home.join("smallebot.db")).await.unwrap();
+    let agent = AgentAssembly::from_home_with_env(home, &|_| None)
+        .unwrap()
+        .store(Arc::new(store.clone()))
+        .endpoint(ChatEndpoint::new(model.base_url(), "test-model"))
+        .build()
+        .unwrap();
+    (agent, store)
+}
+
+#[tokio::test]
+async fn session_start_context_reaches_the_first_request_and_is_stored() {
+    let hooks = serde_json::json!({"SessionStart": [{"hooks": [{"type": "command",
+        "command": "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", \"additionalContext\": \"session-context-marker\"}}'"}]}]});
+    let home = home_with(&hooks);
+    let model = TestModel::start().await.unwrap();
+    model.respond_with(|_| ScriptedResponse::text("Hello."));
+    let (agent, store) = agent_and_store(home.path(), &model).await;
+    let conversation = agent.service.create_conversation("me").await.unwrap();
+    agent
+        .service
+        .session_started(conversation.id, "startup")
+        .await;
+    for text in ["first", "second"] {
+        agent
+            .service
+            .send(conversation.id, text, Default::default())
+            .await
+            .unwrap();
+    }
+    let requests = model.requests();
+    let first = requests[0].last_user_text().unwrap();
+    assert!(first.starts_with("first"), "{first}");
+    assert!(
+        first.contains("<session-start-hook>\nsession-context-marker\n</session-start-hook>"),
+        "{first}"
+    );
+    let second = requests[1].last_user_text().unwrap();
+    assert!(!second.contains("session-context-marker"), "{second}");
+    // Stored in the message, as the model read it.
+    let history = store
+        .rows_after(conversation.id, 0)
+        .await
+        .unwrap();
+    let stored = history.iter().find_map(|row| match row {
+        HistoryRow::Message(m) if m.content.starts_with("first") => Some(m.content.clone()),
+        _ => None,
+    });
+    assert!(
+        stored.is_some_and(|text| text.contains("session-context-marker")),
+        "{history:?}"
+    );
+    model.shutdown().await;
+}
+
