@@ -1,6 +1,8 @@
 //! Hooks in real turns, what the person and the model get of them: what a
 //! `SessionStart` hook adds reaches the model with the session's first prompt, stored
-//! in its message, and only there.
+//! in its message, and only there; a tool's hook that fails is a `HookWarning` event
+//! on the call (stored as a `warning` run), and the call's runs are sent as events
+//! before it completes.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,10 +10,11 @@ use std::sync::Arc;
 
 use smallebot_agent::assembly::{Agent, AgentAssembly};
 use smallebot_core::entities::HistoryRow;
-use smallebot_core::repository::HistoryRepository;
+use smallebot_application::EventKind;
+use smallebot_core::repository::{HistoryRepository, HookRunRepository};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::ChatEndpoint;
-use smallebot_testkit::{ScriptedResponse, TestModel};
+use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec};
 
 /// A home whose hooks.json has `hooks`.
 fn home_with(hooks: &serde_json::Value) -> tempfile::TempDir {
@@ -74,6 +77,55 @@ async fn session_start_context_reaches_the_first_request_and_is_stored() {
     assert!(
         stored.is_some_and(|text| text.contains("session-context-marker")),
         "{history:?}"
+    );
+    model.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_failing_tool_hook_warns_the_person_and_its_runs_go_with_the_call() {
+    let hooks = serde_json::json!({"PreToolUse": [{"matcher": "GetCurrentTime", "hooks": [
+        {"type": "command", "command": "cat > /dev/null; echo broken >&2; exit 3"},
+        {"type": "command", "command": "cat > /dev/null; exit 0"}]}]});
+    let home = home_with(&hooks);
+    let model = TestModel::start().await.unwrap();
+    model.push(ScriptedResponse::tool_calls([ToolCallSpec::new(
+        "t1",
+        "GetCurrentTime",
+        "{}",
+    )]));
+    model.push(ScriptedResponse::text("Done."));
+    let (agent, store) = agent_and_store(home.path(), &model).await;
+    let conversation = agent.service.create_conversation("me").await.unwrap();
+    let mut events = agent.service.subscribe(conversation.id);
+    agent
+        .service
+        .send(conversation.id, "time?", Default::default())
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    while let Some(event) = events.try_recv() {
+        match event.kind {
+            EventKind::HookWarning { call_id, message } => {
+                assert_eq!(call_id.as_deref(), Some("t1"));
+                assert!(message.contains("exited with 3: broken"), "{message}");
+                seen.push("warning".to_owned());
+            }
+            EventKind::ToolCallHooks { call_id, hooks } => {
+                assert_eq!(call_id, "t1");
+                let decisions: Vec<_> = hooks.iter().map(|h| h.decision.as_str()).collect();
+                assert_eq!(decisions, ["warning", ""], "{hooks:?}");
+                seen.push("hooks".to_owned());
+            }
+            EventKind::ToolCallCompleted { .. } => seen.push("completed".to_owned()),
+            _ => {}
+        }
+    }
+    assert_eq!(seen, ["warning", "hooks", "completed"]);
+    let runs = store.hook_runs(conversation.id).await.unwrap();
+    assert!(
+        runs.iter()
+            .any(|r| r.decision == "warning" && r.exit_code == Some(3)),
+        "{runs:?}"
     );
     model.shutdown().await;
 }

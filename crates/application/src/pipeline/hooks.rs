@@ -48,7 +48,8 @@ impl PipelineContext {
             self.emit(
                 conversation_id,
                 turn_id,
-                EventKind::Warning {
+                EventKind::HookWarning {
+                    call_id: None,
                     message: message.clone(),
                 },
             );

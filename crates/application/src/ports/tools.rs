@@ -51,6 +51,9 @@ pub struct ToolContext {
     /// The tools this turn's searches loaded (`SearchTools`): sent from the next step
     /// on, for the rest of the turn.
     pub loaded_tools: LoadedTools,
+    /// What the call's hooks did (`PreToolUse`, `PostToolUse`), reported by the tool
+    /// path for the call's events; each call has its own ([`for_call`](Self::for_call)).
+    pub hooks: super::CallHooks,
 }
 
 impl ToolContext {
@@ -71,6 +74,7 @@ impl ToolContext {
                 turn_id,
             }),
             loaded_tools: LoadedTools::default(),
+            hooks: super::CallHooks::default(),
         }
     }
 
@@ -92,6 +96,7 @@ impl ToolContext {
     #[must_use]
     pub fn for_call(mut self, call_id: &str) -> Self {
         self.call_id = Some(call_id.to_owned());
+        self.hooks = super::CallHooks::default();
         self
     }
 

@@ -167,11 +167,15 @@ impl Hooks for HookRunner {
         let results = runs
             .into_iter()
             .map(|(command, ran)| {
-                let result = interpret(event, &command.command, ran.exit, &ran.stdout, &ran.stderr);
+                let mut result =
+                    interpret(event, &command.command, ran.exit, &ran.stdout, &ran.stderr);
                 let run = record(event, &input, &command, &ran, &result);
                 log_run(event, &command.command, run.as_ref());
-                if let (Some(recorder), Some(run)) = (&self.recorder, run) {
-                    recorder.record_hook_run(run);
+                if let Some(run) = run {
+                    if let Some(recorder) = &self.recorder {
+                        recorder.record_hook_run(run.clone());
+                    }
+                    result.runs.push(run);
                 }
                 result
             })
