@@ -2,7 +2,8 @@
 //! `SessionStart` hook adds reaches the model with the session's first prompt, stored
 //! in its message, and only there; a tool's hook that fails is a `HookWarning` event
 //! on the call (stored as a `warning` run), and the call's runs are sent as events
-//! before it completes.
+//! before it completes; a server's sessions start on a conversation's first turn and
+//! end at its shutdown.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use smallebot_agent::assembly::{Agent, AgentAssembly};
 use smallebot_core::entities::HistoryRow;
 use smallebot_application::EventKind;
+use smallebot_application::pipeline::ServedSessions;
 use smallebot_core::repository::{HistoryRepository, HookRunRepository};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::ChatEndpoint;
@@ -130,3 +132,45 @@ async fn a_failing_tool_hook_warns_the_person_and_its_runs_go_with_the_call() {
     model.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_servers_sessions_start_on_a_first_turn_and_end_at_shutdown() {
+    let log = r#"cat >> "$SMALLEBOT_HOME/sessions.jsonl"; echo >> "$SMALLEBOT_HOME/sessions.jsonl""#;
+    let entry = serde_json::json!([{"hooks": [{"type": "command", "command": log}]}]);
+    let hooks = serde_json::json!({"SessionStart": entry, "SessionEnd": entry});
+    let home = home_with(&hooks);
+    let model = TestModel::start().await.unwrap();
+    model.respond_with(|_| ScriptedResponse::text("Hello."));
+    let (agent, _store) = agent_and_store(home.path(), &model).await;
+    let service = Arc::new(agent.service);
+    let old = service.create_conversation("me").await.unwrap().id;
+    service.send(old, "before", Default::default()).await.unwrap();
+    let new = service.create_conversation("me").await.unwrap().id;
+    let sessions = ServedSessions::new();
+    sessions.turn_starting(&service, new).await;
+    sessions.turn_starting(&service, old).await;
+    sessions.turn_starting(&service, new).await; // not a first turn any more
+    sessions.end_all().await;
+    let text = std::fs::read_to_string(home.path().join("sessions.jsonl")).unwrap();
+    let seen: Vec<(String, String, String)> = text
+        .lines()
+        .map(|line| {
+            let input: serde_json::Value = serde_json::from_str(line).unwrap();
+            let field = |name: &str| input[name].as_str().unwrap().to_owned();
+            (
+                field("hook_event_name"),
+                field("trigger"),
+                field("conversation_id"),
+            )
+        })
+        .collect();
+    let (old, new) = (old.to_string(), new.to_string());
+    let expected = [
+        ("SessionStart", "startup", &new),
+        ("SessionStart", "resume", &old),
+        ("SessionEnd", "shutdown", &new),
+        ("SessionEnd", "shutdown", &old),
+    ]
+    .map(|(e, t, c)| (e.to_owned(), t.to_owned(), c.clone()));
+    assert_eq!(seen, expected);
+    model.shutdown().await;
+}

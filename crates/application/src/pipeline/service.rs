@@ -17,6 +17,7 @@ mod session;
 pub mod shutdown;
 mod start;
 
+pub use session::ServedSessions;
 pub use start::TurnHandle;
 
 use super::active::ActiveTurns;

@@ -16,6 +16,8 @@ mod session;
 mod slash;
 mod status_line;
 #[cfg(test)]
+mod session_hooks_tests;
+#[cfg(test)]
 mod test_support;
 #[cfg(test)]
 mod tests;
