@@ -3,7 +3,7 @@
 //! in its message, and only there; a tool's hook that fails is a `HookWarning` event
 //! on the call (stored as a `warning` run), and the call's runs are sent as events
 //! before it completes; a server's sessions start on a conversation's first turn and
-//! end at its shutdown.
+//! end at its shutdown; the hooks of a web user's service run in that user's folder.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -129,6 +129,42 @@ async fn a_failing_tool_hook_warns_the_person_and_its_runs_go_with_the_call() {
             .any(|r| r.decision == "warning" && r.exit_code == Some(3)),
         "{runs:?}"
     );
+    model.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_web_users_hooks_run_in_that_users_folder() {
+    let hooks = serde_json::json!({"UserPromptSubmit": [{"hooks": [{"type": "command",
+        "command": "cat > \"$SMALLEBOT_HOME/input.json\"; echo \"$(pwd) $SMALLEBOT_WORKSPACE\" > \"$SMALLEBOT_HOME/where.txt\""}]}]});
+    let home = home_with(&hooks);
+    let folder = home.path().join("users/ann/workspace");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.canonicalize().unwrap();
+    let model = TestModel::start().await.unwrap();
+    model.push(ScriptedResponse::text("Hello."));
+    let store = SqliteStore::open(&home.path().join("smallebot.db"))
+        .await
+        .unwrap();
+    let agent = AgentAssembly::from_home_with_env(home.path(), &|_| None)
+        .unwrap()
+        .workspace(folder.clone())
+        .store(Arc::new(store))
+        .endpoint(ChatEndpoint::new(model.base_url(), "test-model"))
+        .build()
+        .unwrap();
+    let conversation = agent.service.create_conversation("ann").await.unwrap();
+    agent
+        .service
+        .send(conversation.id, "hi", Default::default())
+        .await
+        .unwrap();
+    let where_ = std::fs::read_to_string(home.path().join("where.txt")).unwrap();
+    let folder = folder.display().to_string();
+    assert_eq!(where_.trim(), format!("{folder} {folder}"));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join("input.json")).unwrap())
+            .unwrap();
+    assert_eq!(input["cwd"], folder.as_str());
     model.shutdown().await;
 }
 
