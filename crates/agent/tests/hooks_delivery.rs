@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{Agent, AgentAssembly};
-use smallebot_core::entities::HistoryRow;
 use smallebot_application::EventKind;
 use smallebot_application::pipeline::ServedSessions;
+use smallebot_core::entities::HistoryRow;
 use smallebot_core::repository::{HistoryRepository, HookRunRepository};
 use smallebot_infrastructure::SqliteStore;
 use smallebot_model_client::ChatEndpoint;
@@ -68,10 +68,7 @@ async fn session_start_context_reaches_the_first_request_and_is_stored() {
     let second = requests[1].last_user_text().unwrap();
     assert!(!second.contains("session-context-marker"), "{second}");
     // Stored in the message, as the model read it.
-    let history = store
-        .rows_after(conversation.id, 0)
-        .await
-        .unwrap();
+    let history = store.rows_after(conversation.id, 0).await.unwrap();
     let stored = history.iter().find_map(|row| match row {
         HistoryRow::Message(m) if m.content.starts_with("first") => Some(m.content.clone()),
         _ => None,
@@ -170,7 +167,8 @@ async fn a_web_users_hooks_run_in_that_users_folder() {
 
 #[tokio::test]
 async fn a_servers_sessions_start_on_a_first_turn_and_end_at_shutdown() {
-    let log = r#"cat >> "$SMALLEBOT_HOME/sessions.jsonl"; echo >> "$SMALLEBOT_HOME/sessions.jsonl""#;
+    let log =
+        r#"cat >> "$SMALLEBOT_HOME/sessions.jsonl"; echo >> "$SMALLEBOT_HOME/sessions.jsonl""#;
     let entry = serde_json::json!([{"hooks": [{"type": "command", "command": log}]}]);
     let hooks = serde_json::json!({"SessionStart": entry, "SessionEnd": entry});
     let home = home_with(&hooks);
@@ -179,7 +177,10 @@ async fn a_servers_sessions_start_on_a_first_turn_and_end_at_shutdown() {
     let (agent, _store) = agent_and_store(home.path(), &model).await;
     let service = Arc::new(agent.service);
     let old = service.create_conversation("me").await.unwrap().id;
-    service.send(old, "before", Default::default()).await.unwrap();
+    service
+        .send(old, "before", Default::default())
+        .await
+        .unwrap();
     let new = service.create_conversation("me").await.unwrap().id;
     let sessions = ServedSessions::new();
     sessions.turn_starting(&service, new).await;

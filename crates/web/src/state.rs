@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use smallebot_application::ConversationService;
-use smallebot_application::pipeline::ServedSessions;
 use smallebot_application::events::QueueLimits;
+use smallebot_application::pipeline::ServedSessions;
 use smallebot_application::ports::{AgentDirectory, ConversationRewind, MetricsExport};
 use tokio::sync::Semaphore;
 

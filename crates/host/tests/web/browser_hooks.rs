@@ -41,7 +41,11 @@ async fn a_blocking_pre_tool_use_hook_is_listed_on_the_calls_card() {
     let line = "document.querySelector('[data-call-id=\"t1\"] .hooks li')?.textContent";
     // Live: the card lists the run before the turn ends, without a reload.
     wait_for(&page, &format!("({line} || '').includes('block')")).await;
-    let running = eval(&page, "document.querySelector('.message.assistant.rendered') === null").await;
+    let running = eval(
+        &page,
+        "document.querySelector('.message.assistant.rendered') === null",
+    )
+    .await;
     assert_eq!(running, serde_json::json!(true), "the turn already ended");
     answer.open();
     wait_for(

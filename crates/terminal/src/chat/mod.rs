@@ -13,10 +13,10 @@ mod path_complete;
 mod picker;
 mod repl;
 mod session;
-mod slash;
-mod status_line;
 #[cfg(test)]
 mod session_hooks_tests;
+mod slash;
+mod status_line;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]

@@ -3,11 +3,13 @@
 //! and by the pipeline at a turn's other points.
 //!
 //! Each hook is `/bin/sh -c COMMAND` on the host (hooks are the owner's own programs:
-//! not sandboxed), in the home's workspace, with the JSON input on standard input and
+//! not sandboxed), in the home's workspace (a web user's folder in multi-user
+//! `serve`), with the JSON input on standard input and
 //! the command environment (the allow-list of `commandEnvironment`, `HOME` the host's)
 //! plus `SMALLEBOT_HOME`, `SMALLEBOT_WORKSPACE`, `SMALLEBOT_CONVERSATION_ID`,
-//! `SMALLEBOT_TURN_ID` and `SMALLEBOT_EVENT`. The hooks of one event run in parallel, each within its timeout;
-//! a hook that times out, or whose turn is cancelled, is killed with its process group.
+//! `SMALLEBOT_TURN_ID` and `SMALLEBOT_EVENT`. The hooks of one event run in parallel,
+//! each within its timeout; a hook that times out, or whose turn is cancelled, is
+//! killed with its process group.
 
 mod process;
 
@@ -94,7 +96,10 @@ impl HookRunner {
             environment.insert(OsString::from(name), value);
         };
         set("SMALLEBOT_HOME", self.home.clone().into_os_string());
-        set("SMALLEBOT_WORKSPACE", self.workspace.clone().into_os_string());
+        set(
+            "SMALLEBOT_WORKSPACE",
+            self.workspace.clone().into_os_string(),
+        );
         set("SMALLEBOT_EVENT", OsString::from(event.name()));
         if let Some(id) = &input.conversation_id {
             set("SMALLEBOT_CONVERSATION_ID", OsString::from(id));
