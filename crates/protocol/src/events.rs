@@ -93,6 +93,23 @@ pub enum EventKind {
         /// The result, whole.
         result: String,
     },
+    /// Hooks (hooks.json's `PreToolUse`, `PostToolUse`) ran for a tool call: their
+    /// runs, for its card. Sent before the call's `ToolCallCompleted`.
+    ToolCallHooks {
+        /// The model's id for the call.
+        call_id: String,
+        /// The runs, in the hooks' order.
+        hooks: Vec<crate::api::HookRunCard>,
+    },
+    /// A hook (hooks.json) failed — it exited with a code other than 0 or 2, timed out
+    /// or could not start — and the turn goes on: show it to the person, quietly.
+    HookWarning {
+        /// The tool call it ran for, if it ran on one (its card may show it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        /// What failed, in words.
+        message: String,
+    },
     /// Context compression started.
     CompressionStarted {
         /// Why.

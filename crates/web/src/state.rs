@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
+use smallebot_application::pipeline::ServedSessions;
 use smallebot_application::ports::{AgentDirectory, ConversationRewind, MetricsExport};
 use tokio::sync::Semaphore;
 
@@ -41,6 +42,8 @@ pub struct WebState {
     pub(crate) metrics_token: Option<Arc<str>>,
     /// The keep-alive tick all event streams share.
     pub(crate) keep_alive: Arc<Ticks>,
+    /// The conversations' sessions (their `SessionStart` and `SessionEnd` hooks).
+    pub(crate) sessions: Arc<ServedSessions>,
 }
 
 impl WebState {
@@ -68,6 +71,7 @@ impl WebState {
             keep_alive: Ticks::new(KEEP_ALIVE_EVERY),
             login_limit: Arc::default(),
             https: false,
+            sessions: Arc::default(),
         }
     }
 
@@ -200,6 +204,12 @@ impl WebState {
     /// router built from it alike). The turns already started run on.
     pub fn stop_taking_turns(&self) {
         self.turn_starts.close();
+    }
+
+    /// Ends the sessions of the conversations that ran a turn since the server started
+    /// (their `SessionEnd` hooks, reason `shutdown`), once the server stops.
+    pub async fn end_sessions(&self) {
+        self.sessions.end_all().await;
     }
 }
 

@@ -282,10 +282,15 @@ impl AgentAssembly {
     }
 
     /// The folder the built-in file and shell tools of [`AgentAssembly::from_home`]
-    /// work in, instead of `<home>/workspace` (a web user's own folder, for instance).
-    /// Created when missing. No effect on an assembly without the home's tools.
+    /// work in, instead of `<home>/workspace` (a web user's own folder, for instance);
+    /// the home's hooks run there too. Created when missing. No effect on an assembly
+    /// without the home's tools and hooks.
     #[must_use]
     pub fn workspace(mut self, dir: PathBuf) -> Self {
+        self.home_hooks = self
+            .home_hooks
+            .take()
+            .map(|hooks| hooks.in_workspace(dir.clone()));
         if let Some(tools) = self.home_tools.as_mut() {
             tools.workspace = dir;
         }

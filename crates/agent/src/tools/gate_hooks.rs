@@ -99,7 +99,7 @@ pub(super) async fn pre_tool_use(
     let result = hooks
         .run(HookEvent::PreToolUse, input, &context.cancel)
         .await;
-    warn(&result);
+    report(&result, context);
     PreSaid { result }
 }
 
@@ -120,15 +120,17 @@ pub(super) async fn post_tool_use(
     let result = hooks
         .run(HookEvent::PostToolUse, input, &context.cancel)
         .await;
-    warn(&result);
+    report(&result, context);
     result
 }
 
-/// Logs what the person should be warned about (a hook that failed).
-fn warn(result: &HookResult) {
+/// Reports the hooks' runs and warning (a hook that failed) on the call, for its
+/// events, and logs the warning.
+fn report(result: &HookResult, context: &ToolContext) {
     if let Some(warning) = &result.warning {
         tracing::warn!("{warning}");
     }
+    context.hooks.report(result);
 }
 
 /// Adds to a call's result what its hooks said for the model: the `PreToolUse`

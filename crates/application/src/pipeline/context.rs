@@ -72,6 +72,9 @@ pub(crate) struct PipelineContext {
     pub(crate) noticed: std::sync::Mutex<HashSet<ConversationId>>,
     /// Cancelled when the service stops its turns because the process is stopping.
     pub(crate) stopping: tokio_util::sync::CancellationToken,
+    /// What the `SessionStart` hooks of a conversation added, waiting for its next
+    /// prompt (taken by `submitted_prompt`).
+    pub(crate) session_context: std::sync::Mutex<std::collections::HashMap<ConversationId, String>>,
 }
 
 impl PipelineContext {

@@ -17,6 +17,18 @@ use crate::ports::{ModelResponse, ModelToolCall, ToolOutcome};
 /// The tag around the context a `UserPromptSubmit` hook adds to the message.
 const PROMPT_CONTEXT_TAG: &str = "user-prompt-submit-hook";
 
+/// The tag around the context a `SessionStart` hook adds to the session's first
+/// message.
+const SESSION_CONTEXT_TAG: &str = "session-start-hook";
+
+/// `text` with `context` after it, inside `<tag>`.
+fn with_context(text: String, tag: &str, context: Option<String>) -> String {
+    match context {
+        Some(context) => format!("{text}\n\n<{tag}>\n{context}\n</{tag}>"),
+        None => text,
+    }
+}
+
 impl PipelineContext {
     /// Runs the hooks of `event` with `input` (none configured: nothing); the person
     /// is warned of hooks that failed.
@@ -36,7 +48,8 @@ impl PipelineContext {
             self.emit(
                 conversation_id,
                 turn_id,
-                EventKind::Warning {
+                EventKind::HookWarning {
+                    call_id: None,
                     message: message.clone(),
                 },
             );
@@ -77,7 +90,8 @@ impl PipelineContext {
     }
 
     /// The message to store for `text` as the `UserPromptSubmit` hooks leave it: the
-    /// text with their context after it.
+    /// text with their context after it, and after that the context the session's
+    /// `SessionStart` hooks added (on its first prompt only).
     ///
     /// # Errors
     /// [`PipelineError::PromptBlocked`] when a hook blocked it (exit 2, `block`, or
@@ -111,12 +125,17 @@ impl PipelineContext {
                 .unwrap_or_else(|| "no reason given".to_owned());
             return Err(PipelineError::PromptBlocked { reason });
         }
-        Ok(match result.additional_context {
-            Some(context) => {
-                format!("{text}\n\n<{PROMPT_CONTEXT_TAG}>\n{context}\n</{PROMPT_CONTEXT_TAG}>")
-            }
-            None => text.to_owned(),
-        })
+        let session = self
+            .session_context
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&conversation_id);
+        let text = with_context(
+            text.to_owned(),
+            PROMPT_CONTEXT_TAG,
+            result.additional_context,
+        );
+        Ok(with_context(text, SESSION_CONTEXT_TAG, session))
     }
 }
 

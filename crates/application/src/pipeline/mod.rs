@@ -36,7 +36,9 @@ pub use active::ActiveTurns;
 pub use compressor::{CompressionReport, CompressionSkipped};
 pub use lease::LeaseSettings;
 pub use service::shutdown;
-pub use service::{ConversationService, NEW_CONVERSATION_TITLE, ServiceParts, TurnHandle};
+pub use service::{
+    ConversationService, NEW_CONVERSATION_TITLE, ServedSessions, ServiceParts, TurnHandle,
+};
 pub use settings::{PipelineSettings, SendOptions};
 pub use title::{TITLE_INSTRUCTION, TITLE_MAX_TOKENS, fallback_title};
 pub use turn::TurnOutcome;

@@ -17,6 +17,7 @@ mod session;
 pub mod shutdown;
 mod start;
 
+pub use session::ServedSessions;
 pub use start::TurnHandle;
 
 use super::active::ActiveTurns;
@@ -107,6 +108,7 @@ impl ConversationService {
                 warned_server: std::sync::Mutex::default(),
                 noticed: std::sync::Mutex::default(),
                 stopping: active.stopping().clone(),
+                session_context: std::sync::Mutex::default(),
             },
             compressor,
             active,

@@ -15,6 +15,7 @@ use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use crate::wire::bodies::hook_run_card;
 use crate::wire::plan::{self as wire_plan, tool_status};
 use smallebot_core::rules::truncation::cap_stored_result;
 
@@ -124,7 +125,26 @@ impl TurnRun<'_> {
             // Stopped by a shutdown, not by the person.
             outcome = interrupted(outcome.content);
         }
+        self.emit_call_hooks(&invocation.call_id, &tool_context);
         self.finish_call(call, outcome).await
+    }
+
+    /// Tells the subscribers what the hooks of the call `call_id` did: a warning per
+    /// failed hook, then their runs (for the call's card).
+    fn emit_call_hooks(&self, call_id: &str, tool_context: &ToolContext) {
+        let reported = tool_context.hooks.take();
+        for message in reported.warnings {
+            self.emit(EventKind::HookWarning {
+                call_id: Some(call_id.to_owned()),
+                message,
+            });
+        }
+        if !reported.runs.is_empty() {
+            self.emit(EventKind::ToolCallHooks {
+                call_id: call_id.to_owned(),
+                hooks: reported.runs.iter().map(hook_run_card).collect(),
+            });
+        }
     }
 
     /// Starts storing `outcome` as the result of `call` (the view, the plan and the

@@ -41,7 +41,7 @@ pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{Answer, CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
-pub use hooks::Hooks;
+pub use hooks::{CallHookReport, CallHooks, Hooks};
 pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,

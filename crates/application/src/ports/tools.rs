@@ -54,6 +54,9 @@ pub struct ToolContext {
     /// The own permission rules of the user whose turn makes the call, when they have
     /// any: decided with the home's.
     pub user_rules: Option<Arc<TurnUserRules>>,
+    /// What the call's hooks did (`PreToolUse`, `PostToolUse`), reported by the tool
+    /// path for the call's events; each call has its own ([`for_call`](Self::for_call)).
+    pub hooks: super::CallHooks,
 }
 
 /// The own permission rules of the user whose turn makes a call (`smallebot users set
@@ -86,6 +89,7 @@ impl ToolContext {
             }),
             loaded_tools: LoadedTools::default(),
             user_rules: None,
+            hooks: super::CallHooks::default(),
         }
     }
 
@@ -114,6 +118,7 @@ impl ToolContext {
     #[must_use]
     pub fn for_call(mut self, call_id: &str) -> Self {
         self.call_id = Some(call_id.to_owned());
+        self.hooks = super::CallHooks::default();
         self
     }
 

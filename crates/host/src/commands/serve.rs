@@ -104,6 +104,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     };
     sweeper.abort();
     let _ = sweeper.await;
+    admission.end_sessions().await;
     app.close().await;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! A tool call's hook runs on its card: a hooks.json `PreToolUse` hook that blocks the
 //! call (exit 2) is listed under it with its event, command, exit code, time and
-//! decision — in the timeline's JSON and on the page. Headless Chromium against a real
+//! decision — in the timeline's JSON and on the page, live while the turn still runs
+//! (sent with the call's events) and after a reload. Headless Chromium against a real
 //! server and the scripted model; a screenshot under `target/ui-screenshots/`.
 
 use crate::browser_support;
@@ -10,7 +11,7 @@ use browser_support::{Chromium, eval, open_page, screenshot, send, wait_for};
 use common::Server;
 use smallebot_agent::config::{CommandEnvironment, hooks_from_json};
 use smallebot_agent::tools::HookRunner;
-use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
+use smallebot_testkit::{Gate, ScriptedResponse, ToolCallSpec};
 
 const HOOKS_JSON: &str = r#"{"hooks": {"PreToolUse": [{"matcher": "GetCurrentTime",
     "hooks": [{"type": "command", "command": "echo no clocks here >&2; exit 2"}]}]}}"#;
@@ -29,12 +30,24 @@ async fn a_blocking_pre_tool_use_hook_is_listed_on_the_calls_card() {
         &CommandEnvironment::default(),
     );
     let s = Server::start_custom(|agent| agent.hook_runner(runner), |web| web).await;
+    // The answer after the call waits, so the card is seen while the turn runs.
+    let answer = Gate::new();
     s.model.push_all([
         ScriptedResponse::tool_calls([ToolCallSpec::new("t1", "GetCurrentTime", "{}")]),
-        ScriptedResponse::text("No time then."),
+        ScriptedResponse::text("No time then.").hold_until(&answer),
     ]);
     let page = open_page(&s, &browser).await;
     send(&page, "what time is it").await;
+    let line = "document.querySelector('[data-call-id=\"t1\"] .hooks li')?.textContent";
+    // Live: the card lists the run before the turn ends, without a reload.
+    wait_for(&page, &format!("({line} || '').includes('block')")).await;
+    let running = eval(
+        &page,
+        "document.querySelector('.message.assistant.rendered') === null",
+    )
+    .await;
+    assert_eq!(running, serde_json::json!(true), "the turn already ended");
+    answer.open();
     wait_for(
         &page,
         "document.querySelector('.message.assistant.rendered')?.textContent.includes('No time then.')",
@@ -63,8 +76,7 @@ async fn a_blocking_pre_tool_use_hook_is_listed_on_the_calls_card() {
     assert_eq!(hooks[0]["decision"], "block");
     assert!(hooks[0]["duration_ms"].is_u64(), "{call}");
 
-    // The card lists it, once the turn's timeline is drawn (and again after a reload).
-    let line = "document.querySelector('[data-call-id=\"t1\"] .hooks li')?.textContent";
+    // The card lists it once the turn's timeline is drawn, and again after a reload.
     for reload in [false, true] {
         if reload {
             page.reload().await.unwrap();

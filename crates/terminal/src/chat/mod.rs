@@ -13,6 +13,8 @@ mod path_complete;
 mod picker;
 mod repl;
 mod session;
+#[cfg(test)]
+mod session_hooks_tests;
 mod slash;
 mod status_line;
 #[cfg(test)]

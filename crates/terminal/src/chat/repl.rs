@@ -184,6 +184,11 @@ impl<W: Write> Repl<W> {
     /// # Errors
     /// Terminal I/O failures and storage failures.
     pub async fn run<S: LineSource>(&mut self, input: S) -> Result<(), TerminalError> {
+        // A conversation continued (`chat --resume`, `chat ID`) starts its session now;
+        // a new one when it is created with its first message.
+        if let Some(id) = self.conversation {
+            self.service.session_started(id, "resume").await;
+        }
         let ended = self.run_lines(input).await;
         // The SessionEnd hooks of the conversation open at the end.
         if let Some(id) = self.conversation {

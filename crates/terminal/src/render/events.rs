@@ -390,6 +390,10 @@ impl<W: Write> EventPrinter<W> {
                 let line = format!("warning: {}", escape_controls(message));
                 self.status_line(&style.yellow(&line))?;
             }
+            EventKind::HookWarning { message, .. } => {
+                let line = format!("hook: {}", escape_controls(message));
+                self.status_line(&style.dim(&line))?;
+            }
             EventKind::TurnCancelled => {
                 self.end_answer_line()?;
                 self.status_line(&style.dim("(cancelled — partial answer kept)"))?;

@@ -8,7 +8,7 @@ import { renderPlan } from "./plan.js";
 import { showError, state, updateControls } from "./session.js";
 import { failureText, reasoningBlock } from "./timeline.js";
 import { subAgentEvent } from "./subagents.js";
-import { completeCard, toolCard } from "./toolcards.js";
+import { completeCard, hookWarning, showHooks, toolCard } from "./toolcards.js";
 import { showUsage } from "./usage.js";
 
 const live = {
@@ -201,6 +201,17 @@ function onEvent(event, on) {
     case "ToolCallCompleted": {
       const card = live.cards.get(event.call_id) || storedCard(event.call_id);
       if (card) completeCard(card, event.status, event.result);
+      break;
+    }
+    case "ToolCallHooks": {
+      const card = live.cards.get(event.call_id) || storedCard(event.call_id);
+      if (card) showHooks(card, event.hooks);
+      break;
+    }
+    case "HookWarning": {
+      const card = event.call_id && (live.cards.get(event.call_id) || storedCard(event.call_id));
+      if (card) hookWarning(card, event.message);
+      else showError(`Hook: ${event.message}`);
       break;
     }
     case "SubAgentStarted":

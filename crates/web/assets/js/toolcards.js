@@ -81,6 +81,22 @@ function hooksList(runs) {
   return box;
 }
 
+/** Shows the hooks.json `runs` of `card`'s call under it (live: sent before the call
+ * finished), in place of the ones it showed. */
+export function showHooks(card, runs) {
+  const body = card.querySelector(".tool-body");
+  if (!body || !Array.isArray(runs) || !runs.length) return;
+  const shown = body.querySelector(".hooks");
+  if (shown) shown.replaceWith(hooksList(runs));
+  else body.append(hooksList(runs));
+}
+
+/** Shows on `card` that one of its call's hooks failed (`message`); the turn went on. */
+export function hookWarning(card, message) {
+  const body = card.querySelector(".tool-body");
+  if (body) body.append(element("div", "hook-warning", `hook: ${message}`));
+}
+
 /** Marks `card` finished with `status` and `result`. */
 export function completeCard(card, status, result) {
   card.classList.remove("running", "ok", "error", "denied", "cancelled", "interrupted");

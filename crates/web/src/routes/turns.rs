@@ -156,6 +156,8 @@ where
             // Closed by `WebState::stop_taking_turns`.
             .map_err(|_| ApiError::from(PipelineError::ShuttingDown))?,
     );
+    // A conversation's first turn since the server started starts its session.
+    state.sessions.turn_starting(service, conversation_id).await;
     // Only to give the place up early; which event it is does not matter.
     let mut progress = service.subscribe(conversation_id);
     let started = begin(Arc::clone(service), conversation_id);

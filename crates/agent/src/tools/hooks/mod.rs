@@ -3,11 +3,13 @@
 //! and by the pipeline at a turn's other points.
 //!
 //! Each hook is `/bin/sh -c COMMAND` on the host (hooks are the owner's own programs:
-//! not sandboxed), in the home's workspace, with the JSON input on standard input and
+//! not sandboxed), in the home's workspace (a web user's folder in multi-user
+//! `serve`), with the JSON input on standard input and
 //! the command environment (the allow-list of `commandEnvironment`, `HOME` the host's)
-//! plus `SMALLEBOT_HOME`, `SMALLEBOT_CONVERSATION_ID`, `SMALLEBOT_TURN_ID` and
-//! `SMALLEBOT_EVENT`. The hooks of one event run in parallel, each within its timeout;
-//! a hook that times out, or whose turn is cancelled, is killed with its process group.
+//! plus `SMALLEBOT_HOME`, `SMALLEBOT_WORKSPACE`, `SMALLEBOT_CONVERSATION_ID`,
+//! `SMALLEBOT_TURN_ID` and `SMALLEBOT_EVENT`. The hooks of one event run in parallel,
+//! each within its timeout; a hook that times out, or whose turn is cancelled, is
+//! killed with its process group.
 
 mod process;
 
@@ -73,6 +75,14 @@ impl HookRunner {
         self
     }
 
+    /// The same hooks run in `workspace` instead (a web user's own folder): their
+    /// directory, their input's `cwd` and `SMALLEBOT_WORKSPACE`.
+    #[must_use]
+    pub fn in_workspace(mut self, workspace: PathBuf) -> Self {
+        self.workspace = workspace;
+        self
+    }
+
     /// Whether no hook is configured at all.
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -86,6 +96,10 @@ impl HookRunner {
             environment.insert(OsString::from(name), value);
         };
         set("SMALLEBOT_HOME", self.home.clone().into_os_string());
+        set(
+            "SMALLEBOT_WORKSPACE",
+            self.workspace.clone().into_os_string(),
+        );
         set("SMALLEBOT_EVENT", OsString::from(event.name()));
         if let Some(id) = &input.conversation_id {
             set("SMALLEBOT_CONVERSATION_ID", OsString::from(id));
@@ -167,11 +181,15 @@ impl Hooks for HookRunner {
         let results = runs
             .into_iter()
             .map(|(command, ran)| {
-                let result = interpret(event, &command.command, ran.exit, &ran.stdout, &ran.stderr);
+                let mut result =
+                    interpret(event, &command.command, ran.exit, &ran.stdout, &ran.stderr);
                 let run = record(event, &input, &command, &ran, &result);
                 log_run(event, &command.command, run.as_ref());
-                if let (Some(recorder), Some(run)) = (&self.recorder, run) {
-                    recorder.record_hook_run(run);
+                if let Some(run) = run {
+                    if let Some(recorder) = &self.recorder {
+                        recorder.record_hook_run(run.clone());
+                    }
+                    result.runs.push(run);
                 }
                 result
             })

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::HookEvent;
+use crate::entities::HookRun;
 
 /// How a hook's process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +58,9 @@ pub struct HookResult {
     pub stop: Option<String>,
     /// Something the person is warned about (a failed hook, unreadable output).
     pub warning: Option<String>,
+    /// The runs behind it as recorded, in the hooks' order (the runner fills them in;
+    /// empty outside a conversation).
+    pub runs: Vec<HookRun>,
 }
 
 /// What one run of the hook `command` for `event` means.
@@ -191,6 +195,7 @@ pub fn combine(results: Vec<HookResult>) -> HookResult {
         join(&mut all.additional_context, result.additional_context);
         join(&mut all.stop, result.stop);
         join(&mut all.warning, result.warning);
+        all.runs.extend(result.runs);
     }
     all
 }

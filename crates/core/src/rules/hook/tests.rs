@@ -192,3 +192,26 @@ fn the_input_carries_the_event_and_ids() {
                "tool_input": {"command": "ls"}})
     );
 }
+
+#[test]
+fn combined_runs_keep_every_hooks_run_in_order() {
+    let run = |command: &str| crate::entities::HookRun {
+        conversation_id: crate::ids::ConversationId::new(),
+        turn_id: None,
+        event: "PreToolUse".to_owned(),
+        tool_name: None,
+        call_id: None,
+        command: command.to_owned(),
+        exit_code: Some(0),
+        duration_ms: 1,
+        decision: String::new(),
+        at: chrono::Utc::now(),
+    };
+    let with = |command: &str| HookResult {
+        runs: vec![run(command)],
+        ..HookResult::default()
+    };
+    let all = combine(vec![with("a"), HookResult::default(), with("b")]);
+    let commands: Vec<_> = all.runs.iter().map(|r| r.command.as_str()).collect();
+    assert_eq!(commands, ["a", "b"]);
+}

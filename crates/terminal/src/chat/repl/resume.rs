@@ -87,6 +87,13 @@ impl<W: Write> Repl<W> {
             .get_conversation(id)
             .await?
             .ok_or(TerminalError::ConversationNotFound(id))?;
+        // Another conversation's session ends, this one's (re)starts.
+        if let Some(left) = self.conversation.filter(|left| *left != found.id) {
+            self.service.session_ended(left, "switch").await;
+        }
+        if self.conversation != Some(found.id) {
+            self.service.session_started(found.id, "resume").await;
+        }
         self.conversation = Some(found.id);
         self.say(&format!("switched to {} — {}", found.id, found.title))?;
         self.show_recent(found.id).await?;
