@@ -1,7 +1,9 @@
 //! A small MCP server for tests, built with the same SDK as the client: tools that
 //! echo, sleep, fail, report the environment, return a large result or an image, crash
 //! the process, and one
-//! marked destructive, and one (`grow`) that adds a tool and announces the change. Served over stdio ([`serve_stdio`], for a test binary started as
+//! marked destructive, and one (`grow`) that adds a tool and announces the change; two
+//! resources (text [`README_URI`] and a PNG [`PIXEL_URI`]), the template `note://{name}`
+//! and the prompt `review` (`topic` required, `tone` optional). Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
 //! With [`TOOLSET_ENV`] set to `colliding` the server offers `same.name` and
@@ -11,9 +13,17 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role as PromptMessageRole,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{
@@ -37,6 +47,15 @@ pub const SLEEP_FILE_ENV: &str = "SMALLEBOT_MCP_SLEEP_FILE";
 
 /// A one-pixel PNG, base64.
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/// The URI of the test server's text resource.
+pub const README_URI: &str = "note://readme";
+
+/// The text of [`README_URI`].
+pub const README_TEXT: &str = "The readme of the test server: resources work.";
+
+/// The URI of the test server's binary resource ([`PIXEL_PNG`]).
+pub const PIXEL_URI: &str = "file:///pixel.png";
 
 /// `echo` arguments.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -170,7 +189,116 @@ impl TestServer {
 #[tool_handler(router = self.router())]
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            Resource::new(README_URI, "readme")
+                .with_description("The test server's readme")
+                .with_mime_type("text/plain"),
+            Resource::new(PIXEL_URI, "pixel").with_mime_type("image/png"),
+        ]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("note://{name}", "note").with_description("A note by name"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let contents = if uri == README_URI {
+            ResourceContents::text(README_TEXT, uri)
+        } else if uri == PIXEL_URI {
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type: Some("image/png".to_owned()),
+                blob: PIXEL_PNG.to_owned(),
+                meta: None,
+            }
+        } else if let Some(name) = uri.strip_prefix("note://") {
+            ResourceContents::text(format!("the note called {name}"), uri.clone())
+        } else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {uri}"),
+                None,
+            ));
+        };
+        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+            vec![contents],
+        )))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "review",
+            Some("Ask for a review of a topic"),
+            Some(vec![
+                PromptArgument::new("topic")
+                    .with_description("What to review")
+                    .with_required(true),
+                PromptArgument::new("tone").with_description("How to say it"),
+            ]),
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != "review" {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt {}", request.name),
+                None,
+            ));
+        }
+        let argument = |name: &str| {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get(name))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        let Some(topic) = argument("topic") else {
+            return Err(ErrorData::invalid_params("topic is required", None));
+        };
+        let tone = argument("tone").unwrap_or_else(|| "plain".to_owned());
+        Ok(GetPromptResponse::Complete(
+            GetPromptResult::new(vec![
+                PromptMessage::new_text(
+                    PromptMessageRole::User,
+                    format!("Please review {topic} ({tone})."),
+                ),
+                PromptMessage::new_text(PromptMessageRole::Assistant, "Reviewing now."),
+            ])
+            .with_description("A review"),
+        ))
     }
 }
 
