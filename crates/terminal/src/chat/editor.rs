@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use smallebot_core::rules::mentions::path_being_typed;
 
 use super::input::{Input, LineSource};
+use super::mcp_complete::McpOffer;
 use super::path_complete::complete_path;
 
 /// Entries kept in the history file.
@@ -60,6 +61,7 @@ pub struct EditorInput {
     requests: mpsc::Sender<(String, Reply)>,
     pending: Option<oneshot::Receiver<std::io::Result<Signal>>>,
     conversations: Arc<Mutex<Vec<String>>>,
+    mcp: Arc<Mutex<McpOffer>>,
 }
 
 impl EditorInput {
@@ -70,10 +72,12 @@ impl EditorInput {
         let (requests, receiver) = mpsc::channel::<(String, Reply)>();
         let conversations = Arc::new(Mutex::new(Vec::new()));
         let ids = Arc::clone(&conversations);
+        let mcp = Arc::new(Mutex::new(McpOffer::default()));
+        let offer = Arc::clone(&mcp);
         let spawned = std::thread::Builder::new()
             .name("line-editor".into())
             .spawn(move || {
-                let mut editor = editor(history, ids, colours);
+                let mut editor = editor(history, ids, offer, colours);
                 while let Ok((prompt, reply)) = receiver.recv() {
                     let read = editor.read_line(&ChatPrompt(prompt));
                     if matches!(read, Ok(Signal::Success(_))) {
@@ -91,6 +95,7 @@ impl EditorInput {
             requests,
             pending: None,
             conversations,
+            mcp,
         }
     }
 }
@@ -117,7 +122,12 @@ fn chat_keybindings() -> reedline::Keybindings {
     keys
 }
 
-fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: bool) -> Reedline {
+fn editor(
+    history: PathBuf,
+    conversations: Arc<Mutex<Vec<String>>>,
+    mcp: Arc<Mutex<McpOffer>>,
+    colours: bool,
+) -> Reedline {
     let mut keys = chat_keybindings();
     keys.add_binding(
         KeyModifiers::NONE,
@@ -132,6 +142,7 @@ fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: boo
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(ChatCompleter {
             conversations,
+            mcp,
             base: None,
         }))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
@@ -190,6 +201,12 @@ impl LineSource for EditorInput {
             *offered = ids;
         }
     }
+
+    fn offer_mcp(&mut self, resources: Vec<String>, prompts: Vec<String>) {
+        if let Ok(mut offered) = self.mcp.lock() {
+            *offered = McpOffer { resources, prompts };
+        }
+    }
 }
 
 /// The prompt: `› `, or a question's.
@@ -224,6 +241,8 @@ impl Prompt for ChatPrompt {
 /// `@` and `/attach `.
 struct ChatCompleter {
     conversations: Arc<Mutex<Vec<String>>>,
+    /// The MCP resources and prompts offered.
+    mcp: Arc<Mutex<McpOffer>>,
     /// The directory relative paths complete from; `None`: the working directory.
     base: Option<PathBuf>,
 }
@@ -248,15 +267,29 @@ impl Completer for ChatCompleter {
             };
             let partial = typed.get(start..).unwrap_or_default();
             let home = std::env::var("HOME").ok();
-            return complete_path(partial, &base, home.as_deref())
-                .into_iter()
-                .map(|found| Suggestion {
-                    value: found.value,
-                    span: Span::new(start, pos),
-                    // A file is done: the message goes on after a space.
-                    append_whitespace: !found.directory,
-                    ..Suggestion::default()
-                })
+            let resources = if typed.starts_with("/attach ") {
+                Vec::new()
+            } else {
+                self.offer().resources(partial)
+            };
+            let resources = resources.into_iter().map(|value| Suggestion {
+                value,
+                span: Span::new(start, pos),
+                append_whitespace: true,
+                ..Suggestion::default()
+            });
+            return resources
+                .chain(
+                    complete_path(partial, &base, home.as_deref())
+                        .into_iter()
+                        .map(|found| Suggestion {
+                            value: found.value,
+                            span: Span::new(start, pos),
+                            // A file is done: the message goes on after a space.
+                            append_whitespace: !found.directory,
+                            ..Suggestion::default()
+                        }),
+                )
                 .collect();
         }
         if let Some(prefix) = typed.strip_prefix("/switch ") {
@@ -282,10 +315,21 @@ impl Completer for ChatCompleter {
             return suggest(matching, "/export ".len());
         }
         if typed.starts_with('/') && !typed.contains(' ') {
-            let matching = completions(typed);
+            let mut matching = completions(typed);
+            matching.extend(self.offer().prompts(typed));
             return suggest(matching, 0);
         }
         Vec::new()
+    }
+}
+
+impl ChatCompleter {
+    /// The MCP resources and prompts offered now.
+    fn offer(&self) -> McpOffer {
+        self.mcp
+            .lock()
+            .map(|offer| offer.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -352,6 +396,10 @@ mod tests {
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         let mut completer = ChatCompleter {
             conversations: Arc::new(Mutex::new(vec!["0191aa".into(), "0292bb".into()])),
+            mcp: Arc::new(Mutex::new(McpOffer {
+                resources: vec!["t:note://readme".into()],
+                prompts: vec!["/t:review ".into()],
+            })),
             base: Some(dir.path().to_path_buf()),
         };
         let line = "/switch 01";
@@ -386,5 +434,18 @@ mod tests {
             .map(|s| (s.value, s.append_whitespace))
             .collect();
         assert_eq!(got, [("docs/".to_owned(), false)]);
+        // MCP resources after `@`, prompts among the commands.
+        let got: Vec<(String, usize)> = completer
+            .complete("see @t:no", 9)
+            .into_iter()
+            .map(|s| (s.value, s.span.start))
+            .collect();
+        assert_eq!(got, [("t:note://readme".to_owned(), 5)]);
+        let got: Vec<String> = completer
+            .complete("/t:", 3)
+            .into_iter()
+            .map(|s| s.value)
+            .collect();
+        assert_eq!(got, ["/t:review "]);
     }
 }

@@ -77,6 +77,16 @@ pub enum Slash {
     AttachClear,
     /// List your permission grants (`None`), or revoke the one with this id.
     Permissions(Option<i64>),
+    /// Get the prompt `prompt` of the MCP server `server` with these arguments (as
+    /// typed) and send its messages.
+    McpPrompt {
+        /// The server's name.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// The rest of the line.
+        args: String,
+    },
     /// Show help.
     Help,
     /// Leave.
@@ -117,17 +127,22 @@ Commands:
   /export md|json [FILE]
                  write this conversation as Markdown or JSON to FILE, or to a
                  file named after its title here (an existing file is never replaced)
+  /SERVER:PROMPT [ARGS]
+                 send an MCP server's prompt (listed below when servers offer any):
+                 NAME=VALUE sets an argument, other words fill the first one left;
+                 a required argument not given is asked for
   /attach PATH   attach a file to your next message (relative to the working
                  directory; quote a name with spaces); /attach alone lists them,
                  /attach clear takes them off. @path in a message attaches too, and
-                 a pasted (or dragged) image file path attaches that image
+                 a pasted (or dragged) image file path attaches that image;
+                 @SERVER:URI attaches an MCP server's resource
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
 Keys:
   Enter          send; Alt+Enter or Shift+Enter starts a new line
-  Tab            complete a command, the conversation id after /switch, or a
-                 file path after @ or /attach
+  Tab            complete a command (MCP prompts too), the conversation id after
+                 /switch, a file path after @ or /attach, or a resource after @SERVER:
   Ctrl+R         search what you typed before (Up and Down walk through it)
   Ctrl+C         while a turn runs: cancel it (the partial answer is kept);
                  at the prompt: twice to exit";
@@ -138,8 +153,20 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
     let line = line.trim();
     let rest = line.strip_prefix('/')?;
     let mut parts = rest.splitn(2, char::is_whitespace);
-    let name = parts.next().unwrap_or("").to_lowercase();
+    let typed_name = parts.next().unwrap_or("");
     let arg = parts.next().map(str::trim).unwrap_or("");
+    if let Some((server, prompt)) = typed_name.split_once(':') {
+        return Some(if server.is_empty() || prompt.is_empty() {
+            Err("usage: /SERVER:PROMPT [ARGS] (an MCP server's prompt; /help lists them)".into())
+        } else {
+            Ok(Slash::McpPrompt {
+                server: server.to_owned(),
+                prompt: prompt.to_owned(),
+                args: arg.to_owned(),
+            })
+        });
+    }
+    let name = typed_name.to_lowercase();
     Some(match (name.as_str(), arg) {
         ("new", "") => Ok(Slash::New),
         ("list", "") => Ok(Slash::List),
@@ -367,6 +394,20 @@ mod tests {
             ("/undo 2", Some(Err("/undo takes no argument"))),
             ("/tasks all", Some(Err("/tasks takes no argument"))),
             ("/HELP", Some(Ok(Slash::Help))),
+            (
+                "/t:Review  the parser ",
+                Some(Ok(Slash::McpPrompt {
+                    server: "t".into(),
+                    prompt: "Review".into(),
+                    args: "the parser".into(),
+                })),
+            ),
+            (
+                "/t:",
+                Some(Err(
+                    "usage: /SERVER:PROMPT [ARGS] (an MCP server's prompt; /help lists them)",
+                )),
+            ),
             ("/quit", Some(Ok(Slash::Quit))),
             ("/exit", Some(Ok(Slash::Quit))),
             ("/new now", Some(Err("/new takes no argument"))),
