@@ -2,7 +2,7 @@
 //! started (as a conversation would start them), described, and stopped.
 
 use smallebot_agent::assembly::Home;
-use smallebot_agent::config::MCP_FILE;
+use smallebot_agent::config::{AgentSettings, MCP_FILE};
 use smallebot_mcp::McpServers;
 
 use crate::cli::McpCommand;
@@ -15,6 +15,14 @@ pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
     let servers = wiring::start_mcp(home).await?;
     for warning in servers.warnings() {
         errln!("warning: {warning}");
+    }
+    match AgentSettings::load(home.root()) {
+        Ok(settings) => {
+            for warning in servers.pin_warnings(&settings.mcp.pinned) {
+                errln!("warning: {warning}");
+            }
+        }
+        Err(error) => errln!("warning: the pinned MCP tools are not checked: {error}"),
     }
     let result = match command {
         McpCommand::List => print_status(home, &servers).await,
