@@ -31,6 +31,9 @@ use rmcp::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp_catalog;
+pub use crate::mcp_catalog::{PIXEL_URI, README_TEXT, README_URI};
+
 /// The environment variable choosing the tool set (`colliding` for the clashing one).
 pub const TOOLSET_ENV: &str = "SMALLEBOT_MCP_TOOLS";
 
@@ -47,15 +50,6 @@ pub const SLEEP_FILE_ENV: &str = "SMALLEBOT_MCP_SLEEP_FILE";
 
 /// A one-pixel PNG, base64.
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
-
-/// The URI of the test server's text resource.
-pub const README_URI: &str = "note://readme";
-
-/// The text of [`README_URI`].
-pub const README_TEXT: &str = "The readme of the test server: resources work.";
-
-/// The URI of the test server's binary resource ([`PIXEL_PNG`]).
-pub const PIXEL_URI: &str = "file:///pixel.png";
 
 /// `echo` arguments.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -203,12 +197,7 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(vec![
-            Resource::new(README_URI, "readme")
-                .with_description("The test server's readme")
-                .with_mime_type("text/plain"),
-            Resource::new(PIXEL_URI, "pixel").with_mime_type("image/png"),
-        ]))
+        Ok(mcp_catalog::resources())
     }
 
     async fn list_resource_templates(
@@ -216,9 +205,7 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            ResourceTemplate::new("note://{name}", "note").with_description("A note by name"),
-        ]))
+        Ok(mcp_catalog::templates())
     }
 
     async fn read_resource(
@@ -226,27 +213,7 @@ impl ServerHandler for TestServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let uri = request.uri;
-        let contents = if uri == README_URI {
-            ResourceContents::text(README_TEXT, uri)
-        } else if uri == PIXEL_URI {
-            ResourceContents::BlobResourceContents {
-                uri,
-                mime_type: Some("image/png".to_owned()),
-                blob: PIXEL_PNG.to_owned(),
-                meta: None,
-            }
-        } else if let Some(name) = uri.strip_prefix("note://") {
-            ResourceContents::text(format!("the note called {name}"), uri.clone())
-        } else {
-            return Err(ErrorData::resource_not_found(
-                format!("no resource {uri}"),
-                None,
-            ));
-        };
-        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
-            vec![contents],
-        )))
+        mcp_catalog::read(request.uri)
     }
 
     async fn list_prompts(
@@ -254,16 +221,7 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
-            "review",
-            Some("Ask for a review of a topic"),
-            Some(vec![
-                PromptArgument::new("topic")
-                    .with_description("What to review")
-                    .with_required(true),
-                PromptArgument::new("tone").with_description("How to say it"),
-            ]),
-        )]))
+        Ok(mcp_catalog::prompts())
     }
 
     async fn get_prompt(
@@ -271,34 +229,7 @@ impl ServerHandler for TestServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        if request.name != "review" {
-            return Err(ErrorData::invalid_params(
-                format!("no prompt {}", request.name),
-                None,
-            ));
-        }
-        let argument = |name: &str| {
-            request
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get(name))
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-        };
-        let Some(topic) = argument("topic") else {
-            return Err(ErrorData::invalid_params("topic is required", None));
-        };
-        let tone = argument("tone").unwrap_or_else(|| "plain".to_owned());
-        Ok(GetPromptResponse::Complete(
-            GetPromptResult::new(vec![
-                PromptMessage::new_text(
-                    PromptMessageRole::User,
-                    format!("Please review {topic} ({tone})."),
-                ),
-                PromptMessage::new_text(PromptMessageRole::Assistant, "Reviewing now."),
-            ])
-            .with_description("A review"),
-        ))
+        mcp_catalog::prompt(&request)
     }
 }
 

@@ -2,27 +2,20 @@
 //! started (as a conversation would start them), described, and stopped.
 
 use smallebot_agent::assembly::Home;
-use smallebot_agent::config::{AgentSettings, MCP_FILE};
+use smallebot_agent::config::MCP_FILE;
 use smallebot_mcp::McpServers;
 
 use crate::cli::McpCommand;
 use crate::error::HostError;
 use crate::wiring;
-use smallebot_terminal::mcp_status::status_lines;
+use smallebot_terminal::mcp_status::{pin_warnings, status_lines};
 
 /// Runs one `mcp` subcommand.
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
     let servers = wiring::start_mcp(home).await?;
-    for warning in servers.warnings() {
+    let pins = pin_warnings(home.root(), &servers);
+    for warning in servers.warnings().iter().chain(&pins) {
         errln!("warning: {warning}");
-    }
-    match AgentSettings::load(home.root()) {
-        Ok(settings) => {
-            for warning in servers.pin_warnings(&settings.mcp.pinned) {
-                errln!("warning: {warning}");
-            }
-        }
-        Err(error) => errln!("warning: the pinned MCP tools are not checked: {error}"),
     }
     let result = match command {
         McpCommand::List => print_status(home, &servers).await,
