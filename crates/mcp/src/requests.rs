@@ -274,6 +274,12 @@ impl McpServers {
                     size: base64_len(&blob),
                     base64: blob,
                 },
+                // A kind of contents a newer protocol added: said, not dropped.
+                _ => McpResourceContents::Text {
+                    uri: uri.to_owned(),
+                    mime_type: None,
+                    text: "[resource contents of a kind this client cannot read]".to_owned(),
+                },
             })
             .collect())
     }
