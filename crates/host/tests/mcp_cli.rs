@@ -212,6 +212,12 @@ async fn mcp_list_and_tools_describe_the_servers() {
         ],
     );
 
+    // A pinned tool no server offers is said once; one offered is not.
+    std::fs::write(
+        home.path().join("agent.json"),
+        json!({"mcp": {"pinnedTools": ["mcp__test__echo", "mcp__test__nope"]}}).to_string(),
+    )
+    .unwrap();
     let out = cli::smallebot(home.path(), None)
         .args(["mcp", "list"])
         .output()
@@ -219,6 +225,15 @@ async fn mcp_list_and_tools_describe_the_servers() {
         .unwrap();
     let listed = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    let errors = text(&out.stderr);
+    assert_eq!(
+        errors
+            .matches("mcp.pinnedTools: \"mcp__test__nope\" is offered by no MCP server")
+            .count(),
+        1,
+        "{errors}"
+    );
+    assert!(!errors.contains("\"mcp__test__echo\""), "{errors}");
     assert!(listed.contains("test  running  9 tool(s)"), "{listed}");
     assert!(listed.contains("off  disabled  0 tool(s)"), "{listed}");
     let broken = listed.lines().find(|l| l.starts_with("broken")).unwrap();

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::ServiceError;
+use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
 use super::client::{ListWatcher, ToolList};
@@ -34,6 +34,8 @@ pub(crate) struct McpConnection {
     oversized: Arc<AtomicBool>,
     /// Set by [`McpConnection::stop`]: no call starts the server again.
     stopped: AtomicBool,
+    /// Whether the server declared resources when it last connected.
+    resources: AtomicBool,
 }
 
 impl McpConnection {
@@ -52,6 +54,7 @@ impl McpConnection {
             last_error: Mutex::new(None),
             oversized: Arc::default(),
             stopped: AtomicBool::new(false),
+            resources: AtomicBool::new(false),
         }
     }
 
@@ -63,6 +66,11 @@ impl McpConnection {
     /// Its tools as last listed (none before it started).
     pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.list.get()
+    }
+
+    /// Whether the server declared resources when it last connected.
+    pub(crate) fn offers_resources(&self) -> bool {
+        self.resources.load(Ordering::SeqCst)
     }
 
     /// The last thing that went wrong, if anything.
@@ -107,6 +115,11 @@ impl McpConnection {
         });
         match started {
             Ok((live, tools)) => {
+                let declared = live
+                    .client
+                    .peer_info()
+                    .is_some_and(|info| info.capabilities.resources.is_some());
+                self.resources.store(declared, Ordering::SeqCst);
                 *slot = Some(live);
                 self.list.set(tools.clone());
                 Ok(tools)
@@ -126,32 +139,7 @@ impl McpConnection {
         arguments: Map<String, Value>,
     ) -> Result<Value, String> {
         let name = &self.settings.name;
-        let peer = {
-            let mut slot = self.client.lock().await;
-            if self.stopped.load(Ordering::SeqCst) {
-                return Err(format!(
-                    "the MCP server '{name}' was stopped: SmallEBot is ending"
-                ));
-            }
-            if slot.as_ref().is_none_or(|live| live.client.is_closed()) {
-                let restarted = tokio::time::timeout(self.settings.startup_timeout, self.connect())
-                    .await
-                    .unwrap_or_else(|_| Err("it did not start in time".to_owned()));
-                match restarted {
-                    Ok(live) => *slot = Some(live),
-                    Err(reason) => {
-                        return Err(format!(
-                            "the MCP server '{name}' is not running and could not be restarted: {}",
-                            self.failed(reason)
-                        ));
-                    }
-                }
-            }
-            match slot.as_ref() {
-                Some(live) => live.client.peer().clone(),
-                None => return Err(format!("the MCP server '{name}' is not running")),
-            }
-        };
+        let peer = self.peer().await?;
         let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let timeout = self.settings.tool_timeout;
         match tokio::time::timeout(timeout, peer.call_tool(request)).await {
@@ -196,6 +184,38 @@ impl McpConnection {
                 };
                 Err(self.failed(reason))
             }
+        }
+    }
+
+    /// The connected client's peer, restarting the server first when it stopped.
+    ///
+    /// # Errors
+    /// Why the server is not running, said for the model.
+    pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        let name = &self.settings.name;
+        let mut slot = self.client.lock().await;
+        if self.stopped.load(Ordering::SeqCst) {
+            return Err(format!(
+                "the MCP server '{name}' was stopped: SmallEBot is ending"
+            ));
+        }
+        if slot.as_ref().is_none_or(|live| live.client.is_closed()) {
+            let restarted = tokio::time::timeout(self.settings.startup_timeout, self.connect())
+                .await
+                .unwrap_or_else(|_| Err("it did not start in time".to_owned()));
+            match restarted {
+                Ok(live) => *slot = Some(live),
+                Err(reason) => {
+                    return Err(format!(
+                        "the MCP server '{name}' is not running and could not be restarted: {}",
+                        self.failed(reason)
+                    ));
+                }
+            }
+        }
+        match slot.as_ref() {
+            Some(live) => Ok(live.client.peer().clone()),
+            None => Err(format!("the MCP server '{name}' is not running")),
         }
     }
 

@@ -25,7 +25,7 @@ pub(crate) fn result_text(result: &Value) -> (String, bool) {
 }
 
 /// One content block.
-fn block_text(block: &Value) -> String {
+pub(crate) fn block_text(block: &Value) -> String {
     let field = |name: &str| block.get(name).and_then(Value::as_str);
     let size = |data: Option<&str>| base64_len(data.unwrap_or(""));
     match field("type") {
@@ -58,7 +58,7 @@ fn block_text(block: &Value) -> String {
 }
 
 /// The decoded size of base64 text.
-fn base64_len(data: &str) -> usize {
+pub(crate) fn base64_len(data: &str) -> usize {
     let data = data.trim_end_matches('=');
     data.len() * 3 / 4
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::catalog::McpRequestError;
 use super::connection::McpConnection;
 use super::names::tool_name;
 use super::tool::McpTool;
@@ -176,6 +177,34 @@ impl McpServers {
             });
         }
         out
+    }
+
+    /// The enabled servers' connections.
+    pub(crate) fn enabled(&self) -> impl Iterator<Item = &Arc<McpConnection>> {
+        self.connections
+            .iter()
+            .filter(|(_, enabled)| *enabled)
+            .map(|(connection, _)| connection)
+    }
+
+    /// The enabled server named `server`.
+    ///
+    /// # Errors
+    /// [`McpRequestError::UnknownServer`] naming the enabled ones.
+    pub(crate) fn enabled_named(
+        &self,
+        server: &str,
+    ) -> Result<&Arc<McpConnection>, McpRequestError> {
+        self.enabled()
+            .find(|c| c.settings().name == server)
+            .ok_or_else(|| McpRequestError::UnknownServer {
+                server: server.to_owned(),
+                known: self
+                    .enabled()
+                    .map(|c| c.settings().name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     /// A number that changes whenever the servers' tools change (a server announced a

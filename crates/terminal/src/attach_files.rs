@@ -9,6 +9,7 @@ use smallebot_core::entities::{Attachment, AttachmentFacts, AttachmentKind, Conv
 use smallebot_core::ids::ConversationId;
 use smallebot_core::rules::attachment::{AttachmentRefusal, check_image, clean_name, describe};
 use smallebot_core::rules::attachment_text::facts_label;
+use smallebot_core::rules::mcp_mentions::resource_mention;
 use smallebot_core::rules::mentions::mentions;
 use smallebot_core::rules::pasted_path::pasted_paths;
 
@@ -75,13 +76,24 @@ fn read_file(typed: &Path, max_file_bytes: i64) -> Result<FileToAttach, Terminal
             source,
         },
     })?;
-    check_image(&name, &content).map_err(TerminalError::from)?;
-    let facts = describe(&name, &content);
-    Ok(FileToAttach {
-        name,
-        content,
-        facts,
-    })
+    FileToAttach::from_content(name, content)
+}
+
+impl FileToAttach {
+    /// `content` attached as `name` (an MCP resource, a file read): an image only when
+    /// it is one ([`check_image`]).
+    ///
+    /// # Errors
+    /// The pipeline's refusal of an image that is none.
+    pub fn from_content(name: String, content: Vec<u8>) -> Result<Self, TerminalError> {
+        check_image(&name, &content).map_err(TerminalError::from)?;
+        let facts = describe(&name, &content);
+        Ok(Self {
+            name,
+            content,
+            facts,
+        })
+    }
 }
 
 /// Checks `files` for a message of `conversation` (`None`: a new conversation), before
@@ -100,10 +112,12 @@ pub fn check(
 }
 
 /// The `@path` mentions of a chat message that name files: every existing one, and
-/// every path-like one (so that a missing `@notes.txt` is an error, not text).
-pub fn mentioned_paths(text: &str) -> Vec<PathBuf> {
+/// every path-like one (so that a missing `@notes.txt` is an error, not text); an
+/// `@server:uri` of one of the MCP servers `servers` is a resource, not a path.
+pub fn mentioned_paths(text: &str, servers: &[String]) -> Vec<PathBuf> {
     mentions(text)
         .into_iter()
+        .filter(|m| resource_mention(m.path, servers).is_none())
         .filter(|m| m.path_like || Path::new(m.path).is_file())
         .map(|m| PathBuf::from(m.path))
         .collect()

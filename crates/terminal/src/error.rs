@@ -23,6 +23,9 @@ pub enum TerminalError {
     /// A rewind (or a prune of checkpoint contents) could not be done.
     #[error(transparent)]
     Rewind(smallebot_checkpoints::CheckpointError),
+    /// An MCP server's resource or prompt could not be had.
+    #[error(transparent)]
+    Mcp(#[from] smallebot_mcp::McpRequestError),
     /// The pipeline refused the request.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),

@@ -59,6 +59,7 @@ pub mod files;
 pub mod fixtures;
 mod gate;
 pub mod mcp;
+mod mcp_catalog;
 pub mod mcp_many;
 pub mod otlp;
 pub mod postgres;

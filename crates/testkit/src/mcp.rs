@@ -1,7 +1,9 @@
 //! A small MCP server for tests, built with the same SDK as the client: tools that
 //! echo, sleep, fail, report the environment, return a large result or an image, crash
 //! the process, and one
-//! marked destructive, and one (`grow`) that adds a tool and announces the change. Served over stdio ([`serve_stdio`], for a test binary started as
+//! marked destructive, and one (`grow`) that adds a tool and announces the change; two
+//! resources (text [`README_URI`] and a PNG [`PIXEL_URI`]), the template `note://{name}`
+//! and the prompt `review` (`topic` required, `tone` optional). Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
 //! With [`TOOLSET_ENV`] set to `colliding` the server offers `same.name` and
@@ -11,15 +13,24 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{
     Peer, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
 };
 use tokio_util::sync::CancellationToken;
+
+use crate::mcp_catalog;
+pub use crate::mcp_catalog::{PIXEL_URI, README_TEXT, README_URI};
 
 /// The environment variable choosing the tool set (`colliding` for the clashing one).
 pub const TOOLSET_ENV: &str = "SMALLEBOT_MCP_TOOLS";
@@ -170,7 +181,53 @@ impl TestServer {
 #[tool_handler(router = self.router())]
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(mcp_catalog::resources())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(mcp_catalog::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        mcp_catalog::read(request.uri)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(mcp_catalog::prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        mcp_catalog::prompt(&request)
     }
 }
 

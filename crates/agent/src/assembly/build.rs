@@ -7,6 +7,7 @@ use smallebot_application::pipeline::{LeaseSettings, ServiceParts};
 use smallebot_application::ports::{ChatModel, Hooks, Summarizer};
 use smallebot_checkpoints::{Limits, PRUNE_EVERY, TurnCheckpoints};
 use smallebot_core::repository::{HookRunRepository, Store};
+use smallebot_core::rules::tool_search::unoffered_pins;
 use smallebot_model_client::{NamedEndpoint, OpenAiChatModel, ServerWindows};
 
 use super::home_tools::HomeTools;
@@ -90,8 +91,14 @@ impl AgentAssembly {
         }
         // Every call — the parent's, a sub-agent's, Delegate's — passes the one gate.
         // MCP tools wait for SearchTools when there are too many (the pipeline decides).
+        let tools = tools.merge(self.tools);
+        for pin in unoffered_pins(&self.pinned_tools, &tools.names()) {
+            tracing::warn!(
+                pin = format!("mcp__{pin}"),
+                "agent.json mcp.pinnedTools names a tool no MCP server offers; the pin is ignored"
+            );
+        }
         let tools = tools
-            .merge(self.tools)
             .with_tool_search(self.pinned_tools)
             .with_gate(self.gate.gate(
                 Arc::clone(&self.confirmer),

@@ -212,7 +212,9 @@ fn grant_rules(subject: &CallSubject) -> Option<Vec<PermissionRule>> {
         CallArgument::Commands(commands) => return exact_command_rules(tool, commands).ok(),
         CallArgument::UnreadableCommand(_) => return None,
         CallArgument::Path(path) if path.is_empty() => return None,
-        CallArgument::Path(path) | CallArgument::Agent(path) => format!("{tool}({path})"),
+        CallArgument::Path(path) | CallArgument::Agent(path) | CallArgument::Resource(path) => {
+            format!("{tool}({path})")
+        }
         // What the call reached: the directory and everything under it.
         CallArgument::Tree(dir) if dir.is_empty() => format!("{tool}(**)"),
         CallArgument::Tree(dir) => format!("{tool}({dir}/**)"),

@@ -1,7 +1,8 @@
 //! The MCP client's servers and tools (`smallebot-mcp`) as a source of the registry:
 //! each server's tool is a [`Tool`] named `{server}__{tool}` (`mcp__{server}__{tool}` in
 //! permission rules), and the registry builds
-//! its list again whenever the servers' tools change.
+//! its list again whenever the servers' tools change; `ReadMcpResource` joins them when
+//! a server offers resources.
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use smallebot_mcp::{McpServers, McpTool};
 use smallebot_core::rules::permission::{CallSubject, MCP_PREFIX};
 
 use super::call_view::{AskFirst, CallView};
+use super::mcp_resource::ReadMcpResource;
 use super::registry::ToolSource;
 use super::tool::Tool;
 
@@ -31,12 +33,18 @@ impl ToolSource for McpToolSource {
         self.0.generation()
     }
 
+    /// The servers' tools, and `ReadMcpResource` when a server offers resources.
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.0
+        let mut tools: Vec<Arc<dyn Tool>> = self
+            .0
             .mcp_tools()
             .into_iter()
             .map(|tool| Arc::new(ServerTool(tool)) as Arc<dyn Tool>)
-            .collect()
+            .collect();
+        if let Some(read) = ReadMcpResource::new(Arc::clone(&self.0)) {
+            tools.push(Arc::new(read));
+        }
+        tools
     }
 }
 

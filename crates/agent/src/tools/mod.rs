@@ -12,6 +12,7 @@ mod grants;
 mod history;
 mod hooks;
 mod mcp;
+mod mcp_resource;
 mod permission_names;
 mod registry;
 mod search_tools;
@@ -32,6 +33,7 @@ pub use history::{
 };
 pub use hooks::HookRunner;
 pub use mcp::McpToolSource;
+pub use mcp_resource::{ReadMcpResource, ReadMcpResourceArgs};
 pub use permission_names::{BUILT_IN_TOOL_NAMES, permission_argument};
 pub use registry::{ToolRegistry, ToolSource};
 pub use search_tools::{SEARCH_TOOLS_DEFAULT_LIMIT, SearchTools, SearchToolsArgs};

@@ -7,6 +7,7 @@ use smallebot_core::rules::permission::ArgumentKind;
 
 use super::delegate_name::DELEGATE;
 use super::history::{ReadConversationData, SearchHistory};
+use super::mcp_resource::ReadMcpResource;
 use super::search_tools::SearchTools;
 use super::shell::ExecuteCommand;
 use super::skills::{GenerateSkill, ReadSkill};
@@ -25,7 +26,7 @@ const PATH_TOOLS: [&str; 6] = [
 ];
 
 /// The other built-in tools.
-const OTHER_TOOLS: [&str; 14] = [
+const OTHER_TOOLS: [&str; 15] = [
     GetCurrentTime::NAME,
     ExecuteCommand::NAME,
     SearchHistory::NAME,
@@ -40,6 +41,7 @@ const OTHER_TOOLS: [&str; 14] = [
     ReadSkill::NAME,
     GenerateSkill::NAME,
     SearchTools::NAME,
+    ReadMcpResource::NAME,
 ];
 
 /// The names of the built-in tools, for checking the tool names of permission rules
@@ -59,13 +61,16 @@ pub const BUILT_IN_TOOL_NAMES: [&str; PATH_TOOLS.len() + OTHER_TOOLS.len()] = {
 };
 
 /// What the permission rules of the tool `tool` match its calls on: `ExecuteCommand`
-/// its command's words, the workspace file tools their path, `Delegate` the agent.
+/// its command's words, the workspace file tools their path, `Delegate` the agent,
+/// `ReadMcpResource` the resource as `server:uri`.
 #[must_use]
 pub fn permission_argument(tool: &str) -> ArgumentKind {
     if tool == ExecuteCommand::NAME {
         ArgumentKind::Command
     } else if tool == DELEGATE {
         ArgumentKind::Agent
+    } else if tool == ReadMcpResource::NAME {
+        ArgumentKind::Resource
     } else if PATH_TOOLS.contains(&tool) {
         ArgumentKind::Path
     } else {

@@ -20,6 +20,7 @@ pub mod image_header;
 mod image_samples;
 pub mod json_kind;
 pub mod lease;
+pub mod mcp_mentions;
 pub mod mentions;
 pub mod message_versions;
 pub mod output_bound;

@@ -115,6 +115,17 @@ pub fn rank(query: &str, tools: &[(&str, &str)], limit: usize) -> Vec<usize> {
     scored.into_iter().take(limit).map(|(_, i)| i).collect()
 }
 
+/// The pinned tools (agent.json `mcp.pinnedTools`, as registry names `server__tool`)
+/// that are not among the `offered` tool names, in order: pins no server offers.
+#[must_use]
+pub fn unoffered_pins<'a>(pinned: &'a [String], offered: &[String]) -> Vec<&'a str> {
+    pinned
+        .iter()
+        .filter(|pin| !offered.contains(pin))
+        .map(String::as_str)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ToolLoading, defers, rank, words};
@@ -201,5 +212,17 @@ mod tests {
         assert_eq!(rank("forecast", &tools, 5), [2, 0, 1]);
         // Too short to match inside a description word.
         assert_eq!(rank("fo", &tools, 5), [0, 2]);
+    }
+
+    #[test]
+    fn pins_no_server_offers_are_found() {
+        let pinned = vec![
+            "t__echo".to_owned(),
+            "t__nope".to_owned(),
+            "x__y".to_owned(),
+        ];
+        let offered = vec!["t__echo".to_owned(), "t__fail".to_owned()];
+        assert_eq!(unoffered_pins(&pinned, &offered), ["t__nope", "x__y"]);
+        assert!(unoffered_pins(&[], &offered).is_empty());
     }
 }

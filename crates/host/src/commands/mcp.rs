@@ -8,12 +8,13 @@ use smallebot_mcp::McpServers;
 use crate::cli::McpCommand;
 use crate::error::HostError;
 use crate::wiring;
-use smallebot_terminal::mcp_status::status_lines;
+use smallebot_terminal::mcp_status::{pin_warnings, status_lines};
 
 /// Runs one `mcp` subcommand.
 pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
     let servers = wiring::start_mcp(home).await?;
-    for warning in servers.warnings() {
+    let pins = pin_warnings(home.root(), &servers);
+    for warning in servers.warnings().iter().chain(&pins) {
         errln!("warning: {warning}");
     }
     let result = match command {

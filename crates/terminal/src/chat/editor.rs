@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use smallebot_core::rules::mentions::path_being_typed;
 
 use super::input::{Input, LineSource};
+use super::mcp_complete::McpOffer;
 use super::path_complete::complete_path;
 
 /// Entries kept in the history file.
@@ -60,6 +61,7 @@ pub struct EditorInput {
     requests: mpsc::Sender<(String, Reply)>,
     pending: Option<oneshot::Receiver<std::io::Result<Signal>>>,
     conversations: Arc<Mutex<Vec<String>>>,
+    mcp: Arc<Mutex<McpOffer>>,
 }
 
 impl EditorInput {
@@ -70,10 +72,12 @@ impl EditorInput {
         let (requests, receiver) = mpsc::channel::<(String, Reply)>();
         let conversations = Arc::new(Mutex::new(Vec::new()));
         let ids = Arc::clone(&conversations);
+        let mcp = Arc::new(Mutex::new(McpOffer::default()));
+        let offer = Arc::clone(&mcp);
         let spawned = std::thread::Builder::new()
             .name("line-editor".into())
             .spawn(move || {
-                let mut editor = editor(history, ids, colours);
+                let mut editor = editor(history, ids, offer, colours);
                 while let Ok((prompt, reply)) = receiver.recv() {
                     let read = editor.read_line(&ChatPrompt(prompt));
                     if matches!(read, Ok(Signal::Success(_))) {
@@ -91,6 +95,7 @@ impl EditorInput {
             requests,
             pending: None,
             conversations,
+            mcp,
         }
     }
 }
@@ -117,7 +122,12 @@ fn chat_keybindings() -> reedline::Keybindings {
     keys
 }
 
-fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: bool) -> Reedline {
+fn editor(
+    history: PathBuf,
+    conversations: Arc<Mutex<Vec<String>>>,
+    mcp: Arc<Mutex<McpOffer>>,
+    colours: bool,
+) -> Reedline {
     let mut keys = chat_keybindings();
     keys.add_binding(
         KeyModifiers::NONE,
@@ -132,6 +142,7 @@ fn editor(history: PathBuf, conversations: Arc<Mutex<Vec<String>>>, colours: boo
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(ChatCompleter {
             conversations,
+            mcp,
             base: None,
         }))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
@@ -190,6 +201,12 @@ impl LineSource for EditorInput {
             *offered = ids;
         }
     }
+
+    fn offer_mcp(&mut self, resources: Vec<String>, prompts: Vec<String>) {
+        if let Ok(mut offered) = self.mcp.lock() {
+            *offered = McpOffer { resources, prompts };
+        }
+    }
 }
 
 /// The prompt: `› `, or a question's.
@@ -224,6 +241,8 @@ impl Prompt for ChatPrompt {
 /// `@` and `/attach `.
 struct ChatCompleter {
     conversations: Arc<Mutex<Vec<String>>>,
+    /// The MCP resources and prompts offered.
+    mcp: Arc<Mutex<McpOffer>>,
     /// The directory relative paths complete from; `None`: the working directory.
     base: Option<PathBuf>,
 }
@@ -248,15 +267,29 @@ impl Completer for ChatCompleter {
             };
             let partial = typed.get(start..).unwrap_or_default();
             let home = std::env::var("HOME").ok();
-            return complete_path(partial, &base, home.as_deref())
-                .into_iter()
-                .map(|found| Suggestion {
-                    value: found.value,
-                    span: Span::new(start, pos),
-                    // A file is done: the message goes on after a space.
-                    append_whitespace: !found.directory,
-                    ..Suggestion::default()
-                })
+            let resources = if typed.starts_with("/attach ") {
+                Vec::new()
+            } else {
+                self.offer().resources(partial)
+            };
+            let resources = resources.into_iter().map(|value| Suggestion {
+                value,
+                span: Span::new(start, pos),
+                append_whitespace: true,
+                ..Suggestion::default()
+            });
+            return resources
+                .chain(
+                    complete_path(partial, &base, home.as_deref())
+                        .into_iter()
+                        .map(|found| Suggestion {
+                            value: found.value,
+                            span: Span::new(start, pos),
+                            // A file is done: the message goes on after a space.
+                            append_whitespace: !found.directory,
+                            ..Suggestion::default()
+                        }),
+                )
                 .collect();
         }
         if let Some(prefix) = typed.strip_prefix("/switch ") {
@@ -282,10 +315,21 @@ impl Completer for ChatCompleter {
             return suggest(matching, "/export ".len());
         }
         if typed.starts_with('/') && !typed.contains(' ') {
-            let matching = completions(typed);
+            let mut matching = completions(typed);
+            matching.extend(self.offer().prompts(typed));
             return suggest(matching, 0);
         }
         Vec::new()
+    }
+}
+
+impl ChatCompleter {
+    /// The MCP resources and prompts offered now.
+    fn offer(&self) -> McpOffer {
+        self.mcp
+            .lock()
+            .map(|offer| offer.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -299,92 +343,5 @@ fn completions(typed: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_typed_ahead_in_line_mode_mean_what_they_meant() {
-        use crossterm::event::KeyEvent;
-        use reedline::EditMode;
-        use reedline::ReedlineRawEvent;
-        let mut mode = Emacs::new(chat_keybindings());
-        let mut event = |code, modifiers| {
-            let raw = crossterm::event::Event::Key(KeyEvent::new(code, modifiers));
-            mode.parse_event(ReedlineRawEvent::try_from(raw).unwrap())
-        };
-        let new_line = ReedlineEvent::Edit(vec![EditCommand::InsertNewline]);
-        let cases = [
-            // (key as read in raw mode, what it does)
-            ((KeyCode::Enter, KeyModifiers::NONE), ReedlineEvent::Enter),
-            // Enter typed ahead: a line feed.
-            (
-                (KeyCode::Char('j'), KeyModifiers::CONTROL),
-                ReedlineEvent::Enter,
-            ),
-            ((KeyCode::Enter, KeyModifiers::ALT), new_line.clone()),
-            ((KeyCode::Enter, KeyModifiers::SHIFT), new_line.clone()),
-            // Alt+Enter typed ahead: escape + line feed, never a literal `j`.
-            (
-                (
-                    KeyCode::Char('j'),
-                    KeyModifiers::CONTROL | KeyModifiers::ALT,
-                ),
-                new_line,
-            ),
-            // A plain `j` is still a `j`.
-            (
-                (KeyCode::Char('j'), KeyModifiers::NONE),
-                ReedlineEvent::Edit(vec![EditCommand::InsertChar('j')]),
-            ),
-        ];
-        for ((code, modifiers), want) in cases {
-            assert_eq!(event(code, modifiers), want, "{code:?} {modifiers:?}");
-        }
-    }
-
-    #[test]
-    fn slash_commands_and_conversation_ids_complete() {
-        assert_eq!(completions("/s"), ["/switch ", "/search ", "/show "]);
-        assert_eq!(completions("/q"), ["/quit"]);
-        assert!(completions("/zz").is_empty());
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("docs")).unwrap();
-        std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-        let mut completer = ChatCompleter {
-            conversations: Arc::new(Mutex::new(vec!["0191aa".into(), "0292bb".into()])),
-            base: Some(dir.path().to_path_buf()),
-        };
-        let line = "/switch 01";
-        let got: Vec<(String, usize)> = completer
-            .complete(line, line.len())
-            .into_iter()
-            .map(|s| (s.value, s.span.start))
-            .collect();
-        assert_eq!(got, [("0191aa".to_owned(), 8)]);
-        assert!(completer.complete("hello /s", 8).is_empty());
-        assert_eq!(completions("/exp"), ["/export "]);
-        let line = "/export j";
-        let got: Vec<String> = completer
-            .complete(line, line.len())
-            .into_iter()
-            .map(|s| s.value)
-            .collect();
-        assert_eq!(got, ["json "]);
-        assert_eq!(completions("/at"), ["/attach "]);
-        // Paths after `@` and `/attach `: a file ends the word, a directory goes on.
-        for (line, start) in [("read @no", 6), ("/attach no", 8)] {
-            let got: Vec<(String, usize, bool)> = completer
-                .complete(line, line.len())
-                .into_iter()
-                .map(|s| (s.value, s.span.start, s.append_whitespace))
-                .collect();
-            assert_eq!(got, [("notes.txt".to_owned(), start, true)], "{line}");
-        }
-        let got: Vec<(String, bool)> = completer
-            .complete("see @d", 6)
-            .into_iter()
-            .map(|s| (s.value, s.append_whitespace))
-            .collect();
-        assert_eq!(got, [("docs/".to_owned(), false)]);
-    }
-}
+#[path = "editor_tests.rs"]
+mod tests;

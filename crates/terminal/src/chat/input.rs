@@ -35,6 +35,11 @@ pub trait LineSource {
     /// The conversation ids offered when completing `/switch` (sources without
     /// completion ignore them).
     fn offer_conversations(&mut self, _ids: Vec<String>) {}
+
+    /// The MCP resources (`server:uri`) offered after `@`, and the prompt commands
+    /// (`/server:prompt `) offered with the slash commands (sources without completion
+    /// ignore them).
+    fn offer_mcp(&mut self, _resources: Vec<String>, _prompts: Vec<String>) {}
 }
 
 /// Lines of a pipe or a file, one entry each.

@@ -9,6 +9,9 @@ mod confirm;
 pub mod cursor_query;
 mod editor;
 mod input;
+mod mcp_complete;
+#[cfg(test)]
+mod mcp_tests;
 mod path_complete;
 mod picker;
 mod repl;

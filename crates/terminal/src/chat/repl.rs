@@ -18,6 +18,7 @@ mod commands;
 mod copy;
 mod export;
 mod follow;
+mod mcp_chat;
 mod permissions;
 mod resume;
 mod rewind;
@@ -42,7 +43,8 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
-    /// The MCP servers, for `/mcp`.
+    /// The MCP servers, for `/mcp`, their resources (`@server:uri`) and prompts
+    /// (`/server:prompt`).
     mcp: Option<Arc<smallebot_mcp::McpServers>>,
     /// The skills, for `/skills`.
     skills: Option<Arc<smallebot_agent::skills::SkillCatalog>>,
@@ -200,6 +202,7 @@ impl<W: Write> Repl<W> {
     /// [`Self::run`] without the session's end.
     async fn run_lines<S: LineSource>(&mut self, mut input: S) -> Result<(), TerminalError> {
         let mut exit_armed = false;
+        self.offer_mcp(&mut input).await;
         loop {
             self.offer_conversations(&mut input).await;
             if !input.draws_prompt() {

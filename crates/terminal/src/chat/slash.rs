@@ -77,6 +77,16 @@ pub enum Slash {
     AttachClear,
     /// List your permission grants (`None`), or revoke the one with this id.
     Permissions(Option<i64>),
+    /// Get the prompt `prompt` of the MCP server `server` with these arguments (as
+    /// typed) and send its messages.
+    McpPrompt {
+        /// The server's name.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// The rest of the line.
+        args: String,
+    },
     /// Show help.
     Help,
     /// Leave.
@@ -117,17 +127,22 @@ Commands:
   /export md|json [FILE]
                  write this conversation as Markdown or JSON to FILE, or to a
                  file named after its title here (an existing file is never replaced)
+  /SERVER:PROMPT [ARGS]
+                 send an MCP server's prompt (listed below when servers offer any):
+                 NAME=VALUE sets an argument, other words fill the first one left;
+                 a required argument not given is asked for
   /attach PATH   attach a file to your next message (relative to the working
                  directory; quote a name with spaces); /attach alone lists them,
                  /attach clear takes them off. @path in a message attaches too, and
-                 a pasted (or dragged) image file path attaches that image
+                 a pasted (or dragged) image file path attaches that image;
+                 @SERVER:URI attaches an MCP server's resource
   /clear         clear the screen
   /help          show this help
   /quit          leave (Ctrl+D works too)
 Keys:
   Enter          send; Alt+Enter or Shift+Enter starts a new line
-  Tab            complete a command, the conversation id after /switch, or a
-                 file path after @ or /attach
+  Tab            complete a command (MCP prompts too), the conversation id after
+                 /switch, a file path after @ or /attach, or a resource after @SERVER:
   Ctrl+R         search what you typed before (Up and Down walk through it)
   Ctrl+C         while a turn runs: cancel it (the partial answer is kept);
                  at the prompt: twice to exit";
@@ -138,8 +153,20 @@ pub fn parse_slash(line: &str) -> Option<Result<Slash, String>> {
     let line = line.trim();
     let rest = line.strip_prefix('/')?;
     let mut parts = rest.splitn(2, char::is_whitespace);
-    let name = parts.next().unwrap_or("").to_lowercase();
+    let typed_name = parts.next().unwrap_or("");
     let arg = parts.next().map(str::trim).unwrap_or("");
+    if let Some((server, prompt)) = typed_name.split_once(':') {
+        return Some(if server.is_empty() || prompt.is_empty() {
+            Err("usage: /SERVER:PROMPT [ARGS] (an MCP server's prompt; /help lists them)".into())
+        } else {
+            Ok(Slash::McpPrompt {
+                server: server.to_owned(),
+                prompt: prompt.to_owned(),
+                args: arg.to_owned(),
+            })
+        });
+    }
+    let name = typed_name.to_lowercase();
     Some(match (name.as_str(), arg) {
         ("new", "") => Ok(Slash::New),
         ("list", "") => Ok(Slash::List),
@@ -250,135 +277,5 @@ fn parse_export(args: &str) -> Result<Slash, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_commands_and_explains_mistakes() {
-        let cases: &[(&str, Option<Result<Slash, &str>>)] = &[
-            ("hello", None),
-            ("  /new ", Some(Ok(Slash::New))),
-            ("/list", Some(Ok(Slash::List))),
-            ("/switch abc123", Some(Ok(Slash::Switch("abc123".into())))),
-            ("/switch", Some(Err("usage: /switch ID"))),
-            ("/usage", Some(Ok(Slash::Usage))),
-            ("/permissions", Some(Ok(Slash::Permissions(None)))),
-            (
-                "/permissions revoke 12",
-                Some(Ok(Slash::Permissions(Some(12)))),
-            ),
-            (
-                "/permissions revoke x",
-                Some(Err(
-                    "usage: /permissions [revoke ID] (the id from /permissions)",
-                )),
-            ),
-            ("/compact", Some(Ok(Slash::Compact(None)))),
-            (
-                "/compact focus on the API",
-                Some(Ok(Slash::Compact(Some("focus on the API".into())))),
-            ),
-            (
-                "/search  disk \"full\" -x ",
-                Some(Ok(Slash::Search("disk \"full\" -x".into()))),
-            ),
-            ("/search", Some(Err("usage: /search QUERY"))),
-            ("/tasks", Some(Ok(Slash::Tasks))),
-            ("/mcp", Some(Ok(Slash::Mcp))),
-            ("/mcp x", Some(Err("/mcp takes no argument"))),
-            ("/skills", Some(Ok(Slash::Skills))),
-            ("/skills x", Some(Err("/skills takes no argument"))),
-            ("/agents", Some(Ok(Slash::Agents))),
-            ("/agents x", Some(Err("/agents takes no argument"))),
-            ("/model", Some(Ok(Slash::Model(None)))),
-            ("/model large", Some(Ok(Slash::Model(Some("large".into()))))),
-            ("/retry", Some(Ok(Slash::Retry))),
-            ("/retry now", Some(Err("/retry takes no argument"))),
-            (
-                "/edit  say it better ",
-                Some(Ok(Slash::Edit("say it better".into()))),
-            ),
-            (
-                "/edit",
-                Some(Err("usage: /edit NEW TEXT (replaces your last message)")),
-            ),
-            ("/clear", Some(Ok(Slash::Clear))),
-            ("/attach", Some(Ok(Slash::Attached))),
-            ("/attach clear", Some(Ok(Slash::AttachClear))),
-            (
-                "/attach 'my notes.txt'",
-                Some(Ok(Slash::Attach("my notes.txt".into()))),
-            ),
-            ("/attach ./clear", Some(Ok(Slash::Attach("./clear".into())))),
-            ("/copy", Some(Ok(Slash::Copy))),
-            ("/resume", Some(Ok(Slash::Resume))),
-            ("/history", Some(Ok(Slash::History))),
-            ("/changes", Some(Ok(Slash::Changes))),
-            ("/rewind", Some(Ok(Slash::Rewind(RewindSlash::default())))),
-            (
-                "/rewind 2 both force",
-                Some(Ok(Slash::Rewind(RewindSlash {
-                    to: Some("2".into()),
-                    scope: Some("both".into()),
-                    force: true,
-                    undo: false,
-                }))),
-            ),
-            (
-                "/rewind undo",
-                Some(Ok(Slash::Rewind(RewindSlash {
-                    undo: true,
-                    ..RewindSlash::default()
-                }))),
-            ),
-            ("/show 2", Some(Ok(Slash::Show(2)))),
-            (
-                "/show",
-                Some(Err("usage: /show N (the number on the tool call's line)")),
-            ),
-            (
-                "/show 0",
-                Some(Err("usage: /show N (the number on the tool call's line)")),
-            ),
-            ("/copy all", Some(Err("/copy takes no argument"))),
-            (
-                "/export md",
-                Some(Ok(Slash::Export(ExportFormat::Md, None))),
-            ),
-            (
-                "/export JSON  my notes.json ",
-                Some(Ok(Slash::Export(
-                    ExportFormat::Json,
-                    Some("my notes.json".into()),
-                ))),
-            ),
-            ("/export", Some(Err("usage: /export md|json [FILE]"))),
-            ("/verbose", Some(Ok(Slash::Verbose(None)))),
-            ("/verbose on", Some(Ok(Slash::Verbose(Some(true))))),
-            ("/verbose off", Some(Ok(Slash::Verbose(Some(false))))),
-            ("/verbose loud", Some(Err("usage: /verbose [on|off]"))),
-            (
-                "/export pdf out.pdf",
-                Some(Err(
-                    "/export writes md or json, not 'pdf' (usage: /export md|json [FILE])",
-                )),
-            ),
-            ("/undo", Some(Ok(Slash::Undo))),
-            ("/undo 2", Some(Err("/undo takes no argument"))),
-            ("/tasks all", Some(Err("/tasks takes no argument"))),
-            ("/HELP", Some(Ok(Slash::Help))),
-            ("/quit", Some(Ok(Slash::Quit))),
-            ("/exit", Some(Ok(Slash::Quit))),
-            ("/new now", Some(Err("/new takes no argument"))),
-            (
-                "/frobnicate",
-                Some(Err("unknown command /frobnicate; type /help for the list")),
-            ),
-        ];
-        for (line, expected) in cases {
-            let got = parse_slash(line);
-            let expected = expected.clone().map(|r| r.map_err(str::to_owned));
-            assert_eq!(got, expected, "{line:?}");
-        }
-    }
-}
+#[path = "slash_tests.rs"]
+mod tests;

@@ -51,6 +51,8 @@ pub enum CallArgument {
     Tree(String),
     /// The name of the agent a `Delegate` call runs.
     Agent(String),
+    /// The MCP resource a `ReadMcpResource` call reads, as `server:uri`.
+    Resource(String),
 }
 
 /// A tool call as the rules see it.
@@ -100,6 +102,15 @@ impl CallSubject {
         Self {
             tool: tool.to_owned(),
             argument: CallArgument::Tree(dir.to_owned()),
+        }
+    }
+
+    /// A call of `tool` that reads the resource `uri` of the MCP server `server`.
+    #[must_use]
+    pub fn resource(tool: &str, server: &str, uri: &str) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            argument: CallArgument::Resource(format!("{server}:{uri}")),
         }
     }
 
@@ -172,6 +183,9 @@ pub fn decide(rules: &PermissionRules, subject: &CallSubject) -> Decision {
             .unwrap_or_else(default),
         CallArgument::Agent(agent) => about
             .single(&|rule| rule.matches_agent(agent))
+            .unwrap_or_else(default),
+        CallArgument::Resource(resource) => about
+            .single(&|rule| rule.matches_resource(resource))
             .unwrap_or_else(default),
         CallArgument::UnreadableCommand(_) => {
             about.single(&PermissionRule::is_bare).unwrap_or(Decision {

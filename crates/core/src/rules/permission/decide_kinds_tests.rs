@@ -209,3 +209,42 @@ fn a_recursive_read_is_stopped_by_what_it_may_reach_and_allowed_by_what_covers_i
         );
     }
 }
+
+#[test]
+fn resource_rules_match_server_and_uri_by_glob() {
+    let rules = rules(
+        &["ReadMcpResource(docs:note://*)"],
+        &[],
+        &["ReadMcpResource(docs:note://secret*)"],
+        ASK,
+    );
+    let cases: &[(CallSubject, &str, Option<&str>)] = &[
+        (
+            CallSubject::resource("ReadMcpResource", "docs", "note://readme"),
+            "allow",
+            Some("ReadMcpResource(docs:note://*)"),
+        ),
+        (
+            CallSubject::resource("ReadMcpResource", "docs", "note://secret/keys"),
+            "deny",
+            Some("ReadMcpResource(docs:note://secret*)"),
+        ),
+        (
+            CallSubject::resource("ReadMcpResource", "other", "note://readme"),
+            "ask",
+            None,
+        ),
+        (
+            CallSubject::resource("ReadMcpResource", "docs", "file:///x"),
+            "ask",
+            None,
+        ),
+    ];
+    for (subject, verdict, rule) in cases {
+        assert_eq!(
+            outcome(&rules, subject),
+            (*verdict, rule.map(str::to_owned)),
+            "{subject:?}"
+        );
+    }
+}

@@ -11,6 +11,7 @@
 //! | `ExecuteCommand(cargo test:*)` | a command whose words start with these |
 //! | `WriteFile(docs/**)` (and the other workspace file tools) | a glob on the workspace-relative path: `**` any number of path parts, `*` and `?` within one part |
 //! | `Delegate(researcher)` | a call that runs that agent |
+//! | `ReadMcpResource(docs:note://*)` | a read of an MCP resource, a glob on `server:uri` |
 //! | `mcp__files`, `mcp__files__*`, `mcp__files__read_?` | the MCP server's tools, by name (glob) |
 //!
 //! Command words are the shell analyzer's ([`smallebot_shell::command_words`]), never

@@ -20,6 +20,9 @@ pub enum ArgumentKind {
     Path,
     /// The agent's name (`Delegate`).
     Agent,
+    /// An MCP resource as `server:uri`, matched by a glob (`*` any characters, `?` one):
+    /// `ReadMcpResource(docs:file:///*)`.
+    Resource,
     /// Nothing: the tool is named alone.
     None,
 }
@@ -49,6 +52,8 @@ enum Pattern {
     Path(PathGlob),
     /// `Delegate(researcher)`.
     Agent(String),
+    /// `ReadMcpResource(docs:note://*)`: a glob on `server:uri`.
+    Resource(String),
 }
 
 /// A permission rule: a tool (or a glob on MCP tool names) and, optionally, a pattern on
@@ -216,6 +221,15 @@ impl PermissionRule {
         }
     }
 
+    /// Whether the pattern matches an MCP resource, `server:uri`.
+    pub(super) fn matches_resource(&self, resource: &str) -> bool {
+        match &self.pattern {
+            None => true,
+            Some(Pattern::Resource(glob)) => name_match(glob, resource),
+            Some(_) => false,
+        }
+    }
+
     /// Whether the pattern matches an agent's name.
     pub(super) fn matches_agent(&self, agent: &str) -> bool {
         match &self.pattern {
@@ -313,6 +327,7 @@ fn parse_pattern(tool: &str, kind: ArgumentKind, pattern: &str) -> Result<Patter
         )),
         ArgumentKind::Command => command_pattern(pattern),
         ArgumentKind::Path => PathGlob::parse(pattern).map(Pattern::Path),
+        ArgumentKind::Resource => resource_pattern(pattern),
         ArgumentKind::Agent => {
             let name = pattern.trim();
             if name.is_empty() {
@@ -326,6 +341,22 @@ fn parse_pattern(tool: &str, kind: ArgumentKind, pattern: &str) -> Result<Patter
                 Some(problem) => Err(format!("the agent name is not valid: {problem}")),
             }
         }
+    }
+}
+
+/// `server:uri-glob`, the server named literally.
+fn resource_pattern(pattern: &str) -> Result<Pattern, String> {
+    let pattern = pattern.trim();
+    match pattern.split_once(':') {
+        Some((server, uri))
+            if !server.is_empty() && !uri.is_empty() && !server.contains(['*', '?']) =>
+        {
+            Ok(Pattern::Resource(pattern.to_owned()))
+        }
+        _ => Err(format!(
+            "`{pattern}` is not `server:uri`; write the MCP server's name, `:`, and the \
+             resource's URI (a glob: `*` any characters), as in `docs:note://*`"
+        )),
     }
 }
 

@@ -5,6 +5,7 @@ pub(super) fn kind_of(tool: &str) -> ArgumentKind {
     match tool {
         "ExecuteCommand" => ArgumentKind::Command,
         "Delegate" => ArgumentKind::Agent,
+        "ReadMcpResource" => ArgumentKind::Resource,
         "ReadFile" | "WriteFile" | "AppendFile" | "ListFiles" | "CreateDirectory"
         | "GrepContent" => ArgumentKind::Path,
         _ => ArgumentKind::None,
@@ -163,5 +164,21 @@ fn exact_command_rules_quote_their_words() {
             }
             (got, _) => panic!("{words:?}: got {got:?}"),
         }
+    }
+}
+
+#[test]
+fn resource_rules_need_a_server_and_a_uri() {
+    let cases = [
+        ("ReadMcpResource(docs:note://*)", true),
+        ("ReadMcpResource(docs:file:///a?c)", true),
+        ("ReadMcpResource", true),
+        ("ReadMcpResource(note)", false),
+        ("ReadMcpResource(:note://a)", false),
+        ("ReadMcpResource(docs:)", false),
+        ("ReadMcpResource(d*:note://a)", false),
+    ];
+    for (text, ok) in cases {
+        assert_eq!(parse(text).is_ok(), ok, "{text}");
     }
 }

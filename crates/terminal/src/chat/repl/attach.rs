@@ -1,5 +1,5 @@
-//! Files sent with a chat message: `@path` in the message, `/attach PATH` before it,
-//! or a pasted line of image paths. Each is read and checked before anything is
+//! Files sent with a chat message: `@path` in the message (or `@server:uri`, an MCP
+//! server's resource), `/attach PATH` before it, or a pasted line of image paths. Each is read and checked before anything is
 //! stored, then uploaded and sent with the message.
 
 use std::io::Write;
@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use smallebot_core::ids::{AttachmentId, ConversationId};
 use smallebot_core::rules::attachment_text::attachment_label;
+use smallebot_core::rules::mcp_mentions::resource_mentions;
 
 use super::Repl;
 use crate::attach_files::{self, FileToAttach};
@@ -21,11 +22,20 @@ impl<W: Write> Repl<W> {
         &mut self,
         text: &str,
     ) -> Result<Option<Vec<FileToAttach>>, TerminalError> {
-        let paths = attach_files::mentioned_paths(text);
-        if paths.is_empty() && self.pending.is_empty() {
+        let servers = self.mcp_servers();
+        let paths = attach_files::mentioned_paths(text, &servers);
+        let resources = resource_mentions(text, &servers);
+        if paths.is_empty() && resources.is_empty() && self.pending.is_empty() {
             return Ok(Some(Vec::new()));
         }
-        let checked = match attach_files::read_files(&paths, self.max_file_bytes()) {
+        let read = match attach_files::read_files(&paths, self.max_file_bytes()) {
+            Ok(mut files) => self.read_resources(&resources).await.map(|more| {
+                files.extend(more);
+                files
+            }),
+            Err(error) => Err(error),
+        };
+        let checked = match read {
             Ok(files) => self.check_with_pending(&files).await.map(|()| files),
             Err(error) => Err(error),
         };

@@ -10,7 +10,7 @@ use smallebot_core::entities::{HistoryRow, Role, SearchQuery, SearchScope};
 use smallebot_core::rules::search_limits::DEFAULT_MAX_RESULTS;
 
 use super::{Next, Repl};
-use crate::chat::slash::{HELP, Slash};
+use crate::chat::slash::Slash;
 use crate::conversation_ref::find_conversation;
 use crate::error::TerminalError;
 use crate::render::{conversation_line, tokens};
@@ -24,7 +24,12 @@ impl<W: Write> Repl<W> {
     ) -> Result<Next, TerminalError> {
         match command {
             Slash::Quit => return Ok(Next::Quit),
-            Slash::Help => self.say(HELP)?,
+            Slash::Help => self.help().await?,
+            Slash::McpPrompt {
+                server,
+                prompt,
+                args,
+            } => self.mcp_prompt(&server, &prompt, &args, input).await?,
             Slash::New => self.new_conversation()?,
             Slash::Clear => self.clear()?,
             Slash::Copy => self.copy().await?,
