@@ -156,7 +156,9 @@ async fn required_confirmation_with_deny_all_refuses_and_runs_nothing() {
     assert_eq!(outcome.status, ToolCallStatus::Denied);
     assert!(
         outcome.content.starts_with(
-            "Error: the user did not allow this command (declined, or no answer within 60 s)"
+            "Error: the user did not allow this command (asked by the default for \
+             ExecuteCommand (ask): declined, no answer within 60 s, or no one to ask — a run \
+             without a terminal)"
         ),
         "{}",
         outcome.content

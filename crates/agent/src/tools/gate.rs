@@ -295,9 +295,11 @@ impl PermissionGate {
         }
         (!answer.allows()).then(|| ToolOutcome {
             content: format!(
-                "Error: the user did not allow this {} (declined, or no answer within {}); \
-                 it was not run. Do not retry it unchanged: ask the user how to proceed.",
+                "Error: the user did not allow this {} (asked by {}: declined, no answer \
+                 within {}, or no one to ask — a run without a terminal); it was not run. \
+                 Do not retry it unchanged: ask the user how to proceed.",
                 what(subject),
+                question.asked_by,
                 seconds(self.timeout)
             ),
             status: ToolCallStatus::Denied,
