@@ -60,6 +60,7 @@ pub mod fixtures;
 mod gate;
 pub mod mcp;
 pub mod mcp_many;
+pub mod mcp_oauth;
 pub mod otlp;
 pub mod postgres;
 mod record;
