@@ -373,6 +373,9 @@ pub trait CheckpointRepository: Send + Sync {
 mod hook_runs;
 pub use hook_runs::HookRunRepository;
 
+mod mcp_credentials;
+pub use mcp_credentials::McpCredentialRepository;
+
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
     ConversationRepository
@@ -384,6 +387,7 @@ pub trait Store:
     + CheckpointRepository
     + HookRunRepository
     + PermissionGrantRepository
+    + McpCredentialRepository
 {
 }
 
@@ -397,5 +401,6 @@ impl<T: ?Sized> Store for T where
         + CheckpointRepository
         + HookRunRepository
         + PermissionGrantRepository
+        + McpCredentialRepository
 {
 }

@@ -27,6 +27,7 @@ mod grants;
 mod history;
 mod hook_runs;
 mod job;
+mod mcp_credentials;
 mod settle;
 mod turns;
 mod usage;
@@ -46,6 +47,7 @@ use tokio::sync::oneshot;
 
 pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
 pub(crate) use grants::GrantWrite;
+pub(crate) use mcp_credentials::McpCredentialWrite;
 pub(crate) use job::{CheckpointWrite, ConversationWrite, Write};
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;

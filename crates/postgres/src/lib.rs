@@ -36,6 +36,7 @@ mod conversations;
 mod error;
 mod fetch;
 mod grants;
+mod mcp_credentials;
 mod history;
 mod hook_runs;
 mod migrate;
