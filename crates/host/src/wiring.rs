@@ -11,7 +11,7 @@ use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
 use smallebot_application::metering::{BudgetOverrides, UsageObserver};
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
-use smallebot_mcp::McpServers;
+use smallebot_mcp::{McpServers, McpSignIns};
 use smallebot_peers::PeerLink;
 use smallebot_sandbox::CommandSandbox;
 
@@ -72,6 +72,18 @@ pub async fn start_mcp(home: &Home) -> Result<McpServers, HostError> {
         return Ok(McpServers::none());
     }
     Ok(McpServers::start(&settings, sandbox_helper()).await?)
+}
+
+/// As [`start_mcp`], the OAuth servers with `sign_ins` (warnings printed).
+///
+/// # Errors
+/// As [`start_mcp`].
+pub async fn start_mcp_signed_in(home: &Home, sign_ins: &McpSignIns) -> Result<McpServers, HostError> {
+    let servers = start_mcp(home).await?;
+    for warning in servers.use_sign_ins(sign_ins).await.iter().chain(servers.warnings()) {
+        errln!("warning: {warning}");
+    }
+    Ok(servers)
 }
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
@@ -158,6 +170,10 @@ async fn build_with(
         None => assembly,
     };
     let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
+    let sign_ins = McpSignIns::from_env(app.store.store(), &app.user, &|k| std::env::var(k).ok());
+    for warning in mcp.use_sign_ins(&sign_ins).await {
+        errln!("warning: {warning}");
+    }
     app.mcp = mcp;
     app.model = model;
     if let Err(error) = recover(&app).await {
