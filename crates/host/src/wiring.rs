@@ -61,29 +61,21 @@ impl App {
     }
 }
 
-/// Starts the servers of `<home>/mcp.json` (none without the file); which could not
-/// start is in [`McpServers::warnings`].
+/// Starts the servers of `<home>/mcp.json` (none without the file), OAuth ones with
+/// `sign_ins` (else later, [`McpServers::use_sign_ins`]); failures in `warnings`.
 ///
 /// # Errors
 /// An invalid mcp.json, or tools whose names clash.
-pub async fn start_mcp(home: &Home) -> Result<McpServers, HostError> {
+pub async fn start_mcp(
+    home: &Home,
+    sign_ins: Option<&McpSignIns>,
+) -> Result<McpServers, HostError> {
     let settings = load_mcp_settings(home.root(), &|key| std::env::var(key).ok())?;
     if settings.servers.is_empty() {
         return Ok(McpServers::none());
     }
-    Ok(McpServers::start(&settings, sandbox_helper()).await?)
-}
-
-/// As [`start_mcp`], the OAuth servers with `sign_ins` (warnings printed).
-///
-/// # Errors
-/// As [`start_mcp`].
-pub async fn start_mcp_signed_in(home: &Home, sign_ins: &McpSignIns) -> Result<McpServers, HostError> {
-    let servers = start_mcp(home).await?;
-    for warning in servers.use_sign_ins(sign_ins).await.iter().chain(servers.warnings()) {
-        errln!("warning: {warning}");
-    }
-    Ok(servers)
+    let sign_ins = sign_ins.cloned();
+    Ok(McpServers::start_signed_in(&settings, sandbox_helper(), sign_ins).await?)
 }
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
@@ -159,7 +151,7 @@ async fn build_with(
     }
     let model = assembly.chat_model().unwrap_or_default().to_owned();
     let retention = assembly.checkpoint_settings().retention;
-    let mcp = Arc::new(start_mcp(home).await?);
+    let mcp = Arc::new(start_mcp(home, None).await?);
     // Servers that did not start: said at each conversation's first turn (chat, run,
     // the web page alike).
     let assembly = with_sandbox(assembly.confirmer(confirmer))

@@ -47,7 +47,10 @@ async fn login(home: &Path) {
             url = Some(line);
             break;
         }
-        assert!(line.contains("Sign in to the MCP server 'remote'"), "{line}");
+        assert!(
+            line.contains("Sign in to the MCP server 'remote'"),
+            "{line}"
+        );
     }
     let url = url.expect("the authorization URL is printed");
     let browser = reqwest::Client::builder()
@@ -101,12 +104,18 @@ async fn login_list_call_revoke_and_logout() {
     let server = OAuthMcpServer::start().await.unwrap();
     let home = home_with(&server);
     let (_, listed, _) = outcome(home.path(), &["mcp", "list"]).await;
-    assert!(listed.contains("remote  not running  0 tool(s)  not signed in"), "{listed}");
+    assert!(
+        listed.contains("remote  not running  0 tool(s)  not signed in"),
+        "{listed}"
+    );
 
     login(home.path()).await;
     let (ok, listed, stderr) = outcome(home.path(), &["mcp", "list"]).await;
     assert!(ok, "{stderr}");
-    assert!(listed.contains("remote  running  9 tool(s)  signed in"), "{listed}");
+    assert!(
+        listed.contains("remote  running  9 tool(s)  signed in"),
+        "{listed}"
+    );
 
     assert_eq!(run_echo(home.path()).await.0, "echo: kiwi");
     let bearers = server.bearer_tokens();
@@ -124,7 +133,10 @@ async fn login_list_call_revoke_and_logout() {
         "{stderr}"
     );
     let (_, listed, _) = outcome(home.path(), &["mcp", "list"]).await;
-    assert!(listed.contains("remote  not running  0 tool(s)  expired"), "{listed}");
+    assert!(
+        listed.contains("remote  not running  0 tool(s)  expired"),
+        "{listed}"
+    );
 
     let (ok, out, _) = outcome(home.path(), &["mcp", "logout", "remote"]).await;
     assert!(ok && out.contains("signed out of 'remote'"), "{out}");

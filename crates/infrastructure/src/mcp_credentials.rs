@@ -11,11 +11,7 @@ use crate::{queries, rows};
 
 #[async_trait]
 impl McpCredentialRepository for SqliteStore {
-    async fn mcp_credential(
-        &self,
-        user: &str,
-        server: &str,
-    ) -> RepoResult<Option<McpCredential>> {
+    async fn mcp_credential(&self, user: &str, server: &str) -> RepoResult<Option<McpCredential>> {
         const ACTION: &str = "reading a sign-in to an MCP server";
         let params = (user.to_owned(), server.to_owned());
         self.readers()

@@ -106,9 +106,7 @@ pub(crate) fn search_hit(row: &Row<'_>) -> RepoResult<SearchHit> {
 }
 
 /// A row of `mcp_credential_columns!`.
-pub(crate) fn mcp_credential(
-    row: &Row<'_>,
-) -> RepoResult<smallebot_core::entities::McpCredential> {
+pub(crate) fn mcp_credential(row: &Row<'_>) -> RepoResult<smallebot_core::entities::McpCredential> {
     stored_row::mcp_credential(&Sqlite(row))
 }
 

@@ -47,8 +47,8 @@ use tokio::sync::oneshot;
 
 pub(crate) use attachments::{AttachmentPut, AttachmentsPut};
 pub(crate) use grants::GrantWrite;
-pub(crate) use mcp_credentials::McpCredentialWrite;
 pub(crate) use job::{CheckpointWrite, ConversationWrite, Write};
+pub(crate) use mcp_credentials::McpCredentialWrite;
 pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;
 pub(crate) use users::UserWrite;

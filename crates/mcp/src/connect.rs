@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -158,8 +158,10 @@ pub(crate) async fn http(
     let served = match auth {
         Some(manager) => {
             let client = AuthClient::new(reqwest::Client::default(), manager);
-            let transport =
-                StreamableHttpClientTransport::with_client(WatchedClient::new(client, watch), config);
+            let transport = StreamableHttpClientTransport::with_client(
+                WatchedClient::new(client, watch),
+                config,
+            );
             watcher.serve(transport).await
         }
         None => {

@@ -116,18 +116,13 @@ impl McpConnection {
         let mut slot = self.client.lock().await;
         let started = tokio::time::timeout(self.settings.startup_timeout, async {
             let live = self.connect().await?;
-            let tools = live
-                .client
-                .peer()
-                .list_all_tools()
-                .await
-                .map_err(|e| {
-                    if self.watch.auth_lost.load(Ordering::SeqCst) {
-                        sign_in_again(&self.settings.name)
-                    } else {
-                        format!("listing its tools failed: {e}")
-                    }
-                })?;
+            let tools = live.client.peer().list_all_tools().await.map_err(|e| {
+                if self.watch.auth_lost.load(Ordering::SeqCst) {
+                    sign_in_again(&self.settings.name)
+                } else {
+                    format!("listing its tools failed: {e}")
+                }
+            })?;
             Ok::<_, String>((live, tools))
         })
         .await

@@ -320,9 +320,16 @@ mod tests {
             key(1).open("ann", "search", &sealed).ok().as_deref(),
             Some(&b"secret token"[..])
         );
-        let cases = [(2, "ann", "search"), (1, "bob", "search"), (1, "ann", "mail")];
+        let cases = [
+            (2, "ann", "search"),
+            (1, "bob", "search"),
+            (1, "ann", "mail"),
+        ];
         for (byte, user, server) in cases {
-            assert!(key(byte).open(user, server, &sealed).is_err(), "{user} {server}");
+            assert!(
+                key(byte).open(user, server, &sealed).is_err(),
+                "{user} {server}"
+            );
         }
         let mut altered = sealed.clone();
         if let Some(last) = altered.last_mut() {

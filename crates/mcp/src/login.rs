@@ -205,8 +205,7 @@ async fn redirect_path(listener: &TcpListener) -> std::io::Result<String> {
         let (mut stream, _) = listener.accept().await?;
         let mut buffer = Vec::new();
         let mut chunk = [0_u8; 1024];
-        while !buffer.windows(4).any(|w| w == b"\r\n\r\n") && buffer.len() < MAX_REDIRECT_REQUEST
-        {
+        while !buffer.windows(4).any(|w| w == b"\r\n\r\n") && buffer.len() < MAX_REDIRECT_REQUEST {
             let read = stream.read(&mut chunk).await?;
             if read == 0 {
                 break;

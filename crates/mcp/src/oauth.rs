@@ -31,7 +31,12 @@ pub(crate) async fn signed_in_manager(
     sign_ins: &McpSignIns,
 ) -> Result<AuthorizationManager, String> {
     // Before any discovery: no key means nothing can be read.
-    if sign_ins.load(server).await.map_err(|e| e.to_string())?.is_none() {
+    if sign_ins
+        .load(server)
+        .await
+        .map_err(|e| e.to_string())?
+        .is_none()
+    {
         return Err(not_signed_in(server));
     }
     let mut manager = AuthorizationManager::new(url)

@@ -47,7 +47,11 @@ impl McpCredentialRepository for Memory {
 
     async fn mcp_credentials_of(&self, user: &str) -> RepoResult<Vec<McpCredential>> {
         let rows = self.0.lock().unwrap();
-        Ok(rows.values().filter(|c| c.user_name == user).cloned().collect())
+        Ok(rows
+            .values()
+            .filter(|c| c.user_name == user)
+            .cloned()
+            .collect())
     }
 }
 
@@ -90,7 +94,11 @@ async fn sign_in(settings: &McpServerSettings, sign_ins: &McpSignIns) -> Result<
             .build()
             .unwrap();
         let answer = client.get(&url).send().await.unwrap();
-        assert_eq!(answer.status().as_u16(), 303, "the authorize endpoint redirects");
+        assert_eq!(
+            answer.status().as_u16(),
+            303,
+            "the authorize endpoint redirects"
+        );
         let location = answer.headers()["location"].to_str().unwrap().to_owned();
         assert!(location.starts_with("http://127.0.0.1:"), "{location}");
         let page = client.get(&location).send().await.unwrap();
@@ -157,14 +165,22 @@ async fn login_stores_a_sealed_sign_in_and_tools_carry_its_token() {
     );
     let resources = server.resource_parameters();
     assert!(
-        !resources.is_empty() && resources.iter().all(|r| r.as_deref() == Some(server.url().as_str())),
+        !resources.is_empty()
+            && resources
+                .iter()
+                .all(|r| r.as_deref() == Some(server.url().as_str())),
         "every authorize and token request names the resource: {resources:?}"
     );
     // Stored sealed: nothing of the token in the clear.
     let stored = memory.0.lock().unwrap().values().next().cloned().unwrap();
-    assert_eq!((stored.user_name.as_str(), stored.server.as_str()), ("ann", "remote"));
+    assert_eq!(
+        (stored.user_name.as_str(), stored.server.as_str()),
+        ("ann", "remote")
+    );
     assert!(!stored.sealed.contains("access-"), "{}", stored.sealed);
-    let raw = base64::engine::general_purpose::STANDARD.decode(&stored.sealed).unwrap();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(&stored.sealed)
+        .unwrap();
     assert!(!raw.windows(7).any(|w| w == b"access-"));
 
     let servers = start(settings.clone(), Some(sign_ins.clone())).await;
@@ -255,7 +271,10 @@ async fn an_oauth_server_without_a_sign_in_says_how_to_sign_in() {
     .await
     .unwrap();
     let warning = servers.warnings().join("\n");
-    assert!(warning.contains("`smallebot mcp login remote`"), "{warning}");
+    assert!(
+        warning.contains("`smallebot mcp login remote`"),
+        "{warning}"
+    );
     servers.shutdown().await;
 }
 
@@ -271,7 +290,10 @@ async fn without_the_key_nothing_is_stored() {
     .await
     .unwrap_err();
     assert!(matches!(error, McpAuthError::NoKey));
-    assert!(error.to_string().contains("SMALLEBOT_MCP_TOKEN_KEY"), "{error}");
+    assert!(
+        error.to_string().contains("SMALLEBOT_MCP_TOKEN_KEY"),
+        "{error}"
+    );
     assert!(memory.0.lock().unwrap().is_empty());
     assert!(server.bearer_tokens().is_empty());
 }

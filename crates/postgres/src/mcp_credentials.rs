@@ -12,11 +12,7 @@ use crate::write::{Edit, McpCredentialEdit};
 
 #[async_trait]
 impl McpCredentialRepository for PgStore {
-    async fn mcp_credential(
-        &self,
-        user: &str,
-        server: &str,
-    ) -> RepoResult<Option<McpCredential>> {
+    async fn mcp_credential(&self, user: &str, server: &str) -> RepoResult<Option<McpCredential>> {
         let found = sqlx::query(concat!(
             "SELECT ",
             smallebot_core::mcp_credential_columns!(),

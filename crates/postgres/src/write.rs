@@ -87,8 +87,8 @@ pub(crate) use calls::CompleteCall;
 pub(crate) use conversation_edits::ConversationEdit;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use grants::GrantEdit;
-pub(crate) use mcp_credentials::McpCredentialEdit;
 pub(crate) use link::Reply;
+pub(crate) use mcp_credentials::McpCredentialEdit;
 pub(crate) use turns::StartTurn;
 pub(crate) use writer::Writer;
 

@@ -53,7 +53,11 @@ impl SignInCommand {
     ///
     /// # Errors
     /// An unknown server, one without OAuth, no key, or the sign-in failed.
-    pub async fn run(self, settings: &McpSettings, sign_ins: &McpSignIns) -> Result<(), TerminalError> {
+    pub async fn run(
+        self,
+        settings: &McpSettings,
+        sign_ins: &McpSignIns,
+    ) -> Result<(), TerminalError> {
         let name = match &self {
             Self::Login { server, .. } | Self::Logout { server } => server.clone(),
         };

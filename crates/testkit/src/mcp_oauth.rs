@@ -338,7 +338,11 @@ async fn authorize(State(shared): State<Shared>, Query(query): Query<AuthorizeQu
             resource: shared.resource(),
         },
     );
-    let separator = if query.redirect_uri.contains('?') { '&' } else { '?' };
+    let separator = if query.redirect_uri.contains('?') {
+        '&'
+    } else {
+        '?'
+    };
     let mut location = format!("{}{separator}code={code}", query.redirect_uri);
     if let Some(state) = query.state {
         location.push_str("&state=");

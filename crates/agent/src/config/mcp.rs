@@ -30,9 +30,9 @@ use smallebot_mcp::{McpAuth, McpServerSettings, McpSettings, McpTransport};
 
 use super::ConfigError;
 use super::env_refs::resolve;
-use super::mcp_auth::RawAuth;
 use super::json::{parse, read_optional};
 use super::keys::{Keys, checked_object, error_at_key};
+use super::mcp_auth::RawAuth;
 
 /// The name of the MCP settings file inside the home directory.
 pub const MCP_FILE: &str = "mcp.json";
@@ -250,11 +250,12 @@ impl RawServer {
                 };
                 let headers = resolve_all(self.headers, "headers", at, env)?;
                 if auth != McpAuth::None
-                    && headers.keys().any(|h| h.eq_ignore_ascii_case("authorization"))
+                    && headers
+                        .keys()
+                        .any(|h| h.eq_ignore_ascii_case("authorization"))
                 {
                     return Err(at(
-                        "give either an \"Authorization\" header or \"auth\", not both"
-                            .to_owned(),
+                        "give either an \"Authorization\" header or \"auth\", not both".to_owned(),
                     ));
                 }
                 Ok(McpTransport::Http { url, headers, auth })

@@ -34,10 +34,18 @@ pub(super) struct RawAuth {
 impl RawAuth {
     /// The sign-in these keys describe; the message says which rule is broken.
     pub(super) fn into_auth(self, env: &dyn Fn(&str) -> Option<String>) -> Result<McpAuth, String> {
-        if self.scopes.iter().any(|s| s.trim().is_empty() || s.contains(' ')) {
+        if self
+            .scopes
+            .iter()
+            .any(|s| s.trim().is_empty() || s.contains(' '))
+        {
             return Err("auth.scopes: each scope is one word, without spaces".to_owned());
         }
-        if self.client_id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+        if self
+            .client_id
+            .as_deref()
+            .is_some_and(|id| id.trim().is_empty())
+        {
             return Err("auth.clientId is empty".to_owned());
         }
         match self.kind.as_str() {

@@ -11,8 +11,7 @@ use crate::entities::McpCredential;
 #[async_trait]
 pub trait McpCredentialRepository: Send + Sync {
     /// `user`'s sign-in to `server`, if any.
-    async fn mcp_credential(&self, user: &str, server: &str)
-    -> RepoResult<Option<McpCredential>>;
+    async fn mcp_credential(&self, user: &str, server: &str) -> RepoResult<Option<McpCredential>>;
 
     /// Stores `credential`, replacing the user's earlier one for that server.
     async fn save_mcp_credential(&self, credential: &McpCredential) -> RepoResult<()>;

@@ -33,7 +33,10 @@ pub async fn run(home: &Home, command: McpCommand) -> Result<(), HostError> {
 
 /// `list` and `tools`, on the servers started for them.
 async fn list(home: &Home, sign_ins: &McpSignIns, command: McpCommand) -> Result<(), HostError> {
-    let servers = wiring::start_mcp_signed_in(home, sign_ins).await?;
+    let servers = wiring::start_mcp(home, Some(sign_ins)).await?;
+    for warning in servers.warnings() {
+        errln!("warning: {warning}");
+    }
     let listed = match command {
         McpCommand::Tools { server } => print_tools(&servers, server.as_deref()).await,
         _ => print_status(&servers, &home.root().join(MCP_FILE)).await,

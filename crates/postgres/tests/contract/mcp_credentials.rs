@@ -45,7 +45,11 @@ async fn sign_ins_are_stored_replaced_listed_and_removed_alike() {
         refreshed.updated_at = first.updated_at + Duration::seconds(5);
         store.save_mcp_credential(&refreshed).await.or_fail(name);
         let anns = store.mcp_credentials_of("ann").await.or_fail(name);
-        assert_eq!(anns, vec![docs.clone(), refreshed.clone()], "{name}: by server");
+        assert_eq!(
+            anns,
+            vec![docs.clone(), refreshed.clone()],
+            "{name}: by server"
+        );
         assert_eq!(
             store.mcp_credentials_of("bob").await.or_fail(name),
             vec![bobs.clone()],
@@ -53,8 +57,18 @@ async fn sign_ins_are_stored_replaced_listed_and_removed_alike() {
         );
 
         // Removed only for that user and server.
-        assert!(store.delete_mcp_credential("ann", "tracker").await.or_fail(name));
-        assert!(!store.delete_mcp_credential("ann", "tracker").await.or_fail(name));
+        assert!(
+            store
+                .delete_mcp_credential("ann", "tracker")
+                .await
+                .or_fail(name)
+        );
+        assert!(
+            !store
+                .delete_mcp_credential("ann", "tracker")
+                .await
+                .or_fail(name)
+        );
         assert_eq!(
             store.mcp_credential("bob", "tracker").await.or_fail(name),
             Some(bobs.clone()),
