@@ -340,6 +340,7 @@ async fn the_http_transport_works() {
         transport: McpTransport::Http {
             url: format!("http://{addr}/mcp"),
             headers: BTreeMap::from([("X-Test".to_owned(), "1".to_owned())]),
+            auth: smallebot_mcp::McpAuth::None,
         },
         ..stdio_server("web", &[])
     };

@@ -101,6 +101,7 @@ async fn over(transport: Transport) {
             McpTransport::Http {
                 url: format!("http://{addr}/mcp"),
                 headers: BTreeMap::new(),
+                auth: smallebot_mcp::McpAuth::None,
             }
         }
     };

@@ -36,6 +36,7 @@ async fn many_tools(cancel: &CancellationToken) -> Arc<McpServers> {
         transport: McpTransport::Http {
             url: format!("http://{addr}/mcp"),
             headers: BTreeMap::new(),
+            auth: smallebot_mcp::McpAuth::None,
         },
         enabled: true,
         startup_timeout: Duration::from_secs(20),

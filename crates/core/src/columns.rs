@@ -100,6 +100,15 @@ macro_rules! grant_columns {
     };
 }
 
+/// The columns of an `mcp_credentials` row (a person's sealed sign-in to an MCP
+/// server; `sealed` is base64).
+#[macro_export]
+macro_rules! mcp_credential_columns {
+    () => {
+        "user_name, server, sealed, updated_at"
+    };
+}
+
 /// The columns of a `turn_file_changes` row, of the table named `f`.
 #[macro_export]
 macro_rules! file_change_columns {
@@ -124,6 +133,7 @@ mod tests {
             usage_columns!(),
             hook_run_columns!(),
             grant_columns!(),
+            mcp_credential_columns!(),
         ];
         for list in lists {
             let names: Vec<&str> = list.split(',').map(str::trim).collect();

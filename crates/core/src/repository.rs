@@ -375,6 +375,8 @@ pub use hook_runs::HookRunRepository;
 
 mod user_rules;
 pub use user_rules::UserRuleRepository;
+mod mcp_credentials;
+pub use mcp_credentials::McpCredentialRepository;
 
 /// Everything the pipeline needs from storage, as one trait object.
 pub trait Store:
@@ -388,6 +390,7 @@ pub trait Store:
     + HookRunRepository
     + PermissionGrantRepository
     + UserRuleRepository
+    + McpCredentialRepository
 {
 }
 
@@ -402,5 +405,6 @@ impl<T: ?Sized> Store for T where
         + HookRunRepository
         + PermissionGrantRepository
         + UserRuleRepository
+        + McpCredentialRepository
 {
 }

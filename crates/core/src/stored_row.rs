@@ -9,9 +9,11 @@ use std::str::FromStr;
 
 mod grant;
 mod hook_run;
+mod mcp_credential;
 mod sub_agent_run;
 pub use grant::{grant_rules_text, permission_grant, user_rules};
 pub use hook_run::hook_run;
+pub use mcp_credential::mcp_credential;
 pub use sub_agent_run::sub_agent_run;
 
 use crate::RepositoryError;

@@ -88,10 +88,6 @@ pub enum HostError {
     #[error(transparent)]
     Mcp(#[from] smallebot_mcp::McpStartError),
 
-    /// `mcp tools` named a server mcp.json does not have.
-    #[error("mcp.json has no MCP server named '{}' (`smallebot mcp list` shows them)", escape_line(.0))]
-    UnknownMcpServer(String),
-
     /// `serve` for several users where the sandbox cannot be enforced.
     #[error(
         "refusing to serve several users without a working sandbox ({0}). Their commands \

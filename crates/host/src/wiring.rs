@@ -11,7 +11,7 @@ use smallebot_agent::tools::{McpToolSource, ToolRegistry};
 use smallebot_application::ConversationService;
 use smallebot_application::metering::{BudgetOverrides, UsageObserver};
 use smallebot_application::ports::{CommandConfirmer, ProcessProbe};
-use smallebot_mcp::McpServers;
+use smallebot_mcp::{McpServers, McpSignIns};
 use smallebot_peers::PeerLink;
 use smallebot_sandbox::CommandSandbox;
 
@@ -61,17 +61,21 @@ impl App {
     }
 }
 
-/// Starts the servers of `<home>/mcp.json` (none without the file); which could not
-/// start is in [`McpServers::warnings`].
+/// Starts the servers of `<home>/mcp.json` (none without the file), OAuth ones with
+/// `sign_ins` (else later, [`McpServers::use_sign_ins`]); failures in `warnings`.
 ///
 /// # Errors
 /// An invalid mcp.json, or tools whose names clash.
-pub async fn start_mcp(home: &Home) -> Result<McpServers, HostError> {
+pub async fn start_mcp(
+    home: &Home,
+    sign_ins: Option<&McpSignIns>,
+) -> Result<McpServers, HostError> {
     let settings = load_mcp_settings(home.root(), &|key| std::env::var(key).ok())?;
     if settings.servers.is_empty() {
         return Ok(McpServers::none());
     }
-    Ok(McpServers::start(&settings, sandbox_helper()).await?)
+    let sign_ins = sign_ins.cloned();
+    Ok(McpServers::start_signed_in(&settings, sandbox_helper(), sign_ins).await?)
 }
 
 /// The MCP tools as a registry to add to an assembly (following the servers' lists).
@@ -147,7 +151,7 @@ async fn build_with(
     }
     let model = assembly.chat_model().unwrap_or_default().to_owned();
     let retention = assembly.checkpoint_settings().retention;
-    let mcp = Arc::new(start_mcp(home).await?);
+    let mcp = Arc::new(start_mcp(home, None).await?);
     // Servers that did not start: said at each conversation's first turn (chat, run,
     // the web page alike).
     let assembly = with_sandbox(assembly.confirmer(confirmer))
@@ -158,6 +162,10 @@ async fn build_with(
         None => assembly,
     };
     let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
+    let sign_ins = McpSignIns::from_env(app.store.store(), &app.user, &|k| std::env::var(k).ok());
+    for warning in mcp.use_sign_ins(&sign_ins).await {
+        errln!("warning: {warning}");
+    }
     app.mcp = mcp;
     app.model = model;
     if let Err(error) = recover(&app).await {

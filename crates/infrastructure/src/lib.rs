@@ -33,6 +33,7 @@ mod grants;
 mod history;
 mod hook_runs;
 mod location;
+mod mcp_credentials;
 mod migrate;
 mod migrate_lock;
 mod open;

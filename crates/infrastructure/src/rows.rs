@@ -105,6 +105,11 @@ pub(crate) fn search_hit(row: &Row<'_>) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Sqlite(row))
 }
 
+/// A row of `mcp_credential_columns!`.
+pub(crate) fn mcp_credential(row: &Row<'_>) -> RepoResult<smallebot_core::entities::McpCredential> {
+    stored_row::mcp_credential(&Sqlite(row))
+}
+
 /// A row of `hook_run_columns!`.
 pub(crate) fn hook_run(row: &Row<'_>) -> RepoResult<smallebot_core::entities::HookRun> {
     stored_row::hook_run(&Sqlite(row))

@@ -11,12 +11,13 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use smallebot_core::rules::child_env::{ChildEnvRule, child_environment};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::client::{Client, ListWatcher};
-use super::http_client::WatchedClient;
+use super::http_client::{Watch, WatchedClient};
 use super::process::ServerProcess;
 
 /// Lines of a server's standard error kept for messages.
@@ -121,8 +122,10 @@ pub(crate) async fn stdio(
 }
 
 /// Connects to a streamable HTTP server, whose responses (a JSON body or one event of
-/// a stream) may be at most `max_message_bytes`; a bigger one sets `oversized` (and the
-/// SDK closes the connection).
+/// a stream) may be at most `max_message_bytes`; a bigger one sets `watch.oversized`
+/// (and the SDK closes the connection). With `auth`, the SDK's OAuth client adds the
+/// token, refreshes it before it expires and once on a `401`; a sign-in the server
+/// still refuses sets `watch.auth_lost`.
 ///
 /// # Errors
 /// A header that is not valid, or the connection failed.
@@ -131,7 +134,8 @@ pub(crate) async fn http(
     headers: &BTreeMap<String, String>,
     max_message_bytes: usize,
     watcher: ListWatcher,
-    oversized: Arc<AtomicBool>,
+    watch: &Watch,
+    auth: Option<AuthorizationManager>,
 ) -> Result<Live, String> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url)
         .max_sse_event_size(max_message_bytes)
@@ -150,14 +154,25 @@ pub(crate) async fn http(
             .map_err(|e| format!("the value of header '{name}' is not valid: {e}"))?;
         custom.insert(header, value);
     }
-    let transport = StreamableHttpClientTransport::with_client(
-        WatchedClient::new(oversized),
-        config.custom_headers(custom),
-    );
-    let client = watcher
-        .serve(transport)
-        .await
-        .map_err(|e| format!("connecting to {url} failed: {e}"))?;
+    let config = config.custom_headers(custom);
+    let served = match auth {
+        Some(manager) => {
+            let client = AuthClient::new(reqwest::Client::default(), manager);
+            let transport = StreamableHttpClientTransport::with_client(
+                WatchedClient::new(client, watch),
+                config,
+            );
+            watcher.serve(transport).await
+        }
+        None => {
+            let transport = StreamableHttpClientTransport::with_client(
+                WatchedClient::new(reqwest::Client::default(), watch),
+                config,
+            );
+            watcher.serve(transport).await
+        }
+    };
+    let client = served.map_err(|e| format!("connecting to {url} failed: {e}"))?;
     Ok(Live {
         client,
         process: None,

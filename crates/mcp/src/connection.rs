@@ -15,7 +15,10 @@ use serde_json::{Map, Value};
 
 use super::client::{ListWatcher, ToolList};
 use super::connect::{self, Live, StdioServer};
-use crate::settings::{McpServerSettings, McpTransport};
+use super::http_client::Watch;
+use crate::credentials::McpSignIns;
+use crate::oauth::{client_credentials_manager, sign_in_again, signed_in_manager};
+use crate::settings::{McpAuth, McpServerSettings, McpTransport};
 
 /// Bytes in a MiB, for messages.
 const MIB: usize = 1024 * 1024;
@@ -30,8 +33,12 @@ pub(crate) struct McpConnection {
     client: tokio::sync::Mutex<Option<Live>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     last_error: Mutex<Option<String>>,
-    /// Set when the server sent a message over its limit (the connection then ends).
-    oversized: Arc<AtomicBool>,
+    /// Set when the server sent a message over its limit (the connection then ends),
+    /// or refused the sign-in.
+    watch: Watch,
+    /// Where the sign-ins of OAuth servers are kept (`None`: not known yet, and an
+    /// OAuth server waits for them before it starts).
+    sign_ins: Mutex<Option<McpSignIns>>,
     /// Set by [`McpConnection::stop`]: no call starts the server again.
     stopped: AtomicBool,
     /// Whether the server declared resources when it last connected.
@@ -44,6 +51,7 @@ impl McpConnection {
         settings: McpServerSettings,
         helper: Option<PathBuf>,
         generation: Arc<AtomicU64>,
+        sign_ins: Option<McpSignIns>,
     ) -> Self {
         Self {
             settings,
@@ -52,7 +60,8 @@ impl McpConnection {
             client: tokio::sync::Mutex::new(None),
             stderr: Arc::default(),
             last_error: Mutex::new(None),
-            oversized: Arc::default(),
+            watch: Watch::default(),
+            sign_ins: Mutex::new(sign_ins),
             stopped: AtomicBool::new(false),
             resources: AtomicBool::new(false),
         }
@@ -90,20 +99,38 @@ impl McpConnection {
             .is_some_and(|live| !live.client.is_closed())
     }
 
-    /// Connects and lists the tools, within the startup timeout.
+    /// Sets where its sign-in is kept (for an OAuth server, which waits for it).
+    pub(crate) fn set_sign_ins(&self, sign_ins: McpSignIns) {
+        *self.sign_ins.lock().unwrap_or_else(PoisonError::into_inner) = Some(sign_ins);
+    }
+
+    /// Where its sign-in is kept, if known.
+    pub(crate) fn sign_ins(&self) -> Option<McpSignIns> {
+        self.sign_ins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Connects and lists the tools, within the startup timeout. An OAuth server
+    /// whose sign-ins are not known yet waits for them (no tools, no error).
     ///
     /// # Errors
     /// Why it could not start (with the tail of its standard error).
     pub(crate) async fn start(&self) -> Result<Vec<rmcp::model::Tool>, String> {
+        if self.settings.oauth().is_some() && self.sign_ins().is_none() {
+            return Ok(Vec::new());
+        }
         let mut slot = self.client.lock().await;
         let started = tokio::time::timeout(self.settings.startup_timeout, async {
             let live = self.connect().await?;
-            let tools = live
-                .client
-                .peer()
-                .list_all_tools()
-                .await
-                .map_err(|e| format!("listing its tools failed: {e}"))?;
+            let tools = live.client.peer().list_all_tools().await.map_err(|e| {
+                if self.watch.auth_lost.load(Ordering::SeqCst) {
+                    sign_in_again(&self.settings.name)
+                } else {
+                    format!("listing its tools failed: {e}")
+                }
+            })?;
             Ok::<_, String>((live, tools))
         })
         .await
@@ -142,7 +169,20 @@ impl McpConnection {
         let peer = self.peer().await?;
         let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let timeout = self.settings.tool_timeout;
-        match tokio::time::timeout(timeout, peer.call_tool(request)).await {
+        let mut answer = tokio::time::timeout(timeout, peer.call_tool(request.clone())).await;
+        if matches!(answer, Ok(Err(_))) && self.machine_token_lost() {
+            // A machine-to-machine server's token is not refreshed: a new one and a new
+            // session, then the call once more.
+            self.close(Duration::from_millis(200)).await;
+            let live = tokio::time::timeout(self.settings.startup_timeout, self.connect())
+                .await
+                .unwrap_or_else(|_| Err("it did not start in time".to_owned()))
+                .map_err(|reason| self.failed(reason))?;
+            let peer = live.client.peer().clone();
+            *self.client.lock().await = Some(live);
+            answer = tokio::time::timeout(timeout, peer.call_tool(request)).await;
+        }
+        match answer {
             Err(_) => Err(format!(
                 "the MCP server '{name}' did not answer within {} s (toolTimeoutSeconds); \
                  the call may still be running there",
@@ -161,7 +201,10 @@ impl McpConnection {
                     .await
                     .as_ref()
                     .is_none_or(|live| live.client.is_closed());
-                let reason = if self.oversized.load(Ordering::SeqCst) {
+                let reason = if self.watch.auth_lost.load(Ordering::SeqCst) {
+                    self.close(Duration::from_millis(200)).await;
+                    sign_in_again(name)
+                } else if self.watch.oversized.load(Ordering::SeqCst) {
                     self.close(Duration::from_millis(200)).await;
                     format!(
                         "the MCP server '{name}' sent a result larger than the limit of {} MiB \
@@ -241,7 +284,8 @@ impl McpConnection {
     /// A new connection (nothing listed yet).
     async fn connect(&self) -> Result<Live, String> {
         let limit = self.settings.max_message_bytes;
-        self.oversized.store(false, Ordering::SeqCst);
+        self.watch.oversized.store(false, Ordering::SeqCst);
+        self.watch.auth_lost.store(false, Ordering::SeqCst);
         match &self.settings.transport {
             McpTransport::Stdio {
                 command,
@@ -261,21 +305,61 @@ impl McpConnection {
                     &server,
                     self.watcher(),
                     &self.stderr,
-                    Arc::clone(&self.oversized),
+                    Arc::clone(&self.watch.oversized),
                 )
                 .await
             }
-            McpTransport::Http { url, headers } => {
-                connect::http(
-                    url,
-                    headers,
-                    limit,
-                    self.watcher(),
-                    Arc::clone(&self.oversized),
-                )
-                .await
+            McpTransport::Http { url, headers, auth } => {
+                let manager = self.manager(url, auth).await?;
+                let connected =
+                    connect::http(url, headers, limit, self.watcher(), &self.watch, manager).await;
+                match connected {
+                    Err(_) if self.watch.auth_lost.load(Ordering::SeqCst) => {
+                        Err(sign_in_again(&self.settings.name))
+                    }
+                    other => other,
+                }
             }
         }
+    }
+
+    /// The OAuth manager `auth` needs, if any.
+    async fn manager(
+        &self,
+        url: &str,
+        auth: &McpAuth,
+    ) -> Result<Option<rmcp::transport::auth::AuthorizationManager>, String> {
+        let name = &self.settings.name;
+        match auth {
+            McpAuth::None => Ok(None),
+            McpAuth::OAuth { .. } => {
+                let Some(sign_ins) = self.sign_ins() else {
+                    return Err(format!(
+                        "the MCP server '{name}' uses OAuth, and this command keeps no sign-ins"
+                    ));
+                };
+                signed_in_manager(name, url, &sign_ins).await.map(Some)
+            }
+            McpAuth::ClientCredentials {
+                client_id,
+                client_secret,
+                scopes,
+            } => client_credentials_manager(name, url, client_id, client_secret, scopes)
+                .await
+                .map(Some),
+        }
+    }
+
+    /// Whether the server refused a machine-to-machine token.
+    fn machine_token_lost(&self) -> bool {
+        self.watch.auth_lost.load(Ordering::SeqCst)
+            && matches!(
+                &self.settings.transport,
+                McpTransport::Http {
+                    auth: McpAuth::ClientCredentials { .. },
+                    ..
+                }
+            )
     }
 
     /// The handler of a new connection.

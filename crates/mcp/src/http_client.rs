@@ -1,6 +1,7 @@
-//! The HTTP client of streamable HTTP servers: the SDK's reqwest client, watched for a
-//! response over the message limit. The SDK then only closes the connection ("Transport
-//! closed"); the flag lets the call say that the limit was the reason.
+//! The HTTP client of streamable HTTP servers: the SDK's reqwest client (or its OAuth
+//! client around it), watched for a response over the message limit and for a sign-in
+//! the server no longer accepts. The SDK then only closes the connection ("Transport
+//! closed"); the flags let the call say which was the reason.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,19 +16,31 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpResponseLimits,
 };
 
-/// The SDK's reqwest client, setting `oversized` when a response breaks a limit.
-#[derive(Clone)]
-pub(crate) struct WatchedClient {
-    inner: reqwest::Client,
-    oversized: Arc<AtomicBool>,
+/// The flags a watched client sets.
+#[derive(Clone, Default)]
+pub(crate) struct Watch {
+    /// A response broke a size limit.
+    pub(crate) oversized: Arc<AtomicBool>,
+    /// The server refused the sign-in even after a refresh (or there was none).
+    pub(crate) auth_lost: Arc<AtomicBool>,
 }
 
-impl WatchedClient {
-    /// A new client that sets `oversized` when a response is over its limit.
-    pub(crate) fn new(oversized: Arc<AtomicBool>) -> Self {
+/// An SDK client (`inner`), setting `oversized` when a response breaks a limit and
+/// `auth_lost` when the server asks for a sign-in.
+#[derive(Clone)]
+pub(crate) struct WatchedClient<C = reqwest::Client> {
+    inner: C,
+    oversized: Arc<AtomicBool>,
+    auth_lost: Arc<AtomicBool>,
+}
+
+impl<C> WatchedClient<C> {
+    /// `inner`, watched with `watch`'s flags.
+    pub(crate) fn new(inner: C, watch: &Watch) -> Self {
         Self {
-            inner: reqwest::Client::default(),
-            oversized,
+            inner,
+            oversized: Arc::clone(&watch.oversized),
+            auth_lost: Arc::clone(&watch.auth_lost),
         }
     }
 
@@ -49,11 +62,12 @@ impl WatchedClient {
             .boxed()
     }
 
-    /// `response`, watched; an error over a limit sets the flag.
-    fn watched(
+    /// `response`, watched; an error over a limit or a refused sign-in sets its flag.
+    fn watched<E: std::error::Error + Send + Sync + 'static>(
         &self,
-        response: Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        response: Result<StreamableHttpPostResponse, StreamableHttpError<E>>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<E>> {
+        self.note_auth(&response);
         match response {
             Ok(StreamableHttpPostResponse::Sse(stream, session)) => {
                 Ok(StreamableHttpPostResponse::Sse(self.watch(stream), session))
@@ -65,10 +79,26 @@ impl WatchedClient {
             other => other,
         }
     }
+
+    /// Sets `auth_lost` when `result` says the server wants a (new) sign-in.
+    fn note_auth<T, E: std::error::Error + Send + Sync + 'static>(
+        &self,
+        result: &Result<T, StreamableHttpError<E>>,
+    ) {
+        if matches!(
+            result,
+            Err(StreamableHttpError::AuthRequired(_) | StreamableHttpError::Auth(_))
+        ) {
+            self.auth_lost.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
-impl StreamableHttpClient for WatchedClient {
-    type Error = reqwest::Error;
+impl<C> StreamableHttpClient for WatchedClient<C>
+where
+    C: StreamableHttpClient + Clone + Send + Sync + 'static,
+{
+    type Error = C::Error;
 
     async fn post_message(
         &self,
@@ -141,9 +171,12 @@ impl StreamableHttpClient for WatchedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
+        let result = self
+            .inner
             .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
+            .await;
+        self.note_auth(&result);
+        result
     }
 
     async fn get_stream(
@@ -190,7 +223,8 @@ impl StreamableHttpClient for WatchedClient {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await?;
-        Ok(self.watch(stream))
+            .await;
+        self.note_auth(&stream);
+        Ok(self.watch(stream?))
     }
 }

@@ -5,14 +5,22 @@
 //! its arguments against the tool's schema, asks first when the tool is destructive
 //! (or `confirm` says so), and restarts a server that stopped. Their resources, resource
 //! templates and prompts are listed, read and got through [`McpServers`] too.
+//!
+//! Remote servers may sign in with OAuth 2.1 through the SDK's auth support
+//! ([`login`], sign-ins stored sealed per person with [`McpSignIns`]) or with client
+//! credentials.
 
 mod catalog;
 mod client;
 mod connect;
 mod connection;
 mod content;
+mod credentials;
+mod error;
 mod http_client;
+mod login;
 mod names;
+mod oauth;
 mod process;
 mod requests;
 mod schema;
@@ -24,6 +32,9 @@ pub use catalog::{
     McpPrompt, McpPromptArgument, McpPromptMessage, McpPromptRole, McpRequestError, McpResource,
     McpResourceContents, McpResourceTemplate,
 };
-pub use settings::{McpServerSettings, McpSettings, McpTransport};
+pub use credentials::{McpSignIns, TokenKey};
+pub use error::McpAuthError;
+pub use login::{SignInState, login, logout, sign_in_state};
+pub use settings::{McpAuth, McpServerSettings, McpSettings, McpTransport, TOKEN_KEY_ENV};
 pub use start::{McpServerStatus, McpServers, McpStartError};
 pub use tool::McpTool;

@@ -5,6 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The environment variable holding the key that seals stored sign-ins: 32 random
+/// bytes, base64 (`openssl rand -base64 32`).
+pub const TOKEN_KEY_ENV: &str = "SMALLEBOT_MCP_TOKEN_KEY";
+
 /// How the agent reaches one server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpTransport {
@@ -25,7 +29,58 @@ pub enum McpTransport {
         url: String,
         /// Headers sent with every request (references resolved).
         headers: BTreeMap<String, String>,
+        /// How it signs in (`auth`): none beyond the headers, OAuth, or client
+        /// credentials.
+        auth: McpAuth,
     },
+}
+
+/// How a streamable HTTP server is signed in to (mcp.json's `auth`).
+#[derive(Clone, PartialEq, Eq, Default)]
+pub enum McpAuth {
+    /// No sign-in: only the configured headers (a fixed token, if any).
+    #[default]
+    None,
+    /// OAuth 2.1 authorization code with PKCE, a person signing in with
+    /// `smallebot mcp login NAME`: the client registers itself dynamically unless
+    /// `clientId` is given.
+    OAuth {
+        /// `clientId`: a client registered beforehand with the authorization server.
+        client_id: Option<String>,
+        /// `scopes` to ask for (default: what the server advertises).
+        scopes: Vec<String>,
+    },
+    /// OAuth client credentials, for machine-to-machine servers: no person signs in.
+    ClientCredentials {
+        /// `clientId`.
+        client_id: String,
+        /// The secret, read from the variable `clientSecretEnv` names.
+        client_secret: String,
+        /// `scopes` to ask for.
+        scopes: Vec<String>,
+    },
+}
+
+impl std::fmt::Debug for McpAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the secret: settings end up in logs.
+        match self {
+            Self::None => f.write_str("None"),
+            Self::OAuth { client_id, scopes } => f
+                .debug_struct("OAuth")
+                .field("client_id", client_id)
+                .field("scopes", scopes)
+                .finish(),
+            Self::ClientCredentials {
+                client_id, scopes, ..
+            } => f
+                .debug_struct("ClientCredentials")
+                .field("client_id", client_id)
+                .field("client_secret", &"[REDACTED]")
+                .field("scopes", scopes)
+                .finish(),
+        }
+    }
 }
 
 /// One server of mcp.json.
@@ -54,6 +109,20 @@ pub struct McpServerSettings {
 pub struct McpSettings {
     /// The servers, in file order.
     pub servers: Vec<McpServerSettings>,
+}
+
+impl McpServerSettings {
+    /// Its OAuth settings, when a person signs in to it (`"auth": {"type": "oauth"}`).
+    #[must_use]
+    pub fn oauth(&self) -> Option<&McpAuth> {
+        match &self.transport {
+            McpTransport::Http {
+                auth: auth @ McpAuth::OAuth { .. },
+                ..
+            } => Some(auth),
+            _ => None,
+        }
+    }
 }
 
 impl McpSettings {

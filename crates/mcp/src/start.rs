@@ -9,6 +9,8 @@ use super::catalog::McpRequestError;
 use super::connection::McpConnection;
 use super::names::tool_name;
 use super::tool::McpTool;
+use crate::credentials::McpSignIns;
+use crate::login::{SignInState, sign_in_state};
 use crate::settings::McpSettings;
 
 /// Why the MCP tools cannot be used as configured.
@@ -42,6 +44,9 @@ pub struct McpServerStatus {
     pub tools: usize,
     /// The last thing that went wrong.
     pub last_error: Option<String>,
+    /// The person's sign-in, for a server signed in to with OAuth (`None` for others,
+    /// or when it cannot be read: the last error says why).
+    pub sign_in: Option<SignInState>,
 }
 
 /// The configured servers and their tools, which follow the lists the servers
@@ -65,13 +70,30 @@ impl McpServers {
         settings: &McpSettings,
         helper: Option<PathBuf>,
     ) -> Result<Self, McpStartError> {
+        Self::start_signed_in(settings, helper, None).await
+    }
+
+    /// As [`McpServers::start`], with the person's sign-ins to OAuth servers
+    /// (`"auth": {"type": "oauth"}`); without them such a server is not available.
+    ///
+    /// # Errors
+    /// As [`McpServers::start`].
+    pub async fn start_signed_in(
+        settings: &McpSettings,
+        helper: Option<PathBuf>,
+        sign_ins: Option<McpSignIns>,
+    ) -> Result<Self, McpStartError> {
         let generation = Arc::new(AtomicU64::new(0));
         let connections: Vec<(Arc<McpConnection>, bool)> = settings
             .servers
             .iter()
             .map(|s| {
-                let connection =
-                    McpConnection::new(s.clone(), helper.clone(), Arc::clone(&generation));
+                let connection = McpConnection::new(
+                    s.clone(),
+                    helper.clone(),
+                    Arc::clone(&generation),
+                    sign_ins.clone(),
+                );
                 (Arc::new(connection), s.enabled)
             })
             .collect();
@@ -168,7 +190,14 @@ impl McpServers {
         let mut out = Vec::with_capacity(self.connections.len());
         for (connection, enabled) in &self.connections {
             let name = connection.settings().name.clone();
+            let sign_in = match connection.sign_ins() {
+                Some(sign_ins) if connection.settings().oauth().is_some() => {
+                    sign_in_state(connection.settings(), &sign_ins).await.ok()
+                }
+                _ => None,
+            };
             out.push(McpServerStatus {
+                sign_in,
                 tools: connection.tools().len(),
                 name,
                 enabled: *enabled,
@@ -205,6 +234,35 @@ impl McpServers {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
+    }
+
+    /// Gives the OAuth servers the person's sign-ins and starts those that waited for
+    /// them; what went wrong, one line per server that could not start.
+    pub async fn use_sign_ins(&self, sign_ins: &McpSignIns) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (connection, enabled) in &self.connections {
+            let settings = connection.settings();
+            if settings.oauth().is_none() {
+                continue;
+            }
+            connection.set_sign_ins(sign_ins.clone());
+            if *enabled && let Err(reason) = connection.start().await {
+                warnings.push(format!(
+                    "MCP server '{}' is not available, its tools are left out: {reason}",
+                    settings.name
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// The settings of the configured server `name`, if any.
+    #[must_use]
+    pub fn settings_of(&self, name: &str) -> Option<&crate::McpServerSettings> {
+        self.connections
+            .iter()
+            .map(|(c, _)| c.settings())
+            .find(|s| s.name == name)
     }
 
     /// A number that changes whenever the servers' tools change (a server announced a

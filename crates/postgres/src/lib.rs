@@ -38,6 +38,7 @@ mod fetch;
 mod grants;
 mod history;
 mod hook_runs;
+mod mcp_credentials;
 mod migrate;
 mod prepared_step;
 mod read_link;

@@ -106,6 +106,11 @@ pub(crate) fn search_hit(row: &PgRow) -> RepoResult<SearchHit> {
     stored_row::search_hit(&Pg(row))
 }
 
+/// A row of `mcp_credential_columns!`.
+pub(crate) fn mcp_credential(row: &PgRow) -> RepoResult<smallebot_core::entities::McpCredential> {
+    stored_row::mcp_credential(&Pg(row))
+}
+
 /// A row of `hook_run_columns!`.
 pub(crate) fn hook_run(row: &PgRow) -> RepoResult<smallebot_core::entities::HookRun> {
     stored_row::hook_run(&Pg(row))

@@ -65,6 +65,7 @@ mod guard;
 mod hook_runs;
 mod insert;
 mod link;
+mod mcp_credentials;
 mod rewrite;
 mod steps;
 mod tasks;
@@ -87,6 +88,7 @@ pub(crate) use conversation_edits::ConversationEdit;
 pub(crate) use edits::{Edit, EditTasks};
 pub(crate) use grants::GrantEdit;
 pub(crate) use link::Reply;
+pub(crate) use mcp_credentials::McpCredentialEdit;
 pub(crate) use turns::StartTurn;
 pub(crate) use writer::Writer;
 

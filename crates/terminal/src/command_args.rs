@@ -47,6 +47,21 @@ pub enum McpCommand {
         /// Only this server's tools.
         server: Option<String>,
     },
+    /// Sign in to a server configured with `"auth": {"type": "oauth"}`: prints the
+    /// authorization URL (and opens a browser where `xdg-open` exists), waits for the
+    /// redirect on 127.0.0.1, stores the sign-in encrypted (SMALLEBOT_MCP_TOKEN_KEY).
+    Login {
+        /// The server's name in mcp.json.
+        server: String,
+        /// Only print the URL; open no browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget the stored sign-in to a server.
+    Logout {
+        /// The server's name in mcp.json.
+        server: String,
+    },
 }
 
 /// `smallebot conversations …`

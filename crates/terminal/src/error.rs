@@ -120,6 +120,12 @@ pub enum TerminalError {
     /// `skills check` found problems that keep the folder from loading.
     #[error("{} does not load as a skill: fix the problems above", escape_line(.0))]
     SkillCheckFailed(String),
+    /// `mcp …` named a server mcp.json does not have.
+    #[error("mcp.json has no MCP server named '{}' (`smallebot mcp list` shows them)", escape_line(.0))]
+    UnknownMcpServer(String),
+    /// Signing in to an MCP server, or its stored sign-in, failed.
+    #[error(transparent)]
+    McpAuth(#[from] smallebot_mcp::McpAuthError),
 
     /// `agents show` named an agent that is not there.
     #[error("no agent is called '{}' (`smallebot agents list` shows them)", escape_line(.0))]

@@ -20,6 +20,7 @@ pub mod conversation_ref;
 pub mod error;
 pub mod export_file;
 pub mod export_text;
+pub mod mcp_commands;
 pub mod mcp_status;
 pub mod models_text;
 pub mod permissions;

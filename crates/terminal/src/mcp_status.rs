@@ -15,7 +15,8 @@ pub fn pin_warnings(home: &Path, servers: &McpServers) -> Vec<String> {
     }
 }
 
-/// One line per server: `name  running  3 tools` (and the last error).
+/// One line per server: `name  running  3 tools` (the sign-in of an OAuth server:
+/// `signed in`, `expired`, `not signed in`; and the last error).
 pub fn status_lines(status: &[McpServerStatus]) -> Vec<String> {
     status
         .iter()
@@ -26,6 +27,9 @@ pub fn status_lines(status: &[McpServerStatus]) -> Vec<String> {
                 (true, false) => "not running",
             };
             let mut line = format!("{}  {state}  {} tool(s)", s.name, s.tools);
+            if let Some(sign_in) = s.sign_in {
+                line.push_str(&format!("  {}", sign_in.label()));
+            }
             if let Some(error) = &s.last_error {
                 line.push_str(&format!("  last error: {error}"));
             }

@@ -61,6 +61,7 @@ mod gate;
 pub mod mcp;
 mod mcp_catalog;
 pub mod mcp_many;
+pub mod mcp_oauth;
 pub mod otlp;
 pub mod postgres;
 mod record;

@@ -15,7 +15,8 @@
 //! `${VAR}`; a variable that is not set is an error naming the server and the key.
 //! Optional: `enabled` (default true), `startupTimeoutSeconds` (10), `toolTimeoutSeconds`
 //! (60), `confirm` (ask before each call; default: only for tools the server marks
-//! destructive).
+//! destructive), `auth` of a remote server (OAuth or client credentials, see
+//! [`super::mcp_auth`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,12 +26,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use smallebot_mcp::{McpServerSettings, McpSettings, McpTransport};
+use smallebot_mcp::{McpAuth, McpServerSettings, McpSettings, McpTransport};
 
 use super::ConfigError;
 use super::env_refs::resolve;
 use super::json::{parse, read_optional};
 use super::keys::{Keys, checked_object, error_at_key};
+use super::mcp_auth::RawAuth;
 
 /// The name of the MCP settings file inside the home directory.
 pub const MCP_FILE: &str = "mcp.json";
@@ -68,6 +70,7 @@ struct RawServer {
     tool_timeout_seconds: Option<i64>,
     confirm: Option<bool>,
     max_result_megabytes: Option<i64>,
+    auth: Option<RawAuth>,
 }
 
 /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
@@ -218,6 +221,13 @@ impl RawServer {
     ) -> Result<McpTransport, ConfigError> {
         match (self.command, self.url) {
             (Some(command), None) => {
+                if self.auth.is_some() {
+                    return Err(at(
+                        "\"auth\" is for remote servers (\"url\"); a local server gets its \
+                         secrets through \"env\""
+                            .to_owned(),
+                    ));
+                }
                 if command.trim().is_empty() {
                     return Err(at("\"command\" is empty".to_owned()));
                 }
@@ -234,10 +244,21 @@ impl RawServer {
                         "\"url\" must start with http:// or https:// (got \"{url}\")"
                     )));
                 }
-                Ok(McpTransport::Http {
-                    url,
-                    headers: resolve_all(self.headers, "headers", at, env)?,
-                })
+                let auth = match self.auth {
+                    Some(raw) => raw.into_auth(env).map_err(at)?,
+                    None => McpAuth::None,
+                };
+                let headers = resolve_all(self.headers, "headers", at, env)?;
+                if auth != McpAuth::None
+                    && headers
+                        .keys()
+                        .any(|h| h.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(at(
+                        "give either an \"Authorization\" header or \"auth\", not both".to_owned(),
+                    ));
+                }
+                Ok(McpTransport::Http { url, headers, auth })
             }
             (Some(_), Some(_)) => Err(at(
                 "give either \"command\" (a local server) or \"url\" (a remote one), not both"

@@ -50,6 +50,7 @@ fn an_http_server_with_options() {
         McpTransport::Http {
             url: "http://127.0.0.1:9/mcp".into(),
             headers: BTreeMap::from([("Authorization".into(), "Bearer t0k".into())]),
+            auth: smallebot_mcp::McpAuth::None,
         }
     );
     assert!(!web.enabled);
@@ -87,12 +88,46 @@ fn bad_files_are_errors_naming_what_and_where() {
         (r#"{"a": 3}"#, "must be an object"),
         (r#"{"mcpServers": {}, "b": {"command": "x"}}"#, "only key"),
         ("[]", "expected a JSON object"),
+        (
+            r#"{"a": {"command": "x", "auth": {"type": "oauth"}}}"#,
+            "MCP server \"a\": \"auth\" is for remote servers",
+        ),
+        (
+            r#"{"a": {"url": "http://h", "headers": {"Authorization": "Bearer ${TOKEN}"}, "auth": {"type": "oauth"}}}"#,
+            "either an \"Authorization\" header or \"auth\"",
+        ),
+        (
+            r#"{"a": {"url": "http://h", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecretEnv": "NOPE"}}}"#,
+            "MCP server \"a\": auth.clientSecretEnv names NOPE, which is not set",
+        ),
+        (
+            r#"{"a": {"url": "http://h", "auth": {"type": "oauth", "clientID": "c"}}}"#,
+            "clientId",
+        ),
     ];
     for (text, expected) in cases {
         let error = load(text).unwrap_err().to_string();
         assert!(error.contains("/h/mcp.json"), "{text}: {error}");
         assert!(error.contains(expected), "{text}: {error}");
     }
+}
+
+#[test]
+fn an_http_server_signing_in_with_oauth() {
+    let settings =
+        load(r#"{"a": {"url": "http://h/mcp", "auth": {"type": "oauth", "scopes": ["read"]}}}"#)
+            .unwrap();
+    let McpTransport::Http { auth, .. } = &settings.servers[0].transport else {
+        panic!("an HTTP server")
+    };
+    assert_eq!(
+        auth,
+        &McpAuth::OAuth {
+            client_id: None,
+            scopes: vec!["read".to_owned()]
+        }
+    );
+    assert!(settings.servers[0].oauth().is_some());
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod json;
 mod keys;
 mod known_keys;
 mod mcp;
+mod mcp_auth;
 mod models;
 mod permissions;
 mod resolve;

@@ -116,6 +116,8 @@ pub(crate) enum Write {
     Checkpoint(CheckpointWrite),
     /// A write of permission grants.
     Grant(super::grants::GrantWrite),
+    /// A write of sign-ins to MCP servers.
+    McpCredential(super::mcp_credentials::McpCredentialWrite),
     /// A write of the web app's users.
     User(super::UserWrite),
     /// Nothing: waits until what was queued before it is written.
@@ -218,6 +220,7 @@ impl Write {
             W::User(write) => write.apply(conn),
             W::Checkpoint(write) => write.apply(conn),
             W::Grant(write) => write.apply(conn),
+            W::McpCredential(write) => write.apply(conn),
             W::RecordUsage { record, reply } => {
                 settle(conn, reply, |c| usage::insert_queued(c, &record))
             }

@@ -70,6 +70,8 @@ pub(crate) enum Edit {
     SetUserRules(String, smallebot_core::entities::UserRules, Reply<bool>),
     /// A permission grant stored or revoked.
     Grant(super::grants::GrantEdit),
+    /// A sign-in to an MCP server stored or removed.
+    McpCredential(super::mcp_credentials::McpCredentialEdit),
     /// A task list edited under its advisory lock and version check.
     UpdateTasks(
         ConversationId,
@@ -178,6 +180,7 @@ pub(super) async fn run(link: &mut Link, edit: Edit) {
         }
         Edit::RecordHookRun(run, reply) => hook_runs::record(link, &run, reply).await,
         Edit::Grant(edit) => edit.run(link).await,
+        Edit::McpCredential(edit) => edit.run(link).await,
         Edit::UpdateTasks(conversation_id, edit, reply) => {
             let _ = reply.send(Ok(tasks::update(link, conversation_id, edit.0).await));
         }

@@ -14,6 +14,7 @@ mod conversations;
 mod file_changes;
 mod grants;
 mod hook_runs;
+mod mcp_credentials;
 mod provisional_counts;
 mod rewrite_guards;
 mod rows;
