@@ -34,6 +34,7 @@ async fn test_server(cancel: &CancellationToken) -> Arc<McpServers> {
         transport: McpTransport::Http {
             url: format!("http://{addr}/mcp"),
             headers: BTreeMap::new(),
+            auth: smallebot_mcp::McpAuth::None,
         },
         enabled: true,
         startup_timeout: Duration::from_secs(20),
@@ -151,13 +152,13 @@ async fn the_model_reads_a_resource_and_its_text_reaches_the_next_request() {
         .push(ScriptedResponse::tool_calls([ToolCallSpec::new(
             "call_1",
             ReadMcpResource::NAME,
-            &format!(r#"{{"server":"t","uri":"{README_URI}"}}"#),
+            format!(r#"{{"server":"t","uri":"{README_URI}"}}"#),
         )]));
     h.server
         .push(ScriptedResponse::tool_calls([ToolCallSpec::new(
             "call_2",
             ReadMcpResource::NAME,
-            &format!(r#"{{"server":"t","uri":"{PIXEL_URI}"}}"#),
+            format!(r#"{{"server":"t","uri":"{PIXEL_URI}"}}"#),
         )]));
     h.server.push(ScriptedResponse::text("read"));
     let c = h.conversation().await;

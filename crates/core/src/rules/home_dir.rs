@@ -58,7 +58,14 @@ mod tests {
             (some("/h"), "/p", some("/u"), &["/p/.agents"], &[], "/h"),
             (some("/h"), "/p", None, &[], &[], "/h"),
             // A relative one is taken from the working directory.
-            (some("home"), "/p", some("/u"), &["/p/.agents"], &[], "/p/home"),
+            (
+                some("home"),
+                "/p",
+                some("/u"),
+                &["/p/.agents"],
+                &[],
+                "/p/home",
+            ),
             (some("../h"), "/p/q", None, &[], &[], "/p/q/../h"),
             (None, "/p", some("/u"), &["/p/.agents"], &[], "/p/.agents"),
             // Found from a subdirectory, the nearest first.

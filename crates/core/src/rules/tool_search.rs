@@ -128,7 +128,7 @@ pub fn unoffered_pins<'a>(pinned: &'a [String], offered: &[String]) -> Vec<&'a s
 
 #[cfg(test)]
 mod tests {
-    use super::{ToolLoading, defers, rank, words};
+    use super::{ToolLoading, defers, rank, unoffered_pins, words};
 
     #[test]
     fn tools_wait_over_the_count_or_the_share() {

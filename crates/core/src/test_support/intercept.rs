@@ -394,3 +394,33 @@ impl<H: Interceptor> crate::repository::UserRuleRepository for Intercepted<H> {
         self.inner.set_user_rules(name, rules).await
     }
 }
+
+#[async_trait]
+impl<H: Interceptor> crate::repository::McpCredentialRepository for Intercepted<H> {
+    async fn mcp_credential(
+        &self,
+        user: &str,
+        server: &str,
+    ) -> RepoResult<Option<crate::entities::McpCredential>> {
+        self.hooks.before("mcp_credential").await?;
+        self.inner.mcp_credential(user, server).await
+    }
+    async fn save_mcp_credential(
+        &self,
+        credential: &crate::entities::McpCredential,
+    ) -> RepoResult<()> {
+        self.hooks.before("save_mcp_credential").await?;
+        self.inner.save_mcp_credential(credential).await
+    }
+    async fn delete_mcp_credential(&self, user: &str, server: &str) -> RepoResult<bool> {
+        self.hooks.before("delete_mcp_credential").await?;
+        self.inner.delete_mcp_credential(user, server).await
+    }
+    async fn mcp_credentials_of(
+        &self,
+        user: &str,
+    ) -> RepoResult<Vec<crate::entities::McpCredential>> {
+        self.hooks.before("mcp_credentials_of").await?;
+        self.inner.mcp_credentials_of(user).await
+    }
+}

@@ -5,7 +5,6 @@
 
 use smallebot_core::RepositoryError;
 use smallebot_core::entities::{UserAccount, UserRules};
-use smallebot_core::repository::UserRuleRepository;
 
 use crate::backends::{self, Kind, OrFail};
 

@@ -29,6 +29,7 @@ async fn mcp_servers(cancel: &CancellationToken) -> Arc<McpServers> {
         transport: McpTransport::Http {
             url: format!("http://{addr}/mcp"),
             headers: BTreeMap::new(),
+            auth: smallebot_mcp::McpAuth::None,
         },
         enabled: true,
         startup_timeout: Duration::from_secs(20),

@@ -8,7 +8,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use smallebot_application::wire;
 use smallebot_core::entities::{GrantFilter, GrantId};
-use smallebot_core::repository::PermissionGrantRepository;
 use smallebot_protocol::api::PermissionGrantList;
 
 use crate::auth::CurrentUser;
