@@ -42,6 +42,29 @@ fn indent(text: &str, prefix: &str) -> String {
         .join("\n")
 }
 
+/// A turn's header: status, time, and its error, cut and undone marks.
+fn turn_header(t: &Turn) -> String {
+    let error = t
+        .error
+        .as_deref()
+        .map(|e| format!(" — {e}"))
+        .unwrap_or_default();
+    let undone = t
+        .undone_at
+        .as_ref()
+        .map(|at| format!(" · [undone {}: not sent to the model]", minute(at)))
+        .unwrap_or_default();
+    let cut = t
+        .cut
+        .map(|cut| format!(" · [{}]", super::event_lines::cut_mark(answer_cut(cut))))
+        .unwrap_or_default();
+    format!(
+        "{} · {}{error}{cut}{undone}",
+        t.status.as_str(),
+        minute(&t.created_at)
+    )
+}
+
 /// The readable timeline of one conversation: turns with their status, user and
 /// assistant text, tool calls with status and shortened result, reasoning, a
 /// `[summarized]` mark on every row at or before the compression boundary, and an
@@ -77,32 +100,9 @@ pub fn render_timeline(c: &Conversation, turns: &[Turn], rows: &[HistoryRow]) ->
         if current_turn != Some(row.turn_id()) {
             current_turn = Some(row.turn_id());
             number += 1;
-            let header = turn_by_id.get(&row.turn_id()).map_or_else(
-                || "unknown turn".to_owned(),
-                |t| {
-                    let error = t
-                        .error
-                        .as_deref()
-                        .map(|e| format!(" — {e}"))
-                        .unwrap_or_default();
-                    let undone = t
-                        .undone_at
-                        .as_ref()
-                        .map(|at| format!(" · [undone {}: not sent to the model]", minute(at)))
-                        .unwrap_or_default();
-                    let cut = t
-                        .cut
-                        .map(|cut| {
-                            format!(" · [{}]", super::event_lines::cut_mark(answer_cut(cut)))
-                        })
-                        .unwrap_or_default();
-                    format!(
-                        "{} · {}{error}{cut}{undone}",
-                        t.status.as_str(),
-                        minute(&t.created_at)
-                    )
-                },
-            );
+            let header = turn_by_id
+                .get(&row.turn_id())
+                .map_or_else(|| "unknown turn".to_owned(), |t| turn_header(t));
             let _ = writeln!(out, "\n── turn {number} · {header}");
         }
         let mark = if row.seq() <= boundary {
