@@ -124,6 +124,8 @@ async fn stdio_tools_answer_and_fail_clearly() {
     assert_eq!(
         names,
         [
+            // The server declares resources: the model may read them.
+            "ReadMcpResource",
             "t__crash",
             "t__echo",
             "t__env",
@@ -268,7 +270,12 @@ async fn servers_that_never_start_leave_a_warning_and_do_not_block() {
     // The good server's tools are there all the same.
     let echo = call(&registry, "ok__echo", serde_json::json!({"text": "x"})).await;
     assert_eq!(echo.status, ToolCallStatus::Ok);
-    assert!(registry.names().iter().all(|n| n.starts_with("ok__")));
+    assert!(
+        registry
+            .names()
+            .iter()
+            .all(|n| n.starts_with("ok__") || n == "ReadMcpResource")
+    );
     mcp.shutdown().await;
 }
 

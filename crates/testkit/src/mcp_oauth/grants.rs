@@ -184,7 +184,7 @@ mod tests {
     fn s256_matches_rfc_7636_appendix_b() {
         assert_eq!(
             s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFWdrZ3YbnDf5IWy5PYtc5XWhnIRHSE8"
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
     }
 
