@@ -92,14 +92,25 @@ impl SignInCommand {
 }
 
 /// Opens `url` with `xdg-open` when there is one (its output dropped, never waited
-/// for); nothing otherwise: the URL is printed.
+/// for); nothing otherwise: the URL is printed. Only a web address is opened: the
+/// URL comes from the server's metadata, and `xdg-open` would open a `file:` URL or
+/// any other scheme with whatever program handles it.
 fn open_browser(url: &str) {
+    if !is_web_address(url) {
+        return;
+    }
     let _ = std::process::Command::new("xdg-open")
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
+}
+
+/// Whether `url` is an `http:` or `https:` address (any case).
+fn is_web_address(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://")
 }
 
 /// `mcp list`: how each server is doing, or where to add servers (`mcp_file`).
@@ -137,4 +148,25 @@ pub async fn print_tools(servers: &McpServers, server: Option<&str>) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_web_address;
+
+    #[test]
+    fn only_web_addresses_are_opened() {
+        let cases = [
+            ("https://auth.example/authorize?x=1", true),
+            ("HTTP://127.0.0.1:9/a", true),
+            ("file:///etc/passwd", false),
+            ("javascript:alert(1)", false),
+            ("smb://host/share", false),
+            ("", false),
+            ("http:/", false),
+        ];
+        for (url, expected) in cases {
+            assert_eq!(is_web_address(url), expected, "{url}");
+        }
+    }
 }
