@@ -26,11 +26,54 @@ pub const CHROMIUM_ENV: &str = "SMALLEBOT_CHROMIUM";
 /// How to get a browser, said when there is none.
 pub const INSTALL_HINT: &str = "apt-get install chromium, or set SMALLEBOT_CHROMIUM";
 
+/// How long a test may hold its browser before it is taken for stuck.
+///
+/// Some waits of the DevTools driver have no deadline of their own (a page's load after
+/// a navigation, a tab whose set-up commands went unanswered): a test stuck on one would
+/// hang its whole test binary, and CI with it, until CI's own limit.
+pub const STUCK_AFTER: Duration = Duration::from_secs(300);
+
+/// How long a tab may take to open, or a page to load again.
+const PAGE_PATIENCE: Duration = Duration::from_secs(30);
+
 /// A headless browser with a throwaway profile.
 pub struct Chromium {
     browser: Browser,
     handler: JoinHandle<()>,
     _profile: tempfile::TempDir,
+    /// Set for a test's browser: ends the test binary if the test is stuck.
+    _watchdog: Option<Watchdog>,
+}
+
+/// Ends the process, saying which test was stuck, unless dropped within its time: a
+/// thread of its own, so that it fires even when the test's runtime is blocked.
+struct Watchdog {
+    _dropped: std::sync::mpsc::Sender<()>,
+}
+
+impl Watchdog {
+    /// Calls `stuck` with the message naming `test` unless dropped within `within`.
+    fn start(test: &str, within: Duration, stuck: impl FnOnce(&str) + Send + 'static) -> Self {
+        let (dropped, watched) = std::sync::mpsc::channel::<()>();
+        let message = format!(
+            "!!! {test}: still running after {} s with its browser — stuck on the browser, \
+             the page or the server; ending the test binary so that the run fails now \
+             instead of hanging",
+            within.as_secs()
+        );
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(within) {
+                stuck(&message);
+            }
+        });
+        Self { _dropped: dropped }
+    }
+}
+
+/// What a stuck test's watchdog does: says so and ends the process with a failure.
+fn end_the_process(message: &str) {
+    eprintln!("{message}");
+    std::process::exit(101);
 }
 
 /// The Chromium binary: [`CHROMIUM_ENV`], else `chromium`, `chromium-browser` or
@@ -72,16 +115,28 @@ impl Chromium {
         let (browser, mut events) = Browser::launch(config)
             .await
             .map_err(|e| failed(&format!("starting {}", executable.display()), e))?;
-        let handler = tokio::spawn(async move { while events.next().await.is_some() {} });
+        // The driver's connection ends at its first failure: a browser that died would
+        // otherwise fail each poll at once, and the loop would spin, starving the
+        // test's runtime for good; once it is dropped, every waiting command fails.
+        let handler = tokio::spawn(async move {
+            while let Some(polled) = events.next().await {
+                if let Err(err) = polled {
+                    eprintln!("the connection to Chromium failed: {err}");
+                    break;
+                }
+            }
+        });
         Ok(Self {
             browser,
             handler,
             _profile: profile,
+            _watchdog: None,
         })
     }
 
     /// Starts Chromium for test `test`, or `None` (with one loud line) when there is
-    /// none and [`REQUIRE_BROWSER_ENV`] is not `1`.
+    /// none and [`REQUIRE_BROWSER_ENV`] is not `1`. A test still holding it after
+    /// [`STUCK_AFTER`] ends the test binary, naming the test.
     ///
     /// # Panics
     /// When the browser is required but missing, or cannot start: the test fails,
@@ -96,17 +151,21 @@ impl Chromium {
             return None;
         };
         match Self::launch(executable).await {
-            Ok(browser) => Some(browser),
+            Ok(browser) => Some(Self {
+                _watchdog: Some(Watchdog::start(test, STUCK_AFTER, end_the_process)),
+                ..browser
+            }),
             Err(err) => panic!("{test}: {err}"),
         }
     }
 
-    /// Opens `url` in a new tab.
+    /// Opens `url` in a new tab (30 s at most).
     pub async fn new_tab(&self, url: &str) -> Result<Page, TestkitError> {
-        self.browser
-            .new_page(url)
+        let what = format!("opening {url}");
+        tokio::time::timeout(PAGE_PATIENCE, self.browser.new_page(url))
             .await
-            .map_err(|e| failed(&format!("opening {url}"), e))
+            .map_err(|_| failed(&what, "no tab after 30 s"))?
+            .map_err(|e| failed(&what, e))
     }
 
     /// Opens `url` in a new tab (for tests).
@@ -145,6 +204,32 @@ pub async fn navigate(page: &Page, url: &str) -> Result<(), TestkitError> {
     Ok(())
 }
 
+/// Loads `page` again and waits (30 s at most) until the new document has loaded.
+///
+/// Unlike the driver's own `reload`, whose wait for the load has no deadline.
+pub async fn reload(page: &Page) -> Result<(), TestkitError> {
+    use chromiumoxide::cdp::browser_protocol::page::ReloadParams;
+    // A mark on the old document: the new one has none.
+    evaluate(page, "window.__smallebotBeforeReload = true").await?;
+    page.execute(ReloadParams::default())
+        .await
+        .map_err(|e| failed("reloading the page", e))?;
+    let loaded = "!window.__smallebotBeforeReload && document.readyState === 'complete'";
+    let deadline = Instant::now() + PAGE_PATIENCE;
+    loop {
+        // While the documents change, evaluating can fail: the old one is gone.
+        if let Ok(serde_json::Value::Bool(true)) = evaluate(page, loaded).await {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(TestkitError::Browser(
+                "the page did not load again within 30 s of a reload".into(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Evaluates the JavaScript expression `js` in `page` (a promise is awaited) and
 /// returns its JSON value (`null` for what has none).
 pub async fn evaluate(page: &Page, js: &str) -> Result<serde_json::Value, TestkitError> {
@@ -175,5 +260,36 @@ pub async fn wait_until(
             )));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watchdog_fires_naming_the_test_once_its_time_is_up() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let _watchdog = Watchdog::start("a slow test", Duration::from_millis(20), move |m| {
+            tx.send(m.to_owned()).unwrap();
+        });
+        let message = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(message.contains("a slow test"), "{message}");
+        assert!(message.contains("stuck"), "{message}");
+    }
+
+    #[test]
+    fn a_watchdog_dropped_in_time_never_fires() {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let watchdog = Watchdog::start("a quick test", Duration::from_millis(200), move |m| {
+            tx.send(m.to_owned()).unwrap();
+        });
+        drop(watchdog);
+        // The thread ends on the drop, taking its sender with it: nothing ever comes.
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(2)),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        );
     }
 }

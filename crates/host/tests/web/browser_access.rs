@@ -8,7 +8,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use browser_support::{Chromium, click, eval, open_page, screenshot, send, type_into, wait_for};
+use browser_support::{
+    Chromium, click, eval, open_page, reload, screenshot, send, type_into, wait_for,
+};
 use common::Server;
 use smallebot_testkit::{ScriptedResponse, ToolCallSpec};
 
@@ -229,7 +231,7 @@ async fn the_page_asks_for_a_token_once_and_keeps_it_out_of_scripts_reach() {
         false
     );
     // Reloading the page needs no new sign-in.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, "!document.getElementById('input').disabled").await;
     assert_eq!(
         eval(&page, "document.getElementById('login').hidden").await,

@@ -5,7 +5,7 @@
 use crate::browser_support;
 use crate::common;
 
-use browser_support::{Chromium, click, eval, open_page, screenshot, type_into, wait_for};
+use browser_support::{Chromium, click, eval, open_page, reload, screenshot, type_into, wait_for};
 use common::Server;
 
 #[tokio::test]
@@ -33,7 +33,7 @@ async fn the_signed_in_name_shows_and_sign_out_brings_the_card_back() {
     )
     .await;
     // The cookie is gone: a reload asks for the token again.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, "!document.getElementById('login').hidden").await;
     assert_eq!(
         eval(&page, "document.getElementById('me').textContent").await,

@@ -10,7 +10,8 @@ use smallebot_core::rules::attachment::AttachmentLimits;
 use smallebot_testkit::ScriptedResponse;
 
 use browser_support::{
-    Chromium, click, eval, open_page, prefer_scheme, screenshot, send, set_viewport, wait_for,
+    Chromium, click, eval, open_page, prefer_scheme, reload, screenshot, send, set_viewport,
+    wait_for,
 };
 
 /// A real 48×32 PNG (orange), so that the browser draws it.
@@ -136,7 +137,7 @@ async fn files_picked_dropped_and_pasted_are_sent_and_shown_as_thumbnails() {
     let listed = s.get_json("/api/conversations").await;
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
 
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, &thumbs_drawn(2)).await;
     let link = eval(
         &page,

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::collections::HashMap;
 
-use browser_support::{Chromium, eval, open_page, screenshot, send, wait_for};
+use browser_support::{Chromium, eval, open_page, reload, screenshot, send, wait_for};
 use common::Server;
 use smallebot_core::rules::budget::Budgets;
 use smallebot_core::rules::cost::{Pricing, amount_in_picos, price_per_token};
@@ -68,7 +68,7 @@ async fn a_turn_a_budget_stopped_says_so_live_and_after_a_reload() {
     assert_eq!(heard.as_str(), Some("Stopped by a budget."), "{heard}");
     wait_for(&page, "!document.getElementById('input').disabled").await;
     // Stored: a reload shows the same words on the turn's card.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, STORED).await;
     let stored = eval(
         &page,

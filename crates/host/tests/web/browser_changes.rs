@@ -10,7 +10,7 @@ use crate::browser_support;
 use crate::common;
 
 use browser_support::{
-    Chromium, click, eval, open_page, screenshot_at, screenshots_in_each_scheme, send,
+    Chromium, click, eval, open_page, reload, screenshot_at, screenshots_in_each_scheme, send,
     set_viewport, wait_for,
 };
 use common::Server;
@@ -77,7 +77,7 @@ async fn a_turns_file_changes_are_shown_restored_and_the_restore_undone() {
     screenshot_at(&page, "changes-diff-desktop", 1280, 800).await;
 
     // The card is drawn from the stored timeline: the same after a reload.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, &format!("{CARD}?.textContent.includes('notes.txt')")).await;
 
     // Cancelled in the dialog: nothing happens.

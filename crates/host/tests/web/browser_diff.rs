@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use browser_support::{
-    Chromium, click, eval, open_page, prefer_scheme, screenshot_at, send, set_viewport, wait_for,
+    Chromium, click, eval, open_page, prefer_scheme, reload, screenshot_at, send, set_viewport,
+    wait_for,
 };
 use common::Server;
 use serde_json::{Value, json};
@@ -155,7 +156,7 @@ async fn a_replaced_file_shows_its_diff_and_a_new_one_its_content() {
         json!([null, false, "# New\n", "Wrote 9 bytes to 'new.md' (new file)."])
     );
     // The stored card after a reload draws the same diff.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, &format!("{CARD}?.querySelector('.diff') != null")).await;
     assert_eq!(shown_diff(&page).await, expected);
     assert_ne!(eval(&page, "document.title").await, "pwned");

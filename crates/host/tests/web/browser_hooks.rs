@@ -7,7 +7,7 @@
 use crate::browser_support;
 use crate::common;
 
-use browser_support::{Chromium, eval, open_page, screenshot, send, wait_for};
+use browser_support::{Chromium, eval, open_page, reload, screenshot, send, wait_for};
 use common::Server;
 use smallebot_agent::config::{CommandEnvironment, hooks_from_json};
 use smallebot_agent::tools::HookRunner;
@@ -77,9 +77,9 @@ async fn a_blocking_pre_tool_use_hook_is_listed_on_the_calls_card() {
     assert!(hooks[0]["duration_ms"].is_u64(), "{call}");
 
     // The card lists it once the turn's timeline is drawn, and again after a reload.
-    for reload in [false, true] {
-        if reload {
-            page.reload().await.unwrap();
+    for after_reload in [false, true] {
+        if after_reload {
+            reload(&page).await;
             wait_for(&page, "!document.getElementById('input').disabled").await;
         }
         wait_for(&page, &format!("({line} || '').includes('block')")).await;

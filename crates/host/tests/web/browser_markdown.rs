@@ -9,7 +9,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use browser_support::{Chromium, click, eval, open_page, screenshot, send, wait_for};
+use browser_support::{Chromium, click, eval, open_page, reload, screenshot, send, wait_for};
 use common::Server;
 use smallebot_testkit::{Gate, ScriptedResponse};
 
@@ -224,7 +224,7 @@ async fn a_long_answers_blocks_are_laid_out_and_highlighted_as_they_come_near_th
     // Opened again (while it streamed, the first block was in view and may have been
     // highlighted then): the end is in view and highlighted; the first block, thousands
     // of pixels above, is labelled but not highlighted yet.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, &format!("{code}[79]?.classList.contains('hljs')")).await;
     assert_eq!(
         eval(

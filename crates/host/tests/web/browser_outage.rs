@@ -10,7 +10,9 @@ use crate::browser_support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use browser_support::{Chromium, click, eval, press, screenshot_at, send, wait_for, wait_within};
+use browser_support::{
+    Chromium, click, eval, press, reload, screenshot_at, send, wait_for, wait_within,
+};
 use smallebot_agent::assembly::AgentAssembly;
 use smallebot_model_client::ChatEndpoint;
 use smallebot_postgres::PgStore;
@@ -214,7 +216,7 @@ async fn a_page_opened_during_an_outage_loads_itself_once_the_database_is_back()
 
     cluster.stop_server().unwrap();
     // Opened again while the database is down: nothing can be loaded.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_within(&page, BANNER_SHOWN, SHOWN_WITHIN).await;
     assert_eq!(
         eval(

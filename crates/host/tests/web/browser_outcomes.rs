@@ -6,7 +6,7 @@ use crate::browser_support;
 use crate::common;
 
 use browser_support::{
-    Chromium, click, eval, open_page, screenshot, send, send_and_stop, wait_for,
+    Chromium, click, eval, open_page, reload, screenshot, send, send_and_stop, wait_for,
 };
 use common::Server;
 use smallebot_testkit::{ScriptedResponse, error_body};
@@ -29,7 +29,7 @@ async fn a_failed_turn_keeps_its_error_and_retry_and_a_stopped_answer_its_mark()
     wait_for(&page, FAILED).await;
     wait_for(&page, "!document.getElementById('input').disabled").await;
     // Stored: a reload shows the error and Retry again.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, FAILED).await;
     screenshot(&page, "failed-turn").await;
     s.model.push(ScriptedResponse::text("Recovered."));
@@ -43,7 +43,7 @@ async fn a_failed_turn_keeps_its_error_and_retry_and_a_stopped_answer_its_mark()
 
     // A stopped answer stays marked after a reload.
     send_and_stop(&s, &page, "talk long").await;
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(
         &page,
         "document.querySelectorAll('.message.assistant.rendered').length === 2",

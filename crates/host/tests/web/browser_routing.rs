@@ -4,7 +4,7 @@
 use crate::browser_support;
 use crate::common;
 
-use browser_support::{Chromium, click, eval, open_page, wait_for};
+use browser_support::{Chromium, click, eval, open_page, reload, wait_for};
 use common::Server;
 use smallebot_testkit::ScriptedResponse;
 
@@ -35,7 +35,7 @@ async fn each_conversation_has_an_address_that_back_forward_and_reload_keep() {
     eval(&page, "history.forward()").await;
     wait_for(&page, &shows("alpha")).await;
     // A reload keeps the open one.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, "!document.getElementById('input').disabled").await;
     wait_for(&page, &shows("alpha")).await;
     assert_eq!(

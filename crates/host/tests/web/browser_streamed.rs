@@ -9,7 +9,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use browser_support::{Chromium, eval, open_page, screenshot, send, set_viewport, wait_for};
+use browser_support::{
+    Chromium, eval, open_page, reload, screenshot, send, set_viewport, wait_for,
+};
 use common::Server;
 use smallebot_testkit::{Gate, ScriptedResponse};
 
@@ -101,7 +103,7 @@ async fn a_streamed_answer_is_kept_as_the_stored_one_when_rendered_the_same() {
          .forEach((block) => (block.style.contentVisibility = 'visible'))";
     eval(&page, all_laid_out).await;
     let streamed_height = eval(&page, &format!("{last}.getBoundingClientRect().height")).await;
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(
         &page,
         "!document.getElementById('input').disabled && document.querySelectorAll('.message.assistant.rendered').length === 1",

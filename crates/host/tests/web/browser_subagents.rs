@@ -10,7 +10,9 @@ use crate::common;
 
 use std::sync::Arc;
 
-use browser_support::{Chromium, eval, open_page, screenshots_in_each_scheme, send, wait_for};
+use browser_support::{
+    Chromium, eval, open_page, reload, screenshots_in_each_scheme, send, wait_for,
+};
 use common::Server;
 use smallebot_agent::agents::AgentFolders;
 use smallebot_testkit::{Gate, RecordedRequest, ScriptedResponse, ToolCallSpec};
@@ -110,7 +112,7 @@ async fn a_delegate_card_follows_its_sub_agent_live_and_after_a_reload() {
     screenshots_in_each_scheme(&page, "subagents").await;
 
     // Rebuilt from the stored sub-agent conversation after a reload.
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, &format!("{sub}?.classList.contains('completed')")).await;
     let rebuilt = eval(
         &page,

@@ -4,7 +4,7 @@
 use crate::browser_support;
 use crate::common;
 
-use browser_support::{Chromium, click, eval, open_page, prefer_scheme, wait_for};
+use browser_support::{Chromium, click, eval, open_page, prefer_scheme, reload, wait_for};
 use chromiumoxide::Page;
 use common::Server;
 
@@ -45,7 +45,7 @@ async fn the_page_follows_the_system_scheme_until_the_switch_is_flipped() {
     click(&page, "#theme-toggle").await;
     wait_for(&page, "document.documentElement.dataset.theme === 'light'").await;
     assert!(!dark(&page).await, "switched to light");
-    page.reload().await.unwrap();
+    reload(&page).await;
     wait_for(&page, "!document.getElementById('input').disabled").await;
     prefer_scheme(&page, "dark").await;
     assert!(!dark(&page).await, "the switch was forgotten");

@@ -47,6 +47,13 @@ pub async fn send_and_stop(s: &Server, page: &Page, text: &str) {
     .await;
 }
 
+/// Loads the page again and waits for the new document (30 s at most).
+pub async fn reload(page: &Page) {
+    smallebot_testkit::browser::reload(page)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// Types `text` in the message box and presses Enter.
 pub async fn send(page: &Page, text: &str) {
     type_into(page, "#input", text).await;
