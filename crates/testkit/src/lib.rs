@@ -25,6 +25,8 @@
 //!   "smallebot-testkit: no scripted response left for request #N".
 //! - With the `browser` feature, `browser` drives headless Chromium over the DevTools
 //!   Protocol (the web page's tests and the page benchmark).
+//! - [`reference_servers`] finds the official MCP reference servers, installed from
+//!   the pinned lock file beside this crate, for tests against them.
 //! - [`scenarios`] scripts the demo conversation (a `GetCurrentTime` tool call, an
 //!   answer, a title).
 //! - [`otlp::OtlpReceiver`] is a small OpenTelemetry trace receiver (OTLP/HTTP,
@@ -65,6 +67,7 @@ pub mod mcp_oauth;
 pub mod otlp;
 pub mod postgres;
 mod record;
+pub mod reference_servers;
 mod respond;
 pub mod scenarios;
 mod script;
