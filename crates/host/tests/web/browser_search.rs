@@ -1,5 +1,6 @@
 //! Search hits in headless Chromium: the snippet built from the marked parts (each a
-//! text node or a `<mark>`, never HTML), and a hit opening `/c/{id}#{seq}` at its row.
+//! text node or a `<mark>`, never HTML), a hit opening `/c/{id}#{seq}` at its row, and
+//! an answer to an earlier search that comes late never replacing the latest one's.
 
 use crate::browser_support;
 use crate::common;
@@ -69,5 +70,51 @@ async fn a_hit_shows_its_marked_snippet_as_text_and_opens_at_its_row() {
     )
     .await;
     assert_ne!(eval(&page, "document.title").await, "pwned");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_late_answer_to_an_earlier_search_never_replaces_the_latest() {
+    let Some(browser) = Chromium::start("search answers out of order").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let old = s.create().await;
+    s.turn(&old, "where did I park the zeppelin").await;
+    let page = open_page(&s, &browser).await;
+    // The answer to the search for "zep" (no match: words are matched whole) is held
+    // back, as a slow server's would be, until the one for "zeppelin" is shown.
+    eval(
+        &page,
+        "(() => { const real = window.fetch; window.fetch = async (url, init) => { \
+           const answer = await real(url, init); \
+           if (String(url).endsWith('q=zep')) { \
+             window.lateHeld = true; \
+             while (!window.releaseLate) await new Promise((done) => setTimeout(done, 20)); \
+             setTimeout(() => { window.lateShown = true; }, 300); } \
+           return answer; }; return true; })()",
+    )
+    .await;
+    type_into(&page, "#search", "zep").await;
+    wait_for(&page, "window.lateHeld === true").await;
+    type_into(&page, "#search", "pelin").await;
+    wait_for(
+        &page,
+        "document.querySelector('#search-results .hit mark')?.textContent === 'zeppelin'",
+    )
+    .await;
+    eval(&page, "window.releaseLate = true").await;
+    wait_for(&page, "window.lateShown === true").await;
+    // The late "zep" answer came and was dropped: the list still shows the hit.
+    assert_eq!(
+        eval(
+            &page,
+            "document.querySelector('#search-results .hit mark')?.textContent \
+             ?? document.getElementById('search-results').textContent"
+        )
+        .await,
+        "zeppelin"
+    );
     browser.close().await;
 }

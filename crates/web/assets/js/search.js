@@ -15,7 +15,9 @@ function snippet(parts) {
   return box;
 }
 
-async function search(text) {
+// `current()` says whether this is still the latest search: answers can arrive out of
+// order, and a stale one is dropped so that the list always shows what the box says.
+async function search(text, current) {
   const results = $("search-results");
   if (!text.trim()) {
     results.hidden = true;
@@ -23,6 +25,7 @@ async function search(text) {
   }
   try {
     const hits = await api(`/api/search?q=${encodeURIComponent(text)}`);
+    if (!current()) return;
     results.replaceChildren();
     for (const hit of hits) {
       const li = element("li");
@@ -40,15 +43,17 @@ async function search(text) {
     if (hits.length === 0) results.append(element("li", "", "No matches"));
     results.hidden = false;
   } catch (error) {
-    showError(error.message);
+    if (current()) showError(error.message);
   }
 }
 
 /** Searches as the person types (after a short pause). */
 export function installSearch() {
   let pending = null;
+  let asked = 0;
   $("search").addEventListener("input", (event) => {
     clearTimeout(pending);
-    pending = setTimeout(() => search(event.target.value), 250);
+    const number = ++asked;
+    pending = setTimeout(() => search(event.target.value, () => number === asked), 250);
   });
 }
