@@ -127,6 +127,21 @@ pub enum TerminalError {
     #[error(transparent)]
     McpAuth(#[from] smallebot_mcp::McpAuthError),
 
+    /// A resource's binary contents are not valid base64.
+    #[error(
+        "the MCP server '{}' sent {} as base64 that does not decode ({reason}): it was not attached",
+        escape_line(.server),
+        escape_line(.uri)
+    )]
+    McpBlobUndecodable {
+        /// The server.
+        server: String,
+        /// The resource.
+        uri: String,
+        /// What the decoder said.
+        reason: String,
+    },
+
     /// `agents show` named an agent that is not there.
     #[error("no agent is called '{}' (`smallebot agents list` shows them)", escape_line(.0))]
     UnknownAgent(String),

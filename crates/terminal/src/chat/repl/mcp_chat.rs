@@ -42,18 +42,7 @@ impl<W: Write> Repl<W> {
         let mut files = Vec::new();
         for mention in mentioned {
             for part in mcp.read_resource(mention.server, mention.uri).await? {
-                let (name, content) = match part {
-                    McpResourceContents::Text { uri, text, .. } => (
-                        resource_file_name(mention.server, &uri, true),
-                        text.into_bytes(),
-                    ),
-                    McpResourceContents::Blob { uri, base64, .. } => (
-                        resource_file_name(mention.server, &uri, false),
-                        base64::engine::general_purpose::STANDARD
-                            .decode(base64.as_bytes())
-                            .unwrap_or_default(),
-                    ),
-                };
+                let (name, content) = resource_file(mention.server, part)?;
                 let size = i64::try_from(content.len()).unwrap_or(i64::MAX);
                 if size > limit {
                     return Err(AttachmentRefusal::FileTooLarge {
@@ -179,6 +168,32 @@ impl<W: Write> Repl<W> {
     }
 }
 
+/// A resource's contents as a file to attach: its name (from the URI's last part) and
+/// bytes (text as it is, binary decoded from base64).
+///
+/// # Errors
+/// [`TerminalError::McpBlobUndecodable`] when the base64 does not decode.
+fn resource_file(
+    server: &str,
+    part: McpResourceContents,
+) -> Result<(String, Vec<u8>), TerminalError> {
+    match part {
+        McpResourceContents::Text { uri, text, .. } => {
+            Ok((resource_file_name(server, &uri, true), text.into_bytes()))
+        }
+        McpResourceContents::Blob { uri, base64, .. } => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(base64.as_bytes())
+                .map_err(|e| TerminalError::McpBlobUndecodable {
+                    server: server.to_owned(),
+                    uri: uri.clone(),
+                    reason: e.to_string(),
+                })?;
+            Ok((resource_file_name(server, &uri, false), bytes))
+        }
+    }
+}
+
 /// `/server:prompt ARG [OPTIONAL]`, as `/help` shows it.
 fn prompt_usage(prompt: &McpPrompt) -> String {
     let mut usage = format!("/{}:{}", prompt.server, prompt.name);
@@ -209,4 +224,45 @@ async fn prompt_text(
         })
         .collect::<Vec<_>>()
         .join("\n\n"))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn blob(base64: &str) -> McpResourceContents {
+        McpResourceContents::Blob {
+            uri: "file:///pixel.png".to_owned(),
+            mime_type: Some("image/png".to_owned()),
+            size: 3,
+            base64: base64.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_resource_becomes_a_named_file_and_bad_base64_is_an_error_naming_it() {
+        let text = McpResourceContents::Text {
+            uri: "file:///docs/readme.md".to_owned(),
+            mime_type: None,
+            text: "hello".to_owned(),
+        };
+        let (name, bytes) = resource_file("t", text).unwrap();
+        assert!(name.contains("readme.md"), "{name}");
+        assert_eq!(bytes, b"hello");
+
+        let (name, bytes) = resource_file("t", blob("AAEC")).unwrap();
+        assert!(name.contains("pixel.png"), "{name}");
+        assert_eq!(bytes, [0, 1, 2]);
+
+        let error = resource_file("t", blob("not base64!"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("'t'")
+                && error.contains("file:///pixel.png")
+                && error.contains("not attached"),
+            "{error}"
+        );
+    }
 }
