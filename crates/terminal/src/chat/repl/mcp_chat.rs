@@ -138,6 +138,11 @@ impl<W: Write> Repl<W> {
             given.insert(missing, answer);
         }
         let text = prompt_text(&mcp, prompt, &given).await?;
+        // What the prompt expanded to is what the person sends: they see it.
+        self.say(&format!("/{server}:{name} sends:"))?;
+        for line in prompt_preview(&text) {
+            self.say(&line)?;
+        }
         self.exact_counts().await;
         self.turn(text, input).await
     }
@@ -194,6 +199,28 @@ fn resource_file(
     }
 }
 
+/// The most lines of a prompt's text shown before it is sent.
+const PREVIEW_LINES: usize = 10;
+
+/// A prompt's text as shown before it is sent: its first [`PREVIEW_LINES`] lines
+/// indented, then how many more there are.
+fn prompt_preview(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(PREVIEW_LINES)
+        .map(|line| format!("  {line}"))
+        .collect();
+    let more = lines.len().saturating_sub(PREVIEW_LINES);
+    if more > 0 {
+        shown.push(format!(
+            "  … {more} more line{}",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    shown
+}
+
 /// `/server:prompt ARG [OPTIONAL]`, as `/help` shows it.
 fn prompt_usage(prompt: &McpPrompt) -> String {
     let mut usage = format!("/{}:{}", prompt.server, prompt.name);
@@ -237,6 +264,27 @@ mod tests {
             mime_type: Some("image/png".to_owned()),
             size: 3,
             base64: base64.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_prompts_preview_shows_its_first_lines_and_how_many_more() {
+        let cases: [(&str, Vec<String>); 3] = [
+            (
+                "What's weather in Lisbon?",
+                vec!["  What's weather in Lisbon?".into()],
+            ),
+            ("a\n\nb", vec!["  a".into(), "  ".into(), "  b".into()]),
+            (
+                &"x\n".repeat(12),
+                (0..10)
+                    .map(|_| "  x".to_owned())
+                    .chain(["  … 2 more lines".to_owned()])
+                    .collect(),
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(prompt_preview(text), expected, "{text:?}");
         }
     }
 
