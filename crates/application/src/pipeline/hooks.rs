@@ -30,6 +30,11 @@ fn with_context(text: String, tag: &str, context: Option<String>) -> String {
 }
 
 impl PipelineContext {
+    /// Whether any hook runs on `event` (for any tool).
+    pub(crate) fn has_hooks(&self, event: HookEvent) -> bool {
+        self.hooks.as_ref().is_some_and(|h| h.wants(event, None))
+    }
+
     /// Runs the hooks of `event` with `input` (none configured: nothing); the person
     /// is warned of hooks that failed.
     pub(crate) async fn run_hooks(
@@ -40,7 +45,7 @@ impl PipelineContext {
         turn_id: Option<TurnId>,
         cancel: &CancellationToken,
     ) -> HookResult {
-        let Some(hooks) = self.hooks.as_ref().filter(|h| h.wants(event, None)) else {
+        let Some(hooks) = self.hooks.as_ref().filter(|_| self.has_hooks(event)) else {
             return HookResult::default();
         };
         let result = hooks.run(event, input, cancel).await;

@@ -142,6 +142,20 @@ async fn the_page_shows_a_database_outage_and_recovers_by_itself() {
         eval(&page, "document.getElementById('input').value").await,
         "lost in the outage"
     );
+    // Enter while the banner is up sends nothing and says why.
+    eval(&page, "document.getElementById('error').textContent = ''").await;
+    click(&page, "#input").await;
+    press(&page, "#input", "Enter").await;
+    wait_for(
+        &page,
+        "document.getElementById('error').textContent.startsWith('Not sent: ') \
+         && document.getElementById('error').textContent.includes('Check that it runs')",
+    )
+    .await;
+    assert_eq!(
+        eval(&page, "document.getElementById('input').value").await,
+        "lost in the outage"
+    );
     // The earlier conversation stays on screen.
     assert_eq!(eval(&page, &user_bubbles_with("hello before")).await, 1);
     screenshot_at(&page, "outage-banner-390", 390, 844).await;

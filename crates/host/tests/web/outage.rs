@@ -78,6 +78,16 @@ async fn a_stopped_database_fails_requests_fast_with_503_and_readyz_follows_it()
                 id.as_str().unwrap()
             ))),
         ),
+        // A message: no store read before the turn's own (serve's session bookkeeping
+        // reads nothing without session hooks), so it fails as fast as the others.
+        (
+            "send",
+            http.post(url_of(&format!(
+                "/api/conversations/{}/messages",
+                id.as_str().unwrap()
+            )))
+            .json(&serde_json::json!({ "text": "lost in the outage" })),
+        ),
     ] {
         let (status, body, took) = timed(request).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{what}: {body}");

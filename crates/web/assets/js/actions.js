@@ -17,7 +17,12 @@ export async function send() {
   const input = $("input");
   const text = input.value;
   const files = pendingFiles();
-  if ((!text.trim() && files.length === 0) || (!state.conversation && !state.draft) || state.outage) return;
+  if ((!text.trim() && files.length === 0) || (!state.conversation && !state.draft)) return;
+  if (state.outage) {
+    // Enter during an outage sends nothing; the person is told why, not left guessing.
+    showError(`Not sent: ${$("outage").title} Your message is still in the box.`);
+    return;
+  }
   showError("");
   const bubble = element("div", "message user", text);
   if (files.length > 0) bubble.append(sendingList(files));

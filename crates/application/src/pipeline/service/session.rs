@@ -75,12 +75,19 @@ impl ServedSessions {
     }
 
     /// Before a turn of `conversation_id` in `service` starts: runs its `SessionStart`
-    /// hooks if it is the conversation's first turn since the server started.
+    /// hooks if it is the conversation's first turn since the server started. Without
+    /// session hooks it does nothing at all: no store read delays the turn (nor waits
+    /// out an unreachable database before the turn's own error).
     pub async fn turn_starting(
         &self,
         service: &Arc<ConversationService>,
         conversation_id: ConversationId,
     ) {
+        if !service.context.has_hooks(HookEvent::SessionStart)
+            && !service.context.has_hooks(HookEvent::SessionEnd)
+        {
+            return;
+        }
         {
             let mut started = self
                 .started
