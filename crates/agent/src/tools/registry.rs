@@ -22,6 +22,13 @@ pub trait ToolSource: Send + Sync {
 
     /// The tools now.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// Why the tool `name`, which this source has not, cannot be called now (an MCP
+    /// server the user has not connected yet), when the source knows; the call's error
+    /// then says it instead of "unknown tool".
+    fn unavailable(&self, _name: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Every registered tool, found by name in O(1); schemas are built once, and again
@@ -208,6 +215,13 @@ impl ToolExecutor for ToolRegistry {
 
     async fn execute(&self, invocation: &ToolInvocation, context: &ToolContext) -> ToolOutcome {
         let Some(tool) = self.get(&invocation.name) else {
+            if let Some(reason) = self
+                .sources
+                .iter()
+                .find_map(|s| s.unavailable(&invocation.name))
+            {
+                return ToolOutcome::error(format!("Error: {reason}"));
+            }
             return ToolOutcome::error(format!(
                 "Error: unknown tool '{}'. Available tools: {}.",
                 invocation.name,
@@ -308,6 +322,41 @@ mod tests {
         assert_eq!(
             unknown.content,
             "Error: unknown tool 'C'. Available tools: A, B."
+        );
+    }
+
+    /// A source with no tools that knows why `srv__*` cannot be called.
+    struct Waiting;
+
+    impl ToolSource for Waiting {
+        fn generation(&self) -> u64 {
+            0
+        }
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            Vec::new()
+        }
+        fn unavailable(&self, name: &str) -> Option<String> {
+            name.starts_with("srv__").then(|| "connect 'srv' first".to_owned())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_source_says_why_a_tool_it_lacks_cannot_be_called() {
+        let registry = ToolRegistry::new()
+            .with(Arc::new(Fixed {
+                name: "A",
+                answer: "a",
+            }))
+            .with_source(Arc::new(Waiting));
+        let context = ToolContext::outside_conversation();
+        let waiting = registry
+            .execute(&invocation("srv__echo", "{}"), &context)
+            .await;
+        assert_eq!(waiting.content, "Error: connect 'srv' first");
+        let unknown = registry.execute(&invocation("other", "{}"), &context).await;
+        assert_eq!(
+            unknown.content,
+            "Error: unknown tool 'other'. Available tools: A."
         );
     }
 
