@@ -60,13 +60,14 @@ impl McpUsers {
         if !self.per_user {
             return Arc::clone(&self.shared);
         }
-        let mut views = self.views.lock().await;
-        if let Some(view) = views.get(user) {
+        if let Some(view) = self.views.lock().await.get(user) {
             return Arc::clone(view);
         }
+        // Connected without the lock: one user's slow server never holds up another's
+        // first request (two first requests at once: the first view made is kept).
         let view = Arc::new(self.shared.for_user(&self.sign_ins.for_user(user)).await);
-        views.insert(user.to_owned(), Arc::clone(&view));
-        view
+        let mut views = self.views.lock().await;
+        Arc::clone(views.entry(user.to_owned()).or_insert(view))
     }
 
     /// Closes every user's own connections (the shared servers are closed by their

@@ -17,7 +17,7 @@ const STATES = {
 
 /** The server named in a call's "connect first" error, if it is one. */
 export function serverToConnect(result) {
-  const match = /the MCP server '([A-Za-z0-9_-]+)' is connected by each user/.exec(result || "");
+  const match = /the MCP server '([A-Za-z0-9_-]+)' (?:is connected by each user|no longer accepts your sign-in)/.exec(result || "");
   return match ? match[1] : null;
 }
 
