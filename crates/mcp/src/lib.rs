@@ -40,8 +40,8 @@ pub use catalog::{
 pub use credentials::{McpSignIns, TokenKey};
 pub use error::McpAuthError;
 pub use login::{SignInState, login, logout, sign_in_state};
-pub use settings::{McpAuth, McpServerSettings, McpSettings, McpTransport, TOKEN_KEY_ENV};
 pub use revoke::forget_user;
+pub use settings::{McpAuth, McpServerSettings, McpSettings, McpTransport, TOKEN_KEY_ENV};
 pub use start::{McpServerStatus, McpServers, McpStartError};
 pub use tool::McpTool;
 pub use users::McpUsers;

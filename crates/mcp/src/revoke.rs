@@ -58,7 +58,9 @@ async fn revoke(settings: &McpSettings, sign_ins: &McpSignIns, server: &str) -> 
             McpTransport::Http { url, .. } => Some(url.clone()),
             McpTransport::Stdio { .. } => None,
         })
-        .ok_or_else(|| "mcp.json no longer names the server, so its address is unknown".to_owned())?;
+        .ok_or_else(|| {
+            "mcp.json no longer names the server, so its address is unknown".to_owned()
+        })?;
     let manager = AuthorizationManager::new(url.as_str())
         .await
         .map_err(|e| e.to_string())?;

@@ -139,10 +139,7 @@ impl McpServerSettings {
     /// (mcp.json's `perUser`).
     #[must_use]
     pub fn per_user(&self) -> bool {
-        matches!(
-            self.oauth(),
-            Some(McpAuth::OAuth { per_user: true, .. })
-        )
+        matches!(self.oauth(), Some(McpAuth::OAuth { per_user: true, .. }))
     }
 }
 

@@ -224,7 +224,10 @@ mod tests {
     #[test]
     fn the_state_comes_from_the_authorization_url() {
         let cases = [
-            ("http://a/authorize?client_id=c&state=s%2B1&x=y", Some("s+1")),
+            (
+                "http://a/authorize?client_id=c&state=s%2B1&x=y",
+                Some("s+1"),
+            ),
             ("http://a/authorize?client_id=c", None),
             ("not a url", None),
         ];

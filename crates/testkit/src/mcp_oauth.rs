@@ -30,15 +30,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use axum::extract::{Form, Query, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::Deserialize;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -332,6 +331,9 @@ async fn server_metadata(State(shared): State<Shared>) -> Json<serde_json::Value
 }
 
 /// An OAuth error body.
-pub(super) fn oauth_error(status: StatusCode, error: &str) -> (StatusCode, Json<serde_json::Value>) {
+pub(super) fn oauth_error(
+    status: StatusCode,
+    error: &str,
+) -> (StatusCode, Json<serde_json::Value>) {
     (status, Json(json!({ "error": error })))
 }

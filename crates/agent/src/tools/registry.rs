@@ -336,7 +336,8 @@ mod tests {
             Vec::new()
         }
         fn unavailable(&self, name: &str) -> Option<String> {
-            name.starts_with("srv__").then(|| "connect 'srv' first".to_owned())
+            name.starts_with("srv__")
+                .then(|| "connect 'srv' first".to_owned())
         }
     }
 

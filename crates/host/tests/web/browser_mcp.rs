@@ -132,7 +132,11 @@ async fn the_dialog_and_a_failed_card_offer_connect() {
     assert_eq!(
         shown,
         json!([
-            ["tracker", "Not connected · your own account · 0 tools", "Connect"],
+            [
+                "tracker",
+                "Not connected · your own account · 0 tools",
+                "Connect"
+            ],
             ["files", "Connected · shared · 4 tools"]
         ])
     );

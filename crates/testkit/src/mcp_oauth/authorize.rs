@@ -55,7 +55,10 @@ struct AuthorizeQuery {
 }
 
 /// Redirects at once with a code, after checking the client, PKCE S256 and `resource`.
-pub(super) async fn authorize(State(shared): State<Shared>, Query(query): Query<AuthorizeQuery>) -> Response {
+pub(super) async fn authorize(
+    State(shared): State<Shared>,
+    Query(query): Query<AuthorizeQuery>,
+) -> Response {
     let mut grants = shared.lock();
     grants.resources.push(query.resource.clone());
     let known_redirect = grants.clients.get(&query.client_id).is_some_and(|client| {
@@ -83,7 +86,10 @@ pub(super) async fn authorize(State(shared): State<Shared>, Query(query): Query<
             challenge: query.code_challenge.unwrap_or_default(),
             redirect_uri: query.redirect_uri.clone(),
             resource: shared.resource(),
-            account: query.account.clone().unwrap_or_else(|| "default".to_owned()),
+            account: query
+                .account
+                .clone()
+                .unwrap_or_else(|| "default".to_owned()),
         },
     );
     let separator = if query.redirect_uri.contains('?') {

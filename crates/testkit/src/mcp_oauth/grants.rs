@@ -219,11 +219,18 @@ mod tests {
         let mut grants = Grants::new();
         let answer = grants.issue("c", "ann", true);
         assert!(grants.access_valid(&answer.access_token));
-        assert_eq!(grants.account_of(&answer.access_token).as_deref(), Some("ann"));
+        assert_eq!(
+            grants.account_of(&answer.access_token).as_deref(),
+            Some("ann")
+        );
         let refresh = answer.refresh_token.unwrap_or_default();
         assert_eq!(grants.take_refresh(&refresh, "other"), None);
         assert_eq!(grants.take_refresh(&refresh, "c").as_deref(), Some("ann"));
-        assert_eq!(grants.take_refresh(&refresh, "c"), None, "rotated: used once");
+        assert_eq!(
+            grants.take_refresh(&refresh, "c"),
+            None,
+            "rotated: used once"
+        );
         grants.expire_all();
         assert!(!grants.access_valid(&answer.access_token));
         let second = grants.issue("c", "bob", false);

@@ -92,7 +92,10 @@ struct RevokeForm {
 }
 
 /// RFC 7009: always 200; each token recorded.
-pub(super) async fn revoke(State(shared): State<Shared>, Form(form): Form<RevokeForm>) -> StatusCode {
+pub(super) async fn revoke(
+    State(shared): State<Shared>,
+    Form(form): Form<RevokeForm>,
+) -> StatusCode {
     let mut grants = shared.lock();
     grants.revoke(&form.token);
     grants.revocations.push(form.token);

@@ -96,9 +96,11 @@ pub(crate) async fn callback(
     };
     match mcp.finish(&sign_in, &code).await {
         Ok((_, server)) => done_page(&server),
-        Err(McpConnectError::UnknownState) => {
-            (StatusCode::BAD_REQUEST, McpConnectError::UnknownState.to_string()).into_response()
-        }
+        Err(McpConnectError::UnknownState) => (
+            StatusCode::BAD_REQUEST,
+            McpConnectError::UnknownState.to_string(),
+        )
+            .into_response(),
         Err(error) => (StatusCode::BAD_GATEWAY, error.to_string()).into_response(),
     }
 }
@@ -127,9 +129,7 @@ fn refusal(error: McpConnectError, name: &str) -> ApiError {
         McpConnectError::UnknownServer(_) => ApiError::not_found("MCP server", name),
         McpConnectError::NoSignIn(_)
         | McpConnectError::Shared(_)
-        | McpConnectError::UnknownState => {
-            ApiError::bad_request(error.to_string())
-        }
+        | McpConnectError::UnknownState => ApiError::bad_request(error.to_string()),
         McpConnectError::Unavailable(message) => ApiError::unavailable(message),
         McpConnectError::Failed(message) => ApiError::bad_gateway(message),
     }
