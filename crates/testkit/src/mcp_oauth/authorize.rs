@@ -42,7 +42,7 @@ pub(super) async fn register(
 
 /// The authorize request's parameters.
 #[derive(Debug, Deserialize)]
-struct AuthorizeQuery {
+pub(super) struct AuthorizeQuery {
     response_type: String,
     client_id: String,
     redirect_uri: String,

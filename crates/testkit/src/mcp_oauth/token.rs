@@ -13,7 +13,7 @@ use super::{Shared, oauth_error};
 
 /// The token request's form.
 #[derive(Debug, Deserialize)]
-struct TokenForm {
+pub(super) struct TokenForm {
     grant_type: String,
     code: Option<String>,
     code_verifier: Option<String>,
@@ -87,7 +87,7 @@ pub(super) async fn token(
 
 /// The revocation request's form.
 #[derive(Debug, Deserialize)]
-struct RevokeForm {
+pub(super) struct RevokeForm {
     token: String,
 }
 
