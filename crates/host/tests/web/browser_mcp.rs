@@ -150,12 +150,23 @@ async fn the_dialog_and_a_failed_card_offer_connect() {
     .await;
     assert_eq!(fits, true);
     set_viewport(&page, 1280, 800).await;
+    // The new tab, as the page sees it (a real one would leave the driver's page).
+    eval(
+        &page,
+        "(window.open = () => (window.openedTab = { opener: window, location: { href: '' }, \
+         close() {} }), true)",
+    )
+    .await;
     click(&page, "#mcp-list .mcp-connect").await;
     wait_for(
         &page,
         "document.getElementById('mcp-status').textContent.startsWith('Sign in to tracker in the new tab')",
     )
     .await;
+    assert_eq!(
+        eval(&page, "[window.openedTab.location.href, window.openedTab.opener]").await,
+        json!(["about:blank#authorize", null])
+    );
     {
         let connects = servers.connects.lock().unwrap();
         assert_eq!(connects.len(), 1);
@@ -174,6 +185,7 @@ async fn the_dialog_and_a_failed_card_offer_connect() {
         &format!("{card}?.classList.contains('error') && !!{card}.querySelector('.mcp-connect')"),
     )
     .await;
+    eval(&page, "(window.openedTab = null, true)").await;
     click(&page, "[data-call-id=\"t1\"] .mcp-connect").await;
     wait_for(
         &page,
@@ -181,5 +193,9 @@ async fn the_dialog_and_a_failed_card_offer_connect() {
     )
     .await;
     assert_eq!(servers.connects.lock().unwrap().len(), 2);
+    assert_eq!(
+        eval(&page, "window.openedTab.location.href").await,
+        "about:blank#authorize"
+    );
     browser.close().await;
 }
