@@ -54,7 +54,7 @@ fn script(model: &TestModel) {
         let text = last["content"].as_str().unwrap_or_default().to_owned();
         let said = text.strip_prefix("call: ").unwrap_or(&text).to_owned();
         ScriptedResponse::tool_calls([ToolCallSpec::new(
-            &said.replace(' ', "-"),
+            said.replace(' ', "-"),
             "remote__echo",
             json!({ "text": said }).to_string(),
         )])
