@@ -171,6 +171,28 @@ impl McpSignIns {
         &self.user
     }
 
+    /// `user`'s sign-ins in the same store, under the same key.
+    #[must_use]
+    pub fn for_user(&self, user: &str) -> Self {
+        Self {
+            repository: Arc::clone(&self.repository),
+            key: self.key.clone(),
+            user: user.to_owned(),
+        }
+    }
+
+    /// The servers this user has a sign-in to. Needs no key.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub async fn servers(&self) -> Result<Vec<String>, McpAuthError> {
+        self.repository
+            .mcp_credentials_of(&self.user)
+            .await
+            .map(|rows| rows.into_iter().map(|row| row.server).collect())
+            .map_err(|e| McpAuthError::Store(e.to_string()))
+    }
+
     /// The key, or why there is none.
     fn key(&self) -> Result<&TokenKey, McpAuthError> {
         match &self.key {

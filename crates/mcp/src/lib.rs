@@ -8,7 +8,9 @@
 //!
 //! Remote servers may sign in with OAuth 2.1 through the SDK's auth support
 //! ([`login`], sign-ins stored sealed per person with [`McpSignIns`]) or with client
-//! credentials.
+//! credentials. A server marked `perUser` is connected by each web user of a shared
+//! `serve` with their own sign-in ([`McpUsers`], [`McpServers::for_user`]); a user's
+//! sign-ins are revoked when the user is removed ([`forget_user`]).
 
 mod catalog;
 mod client;
@@ -21,12 +23,15 @@ mod http_client;
 mod login;
 mod names;
 mod oauth;
+mod per_user;
 mod process;
 mod requests;
+mod revoke;
 mod schema;
 mod settings;
 mod start;
 mod tool;
+mod users;
 
 pub use catalog::{
     McpPrompt, McpPromptArgument, McpPromptMessage, McpPromptRole, McpRequestError, McpResource,
@@ -35,6 +40,8 @@ pub use catalog::{
 pub use credentials::{McpSignIns, TokenKey};
 pub use error::McpAuthError;
 pub use login::{SignInState, login, logout, sign_in_state};
+pub use revoke::forget_user;
 pub use settings::{McpAuth, McpServerSettings, McpSettings, McpTransport, TOKEN_KEY_ENV};
 pub use start::{McpServerStatus, McpServers, McpStartError};
 pub use tool::McpTool;
+pub use users::McpUsers;

@@ -104,7 +104,7 @@ pub async fn login(
     timeout: Duration,
     show_url: impl FnOnce(&str),
 ) -> Result<(), McpAuthError> {
-    let (url, auth) = oauth_server(settings)?;
+    oauth_server(settings)?;
     let server = settings.name.as_str();
     let failed = |reason: String| McpAuthError::SignIn {
         server: server.to_owned(),
@@ -120,31 +120,7 @@ pub async fn login(
         .map_err(|e| failed(format!("no listener on 127.0.0.1 for the redirect: {e}")))?
         .port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
-    let challenge = challenge_of(url).await;
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-        .map_err(|e| failed(format!("discovering its authorization server failed: {e}")))?;
-    manager.set_metadata(resolution.metadata);
-    manager.set_credential_store(sign_ins.store_for(server));
-    let mut request = AuthorizationRequest::new(redirect_uri.clone()).with_client_name("SmallEBot");
-    if let McpAuth::OAuth { client_id, scopes } = auth {
-        if let Some(client_id) = client_id {
-            request = request.with_preregistered_client(client_id.clone());
-        }
-        if !scopes.is_empty() {
-            request = request.with_scopes(scopes.iter().cloned());
-        }
-    }
-    if let Some(challenge) = challenge {
-        request = request.with_challenge(challenge);
-    }
-    let session = AuthorizationSession::new(manager, request)
-        .await
-        .map_err(|(_, e)| failed(e.to_string()))?;
+    let session = authorization_session(settings, sign_ins, &redirect_uri).await?;
     show_url(&session.auth_url);
     let path = tokio::time::timeout(timeout, redirect_path(&listener))
         .await
@@ -159,6 +135,55 @@ pub async fn login(
         .await
         .map_err(|e| failed(format!("exchanging the code for a token failed: {e}")))?;
     Ok(())
+}
+
+/// A sign-in to `settings`' server under way for `sign_ins`' user: discovery from the
+/// server's `401`, the client registered (or `clientId`), PKCE and the `resource`
+/// indicator; its `auth_url` comes back to `redirect_uri`, and the exchange stores the
+/// sign-in sealed.
+///
+/// # Errors
+/// The server does not use OAuth, or discovery or registration failed.
+pub(crate) async fn authorization_session(
+    settings: &McpServerSettings,
+    sign_ins: &McpSignIns,
+    redirect_uri: &str,
+) -> Result<AuthorizationSession, McpAuthError> {
+    let (url, auth) = oauth_server(settings)?;
+    let server = settings.name.as_str();
+    let failed = |reason: String| McpAuthError::SignIn {
+        server: server.to_owned(),
+        reason,
+    };
+    let challenge = challenge_of(url).await;
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| failed(format!("discovering its authorization server failed: {e}")))?;
+    manager.set_metadata(resolution.metadata);
+    manager.set_credential_store(sign_ins.store_for(server));
+    let mut request =
+        AuthorizationRequest::new(redirect_uri.to_owned()).with_client_name("SmallEBot");
+    if let McpAuth::OAuth {
+        client_id, scopes, ..
+    } = auth
+    {
+        if let Some(client_id) = client_id {
+            request = request.with_preregistered_client(client_id.clone());
+        }
+        if !scopes.is_empty() {
+            request = request.with_scopes(scopes.iter().cloned());
+        }
+    }
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge);
+    }
+    AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| failed(e.to_string()))
 }
 
 /// Forgets the person's sign-in to `settings`' server; whether there was one.

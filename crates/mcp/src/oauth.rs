@@ -12,7 +12,8 @@ use crate::credentials::McpSignIns;
 pub(crate) fn sign_in_again(server: &str) -> String {
     format!(
         "the MCP server '{server}' no longer accepts your sign-in: sign in again with \
-         `smallebot mcp login {server}`"
+         `smallebot mcp login {server}` (on the web page: Connect in its MCP servers \
+         dialog)"
     )
 }
 

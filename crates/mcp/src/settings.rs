@@ -49,6 +49,10 @@ pub enum McpAuth {
         client_id: Option<String>,
         /// `scopes` to ask for (default: what the server advertises).
         scopes: Vec<String>,
+        /// mcp.json's `perUser`: on a shared `serve`, each web user connects it with
+        /// their own sign-in (it is not connected at start); one person (`run`,
+        /// `chat`) signs in as ever.
+        per_user: bool,
     },
     /// OAuth client credentials, for machine-to-machine servers: no person signs in.
     ClientCredentials {
@@ -66,10 +70,15 @@ impl std::fmt::Debug for McpAuth {
         // Never the secret: settings end up in logs.
         match self {
             Self::None => f.write_str("None"),
-            Self::OAuth { client_id, scopes } => f
+            Self::OAuth {
+                client_id,
+                scopes,
+                per_user,
+            } => f
                 .debug_struct("OAuth")
                 .field("client_id", client_id)
                 .field("scopes", scopes)
+                .field("per_user", per_user)
                 .finish(),
             Self::ClientCredentials {
                 client_id, scopes, ..
@@ -122,6 +131,15 @@ impl McpServerSettings {
             } => Some(auth),
             _ => None,
         }
+    }
+}
+
+impl McpServerSettings {
+    /// Whether each web user of a shared `serve` connects it with their own sign-in
+    /// (mcp.json's `perUser`).
+    #[must_use]
+    pub fn per_user(&self) -> bool {
+        matches!(self.oauth(), Some(McpAuth::OAuth { per_user: true, .. }))
     }
 }
 

@@ -52,9 +52,12 @@ pub struct McpServerStatus {
 /// The configured servers and their tools, which follow the lists the servers
 /// announce as changed ([`McpServers::generation`] says when).
 pub struct McpServers {
-    connections: Vec<(Arc<McpConnection>, bool)>,
-    generation: Arc<AtomicU64>,
-    warnings: Vec<String>,
+    pub(crate) connections: Vec<(Arc<McpConnection>, bool)>,
+    pub(crate) generation: Arc<AtomicU64>,
+    pub(crate) warnings: Vec<String>,
+    /// For one web user's view ([`McpServers::for_user`]): the shared servers'
+    /// generation, added to this view's own.
+    pub(crate) shared_generation: Option<Arc<AtomicU64>>,
 }
 
 impl McpServers {
@@ -132,6 +135,7 @@ impl McpServers {
             connections,
             generation,
             warnings,
+            shared_generation: None,
         })
     }
 
@@ -142,6 +146,7 @@ impl McpServers {
             connections: Vec::new(),
             generation: Arc::default(),
             warnings: Vec::new(),
+            shared_generation: None,
         }
     }
 
@@ -269,7 +274,11 @@ impl McpServers {
     /// new list, or started or stopped).
     #[must_use]
     pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
+        let shared = self
+            .shared_generation
+            .as_ref()
+            .map_or(0, |g| g.load(Ordering::SeqCst));
+        self.generation.load(Ordering::SeqCst).wrapping_add(shared)
     }
 
     /// Stops every server for good: each connection is closed and each stdio server's

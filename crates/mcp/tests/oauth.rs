@@ -80,6 +80,7 @@ fn oauth() -> McpAuth {
     McpAuth::OAuth {
         client_id: None,
         scopes: vec![],
+        per_user: false,
     }
 }
 

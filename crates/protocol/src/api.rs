@@ -10,11 +10,13 @@ pub use crate::history::{
     TurnStatus,
 };
 
+mod mcp;
 mod permissions;
 mod rewind;
 mod timeline;
 mod usage;
 
+pub use mcp::{McpConnectUrl, McpConnection, McpServerList, McpServerRow};
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{

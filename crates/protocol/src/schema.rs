@@ -45,6 +45,8 @@ pub fn document() -> Value {
     generator.subschema_for::<api::SkillDetail>();
     generator.subschema_for::<api::AgentList>();
     generator.subschema_for::<api::PermissionGrantList>();
+    generator.subschema_for::<api::McpServerList>();
+    generator.subschema_for::<api::McpConnectUrl>();
     generator.subschema_for::<attachments::Uploaded>();
     let definitions: Map<String, Value> = generator.take_definitions(true);
     json!({

@@ -10,33 +10,40 @@
 //!   (RFC 8414) at `/.well-known/oauth-authorization-server`;
 //! - dynamic client registration (RFC 7591) at `/register`, or a client the test
 //!   configures ([`OAuthMcpServer::add_client`], with a secret for client credentials);
-//! - `/authorize` redirects at once with a code (no page: a test follows the redirect);
+//! - `/authorize` redirects at once with a code (no page: a test follows the redirect),
+//!   for the account the test picks by adding `&account=NAME` to the URL (default
+//!   `default`); every token acts for that account ([`OAuthMcpServer::account_of`]);
 //! - `/token` checks the PKCE S256 verifier and the `resource` indicator (RFC 8707),
 //!   issues refresh tokens (rotated on use) and access tokens whose lifetime the test
 //!   sets ([`OAuthMcpServer::set_token_lifetime`]); client credentials for configured
 //!   confidential clients;
-//! - `/revoke` (RFC 7009), and [`OAuthMcpServer::revoke_all`] for a person who signs the
-//!   client out at the provider.
+//! - `/revoke` (RFC 7009, recorded: [`OAuthMcpServer::revocations`]), and
+//!   [`OAuthMcpServer::revoke_all`] for a person who signs the client out at the
+//!   provider;
+//! - each `tools/call` recorded with its bearer token ([`OAuthMcpServer::tool_calls`]).
 
+mod authorize;
 mod grants;
+mod token;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use axum::extract::{Form, Query, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::Deserialize;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use self::grants::{Client, Grants, PendingCode, s256};
+use self::authorize::{authorize, register};
+use self::grants::{Client, Grants};
+use self::token::{revoke, token};
 use crate::TestkitError;
 use crate::mcp::TestServer;
 
@@ -169,6 +176,35 @@ impl OAuthMcpServer {
         self.shared.lock().bearers.clone()
     }
 
+    /// Each `tools/call` so far: its bearer token (`None`: none) and the account that
+    /// token acts for, and the tool's name.
+    #[must_use]
+    pub fn tool_calls(&self) -> Vec<SeenCall> {
+        let grants = self.shared.lock();
+        grants
+            .tool_calls
+            .iter()
+            .map(|(bearer, tool, arguments)| SeenCall {
+                account: bearer.as_deref().and_then(|t| grants.account_of(t)),
+                bearer: bearer.clone(),
+                tool: tool.clone(),
+                arguments: arguments.clone(),
+            })
+            .collect()
+    }
+
+    /// The account `token` (access or refresh) acts for, if it was issued here.
+    #[must_use]
+    pub fn account_of(&self, token: &str) -> Option<String> {
+        self.shared.lock().account_of(token)
+    }
+
+    /// Each token revoked through the revocation endpoint so far, in order.
+    #[must_use]
+    pub fn revocations(&self) -> Vec<String> {
+        self.shared.lock().revocations.clone()
+    }
+
     /// The grant type of each token request so far.
     #[must_use]
     pub fn token_requests(&self) -> Vec<String> {
@@ -204,9 +240,39 @@ impl OAuthMcpServer {
     }
 }
 
+/// One `tools/call` the server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenCall {
+    /// Its bearer token.
+    pub bearer: Option<String>,
+    /// The account that token acts for.
+    pub account: Option<String>,
+    /// The tool called.
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: serde_json::Value,
+}
+
+/// The largest MCP request body read.
+const MAX_MCP_BODY: usize = 1024 * 1024;
+
 /// Lets an MCP request through with a live bearer token; else `401` with the
-/// challenge naming the protected resource metadata. Records the token either way.
+/// challenge naming the protected resource metadata. Records the token either way,
+/// and each `tools/call` with it.
 async fn require_bearer(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_MCP_BODY).await else {
+        return (StatusCode::PAYLOAD_TOO_LARGE, "too large").into_response();
+    };
+    let request = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+    let called = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .filter(|message| message["method"] == "tools/call")
+        .and_then(|message| {
+            let params = &message["params"];
+            let name = params["name"].as_str()?.to_owned();
+            Some((name, params["arguments"].clone()))
+        });
     let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -216,6 +282,9 @@ async fn require_bearer(State(shared): State<Shared>, request: Request, next: Ne
     let live = {
         let mut grants = shared.lock();
         grants.bearers.push(bearer.clone());
+        if let Some((tool, arguments)) = called {
+            grants.tool_calls.push((bearer.clone(), tool, arguments));
+        }
         bearer.as_deref().is_some_and(|t| grants.access_valid(t))
     };
     if live {
@@ -261,189 +330,10 @@ async fn server_metadata(State(shared): State<Shared>) -> Json<serde_json::Value
     }))
 }
 
-/// RFC 7591: a public client with the redirect URIs it asks for.
-async fn register(
-    State(shared): State<Shared>,
-    Json(body): Json<serde_json::Value>,
-) -> (StatusCode, Json<serde_json::Value>) {
-    let redirect_uris: Vec<String> = body
-        .get("redirect_uris")
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default();
-    if redirect_uris.is_empty() {
-        return oauth_error(StatusCode::BAD_REQUEST, "invalid_redirect_uri");
-    }
-    let mut grants = shared.lock();
-    let client_id = grants.next_id("registered");
-    grants.clients.insert(
-        client_id.clone(),
-        Client {
-            secret: None,
-            redirect_uris: redirect_uris.clone(),
-        },
-    );
-    let mut answer = body;
-    if let Some(map) = answer.as_object_mut() {
-        map.insert("client_id".to_owned(), json!(client_id));
-        map.insert("token_endpoint_auth_method".to_owned(), json!("none"));
-    }
-    (StatusCode::CREATED, Json(answer))
-}
-
 /// An OAuth error body.
-fn oauth_error(status: StatusCode, error: &str) -> (StatusCode, Json<serde_json::Value>) {
-    (status, Json(json!({ "error": error })))
-}
-
-/// The authorize request's parameters.
-#[derive(Debug, Deserialize)]
-struct AuthorizeQuery {
-    response_type: String,
-    client_id: String,
-    redirect_uri: String,
-    code_challenge: Option<String>,
-    code_challenge_method: Option<String>,
-    state: Option<String>,
-    resource: Option<String>,
-}
-
-/// Redirects at once with a code, after checking the client, PKCE S256 and `resource`.
-async fn authorize(State(shared): State<Shared>, Query(query): Query<AuthorizeQuery>) -> Response {
-    let mut grants = shared.lock();
-    grants.resources.push(query.resource.clone());
-    let known_redirect = grants.clients.get(&query.client_id).is_some_and(|client| {
-        client.redirect_uris.is_empty() || client.redirect_uris.contains(&query.redirect_uri)
-    });
-    let problem = if query.response_type != "code" {
-        Some("unsupported_response_type")
-    } else if !known_redirect {
-        Some("unauthorized_client")
-    } else if query.code_challenge_method.as_deref() != Some("S256") {
-        Some("invalid_request: PKCE S256 required")
-    } else if query.resource.as_deref() != Some(shared.resource().as_str()) {
-        Some("invalid_target")
-    } else {
-        None
-    };
-    if let Some(problem) = problem {
-        return oauth_error(StatusCode::BAD_REQUEST, problem).into_response();
-    }
-    let code = grants.next_id("code");
-    grants.codes.insert(
-        code.clone(),
-        PendingCode {
-            client_id: query.client_id.clone(),
-            challenge: query.code_challenge.unwrap_or_default(),
-            redirect_uri: query.redirect_uri.clone(),
-            resource: shared.resource(),
-        },
-    );
-    let separator = if query.redirect_uri.contains('?') {
-        '&'
-    } else {
-        '?'
-    };
-    let mut location = format!("{}{separator}code={code}", query.redirect_uri);
-    if let Some(state) = query.state {
-        location.push_str("&state=");
-        location.push_str(&percent_encode(&state));
-    }
-    Redirect::to(&location).into_response()
-}
-
-/// `value` with everything but unreserved characters percent-encoded.
-fn percent_encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-/// The token request's form.
-#[derive(Debug, Deserialize)]
-struct TokenForm {
-    grant_type: String,
-    code: Option<String>,
-    code_verifier: Option<String>,
-    redirect_uri: Option<String>,
-    client_id: Option<String>,
-    client_secret: Option<String>,
-    refresh_token: Option<String>,
-    resource: Option<String>,
-}
-
-/// The token endpoint: authorization code (PKCE, resource), refresh token (rotated),
-/// client credentials (a configured secret, resource).
-async fn token(
-    State(shared): State<Shared>,
-    Form(form): Form<TokenForm>,
+pub(super) fn oauth_error(
+    status: StatusCode,
+    error: &str,
 ) -> (StatusCode, Json<serde_json::Value>) {
-    let resource = shared.resource();
-    let mut grants = shared.lock();
-    grants.token_requests.push(form.grant_type.clone());
-    grants.resources.push(form.resource.clone());
-    let client_id = form.client_id.clone().unwrap_or_default();
-    let wrong_resource = form.resource.as_deref().is_some_and(|r| r != resource);
-    let answer = match form.grant_type.as_str() {
-        "authorization_code" => {
-            let pending = form.code.as_deref().and_then(|c| grants.codes.remove(c));
-            let verified = pending.as_ref().is_some_and(|p| {
-                p.client_id == client_id
-                    && form.redirect_uri.as_deref() == Some(p.redirect_uri.as_str())
-                    && form.code_verifier.as_deref().map(s256).as_deref()
-                        == Some(p.challenge.as_str())
-            });
-            if !verified {
-                return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant");
-            }
-            if form.resource.as_deref() != pending.map(|p| p.resource).as_deref() {
-                return oauth_error(StatusCode::BAD_REQUEST, "invalid_target");
-            }
-            grants.issue(&client_id, true)
-        }
-        "refresh_token" => {
-            let token = form.refresh_token.as_deref().unwrap_or_default();
-            if wrong_resource {
-                return oauth_error(StatusCode::BAD_REQUEST, "invalid_target");
-            }
-            if !grants.take_refresh(token, &client_id) {
-                return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant");
-            }
-            grants.issue(&client_id, true)
-        }
-        "client_credentials" => {
-            let secret_ok = grants
-                .clients
-                .get(&client_id)
-                .and_then(|c| c.secret.as_deref())
-                .is_some_and(|s| Some(s) == form.client_secret.as_deref());
-            if !secret_ok {
-                return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client");
-            }
-            if form.resource.as_deref() != Some(resource.as_str()) {
-                return oauth_error(StatusCode::BAD_REQUEST, "invalid_target");
-            }
-            grants.issue(&client_id, false)
-        }
-        _ => return oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type"),
-    };
-    (StatusCode::OK, Json(json!(answer)))
-}
-
-/// The revocation request's form.
-#[derive(Debug, Deserialize)]
-struct RevokeForm {
-    token: String,
-}
-
-/// RFC 7009: always 200.
-async fn revoke(State(shared): State<Shared>, Form(form): Form<RevokeForm>) -> StatusCode {
-    shared.lock().revoke(&form.token);
-    StatusCode::OK
+    (status, Json(json!({ "error": error })))
 }

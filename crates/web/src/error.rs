@@ -83,6 +83,15 @@ impl ApiError {
         }
     }
 
+    /// `502` for a failure of another server this one asked (an MCP server's
+    /// authorization server).
+    pub(crate) fn bad_gateway(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_GATEWAY,
+            message: message.into(),
+        }
+    }
+
     /// `500` for a failure of the server itself.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         let message = message.into();

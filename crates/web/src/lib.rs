@@ -37,6 +37,9 @@
 //! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
 //! | `GET /api/skills/{name}` | one skill: description, instructions, files, allowed-tools |
 //! | `GET /api/agents` | the agent definitions the user sees (built-in, shared and their own), with problems |
+//! | `GET /api/mcp/servers` | the MCP servers as the user sees them: `per_user`, and `state` (`connected`, `signed_in`, `expired`, `not_connected`) |
+//! | `POST /api/mcp/servers/{name}/connect` | `{"url"}`: the authorization URL (PKCE, `resource`) that starts the user's own sign-in |
+//! | `GET /api/mcp/callback?code=&state=` | the authorization server's redirect (no sign-in: `state` names the user and server): stores the sign-in sealed, connects, a small page says so |
 //! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
@@ -125,8 +128,8 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        agents, attachments, conversations, events, export, file_diff, health, markdown, metrics,
-        models, page, permissions, rewind, search, skills, timeline, turns, usage,
+        agents, attachments, conversations, events, export, file_diff, health, markdown, mcp,
+        metrics, models, page, permissions, rewind, search, skills, timeline, turns, usage,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
@@ -182,6 +185,8 @@ pub fn router(state: WebState) -> Router {
         .route("/api/agents", get(agents::list))
         .route("/api/skills/{name}", get(skills::show))
         .route("/api/markdown", post(markdown::render))
+        .route("/api/mcp/servers", get(mcp::list))
+        .route("/api/mcp/servers/{name}/connect", post(mcp::connect))
         // Everything above is a user's; below needs no sign-in.
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
@@ -196,6 +201,8 @@ pub fn router(state: WebState) -> Router {
         .route("/metrics", get(metrics::metrics))
         .route("/api/login", post(signin::login))
         .route("/api/logout", post(signin::logout))
+        // The authorization server's redirect: its `state` names the user.
+        .route("/api/mcp/callback", get(mcp::callback))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -126,7 +126,7 @@ fn cookie_attributes(secure: bool, max_age: u64) -> String {
 /// Whether the page is served over https: the server was told so
 /// ([`WebState::https`]), the request comes from an `https://` page, or a reverse
 /// proxy says it took the request over https (`X-Forwarded-Proto`).
-fn secure(state: &WebState, headers: &HeaderMap) -> bool {
+pub(crate) fn secure(state: &WebState, headers: &HeaderMap) -> bool {
     let header = |name: &str| {
         headers
             .get(name)

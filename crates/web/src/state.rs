@@ -5,7 +5,9 @@ use std::sync::Arc;
 use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
 use smallebot_application::pipeline::ServedSessions;
-use smallebot_application::ports::{AgentDirectory, ConversationRewind, MetricsExport};
+use smallebot_application::ports::{
+    AgentDirectory, ConversationRewind, MetricsExport, UserMcpServers,
+};
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
@@ -34,6 +36,8 @@ pub struct WebState {
     pub(crate) agents: Option<Arc<dyn AgentDirectory>>,
     /// Rewinds conversations (the host answers it; none: the rewind route refuses).
     pub(crate) rewind: Option<Arc<dyn ConversationRewind>>,
+    /// The MCP servers each user sees and connects (none: the list is empty).
+    pub(crate) mcp: Option<Arc<dyn UserMcpServers>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
     /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
@@ -64,6 +68,7 @@ impl WebState {
             skills: None,
             agents: None,
             rewind: None,
+            mcp: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             renders: RenderPool::new(default_places()),
             metrics: None,
@@ -127,6 +132,15 @@ impl WebState {
     #[must_use]
     pub fn rewind(mut self, rewind: Arc<dyn ConversationRewind>) -> Self {
         self.rewind = Some(rewind);
+        self
+    }
+
+    /// Answers `GET /api/mcp/servers`, `POST /api/mcp/servers/{name}/connect` and the
+    /// sign-in's way back, `GET /api/mcp/callback`, from `mcp` (without, the list is
+    /// empty and nothing connects).
+    #[must_use]
+    pub fn mcp(mut self, mcp: Arc<dyn UserMcpServers>) -> Self {
+        self.mcp = Some(mcp);
         self
     }
 

@@ -16,7 +16,8 @@
 //! Optional: `enabled` (default true), `startupTimeoutSeconds` (10), `toolTimeoutSeconds`
 //! (60), `confirm` (ask before each call; default: only for tools the server marks
 //! destructive), `auth` of a remote server (OAuth or client credentials, see
-//! [`super::mcp_auth`]).
+//! [`super::mcp_auth`]), `perUser` (an OAuth server each web user of a shared `serve`
+//! connects with their own sign-in; refused on any other server).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,6 +72,7 @@ struct RawServer {
     confirm: Option<bool>,
     max_result_megabytes: Option<i64>,
     auth: Option<RawAuth>,
+    per_user: Option<bool>,
 }
 
 /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
@@ -160,7 +162,8 @@ impl RawServer {
             self.tool_timeout_seconds,
         );
         let (enabled, confirm) = (self.enabled.unwrap_or(true), self.confirm);
-        let transport = self.transport(&at, env)?;
+        let per_user = self.per_user.unwrap_or(false);
+        let transport = per_user_transport(self.transport(&at, env)?, per_user).map_err(at)?;
         let max_message_bytes = max_message_bytes(megabytes).map_err(at)?;
         let startup_timeout = seconds(
             "startupTimeoutSeconds",
@@ -268,6 +271,38 @@ impl RawServer {
                 "give \"command\" (a local server) or \"url\" (a remote one)".to_owned(),
             )),
         }
+    }
+}
+
+/// `transport` with `perUser` set on its OAuth sign-in; the message says why a server
+/// that is not signed in to with OAuth cannot be per-user.
+fn per_user_transport(transport: McpTransport, per_user: bool) -> Result<McpTransport, String> {
+    if !per_user {
+        return Ok(transport);
+    }
+    match transport {
+        McpTransport::Http {
+            url,
+            headers,
+            auth: McpAuth::OAuth {
+                client_id, scopes, ..
+            },
+        } => Ok(McpTransport::Http {
+            url,
+            headers,
+            auth: McpAuth::OAuth {
+                client_id,
+                scopes,
+                per_user: true,
+            },
+        }),
+        McpTransport::Stdio { .. } => Err("\"perUser\" is for remote servers (\"url\") signed \
+             in to with \"auth\": {\"type\": \"oauth\"}; a local (\"command\") server is one \
+             process shared by everyone: remove \"perUser\""
+            .to_owned()),
+        McpTransport::Http { .. } => Err("\"perUser\" needs \"auth\": {\"type\": \"oauth\"}: \
+             each web user connects the server with their own sign-in"
+            .to_owned()),
     }
 }
 

@@ -60,6 +60,7 @@ impl RawAuth {
                 Ok(McpAuth::OAuth {
                     client_id: self.client_id,
                     scopes: self.scopes,
+                    per_user: false,
                 })
             }
             "clientCredentials" => {
@@ -109,6 +110,7 @@ mod tests {
                 Ok(McpAuth::OAuth {
                     client_id: None,
                     scopes: vec![],
+                    per_user: false,
                 }),
             ),
             (
@@ -116,6 +118,7 @@ mod tests {
                 Ok(McpAuth::OAuth {
                     client_id: Some("me".to_owned()),
                     scopes: vec!["read".to_owned()],
+                    per_user: false,
                 }),
             ),
             (

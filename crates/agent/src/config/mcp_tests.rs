@@ -124,10 +124,41 @@ fn an_http_server_signing_in_with_oauth() {
         auth,
         &McpAuth::OAuth {
             client_id: None,
-            scopes: vec!["read".to_owned()]
+            scopes: vec!["read".to_owned()],
+            per_user: false,
         }
     );
     assert!(settings.servers[0].oauth().is_some());
+    assert!(!settings.servers[0].per_user());
+}
+
+#[test]
+fn per_user_is_only_for_oauth_servers() {
+    let oauth = r#""url": "http://h/mcp", "auth": {"type": "oauth"}"#;
+    let settings = load(&format!(r#"{{"a": {{{oauth}, "perUser": true}}}}"#)).unwrap();
+    assert!(settings.servers[0].per_user());
+    let settings = load(&format!(r#"{{"a": {{{oauth}, "perUser": false}}}}"#)).unwrap();
+    assert!(!settings.servers[0].per_user());
+    // (server, what the error says)
+    let cases = [
+        (
+            r#"{"a": {"command": "srv", "perUser": true}}"#,
+            "MCP server \"a\": \"perUser\" is for remote servers",
+        ),
+        (
+            r#"{"a": {"url": "http://h/mcp", "perUser": true}}"#,
+            "MCP server \"a\": \"perUser\" needs \"auth\": {\"type\": \"oauth\"}",
+        ),
+        (
+            r#"{"a": {"url": "http://h/mcp", "perUser": true, "auth": {"type": "clientCredentials", "clientId": "c", "clientSecretEnv": "TOKEN"}}}"#,
+            "\"perUser\" needs \"auth\": {\"type\": \"oauth\"}",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = load(text).unwrap_err().to_string();
+        assert!(error.contains("/h/mcp.json"), "{text}: {error}");
+        assert!(error.contains(expected), "{text}: {error}");
+    }
 }
 
 #[test]

@@ -46,6 +46,11 @@ impl ToolSource for McpToolSource {
         }
         tools
     }
+
+    /// A tool of a per-user server the user has not connected: "connect first".
+    fn unavailable(&self, name: &str) -> Option<String> {
+        self.0.unavailable(name)
+    }
 }
 
 /// One tool of an MCP server, as the registry calls it.

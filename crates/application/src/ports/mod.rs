@@ -18,6 +18,8 @@
 //! - [`UserSkills`]: the skills each user sees, as the front ends list them.
 //! - [`WorkspaceChanges`]: what a step's calls changed in the workspace's files
 //!   (checkpoints).
+//! - [`UserMcpServers`]: the MCP servers each user sees and connects with their own
+//!   sign-in (`/api/mcp/…`).
 //! - [`ConversationRewind`]: takes a conversation's turns back, its files, its context
 //!   or both (checkpoints; `POST /api/conversations/{id}/rewind`).
 
@@ -26,6 +28,7 @@ mod args;
 mod confirm;
 mod context;
 mod hooks;
+mod mcp;
 mod metrics;
 mod model;
 mod peers;
@@ -42,6 +45,7 @@ pub use args::{ArgError, Args};
 pub use confirm::{Answer, CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
 pub use hooks::{CallHookReport, CallHooks, Hooks};
+pub use mcp::{McpConnectError, UserMcpServers};
 pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_application::pipeline::shutdown::{all_idle, interrupt_and_wait};
+use smallebot_mcp::McpUsers;
 use smallebot_sandbox::CommandSandbox;
 use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
 
@@ -104,6 +105,9 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     };
     sweeper.abort();
     let _ = sweeper.await;
+    if let Some(per_user) = &per_user {
+        per_user.mcp.shutdown().await;
+    }
     admission.end_sessions().await;
     app.close().await;
     Ok(())
@@ -148,6 +152,9 @@ fn web_state(
     }
     let signed_in = !bound.ip().is_loopback();
     let confirmer_for_users = confirmer.clone();
+    let env = |key: &str| std::env::var(key).ok();
+    let sign_ins = smallebot_mcp::McpSignIns::from_env(app.store.store(), &app.user, &env);
+    let mcp = Arc::new(McpUsers::new(Arc::clone(&app.mcp), sign_ins, signed_in));
     let mut per_user = None;
     let banner;
     let metrics_token = std::env::var("SMALLEBOT_METRICS_TOKEN")
@@ -162,6 +169,7 @@ fn web_state(
         .rewind(Arc::new(
             home.conversation_rewind(app.store.store(), signed_in),
         ))
+        .mcp(Arc::clone(&mcp) as _)
         .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,
@@ -173,7 +181,7 @@ fn web_state(
             store: app.store.clone(),
             confirmer: confirmer_for_users,
             tokenizer: Arc::clone(&app.tokenizer),
-            mcp: Arc::clone(&app.mcp),
+            mcp,
             peers: app.peers.clone(),
             metrics,
             budget_overrides: Arc::clone(&app.budget_overrides),

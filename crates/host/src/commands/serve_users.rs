@@ -44,8 +44,8 @@ pub struct PerUserServices {
     pub tokenizer: Arc<Tokenizer>,
     /// The link to the other processes every user's service is wired to (PostgreSQL).
     pub peers: Option<Arc<smallebot_peers::PeerLink>>,
-    /// The MCP servers, shared by every user's tools.
-    pub mcp: Arc<smallebot_mcp::McpServers>,
+    /// The MCP servers: each user's view (their own per-user servers).
+    pub mcp: Arc<smallebot_mcp::McpUsers>,
     /// The process's metrics, shown every user's events.
     pub metrics: Arc<smallebot_telemetry::Metrics>,
     /// The users' own monthly budgets (shared by every user's service).
@@ -66,6 +66,7 @@ impl UserServices for PerUserServices {
             return Ok(Arc::clone(service));
         }
         let workspace = user_workspace(&self.home, user)?;
+        let mcp = self.mcp.servers_of(user).await;
         let assembly = AgentAssembly::from_home(self.home.root()).map_err(|e| e.to_string())?;
         let assembly = match &self.peers {
             Some(link) => crate::wiring::wire_to_peers(assembly, link),
@@ -76,8 +77,8 @@ impl UserServices for PerUserServices {
             .task_store(self.store.task_store(&self.home))
             .confirmer(Arc::clone(&self.confirmer))
             .tokenizer(Arc::clone(&self.tokenizer))
-            .tools(crate::wiring::mcp_registry(&self.mcp))
-            .notices(self.mcp.warnings().to_vec())
+            .tools(crate::wiring::mcp_registry(&mcp))
+            .notices(mcp.warnings().to_vec())
             .warm_up(WarmUp::Background)
             .workspace(workspace)
             .user_skills(self.home.user_skills_dir(user))

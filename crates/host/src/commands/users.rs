@@ -1,5 +1,6 @@
 //! `smallebot users add NAME [--admin] | set NAME [--budget-monthly N] [--deny RULE]
-//! [--ask RULE] [--clear-rules] | remove NAME | list`: the web app's users.
+//! [--ask RULE] [--clear-rules] | remove NAME | list`: the web app's users (`remove`
+//! also revokes and deletes their MCP sign-ins).
 
 use smallebot_agent::assembly::Home;
 use smallebot_core::rules::cost::format_amount;
@@ -24,14 +25,7 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
             budget_monthly,
             rules,
         } => set(&store, &name, budget_monthly, &rules).await,
-        UsersCommand::Remove { name } => match store.remove_user(&name).await {
-            Ok(true) => {
-                errln!("user '{name}' removed: their token no longer works");
-                Ok(())
-            }
-            Ok(false) => Err(HostError::UnknownUser(name)),
-            Err(err) => Err(err.into()),
-        },
+        UsersCommand::Remove { name } => remove(home, &store, &name).await,
         UsersCommand::List => match store.user_accounts().await {
             Ok(accounts) => accounts
                 .iter()
@@ -42,6 +36,26 @@ pub async fn run(home: &Home, command: UsersCommand) -> Result<(), HostError> {
     };
     store.close().await;
     result
+}
+
+/// `users remove`: their MCP sign-ins revoked and deleted first (each problem said,
+/// none stops the removal; an mcp.json that does not load does), then the user.
+async fn remove(home: &Home, store: &Database, name: &str) -> Result<(), HostError> {
+    let env = |key: &str| std::env::var(key).ok();
+    let settings = smallebot_agent::config::load_mcp_settings(home.root(), &env)?;
+    let sign_ins = smallebot_mcp::McpSignIns::from_env(store.store(), name, &env);
+    match smallebot_mcp::forget_user(&settings, &sign_ins).await {
+        Ok(warnings) => warnings.iter().for_each(|w| errln!("warning: {w}")),
+        Err(error) => errln!("warning: {error}"),
+    }
+    match store.remove_user(name).await {
+        Ok(true) => {
+            errln!("user '{name}' removed: their token no longer works");
+            Ok(())
+        }
+        Ok(false) => Err(HostError::UnknownUser(name.to_owned())),
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// `users set`: the budget, then the rules (each says what it changed).

@@ -30,6 +30,7 @@ mod browser_keyboard;
 mod browser_layout;
 mod browser_list;
 mod browser_markdown;
+mod browser_mcp;
 mod browser_outage;
 mod browser_outcomes;
 mod browser_page;

@@ -23,12 +23,16 @@ pub(super) struct PendingCode {
     pub(super) challenge: String,
     pub(super) redirect_uri: String,
     pub(super) resource: String,
+    /// The account the person chose on the authorize step.
+    pub(super) account: String,
 }
 
 /// An issued access or refresh token.
 #[derive(Debug, Clone)]
 struct Issued {
     client_id: String,
+    /// Whose account the token acts for.
+    account: String,
     /// When an access token stops working; `None` for a refresh token.
     expires_at: Option<Instant>,
     revoked: bool,
@@ -60,6 +64,10 @@ pub(super) struct Grants {
     pub(super) token_requests: Vec<String>,
     /// The `resource` of each authorize and token request, in order.
     pub(super) resources: Vec<Option<String>>,
+    /// Each token revoked through the revocation endpoint, in order.
+    pub(super) revocations: Vec<String>,
+    /// Each MCP `tools/call`: its bearer token, the tool's name and its arguments.
+    pub(super) tool_calls: Vec<(Option<String>, String, serde_json::Value)>,
     counter: u64,
 }
 
@@ -75,6 +83,8 @@ impl Grants {
             bearers: Vec::new(),
             token_requests: Vec::new(),
             resources: Vec::new(),
+            revocations: Vec::new(),
+            tool_calls: Vec::new(),
             counter: 0,
         }
     }
@@ -85,13 +95,20 @@ impl Grants {
         format!("{prefix}-{}", self.counter)
     }
 
-    /// Issues an access token for `client_id` (and a refresh token when asked).
-    pub(super) fn issue(&mut self, client_id: &str, with_refresh: bool) -> TokenAnswer {
+    /// Issues an access token for `client_id` acting for `account` (and a refresh
+    /// token when asked).
+    pub(super) fn issue(
+        &mut self,
+        client_id: &str,
+        account: &str,
+        with_refresh: bool,
+    ) -> TokenAnswer {
         let access_token = self.next_id("access");
         self.access.insert(
             access_token.clone(),
             Issued {
                 client_id: client_id.to_owned(),
+                account: account.to_owned(),
                 expires_at: Some(Instant::now() + self.lifetime),
                 revoked: false,
             },
@@ -102,6 +119,7 @@ impl Grants {
                 token.clone(),
                 Issued {
                     client_id: client_id.to_owned(),
+                    account: account.to_owned(),
                     expires_at: None,
                     revoked: false,
                 },
@@ -124,16 +142,24 @@ impl Grants {
         })
     }
 
-    /// Uses up `token` (rotation): the client it belongs to, when it is a live refresh
+    /// Uses up `token` (rotation): the account it acts for, when it is a live refresh
     /// token of `client_id`.
-    pub(super) fn take_refresh(&mut self, token: &str, client_id: &str) -> bool {
+    pub(super) fn take_refresh(&mut self, token: &str, client_id: &str) -> Option<String> {
         match self.refresh.get_mut(token) {
             Some(issued) if !issued.revoked && issued.client_id == client_id => {
                 issued.revoked = true;
-                true
+                Some(issued.account.clone())
             }
-            _ => false,
+            _ => None,
         }
+    }
+
+    /// The account an access or refresh token acts for.
+    pub(super) fn account_of(&self, token: &str) -> Option<String> {
+        self.access
+            .get(token)
+            .or_else(|| self.refresh.get(token))
+            .map(|issued| issued.account.clone())
     }
 
     /// Revokes one token, access or refresh; whether it was known.
@@ -191,15 +217,23 @@ mod tests {
     #[test]
     fn tokens_expire_rotate_and_revoke() {
         let mut grants = Grants::new();
-        let answer = grants.issue("c", true);
+        let answer = grants.issue("c", "ann", true);
         assert!(grants.access_valid(&answer.access_token));
+        assert_eq!(
+            grants.account_of(&answer.access_token).as_deref(),
+            Some("ann")
+        );
         let refresh = answer.refresh_token.unwrap_or_default();
-        assert!(!grants.take_refresh(&refresh, "other"));
-        assert!(grants.take_refresh(&refresh, "c"));
-        assert!(!grants.take_refresh(&refresh, "c"), "rotated: used once");
+        assert_eq!(grants.take_refresh(&refresh, "other"), None);
+        assert_eq!(grants.take_refresh(&refresh, "c").as_deref(), Some("ann"));
+        assert_eq!(
+            grants.take_refresh(&refresh, "c"),
+            None,
+            "rotated: used once"
+        );
         grants.expire_all();
         assert!(!grants.access_valid(&answer.access_token));
-        let second = grants.issue("c", false);
+        let second = grants.issue("c", "bob", false);
         assert!(second.refresh_token.is_none());
         assert!(grants.revoke(&second.access_token));
         assert!(!grants.access_valid(&second.access_token));

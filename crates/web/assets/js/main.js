@@ -16,6 +16,7 @@ import { addressed, onHistoryMove } from "./router.js";
 import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
 import { installShortcuts } from "./shortcuts.js";
+import { installMcp } from "./mcp.js";
 import { installPermissions } from "./permissions.js";
 import { installSkills } from "./skills.js";
 import { installUsage } from "./spending.js";
@@ -60,6 +61,7 @@ function start() {
   installSkills();
   installUsage();
   installPermissions();
+  installMcp();
   installShortcuts();
   // After a database outage, or a read that failed while the server was away.
   const reload = () => {

@@ -4,6 +4,7 @@
 // listed under it. Every card folds (<details>).
 import { diffBlock, splitDiff } from "./diff.js";
 import { button, element } from "./dom.js";
+import { connectButton, serverToConnect } from "./mcp.js";
 
 const RESULT_PREVIEW_CHARS = 600;
 const FOLDED = new Set(["ReadFile", "ListFiles", "GrepContent", "GetCurrentTime", "SearchHistory", "ReadConversationData", "ReadSkill"]);
@@ -128,9 +129,19 @@ function showDiff(card, box, result) {
   return diff.report;
 }
 
+// A call that failed because its MCP server is not connected: a Connect button.
+function offerConnect(card, result) {
+  const server = card.classList.contains("error") ? serverToConnect(result) : null;
+  if (!server) return;
+  const said = element("p", "mcp-connect-status");
+  said.setAttribute("role", "status");
+  card.querySelector(".tool-body").append(connectButton(server, (text) => (said.textContent = text)), said);
+}
+
 function setResult(card, result) {
   const box = card.querySelector(".result");
-  for (const old of card.querySelectorAll(".show-all, .diff, .show-file")) old.remove();
+  for (const old of card.querySelectorAll(".show-all, .diff, .show-file, .mcp-connect, .mcp-connect-status")) old.remove();
+  offerConnect(card, result);
   if (result === null || result === undefined) {
     box.textContent = "";
     box.hidden = true;

@@ -45,6 +45,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("list.js"),
     module!("main.js"),
     module!("markdown.js"),
+    module!("mcp.js"),
     module!("models.js"),
     module!("outage.js"),
     module!("permissions.js"),
