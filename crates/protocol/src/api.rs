@@ -18,7 +18,7 @@ mod usage;
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
-    ContextUsage, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,
+    ContextUsage, ElicitationCard, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,
     TimelineRow, ToolCallRow,
 };
 pub use usage::{UsageCost, UsageGroup, UsageReport};

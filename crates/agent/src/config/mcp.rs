@@ -16,7 +16,9 @@
 //! Optional: `enabled` (default true), `startupTimeoutSeconds` (10), `toolTimeoutSeconds`
 //! (60), `confirm` (ask before each call; default: only for tools the server marks
 //! destructive), `auth` of a remote server (OAuth or client credentials, see
-//! [`super::mcp_auth`]).
+//! [`super::mcp_auth`]), `elicitationTimeoutSeconds` (300: how long the person has to
+//! answer a server's question during a call), `sampling` (false: whether the server
+//! may ask the conversation's model for a completion).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use smallebot_core::rules::elicitation::DEFAULT_ELICITATION_TIMEOUT_SECONDS;
 use smallebot_mcp::{McpAuth, McpServerSettings, McpSettings, McpTransport};
 
 use super::ConfigError;
@@ -71,6 +74,8 @@ struct RawServer {
     confirm: Option<bool>,
     max_result_megabytes: Option<i64>,
     auth: Option<RawAuth>,
+    elicitation_timeout_seconds: Option<i64>,
+    sampling: Option<bool>,
 }
 
 /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
@@ -160,6 +165,10 @@ impl RawServer {
             self.tool_timeout_seconds,
         );
         let (enabled, confirm) = (self.enabled.unwrap_or(true), self.confirm);
+        let (asking, sampling) = (
+            self.elicitation_timeout_seconds,
+            self.sampling.unwrap_or(false),
+        );
         let transport = self.transport(&at, env)?;
         let max_message_bytes = max_message_bytes(megabytes).map_err(at)?;
         let startup_timeout = seconds(
@@ -170,7 +179,15 @@ impl RawServer {
         .map_err(at)?;
         let tool_timeout =
             seconds("toolTimeoutSeconds", tool, DEFAULT_TOOL_TIMEOUT_SECONDS).map_err(at)?;
+        let elicitation_timeout = seconds(
+            "elicitationTimeoutSeconds",
+            asking,
+            DEFAULT_ELICITATION_TIMEOUT_SECONDS,
+        )
+        .map_err(at)?;
         Ok(McpServerSettings {
+            elicitation_timeout,
+            sampling,
             max_message_bytes,
             name: name.to_owned(),
             transport,

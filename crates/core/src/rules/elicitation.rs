@@ -110,6 +110,23 @@ impl ElicitationAction {
     }
 }
 
+/// The note a call's result gets for one elicitation, so the model and the stored
+/// call (`conversations show`, the page's tool card) say what the person was asked and
+/// answered: `[MCP server files asked the person "Which folder?": accepted {"dir":"a"}]`.
+#[must_use]
+pub fn outcome_note(outcome: &ElicitationOutcome) -> String {
+    let answer = match &outcome.content {
+        Some(content) => format!(" {}", Value::Object(content.clone())),
+        None => String::new(),
+    };
+    format!(
+        "[MCP server {} asked the person \"{}\": {}{answer}]",
+        outcome.server,
+        outcome.message,
+        outcome.action.as_str()
+    )
+}
+
 /// The form a `requestedSchema` describes: an object whose properties are strings,
 /// numbers, integers, booleans or enums.
 ///

@@ -148,3 +148,34 @@ fn a_whole_answer_is_checked_and_defaults_filled_in() {
         assert!(error.contains(expected), "{error}");
     }
 }
+
+#[test]
+fn each_outcome_is_noted_with_what_was_asked_and_answered() {
+    let outcome = |action, content: Option<Value>| ElicitationOutcome {
+        server: "files".into(),
+        message: "Which folder?".into(),
+        action,
+        content: content.and_then(|c| c.as_object().cloned()),
+    };
+    let cases = [
+        (
+            outcome(ElicitationAction::Accepted, Some(json!({"dir": "a"}))),
+            r#"[MCP server files asked the person "Which folder?": accepted {"dir":"a"}]"#,
+        ),
+        (
+            outcome(ElicitationAction::TimedOut, None),
+            r#"[MCP server files asked the person "Which folder?": declined (no answer in time)]"#,
+        ),
+        (
+            outcome(ElicitationAction::NoOneToAsk, None),
+            r#"[MCP server files asked the person "Which folder?": declined (no one to ask)]"#,
+        ),
+        (
+            outcome(ElicitationAction::Cancelled, None),
+            r#"[MCP server files asked the person "Which folder?": cancelled]"#,
+        ),
+    ];
+    for (outcome, note) in cases {
+        assert_eq!(outcome_note(&outcome), note);
+    }
+}

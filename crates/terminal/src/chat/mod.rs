@@ -6,6 +6,7 @@ mod attach_tests;
 #[cfg(test)]
 mod commands_tests;
 mod confirm;
+mod elicit;
 pub mod cursor_query;
 mod editor;
 mod input;
@@ -27,6 +28,7 @@ mod tests;
 
 pub use confirm::{ConfirmRequest, StdinConfirmer, TerminalConfirmer};
 pub use editor::EditorInput;
+pub use elicit::{FormRequest, TerminalElicitor};
 pub use input::PipedInput;
 pub use repl::Repl;
 pub use session::{ChatParts, Opening, run_chat};
