@@ -124,7 +124,10 @@ impl rmcp::ClientHandler for ListWatcher {
         _request: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        Err(elicit::sampling_refused(&self.answering.server))
+        Err(elicit::sampling_refused(
+            &self.answering.server,
+            self.answering.sampling,
+        ))
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

@@ -56,6 +56,15 @@ impl Elicitor for Person {
 }
 
 async fn start(cancel: &CancellationToken, elicitation: Duration, tool: Duration) -> McpServers {
+    start_sampling(cancel, elicitation, tool, false).await
+}
+
+async fn start_sampling(
+    cancel: &CancellationToken,
+    elicitation: Duration,
+    tool: Duration,
+    sampling: bool,
+) -> McpServers {
     let addr = smallebot_testkit::mcp::serve_http(cancel.clone())
         .await
         .unwrap();
@@ -72,7 +81,7 @@ async fn start(cancel: &CancellationToken, elicitation: Duration, tool: Duration
         confirm: Some(false),
         max_message_bytes: 1024 * 1024,
         elicitation_timeout: elicitation,
-        sampling: false,
+        sampling,
     };
     let settings = McpSettings {
         servers: vec![server],
@@ -222,6 +231,22 @@ async fn sampling_is_refused_saying_how_to_enable_it() {
     assert!(
         text.contains(
             "sampling is not enabled for MCP server t; set \"sampling\": true for it in mcp.json"
+        ),
+        "{text}"
+    );
+    servers.shutdown().await;
+    cancel.cancel();
+}
+
+#[tokio::test]
+async fn enabled_sampling_is_declared_and_still_refused_for_now() {
+    let cancel = CancellationToken::new();
+    let minute = Duration::from_secs(60);
+    let servers = start_sampling(&cancel, minute, minute, true).await;
+    let (_, text, _, _) = call(&servers, "t__sample").await;
+    assert!(
+        text.contains(
+            "sampling is enabled for MCP server t, but this version cannot answer it yet"
         ),
         "{text}"
     );

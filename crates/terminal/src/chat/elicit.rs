@@ -111,7 +111,11 @@ where
     };
     let (answer, note, asked) = match filled {
         Filled::Answer(answer, note) => (answer, note, Asked::Answered(Answer::Once)),
-        Filled::Interrupted => (ElicitationAnswer::Cancel, "cancelled (interrupted)", Asked::Interrupted),
+        Filled::Interrupted => (
+            ElicitationAnswer::Cancel,
+            "cancelled (interrupted)",
+            Asked::Interrupted,
+        ),
     };
     writeln!(out, "\n→ {note}")?;
     let _ = request.reply.send(answer);

@@ -40,7 +40,8 @@ async fn answer(typed: &'static str) -> (ElicitationAnswer, String) {
 
 #[tokio::test]
 async fn each_field_is_asked_with_its_line_and_a_wrong_answer_again() {
-    let (answer, printed) = answer("y\nAnn\nold\n42\n\n").await;
+    // Fields in the order of the schema as read (its keys sorted).
+    let (answer, printed) = answer("y\nold\n42\n\nAnn\n").await;
     let content = json!({"name": "Ann", "age": 42, "color": "red"});
     assert_eq!(
         answer,
@@ -64,7 +65,11 @@ async fn decline_cancel_and_the_end_of_input_send_nothing() {
     let cases = [
         ("n\n", ElicitationAnswer::Decline, "→ declined"),
         ("c\n", ElicitationAnswer::Cancel, "→ cancelled"),
-        ("y\n", ElicitationAnswer::Decline, "→ declined (end of input)"),
+        (
+            "y\n",
+            ElicitationAnswer::Decline,
+            "→ declined (end of input)",
+        ),
     ];
     for (typed, expected, note) in cases {
         let (answer, printed) = answer(typed).await;

@@ -6,9 +6,9 @@ mod attach_tests;
 #[cfg(test)]
 mod commands_tests;
 mod confirm;
-mod elicit;
 pub mod cursor_query;
 mod editor;
+mod elicit;
 mod input;
 mod mcp_complete;
 #[cfg(test)]

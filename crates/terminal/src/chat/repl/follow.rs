@@ -13,7 +13,7 @@ use smallebot_core::ids::ConversationId;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::super::confirm::{Asked, ConfirmRequest, ask};
+use super::super::confirm::{Asked, ask};
 use super::super::elicit::ask_form;
 use super::super::input::LineSource;
 use super::super::status_line::{StatusLine, terminal_width};
