@@ -122,7 +122,7 @@ impl McpTool {
         drop(running);
         let mut outcome = outcome_of(called);
         for asked in context.elicitations.all() {
-            outcome.content.push_str("\n");
+            outcome.content.push('\n');
             outcome.content.push_str(&outcome_note(&asked));
         }
         outcome

@@ -20,10 +20,13 @@ use smallebot_mcp::{McpAuth, McpServerSettings, McpServers, McpSettings, McpTran
 use smallebot_testkit::mcp_asking::ASK_MESSAGE;
 use tokio_util::sync::CancellationToken;
 
+/// What a person was asked: the server, its message, the conversation, the fields.
+type Asked = (String, String, Option<ConversationId>, Vec<String>);
+
 /// A person who answers every form the same way (or never), noting what was asked.
 struct Person {
     answer: Option<ElicitationAnswer>,
-    asked: Mutex<Vec<(String, String, Option<ConversationId>, Vec<String>)>>,
+    asked: Mutex<Vec<Asked>>,
 }
 
 impl Person {

@@ -82,10 +82,13 @@ fn each_line_says_title_description_type_choices_and_default() {
     }
 }
 
+/// What reading a typed answer gives: the value, or a part of the reason.
+type Read = Result<Option<Value>, &'static str>;
+
 #[test]
 fn typed_answers_are_read_or_refused_with_the_reason() {
     let form = form_of(&schema()).unwrap();
-    let cases: [(&str, &str, Result<Option<Value>, &str>); 14] = [
+    let cases: [(&str, &str, Read); 14] = [
         ("name", "Ann", Ok(Some(json!("Ann")))),
         ("name", "", Err("name is required")),
         ("name", "Annabel", Err("name: 7 characters")),
