@@ -33,10 +33,15 @@ pub(crate) async fn answer(
             message,
             requested_schema,
             ..
-        } => (
-            message,
-            serde_json::to_value(requested_schema).unwrap_or(Value::Null),
-        ),
+        } => {
+            let schema = serde_json::to_value(requested_schema).map_err(|e| {
+                McpError::invalid_params(
+                    format!("the elicitation's requestedSchema cannot be read: {e}"),
+                    None,
+                )
+            })?;
+            (message, schema)
+        }
         other => {
             // Opening a page for the person is not offered: declined, and said so.
             let message = match other {
