@@ -18,8 +18,8 @@ mod usage;
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
-    ContextUsage, ElicitationCard, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,
-    TimelineRow, ToolCallRow,
+    ContextUsage, ElicitationCard, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow,
+    Timeline, TimelineRow, ToolCallRow,
 };
 pub use usage::{UsageCost, UsageGroup, UsageReport};
 

@@ -89,7 +89,10 @@ fn bad_files_are_errors_naming_what_and_where() {
             r#"{"a": {"command": "x", "elicitationTimeoutSeconds": 0}}"#,
             "MCP server \"a\": elicitationTimeoutSeconds: 0 is out of range; give 1..=3600 (default 300)",
         ),
-        (r#"{"a": {"command": "x", "sampling": "yes"}}"#, "invalid type"),
+        (
+            r#"{"a": {"command": "x", "sampling": "yes"}}"#,
+            "invalid type",
+        ),
         (
             r#"{"a": {"url": "http://h", "type": "sse"}}"#,
             "SSE transport is not supported",
