@@ -128,6 +128,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
         [
             // The server declares resources: the model may read them.
             "ReadMcpResource",
+            "t__ask",
             "t__crash",
             "t__echo",
             "t__env",
@@ -136,6 +137,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
             "t__image",
             "t__large",
             "t__remove",
+            "t__sample",
             "t__sleep"
         ]
     );
@@ -394,6 +396,6 @@ async fn a_changed_tool_list_is_picked_up() {
         (late.status, late.content.as_str()),
         (ToolCallStatus::Ok, "late tool")
     );
-    assert_eq!(mcp.status().await[0].tools, 10);
+    assert_eq!(mcp.status().await[0].tools, 12);
     mcp.shutdown().await;
 }

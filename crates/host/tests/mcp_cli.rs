@@ -259,7 +259,7 @@ async fn mcp_list_and_tools_describe_the_servers() {
         tools.contains("test__echo  [MCP server test] Echo the text back"),
         "{tools}"
     );
-    assert_eq!(tools.lines().count(), 9, "{tools}");
+    assert_eq!(tools.lines().count(), 11, "{tools}");
 
     let out = cli::smallebot(home.path(), None)
         .args(["mcp", "tools", "nope"])
