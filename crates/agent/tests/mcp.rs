@@ -78,6 +78,8 @@ fn stdio_server(name: &str, extra_env: &[(&str, &str)]) -> McpServerSettings {
         tool_timeout: Duration::from_secs(20),
         confirm: None,
         max_message_bytes: 32 * 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     }
 }
 
@@ -126,6 +128,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
         [
             // The server declares resources: the model may read them.
             "ReadMcpResource",
+            "t__ask",
             "t__crash",
             "t__echo",
             "t__env",
@@ -134,6 +137,7 @@ async fn stdio_tools_answer_and_fail_clearly() {
             "t__image",
             "t__large",
             "t__remove",
+            "t__sample",
             "t__sleep"
         ]
     );
@@ -392,6 +396,6 @@ async fn a_changed_tool_list_is_picked_up() {
         (late.status, late.content.as_str()),
         (ToolCallStatus::Ok, "late tool")
     );
-    assert_eq!(mcp.status().await[0].tools, 10);
+    assert_eq!(mcp.status().await[0].tools, 12);
     mcp.shutdown().await;
 }

@@ -54,6 +54,8 @@ fn server(transport: McpTransport, max_megabytes: usize) -> McpServerSettings {
         tool_timeout: TOOL_TIMEOUT,
         confirm: None,
         max_message_bytes: max_megabytes * 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     }
 }
 

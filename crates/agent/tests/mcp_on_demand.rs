@@ -43,6 +43,8 @@ async fn many_tools(cancel: &CancellationToken) -> Arc<McpServers> {
         tool_timeout: Duration::from_secs(20),
         confirm: None,
         max_message_bytes: 32 * 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     };
     let mcp = McpServers::start(
         &McpSettings {

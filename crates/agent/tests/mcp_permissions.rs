@@ -59,6 +59,8 @@ fn stdio_server(name: &str) -> McpServerSettings {
         tool_timeout: Duration::from_secs(20),
         confirm: None,
         max_message_bytes: 32 * 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     }
 }
 

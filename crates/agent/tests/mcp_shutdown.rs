@@ -86,6 +86,8 @@ async fn shutdown_kills_a_wrapped_server_stuck_in_a_call_and_its_child() {
         tool_timeout: Duration::from_secs(600),
         confirm: None,
         max_message_bytes: 32 * 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     };
     let mcp = Arc::new(
         McpServers::start(

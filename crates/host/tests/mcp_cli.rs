@@ -234,7 +234,7 @@ async fn mcp_list_and_tools_describe_the_servers() {
         "{errors}"
     );
     assert!(!errors.contains("\"mcp__test__echo\""), "{errors}");
-    assert!(listed.contains("test  running  9 tool(s)"), "{listed}");
+    assert!(listed.contains("test  running  11 tool(s)"), "{listed}");
     assert!(listed.contains("off  disabled  0 tool(s)"), "{listed}");
     let broken = listed.lines().find(|l| l.starts_with("broken")).unwrap();
     assert!(
@@ -259,7 +259,7 @@ async fn mcp_list_and_tools_describe_the_servers() {
         tools.contains("test__echo  [MCP server test] Echo the text back"),
         "{tools}"
     );
-    assert_eq!(tools.lines().count(), 9, "{tools}");
+    assert_eq!(tools.lines().count(), 11, "{tools}");
 
     let out = cli::smallebot(home.path(), None)
         .args(["mcp", "tools", "nope"])

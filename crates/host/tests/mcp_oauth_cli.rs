@@ -113,7 +113,7 @@ async fn login_list_call_revoke_and_logout() {
     let (ok, listed, stderr) = outcome(home.path(), &["mcp", "list"]).await;
     assert!(ok, "{stderr}");
     assert!(
-        listed.contains("remote  running  9 tool(s)  signed in"),
+        listed.contains("remote  running  11 tool(s)  signed in"),
         "{listed}"
     );
 

@@ -1,10 +1,28 @@
 //! The client side of an MCP connection: the connected client's type, the tools a server
-//! last listed, and the handler that re-lists them when the server says they changed.
+//! last listed, and the handler that re-lists them when the server says they changed,
+//! asks the person the server's questions (elicitation) and refuses sampling unless
+//! enabled.
+//!
+//! The elicitation capability is always declared: one connection serves every front
+//! end (a `serve` answers in the web app, `run` has nobody to ask), and whether someone
+//! can answer is known per call; where nobody can, the question is declined at once.
+//! Sampling is declared only for a server with `"sampling": true`.
+// Sampling is deprecated by the spec (SEP-2577) and still what servers send.
+#![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
+    Implementation, SamplingCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+
+use super::asking::{Asking, ElicitorSlot};
+use super::elicit;
 
 /// A connected client.
 pub(crate) type Client = RunningService<RoleClient, ListWatcher>;
@@ -41,19 +59,77 @@ impl ToolList {
     }
 }
 
-/// The client side's handler: re-lists the tools when the server announces a change.
+/// What the handler needs to answer a server's requests.
+pub(crate) struct Answering {
+    /// The server's name.
+    pub(crate) server: String,
+    /// The calls running on it.
+    pub(crate) asking: Arc<Asking>,
+    /// Who asks the person.
+    pub(crate) elicitor: Arc<ElicitorSlot>,
+    /// How long the person has to answer.
+    pub(crate) elicitation_timeout: std::time::Duration,
+    /// Whether sampling is enabled for it.
+    pub(crate) sampling: bool,
+}
+
+/// The client side's handler: re-lists the tools when the server announces a change,
+/// answers its questions and its sampling requests.
 pub(crate) struct ListWatcher {
     list: Arc<ToolList>,
+    answering: Answering,
 }
 
 impl ListWatcher {
-    /// A handler keeping `list` current.
-    pub(crate) fn new(list: Arc<ToolList>) -> Self {
-        Self { list }
+    /// A handler keeping `list` current and answering as `answering` says.
+    pub(crate) fn new(list: Arc<ToolList>, answering: Answering) -> Self {
+        Self { list, answering }
     }
 }
 
 impl rmcp::ClientHandler for ListWatcher {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::default());
+        capabilities.elicitation = Some(elicitation);
+        if self.answering.sampling {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("smallebot", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let answering = &self.answering;
+        let elicitor = answering.elicitor.get();
+        elicit::answer(
+            &answering.server,
+            answering.elicitation_timeout,
+            &answering.asking,
+            elicitor.as_ref(),
+            request,
+        )
+        .await
+    }
+
+    async fn create_message(
+        &self,
+        _request: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        Err(elicit::sampling_refused(
+            &self.answering.server,
+            self.answering.sampling,
+        ))
+    }
+
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         let list = Arc::clone(&self.list);
         // Not inline: the handler must not wait on a request of its own connection.

@@ -13,12 +13,13 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
-use super::client::{ListWatcher, ToolList};
+use super::asking::{AskClock, Asking, ElicitorSlot, within};
+use super::client::{Answering, ListWatcher, ToolList};
 use super::connect::{self, Live, StdioServer};
 use super::http_client::Watch;
 use crate::credentials::McpSignIns;
-use crate::oauth::{client_credentials_manager, sign_in_again, signed_in_manager};
-use crate::settings::{McpAuth, McpServerSettings, McpTransport};
+use crate::oauth::sign_in_again;
+use crate::settings::{McpServerSettings, McpTransport};
 
 /// Bytes in a MiB, for messages.
 const MIB: usize = 1024 * 1024;
@@ -35,7 +36,7 @@ pub(crate) struct McpConnection {
     last_error: Mutex<Option<String>>,
     /// Set when the server sent a message over its limit (the connection then ends),
     /// or refused the sign-in.
-    watch: Watch,
+    pub(crate) watch: Watch,
     /// Where the sign-ins of OAuth servers are kept (`None`: not known yet, and an
     /// OAuth server waits for them before it starts).
     sign_ins: Mutex<Option<McpSignIns>>,
@@ -43,6 +44,10 @@ pub(crate) struct McpConnection {
     stopped: AtomicBool,
     /// Whether the server declared resources when it last connected.
     resources: AtomicBool,
+    /// The calls running on it (its questions go to their person).
+    asking: Arc<Asking>,
+    /// Who asks the person (shared by all the servers).
+    elicitor: Arc<ElicitorSlot>,
 }
 
 impl McpConnection {
@@ -52,6 +57,7 @@ impl McpConnection {
         helper: Option<PathBuf>,
         generation: Arc<AtomicU64>,
         sign_ins: Option<McpSignIns>,
+        elicitor: Arc<ElicitorSlot>,
     ) -> Self {
         Self {
             settings,
@@ -64,6 +70,8 @@ impl McpConnection {
             sign_ins: Mutex::new(sign_ins),
             stopped: AtomicBool::new(false),
             resources: AtomicBool::new(false),
+            asking: Arc::default(),
+            elicitor,
         }
     }
 
@@ -156,7 +164,8 @@ impl McpConnection {
     }
 
     /// Calls `tool` with `arguments`, restarting the server first when it stopped.
-    /// Returns the result as JSON.
+    /// Returns the result as JSON. The tool timeout does not run while `clock` says
+    /// the person is being asked the server's question.
     ///
     /// # Errors
     /// What went wrong, said for the model.
@@ -164,13 +173,14 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
+        clock: &AskClock,
     ) -> Result<Value, String> {
         let name = &self.settings.name;
         let peer = self.peer().await?;
         let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let timeout = self.settings.tool_timeout;
-        let mut answer = tokio::time::timeout(timeout, peer.call_tool(request.clone())).await;
-        if matches!(answer, Ok(Err(_))) && self.machine_token_lost() {
+        let mut answer = within(timeout, clock, peer.call_tool(request.clone())).await;
+        if matches!(answer, Some(Err(_))) && self.machine_token_lost() {
             // A machine-to-machine server's token is not refreshed: a new one and a new
             // session, then the call once more.
             self.close(Duration::from_millis(200)).await;
@@ -180,18 +190,18 @@ impl McpConnection {
                 .map_err(|reason| self.failed(reason))?;
             let peer = live.client.peer().clone();
             *self.client.lock().await = Some(live);
-            answer = tokio::time::timeout(timeout, peer.call_tool(request)).await;
+            answer = within(timeout, clock, peer.call_tool(request)).await;
         }
         match answer {
-            Err(_) => Err(format!(
+            None => Err(format!(
                 "the MCP server '{name}' did not answer within {} s (toolTimeoutSeconds); \
                  the call may still be running there",
                 timeout.as_secs()
             )),
-            Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| {
+            Some(Ok(result)) => serde_json::to_value(result).map_err(|e| {
                 format!("the MCP server '{name}' sent a result that cannot be read: {e}")
             }),
-            Ok(Err(error)) => {
+            Some(Err(error)) => {
                 let stopped = matches!(
                     error,
                     ServiceError::TransportClosed | ServiceError::TransportSend(_)
@@ -323,48 +333,21 @@ impl McpConnection {
         }
     }
 
-    /// The OAuth manager `auth` needs, if any.
-    async fn manager(
-        &self,
-        url: &str,
-        auth: &McpAuth,
-    ) -> Result<Option<rmcp::transport::auth::AuthorizationManager>, String> {
-        let name = &self.settings.name;
-        match auth {
-            McpAuth::None => Ok(None),
-            McpAuth::OAuth { .. } => {
-                let Some(sign_ins) = self.sign_ins() else {
-                    return Err(format!(
-                        "the MCP server '{name}' uses OAuth, and this command keeps no sign-ins"
-                    ));
-                };
-                signed_in_manager(name, url, &sign_ins).await.map(Some)
-            }
-            McpAuth::ClientCredentials {
-                client_id,
-                client_secret,
-                scopes,
-            } => client_credentials_manager(name, url, client_id, client_secret, scopes)
-                .await
-                .map(Some),
-        }
-    }
-
-    /// Whether the server refused a machine-to-machine token.
-    fn machine_token_lost(&self) -> bool {
-        self.watch.auth_lost.load(Ordering::SeqCst)
-            && matches!(
-                &self.settings.transport,
-                McpTransport::Http {
-                    auth: McpAuth::ClientCredentials { .. },
-                    ..
-                }
-            )
-    }
-
     /// The handler of a new connection.
     fn watcher(&self) -> ListWatcher {
-        ListWatcher::new(Arc::clone(&self.list))
+        let answering = Answering {
+            server: self.settings.name.clone(),
+            asking: Arc::clone(&self.asking),
+            elicitor: Arc::clone(&self.elicitor),
+            elicitation_timeout: self.settings.elicitation_timeout,
+            sampling: self.settings.sampling,
+        };
+        ListWatcher::new(Arc::clone(&self.list), answering)
+    }
+
+    /// The calls running on it, which its questions are about.
+    pub(crate) fn asking(&self) -> &Arc<Asking> {
+        &self.asking
     }
 
     /// Records `reason` (with the tail of standard error) as the last error and

@@ -6,18 +6,28 @@
 //! (or `confirm` says so), and restarts a server that stopped. Their resources, resource
 //! templates and prompts are listed, read and got through [`McpServers`] too.
 //!
+//! A server's question during a call (`elicitation/create`) goes to the person who
+//! runs the call's conversation through the front end given to
+//! [`McpServers::set_elicitor`] (nobody by default: declined at once), within the
+//! server's `elicitationTimeoutSeconds`; each answer is reported on the call
+//! ([`ToolContext::elicitations`](smallebot_application::ports::ToolContext)) and noted
+//! in its result. Sampling is refused unless enabled for the server.
+//!
 //! Remote servers may sign in with OAuth 2.1 through the SDK's auth support
 //! ([`login`], sign-ins stored sealed per person with [`McpSignIns`]) or with client
 //! credentials. A server marked `perUser` is connected by each web user of a shared
 //! `serve` with their own sign-in ([`McpUsers`], [`McpServers::for_user`]); a user's
 //! sign-ins are revoked when the user is removed ([`forget_user`]).
 
+mod asking;
 mod catalog;
 mod client;
 mod connect;
 mod connection;
+mod connection_auth;
 mod content;
 mod credentials;
+mod elicit;
 mod error;
 mod http_client;
 mod login;

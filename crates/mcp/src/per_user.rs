@@ -41,6 +41,7 @@ impl McpServers {
                     None,
                     Arc::clone(&generation),
                     Some(sign_ins.clone()),
+                    Arc::clone(&self.elicitor),
                 ));
                 if *enabled {
                     own.push(Arc::clone(&mine));
@@ -66,6 +67,9 @@ impl McpServers {
         }
         Self {
             connections,
+            // Who answers a server's questions is the shared servers' (the web
+            // declines them for now).
+            elicitor: Arc::clone(&self.elicitor),
             generation,
             warnings,
             shared_generation: Some(Arc::clone(&self.generation)),

@@ -111,6 +111,12 @@ pub struct McpServerSettings {
     /// `maxResultMegabytes`: the largest message the server may send (a tool result
     /// as JSON on the wire), in bytes; a larger one fails the call at once, naming it.
     pub max_message_bytes: usize,
+    /// `elicitationTimeoutSeconds`: how long the person has to answer the server's
+    /// question during a call (default 300 s); no answer in time declines it.
+    pub elicitation_timeout: Duration,
+    /// `sampling`: whether the server may ask for a completion of the conversation's
+    /// model (`sampling/createMessage`); refused with a message saying so otherwise.
+    pub sampling: bool,
 }
 
 /// Everything mcp.json configures.

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use smallebot_application::ports::Elicitor;
+
+use super::asking::ElicitorSlot;
 use super::catalog::McpRequestError;
 use super::connection::McpConnection;
 use super::names::tool_name;
@@ -53,6 +56,7 @@ pub struct McpServerStatus {
 /// announce as changed ([`McpServers::generation`] says when).
 pub struct McpServers {
     pub(crate) connections: Vec<(Arc<McpConnection>, bool)>,
+    pub(crate) elicitor: Arc<ElicitorSlot>,
     pub(crate) generation: Arc<AtomicU64>,
     pub(crate) warnings: Vec<String>,
     /// For one web user's view ([`McpServers::for_user`]): the shared servers'
@@ -87,6 +91,7 @@ impl McpServers {
         sign_ins: Option<McpSignIns>,
     ) -> Result<Self, McpStartError> {
         let generation = Arc::new(AtomicU64::new(0));
+        let elicitor = Arc::new(ElicitorSlot::default());
         let connections: Vec<(Arc<McpConnection>, bool)> = settings
             .servers
             .iter()
@@ -96,6 +101,7 @@ impl McpServers {
                     helper.clone(),
                     Arc::clone(&generation),
                     sign_ins.clone(),
+                    Arc::clone(&elicitor),
                 );
                 (Arc::new(connection), s.enabled)
             })
@@ -133,6 +139,7 @@ impl McpServers {
         }
         Ok(Self {
             connections,
+            elicitor,
             generation,
             warnings,
             shared_generation: None,
@@ -144,10 +151,17 @@ impl McpServers {
     pub fn none() -> Self {
         Self {
             connections: Vec::new(),
+            elicitor: Arc::default(),
             generation: Arc::default(),
             warnings: Vec::new(),
             shared_generation: None,
         }
+    }
+
+    /// Who asks the person a server's questions during a call from now on (the chat
+    /// REPL, the web app); until then nobody does and every question is declined.
+    pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
+        self.elicitor.set(elicitor);
     }
 
     /// The tools now: every started server's, as last listed. A name that a changed

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use smallebot_application::ports::{ToolContext, ToolOutcome, ToolSchema, ToolTraits};
 use smallebot_core::entities::ToolCallStatus;
+use smallebot_core::rules::elicitation::outcome_note;
 
 use super::connection::McpConnection;
 use super::content::result_text;
@@ -108,8 +109,9 @@ impl McpTool {
                 self.name
             ));
         }
+        let running = self.connection.asking().enter(context);
         let called = tokio::select! {
-            called = self.connection.call(&self.remote, arguments) => called,
+            called = self.connection.call(&self.remote, arguments, &running.call.clock) => called,
             () = context.cancel.cancelled() => {
                 return ToolOutcome {
                     content: "[cancelled; the MCP call was abandoned]".to_owned(),
@@ -117,19 +119,30 @@ impl McpTool {
                 };
             }
         };
-        match called {
-            Ok(result) => {
-                let (text, failed) = result_text(&result);
-                if failed {
-                    ToolOutcome::error(format!("Error (from the MCP server): {text}"))
-                } else {
-                    ToolOutcome {
-                        content: text,
-                        status: ToolCallStatus::Ok,
-                    }
+        drop(running);
+        let mut outcome = outcome_of(called);
+        for asked in context.elicitations.all() {
+            outcome.content.push('\n');
+            outcome.content.push_str(&outcome_note(&asked));
+        }
+        outcome
+    }
+}
+
+/// The outcome of a call that answered `called`.
+fn outcome_of(called: Result<Value, String>) -> ToolOutcome {
+    match called {
+        Ok(result) => {
+            let (text, failed) = result_text(&result);
+            if failed {
+                ToolOutcome::error(format!("Error (from the MCP server): {text}"))
+            } else {
+                ToolOutcome {
+                    content: text,
+                    status: ToolCallStatus::Ok,
                 }
             }
-            Err(message) => ToolOutcome::error(format!("Error: {message}")),
         }
+        Err(message) => ToolOutcome::error(format!("Error: {message}")),
     }
 }

@@ -73,6 +73,8 @@ fn server_settings(name: &str, url: &str, auth: McpAuth) -> McpServerSettings {
         tool_timeout: Duration::from_secs(10),
         confirm: Some(false),
         max_message_bytes: 1024 * 1024,
+        elicitation_timeout: std::time::Duration::from_secs(300),
+        sampling: false,
     }
 }
 

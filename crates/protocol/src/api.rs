@@ -20,8 +20,8 @@ pub use mcp::{McpConnectUrl, McpConnection, McpServerList, McpServerRow};
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{
-    ContextUsage, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow, Timeline,
-    TimelineRow, ToolCallRow,
+    ContextUsage, ElicitationCard, HookRunCard, MessageRow, Role, Row, SubAgentCard, ThinkBlockRow,
+    Timeline, TimelineRow, ToolCallRow,
 };
 pub use usage::{UsageCost, UsageGroup, UsageReport};
 

@@ -101,6 +101,14 @@ pub enum EventKind {
         /// The runs, in the hooks' order.
         hooks: Vec<crate::api::HookRunCard>,
     },
+    /// An MCP server asked the person during a tool call (elicitation): what became
+    /// of each question. Sent before the call's `ToolCallCompleted`.
+    ToolCallElicitations {
+        /// The model's id for the call.
+        call_id: String,
+        /// The questions, in order.
+        elicitations: Vec<crate::api::ElicitationCard>,
+    },
     /// A hook (hooks.json) failed — it exited with a code other than 0 or 2, timed out
     /// or could not start — and the turn goes on: show it to the person, quietly.
     HookWarning {

@@ -61,6 +61,7 @@ pub mod files;
 pub mod fixtures;
 mod gate;
 pub mod mcp;
+pub mod mcp_asking;
 mod mcp_catalog;
 pub mod mcp_many;
 pub mod mcp_oauth;

@@ -3,7 +3,8 @@
 //! the process, and one
 //! marked destructive, and one (`grow`) that adds a tool and announces the change; two
 //! resources (text [`README_URI`] and a PNG [`PIXEL_URI`]), the template `note://{name}`
-//! and the prompt `review` (`topic` required, `tone` optional). Served over stdio ([`serve_stdio`], for a test binary started as
+//! and the prompt `review` (`topic` required, `tone` optional); `ask` and `sample`
+//! ask the client during the call (elicitation, sampling: `mcp_asking.rs`). Served over stdio ([`serve_stdio`], for a test binary started as
 //! the server) or streamable HTTP ([`serve_http`], in the test's own process).
 //!
 //! With [`TOOLSET_ENV`] set to `colliding` the server offers `same.name` and
@@ -86,7 +87,7 @@ pub struct TestServer {
 impl TestServer {
     /// The tools offered now.
     fn router(&self) -> ToolRouter<Self> {
-        let mut router = Self::tool_router();
+        let mut router = Self::tool_router() + Self::asking_router();
         if self.grown.load(Ordering::SeqCst) {
             router += Self::late_router();
         }

@@ -17,7 +17,10 @@
 //! (60), `confirm` (ask before each call; default: only for tools the server marks
 //! destructive), `auth` of a remote server (OAuth or client credentials, see
 //! [`super::mcp_auth`]), `perUser` (an OAuth server each web user of a shared `serve`
-//! connects with their own sign-in; refused on any other server).
+//! connects with their own sign-in; refused on any other server),
+//! `elicitationTimeoutSeconds` (300: how long the person has to answer a server's
+//! question during a call), `sampling` (false: whether the server may ask the
+//! conversation's model for a completion).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +30,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use smallebot_core::rules::elicitation::DEFAULT_ELICITATION_TIMEOUT_SECONDS;
 use smallebot_mcp::{McpAuth, McpServerSettings, McpSettings, McpTransport};
 
 use super::ConfigError;
@@ -73,6 +77,8 @@ struct RawServer {
     max_result_megabytes: Option<i64>,
     auth: Option<RawAuth>,
     per_user: Option<bool>,
+    elicitation_timeout_seconds: Option<i64>,
+    sampling: Option<bool>,
 }
 
 /// Loads `<home>/mcp.json` (no servers when it does not exist), resolving `${VAR}`
@@ -163,6 +169,10 @@ impl RawServer {
         );
         let (enabled, confirm) = (self.enabled.unwrap_or(true), self.confirm);
         let per_user = self.per_user.unwrap_or(false);
+        let (asking, sampling) = (
+            self.elicitation_timeout_seconds,
+            self.sampling.unwrap_or(false),
+        );
         let transport = per_user_transport(self.transport(&at, env)?, per_user).map_err(at)?;
         let max_message_bytes = max_message_bytes(megabytes).map_err(at)?;
         let startup_timeout = seconds(
@@ -173,7 +183,15 @@ impl RawServer {
         .map_err(at)?;
         let tool_timeout =
             seconds("toolTimeoutSeconds", tool, DEFAULT_TOOL_TIMEOUT_SECONDS).map_err(at)?;
+        let elicitation_timeout = seconds(
+            "elicitationTimeoutSeconds",
+            asking,
+            DEFAULT_ELICITATION_TIMEOUT_SECONDS,
+        )
+        .map_err(at)?;
         Ok(McpServerSettings {
+            elicitation_timeout,
+            sampling,
             max_message_bytes,
             name: name.to_owned(),
             transport,

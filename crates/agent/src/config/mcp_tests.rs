@@ -35,13 +35,16 @@ fn both_forms_give_the_same_servers() {
     assert_eq!(one.tool_timeout, Duration::from_secs(60));
     assert!(one.enabled);
     assert_eq!(one.confirm, None);
+    assert_eq!(one.elicitation_timeout, Duration::from_secs(300));
+    assert!(!one.sampling);
 }
 
 #[test]
 fn an_http_server_with_options() {
     let settings = load(
         r#"{"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"},
-            "type": "http", "enabled": false, "startupTimeoutSeconds": 3, "toolTimeoutSeconds": 5, "confirm": true}}"#,
+            "type": "http", "enabled": false, "startupTimeoutSeconds": 3, "toolTimeoutSeconds": 5, "confirm": true,
+            "elicitationTimeoutSeconds": 30, "sampling": true}}"#,
     )
     .unwrap();
     let web = &settings.servers[0];
@@ -57,6 +60,8 @@ fn an_http_server_with_options() {
     assert_eq!(settings.enabled().count(), 0);
     assert_eq!(web.startup_timeout, Duration::from_secs(3));
     assert_eq!(web.confirm, Some(true));
+    assert_eq!(web.elicitation_timeout, Duration::from_secs(30));
+    assert!(web.sampling);
 }
 
 #[test]
@@ -79,6 +84,14 @@ fn bad_files_are_errors_naming_what_and_where() {
         (
             r#"{"a": {"command": "x", "toolTimeoutSeconds": 0}}"#,
             "toolTimeoutSeconds: 0 is out of range",
+        ),
+        (
+            r#"{"a": {"command": "x", "elicitationTimeoutSeconds": 0}}"#,
+            "MCP server \"a\": elicitationTimeoutSeconds: 0 is out of range; give 1..=3600 (default 300)",
+        ),
+        (
+            r#"{"a": {"command": "x", "sampling": "yes"}}"#,
+            "invalid type",
         ),
         (
             r#"{"a": {"url": "http://h", "type": "sse"}}"#,

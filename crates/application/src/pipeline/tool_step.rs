@@ -15,7 +15,7 @@ use smallebot_core::entities::{ToolCall, ToolCallCompletion, ToolCallStatus};
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::wire::bodies::hook_run_card;
+use crate::wire::bodies::{elicitation_card, hook_run_card};
 use crate::wire::plan::{self as wire_plan, tool_status};
 use smallebot_core::rules::truncation::cap_stored_result;
 
@@ -130,7 +130,8 @@ impl TurnRun<'_> {
     }
 
     /// Tells the subscribers what the hooks of the call `call_id` did: a warning per
-    /// failed hook, then their runs (for the call's card).
+    /// failed hook, then their runs (for the call's card); then what the MCP server's
+    /// questions to the person came to.
     fn emit_call_hooks(&self, call_id: &str, tool_context: &ToolContext) {
         let reported = tool_context.hooks.take();
         for message in reported.warnings {
@@ -143,6 +144,13 @@ impl TurnRun<'_> {
             self.emit(EventKind::ToolCallHooks {
                 call_id: call_id.to_owned(),
                 hooks: reported.runs.iter().map(hook_run_card).collect(),
+            });
+        }
+        let asked = tool_context.elicitations.take();
+        if !asked.is_empty() {
+            self.emit(EventKind::ToolCallElicitations {
+                call_id: call_id.to_owned(),
+                elicitations: asked.iter().map(elicitation_card).collect(),
             });
         }
     }

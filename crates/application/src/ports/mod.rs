@@ -3,6 +3,8 @@
 //! - [`AgentDirectory`]: the agent definitions a user sees (`GET /api/agents`).
 //! - [`CommandConfirmer`]: asks the person whether a command may run ([`DenyAll`]
 //!   where nobody can be asked).
+//! - [`Elicitor`]: asks the person to fill in an MCP server's form during a tool call
+//!   ([`NoOneToAsk`] where nobody can be asked).
 //! - [`ChatModel`]: one model call (streamed), implemented on an OpenAI-compatible
 //!   endpoint by the agent crate.
 //! - [`ContextAssembler`]: turns stored rows into a [`ModelRequest`] and counts tokens
@@ -27,6 +29,7 @@ mod agents;
 mod args;
 mod confirm;
 mod context;
+mod elicit;
 mod hooks;
 mod mcp;
 mod metrics;
@@ -44,6 +47,7 @@ pub use agents::AgentDirectory;
 pub use args::{ArgError, Args};
 pub use confirm::{Answer, CommandConfirmer, ConfirmationRequest, DenyAll};
 pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptInput};
+pub use elicit::{CallElicitations, ElicitationAnswer, ElicitationRequest, Elicitor, NoOneToAsk};
 pub use hooks::{CallHookReport, CallHooks, Hooks};
 pub use mcp::{McpConnectError, UserMcpServers};
 pub use metrics::MetricsExport;

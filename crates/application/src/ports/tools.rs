@@ -57,6 +57,10 @@ pub struct ToolContext {
     /// What the call's hooks did (`PreToolUse`, `PostToolUse`), reported by the tool
     /// path for the call's events; each call has its own ([`for_call`](Self::for_call)).
     pub hooks: super::CallHooks,
+    /// What the MCP server's questions to the person during the call came to
+    /// (elicitation), reported by the MCP client for the call's events; each call has
+    /// its own ([`for_call`](Self::for_call)).
+    pub elicitations: super::CallElicitations,
 }
 
 /// The own permission rules of the user whose turn makes a call (`smallebot users set
@@ -90,6 +94,7 @@ impl ToolContext {
             loaded_tools: LoadedTools::default(),
             user_rules: None,
             hooks: super::CallHooks::default(),
+            elicitations: super::CallElicitations::default(),
         }
     }
 
@@ -119,6 +124,7 @@ impl ToolContext {
     pub fn for_call(mut self, call_id: &str) -> Self {
         self.call_id = Some(call_id.to_owned());
         self.hooks = super::CallHooks::default();
+        self.elicitations = super::CallElicitations::default();
         self
     }
 

@@ -93,6 +93,21 @@ pub fn hook_run_card(run: &entities::HookRun) -> api::HookRunCard {
     }
 }
 
+/// What became of an MCP server's question during a call, for its card.
+pub fn elicitation_card(
+    outcome: &smallebot_core::rules::elicitation::ElicitationOutcome,
+) -> api::ElicitationCard {
+    api::ElicitationCard {
+        server: outcome.server.clone(),
+        message: outcome.message.clone(),
+        action: serde_json::to_value(outcome.action)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        content: outcome.content.clone(),
+    }
+}
+
 /// A turn and how it ended.
 pub fn turn_outcome(turn: &entities::Turn) -> api::TurnOutcome {
     api::TurnOutcome {

@@ -11,6 +11,7 @@ pub mod checkpoint;
 pub mod child_env;
 pub mod compression_scope;
 pub mod cost;
+pub mod elicitation;
 pub mod export;
 pub mod file_diff;
 pub mod home_dir;

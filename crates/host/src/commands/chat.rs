@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use smallebot_agent::assembly::{Home, WarmUp};
-use smallebot_terminal::chat::{ChatParts, Opening, TerminalConfirmer, run_chat};
+use smallebot_terminal::chat::{ChatParts, Opening, TerminalConfirmer, TerminalElicitor, run_chat};
 
 use crate::error::HostError;
 use crate::shutdown::StopSignals;
@@ -41,7 +41,11 @@ pub async fn run(home: &Home, args: ChatArgs) -> Result<(), HostError> {
             return Err(error);
         }
     };
+    // The MCP servers' questions during a call are asked in this chat.
+    let (elicitor, forms) = TerminalElicitor::channel();
+    app.mcp.set_elicitor(Arc::new(elicitor));
     let parts = ChatParts {
+        forms,
         service: Arc::clone(&app.service),
         user: app.user.clone(),
         home: home.root().to_path_buf(),

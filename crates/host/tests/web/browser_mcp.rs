@@ -164,7 +164,11 @@ async fn the_dialog_and_a_failed_card_offer_connect() {
     )
     .await;
     assert_eq!(
-        eval(&page, "[window.openedTab.location.href, window.openedTab.opener]").await,
+        eval(
+            &page,
+            "[window.openedTab.location.href, window.openedTab.opener]"
+        )
+        .await,
         json!(["about:blank#authorize", null])
     );
     {

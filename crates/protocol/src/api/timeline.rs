@@ -110,6 +110,21 @@ pub struct HookRunCard {
     pub decision: String,
 }
 
+/// What became of an MCP server's question to the person during a tool call
+/// (elicitation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ElicitationCard {
+    /// The server that asked.
+    pub server: String,
+    /// Its message.
+    pub message: String,
+    /// `accepted`, `declined`, `cancelled`, `timedOut` or `noOneToAsk`.
+    pub action: String,
+    /// The answer sent, when accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
 /// A stored row, tagged by `kind`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]

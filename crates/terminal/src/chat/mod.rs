@@ -8,6 +8,7 @@ mod commands_tests;
 mod confirm;
 pub mod cursor_query;
 mod editor;
+mod elicit;
 mod input;
 mod mcp_complete;
 #[cfg(test)]
@@ -27,6 +28,7 @@ mod tests;
 
 pub use confirm::{ConfirmRequest, StdinConfirmer, TerminalConfirmer};
 pub use editor::EditorInput;
+pub use elicit::{FormRequest, TerminalElicitor};
 pub use input::PipedInput;
 pub use repl::Repl;
 pub use session::{ChatParts, Opening, run_chat};

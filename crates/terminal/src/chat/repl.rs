@@ -25,6 +25,7 @@ mod rewind;
 mod show;
 
 use super::confirm::ConfirmRequest;
+use super::elicit::FormRequest;
 use super::input::{Input, LineSource};
 use super::slash::parse_slash;
 use crate::attach_files::pasted_images;
@@ -43,6 +44,8 @@ pub struct Repl<W: Write> {
     printer: EventPrinter<W>,
     interrupts: mpsc::UnboundedReceiver<()>,
     confirmations: Option<mpsc::Receiver<ConfirmRequest>>,
+    /// MCP servers' forms (elicitation), answered while a turn runs.
+    forms: Option<mpsc::Receiver<FormRequest>>,
     /// The MCP servers, for `/mcp`, their resources (`@server:uri`) and prompts
     /// (`/server:prompt`).
     mcp: Option<Arc<smallebot_mcp::McpServers>>,
@@ -85,6 +88,7 @@ impl<W: Write> Repl<W> {
             printer,
             interrupts,
             confirmations: None,
+            forms: None,
             mcp: None,
             skills: None,
             agents: None,
@@ -156,6 +160,14 @@ impl<W: Write> Repl<W> {
     #[must_use]
     pub fn with_confirmations(mut self, requests: mpsc::Receiver<ConfirmRequest>) -> Self {
         self.confirmations = Some(requests);
+        self
+    }
+
+    /// Answers MCP servers' forms from `requests` (see `TerminalElicitor`) while a turn
+    /// runs, reading the answers from the REPL's input.
+    #[must_use]
+    pub fn with_forms(mut self, requests: mpsc::Receiver<FormRequest>) -> Self {
+        self.forms = Some(requests);
         self
     }
 

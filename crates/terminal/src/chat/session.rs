@@ -20,6 +20,7 @@ use tokio::io::BufReader;
 use tokio::sync::mpsc;
 
 use super::confirm::ConfirmRequest;
+use super::elicit::FormRequest;
 use super::{EditorInput, HISTORY_FILE, PipedInput, Repl, cursor_query, model_shown};
 use crate::TerminalError;
 use crate::conversation_ref::find_conversation;
@@ -42,6 +43,8 @@ pub struct ChatParts {
     pub tokenizer: Arc<Tokenizer>,
     /// The confirmation requests of the terminal's confirmer.
     pub confirmations: mpsc::Receiver<ConfirmRequest>,
+    /// The forms of the terminal's elicitor (MCP servers' questions).
+    pub forms: mpsc::Receiver<FormRequest>,
     /// The MCP servers (`/mcp`).
     pub mcp: Arc<McpServers>,
     /// The skills (`/skills`).
@@ -99,6 +102,7 @@ pub async fn run_chat(
     .on_terminal(std::io::stdout().is_terminal())
     .with_tokenizer(parts.tokenizer)
     .with_confirmations(parts.confirmations)
+    .with_forms(parts.forms)
     .with_mcp(parts.mcp)
     .with_skills(parts.skills)
     .with_agents(parts.agents)

@@ -13,7 +13,8 @@ use smallebot_core::ids::ConversationId;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::super::confirm::{Asked, ConfirmRequest, ask};
+use super::super::confirm::{Asked, ask};
+use super::super::elicit::ask_form;
 use super::super::input::LineSource;
 use super::super::status_line::{StatusLine, terminal_width};
 use super::Repl;
@@ -168,7 +169,7 @@ impl<W: Write> Repl<W> {
 
     /// Waits for `task` while printing `conversation`'s events from `events`; Ctrl+C
     /// cancels the conversation's turn. Input is not read meanwhile, except to answer a
-    /// command confirmation. On a terminal `status` says what the work is doing and is
+    /// command confirmation or an MCP server's form. On a terminal `status` says what the work is doing and is
     /// wiped before anything else is printed.
     async fn drive<T, S: LineSource>(
         &mut self,
@@ -201,11 +202,18 @@ impl<W: Write> Repl<W> {
                 Some(()) = self.interrupts.recv() => {
                     self.service.cancel(conversation);
                 }
-                Some(request) = next_confirmation(&mut self.confirmations) => {
+                Some(request) = next_request(&mut self.confirmations) => {
                     status.pause(self.printer.out())?;
                     // "Always" answers are kept by the agent's permission gate, which
                     // then does not ask again.
                     let asked = ask(request, input, self.printer.out(), &mut self.interrupts);
+                    if asked.await? == Asked::Interrupted {
+                        self.service.cancel(conversation);
+                    }
+                }
+                Some(request) = next_request(&mut self.forms) => {
+                    status.pause(self.printer.out())?;
+                    let asked = ask_form(request, input, self.printer.out(), &mut self.interrupts);
                     if asked.await? == Asked::Interrupted {
                         self.service.cancel(conversation);
                     }
@@ -228,10 +236,8 @@ impl<W: Write> Repl<W> {
     }
 }
 
-/// The next confirmation request; never ready when there is no channel.
-async fn next_confirmation(
-    requests: &mut Option<mpsc::Receiver<ConfirmRequest>>,
-) -> Option<ConfirmRequest> {
+/// The next request of a channel; never ready when there is none.
+async fn next_request<T>(requests: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
     match requests {
         Some(requests) => requests.recv().await,
         None => std::future::pending().await,
