@@ -118,3 +118,40 @@ async fn a_late_answer_to_an_earlier_search_never_replaces_the_latest() {
     );
     browser.close().await;
 }
+
+#[tokio::test]
+async fn typing_in_the_search_box_right_after_new_conversation_keeps_the_focus_there() {
+    let Some(browser) = Chromium::start("search focus after new conversation").await else {
+        return;
+    };
+    let s = Server::start().await;
+    s.script_roles(|_| ScriptedResponse::text("SUMMARY"));
+    let old = s.create().await;
+    s.turn(&old, "where did I park the zeppelin").await;
+    let page = open_page(&s, &browser).await;
+    // The list's reload after "New conversation" is held back until the search box has
+    // been typed into, as on a slow server.
+    eval(
+        &page,
+        "(() => { const real = window.fetch; window.fetch = async (url, init) => { \
+           if (String(url) === '/api/conversations' && window.holdList) { \
+             while (window.holdList) await new Promise((done) => setTimeout(done, 20)); } \
+           return real(url, init); }; window.holdList = true; return true; })()",
+    )
+    .await;
+    click(&page, "#new-conversation").await;
+    wait_for(&page, "location.pathname === '/'").await;
+    type_into(&page, "#search", "zeppelin").await;
+    eval(&page, "window.holdList = false").await;
+    wait_for(
+        &page,
+        "document.querySelector('#search-results .hit mark')?.textContent === 'zeppelin'",
+    )
+    .await;
+    assert_eq!(eval(&page, "document.activeElement.id").await, "search");
+    assert_eq!(
+        eval(&page, "document.getElementById('search').value").await,
+        "zeppelin"
+    );
+    browser.close().await;
+}

@@ -224,8 +224,10 @@ async function chooseModel() {
  */
 export async function newConversation() {
   startDraft();
-  await loadConversations().catch((error) => showError(error.message));
+  // The message box has the focus at once, not after the list is loaded again: by
+  // then the person may be typing elsewhere (in the search box, say).
   $("input").focus();
+  await loadConversations().catch((error) => showError(error.message));
 }
 
 /** Stops the running turn. */
