@@ -3,7 +3,8 @@
 //! authorization server: two users connect the same server with different accounts
 //! from the page's API (the authorization URL, the redirect back to the serve), each
 //! tool call carries the caller's own token and never the other's, a user not
-//! connected is told to connect first, and `users remove` revokes the user's tokens.
+//! connected is told to connect first, and `users remove` revokes the user's tokens. A
+//! sign-in link followed in a browser other than the one that pressed Connect is refused.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -91,9 +92,9 @@ impl Serve {
             .unwrap_or_else(|| panic!("no remote in {list}"))
     }
 
-    /// Connects `remote` for `token`'s user, signing in to `account` as a browser
-    /// would: the URL from the API, the authorize redirect, the page back on the serve.
-    async fn connect(&self, token: &str, account: &str) {
+    /// Starts connecting `remote` for `token`'s user: the authorization URL, and the
+    /// cookie the browser that asked was given.
+    async fn start_connect(&self, token: &str) -> (String, String) {
         let answer = self
             .http
             .post(format!("{}/api/mcp/servers/remote/connect", self.base))
@@ -102,11 +103,25 @@ impl Serve {
             .await
             .unwrap();
         assert_eq!(answer.status(), 200);
+        let cookie = answer.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(cookie.starts_with("smallebot_mcp_browser="), "{cookie}");
+        assert!(
+            cookie.contains("HttpOnly; SameSite=Lax; Path=/api/mcp/"),
+            "{cookie}"
+        );
+        let cookie = cookie.split(';').next().unwrap().to_owned();
         let url: Value = answer.json().await.unwrap();
         let url = url["url"].as_str().unwrap().to_owned();
         assert!(url.contains("code_challenge_method=S256"), "{url}");
         assert!(url.contains("resource="), "{url}");
-        // The browser carries no token: the state names the user.
+        (url, cookie)
+    }
+
+    /// Signs in to `account` at `url` as a browser holding `cookie` (or none) would:
+    /// the authorize redirect, then the page back on the serve — its status and text.
+    /// The same link followed again is refused: it was used.
+    async fn sign_in(&self, url: &str, account: &str, cookie: Option<&str>) -> (u16, String) {
+        // The browser carries no SmallEBot token: the state names the user.
         let browser = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -122,13 +137,27 @@ impl Serve {
             back.starts_with(&format!("{}/api/mcp/callback?", self.base)),
             "{back}"
         );
-        let page = browser.get(&back).send().await.unwrap();
-        assert_eq!(page.status(), 200);
-        let page = page.text().await.unwrap();
+        let follow = || {
+            let request = browser.get(&back);
+            match cookie {
+                Some(cookie) => request.header("cookie", cookie),
+                None => request,
+            }
+        };
+        let page = follow().send().await.unwrap();
+        let status = page.status().as_u16();
+        let text = page.text().await.unwrap();
+        assert_eq!(follow().send().await.unwrap().status(), 400);
+        (status, text)
+    }
+
+    /// Connects `remote` for `token`'s user, signing in to `account` in the browser
+    /// that pressed Connect.
+    async fn connect(&self, token: &str, account: &str) {
+        let (url, cookie) = self.start_connect(token).await;
+        let (status, page) = self.sign_in(&url, account, Some(&cookie)).await;
+        assert_eq!(status, 200, "{page}");
         assert!(page.contains("you can close this tab"), "{page}");
-        // The same link again is refused: it was used.
-        let again = browser.get(&back).send().await.unwrap();
-        assert_eq!(again.status(), 400);
     }
 
     /// A turn of `token`'s user sending `call: TEXT`; the tool's result as the model
@@ -192,6 +221,19 @@ async fn two_users_connect_with_their_own_accounts_and_remove_revokes() {
         (&remote["per_user"], &remote["sign_in"], &remote["state"]),
         (&json!(true), &json!(true), &json!("not_connected"))
     );
+
+    // Bob starts a sign-in and sends its link to Ann, who follows it in her browser —
+    // with no cookie of ours, or with her own from a sign-in she started: refused and
+    // spent, so Ann's account is never stored under Bob's name.
+    let (_, ann_cookie) = serve.start_connect(&ann).await;
+    for cookie in [None, Some(ann_cookie.as_str())] {
+        let (bob_link, _) = serve.start_connect(&bob).await;
+        let (status, page) = serve.sign_in(&bob_link, "ann-account", cookie).await;
+        assert_eq!(status, 400, "{page}");
+        assert!(page.contains("started in another browser"), "{page}");
+    }
+    assert_eq!(serve.remote(&bob).await["state"], "not_connected");
+    assert!(server.bearer_tokens().iter().all(Option::is_none));
 
     serve.connect(&ann, "ann-account").await;
     let remote = serve.remote(&ann).await;

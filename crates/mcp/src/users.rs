@@ -25,6 +25,8 @@ const MOST_PENDING: usize = 256;
 /// A sign-in started on the page, waiting for the redirect back.
 struct Pending {
     user: String,
+    /// The digest of the secret the browser that started it holds.
+    browser: String,
     server: String,
     session: AuthorizationSession,
     started: Instant,
@@ -149,6 +151,7 @@ impl UserMcpServers for McpUsers {
         user: &str,
         server: &str,
         redirect_uri: &str,
+        browser: &str,
     ) -> Result<String, McpConnectError> {
         let unknown = || McpConnectError::UnknownServer(server.to_owned());
         let settings = self
@@ -179,6 +182,7 @@ impl UserMcpServers for McpUsers {
         })?;
         let pending = Pending {
             user: user.to_owned(),
+            browser: browser.to_owned(),
             server: server.to_owned(),
             session,
             started: Instant::now(),
@@ -187,7 +191,13 @@ impl UserMcpServers for McpUsers {
         Ok(url)
     }
 
-    async fn finish(&self, state: &str, code: &str) -> Result<(String, String), McpConnectError> {
+    async fn finish(
+        &self,
+        state: &str,
+        code: &str,
+        browser: Option<&str>,
+    ) -> Result<(String, String), McpConnectError> {
+        // Used once, whoever follows it: a link sent to someone else is spent.
         let pending = self
             .pending
             .lock()
@@ -195,6 +205,9 @@ impl UserMcpServers for McpUsers {
             .remove(state)
             .filter(|p| p.started.elapsed() < PENDING_FOR)
             .ok_or(McpConnectError::UnknownState)?;
+        if browser != Some(pending.browser.as_str()) {
+            return Err(McpConnectError::OtherBrowser);
+        }
         let Pending {
             user,
             server,

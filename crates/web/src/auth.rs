@@ -91,15 +91,20 @@ fn token(headers: &HeaderMap) -> Option<String> {
     if let Some(token) = bearer {
         return Some(token.to_owned());
     }
+    cookie(headers, TOKEN_COOKIE)
+}
+
+/// The value of the request's cookie `name`, when it carries a non-empty one.
+pub(crate) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == TOKEN_COOKIE)
+        .find(|(cookie, _)| *cookie == name)
         .map(|(_, value)| value.trim().to_owned())
-        .filter(|t| !t.is_empty())
+        .filter(|value| !value.is_empty())
 }
 
 /// Looks the request's user up (or takes the local user when there are no users) and

@@ -39,7 +39,7 @@
 //! | `GET /api/agents` | the agent definitions the user sees (built-in, shared and their own), with problems |
 //! | `GET /api/mcp/servers` | the MCP servers as the user sees them: `per_user`, and `state` (`connected`, `signed_in`, `expired`, `not_connected`) |
 //! | `POST /api/mcp/servers/{name}/connect` | `{"url"}`: the authorization URL (PKCE, `resource`) that starts the user's own sign-in |
-//! | `GET /api/mcp/callback?code=&state=` | the authorization server's redirect (no sign-in: `state` names the user and server): stores the sign-in sealed, connects, a small page says so |
+//! | `GET /api/mcp/callback?code=&state=` | the authorization server's redirect (no sign-in: `state` names the user and server, and only the browser that pressed Connect — its `smallebot_mcp_browser` cookie — may finish it): stores the sign-in sealed, connects, a small page says so |
 //! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
 //!
@@ -201,7 +201,8 @@ pub fn router(state: WebState) -> Router {
         .route("/metrics", get(metrics::metrics))
         .route("/api/login", post(signin::login))
         .route("/api/logout", post(signin::logout))
-        // The authorization server's redirect: its `state` names the user.
+        // The authorization server's redirect: its `state` names the user, and only the
+        // browser that started the sign-in may finish it.
         .route("/api/mcp/callback", get(mcp::callback))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(

@@ -30,6 +30,14 @@ pub enum McpConnectError {
          Connect again"
     )]
     UnknownState,
+    /// The redirect came to a browser other than the one that started the sign-in (or
+    /// to no browser that started one): finishing it would store someone else's
+    /// account under the user who pressed Connect.
+    #[error(
+        "this sign-in was started in another browser (or by another user): press Connect \
+         on SmallEBot's page in this browser and sign in from there"
+    )]
+    OtherBrowser,
     /// Sign-ins cannot be stored here (the operator's key is missing or unusable, or the
     /// store failed).
     #[error("{0}")]
@@ -46,7 +54,9 @@ pub trait UserMcpServers: Send + Sync {
     async fn servers(&self, user: &str) -> McpServerList;
 
     /// Starts `user`'s sign-in to `server` (PKCE, the `resource` indicator): the
-    /// authorization URL to open, which comes back to `redirect_uri`.
+    /// authorization URL to open, which comes back to `redirect_uri`. `browser` is the
+    /// digest of a secret only the browser that asked holds; the redirect must come
+    /// back to that browser ([`UserMcpServers::finish`]).
     ///
     /// # Errors
     /// An unknown server, one without OAuth, or discovery or registration failed.
@@ -55,12 +65,21 @@ pub trait UserMcpServers: Send + Sync {
         user: &str,
         server: &str,
         redirect_uri: &str,
+        browser: &str,
     ) -> Result<String, McpConnectError>;
 
-    /// Finishes the sign-in the redirect's `state` names with its `code`: the tokens
-    /// stored sealed for that user, the server connected. Whose and which server.
+    /// Finishes the sign-in the redirect's `state` names with its `code`, when
+    /// `browser` (the digest of the secret the redirected browser holds) is the one
+    /// the sign-in started with: the tokens stored sealed for that user, the server
+    /// connected. Whose and which server. A sign-in reached from another browser is
+    /// dropped, never finished.
     ///
     /// # Errors
-    /// An unknown `state`, or the exchange or the store failed.
-    async fn finish(&self, state: &str, code: &str) -> Result<(String, String), McpConnectError>;
+    /// An unknown `state`, another browser, or the exchange or the store failed.
+    async fn finish(
+        &self,
+        state: &str,
+        code: &str,
+        browser: Option<&str>,
+    ) -> Result<(String, String), McpConnectError>;
 }

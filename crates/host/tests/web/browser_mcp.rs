@@ -52,6 +52,7 @@ impl UserMcpServers for Servers {
         user: &str,
         server: &str,
         redirect_uri: &str,
+        _browser: &str,
     ) -> Result<String, McpConnectError> {
         self.connects.lock().unwrap().push((
             user.to_owned(),
@@ -61,7 +62,12 @@ impl UserMcpServers for Servers {
         Ok("about:blank#authorize".to_owned())
     }
 
-    async fn finish(&self, _state: &str, _code: &str) -> Result<(String, String), McpConnectError> {
+    async fn finish(
+        &self,
+        _state: &str,
+        _code: &str,
+        _browser: Option<&str>,
+    ) -> Result<(String, String), McpConnectError> {
         Err(McpConnectError::UnknownState)
     }
 }
