@@ -127,11 +127,61 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
+    use routes::{health, mcp, metrics, page};
+    let upload_limit = attachments_limit(&state);
+    conversation_routes(upload_limit)
+        .merge(user_routes())
+        // Everything above is a user's; below needs no sign-in.
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ))
+        .route("/", get(page::index))
+        .route("/c/{id}", get(page::index))
+        .route("/assets/{*path}", get(page::asset))
+        .route("/favicon.ico", get(page::favicon))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(metrics::metrics))
+        .route("/api/login", post(signin::login))
+        .route("/api/logout", post(signin::logout))
+        // The authorization server's redirect: its `state` names the user, and only the
+        // browser that started the sign-in may finish it.
+        .route("/api/mcp/callback", get(mcp::callback))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::same_site,
+        ))
+        // Every refusal under /api/ as JSON, the framework's own and the guard's too.
+        .layer(middleware::from_fn_with_state(
+            json_errors::Limits {
+                body: MAX_BODY_BYTES,
+                upload: upload_limit,
+            },
+            json_errors::json_errors,
+        ))
+        // Outermost: every answer, a refusal of the guard's included.
+        .layer(middleware::from_fn(api_not_stored))
+        .layer(middleware::map_response(protocol_version))
+        // Outermost of all: the request's span and log line cover everything.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            request_log::request_span,
+        ))
+        .with_state(state)
+}
+
+/// The most bytes an upload's body may have.
+fn attachments_limit(state: &WebState) -> usize {
+    routes::attachments::upload_body_limit(&state.service.settings().attachments)
+}
+
+/// The routes of one conversation of the signed-in user (`/api/conversations…`).
+fn conversation_routes(upload_limit: usize) -> Router<WebState> {
     use routes::{
-        agents, attachments, conversations, events, export, file_diff, health, markdown, mcp,
-        metrics, models, page, permissions, rewind, search, skills, timeline, turns, usage,
+        attachments, conversations, events, export, file_diff, models, rewind, timeline, turns,
     };
-    let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()
         .route(
             "/api/conversations",
@@ -175,6 +225,13 @@ pub fn router(state: WebState) -> Router {
             post(turns::confirmation),
         )
         .route("/api/conversations/{id}/events", get(events::stream))
+}
+
+/// The signed-in user's other routes: search, usage, permissions, models, skills,
+/// agents, Markdown and MCP servers.
+fn user_routes() -> Router<WebState> {
+    use routes::{agents, markdown, mcp, models, permissions, search, skills, usage};
+    Router::new()
         .route("/api/search", get(search::search))
         .route("/api/usage", get(usage::usage))
         .route("/api/permissions", get(permissions::list))
@@ -187,45 +244,6 @@ pub fn router(state: WebState) -> Router {
         .route("/api/markdown", post(markdown::render))
         .route("/api/mcp/servers", get(mcp::list))
         .route("/api/mcp/servers/{name}/connect", post(mcp::connect))
-        // Everything above is a user's; below needs no sign-in.
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::authenticate,
-        ))
-        .route("/", get(page::index))
-        .route("/c/{id}", get(page::index))
-        .route("/assets/{*path}", get(page::asset))
-        .route("/favicon.ico", get(page::favicon))
-        .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
-        .route("/metrics", get(metrics::metrics))
-        .route("/api/login", post(signin::login))
-        .route("/api/logout", post(signin::logout))
-        // The authorization server's redirect: its `state` names the user, and only the
-        // browser that started the sign-in may finish it.
-        .route("/api/mcp/callback", get(mcp::callback))
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            guard::same_site,
-        ))
-        // Every refusal under /api/ as JSON, the framework's own and the guard's too.
-        .layer(middleware::from_fn_with_state(
-            json_errors::Limits {
-                body: MAX_BODY_BYTES,
-                upload: upload_limit,
-            },
-            json_errors::json_errors,
-        ))
-        // Outermost: every answer, a refusal of the guard's included.
-        .layer(middleware::from_fn(api_not_stored))
-        .layer(middleware::map_response(protocol_version))
-        // Outermost of all: the request's span and log line cover everything.
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            request_log::request_span,
-        ))
-        .with_state(state)
 }
 
 /// Marks every answer under `/api/` `Cache-Control: no-store`: conversations are
