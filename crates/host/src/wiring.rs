@@ -44,6 +44,8 @@ pub struct App {
     /// The users' own monthly budgets, read from the store (every assembly built for
     /// this store meters with them, web users' too).
     pub budget_overrides: Arc<dyn BudgetOverrides>,
+    /// The model the service asks (metered): also what answers MCP servers' sampling.
+    pub chat: Arc<dyn smallebot_application::ports::ChatModel>,
 }
 
 impl App {
@@ -166,6 +168,8 @@ async fn build_with(
     for warning in mcp.use_sign_ins(&sign_ins).await {
         errln!("warning: {warning}");
     }
+    // Servers with `"sampling": true` get completions from the conversation's model.
+    mcp.set_sampler(Arc::clone(&app.chat));
     app.mcp = mcp;
     app.model = model;
     if let Err(error) = recover(&app).await {
@@ -241,6 +245,7 @@ async fn assemble(
         }
     };
     let service = agent.service;
+    let chat = agent.model;
     let user = user_name(user_flag, agent.user_name.as_deref());
     Ok(App {
         service: Arc::new(service),
@@ -253,6 +258,7 @@ async fn assemble(
         peers,
         skills: agent.skills,
         budget_overrides,
+        chat,
     })
 }
 

@@ -1,35 +1,59 @@
 //! Whom a server's questions go to: the calls running on one server (each with its
-//! conversation, its turn's cancellation and its elicitations), the front end that
-//! asks the person ([`ElicitorSlot`], shared by every server), and the clock that
-//! stops a call's timeout while the person is being asked.
+//! conversation, its turn's cancellation and its elicitations), who answers their
+//! requests ([`Answerers`]: the front end that asks the person, the model that answers
+//! sampling; shared by every server), and the clock that stops a call's timeout while
+//! the person is being asked.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use smallebot_application::ports::{CallElicitations, Elicitor, NoOneToAsk, ToolContext};
+use smallebot_application::ports::{
+    CallElicitations, CallRequester, ChatModel, Elicitor, NoOneToAsk, ToolContext,
+};
 use smallebot_core::ids::{ConversationId, TurnId};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// The front end that asks the person (default: nobody, every question declined).
-pub(crate) struct ElicitorSlot(Mutex<Arc<dyn Elicitor>>);
+/// Who answers a server's requests, shared by every server of one set: the front end
+/// that asks the person (default: nobody, every question declined) and the model that
+/// answers sampling (default: none, refused).
+pub(crate) struct Answerers {
+    elicitor: Mutex<Arc<dyn Elicitor>>,
+    sampler: Mutex<Option<Arc<dyn ChatModel>>>,
+}
 
-impl Default for ElicitorSlot {
+impl Default for Answerers {
     fn default() -> Self {
-        Self(Mutex::new(Arc::new(NoOneToAsk)))
+        Self {
+            elicitor: Mutex::new(Arc::new(NoOneToAsk)),
+            sampler: Mutex::new(None),
+        }
     }
 }
 
-impl ElicitorSlot {
+impl Answerers {
     /// Who asks from now on.
-    pub(crate) fn set(&self, elicitor: Arc<dyn Elicitor>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = elicitor;
+    pub(crate) fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
+        *self.elicitor.lock().unwrap_or_else(PoisonError::into_inner) = elicitor;
     }
 
     /// Who asks now.
-    pub(crate) fn get(&self) -> Arc<dyn Elicitor> {
-        Arc::clone(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    pub(crate) fn elicitor(&self) -> Arc<dyn Elicitor> {
+        Arc::clone(&self.elicitor.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The model that answers sampling requests from now on.
+    pub(crate) fn set_sampler(&self, model: Arc<dyn ChatModel>) {
+        *self.sampler.lock().unwrap_or_else(PoisonError::into_inner) = Some(model);
+    }
+
+    /// The model that answers sampling requests, if any.
+    pub(crate) fn sampler(&self) -> Option<Arc<dyn ChatModel>> {
+        self.sampler
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -85,6 +109,10 @@ pub(crate) struct ActiveCall {
     pub(crate) call_id: Option<String>,
     /// Where its elicitations are reported.
     pub(crate) elicitations: CallElicitations,
+    /// The turn its model requests are billed to.
+    pub(crate) billed_to: Option<smallebot_core::entities::BilledTurn>,
+    /// Whose turn it is and the conversation's model.
+    pub(crate) requester: Option<CallRequester>,
     /// Cancelled with its turn.
     pub(crate) cancel: CancellationToken,
     /// Its time spent asking.
@@ -107,6 +135,8 @@ impl Asking {
             turn_id: context.turn_id,
             call_id: context.call_id.clone(),
             elicitations: context.elicitations.clone(),
+            billed_to: context.billed_to,
+            requester: context.requester.clone(),
             cancel: context.cancel.clone(),
             clock: Arc::default(),
         };

@@ -1,7 +1,7 @@
 //! The client side of an MCP connection: the connected client's type, the tools a server
 //! last listed, and the handler that re-lists them when the server says they changed,
-//! asks the person the server's questions (elicitation) and refuses sampling unless
-//! enabled.
+//! asks the person the server's questions (elicitation) and answers its sampling
+//! requests with the conversation's model when enabled (refused otherwise).
 //!
 //! The elicitation capability is always declared: one connection serves every front
 //! end (a `serve` answers in the web app, `run` has nobody to ask), and whether someone
@@ -21,8 +21,8 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 
-use super::asking::{Asking, ElicitorSlot};
-use super::elicit;
+use super::asking::{Answerers, Asking};
+use super::{elicit, sampling};
 
 /// A connected client.
 pub(crate) type Client = RunningService<RoleClient, ListWatcher>;
@@ -66,7 +66,7 @@ pub(crate) struct Answering {
     /// The calls running on it.
     pub(crate) asking: Arc<Asking>,
     /// Who asks the person.
-    pub(crate) elicitor: Arc<ElicitorSlot>,
+    pub(crate) answerers: Arc<Answerers>,
     /// How long the person has to answer.
     pub(crate) elicitation_timeout: std::time::Duration,
     /// Whether sampling is enabled for it.
@@ -108,7 +108,7 @@ impl rmcp::ClientHandler for ListWatcher {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         let answering = &self.answering;
-        let elicitor = answering.elicitor.get();
+        let elicitor = answering.answerers.elicitor();
         elicit::answer(
             &answering.server,
             answering.elicitation_timeout,
@@ -121,13 +121,18 @@ impl rmcp::ClientHandler for ListWatcher {
 
     async fn create_message(
         &self,
-        _request: CreateMessageRequestParams,
+        request: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        Err(elicit::sampling_refused(
-            &self.answering.server,
-            self.answering.sampling,
-        ))
+        let answering = &self.answering;
+        sampling::answer(
+            &answering.server,
+            answering.sampling,
+            answering.answerers.sampler(),
+            &answering.asking,
+            request,
+        )
+        .await
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

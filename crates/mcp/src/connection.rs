@@ -13,7 +13,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
-use super::asking::{AskClock, Asking, ElicitorSlot, within};
+use super::asking::{Answerers, AskClock, Asking, within};
 use super::client::{Answering, ListWatcher, ToolList};
 use super::connect::{self, Live, StdioServer};
 use super::http_client::Watch;
@@ -46,8 +46,8 @@ pub(crate) struct McpConnection {
     resources: AtomicBool,
     /// The calls running on it (its questions go to their person).
     asking: Arc<Asking>,
-    /// Who asks the person (shared by all the servers).
-    elicitor: Arc<ElicitorSlot>,
+    /// Who answers its questions and sampling requests (shared by all the servers).
+    answerers: Arc<Answerers>,
 }
 
 impl McpConnection {
@@ -57,7 +57,7 @@ impl McpConnection {
         helper: Option<PathBuf>,
         generation: Arc<AtomicU64>,
         sign_ins: Option<McpSignIns>,
-        elicitor: Arc<ElicitorSlot>,
+        answerers: Arc<Answerers>,
     ) -> Self {
         Self {
             settings,
@@ -71,7 +71,7 @@ impl McpConnection {
             stopped: AtomicBool::new(false),
             resources: AtomicBool::new(false),
             asking: Arc::default(),
-            elicitor,
+            answerers,
         }
     }
 
@@ -338,7 +338,7 @@ impl McpConnection {
         let answering = Answering {
             server: self.settings.name.clone(),
             asking: Arc::clone(&self.asking),
-            elicitor: Arc::clone(&self.elicitor),
+            answerers: Arc::clone(&self.answerers),
             elicitation_timeout: self.settings.elicitation_timeout,
             sampling: self.settings.sampling,
         };

@@ -115,20 +115,3 @@ pub(crate) async fn answer(
     }
     Ok(result)
 }
-
-/// What a server's sampling request is told: refused, saying how to enable it when
-/// `enabled` is off; when on, that this version cannot answer it yet.
-pub(crate) fn sampling_refused(server: &str, enabled: bool) -> McpError {
-    let message = if enabled {
-        format!(
-            "sampling is enabled for MCP server {server}, but this version cannot answer it \
-             yet"
-        )
-    } else {
-        format!(
-            "sampling is not enabled for MCP server {server}; set \"sampling\": true for it \
-             in mcp.json"
-        )
-    };
-    McpError::invalid_request(message, None)
-}

@@ -11,7 +11,9 @@
 //! [`McpServers::set_elicitor`] (nobody by default: declined at once), within the
 //! server's `elicitationTimeoutSeconds`; each answer is reported on the call
 //! ([`ToolContext::elicitations`](smallebot_application::ports::ToolContext)) and noted
-//! in its result. Sampling is refused unless enabled for the server.
+//! in its result. A request for a completion (sampling) is answered with the model given
+//! to [`McpServers::set_sampler`] for a server with `"sampling": true`, billed to the
+//! asking call's turn; refused otherwise.
 //!
 //! Remote servers may sign in with OAuth 2.1 through the SDK's auth support
 //! ([`login`], sign-ins stored sealed per person with [`McpSignIns`]) or with client
@@ -37,6 +39,7 @@ mod per_user;
 mod process;
 mod requests;
 mod revoke;
+mod sampling;
 mod schema;
 mod settings;
 mod start;

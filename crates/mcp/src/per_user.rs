@@ -41,7 +41,7 @@ impl McpServers {
                     None,
                     Arc::clone(&generation),
                     Some(sign_ins.clone()),
-                    Arc::clone(&self.elicitor),
+                    Arc::clone(&self.answerers),
                 ));
                 if *enabled {
                     own.push(Arc::clone(&mine));
@@ -69,7 +69,7 @@ impl McpServers {
             connections,
             // Who answers a server's questions is the shared servers' (the web
             // declines them for now).
-            elicitor: Arc::clone(&self.elicitor),
+            answerers: Arc::clone(&self.answerers),
             generation,
             warnings,
             shared_generation: Some(Arc::clone(&self.generation)),

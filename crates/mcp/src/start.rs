@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use smallebot_application::ports::Elicitor;
+use smallebot_application::ports::{ChatModel, Elicitor};
 
-use super::asking::ElicitorSlot;
+use super::asking::Answerers;
 use super::catalog::McpRequestError;
 use super::connection::McpConnection;
 use super::names::tool_name;
@@ -56,7 +56,7 @@ pub struct McpServerStatus {
 /// announce as changed ([`McpServers::generation`] says when).
 pub struct McpServers {
     pub(crate) connections: Vec<(Arc<McpConnection>, bool)>,
-    pub(crate) elicitor: Arc<ElicitorSlot>,
+    pub(crate) answerers: Arc<Answerers>,
     pub(crate) generation: Arc<AtomicU64>,
     pub(crate) warnings: Vec<String>,
     /// For one web user's view ([`McpServers::for_user`]): the shared servers'
@@ -91,7 +91,7 @@ impl McpServers {
         sign_ins: Option<McpSignIns>,
     ) -> Result<Self, McpStartError> {
         let generation = Arc::new(AtomicU64::new(0));
-        let elicitor = Arc::new(ElicitorSlot::default());
+        let answerers = Arc::new(Answerers::default());
         let connections: Vec<(Arc<McpConnection>, bool)> = settings
             .servers
             .iter()
@@ -101,7 +101,7 @@ impl McpServers {
                     helper.clone(),
                     Arc::clone(&generation),
                     sign_ins.clone(),
-                    Arc::clone(&elicitor),
+                    Arc::clone(&answerers),
                 );
                 (Arc::new(connection), s.enabled)
             })
@@ -139,7 +139,7 @@ impl McpServers {
         }
         Ok(Self {
             connections,
-            elicitor,
+            answerers,
             generation,
             warnings,
             shared_generation: None,
@@ -151,7 +151,7 @@ impl McpServers {
     pub fn none() -> Self {
         Self {
             connections: Vec::new(),
-            elicitor: Arc::default(),
+            answerers: Arc::default(),
             generation: Arc::default(),
             warnings: Vec::new(),
             shared_generation: None,
@@ -161,7 +161,14 @@ impl McpServers {
     /// Who asks the person a server's questions during a call from now on (the chat
     /// REPL, the web app); until then nobody does and every question is declined.
     pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
-        self.elicitor.set(elicitor);
+        self.answerers.set_elicitor(elicitor);
+    }
+
+    /// The model that answers the sampling requests of servers with `"sampling":
+    /// true` from now on (the conversation's model, billed to the asking call's turn);
+    /// until then they are refused.
+    pub fn set_sampler(&self, model: Arc<dyn ChatModel>) {
+        self.answerers.set_sampler(model);
     }
 
     /// The tools now: every started server's, as last listed. A name that a changed

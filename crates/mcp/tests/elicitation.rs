@@ -1,7 +1,8 @@
 //! A server's questions during a call (elicitation) against the testkit's MCP server:
 //! an answer reaches the server and is reported on the call, a decline, no answer in
 //! time (the tool timeout paused meanwhile), nobody to ask (`run`), an answer that does
-//! not fit the form; and sampling refused with the message saying how to enable it.
+//! not fit the form; and sampling refused with the message saying how to enable it, or
+//! that no model answers it (answered: crates/host/tests/mcp_sampling_cli.rs).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -242,15 +243,14 @@ async fn sampling_is_refused_saying_how_to_enable_it() {
 }
 
 #[tokio::test]
-async fn enabled_sampling_is_declared_and_still_refused_for_now() {
+async fn enabled_sampling_without_a_model_is_refused_saying_so() {
     let cancel = CancellationToken::new();
     let minute = Duration::from_secs(60);
     let servers = start_sampling(&cancel, minute, minute, true).await;
+    // No `set_sampler`: nothing here answers it.
     let (_, text, _, _) = call(&servers, "t__sample").await;
     assert!(
-        text.contains(
-            "sampling is enabled for MCP server t, but this version cannot answer it yet"
-        ),
+        text.contains("MCP server t asked for a completion, but no model answers sampling here"),
         "{text}"
     );
     servers.shutdown().await;

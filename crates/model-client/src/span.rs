@@ -17,6 +17,7 @@ pub(crate) fn request_span(endpoint: &ChatEndpoint, request: &ModelRequest) -> t
         RequestPurpose::Chat => "chat",
         RequestPurpose::Title => "title",
         RequestPurpose::Summary => "summary",
+        RequestPurpose::Sampling => "sampling",
         _ => "other",
     };
     tracing::info_span!(

@@ -178,7 +178,7 @@ impl AgentAssembly {
         let workspace = turn_checkpoints(self.checkpointed, self.home_tools.as_ref(), &store);
         let service = ConversationService::new(ServiceParts {
             store,
-            model,
+            model: Arc::clone(&model),
             assembler: Arc::clone(&history) as _,
             tools,
             plan,
@@ -193,6 +193,7 @@ impl AgentAssembly {
         });
         Ok(Agent {
             service,
+            model,
             history,
             tokenizer,
             user_name: self.user_name,

@@ -46,7 +46,7 @@ use smallebot_application::pipeline::ActiveTurns;
 use smallebot_application::pipeline::LeaseSettings;
 use smallebot_application::ports::PeerTurns;
 use smallebot_application::ports::TaskPlan;
-use smallebot_application::ports::{CommandConfirmer, DenyAll, Hooks};
+use smallebot_application::ports::{ChatModel, CommandConfirmer, DenyAll, Hooks};
 use smallebot_application::{ConversationService, PipelineSettings};
 use smallebot_checkpoints::CheckpointSettings;
 use smallebot_core::repository::Store;
@@ -113,6 +113,9 @@ pub struct AgentAssembly {
 pub struct Agent {
     /// The pipeline.
     pub service: ConversationService,
+    /// The model the pipeline asks (every request recorded, checked against the
+    /// budgets): also what answers MCP servers' sampling requests.
+    pub model: Arc<dyn ChatModel>,
     /// The history builder (request building and the estimate).
     pub history: Arc<HistoryBuilder>,
     /// The tokenizer every count goes through.

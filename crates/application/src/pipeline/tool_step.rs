@@ -49,7 +49,8 @@ impl TurnRun<'_> {
             ToolContext::in_turn(self.turn.conversation_id, self.turn.id, self.cancel.clone())
                 .billed_to(self.billed_turn())
                 .loading_into(self.loaded_tools.clone())
-                .with_user_rules(self.user_rules.clone());
+                .with_user_rules(self.user_rules.clone())
+                .requested_by(self.requester());
         let workspace = self.workspace_for(&calls);
         let before = match &workspace {
             Some(workspace) => Some(workspace.before_calls().await),

@@ -17,8 +17,8 @@ use super::view::TurnView;
 use crate::error::PipelineError;
 use crate::events::{CompressionTrigger, EventKind};
 use crate::ports::{
-    AttachmentContents, ContextEstimate, LoadedTools, ModelError, ModelErrorKind, ModelResponse,
-    ModelUsage, TurnUserRules,
+    AttachmentContents, CallRequester, ContextEstimate, LoadedTools, ModelError, ModelErrorKind,
+    ModelResponse, ModelUsage, TurnUserRules,
 };
 
 /// A tool result being written: the stored call once done.
@@ -207,6 +207,17 @@ impl<'a> TurnRun<'a> {
         let rules = self.context.store.user_rules(&user).await?;
         self.user_rules = (!rules.is_empty()).then(|| Arc::new(TurnUserRules { user, rules }));
         Ok(())
+    }
+
+    /// The conversation's user and model as this turn last saw them (`None` before the
+    /// view is loaded).
+    pub(super) fn requester(&self) -> Option<CallRequester> {
+        let slot = self.view.lock().ok()?;
+        let conversation = &slot.as_ref()?.conversation;
+        Some(CallRequester {
+            user_name: conversation.user_name.clone(),
+            model: conversation.model.clone(),
+        })
     }
 
     pub(super) fn take_view(&self) -> Option<TurnView> {

@@ -63,7 +63,7 @@ pub use skills::UserSkills;
 pub use summarizer::{Summarizer, SummaryInput};
 pub use tasks::TaskPlan;
 pub use tools::{
-    LoadedTools, OnDemandTools, PlanAccess, ToolContext, ToolEffects, ToolExecutor, ToolInvocation,
-    ToolOutcome, ToolSchema, ToolTraits, TurnUserRules,
+    CallRequester, LoadedTools, OnDemandTools, PlanAccess, ToolContext, ToolEffects, ToolExecutor,
+    ToolInvocation, ToolOutcome, ToolSchema, ToolTraits, TurnUserRules,
 };
 pub use workspace::{WorkspaceChanges, WorkspaceChangesError};

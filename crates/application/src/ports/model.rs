@@ -18,6 +18,9 @@ pub enum RequestPurpose {
     Title,
     /// A compression summary.
     Summary,
+    /// A completion an MCP server asked for during a tool call (sampling), billed to
+    /// the call's turn and recorded as one of its requests.
+    Sampling,
 }
 
 /// A tool call as the model requested it.

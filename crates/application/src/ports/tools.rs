@@ -61,6 +61,18 @@ pub struct ToolContext {
     /// (elicitation), reported by the MCP client for the call's events; each call has
     /// its own ([`for_call`](Self::for_call)).
     pub elicitations: super::CallElicitations,
+    /// The conversation's user and model, inside a turn: whom model requests the call
+    /// makes (an MCP server's sampling) are billed to, and which model answers them.
+    pub requester: Option<CallRequester>,
+}
+
+/// Whose turn makes a call, and on which model its conversation runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRequester {
+    /// The conversation's user.
+    pub user_name: String,
+    /// The id of the conversation's model (`None`: the default model).
+    pub model: Option<String>,
 }
 
 /// The own permission rules of the user whose turn makes a call (`smallebot users set
@@ -95,6 +107,7 @@ impl ToolContext {
             user_rules: None,
             hooks: super::CallHooks::default(),
             elicitations: super::CallElicitations::default(),
+            requester: None,
         }
     }
 
@@ -116,6 +129,13 @@ impl ToolContext {
     #[must_use]
     pub fn billed_to(mut self, billed_to: BilledTurn) -> Self {
         self.billed_to = Some(billed_to);
+        self
+    }
+
+    /// The same context, made for `requester`'s turn (`None`: unknown).
+    #[must_use]
+    pub fn requested_by(mut self, requester: Option<CallRequester>) -> Self {
+        self.requester = requester;
         self
     }
 
