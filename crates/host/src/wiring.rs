@@ -124,18 +124,29 @@ pub async fn build(
     confirmer: Arc<dyn CommandConfirmer>,
     warm_up: WarmUp,
 ) -> Result<App, HostError> {
-    build_with(home, user_flag, confirmer, warm_up, None).await
+    build_with(home, user_flag, confirmer, warm_up, None, false).await
 }
 
-/// As [`build`], every usage record also shown to `observer` (`serve`'s metrics).
+/// As [`build`], every usage record also shown to `observer` (`serve`'s metrics); with
+/// `users_sign_in` (a `serve` beyond loopback) `perUser` MCP servers are not connected
+/// with the operator's sign-in — each user connects their own.
 pub async fn build_observed(
     home: &Home,
     user_flag: Option<&str>,
     confirmer: Arc<dyn CommandConfirmer>,
     warm_up: WarmUp,
     observer: Arc<dyn UsageObserver>,
+    users_sign_in: bool,
 ) -> Result<App, HostError> {
-    build_with(home, user_flag, confirmer, warm_up, Some(observer)).await
+    build_with(
+        home,
+        user_flag,
+        confirmer,
+        warm_up,
+        Some(observer),
+        users_sign_in,
+    )
+    .await
 }
 
 async fn build_with(
@@ -144,6 +155,7 @@ async fn build_with(
     confirmer: Arc<dyn CommandConfirmer>,
     warm_up: WarmUp,
     observer: Option<Arc<dyn UsageObserver>>,
+    users_sign_in: bool,
 ) -> Result<App, HostError> {
     // Configuration first: an invalid file or a missing endpoint is reported before
     // the database is touched.
@@ -165,7 +177,7 @@ async fn build_with(
     };
     let mut app = assemble(home, user_flag, assembly.warm_up(warm_up)).await?;
     let sign_ins = McpSignIns::from_env(app.store.store(), &app.user, &|k| std::env::var(k).ok());
-    for warning in mcp.use_sign_ins(&sign_ins).await {
+    for warning in mcp.use_sign_ins(&sign_ins, !users_sign_in).await {
         errln!("warning: {warning}");
     }
     // Servers with `"sampling": true` get completions from the conversation's model.

@@ -272,7 +272,10 @@ async fn two_users_connect_with_their_own_accounts_and_remove_revokes() {
     let (ann_tokens, bob_tokens) = (bearers("ann-account"), bearers("bob-account"));
     assert!(ann_tokens.iter().all(|t| !bob_tokens.contains(t)));
     child.start_kill().unwrap();
-    child.wait().await.unwrap();
+    let stopped = child.wait_with_output().await.unwrap();
+    // The operator never signed in to it, and it was never started for them.
+    let said = cli::text(&stopped.stderr);
+    assert!(!said.contains("'remote'"), "{said}");
 
     // Removing ann revokes her tokens at the authorization server, and only hers.
     assert!(server.revocations().is_empty());

@@ -263,12 +263,14 @@ impl McpServers {
     }
 
     /// Gives the OAuth servers the person's sign-ins and starts those that waited for
-    /// them; what went wrong, one line per server that could not start.
-    pub async fn use_sign_ins(&self, sign_ins: &McpSignIns) -> Vec<String> {
+    /// them; what went wrong, one line per server that could not start. Without
+    /// `per_user_too`, `perUser` servers are left alone: on a `serve` where users sign
+    /// in each one connects them with their own sign-in, never the operator's.
+    pub async fn use_sign_ins(&self, sign_ins: &McpSignIns, per_user_too: bool) -> Vec<String> {
         let mut warnings = Vec::new();
         for (connection, enabled) in &self.connections {
             let settings = connection.settings();
-            if settings.oauth().is_none() {
+            if settings.oauth().is_none() || (settings.per_user() && !per_user_too) {
                 continue;
             }
             connection.set_sign_ins(sign_ins.clone());

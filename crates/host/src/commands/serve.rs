@@ -51,9 +51,16 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     // Commands that need confirmation are asked on the conversation's page.
     let confirmer = Arc::new(WebConfirmer::new());
     let observer = Arc::clone(&options.metrics) as _;
-    let app =
-        wiring::build_observed(home, user, confirmer.clone(), WarmUp::Background, observer).await?;
     let signed_in = !addr.ip().is_loopback();
+    let app = wiring::build_observed(
+        home,
+        user,
+        confirmer.clone(),
+        WarmUp::Background,
+        observer,
+        signed_in,
+    )
+    .await?;
     let (listener, mut signals) = match listen(&app, addr, signed_in).await {
         Ok(ready) => ready,
         Err(refused) => {
