@@ -52,7 +52,7 @@ pub use catalog::{
 };
 pub use credentials::{McpSignIns, TokenKey};
 pub use error::McpAuthError;
-pub use login::{SignInState, login, logout, sign_in_state};
+pub use login::{SignInState, SignedOut, login, logout, sign_in_state};
 pub use revoke::forget_user;
 pub use settings::{McpAuth, McpServerSettings, McpSettings, McpTransport, TOKEN_KEY_ENV};
 pub use start::{McpServerStatus, McpServers, McpStartError};

@@ -186,16 +186,38 @@ pub(crate) async fn authorization_session(
         .map_err(|(_, e)| failed(e.to_string()))
 }
 
-/// Forgets the person's sign-in to `settings`' server; whether there was one.
+/// What [`logout`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignedOut {
+    /// There was no sign-in to forget.
+    NotSignedIn,
+    /// Its tokens were revoked at the authorization server and the sign-in forgotten.
+    Revoked,
+    /// The sign-in was forgotten, but revoking its tokens failed (why).
+    NotRevoked(String),
+}
+
+/// Revokes the person's sign-in to `settings`' server at its authorization server
+/// (RFC 7009, refresh token first) and forgets it; what happened.
 ///
 /// # Errors
 /// The server does not use OAuth, or the store failed.
 pub async fn logout(
     settings: &McpServerSettings,
     sign_ins: &McpSignIns,
-) -> Result<bool, McpAuthError> {
+) -> Result<SignedOut, McpAuthError> {
     oauth_server(settings)?;
-    sign_ins.forget(&settings.name).await
+    if sign_ins.load(&settings.name).await?.is_none() {
+        return Ok(SignedOut::NotSignedIn);
+    }
+    let revoked = crate::revoke::revoke(Some(settings), sign_ins, &settings.name).await;
+    if !sign_ins.forget(&settings.name).await? {
+        return Ok(SignedOut::NotSignedIn);
+    }
+    Ok(match revoked {
+        Ok(()) => SignedOut::Revoked,
+        Err(reason) => SignedOut::NotRevoked(reason),
+    })
 }
 
 /// The `WWW-Authenticate` of the server's `401` to a request without a token, if it

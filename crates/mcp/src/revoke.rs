@@ -1,12 +1,12 @@
-//! Forgetting a user's sign-ins (`smallebot users remove`): each refresh token (and
-//! access token) revoked at its authorization server (RFC 7009, when the server's
-//! metadata names a `revocation_endpoint`), then the sealed row deleted.
+//! Forgetting sign-ins (`smallebot users remove`, `smallebot mcp logout`): each refresh
+//! token (and access token) revoked at its authorization server (RFC 7009, when the
+//! server's metadata names a `revocation_endpoint`), then the sealed row deleted.
 
 use rmcp::transport::auth::AuthorizationManager;
 
 use crate::credentials::McpSignIns;
 use crate::error::McpAuthError;
-use crate::settings::{McpSettings, McpTransport};
+use crate::settings::{McpServerSettings, McpSettings, McpTransport};
 
 /// Revokes and deletes every sign-in of `sign_ins`' user; what could not be revoked,
 /// one line per server (the row is deleted anyway: the user is going).
@@ -19,7 +19,8 @@ pub async fn forget_user(
 ) -> Result<Vec<String>, McpAuthError> {
     let mut warnings = Vec::new();
     for server in sign_ins.servers().await? {
-        if let Err(reason) = revoke(settings, sign_ins, &server).await {
+        let named = settings.servers.iter().find(|s| s.name == server);
+        if let Err(reason) = revoke(named, sign_ins, &server).await {
             warnings.push(format!(
                 "the sign-in of user '{}' to MCP server '{server}' was deleted but not \
                  revoked at its authorization server: {reason}",
@@ -31,8 +32,13 @@ pub async fn forget_user(
     Ok(warnings)
 }
 
-/// Revokes the tokens of the stored sign-in to `server` (refresh token first).
-async fn revoke(settings: &McpSettings, sign_ins: &McpSignIns, server: &str) -> Result<(), String> {
+/// Revokes the tokens of the stored sign-in to `server` (refresh token first), whose
+/// settings are `settings` (`None`: mcp.json no longer names it).
+pub(crate) async fn revoke(
+    settings: Option<&McpServerSettings>,
+    sign_ins: &McpSignIns,
+    server: &str,
+) -> Result<(), String> {
     let stored = sign_ins
         .load(server)
         .await
@@ -51,9 +57,6 @@ async fn revoke(settings: &McpSettings, sign_ins: &McpSignIns, server: &str) -> 
         return Ok(());
     }
     let url = settings
-        .servers
-        .iter()
-        .find(|s| s.name == server)
         .and_then(|s| match &s.transport {
             McpTransport::Http { url, .. } => Some(url.clone()),
             McpTransport::Stdio { .. } => None,

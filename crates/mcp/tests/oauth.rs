@@ -18,7 +18,7 @@ use smallebot_core::ids::{ConversationId, TurnId};
 use smallebot_core::repository::{McpCredentialRepository, RepoResult};
 use smallebot_mcp::{
     McpAuth, McpAuthError, McpServerSettings, McpServers, McpSettings, McpSignIns, McpTransport,
-    SignInState, TokenKey, login, logout, sign_in_state,
+    SignInState, SignedOut, TokenKey, login, logout, sign_in_state,
 };
 use smallebot_testkit::mcp_oauth::OAuthMcpServer;
 use tokio_util::sync::CancellationToken;
@@ -202,7 +202,22 @@ async fn login_stores_a_sealed_sign_in_and_tools_carry_its_token() {
         sign_in_state(&settings, &bob).await.unwrap(),
         SignInState::NotSignedIn
     );
-    assert!(logout(&settings, &sign_ins).await.unwrap());
+    // Signing out revokes the refresh and access tokens at the provider, then forgets.
+    assert!(server.revocations().is_empty());
+    assert_eq!(
+        logout(&settings, &sign_ins).await.unwrap(),
+        SignedOut::Revoked
+    );
+    let revoked = server.revocations();
+    assert!(
+        revoked.iter().any(|t| t.starts_with("refresh-"))
+            && revoked.iter().any(|t| t.starts_with("access-")),
+        "{revoked:?}"
+    );
+    assert_eq!(
+        logout(&settings, &sign_ins).await.unwrap(),
+        SignedOut::NotSignedIn
+    );
     assert_eq!(
         sign_in_state(&settings, &sign_ins).await.unwrap(),
         SignInState::NotSignedIn

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use smallebot_mcp::{McpServers, McpSettings, McpSignIns, login, logout};
+use smallebot_mcp::{McpServers, McpSettings, McpSignIns, SignedOut, login, logout};
 
 use crate::command_args::McpCommand;
 use crate::error::TerminalError;
@@ -79,13 +79,17 @@ impl SignInCommand {
                 .await?;
                 outln!("signed in to '{name}' as {}", sign_ins.user())?;
             }
-            Self::Logout { .. } => {
-                if logout(server, sign_ins).await? {
+            Self::Logout { .. } => match logout(server, sign_ins).await? {
+                SignedOut::Revoked => outln!("signed out of '{name}'")?,
+                SignedOut::NotRevoked(reason) => {
                     outln!("signed out of '{name}'")?;
-                } else {
-                    outln!("not signed in to '{name}'")?;
+                    errln!(
+                        "warning: the sign-in to '{name}' was deleted here, but not revoked at \
+                         its authorization server: {reason}"
+                    );
                 }
-            }
+                SignedOut::NotSignedIn => outln!("not signed in to '{name}'")?,
+            },
         }
         Ok(())
     }
