@@ -67,8 +67,8 @@ impl McpServers {
         }
         Self {
             connections,
-            // Who answers a server's questions is the shared servers' (the web
-            // declines them for now).
+            // Who answers a server's questions is the shared servers' (`serve`: the
+            // page of the call's conversation).
             elicitor: Arc::clone(&self.elicitor),
             generation,
             warnings,

@@ -10,7 +10,7 @@ use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_application::pipeline::shutdown::{all_idle, interrupt_and_wait};
 use smallebot_mcp::McpUsers;
 use smallebot_sandbox::CommandSandbox;
-use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
+use smallebot_web::{PublicName, WebConfirmer, WebElicitor, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
 
@@ -64,6 +64,11 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let bound = listener.local_addr().unwrap_or(addr);
     let metrics = Arc::clone(&options.metrics);
     let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound, metrics);
+    // The MCP servers' questions during a call are forms on the conversation's page
+    // (the per-user servers' views share the servers' elicitor).
+    let elicitor = Arc::new(WebElicitor::new());
+    app.mcp.set_elicitor(elicitor.clone());
+    let state = state.elicitations(elicitor);
     // A reader that went away (`serve | head -1`) does not stop the server.
     let _ = outln!("{banner}");
     // In the log (standard error): standard output carries only the banner, which
