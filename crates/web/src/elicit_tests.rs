@@ -55,17 +55,35 @@ async fn an_answer_that_does_not_fit_is_refused_naming_the_field_and_the_form_st
     let mut watched = elicitor.watch(c);
     let waiting = asking(&elicitor, Some(c), Duration::from_secs(5));
     let pending = shown(&mut watched).await;
-    assert_eq!((pending.server.as_str(), pending.message.as_str()), ("files", "Who?"));
+    assert_eq!(
+        (pending.server.as_str(), pending.message.as_str()),
+        ("files", "Who?")
+    );
     assert!(pending.timeout_secs <= 5 && pending.timeout_secs >= 4);
     let id = pending.request_id;
     let cases = [
         (json!({}), "name is required"),
-        (json!({"name": "Ann", "age": 200}), "age: 200 is out of range"),
-        (json!({"name": "Ann", "age": 1.5}), "age: 1.5 is not a whole number"),
-        (json!({"name": "Ann", "color": "blue"}), "color: \"blue\" is not one of red, green"),
-        (json!({"name": "Ann", "tall": "yes"}), "tall: expected a boolean"),
+        (
+            json!({"name": "Ann", "age": 200}),
+            "age: 200 is out of range",
+        ),
+        (
+            json!({"name": "Ann", "age": 1.5}),
+            "age: 1.5 is not a whole number",
+        ),
+        (
+            json!({"name": "Ann", "color": "blue"}),
+            "color: \"blue\" is not one of red, green",
+        ),
+        (
+            json!({"name": "Ann", "tall": "yes"}),
+            "tall: expected a boolean",
+        ),
         (json!({"name": "Ann", "nick": "x"}), "nick: 1 characters"),
-        (json!({"name": "Ann", "shoe": 42}), "shoe is not a field of the form"),
+        (
+            json!({"name": "Ann", "shoe": 42}),
+            "shoe is not a field of the form",
+        ),
     ];
     for (answer, why) in cases {
         match elicitor.answer(c, id, ElicitationReply::Accept, content(answer.clone())) {
@@ -79,16 +97,14 @@ async fn an_answer_that_does_not_fit_is_refused_naming_the_field_and_the_form_st
         Err(ElicitationRefused::NothingPending)
     );
     assert_eq!(
-        elicitor.answer(
-            ConversationId::new(),
-            id,
-            ElicitationReply::Decline,
-            None
-        ),
+        elicitor.answer(ConversationId::new(), id, ElicitationReply::Decline, None),
         Err(ElicitationRefused::NothingPending)
     );
     let fits = content(json!({"name": "Ann", "age": 42, "tall": true}));
-    assert_eq!(elicitor.answer(c, id, ElicitationReply::Accept, fits), Ok(()));
+    assert_eq!(
+        elicitor.answer(c, id, ElicitationReply::Accept, fits),
+        Ok(())
+    );
     assert_eq!(
         waiting.await.unwrap(),
         ElicitationAnswer::Accept(
@@ -114,7 +130,10 @@ async fn decline_and_cancel_reach_the_server_as_such() {
         let mut watched = elicitor.watch(c);
         let waiting = asking(&elicitor, Some(c), Duration::from_secs(5));
         let id = shown(&mut watched).await.request_id;
-        assert_eq!(elicitor.answer(c, id, reply, content(json!({"x": 1}))), Ok(()));
+        assert_eq!(
+            elicitor.answer(c, id, reply, content(json!({"x": 1}))),
+            Ok(())
+        );
         assert_eq!(waiting.await.unwrap(), expected);
     }
 }
@@ -123,10 +142,18 @@ async fn decline_and_cancel_reach_the_server_as_such() {
 async fn no_answer_in_time_is_timed_out_and_withdrawn_and_no_conversation_no_one_to_ask() {
     let elicitor = Arc::new(WebElicitor::new());
     let c = ConversationId::new();
-    let answer = asking(&elicitor, Some(c), Duration::from_millis(50)).await.unwrap();
+    let answer = asking(&elicitor, Some(c), Duration::from_millis(50))
+        .await
+        .unwrap();
     assert_eq!(answer, ElicitationAnswer::TimedOut);
-    assert_eq!(*elicitor.watch(c).borrow(), None, "withdrawn after the timeout");
-    let nowhere = asking(&elicitor, None, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        *elicitor.watch(c).borrow(),
+        None,
+        "withdrawn after the timeout"
+    );
+    let nowhere = asking(&elicitor, None, Duration::from_secs(5))
+        .await
+        .unwrap();
     assert_eq!(nowhere, ElicitationAnswer::NoOneToAsk);
 }
 
@@ -191,8 +218,14 @@ fn the_wire_fields_carry_kind_bounds_choices_and_defaults() {
         assert_eq!((field.kind, field.required), (kind, required), "{name}");
     }
     assert_eq!(row("name").title.as_deref(), Some("Name"));
-    assert_eq!((row("age").minimum, row("age").maximum), (Some(0.0), Some(150.0)));
-    assert_eq!((row("nick").min_length, row("nick").max_length), (Some(2), Some(8)));
+    assert_eq!(
+        (row("age").minimum, row("age").maximum),
+        (Some(0.0), Some(150.0))
+    );
+    assert_eq!(
+        (row("nick").min_length, row("nick").max_length),
+        (Some(2), Some(8))
+    );
     let color = row("color");
     assert_eq!(color.default, Some(json!("red")));
     assert_eq!(

@@ -132,8 +132,9 @@ pub fn hosts_for(addr: SocketAddr) -> Vec<String> {
 /// The web interface's routes over `state`.
 pub fn router(state: WebState) -> Router {
     use routes::{
-        agents, attachments, conversations, elicitation, events, export, file_diff, health, markdown, mcp,
-        metrics, models, page, permissions, rewind, search, skills, timeline, turns, usage,
+        agents, attachments, conversations, elicitation, events, export, file_diff, health,
+        markdown, mcp, metrics, models, page, permissions, rewind, search, skills, timeline, turns,
+        usage,
     };
     let upload_limit = attachments::upload_body_limit(&state.service.settings().attachments);
     Router::new()

@@ -121,7 +121,11 @@ async fn a_server_s_form_is_answered_on_the_page_of_a_real_serve() {
     assert_eq!(eval(&page, CARD_SHOWN).await, json!(true));
 
     // Fixed, and sent with Enter.
-    eval(&page, "document.querySelector('#elicit-form [name=age]').value = ''").await;
+    eval(
+        &page,
+        "document.querySelector('#elicit-form [name=age]').value = ''",
+    )
+    .await;
     type_into(&page, "#elicit-form [name=age]", "42").await;
     type_into(&page, "#elicit-form [name=name]", "Ann").await;
     press(&page, "#elicit-form [name=name]", "Enter").await;
@@ -141,7 +145,11 @@ async fn a_server_s_form_is_answered_on_the_page_of_a_real_serve() {
          m.textContent.includes('Thanks.'))",
     )
     .await;
-    click(&page, "[data-call-id='ask-1'] summary, [data-call-id='ask-1']").await;
+    click(
+        &page,
+        "[data-call-id='ask-1'] summary, [data-call-id='ask-1']",
+    )
+    .await;
     wait_for(
         &page,
         "document.querySelector(\"[data-call-id='ask-1']\")?.textContent.includes('asked the person')",

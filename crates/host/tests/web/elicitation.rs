@@ -40,8 +40,11 @@ fn ask(
     tokio::spawn(async move {
         let schema = schema();
         let form = form_of(&schema).unwrap();
-        let request = ElicitationRequest::new("files", "Who is asking?", &form, &schema)
-            .in_call(Some(conversation), None, Some("call-1"));
+        let request = ElicitationRequest::new("files", "Who is asking?", &form, &schema).in_call(
+            Some(conversation),
+            None,
+            Some("call-1"),
+        );
         elicitor.elicit(&request, timeout).await
     })
 }
@@ -96,7 +99,11 @@ async fn the_form_is_an_event_and_an_answer_is_checked_before_it_reaches_the_ask
             .unwrap()
     };
     assert_eq!(
-        (&field("name")["kind"], &field("name")["required"], &field("name")["title"]),
+        (
+            &field("name")["kind"],
+            &field("name")["required"],
+            &field("name")["title"]
+        ),
         (&json!("text"), &json!(true), &json!("Name"))
     );
     assert_eq!(
@@ -113,7 +120,8 @@ async fn the_form_is_an_event_and_an_answer_is_checked_before_it_reaches_the_ask
     let mut later = s.open_events(&id, None).await;
     assert_eq!(next_elicit(&mut later).await["request_id"], request_id);
 
-    let accept = |content: Value| json!({"request_id": request_id, "action": "accept", "content": content});
+    let accept =
+        |content: Value| json!({"request_id": request_id, "action": "accept", "content": content});
     let unfit = answer(&s, &id, None, accept(json!({"age": 200}))).await;
     assert_eq!(unfit.status(), StatusCode::BAD_REQUEST);
     let said: Value = unfit.json().await.unwrap();
@@ -123,9 +131,19 @@ async fn the_form_is_an_event_and_an_answer_is_checked_before_it_reaches_the_ask
     for (conversation, request) in [(&id, request_id + 1), (&other, request_id)] {
         let body = json!({"request_id": request, "action": "decline"});
         let refused = answer(&s, conversation, None, body).await;
-        assert_eq!(refused.status(), StatusCode::NOT_FOUND, "{conversation} {request}");
+        assert_eq!(
+            refused.status(),
+            StatusCode::NOT_FOUND,
+            "{conversation} {request}"
+        );
     }
-    let unknown = answer(&s, &id, None, json!({"request_id": request_id, "action": "maybe"})).await;
+    let unknown = answer(
+        &s,
+        &id,
+        None,
+        json!({"request_id": request_id, "action": "maybe"}),
+    )
+    .await;
     assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
 
     let fits = answer(&s, &id, None, accept(json!({"name": "Ann", "age": 42}))).await;
@@ -162,9 +180,15 @@ async fn only_the_conversation_s_owner_answers_and_no_answer_in_time_is_a_timeou
     assert_eq!(ann.status(), StatusCode::NO_CONTENT);
     assert_eq!(asking.await.unwrap(), ElicitationAnswer::Cancel);
 
-    let late = ask(&elicitor, &id, Duration::from_millis(100)).await.unwrap();
+    let late = ask(&elicitor, &id, Duration::from_millis(100))
+        .await
+        .unwrap();
     assert_eq!(late, ElicitationAnswer::TimedOut);
-    assert_eq!(*shown.borrow_and_update(), None, "withdrawn after the timeout");
+    assert_eq!(
+        *shown.borrow_and_update(),
+        None,
+        "withdrawn after the timeout"
+    );
 }
 
 #[tokio::test]
