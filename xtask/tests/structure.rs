@@ -81,6 +81,7 @@ fn each_event_and_wire_entity_is_defined_once_in_the_protocol() {
             "enum CompressionTrigger",
             "struct Plan ",
             "enum ConfirmEvent",
+            "enum ElicitEvent",
             "enum ReloadEvent",
         ],
         "crates/protocol/src/",

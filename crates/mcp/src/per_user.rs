@@ -67,8 +67,8 @@ impl McpServers {
         }
         Self {
             connections,
-            // Who answers a server's questions is the shared servers' (the web
-            // declines them for now).
+            // Who answers a server's questions and sampling is the shared servers'
+            // (`serve`: the page of the call's conversation; the conversation's model).
             answerers: Arc::clone(&self.answerers),
             generation,
             warnings,

@@ -10,12 +10,16 @@ pub use crate::history::{
     TurnStatus,
 };
 
+mod elicitation;
 mod mcp;
 mod permissions;
 mod rewind;
 mod timeline;
 mod usage;
 
+pub use elicitation::{
+    ElicitationBody, ElicitationChoice, ElicitationField, ElicitationFieldKind, ElicitationReply,
+};
 pub use mcp::{McpConnectUrl, McpConnection, McpServerList, McpServerRow};
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};

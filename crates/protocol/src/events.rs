@@ -1,11 +1,15 @@
 //! The event stream (`GET /api/conversations/{id}/events`): each SSE message's data is
-//! an [`Event`]; a `confirm` event's data is a [`ConfirmEvent`], a `reload` event's a
-//! [`ReloadEvent`].
+//! an [`Event`]; a `confirm` event's data is a [`ConfirmEvent`], an `elicit` event's an
+//! [`ElicitEvent`], a `reload` event's a [`ReloadEvent`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Plan;
+
+mod elicit;
+
+pub use elicit::ElicitEvent;
 
 /// One event of a conversation: the envelope's ids and `seq`, and beside them the
 /// event's `type` and fields.

@@ -13,6 +13,7 @@ pub fn document() -> Value {
     let mut generator = SchemaSettings::draft2020_12().into_generator();
     generator.subschema_for::<events::Event>();
     generator.subschema_for::<events::ConfirmEvent>();
+    generator.subschema_for::<events::ElicitEvent>();
     generator.subschema_for::<events::ReloadEvent>();
     generator.subschema_for::<plan::Plan>();
     generator.subschema_for::<api::ErrorBody>();
@@ -36,6 +37,7 @@ pub fn document() -> Value {
     generator.subschema_for::<api::CompactReport>();
     generator.subschema_for::<api::Undone>();
     generator.subschema_for::<api::ConfirmationBody>();
+    generator.subschema_for::<api::ElicitationBody>();
     generator.subschema_for::<api::ModelList>();
     generator.subschema_for::<api::ChooseModelBody>();
     generator.subschema_for::<api::ChosenModel>();

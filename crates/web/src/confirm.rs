@@ -8,9 +8,7 @@
 //! whichever comes first. Anything but an explicit approval is a denial; an approval
 //! reaches this call, the rest of the conversation, or always.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -18,6 +16,8 @@ use serde::Serialize;
 use smallebot_application::ports::{Answer, CommandConfirmer, ConfirmationRequest};
 use smallebot_core::ids::ConversationId;
 use tokio::sync::{oneshot, watch};
+
+use crate::pending::{Questions, Withdraw};
 
 /// A confirmation the page shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,17 +38,10 @@ pub struct PendingConfirmation {
     pub unconfined: bool,
 }
 
-/// One conversation's confirmation slot.
-struct Slot {
-    shown: watch::Sender<Option<PendingConfirmation>>,
-    answer: Option<(u64, oneshot::Sender<Answer>)>,
-}
-
 /// Asks the person on the conversation's page; see the module docs.
 #[derive(Default)]
 pub struct WebConfirmer {
-    slots: Mutex<HashMap<ConversationId, Slot>>,
-    next_id: AtomicU64,
+    questions: Questions<PendingConfirmation, Answer>,
 }
 
 /// Why an answer was not taken.
@@ -67,17 +60,7 @@ impl WebConfirmer {
         &self,
         conversation_id: ConversationId,
     ) -> watch::Receiver<Option<PendingConfirmation>> {
-        match self.slots.lock() {
-            Ok(mut slots) => slots
-                .entry(conversation_id)
-                .or_insert_with(|| Slot {
-                    shown: watch::channel(None).0,
-                    answer: None,
-                })
-                .shown
-                .subscribe(),
-            Err(_) => watch::channel(None).1,
-        }
+        self.questions.watch(conversation_id)
     }
 
     /// Answers the pending confirmation `request_id` of the conversation.
@@ -91,18 +74,11 @@ impl WebConfirmer {
         request_id: u64,
         approve: Answer,
     ) -> Result<(), NothingPending> {
-        let mut slots = self.slots.lock().map_err(|_| NothingPending)?;
-        let slot = slots.get_mut(&conversation_id).ok_or(NothingPending)?;
-        match slot.answer.take() {
-            Some((id, reply)) if id == request_id => {
-                slot.shown.send_replace(None);
-                reply.send(approve).map_err(|_| NothingPending)
-            }
-            other => {
-                slot.answer = other;
-                Err(NothingPending)
-            }
-        }
+        self.questions
+            .answer(conversation_id, request_id, |_| {
+                Ok::<_, std::convert::Infallible>(approve)
+            })
+            .map_err(|_| NothingPending)
     }
 
     /// Shows a question and returns its id and the answer's receiving end.
@@ -112,51 +88,16 @@ impl WebConfirmer {
         request: &ConfirmationRequest<'_>,
         timeout: Duration,
     ) -> Option<(u64, oneshot::Receiver<Answer>)> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let (reply, answer) = oneshot::channel();
-        let mut slots = self.slots.lock().ok()?;
-        let slot = slots.entry(conversation_id).or_insert_with(|| Slot {
-            shown: watch::channel(None).0,
-            answer: None,
-        });
-        slot.answer = Some((id, reply));
-        slot.shown.send_replace(Some(PendingConfirmation {
-            request_id: id,
-            command: request.command.to_owned(),
-            tool: request.tool.to_owned(),
-            is_command: request.is_command,
-            rule: request.rule.map(str::to_owned),
-            timeout_secs: timeout.as_secs(),
-            unconfined: request.unconfined,
-        }));
-        Some((id, answer))
-    }
-
-    /// Takes the question `id` down (answered, timed out or abandoned).
-    fn withdraw(&self, conversation_id: ConversationId, id: u64) {
-        if let Ok(mut slots) = self.slots.lock()
-            && let Some(slot) = slots.get_mut(&conversation_id)
-        {
-            if matches!(&slot.answer, Some((pending, _)) if *pending == id) {
-                slot.answer = None;
-            }
-            if matches!(&*slot.shown.borrow(), Some(p) if p.request_id == id) {
-                slot.shown.send_replace(None);
-            }
-        }
-    }
-}
-
-/// Withdraws a question when its asker stops waiting, however it stops.
-struct Withdraw<'a> {
-    confirmer: &'a WebConfirmer,
-    conversation_id: ConversationId,
-    id: u64,
-}
-
-impl Drop for Withdraw<'_> {
-    fn drop(&mut self) {
-        self.confirmer.withdraw(self.conversation_id, self.id);
+        self.questions
+            .ask(conversation_id, |request_id| PendingConfirmation {
+                request_id,
+                command: request.command.to_owned(),
+                tool: request.tool.to_owned(),
+                is_command: request.is_command,
+                rule: request.rule.map(str::to_owned),
+                timeout_secs: timeout.as_secs(),
+                unconfined: request.unconfined,
+            })
     }
 }
 
@@ -177,7 +118,7 @@ impl CommandConfirmer for WebConfirmer {
             return Answer::Deny;
         };
         let _withdraw = Withdraw {
-            confirmer: self,
+            questions: &self.questions,
             conversation_id,
             id,
         };

@@ -32,6 +32,7 @@
 //! | `GET /api/conversations/{id}/turns/{turn_id}/diff?path=` | what a turn did to one file's text, as a unified diff |
 //! | `POST /api/conversations/{id}/rewind` | `{"to_turn", "scope", "force", "undo"}`: the turns' changes to the files taken back, the turns undone, or both (`409` while a turn runs) |
 //! | `POST /api/conversations/{id}/confirmation` | `{"request_id", "approve"}` answers a command waiting for confirmation ([`WebConfirmer`]) |
+//! | `POST /api/conversations/{id}/elicitation` | `{"request_id", "action", "content"}` answers an MCP server's form ([`WebElicitor`]); `400` naming the fields that do not fit |
 //! | `GET /api/search?q=&days=&limit=` | full-text search over the user's history, each hit with a snippet as marked parts |
 //! | `GET /api/usage?user=&since=&by=&conversation=` | recorded model requests summed by day, model, user or conversation (the body of `smallebot usage --json`); a user's own, an admin's everyone's (`403` for another user's otherwise) |
 //! | `GET /api/skills` | the skills the user sees (shared and their own), with problems |
@@ -59,6 +60,7 @@
 
 pub mod auth;
 mod confirm;
+mod elicit;
 mod error;
 mod guard;
 mod images;
@@ -66,6 +68,7 @@ mod json_errors;
 mod keep_alive;
 pub mod login_limit;
 mod markdown;
+mod pending;
 pub mod public_name;
 mod render_pool;
 pub mod request_log;
@@ -76,6 +79,7 @@ mod state;
 mod users;
 
 pub use confirm::{NothingPending, PendingConfirmation, WebConfirmer};
+pub use elicit::{ElicitationRefused, PendingElicitation, WebElicitor};
 pub use error::ApiError;
 pub use public_name::{PublicName, PublicNameError};
 pub use serve::serve;
@@ -180,7 +184,8 @@ fn attachments_limit(state: &WebState) -> usize {
 /// The routes of one conversation of the signed-in user (`/api/conversations…`).
 fn conversation_routes(upload_limit: usize) -> Router<WebState> {
     use routes::{
-        attachments, conversations, events, export, file_diff, models, rewind, timeline, turns,
+        attachments, conversations, elicitation, events, export, file_diff, models, rewind,
+        timeline, turns,
     };
     Router::new()
         .route(
@@ -223,6 +228,10 @@ fn conversation_routes(upload_limit: usize) -> Router<WebState> {
         .route(
             "/api/conversations/{id}/confirmation",
             post(turns::confirmation),
+        )
+        .route(
+            "/api/conversations/{id}/elicitation",
+            post(elicitation::answer),
         )
         .route("/api/conversations/{id}/events", get(events::stream))
 }

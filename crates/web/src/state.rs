@@ -11,6 +11,7 @@ use smallebot_application::ports::{
 use tokio::sync::Semaphore;
 
 use crate::confirm::{SharedConfirmer, WebConfirmer};
+use crate::elicit::{SharedElicitor, WebElicitor};
 use crate::keep_alive::{KEEP_ALIVE_EVERY, Ticks};
 use crate::login_limit::LoginLimiter;
 use crate::render_pool::{RenderPool, default_places};
@@ -24,6 +25,8 @@ pub struct WebState {
     pub(crate) stream_queue: QueueLimits,
     pub(crate) allowed_hosts: Arc<[String]>,
     pub(crate) confirmer: Option<SharedConfirmer>,
+    /// Asks MCP servers' forms on the page (none: the elicitation route answers 404).
+    pub(crate) elicitor: Option<SharedElicitor>,
     pub(crate) users: Option<Arc<dyn TokenUsers>>,
     pub(crate) per_user: Option<Arc<dyn UserServices>>,
     /// Failed sign-ins by client address.
@@ -63,6 +66,7 @@ impl WebState {
             },
             allowed_hosts: Arc::from(Vec::new()),
             confirmer: None,
+            elicitor: None,
             users: None,
             per_user: None,
             skills: None,
@@ -169,6 +173,15 @@ impl WebState {
     #[must_use]
     pub fn confirmations(mut self, confirmer: Arc<WebConfirmer>) -> Self {
         self.confirmer = Some(confirmer);
+        self
+    }
+
+    /// Asks MCP servers' forms on the page through `elicitor` (the one the MCP servers
+    /// were given): they appear in the event streams as `elicit` events and are
+    /// answered with `POST …/elicitation`. Without one, that route answers `404`.
+    #[must_use]
+    pub fn elicitations(mut self, elicitor: Arc<WebElicitor>) -> Self {
+        self.elicitor = Some(elicitor);
         self
     }
 

@@ -37,7 +37,8 @@ pub use compressor::{CompressionReport, CompressionSkipped};
 pub use lease::LeaseSettings;
 pub use service::shutdown;
 pub use service::{
-    ConversationService, NEW_CONVERSATION_TITLE, ServedSessions, ServiceParts, TurnHandle,
+    ConversationService, NEW_CONVERSATION_TITLE, SWEEP_EVERY, ServedSessions, ServiceParts,
+    TurnHandle, UPLOAD_SWEEP_TICKS,
 };
 pub use settings::{PipelineSettings, SendOptions};
 pub use title::{TITLE_INSTRUCTION, TITLE_MAX_TOKENS, fallback_title};

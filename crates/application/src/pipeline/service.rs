@@ -16,6 +16,9 @@ mod rewrite;
 mod session;
 pub mod shutdown;
 mod start;
+mod sweep;
+
+pub use sweep::{SWEEP_EVERY, UPLOAD_SWEEP_TICKS};
 
 pub use session::ServedSessions;
 pub use start::TurnHandle;

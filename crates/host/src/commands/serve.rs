@@ -10,20 +10,13 @@ use smallebot_agent::assembly::{Home, WarmUp};
 use smallebot_application::pipeline::shutdown::{all_idle, interrupt_and_wait};
 use smallebot_mcp::McpUsers;
 use smallebot_sandbox::CommandSandbox;
-use smallebot_web::{PublicName, WebConfirmer, WebState, hosts_for, router};
+use smallebot_web::{PublicName, WebConfirmer, WebElicitor, WebState, hosts_for, router};
 
 use super::serve_users::{PerUserServices, StoreUsers};
 
 use crate::error::HostError;
 use crate::shutdown::{Stop, StopSignals};
 use crate::wiring;
-
-/// How often `serve` looks for turns whose process stopped (another server on the same
-/// database, killed mid-turn).
-const SWEEP_EVERY: Duration = Duration::from_secs(5);
-
-/// How many [`SWEEP_EVERY`] ticks apart expired uploads are looked for (a minute).
-const UPLOAD_SWEEP_TICKS: u32 = 12;
 
 /// How `serve` runs.
 pub struct ServeOptions {
@@ -71,6 +64,11 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     let bound = listener.local_addr().unwrap_or(addr);
     let metrics = Arc::clone(&options.metrics);
     let (state, per_user, banner) = web_state(home, &app, confirmer, &public_names, bound, metrics);
+    // The MCP servers' questions during a call are forms on the conversation's page
+    // (the per-user servers' views share the servers' elicitor).
+    let elicitor = Arc::new(WebElicitor::new());
+    app.mcp.set_elicitor(elicitor.clone());
+    let state = state.elicitations(elicitor);
     // A reader that went away (`serve | head -1`) does not stop the server.
     let _ = outln!("{banner}");
     // In the log (standard error): standard output carries only the banner, which
@@ -83,7 +81,7 @@ pub async fn run(home: &Home, options: &ServeOptions, user: Option<&str>) -> Res
     }
     // Another process on the same database may stop mid-turn: its turns are marked
     // interrupted here, not only when this process starts.
-    let sweeper = tokio::spawn(sweep_abandoned_turns(Arc::clone(&app.service)));
+    let sweeper = tokio::spawn(Arc::clone(&app.service).sweep_forever());
     let admission = state.clone();
     // Every request with its peer's address (failed sign-ins are limited per client).
     let server = smallebot_web::serve(listener, router(state));
@@ -245,34 +243,6 @@ async fn stop_turns(
     }
     if let Err(warning) = interrupt_and_wait(services).await {
         tracing::warn!("{warning}");
-    }
-}
-
-/// Marks running turns whose process is gone `interrupted`, every
-/// [`SWEEP_EVERY`], and deletes uploads left unsent past agent.json's
-/// `pendingExpirySeconds` every [`UPLOAD_SWEEP_TICKS`] of them (and once at the
-/// start), for as long as the server runs.
-async fn sweep_abandoned_turns(service: Arc<smallebot_application::ConversationService>) {
-    let mut ticks = tokio::time::interval(SWEEP_EVERY);
-    ticks.tick().await; // the start already recovered
-    let mut tick = 0u32;
-    loop {
-        if tick.is_multiple_of(UPLOAD_SWEEP_TICKS) {
-            match service.delete_expired_uploads().await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!("{n} upload(s) never sent expired and were deleted"),
-                Err(error) => tracing::warn!(%error, "cannot delete expired uploads"),
-            }
-        }
-        tick = tick.wrapping_add(1);
-        ticks.tick().await;
-        match service.recover_interrupted_turns().await {
-            Ok(0) => {}
-            Ok(n) => {
-                tracing::info!("{n} turn(s) of a process that stopped were marked interrupted")
-            }
-            Err(error) => tracing::warn!(%error, "cannot look for abandoned turns"),
-        }
     }
 }
 

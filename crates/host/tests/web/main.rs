@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod browser_support;
+#[path = "../cli/mod.rs"]
+mod cli;
 mod common;
 
 mod admission;
@@ -24,6 +26,7 @@ mod browser_changes;
 mod browser_connection;
 mod browser_diff;
 mod browser_drafts;
+mod browser_elicitation;
 mod browser_export;
 mod browser_hooks;
 mod browser_keyboard;
@@ -45,6 +48,7 @@ mod browser_summary;
 mod browser_theme;
 mod browser_usage;
 mod browser_versions;
+mod elicitation;
 mod errors;
 mod export;
 mod first_message;

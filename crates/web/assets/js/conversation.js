@@ -13,6 +13,7 @@ import { keepsStreamed, markRow, renderTimeline } from "./timeline.js";
 import { hideCost, showCost } from "./spending.js";
 import { showUsage } from "./usage.js";
 import { showConfirmation } from "./confirmation.js";
+import { showElicitation } from "./elicitation.js";
 
 // The conversation and turn whose end the timeline drawn last showed (read after the
 // turn ended): the end's event then has nothing to add.
@@ -86,6 +87,7 @@ export async function openConversation(id, { seq = null, history = "push", fresh
   state.draft = false;
   remember(id, seq, history);
   showConfirmation({ type: "ConfirmationClosed" });
+  showElicitation({ type: "ElicitationClosed" });
   const reload = () => openConversation(id, { history: "none" });
   const ended = (streamed, turnId) => (!streamed && drawnEnded(id, turnId) ? null : refresh({ streamed }));
   const handlers = { ended, reload, titled: (title) => (listShows(id, title) ? null : loadConversations()) };

@@ -1,6 +1,7 @@
 // The open conversation's live events (server-sent events, docs/protocol.md): the
 // streamed answer, tool cards, the plan, the title, compression.
 import { showConfirmation } from "./confirmation.js";
+import { showElicitation } from "./elicitation.js";
 import { streamClosed, streamLost, streamOpen } from "./connection.js";
 import { $, element, scrollDown } from "./dom.js";
 import { MarkdownStream } from "./markdown.js";
@@ -113,6 +114,10 @@ export function listen(id, on) {
   source.addEventListener("confirm", (message) => {
     if (state.conversation !== id) return;
     showConfirmation(JSON.parse(message.data));
+  });
+  source.addEventListener("elicit", (message) => {
+    if (state.conversation !== id) return;
+    showElicitation(JSON.parse(message.data));
   });
   source.addEventListener("reload", () => {
     // The stream could not be continued: load the stored state, start a new one.

@@ -15,12 +15,13 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use smallebot_application::Event;
 use smallebot_application::events::{Capacity, Replay};
-use smallebot_protocol::events::{ConfirmEvent, ReloadEvent};
+use smallebot_protocol::events::{ConfirmEvent, ElicitEvent, ReloadEvent};
 use tokio::sync::watch;
 
 use super::own_conversation;
 use crate::auth::{CurrentUser, UserService};
 use crate::confirm::PendingConfirmation;
+use crate::elicit::{PendingElicitation, wire_fields};
 use crate::error::ApiError;
 use crate::serve::OwnConnection;
 use crate::state::WebState;
@@ -44,7 +45,8 @@ pub(crate) const DELTA_PACE: Duration = Duration::from_millis(16);
 /// [`Capacity::Bounded`]). With a confirmer, a command waiting
 /// for confirmation arrives as a `confirm` event (`ConfirmationRequested` with
 /// `request_id`, `command`, `timeout_secs`; `ConfirmationClosed` once it is answered,
-/// timed out or dropped), without an id.
+/// timed out or dropped), without an id; with an elicitor, an MCP server's form as an
+/// `elicit` event (`ElicitationRequested`, then `ElicitationClosed`), likewise.
 ///
 /// The response is marked [`OwnConnection`]: [`serve`](crate::serve) writes it on its
 /// socket by itself (an idle stream holds no HTTP buffers), and its body is one small
@@ -83,15 +85,19 @@ pub(crate) async fn stream(
             metrics,
         )
     } else {
-        // A question already waiting is shown at once (a page opened later).
-        let confirmations = state.confirmer.as_ref().map(|c| {
-            let mut watched = c.watch(conversation.id);
-            if watched.borrow().is_some() {
-                watched.mark_changed();
-            }
-            questions(watched)
-        });
-        EventPieces::live(subscription, confirmations, ticks, metrics)
+        let confirmations = state
+            .confirmer
+            .as_ref()
+            .map(|c| questions(c.watch(conversation.id), confirm));
+        let elicitations = state
+            .elicitor
+            .as_ref()
+            .map(|e| questions(e.watch(conversation.id), elicit));
+        let asked = match (confirmations, elicitations) {
+            (Some(c), Some(e)) => Some(futures::stream::select(c, e).boxed()),
+            (one, other) => one.or(other),
+        };
+        EventPieces::live(subscription, asked, ticks, metrics)
     };
     let mut response = OwnConnection::response(pieces);
     let headers = response.headers_mut();
@@ -103,14 +109,20 @@ pub(crate) async fn stream(
     Ok(response)
 }
 
-/// The questions `watched` shows, each change once (`None` when none waits any more).
-fn questions(
-    watched: watch::Receiver<Option<PendingConfirmation>>,
-) -> BoxStream<'static, Option<PendingConfirmation>> {
-    futures::stream::unfold(watched, |mut watched| async move {
+/// The questions `watched` shows as SSE made by `event`, each change once (`None`
+/// when none waits any more); one already waiting is shown at once (a page opened
+/// later).
+fn questions<Q: Clone + Send + Sync + 'static>(
+    mut watched: watch::Receiver<Option<Q>>,
+    event: fn(Option<&Q>) -> Bytes,
+) -> BoxStream<'static, Bytes> {
+    if watched.borrow().is_some() {
+        watched.mark_changed();
+    }
+    futures::stream::unfold(watched, move |mut watched| async move {
         watched.changed().await.ok()?;
         let pending = watched.borrow_and_update().clone();
-        Some((pending, watched))
+        Some((event(pending.as_ref()), watched))
     })
     .boxed()
 }
@@ -135,6 +147,22 @@ fn confirm_event(pending: Option<&PendingConfirmation>) -> ConfirmEvent {
         },
         None => ConfirmEvent::ConfirmationClosed,
     }
+}
+
+/// An `elicit` event: the form waiting for an answer, or `ElicitationClosed` once none
+/// waits.
+fn elicit(pending: Option<&PendingElicitation>) -> Bytes {
+    let event = match pending {
+        Some(p) => ElicitEvent::ElicitationRequested {
+            request_id: p.request_id,
+            server: p.server.clone(),
+            message: p.message.clone(),
+            fields: wire_fields(&p.form),
+            timeout_secs: p.timeout_secs,
+        },
+        None => ElicitEvent::ElicitationClosed,
+    };
+    sse_text(Some("elicit"), None, &json(&event))
 }
 
 /// An event as SSE, its `seq` as id and its protocol form as data.

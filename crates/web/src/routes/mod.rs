@@ -3,6 +3,7 @@
 pub(crate) mod agents;
 pub(crate) mod attachments;
 pub(crate) mod conversations;
+pub(crate) mod elicitation;
 pub(crate) mod events;
 pub(crate) mod export;
 pub(crate) mod file_diff;

@@ -41,6 +41,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("conversation.js"),
     module!("diff.js"),
     module!("dom.js"),
+    module!("elicitation.js"),
     module!("layout.js"),
     module!("list.js"),
     module!("main.js"),

@@ -14,8 +14,7 @@ use smallebot_application::ports::MetricsExport;
 use smallebot_application::{EventKind, EventSubscription};
 use tokio::time::{Instant, Sleep};
 
-use super::{confirm, reload, sse};
-use crate::confirm::PendingConfirmation;
+use super::{reload, sse};
 use crate::keep_alive::{Seen, Ticks};
 use crate::serve::OwnBody;
 
@@ -37,9 +36,9 @@ pub(crate) struct EventPieces {
 /// A stream sending events.
 struct Live {
     subscription: EventSubscription,
-    /// The questions for this conversation, with a confirmer (boxed: the watch has no
-    /// poll of its own).
-    confirmations: Option<BoxStream<'static, Option<PendingConfirmation>>>,
+    /// The questions for this conversation as SSE (the confirmer's and the elicitor's;
+    /// boxed: a watch has no poll of its own).
+    questions: Option<BoxStream<'static, Bytes>>,
     /// The timer of the delta pace: kept while deltas flow, dropped by any other event.
     pace: Option<Pin<Box<Sleep>>>,
     /// Whether the next event waits for `pace`.
@@ -47,18 +46,18 @@ struct Live {
 }
 
 impl EventPieces {
-    /// A stream of `subscription`'s events (and of `confirmations`' questions), with a
-    /// keep-alive at each of `ticks`.
+    /// A stream of `subscription`'s events (and of `questions`), with a keep-alive at
+    /// each of `ticks`.
     pub(crate) fn live(
         subscription: EventSubscription,
-        confirmations: Option<BoxStream<'static, Option<PendingConfirmation>>>,
+        questions: Option<BoxStream<'static, Bytes>>,
         ticks: Arc<Ticks>,
         metrics: Option<Arc<dyn MetricsExport>>,
     ) -> Self {
         Self {
             live: Some(Live {
                 subscription,
-                confirmations,
+                questions,
                 pace: None,
                 pacing: false,
             }),
@@ -141,11 +140,11 @@ impl Live {
             }
             Poll::Pending => {}
         }
-        if let Some(questions) = self.confirmations.as_mut() {
+        if let Some(questions) = self.questions.as_mut() {
             match questions.poll_next_unpin(cx) {
-                Poll::Ready(Some(pending)) => return Poll::Ready(Some(confirm(pending.as_ref()))),
-                // No confirmer any more: only events.
-                Poll::Ready(None) => self.confirmations = None,
+                Poll::Ready(Some(question)) => return Poll::Ready(Some(question)),
+                // No questions any more: only events.
+                Poll::Ready(None) => self.questions = None,
                 Poll::Pending => {}
             }
         }
