@@ -11,12 +11,17 @@ pub use crate::history::{
 };
 
 mod mcp;
+mod mcp_offers;
 mod permissions;
 mod rewind;
 mod timeline;
 mod usage;
 
 pub use mcp::{McpConnectUrl, McpConnection, McpServerList, McpServerRow};
+pub use mcp_offers::{
+    McpArgumentRow, McpPromptGet, McpPromptList, McpPromptRow, McpPromptText, McpResourceFile,
+    McpResourceFiles, McpResourceList, McpResourceRead, McpResourceRow, McpTemplateRow,
+};
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{

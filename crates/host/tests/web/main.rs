@@ -7,6 +7,7 @@
 
 mod browser_support;
 mod common;
+mod mcp_support;
 
 mod admission;
 mod api;
@@ -31,6 +32,7 @@ mod browser_layout;
 mod browser_list;
 mod browser_markdown;
 mod browser_mcp;
+mod browser_mcp_offers;
 mod browser_outage;
 mod browser_outcomes;
 mod browser_page;
@@ -50,6 +52,7 @@ mod export;
 mod first_message;
 mod history_data;
 mod hygiene;
+mod mcp_offers;
 mod metrics;
 mod models;
 mod outage;
