@@ -3,6 +3,10 @@
 //! ([`McpResourceContents`]) and got ([`McpPromptMessage`]) through the same connection
 //! as the tools, each failure an [`McpRequestError`] naming the server.
 
+use base64::Engine as _;
+use smallebot_core::rules::mcp_mentions::resource_file_name;
+use smallebot_core::rules::uri_template::uri_template_arguments;
+
 /// A resource a server lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpResource {
@@ -35,30 +39,11 @@ impl McpResourceTemplate {
     /// The template's arguments, in order (`{name}` and `{+path}` give `name`, `path`).
     #[must_use]
     pub fn arguments(&self) -> Vec<String> {
-        template_arguments(&self.uri_template)
+        uri_template_arguments(&self.uri_template)
+            .into_iter()
+            .map(|a| a.name)
+            .collect()
     }
-}
-
-/// The names inside `{…}` of a URI template, operators (`+#./;?&`) and modifiers
-/// (`*`, `:N`) left out, each once.
-fn template_arguments(template: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else {
-            break;
-        };
-        let inner =
-            rest[open + 1..open + close].trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
-        for name in inner.split(',') {
-            let name = name.split([':', '*']).next().unwrap_or("").trim();
-            if !name.is_empty() && !out.iter().any(|n| n == name) {
-                out.push(name.to_owned());
-            }
-        }
-        rest = &rest[open + close + 1..];
-    }
-    out
 }
 
 /// An argument of a prompt.
@@ -145,6 +130,45 @@ impl McpResourceContents {
     }
 }
 
+impl McpResourceContents {
+    /// This part as a file to attach: its name (from the URI's last part, `.txt` added
+    /// to text without an ending) and bytes (text as it is, binary decoded from base64).
+    ///
+    /// # Errors
+    /// [`McpRequestError::Undecodable`] when the base64 does not decode.
+    pub fn into_file(self, server: &str) -> Result<(String, Vec<u8>), McpRequestError> {
+        match self {
+            Self::Text { uri, text, .. } => {
+                Ok((resource_file_name(server, &uri, true), text.into_bytes()))
+            }
+            Self::Blob { uri, base64, .. } => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(base64.as_bytes())
+                    .map_err(|e| McpRequestError::Undecodable {
+                        server: server.to_owned(),
+                        uri: uri.clone(),
+                        reason: e.to_string(),
+                    })?;
+                Ok((resource_file_name(server, &uri, false), bytes))
+            }
+        }
+    }
+}
+
+/// A prompt's messages as the text of one message: the person's as they are, the
+/// assistant's marked `(assistant)`, separated by blank lines.
+#[must_use]
+pub fn prompt_message_text(messages: &[McpPromptMessage]) -> String {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            McpPromptRole::User => m.text.clone(),
+            McpPromptRole::Assistant => format!("(assistant) {}", m.text),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// Who a prompt message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum McpPromptRole {
@@ -202,6 +226,18 @@ pub enum McpRequestError {
         /// The required arguments not given.
         missing: Vec<String>,
     },
+    /// A resource's binary contents are not valid base64.
+    #[error(
+        "the MCP server '{server}' sent {uri} as base64 that does not decode ({reason}): it was not attached"
+    )]
+    Undecodable {
+        /// The server.
+        server: String,
+        /// The resource.
+        uri: String,
+        /// What the decoder said.
+        reason: String,
+    },
     /// The request failed (the server is not running, answered with an error, or too
     /// late).
     #[error("{what} on the MCP server '{server}' failed: {reason}")]
@@ -216,22 +252,9 @@ pub enum McpRequestError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn template_arguments_table() {
-        let cases: [(&str, &[&str]); 5] = [
-            ("note://{name}", &["name"]),
-            ("file:///{+path}", &["path"]),
-            ("db://{table}/{id}{?fields*}", &["table", "id", "fields"]),
-            ("x://{a,b:3}/{a}", &["a", "b"]),
-            ("plain://none", &[]),
-        ];
-        for (template, want) in cases {
-            assert_eq!(template_arguments(template), want, "{template}");
-        }
-    }
 
     #[test]
     fn missing_arguments_are_the_required_ones_not_given() {
@@ -258,6 +281,58 @@ mod tests {
         assert_eq!(prompt.missing_arguments(&given), ["topic"]);
         given.insert("topic".to_owned(), "rust".to_owned());
         assert!(prompt.missing_arguments(&given).is_empty());
+    }
+
+    #[test]
+    fn a_resource_becomes_a_named_file_and_bad_base64_is_an_error_naming_it() {
+        let blob = |base64: &str| McpResourceContents::Blob {
+            uri: "file:///pixel.png".to_owned(),
+            mime_type: Some("image/png".to_owned()),
+            size: 3,
+            base64: base64.to_owned(),
+        };
+        let text = McpResourceContents::Text {
+            uri: "note://readme".to_owned(),
+            mime_type: None,
+            text: "hello".to_owned(),
+        };
+        assert_eq!(
+            text.into_file("t").unwrap(),
+            ("readme.txt".to_owned(), b"hello".to_vec())
+        );
+        assert_eq!(
+            blob("AAEC").into_file("t").unwrap(),
+            ("pixel.png".to_owned(), vec![0, 1, 2])
+        );
+        let error = blob("not base64!").into_file("t").unwrap_err().to_string();
+        assert!(
+            error.contains("'t'")
+                && error.contains("file:///pixel.png")
+                && error.contains("not attached"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_prompts_messages_are_one_text_the_assistants_marked() {
+        let message = |role, text: &str| McpPromptMessage {
+            role,
+            text: text.to_owned(),
+        };
+        let cases = [
+            (vec![], ""),
+            (vec![message(McpPromptRole::User, "a")], "a"),
+            (
+                vec![
+                    message(McpPromptRole::User, "Please review x."),
+                    message(McpPromptRole::Assistant, "Reviewing now."),
+                ],
+                "Please review x.\n\n(assistant) Reviewing now.",
+            ),
+        ];
+        for (messages, want) in cases {
+            assert_eq!(prompt_message_text(&messages), want);
+        }
     }
 
     #[test]

@@ -45,10 +45,11 @@ mod settings;
 mod start;
 mod tool;
 mod users;
+mod users_offers;
 
 pub use catalog::{
     McpPrompt, McpPromptArgument, McpPromptMessage, McpPromptRole, McpRequestError, McpResource,
-    McpResourceContents, McpResourceTemplate,
+    McpResourceContents, McpResourceTemplate, prompt_message_text,
 };
 pub use credentials::{McpSignIns, TokenKey};
 pub use error::McpAuthError;

@@ -12,6 +12,7 @@ pub use crate::history::{
 
 mod elicitation;
 mod mcp;
+mod mcp_offers;
 mod permissions;
 mod rewind;
 mod timeline;
@@ -21,6 +22,10 @@ pub use elicitation::{
     ElicitationBody, ElicitationChoice, ElicitationField, ElicitationFieldKind, ElicitationReply,
 };
 pub use mcp::{McpConnectUrl, McpConnection, McpServerList, McpServerRow};
+pub use mcp_offers::{
+    McpArgumentRow, McpPromptGet, McpPromptList, McpPromptRow, McpPromptText, McpResourceFile,
+    McpResourceFiles, McpResourceList, McpResourceRead, McpResourceRow, McpTemplateRow,
+};
 pub use permissions::{GrantReach, PermissionGrantList, PermissionGrantRow};
 pub use rewind::{FileChangeCard, FileDiff, PathReason, RewindAnswer, RewindBody, RewindScope};
 pub use timeline::{

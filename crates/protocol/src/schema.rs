@@ -49,6 +49,12 @@ pub fn document() -> Value {
     generator.subschema_for::<api::PermissionGrantList>();
     generator.subschema_for::<api::McpServerList>();
     generator.subschema_for::<api::McpConnectUrl>();
+    generator.subschema_for::<api::McpResourceList>();
+    generator.subschema_for::<api::McpResourceRead>();
+    generator.subschema_for::<api::McpResourceFiles>();
+    generator.subschema_for::<api::McpPromptList>();
+    generator.subschema_for::<api::McpPromptGet>();
+    generator.subschema_for::<api::McpPromptText>();
     generator.subschema_for::<attachments::Uploaded>();
     let definitions: Map<String, Value> = generator.take_definitions(true);
     json!({

@@ -92,6 +92,15 @@ impl ApiError {
         }
     }
 
+    /// `424` for an MCP server whose answer failed (a resource read, a prompt got):
+    /// not `502`, which the page takes for a proxy saying this server is away.
+    pub(crate) fn failed_dependency(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::FAILED_DEPENDENCY,
+            message: message.into(),
+        }
+    }
+
     /// `500` for a failure of the server itself.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         let message = message.into();

@@ -40,6 +40,10 @@
 //! | `GET /api/agents` | the agent definitions the user sees (built-in, shared and their own), with problems |
 //! | `GET /api/mcp/servers` | the MCP servers as the user sees them: `per_user`, and `state` (`connected`, `signed_in`, `expired`, `not_connected`) |
 //! | `POST /api/mcp/servers/{name}/connect` | `{"url"}`: the authorization URL (PKCE, `resource`) that starts the user's own sign-in |
+//! | `GET /api/mcp/resources` | the resources and resource templates (with their arguments) of the user's servers: what `@` offers in the message box |
+//! | `POST /api/mcp/resources/read` | `{server, uri, arguments}`: the resource (a template expanded with `arguments`) as files, base64, each within `attachments.maxFileBytes` (`413` as an upload); the page sends them with the message as uploaded files |
+//! | `GET /api/mcp/prompts` | the prompts (with their arguments) of the user's servers: what `/` offers in the message box |
+//! | `POST /api/mcp/prompts/{server}/{name}` | `{arguments}`: `{"text"}`, the prompt's messages as one message (`400` naming a required argument missing) |
 //! | `GET /api/mcp/callback?code=&state=` | the authorization server's redirect (no sign-in: `state` names the user and server, and only the browser that pressed Connect — its `smallebot_mcp_browser` cookie — may finish it): stores the sign-in sealed, connects, a small page says so |
 //! | `POST /api/markdown?open=` | Markdown (the body) as safe HTML: the page's rendering of a streaming answer |
 //! | `GET /api/conversations/{id}/events` | that conversation's events as server-sent events, each with its sequence number as `id`; `Last-Event-ID` resumes, a new stream starts with the running turn's events so far, a client too far behind gets a `reload` event |
@@ -239,7 +243,7 @@ fn conversation_routes(upload_limit: usize) -> Router<WebState> {
 /// The signed-in user's other routes: search, usage, permissions, models, skills,
 /// agents, Markdown and MCP servers.
 fn user_routes() -> Router<WebState> {
-    use routes::{agents, markdown, mcp, models, permissions, search, skills, usage};
+    use routes::{agents, markdown, mcp, mcp_offers, models, permissions, search, skills, usage};
     Router::new()
         .route("/api/search", get(search::search))
         .route("/api/usage", get(usage::usage))
@@ -253,6 +257,10 @@ fn user_routes() -> Router<WebState> {
         .route("/api/markdown", post(markdown::render))
         .route("/api/mcp/servers", get(mcp::list))
         .route("/api/mcp/servers/{name}/connect", post(mcp::connect))
+        .route("/api/mcp/resources", get(mcp_offers::resources))
+        .route("/api/mcp/resources/read", post(mcp_offers::read))
+        .route("/api/mcp/prompts", get(mcp_offers::prompts))
+        .route("/api/mcp/prompts/{server}/{name}", post(mcp_offers::prompt))
 }
 
 /// Marks every answer under `/api/` `Cache-Control: no-store`: conversations are

@@ -6,7 +6,7 @@ use smallebot_application::ConversationService;
 use smallebot_application::events::QueueLimits;
 use smallebot_application::pipeline::ServedSessions;
 use smallebot_application::ports::{
-    AgentDirectory, ConversationRewind, MetricsExport, UserMcpServers,
+    AgentDirectory, ConversationRewind, MetricsExport, UserMcpOffers, UserMcpServers,
 };
 use tokio::sync::Semaphore;
 
@@ -41,6 +41,8 @@ pub struct WebState {
     pub(crate) rewind: Option<Arc<dyn ConversationRewind>>,
     /// The MCP servers each user sees and connects (none: the list is empty).
     pub(crate) mcp: Option<Arc<dyn UserMcpServers>>,
+    /// Their resources and prompts (none: the lists are empty).
+    pub(crate) mcp_offers: Option<Arc<dyn UserMcpOffers>>,
     /// Places for turns being started (see [`WebState::concurrent_turn_starts`]).
     pub(crate) turn_starts: Arc<Semaphore>,
     /// Places for Markdown renders (see [`WebState::concurrent_renders`]).
@@ -73,6 +75,7 @@ impl WebState {
             agents: None,
             rewind: None,
             mcp: None,
+            mcp_offers: None,
             turn_starts: Arc::new(Semaphore::new(default_turn_starts())),
             renders: RenderPool::new(default_places()),
             metrics: None,
@@ -145,6 +148,15 @@ impl WebState {
     #[must_use]
     pub fn mcp(mut self, mcp: Arc<dyn UserMcpServers>) -> Self {
         self.mcp = Some(mcp);
+        self
+    }
+
+    /// Answers `GET /api/mcp/resources`, `GET /api/mcp/prompts`, `POST
+    /// /api/mcp/resources/read` and `POST /api/mcp/prompts/{server}/{name}` from
+    /// `offers` (without, the lists are empty and nothing is read).
+    #[must_use]
+    pub fn mcp_offers(mut self, offers: Arc<dyn UserMcpOffers>) -> Self {
+        self.mcp_offers = Some(offers);
         self
     }
 

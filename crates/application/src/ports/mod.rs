@@ -22,6 +22,7 @@
 //!   (checkpoints).
 //! - [`UserMcpServers`]: the MCP servers each user sees and connects with their own
 //!   sign-in (`/api/mcp/…`).
+//! - [`UserMcpOffers`]: their resources and prompts, for the page's message box.
 //! - [`ConversationRewind`]: takes a conversation's turns back, its files, its context
 //!   or both (checkpoints; `POST /api/conversations/{id}/rewind`).
 
@@ -32,6 +33,7 @@ mod context;
 mod elicit;
 mod hooks;
 mod mcp;
+mod mcp_offers;
 mod metrics;
 mod model;
 mod peers;
@@ -50,6 +52,7 @@ pub use context::{AttachmentContents, ContextAssembler, ContextEstimate, PromptI
 pub use elicit::{CallElicitations, ElicitationAnswer, ElicitationRequest, Elicitor, NoOneToAsk};
 pub use hooks::{CallHookReport, CallHooks, Hooks};
 pub use mcp::{McpConnectError, UserMcpServers};
+pub use mcp_offers::{McpOfferError, McpResourcePart, UserMcpOffers};
 pub use metrics::MetricsExport;
 pub use model::{
     ChatModel, DeltaSink, ModelChoice, ModelDelta, ModelError, ModelErrorKind, ModelMessage,

@@ -42,4 +42,5 @@ pub mod tool_search;
 pub mod tool_summary;
 pub mod truncation;
 pub mod upload_quota;
+pub mod uri_template;
 pub mod workspace_path;

@@ -175,6 +175,7 @@ fn web_state(
             home.conversation_rewind(app.store.store(), signed_in),
         ))
         .mcp(Arc::clone(&mcp) as _)
+        .mcp_offers(Arc::clone(&mcp) as _)
         .skills(Arc::new(smallebot_agent::skills::HomeSkills {
             home: home.clone(),
             per_user: signed_in,

@@ -9,6 +9,7 @@ mod browser_support;
 #[path = "../cli/mod.rs"]
 mod cli;
 mod common;
+mod mcp_support;
 
 mod admission;
 mod api;
@@ -34,6 +35,7 @@ mod browser_layout;
 mod browser_list;
 mod browser_markdown;
 mod browser_mcp;
+mod browser_mcp_offers;
 mod browser_outage;
 mod browser_outcomes;
 mod browser_page;
@@ -54,6 +56,7 @@ mod export;
 mod first_message;
 mod history_data;
 mod hygiene;
+mod mcp_offers;
 mod metrics;
 mod models;
 mod outage;

@@ -1,5 +1,5 @@
-// Files given with a message: picked with the attach button, dropped on the composer
-// or pasted; shown as chips until sent, uploaded (with progress) when the message is
+// Files given with a message: picked with the attach button, dropped on the composer,
+// pasted, or an MCP resource chosen after `@` (mcp_offers.js); shown as chips until sent, uploaded (with progress) when the message is
 // sent, and drawn in the timeline as thumbnails (images) and chips (other files).
 // Names are user-provided: they go in as text and attributes only.
 import { api } from "./api.js";
@@ -32,7 +32,8 @@ export function clearPending() {
   showPending();
 }
 
-function add(files) {
+/** Adds `files` (File objects) to those waiting to be sent; whether there were any. */
+export function addFiles(files) {
   const list = Array.from(files || []);
   if (list.length === 0) return false;
   pending = pending.concat(list);
@@ -164,7 +165,7 @@ export function installAttachments() {
   const input = $("attach-input");
   $("attach").addEventListener("click", () => input.click());
   input.addEventListener("change", () => {
-    add(input.files);
+    addFiles(input.files);
     input.value = "";
   });
   const composer = $("composer");
@@ -179,9 +180,9 @@ export function installAttachments() {
     if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
     event.preventDefault();
     if ($("input").disabled) return;
-    add(event.dataTransfer.files);
+    addFiles(event.dataTransfer.files);
   });
   $("input").addEventListener("paste", (event) => {
-    if (event.clipboardData && add(event.clipboardData.files)) event.preventDefault();
+    if (event.clipboardData && addFiles(event.clipboardData.files)) event.preventDefault();
   });
 }

@@ -17,6 +17,7 @@ import { installSearch } from "./search.js";
 import { showError, state } from "./session.js";
 import { installShortcuts } from "./shortcuts.js";
 import { installMcp } from "./mcp.js";
+import { installMcpOffers } from "./mcp_offers.js";
 import { installPermissions } from "./permissions.js";
 import { installSkills } from "./skills.js";
 import { installUsage } from "./spending.js";
@@ -62,6 +63,7 @@ function start() {
   installUsage();
   installPermissions();
   installMcp();
+  installMcpOffers();
   installShortcuts();
   // After a database outage, or a read that failed while the server was away.
   const reload = () => {

@@ -96,17 +96,28 @@ async fn read_files(
             content.extend_from_slice(&chunk);
             // Refused as soon as it is over: the rest is not kept, so its size is not
             // known.
-            if i64::try_from(content.len()).unwrap_or(i64::MAX) > limits.max_file_bytes {
-                return Err(ApiError::too_large(format!(
-                    "'{name}' is over the limit of {} per file (agent.json \
-                     attachments.maxFileBytes): send a smaller file",
-                    human_size(limits.max_file_bytes)
-                )));
+            if over_file_limit(content.len(), limits) {
+                return Err(file_too_large(&name, limits));
             }
         }
         files.push((name, content));
     }
     Ok(files)
+}
+
+/// Whether `size` bytes are over the per-file limit.
+pub(crate) fn over_file_limit(size: usize, limits: &AttachmentLimits) -> bool {
+    i64::try_from(size).unwrap_or(i64::MAX) > limits.max_file_bytes
+}
+
+/// `413` for the file `name` over the per-file limit (an upload's part, or an MCP
+/// resource to send as one).
+pub(crate) fn file_too_large(name: &str, limits: &AttachmentLimits) -> ApiError {
+    ApiError::too_large(format!(
+        "'{name}' is over the limit of {} per file (agent.json attachments.maxFileBytes): \
+         send a smaller file",
+        human_size(limits.max_file_bytes)
+    ))
 }
 
 /// Reads the rest of a refused upload without keeping it (at most up to the route's

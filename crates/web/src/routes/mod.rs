@@ -10,6 +10,7 @@ pub(crate) mod file_diff;
 pub(crate) mod health;
 pub(crate) mod markdown;
 pub(crate) mod mcp;
+pub(crate) mod mcp_offers;
 pub(crate) mod metrics;
 pub(crate) mod models;
 pub(crate) mod page;

@@ -47,6 +47,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("main.js"),
     module!("markdown.js"),
     module!("mcp.js"),
+    module!("mcp_offers.js"),
     module!("models.js"),
     module!("outage.js"),
     module!("permissions.js"),

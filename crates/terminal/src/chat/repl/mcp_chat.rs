@@ -6,10 +6,11 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use base64::Engine as _;
 use smallebot_core::rules::attachment::{AttachmentRefusal, clean_name};
-use smallebot_core::rules::mcp_mentions::{ResourceMention, prompt_arguments, resource_file_name};
-use smallebot_mcp::{McpPrompt, McpPromptRole, McpResourceContents, McpServers};
+use smallebot_core::rules::mcp_mentions::{ResourceMention, prompt_arguments};
+use smallebot_mcp::{
+    McpPrompt, McpRequestError, McpResourceContents, McpServers, prompt_message_text,
+};
 
 use super::super::input::{Input, LineSource};
 use super::Repl;
@@ -173,8 +174,8 @@ impl<W: Write> Repl<W> {
     }
 }
 
-/// A resource's contents as a file to attach: its name (from the URI's last part) and
-/// bytes (text as it is, binary decoded from base64).
+/// A resource's contents as a file to attach: its name and bytes
+/// ([`McpResourceContents::into_file`]).
 ///
 /// # Errors
 /// [`TerminalError::McpBlobUndecodable`] when the base64 does not decode.
@@ -182,21 +183,18 @@ fn resource_file(
     server: &str,
     part: McpResourceContents,
 ) -> Result<(String, Vec<u8>), TerminalError> {
-    match part {
-        McpResourceContents::Text { uri, text, .. } => {
-            Ok((resource_file_name(server, &uri, true), text.into_bytes()))
-        }
-        McpResourceContents::Blob { uri, base64, .. } => {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(base64.as_bytes())
-                .map_err(|e| TerminalError::McpBlobUndecodable {
-                    server: server.to_owned(),
-                    uri: uri.clone(),
-                    reason: e.to_string(),
-                })?;
-            Ok((resource_file_name(server, &uri, false), bytes))
-        }
-    }
+    part.into_file(server).map_err(|error| match error {
+        McpRequestError::Undecodable {
+            server,
+            uri,
+            reason,
+        } => TerminalError::McpBlobUndecodable {
+            server,
+            uri,
+            reason,
+        },
+        other => other.into(),
+    })
 }
 
 /// The most lines of a prompt's text shown before it is sent.
@@ -235,22 +233,14 @@ fn prompt_usage(prompt: &McpPrompt) -> String {
     usage
 }
 
-/// The prompt's messages as the text of one message: the person's as they are, the
-/// assistant's marked, separated by blank lines.
+/// The prompt's messages as the text of one message ([`prompt_message_text`]).
 async fn prompt_text(
     mcp: &McpServers,
     prompt: &McpPrompt,
     given: &BTreeMap<String, String>,
 ) -> Result<String, TerminalError> {
     let messages = mcp.get_prompt(&prompt.server, &prompt.name, given).await?;
-    Ok(messages
-        .iter()
-        .map(|m| match m.role {
-            McpPromptRole::User => m.text.clone(),
-            McpPromptRole::Assistant => format!("(assistant) {}", m.text),
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n"))
+    Ok(prompt_message_text(&messages))
 }
 
 #[cfg(test)]
