@@ -40,14 +40,17 @@ async fn an_edited_and_regenerated_exchange_browses_its_earlier_versions() {
     click(&page, ".save-edit").await;
     wait_for(
         &page,
-        &format!("document.querySelector('.message.assistant.rendered')?.textContent.includes('second answer') && {AT} === '2/2'"),
+        &format!("document.querySelector('.message.assistant.rendered')?.textContent.includes('second answer') && {AT} === '2/2' \
+                  && !document.getElementById('input').disabled"),
     )
     .await;
-    // Regenerated: the second version is kept too.
+    // Regenerated: the second version is kept too. (Each wait lasts until the turn has
+    // ended: its end redraws the exchange, which would end the browsing below.)
     click(&page, ".message-actions .regenerate").await;
     wait_for(
         &page,
-        &format!("document.querySelector('.message.assistant.rendered:not(.old-version)')?.textContent.includes('third answer') && {AT} === '3/3'"),
+        &format!("document.querySelector('.message.assistant.rendered:not(.old-version)')?.textContent.includes('third answer') && {AT} === '3/3' \
+                  && !document.getElementById('input').disabled"),
     )
     .await;
     assert_eq!(
