@@ -47,6 +47,7 @@ mod time;
 mod turns;
 mod usage;
 mod users;
+mod wal_checkpoints;
 mod write;
 
 pub use database::SqliteStore;

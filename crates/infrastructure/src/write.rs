@@ -57,6 +57,7 @@ use settle::{Refusal, Settled, exec};
 
 use crate::error::is_busy;
 use crate::open::{self, OpenMode};
+use crate::wal_checkpoints::WalCheckpoints;
 
 /// The most jobs in one transaction.
 pub(crate) const MAX_BATCH: usize = 64;
@@ -99,6 +100,9 @@ struct Inner {
     busy_timeout: Duration,
     /// How many jobs committed in a transaction shared with others.
     together: AtomicUsize,
+    /// The thread that checkpoints the log in the writer's pauses (`None`: read-only,
+    /// or it could not start; SQLite's automatic checkpoint in the commit remains).
+    checkpoints: Mutex<Option<WalCheckpoints>>,
 }
 
 /// The write connection and its queue, shared by every clone of the store.
@@ -133,13 +137,24 @@ impl Writer {
         busy_timeout: Duration,
     ) -> Result<Self, rusqlite::Error> {
         let conn = open::connection(path, mode, busy_timeout)?;
+        // A batch's jobs each run in a savepoint, so a statement that changes pages an
+        // earlier job of the batch changed keeps their old contents in a statement
+        // journal; past 64 KiB SQLite spills it to a temporary file (created, written
+        // and deleted per batch: about ten files per delegating turn measured). In
+        // memory it costs only the copy.
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.execute_batch(SEQ_TRIGGERS)?;
+        let checkpoints = match mode {
+            OpenMode::ReadWrite => WalCheckpoints::start(path, busy_timeout),
+            OpenMode::ReadOnly | OpenMode::Immutable => None,
+        };
         Ok(Self {
             inner: Arc::new(Inner {
                 conn: Mutex::new(Some(conn)),
                 queue: Mutex::default(),
                 busy_timeout,
                 together: AtomicUsize::new(0),
+                checkpoints: Mutex::new(checkpoints),
             }),
         })
     }
@@ -199,7 +214,11 @@ impl Writer {
             if mine {
                 inner.drain();
             }
-            lock(&inner.conn).take()
+            let conn = lock(&inner.conn).take();
+            if let Some(mut checkpoints) = lock(&inner.checkpoints).take() {
+                checkpoints.stop();
+            }
+            conn
         })
         .await;
         if let Ok(Some(conn)) = closed
@@ -355,6 +374,9 @@ impl Inner {
         };
         match committed {
             Ok(()) => {
+                if let Some(checkpoints) = lock(&self.checkpoints).as_ref() {
+                    checkpoints.committed();
+                }
                 if size > 1 {
                     self.together.fetch_add(size, Ordering::Relaxed);
                 }
@@ -372,6 +394,17 @@ impl Inner {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Writer {
+    /// The write connection's value of `PRAGMA name` (a test's look at its settings).
+    pub(crate) fn pragma(&self, name: &str) -> i64 {
+        let conn = lock(&self.inner.conn);
+        let conn = conn.as_ref().expect("the writer is open");
+        conn.pragma_query_value(None, name, |row| row.get(0))
+            .expect("the pragma answers")
     }
 }
 

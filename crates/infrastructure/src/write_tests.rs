@@ -20,6 +20,13 @@ async fn store() -> (tempfile::TempDir, SqliteStore) {
     (dir, store)
 }
 
+#[tokio::test]
+async fn statement_journals_of_the_write_connection_stay_in_memory() {
+    // 2 = MEMORY: a batch's savepoint journals never become temporary files.
+    let (_dir, store) = store().await;
+    assert_eq!(store.writer().pragma("temp_store"), 2);
+}
+
 /// A conversation with a running turn and its user message (seqs 1 and 2).
 async fn running(store: &SqliteStore) -> (Conversation, Turn) {
     let c = store.create_conversation("u", "t").await.unwrap();
