@@ -15,10 +15,11 @@ use cli::text;
 use serde_json::json;
 use smallebot_application::pipeline::TITLE_INSTRUCTION;
 use smallebot_testkit::mcp::{PID_FILE_ENV, SERVE_ENV, TestFn, test_main};
+use smallebot_testkit::reference_servers;
 use smallebot_testkit::{ScriptedResponse, TestModel, ToolCallSpec, message_text};
 
 fn main() {
-    let tests: [(&str, TestFn); 4] = [
+    let tests: [(&str, TestFn); 5] = [
         ("a_turn_calls_an_mcp_tool_and_it_is_kept", || {
             Box::pin(a_turn_calls_an_mcp_tool_and_it_is_kept())
         }),
@@ -32,6 +33,10 @@ fn main() {
         ("a_killed_host_leaves_no_server_behind", || {
             Box::pin(a_killed_host_leaves_no_server_behind())
         }),
+        (
+            "mcp_list_of_the_reference_server_ends_without_warnings",
+            || Box::pin(mcp_list_of_the_reference_server_ends_without_warnings()),
+        ),
     ];
     test_main(&tests);
 }
@@ -197,6 +202,31 @@ async fn a_turn_calls_an_mcp_tool_and_it_is_kept() {
         .collect();
     let list = std::fs::read_to_string(tasks[0].path()).unwrap();
     assert!(list.contains("test__echo"), "{list}");
+}
+
+/// The reference server announces a changed tool list right after it starts; the
+/// listing that notice asks for may meet the connection closing as `mcp list` and
+/// `mcp tools` end. That is no warning.
+async fn mcp_list_of_the_reference_server_ends_without_warnings() {
+    let Some(server) = reference_servers::everything("mcp list of the reference server") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let config = json!({
+        "mcpServers": { "everything": { "command": server.program, "args": server.args } }
+    });
+    std::fs::write(home.path().join("mcp.json"), config.to_string()).unwrap();
+    for command in ["list", "tools"] {
+        let out = cli::smallebot(home.path(), None)
+            .args(["mcp", command])
+            .output()
+            .await
+            .unwrap();
+        let errors = text(&out.stderr);
+        assert!(out.status.success(), "mcp {command}: {errors}");
+        assert!(!errors.contains("WARN"), "mcp {command}: {errors}");
+        assert!(text(&out.stdout).contains("everything"), "mcp {command}");
+    }
 }
 
 async fn mcp_list_and_tools_describe_the_servers() {

@@ -141,6 +141,14 @@ impl rmcp::ClientHandler for ListWatcher {
         tokio::spawn(async move {
             match context.peer.list_all_tools().await {
                 Ok(tools) => list.set(tools),
+                // The connection ended meanwhile (a `smallebot mcp list` done, the host
+                // stopping): there is no list left to keep current.
+                Err(
+                    error @ (rmcp::service::ServiceError::TransportClosed
+                    | rmcp::service::ServiceError::Cancelled { .. }),
+                ) => {
+                    tracing::debug!(%error, "an MCP server's changed tools not listed: closed")
+                }
                 Err(error) => {
                     tracing::warn!(%error, "could not list an MCP server's changed tools")
                 }
