@@ -14,7 +14,7 @@
 //! than the writer's own).
 
 use std::path::Path;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -74,18 +74,19 @@ impl WalCheckpoints {
 
     /// A transaction committed (never waits: one wake-up pending is enough).
     pub(crate) fn committed(&self) {
-        match self.signal.try_send(Signal::Committed) {
-            Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
-        }
+        // Full: a wake-up is pending already. Disconnected: the thread has stopped.
+        let _ = self.signal.try_send(Signal::Committed);
     }
 
-    /// Checkpoints what is left and waits for the thread to end.
+    /// Checkpoints what is left and waits for the thread to end (nothing to do when it
+    /// has ended already).
     pub(crate) fn stop(&mut self) {
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
         // Blocks only while a pending wake-up is taken, which the thread does at once.
         let _ = self.signal.send(Signal::Stop);
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
+        if thread.join().is_err() {
             tracing::warn!("the checkpoint thread panicked");
         }
     }
@@ -93,9 +94,7 @@ impl WalCheckpoints {
 
 impl Drop for WalCheckpoints {
     fn drop(&mut self) {
-        if self.thread.is_some() {
-            self.stop();
-        }
+        self.stop();
     }
 }
 
