@@ -47,6 +47,37 @@ fn script(model: &TestModel) {
     });
 }
 
+/// What one `smallebot run` of the scripted turn leaves to check.
+struct Sampled {
+    /// Stops the testkit MCP server.
+    cancel: CancellationToken,
+    model: TestModel,
+    home: tempfile::TempDir,
+}
+
+/// The testkit MCP server over HTTP, the scripted model and a home with sampling
+/// `enabled` or not; one `smallebot run` of the turn, which must succeed.
+async fn run_sampling(enabled: bool) -> Sampled {
+    let cancel = CancellationToken::new();
+    let addr = smallebot_testkit::mcp::serve_http(cancel.clone())
+        .await
+        .unwrap();
+    let model = TestModel::start().await.unwrap();
+    script(&model);
+    let home = home(&model, addr, enabled);
+    let out = cli::smallebot(home.path(), None)
+        .args(["run", "Sample something."])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    Sampled {
+        cancel,
+        model,
+        home,
+    }
+}
+
 /// The result of the call `s1` as the model got it.
 fn sample_result(model: &TestModel) -> String {
     model
@@ -60,19 +91,11 @@ fn sample_result(model: &TestModel) -> String {
 
 #[tokio::test]
 async fn an_enabled_servers_sampling_is_answered_by_the_conversations_model_and_billed() {
-    let cancel = CancellationToken::new();
-    let addr = smallebot_testkit::mcp::serve_http(cancel.clone())
-        .await
-        .unwrap();
-    let model = TestModel::start().await.unwrap();
-    script(&model);
-    let home = home(&model, addr, true);
-    let out = cli::smallebot(home.path(), None)
-        .args(["run", "Sample something."])
-        .output()
-        .await
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let Sampled {
+        cancel,
+        model,
+        home,
+    } = run_sampling(true).await;
 
     let requests = model.requests();
     let sampling: Vec<&RecordedRequest> = requests.iter().filter(|r| is_sampling(r)).collect();
@@ -122,19 +145,11 @@ async fn an_enabled_servers_sampling_is_answered_by_the_conversations_model_and_
 
 #[tokio::test]
 async fn without_the_setting_the_server_is_told_how_to_enable_it() {
-    let cancel = CancellationToken::new();
-    let addr = smallebot_testkit::mcp::serve_http(cancel.clone())
-        .await
-        .unwrap();
-    let model = TestModel::start().await.unwrap();
-    script(&model);
-    let home = home(&model, addr, false);
-    let out = cli::smallebot(home.path(), None)
-        .args(["run", "Sample something."])
-        .output()
-        .await
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let Sampled {
+        cancel,
+        model,
+        home: _home,
+    } = run_sampling(false).await;
     assert!(!model.requests().iter().any(is_sampling));
     let result = sample_result(&model);
     assert!(
