@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 use smallebot_confined::{FileKind, Links, Root};
 use smallebot_core::agents::{AGENT_FILE_EXTENSION, AgentDefinition, parse_agent};
 
+use super::cache::FileCache;
+
+/// The agent files a process read, each parsed again only once it changed.
+pub type AgentFileCache = FileCache<AgentEntry>;
+
 /// Where an agent definition comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AgentSource {
@@ -88,11 +93,18 @@ impl AgentSet {
     /// Reads the folders (missing ones are empty).
     #[must_use]
     pub fn read(folders: &AgentFolders) -> Self {
+        Self::read_cached(folders, &AgentFileCache::new())
+    }
+
+    /// Reads the folders as [`AgentSet::read`] does, taking the files that did not
+    /// change since `cache` saw them from it.
+    #[must_use]
+    pub fn read_cached(folders: &AgentFolders, cache: &AgentFileCache) -> Self {
         let mut all = vec![AgentEntry::builtin(AgentDefinition::general())];
         let layers = std::iter::once((folders.shared.as_path(), AgentSource::Shared))
             .chain(folders.user.as_deref().map(|u| (u, AgentSource::User)));
         for (root, source) in layers {
-            for entry in read_root(root, source) {
+            for entry in read_folder(root, source, cache).unwrap_or_default() {
                 if entry.definition.is_some() {
                     all.retain(|a| a.name != entry.name);
                 }
@@ -125,28 +137,37 @@ impl AgentSet {
 /// The most bytes of an agent file read; a larger one is reported, not loaded.
 pub const AGENT_FILE_MAX_BYTES: u64 = 256 * 1024;
 
-/// The agent files (`*.md`, not hidden) directly in `root`, by name; none when it
-/// cannot be read.
-fn read_root(root: &Path, source: AgentSource) -> Vec<AgentEntry> {
-    read_agent_folder(root, source).unwrap_or_default()
-}
-
 /// Reads every agent file (`*.md`, not hidden) directly in `root`, by name. Links are
 /// not followed: a linked file is reported, not read.
 ///
 /// # Errors
 /// The folder cannot be opened or listed, in words.
 pub fn read_agent_folder(root: &Path, source: AgentSource) -> Result<Vec<AgentEntry>, String> {
+    read_folder(root, source, &AgentFileCache::new())
+}
+
+/// [`read_agent_folder`], taking unchanged files from `cache`.
+fn read_folder(
+    root: &Path,
+    source: AgentSource,
+    cache: &AgentFileCache,
+) -> Result<Vec<AgentEntry>, String> {
     let listed = Root::open(root, Links::Refuse).and_then(|dir| Ok((dir.read_dir("")?, dir)));
     let (entries, dir) =
         listed.map_err(|error| format!("cannot read {}: {error}", root.display()))?;
     let suffix = format!(".{AGENT_FILE_EXTENSION}");
-    let mut found: Vec<AgentEntry> = entries
+    let files: Vec<_> = entries
         .into_iter()
         .filter(|e| !e.name.starts_with('.') && e.name.ends_with(&suffix))
         .filter(|e| matches!(e.kind, FileKind::File | FileKind::Link))
-        .map(|e| read_in(&dir, root, &e.name, source))
+        .map(|e| (root.join(&e.name), e))
         .collect();
+    let mut found: Vec<AgentEntry> = files
+        .iter()
+        .map(|(path, e)| cache.entry(path, e, || read_in(&dir, root, &e.name, source)))
+        .collect();
+    let paths: Vec<PathBuf> = files.into_iter().map(|(path, _)| path).collect();
+    cache.keep_only(root, &paths);
     found.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(found)
 }

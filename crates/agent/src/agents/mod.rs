@@ -4,11 +4,14 @@
 //! `general` agent exists without a file. A broken file is kept with its problems and
 //! gives one warning naming file, line and rule; the others load.
 
+mod cache;
 mod directory;
 mod discovery;
 
+pub use cache::FileCache;
+
 pub use directory::HomeAgents;
 pub use discovery::{
-    AGENT_FILE_MAX_BYTES, AgentEntry, AgentFolders, AgentSet, AgentSource, read_agent_file,
-    read_agent_folder,
+    AGENT_FILE_MAX_BYTES, AgentEntry, AgentFileCache, AgentFolders, AgentSet, AgentSource,
+    read_agent_file, read_agent_folder,
 };

@@ -11,6 +11,7 @@
 mod narrowed;
 mod progress;
 mod runner;
+mod services;
 
 pub use narrowed::NarrowedTools;
 pub use runner::{DelegatedTask, SubAgentParts, SubAgentRunner};

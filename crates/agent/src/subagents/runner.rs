@@ -19,7 +19,8 @@ use tracing::Instrument;
 
 use super::narrowed::NarrowedTools;
 use super::progress::Progress;
-use crate::agents::{AgentFolders, AgentSet};
+use super::services::AgentServices;
+use crate::agents::{AgentFileCache, AgentFolders, AgentSet};
 use crate::history::{HistoryBuilder, HistorySettings};
 use crate::skills::SkillCatalog;
 use crate::tokenizer::Tokenizer;
@@ -76,6 +77,10 @@ pub struct SubAgentParts {
 pub struct SubAgentRunner {
     parts: SubAgentParts,
     folders: AgentFolders,
+    /// The agent files as last read (each read again once it changes).
+    files: AgentFileCache,
+    /// The service each agent ran in last, reused while its definition is unchanged.
+    services: AgentServices<ConversationService>,
     places: Semaphore,
     /// Tools of the parent a sub-agent never gets (`Delegate`).
     never: Vec<&'static str>,
@@ -99,6 +104,8 @@ impl SubAgentRunner {
         Self {
             parts,
             folders,
+            files: AgentFileCache::new(),
+            services: AgentServices::default(),
             never,
             places: Semaphore::new(max_parallel.max(1)),
             tools: OnceLock::new(),
@@ -110,10 +117,11 @@ impl SubAgentRunner {
         let _ = self.tools.set(Arc::downgrade(tools));
     }
 
-    /// The agent definitions now.
+    /// The agent definitions now (files unchanged since the last look are not read
+    /// again).
     #[must_use]
     pub fn agents(&self) -> AgentSet {
-        AgentSet::read(&self.folders)
+        AgentSet::read_cached(&self.folders, &self.files)
     }
 
     /// Runs `task` for the call `context` makes; the sub-agent's answer, or what kept
@@ -332,8 +340,19 @@ impl SubAgentRunner {
         Ok(conversation)
     }
 
-    /// The service a sub-agent of `definition` runs in.
+    /// The service a sub-agent of `definition` runs in: the one its last run used
+    /// while the definition is unchanged.
     fn service(
+        &self,
+        definition: &AgentDefinition,
+        tools: Arc<dyn ToolExecutor>,
+    ) -> Arc<ConversationService> {
+        self.services
+            .get_or_build(definition, || self.build_service(definition, tools))
+    }
+
+    /// A new service for sub-agents of `definition`.
+    fn build_service(
         &self,
         definition: &AgentDefinition,
         tools: Arc<dyn ToolExecutor>,
