@@ -1,7 +1,7 @@
 //! Checkpoints of the write-ahead log in the writer's pauses, off its path.
 //!
 //! SQLite's own (automatic) checkpoint runs inside the `COMMIT` that pushes the log past
-//! 1 000 pages: that commit copies the log's pages into the database file and syncs both
+//! its length (300 pages on the write connection, `write.rs`): that commit copies the log's pages into the database file and syncs both
 //! files before it returns, and every write queued behind it waits (10–25 ms measured on
 //! a small virtual machine, most of it the two syncs). Here a thread of the store's own,
 //! on a connection of its own, checkpoints whenever the writer has paused for [`QUIET`]

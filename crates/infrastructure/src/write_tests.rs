@@ -27,6 +27,13 @@ async fn statement_journals_of_the_write_connection_stay_in_memory() {
     assert_eq!(store.writer().pragma("temp_store"), 2);
 }
 
+#[tokio::test]
+async fn the_write_connection_checkpoints_a_short_log() {
+    // SQLite's default is 1 000 pages; a commit past the length checkpoints the log.
+    let (_dir, store) = store().await;
+    assert_eq!(store.writer().pragma("wal_autocheckpoint"), 300);
+}
+
 /// A conversation with a running turn and its user message (seqs 1 and 2).
 async fn running(store: &SqliteStore) -> (Conversation, Turn) {
     let c = store.create_conversation("u", "t").await.unwrap();
