@@ -1,6 +1,7 @@
 //! One process, several delegations: an agent file edited, replaced or removed between
-//! two `Delegate` calls applies to the next one, although unchanged files and their
-//! agents' services are reused from one call to the next.
+//! two `Delegate` calls applies to the next one, although an unchanged agent's service is
+//! reused from one call to the next (and unchanged files are not parsed again once they
+//! are a moment old: `agents/cache.rs` tests that part).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;

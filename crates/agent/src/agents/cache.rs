@@ -5,12 +5,21 @@
 //! reading and parsing each file again was not (its YAML front matter took about as
 //! long as the rest of a sub-agent's start). A listed file whose inode, size and
 //! modification time are those it had when it was read is taken from the cache.
+//!
+//! Modification times come from a coarse clock (a few milliseconds), so a file written
+//! twice within one tick with the same size would look unchanged; a file modified less
+//! than [`SETTLED`] before it was read is therefore not kept, only read again, until it
+//! is older (git's index calls such entries racily clean).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use smallebot_confined::Entry;
+
+/// How long ago a file must have been modified for its reading to be kept.
+pub const SETTLED: Duration = Duration::from_secs(2);
 
 /// What a file was when it was read: its inode, size and modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +37,16 @@ impl Fingerprint {
             size: entry.size,
             modified_ns: entry.modified_ns?,
         })
+    }
+
+    /// Whether the file was modified at least [`SETTLED`] before `now`, so that a
+    /// later write shows in its modification time.
+    fn settled(self, now: SystemTime) -> bool {
+        let now_ns = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let settled_ns = i64::try_from(SETTLED.as_nanos()).unwrap_or(i64::MAX);
+        now_ns.saturating_sub(self.modified_ns) >= settled_ns
     }
 }
 
@@ -54,9 +73,11 @@ impl<T: Clone> FileCache<T> {
     }
 
     /// The entry of the listed file `listed` at `path`: the cached one while the file
-    /// is unchanged, else what `read` makes of it now (kept for next time).
+    /// is unchanged, else what `read` makes of it now (kept for next time once the
+    /// file is [`SETTLED`]).
     pub(super) fn entry(&self, path: &Path, listed: &Entry, read: impl FnOnce() -> T) -> T {
-        let Some(fingerprint) = Fingerprint::of(listed) else {
+        let now = SystemTime::now();
+        let Some(fingerprint) = Fingerprint::of(listed).filter(|f| f.settled(now)) else {
             return read();
         };
         if let Some((seen, entry)) = self.lock().get(path)
@@ -140,6 +161,23 @@ mod tests {
         );
         look(&replaced);
         assert_eq!(reads.get(), 4);
+    }
+
+    #[test]
+    fn a_file_modified_moments_ago_is_read_every_time() {
+        let cache = FileCache::new();
+        let reads = Cell::new(0);
+        let path = Path::new("/home/agents/worker.md");
+        let just_now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let fresh = listed("worker.md", 100, Some(i64::try_from(just_now).unwrap()));
+        for _ in 0..2 {
+            cache.entry(path, &fresh, || parsed("worker", &reads));
+        }
+        assert_eq!(reads.get(), 2, "a write within the same tick could hide");
+        assert_eq!(cache.len(), 0);
     }
 
     #[test]
