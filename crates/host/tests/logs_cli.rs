@@ -41,12 +41,17 @@ async fn serve_one_turn(home: &Path, extra: &[&str]) -> Vec<String> {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(&log).unwrap();
-        if text.contains("\"turn ended\"") {
+        // The message's request line is written once its response is done, which may be
+        // after a quick turn ended: wait for both before stopping the server.
+        let answered = text
+            .lines()
+            .any(|l| l.contains("\"message\":\"request\"") && l.contains("/messages\""));
+        if text.contains("\"turn ended\"") && answered {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "no turn end in {text}"
+            "no turn end or no request line in {text}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
