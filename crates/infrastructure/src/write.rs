@@ -40,7 +40,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tracing::Instrument;
 
-use rusqlite::Connection;
 use smallebot_core::RepositoryError;
 use smallebot_core::repository::RepoResult;
 use tokio::sync::oneshot;
@@ -57,7 +56,7 @@ use settle::{Refusal, Settled, exec};
 
 use crate::error::is_busy;
 use crate::open::{self, OpenMode};
-use crate::wal_checkpoints::WalCheckpoints;
+use crate::wal_checkpoints::{WalCheckpoints, WriteConnection};
 
 /// The most jobs in one transaction.
 pub(crate) const MAX_BATCH: usize = 64;
@@ -107,8 +106,9 @@ struct Queue {
 }
 
 struct Inner {
-    /// `None` once closed. Only the draining writer uses it.
-    conn: Mutex<Option<Connection>>,
+    /// `None` once closed. Only the draining writer uses it — and, between batches, the
+    /// checkpoint thread (to start the log again).
+    conn: WriteConnection,
     queue: Mutex<Queue>,
     busy_timeout: Duration,
     /// How many jobs committed in a transaction shared with others.
@@ -158,13 +158,14 @@ impl Writer {
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         conn.pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)?;
         conn.execute_batch(SEQ_TRIGGERS)?;
+        let conn: WriteConnection = Arc::new(Mutex::new(Some(conn)));
         let checkpoints = match mode {
-            OpenMode::ReadWrite => WalCheckpoints::start(path, busy_timeout),
+            OpenMode::ReadWrite => WalCheckpoints::start(path, Arc::clone(&conn)),
             OpenMode::ReadOnly | OpenMode::Immutable => None,
         };
         Ok(Self {
             inner: Arc::new(Inner {
-                conn: Mutex::new(Some(conn)),
+                conn,
                 queue: Mutex::default(),
                 busy_timeout,
                 together: AtomicUsize::new(0),
