@@ -4,10 +4,18 @@
 //! once, lazily (or ahead of time with [`Tokenizer::warm_up`] on a background thread),
 //! and keeps it. There is no process-wide cache: the host creates one `Tokenizer` per
 //! encoding and shares it in an `Arc`.
+//!
+//! Short texts that come again (tool names, small arguments such as `{}`) are counted
+//! once: their counts are kept in a small table of the tokenizer's ([`MEMO_MAX_BYTES`],
+//! [`MEMO_ENTRIES`]). Counting with the encoder looks every piece of the text up in a
+//! table of 200 000 tokens, and between a turn's steps (the model answering) that table
+//! leaves the CPU's caches: on a small virtual machine a count of a short text then took
+//! 50–600 µs instead of 3 µs, several times per step.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use tiktoken_rs::CoreBPE;
 
@@ -26,6 +34,11 @@ pub enum TokenizerError {
     },
 }
 
+/// Texts up to this many bytes have their counts kept.
+pub const MEMO_MAX_BYTES: usize = 32;
+/// The most counts kept; the table starts empty again when it is full.
+pub const MEMO_ENTRIES: usize = 512;
+
 /// Counts tokens of text with one tiktoken encoding.
 ///
 /// `Send + Sync`: share it between threads in an `Arc`.
@@ -36,6 +49,10 @@ pub struct Tokenizer {
     bpe: OnceLock<Option<CoreBPE>>,
     /// How many times [`Tokenizer::count`] ran.
     calls: AtomicU64,
+    /// Counts of short texts, by text.
+    memo: Mutex<HashMap<Box<str>, usize>>,
+    /// How many times the encoder counted a text.
+    encoded: AtomicU64,
 }
 
 impl Tokenizer {
@@ -56,6 +73,8 @@ impl Tokenizer {
             encoding,
             bpe: OnceLock::new(),
             calls: AtomicU64::new(0),
+            memo: Mutex::default(),
+            encoded: AtomicU64::new(0),
         })
     }
 
@@ -76,10 +95,31 @@ impl Tokenizer {
         if text.is_empty() {
             return 0;
         }
-        match self.encoder() {
-            Some(bpe) => bpe.encode_ordinary(text).len(),
-            None => approximate_count(text),
+        let Some(bpe) = self.encoder() else {
+            return approximate_count(text);
+        };
+        if text.len() > MEMO_MAX_BYTES {
+            return self.encode(bpe, text);
         }
+        if let Some(&kept) = self.memo().get(text) {
+            return kept;
+        }
+        let counted = self.encode(bpe, text);
+        let mut memo = self.memo();
+        if memo.len() >= MEMO_ENTRIES {
+            memo.clear();
+        }
+        memo.insert(text.into(), counted);
+        counted
+    }
+
+    fn encode(&self, bpe: &CoreBPE, text: &str) -> usize {
+        self.encoded.fetch_add(1, Ordering::Relaxed);
+        bpe.encode_ordinary(text).len()
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize>> {
+        self.memo.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether the encoder is built (or failed to build), so [`Tokenizer::count`]
@@ -186,8 +226,42 @@ mod tests {
             encoding: "o200k_base",
             bpe: OnceLock::from(None),
             calls: AtomicU64::new(0),
+            memo: Mutex::default(),
+            encoded: AtomicU64::new(0),
         };
         assert_eq!(tokenizer.count("hello world"), 3);
         assert_eq!(tokenizer.count_calls(), 1);
+    }
+
+    #[test]
+    fn a_short_text_that_comes_again_is_encoded_once() {
+        let tokenizer = Tokenizer::new("o200k_base").expect("known encoding");
+        let long = "The quick brown fox. ".repeat(2);
+        assert!(long.len() > MEMO_MAX_BYTES);
+        let short = "GetCurrentTime";
+        let first = tokenizer.count(short);
+        let long_first = tokenizer.count(&long);
+        for _ in 0..3 {
+            assert_eq!(tokenizer.count(short), first);
+            assert_eq!(tokenizer.count(&long), long_first);
+        }
+        // The short text once, the long one every time.
+        assert_eq!(tokenizer.encoded.load(Ordering::Relaxed), 1 + 4);
+        assert_eq!(tokenizer.count_calls(), 8);
+    }
+
+    #[test]
+    fn kept_counts_are_bounded_and_stay_exact() {
+        let tokenizer = Tokenizer::new("cl100k_base").expect("known encoding");
+        let bpe = tiktoken_rs::cl100k_base().expect("builds");
+        for i in 0..MEMO_ENTRIES * 2 + 7 {
+            let text = format!("call {i} of {}", i * 7919);
+            assert_eq!(
+                tokenizer.count(&text),
+                bpe.encode_ordinary(&text).len(),
+                "{text}"
+            );
+            assert!(tokenizer.memo().len() <= MEMO_ENTRIES);
+        }
     }
 }
