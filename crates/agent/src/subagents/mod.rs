@@ -9,9 +9,11 @@
 //! `SubAgentFinished`).
 
 mod narrowed;
+mod parts;
 mod progress;
 mod runner;
 mod services;
 
 pub use narrowed::NarrowedTools;
-pub use runner::{DelegatedTask, SubAgentParts, SubAgentRunner};
+pub use parts::SubAgentParts;
+pub use runner::{DelegatedTask, SubAgentRunner};

@@ -2,28 +2,19 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use smallebot_application::events::{EventBus, SubAgentOutcome};
-use smallebot_application::pipeline::{
-    ActiveTurns, ConversationService, LeaseSettings, PipelineSettings, SendOptions, ServiceParts,
-};
-use smallebot_application::ports::{
-    ChatModel, Summarizer, TaskPlan, ToolContext, ToolExecutor, ToolOutcome,
-};
+use smallebot_application::events::SubAgentOutcome;
+use smallebot_application::pipeline::{ConversationService, SendOptions};
+use smallebot_application::ports::{ToolContext, ToolExecutor, ToolOutcome};
 use smallebot_core::agents::{AgentDefinition, AgentModel, GENERAL_AGENT};
 use smallebot_core::entities::{Conversation, SubAgentLink, ToolCallStatus, TurnStatus};
 use smallebot_core::ids::ConversationId;
-use smallebot_core::repository::Store;
-use smallebot_model_client::ServerWindows;
 use tokio::sync::Semaphore;
 use tracing::Instrument;
 
-use super::narrowed::NarrowedTools;
+use super::parts::SubAgentParts;
 use super::progress::Progress;
 use super::services::AgentServices;
 use crate::agents::{AgentFileCache, AgentFolders, AgentSet};
-use crate::history::{HistoryBuilder, HistorySettings};
-use crate::skills::SkillCatalog;
-use crate::tokenizer::Tokenizer;
 
 /// One `Delegate` call's task.
 #[derive(Debug, Clone, Copy)]
@@ -36,40 +27,6 @@ pub struct DelegatedTask<'a> {
     pub description: &'a str,
     /// The id of an earlier sub-agent conversation of the same parent to continue.
     pub resume: Option<&'a str>,
-}
-
-/// What a sub-agent's own service is built from: the parent's parts (same store,
-/// model client, event bus and running turns, so cancelling and shutting down reach
-/// sub-agents too).
-pub struct SubAgentParts {
-    /// The store every conversation lives in.
-    pub store: Arc<dyn Store>,
-    /// The model client (its choices cover every models.json id).
-    pub model: Arc<dyn ChatModel>,
-    /// The parent's history settings (the system prompt is replaced by the agent's).
-    pub history: HistorySettings,
-    /// The tokenizer.
-    pub tokenizer: Arc<Tokenizer>,
-    /// The context windows by model id.
-    pub windows: Vec<(String, u64)>,
-    /// The windows the servers reported.
-    pub server_windows: Arc<ServerWindows>,
-    /// The skills offered (shown in the sub-agent's prompt as in the parent's).
-    pub skills: Option<Arc<SkillCatalog>>,
-    /// The task list service.
-    pub plan: Option<Arc<dyn TaskPlan>>,
-    /// The summarizer.
-    pub summarizer: Arc<dyn Summarizer>,
-    /// The parent's pipeline settings (`maxToolSteps` narrowed by the definition).
-    pub pipeline: PipelineSettings,
-    /// Who owns the turns.
-    pub lease: LeaseSettings,
-    /// The parent's event bus.
-    pub events: Arc<EventBus>,
-    /// The parent's running turns.
-    pub turns: Arc<ActiveTurns>,
-    /// The home's hooks (a sub-agent's turn ends with `SubagentStop`).
-    pub hooks: Option<Arc<dyn smallebot_application::ports::Hooks>>,
 }
 
 /// Runs sub-agents: reads the agent definitions when asked, builds the agent's service
@@ -347,48 +304,9 @@ impl SubAgentRunner {
         definition: &AgentDefinition,
         tools: Arc<dyn ToolExecutor>,
     ) -> Arc<ConversationService> {
-        self.services
-            .get_or_build(definition, || self.build_service(definition, tools))
-    }
-
-    /// A new service for sub-agents of `definition`.
-    fn build_service(
-        &self,
-        definition: &AgentDefinition,
-        tools: Arc<dyn ToolExecutor>,
-    ) -> Arc<ConversationService> {
-        let parts = &self.parts;
-        let mut history_settings = parts.history.clone();
-        history_settings
-            .base_instructions
-            .clone_from(&definition.prompt);
-        let mut history = HistoryBuilder::new(history_settings, Arc::clone(&parts.tokenizer))
-            .with_model_windows(parts.windows.clone())
-            .with_server_windows(Arc::clone(&parts.server_windows));
-        if let Some(skills) = &parts.skills {
-            history = history.with_skills(Arc::clone(skills));
-        }
-        let mut pipeline = parts.pipeline.clone();
-        if let Some(steps) = definition.max_tool_steps {
-            pipeline.max_tool_steps = pipeline.max_tool_steps.min(steps as usize);
-        }
-        pipeline.notices.clear();
-        Arc::new(ConversationService::new(ServiceParts {
-            store: Arc::clone(&parts.store),
-            model: Arc::clone(&parts.model),
-            assembler: Arc::new(history),
-            tools: Arc::new(NarrowedTools::new(tools, definition, &self.never)),
-            plan: parts.plan.clone(),
-            // Its calls' changes are the parent's Delegate call's, compared there.
-            workspace: None,
-            summarizer: Arc::clone(&parts.summarizer),
-            settings: pipeline,
-            lease: parts.lease.clone(),
-            events: Some(Arc::clone(&parts.events)),
-            turns: Some(Arc::clone(&parts.turns)),
-            peers: None,
-            hooks: parts.hooks.clone(),
-        }))
+        self.services.get_or_build(definition, || {
+            self.parts.build_service(definition, tools, &self.never)
+        })
     }
 }
 
