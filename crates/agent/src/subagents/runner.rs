@@ -4,7 +4,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use smallebot_application::events::SubAgentOutcome;
 use smallebot_application::pipeline::{ConversationService, SendOptions};
-use smallebot_application::ports::{ToolContext, ToolExecutor, ToolOutcome};
+use smallebot_application::ports::{CallRequester, ToolContext, ToolExecutor, ToolOutcome};
 use smallebot_core::agents::{AgentDefinition, AgentModel, GENERAL_AGENT};
 use smallebot_core::entities::{Conversation, SubAgentLink, ToolCallStatus, TurnStatus};
 use smallebot_core::ids::ConversationId;
@@ -253,7 +253,7 @@ impl SubAgentRunner {
     }
 
     /// A new conversation for `definition`'s run of `task`, linked to the parent's call,
-    /// on the definition's model (`inherit`: the parent's).
+    /// on the definition's model (`inherit`: the one the parent's turn runs on).
     async fn create(
         &self,
         service: &ConversationService,
@@ -262,13 +262,24 @@ impl SubAgentRunner {
         task: &DelegatedTask<'_>,
         context: &ToolContext,
     ) -> Result<Conversation, String> {
-        let parent = self
-            .parts
-            .store
-            .get_conversation(parent_id)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
+        // Whose turn delegates, and on which model, as the turn runs: read from the
+        // store only when the call came without it.
+        let requester = match &context.requester {
+            Some(requester) => requester.clone(),
+            None => {
+                let parent = self
+                    .parts
+                    .store
+                    .get_conversation(parent_id)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| format!("the conversation {parent_id} is gone"))?;
+                CallRequester {
+                    user_name: parent.user_name,
+                    model: parent.model,
+                }
+            }
+        };
         let link = SubAgentLink {
             parent_conversation_id: parent_id,
             parent_tool_call_id: context.call_id.clone().unwrap_or_default(),
@@ -278,14 +289,14 @@ impl SubAgentRunner {
             .parts
             .store
             .create_sub_conversation(
-                &parent.user_name,
+                &requester.user_name,
                 &title(&definition.name, task.description),
                 link,
             )
             .await
             .map_err(|e| e.to_string())?;
         let model = match &definition.model {
-            AgentModel::Inherit => parent.model.clone(),
+            AgentModel::Inherit => requester.model,
             AgentModel::Id(id) => Some(id.clone()),
         };
         if model.is_some() {
