@@ -96,6 +96,7 @@ struct Round {
 async fn round(
     service: &ConversationService,
     server: &TestModel,
+    client: &reqwest::Client,
     fan_out: usize,
 ) -> Result<Round, String> {
     let conversation = service
@@ -138,7 +139,6 @@ async fn round(
             None => chains.push(vec![request]),
         }
     }
-    let client = reqwest::Client::new();
     let url = format!("{}/chat/completions", server.base_url());
     let send = |request: RecordedRequest| {
         let (client, url) = (client.clone(), url.clone());
@@ -180,6 +180,7 @@ async fn round(
 async fn measure(
     service: &ConversationService,
     server: &TestModel,
+    client: &reqwest::Client,
     fan_out: &AtomicUsize,
     agents: usize,
 ) -> Result<(Duration, Duration, Duration), String> {
@@ -188,7 +189,7 @@ async fn measure(
     let mut raws = Vec::new();
     let mut overheads = Vec::new();
     for _ in 0..ROUNDS {
-        let Round { turn, raw } = round(service, server, agents).await?;
+        let Round { turn, raw } = round(service, server, client, agents).await?;
         turns.push(turn);
         raws.push(raw);
         overheads.push(turn.saturating_sub(raw));
@@ -241,10 +242,14 @@ pub async fn run() -> Result<Vec<Figure>, String> {
     .map_err(|e| e.to_string())?;
     agent.tokenizer.warm_up();
     let service = agent.service;
+    // The replay's client keeps its connections from round to round, as the host's does:
+    // the raw figure is the requests themselves, not opening connections for them.
+    let client = reqwest::Client::new();
     // One turn first, unmeasured: connections open, caches warm.
-    round(&service, &server, 1).await?;
-    let (one, one_raw, one_overhead) = measure(&service, &server, &fan_out, 1).await?;
-    let (eight, eight_raw, eight_overhead) = measure(&service, &server, &fan_out, AGENTS).await?;
+    round(&service, &server, &client, 1).await?;
+    let (one, one_raw, one_overhead) = measure(&service, &server, &client, &fan_out, 1).await?;
+    let (eight, eight_raw, eight_overhead) =
+        measure(&service, &server, &client, &fan_out, AGENTS).await?;
     store.close().await;
     let wall = eight.as_secs_f64() / one.as_secs_f64().max(1e-9);
     let per_agent = eight_overhead / u32::try_from(AGENTS).unwrap_or(1);
