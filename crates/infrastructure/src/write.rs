@@ -28,12 +28,14 @@ mod history;
 mod hook_runs;
 mod job;
 mod mcp_credentials;
+mod queue;
 mod settle;
+#[cfg(test)]
+mod test_hooks;
 mod turns;
 mod usage;
 mod users;
 
-use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -52,6 +54,7 @@ pub(crate) use settle::Reply;
 pub(crate) use turns::TurnStart;
 pub(crate) use users::UserWrite;
 
+use queue::{DEFERRED_FOR, Queue};
 use settle::{Refusal, Settled, exec};
 
 use crate::error::is_busy;
@@ -98,19 +101,14 @@ const SEQ_TRIGGERS: &str = "\
         updated_at = new.created_at WHERE id = new.conversation_id; \
     END;";
 
-/// The queued jobs, and whether a writer is draining them.
-#[derive(Default)]
-struct Queue {
-    jobs: VecDeque<Write>,
-    draining: bool,
-}
-
 struct Inner {
     /// `None` once closed. Only the draining writer uses it — and, between batches, the
     /// checkpoint thread (to start the log again).
     conn: WriteConnection,
     queue: Mutex<Queue>,
     busy_timeout: Duration,
+    /// How long records nobody waits for are kept back ([`DEFERRED_FOR`]).
+    deferred_for: Mutex<Duration>,
     /// How many jobs committed in a transaction shared with others.
     together: AtomicUsize,
     /// The thread that checkpoints the log in the writer's pauses (`None`: read-only,
@@ -168,6 +166,7 @@ impl Writer {
                 conn,
                 queue: Mutex::default(),
                 busy_timeout,
+                deferred_for: Mutex::new(DEFERRED_FOR),
                 together: AtomicUsize::new(0),
                 checkpoints: Mutex::new(checkpoints),
             }),
@@ -186,11 +185,7 @@ impl Writer {
     async fn run_here<T>(&self, make: impl FnOnce(Reply<T>) -> Write) -> RepoResult<T> {
         let (reply, answer) = oneshot::channel();
         let job = make(reply);
-        let drain_here = {
-            let mut queue = lock(&self.inner.queue);
-            queue.jobs.push_back(job);
-            !std::mem::replace(&mut queue.draining, true)
-        };
+        let drain_here = lock(&self.inner.queue).push(job);
         if drain_here {
             Inner::drain_here(&self.inner);
         }
@@ -202,19 +197,38 @@ impl Writer {
         })
     }
 
-    /// Queues `make`'s job without waiting for it: it is written in the batch of the
-    /// next write, or by [`Writer::flush`], or at [`Writer::close`] — never lost while
-    /// the store is closed properly. For records nobody waits for (a model request's
-    /// usage): no commit of their own on the caller's path.
+    /// Queues `make`'s job without waiting for it, for records nobody waits for (a
+    /// model request's usage): written about [`DEFERRED_FOR`] later by a task of its own, or
+    /// earlier by [`Writer::flush`], or at [`Writer::close`] — never lost while the
+    /// store is closed properly. Such a record arrives when a model answered, just
+    /// before the write the turn waits for (its step): kept out of that write's batch,
+    /// it costs the turn nothing and is written while the turn waits for the model
+    /// again. Outside a runtime it goes with the next write.
     pub(crate) fn enqueue(&self, make: impl FnOnce(Reply<()>) -> Write) {
         let (reply, _unwatched) = oneshot::channel();
-        lock(&self.inner.queue).jobs.push_back(make(reply));
+        let job = make(reply);
+        let runtime = tokio::runtime::Handle::try_current();
+        let mut queue = lock(&self.inner.queue);
+        let Ok(runtime) = runtime else {
+            queue.ride_along(job);
+            return;
+        };
+        if queue.defer(job) {
+            let writer = self.clone();
+            let wait = *lock(&self.inner.deferred_for);
+            runtime.spawn(async move {
+                tokio::time::sleep(wait).await;
+                lock(&writer.inner.queue).deferred_flush_started();
+                // A failure was said where the record was written (`insert_queued`).
+                let _ = writer.flush().await;
+            });
+        }
     }
 
-    /// Writes whatever is queued (nothing to do, no transaction, when the queue is
-    /// empty), so that a read sees what [`Writer::enqueue`] queued.
+    /// Writes whatever is queued or deferred (nothing to do, no transaction, when
+    /// nothing is), so that a read sees what [`Writer::enqueue`] queued.
     pub(crate) async fn flush(&self) -> RepoResult<()> {
-        if lock(&self.inner.queue).jobs.is_empty() {
+        if !lock(&self.inner.queue).undefer() {
             return Ok(());
         }
         self.run(|reply| Write::Flush { reply }).await
@@ -225,7 +239,11 @@ impl Writer {
     pub(crate) async fn close(&self) {
         let inner = Arc::clone(&self.inner);
         let closed = tokio::task::spawn_blocking(move || {
-            let mine = !std::mem::replace(&mut lock(&inner.queue).draining, true);
+            let mine = {
+                let mut queue = lock(&inner.queue);
+                queue.undefer();
+                queue.start_draining()
+            };
             if mine {
                 inner.drain();
             }
@@ -242,62 +260,13 @@ impl Writer {
             tracing::warn!(%err, "closing the write connection failed");
         }
     }
-
-    /// How many jobs committed in a transaction shared with others so far.
-    #[cfg(test)]
-    pub(crate) fn jobs_run_together(&self) -> usize {
-        self.inner.together.load(Ordering::Relaxed)
-    }
-
-    /// How many jobs wait in the queue.
-    #[cfg(test)]
-    pub(crate) fn queued(&self) -> usize {
-        lock(&self.inner.queue).jobs.len()
-    }
-
-    /// Keeps every write queued until the returned guard is dropped (tests: to make
-    /// jobs meet in one batch).
-    #[cfg(test)]
-    pub(crate) fn hold(&self) -> Held {
-        loop {
-            let mut queue = lock(&self.inner.queue);
-            if !queue.draining {
-                queue.draining = true;
-                return Held {
-                    inner: Arc::clone(&self.inner),
-                };
-            }
-            drop(queue);
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-}
-
-/// See [`Writer::hold`]: dropped, it drains what queued meanwhile.
-#[cfg(test)]
-pub(crate) struct Held {
-    inner: Arc<Inner>,
-}
-
-#[cfg(test)]
-impl Drop for Held {
-    fn drop(&mut self) {
-        let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || inner.drain());
-    }
 }
 
 impl Inner {
     /// Up to [`MAX_BATCH`] queued jobs; none (and draining ends) when the queue is
     /// empty.
     fn take_batch(&self) -> Option<Vec<Write>> {
-        let mut queue = lock(&self.queue);
-        if queue.jobs.is_empty() {
-            queue.draining = false;
-            return None;
-        }
-        let n = queue.jobs.len().min(MAX_BATCH);
-        Some(queue.jobs.drain(..n).collect())
+        lock(&self.queue).take_batch()
     }
 
     /// One batch on the calling thread, without waiting for another process's lock;
@@ -409,17 +378,6 @@ impl Inner {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-impl Writer {
-    /// The write connection's value of `PRAGMA name` (a test's look at its settings).
-    pub(crate) fn pragma(&self, name: &str) -> i64 {
-        let conn = lock(&self.inner.conn);
-        let conn = conn.as_ref().expect("the writer is open");
-        conn.pragma_query_value(None, name, |row| row.get(0))
-            .expect("the pragma answers")
     }
 }
 

@@ -10,6 +10,8 @@ use smallebot_application::ports::{ToolContext, ToolOutcome, ToolTraits};
 
 use smallebot_core::agents::GENERAL_AGENT;
 use smallebot_core::rules::permission::CallSubject;
+use tokio_util::task::AbortOnDropHandle;
+use tracing::Instrument;
 
 use super::call_view::CallView;
 use super::typed::TypedTool;
@@ -112,12 +114,24 @@ impl TypedTool for Delegate {
         if args.prompt.trim().is_empty() {
             return ToolOutcome::error("Error: 'prompt' is empty; give the agent its whole task.");
         }
-        let task = DelegatedTask {
-            agent: args.agent.as_deref(),
-            prompt: &args.prompt,
-            description: &args.description,
-            resume: args.resume.as_deref(),
+        // A task of its own: the sub-agents of one step run on every worker thread
+        // rather than all on the parent turn's, and their writes meet in shared
+        // transactions. Dropped with the parent's call, it is aborted with it.
+        let runner = Arc::clone(&self.runner);
+        let context = context.clone();
+        let run = async move {
+            let task = DelegatedTask {
+                agent: args.agent.as_deref(),
+                prompt: &args.prompt,
+                description: &args.description,
+                resume: args.resume.as_deref(),
+            };
+            runner.run(&task, &context).await
         };
-        self.runner.run(&task, context).await
+        match AbortOnDropHandle::new(tokio::spawn(run.in_current_span())).await {
+            Ok(outcome) => outcome,
+            Err(stopped) if stopped.is_panic() => std::panic::resume_unwind(stopped.into_panic()),
+            Err(_) => ToolOutcome::error("Error: the sub-agent was stopped (shutting down)."),
+        }
     }
 }
